@@ -1,0 +1,32 @@
+// ESLint flat config: typescript-eslint's recommended rules for all TypeScript, React-free (the
+// renderer relies on the compiler's JSX checks), with Prettier owning formatting.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import prettier from 'eslint-config-prettier';
+import globals from 'globals';
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'dist/', 'release/', 'test-results/', 'coverage/'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node } },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/consistent-type-imports': 'error',
+      'no-restricted-imports': 'off',
+    },
+  },
+  {
+    // The core decides; it must stay free of Electron so it runs under Node and Vitest.
+    files: ['src-main/core/**/*.ts', 'src-main/headless/**/*.ts', 'src-sim/**/*.ts', 'src-relay/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The core must not import electron; add an adapter in src-main/electron/.' }] }],
+    },
+  },
+  {
+    files: ['src-renderer/**/*.{ts,tsx}'],
+    languageOptions: { globals: { ...globals.browser } },
+  },
+  prettier,
+);

@@ -1,0 +1,48 @@
+/**
+ * Contracts between the pieces of the event pipeline. They are shared by the direct WebSocket
+ * source (src-main/core/events), the webhook-relay source (src-main/core/relay-client) and the
+ * token manager (src-main/core/api), so that each can be built and tested on its own.
+ */
+
+/** What the tray shows. `needs-attention` stops retries until the user acts (bad key, IP blocked). */
+export type ConnectionState = 'connected' | 'connecting' | 'degraded' | 'offline' | 'needs-attention';
+
+export interface ConnectionStatus {
+  state: ConnectionState;
+  /** Plain-words reason, safe to show (no secrets). */
+  reason?: string;
+  /** What the user can do about it (the errcode's remedy). */
+  remedy?: string;
+  errcode?: number;
+}
+
+/** A bearer access token and the wall-clock time (ms since epoch) at which it stops working. */
+export interface AccessToken {
+  value: string;
+  expiresAt: number;
+}
+
+/** Where event sources get their credential. The token manager implements it. */
+export interface TokenSource {
+  /** A token valid now (refreshed or re-issued as needed). Rejects with a typed service error. */
+  getToken(): Promise<AccessToken>;
+  /** The service said this token is expired or unknown (10002): never hand it out again. */
+  invalidate(value: string): void;
+}
+
+/** Why a source should reconnect at once instead of waiting for its back-off timer. */
+export type WakeReason = 'resume' | 'online' | 'clock-jump' | 'user';
+
+/**
+ * A stream of event envelopes (the direct WebSocket, the webhook relay). Frames are handed on as
+ * the raw JSON text, untouched: parsing, validation and dedupe happen once, after the merge point.
+ */
+export interface EventSource {
+  readonly name: string;
+  start(): void;
+  stop(): Promise<void>;
+  /** An OS hint (resume, network back, wall-clock jump) that the connection may be dead. */
+  wake(reason: WakeReason): void;
+  onFrame(listener: (text: string, receivedAt: number) => void): () => void;
+  onStatus(listener: (status: ConnectionStatus) => void): () => void;
+}
