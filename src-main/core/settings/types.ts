@@ -1,0 +1,72 @@
+/**
+ * The shape of the user's settings. Pure types and defaults, no imports, so that the renderer
+ * (through the IPC contract) and the main process compile against the same definition. Validation of
+ * files and patches lives beside it in the settings store. The API secret is never part of Settings:
+ * it lives only in the OS keychain.
+ */
+export type EventSourceMode = 'auto' | 'direct' | 'relay';
+export type PopupDisplay = 'primary' | 'pointer';
+export type PopupCorner = 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right';
+
+export interface Settings {
+  /** Schema version of the file. */
+  version: 1;
+  /** The tenant's base address, e.g. https://acme.example.com (https; http only for localhost). */
+  baseUrl: string;
+  /** The API key (sent as `username`); not secret by itself. Empty until onboarding. */
+  apiKey: string;
+  /** The user's extension numbers, e.g. ["101"]. A ring to any of them pops. */
+  extensions: string[];
+  /** Telephone numbers (DIDs) that reach the user, in any common format. */
+  dids: string[];
+  /** Default region for numbers written without a country code (ISO 3166 alpha-2), e.g. "US". */
+  defaultRegion: string;
+  eventSource: EventSourceMode;
+  /** wss:// address of the organisation's webhook relay; empty when there is none. */
+  relayUrl: string;
+  /** CRM link with {from} {to} {call_id} {caller_name} placeholders; empty disables the action. */
+  crmUrlTemplate: string;
+  /** URL schemes the CRM link may use; administrators may add e.g. "salesforce". */
+  crmAllowedSchemes: string[];
+  /** Open the CRM link by itself when a call rings. */
+  autoOpenCrm: boolean;
+  doNotDisturb: boolean;
+  sound: boolean;
+  startAtLogin: boolean;
+  popupDisplay: PopupDisplay;
+  popupCorner: PopupCorner;
+  /** Seconds the popup stays after the call stops ringing. */
+  popupLingerSec: number;
+  /** A ringing event older than this never pops (seconds). */
+  staleRingSec: number;
+  /** Optional contacts file (CSV or vCard) for caller names; empty for none. */
+  contactsFile: string;
+  /** How many calls the history keeps. */
+  historyLimit: number;
+  /** Use the embedded simulator instead of a real service. */
+  demoMode: boolean;
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  version: 1,
+  baseUrl: '',
+  apiKey: '',
+  extensions: [],
+  dids: [],
+  defaultRegion: 'US',
+  eventSource: 'auto',
+  relayUrl: '',
+  crmUrlTemplate: '',
+  crmAllowedSchemes: ['https'],
+  autoOpenCrm: false,
+  doNotDisturb: false,
+  sound: true,
+  startAtLogin: false,
+  popupDisplay: 'primary',
+  popupCorner: 'bottom-right',
+  popupLingerSec: 4,
+  staleRingSec: 45,
+  contactsFile: '',
+  historyLimit: 500,
+  demoMode: false,
+};

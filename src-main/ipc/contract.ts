@@ -1,0 +1,161 @@
+/**
+ * The one IPC contract between the main process, the preload and the renderer (the pattern of
+ * GitHub Desktop's ipc-shared.ts): a map from channel to signature that all three compile against.
+ * It imports types only, and nothing that needs Node, so the renderer's DOM-only build includes it.
+ */
+import type { ConnectionState } from '../core/events/contracts.ts';
+import type { Settings } from '../core/settings/types.ts';
+
+/** One ringing (or just-ended, while it lingers) call as the popup shows it. All text is plain. */
+export interface CallCard {
+  callId: string;
+  /** The caller's number or extension as received (untrusted). */
+  from: string;
+  /** `from` formatted for reading. */
+  fromDisplay: string;
+  /** Name from the directory or contacts; null when unknown. */
+  callerName: string | null;
+  /** What they called: the user's extension or DID. */
+  to: string;
+  toDisplay: string;
+  /** Wall-clock ms when the ring started. */
+  startedAt: number;
+  /** 'ringing' while it rings; anything else while it lingers before closing. */
+  state: string;
+  /** True when a CRM link can be opened for this call. */
+  canOpenCrm: boolean;
+}
+
+export type CallOutcome = 'ringing' | 'answered' | 'missed' | 'ended';
+
+export interface HistoryEntry {
+  callId: string;
+  from: string;
+  fromDisplay: string;
+  callerName: string | null;
+  to: string;
+  startedAt: number;
+  endedAt: number | null;
+  outcome: CallOutcome;
+  /** A missed call stays unseen until the user opens the history. */
+  seen: boolean;
+}
+
+export interface StatusView {
+  state: ConnectionState;
+  reason?: string;
+  remedy?: string;
+  paused: boolean;
+  doNotDisturb: boolean;
+  missedCount: number;
+  demo: boolean;
+}
+
+/** Settings as the renderer sees them: never the secret, only whether the keychain holds one. */
+export interface SettingsView {
+  settings: Settings;
+  hasSecret: boolean;
+  /** True until the user has completed onboarding (no base URL / key / extension yet). */
+  needsOnboarding: boolean;
+}
+
+export interface SettingsPatch {
+  settings: Partial<Settings>;
+  /** A new API secret to store in the keychain; omitted or undefined keeps the stored one. */
+  secret?: string;
+}
+
+export type SaveResult = { ok: true; view: SettingsView } | { ok: false; field: string; message: string };
+
+export interface TestConnectionResult {
+  ok: boolean;
+  /** Plain words: what happened. */
+  message: string;
+  /** The errcode's remedy, when it failed. */
+  remedy?: string;
+  errcode?: number;
+  /** For 10004: this computer's address as the service sees it, to add to the allowlist. */
+  ipToAllow?: string;
+  /** The caller_id_name of the user's extension, when found. */
+  extensionName?: string;
+  extensionCount?: number;
+}
+
+export type CrmPreview = { ok: true; url: string } | { ok: false; message: string };
+
+/** renderer -> main, request/response (ipcRenderer.invoke / ipcMain.handle). */
+export interface IpcInvokeMap {
+  'popup:ready': () => CallCard[];
+  'popup:dismiss': (callId: string) => void;
+  'popup:open-crm': (callId: string) => void;
+  'popup:copy-number': (callId: string) => void;
+  'status:get': () => StatusView;
+  'settings:get': () => SettingsView;
+  'settings:save': (patch: SettingsPatch) => SaveResult;
+  'settings:test-connection': (patch: SettingsPatch) => TestConnectionResult;
+  'settings:preview-crm': (template: string) => CrmPreview;
+  'demo:start': () => SettingsView;
+  'history:list': () => HistoryEntry[];
+  'history:mark-seen': () => void;
+  'window:close': () => void;
+}
+
+/** main -> renderer, one-way (webContents.send / ipcRenderer.on). */
+export interface IpcEventMap {
+  'popup:calls': (calls: CallCard[]) => void;
+  'status:changed': (status: StatusView) => void;
+  'history:changed': (entries: HistoryEntry[]) => void;
+  'settings:changed': (view: SettingsView) => void;
+}
+
+export type InvokeChannel = keyof IpcInvokeMap;
+export type EventChannel = keyof IpcEventMap;
+
+export const INVOKE_CHANNELS = [
+  'popup:ready',
+  'popup:dismiss',
+  'popup:open-crm',
+  'popup:copy-number',
+  'status:get',
+  'settings:get',
+  'settings:save',
+  'settings:test-connection',
+  'settings:preview-crm',
+  'demo:start',
+  'history:list',
+  'history:mark-seen',
+  'window:close',
+] as const satisfies readonly InvokeChannel[];
+
+export const EVENT_CHANNELS = [
+  'popup:calls',
+  'status:changed',
+  'history:changed',
+  'settings:changed',
+] as const satisfies readonly EventChannel[];
+
+type Promisify<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
+type Subscribe<F> = F extends (...args: infer A) => void ? (listener: (...args: A) => void) => () => void : never;
+
+/**
+ * What the preload exposes on `window.screenpop`: named functions only, never ipcRenderer itself.
+ */
+export interface ScreenpopApi {
+  popupReady: Promisify<IpcInvokeMap['popup:ready']>;
+  dismiss: Promisify<IpcInvokeMap['popup:dismiss']>;
+  openCrm: Promisify<IpcInvokeMap['popup:open-crm']>;
+  copyNumber: Promisify<IpcInvokeMap['popup:copy-number']>;
+  getStatus: Promisify<IpcInvokeMap['status:get']>;
+  getSettings: Promisify<IpcInvokeMap['settings:get']>;
+  saveSettings: Promisify<IpcInvokeMap['settings:save']>;
+  testConnection: Promisify<IpcInvokeMap['settings:test-connection']>;
+  previewCrm: Promisify<IpcInvokeMap['settings:preview-crm']>;
+  startDemo: Promisify<IpcInvokeMap['demo:start']>;
+  listHistory: Promisify<IpcInvokeMap['history:list']>;
+  markHistorySeen: Promisify<IpcInvokeMap['history:mark-seen']>;
+  closeWindow: Promisify<IpcInvokeMap['window:close']>;
+  onCalls: Subscribe<IpcEventMap['popup:calls']>;
+  onStatus: Subscribe<IpcEventMap['status:changed']>;
+  onHistory: Subscribe<IpcEventMap['history:changed']>;
+  onSettings: Subscribe<IpcEventMap['settings:changed']>;
+}
