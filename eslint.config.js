@@ -12,16 +12,34 @@ export default tseslint.config(
   {
     languageOptions: { globals: { ...globals.node } },
     rules: {
-      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        { argsIgnorePattern: '^_', varsIgnorePattern: '^_' },
+      ],
       '@typescript-eslint/consistent-type-imports': 'error',
       'no-restricted-imports': 'off',
     },
   },
   {
     // The core decides; it must stay free of Electron so it runs under Node and Vitest.
-    files: ['src-main/core/**/*.ts', 'src-main/headless/**/*.ts', 'src-sim/**/*.ts', 'src-relay/**/*.ts'],
+    files: [
+      'src-main/core/**/*.ts',
+      'src-main/headless/**/*.ts',
+      'src-sim/**/*.ts',
+      'src-relay/**/*.ts',
+    ],
     rules: {
-      'no-restricted-imports': ['error', { paths: [{ name: 'electron', message: 'The core must not import electron; add an adapter in src-main/electron/.' }] }],
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: 'electron',
+              message: 'The core must not import electron; add an adapter in src-main/electron/.',
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -8,7 +8,11 @@ import { dirname, basename, join } from 'node:path';
  * (atomic on POSIX and on NTFS), then fsync the folder so the rename itself is durable.
  * Used for settings, call history and the relay's file state.
  */
-export async function writeFileAtomic(path: string, data: string | Uint8Array, mode = 0o600): Promise<void> {
+export async function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  mode = 0o600,
+): Promise<void> {
   const dir = dirname(path);
   await mkdir(dir, { recursive: true });
   const tmp = join(dir, `.${basename(path)}.${randomBytes(6).toString('hex')}.tmp`);

@@ -18,7 +18,8 @@ export interface Logger {
 
 export const REDACTED = '[REDACTED]';
 
-const SECRET_FIELD = /^(password|secret|api_?secret|access_?token|refresh_?token|token|authorization|signature|x-service-signature|webhook_?secret)$/i;
+const SECRET_FIELD =
+  /^(password|secret|api_?secret|access_?token|refresh_?token|token|authorization|signature|x-service-signature|webhook_?secret)$/i;
 
 /** Known secret values, so that they can be scrubbed from any text. Shorter than 6 chars are ignored. */
 export class SecretRegistry {
@@ -36,7 +37,9 @@ export class SecretRegistry {
   scrub(text: string): string {
     let out = text;
     for (const s of this.secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
-    return out.replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, `$1${REDACTED}`).replace(/([?&](?:access_token|token|refresh_token)=)[^&\s"]+/gi, `$1${REDACTED}`);
+    return out
+      .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, `$1${REDACTED}`)
+      .replace(/([?&](?:access_token|token|refresh_token)=)[^&\s"]+/gi, `$1${REDACTED}`);
   }
 
   /** Deep copy of `value` with secret fields masked and registered secrets scrubbed from strings. */
@@ -46,7 +49,8 @@ export class SecretRegistry {
     if (value === null || typeof value !== 'object' || depth > 6) return value;
     if (Array.isArray(value)) return value.map((v) => this.redact(v, depth + 1));
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = SECRET_FIELD.test(k) ? REDACTED : this.redact(v, depth + 1);
+    for (const [k, v] of Object.entries(value))
+      out[k] = SECRET_FIELD.test(k) ? REDACTED : this.redact(v, depth + 1);
     return out;
   }
 }
