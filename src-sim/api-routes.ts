@@ -1,0 +1,91 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Extension, SimStats } from './types.ts';
+import type { Credentials } from './credentials.ts';
+import { SCOPE_EXTENSION_READ, normalizeIp } from './credentials.ts';
+import { ApiError, ERR, readJsonBody, sendError, sendJson } from './errors.ts';
+
+/** The service's HTTP API under /openapi/v1.0/ (service-spec.md section 4, protocol.md sections 4 and 5). */
+export const API_PREFIX = '/openapi/v1.0/';
+export const MAX_PAGE_SIZE = 100;
+export const DEFAULT_PAGE_SIZE = 20;
+
+export interface HttpFault {
+  status: number;
+  retryAfterSec?: number;
+}
+
+export interface ApiRoutesOptions {
+  credentials: Credentials;
+  stats: SimStats;
+  extensions: () => ReadonlyArray<Extension>;
+  /** The next injected API failure, if any. */
+  takeApiFault: () => HttpFault | null;
+}
+
+function bearer(req: IncomingMessage): string | undefined {
+  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
+  return m?.[1];
+}
+
+/** A positive integer query parameter, or the default when absent; anything else is a 40000. */
+function intParam(params: URLSearchParams, name: string, fallback: number, max: number): number {
+  const raw = params.get(name);
+  if (raw === null || raw === '') return fallback;
+  if (!/^\d{1,9}$/.test(raw)) throw new ApiError(ERR.BAD_REQUEST, `${name} must be a positive integer`);
+  const n = Number(raw);
+  if (n < 1 || n > max) throw new ApiError(ERR.BAD_REQUEST, `${name} must be between 1 and ${max}`);
+  return n;
+}
+
+export async function handleApi(req: IncomingMessage, res: ServerResponse, opts: ApiRoutesOptions): Promise<void> {
+  const url = new URL(req.url ?? '/', 'http://sim.invalid');
+  const path = url.pathname.slice(API_PREFIX.length);
+  const ip = normalizeIp(req.socket.remoteAddress);
+  const { credentials, stats } = opts;
+  try {
+    if (path === 'get_token') stats.getToken++;
+    else if (path === 'refresh_token') stats.refreshToken++;
+    else if (path === 'extension/list') stats.extensionList++;
+
+    const fault = opts.takeApiFault();
+    if (fault) {
+      const headers: Record<string, string> = {};
+      if (fault.retryAfterSec !== undefined) headers['Retry-After'] = String(fault.retryAfterSec);
+      req.resume();
+      sendError(res, fault.status * 100, undefined, headers);
+      return;
+    }
+
+    const method = req.method ?? 'GET';
+    if (path === 'get_token' || path === 'refresh_token') {
+      if (method !== 'POST') throw new ApiError(ERR.METHOD_NOT_ALLOWED);
+      const body = await readJsonBody(req);
+      // refresh_token needs no bearer header: an Authorization header, if sent, is ignored.
+      const pair =
+        path === 'get_token'
+          ? credentials.exchange(body.username, body.password, ip)
+          : credentials.refreshPair(body.refresh_token, ip);
+      sendJson(res, 200, pair);
+      return;
+    }
+    if (path === 'extension/list') {
+      if (method !== 'GET') throw new ApiError(ERR.METHOD_NOT_ALLOWED);
+      req.resume();
+      const access = credentials.authenticate(bearer(req), ip);
+      if (!credentials.hasScope(access.key, SCOPE_EXTENSION_READ)) throw new ApiError(ERR.INSUFFICIENT_SCOPE);
+      const page = intParam(url.searchParams, 'page', 1, 1_000_000_000);
+      const pageSize = intParam(url.searchParams, 'page_size', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+      const all = opts.extensions();
+      const data = all.slice((page - 1) * pageSize, page * pageSize);
+      sendJson(res, 200, { errcode: 0, errmsg: 'SUCCESS', total_number: all.length, data });
+      return;
+    }
+    req.resume();
+    throw new ApiError(ERR.NOT_FOUND);
+  } catch (err) {
+    if (err instanceof ApiError) {
+      if (err.errcode === ERR.TOKEN_EXPIRED) stats.tokenExpiredRejections++;
+      sendError(res, err.errcode, err.errmsg);
+    } else sendError(res, 50000);
+  }
+}

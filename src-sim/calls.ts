@@ -1,0 +1,60 @@
+import type { Dispatcher } from './dispatcher.ts';
+
+/** Call bookkeeping behind ring()/setCallState(): which parties a call rang and their state. */
+export const CALL_STATE_CHANGED = 30011;
+
+interface Call {
+  from: string;
+  parties: Map<string, string>;
+}
+
+export class CallBook {
+  private readonly calls = new Map<string, Call>();
+  private readonly dispatcher: Dispatcher;
+  private readonly instanceId: string;
+  private counter = 0;
+
+  constructor(dispatcher: Dispatcher, instanceId: string) {
+    this.dispatcher = dispatcher;
+    this.instanceId = instanceId;
+  }
+
+  /** One 30011 `ringing` per party. */
+  ring(opts: { from: string; to: string | string[]; callId?: string }): string {
+    const to = Array.isArray(opts.to) ? opts.to : [opts.to];
+    if (typeof opts.from !== 'string' || to.length === 0 || !to.every((t) => typeof t === 'string'))
+      throw new TypeError('ring needs from (string) and to (string or non-empty string list)');
+    const callId = opts.callId ?? `call_${this.instanceId}_${(++this.counter).toString(36)}`;
+    let call = this.calls.get(callId);
+    if (!call) this.calls.set(callId, (call = { from: opts.from, parties: new Map() }));
+    for (const party of to) {
+      call.parties.set(party, 'ringing');
+      this.send(callId, call.from, party, 'ringing');
+    }
+    return callId;
+  }
+
+  /**
+   * One 30011 per party still in the call (every party not yet `ended`), or only for `to`. A call
+   * whose parties have all ended is forgotten.
+   */
+  setState(callId: string, state: string, opts: { to?: string } = {}): void {
+    if (typeof state !== 'string' || state === '') throw new TypeError('state must be a non-empty string');
+    const call = this.calls.get(callId);
+    if (!call) throw new RangeError(`unknown call: ${callId}`);
+    const targets = opts.to !== undefined ? [opts.to] : [...call.parties].filter(([, s]) => s !== 'ended').map(([p]) => p);
+    for (const party of targets) {
+      call.parties.set(party, state);
+      this.send(callId, call.from, party, state);
+    }
+    if ([...call.parties.values()].every((s) => s === 'ended')) this.calls.delete(callId);
+  }
+
+  activeCalls(): number {
+    return this.calls.size;
+  }
+
+  private send(callId: string, from: string, to: string, state: string): void {
+    this.dispatcher.emit(CALL_STATE_CHANGED, { call_id: callId, from, to, state });
+  }
+}

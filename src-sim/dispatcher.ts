@@ -1,0 +1,92 @@
+import type { Clock } from '../src-main/core/clock.ts';
+import type { Envelope, SimStats } from './types.ts';
+
+/**
+ * Builds event envelopes and sends them: serialized once (key order event, timestamp, tenant,
+ * data, event_id), the same bytes to every subscribed socket and as every webhook body. The
+ * duplicate and reorder faults act here, so both channels see them.
+ */
+export interface DispatchTarget {
+  /** `frame` is the UTF-8 encoding of `text`. */
+  send(envelope: Envelope, text: string, frame: Buffer): void;
+}
+
+export interface DispatcherOptions {
+  clock: Clock;
+  tenant: string;
+  timestampUnit: 'ms' | 's';
+  instanceId: string;
+  stats: SimStats;
+  targets: DispatchTarget[];
+}
+
+type SentListener = (envelope: Envelope, frameText: string) => void;
+
+export class Dispatcher {
+  private readonly opts: DispatcherOptions;
+  private readonly listeners = new Set<SentListener>();
+  private counter = 0;
+  private duplicates = 0;
+  private reorderSize = 0;
+  private held: Array<{ envelope: Envelope; text: string }> = [];
+
+  constructor(opts: DispatcherOptions) {
+    this.opts = opts;
+  }
+
+  emit(event: number, data: Record<string, unknown>, opts: { eventId?: string; timestamp?: number; tenant?: string } = {}): Envelope {
+    if (!Number.isInteger(event) || event <= 0) throw new TypeError('event must be a positive integer');
+    if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new TypeError('data must be an object');
+    const now = this.opts.clock.now();
+    const envelope: Envelope = {
+      event,
+      timestamp: opts.timestamp ?? (this.opts.timestampUnit === 's' ? Math.floor(now / 1000) : Math.floor(now)),
+      tenant: opts.tenant ?? this.opts.tenant,
+      data,
+      event_id: opts.eventId ?? `evt_${this.opts.instanceId}_${(++this.counter).toString(36)}`,
+    };
+    const text = JSON.stringify(envelope);
+    if (this.reorderSize > 0) {
+      this.held.push({ envelope, text });
+      if (this.held.length >= this.reorderSize) {
+        const batch = this.held.reverse();
+        this.held = [];
+        this.reorderSize = 0;
+        for (const item of batch) this.dispatch(item.envelope, item.text);
+      }
+    } else this.dispatch(envelope, text);
+    return envelope;
+  }
+
+  duplicateNext(n: number): void {
+    this.duplicates = Math.max(0, Math.floor(n));
+  }
+
+  reorderNext(n: number): void {
+    this.reorderSize = Math.max(0, Math.floor(n));
+    if (this.reorderSize === 0) this.flushHeld();
+  }
+
+  onSent(listener: SentListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Sends anything a reorder fault still holds (in reverse order, as promised). */
+  flushHeld(): void {
+    const batch = this.held.reverse();
+    this.held = [];
+    for (const item of batch) this.dispatch(item.envelope, item.text);
+  }
+
+  private dispatch(envelope: Envelope, text: string): void {
+    const times = this.duplicates > 0 ? 2 : 1;
+    if (this.duplicates > 0) this.duplicates--;
+    const frame = Buffer.from(text, 'utf8');
+    for (let i = 0; i < times; i++) {
+      for (const listener of this.listeners) listener(envelope, text);
+      this.opts.stats.eventsSent++;
+      for (const target of this.opts.targets) target.send(envelope, text, frame);
+    }
+  }
+}

@@ -1,0 +1,123 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
+
+/**
+ * Error codes and their HTTP statuses (protocol.md section 5). Every JSON answer carries errcode
+ * and errmsg; HTTP-level errcodes are the status times 100 (40000, 42900, 50300, ...).
+ */
+export const ERR = {
+  OK: 0,
+  INVALID_KEY: 10001,
+  TOKEN_EXPIRED: 10002,
+  INSUFFICIENT_SCOPE: 10003,
+  IP_NOT_ALLOWED: 10004,
+  BAD_REQUEST: 40000,
+  NOT_FOUND: 40400,
+  METHOD_NOT_ALLOWED: 40500,
+  TOO_MANY_REQUESTS: 42900,
+} as const;
+
+const MESSAGES: Record<number, string> = {
+  0: 'SUCCESS',
+  10001: 'INVALID KEY OR SECRET',
+  10002: 'TOKEN EXPIRED',
+  10003: 'INSUFFICIENT SCOPE',
+  10004: 'IP NOT ALLOWED',
+  40000: 'BAD REQUEST',
+  40400: 'NOT FOUND',
+  40500: 'METHOD NOT ALLOWED',
+  42900: 'TOO MANY REQUESTS',
+  50000: 'INTERNAL SERVER ERROR',
+  50200: 'BAD GATEWAY',
+  50300: 'SERVICE UNAVAILABLE',
+};
+
+export function statusFor(errcode: number): number {
+  if (errcode === 0) return 200;
+  if (errcode === 10001 || errcode === 10002) return 401;
+  if (errcode === 10003 || errcode === 10004) return 403;
+  if (errcode >= 40000) return Math.floor(errcode / 100);
+  return 400;
+}
+
+export function errmsgFor(errcode: number): string {
+  return MESSAGES[errcode] ?? 'ERROR';
+}
+
+/** A service error thrown inside a route and turned into its JSON answer. */
+export class ApiError extends Error {
+  readonly errcode: number;
+  readonly errmsg: string;
+  constructor(errcode: number, errmsg = errmsgFor(errcode)) {
+    super(errmsg);
+    this.errcode = errcode;
+    this.errmsg = errmsg;
+  }
+}
+
+export function errorBody(errcode: number, errmsg = errmsgFor(errcode)): string {
+  return JSON.stringify({ errcode, errmsg });
+}
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(text)),
+    'Cache-Control': 'no-store',
+    ...headers,
+  });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, errcode: number, errmsg?: string, headers?: Record<string, string>): void {
+  sendJson(res, statusFor(errcode), errorBody(errcode, errmsg), headers);
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  403: 'Forbidden',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
+};
+
+/** A refused WebSocket handshake is a plain HTTP response on the raw socket, then the socket closes. */
+export function rejectUpgrade(socket: Duplex, errcode: number, headers: Record<string, string> = {}): void {
+  const status = statusFor(errcode);
+  const body = errorBody(errcode);
+  const lines = [
+    `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}`,
+    'Content-Type: application/json; charset=utf-8',
+    `Content-Length: ${Buffer.byteLength(body)}`,
+    'Connection: close',
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+  ];
+  if (socket.writable) socket.end(`${lines.join('\r\n')}\r\n\r\n${body}`);
+  else socket.destroy();
+}
+
+/** Reads a JSON object body (at most 64 KiB); anything else is a 40000. */
+export async function readJsonBody(req: IncomingMessage, limit = 64 * 1024): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new ApiError(ERR.BAD_REQUEST, 'BODY TOO LARGE');
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ApiError(ERR.BAD_REQUEST, 'BODY IS NOT JSON');
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new ApiError(ERR.BAD_REQUEST, 'BODY MUST BE A JSON OBJECT');
+  return parsed as Record<string, unknown>;
+}

@@ -1,0 +1,160 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
+import { systemClock } from '../src-main/core/clock.ts';
+import type { Envelope, FailHttpOptions, Simulator, SimulatorOptions, TrafficOptions } from './types.ts';
+import { createScaledClock } from './scaled-clock.ts';
+import { Rng } from './rng.ts';
+import { createDirectory } from './directory.ts';
+import { Credentials, publicKey } from './credentials.ts';
+import { createStats } from './stats.ts';
+import { Dispatcher } from './dispatcher.ts';
+import { SubscribeHub, SUBSCRIBE_PATH } from './subscribe.ts';
+import { Webhooks } from './webhooks.ts';
+import { CallBook } from './calls.ts';
+import { API_PREFIX, handleApi } from './api-routes.ts';
+import type { HttpFault } from './api-routes.ts';
+import { CONTROL_PREFIX, handleControl } from './control-routes.ts';
+import { TrafficGenerator } from './traffic.ts';
+import { ERR, rejectUpgrade, sendError } from './errors.ts';
+
+/** Assembles the simulator's parts behind one HTTP server (API, subscribe WebSocket, control surface). */
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const host = options.host ?? '127.0.0.1';
+  const tenant = options.tenant ?? 'acme';
+  const seed = options.seed ?? 1;
+  const clock = options.clock
+    ? createScaledClock(options.clock, options.clockSpeed ?? 1)
+    : createScaledClock(systemClock, options.clockSpeed ?? 1);
+  const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
+  const extensionCount = options.extensions ?? 20;
+  if (!Number.isInteger(extensionCount) || extensionCount < 0 || extensionCount > 8999)
+    throw new RangeError('extensions must be an integer from 0 to 8999');
+  const instanceId = options.instanceId ?? randomBytes(4).toString('hex');
+  if (!/^[A-Za-z0-9]{1,32}$/.test(instanceId)) throw new RangeError('instanceId must be 1-32 letters or digits');
+
+  const rng = new Rng(seed);
+  const keyRng = rng.fork(1);
+  const directoryRng = rng.fork(2);
+  const trafficRng = rng.fork(3);
+
+  const stats = createStats();
+  const credentials = new Credentials(clock, keyRng, tenant);
+  const mainKey = credentials.createKey({ name: 'Screenpop' });
+  const extensions = createDirectory(extensionCount, tenant, directoryRng);
+
+  let fault: (Required<Pick<FailHttpOptions, 'status' | 'count' | 'target'>> & { retryAfterSec?: number }) | null = null;
+  const takeFault = (kind: 'api' | 'handshake'): HttpFault | null => {
+    if (!fault || fault.count <= 0 || (fault.target !== 'all' && fault.target !== kind)) return null;
+    fault.count--;
+    const taken: HttpFault = { status: fault.status };
+    const retryAfter = fault.retryAfterSec ?? (fault.status === 429 ? 1 : undefined);
+    if (retryAfter !== undefined) taken.retryAfterSec = retryAfter;
+    if (fault.count <= 0) fault = null;
+    return taken;
+  };
+
+  const hub = new SubscribeHub({ clock, credentials, stats, idleTimeoutMs, takeHandshakeFault: () => takeFault('handshake') });
+  const webhooks = new Webhooks(clock, stats);
+  const dispatcher = new Dispatcher({
+    clock,
+    tenant,
+    timestampUnit: options.timestampUnit ?? 'ms',
+    instanceId,
+    stats,
+    targets: [{ send: (envelope, _text, frame) => hub.broadcast(envelope.tenant, envelope.event, frame) }, webhooks],
+  });
+  const calls = new CallBook(dispatcher, instanceId);
+  const traffic = new TrafficGenerator({ clock, rng: trafficRng, calls, extensions });
+
+  const controlEnabled = options.control ?? true;
+  let sim: Simulator | undefined;
+  const server = http.createServer((req, res) => {
+    const path = req.url ?? '/';
+    if (path.startsWith(API_PREFIX)) {
+      void handleApi(req, res, {
+        credentials,
+        stats,
+        extensions: () => extensions,
+        takeApiFault: () => takeFault('api'),
+      });
+    } else if (controlEnabled && sim && path.startsWith(CONTROL_PREFIX)) {
+      void handleControl(req, res, sim);
+    } else {
+      req.resume();
+      sendError(res, ERR.NOT_FOUND);
+    }
+  });
+  server.on('upgrade', (req, socket, head) => {
+    socket.on('error', () => socket.destroy());
+    const path = (req.url ?? '').split('?')[0];
+    if (path === SUBSCRIBE_PATH) hub.handleUpgrade(req, socket, head);
+    else rejectUpgrade(socket, ERR.NOT_FOUND);
+  });
+  server.on('clientError', (_err, socket) => socket.destroy());
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  const baseUrl = `http://${urlHost}:${address.port}`;
+
+  let closed = false;
+  sim = {
+    baseUrl,
+    tenant,
+    apiKey: publicKey(mainKey),
+    clock,
+    extensions,
+    createApiKey: (opts) => publicKey(credentials.createKey(opts)),
+    ring: (opts) => calls.ring(opts),
+    setCallState: (callId, state, opts) => calls.setState(callId, state, opts),
+    emit: (event, data, opts): Envelope => dispatcher.emit(event, data, opts),
+    addWebhook: (opts) => webhooks.add(opts),
+    removeWebhook: (id) => webhooks.remove(id),
+    listWebhooks: () => webhooks.list(),
+    closeAllSockets: (code = 1001) => hub.closeAll(code),
+    stallSockets: () => hub.stallAll(),
+    duplicateNext: (n) => dispatcher.duplicateNext(n),
+    reorderNext: (n) => dispatcher.reorderNext(n),
+    failHttp: (opts) => {
+      if (![500, 502, 503, 429].includes(opts.status)) throw new RangeError('status must be 500, 502, 503 or 429');
+      if (!Number.isInteger(opts.count) || opts.count < 0) throw new RangeError('count must be a non-negative integer');
+      if (opts.retryAfterSec !== undefined && !(Number.isInteger(opts.retryAfterSec) && opts.retryAfterSec >= 0))
+        throw new RangeError('retryAfterSec must be a non-negative integer');
+      const target = opts.target ?? 'api';
+      if (!['api', 'handshake', 'all'].includes(target)) throw new RangeError("target must be 'api', 'handshake' or 'all'");
+      fault = opts.count > 0 ? { status: opts.status, count: opts.count, target, retryAfterSec: opts.retryAfterSec } : null;
+    },
+    revokeKey: (key) => {
+      credentials.revoke(key);
+      hub.closeKey(key);
+    },
+    setAllowlist: (key, ips) => credentials.setAllowlist(key, ips),
+    expireAllTokens: () => {
+      credentials.expireAll();
+      hub.expireAll();
+    },
+    startTraffic: (opts: TrafficOptions) => traffic.start(opts),
+    stopTraffic: () => traffic.stop(),
+    stats: () => ({ ...stats }),
+    onSent: (listener) => dispatcher.onSent(listener),
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      traffic.stop();
+      webhooks.close();
+      hub.shutdown();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+  return sim;
+}

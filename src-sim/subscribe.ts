@@ -1,0 +1,234 @@
+import type { IncomingMessage } from 'node:http';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
+import type { RawData, WebSocket } from 'ws';
+import type { Clock, TimerHandle } from '../src-main/core/clock.ts';
+import type { SimStats } from './types.ts';
+import type { AccessRecord, Credentials, KeyRecord } from './credentials.ts';
+import { normalizeIp } from './credentials.ts';
+import { ApiError, ERR, errorBody, rejectUpgrade } from './errors.ts';
+
+/**
+ * The subscribe WebSocket of protocol.md section 1: bearer handshake, topic_list, heartbeat, idle
+ * close 4000, TOKEN EXPIRED + 4002, and fan-out of event frames to subscribed sockets of a tenant.
+ */
+export const SUBSCRIBE_PATH = '/openapi/v1.0/subscribe';
+export const CLOSE_IDLE = 4000;
+export const CLOSE_KEY_REVOKED = 4001;
+export const CLOSE_TOKEN_EXPIRED = 4002;
+const TOKEN_EXPIRED_FRAME = errorBody(ERR.TOKEN_EXPIRED);
+const SUBSCRIBED_FRAME = errorBody(ERR.OK);
+
+interface Client {
+  ws: WebSocket;
+  raw: Duplex;
+  key: KeyRecord;
+  access: AccessRecord;
+  topics: Set<number>;
+  stalled: boolean;
+  /** performance.now() of the last frame the client sent. */
+  lastRx: number;
+  idleTimer: NodeJS.Timeout | undefined;
+  expiryTimer: TimerHandle | undefined;
+}
+
+export interface HandshakeFault {
+  status: number;
+  retryAfterSec?: number;
+}
+
+export interface SubscribeHubOptions {
+  clock: Clock;
+  credentials: Credentials;
+  stats: SimStats;
+  /** Real milliseconds, not scaled by the clock. */
+  idleTimeoutMs: number;
+  /** The next injected handshake failure, if any (failHttp with target 'handshake' or 'all'). */
+  takeHandshakeFault: () => HandshakeFault | null;
+}
+
+function bearerFrom(req: IncomingMessage): string | undefined {
+  const header = req.headers.authorization;
+  if (header) {
+    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    return m?.[1];
+  }
+  // Some real platforms take the token in the URL; the simulator accepts it, our client never sends it.
+  const q = (req.url ?? '').indexOf('?');
+  if (q < 0) return undefined;
+  return new URLSearchParams((req.url ?? '').slice(q + 1)).get('access_token') ?? undefined;
+}
+
+export class SubscribeHub {
+  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
+  private readonly byTenant = new Map<string, Set<Client>>();
+  private readonly all = new Set<Client>();
+  private readonly opts: SubscribeHubOptions;
+
+  constructor(opts: SubscribeHubOptions) {
+    this.opts = opts;
+  }
+
+  handleUpgrade(req: IncomingMessage, socket: Duplex, head: Buffer): void {
+    const fault = this.opts.takeHandshakeFault();
+    if (fault) {
+      const headers: Record<string, string> = {};
+      if (fault.retryAfterSec !== undefined) headers['Retry-After'] = String(fault.retryAfterSec);
+      rejectUpgrade(socket, fault.status * 100, headers);
+      return;
+    }
+    let access: AccessRecord;
+    try {
+      access = this.opts.credentials.authenticate(bearerFrom(req), normalizeIp(req.socket.remoteAddress));
+    } catch (err) {
+      const code = err instanceof ApiError ? err.errcode : ERR.TOKEN_EXPIRED;
+      if (code === ERR.TOKEN_EXPIRED) this.opts.stats.tokenExpiredRejections++;
+      rejectUpgrade(socket, code);
+      return;
+    }
+    this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, socket, access));
+  }
+
+  private accept(ws: WebSocket, raw: Duplex, access: AccessRecord): void {
+    const client: Client = {
+      ws,
+      raw,
+      key: access.key,
+      access,
+      topics: new Set(),
+      stalled: false,
+      lastRx: performance.now(),
+      idleTimer: undefined,
+      expiryTimer: undefined,
+    };
+    this.opts.stats.wsConnections++;
+    this.opts.stats.wsOpen++;
+    this.all.add(client);
+    let set = this.byTenant.get(client.key.tenant);
+    if (!set) this.byTenant.set(client.key.tenant, (set = new Set()));
+    set.add(client);
+
+    ws.on('message', (data, isBinary) => this.onMessage(client, data, isBinary));
+    ws.on('ping', () => (client.lastRx = performance.now()));
+    ws.on('error', () => ws.terminate());
+    ws.on('close', () => this.forget(client));
+    this.armIdle(client, this.opts.idleTimeoutMs);
+    this.armExpiry(client);
+  }
+
+  private forget(client: Client): void {
+    if (!this.all.delete(client)) return;
+    this.opts.stats.wsOpen--;
+    this.byTenant.get(client.key.tenant)?.delete(client);
+    clearTimeout(client.idleTimer);
+    this.opts.clock.clearTimeout(client.expiryTimer);
+  }
+
+  private onMessage(client: Client, data: RawData, isBinary: boolean): void {
+    client.lastRx = performance.now();
+    if (client.stalled || isBinary) return;
+    const text = data.toString();
+    if (text === 'heartbeat') {
+      client.ws.send('heartbeat response');
+      return;
+    }
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      parsed = undefined;
+    }
+    const list = (parsed as { topic_list?: unknown } | undefined)?.topic_list;
+    if (!Array.isArray(list) || !list.every((c) => Number.isInteger(c) && c > 0)) {
+      client.ws.send(errorBody(ERR.BAD_REQUEST, 'EXPECTED {"topic_list":[<event codes>]}'));
+      return;
+    }
+    const allowed = new Set<number>();
+    const denied: number[] = [];
+    for (const code of list as number[]) {
+      if (this.opts.credentials.hasScope(client.key, `event:${code}`)) allowed.add(code);
+      else denied.push(code);
+    }
+    // A later topic_list replaces the earlier one; codes lacking scope are never delivered.
+    client.topics = allowed;
+    client.ws.send(
+      denied.length === 0 ? SUBSCRIBED_FRAME : errorBody(ERR.INSUFFICIENT_SCOPE, `INSUFFICIENT SCOPE FOR ${denied.join(',')}`),
+    );
+  }
+
+  /** One timer per socket, re-armed lazily: a busy socket costs a timestamp write per frame, no timer churn. */
+  private armIdle(client: Client, ms: number): void {
+    client.idleTimer = setTimeout(() => {
+      if (client.stalled) return;
+      const silent = performance.now() - client.lastRx;
+      if (silent >= this.opts.idleTimeoutMs) client.ws.close(CLOSE_IDLE, 'IDLE TIMEOUT');
+      else this.armIdle(client, this.opts.idleTimeoutMs - silent);
+    }, Math.max(1, ms));
+    client.idleTimer.unref();
+  }
+
+  private armExpiry(client: Client): void {
+    const { clock, credentials } = this.opts;
+    this.opts.clock.clearTimeout(client.expiryTimer);
+    client.expiryTimer = clock.setTimeout(() => {
+      client.expiryTimer = undefined;
+      if (client.stalled) return;
+      if (credentials.isExpired(client.access)) this.expireClient(client);
+      else this.armExpiry(client);
+    }, client.access.expiresAt - clock.now());
+  }
+
+  private expireClient(client: Client): void {
+    if (client.stalled || client.ws.readyState !== client.ws.OPEN) return;
+    client.ws.send(TOKEN_EXPIRED_FRAME);
+    client.ws.close(CLOSE_TOKEN_EXPIRED, 'TOKEN EXPIRED');
+  }
+
+  /** Hot path: the frame is encoded once by the caller and the same buffer goes to every socket. */
+  broadcast(tenant: string, code: number, frame: Buffer): number {
+    const set = this.byTenant.get(tenant);
+    if (!set) return 0;
+    let n = 0;
+    for (const client of set) {
+      if (client.stalled || !client.topics.has(code) || client.ws.readyState !== 1) continue;
+      client.ws.send(frame, { binary: false, compress: false });
+      n++;
+    }
+    return n;
+  }
+
+  /** After expireAllTokens: every open socket's token is now expired. */
+  expireAll(): void {
+    for (const client of this.all) this.expireClient(client);
+  }
+
+  closeKey(key: string): void {
+    for (const client of this.all) {
+      if (client.key.key !== key || client.stalled || client.ws.readyState !== client.ws.OPEN) continue;
+      client.ws.send(errorBody(ERR.INVALID_KEY));
+      client.ws.close(CLOSE_KEY_REVOKED, 'KEY REVOKED');
+    }
+  }
+
+  closeAll(code: number): void {
+    for (const client of this.all) if (!client.stalled) client.ws.close(code, 'SERVER GOING AWAY');
+  }
+
+  /** Half-open: the TCP connection stays, but nothing is read or written on it any more. */
+  stallAll(): void {
+    for (const client of this.all) {
+      client.stalled = true;
+      client.raw.pause();
+      clearTimeout(client.idleTimer);
+      this.opts.clock.clearTimeout(client.expiryTimer);
+    }
+  }
+
+  shutdown(): void {
+    for (const client of this.all) {
+      client.ws.terminate();
+      this.forget(client);
+    }
+    this.wss.close();
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * The simulator's public, in-process API. Other parts of the project (integration tests,
+ * benchmarks, the app's demo mode) code against exactly these types: add members, never change them.
+ */
+import type { Clock } from '../src-main/core/clock.ts';
+
+export interface SimulatorOptions {
+  /** Default '127.0.0.1'. */
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+  /** Default 'acme'. */
+  tenant?: string;
+  /** Seeds keys, ids and traffic; default 1. */
+  seed?: number;
+  /** Default: systemClock scaled by clockSpeed. Tests pass a FakeClock so both sides share time. */
+  clock?: Clock;
+  /** Default 1; 120 => a 1800 s token lasts 15 real seconds. Scales token lifetimes, webhook retry schedule, traffic. */
+  clockSpeed?: number;
+  /** Socket idle close (4000); default 60_000 in REAL ms, not scaled (a real-time client's 25 s heartbeat works at any speed). */
+  idleTimeoutMs?: number;
+  /** Default 'ms'. */
+  timestampUnit?: 'ms' | 's';
+  /** How many extensions to create, numbered from '101' with realistic names; default 20. */
+  extensions?: number;
+  /** HTTP control surface under /_sim/ on the same port; default true in-process (the CLI turns it on only with --control). */
+  control?: boolean;
+  /**
+   * Added: a tag inside every event_id and generated call_id. Default: random per start, so two
+   * runs with the same seed never reuse an event_id (a persistent dedupe store would drop events).
+   * Tests that compare two runs byte for byte pass the same value.
+   */
+  instanceId?: string;
+}
+
+export interface SimApiKey {
+  key: string;
+  secret: string;
+  name: string;
+  scopes: string[];
+  /** Empty = any IP. Entries are IP addresses or CIDR ranges ('10.0.0.0/8'). */
+  allowlist: string[];
+}
+
+export interface Extension {
+  number: string;
+  caller_id_name: string;
+  email_addr: string;
+  presence_status: string;
+}
+
+export interface Envelope {
+  event: number;
+  timestamp: number;
+  tenant: string;
+  data: Record<string, unknown>;
+  event_id: string;
+}
+
+export interface SimStats {
+  getToken: number;
+  refreshToken: number;
+  extensionList: number;
+  tokenExpiredRejections: number;
+  wsConnections: number;
+  wsOpen: number;
+  eventsSent: number;
+  webhookAttempts: number;
+  webhookDelivered: number;
+  /** Added: deliveries abandoned after the 24-hour retry window. */
+  webhookGaveUp: number;
+  /** Added: deliveries waiting for their next attempt or in flight. */
+  webhookPending: number;
+}
+
+export interface FailHttpOptions {
+  status: 500 | 502 | 503 | 429;
+  count: number;
+  retryAfterSec?: number;
+  /** Added: which requests consume the count. 'api' (default): /openapi/v1.0/ HTTP calls only; 'handshake': WebSocket upgrades only; 'all': both. */
+  target?: 'api' | 'handshake' | 'all';
+}
+
+export interface TrafficOptions {
+  ratePerSec: number;
+  /** Extensions the generator never rings (e.g. the demo user's own). */
+  excludeExtensions?: string[];
+  /** When given, generated calls ring only these numbers (instead of all non-excluded extensions). */
+  ringTo?: string[];
+}
+
+export interface WebhookInfo {
+  id: string;
+  url: string;
+  events: number[] | null;
+}
+
+export interface Simulator {
+  /** 'http://127.0.0.1:PORT' (API paths /openapi/v1.0/..., WS at ws://.../openapi/v1.0/subscribe). */
+  readonly baseUrl: string;
+  readonly tenant: string;
+  /** Created at start: all scopes, no allowlist. */
+  readonly apiKey: SimApiKey;
+  readonly clock: Clock;
+  readonly extensions: ReadonlyArray<Extension>;
+  /** Scope names: 'extension:read' for extension/list, 'event:<code>' per event code (e.g. 'event:30011'), 'event:*' for all codes; default all. */
+  createApiKey(opts?: { name?: string; scopes?: string[]; allowlist?: string[]; tenant?: string }): SimApiKey;
+  /** Emits one 30011 'ringing' per party; returns call_id. */
+  ring(opts: { from: string; to: string | string[]; callId?: string }): string;
+  /** One 30011 per ringing party (or just `to`). */
+  setCallState(callId: string, state: string, opts?: { to?: string }): void;
+  /** To every subscribed socket + webhooks. */
+  emit(
+    event: number,
+    data: Record<string, unknown>,
+    opts?: { eventId?: string; timestamp?: number; tenant?: string },
+  ): Envelope;
+  /** Returns the webhook id. */
+  addWebhook(opts: { url: string; secret: string; events?: number[] }): string;
+  removeWebhook(id: string): void;
+  /** Added: the configured webhooks (secrets left out). */
+  listWebhooks(): WebhookInfo[];
+  // faults
+  /** Default 1001. */
+  closeAllSockets(code?: number): void;
+  /** Keep TCP open, stop reading and writing (half-open). Applies to the sockets open now. */
+  stallSockets(): void;
+  /** Each of the next n events is sent twice. */
+  duplicateNext(n: number): void;
+  /** The next n events are held and sent in reverse order. */
+  reorderNext(n: number): void;
+  /** The next `count` API calls fail with `status`. */
+  failHttp(opts: FailHttpOptions): void;
+  /** 10001 afterwards. */
+  revokeKey(key: string): void;
+  /** 10004 for others (handshake: 403). */
+  setAllowlist(key: string, ips: string[]): void;
+  /** Access tokens now 10002; sockets get TOKEN EXPIRED + close 4002. */
+  expireAllTokens(): void;
+  startTraffic(opts: TrafficOptions): void;
+  stopTraffic(): void;
+  stats(): SimStats;
+  /** Called right before a frame is written (benchmarks time from here). Once per dispatched frame, not per socket. */
+  onSent(listener: (envelope: Envelope, frameText: string) => void): () => void;
+  close(): Promise<void>;
+}
