@@ -1,0 +1,290 @@
+import type { CallCard } from '../../ipc/contract.ts';
+import type { Clock, TimerHandle } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import { buildCrmUrl, checkTemplate, type CrmValues } from './crm-url.ts';
+import type { CallerDirectory } from './directory.ts';
+import type { HistoryStore } from './history-store.ts';
+import type {
+  ClipboardPort,
+  DismissEvent,
+  Notifier,
+  PopEvent,
+  PopupView,
+  UrlOpener,
+} from './ports.ts';
+import { boundedText, displayText } from './text.ts';
+
+/**
+ * Turns the engine's pops and dismisses into what the user sees: the stack of call cards in the
+ * popup (newest first), a notification per new call, the CRM link, and the history record.
+ * A card whose call stops ringing stays ("lingers") for popupLingerSec so the user can still read it
+ * or open the CRM, then goes; the popup hides when no card is left. Under Do Not Disturb nothing
+ * interrupts (no notification, popup or auto-opened CRM) but history still records every call.
+ */
+export interface PresenterSettings {
+  doNotDisturb: boolean;
+  sound: boolean;
+  autoOpenCrm: boolean;
+  crmUrlTemplate: string;
+  crmAllowedSchemes: string[];
+  popupLingerSec: number;
+}
+
+export interface CallPresenterOptions {
+  clock: Clock;
+  logger: Logger;
+  directory: CallerDirectory;
+  history: HistoryStore;
+  notifier: Notifier;
+  popup: PopupView;
+  urlOpener: UrlOpener;
+  clipboard: ClipboardPort;
+  settings: () => PresenterSettings;
+  /** Most cards shown at once; older ringing calls drop off the bottom of the stack. */
+  maxCards?: number;
+  /** A ring with no news for this long is dropped (a lost "stopped ringing" event). */
+  maxRingMs?: number;
+}
+
+/** States after which the call is no longer ringing anywhere. Others may concern one party only. */
+const CALL_OVER = new Set(['answered', 'hold', 'ended']);
+
+interface LiveCall {
+  card: CallCard;
+  /** The user's numbers this call is ringing on right now. */
+  ringingTo: Set<string>;
+  answered: boolean;
+  timer: TimerHandle | undefined;
+}
+
+export class CallPresenter {
+  private readonly o: CallPresenterOptions;
+  private readonly logger: Logger;
+  private readonly calls = new Map<string, LiveCall>();
+  private readonly listeners = new Set<(cards: CallCard[]) => void>();
+  private readonly maxCards: number;
+  private readonly maxRingMs: number;
+  private popupVisible = false;
+
+  constructor(options: CallPresenterOptions) {
+    this.o = options;
+    this.logger = options.logger.child({ component: 'presenter' });
+    this.maxCards = options.maxCards ?? 5;
+    this.maxRingMs = options.maxRingMs ?? 5 * 60_000;
+  }
+
+  /** Cards as the popup shows them: newest first, at most maxCards. */
+  cards(): CallCard[] {
+    return [...this.calls.values()]
+      .map((c) => c.card)
+      .sort((a, b) => b.startedAt - a.startedAt)
+      .slice(0, this.maxCards)
+      .map((c) => ({ ...c }));
+  }
+
+  onCardsChange(listener: (cards: CallCard[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  handlePop(pop: PopEvent): void {
+    const to = boundedText(pop.to);
+    const existing = this.calls.get(pop.callId);
+    if (existing) {
+      // Another of the user's numbers rings for the same call, or a duplicate: one card per call.
+      existing.ringingTo.add(to);
+      if (existing.card.state !== 'ringing') {
+        existing.card.state = 'ringing';
+        this.clearTimer(existing);
+      }
+      this.armRingTimeout(existing);
+      this.changed();
+      return;
+    }
+    const settings = this.o.settings();
+    const from = boundedText(pop.from);
+    const card: CallCard = {
+      callId: boundedText(pop.callId, 128),
+      from,
+      fromDisplay: this.o.directory.format(from),
+      callerName: this.o.directory.lookup(from),
+      to,
+      toDisplay: this.o.directory.format(to),
+      startedAt:
+        Number.isFinite(pop.timestamp) && pop.timestamp > 0 ? pop.timestamp : this.o.clock.now(),
+      state: 'ringing',
+      canOpenCrm: checkTemplate(settings.crmUrlTemplate, settings.crmAllowedSchemes).ok,
+    };
+    const call: LiveCall = { card, ringingTo: new Set([to]), answered: false, timer: undefined };
+    this.calls.set(pop.callId, call);
+    this.armRingTimeout(call);
+    this.o.history.recordRing({
+      callId: card.callId,
+      from: card.from,
+      fromDisplay: card.fromDisplay,
+      callerName: card.callerName,
+      to: card.to,
+      startedAt: card.startedAt,
+    });
+    this.logger.info('call ringing', {
+      callId: card.callId,
+      source: pop.source,
+      known: card.callerName !== null,
+    });
+    if (!settings.doNotDisturb) {
+      this.safely('notification', () =>
+        this.o.notifier.show({ ...card }, { silent: !settings.sound }),
+      );
+      if (settings.autoOpenCrm && card.canOpenCrm) void this.openCrm(card.callId);
+    }
+    this.changed(!settings.doNotDisturb);
+  }
+
+  handleDismiss(dismiss: DismissEvent): void {
+    const call = this.calls.get(dismiss.callId);
+    if (!call || call.card.state !== 'ringing') {
+      // Already lingering: an "answered" then "ended" only improves the record.
+      if (call && dismiss.state === 'answered') call.answered = true;
+      if (call) this.recordOutcome(call, dismiss.state);
+      return;
+    }
+    const state = displayText(dismiss.state, 32) || 'ended';
+    if (state === 'answered' || state === 'hold') call.answered = true;
+    const to = boundedText(dismiss.to);
+    const wasOurs = call.ringingTo.delete(to);
+    if (!CALL_OVER.has(state) && wasOurs && call.ringingTo.size > 0) {
+      this.changed();
+      return; // still ringing on another of the user's numbers
+    }
+    call.card.state = state;
+    this.recordOutcome(call, state);
+    this.linger(call);
+    this.changed();
+  }
+
+  /** The user closed a card. */
+  dismiss(callId: string): void {
+    const call = this.calls.get(callId);
+    if (call) this.remove(call);
+  }
+
+  /** Shows the popup with the current cards (a notification or tray click). */
+  showPopup(): void {
+    const cards = this.cards();
+    if (cards.length === 0) return;
+    this.popupVisible = true;
+    this.safely('popup', () => this.o.popup.show(cards));
+  }
+
+  crmValues(callId: string): CrmValues | null {
+    const card = this.calls.get(callId)?.card;
+    return card
+      ? { from: card.from, to: card.to, call_id: card.callId, caller_name: card.callerName ?? '' }
+      : null;
+  }
+
+  async openCrm(callId: string): Promise<{ ok: boolean; message?: string }> {
+    const values = this.crmValues(callId);
+    if (!values) return { ok: false, message: 'That call is no longer shown.' };
+    const s = this.o.settings();
+    const built = buildCrmUrl(s.crmUrlTemplate, values, s.crmAllowedSchemes);
+    if (!built.ok) {
+      this.logger.warn('CRM link refused', { reason: built.message });
+      return built;
+    }
+    try {
+      await this.o.urlOpener.open(built.url);
+      return { ok: true };
+    } catch (err) {
+      this.logger.warn('CRM link could not be opened', { error: err });
+      return { ok: false, message: 'The CRM link could not be opened.' };
+    }
+  }
+
+  copyNumber(callId: string): boolean {
+    const card = this.calls.get(callId)?.card;
+    if (!card) return false;
+    this.o.clipboard.writeText(card.from);
+    return true;
+  }
+
+  /** Settings changed: recompute whether cards can open the CRM. */
+  refreshSettings(): void {
+    const s = this.o.settings();
+    const can = checkTemplate(s.crmUrlTemplate, s.crmAllowedSchemes).ok;
+    for (const c of this.calls.values()) c.card.canOpenCrm = can;
+    if (this.calls.size > 0) this.changed();
+  }
+
+  /** Paused or reconfigured: every card goes; ringing calls are recorded as ended. */
+  clear(): void {
+    for (const call of [...this.calls.values()]) {
+      if (call.card.state === 'ringing')
+        this.o.history.recordOutcome(call.card.callId, call.answered ? 'answered' : 'ended');
+      this.remove(call, false);
+    }
+    this.changed();
+  }
+
+  private recordOutcome(call: LiveCall, state: string): void {
+    const outcome = call.answered ? 'answered' : state === 'ended' ? 'missed' : 'ended';
+    this.o.history.recordOutcome(call.card.callId, outcome);
+  }
+
+  private linger(call: LiveCall): void {
+    this.clearTimer(call);
+    const ms = Math.max(0, this.o.settings().popupLingerSec) * 1000;
+    call.timer = this.o.clock.setTimeout(() => {
+      call.timer = undefined;
+      this.remove(call);
+    }, ms);
+  }
+
+  private armRingTimeout(call: LiveCall): void {
+    this.clearTimer(call);
+    call.timer = this.o.clock.setTimeout(() => {
+      call.timer = undefined;
+      this.logger.warn('ring timed out without a stop event', { callId: call.card.callId });
+      call.card.state = 'ended';
+      this.o.history.recordOutcome(call.card.callId, call.answered ? 'answered' : 'ended');
+      this.remove(call);
+    }, this.maxRingMs);
+  }
+
+  private remove(call: LiveCall, notify = true): void {
+    this.clearTimer(call);
+    this.calls.delete(call.card.callId);
+    this.safely('notification close', () => this.o.notifier.close(call.card.callId));
+    if (notify) this.changed();
+  }
+
+  private clearTimer(call: LiveCall): void {
+    this.o.clock.clearTimeout(call.timer);
+    call.timer = undefined;
+  }
+
+  /** Pushes the cards to listeners and the popup; `reveal` shows a hidden popup. */
+  private changed(reveal = false): void {
+    const cards = this.cards();
+    for (const l of this.listeners) this.safely('cards listener', () => l(cards));
+    if (cards.length === 0) {
+      if (this.popupVisible) {
+        this.popupVisible = false;
+        this.safely('popup', () => this.o.popup.hide());
+      }
+      return;
+    }
+    if (reveal || this.popupVisible) {
+      this.popupVisible = true;
+      this.safely('popup', () => this.o.popup.show(cards));
+    }
+  }
+
+  private safely(what: string, fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.logger.error(`${what} failed`, { error: err });
+    }
+  }
+}

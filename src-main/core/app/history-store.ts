@@ -1,0 +1,231 @@
+import { readFile, rename } from 'node:fs/promises';
+import type { CallOutcome, HistoryEntry } from '../../ipc/contract.ts';
+import { writeFileAtomic } from '../atomic-file.ts';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import { boundedText, displayText } from './text.ts';
+
+/**
+ * The call history: every call that rang for the user, with its time, caller and how it ended.
+ * Kept in memory, newest first, capped at `limit`, and persisted as one JSON file written atomically
+ * (writes are coalesced: at most one in flight, one more queued). A file that does not parse is
+ * kept aside as `<name>.corrupt-<time>` and the history starts empty, with a warning logged.
+ */
+export interface HistoryStoreOptions {
+  path: string;
+  clock: Clock;
+  logger: Logger;
+  limit: number;
+  write?: (path: string, data: string) => Promise<void>;
+  read?: (path: string) => Promise<string>;
+  moveAside?: (from: string, to: string) => Promise<void>;
+}
+
+interface HistoryFile {
+  version: 1;
+  entries: HistoryEntry[];
+}
+
+const OUTCOMES: readonly CallOutcome[] = ['ringing', 'answered', 'missed', 'ended'];
+export const MAX_HISTORY_LIMIT = 10_000;
+
+function clampLimit(n: number): number {
+  return Number.isFinite(n) ? Math.min(MAX_HISTORY_LIMIT, Math.max(1, Math.floor(n))) : 500;
+}
+
+/** One entry from the file, or null when it is not one (files are untrusted input too). */
+function readEntry(v: unknown): HistoryEntry | null {
+  if (!v || typeof v !== 'object') return null;
+  const e = v as Record<string, unknown>;
+  if (
+    typeof e.callId !== 'string' ||
+    e.callId === '' ||
+    typeof e.from !== 'string' ||
+    typeof e.to !== 'string'
+  )
+    return null;
+  if (typeof e.startedAt !== 'number' || !Number.isFinite(e.startedAt)) return null;
+  if (!OUTCOMES.includes(e.outcome as CallOutcome)) return null;
+  return {
+    callId: boundedText(e.callId, 128),
+    from: boundedText(e.from),
+    fromDisplay: displayText(e.fromDisplay),
+    callerName: typeof e.callerName === 'string' ? displayText(e.callerName) || null : null,
+    to: boundedText(e.to),
+    startedAt: e.startedAt,
+    endedAt: typeof e.endedAt === 'number' && Number.isFinite(e.endedAt) ? e.endedAt : null,
+    outcome: e.outcome as CallOutcome,
+    seen: e.seen === true,
+  };
+}
+
+export class HistoryStore {
+  private readonly path: string;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly write: (path: string, data: string) => Promise<void>;
+  private readonly read: (path: string) => Promise<string>;
+  private readonly moveAside: (from: string, to: string) => Promise<void>;
+  private limit: number;
+  private entries: HistoryEntry[] = [];
+  private readonly listeners = new Set<(entries: HistoryEntry[]) => void>();
+  private writing: Promise<void> | null = null;
+  private dirty = false;
+
+  constructor(options: HistoryStoreOptions) {
+    this.path = options.path;
+    this.clock = options.clock;
+    this.logger = options.logger.child({ component: 'history' });
+    this.limit = clampLimit(options.limit);
+    this.write = options.write ?? ((p, d) => writeFileAtomic(p, d));
+    this.read = options.read ?? ((p) => readFile(p, 'utf8'));
+    this.moveAside = options.moveAside ?? rename;
+  }
+
+  /** Reads the file; a missing file is an empty history, a corrupt one is moved aside. */
+  async load(): Promise<void> {
+    let text: string;
+    try {
+      text = await this.read(this.path);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+        this.logger.warn('history file could not be read; starting empty', { error: err });
+      this.entries = [];
+      return;
+    }
+    try {
+      const parsed = JSON.parse(text) as Partial<HistoryFile>;
+      if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.entries))
+        throw new Error('not a history file');
+      const entries = parsed.entries.map(readEntry).filter((e): e is HistoryEntry => e !== null);
+      // A call still "ringing" in the file rang when the app last ran: it is over now.
+      for (const e of entries) if (e.outcome === 'ringing') e.outcome = 'ended';
+      entries.sort((a, b) => b.startedAt - a.startedAt);
+      this.entries = entries.slice(0, this.limit);
+    } catch (err) {
+      const backup = `${this.path}.corrupt-${this.clock.now()}`;
+      this.logger.warn('history file is corrupt; kept aside and starting empty', {
+        error: err,
+        backup,
+      });
+      await this.moveAside(this.path, backup).catch((e: unknown) =>
+        this.logger.warn('could not move the corrupt history aside', { error: e }),
+      );
+      this.entries = [];
+    }
+    this.emit();
+  }
+
+  list(): HistoryEntry[] {
+    return this.entries.map((e) => ({ ...e }));
+  }
+
+  get(callId: string): HistoryEntry | undefined {
+    const e = this.entries.find((x) => x.callId === callId);
+    return e && { ...e };
+  }
+
+  /** Missed calls the user has not seen yet. */
+  missedCount(): number {
+    return this.entries.filter((e) => e.outcome === 'missed' && !e.seen).length;
+  }
+
+  setLimit(limit: number): void {
+    const next = clampLimit(limit);
+    if (next === this.limit) return;
+    this.limit = next;
+    if (this.entries.length > next) {
+      this.entries = this.entries.slice(0, next);
+      this.changed();
+    }
+  }
+
+  /** A call started ringing (a second ring for the same call only fills in a name found later). */
+  recordRing(
+    entry: Pick<
+      HistoryEntry,
+      'callId' | 'from' | 'fromDisplay' | 'callerName' | 'to' | 'startedAt'
+    >,
+  ): void {
+    const existing = this.entries.find((e) => e.callId === entry.callId);
+    if (existing) {
+      if (!existing.callerName && entry.callerName) {
+        existing.callerName = entry.callerName;
+        this.changed();
+      }
+      return;
+    }
+    this.entries.unshift({ ...entry, endedAt: null, outcome: 'ringing', seen: false });
+    if (this.entries.length > this.limit) this.entries.length = this.limit;
+    this.changed();
+  }
+
+  /** The call stopped ringing: answered (here or elsewhere), missed, or ended some other way. */
+  recordOutcome(
+    callId: string,
+    outcome: Exclude<CallOutcome, 'ringing'>,
+    at = this.clock.now(),
+  ): void {
+    const e = this.entries.find((x) => x.callId === callId);
+    if (!e) return;
+    // Answered is final; a later "ended" only closes the time.
+    const next = e.outcome === 'answered' ? 'answered' : outcome;
+    if (e.outcome === next && e.endedAt !== null) return;
+    e.outcome = next;
+    e.endedAt = at;
+    this.changed();
+  }
+
+  markAllSeen(): void {
+    let any = false;
+    for (const e of this.entries)
+      if (!e.seen) {
+        e.seen = true;
+        any = true;
+      }
+    if (any) this.changed();
+  }
+
+  onChange(listener: (entries: HistoryEntry[]) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Resolves when everything changed so far is on disk. */
+  async flush(): Promise<void> {
+    while (this.writing) await this.writing;
+  }
+
+  private changed(): void {
+    this.emit();
+    this.dirty = true;
+    if (!this.writing) this.writing = this.persistLoop();
+  }
+
+  private async persistLoop(): Promise<void> {
+    try {
+      while (this.dirty) {
+        this.dirty = false;
+        const file: HistoryFile = { version: 1, entries: this.entries };
+        try {
+          await this.write(this.path, JSON.stringify(file));
+        } catch (err) {
+          this.logger.error('history could not be saved', { error: err });
+        }
+      }
+    } finally {
+      this.writing = null;
+    }
+  }
+
+  private emit(): void {
+    const snapshot = this.list();
+    for (const l of this.listeners) {
+      try {
+        l(snapshot);
+      } catch (err) {
+        this.logger.error('history listener failed', { error: err });
+      }
+    }
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * The small interfaces the app's core talks to. Electron implements them in src-main/electron/;
+ * tests implement them with plain objects. Nothing here imports Electron.
+ */
+import type { CallCard, HistoryEntry, StatusView } from '../../ipc/contract.ts';
+
+/** A call started ringing for the user (structurally the engine's Pop). */
+export interface PopEvent {
+  callId: string;
+  from: string;
+  to: string;
+  eventId: string;
+  timestamp: number;
+  receivedAt: number;
+  source: string;
+}
+
+/** A call stopped ringing (structurally the engine's Dismiss); `state` is the new call state. */
+export interface DismissEvent {
+  callId: string;
+  state: string;
+  eventId: string;
+  to: string;
+}
+
+export interface NotifyOptions {
+  /** No sound (the user turned sound off). */
+  silent: boolean;
+}
+
+/** The OS notification centre. */
+export interface Notifier {
+  show(card: CallCard, options: NotifyOptions): void;
+  close(callId: string): void;
+}
+
+/** The always-on-top popup. show() must never take focus from what the user is doing. */
+export interface PopupView {
+  show(cards: CallCard[]): void;
+  hide(): void;
+}
+
+export interface UrlOpener {
+  /** Opens an already vetted URL in the user's browser or the app registered for its scheme. */
+  open(url: string): Promise<void> | void;
+}
+
+export interface ClipboardPort {
+  writeText(text: string): void;
+}
+
+export interface TrayView {
+  setState(status: StatusView, missedCount: number, recent: HistoryEntry[]): void;
+}

@@ -1,0 +1,38 @@
+/**
+ * Caller ID is chosen by the caller: it can hold control characters, bidirectional overrides that
+ * make "+1 555" read as something else, lone UTF-16 surrogates that make encodeURIComponent throw,
+ * or kilobytes of junk. These helpers make such text safe to show and to encode; they never build
+ * markup (the renderer shows text with textContent only).
+ */
+
+/** Longest caller text we keep; real caller names and numbers are far shorter. */
+export const MAX_CALLER_TEXT = 256;
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// C0/C1 controls, DEL, bidi embeddings/overrides/isolates, LRM/RLM/ALM, zero-width and BOM.
+// eslint-disable-next-line no-control-regex
+const UNSAFE_FOR_DISPLAY =
+  /[\u0000-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+
+/** Replaces lone surrogates with U+FFFD so the string is well-formed UTF-16 (encodable). */
+export function toWellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD');
+}
+
+/** Cuts `text` to at most `max` code points (never splitting a surrogate pair). */
+export function truncateCodePoints(text: string, max: number): string {
+  if (text.length <= max) return text;
+  return Array.from(text).slice(0, max).join('');
+}
+
+/** Untrusted caller text made fit for display: well-formed, no controls or bidi tricks, bounded. */
+export function displayText(value: unknown, max = MAX_CALLER_TEXT): string {
+  if (typeof value !== 'string') return '';
+  return truncateCodePoints(toWellFormed(value).replace(UNSAFE_FOR_DISPLAY, ''), max).trim();
+}
+
+/** Untrusted caller text kept close to what was received, but well-formed and bounded. */
+export function boundedText(value: unknown, max = MAX_CALLER_TEXT): string {
+  if (typeof value !== 'string') return '';
+  return truncateCodePoints(toWellFormed(value), max);
+}

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { parseContacts } from '../../src-main/core/app/contacts-file.ts';
+import { Directory, type DirectoryEntry } from '../../src-main/core/app/directory.ts';
+import { formatNumber, normalizeNumber } from '../../src-main/core/app/phone.ts';
+import { silentLogger } from '../../src-main/core/log.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+
+function makeDirectory(
+  fetchExtensions: () => Promise<DirectoryEntry[]>,
+  files: Record<string, string> = {},
+) {
+  const clock = new FakeClock();
+  const dir = new Directory({
+    clock,
+    logger: silentLogger,
+    fetchExtensions,
+    defaultRegion: 'US',
+    refreshMs: 15 * 60_000,
+    retryMinMs: 30_000,
+    readText: async (p) => {
+      const t = files[p];
+      if (t === undefined) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
+      return t;
+    },
+  });
+  return { clock, dir };
+}
+
+describe('phone numbers', () => {
+  it('normalizes the same number written differently to one key', () => {
+    expect(normalizeNumber('(415) 555-0123', 'US')).toBe('+14155550123');
+    expect(normalizeNumber('+1 415 555 0123', 'US')).toBe('+14155550123');
+    expect(normalizeNumber('020 7946 0958', 'GB')).toBe('+442079460958');
+    expect(normalizeNumber('101', 'US')).toBe('ext:101');
+    expect(normalizeNumber('anonymous', 'US')).toBeNull();
+  });
+
+  it('formats for reading', () => {
+    expect(formatNumber('+14155550123', 'US')).toBe('(415) 555-0123');
+    expect(formatNumber('+442079460958', 'US')).toBe('+44 20 7946 0958');
+    expect(formatNumber('101', 'US')).toBe('101');
+    expect(formatNumber('\u202E<b>1</b>', 'US')).toBe('<b>1</b>');
+  });
+});
+
+describe('contacts file', () => {
+  it('reads CSV with quoted fields and several number columns', () => {
+    const csv =
+      'Name,Phone,Mobile\r\n"Lovelace, Ada",(415) 555-0123,\r\n"Grace ""Amazing"" Hopper",,+44 20 7946 0958\n';
+    expect(parseContacts(csv)).toEqual([
+      { name: 'Lovelace, Ada', number: '(415) 555-0123' },
+      { name: 'Grace "Amazing" Hopper', number: '+44 20 7946 0958' },
+    ]);
+  });
+
+  it('reads vCard FN and TEL, with folded lines', () => {
+    const vcf =
+      'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Alan\r\n  Turing\r\nTEL;TYPE=work:+1-415-555-0199\r\nitem1.TEL:tel:+14155550100\r\nEND:VCARD\r\n';
+    expect(parseContacts(vcf)).toEqual([
+      { name: 'Alan Turing', number: '+1-415-555-0199' },
+      { name: 'Alan Turing', number: '+14155550100' },
+    ]);
+  });
+
+  it('gives nothing for a CSV without name/number columns', () => {
+    expect(parseContacts('a,b\n1,2\n')).toEqual([]);
+  });
+});
+
+describe('Directory', () => {
+  it('names callers from the extension list and the contacts file', async () => {
+    const { dir } = makeDirectory(async () => [{ number: '102', callerIdName: 'Ada Lovelace' }], {
+      '/c.csv': 'name,number\nBob Builder,(415) 555-0123\n',
+    });
+    dir.start();
+    await dir.refreshNow();
+    await dir.loadContactsFile('/c.csv');
+    expect(dir.lookup('102')).toBe('Ada Lovelace');
+    expect(dir.lookup('+14155550123')).toBe('Bob Builder');
+    expect(dir.lookup('+14155550000')).toBeNull();
+    dir.stop();
+  });
+
+  it('refreshes in the background and keeps the last list when a refresh fails, retrying with back-off', async () => {
+    let calls = 0;
+    let fail = false;
+    let name = 'First';
+    const { clock, dir } = makeDirectory(async () => {
+      calls++;
+      if (fail) throw new Error('network down');
+      return [{ number: '101', callerIdName: name }];
+    });
+    dir.start();
+    await clock.advance(0);
+    expect(calls).toBe(1);
+    expect(dir.lookup('101')).toBe('First');
+
+    fail = true;
+    await clock.advance(15 * 60_000);
+    expect(calls).toBe(2);
+    expect(dir.lookup('101')).toBe('First');
+    await clock.advance(30_000);
+    expect(calls).toBe(3);
+    await clock.advance(30_000); // second retry waits 60 s
+    expect(calls).toBe(3);
+    await clock.advance(30_000);
+    expect(calls).toBe(4);
+
+    fail = false;
+    name = 'Second';
+    await clock.advance(120_000);
+    expect(calls).toBe(5);
+    expect(dir.lookup('101')).toBe('Second');
+    dir.stop();
+    await clock.advance(60 * 60_000);
+    expect(calls).toBe(5);
+  });
+
+  it('treats an unreadable contacts file as no contacts', async () => {
+    const { dir } = makeDirectory(async () => []);
+    expect(await dir.loadContactsFile('/missing.vcf')).toMatchObject({ ok: false, count: 0 });
+  });
+});

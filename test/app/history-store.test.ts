@@ -1,0 +1,128 @@
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { HistoryStore } from '../../src-main/core/app/history-store.ts';
+import { memoryLogger, silentLogger } from '../../src-main/core/log.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sp-history-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const ring = (callId: string, startedAt: number) => ({
+  callId,
+  from: '+14155550123',
+  fromDisplay: '(415) 555-0123',
+  callerName: null,
+  to: '101',
+  startedAt,
+});
+
+describe('HistoryStore', () => {
+  it('persists rings and outcomes, and reloads them', async () => {
+    const clock = new FakeClock();
+    const path = join(dir, 'history.json');
+    const h = new HistoryStore({ path, clock, logger: silentLogger, limit: 10 });
+    await h.load();
+    h.recordRing(ring('a', 1));
+    h.recordRing(ring('b', 2));
+    h.recordOutcome('a', 'answered', 10);
+    h.recordOutcome('a', 'missed', 11); // answered is final, and so is the time it stopped ringing
+    h.recordOutcome('b', 'missed', 12);
+    await h.flush();
+    expect(h.missedCount()).toBe(1);
+
+    const again = new HistoryStore({ path, clock, logger: silentLogger, limit: 10 });
+    await again.load();
+    expect(again.list().map((e) => [e.callId, e.outcome, e.endedAt])).toEqual([
+      ['b', 'missed', 12],
+      ['a', 'answered', 10],
+    ]);
+    expect(again.missedCount()).toBe(1);
+    again.markAllSeen();
+    expect(again.missedCount()).toBe(0);
+    // No temporary files left behind by the atomic writes.
+    expect((await readdir(dir)).sort()).toEqual(['history.json']);
+  });
+
+  it('caps the history, dropping the oldest', async () => {
+    const h = new HistoryStore({
+      path: join(dir, 'h.json'),
+      clock: new FakeClock(),
+      logger: silentLogger,
+      limit: 3,
+    });
+    await h.load();
+    for (let i = 0; i < 5; i++) h.recordRing(ring(`c${i}`, i));
+    expect(h.list().map((e) => e.callId)).toEqual(['c4', 'c3', 'c2']);
+    h.setLimit(1);
+    await h.flush();
+    const saved = JSON.parse(await readFile(join(dir, 'h.json'), 'utf8'));
+    expect(saved.entries.map((e: { callId: string }) => e.callId)).toEqual(['c4']);
+  });
+
+  it('moves a corrupt file aside, starts empty and logs a warning', async () => {
+    const path = join(dir, 'history.json');
+    await writeFile(path, '{"version":1,"entries":[{"callId":');
+    const logger = memoryLogger();
+    const clock = new FakeClock();
+    const h = new HistoryStore({ path, clock, logger, limit: 10 });
+    await h.load();
+    expect(h.list()).toEqual([]);
+    const files = await readdir(dir);
+    expect(files).toContain(`history.json.corrupt-${clock.now()}`);
+    expect(logger.records.some((r) => r.level === 'warn' && /corrupt/.test(r.msg))).toBe(true);
+    h.recordRing(ring('x', 1));
+    await h.flush();
+    expect(JSON.parse(await readFile(path, 'utf8')).entries).toHaveLength(1);
+  });
+
+  it('drops invalid entries and closes calls left ringing by a previous run', async () => {
+    const path = join(dir, 'history.json');
+    await writeFile(
+      path,
+      JSON.stringify({
+        version: 1,
+        entries: [
+          { callId: 'ok', from: '1', to: '101', startedAt: 5, outcome: 'ringing' },
+          { callId: 7 },
+          null,
+          { callId: 'y', from: '1', to: '1', startedAt: 1, outcome: 'exploded' },
+        ],
+      }),
+    );
+    const h = new HistoryStore({ path, clock: new FakeClock(), logger: silentLogger, limit: 10 });
+    await h.load();
+    expect(h.list()).toMatchObject([{ callId: 'ok', outcome: 'ended' }]);
+  });
+
+  it('coalesces writes: one in flight, the last state wins', async () => {
+    const writes: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const h = new HistoryStore({
+      path: 'mem',
+      clock: new FakeClock(),
+      logger: silentLogger,
+      limit: 10,
+      read: async () => {
+        throw Object.assign(new Error('none'), { code: 'ENOENT' });
+      },
+      write: async (_p, d) => {
+        writes.push(d);
+        await gate;
+      },
+    });
+    await h.load();
+    for (let i = 0; i < 10; i++) h.recordRing(ring(`c${i}`, i));
+    release();
+    await h.flush();
+    expect(writes.length).toBe(2);
+    expect(JSON.parse(writes[1] ?? '').entries).toHaveLength(10);
+  });
+});
