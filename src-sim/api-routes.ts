@@ -31,13 +31,18 @@ function bearer(req: IncomingMessage): string | undefined {
 function intParam(params: URLSearchParams, name: string, fallback: number, max: number): number {
   const raw = params.get(name);
   if (raw === null || raw === '') return fallback;
-  if (!/^\d{1,9}$/.test(raw)) throw new ApiError(ERR.BAD_REQUEST, `${name} must be a positive integer`);
+  if (!/^\d{1,9}$/.test(raw))
+    throw new ApiError(ERR.BAD_REQUEST, `${name} must be a positive integer`);
   const n = Number(raw);
   if (n < 1 || n > max) throw new ApiError(ERR.BAD_REQUEST, `${name} must be between 1 and ${max}`);
   return n;
 }
 
-export async function handleApi(req: IncomingMessage, res: ServerResponse, opts: ApiRoutesOptions): Promise<void> {
+export async function handleApi(
+  req: IncomingMessage,
+  res: ServerResponse,
+  opts: ApiRoutesOptions,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://sim.invalid');
   const path = url.pathname.slice(API_PREFIX.length);
   const ip = normalizeIp(req.socket.remoteAddress);
@@ -72,7 +77,8 @@ export async function handleApi(req: IncomingMessage, res: ServerResponse, opts:
       if (method !== 'GET') throw new ApiError(ERR.METHOD_NOT_ALLOWED);
       req.resume();
       const access = credentials.authenticate(bearer(req), ip);
-      if (!credentials.hasScope(access.key, SCOPE_EXTENSION_READ)) throw new ApiError(ERR.INSUFFICIENT_SCOPE);
+      if (!credentials.hasScope(access.key, SCOPE_EXTENSION_READ))
+        throw new ApiError(ERR.INSUFFICIENT_SCOPE);
       const page = intParam(url.searchParams, 'page', 1, 1_000_000_000);
       const pageSize = intParam(url.searchParams, 'page_size', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
       const all = opts.extensions();

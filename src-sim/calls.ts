@@ -39,10 +39,14 @@ export class CallBook {
    * whose parties have all ended is forgotten.
    */
   setState(callId: string, state: string, opts: { to?: string } = {}): void {
-    if (typeof state !== 'string' || state === '') throw new TypeError('state must be a non-empty string');
+    if (typeof state !== 'string' || state === '')
+      throw new TypeError('state must be a non-empty string');
     const call = this.calls.get(callId);
     if (!call) throw new RangeError(`unknown call: ${callId}`);
-    const targets = opts.to !== undefined ? [opts.to] : [...call.parties].filter(([, s]) => s !== 'ended').map(([p]) => p);
+    const targets =
+      opts.to !== undefined
+        ? [opts.to]
+        : [...call.parties].filter(([, s]) => s !== 'ended').map(([p]) => p);
     for (const party of targets) {
       call.parties.set(party, state);
       this.send(callId, call.from, party, state);

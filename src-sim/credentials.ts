@@ -79,7 +79,13 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 export function publicKey(k: KeyRecord): SimApiKey {
-  return { key: k.key, secret: k.secret, name: k.name, scopes: [...k.scopes], allowlist: [...k.allowlist] };
+  return {
+    key: k.key,
+    secret: k.secret,
+    name: k.name,
+    scopes: [...k.scopes],
+    allowlist: [...k.allowlist],
+  };
 }
 
 /** API keys and the tokens issued for them. Expiry is judged on the sim clock's wall time. */
@@ -98,7 +104,9 @@ export class Credentials {
     this.defaultTenant = defaultTenant;
   }
 
-  createKey(opts: { name?: string; scopes?: string[]; allowlist?: string[]; tenant?: string } = {}): KeyRecord {
+  createKey(
+    opts: { name?: string; scopes?: string[]; allowlist?: string[]; tenant?: string } = {},
+  ): KeyRecord {
     this.keyCount++;
     const allowlist = [...(opts.allowlist ?? [])];
     const record: KeyRecord = {
@@ -162,14 +170,16 @@ export class Credentials {
     if (typeof username !== 'string' || typeof password !== 'string')
       throw new ApiError(ERR.BAD_REQUEST, 'username and password (strings) are required');
     const key = this.keys.get(username);
-    if (!key || key.revoked || !sameSecret(key.secret, password)) throw new ApiError(ERR.INVALID_KEY);
+    if (!key || key.revoked || !sameSecret(key.secret, password))
+      throw new ApiError(ERR.INVALID_KEY);
     this.checkIp(key, ip);
     return this.issue(key);
   }
 
   /** POST refresh_token: a new pair; the used refresh token is spent, the old access token lives on. */
   refreshPair(token: unknown, ip: string): TokenPair {
-    if (typeof token !== 'string' || token === '') throw new ApiError(ERR.BAD_REQUEST, 'refresh_token (string) is required');
+    if (typeof token !== 'string' || token === '')
+      throw new ApiError(ERR.BAD_REQUEST, 'refresh_token (string) is required');
     const rec = this.refresh.get(token);
     if (!rec || this.clock.now() >= rec.expiresAt) {
       if (rec) this.refresh.delete(token);
@@ -196,8 +206,16 @@ export class Credentials {
     this.prune(now);
     const accessToken = `at_${randomBytes(24).toString('base64url')}`;
     const refreshToken = `rt_${randomBytes(24).toString('base64url')}`;
-    this.access.set(accessToken, { token: accessToken, key, expiresAt: now + ACCESS_TOKEN_LIFETIME_S * 1000 });
-    this.refresh.set(refreshToken, { token: refreshToken, key, expiresAt: now + REFRESH_TOKEN_LIFETIME_S * 1000 });
+    this.access.set(accessToken, {
+      token: accessToken,
+      key,
+      expiresAt: now + ACCESS_TOKEN_LIFETIME_S * 1000,
+    });
+    this.refresh.set(refreshToken, {
+      token: refreshToken,
+      key,
+      expiresAt: now + REFRESH_TOKEN_LIFETIME_S * 1000,
+    });
     return {
       errcode: 0,
       errmsg: 'SUCCESS',

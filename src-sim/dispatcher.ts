@@ -34,13 +34,21 @@ export class Dispatcher {
     this.opts = opts;
   }
 
-  emit(event: number, data: Record<string, unknown>, opts: { eventId?: string; timestamp?: number; tenant?: string } = {}): Envelope {
-    if (!Number.isInteger(event) || event <= 0) throw new TypeError('event must be a positive integer');
-    if (data === null || typeof data !== 'object' || Array.isArray(data)) throw new TypeError('data must be an object');
+  emit(
+    event: number,
+    data: Record<string, unknown>,
+    opts: { eventId?: string; timestamp?: number; tenant?: string } = {},
+  ): Envelope {
+    if (!Number.isInteger(event) || event <= 0)
+      throw new TypeError('event must be a positive integer');
+    if (data === null || typeof data !== 'object' || Array.isArray(data))
+      throw new TypeError('data must be an object');
     const now = this.opts.clock.now();
     const envelope: Envelope = {
       event,
-      timestamp: opts.timestamp ?? (this.opts.timestampUnit === 's' ? Math.floor(now / 1000) : Math.floor(now)),
+      timestamp:
+        opts.timestamp ??
+        (this.opts.timestampUnit === 's' ? Math.floor(now / 1000) : Math.floor(now)),
       tenant: opts.tenant ?? this.opts.tenant,
       data,
       event_id: opts.eventId ?? `evt_${this.opts.instanceId}_${(++this.counter).toString(36)}`,

@@ -59,7 +59,12 @@ export function errorBody(errcode: number, errmsg = errmsgFor(errcode)): string 
   return JSON.stringify({ errcode, errmsg });
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
   res.writeHead(status, {
     'Content-Type': 'application/json; charset=utf-8',
@@ -70,7 +75,12 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, hea
   res.end(text);
 }
 
-export function sendError(res: ServerResponse, errcode: number, errmsg?: string, headers?: Record<string, string>): void {
+export function sendError(
+  res: ServerResponse,
+  errcode: number,
+  errmsg?: string,
+  headers?: Record<string, string>,
+): void {
   sendJson(res, statusFor(errcode), errorBody(errcode, errmsg), headers);
 }
 
@@ -86,7 +96,11 @@ const REASONS: Record<number, string> = {
 };
 
 /** A refused WebSocket handshake is a plain HTTP response on the raw socket, then the socket closes. */
-export function rejectUpgrade(socket: Duplex, errcode: number, headers: Record<string, string> = {}): void {
+export function rejectUpgrade(
+  socket: Duplex,
+  errcode: number,
+  headers: Record<string, string> = {},
+): void {
   const status = statusFor(errcode);
   const body = errorBody(errcode);
   const lines = [
@@ -101,7 +115,10 @@ export function rejectUpgrade(socket: Duplex, errcode: number, headers: Record<s
 }
 
 /** Reads a JSON object body (at most 64 KiB); anything else is a 40000. */
-export async function readJsonBody(req: IncomingMessage, limit = 64 * 1024): Promise<Record<string, unknown>> {
+export async function readJsonBody(
+  req: IncomingMessage,
+  limit = 64 * 1024,
+): Promise<Record<string, unknown>> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {

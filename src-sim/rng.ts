@@ -30,7 +30,10 @@ export class Rng {
   /** `n` lower-case hex characters. */
   hex(n: number): string {
     let out = '';
-    while (out.length < n) out += Math.floor(this.next() * 0x10000).toString(16).padStart(4, '0');
+    while (out.length < n)
+      out += Math.floor(this.next() * 0x10000)
+        .toString(16)
+        .padStart(4, '0');
     return out.slice(0, n);
   }
 

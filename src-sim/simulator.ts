@@ -2,7 +2,13 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { systemClock } from '../src-main/core/clock.ts';
-import type { Envelope, FailHttpOptions, Simulator, SimulatorOptions, TrafficOptions } from './types.ts';
+import type {
+  Envelope,
+  FailHttpOptions,
+  Simulator,
+  SimulatorOptions,
+  TrafficOptions,
+} from './types.ts';
 import { createScaledClock } from './scaled-clock.ts';
 import { Rng } from './rng.ts';
 import { createDirectory } from './directory.ts';
@@ -31,7 +37,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   if (!Number.isInteger(extensionCount) || extensionCount < 0 || extensionCount > 8999)
     throw new RangeError('extensions must be an integer from 0 to 8999');
   const instanceId = options.instanceId ?? randomBytes(4).toString('hex');
-  if (!/^[A-Za-z0-9]{1,32}$/.test(instanceId)) throw new RangeError('instanceId must be 1-32 letters or digits');
+  if (!/^[A-Za-z0-9]{1,32}$/.test(instanceId))
+    throw new RangeError('instanceId must be 1-32 letters or digits');
 
   const rng = new Rng(seed);
   const keyRng = rng.fork(1);
@@ -43,9 +50,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const mainKey = credentials.createKey({ name: 'Screenpop' });
   const extensions = createDirectory(extensionCount, tenant, directoryRng);
 
-  let fault: (Required<Pick<FailHttpOptions, 'status' | 'count' | 'target'>> & { retryAfterSec?: number }) | null = null;
+  let fault:
+    | (Required<Pick<FailHttpOptions, 'status' | 'count' | 'target'>> & { retryAfterSec?: number })
+    | null = null;
   const takeFault = (kind: 'api' | 'handshake'): HttpFault | null => {
-    if (!fault || fault.count <= 0 || (fault.target !== 'all' && fault.target !== kind)) return null;
+    if (!fault || fault.count <= 0 || (fault.target !== 'all' && fault.target !== kind))
+      return null;
     fault.count--;
     const taken: HttpFault = { status: fault.status };
     const retryAfter = fault.retryAfterSec ?? (fault.status === 429 ? 1 : undefined);
@@ -54,7 +64,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return taken;
   };
 
-  const hub = new SubscribeHub({ clock, credentials, stats, idleTimeoutMs, takeHandshakeFault: () => takeFault('handshake') });
+  const hub = new SubscribeHub({
+    clock,
+    credentials,
+    stats,
+    idleTimeoutMs,
+    takeHandshakeFault: () => takeFault('handshake'),
+  });
   const webhooks = new Webhooks(clock, stats);
   const dispatcher = new Dispatcher({
     clock,
@@ -62,7 +78,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     timestampUnit: options.timestampUnit ?? 'ms',
     instanceId,
     stats,
-    targets: [{ send: (envelope, _text, frame) => hub.broadcast(envelope.tenant, envelope.event, frame) }, webhooks],
+    targets: [
+      { send: (envelope, _text, frame) => hub.broadcast(envelope.tenant, envelope.event, frame) },
+      webhooks,
+    ],
   });
   const calls = new CallBook(dispatcher, instanceId);
   const traffic = new TrafficGenerator({ clock, rng: trafficRng, calls, extensions });
@@ -123,13 +142,22 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     duplicateNext: (n) => dispatcher.duplicateNext(n),
     reorderNext: (n) => dispatcher.reorderNext(n),
     failHttp: (opts) => {
-      if (![500, 502, 503, 429].includes(opts.status)) throw new RangeError('status must be 500, 502, 503 or 429');
-      if (!Number.isInteger(opts.count) || opts.count < 0) throw new RangeError('count must be a non-negative integer');
-      if (opts.retryAfterSec !== undefined && !(Number.isInteger(opts.retryAfterSec) && opts.retryAfterSec >= 0))
+      if (![500, 502, 503, 429].includes(opts.status))
+        throw new RangeError('status must be 500, 502, 503 or 429');
+      if (!Number.isInteger(opts.count) || opts.count < 0)
+        throw new RangeError('count must be a non-negative integer');
+      if (
+        opts.retryAfterSec !== undefined &&
+        !(Number.isInteger(opts.retryAfterSec) && opts.retryAfterSec >= 0)
+      )
         throw new RangeError('retryAfterSec must be a non-negative integer');
       const target = opts.target ?? 'api';
-      if (!['api', 'handshake', 'all'].includes(target)) throw new RangeError("target must be 'api', 'handshake' or 'all'");
-      fault = opts.count > 0 ? { status: opts.status, count: opts.count, target, retryAfterSec: opts.retryAfterSec } : null;
+      if (!['api', 'handshake', 'all'].includes(target))
+        throw new RangeError("target must be 'api', 'handshake' or 'all'");
+      fault =
+        opts.count > 0
+          ? { status: opts.status, count: opts.count, target, retryAfterSec: opts.retryAfterSec }
+          : null;
     },
     revokeKey: (key) => {
       credentials.revoke(key);

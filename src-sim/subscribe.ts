@@ -60,7 +60,11 @@ function bearerFrom(req: IncomingMessage): string | undefined {
 }
 
 export class SubscribeHub {
-  private readonly wss = new WebSocketServer({ noServer: true, maxPayload: 64 * 1024, perMessageDeflate: false });
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    maxPayload: 64 * 1024,
+    perMessageDeflate: false,
+  });
   private readonly byTenant = new Map<string, Set<Client>>();
   private readonly all = new Set<Client>();
   private readonly opts: SubscribeHubOptions;
@@ -79,7 +83,10 @@ export class SubscribeHub {
     }
     let access: AccessRecord;
     try {
-      access = this.opts.credentials.authenticate(bearerFrom(req), normalizeIp(req.socket.remoteAddress));
+      access = this.opts.credentials.authenticate(
+        bearerFrom(req),
+        normalizeIp(req.socket.remoteAddress),
+      );
     } catch (err) {
       const code = err instanceof ApiError ? err.errcode : ERR.TOKEN_EXPIRED;
       if (code === ERR.TOKEN_EXPIRED) this.opts.stats.tokenExpiredRejections++;
@@ -152,18 +159,23 @@ export class SubscribeHub {
     // A later topic_list replaces the earlier one; codes lacking scope are never delivered.
     client.topics = allowed;
     client.ws.send(
-      denied.length === 0 ? SUBSCRIBED_FRAME : errorBody(ERR.INSUFFICIENT_SCOPE, `INSUFFICIENT SCOPE FOR ${denied.join(',')}`),
+      denied.length === 0
+        ? SUBSCRIBED_FRAME
+        : errorBody(ERR.INSUFFICIENT_SCOPE, `INSUFFICIENT SCOPE FOR ${denied.join(',')}`),
     );
   }
 
   /** One timer per socket, re-armed lazily: a busy socket costs a timestamp write per frame, no timer churn. */
   private armIdle(client: Client, ms: number): void {
-    client.idleTimer = setTimeout(() => {
-      if (client.stalled) return;
-      const silent = performance.now() - client.lastRx;
-      if (silent >= this.opts.idleTimeoutMs) client.ws.close(CLOSE_IDLE, 'IDLE TIMEOUT');
-      else this.armIdle(client, this.opts.idleTimeoutMs - silent);
-    }, Math.max(1, ms));
+    client.idleTimer = setTimeout(
+      () => {
+        if (client.stalled) return;
+        const silent = performance.now() - client.lastRx;
+        if (silent >= this.opts.idleTimeoutMs) client.ws.close(CLOSE_IDLE, 'IDLE TIMEOUT');
+        else this.armIdle(client, this.opts.idleTimeoutMs - silent);
+      },
+      Math.max(1, ms),
+    );
     client.idleTimer.unref();
   }
 
@@ -204,7 +216,8 @@ export class SubscribeHub {
 
   closeKey(key: string): void {
     for (const client of this.all) {
-      if (client.key.key !== key || client.stalled || client.ws.readyState !== client.ws.OPEN) continue;
+      if (client.key.key !== key || client.stalled || client.ws.readyState !== client.ws.OPEN)
+        continue;
       client.ws.send(errorBody(ERR.INVALID_KEY));
       client.ws.close(CLOSE_KEY_REVOKED, 'KEY REVOKED');
     }

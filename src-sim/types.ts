@@ -104,7 +104,12 @@ export interface Simulator {
   readonly clock: Clock;
   readonly extensions: ReadonlyArray<Extension>;
   /** Scope names: 'extension:read' for extension/list, 'event:<code>' per event code (e.g. 'event:30011'), 'event:*' for all codes; default all. */
-  createApiKey(opts?: { name?: string; scopes?: string[]; allowlist?: string[]; tenant?: string }): SimApiKey;
+  createApiKey(opts?: {
+    name?: string;
+    scopes?: string[];
+    allowlist?: string[];
+    tenant?: string;
+  }): SimApiKey;
   /** Emits one 30011 'ringing' per party; returns call_id. */
   ring(opts: { from: string; to: string | string[]; callId?: string }): string;
   /** One 30011 per ringing party (or just `to`). */

@@ -61,12 +61,23 @@ export class Webhooks implements DispatchTarget {
     } catch {
       throw new TypeError('webhook url is not a valid URL');
     }
-    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new TypeError('webhook url must be http(s)');
-    if (typeof opts.secret !== 'string' || opts.secret === '') throw new TypeError('webhook secret must be a non-empty string');
-    if (opts.events !== undefined && (!Array.isArray(opts.events) || !opts.events.every((e) => Number.isInteger(e))))
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new TypeError('webhook url must be http(s)');
+    if (typeof opts.secret !== 'string' || opts.secret === '')
+      throw new TypeError('webhook secret must be a non-empty string');
+    if (
+      opts.events !== undefined &&
+      (!Array.isArray(opts.events) || !opts.events.every((e) => Number.isInteger(e)))
+    )
       throw new TypeError('webhook events must be a list of event codes');
     const id = `wh_${++this.counter}`;
-    this.hooks.set(id, { id, url, secret: opts.secret, events: opts.events ? new Set(opts.events) : null, deliveries: new Set() });
+    this.hooks.set(id, {
+      id,
+      url,
+      secret: opts.secret,
+      events: opts.events ? new Set(opts.events) : null,
+      deliveries: new Set(),
+    });
     return id;
   }
 
@@ -78,7 +89,11 @@ export class Webhooks implements DispatchTarget {
   }
 
   list(): WebhookInfo[] {
-    return [...this.hooks.values()].map((h) => ({ id: h.id, url: h.url.href, events: h.events ? [...h.events] : null }));
+    return [...this.hooks.values()].map((h) => ({
+      id: h.id,
+      url: h.url.href,
+      events: h.events ? [...h.events] : null,
+    }));
   }
 
   send(envelope: Envelope, _text: string, frame: Buffer): void {

@@ -1,0 +1,123 @@
+/**
+ * `npm run sim`: the service simulator as a standalone server. Prints, on stdout, the base URL and
+ * the API key and secret it created (a simulator's credentials are meant to be copied into the app).
+ */
+import { parseArgs } from 'node:util';
+import { startSimulator } from './simulator.ts';
+import type { SimulatorOptions } from './types.ts';
+
+const USAGE = `Usage: npm run sim -- [options]
+  --port <n>             listen port (default 0: a free port)
+  --host <addr>          listen address (default 127.0.0.1)
+  --tenant <id>          tenant identifier (default acme)
+  --seed <n>             seeds keys, names and traffic (default 1)
+  --clock-speed <x>      simulated time runs x times faster (default 1)
+  --extensions <n>       number of extensions, from 101 (default 20)
+  --timestamp-unit <u>   ms (default) or s
+  --traffic <events/s>   start background call traffic at this rate
+  --exclude <list>       extensions the traffic never rings, comma-separated
+  --idle-timeout <ms>    close silent sockets after this many real ms (default 60000)
+  --control              enable the HTTP control surface under /_sim/
+  --help`;
+
+function fail(message: string): never {
+  process.stderr.write(`${message}\n\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function number(
+  value: string | undefined,
+  name: string,
+  check: (n: number) => boolean,
+): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || !check(n)) fail(`invalid --${name}: ${value}`);
+  return n;
+}
+
+let parsed;
+try {
+  parsed = parseArgs({
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      tenant: { type: 'string' },
+      seed: { type: 'string' },
+      'clock-speed': { type: 'string' },
+      extensions: { type: 'string' },
+      'timestamp-unit': { type: 'string' },
+      traffic: { type: 'string' },
+      exclude: { type: 'string' },
+      'idle-timeout': { type: 'string' },
+      control: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
+    strict: true,
+  }).values;
+} catch (err) {
+  fail((err as Error).message);
+}
+if (parsed.help) {
+  process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+
+const unit = parsed['timestamp-unit'];
+if (unit !== undefined && unit !== 'ms' && unit !== 's') fail(`invalid --timestamp-unit: ${unit}`);
+const tenant = parsed.tenant;
+if (tenant !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(tenant))
+  fail(`invalid --tenant: ${tenant}`);
+
+const options: SimulatorOptions = {
+  host: parsed.host ?? '127.0.0.1',
+  port: number(parsed.port, 'port', (n) => Number.isInteger(n) && n >= 0 && n <= 65535) ?? 0,
+  tenant: tenant ?? 'acme',
+  seed: number(parsed.seed, 'seed', Number.isInteger) ?? 1,
+  clockSpeed: number(parsed['clock-speed'], 'clock-speed', (n) => n > 0) ?? 1,
+  extensions:
+    number(parsed.extensions, 'extensions', (n) => Number.isInteger(n) && n >= 0 && n <= 8999) ??
+    20,
+  timestampUnit: unit ?? 'ms',
+  idleTimeoutMs: number(parsed['idle-timeout'], 'idle-timeout', (n) => n > 0) ?? 60_000,
+  control: parsed.control ?? false,
+};
+const trafficRate = number(parsed.traffic, 'traffic', (n) => n > 0 && n <= 100_000);
+const exclude = parsed.exclude
+  ? parsed.exclude
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean)
+  : [];
+
+const sim = await startSimulator(options);
+if (trafficRate !== undefined)
+  sim.startTraffic({ ratePerSec: trafficRate, excludeExtensions: exclude });
+
+const first = sim.extensions[0]?.number;
+const last = sim.extensions[sim.extensions.length - 1]?.number;
+process.stdout.write(
+  [
+    'Screenpop service simulator',
+    `  Base URL:     ${sim.baseUrl}`,
+    `  Subscribe:    ${sim.baseUrl.replace(/^http/, 'ws')}/openapi/v1.0/subscribe`,
+    `  Tenant:       ${sim.tenant}`,
+    `  API key:      ${sim.apiKey.key}`,
+    `  API secret:   ${sim.apiKey.secret}`,
+    `  Extensions:   ${sim.extensions.length}${first ? ` (${first}-${last})` : ''}`,
+    `  Clock speed:  ${options.clockSpeed}x`,
+    `  Control:      ${options.control ? `${sim.baseUrl}/_sim/` : 'off (enable with --control)'}`,
+    `  Traffic:      ${trafficRate !== undefined ? `${trafficRate} events/s` : 'off'}`,
+    'Press Ctrl+C to stop.',
+    '',
+  ].join('\n'),
+);
+
+let stopping = false;
+const stop = () => {
+  if (stopping) return;
+  stopping = true;
+  void sim.close().then(() => process.exit(0));
+};
+process.on('SIGINT', stop);
+process.on('SIGTERM', stop);
