@@ -1,0 +1,218 @@
+/**
+ * The three HTTP calls the app makes (service-spec.md section 4, protocol.md sections 4 and 5):
+ * get_token, refresh_token and extension/list. Stateless: the token manager decides when to call.
+ *
+ * - Every request has a time-out on the injected clock (so tests drive it) through an AbortSignal.
+ * - Every failure is a ServiceError (errors.ts); its message is scrubbed of every registered secret.
+ * - The secret and each token are registered with the SecretRegistry the moment they are known, so
+ *   that no later log line or error can show them.
+ * - Tokens travel only in JSON bodies and the Authorization header, never in a URL.
+ */
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import { SecretRegistry, silentLogger } from '../log.ts';
+import { errorFromResponse, isServiceError, ServiceError } from './errors.ts';
+import type { Extension, TokenPair } from './wire.ts';
+import {
+  asObject,
+  parseExtensionPage,
+  parseTokenPair,
+  protocolError,
+  tokenStringsIn,
+} from './wire.ts';
+import pkg from '../../../package.json' with { type: 'json' };
+
+export type { Extension, TokenPair } from './wire.ts';
+
+export const DEFAULT_USER_AGENT = `Screenpop/${pkg.version}`;
+/** Long enough for a slow mobile link, short enough that a dead one is noticed in a heartbeat's time. */
+export const DEFAULT_TIMEOUT_MS = 15_000;
+/** protocol.md section 4: page_size at most 100. */
+export const EXTENSION_PAGE_SIZE = 100;
+/** A server that keeps sending pages must not keep us looping: 1000 pages = 100,000 extensions. */
+const MAX_EXTENSION_PAGES = 1000;
+
+const API = '/openapi/v1.0';
+
+export interface ServiceClientDeps {
+  baseUrl: string;
+  clock: Clock;
+  fetch?: typeof fetch;
+  userAgent?: string;
+  timeoutMs?: number;
+  logger?: Logger;
+  secrets?: SecretRegistry;
+}
+
+interface RequestSpec {
+  operation: string;
+  method: 'GET' | 'POST';
+  path: string;
+  query?: Record<string, string>;
+  body?: Record<string, unknown>;
+  bearer?: string;
+}
+
+export class ServiceClient {
+  private readonly baseUrl: string;
+  private readonly clock: Clock;
+  private readonly fetchImpl: typeof fetch;
+  private readonly userAgent: string;
+  private readonly timeoutMs: number;
+  private readonly logger: Logger;
+  private readonly secrets: SecretRegistry;
+
+  constructor(deps: ServiceClientDeps) {
+    const url = new URL(deps.baseUrl);
+    if (url.username || url.password)
+      throw new Error('The base address must not contain credentials.');
+    this.baseUrl = url.origin + url.pathname.replace(/\/+$/, '');
+    this.clock = deps.clock;
+    this.fetchImpl = deps.fetch ?? globalThis.fetch;
+    this.userAgent = deps.userAgent ?? DEFAULT_USER_AGENT;
+    this.timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.logger = (deps.logger ?? silentLogger).child({ component: 'service-client' });
+    this.secrets = deps.secrets ?? new SecretRegistry();
+  }
+
+  /** Exchanges the API key and secret for a token pair (10001 bad key/secret, 10004 IP). */
+  async getToken(key: string, secret: string): Promise<TokenPair> {
+    this.secrets.add(secret);
+    const issuedAt = this.clock.now();
+    const body = await this.request({
+      operation: 'get_token',
+      method: 'POST',
+      path: '/get_token',
+      body: { username: key, password: secret },
+    });
+    return parseTokenPair(body, issuedAt, 'get_token');
+  }
+
+  /**
+   * A new access token for a refresh token. The answer's shape is "not shown" in the spec; we take
+   * the token-pair shape. If it carries no new refresh token and `currentRefreshExpiresAt` is given,
+   * the old refresh token stays in use until that deadline.
+   */
+  async refreshToken(refreshToken: string, currentRefreshExpiresAt?: number): Promise<TokenPair> {
+    this.secrets.add(refreshToken);
+    const issuedAt = this.clock.now();
+    const body = await this.request({
+      operation: 'refresh_token',
+      method: 'POST',
+      path: '/refresh_token',
+      body: { refresh_token: refreshToken },
+    });
+    const previous =
+      currentRefreshExpiresAt === undefined
+        ? undefined
+        : { token: refreshToken, expiresAt: currentRefreshExpiresAt };
+    return parseTokenPair(body, issuedAt, 'refresh_token', previous);
+  }
+
+  /** Every extension, page by page, until `total_number` entries have been seen. */
+  async listExtensions(accessToken: string): Promise<Extension[]> {
+    const all: Extension[] = [];
+    let seen = 0;
+    for (let page = 1; page <= MAX_EXTENSION_PAGES; page++) {
+      const body = await this.request({
+        operation: 'extension/list',
+        method: 'GET',
+        path: '/extension/list',
+        query: { page: String(page), page_size: String(EXTENSION_PAGE_SIZE) },
+        bearer: accessToken,
+      });
+      const result = parseExtensionPage(body, 'extension/list');
+      all.push(...result.extensions);
+      seen += result.received;
+      // Without a total, a short page is the last one. An empty page always ends it (no loop forever
+      // on a server whose total is larger than what it has).
+      if (result.received === 0) break;
+      if (result.total !== undefined ? seen >= result.total : result.received < EXTENSION_PAGE_SIZE)
+        break;
+    }
+    return all;
+  }
+
+  private async request(spec: RequestSpec): Promise<unknown> {
+    const url = new URL(this.baseUrl + API + spec.path);
+    for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, v);
+    if (spec.bearer) this.secrets.add(spec.bearer);
+    const headers: Record<string, string> = {
+      'User-Agent': this.userAgent,
+      Accept: 'application/json',
+    };
+    if (spec.body) headers['Content-Type'] = 'application/json';
+    if (spec.bearer) headers.Authorization = `Bearer ${spec.bearer}`;
+
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = this.clock.setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.timeoutMs);
+    const started = this.clock.monotonic();
+    try {
+      const response = await this.fetchImpl(url, {
+        method: spec.method,
+        headers,
+        signal: controller.signal,
+        redirect: 'error', // a redirect would resend the secret or the bearer to another place
+        ...(spec.body && { body: JSON.stringify(spec.body) }),
+      });
+      const text = await response.text();
+      // Tokens in an answer are secrets from the moment they arrive, even if the answer is invalid.
+      let body: unknown = text;
+      let isJson = false;
+      try {
+        body = JSON.parse(text);
+        isJson = true;
+        for (const t of tokenStringsIn(body)) this.secrets.add(t);
+      } catch {
+        // not JSON: errorFromResponse falls back on the HTTP status
+      }
+      this.logger.debug('service answered', {
+        operation: spec.operation,
+        status: response.status,
+        ms: Math.round(this.clock.monotonic() - started),
+      });
+      if (!isJson) {
+        throw response.ok
+          ? protocolError(spec.operation, `the answer (HTTP ${response.status}) is not JSON`)
+          : errorFromResponse(response.status, text, response.headers, this.errorContext(spec));
+      }
+      const errcode = (body as { errcode?: unknown } | null)?.errcode;
+      if (response.ok && errcode === 0) return body;
+      if (response.ok && errcode === undefined) {
+        asObject(body, spec.operation);
+        throw protocolError(spec.operation, 'the answer lacks "errcode"');
+      }
+      throw errorFromResponse(response.status, body, response.headers, this.errorContext(spec));
+    } catch (err) {
+      throw this.toServiceError(err, spec.operation, timedOut);
+    } finally {
+      this.clock.clearTimeout(timer);
+    }
+  }
+
+  private errorContext(spec: RequestSpec) {
+    return { operation: spec.operation, now: this.clock.now() };
+  }
+
+  private toServiceError(err: unknown, operation: string, timedOut: boolean): ServiceError {
+    if (isServiceError(err)) return err.scrubbed((t) => this.secrets.scrub(t));
+    if (timedOut) {
+      return new ServiceError({
+        kind: 'timeout',
+        message: `${operation}: no answer within ${Math.round(this.timeoutMs / 1000)} s`,
+      });
+    }
+    // fetch rejects with a TypeError whose cause says what went wrong (ECONNREFUSED, ENOTFOUND...).
+    const cause = (err as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+    const code = typeof cause?.code === 'string' ? cause.code : undefined;
+    const detail = code ?? (err instanceof Error ? err.message : String(err));
+    return new ServiceError({
+      kind: 'network',
+      message: this.secrets.scrub(`${operation}: the service could not be reached (${detail})`),
+    });
+  }
+}

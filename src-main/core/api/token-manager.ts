@@ -1,0 +1,421 @@
+/**
+ * Keeps a valid access token at hand (service-spec.md sections 3 and 5). Callers ask for a token
+ * whenever they need one; the manager decides whether to hand out the current one, refresh it, or
+ * exchange the key and secret again. See README.md beside this file for the whole lifecycle.
+ *
+ * Rules it holds to:
+ * - Expiry is judged on the WALL clock (`clock.now()`) at every getToken and on wake(): timers do not
+ *   run while a laptop sleeps, so a timer never proves a token is still valid.
+ * - Single flight: however many callers arrive while a token is being obtained, one request is made
+ *   and all of them get its result.
+ * - 10001 and 10004 (and 10003 on the token calls) stop every retry and put the manager in
+ *   `needs-attention` until the user acts (credentialsChanged() or retry()): repeated failed logins
+ *   can get an IP blocked.
+ * - Network errors, 5xx and 429 back off exponentially with full jitter, never sooner than
+ *   Retry-After; during back-off getToken rejects at once with the last error (no hammering), unless
+ *   the current token is still usable.
+ */
+import type { Clock, TimerHandle } from '../clock.ts';
+import type { AccessToken, TokenSource } from '../events/contracts.ts';
+import type { Logger } from '../log.ts';
+import { SecretRegistry, silentLogger } from '../log.ts';
+import type { BackoffPolicy } from './backoff.ts';
+import { backoffDelay, DEFAULT_BACKOFF } from './backoff.ts';
+import { isServiceError, ServiceError } from './errors.ts';
+import type { ServiceClient, TokenPair } from './service-client.ts';
+
+export interface Credentials {
+  key: string;
+  secret: string;
+}
+
+export type TokenHealth =
+  | { state: 'ok' }
+  | { state: 'backoff'; error: ServiceError; retryAt: number }
+  | { state: 'needs-attention'; error: ServiceError };
+
+/**
+ * Refresh this long before the access token expires. Five minutes: the WebSocket client opens its
+ * replacement socket with the fresh token before the old one is closed with 4002 (protocol.md
+ * section 1), which needs a token that outlives the old one by more than a reconnect; a slow or
+ * flaky network gets several back-off attempts (1 s, 2 s, 4 s ... ) before the old token dies; and a
+ * desktop clock a minute or two off does not make us present a token the server already considers
+ * dead. It costs one refresh per 25 minutes instead of per 30.
+ */
+export const DEFAULT_REFRESH_MARGIN_MS = 5 * 60 * 1000;
+/** While a refresh is failing, a token with at least this much life left is still handed out. */
+export const MIN_USABLE_MS = 30 * 1000;
+/** A refresh token closer than this to its end is not used: exchange the key and secret instead. */
+export const REFRESH_TOKEN_MIN_REMAINING_MS = 60 * 1000;
+/** Superseded tokens stay registered as secrets for a few generations (they may still show up in logs). */
+const RETIRED_SECRETS_KEPT = 8;
+
+export interface TokenManagerDeps {
+  client: ServiceClient;
+  credentials: () => Promise<Credentials | null>;
+  clock: Clock;
+  logger?: Logger;
+  secrets?: SecretRegistry;
+  random?: () => number;
+  refreshMarginMs?: number;
+  backoff?: BackoffPolicy;
+}
+
+const NEEDS_ATTENTION: ReadonlySet<string> = new Set(['credentials', 'ip', 'scope']);
+
+export class TokenManager implements TokenSource {
+  private readonly client: ServiceClient;
+  private readonly credentials: () => Promise<Credentials | null>;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly secrets: SecretRegistry;
+  private readonly random: () => number;
+  private readonly refreshMarginMs: number;
+  private readonly backoffPolicy: BackoffPolicy;
+
+  private pair: TokenPair | null = null;
+  /** Margin for the current pair: the configured one, but never more than a quarter of its life. */
+  private margin = 0;
+  private inflight: Promise<TokenPair> | null = null;
+  /** Bumped by credentialsChanged(), so that an answer for the old key is not kept. */
+  private generation = 0;
+  private state: TokenHealth = { state: 'ok' };
+  private failures = 0;
+  private refreshTimer: TimerHandle | undefined;
+  private retryTimer: TimerHandle | undefined;
+  private stopped = false;
+  private readonly listeners = new Set<(h: TokenHealth) => void>();
+  private readonly retired: string[] = [];
+
+  constructor(deps: TokenManagerDeps) {
+    this.client = deps.client;
+    this.credentials = deps.credentials;
+    this.clock = deps.clock;
+    this.logger = (deps.logger ?? silentLogger).child({ component: 'token-manager' });
+    this.secrets = deps.secrets ?? new SecretRegistry();
+    this.random = deps.random ?? Math.random;
+    this.refreshMarginMs = deps.refreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS;
+    this.backoffPolicy = deps.backoff ?? DEFAULT_BACKOFF;
+  }
+
+  /** A token with at least the refresh margin left (or, while refreshing fails, at least 30 s). */
+  async getToken(): Promise<AccessToken> {
+    if (this.state.state === 'needs-attention') throw this.state.error;
+    const now = this.clock.now();
+    const current = this.pair;
+    if (current && this.isFresh(current, now)) return toAccessToken(current);
+    if (this.state.state === 'backoff' && now < this.state.retryAt) {
+      if (current && this.isUsable(current, now)) return toAccessToken(current);
+      throw this.state.error;
+    }
+    try {
+      return toAccessToken(await this.acquire());
+    } catch (err) {
+      // A refresh inside the margin failed for a passing reason: the current token still works.
+      const still = this.pair;
+      if (still && isServiceError(err) && err.retryable && this.isUsable(still, this.clock.now())) {
+        return toAccessToken(still);
+      }
+      throw err;
+    }
+  }
+
+  async getAccessToken(): Promise<string> {
+    return (await this.getToken()).value;
+  }
+
+  /** The service said this token is expired or unknown: never hand it out again. */
+  invalidate(value: string): void {
+    if (this.pair && this.pair.accessToken === value) {
+      this.logger.info('access token invalidated by the service');
+      this.pair = { ...this.pair, accessExpiresAt: 0 };
+    }
+  }
+
+  /**
+   * Runs an API call with a valid token. On 10002 the token is invalidated, refreshed once (shared
+   * with every other caller doing the same) and the call retried once. 10001/10004 answered to an
+   * API call put the manager in needs-attention like they do on the token calls.
+   */
+  async call<T>(fn: (accessToken: string) => Promise<T>): Promise<T> {
+    const token = await this.getAccessToken();
+    try {
+      return await fn(token);
+    } catch (err) {
+      if (!isServiceError(err) || err.kind !== 'expired') throw this.noteCallError(err);
+      this.invalidate(token);
+      const fresh = await this.getAccessToken();
+      try {
+        return await fn(fresh);
+      } catch (again) {
+        if (isServiceError(again) && again.kind === 'expired') this.invalidate(fresh);
+        throw this.noteCallError(again);
+      }
+    }
+  }
+
+  health(): TokenHealth {
+    return this.state;
+  }
+
+  onHealth(listener: (h: TokenHealth) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The user asks to try again now (after fixing the key, the allowlist or the network). */
+  retry(): void {
+    this.failures = 0;
+    this.clearRetryTimer();
+    this.setHealth({ state: 'ok' });
+    if (!this.pair || !this.isFresh(this.pair, this.clock.now())) this.background();
+  }
+
+  /** The key or secret changed: forget every token of the old one and start over. */
+  credentialsChanged(): void {
+    this.generation++;
+    this.inflight = null;
+    if (this.pair) this.retire(this.pair);
+    this.pair = null;
+    this.failures = 0;
+    this.clearRetryTimer();
+    this.clearRefreshTimer();
+    this.setHealth({ state: 'ok' });
+    this.background();
+  }
+
+  /** The machine woke, or the network came back: re-judge everything on the wall clock. */
+  wake(): void {
+    if (this.stopped || this.state.state === 'needs-attention') return;
+    const now = this.clock.now();
+    if (this.state.state === 'backoff') {
+      this.clearRetryTimer();
+      if (now >= this.state.retryAt) this.background();
+      else this.scheduleRetry(this.state.retryAt - now);
+      return;
+    }
+    if (this.pair && !this.isFresh(this.pair, now)) this.background();
+    else this.scheduleRefresh();
+  }
+
+  /** No more timers. getToken still works on demand (without scheduling anything). */
+  stop(): void {
+    this.stopped = true;
+    this.clearRefreshTimer();
+    this.clearRetryTimer();
+  }
+
+  // --- internals -----------------------------------------------------------------------------
+
+  private isFresh(pair: TokenPair, now: number): boolean {
+    return pair.accessExpiresAt - this.margin > now;
+  }
+
+  private isUsable(pair: TokenPair, now: number): boolean {
+    return pair.accessExpiresAt - MIN_USABLE_MS > now;
+  }
+
+  /** One request in flight at a time; every caller meanwhile shares its result. */
+  private acquire(): Promise<TokenPair> {
+    if (this.inflight) return this.inflight;
+    const generation = this.generation;
+    const startedAt = this.clock.now();
+    const flight: Promise<TokenPair> = this.obtain()
+      .then(
+        (pair) => {
+          if (generation === this.generation) this.onSuccess(pair, startedAt);
+          return pair;
+        },
+        (err: unknown) => {
+          const error = this.toServiceError(err);
+          if (generation === this.generation) this.onFailure(error);
+          throw error;
+        },
+      )
+      .finally(() => {
+        if (this.inflight === flight) this.inflight = null;
+      });
+    this.inflight = flight;
+    return flight;
+  }
+
+  /** Refresh when the refresh token is alive; otherwise, or when it is refused, use key and secret. */
+  private async obtain(): Promise<TokenPair> {
+    const pair = this.pair;
+    if (pair && pair.refreshExpiresAt - REFRESH_TOKEN_MIN_REMAINING_MS > this.clock.now()) {
+      try {
+        return await this.client.refreshToken(pair.refreshToken, pair.refreshExpiresAt);
+      } catch (err) {
+        // Passing trouble (network, 5xx, 429) and IP rejection would hit get_token the same way:
+        // do not add a login attempt. A refused refresh token (10002, 10001, 400) means start over.
+        if (!isServiceError(err) || err.kind === 'ip' || (err.retryable && err.kind !== 'expired'))
+          throw err;
+        this.logger.info('refresh token refused; exchanging the key and secret again', {
+          errcode: err.errcode,
+        });
+      }
+    }
+    let creds: Credentials | null;
+    try {
+      creds = await this.credentials();
+    } catch (err) {
+      throw new ServiceError({
+        kind: 'credentials',
+        message: this.secrets.scrub(
+          `The API secret could not be read from the system keychain (${err instanceof Error ? err.message : String(err)})`,
+        ),
+        remedy:
+          'Unlock the system keychain (or sign in again), then choose Retry; if it keeps failing, enter the API secret again in Settings.',
+      });
+    }
+    if (!creds || !creds.key || !creds.secret) {
+      throw new ServiceError({
+        kind: 'credentials',
+        message: 'No API key and secret are set up',
+        remedy:
+          "Open Settings and enter the API key and secret from the admin console's API integrations page.",
+      });
+    }
+    this.secrets.add(creds.secret);
+    return this.client.getToken(creds.key, creds.secret);
+  }
+
+  private onSuccess(pair: TokenPair, startedAt: number): void {
+    if (this.pair) this.retire(this.pair, pair);
+    this.secrets.add(pair.accessToken);
+    this.secrets.add(pair.refreshToken);
+    this.pair = pair;
+    // A service (or the simulator at speed) with short-lived tokens must not make every token look
+    // stale at once, which would refresh in a loop.
+    this.margin = Math.min(
+      this.refreshMarginMs,
+      Math.max(0, (pair.accessExpiresAt - startedAt) / 4),
+    );
+    this.failures = 0;
+    this.clearRetryTimer();
+    this.logger.info('access token obtained', {
+      expiresAt: new Date(pair.accessExpiresAt).toISOString(),
+      refreshExpiresAt: new Date(pair.refreshExpiresAt).toISOString(),
+    });
+    this.setHealth({ state: 'ok' });
+    this.scheduleRefresh();
+  }
+
+  private onFailure(error: ServiceError): void {
+    if (NEEDS_ATTENTION.has(error.kind)) {
+      this.enterNeedsAttention(error);
+      return;
+    }
+    this.failures++;
+    const delay = backoffDelay(this.failures, this.random, error.retryAfterMs, this.backoffPolicy);
+    const retryAt = this.clock.now() + delay;
+    this.logger.warn('token request failed; backing off', {
+      kind: error.kind,
+      errcode: error.errcode,
+      httpStatus: error.httpStatus,
+      error: error.message,
+      attempt: this.failures,
+      delayMs: delay,
+    });
+    this.setHealth({ state: 'backoff', error, retryAt });
+    this.scheduleRetry(delay);
+  }
+
+  private enterNeedsAttention(error: ServiceError): void {
+    this.clearRetryTimer();
+    this.clearRefreshTimer();
+    // Tokens of a key the service no longer accepts are worth nothing; keep them on an IP problem,
+    // where they work again as soon as the allowlist is fixed.
+    if (error.kind === 'credentials' && this.pair) {
+      this.retire(this.pair);
+      this.pair = null;
+    }
+    this.logger.warn('token manager needs attention', {
+      kind: error.kind,
+      errcode: error.errcode,
+      error: error.message,
+    });
+    this.setHealth({ state: 'needs-attention', error });
+  }
+
+  private noteCallError(err: unknown): unknown {
+    if (isServiceError(err) && (err.kind === 'credentials' || err.kind === 'ip'))
+      this.enterNeedsAttention(err);
+    return err;
+  }
+
+  private background(): void {
+    if (this.stopped || this.state.state === 'needs-attention') return;
+    this.acquire().catch(() => {
+      // already recorded in health by onFailure
+    });
+  }
+
+  private scheduleRefresh(): void {
+    this.clearRefreshTimer();
+    if (this.stopped || !this.pair) return;
+    const due = Math.max(0, this.pair.accessExpiresAt - this.margin - this.clock.now());
+    this.refreshTimer = this.clock.setTimeout(() => {
+      this.refreshTimer = undefined;
+      this.background();
+    }, due);
+  }
+
+  private scheduleRetry(delay: number): void {
+    this.clearRetryTimer();
+    if (this.stopped) return;
+    this.retryTimer = this.clock.setTimeout(() => {
+      this.retryTimer = undefined;
+      this.background();
+    }, delay);
+  }
+
+  private clearRefreshTimer(): void {
+    this.clock.clearTimeout(this.refreshTimer);
+    this.refreshTimer = undefined;
+  }
+
+  private clearRetryTimer(): void {
+    this.clock.clearTimeout(this.retryTimer);
+    this.retryTimer = undefined;
+  }
+
+  private setHealth(next: TokenHealth): void {
+    if (next.state === 'ok' && this.state.state === 'ok') return;
+    this.state = next;
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(next);
+      } catch (err) {
+        this.logger.error('health listener threw', { error: err });
+      }
+    }
+  }
+
+  private toServiceError(err: unknown): ServiceError {
+    if (isServiceError(err)) return err;
+    const detail = err instanceof Error ? err.message : String(err);
+    return new ServiceError({
+      kind: 'network',
+      message: this.secrets.scrub(`token request failed: ${detail}`),
+    });
+  }
+
+  /** Superseded tokens stay scrubbed from logs for a while, then are forgotten (bounded memory). */
+  private retire(old: TokenPair, replacement?: TokenPair): void {
+    for (const t of [old.accessToken, old.refreshToken]) {
+      if (
+        t !== replacement?.accessToken &&
+        t !== replacement?.refreshToken &&
+        !this.retired.includes(t)
+      ) {
+        this.retired.push(t);
+      }
+    }
+    while (this.retired.length > RETIRED_SECRETS_KEPT) this.secrets.remove(this.retired.shift());
+  }
+}
+
+function toAccessToken(pair: TokenPair): AccessToken {
+  return { value: pair.accessToken, expiresAt: pair.accessExpiresAt };
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from 'vitest';
+import {
+  errorFromResponse,
+  parseRetryAfter,
+  remedyFor,
+  ServiceError,
+} from '../../src-main/core/api/errors.ts';
+
+describe('errorFromResponse', () => {
+  it('decides on errcode before the HTTP status', () => {
+    expect(errorFromResponse(401, { errcode: 10001, errmsg: 'x' }).kind).toBe('credentials');
+    expect(errorFromResponse(401, { errcode: 10002, errmsg: 'x' }).kind).toBe('expired');
+    expect(errorFromResponse(403, { errcode: 10003, errmsg: 'x' }).kind).toBe('scope');
+    expect(errorFromResponse(403, { errcode: 10004, errmsg: 'x' }).kind).toBe('ip');
+    expect(errorFromResponse(400, { errcode: 40000 }).kind).toBe('bad-request');
+    expect(errorFromResponse(429, { errcode: 42900 }).kind).toBe('rate-limit');
+    // errcode wins even when the status says something else
+    expect(errorFromResponse(200, { errcode: 10002, errmsg: 'TOKEN EXPIRED' }).kind).toBe(
+      'expired',
+    );
+    expect(errorFromResponse(500, '{"errcode":10004,"errmsg":"IP"}').kind).toBe('ip');
+  });
+
+  it('falls back on the HTTP status only when the body is not JSON', () => {
+    expect(errorFromResponse(503, '<html>down</html>').kind).toBe('server');
+    expect(errorFromResponse(502, '').kind).toBe('server');
+    expect(errorFromResponse(429, 'slow down').kind).toBe('rate-limit');
+    expect(errorFromResponse(401, 'no').kind).toBe('credentials');
+    expect(errorFromResponse(403, 'no').kind).toBe('ip');
+    expect(errorFromResponse(404, 'no').kind).toBe('bad-request');
+    expect(errorFromResponse(200, '<html>captive portal</html>').kind).toBe('protocol');
+  });
+
+  it('carries errcode, HTTP status and the spec remedy', () => {
+    const e = errorFromResponse(401, { errcode: 10001, errmsg: 'INVALID' }, undefined, {
+      operation: 'get_token',
+    });
+    expect(e).toBeInstanceOf(ServiceError);
+    expect(e.errcode).toBe(10001);
+    expect(e.httpStatus).toBe(401);
+    expect(e.remedy).toBe(remedyFor(10001));
+    expect(e.retryable).toBe(false);
+    expect(e.message).toMatch(/^get_token: .*10001.*INVALID/);
+  });
+
+  it('reads Retry-After as seconds or as an HTTP date, from Headers or a plain record', () => {
+    const now = Date.UTC(2026, 10, 22, 9, 0, 0);
+    const e1 = errorFromResponse(429, { errcode: 42900 }, new Headers({ 'Retry-After': '120' }), {
+      now,
+    });
+    expect(e1.retryAfterMs).toBe(120_000);
+    expect(e1.retryable).toBe(true);
+    const date = new Date(now + 30_000).toUTCString();
+    const e2 = errorFromResponse(503, 'busy', { 'retry-after': date }, { now });
+    expect(e2.retryAfterMs).toBe(30_000);
+    expect(errorFromResponse(503, 'busy').retryAfterMs).toBeUndefined();
+    expect(parseRetryAfter('garbage', now)).toBeUndefined();
+    expect(parseRetryAfter(String(7 * 24 * 3600), now)).toBe(3600_000); // capped at one hour
+  });
+
+  it('keeps untrusted server text short and on one line', () => {
+    const e = errorFromResponse(500, {
+      errcode: 50000,
+      errmsg: 'line1\nline2\u0007' + 'x'.repeat(500),
+    });
+    expect(e.message).not.toContain('\n');
+    expect(e.message).not.toContain('\u0007');
+    expect(e.message.length).toBeLessThan(220);
+    expect(e.kind).toBe('server');
+  });
+
+  it('marks passing troubles retryable and the ones a person must fix not', () => {
+    const kinds = (status: number, code: number) =>
+      errorFromResponse(status, { errcode: code }).retryable;
+    expect(kinds(401, 10001)).toBe(false);
+    expect(kinds(403, 10003)).toBe(false);
+    expect(kinds(403, 10004)).toBe(false);
+    expect(kinds(400, 40000)).toBe(false);
+    expect(kinds(429, 42900)).toBe(true);
+    expect(errorFromResponse(503, 'x').retryable).toBe(true);
+  });
+});
+
+describe('remedyFor', () => {
+  it('says in plain words what the user does, per spec section 7', () => {
+    expect(remedyFor(10001)).toMatch(/check.*key and secret|key or secret/i);
+    expect(remedyFor(10001)).toMatch(/regenerate the key/i);
+    expect(remedyFor(10002)).toMatch(/refresh/i);
+    expect(remedyFor(10003)).toMatch(/edit the API key and grant the missing scope/i);
+    expect(remedyFor(10004)).toMatch(/add this computer's IP address to its allowlist/i);
+    expect(remedyFor(12345)).toMatch(/12345/);
+  });
+});
