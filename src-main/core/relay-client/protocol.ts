@@ -1,0 +1,170 @@
+/**
+ * The relay's client protocol (docs/relay-protocol.md): the one module that knows its frames. Both
+ * the relay server (src-relay) and the desktop's RelayEventSource import it, so a change to the wire
+ * is a one-file change.
+ *
+ * Server -> client text frames are of two kinds:
+ * - an event: the webhook body exactly as the service signed it (a JSON object, so it starts with
+ *   `{` after optional whitespace);
+ * - a control frame: the prefix `relay ` followed by a JSON object with a `type`. A JSON document
+ *   never starts with `r`, so the two kinds cannot be confused and event bodies are never parsed
+ *   or re-serialised by the relay or the source.
+ * Client -> server frames are JSON objects with a `type` (hello, heartbeat).
+ */
+
+export const CONTROL_PREFIX = 'relay ';
+
+/** WebSocket path of a tenant's client endpoint on the relay. */
+export function relayClientPath(tenant: string): string {
+  return `/v1/stream/${encodeURIComponent(tenant)}`;
+}
+
+/** Tenants name keys, paths and log fields: a conservative alphabet keeps them safe everywhere. */
+export const TENANT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
+
+export interface RelayFilter {
+  /** Extension numbers whose 30011 events (data.to) the client receives. */
+  extensions: string[];
+  /** Telephone numbers (DIDs) that reach the user; compared digits-only, leading + kept. */
+  dids: string[];
+  /** Event codes the client receives in full, for the whole tenant (opt-in). */
+  events: number[];
+}
+
+export interface HelloMessage {
+  type: 'hello';
+  /** Protocol version; the relay refuses versions it does not speak. */
+  v: 1;
+  filter: RelayFilter;
+  /** Last cursor the client processed; null = start live, nothing replayed. */
+  cursor: string | null;
+}
+
+export interface HeartbeatMessage {
+  type: 'heartbeat';
+}
+
+export type ClientMessage = HelloMessage | HeartbeatMessage;
+
+export type ControlFrame =
+  | {
+      type: 'ready';
+      session: string;
+      cursor: string | null;
+      heartbeatMs: number;
+      idleTimeoutMs: number;
+    }
+  | { type: 'cursor'; cursor: string }
+  | { type: 'gap'; requested: string; oldest: string | null; reason: string }
+  | { type: 'heartbeat'; cursor?: string }
+  | { type: 'error'; code: string; message: string };
+
+/** WebSocket close codes the relay uses (4000-4999 are the application's). */
+export const CloseCode = {
+  /** Nothing heard from the client for the idle timeout. */
+  idle: 4000,
+  /** Malformed or unexpected frame, or an unsupported protocol version. */
+  badRequest: 4400,
+  /** The client's authorisation reached its maximum age: reconnect with a fresh token. */
+  reauthenticate: 4002,
+  /** The client could not keep up (send buffer over the limit): reconnect and resume. */
+  slowConsumer: 4008,
+  /** Relay restarting or shutting down: reconnect (elsewhere) and resume. */
+  serviceRestart: 1012,
+  /** Relay cannot serve now (e.g. cannot validate tokens): retry later. */
+  tryAgainLater: 1013,
+} as const;
+
+export function encodeControl(frame: ControlFrame): string {
+  return CONTROL_PREFIX + JSON.stringify(frame);
+}
+
+/** A control frame, or null when `text` is an event body (or garbage, which the pipeline rejects). */
+export function decodeControl(text: string): ControlFrame | null {
+  if (!text.startsWith(CONTROL_PREFIX)) return null;
+  try {
+    const value: unknown = JSON.parse(text.slice(CONTROL_PREFIX.length));
+    if (
+      value &&
+      typeof value === 'object' &&
+      typeof (value as { type?: unknown }).type === 'string'
+    ) {
+      return value as ControlFrame;
+    }
+  } catch {
+    // fall through
+  }
+  return { type: 'error', code: 'bad-control-frame', message: 'unparseable control frame' };
+}
+
+const MAX_FILTER_ITEMS = 200;
+const ITEM = /^[+0-9A-Za-z*#._() -]{1,40}$/;
+
+/** Validates a client's hello (untrusted input); returns an error message or the hello. */
+export function parseClientMessage(text: string): ClientMessage | { error: string } {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return { error: 'frame is not JSON' };
+  }
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    return { error: 'frame is not an object' };
+  const v = value as Record<string, unknown>;
+  if (v.type === 'heartbeat') return { type: 'heartbeat' };
+  if (v.type !== 'hello') return { error: 'unknown frame type' };
+  if (v.v !== 1) return { error: 'unsupported protocol version' };
+  const f = v.filter as Record<string, unknown> | undefined;
+  if (!f || typeof f !== 'object') return { error: 'filter missing' };
+  const strings = (x: unknown): string[] | null =>
+    x === undefined
+      ? []
+      : Array.isArray(x) &&
+          x.length <= MAX_FILTER_ITEMS &&
+          x.every((s) => typeof s === 'string' && ITEM.test(s))
+        ? (x as string[])
+        : null;
+  const extensions = strings(f.extensions);
+  const dids = strings(f.dids);
+  const events =
+    f.events === undefined
+      ? []
+      : Array.isArray(f.events) &&
+          f.events.length <= MAX_FILTER_ITEMS &&
+          f.events.every((n) => Number.isInteger(n) && n > 0 && n < 1e9)
+        ? (f.events as number[])
+        : null;
+  if (!extensions || !dids || !events) return { error: 'filter malformed' };
+  const cursor = v.cursor ?? null;
+  if (cursor !== null && (typeof cursor !== 'string' || !isCursor(cursor)))
+    return { error: 'cursor malformed' };
+  return { type: 'hello', v: 1, filter: { extensions, dids, events }, cursor };
+}
+
+/**
+ * Cursors are stream positions `<ms>-<seq>` (the Redis Streams id format, used by the in-memory
+ * store too), ordered numerically by both parts.
+ */
+const CURSOR = /^(\d{1,16})-(\d{1,16})$/;
+
+export function isCursor(text: string): boolean {
+  return CURSOR.test(text);
+}
+
+export function compareCursors(a: string, b: string): number {
+  const ma = CURSOR.exec(a);
+  const mb = CURSOR.exec(b);
+  if (!ma || !mb) throw new Error('not a cursor');
+  const [ams, aseq] = [BigInt(ma[1]!), BigInt(ma[2]!)];
+  const [bms, bseq] = [BigInt(mb[1]!), BigInt(mb[2]!)];
+  if (ams !== bms) return ams < bms ? -1 : 1;
+  if (aseq !== bseq) return aseq < bseq ? -1 : 1;
+  return 0;
+}
+
+/** DIDs compare on their digits (and a leading +): "+1 (555) 010-2000" matches "+15550102000". */
+export function normaliseNumber(text: string): string {
+  const trimmed = text.trim();
+  const digits = trimmed.replace(/\D/g, '');
+  return trimmed.startsWith('+') ? `+${digits}` : digits;
+}

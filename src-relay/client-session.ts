@@ -1,0 +1,203 @@
+import type { WebSocket } from 'ws';
+import type { Logger } from '../src-main/core/log.ts';
+import type { RelayFilter } from '../src-main/core/relay-client/protocol.ts';
+import {
+  CloseCode,
+  compareCursors,
+  encodeControl,
+  normaliseNumber,
+  parseClientMessage,
+} from '../src-main/core/relay-client/protocol.ts';
+import type { ClientOptions } from './config.ts';
+import type { RelayMetrics } from './metrics.ts';
+import type { EventStore, StoredEvent } from './store/types.ts';
+
+export interface SessionDeps {
+  store: EventStore;
+  metrics: RelayMetrics;
+  logger: Logger;
+  options: ClientOptions;
+  now: () => number;
+}
+
+/**
+ * One connected desktop: waits for its hello, replays what it missed since its cursor (with a gap
+ * notice when retention dropped some), then forwards live events that pass its filter. Events are
+ * sent as the stored body text (the webhook's original bytes); a `cursor` control frame follows
+ * each burst so the client always knows where to resume.
+ */
+export class ClientSession {
+  readonly tenant: string;
+  readonly id: string;
+  readonly openedAt: number;
+  lastHeard: number;
+  private state: 'awaiting-hello' | 'replaying' | 'live' | 'closed' = 'awaiting-hello';
+  private filter: { extensions: Set<string>; numbers: Set<string>; events: Set<number> } = {
+    extensions: new Set(),
+    numbers: new Set(),
+    events: new Set(),
+  };
+  /** The newest cursor sent (or skipped past) on this socket. */
+  private position: string | null = null;
+  private pending: StoredEvent[] = [];
+  private cursorFlushQueued = false;
+  private unsentCursor: string | null = null;
+
+  private readonly ws: WebSocket;
+  private readonly deps: SessionDeps;
+
+  constructor(ws: WebSocket, tenant: string, id: string, deps: SessionDeps) {
+    this.ws = ws;
+    this.deps = deps;
+    this.tenant = tenant;
+    this.id = id;
+    this.openedAt = deps.now();
+    this.lastHeard = this.openedAt;
+    ws.on('message', (data, isBinary) => this.onMessage(isBinary ? null : data.toString()));
+  }
+
+  /** Called for every event the store publishes for this session's tenant. */
+  offer(event: StoredEvent): void {
+    if (this.state === 'replaying') {
+      this.pending.push(event);
+      return;
+    }
+    if (this.state !== 'live') return;
+    this.deliver(event, false);
+  }
+
+  close(code: number, reason: string): void {
+    if (this.state === 'closed') return;
+    this.state = 'closed';
+    this.deps.metrics.clientClosed(code);
+    this.ws.close(code, reason);
+  }
+
+  get isClosed(): boolean {
+    return this.state === 'closed';
+  }
+
+  /** Closes a socket that has not said hello within `timeoutMs` of opening. */
+  checkHello(now: number, timeoutMs: number): void {
+    if (this.state === 'awaiting-hello' && now - this.openedAt > timeoutMs)
+      this.close(CloseCode.badRequest, 'no hello');
+  }
+
+  markClosed(): void {
+    this.state = 'closed';
+  }
+
+  private onMessage(text: string | null): void {
+    this.lastHeard = this.deps.now();
+    if (text === null)
+      return this.close(CloseCode.badRequest, 'binary frames are not part of the protocol');
+    const msg = parseClientMessage(text);
+    if ('error' in msg) return this.close(CloseCode.badRequest, msg.error);
+    if (msg.type === 'heartbeat') {
+      this.send(
+        encodeControl(
+          this.position ? { type: 'heartbeat', cursor: this.position } : { type: 'heartbeat' },
+        ),
+      );
+      return;
+    }
+    if (this.state !== 'awaiting-hello')
+      return this.close(CloseCode.badRequest, 'hello sent twice');
+    this.setFilter(msg.filter);
+    this.state = 'replaying';
+    this.start(msg.cursor).catch((err: Error) => {
+      this.deps.logger.warn('client start failed', { session: this.id, err: err.message });
+      this.close(CloseCode.tryAgainLater, 'storage unavailable');
+    });
+  }
+
+  private setFilter(f: RelayFilter): void {
+    this.filter = {
+      extensions: new Set(f.extensions),
+      numbers: new Set(f.dids.map(normaliseNumber).filter((n) => n.replace('+', '').length > 0)),
+      events: new Set(f.events),
+    };
+  }
+
+  private wants(event: StoredEvent): boolean {
+    if (this.filter.events.has(event.event)) return true;
+    if (event.event !== 30011 || event.to === null) return false;
+    if (this.filter.extensions.has(event.to)) return true;
+    if (this.filter.numbers.size === 0) return false;
+    const n = normaliseNumber(event.to);
+    return n.replace('+', '').length > 0 && this.filter.numbers.has(n);
+  }
+
+  /** Replay from `cursor` (or take the live position), then switch to live. */
+  private async start(cursor: string | null): Promise<void> {
+    const { store, options, metrics } = this.deps;
+    if (cursor === null) {
+      this.position = await store.latest(this.tenant);
+    } else {
+      this.position = cursor;
+      let first = true;
+      for (;;) {
+        const page = await store.readAfter(this.tenant, this.position, options.replayBatch);
+        if (this.isClosed) return;
+        if (first && page.gap) {
+          metrics.gaps += 1;
+          this.send(
+            encodeControl({
+              type: 'gap',
+              requested: cursor,
+              oldest: page.gap.oldest,
+              reason: 'cursor is older than what the relay retains; events may have been missed',
+            }),
+          );
+        }
+        first = false;
+        for (const e of page.events) this.deliver(e, true);
+        if (page.events.length < options.replayBatch) break;
+      }
+    }
+    if (this.isClosed) return;
+    const buffered = this.pending;
+    this.pending = [];
+    this.state = 'live';
+    this.send(
+      encodeControl({
+        type: 'ready',
+        session: this.id,
+        cursor: this.position,
+        heartbeatMs: options.heartbeatMs,
+        idleTimeoutMs: options.idleTimeoutMs,
+      }),
+    );
+    for (const e of buffered) this.deliver(e, false);
+  }
+
+  private deliver(event: StoredEvent, replay: boolean): void {
+    if (this.position !== null && compareCursors(event.cursor, this.position) <= 0) return; // already past it
+    this.position = event.cursor;
+    if (!this.wants(event)) return;
+    if (this.ws.bufferedAmount > this.deps.options.maxBufferedBytes) {
+      this.close(CloseCode.slowConsumer, 'client too slow; resume from your cursor');
+      return;
+    }
+    this.send(event.body);
+    this.deps.metrics.delivered += 1;
+    if (replay) this.deps.metrics.replayed += 1;
+    else this.deps.metrics.observeLag(this.deps.now() - event.receivedAt);
+    this.unsentCursor = event.cursor;
+    if (!this.cursorFlushQueued) {
+      this.cursorFlushQueued = true;
+      // One cursor frame per burst of events rather than one per event.
+      setImmediate(() => {
+        this.cursorFlushQueued = false;
+        if (this.unsentCursor && !this.isClosed)
+          this.send(encodeControl({ type: 'cursor', cursor: this.unsentCursor }));
+        this.unsentCursor = null;
+      });
+    }
+  }
+
+  private send(text: string): void {
+    if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return;
+    this.ws.send(text);
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Where accepted webhooks live until desktops have them. One interface, two backends:
+ * memory-store.ts (a single instance, the embedded default) and redis-store.ts (several instances
+ * behind a load balancer share one Redis).
+ */
+export interface NewEvent {
+  tenant: string;
+  eventId: string;
+  event: number;
+  to: string | null;
+  /** The original body text, forwarded as is. */
+  body: string;
+  /** Wall-clock ms at which the webhook arrived at a relay instance. */
+  receivedAt: number;
+}
+
+export interface StoredEvent extends NewEvent {
+  /** Stream position `<ms>-<seq>`, increasing within a tenant. */
+  cursor: string;
+}
+
+export type AppendResult = { status: 'stored'; cursor: string } | { status: 'duplicate' };
+
+export interface ReadResult {
+  events: StoredEvent[];
+  /** Set when events after the requested cursor may have been dropped by retention (or a reset). */
+  gap: { oldest: string | null } | null;
+}
+
+export interface EventStore {
+  readonly kind: 'memory' | 'redis';
+  /**
+   * Stores the event unless its event_id was seen in the dedupe window. Resolves only once the
+   * event is as durable as the backend makes it; rejects when it is not stored (answer 5xx).
+   */
+  append(event: NewEvent): Promise<AppendResult>;
+  /** Up to `limit` events of `tenant` strictly after `cursor`, oldest first. */
+  readAfter(tenant: string, cursor: string, limit: number): Promise<ReadResult>;
+  /** The newest cursor of a tenant (null when nothing is stored). */
+  latest(tenant: string): Promise<string | null>;
+  /** Every event appended by any instance sharing this store, in order per tenant. */
+  subscribe(listener: (event: StoredEvent) => void): () => void;
+  /** Resolves when the backend answers (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RetentionOptions {
+  /** Events kept per tenant at most (Redis: MAXLEN ~, approximate). */
+  maxEvents: number;
+  /** Events older than this are dropped (ms). */
+  maxAgeMs: number;
+  /** How long an event_id is remembered for dedupe (ms); at least 25 hours. */
+  dedupeTtlMs: number;
+}
+
+export const DEFAULT_RETENTION: RetentionOptions = {
+  maxEvents: 100_000,
+  maxAgeMs: 24 * 3600_000,
+  dedupeTtlMs: 25 * 3600_000,
+};

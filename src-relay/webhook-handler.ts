@@ -1,0 +1,139 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Logger } from '../src-main/core/log.ts';
+import type { TenantConfig } from './config.ts';
+import { readEnvelope } from './envelope.ts';
+import type { RelayMetrics } from './metrics.ts';
+import { verifySignature } from './signature.ts';
+import type { EventStore } from './store/types.ts';
+
+export interface WebhookDeps {
+  store: EventStore;
+  metrics: RelayMetrics;
+  logger: Logger;
+  maxBodyBytes: number;
+  now: () => number;
+  /** Observer for benchmarks: an event was accepted (stored), with its arrival time (performance.now()). */
+  onAccepted?: (eventId: string, arrivedAt: number) => void;
+}
+
+/**
+ * POST /webhook/<tenant>. Order matters: size limit while reading, signature over the exact raw
+ * bytes, only then JSON, then storage; the 2xx goes out only once the store has the event, so the
+ * service retries anything we did not keep. Nothing is forwarded from here: clients get events
+ * from the store's feed.
+ */
+export async function handleWebhook(
+  req: IncomingMessage,
+  res: ServerResponse,
+  tenant: string,
+  config: TenantConfig,
+  deps: WebhookDeps,
+): Promise<void> {
+  const arrivedAt = performance.now();
+  const { metrics, logger } = deps;
+  metrics.received += 1;
+  const reject = (status: number, reason: string, message: string) => {
+    metrics.reject(reason);
+    logger.info('webhook rejected', { tenant, status, reason });
+    reply(res, status, { ok: false, error: message });
+  };
+
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > deps.maxBodyBytes) {
+    res.setHeader('Connection', 'close');
+    req.resume();
+    return reject(413, 'too-large', 'body too large');
+  }
+  const raw = await readBody(req, deps.maxBodyBytes);
+  if (raw === 'too-large') {
+    res.setHeader('Connection', 'close');
+    return reject(413, 'too-large', 'body too large');
+  }
+  if (raw === 'aborted') {
+    metrics.reject('aborted');
+    return;
+  }
+
+  const verdict = verifySignature(raw, req.headers['x-service-signature'], config.secrets);
+  if (verdict !== 'valid')
+    return reject(401, `signature-${verdict}`, 'signature missing or invalid');
+
+  const parsed = readEnvelope(raw);
+  if (!parsed.ok) return reject(400, parsed.reason, 'body is not a JSON event envelope');
+  const env = parsed.envelope;
+  if (env.tenant !== tenant)
+    return reject(400, 'tenant-mismatch', 'envelope tenant does not match the URL');
+
+  let result;
+  try {
+    result = await deps.store.append({
+      tenant,
+      eventId: env.eventId,
+      event: env.event,
+      to: env.to,
+      body: env.text,
+      receivedAt: deps.now(),
+    });
+  } catch (err) {
+    metrics.reject('storage-error');
+    logger.error('webhook not stored', { tenant, err: (err as Error).message });
+    res.setHeader('Retry-After', '5');
+    return reply(res, 503, { ok: false, error: 'not stored; retry' });
+  }
+  if (result.status === 'duplicate') {
+    metrics.duplicates += 1;
+    logger.debug('webhook duplicate acknowledged', { tenant, event_id: env.eventId });
+    return reply(res, 200, { ok: true, duplicate: true });
+  }
+  metrics.stored += 1;
+  deps.onAccepted?.(env.eventId, arrivedAt);
+  reply(res, 200, { ok: true, cursor: result.cursor });
+}
+
+function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | 'aborted'> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let done = false;
+    req.on('data', (chunk: Buffer) => {
+      if (done) return;
+      size += chunk.length;
+      if (size > limit) {
+        done = true;
+        req.resume(); // drain the rest without keeping it
+        resolve('too-large');
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => {
+      if (!done) {
+        done = true;
+        resolve(Buffer.concat(chunks, size));
+      }
+    });
+    req.on('error', () => {
+      if (!done) {
+        done = true;
+        resolve('aborted');
+      }
+    });
+    req.on('close', () => {
+      if (!done) {
+        done = true;
+        resolve('aborted');
+      }
+    });
+  });
+}
+
+export function reply(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent) return;
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+    'Cache-Control': 'no-store',
+  });
+  res.end(text);
+}
