@@ -1,0 +1,165 @@
+/**
+ * The façade the Electron app and the headless runner use: event sources (direct WebSocket, webhook
+ * relay, or both as hot standby) feeding one EventPipeline, with one combined connection status.
+ *
+ * Modes: 'direct' = the WebSocket only; 'relay' = the relay only; 'auto' = the WebSocket, plus the
+ * relay when one is configured, both attached at once (the pipeline's dedupe removes the doubles, so
+ * a failing source costs nothing but its own reconnect).
+ */
+import type { Clock } from './clock.ts';
+import { silentLogger, type Logger } from './log.ts';
+import type { ConnectionStatus, EventSource, TokenSource, WakeReason } from './events/contracts.ts';
+import type { DedupeOptions } from './events/dedupe.ts';
+import {
+  EventPipeline,
+  type Dismiss,
+  type Envelope,
+  type Pop,
+  type PipelineStats,
+  type UserNumbers,
+} from './events/pipeline.ts';
+import type { CreateSocket } from './events/socket.ts';
+import { combineStatuses, sameStatus } from './events/status.ts';
+import { WebSocketEventSource } from './events/ws-source.ts';
+
+export type EngineMode = 'auto' | 'direct' | 'relay';
+
+export interface EngineDeps {
+  baseUrl: string;
+  tokens: TokenSource;
+  clock: Clock;
+  logger?: Logger;
+  user: UserNumbers;
+  staleRingMs?: number;
+  mode?: EngineMode;
+  createRelaySource?: () => EventSource;
+  createSocket?: CreateSocket;
+  /** Event codes the WebSocket subscribes to; default [30011]. */
+  topics?: number[];
+  heartbeatMs?: number;
+  dedupe?: DedupeOptions;
+}
+
+export const DEFAULT_TOPICS: readonly number[] = [30011];
+
+export class ScreenpopEngine {
+  readonly pipeline: EventPipeline;
+  private readonly sources: EventSource[] = [];
+  private readonly sourceStatus = new Map<string, ConnectionStatus>();
+  private readonly statusListeners = new Set<(status: ConnectionStatus) => void>();
+  private readonly detach: Array<() => void> = [];
+  private readonly logger: Logger;
+  private combined: ConnectionStatus = { state: 'offline', reason: 'Not started.' };
+  private started = false;
+
+  constructor(deps: EngineDeps) {
+    const mode = deps.mode ?? 'auto';
+    this.logger = (deps.logger ?? silentLogger).child({ component: 'engine' });
+    this.pipeline = new EventPipeline({
+      clock: deps.clock,
+      logger: deps.logger ?? silentLogger,
+      user: deps.user,
+      ...(deps.staleRingMs !== undefined ? { staleRingMs: deps.staleRingMs } : {}),
+      ...(deps.dedupe ? { dedupe: deps.dedupe } : {}),
+    });
+    if (mode === 'relay' && !deps.createRelaySource)
+      throw new Error("event source mode 'relay' needs a relay (relayUrl is empty)");
+    if (mode !== 'relay') {
+      this.sources.push(
+        new WebSocketEventSource({
+          baseUrl: deps.baseUrl,
+          tokens: deps.tokens,
+          topics: [...(deps.topics ?? DEFAULT_TOPICS)],
+          clock: deps.clock,
+          logger: deps.logger ?? silentLogger,
+          ...(deps.createSocket ? { createSocket: deps.createSocket } : {}),
+          ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
+        }),
+      );
+    }
+    if (mode !== 'direct' && deps.createRelaySource) this.sources.push(deps.createRelaySource());
+    for (const source of this.sources)
+      this.sourceStatus.set(source.name, { state: 'offline', reason: 'Not started.' });
+  }
+
+  start(): void {
+    if (this.started) return;
+    this.started = true;
+    for (const source of this.sources) {
+      this.detach.push(this.pipeline.attach(source));
+      this.detach.push(
+        source.onStatus((status) => {
+          this.sourceStatus.set(source.name, status);
+          this.updateCombined();
+        }),
+      );
+      source.start();
+    }
+    this.logger.info('started', { sources: this.sources.map((s) => s.name) });
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    await Promise.all(this.sources.map((s) => s.stop()));
+    for (const off of this.detach.splice(0)) off();
+    for (const source of this.sources)
+      this.sourceStatus.set(source.name, { state: 'offline', reason: 'Stopped.' });
+    this.updateCombined();
+  }
+
+  wake(reason: WakeReason): void {
+    for (const source of this.sources) source.wake(reason);
+  }
+
+  onPop(listener: (pop: Pop) => void): () => void {
+    return this.pipeline.onPop(listener);
+  }
+
+  onDismiss(listener: (dismiss: Dismiss) => void): () => void {
+    return this.pipeline.onDismiss(listener);
+  }
+
+  onEvent(listener: (envelope: Envelope) => void): () => void {
+    return this.pipeline.onEvent(listener);
+  }
+
+  onStatus(listener: (status: ConnectionStatus) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  status(): ConnectionStatus {
+    return { ...this.combined };
+  }
+
+  /** Each source's own status, by source name (for a diagnostics view). */
+  sourceStatuses(): Record<string, ConnectionStatus> {
+    return Object.fromEntries(this.sourceStatus);
+  }
+
+  updateUser(user: UserNumbers): void {
+    this.pipeline.setUser(user);
+  }
+
+  stats(): PipelineStats {
+    return this.pipeline.stats();
+  }
+
+  private updateCombined(): void {
+    const next = combineStatuses(
+      [...this.sourceStatus].map(([name, status]) => ({ name, status })),
+    );
+    if (sameStatus(this.combined, next)) return;
+    this.combined = next;
+    for (const listener of this.statusListeners) {
+      try {
+        listener({ ...next });
+      } catch (error) {
+        this.logger.error('status listener failed', {
+          error: error instanceof Error ? error : String(error),
+        });
+      }
+    }
+  }
+}

@@ -1,0 +1,100 @@
+/**
+ * The event envelope at the boundary (protocol.md section 2). Frames arrive as untrusted text from
+ * the WebSocket or the relay; this module is the one place that turns text into a typed envelope,
+ * and it never throws: every rejected frame comes back with a reason for the counters.
+ *
+ * Tolerance, as the protocol asks: extra top-level fields are ignored, `timestamp` below 1e11 is
+ * seconds (normalised here to ms), `data` of codes other than 30011 is passed on opaque.
+ */
+
+/** Frames larger than this are dropped unparsed (bytes of UTF-16 text length; an envelope is ~300). */
+export const MAX_FRAME_CHARS = 64 * 1024;
+/** event_id longer than this is rejected: the dedupe set stores ids, so their size must be bounded. */
+export const MAX_EVENT_ID_CHARS = 128;
+/** call_id, from, to and state longer than this are rejected (caller ID is chosen by the caller). */
+export const MAX_CALL_FIELD_CHARS = 256;
+
+export const CALL_STATE_CHANGED = 30011;
+
+export interface Envelope {
+  event: number;
+  /** Always milliseconds since the Unix epoch (normalised from seconds where needed). */
+  timestamp: number;
+  tenant: string;
+  data: Record<string, unknown>;
+  event_id: string;
+}
+
+export interface CallStateData {
+  call_id: string;
+  from: string;
+  to: string;
+  state: string;
+}
+
+export type RejectReason = 'oversized' | 'not-json' | 'not-object' | 'bad-field';
+
+export type ParseResult =
+  { ok: true; envelope: Envelope } | { ok: false; reason: RejectReason; detail?: string };
+
+/** A value below this is a timestamp in seconds (1e11 s is the year 5138; 1e11 ms is 1973). */
+const SECONDS_LIMIT = 1e11;
+
+export function normaliseTimestamp(value: number): number {
+  return value < SECONDS_LIMIT ? value * 1000 : value;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function parseEnvelope(text: string): ParseResult {
+  if (text.length > MAX_FRAME_CHARS) return { ok: false, reason: 'oversized' };
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch {
+    return { ok: false, reason: 'not-json' };
+  }
+  if (!isPlainObject(raw)) return { ok: false, reason: 'not-object' };
+  const { event, timestamp, tenant, data, event_id: eventId } = raw;
+  if (typeof event !== 'number' || !Number.isSafeInteger(event) || event < 0) {
+    return { ok: false, reason: 'bad-field', detail: 'event' };
+  }
+  if (typeof timestamp !== 'number' || !Number.isFinite(timestamp) || timestamp <= 0) {
+    return { ok: false, reason: 'bad-field', detail: 'timestamp' };
+  }
+  if (typeof tenant !== 'string') return { ok: false, reason: 'bad-field', detail: 'tenant' };
+  if (!isPlainObject(data)) return { ok: false, reason: 'bad-field', detail: 'data' };
+  if (typeof eventId !== 'string' || eventId.length === 0 || eventId.length > MAX_EVENT_ID_CHARS) {
+    return { ok: false, reason: 'bad-field', detail: 'event_id' };
+  }
+  return {
+    ok: true,
+    envelope: {
+      event,
+      timestamp: normaliseTimestamp(Math.round(timestamp)),
+      tenant,
+      data,
+      event_id: eventId,
+    },
+  };
+}
+
+function boundedString(value: unknown, allowEmpty: boolean): value is string {
+  return (
+    typeof value === 'string' &&
+    value.length <= MAX_CALL_FIELD_CHARS &&
+    (allowEmpty || value.length > 0)
+  );
+}
+
+/** The 30011 payload, or undefined when a field is missing, not a string or too long. */
+export function callStateData(envelope: Envelope): CallStateData | undefined {
+  const { call_id: callId, from, to, state } = envelope.data;
+  if (!boundedString(callId, false) || !boundedString(to, false) || !boundedString(state, false))
+    return undefined;
+  // An anonymous caller may come with an empty `from`; that is still a ring.
+  if (!boundedString(from, true)) return undefined;
+  return { call_id: callId, from, to, state };
+}

@@ -1,0 +1,63 @@
+/**
+ * Does a call's `to` reach this user? Extensions are compared as exact digit strings ("101" is not
+ * "0101"); anything else is read as a telephone number with libphonenumber-js, in the user's
+ * default region, and compared in E.164 form against the user's DIDs, so "+1 (415) 555-0100",
+ * "415-555-0100" and "14155550100" are one number for a US user.
+ */
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+
+export interface UserNumbers {
+  extensions: string[];
+  dids: string[];
+  /** ISO 3166 alpha-2, e.g. "US": the country of numbers written without a country code. */
+  defaultRegion: string;
+}
+
+const DIGITS = /^[0-9]+$/;
+const REGION = /^[A-Z]{2}$/;
+
+/** E.164 form of `text` in `region`, or undefined when it is not a possible telephone number. */
+export function toE164(text: string, region: string): string | undefined {
+  const country = REGION.test(region) ? (region as CountryCode) : undefined;
+  try {
+    const parsed = parsePhoneNumberFromString(text, country);
+    return parsed && parsed.isPossible() ? parsed.number : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export class UserNumberMatcher {
+  private readonly extensions: Set<string>;
+  private readonly dids: Set<string>;
+  private readonly region: string;
+  /** Settings entries that are neither digit extensions nor possible numbers (for the caller to log). */
+  readonly rejected: string[] = [];
+
+  constructor(user: UserNumbers) {
+    this.region = user.defaultRegion.trim().toUpperCase();
+    this.extensions = new Set();
+    for (const ext of user.extensions) {
+      const e = ext.trim();
+      if (DIGITS.test(e)) this.extensions.add(e);
+      else this.rejected.push(ext);
+    }
+    this.dids = new Set();
+    for (const did of user.dids) {
+      const e164 = toE164(did, this.region);
+      if (e164) this.dids.add(e164);
+      else this.rejected.push(did);
+    }
+  }
+
+  /** True when a ring to `to` is a ring for this user. */
+  matches(to: string): boolean {
+    const trimmed = to.trim();
+    if (this.extensions.has(trimmed)) return true;
+    if (this.dids.size === 0) return false;
+    // Short digit strings are extensions of somebody else, not numbers: skip the parser.
+    if (DIGITS.test(trimmed) && trimmed.length < 7) return false;
+    const e164 = toE164(trimmed, this.region);
+    return e164 !== undefined && this.dids.has(e164);
+  }
+}

@@ -1,0 +1,267 @@
+/**
+ * From frames to calls. Every source (direct WebSocket, webhook relay, tests) feeds raw frame text
+ * into `ingest`, the single merge point; then, once per frame: parse and validate at the boundary,
+ * dedupe on event_id, sample the server/desktop clock offset, hand the envelope to `onEvent`
+ * listeners, and for 30011 let the call tracker decide pop / dismiss.
+ *
+ * Nothing a frame contains can throw out of `ingest`: malformed and oversized frames are counted and
+ * logged (reason, size and source only; frame text is caller data and never logged), and a
+ * listener that throws is logged and does not stop the others.
+ */
+import type { Clock } from '../clock.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import { CallTracker } from './call-tracker.ts';
+import { ClockOffsetEstimator } from './clock-offset.ts';
+import type { EventSource } from './contracts.ts';
+import { DedupeSet, type DedupeOptions } from './dedupe.ts';
+import {
+  CALL_STATE_CHANGED,
+  callStateData,
+  parseEnvelope,
+  type Envelope,
+  type RejectReason,
+} from './envelope.ts';
+import { UserNumberMatcher, type UserNumbers } from './numbers.ts';
+
+export type { Envelope } from './envelope.ts';
+export type { UserNumbers } from './numbers.ts';
+
+export interface Pop {
+  callId: string;
+  from: string;
+  to: string;
+  eventId: string;
+  /** Server timestamp of the ring, ms since the epoch. */
+  timestamp: number;
+  /** Local wall-clock time the frame arrived, as the source reported it. */
+  receivedAt: number;
+  /** Name of the source whose copy arrived first. */
+  source: string;
+}
+
+export interface Dismiss {
+  callId: string;
+  state: string;
+  eventId: string;
+  to: string;
+}
+
+export interface PipelineStats {
+  frames: number;
+  events: number;
+  duplicates: number;
+  rejected: Record<RejectReason | 'bad-call-data', number>;
+  pops: number;
+  dismisses: number;
+  staleRings: number;
+  lateRings: number;
+  dedupeSize: number;
+  callsTracked: number;
+  /** Estimated (desktop monotonic - server) offset minus the current monotonic-to-wall offset: i.e. how far the desktop's wall clock is ahead of the server's, transport delay included. */
+  clockOffsetMs: number | null;
+}
+
+export interface PipelineDeps {
+  clock: Clock;
+  logger?: Logger;
+  user: UserNumbers;
+  /** A ring older than this (on the offset-corrected clock) never pops. Default 45 s. */
+  staleRingMs?: number;
+  dedupe?: DedupeOptions;
+  calls?: { maxCalls?: number; ttlMs?: number };
+}
+
+/** At most one log line per rejection reason per this interval (a flood must not flood the log). */
+const REJECT_LOG_INTERVAL_MS = 10_000;
+
+type Listener<T> = (value: T) => void;
+
+export class EventPipeline {
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly dedupe: DedupeSet;
+  private readonly offset = new ClockOffsetEstimator();
+  private readonly tracker: CallTracker;
+  private matcher: UserNumberMatcher;
+  private readonly popListeners = new Set<Listener<Pop>>();
+  private readonly dismissListeners = new Set<Listener<Dismiss>>();
+  private readonly eventListeners = new Set<Listener<Envelope>>();
+  private readonly lastRejectLog = new Map<string, number>();
+  private readonly counts = {
+    frames: 0,
+    events: 0,
+    duplicates: 0,
+    pops: 0,
+    dismisses: 0,
+    staleRings: 0,
+    lateRings: 0,
+  };
+  private readonly rejected: PipelineStats['rejected'] = {
+    oversized: 0,
+    'not-json': 0,
+    'not-object': 0,
+    'bad-field': 0,
+    'bad-call-data': 0,
+  };
+
+  constructor(deps: PipelineDeps) {
+    this.clock = deps.clock;
+    this.logger = (deps.logger ?? silentLogger).child({ component: 'event-pipeline' });
+    this.dedupe = new DedupeSet(deps.dedupe);
+    this.tracker = new CallTracker({ ...deps.calls, staleRingMs: deps.staleRingMs ?? 45_000 });
+    this.matcher = this.buildMatcher(deps.user);
+  }
+
+  /** The merge point: one raw frame from `meta.source`, received at wall time `meta.receivedAt`. */
+  ingest(text: string, meta: { source: string; receivedAt: number }): void {
+    this.counts.frames++;
+    const parsed = parseEnvelope(text);
+    if (!parsed.ok) {
+      this.reject(parsed.reason, meta.source, text.length, parsed.detail);
+      return;
+    }
+    const envelope = parsed.envelope;
+    const nowMono = this.clock.monotonic();
+    if (!this.dedupe.firstSeen(envelope.event_id, nowMono)) {
+      this.counts.duplicates++;
+      return;
+    }
+    this.counts.events++;
+    this.offset.add(envelope.timestamp, nowMono);
+    this.emit(this.eventListeners, envelope);
+    if (envelope.event === CALL_STATE_CHANGED) this.onCallState(envelope, meta, nowMono);
+  }
+
+  /** Feeds `source`'s frames into `ingest`; returns a function that detaches it. */
+  attach(source: EventSource): () => void {
+    return source.onFrame((text, receivedAt) =>
+      this.ingest(text, { source: source.name, receivedAt }),
+    );
+  }
+
+  onPop(listener: Listener<Pop>): () => void {
+    return subscribe(this.popListeners, listener);
+  }
+
+  onDismiss(listener: Listener<Dismiss>): () => void {
+    return subscribe(this.dismissListeners, listener);
+  }
+
+  /** Every unique, valid envelope of any code (data of unknown codes is opaque). */
+  onEvent(listener: Listener<Envelope>): () => void {
+    return subscribe(this.eventListeners, listener);
+  }
+
+  setUser(user: UserNumbers): void {
+    this.matcher = this.buildMatcher(user);
+  }
+
+  stats(): PipelineStats {
+    const nowMono = this.clock.monotonic();
+    const est = this.offset.estimate(nowMono);
+    return {
+      ...this.counts,
+      rejected: { ...this.rejected },
+      dedupeSize: this.dedupe.size,
+      callsTracked: this.tracker.size,
+      clockOffsetMs: est === undefined ? null : Math.round(this.clock.now() - nowMono + est),
+    };
+  }
+
+  private onCallState(
+    envelope: Envelope,
+    meta: { source: string; receivedAt: number },
+    nowMono: number,
+  ): void {
+    const call = callStateData(envelope);
+    if (!call) {
+      this.reject('bad-call-data', meta.source, 0);
+      return;
+    }
+    const age = this.offset.ageOf(envelope.timestamp, nowMono);
+    const decision = this.tracker.handle(envelope, call, this.matcher, age, nowMono);
+    switch (decision.kind) {
+      case 'pop':
+        this.counts.pops++;
+        this.emit(this.popListeners, {
+          callId: call.call_id,
+          from: call.from,
+          to: call.to,
+          eventId: envelope.event_id,
+          timestamp: envelope.timestamp,
+          receivedAt: meta.receivedAt,
+          source: meta.source,
+        });
+        return;
+      case 'dismiss':
+        this.counts.dismisses++;
+        this.emit(this.dismissListeners, {
+          callId: call.call_id,
+          state: call.state,
+          eventId: envelope.event_id,
+          to: call.to,
+        });
+        return;
+      case 'ignored':
+        if (decision.why === 'stale') {
+          this.counts.staleRings++;
+          this.logger.info('stale ring not popped', {
+            ageMs: Math.round(age),
+            staleRingMs: this.tracker.staleRingMs,
+          });
+        } else if (decision.why === 'late') {
+          this.counts.lateRings++;
+          this.logger.debug('ring after a later state of its call not popped');
+        }
+    }
+  }
+
+  private buildMatcher(user: UserNumbers): UserNumberMatcher {
+    const matcher = new UserNumberMatcher(user);
+    if (matcher.rejected.length > 0) {
+      this.logger.warn('some extensions or DIDs in the settings are not usable numbers', {
+        count: matcher.rejected.length,
+      });
+    }
+    return matcher;
+  }
+
+  private reject(
+    reason: keyof PipelineStats['rejected'],
+    source: string,
+    size: number,
+    detail?: string,
+  ): void {
+    this.rejected[reason]++;
+    const now = this.clock.monotonic();
+    const last = this.lastRejectLog.get(reason);
+    if (last !== undefined && now - last < REJECT_LOG_INTERVAL_MS) return;
+    this.lastRejectLog.set(reason, now);
+    this.logger.warn('frame rejected', {
+      reason,
+      detail,
+      source,
+      size,
+      totalOfReason: this.rejected[reason],
+    });
+  }
+
+  private emit<T>(listeners: Set<Listener<T>>, value: T): void {
+    for (const listener of listeners) {
+      try {
+        listener(value);
+      } catch (err) {
+        this.logger.error('event listener failed', {
+          error: err instanceof Error ? err : String(err),
+        });
+      }
+    }
+  }
+}
+
+function subscribe<T>(set: Set<T>, item: T): () => void {
+  set.add(item);
+  return () => {
+    set.delete(item);
+  };
+}

@@ -1,0 +1,83 @@
+/**
+ * The one seam between the WebSocket source and a WebSocket library: a factory taking the URL,
+ * handshake headers and callbacks. The default uses `ws`; tests may pass their own far side.
+ *
+ * Guarantees of a factory: `closed` is called exactly once per socket, last, whatever happened
+ * (refused, rejected handshake, closed, terminated); `rejected` comes before it when the server
+ * answered the upgrade with an HTTP status instead of 101.
+ */
+import WebSocket from 'ws';
+
+export interface SocketCallbacks {
+  open(): void;
+  message(text: string): void;
+  /** The handshake was answered with an HTTP error; `body` is at most 4 KiB of it. */
+  rejected(status: number, body: string): void;
+  error(error: Error): void;
+  closed(code: number, reason: string): void;
+}
+
+export interface SocketConnection {
+  send(text: string): void;
+  close(code: number, reason: string): void;
+  /** Drop the TCP connection now, without a closing handshake (for a socket found dead). */
+  terminate(): void;
+}
+
+export type CreateSocket = (
+  url: string,
+  headers: Record<string, string>,
+  callbacks: SocketCallbacks,
+) => SocketConnection;
+
+/** ws closes a connection with 1009 above this; the pipeline drops frames above 64 KiB itself. */
+const MAX_PAYLOAD_BYTES = 1024 * 1024;
+const MAX_REJECTION_BODY = 4096;
+
+export const createWsSocket: CreateSocket = (url, headers, callbacks) => {
+  const ws = new WebSocket(url, {
+    headers,
+    maxPayload: MAX_PAYLOAD_BYTES,
+    perMessageDeflate: false,
+    followRedirects: false,
+  });
+  ws.on('open', () => callbacks.open());
+  ws.on('message', (data, isBinary) => {
+    if (isBinary) return; // the protocol is text frames only
+    callbacks.message(Array.isArray(data) ? Buffer.concat(data).toString('utf8') : data.toString());
+  });
+  ws.on('unexpected-response', (req, res) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    res.on('data', (chunk: Buffer) => {
+      if (size < MAX_REJECTION_BODY) chunks.push(chunk);
+      size += chunk.length;
+    });
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      callbacks.rejected(
+        res.statusCode ?? 0,
+        Buffer.concat(chunks).toString('utf8').slice(0, MAX_REJECTION_BODY),
+      );
+      req.destroy();
+      ws.terminate();
+    };
+    res.once('end', finish);
+    res.once('error', finish);
+    res.once('close', finish);
+  });
+  ws.on('error', (error) => callbacks.error(error));
+  ws.on('close', (code, reason) => callbacks.closed(code, reason.toString()));
+  return {
+    send: (text) => {
+      if (ws.readyState === WebSocket.OPEN) ws.send(text);
+    },
+    close: (code, reason) => {
+      if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
+      else ws.close(code, reason);
+    },
+    terminate: () => ws.terminate(),
+  };
+};

@@ -1,0 +1,631 @@
+/**
+ * The direct event stream: one WebSocket to the service (protocol.md section 1), kept alive.
+ *
+ * - Handshake: `Authorization: Bearer` and `User-Agent` headers; the token never goes in the URL.
+ * - Subscribe: `{"topic_list":[...]}` right after open; `errcode` 0 means subscribed, 10003 means
+ *   subscribed without the codes the key lacks a scope for (status degraded, with the remedy).
+ * - Liveness: every `heartbeatMs` (25 s) the text frame `heartbeat`; a socket from which nothing at
+ *   all (no `heartbeat response`, no event) arrived for two intervals is dead, found by a check that
+ *   runs every half interval: it is terminated and replaced. That is the only way to notice a
+ *   half-open TCP connection after sleep or a Wi-Fi change.
+ * - Sleep: each check compares how far the wall clock and the monotonic clock moved; when the wall
+ *   clock moved `jumpThresholdMs` more, the machine slept, and the socket is replaced at once.
+ * - Make-before-break: `rotateLeadMs` before the access token expires, and on wake(), a second socket
+ *   is opened with a fresh token and subscribed, and only then is the old one closed. Events seen on
+ *   both are removed downstream by event_id.
+ * - Failures: 10002 (frame before close 4002, or a 401 handshake) invalidates the token and
+ *   reconnects at once, once; 10001/10004 (or a 403 handshake) need the user: no more retries until
+ *   wake('user'); anything else (1001, 1012, 4000, refused, 5xx) reconnects after a back-off with
+ *   full jitter (see backoff.ts).
+ *
+ * Frames other than heartbeats and acks are handed on untouched, as text, to `onFrame` listeners.
+ */
+import type { Clock, TimerHandle } from '../clock.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import { Backoff } from './backoff.ts';
+import type {
+  AccessToken,
+  ConnectionStatus,
+  EventSource,
+  TokenSource,
+  WakeReason,
+} from './contracts.ts';
+import { createWsSocket, type CreateSocket, type SocketConnection } from './socket.ts';
+import { REMEDY, sameStatus, statusForErrcode } from './status.ts';
+
+export interface WebSocketSourceDeps {
+  baseUrl: string;
+  tokens: TokenSource;
+  /** Event codes to subscribe to, e.g. [30011]. */
+  topics: number[];
+  clock: Clock;
+  logger?: Logger;
+  createSocket?: CreateSocket;
+  /** Interval of the `heartbeat` frame; default 25 s (the server closes after 60 s of silence). */
+  heartbeatMs?: number;
+  /** Randomness for the back-off jitter (tests pass a fixed one). */
+  random?: () => number;
+  backoff?: { baseMs?: number; capMs?: number };
+  /** How long a connection must stay subscribed before the back-off starts again from its base. */
+  stableMs?: number;
+  /** How long before the access token expires the replacement socket is opened; default 60 s. */
+  rotateLeadMs?: number;
+  /** A wall-clock jump beyond the monotonic clock larger than this means the machine slept. */
+  jumpThresholdMs?: number;
+  userAgent?: string;
+  name?: string;
+}
+
+export const SUBSCRIBE_PATH = '/openapi/v1.0/subscribe';
+const HEARTBEAT = 'heartbeat';
+const HEARTBEAT_RESPONSE = 'heartbeat response';
+
+/** ws:// or wss:// address of the subscribe endpoint for a tenant's http(s) base address. */
+export function subscribeUrl(baseUrl: string): string {
+  const url = new URL(baseUrl);
+  if (url.protocol === 'http:') url.protocol = 'ws:';
+  else if (url.protocol === 'https:') url.protocol = 'wss:';
+  else throw new Error(`base address must be http(s), not ${url.protocol}`);
+  url.pathname = url.pathname.replace(/\/+$/, '') + SUBSCRIBE_PATH;
+  url.search = '';
+  url.hash = '';
+  return url.toString();
+}
+
+type Role = 'primary' | 'candidate';
+
+interface Connection {
+  id: number;
+  role: Role;
+  token: AccessToken;
+  socket?: SocketConnection;
+  phase: 'connecting' | 'open' | 'subscribed' | 'closed';
+  lastFrameMono: number;
+  lastHeartbeatMono: number;
+  /** Closed on purpose (rotated out, stopping, replaced): its close must not trigger a reconnect. */
+  retired: boolean;
+  tokenExpired: boolean;
+  foundDead: boolean;
+  rejection?: { status: number; errcode?: number };
+  closedWaiters: Array<() => void>;
+}
+
+export class WebSocketEventSource implements EventSource {
+  readonly name: string;
+  private readonly url: string;
+  private readonly tokens: TokenSource;
+  private readonly topics: number[];
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly createSocket: CreateSocket;
+  private readonly heartbeatMs: number;
+  private readonly stableMs: number;
+  private readonly rotateLeadMs: number;
+  private readonly jumpThresholdMs: number;
+  private readonly userAgent: string;
+  private readonly backoff: Backoff;
+
+  private readonly frameListeners = new Set<(text: string, receivedAt: number) => void>();
+  private readonly statusListeners = new Set<(status: ConnectionStatus) => void>();
+  private current: ConnectionStatus = { state: 'offline', reason: 'Not started.' };
+
+  private running = false;
+  /** Set by 10001/10004: no retries until wake('user'). */
+  private attention = false;
+  private primary: Connection | undefined;
+  private candidate: Connection | undefined;
+  private pendingPrimary = false;
+  private pendingCandidate = false;
+  /** Bumped by stop() so token fetches that finish afterwards are dropped. */
+  private generation = 0;
+  private nextId = 1;
+  /** The one immediate retry after a 10002 has been spent (reset by a subscribed connection). */
+  private tokenRetryUsed = false;
+  private reconnectTimer: TimerHandle | undefined;
+  private rotationTimer: TimerHandle | undefined;
+  private stableTimer: TimerHandle | undefined;
+  private tickTimer: TimerHandle | undefined;
+  private lastTick: { wall: number; mono: number } | undefined;
+
+  constructor(deps: WebSocketSourceDeps) {
+    this.name = deps.name ?? 'direct';
+    this.url = subscribeUrl(deps.baseUrl);
+    this.tokens = deps.tokens;
+    this.topics = [...deps.topics];
+    this.clock = deps.clock;
+    this.logger = (deps.logger ?? silentLogger).child({
+      component: 'ws-source',
+      source: this.name,
+    });
+    this.createSocket = deps.createSocket ?? createWsSocket;
+    this.heartbeatMs = deps.heartbeatMs ?? 25_000;
+    this.stableMs = deps.stableMs ?? 30_000;
+    this.rotateLeadMs = deps.rotateLeadMs ?? 60_000;
+    this.jumpThresholdMs = deps.jumpThresholdMs ?? 10_000;
+    this.userAgent = deps.userAgent ?? 'Screenpop/0.1';
+    this.backoff = new Backoff({
+      ...deps.backoff,
+      ...(deps.random ? { random: deps.random } : {}),
+    });
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.attention = false;
+    this.setStatus({ state: 'connecting', reason: 'Connecting to the service.' });
+    this.lastTick = { wall: this.clock.now(), mono: this.clock.monotonic() };
+    this.scheduleTick();
+    void this.open('primary');
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.generation++;
+    for (const timer of [this.reconnectTimer, this.rotationTimer, this.stableTimer, this.tickTimer])
+      this.clock.clearTimeout(timer);
+    const closing = [this.primary, this.candidate].filter(
+      (c): c is Connection => !!c && c.phase !== 'closed',
+    );
+    this.primary = undefined;
+    this.candidate = undefined;
+    await Promise.all(closing.map((c) => this.retire(c, 1000, 'client stopping')));
+    this.setStatus({ state: 'offline', reason: 'Stopped.' });
+  }
+
+  wake(reason: WakeReason): void {
+    if (!this.running) return;
+    this.logger.info('wake', { reason });
+    if (reason === 'user') {
+      this.attention = false;
+      this.tokenRetryUsed = false;
+      this.backoff.reset();
+    }
+    if (this.attention) return;
+    this.replaceNow();
+  }
+
+  onFrame(listener: (text: string, receivedAt: number) => void): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
+  }
+
+  onStatus(listener: (status: ConnectionStatus) => void): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  status(): ConnectionStatus {
+    return { ...this.current };
+  }
+
+  /** For tests and diagnostics: how many sockets are open or opening. */
+  openSockets(): number {
+    return [this.primary, this.candidate].filter((c) => c && c.phase !== 'closed').length;
+  }
+
+  // ---- opening ----
+
+  /** Fetches a token and opens a socket for `role`. */
+  private async open(role: Role): Promise<void> {
+    if (
+      role === 'primary'
+        ? this.pendingPrimary || this.primary
+        : this.pendingCandidate || this.candidate
+    )
+      return;
+    const generation = this.generation;
+    if (role === 'primary') this.pendingPrimary = true;
+    else this.pendingCandidate = true;
+    let token: AccessToken;
+    try {
+      token = await this.tokens.getToken();
+    } catch (error) {
+      if (role === 'primary') this.pendingPrimary = false;
+      else this.pendingCandidate = false;
+      if (this.running && generation === this.generation) this.onTokenError(error, role);
+      return;
+    }
+    if (role === 'primary') this.pendingPrimary = false;
+    else this.pendingCandidate = false;
+    if (!this.running || generation !== this.generation || this.attention) return;
+    if (role === 'candidate' && !this.primary) role = 'primary';
+    if (role === 'primary' && this.primary) return;
+    if (role === 'candidate' && this.primary && token.value === this.primary.token.value) {
+      // The token manager has not renewed yet; ask again shortly, until the old token runs out.
+      const left = this.primary.token.expiresAt - this.clock.now();
+      if (left > 0) this.scheduleRotationIn(Math.max(250, Math.min(5_000, left / 4)));
+      return;
+    }
+    this.connect(role, token);
+  }
+
+  private connect(role: Role, token: AccessToken): void {
+    const conn: Connection = {
+      id: this.nextId++,
+      role,
+      token,
+      phase: 'connecting',
+      lastFrameMono: this.clock.monotonic(),
+      lastHeartbeatMono: this.clock.monotonic(),
+      retired: false,
+      tokenExpired: false,
+      foundDead: false,
+      closedWaiters: [],
+    };
+    if (role === 'primary') this.primary = conn;
+    else this.candidate = conn;
+    this.logger.debug('opening socket', { conn: conn.id, role });
+    try {
+      conn.socket = this.createSocket(
+        this.url,
+        { Authorization: `Bearer ${token.value}`, 'User-Agent': this.userAgent },
+        {
+          open: () => this.onOpen(conn),
+          message: (text) => this.onMessage(conn, text),
+          rejected: (status, body) => {
+            conn.rejection = { status, errcode: errcodeOf(body) };
+          },
+          error: (error) =>
+            this.logger.debug('socket error', { conn: conn.id, error: error.message }),
+          closed: (code, reason) => this.onClosed(conn, code, reason),
+        },
+      );
+    } catch (error) {
+      this.logger.warn('cannot create socket', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      this.onClosed(conn, 1006, 'socket creation failed');
+    }
+  }
+
+  private onOpen(conn: Connection): void {
+    if (conn.phase !== 'connecting') return;
+    conn.phase = 'open';
+    conn.lastFrameMono = this.clock.monotonic();
+    conn.lastHeartbeatMono = conn.lastFrameMono;
+    conn.socket?.send(JSON.stringify({ topic_list: this.topics }));
+  }
+
+  // ---- receiving ----
+
+  private onMessage(conn: Connection, text: string): void {
+    conn.lastFrameMono = this.clock.monotonic();
+    if (text === HEARTBEAT_RESPONSE) return;
+    const control = controlMessage(text);
+    if (control) {
+      this.onControl(conn, control);
+      return;
+    }
+    const receivedAt = this.clock.now();
+    for (const listener of this.frameListeners) {
+      try {
+        listener(text, receivedAt);
+      } catch (error) {
+        this.logger.error('frame listener failed', {
+          error: error instanceof Error ? error : String(error),
+        });
+      }
+    }
+  }
+
+  private onControl(conn: Connection, message: { errcode: number; errmsg: string }): void {
+    const { errcode } = message;
+    if ((errcode === 0 || errcode === 10003) && conn.phase === 'open') {
+      this.onSubscribed(conn, errcode === 10003 ? missingCodes(message.errmsg, this.topics) : []);
+    } else if (errcode === 10001 || errcode === 10004) {
+      // The key was revoked or the IP blocked while connected; the server closes next.
+      this.needAttention(errcode);
+    } else if (errcode === 10002) {
+      this.logger.info('token expired on the socket', { conn: conn.id });
+      conn.tokenExpired = true;
+      this.tokens.invalidate(conn.token.value);
+    } else {
+      this.logger.warn('service error on the socket', { conn: conn.id, errcode });
+    }
+  }
+
+  private onSubscribed(conn: Connection, missing: number[]): void {
+    conn.phase = 'subscribed';
+    this.tokenRetryUsed = false;
+    if (conn.role === 'candidate') {
+      const old = this.primary;
+      this.candidate = undefined;
+      conn.role = 'primary';
+      this.primary = conn;
+      if (old) void this.retire(old, 1000, 'replaced by a newer connection');
+      this.logger.info('switched to the new socket', { conn: conn.id, replaced: old?.id });
+    } else {
+      this.logger.info('subscribed', { conn: conn.id, topics: this.topics });
+    }
+    if (missing.length > 0) {
+      const calls = missing.includes(30011)
+        ? ' No call events will arrive, so nothing will pop.'
+        : '';
+      const status = statusForErrcode(
+        'degraded',
+        10003,
+        `The API key lacks the scope for event codes ${missing.join(', ')}.${calls}`,
+      );
+      status.remedy = `${REMEDY[10003]} Missing: ${missing.map((code) => `event:${code}`).join(', ')}.`;
+      this.setStatus(status);
+    } else {
+      this.setStatus({ state: 'connected' });
+    }
+    this.scheduleRotation(conn.token);
+    this.clock.clearTimeout(this.stableTimer);
+    this.stableTimer = this.clock.setTimeout(() => this.backoff.reset(), this.stableMs);
+  }
+
+  // ---- closing ----
+
+  private onClosed(conn: Connection, code: number, reason: string): void {
+    if (conn.phase === 'closed') return;
+    const wasSubscribed = conn.phase === 'subscribed';
+    conn.phase = 'closed';
+    for (const waiter of conn.closedWaiters.splice(0)) waiter();
+    if (conn.retired || !this.running) return;
+    this.logger.info('socket closed', {
+      conn: conn.id,
+      role: conn.role,
+      code,
+      reason: reason.slice(0, 120),
+      dead: conn.foundDead,
+    });
+    if (conn.tokenExpired || code === 4002) this.tokens.invalidate(conn.token.value);
+
+    if (conn === this.candidate) {
+      this.candidate = undefined;
+      if (this.attention) return;
+      if (conn.rejection && this.needsUser(conn.rejection)) return;
+      // Retry the replacement soon; the old socket keeps delivering until the server drops it.
+      this.scheduleRotationIn(conn.rejection?.errcode === 10002 || conn.tokenExpired ? 0 : 5_000);
+      return;
+    }
+    if (conn !== this.primary) return;
+    this.primary = undefined;
+    this.clock.clearTimeout(this.stableTimer);
+    this.clock.clearTimeout(this.rotationTimer);
+    if (this.attention) return;
+    if (this.candidate) {
+      // A replacement is already on its way: it becomes the connection.
+      this.candidate.role = 'primary';
+      this.primary = this.candidate;
+      this.candidate = undefined;
+      return;
+    }
+    if (this.pendingCandidate) return; // open() turns the pending candidate into the primary
+
+    if (conn.rejection) {
+      if (this.needsUser(conn.rejection)) return;
+      const expired =
+        conn.rejection.errcode === 10002 ||
+        (conn.rejection.status === 401 && conn.rejection.errcode === undefined);
+      if (expired) {
+        this.tokens.invalidate(conn.token.value);
+        this.retryAfterTokenExpiry('The access token was refused; fetching a new one.');
+        return;
+      }
+      this.setStatus({
+        state: 'offline',
+        reason: `The service refused the connection (HTTP ${conn.rejection.status}); retrying.`,
+        ...(conn.rejection.errcode !== undefined ? { errcode: conn.rejection.errcode } : {}),
+      });
+      this.scheduleReconnect(this.backoff.next());
+      return;
+    }
+    if (conn.tokenExpired || code === 4002) {
+      this.retryAfterTokenExpiry('The access token expired; reconnecting.');
+      return;
+    }
+    if (wasSubscribed) {
+      const why = conn.foundDead ? 'The connection went silent' : `The connection closed (${code})`;
+      this.setStatus({ state: 'connecting', reason: `${why}; reconnecting.` });
+    } else {
+      this.setStatus({ state: 'offline', reason: 'Cannot reach the service; retrying.' });
+    }
+    this.scheduleReconnect(this.backoff.next());
+  }
+
+  /** 10002: reconnect with a new token at once, the first time; back off if it happens again. */
+  private retryAfterTokenExpiry(reason: string): void {
+    this.setStatus({ state: 'connecting', reason });
+    const delay = this.tokenRetryUsed ? this.backoff.next() : 0;
+    this.tokenRetryUsed = true;
+    this.scheduleReconnect(delay);
+  }
+
+  /** 10001/10004 (or a 403 without a JSON body): stop and ask the user. True if it was one. */
+  private needsUser(rejection: { status: number; errcode?: number }): boolean {
+    const errcode = rejection.errcode ?? (rejection.status === 403 ? 10004 : undefined);
+    if (errcode !== 10001 && errcode !== 10004) return false;
+    this.needAttention(errcode);
+    return true;
+  }
+
+  private needAttention(errcode: number): void {
+    this.attention = true;
+    this.clock.clearTimeout(this.reconnectTimer);
+    this.clock.clearTimeout(this.rotationTimer);
+    for (const conn of [this.primary, this.candidate])
+      if (conn && conn.phase !== 'closed') void this.retire(conn, 1000, 'needs attention');
+    this.primary = undefined;
+    this.candidate = undefined;
+    this.logger.warn('needs attention; not retrying until the user acts', { errcode });
+    this.setStatus(statusForErrcode('needs-attention', errcode));
+  }
+
+  private onTokenError(error: unknown, role: Role): void {
+    const errcode =
+      typeof (error as { errcode?: unknown })?.errcode === 'number'
+        ? (error as { errcode: number }).errcode
+        : undefined;
+    this.logger.warn('cannot get an access token', {
+      errcode,
+      error: error instanceof Error ? error : String(error),
+    });
+    if (errcode === 10001 || errcode === 10003 || errcode === 10004) {
+      this.needAttention(errcode);
+      return;
+    }
+    if (role === 'candidate' && this.primary) {
+      this.scheduleRotationIn(5_000);
+      return;
+    }
+    this.setStatus({
+      state: 'offline',
+      reason: 'Cannot get an access token from the service; retrying.',
+      ...(errcode !== undefined ? { errcode } : {}),
+    });
+    this.scheduleReconnect(this.backoff.next());
+  }
+
+  /** Closes `conn` on purpose; resolves when it is closed (terminated after 1 s without an answer). */
+  private retire(conn: Connection, code: number, reason: string): Promise<void> {
+    conn.retired = true;
+    if (conn.phase === 'closed') return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const fallback = this.clock.setTimeout(() => conn.socket?.terminate(), 1_000);
+      conn.closedWaiters.push(() => {
+        this.clock.clearTimeout(fallback);
+        resolve();
+      });
+      if (conn.socket) conn.socket.close(code, reason);
+      else this.onClosed(conn, code, reason);
+    });
+  }
+
+  // ---- timers ----
+
+  private scheduleReconnect(delay: number): void {
+    this.clock.clearTimeout(this.reconnectTimer);
+    this.logger.debug('reconnecting after', {
+      delayMs: Math.round(delay),
+      attempt: this.backoff.attempts,
+    });
+    this.reconnectTimer = this.clock.setTimeout(() => {
+      this.reconnectTimer = undefined;
+      void this.open('primary');
+    }, delay);
+  }
+
+  private scheduleRotation(token: AccessToken): void {
+    const left = token.expiresAt - this.clock.now();
+    const lead = Math.min(this.rotateLeadMs, Math.max(0, left / 2));
+    this.scheduleRotationIn(Math.max(0, left - lead));
+  }
+
+  private scheduleRotationIn(delay: number): void {
+    this.clock.clearTimeout(this.rotationTimer);
+    this.rotationTimer = this.clock.setTimeout(() => {
+      this.rotationTimer = undefined;
+      if (this.running && !this.attention && this.primary) void this.open('candidate');
+    }, delay);
+  }
+
+  /** Wake or wall-clock jump: replace the connection now, make-before-break when there is one. */
+  private replaceNow(): void {
+    this.clock.clearTimeout(this.reconnectTimer);
+    const primary = this.primary;
+    if (!primary) {
+      void this.open('primary');
+      return;
+    }
+    if (primary.phase === 'connecting') {
+      // A handshake hanging from before the wake: drop it and start over.
+      this.primary = undefined;
+      void this.retire(primary, 1000, 'replaced');
+      void this.open('primary');
+      return;
+    }
+    primary.socket?.send(HEARTBEAT);
+    void this.open('candidate');
+  }
+
+  private scheduleTick(): void {
+    this.tickTimer = this.clock.setTimeout(() => this.tick(), this.heartbeatMs / 2);
+  }
+
+  private tick(): void {
+    if (!this.running) return;
+    const wall = this.clock.now();
+    const mono = this.clock.monotonic();
+    const last = this.lastTick;
+    this.lastTick = { wall, mono };
+    if (last) {
+      const jump = wall - last.wall - (mono - last.mono);
+      if (jump > this.jumpThresholdMs) {
+        this.logger.info('wall clock jumped ahead of the monotonic clock: the machine slept', {
+          jumpMs: Math.round(jump),
+        });
+        this.scheduleTick();
+        this.wake('clock-jump');
+        return;
+      }
+      if (jump < -this.jumpThresholdMs)
+        this.logger.info('wall clock was set back', { jumpMs: Math.round(jump) });
+    }
+    for (const conn of [this.primary, this.candidate]) {
+      if (!conn || conn.phase === 'closed') continue;
+      if (mono - conn.lastFrameMono > 2 * this.heartbeatMs) {
+        this.logger.warn('socket silent for two heartbeat intervals; dropping it', {
+          conn: conn.id,
+          phase: conn.phase,
+        });
+        conn.foundDead = true;
+        conn.socket?.terminate();
+        continue;
+      }
+      if (conn.phase !== 'connecting' && mono - conn.lastHeartbeatMono >= this.heartbeatMs * 0.75) {
+        conn.socket?.send(HEARTBEAT);
+        conn.lastHeartbeatMono = mono;
+      }
+    }
+    this.scheduleTick();
+  }
+
+  private setStatus(status: ConnectionStatus): void {
+    if (sameStatus(this.current, status)) return;
+    this.current = status;
+    for (const listener of this.statusListeners) {
+      try {
+        listener({ ...status });
+      } catch (error) {
+        this.logger.error('status listener failed', {
+          error: error instanceof Error ? error : String(error),
+        });
+      }
+    }
+  }
+}
+
+/** `{"errcode":N,...}` frames (acks, token expiry) as opposed to event envelopes. */
+function controlMessage(text: string): { errcode: number; errmsg: string } | undefined {
+  if (text.length > 4096 || !text.includes('"errcode"')) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    if (typeof value !== 'object' || value === null || Array.isArray(value) || 'event' in value)
+      return undefined;
+    const { errcode, errmsg } = value as { errcode?: unknown; errmsg?: unknown };
+    if (typeof errcode !== 'number') return undefined;
+    return { errcode, errmsg: typeof errmsg === 'string' ? errmsg : '' };
+  } catch {
+    return undefined;
+  }
+}
+
+function errcodeOf(body: string): number | undefined {
+  try {
+    const value = JSON.parse(body) as { errcode?: unknown };
+    return typeof value?.errcode === 'number' ? value.errcode : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The subscribed codes a 10003 message names (all of them when it names none we asked for). */
+export function missingCodes(errmsg: string, topics: number[]): number[] {
+  const named = (errmsg.match(/\d+/g) ?? []).map(Number).filter((n) => topics.includes(n));
+  return named.length > 0 ? [...new Set(named)] : [...topics];
+}
