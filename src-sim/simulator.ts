@@ -87,7 +87,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const traffic = new TrafficGenerator({ clock, rng: trafficRng, calls, extensions });
 
   const controlEnabled = options.control ?? true;
-  let sim: Simulator | undefined;
+  // The control routes drive the finished Simulator object, which exists only once the port is known.
+  const ref: { sim?: Simulator } = {};
   const server = http.createServer((req, res) => {
     const path = req.url ?? '/';
     if (path.startsWith(API_PREFIX)) {
@@ -97,8 +98,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         extensions: () => extensions,
         takeApiFault: () => takeFault('api'),
       });
-    } else if (controlEnabled && sim && path.startsWith(CONTROL_PREFIX)) {
-      void handleControl(req, res, sim);
+    } else if (controlEnabled && ref.sim && path.startsWith(CONTROL_PREFIX)) {
+      void handleControl(req, res, ref.sim);
     } else {
       req.resume();
       sendError(res, ERR.NOT_FOUND);
@@ -124,7 +125,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const baseUrl = `http://${urlHost}:${address.port}`;
 
   let closed = false;
-  sim = {
+  const sim: Simulator = {
     baseUrl,
     tenant,
     apiKey: publicKey(mainKey),
@@ -184,5 +185,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       });
     },
   };
+  ref.sim = sim;
   return sim;
 }
