@@ -138,7 +138,7 @@ export function openSocket(
       res.on('data', (c: Buffer) => (text += c.toString()));
       res.on('end', () => {
         ws.terminate();
-        reject({ status: res.statusCode, body: JSON.parse(text) } satisfies Rejection);
+        reject({ status: res.statusCode ?? 0, body: JSON.parse(text) } satisfies Rejection);
       });
     });
     ws.once('error', (err) => reject(err));
