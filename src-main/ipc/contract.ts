@@ -65,7 +65,8 @@ export interface SettingsPatch {
   secret?: string;
 }
 
-export type SaveResult = { ok: true; view: SettingsView } | { ok: false; field: string; message: string };
+export type SaveResult =
+  { ok: true; view: SettingsView } | { ok: false; field: string; message: string };
 
 export interface TestConnectionResult {
   ok: boolean;
@@ -89,6 +90,11 @@ export interface IpcInvokeMap {
   'popup:dismiss': (callId: string) => void;
   'popup:open-crm': (callId: string) => void;
   'popup:copy-number': (callId: string) => void;
+  /**
+   * The popup's content height in CSS pixels (it changes as calls stack or close). Main resizes
+   * the inactive window to fit (clamped to the work area) and keeps it anchored to its corner.
+   */
+  'popup:content-size': (height: number) => void;
   'status:get': () => StatusView;
   'settings:get': () => SettingsView;
   'settings:save': (patch: SettingsPatch) => SaveResult;
@@ -116,6 +122,7 @@ export const INVOKE_CHANNELS = [
   'popup:dismiss',
   'popup:open-crm',
   'popup:copy-number',
+  'popup:content-size',
   'status:get',
   'settings:get',
   'settings:save',
@@ -134,8 +141,12 @@ export const EVENT_CHANNELS = [
   'settings:changed',
 ] as const satisfies readonly EventChannel[];
 
-type Promisify<F> = F extends (...args: infer A) => infer R ? (...args: A) => Promise<Awaited<R>> : never;
-type Subscribe<F> = F extends (...args: infer A) => void ? (listener: (...args: A) => void) => () => void : never;
+type Promisify<F> = F extends (...args: infer A) => infer R
+  ? (...args: A) => Promise<Awaited<R>>
+  : never;
+type Subscribe<F> = F extends (...args: infer A) => void
+  ? (listener: (...args: A) => void) => () => void
+  : never;
 
 /**
  * What the preload exposes on `window.screenpop`: named functions only, never ipcRenderer itself.
@@ -145,6 +156,7 @@ export interface ScreenpopApi {
   dismiss: Promisify<IpcInvokeMap['popup:dismiss']>;
   openCrm: Promisify<IpcInvokeMap['popup:open-crm']>;
   copyNumber: Promisify<IpcInvokeMap['popup:copy-number']>;
+  reportPopupSize: Promisify<IpcInvokeMap['popup:content-size']>;
   getStatus: Promisify<IpcInvokeMap['status:get']>;
   getSettings: Promisify<IpcInvokeMap['settings:get']>;
   saveSettings: Promisify<IpcInvokeMap['settings:save']>;

@@ -1,0 +1,68 @@
+/**
+ * Builds the `window.screenpop` object from an ipcRenderer-like transport. It lives apart from the
+ * preload so that it can be tested under Node without Electron, and it imports types only, so the
+ * sandboxed preload bundle stays free of anything but 'electron'.
+ *
+ * Every member is a plain named function: the renderer never gets ipcRenderer, a channel name it
+ * can choose, or the IpcRendererEvent (which would leak `sender`).
+ */
+import type {
+  EventChannel,
+  InvokeChannel,
+  IpcEventMap,
+  IpcInvokeMap,
+  ScreenpopApi,
+} from './contract.ts';
+
+/** The slice of Electron's ipcRenderer this needs. */
+export interface IpcTransport {
+  invoke(channel: string, ...args: unknown[]): Promise<unknown>;
+  on(channel: string, listener: (event: unknown, ...args: unknown[]) => void): unknown;
+  removeListener(channel: string, listener: (event: unknown, ...args: unknown[]) => void): unknown;
+}
+
+type InvokeResult<C extends InvokeChannel> = Promise<Awaited<ReturnType<IpcInvokeMap[C]>>>;
+
+export function createScreenpopApi(ipc: IpcTransport): ScreenpopApi {
+  function invoke<C extends InvokeChannel>(
+    channel: C,
+    ...args: Parameters<IpcInvokeMap[C]>
+  ): InvokeResult<C> {
+    return ipc.invoke(channel, ...args) as InvokeResult<C>;
+  }
+
+  function subscribe<C extends EventChannel>(channel: C, listener: IpcEventMap[C]): () => void {
+    // Strip the event object: the renderer sees only the payload.
+    const wrapped = (_event: unknown, ...args: unknown[]): void => {
+      (listener as (...a: unknown[]) => void)(...args);
+    };
+    ipc.on(channel, wrapped);
+    let subscribed = true;
+    return () => {
+      if (!subscribed) return;
+      subscribed = false;
+      ipc.removeListener(channel, wrapped);
+    };
+  }
+
+  return {
+    popupReady: () => invoke('popup:ready'),
+    dismiss: (callId) => invoke('popup:dismiss', callId),
+    openCrm: (callId) => invoke('popup:open-crm', callId),
+    copyNumber: (callId) => invoke('popup:copy-number', callId),
+    reportPopupSize: (height) => invoke('popup:content-size', height),
+    getStatus: () => invoke('status:get'),
+    getSettings: () => invoke('settings:get'),
+    saveSettings: (patch) => invoke('settings:save', patch),
+    testConnection: (patch) => invoke('settings:test-connection', patch),
+    previewCrm: (template) => invoke('settings:preview-crm', template),
+    startDemo: () => invoke('demo:start'),
+    listHistory: () => invoke('history:list'),
+    markHistorySeen: () => invoke('history:mark-seen'),
+    closeWindow: () => invoke('window:close'),
+    onCalls: (listener) => subscribe('popup:calls', listener),
+    onStatus: (listener) => subscribe('status:changed', listener),
+    onHistory: (listener) => subscribe('history:changed', listener),
+    onSettings: (listener) => subscribe('settings:changed', listener),
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * The popup: a stack of cards, one per ringing (or lingering) call, newest on top. The window is
+ * shown inactive by main and this page never calls focus() on its own: keys work once the user
+ * has clicked into it. Esc dismisses the focused call (else the top one); Enter opens the CRM link
+ * for it. New rings are announced through an assertive live region.
+ */
+import { useCallback, useEffect, useRef, useState } from 'react';
+import type { CallCard, ScreenpopApi } from '../../src-main/ipc/contract.ts';
+import { spokenText } from '../shared/InertText.tsx';
+import { CallCardView, callerHeadline } from './CallCardView.tsx';
+import { useNow } from './use-now.ts';
+
+const COPIED_FEEDBACK_MS = 1500;
+
+/** Newest ring first; ringing calls above lingering ones so the live call is always on top. */
+export function stackOrder(calls: readonly CallCard[]): CallCard[] {
+  return [...calls].sort((a, b) => {
+    const ringA = a.state === 'ringing' ? 0 : 1;
+    const ringB = b.state === 'ringing' ? 0 : 1;
+    if (ringA !== ringB) return ringA - ringB;
+    return b.startedAt - a.startedAt;
+  });
+}
+
+export function announcementFor(call: CallCard): string {
+  const to = call.toDisplay || call.to;
+  return `Incoming call from ${spokenText(callerHeadline(call))}${to ? `, to ${spokenText(to, 40)}` : ''}`;
+}
+
+export function PopupApp({ api }: { api: ScreenpopApi }) {
+  const [calls, setCalls] = useState<CallCard[]>([]);
+  const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
+  const [announcement, setAnnouncement] = useState('');
+  const [copiedId, setCopiedId] = useState<string | null>(null);
+  const announced = useRef(new Set<string>());
+  const listRef = useRef<HTMLOListElement>(null);
+  const rootRef = useRef<HTMLDivElement>(null);
+
+  const visible = stackOrder(calls.filter((c) => !dismissed.has(c.callId)));
+  const now = useNow(visible.length > 0);
+
+  const receive = useCallback((next: CallCard[]) => {
+    setCalls(next);
+    // A dismissed id that main no longer sends can be forgotten.
+    setDismissed((prev) => {
+      const ids = new Set(next.map((c) => c.callId));
+      const kept = [...prev].filter((id) => ids.has(id));
+      return kept.length === prev.size ? prev : new Set(kept);
+    });
+    const fresh = stackOrder(next).find(
+      (c) => c.state === 'ringing' && !announced.current.has(c.callId),
+    );
+    for (const c of next) if (c.state === 'ringing') announced.current.add(c.callId);
+    if (fresh) setAnnouncement(announcementFor(fresh));
+  }, []);
+
+  useEffect(() => {
+    let live = true;
+    const unsubscribe = api.onCalls((next) => receive(next));
+    api.popupReady().then(
+      (initial) => {
+        if (live) receive(initial);
+      },
+      () => undefined,
+    );
+    return () => {
+      live = false;
+      unsubscribe();
+    };
+  }, [api, receive]);
+
+  // Tell main how tall the stack is, so the window fits it.
+  useEffect(() => {
+    const root = rootRef.current;
+    if (!root || typeof ResizeObserver === 'undefined') return;
+    let last = -1;
+    const observer = new ResizeObserver(() => {
+      const height = Math.ceil(root.getBoundingClientRect().height);
+      if (height !== last) {
+        last = height;
+        api.reportPopupSize(height).catch(() => undefined);
+      }
+    });
+    observer.observe(root);
+    return () => observer.disconnect();
+  }, [api]);
+
+  useEffect(() => {
+    if (!copiedId) return;
+    const timer = window.setTimeout(() => setCopiedId(null), COPIED_FEEDBACK_MS);
+    return () => window.clearTimeout(timer);
+  }, [copiedId]);
+
+  const dismiss = useCallback(
+    (callId: string) => {
+      // If the user was working in this card, keep their place by moving to the next card.
+      const list = listRef.current;
+      const active = document.activeElement;
+      const card = list?.querySelector<HTMLElement>(`li[data-call-id="${CSS.escape(callId)}"]`);
+      if (card && active && card.contains(active)) {
+        const sibling = (card.nextElementSibling ??
+          card.previousElementSibling) as HTMLElement | null;
+        sibling?.querySelector<HTMLElement>('.card__body')?.focus();
+      }
+      setDismissed((prev) => new Set(prev).add(callId));
+      api.dismiss(callId).catch(() => undefined);
+    },
+    [api],
+  );
+
+  const openCrm = useCallback(
+    (callId: string) => {
+      api.openCrm(callId).catch(() => undefined);
+    },
+    [api],
+  );
+
+  const copy = useCallback(
+    (callId: string) => {
+      api.copyNumber(callId).then(
+        () => setCopiedId(callId),
+        () => undefined,
+      );
+    },
+    [api],
+  );
+
+  // Esc / Enter act on the card that holds focus, else on the top card.
+  useEffect(() => {
+    function onKey(event: KeyboardEvent): void {
+      if (event.key !== 'Escape' && event.key !== 'Enter') return;
+      if (event.altKey || event.ctrlKey || event.metaKey || event.isComposing) return;
+      const target = event.target instanceof Element ? event.target : null;
+      // Enter on a button activates that button, nothing more.
+      if (event.key === 'Enter' && target?.closest('button, a, input, select, textarea')) return;
+      const cardId = target?.closest<HTMLElement>('li[data-call-id]')?.dataset.callId;
+      const call = visible.find((c) => c.callId === cardId) ?? visible[0];
+      if (!call) return;
+      event.preventDefault();
+      if (event.key === 'Escape') dismiss(call.callId);
+      else if (call.canOpenCrm) openCrm(call.callId);
+    }
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [visible, dismiss, openCrm]);
+
+  return (
+    <div className="popup" ref={rootRef}>
+      <div
+        className="visually-hidden"
+        role="alert"
+        aria-live="assertive"
+        aria-atomic="true"
+        data-testid="announcer"
+      >
+        {announcement}
+      </div>
+      <div className="visually-hidden" role="status" aria-live="polite">
+        {copiedId ? 'Number copied' : ''}
+      </div>
+      {visible.length > 0 && (
+        <ol
+          className="stack"
+          ref={listRef}
+          aria-label={visible.length === 1 ? 'Incoming call' : `${visible.length} incoming calls`}
+        >
+          {visible.map((call) => (
+            <CallCardView
+              key={call.callId}
+              call={call}
+              now={now}
+              copied={copiedId === call.callId}
+              onDismiss={dismiss}
+              onOpenCrm={openCrm}
+              onCopy={copy}
+            />
+          ))}
+        </ol>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,64 @@
+/**
+ * Live preview of the CRM link for a sample call. Main builds it with the same code that opens the
+ * real link, so what is shown here is exactly what would open. Stale answers are dropped.
+ */
+import { useEffect, useRef, useState } from 'react';
+import type { CrmPreview as CrmPreviewResult, ScreenpopApi } from '../../src-main/ipc/contract.ts';
+
+const DEBOUNCE_MS = 200;
+
+export function CrmPreview({
+  api,
+  template,
+  id,
+}: {
+  api: ScreenpopApi;
+  template: string;
+  id: string;
+}) {
+  const [preview, setPreview] = useState<CrmPreviewResult | null>(null);
+  const request = useRef(0);
+
+  useEffect(() => {
+    const mine = ++request.current;
+    if (template.trim() === '') {
+      setPreview(null);
+      return;
+    }
+    const timer = window.setTimeout(() => {
+      api.previewCrm(template.trim()).then(
+        (result) => {
+          if (request.current === mine) setPreview(result);
+        },
+        () => {
+          if (request.current === mine)
+            setPreview({ ok: false, message: 'The preview is not available right now.' });
+        },
+      );
+    }, DEBOUNCE_MS);
+    return () => window.clearTimeout(timer);
+  }, [api, template]);
+
+  return (
+    <div className="crm-preview" id={id} aria-live="polite" data-testid="crm-preview">
+      {template.trim() === '' ? (
+        <p className="field__hint">
+          No CRM link: the &ldquo;Open in CRM&rdquo; button stays hidden.
+        </p>
+      ) : preview === null ? (
+        <p className="field__hint">Preparing preview&hellip;</p>
+      ) : preview.ok ? (
+        <p>
+          <span className="crm-preview__label">For a sample call this opens: </span>
+          <bdi dir="ltr" className="crm-preview__url" data-testid="crm-preview-url">
+            {preview.url}
+          </bdi>
+        </p>
+      ) : (
+        <p className="field__error" data-testid="crm-preview-error">
+          {preview.message}
+        </p>
+      )}
+    </div>
+  );
+}

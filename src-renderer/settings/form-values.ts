@@ -1,0 +1,104 @@
+/**
+ * The settings form's values as the inputs hold them (lists as text, numbers as text) and the
+ * conversions to and from Settings. Validation that decides is main's (SaveResult); here we only
+ * turn what the user typed into the patch's shape.
+ */
+import type { SettingsPatch } from '../../src-main/ipc/contract.ts';
+import type {
+  EventSourceMode,
+  PopupCorner,
+  PopupDisplay,
+  Settings,
+} from '../../src-main/core/settings/types.ts';
+
+export interface FormValues {
+  baseUrl: string;
+  apiKey: string;
+  /** A new secret typed by the user; empty keeps the stored one. Never filled from main. */
+  secret: string;
+  extensions: string;
+  dids: string;
+  defaultRegion: string;
+  eventSource: EventSourceMode;
+  relayUrl: string;
+  crmUrlTemplate: string;
+  autoOpenCrm: boolean;
+  doNotDisturb: boolean;
+  sound: boolean;
+  startAtLogin: boolean;
+  popupDisplay: PopupDisplay;
+  popupCorner: PopupCorner;
+  popupLingerSec: string;
+}
+
+/** Splits a comma-, semicolon- or line-separated list; trims, drops blanks and repeats. */
+export function parseList(text: string): string[] {
+  const seen = new Set<string>();
+  for (const part of text.split(/[,;\n\r]+/)) {
+    const item = part.trim();
+    if (item) seen.add(item);
+  }
+  return [...seen];
+}
+
+export function formatList(items: readonly string[]): string {
+  return items.join(', ');
+}
+
+export function toFormValues(settings: Settings): FormValues {
+  return {
+    baseUrl: settings.baseUrl,
+    apiKey: settings.apiKey,
+    secret: '',
+    extensions: formatList(settings.extensions),
+    dids: formatList(settings.dids),
+    defaultRegion: settings.defaultRegion,
+    eventSource: settings.eventSource,
+    relayUrl: settings.relayUrl,
+    crmUrlTemplate: settings.crmUrlTemplate,
+    autoOpenCrm: settings.autoOpenCrm,
+    doNotDisturb: settings.doNotDisturb,
+    sound: settings.sound,
+    startAtLogin: settings.startAtLogin,
+    popupDisplay: settings.popupDisplay,
+    popupCorner: settings.popupCorner,
+    popupLingerSec: String(settings.popupLingerSec),
+  };
+}
+
+export type PatchResult =
+  { ok: true; patch: SettingsPatch } | { ok: false; field: string; message: string };
+
+export function toPatch(values: FormValues): PatchResult {
+  const linger = values.popupLingerSec.trim();
+  const lingerSec = Number(linger);
+  if (linger === '' || !Number.isFinite(lingerSec) || lingerSec < 0) {
+    return {
+      ok: false,
+      field: 'popupLingerSec',
+      message: 'Enter a number of seconds (0 or more).',
+    };
+  }
+  const patch: SettingsPatch = {
+    settings: {
+      baseUrl: values.baseUrl.trim(),
+      apiKey: values.apiKey.trim(),
+      extensions: parseList(values.extensions),
+      dids: parseList(values.dids),
+      defaultRegion: values.defaultRegion.trim().toUpperCase(),
+      eventSource: values.eventSource,
+      relayUrl: values.relayUrl.trim(),
+      crmUrlTemplate: values.crmUrlTemplate.trim(),
+      autoOpenCrm: values.autoOpenCrm,
+      doNotDisturb: values.doNotDisturb,
+      sound: values.sound,
+      startAtLogin: values.startAtLogin,
+      popupDisplay: values.popupDisplay,
+      popupCorner: values.popupCorner,
+      popupLingerSec: lingerSec,
+    },
+  };
+  // The secret travels only when the user typed a new one, and only to be put in the keychain.
+  if (values.secret !== '') patch.secret = values.secret;
+  return { ok: true, patch };
+}

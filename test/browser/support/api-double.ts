@@ -1,0 +1,146 @@
+/**
+ * A test double of the preload's `window.screenpop`, typed by the same ScreenpopApi contract. It
+ * is installed with page.addInitScript, so `installApiDouble` runs inside the page and must not
+ * close over anything from Node: its only input is the serialisable fixture. It records every call,
+ * lets the test push main->renderer events, and collects CSP violation reports.
+ *
+ * Two optional hooks, exposed from Node with page.exposeFunction, wire the CRM actions to the real
+ * main-side builder: `__crmOpen(callId)` and `__crmPreview(template)`.
+ */
+import type {
+  CallCard,
+  CrmPreview,
+  EventChannel,
+  HistoryEntry,
+  SaveResult,
+  ScreenpopApi,
+  SettingsPatch,
+  SettingsView,
+  StatusView,
+  TestConnectionResult,
+} from '../../../src-main/ipc/contract.ts';
+
+export interface DoubleFixture {
+  calls: CallCard[];
+  settings: SettingsView;
+  status: StatusView;
+  history: HistoryEntry[];
+  testConnection: TestConnectionResult;
+  /** What saveSettings answers; null: accept the patch and merge it. */
+  saveResult: SaveResult | null;
+  /** What startDemo answers. */
+  demoView: SettingsView;
+}
+
+export interface RecordedCall {
+  method: keyof ScreenpopApi;
+  args: unknown[];
+}
+
+export interface DoubleHandle {
+  recorded: RecordedCall[];
+  violations: string[];
+  emit(channel: EventChannel, payload: unknown): void;
+  listenerCount(channel: EventChannel): number;
+}
+
+export interface DoublePageGlobal {
+  screenpop?: ScreenpopApi;
+  __double?: DoubleHandle;
+  __crmOpen?: (callId: string) => Promise<void>;
+  __crmPreview?: (template: string) => Promise<CrmPreview>;
+  document: {
+    addEventListener(
+      type: 'securitypolicyviolation',
+      listener: (event: {
+        violatedDirective: string;
+        blockedURI: string;
+        sourceFile: string;
+      }) => void,
+    ): void;
+  };
+}
+
+export function installApiDouble(fixture: DoubleFixture): void {
+  type Listener = (payload: unknown) => void;
+  const g = globalThis as unknown as DoublePageGlobal;
+  const recorded: RecordedCall[] = [];
+  const violations: string[] = [];
+  const listeners = new Map<string, Set<Listener>>();
+  const clone = <T>(value: T): T =>
+    value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
+  const record = (method: keyof ScreenpopApi, args: unknown[]): void => {
+    recorded.push({ method, args: clone(args) });
+  };
+  const subscribe =
+    (method: keyof ScreenpopApi, channel: EventChannel) =>
+    (listener: Listener): (() => void) => {
+      record(method, []);
+      let set = listeners.get(channel);
+      if (!set) listeners.set(channel, (set = new Set()));
+      set.add(listener);
+      return () => {
+        set.delete(listener);
+      };
+    };
+  let view: SettingsView = clone(fixture.settings);
+
+  const api = {
+    popupReady: async () => (record('popupReady', []), clone(fixture.calls)),
+    dismiss: async (callId: string) => void record('dismiss', [callId]),
+    openCrm: async (callId: string) => {
+      record('openCrm', [callId]);
+      if (g.__crmOpen) await g.__crmOpen(callId);
+    },
+    copyNumber: async (callId: string) => void record('copyNumber', [callId]),
+    reportPopupSize: async (height: number) => void record('reportPopupSize', [height]),
+    getStatus: async () => (record('getStatus', []), clone(fixture.status)),
+    getSettings: async () => (record('getSettings', []), clone(view)),
+    saveSettings: async (patch: SettingsPatch): Promise<SaveResult> => {
+      record('saveSettings', [patch]);
+      if (fixture.saveResult) return clone(fixture.saveResult);
+      view = {
+        settings: { ...view.settings, ...patch.settings },
+        hasSecret: view.hasSecret || Boolean(patch.secret),
+        needsOnboarding: false,
+      };
+      return { ok: true, view: clone(view) };
+    },
+    testConnection: async (patch: SettingsPatch) => (
+      record('testConnection', [patch]),
+      clone(fixture.testConnection)
+    ),
+    previewCrm: async (template: string): Promise<CrmPreview> => {
+      record('previewCrm', [template]);
+      if (g.__crmPreview) return g.__crmPreview(template);
+      return { ok: true, url: `https://crm.example.com/search?phone=%2B14155550123` };
+    },
+    startDemo: async () => {
+      record('startDemo', []);
+      view = clone(fixture.demoView);
+      return clone(view);
+    },
+    listHistory: async () => (record('listHistory', []), clone(fixture.history)),
+    markHistorySeen: async () => void record('markHistorySeen', []),
+    closeWindow: async () => void record('closeWindow', []),
+    onCalls: subscribe('onCalls', 'popup:calls'),
+    onStatus: subscribe('onStatus', 'status:changed'),
+    onHistory: subscribe('onHistory', 'history:changed'),
+    onSettings: subscribe('onSettings', 'settings:changed'),
+  } as ScreenpopApi;
+
+  g.screenpop = Object.freeze(api);
+  g.__double = {
+    recorded,
+    violations,
+    emit(channel, payload) {
+      for (const listener of listeners.get(channel) ?? []) listener(clone(payload));
+    },
+    listenerCount: (channel) => listeners.get(channel)?.size ?? 0,
+  };
+  g.document.addEventListener('securitypolicyviolation', (event) => {
+    violations.push(
+      `${event.violatedDirective} blocked ${event.blockedURI} in ${event.sourceFile}`,
+    );
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * Opens one renderer page in its own browser context with the API double installed, and collects
+ * everything that would mean trouble: console errors and warnings, CSP reports, uncaught errors,
+ * and dialogs (an alert() from injected markup would show up here).
+ */
+import { mkdir } from 'node:fs/promises';
+import { fileURLToPath } from 'node:url';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { CrmPreview, EventChannel } from '../../../src-main/ipc/contract.ts';
+import {
+  installApiDouble,
+  type DoubleFixture,
+  type DoublePageGlobal,
+  type RecordedCall,
+} from './api-double.ts';
+
+export type PageName = 'popup' | 'settings' | 'history';
+
+export interface PageOptions {
+  colorScheme?: 'light' | 'dark';
+  viewport?: { width: number; height: number };
+  /** Node-side CRM hooks (wired to the real builder by the tests that want it). */
+  crmOpen?: (callId: string) => void | Promise<void>;
+  crmPreview?: (template: string) => CrmPreview | Promise<CrmPreview>;
+  /** Freeze Date.now() (timers keep running) for screenshots that do not change between runs. */
+  fixedTime?: number;
+}
+
+export interface OpenedPage {
+  page: Page;
+  context: BrowserContext;
+  /** Console errors/warnings, page errors and CSP messages seen so far. */
+  problems: string[];
+  dialogs: string[];
+  recorded(method?: RecordedCall['method']): Promise<RecordedCall[]>;
+  violations(): Promise<string[]>;
+  emit(channel: EventChannel, payload: unknown): Promise<void>;
+  close(): Promise<void>;
+}
+
+export const SCREENSHOT_DIR = fileURLToPath(
+  new URL('../../../test-results/screenshots/', import.meta.url),
+);
+
+export async function openPage(
+  browser: Browser,
+  origin: string,
+  name: PageName,
+  fixture: DoubleFixture,
+  options: PageOptions = {},
+): Promise<OpenedPage> {
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 400, height: 640 },
+    colorScheme: options.colorScheme ?? 'light',
+    locale: 'en-US',
+    timezoneId: 'UTC',
+    reducedMotion: 'reduce',
+  });
+  const page = await context.newPage();
+  const problems: string[] = [];
+  const dialogs: string[] = [];
+  page.on('console', (msg) => {
+    const text = msg.text();
+    if (
+      msg.type() === 'error' ||
+      msg.type() === 'warning' ||
+      /Content Security Policy/i.test(text)
+    ) {
+      problems.push(`console.${msg.type()}: ${text}`);
+    }
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`HTTP ${response.status()} for ${response.url()}`);
+  });
+  page.on('requestfailed', (request) => problems.push(`request failed: ${request.url()}`));
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('dialog', (dialog) => {
+    dialogs.push(`${dialog.type()}: ${dialog.message()}`);
+    void dialog.dismiss();
+  });
+  const { crmOpen, crmPreview } = options;
+  if (crmOpen) await page.exposeFunction('__crmOpen', crmOpen);
+  if (crmPreview) await page.exposeFunction('__crmPreview', crmPreview);
+  if (options.fixedTime !== undefined) await page.clock.setFixedTime(options.fixedTime);
+  await page.addInitScript(installApiDouble, fixture);
+  await page.goto(`${origin}/${name}.html`);
+  await page.locator('#root > *').first().waitFor();
+
+  return {
+    page,
+    context,
+    problems,
+    dialogs,
+    async recorded(method) {
+      const all = await page.evaluate(
+        () => (globalThis as unknown as DoublePageGlobal).__double?.recorded ?? [],
+      );
+      return method ? all.filter((c) => c.method === method) : all;
+    },
+    violations: () =>
+      page.evaluate(() => (globalThis as unknown as DoublePageGlobal).__double?.violations ?? []),
+    async emit(channel, payload) {
+      await page.evaluate(
+        ([c, p]) => (globalThis as unknown as DoublePageGlobal).__double?.emit(c, p),
+        [channel, payload] as const,
+      );
+    },
+    close: () => context.close(),
+  };
+}
+
+/** Writes test-results/screenshots/<name>.png (an element, or the whole page). */
+export async function screenshot(
+  target: Page | Locator,
+  name: string,
+  omitBackground = false,
+): Promise<string> {
+  await mkdir(SCREENSHOT_DIR, { recursive: true });
+  const path = `${SCREENSHOT_DIR}${name}.png`;
+  if ('goto' in target) await target.screenshot({ path, fullPage: true, omitBackground });
+  else await target.screenshot({ path, omitBackground, animations: 'disabled' });
+  return path;
+}
+
+/** A computed style property of the element a locator points to. */
+export function computedStyle(target: Locator, property: string): Promise<string> {
+  return target.evaluate(
+    (el, prop) =>
+      (
+        globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }
+      ).getComputedStyle(el)[prop] ?? '',
+    property,
+  );
+}
+
+/** How many child elements the located element has (0 for pure text). */
+export function childElementCount(target: Locator): Promise<number> {
+  return target.evaluate(
+    (el) => (el as unknown as { childElementCount: number }).childElementCount,
+  );
+}
