@@ -304,3 +304,36 @@ export async function startRedisRelay(
   const relay = await startRelay({ config, store, clock: systemClock, logger: silentLogger });
   return { relay, store };
 }
+
+/** Polls `predicate` in real time (sockets are real even when the client's timers are fake). */
+export async function waitFor(
+  predicate: () => boolean,
+  timeoutMs = 5_000,
+  what = 'condition',
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!predicate()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(10);
+  }
+}
+
+/** A TokenSource over a fixed list of tokens: each invalidate() moves on to the next one. */
+export function listTokenSource(tokens: string[]): {
+  getToken(): Promise<{ value: string; expiresAt: number }>;
+  invalidate(value: string): void;
+  invalidated: string[];
+} {
+  let i = 0;
+  const invalidated: string[] = [];
+  return {
+    invalidated,
+    async getToken() {
+      return { value: tokens[Math.min(i, tokens.length - 1)]!, expiresAt: Date.now() + 1_800_000 };
+    },
+    invalidate(value: string) {
+      invalidated.push(value);
+      if (tokens[i] === value) i += 1;
+    },
+  };
+}

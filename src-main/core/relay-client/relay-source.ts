@@ -1,0 +1,404 @@
+/**
+ * The webhook relay as an event source (docs/relay-protocol.md): one WebSocket to the
+ * organisation's relay, which replays what this desktop missed and then streams live events.
+ *
+ * - Handshake: `Authorization: Bearer <service access token>` (from the TokenSource) on the upgrade
+ *   to `<relay>/v1/stream/<tenant>`; wss is required unless the relay is on this machine.
+ * - Hello: right after open, the filter (the user's extensions, DIDs, opt-in event codes) and the
+ *   last cursor this desktop processed; the relay replays everything after it, sends a `gap`
+ *   notice first when retention no longer covers it, then `ready`.
+ * - Liveness: `{"type":"heartbeat"}` every `heartbeatMs`; a socket with nothing received for two
+ *   intervals is terminated and replaced (half-open TCP after sleep or a network change).
+ * - Reconnect: back-off with full jitter on the injected clock; 4002/1012 and a 401 with 10002 (token
+ *   invalidated first) reconnect at once; a 403 or an unknown tenant waits for wake('user').
+ * - Cursor: advanced by `cursor` frames (sent after each burst) and heartbeat answers; optionally
+ *   persisted through a CursorStore so a restarted app resumes where it stopped.
+ * Event frames are handed on untouched, as text, to onFrame listeners.
+ */
+import type { Clock, TimerHandle } from '../clock.ts';
+import { silentLogger, type Logger } from '../log.ts';
+import { Backoff } from '../events/backoff.ts';
+import type {
+  ConnectionStatus,
+  EventSource,
+  TokenSource,
+  WakeReason,
+} from '../events/contracts.ts';
+import { createWsSocket, type CreateSocket, type SocketConnection } from '../events/socket.ts';
+import { sameStatus, statusForErrcode } from '../events/status.ts';
+import { CloseCode, decodeControl, relayClientPath, type RelayFilter } from './protocol.ts';
+import type { CursorStore } from './cursor-store.ts';
+
+export interface RelaySourceDeps {
+  /** The relay's address: https://relay.example.org (or wss://...); http/ws only for loopback. */
+  relayUrl: string;
+  tenant: string;
+  tokens: TokenSource;
+  filter: RelayFilter;
+  clock: Clock;
+  logger?: Logger;
+  createSocket?: CreateSocket;
+  cursorStore?: CursorStore;
+  heartbeatMs?: number;
+  random?: () => number;
+  backoff?: { baseMs?: number; capMs?: number };
+  /** How long a connection must stay ready before the back-off starts again from its base. */
+  stableMs?: number;
+  /** How long the status stays degraded after a gap notice. */
+  gapStatusMs?: number;
+  userAgent?: string;
+  name?: string;
+}
+
+/** ws(s) URL of a tenant's stream on the relay; refuses plain text to anything but loopback. */
+export function relayStreamUrl(relayUrl: string, tenant: string): string {
+  const url = new URL(relayUrl);
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  if (url.protocol === 'https:') url.protocol = 'wss:';
+  else if (url.protocol === 'http:') url.protocol = 'ws:';
+  if (url.protocol !== 'wss:' && !(url.protocol === 'ws:' && loopback))
+    throw new Error('the relay address must use https (wss) unless it is on this computer');
+  url.pathname = url.pathname.replace(/\/+$/, '') + relayClientPath(tenant);
+  url.search = '';
+  url.hash = '';
+  return url.toString();
+}
+
+export class RelayEventSource implements EventSource {
+  readonly name: string;
+  private readonly deps: RelaySourceDeps;
+  private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly createSocket: CreateSocket;
+  private readonly url: string;
+  private readonly backoff: Backoff;
+  private readonly heartbeatMs: number;
+  private readonly frameListeners = new Set<(text: string, receivedAt: number) => void>();
+  private readonly statusListeners = new Set<(status: ConnectionStatus) => void>();
+  private status: ConnectionStatus = { state: 'offline', reason: 'Not started.' };
+  private running = false;
+  private attention = false;
+  /** Bumped on every connect and on stop, so late callbacks of an old socket are ignored. */
+  private generation = 0;
+  private socket: SocketConnection | undefined;
+  private token: string | undefined;
+  private phase: 'idle' | 'connecting' | 'open' | 'ready' = 'idle';
+  private cursor: string | null = null;
+  private cursorLoaded: Promise<void> | undefined;
+  private lastFrameMono = 0;
+  private retryTimer: TimerHandle | undefined;
+  private heartbeatTimer: TimerHandle | undefined;
+  private stableTimer: TimerHandle | undefined;
+  private gapTimer: TimerHandle | undefined;
+  private gapStatus: ConnectionStatus | undefined;
+  private savedCursor: string | null = null;
+  private saving: Promise<void> | undefined;
+  private rejectedOnce = false;
+
+  constructor(deps: RelaySourceDeps) {
+    this.deps = deps;
+    this.name = deps.name ?? 'relay';
+    this.clock = deps.clock;
+    this.logger = (deps.logger ?? silentLogger).child({ component: 'relay-source' });
+    this.createSocket = deps.createSocket ?? createWsSocket;
+    this.url = relayStreamUrl(deps.relayUrl, deps.tenant);
+    this.heartbeatMs = deps.heartbeatMs ?? 25_000;
+    this.backoff = new Backoff({ ...deps.backoff, random: deps.random });
+  }
+
+  /** The last position this source processed (for tests and diagnostics). */
+  get position(): string | null {
+    return this.cursor;
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.attention = false;
+    this.cursorLoaded ??= (this.deps.cursorStore?.load() ?? Promise.resolve(null)).then(
+      (c) => {
+        this.cursor ??= c;
+        this.savedCursor = c;
+      },
+      (err: Error) =>
+        this.logger.warn('relay cursor not loaded; starting live', { err: err.message }),
+    );
+    void this.connect();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.generation++;
+    this.clearTimers();
+    this.socket?.close(1000, 'stopping');
+    this.socket = undefined;
+    this.phase = 'idle';
+    await this.persistCursor();
+    this.setStatus({ state: 'offline', reason: 'Stopped.' });
+  }
+
+  wake(reason: WakeReason): void {
+    if (!this.running) return;
+    if (reason === 'user') this.attention = false;
+    if (this.attention) return;
+    this.logger.info('wake', { reason, phase: this.phase });
+    // After sleep or a network change the socket is probably dead; a new one resumes from the
+    // cursor, so replacing it costs nothing and finds out at once.
+    if (this.phase === 'ready' || this.phase === 'open') this.drop('woken');
+    else if (this.phase === 'idle') this.reconnectIn(0);
+  }
+
+  onFrame(listener: (text: string, receivedAt: number) => void): () => void {
+    this.frameListeners.add(listener);
+    return () => this.frameListeners.delete(listener);
+  }
+
+  onStatus(listener: (status: ConnectionStatus) => void): () => void {
+    this.statusListeners.add(listener);
+    listener(this.status);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  private async connect(): Promise<void> {
+    if (!this.running || this.attention || this.phase !== 'idle') return;
+    const generation = ++this.generation;
+    this.phase = 'connecting';
+    if (this.status.state !== 'degraded' || !this.gapStatus)
+      this.setStatus({ state: 'connecting', reason: 'Connecting to the relay.' });
+    await this.cursorLoaded;
+    let token: string;
+    try {
+      token = (await this.deps.tokens.getToken()).value;
+    } catch (error) {
+      if (generation !== this.generation) return;
+      this.phase = 'idle';
+      const errcode =
+        typeof (error as { errcode?: unknown })?.errcode === 'number'
+          ? (error as { errcode: number }).errcode
+          : undefined;
+      if (errcode === 10001 || errcode === 10003 || errcode === 10004)
+        return this.needAttention(statusForErrcode('needs-attention', errcode));
+      this.setStatus({
+        state: 'offline',
+        reason: 'Cannot get an access token for the relay; retrying.',
+        ...(errcode !== undefined ? { errcode } : {}),
+      });
+      return this.reconnectIn(this.backoff.next());
+    }
+    if (generation !== this.generation || !this.running) return;
+    this.token = token;
+    const headers: Record<string, string> = {
+      Authorization: `Bearer ${token}`,
+      'User-Agent': this.deps.userAgent ?? 'Screenpop',
+    };
+    let rejection: { status: number; errcode?: number } | undefined;
+    this.socket = this.createSocket(this.url, headers, {
+      open: () => {
+        if (generation !== this.generation) return;
+        this.phase = 'open';
+        this.lastFrameMono = this.clock.monotonic();
+        this.socket?.send(
+          JSON.stringify({ type: 'hello', v: 1, filter: this.deps.filter, cursor: this.cursor }),
+        );
+        this.scheduleHeartbeat(generation);
+      },
+      message: (text) => {
+        if (generation !== this.generation) return;
+        this.lastFrameMono = this.clock.monotonic();
+        this.onMessage(text);
+      },
+      rejected: (status, body) => {
+        if (generation !== this.generation) return;
+        let errcode: number | undefined;
+        try {
+          const parsed = JSON.parse(body) as { errcode?: unknown };
+          if (typeof parsed.errcode === 'number' && parsed.errcode !== 0) errcode = parsed.errcode;
+        } catch {
+          // not JSON: the status decides
+        }
+        rejection = { status, ...(errcode !== undefined ? { errcode } : {}) };
+      },
+      error: (error) => {
+        if (generation === this.generation)
+          this.logger.debug('relay socket error', { error: error.message });
+      },
+      closed: (code) => {
+        if (generation !== this.generation) return;
+        this.onClosed(code, rejection);
+      },
+    });
+  }
+
+  private onMessage(text: string): void {
+    const control = decodeControl(text);
+    if (!control) {
+      const at = this.clock.now();
+      for (const l of this.frameListeners) {
+        try {
+          l(text, at);
+        } catch (err) {
+          this.logger.error('frame listener failed', { err: err as Error });
+        }
+      }
+      return;
+    }
+    switch (control.type) {
+      case 'ready':
+        this.phase = 'ready';
+        this.rejectedOnce = false;
+        if (control.cursor) this.advance(control.cursor);
+        this.setStatus(this.gapStatus ?? { state: 'connected' });
+        this.clock.clearTimeout(this.stableTimer);
+        this.stableTimer = this.clock.setTimeout(
+          () => this.backoff.reset(),
+          this.deps.stableMs ?? 30_000,
+        );
+        break;
+      case 'cursor':
+        this.advance(control.cursor);
+        break;
+      case 'heartbeat':
+        if (control.cursor) this.advance(control.cursor);
+        break;
+      case 'gap':
+        this.logger.warn('relay gap notice', {
+          requested: control.requested,
+          oldest: control.oldest,
+        });
+        this.gapStatus = {
+          state: 'degraded',
+          reason:
+            'The relay no longer holds every event since this computer was last connected: calls in that time may have been missed.',
+        };
+        this.setStatus(this.gapStatus);
+        this.clock.clearTimeout(this.gapTimer);
+        this.gapTimer = this.clock.setTimeout(
+          () => {
+            this.gapStatus = undefined;
+            if (this.phase === 'ready') this.setStatus({ state: 'connected' });
+          },
+          this.deps.gapStatusMs ?? 5 * 60_000,
+        );
+        break;
+      case 'error':
+        this.logger.warn('relay reported an error', { code: control.code });
+        break;
+    }
+  }
+
+  private advance(cursor: string): void {
+    this.cursor = cursor;
+    void this.persistCursor();
+  }
+
+  /** Saves the cursor when a store is configured; one write at a time, the latest value wins. */
+  private persistCursor(): Promise<void> {
+    const store = this.deps.cursorStore;
+    if (!store) return Promise.resolve();
+    this.saving ??= (async () => {
+      try {
+        while (this.cursor !== null && this.cursor !== this.savedCursor) {
+          const c = this.cursor;
+          await store.save(c);
+          this.savedCursor = c;
+        }
+      } catch (err) {
+        this.logger.warn('relay cursor not saved', { err: (err as Error).message });
+      } finally {
+        this.saving = undefined;
+      }
+    })();
+    return this.saving;
+  }
+
+  private onClosed(
+    code: number,
+    rejection: { status: number; errcode?: number } | undefined,
+  ): void {
+    this.socket = undefined;
+    this.phase = 'idle';
+    this.clock.clearTimeout(this.heartbeatTimer);
+    this.clock.clearTimeout(this.stableTimer);
+    if (!this.running) return;
+    if (rejection) return this.onRejected(rejection);
+    this.logger.info('relay socket closed', { code });
+    if (code === CloseCode.reauthenticate) return this.reconnectIn(0);
+    this.setStatus({ state: 'offline', reason: 'The relay connection dropped; reconnecting.' });
+    // 1012: the relay restarts; everyone reconnects, so spread them (jitter) but start small.
+    this.reconnectIn(this.backoff.next());
+  }
+
+  private onRejected(rejection: { status: number; errcode?: number }): void {
+    const { status, errcode } = rejection;
+    this.logger.warn('relay refused the connection', { status, errcode });
+    if ((status === 401 || errcode === 10002) && this.token) {
+      this.deps.tokens.invalidate(this.token);
+      if (!this.rejectedOnce) {
+        this.rejectedOnce = true;
+        return this.reconnectIn(0);
+      }
+    }
+    if (status === 403)
+      return this.needAttention(statusForErrcode('needs-attention', errcode ?? 10003));
+    if (status === 404)
+      return this.needAttention({
+        state: 'needs-attention',
+        reason: 'The relay does not serve this tenant.',
+        remedy: 'Check the relay address and tenant in Settings.',
+      });
+    this.setStatus({
+      state: 'offline',
+      reason: `The relay refused the connection (${status}); retrying.`,
+    });
+    this.reconnectIn(this.backoff.next());
+  }
+
+  private needAttention(status: ConnectionStatus): void {
+    this.attention = true;
+    this.setStatus(status);
+  }
+
+  private reconnectIn(ms: number): void {
+    this.clock.clearTimeout(this.retryTimer);
+    if (!this.running) return;
+    this.retryTimer = this.clock.setTimeout(() => void this.connect(), ms);
+  }
+
+  /** Heartbeat, and the dead-socket check: nothing received for two intervals. */
+  private scheduleHeartbeat(generation: number): void {
+    this.heartbeatTimer = this.clock.setTimeout(() => {
+      if (generation !== this.generation || !this.socket) return;
+      if (this.clock.monotonic() - this.lastFrameMono > 2 * this.heartbeatMs) {
+        this.logger.warn('relay socket silent; replacing it');
+        this.drop('silent');
+        return;
+      }
+      this.socket.send(JSON.stringify({ type: 'heartbeat' }));
+      this.scheduleHeartbeat(generation);
+    }, this.heartbeatMs / 2);
+  }
+
+  /** Abandons the current socket (without waiting for its close) and connects again at once. */
+  private drop(why: string): void {
+    this.generation++;
+    this.socket?.terminate();
+    this.socket = undefined;
+    this.phase = 'idle';
+    this.clock.clearTimeout(this.heartbeatTimer);
+    this.clock.clearTimeout(this.stableTimer);
+    this.setStatus({ state: 'connecting', reason: `Reconnecting to the relay (${why}).` });
+    this.reconnectIn(0);
+  }
+
+  private clearTimers(): void {
+    for (const t of [this.retryTimer, this.heartbeatTimer, this.stableTimer, this.gapTimer])
+      this.clock.clearTimeout(t);
+  }
+
+  private setStatus(status: ConnectionStatus): void {
+    if (sameStatus(this.status, status)) return;
+    this.status = status;
+    for (const l of this.statusListeners) l(status);
+  }
+}

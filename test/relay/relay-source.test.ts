@@ -1,0 +1,259 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
+import { RelayEventSource, relayStreamUrl } from '../../src-main/core/relay-client/relay-source.ts';
+import { createWsSocket, type CreateSocket } from '../../src-main/core/events/socket.ts';
+import { fileCursorStore } from '../../src-main/core/relay-client/cursor-store.ts';
+import { startRelay, type RelayServer } from '../../src-relay/server.ts';
+import { MemoryStore } from '../../src-relay/store/memory-store.ts';
+import { silentLogger } from '../../src-main/core/log.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  SECRET,
+  envelope,
+  listTokenSource,
+  postWebhook,
+  relayConfig,
+  signed,
+  startTokenService,
+  waitFor,
+} from './helpers.ts';
+
+interface Harness {
+  clock: FakeClock;
+  relay: RelayServer;
+  store: MemoryStore;
+  service: Awaited<ReturnType<typeof startTokenService>>;
+  sources: RelayEventSource[];
+}
+
+let h: Harness | undefined;
+
+async function setup(opts: { maxEvents?: number; tokens?: Set<string> } = {}): Promise<Harness> {
+  const clock = new FakeClock();
+  const service = await startTokenService(opts.tokens ?? new Set(['tok-1']));
+  const config = relayConfig({ acme: { baseUrl: service.baseUrl, secrets: [SECRET] } });
+  if (opts.maxEvents) config.retention.maxEvents = opts.maxEvents;
+  const store = new MemoryStore({ clock, retention: config.retention });
+  const relay = await startRelay({ config, store, clock, logger: silentLogger });
+  h = { clock, relay, store, service, sources: [] };
+  return h;
+}
+
+function source(
+  harness: Harness,
+  tokens: string[] = ['tok-1'],
+  extra: Partial<ConstructorParameters<typeof RelayEventSource>[0]> = {},
+) {
+  const frames: string[] = [];
+  const statuses: ConnectionStatus[] = [];
+  const tokenSource = listTokenSource(tokens);
+  const src = new RelayEventSource({
+    relayUrl: harness.relay.url,
+    tenant: 'acme',
+    tokens: tokenSource,
+    filter: { extensions: ['101'], dids: ['+44 20 7946 0000'], events: [] },
+    clock: harness.clock,
+    random: () => 0.5,
+    ...extra,
+  });
+  src.onFrame((t) => frames.push(t));
+  src.onStatus((s) => statuses.push(s));
+  harness.sources.push(src);
+  return {
+    src,
+    frames,
+    statuses,
+    tokenSource,
+    ids: () => frames.map((f) => (JSON.parse(f) as { event_id: string }).event_id),
+  };
+}
+
+async function post(harness: Harness, body: string): Promise<void> {
+  const res = await postWebhook(harness.relay.webhookUrl('acme'), body, signed(body));
+  expect(res.status).toBe(200);
+}
+
+afterEach(async () => {
+  if (!h) return;
+  for (const s of h.sources) await s.stop();
+  await h.relay.close();
+  await h.store.close();
+  await h.service.close();
+  h = undefined;
+});
+
+describe('RelayEventSource', () => {
+  it('refuses a plain-text relay address that is not on this computer', () => {
+    expect(() => relayStreamUrl('http://relay.example.org', 'acme')).toThrow(/https/);
+    expect(relayStreamUrl('https://relay.example.org/base/', 'acme')).toBe(
+      'wss://relay.example.org/base/v1/stream/acme',
+    );
+    expect(relayStreamUrl('http://127.0.0.1:8080', 'acme')).toBe(
+      'ws://127.0.0.1:8080/v1/stream/acme',
+    );
+  });
+
+  it('connects, receives only events for its extensions and DIDs, as the original text', async () => {
+    const harness = await setup();
+    const c = source(harness);
+    c.src.start();
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 5000, 'connected');
+    const mine = envelope({ event_id: 'e1', to: '101' });
+    const did = envelope({ event_id: 'e2', to: '+442079460000' });
+    const other = envelope({ event_id: 'e3', to: '102' });
+    const presence = envelope({ event_id: 'e4', event: 30009 });
+    for (const b of [mine, other, presence, did]) await post(harness, b);
+    await waitFor(() => c.frames.length >= 2, 5000, 'two frames');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(c.frames).toEqual([mine, did]);
+  });
+
+  it('resumes after two minutes offline and receives exactly what it missed', async () => {
+    const harness = await setup();
+    const c = source(harness);
+    c.src.start();
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected');
+    await post(harness, envelope({ event_id: 'before', to: '101' }));
+    await waitFor(() => c.frames.length === 1 && c.src.position !== null);
+    await waitFor(
+      () => c.src.position === harness.store['tenants'].get('acme')?.events.at(-1)?.cursor,
+    );
+    await c.src.stop();
+    for (let i = 0; i < 5; i++) {
+      await post(harness, envelope({ event_id: `missed-${i}`, to: i % 2 === 0 ? '101' : '102' }));
+      await harness.clock.advance(24_000);
+    }
+    c.src.start();
+    await waitFor(() => c.frames.length >= 4, 5000, 'replay');
+    await new Promise((r) => setTimeout(r, 100));
+    expect(c.ids()).toEqual(['before', 'missed-0', 'missed-2', 'missed-4']);
+    expect(c.statuses.at(-1)?.state).toBe('connected');
+  });
+
+  it('reports a gap (degraded, with reason) when its cursor is older than the relay retains', async () => {
+    const harness = await setup({ maxEvents: 3 });
+    const c = source(harness);
+    c.src.start();
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected');
+    await post(harness, envelope({ event_id: 'g0', to: '101' }));
+    await waitFor(() => c.src.position !== null && c.frames.length === 1);
+    await waitFor(
+      () => c.src.position === harness.store['tenants'].get('acme')?.events.at(-1)?.cursor,
+    );
+    await c.src.stop();
+    for (let i = 1; i <= 6; i++) await post(harness, envelope({ event_id: `g${i}`, to: '101' }));
+    c.src.start();
+    await waitFor(() => c.frames.length >= 4, 5000, 'replay');
+    expect(c.ids()).toEqual(['g0', 'g4', 'g5', 'g6']);
+    const last = c.statuses.at(-1)!;
+    expect(last.state).toBe('degraded');
+    expect(last.reason).toMatch(/missed/);
+    await harness.clock.advance(5 * 60_000 + 1);
+    expect(c.statuses.at(-1)?.state).toBe('connected');
+  });
+
+  it('reconnects with back-off on its clock after the relay restarts (1012) and loses nothing', async () => {
+    const harness = await setup();
+    const c = source(harness);
+    c.src.start();
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected');
+    await post(harness, envelope({ event_id: 'r0', to: '101' }));
+    await waitFor(() => c.frames.length === 1);
+    await waitFor(
+      () => c.src.position === harness.store['tenants'].get('acme')?.events.at(-1)?.cursor,
+    );
+    const port = harness.relay.port;
+    await harness.relay.close();
+    await waitFor(() => c.statuses.at(-1)?.state === 'offline', 5000, 'offline');
+    // Same store, same port: a restarted relay. Events arrive before the desktop is back.
+    const config = relayConfig(
+      { acme: { baseUrl: harness.service.baseUrl, secrets: [SECRET] } },
+      { port },
+    );
+    harness.relay = await startRelay({
+      config,
+      store: harness.store,
+      clock: harness.clock,
+      logger: silentLogger,
+    });
+    await post(harness, envelope({ event_id: 'r1', to: '101' }));
+    await post(harness, envelope({ event_id: 'r2', to: '101' }));
+    // random() = 0.5 and a 500 ms base: the first retry is due after 250 ms of the source's clock.
+    await new Promise((r) => setTimeout(r, 200));
+    expect(c.frames.length).toBe(1);
+    await harness.clock.advance(250);
+    await waitFor(() => c.frames.length === 3, 5000, 'resume');
+    expect(c.ids()).toEqual(['r0', 'r1', 'r2']);
+    expect(c.statuses.at(-1)?.state).toBe('connected');
+  });
+
+  it('invalidates a refused token and reconnects at once with a fresh one', async () => {
+    const harness = await setup({ tokens: new Set(['good']) });
+    const c = source(harness, ['stale', 'good']);
+    c.src.start();
+    await waitFor(() => c.tokenSource.invalidated.length === 1);
+    await harness.clock.advance(0);
+    await waitFor(
+      () => c.statuses.at(-1)?.state === 'connected',
+      5000,
+      'connected with the fresh token',
+    );
+    expect(c.tokenSource.invalidated).toEqual(['stale']);
+  });
+
+  it('replaces a socket that went silent (heartbeat) and resumes', async () => {
+    const harness = await setup();
+    // The far side goes quiet without closing (half-open TCP): frames stop arriving.
+    let stalled = false;
+    let created = 0;
+    const createSocket: CreateSocket = (url, headers, callbacks) => {
+      const first = ++created === 1;
+      return createWsSocket(url, headers, {
+        ...callbacks,
+        message: (text) => (stalled && first ? undefined : callbacks.message(text)),
+      });
+    };
+    const c = source(harness, ['tok-1'], { heartbeatMs: 1000, createSocket });
+    c.src.start();
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected');
+    // Heartbeats are answered, so time passing on the clock alone does not drop the socket.
+    for (let i = 0; i < 6; i++) {
+      await harness.clock.advance(500);
+      await new Promise((r) => setTimeout(r, 30));
+    }
+    expect(c.statuses.filter((s) => s.state === 'connecting')).toHaveLength(1);
+    stalled = true;
+    for (let i = 0; i < 6; i++) await harness.clock.advance(500);
+    await waitFor(() => c.statuses.some((s) => s.reason?.includes('silent')), 5000, 'replaced');
+    await harness.clock.advance(0);
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 5000, 'reconnected');
+    expect(created).toBe(2);
+  });
+
+  it('keeps its cursor in a file so a restarted app resumes', async () => {
+    const harness = await setup();
+    const dir = mkdtempSync(join(tmpdir(), 'relay-cursor-'));
+    try {
+      const cursorStore = fileCursorStore(join(dir, 'relay-cursor.json'));
+      const a = source(harness, ['tok-1'], { cursorStore });
+      a.src.start();
+      await waitFor(() => a.statuses.at(-1)?.state === 'connected');
+      await post(harness, envelope({ event_id: 'f0', to: '101' }));
+      await waitFor(() => a.frames.length === 1);
+      await waitFor(
+        () => a.src.position === harness.store['tenants'].get('acme')?.events.at(-1)?.cursor,
+      );
+      await a.src.stop();
+      await post(harness, envelope({ event_id: 'f1', to: '101' }));
+      const b = source(harness, ['tok-1'], { cursorStore });
+      b.src.start();
+      await waitFor(() => b.frames.length === 1, 5000, 'replayed from the saved cursor');
+      expect(b.ids()).toEqual(['f1']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
