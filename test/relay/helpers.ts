@@ -221,7 +221,8 @@ export interface RedisProcess {
   url: string;
   port: number;
   dir: string;
-  stop(): Promise<void>;
+  /** Stops the server; its data folder is removed unless `keepData` (for a restart). */
+  stop(options?: { keepData?: boolean }): Promise<void>;
 }
 
 /** Starts a private redis-server on a free 127.0.0.1 port with AOF (fsync always) in a temp dir. */
@@ -268,13 +269,13 @@ export async function startRedis(
     url,
     port,
     dir,
-    async stop() {
+    async stop(options = {}) {
       if (child.exitCode === null) {
         const exited = new Promise<void>((r) => child.once('exit', () => r()));
         child.kill('SIGTERM');
         await exited;
       }
-      if (!opts.dir) rmSync(dir, { recursive: true, force: true });
+      if (!options.keepData) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
