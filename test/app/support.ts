@@ -48,3 +48,48 @@ export class FakeClipboard implements ClipboardPort {
     this.text = text;
   }
 }
+
+import type { HistoryEntry, StatusView } from '../../src-main/ipc/contract.ts';
+import type { TrayView } from '../../src-main/core/app/ports.ts';
+import type { SettingsPort, SettingsUpdate } from '../../src-main/core/app/runtime.ts';
+import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
+
+export class FakeTray implements TrayView {
+  states: { status: StatusView; missedCount: number; recent: HistoryEntry[] }[] = [];
+  setState(status: StatusView, missedCount: number, recent: HistoryEntry[]): void {
+    this.states.push({ status, missedCount, recent });
+  }
+  get last() {
+    return this.states.at(-1);
+  }
+}
+
+/** Settings in memory with the few checks the runtime relies on (the real store validates fully). */
+export class MemorySettings implements SettingsPort {
+  current: Settings;
+  saves = 0;
+  constructor(initial: Partial<Settings> = {}) {
+    this.current = { ...DEFAULT_SETTINGS, ...initial };
+  }
+  async load(): Promise<Settings> {
+    return { ...this.current };
+  }
+  check(patch: Partial<Settings>): SettingsUpdate {
+    const next = { ...this.current, ...patch };
+    if (next.baseUrl && !/^https?:\/\//.test(next.baseUrl))
+      return {
+        ok: false,
+        field: 'baseUrl',
+        message: 'The service address must start with https://.',
+      };
+    return { ok: true, settings: next };
+  }
+  async update(patch: Partial<Settings>): Promise<SettingsUpdate> {
+    const r = this.check(patch);
+    if (r.ok) {
+      this.current = r.settings;
+      this.saves++;
+    }
+    return r;
+  }
+}

@@ -1,0 +1,477 @@
+/**
+ * The app's behaviour behind the tray and the IPC channels, free of Electron: settings (with the
+ * secret in the keychain), the connection to the service (rebuilt when its settings change), the
+ * demo, pause and Do Not Disturb, the combined status, the directory, the history and the call
+ * presenter. src-main/electron/main.ts wires it to real windows; tests wire it to fakes.
+ */
+import type {
+  HistoryEntry,
+  SaveResult,
+  SettingsPatch,
+  SettingsView,
+  StatusView,
+  TestConnectionResult,
+} from '../../ipc/contract.ts';
+import type { Credentials } from '../api/token-manager.ts';
+import type { Clock } from '../clock.ts';
+import {
+  keychainAccount,
+  MemoryCredentialStore,
+  type CredentialStore,
+} from '../credentials/credential-store.ts';
+import type { ConnectionStatus, WakeReason } from '../events/contracts.ts';
+import type { Logger, SecretRegistry } from '../log.ts';
+import type { Settings } from '../settings/types.ts';
+import { CallPresenter } from './call-presenter.ts';
+import type { Connection, ConnectionFactory } from './connection.ts';
+import { previewCrmUrl } from './crm-url.ts';
+import type { DemoService } from './demo.ts';
+import { Directory } from './directory.ts';
+import type { HistoryStore } from './history-store.ts';
+import type { ClipboardPort, Notifier, PopupView, TrayView, UrlOpener } from './ports.ts';
+import {
+  testConnection,
+  type ConnectionProbe,
+  type TestConnectionInput,
+} from './test-connection.ts';
+
+export type SettingsUpdate =
+  { ok: true; settings: Settings } | { ok: false; field: string; message: string };
+
+/** The settings file, as the runtime needs it (SettingsStore adapts to this). */
+export interface SettingsPort {
+  load(): Promise<Settings>;
+  /** Checks a patch against the current settings without saving. */
+  check(patch: Partial<Settings>): SettingsUpdate;
+  /** Validates, merges and saves atomically. */
+  update(patch: Partial<Settings>): Promise<SettingsUpdate>;
+}
+
+export interface RuntimeViews {
+  notifier: Notifier;
+  popup: PopupView;
+  urlOpener: UrlOpener;
+  clipboard: ClipboardPort;
+  tray: TrayView;
+}
+
+export interface AppRuntimeDeps {
+  clock: Clock;
+  logger: Logger;
+  secrets: SecretRegistry;
+  settings: SettingsPort;
+  credentials: CredentialStore;
+  history: HistoryStore;
+  views: RuntimeViews;
+  connect: ConnectionFactory;
+  startDemo: () => Promise<DemoService>;
+  createProbe: (input: TestConnectionInput & { secret: string }) => ConnectionProbe;
+  localAddress?: (host: string) => Promise<string | null>;
+  /** Called after settings are loaded or saved (start at login, etc.). */
+  onSettingsApplied?: (settings: Settings) => void;
+  directoryRefreshMs?: number;
+}
+
+/** Fields whose change needs a new connection. */
+const CONNECTION_FIELDS: ReadonlyArray<keyof Settings> = [
+  'baseUrl',
+  'apiKey',
+  'extensions',
+  'dids',
+  'defaultRegion',
+  'eventSource',
+  'relayUrl',
+  'staleRingSec',
+  'demoMode',
+];
+
+const NOT_SET_UP: ConnectionStatus = {
+  state: 'needs-attention',
+  reason: 'Screenpop is not set up yet.',
+  remedy: 'Open Settings to connect to your phone system, or try the demo.',
+};
+
+type Listener<T> = (value: T) => void;
+
+export class AppRuntime {
+  readonly presenter: CallPresenter;
+  readonly directory: Directory;
+  private readonly d: AppRuntimeDeps;
+  private readonly logger: Logger;
+  private readonly demoSecrets = new MemoryCredentialStore();
+  private current!: Settings;
+  private hasSecret = false;
+  private demo: DemoService | null = null;
+  private connection: Connection | null = null;
+  private detach: Array<() => void> = [];
+  private connectionStatus: ConnectionStatus = NOT_SET_UP;
+  private paused = false;
+  private readonly statusListeners = new Set<Listener<StatusView>>();
+  private readonly settingsListeners = new Set<Listener<SettingsView>>();
+  private lastStatusJson = '';
+  /** Serializes connection rebuilds (a save during a rebuild waits its turn). */
+  private chain: Promise<void> = Promise.resolve();
+
+  constructor(deps: AppRuntimeDeps) {
+    this.d = deps;
+    this.logger = deps.logger.child({ component: 'app' });
+    this.directory = new Directory({
+      clock: deps.clock,
+      logger: deps.logger,
+      fetchExtensions: () =>
+        this.connection
+          ? this.connection.fetchExtensions()
+          : Promise.reject(new Error('not connected')),
+      ...(deps.directoryRefreshMs !== undefined ? { refreshMs: deps.directoryRefreshMs } : {}),
+    });
+    this.presenter = new CallPresenter({
+      clock: deps.clock,
+      logger: deps.logger,
+      directory: this.directory,
+      history: deps.history,
+      notifier: deps.views.notifier,
+      popup: deps.views.popup,
+      urlOpener: deps.views.urlOpener,
+      clipboard: deps.views.clipboard,
+      settings: () => this.current,
+    });
+    deps.history.onChange(() => this.publishStatus());
+  }
+
+  /** Loads settings and history and connects if set up. Returns whether onboarding is needed. */
+  async start(): Promise<{ needsOnboarding: boolean }> {
+    this.current = await this.d.settings.load();
+    this.d.history.setLimit(this.current.historyLimit);
+    await this.d.history.load();
+    this.directory.setDefaultRegion(this.current.defaultRegion);
+    if (this.current.contactsFile) await this.directory.loadContactsFile(this.current.contactsFile);
+    this.d.onSettingsApplied?.(this.current);
+    if (this.current.demoMode)
+      await this.ensureDemo().catch((err: unknown) =>
+        this.logger.error('demo could not start', { error: err }),
+      );
+    await this.refreshHasSecret();
+    await this.enqueue(() => this.reconnect());
+    return { needsOnboarding: this.needsOnboarding() };
+  }
+
+  async shutdown(): Promise<void> {
+    await this.enqueue(() => this.disconnect());
+    this.directory.stop();
+    await this.d.history.flush();
+    await this.demo?.close().catch(() => {});
+    this.demo = null;
+  }
+
+  settings(): Settings {
+    return this.current;
+  }
+
+  settingsView(): SettingsView {
+    return {
+      settings: { ...this.current },
+      hasSecret: this.hasSecret || this.current.demoMode,
+      needsOnboarding: this.needsOnboarding(),
+    };
+  }
+
+  status(): StatusView {
+    const s = this.paused
+      ? { state: 'offline' as const, reason: 'Paused.' }
+      : this.connectionStatus;
+    return {
+      state: s.state,
+      ...(s.reason ? { reason: s.reason } : {}),
+      ...(s.remedy ? { remedy: s.remedy } : {}),
+      paused: this.paused,
+      doNotDisturb: this.current?.doNotDisturb ?? false,
+      missedCount: this.d.history.missedCount(),
+      demo: this.current?.demoMode ?? false,
+    };
+  }
+
+  onStatus(listener: Listener<StatusView>): () => void {
+    this.statusListeners.add(listener);
+    return () => this.statusListeners.delete(listener);
+  }
+
+  onSettings(listener: Listener<SettingsView>): () => void {
+    this.settingsListeners.add(listener);
+    return () => this.settingsListeners.delete(listener);
+  }
+
+  history(): HistoryEntry[] {
+    return this.d.history.list();
+  }
+
+  markHistorySeen(): void {
+    this.d.history.markAllSeen();
+  }
+
+  previewCrm(template: string) {
+    return previewCrmUrl(template, this.current.crmAllowedSchemes);
+  }
+
+  async saveSettings(patch: SettingsPatch): Promise<SaveResult> {
+    const before = this.current;
+    const checked = this.d.settings.check(patch.settings);
+    if (!checked.ok) return checked;
+    const secret = patch.secret?.trim();
+    if (secret) {
+      this.d.secrets.add(secret);
+      try {
+        await this.d.credentials.setSecret(
+          keychainAccount(checked.settings.apiKey, checked.settings.baseUrl),
+          secret,
+        );
+      } catch (err) {
+        this.logger.error('the secret could not be stored in the keychain', { error: err });
+        return {
+          ok: false,
+          field: 'secret',
+          message:
+            'The secret could not be stored in the system keychain. Is the keychain unlocked?',
+        };
+      }
+    }
+    const saved = await this.d.settings.update(patch.settings);
+    if (!saved.ok) return saved;
+    await this.applySettings(before, saved.settings, Boolean(secret));
+    return { ok: true, view: this.settingsView() };
+  }
+
+  async testConnection(patch: SettingsPatch): Promise<TestConnectionResult> {
+    const checked = this.d.settings.check(patch.settings);
+    if (!checked.ok)
+      return { ok: false, message: checked.message, remedy: `Check the field "${checked.field}".` };
+    const s = checked.settings;
+    const demo = s.demoMode ? this.demo : null;
+    const baseUrl = demo ? demo.baseUrl : s.baseUrl;
+    const apiKey = demo ? demo.apiKey : s.apiKey;
+    let secret = patch.secret?.trim() || null;
+    if (secret) this.d.secrets.add(secret);
+    if (!secret && demo) secret = demo.secret;
+    if (!secret && apiKey && baseUrl)
+      secret = await this.d.credentials
+        .getSecret(keychainAccount(apiKey, baseUrl))
+        .catch(() => null);
+    return testConnection(
+      {
+        baseUrl,
+        apiKey,
+        secret,
+        extensions: demo ? [demo.extension] : s.extensions,
+        defaultRegion: s.defaultRegion,
+      },
+      {
+        createProbe: this.d.createProbe,
+        logger: this.logger,
+        ...(this.d.localAddress ? { localAddress: this.d.localAddress } : {}),
+      },
+    );
+  }
+
+  async startDemo(): Promise<SettingsView> {
+    await this.ensureDemo();
+    const before = this.current;
+    const saved = await this.d.settings.update({ demoMode: true });
+    if (saved.ok) await this.applySettings(before, saved.settings, false);
+    return this.settingsView();
+  }
+
+  async setDoNotDisturb(on: boolean): Promise<void> {
+    const before = this.current;
+    const saved = await this.d.settings.update({ doNotDisturb: on });
+    if (saved.ok) await this.applySettings(before, saved.settings, false);
+  }
+
+  async setPaused(paused: boolean): Promise<void> {
+    if (paused === this.paused) return;
+    this.paused = paused;
+    this.logger.info(paused ? 'paused' : 'resumed');
+    await this.enqueue(() => (paused ? this.disconnect() : this.reconnect()));
+    this.publishStatus();
+  }
+
+  isPaused(): boolean {
+    return this.paused;
+  }
+
+  wake(reason: WakeReason): void {
+    if (!this.paused) this.connection?.wake(reason);
+  }
+
+  /** Waits until queued connection changes are done (tests). */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  private needsOnboarding(): boolean {
+    if (!this.current) return true;
+    if (this.current.demoMode) return false;
+    return (
+      !this.current.baseUrl ||
+      !this.current.apiKey ||
+      this.current.extensions.length === 0 ||
+      !this.hasSecret
+    );
+  }
+
+  private async refreshHasSecret(): Promise<void> {
+    const { apiKey, baseUrl } = this.current;
+    this.hasSecret = false;
+    if (!apiKey || !baseUrl) return;
+    try {
+      this.hasSecret =
+        (await this.d.credentials.getSecret(keychainAccount(apiKey, baseUrl))) !== null;
+    } catch (err) {
+      this.logger.warn('keychain could not be read', { error: err });
+    }
+  }
+
+  private async ensureDemo(): Promise<DemoService> {
+    if (this.demo) return this.demo;
+    const demo = await this.d.startDemo();
+    this.d.secrets.add(demo.secret);
+    await this.demoSecrets.setSecret(keychainAccount(demo.apiKey, demo.baseUrl), demo.secret);
+    this.demo = demo;
+    return demo;
+  }
+
+  private async applySettings(
+    before: Settings,
+    after: Settings,
+    secretChanged: boolean,
+  ): Promise<void> {
+    this.current = after;
+    this.d.history.setLimit(after.historyLimit);
+    this.directory.setDefaultRegion(after.defaultRegion);
+    if (after.contactsFile !== before.contactsFile)
+      await this.directory.loadContactsFile(after.contactsFile);
+    this.presenter.refreshSettings();
+    if (after.demoMode && !this.demo)
+      await this.ensureDemo().catch((err: unknown) =>
+        this.logger.error('demo could not start', { error: err }),
+      );
+    await this.refreshHasSecret();
+    this.d.onSettingsApplied?.(after);
+    const reconnect =
+      secretChanged ||
+      CONNECTION_FIELDS.some((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));
+    if (reconnect) {
+      await this.enqueue(async () => {
+        await this.reconnect();
+        if (!after.demoMode && this.demo) {
+          await this.demo.close().catch(() => {});
+          this.demo = null;
+        }
+      });
+    }
+    const view = this.settingsView();
+    for (const l of this.settingsListeners) this.safely(() => l(view));
+    this.publishStatus();
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const next = this.chain.then(task, task);
+    this.chain = next.catch((err: unknown) =>
+      this.logger.error('connection change failed', { error: err }),
+    );
+    return this.chain;
+  }
+
+  private async disconnect(): Promise<void> {
+    const old = this.connection;
+    this.connection = null;
+    for (const off of this.detach.splice(0)) off();
+    this.presenter.clear();
+    if (old) await old.stop();
+    this.directory.stop();
+  }
+
+  /** Stops the old connection and, when set up and not paused, starts a new one. */
+  private async reconnect(): Promise<void> {
+    await this.disconnect();
+    const s = this.current;
+    const demo = s.demoMode ? this.demo : null;
+    if (s.demoMode && !demo) {
+      this.setConnectionStatus({
+        state: 'needs-attention',
+        reason: 'The demo could not start.',
+        remedy: 'Restart Screenpop, or set up a real connection in Settings.',
+      });
+      return;
+    }
+    if (!demo && this.needsOnboarding()) {
+      this.setConnectionStatus(NOT_SET_UP);
+      return;
+    }
+    if (this.paused) return;
+    const baseUrl = demo ? demo.baseUrl : s.baseUrl;
+    const effective: Settings = demo
+      ? {
+          ...s,
+          baseUrl,
+          apiKey: demo.apiKey,
+          extensions: [demo.extension],
+          dids: [],
+          relayUrl: '',
+          eventSource: 'direct',
+        }
+      : s;
+    const store = demo ? this.demoSecrets : this.d.credentials;
+    const credentials = async (): Promise<Credentials | null> => {
+      const secret = await store.getSecret(keychainAccount(effective.apiKey, baseUrl));
+      return secret ? { key: effective.apiKey, secret } : null;
+    };
+    let connection: Connection;
+    try {
+      connection = this.d.connect({ baseUrl, settings: effective, credentials });
+    } catch (err) {
+      this.logger.error('connection could not be set up', { error: err });
+      this.setConnectionStatus({
+        state: 'needs-attention',
+        reason: err instanceof Error ? err.message : 'The connection settings are not usable.',
+        remedy: 'Check the connection settings.',
+      });
+      return;
+    }
+    this.connection = connection;
+    const { engine } = connection;
+    this.detach.push(
+      engine.onPop((pop) => this.presenter.handlePop(pop)),
+      engine.onDismiss((dismiss) => this.presenter.handleDismiss(dismiss)),
+      engine.onStatus((status) => this.setConnectionStatus(status)),
+    );
+    this.setConnectionStatus({ state: 'connecting', reason: 'Connecting…' });
+    engine.start();
+    this.directory.start();
+    this.logger.info('connected to the service', {
+      demo: Boolean(demo),
+      mode: effective.eventSource,
+    });
+  }
+
+  private setConnectionStatus(status: ConnectionStatus): void {
+    this.connectionStatus = status;
+    this.publishStatus();
+  }
+
+  private publishStatus(): void {
+    if (!this.current) return;
+    const status = this.status();
+    this.d.views.tray.setState(status, status.missedCount, this.d.history.list().slice(0, 10));
+    const json = JSON.stringify(status);
+    if (json === this.lastStatusJson) return;
+    this.lastStatusJson = json;
+    for (const l of this.statusListeners) this.safely(() => l(status));
+  }
+
+  private safely(fn: () => void): void {
+    try {
+      fn();
+    } catch (err) {
+      this.logger.error('listener failed', { error: err });
+    }
+  }
+}

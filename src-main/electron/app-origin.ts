@@ -1,0 +1,68 @@
+/**
+ * Where the app's own pages come from. Packaged and `npm start` builds serve dist/renderer/ over a
+ * privileged custom scheme, app://screenpop/ (Electron's advice over file://: with the
+ * grantFileProtocolExtraPrivileges fuse off, file:// pages are treated like a browser treats them and
+ * module scripts would not load). In development SCREENPOP_DEV_URL may point at Vite's dev server on
+ * this computer. Nothing else is "ours": not file://, not any other host.
+ */
+export const APP_SCHEME = 'app';
+export const APP_HOST = 'screenpop';
+export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
+
+export type PageName = 'popup' | 'settings' | 'history';
+
+/** The Vite dev server, only when not packaged and only on loopback. */
+export function devServerOrigin(raw: string | undefined, packaged: boolean): string | null {
+  if (packaged || !raw) return null;
+  try {
+    const u = new URL(raw);
+    if (u.protocol !== 'http:' || !['localhost', '127.0.0.1', '[::1]'].includes(u.hostname))
+      return null;
+    return u.origin;
+  } catch {
+    return null;
+  }
+}
+
+export class AppOrigin {
+  readonly devOrigin: string | null;
+
+  constructor(devOrigin: string | null) {
+    this.devOrigin = devOrigin;
+  }
+
+  pageUrl(page: PageName): string {
+    return `${this.devOrigin ?? APP_ORIGIN}/${page}.html`;
+  }
+
+  /** True for a URL on our own origin (the exact origin, parsed, never a prefix test). */
+  isOurs(url: string): boolean {
+    let u: URL;
+    try {
+      u = new URL(url);
+    } catch {
+      return false;
+    }
+    if (u.protocol === `${APP_SCHEME}:`) return u.host === APP_HOST;
+    return this.devOrigin !== null && u.origin === this.devOrigin;
+  }
+}
+
+/** The Content-Security-Policy sent as a header with every page of ours (the meta tag can't carry frame-ancestors). */
+export function contentSecurityPolicy(devOrigin: string | null): string {
+  const connect = devOrigin
+    ? `connect-src ${devOrigin} ${devOrigin.replace(/^http/, 'ws')}`
+    : "connect-src 'none'";
+  return [
+    "default-src 'none'",
+    "script-src 'self'",
+    "style-src 'self'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    connect,
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "frame-ancestors 'none'",
+  ].join('; ');
+}

@@ -1,0 +1,106 @@
+/**
+ * The main side of the typed IPC contract. `handle` and `send` are generic over the channel maps in
+ * src-main/ipc/contract.ts, so a handler's parameters and result, and an event's arguments, are
+ * checked by the compiler. Every invoke first passes the sender check (one of our windows, its
+ * top frame, on our own origin) and the channel's argument validator; a refused call is logged and
+ * never reaches the handler.
+ */
+import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
+import type { EventChannel, IpcEventMap, IpcInvokeMap, InvokeChannel } from '../ipc/contract.ts';
+import type { Logger } from '../core/log.ts';
+import { INVOKE_VALIDATORS } from './ipc-validate.ts';
+
+export type Handler<C extends InvokeChannel> = (
+  event: IpcMainInvokeEvent,
+  ...args: Parameters<IpcInvokeMap[C]>
+) => Awaited<ReturnType<IpcInvokeMap[C]>> | Promise<Awaited<ReturnType<IpcInvokeMap[C]>>>;
+
+export interface SenderPolicy {
+  /** True when `contents` belongs to one of the app's windows. */
+  isOurWebContents(contents: WebContents): boolean;
+  /** True when `url` is one of the app's own pages (app:// origin, or the dev server in development). */
+  isOurUrl(url: string): boolean;
+}
+
+export function isTrustedSender(event: IpcMainInvokeEvent, policy: SenderPolicy): boolean {
+  const frame = event.senderFrame;
+  if (!frame) return false; // the frame navigated away or was destroyed
+  if (frame.parent !== null) return false; // subframes never talk to main
+  if (!policy.isOurWebContents(event.sender)) return false;
+  return policy.isOurUrl(frame.url);
+}
+
+export class TypedIpcMain {
+  private readonly ipcMain: IpcMain;
+  private readonly policy: SenderPolicy;
+  private readonly logger: Logger;
+  private readonly channels = new Set<InvokeChannel>();
+
+  constructor(ipcMain: IpcMain, policy: SenderPolicy, logger: Logger) {
+    this.ipcMain = ipcMain;
+    this.policy = policy;
+    this.logger = logger.child({ component: 'ipc' });
+  }
+
+  handle<C extends InvokeChannel>(channel: C, fn: Handler<C>): void {
+    const validate = INVOKE_VALIDATORS[channel];
+    this.channels.add(channel);
+    this.ipcMain.handle(channel, async (event: IpcMainInvokeEvent, ...raw: unknown[]) => {
+      if (!isTrustedSender(event, this.policy)) {
+        this.logger.warn('IPC from an untrusted sender ignored', {
+          channel,
+          url: safeUrl(event.senderFrame?.url),
+        });
+        return undefined;
+      }
+      let args: Parameters<IpcInvokeMap[C]>;
+      try {
+        args = validate(raw);
+      } catch (err) {
+        this.logger.warn('IPC call with invalid arguments refused', { channel, error: err });
+        // No cause on purpose: nothing of the original error may cross to the renderer.
+        // eslint-disable-next-line preserve-caught-error
+        throw new Error(`Invalid arguments for ${channel}`);
+      }
+      try {
+        return await fn(event, ...args);
+      } catch (err) {
+        // The renderer gets a plain message; details stay in the (redacted) log.
+        this.logger.error('IPC handler failed', { channel, error: err });
+        // eslint-disable-next-line preserve-caught-error
+        throw new Error(`${channel} failed`);
+      }
+    });
+  }
+
+  /** Channels with a handler; the composition root checks none of the contract's is missing. */
+  handled(): ReadonlySet<InvokeChannel> {
+    return this.channels;
+  }
+
+  removeAll(): void {
+    for (const c of this.channels) this.ipcMain.removeHandler(c);
+    this.channels.clear();
+  }
+}
+
+/** Main -> renderer, typed over IpcEventMap. Destroyed windows are skipped. */
+export function send<C extends EventChannel>(
+  target: { webContents: WebContents; isDestroyed(): boolean } | null | undefined,
+  channel: C,
+  ...args: Parameters<IpcEventMap[C]>
+): void {
+  if (!target || target.isDestroyed() || target.webContents.isDestroyed()) return;
+  target.webContents.send(channel, ...args);
+}
+
+/** Origin and path only: a foreign URL's query could carry anything. */
+function safeUrl(url: string | undefined): string {
+  if (!url) return '(none)';
+  try {
+    const u = new URL(url);
+    return `${u.protocol}//${u.host}${u.pathname}`.slice(0, 200);
+  } catch {
+    return '(unparseable)';
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Argument checks for every invoke channel, at the boundary: the renderer is our code, but a
+ * compromised renderer is exactly the case IPC checks exist for. The map is typed over the contract,
+ * so a channel added to contract.ts without a validator here does not compile.
+ */
+import type { IpcInvokeMap, InvokeChannel, SettingsPatch } from '../ipc/contract.ts';
+
+export class IpcArgumentError extends Error {
+  override name = 'IpcArgumentError';
+}
+
+type Validator<C extends InvokeChannel> = (args: unknown[]) => Parameters<IpcInvokeMap[C]>;
+
+const MAX_ID = 256;
+const MAX_TEMPLATE = 4096;
+const MAX_PATCH_JSON = 64 * 1024;
+const MAX_SECRET = 1024;
+
+function none(args: unknown[]): [] {
+  if (args.length !== 0) throw new IpcArgumentError('expected no arguments');
+  return [];
+}
+
+function shortString(value: unknown, max: number, what: string): string {
+  if (typeof value !== 'string' || value.length > max)
+    throw new IpcArgumentError(`${what} must be a string of at most ${max} characters`);
+  return value;
+}
+
+function one(args: unknown[]): unknown {
+  if (args.length !== 1) throw new IpcArgumentError('expected one argument');
+  return args[0];
+}
+
+/** Shape and size only; the settings validator judges the values. */
+export function settingsPatchArg(value: unknown): SettingsPatch {
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new IpcArgumentError('patch must be an object');
+  const { settings, secret, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) throw new IpcArgumentError('unknown fields in patch');
+  if (!settings || typeof settings !== 'object' || Array.isArray(settings))
+    throw new IpcArgumentError('patch.settings must be an object');
+  if (JSON.stringify(settings).length > MAX_PATCH_JSON)
+    throw new IpcArgumentError('patch.settings is too large');
+  if (secret !== undefined) shortString(secret, MAX_SECRET, 'patch.secret');
+  return secret === undefined
+    ? { settings: settings as SettingsPatch['settings'] }
+    : { settings: settings as SettingsPatch['settings'], secret: secret as string };
+}
+
+export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
+  'popup:ready': none,
+  'popup:dismiss': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:open-crm': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:copy-number': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:content-size': (a) => {
+    const h = one(a);
+    if (typeof h !== 'number' || !Number.isFinite(h) || h < 0 || h > 100_000)
+      throw new IpcArgumentError('height must be a finite number');
+    return [h];
+  },
+  'status:get': none,
+  'settings:get': none,
+  'settings:save': (a) => [settingsPatchArg(one(a))],
+  'settings:test-connection': (a) => [settingsPatchArg(one(a))],
+  'settings:preview-crm': (a) => [shortString(one(a), MAX_TEMPLATE, 'template')],
+  'demo:start': none,
+  'history:list': none,
+  'history:mark-seen': none,
+  'window:close': none,
+};
