@@ -75,4 +75,205 @@ describe('WebSocketEventSource against the simulator', () => {
     expect(r.dismisses[0]).toMatchObject({ callId, state: 'answered', to: '101' });
     expect(r.pops).toHaveLength(1);
   });
+
+  it('reconnects when the server is killed and restarted on the same port', async () => {
+    const first = await startSimulator();
+    const port = Number(new URL(first.baseUrl).port);
+    const r = await rig({ sim: first });
+    await waitFor(connected(r), 'connected');
+    await first.close();
+    await waitFor(() => r.source.status().state !== 'connected', 'noticing the server is gone');
+    const second = await startSimulator({ port });
+    cleanups.push(() => second.close());
+    await waitFor(connected(r), 'connected to the restarted server');
+    const callId = second.ring({ from: outsideNumber(2), to: '101' });
+    await waitFor(() => r.pops.length === 1, 'pop after restart');
+    expect(r.pops[0]?.callId).toBe(callId);
+    // The restarted server did not know the old token: refused (10002), refreshed, accepted.
+    expect(second.stats().tokenExpiredRejections).toBeGreaterThanOrEqual(1);
+    expect(r.statuses.map((s) => s.state)).toContain('connecting');
+  });
+
+  it('finds a stalled (half-open) socket through the heartbeat and replaces it', async () => {
+    const r = await rig({ heartbeatMs: 150 });
+    await waitFor(connected(r), 'connected');
+    r.sim.stallSockets();
+    await waitFor(
+      () => r.sim.stats().wsConnections === 2 && r.source.status().state === 'connected',
+      'a second socket',
+      5_000,
+    );
+    expect(r.statuses.some((s) => s.state === 'connecting' && /silent/.test(s.reason ?? ''))).toBe(
+      true,
+    );
+    const callId = r.sim.ring({ from: outsideNumber(3), to: '101' });
+    await waitFor(() => r.pops.length === 1, 'pop on the new socket');
+    expect(r.pops[0]?.callId).toBe(callId);
+  });
+
+  it('reconnects after close codes 1001 and 1012 and after TOKEN EXPIRED (4002)', async () => {
+    const r = await rig();
+    await waitFor(connected(r), 'connected');
+    let n = 1;
+    for (const fault of [
+      () => r.sim.closeAllSockets(1001),
+      () => r.sim.closeAllSockets(1012),
+      () => r.sim.expireAllTokens(),
+    ]) {
+      const before = r.sim.stats().wsConnections;
+      fault();
+      await waitFor(
+        () => r.sim.stats().wsConnections > before && r.source.status().state === 'connected',
+        `reconnect ${n}`,
+      );
+      const callId = r.sim.ring({ from: outsideNumber(10 + n), to: '101' });
+      await waitFor(() => r.pops.some((p) => p.callId === callId), `pop after fault ${n}`);
+      n++;
+    }
+    expect(r.pops).toHaveLength(3);
+  });
+
+  it('rotates to a fresh token before expiry without missing or doubling a ring', async () => {
+    // At 360x a 1800 s token lasts 5 real seconds; client and server share the scaled clock.
+    const sim = await startSimulator({ clockSpeed: 360 });
+    cleanups.push(() => sim.close());
+    const r = await rig({ sim, clock: sim.clock, heartbeatMs: 120_000 });
+    await waitFor(connected(r), 'connected');
+    const rung: string[] = [];
+    const until = Date.now() + 7_000;
+    let i = 0;
+    while (Date.now() < until) {
+      rung.push(sim.ring({ from: outsideNumber(100 + i), to: i % 2 ? '101' : '+14155550100' }));
+      i++;
+      await sleepReal(25);
+    }
+    await waitFor(() => r.pops.length >= rung.length, 'all pops', 3_000).catch(() => undefined);
+    const popped = r.pops.map((p) => p.callId);
+    expect(new Set(popped).size).toBe(popped.length); // none twice
+    expect([...popped].sort()).toEqual([...rung].sort()); // none missed
+    expect(sim.stats().wsConnections).toBeGreaterThanOrEqual(2); // at least one rotation
+    expect(r.statuses.filter((s) => s.state !== 'connected' && s.state !== 'connecting')).toEqual(
+      [],
+    );
+    expect(r.statuses.filter((s) => s.state === 'connecting')).toHaveLength(1); // only the very first
+  });
+
+  it('pops once for a ring delivered 1,000 times', async () => {
+    const r = await rig();
+    await waitFor(connected(r), 'connected');
+    const data = { call_id: 'dup-call', from: outsideNumber(4), to: '101', state: 'ringing' };
+    for (let k = 0; k < 1_000; k++) r.sim.emit(30011, data, { eventId: 'dup-event-1' });
+    r.sim.duplicateNext(1);
+    r.sim.ring({ from: outsideNumber(5), to: '101', callId: 'dup-call-2' });
+    await waitFor(() => r.pipeline.stats().duplicates >= 1_000, 'all duplicates received');
+    expect(r.pops.map((p) => p.callId)).toEqual(['dup-call', 'dup-call-2']);
+    expect(r.pipeline.stats().duplicates).toBe(1_000);
+  });
+
+  it('does not pop a ring that arrives after a later state of its call', async () => {
+    const r = await rig();
+    await waitFor(connected(r), 'connected');
+    r.sim.reorderNext(2);
+    const late = r.sim.ring({ from: outsideNumber(6), to: '101' });
+    r.sim.setCallState(late, 'answered');
+    const fine = r.sim.ring({ from: outsideNumber(7), to: '101' });
+    await waitFor(() => r.pops.length === 1, 'the in-order ring');
+    expect(r.pops[0]?.callId).toBe(fine);
+    expect(r.pipeline.stats().lateRings).toBe(1);
+    expect(r.dismisses).toEqual([]);
+  });
+
+  it('reports the missing scope (10003) as degraded and still delivers the codes it has', async () => {
+    const sim = await startSimulator();
+    cleanups.push(() => sim.close());
+    const key = sim.createApiKey({
+      name: 'no-presence',
+      scopes: ['extension:read', 'event:30011'],
+    });
+    const r = await rig({ sim, key, topics: [30011, 30009] });
+    await waitFor(() => r.source.status().state === 'degraded', 'degraded');
+    expect(r.source.status()).toMatchObject({
+      errcode: 10003,
+      remedy: expect.stringContaining('event:30009'),
+    });
+    sim.ring({ from: outsideNumber(8), to: '101' });
+    await waitFor(() => r.pops.length === 1, 'pop with the scope it has');
+  });
+
+  it('needs attention on 10004 and stops retrying until the user acts', async () => {
+    const sim = await startSimulator();
+    cleanups.push(() => sim.close());
+    const r = await rig({ sim });
+    await waitFor(connected(r), 'connected');
+    // The IP is removed from the allowlist while connected; the next handshake is refused with 403.
+    sim.setAllowlist(sim.apiKey.key, ['10.9.9.9']);
+    sim.closeAllSockets(1012);
+    await waitFor(() => r.source.status().state === 'needs-attention', 'needs attention');
+    expect(r.source.status()).toMatchObject({
+      errcode: 10004,
+      remedy: expect.stringMatching(/allowlist/),
+    });
+    const attempts = sim.stats().wsConnections;
+    await sleepReal(600); // several back-off periods: no retry happens
+    expect(sim.stats().wsConnections).toBe(attempts);
+    expect(r.source.openSockets()).toBe(0);
+    sim.setAllowlist(sim.apiKey.key, []);
+    r.source.wake('user');
+    await waitFor(connected(r), 'connected after the user acted');
+  });
+
+  it('needs attention when the key is not valid (10001 on get_token)', async () => {
+    const sim = await startSimulator();
+    cleanups.push(() => sim.close());
+    const r = await rig({ sim, key: { ...sim.apiKey, secret: 'wrong-secret-value' } });
+    await waitFor(() => r.source.status().state === 'needs-attention', 'needs attention');
+    expect(r.source.status().errcode).toBe(10001);
+    expect(sim.stats().wsConnections).toBe(0);
+  });
+
+  for (const skewMin of [5, -5]) {
+    it(`judges staleness on the corrected clock when the desktop clock is ${skewMin} min off`, async () => {
+      const skewed: Clock = { ...systemClock, now: () => Date.now() + skewMin * 60_000 };
+      const r = await rig({ clock: skewed });
+      await waitFor(connected(r), 'connected');
+      const fresh = r.sim.ring({ from: outsideNumber(9), to: '101' });
+      await waitFor(() => r.pops.length === 1, 'fresh ring pops despite the clock');
+      expect(r.pops[0]?.callId).toBe(fresh);
+      // A ring stamped 60 s ago (e.g. delivered late) never pops, whichever way the clock is off.
+      r.sim.emit(
+        30011,
+        { call_id: 'old', from: outsideNumber(10), to: '101', state: 'ringing' },
+        { timestamp: Date.now() - 60_000 },
+      );
+      const after = r.sim.ring({ from: outsideNumber(11), to: '101' });
+      await waitFor(() => r.pops.length === 2, 'the next fresh ring');
+      expect(r.pops.map((p) => p.callId)).toEqual([fresh, after]);
+      expect(r.pipeline.stats().staleRings).toBe(1);
+    });
+  }
+});
+
+describe('a simulated sleep against the simulator (shared fake clock)', () => {
+  it('replaces the socket at once after the wall clock jumps, with a fresh token, and pops after', async () => {
+    const { FakeClock } = await import('../support/fake-clock.ts');
+    const clock = new FakeClock(Date.now());
+    const sim = await startSimulator({ clock });
+    cleanups.push(() => sim.close());
+    const r = await rig({ sim, clock, heartbeatMs: 25_000 });
+    await waitFor(connected(r), 'connected');
+    const getTokensBefore = sim.stats().getToken + sim.stats().refreshToken;
+    clock.sleep(45 * 60_000); // the laptop slept 45 minutes: the token is now expired
+    await clock.advance(12_500); // the next liveness check sees the jump
+    await waitFor(
+      () =>
+        sim.stats().wsConnections === 2 &&
+        r.source.openSockets() === 1 &&
+        r.source.status().state === 'connected',
+      'replaced',
+    );
+    expect(sim.stats().getToken + sim.stats().refreshToken).toBeGreaterThan(getTokensBefore);
+    const callId = sim.ring({ from: outsideNumber(12), to: '101' });
+    await waitFor(() => r.pops.length === 1, 'pop after the sleep');
+    expect(r.pops[0]?.callId).toBe(callId);
+  });
 });

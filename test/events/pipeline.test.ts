@@ -1,0 +1,281 @@
+import { describe, expect, it } from 'vitest';
+import { memoryLogger } from '../../src-main/core/log.ts';
+import { EventPipeline, type Dismiss, type Pop } from '../../src-main/core/events/pipeline.ts';
+import type { EventSource } from '../../src-main/core/events/contracts.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+
+const USER = { extensions: ['101'], dids: ['(415) 555-0100'], defaultRegion: 'US' };
+
+function setup(opts: { staleRingMs?: number; maxIds?: number } = {}) {
+  const clock = new FakeClock();
+  const logger = memoryLogger();
+  const pipeline = new EventPipeline({
+    clock,
+    logger,
+    user: USER,
+    ...(opts.staleRingMs ? { staleRingMs: opts.staleRingMs } : {}),
+    ...(opts.maxIds ? { dedupe: { maxIds: opts.maxIds } } : {}),
+  });
+  const pops: Pop[] = [];
+  const dismisses: Dismiss[] = [];
+  pipeline.onPop((p) => pops.push(p));
+  pipeline.onDismiss((d) => dismisses.push(d));
+  let seq = 0;
+  /** A 30011 frame stamped `agoMs` before the fake wall clock. */
+  const call = (
+    callId: string,
+    state: string,
+    to = '101',
+    opts2: { agoMs?: number; id?: string; from?: string; seconds?: boolean } = {},
+  ) => {
+    const ts = clock.now() - (opts2.agoMs ?? 0);
+    return JSON.stringify({
+      event: 30011,
+      timestamp: opts2.seconds ? Math.floor(ts / 1000) : ts,
+      tenant: 'acme',
+      event_id: opts2.id ?? `e${++seq}`,
+      data: { call_id: callId, from: opts2.from ?? '+14155550199', to, state },
+    });
+  };
+  const feed = (text: string, source = 'direct') =>
+    pipeline.ingest(text, { source, receivedAt: clock.now() });
+  return { clock, logger, pipeline, pops, dismisses, call, feed };
+}
+
+describe('EventPipeline', () => {
+  it('pops a ring to an extension or to a DID in another format, and nothing else', () => {
+    const t = setup();
+    t.feed(t.call('a', 'ringing', '101'));
+    t.feed(t.call('b', 'ringing', '+1 415-555-0100'));
+    t.feed(t.call('c', 'ringing', '14155550100'));
+    t.feed(t.call('d', 'ringing', '102'));
+    t.feed(t.call('e', 'ringing', '1010'));
+    t.feed(t.call('f', 'ringing', '+14155550101'));
+    expect(t.pops.map((p) => p.callId)).toEqual(['a', 'b', 'c']);
+    expect(t.pops[0]).toMatchObject({ from: '+14155550199', to: '101', source: 'direct' });
+  });
+
+  it('dismisses on any later non-ringing state, once, and never pops that call again', () => {
+    const t = setup();
+    t.feed(t.call('a', 'ringing'));
+    t.feed(t.call('a', 'ringing', '+14155550100')); // the same call on the user's DID: no second pop
+    t.feed(t.call('a', 'voicemail-greeting')); // a state the protocol does not list
+    t.feed(t.call('a', 'ended'));
+    t.feed(t.call('a', 'ringing', '101', { agoMs: 1 }));
+    expect(t.pops).toHaveLength(1);
+    expect(t.dismisses).toEqual([
+      { callId: 'a', state: 'voicemail-greeting', eventId: expect.any(String), to: '101' },
+    ]);
+  });
+
+  it('does not pop a ring that arrives after a later state (out of order), even in whole seconds', () => {
+    const t = setup();
+    t.feed(t.call('a', 'answered', '101', { seconds: true }));
+    t.feed(t.call('a', 'ringing', '101', { seconds: true }));
+    t.feed(t.call('b', 'answered', '102'));
+    t.feed(t.call('b', 'ringing', '101', { agoMs: 500 }));
+    expect(t.pops).toEqual([]);
+    expect(t.pipeline.stats().lateRings).toBe(2);
+  });
+
+  it('pops again for a newer ring of the same call (e.g. transferred back)', async () => {
+    const t = setup();
+    t.feed(t.call('a', 'ringing'));
+    await t.clock.advance(2_000);
+    t.feed(t.call('a', 'answered', '102'));
+    await t.clock.advance(2_000);
+    t.feed(t.call('a', 'ringing'));
+    expect(t.pops).toHaveLength(2);
+    expect(t.dismisses).toHaveLength(1);
+  });
+
+  it('an older non-ringing state of another party does not dismiss a newer ring', () => {
+    const t = setup();
+    t.feed(t.call('a', 'ringing', '101'));
+    t.feed(t.call('a', 'ended', '102', { agoMs: 5_000 }));
+    expect(t.dismisses).toEqual([]);
+  });
+
+  it('removes duplicates across sources and counts them', () => {
+    const t = setup();
+    const frame = t.call('a', 'ringing');
+    for (let i = 0; i < 1_000; i++) t.feed(frame, i % 2 ? 'relay' : 'direct');
+    expect(t.pops).toHaveLength(1);
+    expect(t.pipeline.stats()).toMatchObject({ duplicates: 999, events: 1, pops: 1 });
+  });
+
+  it('never pops one call twice even after its event id left the dedupe window', () => {
+    const t = setup({ maxIds: 10 });
+    const frame = t.call('a', 'ringing');
+    t.feed(frame);
+    for (let i = 0; i < 50; i++) t.feed(t.call(`other${i}`, 'ringing', '555'));
+    t.feed(frame);
+    expect(t.pipeline.stats().dedupeSize).toBe(10);
+    expect(t.pops).toHaveLength(1);
+  });
+
+  it('a ring older than staleRingMs does not pop; age is judged against recent events', async () => {
+    const t = setup({ staleRingMs: 45_000 });
+    t.feed(t.call('x', 'answered', '555'));
+    t.feed(t.call('old', 'ringing', '101', { agoMs: 46_000 }));
+    t.feed(t.call('recent', 'ringing', '101', { agoMs: 44_000 }));
+    expect(t.pops.map((p) => p.callId)).toEqual(['recent']);
+    expect(t.pipeline.stats().staleRings).toBe(1);
+  });
+
+  it('a desktop clock minutes off changes nothing: the offset is estimated from the events', async () => {
+    const t = setup();
+    t.clock.skewWall(-7 * 60_000); // the desktop is 7 minutes behind the server
+    const serverNow = () => t.clock.now() + 7 * 60_000;
+    const frame = (callId: string, to: string, ago: number) =>
+      JSON.stringify({
+        event: 30011,
+        timestamp: serverNow() - ago,
+        tenant: 'acme',
+        event_id: callId,
+        data: { call_id: callId, from: '1', to, state: 'ringing' },
+      });
+    for (let i = 0; i < 20; i++) {
+      t.feed(frame(`bg${i}`, '555', 0));
+      await t.clock.advance(100);
+    }
+    t.feed(frame('fresh', '101', 0));
+    t.feed(frame('stale', '101', 60_000));
+    expect(t.pops.map((p) => p.callId)).toEqual(['fresh']);
+    expect(t.pipeline.stats().clockOffsetMs).toBeCloseTo(-7 * 60_000, -2);
+  });
+
+  it('one event with a bogus future timestamp does not make the following rings stale', async () => {
+    const t = setup();
+    for (let i = 0; i < 20; i++) t.feed(t.call(`bg${i}`, 'answered', '555'));
+    t.feed(t.call('future', 'answered', '555', { agoMs: -3_600_000 }));
+    await t.clock.advance(1_000);
+    t.feed(t.call('a', 'ringing'));
+    expect(t.pops).toHaveLength(1);
+  });
+
+  it('after a sleep (wall jumps, monotonic does not) fresh rings still pop', async () => {
+    const t = setup();
+    for (let i = 0; i < 5; i++) t.feed(t.call(`bg${i}`, 'answered', '555'));
+    t.clock.sleep(3 * 60 * 60_000);
+    t.feed(t.call('a', 'ringing'));
+    expect(t.pops).toHaveLength(1);
+  });
+
+  it('counts malformed and oversized frames, logs them without their content, and keeps going', () => {
+    const t = setup();
+    const secretish = 'caller-data-that-must-not-be-logged';
+    t.feed('not json ' + secretish);
+    t.feed('[1,2,3]');
+    t.feed(JSON.stringify({ event: '30011', timestamp: 1, tenant: 'a', data: {}, event_id: 'x' }));
+    t.feed(
+      JSON.stringify({
+        event: 30011,
+        timestamp: Date.now(),
+        tenant: 'a',
+        data: { call_id: 'c', to: 101, from: 'x', state: 'ringing' },
+        event_id: 'y',
+      }),
+    );
+    t.feed('{"pad":"' + 'x'.repeat(70 * 1024) + secretish + '"}');
+    t.feed(
+      JSON.stringify({
+        event: 1,
+        timestamp: Date.now(),
+        tenant: 'a',
+        data: {},
+        event_id: 'z'.repeat(129),
+      }),
+    );
+    t.feed(t.call('a', 'ringing'));
+    expect(t.pops).toHaveLength(1);
+    expect(t.pipeline.stats().rejected).toEqual({
+      oversized: 1,
+      'not-json': 1,
+      'not-object': 1,
+      'bad-field': 2,
+      'bad-call-data': 1,
+    });
+    expect(JSON.stringify(t.logger.records)).not.toContain(secretish);
+    expect(
+      t.logger.records.filter((r) => r.msg === 'frame rejected').length,
+    ).toBeGreaterThanOrEqual(4);
+  });
+
+  it('passes unknown codes and extra fields through as opaque data', () => {
+    const t = setup();
+    const seen: unknown[] = [];
+    t.pipeline.onEvent((e) => seen.push(e));
+    t.feed(
+      JSON.stringify({
+        event: 39999,
+        timestamp: 1_700_000_000,
+        tenant: 'acme',
+        data: { anything: [1, { deep: true }] },
+        event_id: 'u1',
+        extra: 'ignored',
+      }),
+    );
+    expect(seen).toEqual([
+      {
+        event: 39999,
+        timestamp: 1_700_000_000_000,
+        tenant: 'acme',
+        data: { anything: [1, { deep: true }] },
+        event_id: 'u1',
+      },
+    ]);
+  });
+
+  it('a listener that throws does not stop other listeners or later events', () => {
+    const t = setup();
+    t.pipeline.onPop(() => {
+      throw new Error('boom');
+    });
+    t.feed(t.call('a', 'ringing'));
+    t.feed(t.call('b', 'ringing'));
+    expect(t.pops).toHaveLength(2);
+  });
+
+  it('setUser changes whose rings pop', () => {
+    const t = setup();
+    t.pipeline.setUser({ extensions: ['102'], dids: [], defaultRegion: 'US' });
+    t.feed(t.call('a', 'ringing', '101'));
+    t.feed(t.call('b', 'ringing', '102'));
+    expect(t.pops.map((p) => p.callId)).toEqual(['b']);
+  });
+
+  it('attach() merges a source before dedupe and detaches', () => {
+    const t = setup();
+    let emit: (text: string, at: number) => void = () => {};
+    const source: EventSource = {
+      name: 'relay',
+      start() {},
+      async stop() {},
+      wake() {},
+      onFrame(l) {
+        emit = l;
+        return () => {
+          emit = () => {};
+        };
+      },
+      onStatus: () => () => {},
+    };
+    const detach = t.pipeline.attach(source);
+    const frame = t.call('a', 'ringing');
+    emit(frame, 123);
+    t.feed(frame, 'direct');
+    expect(t.pops).toEqual([expect.objectContaining({ source: 'relay', receivedAt: 123 })]);
+    detach();
+    emit(t.call('b', 'ringing'), 1);
+    expect(t.pops).toHaveLength(1);
+  });
+
+  it('keeps memory bounded under a long stream of distinct calls', () => {
+    const t = setup({ maxIds: 1_000 });
+    for (let i = 0; i < 50_000; i++) t.feed(t.call(`c${i}`, i % 2 ? 'ended' : 'ringing', '555'));
+    const s = t.pipeline.stats();
+    expect(s.dedupeSize).toBe(1_000);
+    expect(s.callsTracked).toBeLessThanOrEqual(20_000);
+  });
+});
