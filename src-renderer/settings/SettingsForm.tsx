@@ -263,7 +263,7 @@ export function SettingsForm({
             />
           )}
         </Field>
-        <div className="actions actions--inline">
+        <div className="actions">
           <button
             type="button"
             className="button"
@@ -451,7 +451,7 @@ export function SettingsForm({
           {generalError}
         </p>
       )}
-      <div className="actions">
+      <div className="actions actions--footer">
         {onBack && (
           <button type="button" className="button" onClick={onBack}>
             Back

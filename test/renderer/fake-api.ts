@@ -1,0 +1,78 @@
+/**
+ * A ScreenpopApi for component tests: every request is a vi.fn with a sensible answer, and `emit`
+ * pushes main->renderer events to whoever subscribed.
+ */
+import { vi } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
+import type {
+  EventChannel,
+  IpcEventMap,
+  ScreenpopApi,
+  SettingsView,
+  StatusView,
+} from '../../src-main/ipc/contract.ts';
+
+export const savedView: SettingsView = {
+  settings: {
+    ...DEFAULT_SETTINGS,
+    baseUrl: 'https://acme.example.com',
+    apiKey: 'ak_1',
+    extensions: ['101'],
+  },
+  hasSecret: true,
+  needsOnboarding: false,
+};
+
+export const status: StatusView = {
+  state: 'connected',
+  paused: false,
+  doNotDisturb: false,
+  missedCount: 0,
+  demo: false,
+};
+
+export function fakeApi(view: SettingsView = savedView) {
+  const listeners = new Map<EventChannel, Set<(payload: never) => void>>();
+  const on =
+    <C extends EventChannel>(channel: C) =>
+    (listener: IpcEventMap[C]) => {
+      if (!listeners.has(channel)) listeners.set(channel, new Set());
+      const set = listeners.get(channel) as Set<(payload: never) => void>;
+      set.add(listener as (payload: never) => void);
+      return () => void set.delete(listener as (payload: never) => void);
+    };
+  const api = {
+    popupReady: vi.fn<ScreenpopApi['popupReady']>(async () => []),
+    dismiss: vi.fn<ScreenpopApi['dismiss']>(async () => undefined),
+    openCrm: vi.fn<ScreenpopApi['openCrm']>(async () => undefined),
+    copyNumber: vi.fn<ScreenpopApi['copyNumber']>(async () => undefined),
+    reportPopupSize: vi.fn<ScreenpopApi['reportPopupSize']>(async () => undefined),
+    getStatus: vi.fn<ScreenpopApi['getStatus']>(async () => status),
+    getSettings: vi.fn<ScreenpopApi['getSettings']>(async () => view),
+    saveSettings: vi.fn<ScreenpopApi['saveSettings']>(async () => ({ ok: true, view: savedView })),
+    testConnection: vi.fn<ScreenpopApi['testConnection']>(async () => ({
+      ok: true,
+      message: 'Signed in.',
+    })),
+    previewCrm: vi.fn<ScreenpopApi['previewCrm']>(async (template: string) => ({
+      ok: true as const,
+      url: template.replace('{from}', '%2B14155550123'),
+    })),
+    startDemo: vi.fn<ScreenpopApi['startDemo']>(async () => ({
+      ...savedView,
+      settings: { ...savedView.settings, demoMode: true },
+    })),
+    listHistory: vi.fn<ScreenpopApi['listHistory']>(async () => []),
+    markHistorySeen: vi.fn<ScreenpopApi['markHistorySeen']>(async () => undefined),
+    closeWindow: vi.fn<ScreenpopApi['closeWindow']>(async () => undefined),
+    onCalls: vi.fn<ScreenpopApi['onCalls']>(on('popup:calls')),
+    onStatus: vi.fn<ScreenpopApi['onStatus']>(on('status:changed')),
+    onHistory: vi.fn<ScreenpopApi['onHistory']>(on('history:changed')),
+    onSettings: vi.fn<ScreenpopApi['onSettings']>(on('settings:changed')),
+  } satisfies ScreenpopApi;
+  function emit<C extends EventChannel>(channel: C, payload: Parameters<IpcEventMap[C]>[0]): void {
+    for (const listener of listeners.get(channel) ?? [])
+      (listener as (p: typeof payload) => void)(payload);
+  }
+  return { api, emit, listeners };
+}

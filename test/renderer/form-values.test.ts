@@ -1,0 +1,54 @@
+/** What the settings form sends: lists parsed from text, numbers checked, the secret only when typed. */
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
+import { parseList, toFormValues, toPatch } from '../../src-renderer/settings/form-values.ts';
+
+describe('parseList', () => {
+  it('splits on commas, semicolons and lines, trims, and drops blanks and repeats', () => {
+    expect(parseList('101, 102\n103;; 101 \r\n\n , ')).toEqual(['101', '102', '103']);
+    expect(parseList('+1 415 555 0100\n+44 20 7946 0958')).toEqual([
+      '+1 415 555 0100',
+      '+44 20 7946 0958',
+    ]);
+    expect(parseList('   ')).toEqual([]);
+  });
+});
+
+describe('toPatch', () => {
+  const base = toFormValues({ ...DEFAULT_SETTINGS, extensions: ['101'], popupLingerSec: 4 });
+
+  it('round-trips settings and leaves the stored secret alone when none was typed', () => {
+    const result = toPatch(base);
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.patch.settings.extensions).toEqual(['101']);
+    expect(result.patch.settings.popupLingerSec).toBe(4);
+    expect('secret' in result.patch).toBe(false);
+  });
+
+  it('sends a newly typed secret as is, and trims the other text fields', () => {
+    const result = toPatch({
+      ...base,
+      secret: '  spaced secret ',
+      baseUrl: ' https://acme.example.com ',
+      defaultRegion: 'gb',
+    });
+    expect(result).toMatchObject({
+      ok: true,
+      patch: {
+        secret: '  spaced secret ',
+        settings: { baseUrl: 'https://acme.example.com', defaultRegion: 'GB' },
+      },
+    });
+  });
+
+  it('refuses a linger time that is not a number of seconds, naming the field', () => {
+    for (const bad of ['', 'soon', '-1']) {
+      expect(toPatch({ ...base, popupLingerSec: bad })).toEqual({
+        ok: false,
+        field: 'popupLingerSec',
+        message: 'Enter a number of seconds (0 or more).',
+      });
+    }
+  });
+});

@@ -1,0 +1,135 @@
+/**
+ * The object the preload exposes as `window.screenpop`, built on a recording stand-in for
+ * ipcRenderer: every method reaches its contract channel, events arrive without Electron's event
+ * object, and unsubscribing removes exactly the listener that was added.
+ */
+import { describe, expect, it } from 'vitest';
+import { EVENT_CHANNELS, INVOKE_CHANNELS, type ScreenpopApi } from '../../src-main/ipc/contract.ts';
+import { createScreenpopApi, type IpcTransport } from '../../src-main/ipc/renderer-api.ts';
+
+type Listener = (event: unknown, ...args: unknown[]) => void;
+
+function recordingTransport() {
+  const invoked: { channel: string; args: unknown[] }[] = [];
+  const listeners = new Map<string, Set<Listener>>();
+  const transport: IpcTransport = {
+    invoke(channel, ...args) {
+      invoked.push({ channel, args });
+      return Promise.resolve(`answer:${channel}`);
+    },
+    on(channel, listener) {
+      if (!listeners.has(channel)) listeners.set(channel, new Set());
+      listeners.get(channel)?.add(listener);
+    },
+    removeListener(channel, listener) {
+      listeners.get(channel)?.delete(listener);
+    },
+  };
+  const send = (channel: string, ...args: unknown[]) => {
+    for (const l of listeners.get(channel) ?? []) l({ sender: 'the-ipc-event' }, ...args);
+  };
+  return { transport, invoked, listeners, send };
+}
+
+describe('createScreenpopApi', () => {
+  it('maps each request method to its contract channel with its arguments, and returns main’s answer', async () => {
+    const { transport, invoked } = recordingTransport();
+    const api = createScreenpopApi(transport);
+    const patch = { settings: { doNotDisturb: true }, secret: 's3cret' };
+    const answers = await Promise.all([
+      api.popupReady(),
+      api.dismiss('c1'),
+      api.openCrm('c2'),
+      api.copyNumber('c3'),
+      api.reportPopupSize(240),
+      api.getStatus(),
+      api.getSettings(),
+      api.saveSettings(patch),
+      api.testConnection(patch),
+      api.previewCrm('https://crm.example.com/?p={from}'),
+      api.startDemo(),
+      api.listHistory(),
+      api.markHistorySeen(),
+      api.closeWindow(),
+    ]);
+    expect(invoked).toEqual([
+      { channel: 'popup:ready', args: [] },
+      { channel: 'popup:dismiss', args: ['c1'] },
+      { channel: 'popup:open-crm', args: ['c2'] },
+      { channel: 'popup:copy-number', args: ['c3'] },
+      { channel: 'popup:content-size', args: [240] },
+      { channel: 'status:get', args: [] },
+      { channel: 'settings:get', args: [] },
+      { channel: 'settings:save', args: [patch] },
+      { channel: 'settings:test-connection', args: [patch] },
+      { channel: 'settings:preview-crm', args: ['https://crm.example.com/?p={from}'] },
+      { channel: 'demo:start', args: [] },
+      { channel: 'history:list', args: [] },
+      { channel: 'history:mark-seen', args: [] },
+      { channel: 'window:close', args: [] },
+    ]);
+    // Every invoke channel of the contract is reachable, and nothing else is.
+    expect(new Set(invoked.map((i) => i.channel))).toEqual(new Set(INVOKE_CHANNELS));
+    expect(answers[0]).toBe('answer:popup:ready');
+  });
+
+  it('hands events to listeners without the IPC event object and unsubscribes exactly once', () => {
+    const { transport, listeners, send } = recordingTransport();
+    const api = createScreenpopApi(transport);
+    const got: unknown[][] = [];
+    const offs = [
+      api.onCalls((...args) => got.push(['calls', ...args])),
+      api.onStatus((...args) => got.push(['status', ...args])),
+      api.onHistory((...args) => got.push(['history', ...args])),
+      api.onSettings((...args) => got.push(['settings', ...args])),
+    ];
+    expect(new Set(listeners.keys())).toEqual(new Set(EVENT_CHANNELS));
+    send('popup:calls', [{ callId: 'c1' }]);
+    send('status:changed', { state: 'connected' });
+    send('history:changed', []);
+    send('settings:changed', { hasSecret: true });
+    expect(got).toEqual([
+      ['calls', [{ callId: 'c1' }]],
+      ['status', { state: 'connected' }],
+      ['history', []],
+      ['settings', { hasSecret: true }],
+    ]);
+    const second = api.onCalls(() => got.push(['second']));
+    offs[0]?.();
+    offs[0]?.();
+    expect(listeners.get('popup:calls')?.size).toBe(1);
+    send('popup:calls', []);
+    expect(got.at(-1)).toEqual(['second']);
+    second();
+    for (const off of offs.slice(1)) off();
+    for (const set of listeners.values()) expect(set.size).toBe(0);
+  });
+
+  it('exposes plain named functions only: no transport, no way to choose a channel', () => {
+    const { transport } = recordingTransport();
+    const api = createScreenpopApi(transport) as unknown as Record<string, unknown>;
+    const expected: (keyof ScreenpopApi)[] = [
+      'popupReady',
+      'dismiss',
+      'openCrm',
+      'copyNumber',
+      'reportPopupSize',
+      'getStatus',
+      'getSettings',
+      'saveSettings',
+      'testConnection',
+      'previewCrm',
+      'startDemo',
+      'listHistory',
+      'markHistorySeen',
+      'closeWindow',
+      'onCalls',
+      'onStatus',
+      'onHistory',
+      'onSettings',
+    ];
+    expect(Object.keys(api).sort()).toEqual([...expected].sort());
+    for (const value of Object.values(api)) expect(typeof value).toBe('function');
+    expect(Object.values(api)).not.toContain(transport);
+  });
+});

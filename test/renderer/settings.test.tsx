@@ -1,0 +1,182 @@
+// @vitest-environment jsdom
+/**
+ * The settings window in jsdom through its public surface (what the user sees and presses), with a
+ * fake ScreenpopApi standing in for main.
+ */
+import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
+import { SettingsApp } from '../../src-renderer/settings/SettingsApp.tsx';
+import { fakeApi, savedView } from './fake-api.ts';
+
+afterEach(cleanup);
+
+function input(label: RegExp | string): HTMLInputElement {
+  return screen.getByLabelText(label) as HTMLInputElement;
+}
+
+describe('settings', () => {
+  it('never shows the stored secret, says it is in the keychain, and sends a new one only when typed', async () => {
+    const { api } = fakeApi();
+    render(<SettingsApp api={api} />);
+    const secret = await waitFor(() => input('API secret'));
+    expect(secret.type).toBe('password');
+    expect(secret.value).toBe('');
+    expect(secret.placeholder).toBe('Stored in keychain');
+    expect(screen.getByTestId('secret-stored').textContent).toContain('Stored in the keychain');
+
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(api.saveSettings).toHaveBeenCalledTimes(1));
+    expect(api.saveSettings.mock.calls[0]?.[0]).not.toHaveProperty('secret');
+    await waitFor(() => expect(screen.getByTestId('save-status').textContent).toBe('Saved.'));
+
+    fireEvent.change(secret, { target: { value: 'n3w-s3cret' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(api.saveSettings).toHaveBeenCalledTimes(2));
+    expect(api.saveSettings.mock.calls[1]?.[0]).toMatchObject({ secret: 'n3w-s3cret' });
+    await waitFor(() => expect(input('API secret').value).toBe(''));
+  });
+
+  it('shows main’s field error next to that field, marks it invalid and clears it when edited', async () => {
+    const { api } = fakeApi();
+    api.saveSettings.mockResolvedValueOnce({
+      ok: false,
+      field: 'baseUrl',
+      message: 'Use an https:// address.',
+    });
+    render(<SettingsApp api={api} />);
+    const baseUrl = await waitFor(() => input('Service address'));
+    fireEvent.change(baseUrl, { target: { value: 'http://acme.example.com' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    const error = await screen.findByTestId('error-baseUrl');
+    expect(error.textContent).toBe('Use an https:// address.');
+    expect(baseUrl.getAttribute('aria-invalid')).toBe('true');
+    expect(baseUrl.getAttribute('aria-describedby')?.split(' ')).toContain(error.id);
+    expect(error.closest('[data-field]')?.getAttribute('data-field')).toBe('baseUrl');
+    fireEvent.change(baseUrl, { target: { value: 'https://acme.example.com' } });
+    expect(screen.queryByTestId('error-baseUrl')).toBeNull();
+    expect(baseUrl.hasAttribute('aria-invalid')).toBe(false);
+  });
+
+  it('sends the form as a patch: lists split from text, event source, relay and toggles', async () => {
+    const { api } = fakeApi();
+    render(<SettingsApp api={api} />);
+    const extensions = await waitFor(() => input('Your extensions'));
+    fireEvent.change(extensions, { target: { value: '101\n102, 103' } });
+    fireEvent.click(screen.getByLabelText('Relay'));
+    fireEvent.change(input('Relay address'), { target: { value: 'wss://relay.example.com' } });
+    fireEvent.click(screen.getByLabelText('Do not disturb'));
+    fireEvent.change(screen.getByLabelText('Corner'), { target: { value: 'top-left' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(api.saveSettings).toHaveBeenCalledTimes(1));
+    expect(api.saveSettings.mock.calls[0]?.[0]?.settings).toMatchObject({
+      extensions: ['101', '102', '103'],
+      eventSource: 'relay',
+      relayUrl: 'wss://relay.example.com',
+      doNotDisturb: true,
+      popupCorner: 'top-left',
+    });
+  });
+
+  it('explains a failed connection test with the remedy and the address to allow (10004)', async () => {
+    const { api } = fakeApi();
+    api.testConnection.mockResolvedValueOnce({
+      ok: false,
+      message: 'The service refused this computer’s address.',
+      remedy: 'Add the caller IP to the key’s allowlist.',
+      errcode: 10004,
+      ipToAllow: '203.0.113.7',
+    });
+    render(<SettingsApp api={api} />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Test connection' }));
+    const result = await screen.findByTestId('connection-result');
+    expect(result.textContent).toContain('Could not connect.');
+    expect(result.textContent).toContain('The service refused this computer’s address.');
+    expect(result.textContent).toContain('What to do: Add the caller IP to the key’s allowlist.');
+    expect(screen.getByTestId('ip-to-allow').textContent).toBe('203.0.113.7');
+    expect(result.textContent).toContain('Error code 10004');
+    expect(api.testConnection.mock.calls[0]?.[0]?.settings.baseUrl).toBe(
+      'https://acme.example.com',
+    );
+  });
+
+  it('names the extension when the connection test finds it', async () => {
+    const { api } = fakeApi();
+    api.testConnection.mockResolvedValueOnce({
+      ok: true,
+      message: 'Signed in.',
+      extensionName: 'Ada <b>Lovelace</b>',
+      extensionCount: 3,
+    });
+    render(<SettingsApp api={api} />);
+    fireEvent.click(await screen.findByRole('button', { name: 'Test connection' }));
+    const result = await screen.findByTestId('connection-result');
+    expect(result.textContent).toContain('Extension 101 belongs to Ada <b>Lovelace</b>.');
+    expect(result.querySelector('b')).toBeNull();
+    expect(result.textContent).toContain('The service lists 3 extensions.');
+  });
+
+  it('previews the CRM link through main, and shows main’s refusal in words', async () => {
+    const { api } = fakeApi();
+    api.previewCrm.mockImplementation(async (template: string) =>
+      template.startsWith('https:')
+        ? { ok: true, url: 'https://crm.example.com/?p=%2B14155550123' }
+        : { ok: false, message: 'The CRM link must start with https://.' },
+    );
+    render(<SettingsApp api={api} />);
+    const template = await waitFor(() => input('Link template'));
+    fireEvent.change(template, { target: { value: 'https://crm.example.com/?p={from}' } });
+    expect((await screen.findByTestId('crm-preview-url', {}, { timeout: 2000 })).textContent).toBe(
+      'https://crm.example.com/?p=%2B14155550123',
+    );
+    fireEvent.change(template, { target: { value: 'javascript:alert({from})' } });
+    expect(
+      (await screen.findByTestId('crm-preview-error', {}, { timeout: 2000 })).textContent,
+    ).toBe('The CRM link must start with https://.');
+    expect(api.previewCrm).toHaveBeenLastCalledWith('javascript:alert({from})');
+  });
+
+  it('takes settings changed elsewhere (tray toggles) while the user is not editing', async () => {
+    const { api, emit } = fakeApi();
+    render(<SettingsApp api={api} />);
+    const dnd = (await waitFor(() => input('Do not disturb'))) as HTMLInputElement;
+    expect(dnd.checked).toBe(false);
+    act(() =>
+      emit('settings:changed', {
+        ...savedView,
+        settings: { ...savedView.settings, doNotDisturb: true },
+      }),
+    );
+    expect(input('Do not disturb').checked).toBe(true);
+  });
+});
+
+describe('onboarding', () => {
+  const firstRun = { settings: { ...DEFAULT_SETTINGS }, hasSecret: false, needsOnboarding: true };
+
+  it('welcomes a newcomer with two choices; the demo starts at once', async () => {
+    const { api } = fakeApi(firstRun);
+    render(<SettingsApp api={api} />);
+    expect((await screen.findByRole('heading', { level: 1 })).textContent).toBe(
+      'Welcome to Screenpop',
+    );
+    fireEvent.click(screen.getByRole('button', { name: /Try the demo/ }));
+    await waitFor(() => expect(api.startDemo).toHaveBeenCalledTimes(1));
+    expect((await screen.findByTestId('demo-started')).textContent).toContain(
+      'a practice call will ring',
+    );
+  });
+
+  it('“Connect to my phone system” opens the connection form, and Back returns', async () => {
+    const { api } = fakeApi(firstRun);
+    render(<SettingsApp api={api} />);
+    fireEvent.click(await screen.findByRole('button', { name: /Connect to my phone system/ }));
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe(
+      'Connect to your phone system',
+    );
+    expect(input('API secret').placeholder).toBe('');
+    expect(screen.queryByLabelText('Link template')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Back' }));
+    expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Welcome to Screenpop');
+  });
+});
