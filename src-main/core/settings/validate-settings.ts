@@ -1,0 +1,369 @@
+/**
+ * The settings schema, hand-written against Settings / DEFAULT_SETTINGS (types.ts). A settings file
+ * is untrusted input (hand-edited, half-written, from another version): validation never throws on
+ * it. Each bad field is reported by name with what to do about it and replaced by its default;
+ * unknown fields are dropped with a warning; a field that looks like a secret is removed and
+ * reported (secrets live only in the keychain), and its value is never echoed.
+ */
+import { isAbsolute } from 'node:path';
+import type { Settings } from './types.ts';
+import { DEFAULT_SETTINGS } from './types.ts';
+
+export interface SettingsProblem {
+  /** The setting's name (e.g. "baseUrl", "extensions[2]"), or "(file)" for the file as a whole. */
+  field: string;
+  message: string;
+}
+
+/** Thrown by SettingsStore.save/update for a value the user must correct. */
+export class SettingsValidationError extends Error {
+  readonly field: string;
+  readonly problems: SettingsProblem[];
+
+  constructor(problems: SettingsProblem[]) {
+    const first = problems[0] ?? { field: '(settings)', message: 'invalid settings' };
+    super(first.message);
+    this.name = 'SettingsValidationError';
+    this.field = first.field;
+    this.problems = problems;
+  }
+}
+
+export const FILE_FIELD = '(file)';
+
+/** Names that carry secrets. A key like `apiKey` is not secret by itself; a secret, password or token is. */
+const SECRET_LIKE = /secret|passw(or)?d|passphrase|token|credential|private.?key/i;
+
+/** Schemes a CRM link may never use, whatever an administrator adds. */
+const FORBIDDEN_SCHEMES = new Set([
+  'javascript',
+  'data',
+  'file',
+  'vbscript',
+  'blob',
+  'about',
+  'chrome',
+  'view-source',
+]);
+
+const PLACEHOLDERS = ['{from}', '{to}', '{call_id}', '{caller_name}'];
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+type Check<T> = (value: unknown, draft: Settings) => { value: T } | { error: string };
+/** For lists: bad entries are dropped one by one and reported as `field[i]`. */
+type ListCheck = (value: unknown) => { value: string } | { error: string };
+
+function bool(): Check<boolean> {
+  return (v) => (typeof v === 'boolean' ? { value: v } : { error: 'must be true or false' });
+}
+
+function oneOf<T extends string>(options: readonly T[]): Check<T> {
+  return (v) =>
+    typeof v === 'string' && (options as readonly string[]).includes(v)
+      ? { value: v as T }
+      : { error: `must be one of ${options.map((o) => `"${o}"`).join(', ')}` };
+}
+
+function integer(min: number, max: number, unit = ''): Check<number> {
+  return (v) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max
+      ? { value: v }
+      : { error: `must be a whole number from ${min} to ${max}${unit}` };
+}
+
+function quote(v: unknown): string {
+  const s = typeof v === 'string' ? v : JSON.stringify(v);
+  return JSON.stringify((s ?? String(v)).slice(0, 60));
+}
+
+/** An http(s)/ws(s) address; `secure` is the scheme required except on this computer. */
+function serviceUrl(
+  v: unknown,
+  secure: 'https' | 'wss',
+  what: string,
+): { value: string } | { error: string } {
+  if (typeof v !== 'string') return { error: `must be text: the ${what}` };
+  const text = v.trim();
+  if (text === '') return { value: '' };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return {
+      error: `${quote(text)} is not a web address; write it in full, e.g. ${secure}://acme.example.com`,
+    };
+  }
+  const insecure = secure === 'https' ? 'http' : 'ws';
+  const scheme = url.protocol.slice(0, -1);
+  if (scheme !== secure && !(scheme === insecure && LOCAL_HOSTS.has(url.hostname))) {
+    return {
+      error: `must start with ${secure}:// (${insecure}:// is allowed only for localhost or 127.0.0.1), so that the connection is encrypted`,
+    };
+  }
+  if (url.username || url.password) {
+    return {
+      error:
+        'must not contain a user name or password; the API secret is kept in the system keychain',
+    };
+  }
+  if (url.search || url.hash || text.includes('?') || text.includes('#')) {
+    return {
+      error:
+        'must not contain a query (?...) or fragment (#...); enter only the address, e.g. ' +
+        `${secure}://acme.example.com`,
+    };
+  }
+  return { value: url.origin + url.pathname.replace(/\/+$/, '') };
+}
+
+type Done = (what: string) => string;
+
+function stringList(
+  maxItems: number,
+  item: ListCheck,
+): (
+  value: unknown,
+  field: string,
+  done: Done,
+) => { value: string[]; problems: SettingsProblem[] } | { error: string } {
+  return (value, field, done) => {
+    if (!Array.isArray(value)) return { error: 'must be a list, e.g. ["101"]' };
+    const out: string[] = [];
+    const problems: SettingsProblem[] = [];
+    value.forEach((entry, i) => {
+      const r = item(entry);
+      if ('error' in r)
+        problems.push({
+          field: `${field}[${i}]`,
+          message: `${field}[${i}] ${r.error}${done('it was left out')}`,
+        });
+      else if (!out.includes(r.value)) out.push(r.value);
+    });
+    if (out.length > maxItems) {
+      problems.push({
+        field,
+        message: `${field} holds ${out.length} entries, more than ${maxItems}${done('the rest were left out')}`,
+      });
+      out.length = maxItems;
+    }
+    return { value: out, problems };
+  };
+}
+
+const extensionNumber: ListCheck = (v) => {
+  const s =
+    typeof v === 'number' && Number.isInteger(v) && v >= 0
+      ? String(v)
+      : typeof v === 'string'
+        ? v.trim()
+        : undefined;
+  return s !== undefined && /^\d{1,12}$/.test(s)
+    ? { value: s }
+    : { error: `${quote(v)} is not an extension number (digits only, e.g. "101")` };
+};
+
+const phoneNumber: ListCheck = (v) => {
+  const s = typeof v === 'string' ? v.trim() : undefined;
+  const digits = s?.replace(/\D/g, '').length ?? 0;
+  return s !== undefined && /^\+?[\d\s().-]{3,32}$/.test(s) && digits >= 3 && digits <= 17
+    ? { value: s }
+    : { error: `${quote(v)} is not a telephone number (e.g. "+1 415 555 0100")` };
+};
+
+const urlScheme: ListCheck = (v) => {
+  const s = typeof v === 'string' ? v.trim().toLowerCase().replace(/:$/, '') : undefined;
+  if (s === undefined || !/^[a-z][a-z0-9+.-]{0,31}$/.test(s))
+    return { error: `${quote(v)} is not a URL scheme (e.g. "https")` };
+  if (FORBIDDEN_SCHEMES.has(s))
+    return { error: `"${s}" can run code or read files and is never allowed for CRM links` };
+  return { value: s };
+};
+
+const LISTS = {
+  extensions: stringList(100, extensionNumber),
+  dids: stringList(100, phoneNumber),
+  crmAllowedSchemes: stringList(20, urlScheme),
+} as const;
+
+/**
+ * The CRM link: placeholders only after the address's host (caller ID is chosen by the caller and
+ * must never pick where the link goes), a scheme from crmAllowedSchemes.
+ */
+function crmTemplate(v: unknown, draft: Settings): { value: string } | { error: string } {
+  if (typeof v !== 'string')
+    return { error: 'must be text, e.g. https://crm.example.com/search?q={from}' };
+  const text = v.trim();
+  if (text === '') return { value: '' };
+  if (text.length > 2000) return { error: 'is longer than 2000 characters' };
+  const unknown = (text.match(/\{[^}]*\}/g) ?? []).filter((p) => !PLACEHOLDERS.includes(p));
+  if (unknown.length > 0)
+    return { error: `has unknown placeholder ${unknown[0]}; use ${PLACEHOLDERS.join(', ')}` };
+  let url: URL;
+  try {
+    url = new URL(text.replaceAll(/\{[a-z_]+\}/g, 'placeholder0'));
+  } catch {
+    return { error: 'is not a web address; e.g. https://crm.example.com/search?q={from}' };
+  }
+  const scheme = url.protocol.slice(0, -1);
+  if (!draft.crmAllowedSchemes.includes(scheme)) {
+    return {
+      error: `uses "${scheme}:", which is not in crmAllowedSchemes (${draft.crmAllowedSchemes.join(', ') || 'empty'}); an administrator can add it there`,
+    };
+  }
+  if (url.username || url.password) return { error: 'must not contain a user name or password' };
+  const head = text.slice(0, text.indexOf(':') + 1 + (url.host ? 2 + url.host.length : 0));
+  if (head.includes('{'))
+    return {
+      error:
+        'may use placeholders only after the host name (in the path or query), so a caller cannot choose where the link goes',
+    };
+  return { value: text };
+}
+
+const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settings[K]> } = {
+  version: (v) =>
+    v === 1
+      ? { value: 1 }
+      : {
+          error: `version ${quote(v)} is not one this Screenpop understands (expected 1); the file may come from a newer version`,
+        },
+  baseUrl: (v) => serviceUrl(v, 'https', "tenant's base address from your administrator"),
+  apiKey: (v) =>
+    typeof v === 'string' && /^[\x21-\x7e]{0,256}$/.test(v.trim())
+      ? { value: v.trim() }
+      : { error: 'must be the API key as shown in the admin console (no spaces)' },
+  defaultRegion: (v) =>
+    typeof v === 'string' && /^[A-Za-z]{2}$/.test(v.trim())
+      ? { value: v.trim().toUpperCase() }
+      : { error: 'must be a two-letter country code, e.g. "US" or "GB"' },
+  eventSource: oneOf(['auto', 'direct', 'relay'] as const),
+  relayUrl: (v) => serviceUrl(v, 'wss', "webhook relay's address"),
+  crmUrlTemplate: crmTemplate,
+  autoOpenCrm: bool(),
+  doNotDisturb: bool(),
+  sound: bool(),
+  startAtLogin: bool(),
+  popupDisplay: oneOf(['primary', 'pointer'] as const),
+  popupCorner: oneOf(['top-left', 'top-right', 'bottom-left', 'bottom-right'] as const),
+  popupLingerSec: integer(0, 300, ' seconds'),
+  staleRingSec: integer(5, 3600, ' seconds'),
+  contactsFile: (v) => {
+    if (typeof v !== 'string')
+      return { error: 'must be text: the full path of a CSV or vCard file' };
+    const p = v.trim();
+    if (p === '') return { value: '' };
+    return p.length <= 4096 && !p.includes('\0') && isAbsolute(p)
+      ? { value: p }
+      : {
+          error:
+            'must be the full path of a CSV or vCard file (e.g. /home/me/contacts.vcf), or empty',
+        };
+  },
+  historyLimit: integer(0, 10_000, ' calls'),
+  demoMode: bool(),
+};
+
+/** Fields in the order they are checked: crmUrlTemplate after the schemes it depends on. */
+const ORDER = [
+  ...(Object.keys(DEFAULT_SETTINGS) as Array<keyof Settings>).filter((k) => k !== 'crmUrlTemplate'),
+  'crmUrlTemplate' as const,
+];
+
+function isKnown(key: string): key is keyof Settings {
+  return Object.hasOwn(DEFAULT_SETTINGS, key);
+}
+
+export function defaultSettings(): Settings {
+  return structuredClone(DEFAULT_SETTINGS);
+}
+
+/**
+ * Validates anything (a parsed file, a merged patch). Never throws. Each message says what is wrong,
+ * what to write instead and, for a file, what was done about it.
+ */
+export function validateSettings(input: unknown): {
+  settings: Settings;
+  problems: SettingsProblem[];
+} {
+  return check(input, true);
+}
+
+function check(
+  input: unknown,
+  loading: boolean,
+): { settings: Settings; problems: SettingsProblem[] } {
+  const done = (what: string) => (loading ? `; ${what}` : '');
+  const settings = defaultSettings();
+  const problems: SettingsProblem[] = [];
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    problems.push({
+      field: FILE_FIELD,
+      message: `the settings are not a JSON object${done('defaults are used')}`,
+    });
+    return { settings, problems };
+  }
+  const raw = input as Record<string, unknown>;
+  for (const key of Object.keys(raw)) {
+    if (isKnown(key)) continue;
+    if (SECRET_LIKE.test(key)) {
+      problems.push({
+        field: key,
+        message: `"${key}" looks like a secret. Secrets are kept only in the system keychain, so it cannot be kept in the settings file${done('it was removed')}. Enter the API secret in Settings instead`,
+      });
+    } else {
+      problems.push({
+        field: key,
+        message: `"${key}" is not a Screenpop setting (check its spelling)${done('it was dropped')}`,
+      });
+    }
+  }
+  const draft = settings as unknown as Record<string, unknown>;
+  for (const key of ORDER) {
+    if (!Object.hasOwn(raw, key) || raw[key] === undefined) continue;
+    const value = raw[key];
+    if (key in LISTS) {
+      const r = LISTS[key as keyof typeof LISTS](value, key, done);
+      if ('error' in r)
+        problems.push({ field: key, message: `${key} ${r.error}${done('the default is used')}` });
+      else {
+        draft[key] = r.value;
+        problems.push(...r.problems);
+      }
+      continue;
+    }
+    const check = CHECKS[key as keyof typeof CHECKS] as Check<unknown>;
+    const r = check(value, settings);
+    if ('error' in r)
+      problems.push({ field: key, message: `${key} ${r.error}${done('the default is used')}` });
+    else draft[key] = r.value;
+  }
+  return { settings, problems };
+}
+
+/**
+ * A copy of a settings file's content that is safe to keep on disk as a backup: fields that look
+ * like secrets are removed, and user:password@ in any address is masked.
+ */
+export function withoutSecrets(value: unknown, depth = 0): unknown {
+  if (typeof value === 'string') return value.replace(/(\/\/)[^/@\s]*@/g, '$1[REDACTED]@');
+  if (value === null || typeof value !== 'object' || depth > 8) return value;
+  if (Array.isArray(value)) return value.map((v) => withoutSecrets(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value))
+    if (!SECRET_LIKE.test(k)) out[k] = withoutSecrets(v, depth + 1);
+  return out;
+}
+
+/**
+ * A change from the UI applied to `current`: the new settings, or the first problem (a patch is
+ * all-or-nothing: nothing the user typed is silently replaced by a default).
+ */
+export function applyPatch(
+  current: Settings,
+  patch: Partial<Settings>,
+): { ok: true; settings: Settings } | { ok: false; field: string; message: string } {
+  const { settings, problems } = check({ ...current, ...patch }, false);
+  const first = problems[0];
+  return first ? { ok: false, field: first.field, message: first.message } : { ok: true, settings };
+}

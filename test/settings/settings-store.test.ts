@@ -1,0 +1,163 @@
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  SettingsStore,
+  SettingsValidationError,
+} from '../../src-main/core/settings/settings-store.ts';
+import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
+import { memoryLogger } from '../../src-main/core/log.ts';
+
+let dir: string;
+let path: string;
+const NOW = Date.UTC(2026, 10, 22, 9, 30, 0);
+
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'screenpop-settings-'));
+  path = join(dir, 'settings.json');
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const store = (logger = memoryLogger()) => new SettingsStore({ path, logger, now: () => NOW });
+const backups = async () => (await readdir(dir)).filter((f) => f.startsWith('settings.json.bad-'));
+const onDisk = async () => JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+
+describe('SettingsStore', () => {
+  it('first run (no file): defaults, no problems, nothing written', async () => {
+    const r = await store().load();
+    expect(r).toEqual({ settings: DEFAULT_SETTINGS, problems: [] });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('saves and loads back the same settings, atomically (no temp files left)', async () => {
+    const s = store();
+    await s.load();
+    const settings = {
+      ...DEFAULT_SETTINGS,
+      baseUrl: 'https://acme.example.com',
+      extensions: ['101'],
+    };
+    await s.save(settings);
+    expect(await readdir(dir)).toEqual(['settings.json']);
+    expect((await store().load()).settings).toEqual(settings);
+  });
+
+  it('a corrupt file: clear message, a backup copy, defaults, and no crash', async () => {
+    await writeFile(path, '{"baseUrl": "https://acme.example.com", "sound": tru');
+    const r = await store().load();
+    expect(r.settings).toEqual(DEFAULT_SETTINGS);
+    expect(r.problems).toHaveLength(1);
+    expect(r.problems[0]?.field).toBe('(file)');
+    expect(r.problems[0]?.message).toMatch(/settings\.json is not valid JSON/);
+    const [backup] = await backups();
+    expect(backup).toBe('settings.json.bad-2026-11-22T09-30-00-000Z');
+    expect(r.problems[0]?.message).toContain(backup);
+    expect(await readFile(join(dir, backup!), 'utf8')).toContain('"sound": tru');
+    // the file is usable again: the next start has no problem
+    expect((await store().load()).problems).toEqual([]);
+  });
+
+  it('a hand-edited file with a bad field keeps the good ones and names the bad one', async () => {
+    await writeFile(
+      path,
+      JSON.stringify({ baseUrl: 'https://acme.example.com', popupLingerSec: 'four', sound: false }),
+    );
+    const logger = memoryLogger();
+    const r = await store(logger).load();
+    expect(r.settings).toMatchObject({
+      baseUrl: 'https://acme.example.com',
+      sound: false,
+      popupLingerSec: 4,
+    });
+    expect(r.problems.map((p) => p.field)).toEqual(['popupLingerSec', '(file)']);
+    expect(r.problems[0]?.message).toMatch(/popupLingerSec must be a whole number/);
+    expect(await backups()).toHaveLength(1);
+    expect(await onDisk()).toMatchObject({ popupLingerSec: 4, sound: false });
+    expect(logger.records.some((rec) => rec.field === 'popupLingerSec')).toBe(true);
+  });
+
+  it('a secret found in the file is removed from it, and from the backup', async () => {
+    await writeFile(
+      path,
+      JSON.stringify({
+        apiKey: 'sk_abc',
+        apiSecret: 'ss_do-not-keep-me',
+        baseUrl: 'https://u:pw-leak@acme.example.com',
+      }),
+    );
+    const r = await store().load();
+    expect(r.problems.map((p) => p.field)).toEqual(['apiSecret', 'baseUrl', '(file)']);
+    const files = await readdir(dir);
+    for (const f of files) {
+      const text = await readFile(join(dir, f), 'utf8');
+      expect(text, f).not.toContain('ss_do-not-keep-me');
+      expect(text, f).not.toContain('pw-leak');
+    }
+    expect(await onDisk()).toMatchObject({ apiKey: 'sk_abc', baseUrl: '' });
+    expect(JSON.stringify(r.problems)).not.toContain('ss_do-not-keep-me');
+  });
+
+  it('an unreadable path gives a problem, not a crash, and is not overwritten', async () => {
+    await mkdir(path); // a folder where the file should be
+    const r = await store().load();
+    expect(r.settings).toEqual(DEFAULT_SETTINGS);
+    expect(r.problems[0]?.message).toMatch(/could not be read \(EISDIR\)/);
+  });
+
+  it('update() validates, writes, and throws SettingsValidationError naming the field', async () => {
+    const s = store();
+    await s.load();
+    const updated = await s.update({ baseUrl: 'https://acme.example.com/', extensions: ['101'] });
+    expect(updated.baseUrl).toBe('https://acme.example.com');
+    expect(await onDisk()).toMatchObject({
+      baseUrl: 'https://acme.example.com',
+      extensions: ['101'],
+    });
+    const err = await s.update({ baseUrl: 'http://acme.example.com' }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(SettingsValidationError);
+    expect(err).toMatchObject({ field: 'baseUrl' });
+    expect((err as Error).message).toMatch(/https:\/\//);
+    expect((await onDisk()).baseUrl).toBe('https://acme.example.com'); // unchanged
+    expect(s.check({ popupCorner: 'nowhere' as never })).toMatchObject({
+      ok: false,
+      field: 'popupCorner',
+    });
+  });
+
+  it('concurrent updates are applied in order and none is lost', async () => {
+    const s = store();
+    await s.load();
+    await Promise.all([
+      s.update({ sound: false }),
+      s.update({ doNotDisturb: true }),
+      s.update({ historyLimit: 10 }),
+    ]);
+    expect(await onDisk()).toMatchObject({ sound: false, doNotDisturb: true, historyLimit: 10 });
+  });
+
+  it('save() refuses invalid settings', async () => {
+    const s = store();
+    await expect(s.save({ ...DEFAULT_SETTINGS, staleRingSec: 0 })).rejects.toMatchObject({
+      field: 'staleRingSec',
+    });
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it.skipIf(process.getuid?.() === 0)(
+    'a read-only folder: problems reported, the app keeps going',
+    async () => {
+      await writeFile(path, '{not json');
+      await chmod(dir, 0o500);
+      try {
+        const r = await store().load();
+        expect(r.settings).toEqual(DEFAULT_SETTINGS);
+        expect(r.problems[0]?.message).toMatch(/could not be kept/);
+      } finally {
+        await chmod(dir, 0o700);
+      }
+    },
+  );
+});

@@ -1,0 +1,172 @@
+import { describe, expect, it } from 'vitest';
+import { applyPatch, validateSettings } from '../../src-main/core/settings/settings-store.ts';
+import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
+import type { Settings } from '../../src-main/core/settings/types.ts';
+
+const fields = (problems: Array<{ field: string }>) => problems.map((p) => p.field);
+
+describe('validateSettings', () => {
+  it('accepts the defaults and a fully filled-in file unchanged', () => {
+    expect(validateSettings(DEFAULT_SETTINGS)).toEqual({
+      settings: DEFAULT_SETTINGS,
+      problems: [],
+    });
+    const full: Settings = {
+      ...DEFAULT_SETTINGS,
+      baseUrl: 'https://acme.example.com',
+      apiKey: 'sk_abc',
+      extensions: ['101', '205'],
+      dids: ['+1 415 555 0100'],
+      defaultRegion: 'GB',
+      eventSource: 'relay',
+      relayUrl: 'wss://relay.example.com/screenpop',
+      crmUrlTemplate: 'https://crm.example.com/search?q={from}&call={call_id}',
+      crmAllowedSchemes: ['https', 'salesforce'],
+      popupCorner: 'top-left',
+      contactsFile: '/home/me/contacts.vcf',
+    };
+    expect(validateSettings(full)).toEqual({ settings: full, problems: [] });
+  });
+
+  it('fills missing fields with defaults without complaint', () => {
+    const { settings, problems } = validateSettings({ baseUrl: 'https://acme.example.com/' });
+    expect(problems).toEqual([]);
+    expect(settings).toEqual({ ...DEFAULT_SETTINGS, baseUrl: 'https://acme.example.com' });
+  });
+
+  it('reports each bad field by name, replaces it by its default and keeps the good ones', () => {
+    const { settings, problems } = validateSettings({
+      baseUrl: 'https://acme.example.com',
+      sound: 'yes',
+      popupLingerSec: -3,
+      popupCorner: 'middle',
+      eventSource: 'carrier-pigeon',
+      defaultRegion: 'USA',
+    });
+    expect(fields(problems).sort()).toEqual([
+      'defaultRegion',
+      'eventSource',
+      'popupCorner',
+      'popupLingerSec',
+      'sound',
+    ]);
+    expect(settings.baseUrl).toBe('https://acme.example.com');
+    expect(settings.sound).toBe(DEFAULT_SETTINGS.sound);
+    expect(settings.popupLingerSec).toBe(DEFAULT_SETTINGS.popupLingerSec);
+    const msg = (f: string) => problems.find((p) => p.field === f)?.message ?? '';
+    expect(msg('sound')).toMatch(/sound must be true or false; the default is used/);
+    expect(msg('popupLingerSec')).toMatch(/whole number from 0 to 300/);
+    expect(msg('popupCorner')).toMatch(/"bottom-right"/);
+  });
+
+  it('drops unknown fields with a warning', () => {
+    const { settings, problems } = validateSettings(
+      JSON.parse('{"colour":"blue","__proto__":{"sound":false}}'),
+    );
+    expect(fields(problems)).toEqual(['colour', '__proto__']);
+    expect(settings.sound).toBe(true);
+    expect(problems[0]?.message).toMatch(/not a Screenpop setting.*dropped/);
+    expect(settings).not.toHaveProperty('colour');
+  });
+
+  it('removes secret-like fields and never echoes their value', () => {
+    const { settings, problems } = validateSettings({
+      apiKey: 'sk_abc',
+      apiSecret: 'hunter2-very-secret',
+      password: 'hunter3-very-secret',
+      access_token: 'at_abcdef',
+    });
+    expect(fields(problems)).toEqual(['apiSecret', 'password', 'access_token']);
+    expect(JSON.stringify(problems)).not.toMatch(/hunter|at_abcdef/);
+    expect(problems[0]?.message).toMatch(/keychain.*removed/);
+    expect(JSON.stringify(settings)).not.toMatch(/hunter|at_abcdef/);
+    expect(settings.apiKey).toBe('sk_abc');
+  });
+
+  it('base address: https, http only for this computer, no credentials, query or fragment', () => {
+    const check = (baseUrl: string) => validateSettings({ baseUrl });
+    expect(check('https://acme.example.com/').settings.baseUrl).toBe('https://acme.example.com');
+    expect(check('http://127.0.0.1:8080').settings.baseUrl).toBe('http://127.0.0.1:8080');
+    expect(check('http://localhost:3000/').problems).toEqual([]);
+    expect(check('').problems).toEqual([]);
+    for (const [bad, why] of [
+      ['http://acme.example.com', /https:\/\//],
+      ['https://user:pw@acme.example.com', /user name or password/],
+      ['https://acme.example.com/?token=x', /query/],
+      ['https://acme.example.com/#x', /fragment/],
+      ['ftp://acme.example.com', /https:\/\//],
+      ['acme.example.com', /not a web address/],
+    ] as const) {
+      const r = check(bad);
+      expect(r.problems, bad).toHaveLength(1);
+      expect(r.problems[0]?.field).toBe('baseUrl');
+      expect(r.problems[0]?.message).toMatch(why);
+      expect(r.settings.baseUrl).toBe('');
+    }
+    expect(JSON.stringify(check('https://user:pw@acme.example.com').problems)).not.toContain('pw@');
+  });
+
+  it('relay address: wss, ws only for this computer', () => {
+    expect(validateSettings({ relayUrl: 'wss://relay.example.com' }).problems).toEqual([]);
+    expect(validateSettings({ relayUrl: 'ws://127.0.0.1:9000' }).problems).toEqual([]);
+    expect(fields(validateSettings({ relayUrl: 'ws://relay.example.com' }).problems)).toEqual([
+      'relayUrl',
+    ]);
+  });
+
+  it('lists: bad entries are left out one by one and named with their index', () => {
+    const { settings, problems } = validateSettings({
+      extensions: ['101', 102, 'abc', '101', ' 103 '],
+      dids: ['+1 (415) 555-0100', 'call me'],
+      crmAllowedSchemes: ['https', 'JavaScript', 'salesforce:'],
+    });
+    expect(settings.extensions).toEqual(['101', '102', '103']);
+    expect(settings.dids).toEqual(['+1 (415) 555-0100']);
+    expect(settings.crmAllowedSchemes).toEqual(['https', 'salesforce']);
+    expect(fields(problems)).toEqual(['extensions[2]', 'dids[1]', 'crmAllowedSchemes[1]']);
+    expect(problems[2]?.message).toMatch(/never allowed/);
+    expect(fields(validateSettings({ extensions: '101' }).problems)).toEqual(['extensions']);
+  });
+
+  it('CRM link: known placeholders, an allowed scheme, no placeholder in the host', () => {
+    const crm = (crmUrlTemplate: string, crmAllowedSchemes = ['https']) =>
+      validateSettings({ crmUrlTemplate, crmAllowedSchemes }).problems.map((p) => p.message);
+    expect(crm('https://crm.example.com/c/{from}?to={to}&n={caller_name}')).toEqual([]);
+    expect(crm('salesforce:lookup?phone={from}', ['https', 'salesforce'])).toEqual([]);
+    expect(crm('https://{from}.evil.example.com/')[0]).toMatch(/only after the host/);
+    expect(crm('https://crm.example.com/?q={phone}')[0]).toMatch(/unknown placeholder \{phone\}/);
+    expect(crm('http://crm.example.com/?q={from}')[0]).toMatch(/not in crmAllowedSchemes/);
+    expect(crm('javascript:alert({from})', ['https'])[0]).toMatch(/not in crmAllowedSchemes/);
+  });
+
+  it('version and whole-file shape', () => {
+    expect(fields(validateSettings({ version: 2 }).problems)).toEqual(['version']);
+    expect(validateSettings([1, 2]).problems[0]?.field).toBe('(file)');
+    expect(validateSettings('x').settings).toEqual(DEFAULT_SETTINGS);
+    expect(validateSettings(null).problems).toHaveLength(1);
+  });
+
+  it('contacts file must be an absolute path', () => {
+    expect(validateSettings({ contactsFile: 'contacts.csv' }).problems[0]?.field).toBe(
+      'contactsFile',
+    );
+    expect(validateSettings({ contactsFile: '/x/contacts.csv' }).problems).toEqual([]);
+  });
+});
+
+describe('applyPatch', () => {
+  it('is all or nothing and names the first bad field', () => {
+    const current = { ...DEFAULT_SETTINGS, baseUrl: 'https://acme.example.com' };
+    expect(applyPatch(current, { sound: false })).toEqual({
+      ok: true,
+      settings: { ...current, sound: false },
+    });
+    const bad = applyPatch(current, { sound: false, baseUrl: 'http://acme.example.com' });
+    expect(bad).toMatchObject({ ok: false, field: 'baseUrl' });
+    if (!bad.ok) expect(bad.message).not.toMatch(/default is used/);
+    expect(applyPatch(current, { secret: 'x' } as Partial<Settings>)).toMatchObject({
+      ok: false,
+      field: 'secret',
+    });
+  });
+});
