@@ -35,6 +35,14 @@ export class AppOrigin {
     return `${this.devOrigin ?? APP_ORIGIN}/${page}.html`;
   }
 
+  /** Which page `url` is, when it is one of ours (path exactly /<page>.html). */
+  pageOf(url: string): PageName | null {
+    if (!this.isOurs(url)) return null;
+    const path = new URL(url).pathname;
+    const m = /^\/(popup|settings|history)\.html$/.exec(path);
+    return m ? (m[1] as PageName) : null;
+  }
+
   /** True for a URL on our own origin (the exact origin, parsed, never a prefix test). */
   isOurs(url: string): boolean {
     let u: URL;

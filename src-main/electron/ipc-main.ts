@@ -8,6 +8,8 @@
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import type { EventChannel, IpcEventMap, IpcInvokeMap, InvokeChannel } from '../ipc/contract.ts';
 import type { Logger } from '../core/log.ts';
+import type { PageName } from './app-origin.ts';
+import { CHANNEL_PAGES } from './ipc-pages.ts';
 import { INVOKE_VALIDATORS } from './ipc-validate.ts';
 
 export type Handler<C extends InvokeChannel> = (
@@ -18,16 +20,21 @@ export type Handler<C extends InvokeChannel> = (
 export interface SenderPolicy {
   /** True when `contents` belongs to one of the app's windows. */
   isOurWebContents(contents: WebContents): boolean;
-  /** True when `url` is one of the app's own pages (app:// origin, or the dev server in development). */
-  isOurUrl(url: string): boolean;
+  /** Which of our pages `url` is (app:// origin, or the dev server in development); null if none. */
+  pageOf(url: string): PageName | null;
 }
 
-export function isTrustedSender(event: IpcMainInvokeEvent, policy: SenderPolicy): boolean {
+export function isTrustedSender(
+  event: IpcMainInvokeEvent,
+  policy: SenderPolicy,
+  channel: InvokeChannel,
+): boolean {
   const frame = event.senderFrame;
   if (!frame) return false; // the frame navigated away or was destroyed
   if (frame.parent !== null) return false; // subframes never talk to main
   if (!policy.isOurWebContents(event.sender)) return false;
-  return policy.isOurUrl(frame.url);
+  const page = policy.pageOf(frame.url);
+  return page !== null && CHANNEL_PAGES[channel].includes(page);
 }
 
 export class TypedIpcMain {
@@ -46,7 +53,7 @@ export class TypedIpcMain {
     const validate = INVOKE_VALIDATORS[channel];
     this.channels.add(channel);
     this.ipcMain.handle(channel, async (event: IpcMainInvokeEvent, ...raw: unknown[]) => {
-      if (!isTrustedSender(event, this.policy)) {
+      if (!isTrustedSender(event, this.policy, channel)) {
         this.logger.warn('IPC from an untrusted sender ignored', {
           channel,
           url: safeUrl(event.senderFrame?.url),

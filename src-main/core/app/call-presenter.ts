@@ -176,6 +176,13 @@ export class CallPresenter {
     this.safely('popup', () => this.o.popup.show(cards));
   }
 
+  /** The user closed the popup: it stays hidden until the next call (the cards live on in the tray). */
+  hidePopup(): void {
+    if (!this.popupVisible) return;
+    this.popupVisible = false;
+    this.safely('popup', () => this.o.popup.hide());
+  }
+
   crmValues(callId: string): CrmValues | null {
     const card = this.calls.get(callId)?.card;
     return card

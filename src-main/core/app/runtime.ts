@@ -21,7 +21,7 @@ import {
 } from '../credentials/credential-store.ts';
 import type { ConnectionStatus, WakeReason } from '../events/contracts.ts';
 import type { Logger, SecretRegistry } from '../log.ts';
-import type { Settings } from '../settings/types.ts';
+import { DEFAULT_SETTINGS, type Settings } from '../settings/types.ts';
 import { CallPresenter } from './call-presenter.ts';
 import type { Connection, ConnectionFactory } from './connection.ts';
 import { previewCrmUrl } from './crm-url.ts';
@@ -163,8 +163,9 @@ export class AppRuntime {
     this.demo = null;
   }
 
+  /** The settings in force (defaults until start() has loaded them). */
   settings(): Settings {
-    return this.current;
+    return this.current ?? DEFAULT_SETTINGS;
   }
 
   settingsView(): SettingsView {

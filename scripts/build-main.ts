@@ -1,0 +1,54 @@
+/**
+ * Bundles Electron's main process and preload with esbuild (no Electron binary needed):
+ * - src-main/electron/main.ts -> dist/main/main.cjs: Node platform, CommonJS; electron, the native
+ *   keytar, ws's optional native helpers and ioredis stay external (resolved from node_modules).
+ * - src-main/electron/preload.ts -> dist/preload/preload.cjs: CommonJS with only `electron`
+ *   external, as a sandboxed preload can require nothing else.
+ * Run: npm run build:main
+ */
+import { build, type BuildOptions } from 'esbuild';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+const common: BuildOptions = {
+  absWorkingDir: root,
+  bundle: true,
+  format: 'cjs',
+  sourcemap: 'linked',
+  legalComments: 'none',
+  logLevel: 'info',
+  charset: 'utf8',
+  define: { 'process.env.NODE_ENV': '"production"' },
+};
+
+export const MAIN_EXTERNALS = ['electron', 'keytar', 'bufferutil', 'utf-8-validate', 'ioredis'];
+
+export async function buildMain(): Promise<void> {
+  await Promise.all([
+    build({
+      ...common,
+      entryPoints: ['src-main/electron/main.ts'],
+      outfile: 'dist/main/main.cjs',
+      platform: 'node',
+      target: 'node22',
+      external: MAIN_EXTERNALS,
+    }),
+    build({
+      ...common,
+      entryPoints: ['src-main/electron/preload.ts'],
+      outfile: 'dist/preload/preload.cjs',
+      // A sandboxed preload has a browser-like environment plus a few Electron modules.
+      platform: 'browser',
+      target: 'chrome140',
+      external: ['electron'],
+    }),
+  ]);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  buildMain().catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

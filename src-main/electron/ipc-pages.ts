@@ -1,0 +1,25 @@
+/**
+ * Which of our pages may use which invoke channel (defence in depth: a compromised popup cannot
+ * save settings or start the demo). Typed over the contract: a new channel needs an entry here.
+ */
+import type { InvokeChannel } from '../ipc/contract.ts';
+import type { PageName } from './app-origin.ts';
+
+const ALL: readonly PageName[] = ['popup', 'settings', 'history'];
+
+export const CHANNEL_PAGES: { [C in InvokeChannel]: readonly PageName[] } = {
+  'popup:ready': ['popup'],
+  'popup:dismiss': ['popup'],
+  'popup:open-crm': ['popup'],
+  'popup:copy-number': ['popup'],
+  'popup:content-size': ['popup'],
+  'status:get': ALL,
+  'settings:get': ALL,
+  'settings:save': ['settings'],
+  'settings:test-connection': ['settings'],
+  'settings:preview-crm': ['settings'],
+  'demo:start': ['settings'],
+  'history:list': ['history', 'settings'],
+  'history:mark-seen': ['history'],
+  'window:close': ALL,
+};

@@ -1,0 +1,236 @@
+/**
+ * The composition root: the only place that knows every concrete class. It builds the core
+ * (settings, keychain, service client, token manager, engine, directory, history, presenter; see
+ * src-main/core/app/runtime.ts), the Electron adapters (tray, notifications, popup, windows,
+ * openExternal, clipboard, power events) and the IPC handlers, and applies the security settings
+ * before any window exists. Bundled by scripts/build-main.ts to dist/main/main.cjs.
+ */
+import { join } from 'node:path';
+import {
+  app,
+  BrowserWindow,
+  clipboard,
+  ipcMain,
+  Menu,
+  nativeImage,
+  net,
+  Notification,
+  powerMonitor,
+  protocol,
+  screen,
+  session,
+  shell,
+  Tray,
+} from 'electron';
+import { serviceConnectionFactory } from '../core/app/connection.ts';
+import { startDemoService } from '../core/app/demo.ts';
+import { HistoryStore } from '../core/app/history-store.ts';
+import { AppRuntime } from '../core/app/runtime.ts';
+import { settingsPortFor } from '../core/app/settings-port.ts';
+import { ServiceClient } from '../core/api/service-client.ts';
+import { systemClock } from '../core/clock.ts';
+import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
+import { SecretRegistry } from '../core/log.ts';
+import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
+import { SettingsStore } from '../core/settings/settings-store.ts';
+import { APP_SCHEME, AppOrigin, contentSecurityPolicy, devServerOrigin } from './app-origin.ts';
+import { registerAppProtocol } from './app-protocol.ts';
+import { SafeExternalOpener } from './external.ts';
+import { registerIpcHandlers } from './ipc-handlers.ts';
+import { TypedIpcMain } from './ipc-main.ts';
+import { createAppLogger } from './logging.ts';
+import { ElectronNotifier } from './notifier.ts';
+import { PopupWindow } from './popup-window.ts';
+import { watchPower } from './power.ts';
+import {
+  addCspHeader,
+  denyAllPermissions,
+  hardenAllWebContents,
+  secureWebPreferences,
+} from './security.ts';
+import { TrayController, type TrayIconName } from './tray.ts';
+import { AppWindows } from './windows.ts';
+
+/** Equal to electron-builder.yml's appId: Windows groups notifications and the taskbar by it. */
+export const APP_ID = 'com.screenpop.desktop';
+
+// Must happen before 'ready': app:// is a standard, secure origin ('self' in the CSP works, fetch works).
+protocol.registerSchemesAsPrivileged([
+  { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+]);
+
+if (!app.requestSingleInstanceLock()) {
+  // Another Screenpop is running; it gets 'second-instance' and shows its settings.
+  app.quit();
+} else {
+  app.setAppUserModelId(APP_ID);
+  app.whenReady().then(start, (err: unknown) => {
+    process.stderr.write(`Screenpop could not start: ${String(err)}\n`);
+    app.exit(1);
+  });
+}
+
+async function start(): Promise<void> {
+  const root = app.getAppPath();
+  const userData = app.getPath('userData');
+  const secrets = new SecretRegistry();
+  const logger = createAppLogger(join(userData, 'logs'), secrets, !app.isPackaged);
+  const clock = systemClock;
+  logger.info('starting', {
+    version: app.getVersion(),
+    packaged: app.isPackaged,
+    platform: process.platform,
+  });
+
+  // Security before any window exists.
+  const origin = new AppOrigin(devServerOrigin(process.env.SCREENPOP_DEV_URL, app.isPackaged));
+  const csp = contentSecurityPolicy(origin.devOrigin);
+  registerAppProtocol(protocol, join(root, 'dist', 'renderer'), csp, logger);
+  addCspHeader(session.defaultSession, origin, csp);
+  denyAllPermissions(session.defaultSession, logger);
+  let runtime: AppRuntime | null = null;
+  const opener = new SafeExternalOpener(
+    shell,
+    () => runtime?.settings().crmAllowedSchemes ?? [],
+    logger,
+  );
+  hardenAllWebContents(app, { origin, logger, openExternal: (url) => void opener.tryOpen(url) });
+  const webPreferences = secureWebPreferences(
+    join(root, 'dist', 'preload', 'preload.cjs'),
+    !app.isPackaged,
+  );
+  const assets = join(root, 'assets');
+
+  // Adapters.
+  const popup = new PopupWindow({
+    createWindow: (options) => new BrowserWindow(options),
+    screen,
+    url: origin.pageUrl('popup'),
+    webPreferences,
+    placement: () =>
+      runtime?.settings() ?? { popupDisplay: 'primary', popupCorner: 'bottom-right' },
+    logger,
+  });
+  const windows = new AppWindows({
+    createWindow: (options) => new BrowserWindow(options),
+    origin,
+    webPreferences,
+    logger,
+    icon: join(assets, 'icon.png'),
+  });
+  const notifier = new ElectronNotifier({
+    create: (options) => new Notification(options),
+    isSupported: () => Notification.isSupported(),
+    onClick: () => runtime?.presenter.showPopup(),
+    logger,
+  });
+  const trayIcon = (name: TrayIconName) =>
+    nativeImage.createFromPath(join(assets, 'tray', `${name}.png`));
+  const tray = new TrayController({
+    createTray: (image) => new Tray(image),
+    buildMenu: (template) => Menu.buildFromTemplate(template),
+    icon: trayIcon,
+    actions: {
+      toggleDoNotDisturb: () => void runtime?.setDoNotDisturb(!runtime.settings().doNotDisturb),
+      togglePause: () => void runtime?.setPaused(!runtime.isPaused()),
+      openSettings: () => windows.show('settings'),
+      openHistory: () => windows.show('history'),
+      quit: () => app.quit(),
+    },
+  });
+
+  // The core.
+  const settingsStore = new SettingsStore({ path: join(userData, 'settings.json'), logger });
+  const history = new HistoryStore({
+    path: join(userData, 'history.json'),
+    clock,
+    logger,
+    limit: 500,
+  });
+  runtime = new AppRuntime({
+    clock,
+    logger,
+    secrets,
+    settings: settingsPortFor(settingsStore, logger),
+    credentials: new KeytarCredentialStore(),
+    history,
+    views: {
+      notifier,
+      popup,
+      urlOpener: opener,
+      clipboard: { writeText: (text) => clipboard.writeText(text) },
+      tray,
+    },
+    connect: serviceConnectionFactory({
+      clock,
+      logger,
+      secrets,
+      relayCursorStore: fileCursorStore(join(userData, 'relay-cursor.json')),
+    }),
+    startDemo: () => startDemoService({ clock, logger }),
+    createProbe: (input) => {
+      const client = new ServiceClient({ baseUrl: input.baseUrl, clock, logger, secrets });
+      return {
+        getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,
+        listExtensions: (token) => client.listExtensions(token),
+      };
+    },
+    onSettingsApplied: (s) => {
+      // Only a packaged app registers itself: a development run would register the bare Electron binary.
+      if (app.isPackaged && process.platform !== 'linux')
+        app.setLoginItemSettings({ openAtLogin: s.startAtLogin });
+    },
+  });
+  const rt = runtime;
+  rt.onStatus((status) => {
+    windows.broadcast('status:changed', status);
+  });
+  rt.onSettings((view) => windows.broadcast('settings:changed', view));
+  history.onChange((entries) => windows.broadcast('history:changed', entries));
+
+  const ipc = new TypedIpcMain(
+    ipcMain,
+    {
+      isOurWebContents: (contents) =>
+        contents === popup.window.webContents || windows.owns(contents),
+      pageOf: (url) => origin.pageOf(url),
+    },
+    logger,
+  );
+  registerIpcHandlers(ipc, { runtime: rt, popup, windows, logger });
+
+  const stopPower = watchPower({
+    powerMonitor,
+    isOnline: () => net.isOnline(),
+    clock,
+    wake: (reason) => rt.wake(reason),
+  });
+
+  // A tray app: closing every window does not quit; a second launch shows the settings.
+  app.on('window-all-closed', () => {});
+  app.on('second-instance', () => windows.show('settings'));
+  app.on('activate', () => windows.show('settings'));
+  if (process.platform === 'darwin') app.dock?.hide();
+
+  let quitting = false;
+  app.on('before-quit', (event) => {
+    if (quitting) return;
+    quitting = true;
+    event.preventDefault();
+    stopPower();
+    void rt
+      .shutdown()
+      .catch((err: unknown) => logger.error('shutdown failed', { error: err }))
+      .finally(() => {
+        ipc.removeAll();
+        tray.destroy();
+        popup.destroy();
+        windows.closeAll();
+        app.exit(0);
+      });
+  });
+
+  const { needsOnboarding } = await rt.start();
+  if (needsOnboarding) windows.show('settings');
+  logger.info('ready', { needsOnboarding });
+}

@@ -1,0 +1,101 @@
+/**
+ * The settings (with onboarding) and history windows: one of each at most, created on demand with
+ * the secure web preferences, shown when ready, focused when asked for again. Closing one only
+ * destroys it: the app lives in the tray.
+ */
+import type {
+  BrowserWindow as BrowserWindowType,
+  BrowserWindowConstructorOptions,
+  WebContents,
+  WebPreferences,
+} from 'electron';
+import type { EventChannel, IpcEventMap } from '../ipc/contract.ts';
+import type { Logger } from '../core/log.ts';
+import type { AppOrigin, PageName } from './app-origin.ts';
+import { send } from './ipc-main.ts';
+
+export type WindowPage = Exclude<PageName, 'popup'>;
+
+const SIZES: Record<WindowPage, { width: number; height: number; title: string }> = {
+  settings: { width: 620, height: 760, title: 'Screenpop Settings' },
+  history: { width: 720, height: 600, title: 'Screenpop History' },
+};
+
+export interface AppWindowsDeps {
+  createWindow: (options: BrowserWindowConstructorOptions) => BrowserWindowType;
+  origin: AppOrigin;
+  webPreferences: WebPreferences;
+  logger: Logger;
+  icon?: string;
+}
+
+export class AppWindows {
+  private readonly deps: AppWindowsDeps;
+  private readonly open = new Map<WindowPage, BrowserWindowType>();
+
+  constructor(deps: AppWindowsDeps) {
+    this.deps = deps;
+  }
+
+  show(page: WindowPage): BrowserWindowType {
+    const existing = this.open.get(page);
+    if (existing && !existing.isDestroyed()) {
+      if (existing.isMinimized()) existing.restore();
+      existing.show();
+      existing.focus();
+      return existing;
+    }
+    const size = SIZES[page];
+    const win = this.deps.createWindow({
+      ...size,
+      minWidth: 420,
+      minHeight: 420,
+      show: false,
+      autoHideMenuBar: true,
+      ...(this.deps.icon ? { icon: this.deps.icon } : {}),
+      webPreferences: this.deps.webPreferences,
+    });
+    this.open.set(page, win);
+    win.once('ready-to-show', () => {
+      win.show();
+      win.focus();
+    });
+    win.on('closed', () => {
+      if (this.open.get(page) === win) this.open.delete(page);
+    });
+    win.webContents.on('render-process-gone', (_e, details) =>
+      this.deps.logger.error('window renderer gone', { page, reason: details.reason }),
+    );
+    void win
+      .loadURL(this.deps.origin.pageUrl(page))
+      .catch((err: unknown) => this.deps.logger.error('page failed to load', { page, error: err }));
+    return win;
+  }
+
+  get(page: WindowPage): BrowserWindowType | undefined {
+    const w = this.open.get(page);
+    return w && !w.isDestroyed() ? w : undefined;
+  }
+
+  /** True when `contents` is one of these windows' web contents. */
+  owns(contents: WebContents): boolean {
+    for (const w of this.open.values())
+      if (!w.isDestroyed() && w.webContents === contents) return true;
+    return false;
+  }
+
+  /** window:close from a page: close the window that asked. */
+  closeFor(contents: WebContents): void {
+    for (const w of this.open.values())
+      if (!w.isDestroyed() && w.webContents === contents) w.close();
+  }
+
+  broadcast<C extends EventChannel>(channel: C, ...args: Parameters<IpcEventMap[C]>): void {
+    for (const w of this.open.values()) send(w, channel, ...args);
+  }
+
+  closeAll(): void {
+    for (const w of this.open.values()) if (!w.isDestroyed()) w.destroy();
+    this.open.clear();
+  }
+}
