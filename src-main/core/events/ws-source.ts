@@ -444,7 +444,7 @@ export class WebSocketEventSource implements EventSource {
     return true;
   }
 
-  private needAttention(errcode: number): void {
+  private needAttention(errcode: number, remedy?: string): void {
     this.attention = true;
     this.clock.clearTimeout(this.reconnectTimer);
     this.clock.clearTimeout(this.rotationTimer);
@@ -453,20 +453,16 @@ export class WebSocketEventSource implements EventSource {
     this.primary = undefined;
     this.candidate = undefined;
     this.logger.warn('needs attention; not retrying until the user acts', { errcode });
-    this.setStatus(statusForErrcode('needs-attention', errcode));
+    const status = statusForErrcode('needs-attention', errcode);
+    if (remedy) status.remedy = remedy;
+    this.setStatus(status);
   }
 
   private onTokenError(error: unknown, role: Role): void {
-    const errcode =
-      typeof (error as { errcode?: unknown })?.errcode === 'number'
-        ? (error as { errcode: number }).errcode
-        : undefined;
-    this.logger.warn('cannot get an access token', {
-      errcode,
-      error: error instanceof Error ? error : String(error),
-    });
+    const { errcode, remedy, message } = describeTokenError(error);
+    this.logger.warn('cannot get an access token', { errcode, error: message });
     if (errcode === 10001 || errcode === 10003 || errcode === 10004) {
-      this.needAttention(errcode);
+      this.needAttention(errcode, remedy);
       return;
     }
     if (role === 'candidate' && this.primary) {
@@ -613,6 +609,36 @@ function controlMessage(text: string): { errcode: number; errmsg: string } | und
   } catch {
     return undefined;
   }
+}
+
+/** The token manager's typed errors (ServiceError: errcode, kind, remedy), read without importing it. */
+const KIND_ERRCODE: Readonly<Record<string, number>> = {
+  credentials: 10001,
+  scope: 10003,
+  ip: 10004,
+};
+
+function describeTokenError(error: unknown): {
+  errcode?: number;
+  remedy?: string;
+  message: string;
+} {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    errcode?: unknown;
+    kind?: unknown;
+    remedy?: unknown;
+  };
+  const errcode =
+    typeof e.errcode === 'number'
+      ? e.errcode
+      : typeof e.kind === 'string'
+        ? KIND_ERRCODE[e.kind]
+        : undefined;
+  return {
+    ...(errcode !== undefined ? { errcode } : {}),
+    ...(typeof e.remedy === 'string' ? { remedy: e.remedy } : {}),
+    message: error instanceof Error ? error.message : String(error),
+  };
 }
 
 function errcodeOf(body: string): number | undefined {

@@ -1,0 +1,99 @@
+/**
+ * Command-line flags of screenpop-headless, validated at the boundary. A usage error is thrown as
+ * UsageError (exit code 2); nothing here touches the network.
+ */
+import { parseArgs } from 'node:util';
+
+export interface HeadlessArgs {
+  baseUrl: string;
+  extensions: string[];
+  dids: string[];
+  region: string;
+  demo: boolean;
+  staleRingSec: number;
+  verbose: boolean;
+  help: boolean;
+}
+
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const USAGE = `Usage: screenpop-headless --base-url <https://tenant.example.com> --extension <n> [--extension <n> ...]
+                          [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>] [--verbose]
+       screenpop-headless --demo [--extension 101]
+
+Credentials: SCREENPOP_API_KEY and SCREENPOP_API_SECRET; without SCREENPOP_API_SECRET the secret is
+read from the OS keychain (service "Screenpop", account "<api key>@<host of --base-url>").
+Output: one JSON object per line on stdout (see src-main/headless/README.md); logs on stderr.
+Exit codes: 0 stopped by SIGINT/SIGTERM, 1 unexpected failure, 2 usage error, 3 needs attention.`;
+
+const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        'base-url': { type: 'string' },
+        extension: { type: 'string', multiple: true },
+        did: { type: 'string', multiple: true },
+        region: { type: 'string' },
+        demo: { type: 'boolean' },
+        'stale-ring-sec': { type: 'string' },
+        verbose: { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  const demo = values.demo ?? false;
+  const extensions = (values.extension ?? []).map((e) => e.trim());
+  for (const e of extensions)
+    if (!/^[0-9]{1,15}$/.test(e))
+      throw new UsageError(`--extension must be digits: ${JSON.stringify(e)}`);
+  const dids = (values.did ?? []).map((d) => d.trim()).filter((d) => d.length > 0);
+  const region = (values.region ?? 'US').trim().toUpperCase();
+  if (!/^[A-Z]{2}$/.test(region))
+    throw new UsageError('--region must be a two-letter country code, e.g. US');
+  const staleRingSec =
+    values['stale-ring-sec'] === undefined ? 45 : Number(values['stale-ring-sec']);
+  if (!Number.isFinite(staleRingSec) || staleRingSec <= 0 || staleRingSec > 3600)
+    throw new UsageError('--stale-ring-sec must be between 1 and 3600');
+  const help = values.help ?? false;
+  let baseUrl = values['base-url'] ?? '';
+  if (!demo && !help) {
+    if (!baseUrl) throw new UsageError('--base-url is required (or --demo)');
+    let url: URL;
+    try {
+      url = new URL(baseUrl);
+    } catch {
+      throw new UsageError('--base-url is not a URL');
+    }
+    if (url.username || url.password)
+      throw new UsageError('--base-url must not contain credentials');
+    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname))) {
+      throw new UsageError('--base-url must be https (http only for localhost)');
+    }
+    baseUrl = url.origin + url.pathname.replace(/\/+$/, '');
+    if (extensions.length === 0 && dids.length === 0)
+      throw new UsageError('give at least one --extension or --did');
+  }
+  return {
+    baseUrl,
+    extensions: demo && extensions.length === 0 ? ['101'] : extensions,
+    dids,
+    region,
+    demo,
+    staleRingSec,
+    verbose: values.verbose ?? false,
+    help,
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * Entry point of screenpop-headless (bin/screenpop-headless.js, `npm run headless -- ...`).
+ * stdout carries only the JSON lines of output.ts; every log line goes to stderr, redacted.
+ */
+import { createLogger, SecretRegistry } from '../core/log.ts';
+import { parseHeadlessArgs, USAGE, UsageError } from './args.ts';
+import { EXIT, runHeadless } from './runner.ts';
+
+const secrets = new SecretRegistry();
+
+async function main(): Promise<number> {
+  let args;
+  try {
+    args = parseHeadlessArgs(process.argv.slice(2));
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`screenpop-headless: ${error.message}\n${USAGE}\n`);
+    return EXIT.usage;
+  }
+  if (args.help) {
+    process.stderr.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
+  if (!args.demo && !process.env.SCREENPOP_API_KEY?.trim()) {
+    process.stderr.write(
+      `screenpop-headless: set SCREENPOP_API_KEY (and SCREENPOP_API_SECRET, or keep the secret in the keychain)\n${USAGE}\n`,
+    );
+    return EXIT.usage;
+  }
+  const logger = createLogger(
+    { secrets, level: args.verbose ? 'debug' : 'info' },
+    { app: 'screenpop-headless' },
+  );
+  const stopSignal = new Promise<void>((resolve) => {
+    process.once('SIGINT', () => resolve());
+    process.once('SIGTERM', () => resolve());
+  });
+  return runHeadless({
+    args,
+    env: process.env,
+    write: (text) => process.stdout.write(text),
+    logger,
+    secrets,
+    stopSignal,
+  });
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+    // Sockets and timers are closed; anything left (a keychain D-Bus handle) must not hold the exit.
+    setTimeout(() => process.exit(code), 500).unref();
+  },
+  (error: unknown) => {
+    process.stderr.write(
+      `screenpop-headless: unexpected failure: ${secrets.scrub(error instanceof Error ? error.message : String(error))}\n`,
+    );
+    process.exit(EXIT.failure);
+  },
+);

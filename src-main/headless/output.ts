@@ -1,0 +1,71 @@
+/**
+ * The runner's stdout: exactly one JSON object per line, nothing else (logs go to stderr). The
+ * line shapes are a public interface, documented in README.md beside this file: add fields, never
+ * rename or remove them.
+ */
+import type { ConnectionStatus } from '../core/events/contracts.ts';
+import type { Dismiss, Pop } from '../core/events/pipeline.ts';
+
+export interface StatusLine {
+  type: 'status';
+  state: ConnectionStatus['state'];
+  reason: string | null;
+  remedy: string | null;
+  errcode: number | null;
+}
+
+export interface PopLine {
+  type: 'pop';
+  call_id: string;
+  from: string;
+  to: string;
+  event_id: string;
+  caller_name: string | null;
+  /** Server time of the ring, ms since the epoch. */
+  timestamp: number;
+}
+
+export interface DismissLine {
+  type: 'dismiss';
+  call_id: string;
+  state: string;
+  to: string;
+  event_id: string;
+}
+
+export type OutputLine = StatusLine | PopLine | DismissLine;
+
+export function statusLine(s: ConnectionStatus): StatusLine {
+  return {
+    type: 'status',
+    state: s.state,
+    reason: s.reason ?? null,
+    remedy: s.remedy ?? null,
+    errcode: s.errcode ?? null,
+  };
+}
+
+export function popLine(p: Pop, callerName: string | null): PopLine {
+  return {
+    type: 'pop',
+    call_id: p.callId,
+    from: p.from,
+    to: p.to,
+    event_id: p.eventId,
+    caller_name: callerName,
+    timestamp: p.timestamp,
+  };
+}
+
+export function dismissLine(d: Dismiss): DismissLine {
+  return { type: 'dismiss', call_id: d.callId, state: d.state, to: d.to, event_id: d.eventId };
+}
+
+/** JSON.stringify escapes control characters and U+2028/9, so caller data cannot break a line. */
+export function formatLine(line: OutputLine): string {
+  return (
+    JSON.stringify(line)
+      .replace(/\u2028/g, '\\u2028')
+      .replace(/\u2029/g, '\\u2029') + '\n'
+  );
+}

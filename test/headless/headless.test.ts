@@ -1,0 +1,142 @@
+/**
+ * Black-box: the headless runner as a child process against an in-process simulator. Only stdout
+ * lines, stderr and the exit code are observed.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src-sim/index.ts';
+
+const CLI = 'src-main/headless/cli.ts';
+
+interface Child {
+  proc: ChildProcessWithoutNullStreams;
+  lines: Array<Record<string, unknown>>;
+  raw: string[];
+  stderr: () => string;
+  exit: Promise<number | null>;
+}
+
+const children: Child[] = [];
+const sims: Simulator[] = [];
+afterEach(async () => {
+  for (const c of children.splice(0)) if (c.proc.exitCode === null) c.proc.kill('SIGKILL');
+  for (const s of sims.splice(0)) await s.close();
+});
+
+function run(args: string[], env: Record<string, string>): Child {
+  const proc = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  const raw: string[] = [];
+  const lines: Array<Record<string, unknown>> = [];
+  createInterface({ input: proc.stdout }).on('line', (l) => {
+    raw.push(l);
+    lines.push(JSON.parse(l) as Record<string, unknown>);
+  });
+  let err = '';
+  proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
+  const exit = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
+  const child = { proc, lines, raw, stderr: () => err, exit };
+  children.push(child);
+  return child;
+}
+
+async function until(check: () => boolean, what: string, child: Child, ms = 10_000): Promise<void> {
+  const start = Date.now();
+  while (!check()) {
+    if (Date.now() - start > ms)
+      throw new Error(`timed out waiting for ${what}; stderr:\n${child.stderr()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describe('screenpop-headless', () => {
+  it('prints status, pop (with caller name for a colleague) and dismiss lines; exits 0 on SIGTERM', async () => {
+    const sim = await startSimulator();
+    sims.push(sim);
+    const child = run(
+      [
+        '--base-url',
+        sim.baseUrl,
+        '--extension',
+        '101',
+        '--did',
+        '(415) 555-0100',
+        '--region',
+        'US',
+      ],
+      {
+        SCREENPOP_API_KEY: sim.apiKey.key,
+        SCREENPOP_API_SECRET: sim.apiKey.secret,
+      },
+    );
+    await until(
+      () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
+      'connected',
+      child,
+    );
+    sim.ring({ from: '205', to: '102' }); // someone else's call: no line
+    const outside = sim.ring({ from: '+14155550123', to: '+14155550100' });
+    const colleague = sim.extensions.find((e) => e.number !== '101')!;
+    const internal = sim.ring({ from: colleague.number, to: '101' });
+    sim.setCallState(outside, 'answered');
+    await until(
+      () => child.lines.filter((l) => l.type !== 'status').length >= 3,
+      'pops and dismiss',
+      child,
+    );
+    expect(child.lines.filter((l) => l.type !== 'status')).toEqual([
+      expect.objectContaining({
+        type: 'pop',
+        call_id: outside,
+        from: '+14155550123',
+        to: '+14155550100',
+        caller_name: null,
+        event_id: expect.any(String),
+      }),
+      expect.objectContaining({
+        type: 'pop',
+        call_id: internal,
+        from: colleague.number,
+        caller_name: colleague.caller_id_name,
+      }),
+      expect.objectContaining({ type: 'dismiss', call_id: outside, state: 'answered' }),
+    ]);
+    child.proc.kill('SIGTERM');
+    expect(await child.exit).toBe(0);
+    // stdout is JSON lines only; the secret is in no output at all.
+    expect(child.raw.every((l) => l.startsWith('{') && l.endsWith('}'))).toBe(true);
+    expect(child.raw.join('\n') + child.stderr()).not.toContain(sim.apiKey.secret);
+  });
+
+  it('exits 3 with a needs-attention line when the secret is wrong', async () => {
+    const sim = await startSimulator();
+    sims.push(sim);
+    const child = run(['--base-url', sim.baseUrl, '--extension', '101'], {
+      SCREENPOP_API_KEY: sim.apiKey.key,
+      SCREENPOP_API_SECRET: 'definitely-not-the-secret',
+    });
+    expect(await child.exit).toBe(3);
+    expect(child.lines.at(-1)).toMatchObject({
+      type: 'status',
+      state: 'needs-attention',
+      errcode: 10001,
+    });
+    expect(child.stderr()).not.toContain('definitely-not-the-secret');
+  });
+
+  it('exits 2 on a usage error, with nothing on stdout', async () => {
+    for (const args of [
+      ['--extension', '101'],
+      ['--base-url', 'http://example.com', '--extension', '101'],
+      ['--base-url', 'https://x.example', '--extension', '1a'],
+      ['--bogus'],
+    ]) {
+      const child = run(args, { SCREENPOP_API_KEY: 'k' });
+      expect(await child.exit).toBe(2);
+      expect(child.raw).toEqual([]);
+    }
+  });
+});
