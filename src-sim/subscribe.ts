@@ -7,6 +7,7 @@ import type { SimStats } from './types.ts';
 import type { AccessRecord, Credentials, KeyRecord } from './credentials.ts';
 import { normalizeIp } from './credentials.ts';
 import { ApiError, ERR, errorBody, rejectUpgrade } from './errors.ts';
+import { textFrame } from './ws-frame.ts';
 
 /**
  * The subscribe WebSocket of protocol.md section 1: bearer handshake, topic_list, heartbeat, idle
@@ -196,14 +197,21 @@ export class SubscribeHub {
     client.ws.close(CLOSE_TOKEN_EXPIRED, 'TOKEN EXPIRED');
   }
 
-  /** Hot path: the frame is encoded once by the caller and the same buffer goes to every socket. */
-  broadcast(tenant: string, code: number, frame: Buffer): number {
+  /**
+   * Hot path: the payload is encoded once by the caller, framed here once, and the same bytes are
+   * written to every subscribed socket. Writing the frame to the TCP socket directly is safe
+   * because, without permessage-deflate, ws's own sender writes synchronously and keeps no queue,
+   * so frames stay in order.
+   */
+  broadcast(tenant: string, code: number, payload: Buffer): number {
     const set = this.byTenant.get(tenant);
     if (!set) return 0;
+    let wire: Buffer | undefined;
     let n = 0;
     for (const client of set) {
       if (client.stalled || !client.topics.has(code) || client.ws.readyState !== 1) continue;
-      client.ws.send(frame, { binary: false, compress: false });
+      wire ??= textFrame(payload);
+      client.raw.write(wire);
       n++;
     }
     return n;

@@ -38,6 +38,16 @@ describe('simulator subscribe WebSocket', () => {
     expect(sim.stats()).toMatchObject({ wsConnections: 1, wsOpen: 1 });
   });
 
+  it('frames small, medium and large events correctly (all three WebSocket length encodings)', async () => {
+    await start();
+    const s = await open((await getToken(sim)).access_token);
+    await s.subscribe([30031]);
+    const sizes = [1, 300, 70_000];
+    const sent = sizes.map((n) => sim.emit(30031, { text: 'é'.repeat(n) }));
+    const frames = await s.waitFrames(4);
+    expect(frames.slice(1)).toEqual(sent.map((e) => JSON.stringify(e)));
+  });
+
   it('also accepts ?access_token= in the URL', async () => {
     await start();
     const { access_token } = await getToken(sim);
