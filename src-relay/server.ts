@@ -59,6 +59,8 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   let inFlight = 0;
   let idleWaiters: (() => void)[] = [];
   const now = () => clock.now();
+  const webhookLogger = logger.child({ component: 'webhook' });
+  const clientLogger = logger.child({ component: 'client' });
   metrics.connectedClients = () => {
     let n = 0;
     for (const set of sessions.values()) n += set.size;
@@ -105,7 +107,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       handleWebhook(req, res, tenant!, tenantConfig, {
         store,
         metrics,
-        logger: logger.child({ component: 'webhook' }),
+        logger: webhookLogger,
         maxBodyBytes: config.maxBodyBytes,
         now,
         onAccepted: deps.onAccepted,
@@ -165,7 +167,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       const session = new ClientSession(ws, tenant, randomUUID(), {
         store,
         metrics,
-        logger: logger.child({ component: 'client' }),
+        logger: clientLogger,
         options: config.clients,
         now,
       });
