@@ -71,13 +71,13 @@ export function CallCardView({
         <div className="card__detail" id={detailId}>
           {hasName && (
             <p className="card__number">
-              <InertText text={call.fromDisplay || call.from} testId="caller-number" />
+              <InertText text={call.fromDisplay || call.from} fit="clamp" testId="caller-number" />
             </p>
           )}
           <p className="card__meta">
             <span className="card__to">
               <span className="card__label">Called</span>{' '}
-              <InertText text={call.toDisplay || call.to} testId="called" />
+              <InertText text={call.toDisplay || call.to} fit="clamp" testId="called" />
             </span>
             <span className="card__time">
               <span className="visually-hidden">{ringing ? 'ringing for ' : 'rang for '}</span>

@@ -211,7 +211,7 @@ describe.skipIf(!hasChromium)('popup in Chromium', () => {
     ];
     const opened: string[] = [];
     const page1 = await openPage(browser, served.origin, 'popup', fixture({ calls: cards }), {
-      viewport: { width: 380, height: 900 },
+      viewport: { width: 360, height: 900 },
       // main's side of popup:open-crm, reduced to the real CRM link builder.
       crmOpen: (callId) => {
         const card = cards.find((c) => c.callId === callId);
@@ -252,10 +252,10 @@ describe.skipIf(!hasChromium)('popup in Chromium', () => {
 
     // 5,000 characters: the card keeps its width and the name is cut to two lines.
     const longCard = await page.locator('li[data-call-id="long"]').boundingBox();
-    expect(longCard?.width).toBeLessThanOrEqual(380);
+    expect(longCard?.width).toBeLessThanOrEqual(360);
     const longHead = await headline('long').boundingBox();
     expect(longHead?.height).toBeLessThan(70);
-    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(380);
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(360);
 
     // U+202E cannot reorder the card: headline still left of ×, buttons still in order.
     const rtl = page.locator('li[data-call-id="rtl"]');
@@ -332,7 +332,7 @@ describe.skipIf(!hasChromium)('popup in Chromium', () => {
       ] as const) {
         const opened = await openPage(browser, served.origin, 'popup', fixture({ calls }), {
           colorScheme: scheme,
-          viewport: { width: 380, height: 560 },
+          viewport: { width: 360, height: 560 },
           fixedTime: SHOT_TIME,
         });
         await expect.poll(() => opened.page.locator('li[data-call-id]').count()).toBe(calls.length);

@@ -152,8 +152,10 @@ describe.skipIf(!hasChromium)('settings, onboarding and history in Chromium', ()
       ],
     ];
     for (const [name, fix] of pages) {
+      // The popup window is 360 pixels wide: 180 CSS pixels at 200%.
+      const width = name === 'popup' ? 180 : 320;
       const opened = await openPage(browser, served.origin, name, fix, {
-        viewport: { width: 320, height: 640 },
+        viewport: { width, height: 640 },
       });
       await opened.page.waitForTimeout(50);
       const overflow = await opened.page.evaluate(
@@ -162,6 +164,7 @@ describe.skipIf(!hasChromium)('settings, onboarding and history in Chromium', ()
       expect(overflow, `${name} overflows sideways`).toBe(0);
       if (name === 'settings' && !fix.settings.needsOnboarding)
         await screenshot(opened.page, 'settings-zoom200');
+      if (name === 'popup') await screenshot(opened.page.locator('.popup'), 'popup-zoom200');
       await expectClean(opened);
       await opened.close();
     }
