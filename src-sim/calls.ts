@@ -54,6 +54,11 @@ export class CallBook {
     if ([...call.parties.values()].every((s) => s === 'ended')) this.calls.delete(callId);
   }
 
+  /** Drops a call without sending anything (traffic stopped mid-call). */
+  forget(callId: string): void {
+    this.calls.delete(callId);
+  }
+
   activeCalls(): number {
     return this.calls.size;
   }

@@ -105,6 +105,15 @@ const ROUTES: Record<string, Route> = {
     if (tenant !== undefined) opts.tenant = tenant;
     return ok({ envelope: sim.emit(num(b, 'event'), obj(b, 'data'), opts) });
   },
+  'POST emit-raw': (sim, b) => {
+    const event = optNum(b, 'event');
+    const tenant = optStr(b, 'tenant');
+    sim.emitRaw(str(b, 'text'), {
+      ...(event !== undefined ? { event } : {}),
+      ...(tenant ? { tenant } : {}),
+    });
+    return ok();
+  },
   'GET webhooks': (sim) => ok({ data: sim.listWebhooks() }),
   'POST webhooks': (sim, b) => {
     const events = numList(b, 'events');

@@ -7,8 +7,8 @@ import type { Envelope, SimStats } from './types.ts';
  * duplicate and reorder faults act here, so both channels see them.
  */
 export interface DispatchTarget {
-  /** `frame` is the UTF-8 encoding of `text`. */
-  send(envelope: Envelope, text: string, frame: Buffer): void;
+  /** `payload` is the UTF-8 frame text. `event` null: a raw frame for every subscriber (emitRaw). */
+  send(tenant: string, event: number | null, payload: Buffer): void;
 }
 
 export interface DispatcherOptions {
@@ -75,6 +75,20 @@ export class Dispatcher {
     if (this.reorderSize === 0) this.flushHeld();
   }
 
+  /**
+   * Sends `text` exactly as given (malformed JSON, missing fields...) to the tenant's sockets
+   * subscribed to `event` (any subscribed socket when `event` is omitted) and to the webhooks taking
+   * `event` (all when omitted). For client robustness tests; not seen by onSent, not in eventsSent.
+   */
+  emitRaw(text: string, opts: { event?: number; tenant?: string } = {}): void {
+    if (typeof text !== 'string') throw new TypeError('text must be a string');
+    if (opts.event !== undefined && !Number.isInteger(opts.event))
+      throw new TypeError('event must be an integer');
+    const payload = Buffer.from(text, 'utf8');
+    for (const target of this.opts.targets)
+      target.send(opts.tenant ?? this.opts.tenant, opts.event ?? null, payload);
+  }
+
   onSent(listener: SentListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
@@ -90,11 +104,11 @@ export class Dispatcher {
   private dispatch(envelope: Envelope, text: string): void {
     const times = this.duplicates > 0 ? 2 : 1;
     if (this.duplicates > 0) this.duplicates--;
-    const frame = Buffer.from(text, 'utf8');
+    const payload = Buffer.from(text, 'utf8');
     for (let i = 0; i < times; i++) {
       for (const listener of this.listeners) listener(envelope, text);
       this.opts.stats.eventsSent++;
-      for (const target of this.opts.targets) target.send(envelope, text, frame);
+      for (const target of this.opts.targets) target.send(envelope.tenant, envelope.event, payload);
     }
   }
 }

@@ -78,10 +78,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     timestampUnit: options.timestampUnit ?? 'ms',
     instanceId,
     stats,
-    targets: [
-      { send: (envelope, _text, frame) => hub.broadcast(envelope.tenant, envelope.event, frame) },
-      webhooks,
-    ],
+    targets: [{ send: (to, event, payload) => hub.broadcast(to, event, payload) }, webhooks],
   });
   const calls = new CallBook(dispatcher, instanceId);
   const traffic = new TrafficGenerator({ clock, rng: trafficRng, calls, extensions });
@@ -135,6 +132,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     ring: (opts) => calls.ring(opts),
     setCallState: (callId, state, opts) => calls.setState(callId, state, opts),
     emit: (event, data, opts): Envelope => dispatcher.emit(event, data, opts),
+    emitRaw: (text, opts) => dispatcher.emitRaw(text, opts),
     addWebhook: (opts) => webhooks.add(opts),
     removeWebhook: (id) => webhooks.remove(id),
     listWebhooks: () => webhooks.list(),

@@ -17,6 +17,8 @@ export const SUBSCRIBE_PATH = '/openapi/v1.0/subscribe';
 export const CLOSE_IDLE = 4000;
 export const CLOSE_KEY_REVOKED = 4001;
 export const CLOSE_TOKEN_EXPIRED = 4002;
+/** Unread bytes a socket may queue before it is dropped as a dead consumer. */
+export const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
 const TOKEN_EXPIRED_FRAME = errorBody(ERR.TOKEN_EXPIRED);
 const SUBSCRIBED_FRAME = errorBody(ERR.OK);
 
@@ -203,13 +205,19 @@ export class SubscribeHub {
    * because, without permessage-deflate, ws's own sender writes synchronously and keeps no queue,
    * so frames stay in order.
    */
-  broadcast(tenant: string, code: number, payload: Buffer): number {
+  broadcast(tenant: string, code: number | null, payload: Buffer): number {
     const set = this.byTenant.get(tenant);
     if (!set) return 0;
     let wire: Buffer | undefined;
     let n = 0;
     for (const client of set) {
-      if (client.stalled || !client.topics.has(code) || client.ws.readyState !== 1) continue;
+      if (client.stalled || client.ws.readyState !== 1) continue;
+      if (code === null ? client.topics.size === 0 : !client.topics.has(code)) continue;
+      // A client that stopped reading is dropped before it costs the simulator unbounded memory.
+      if (client.raw.writableLength > MAX_BUFFERED_BYTES) {
+        client.ws.terminate();
+        continue;
+      }
       wire ??= textFrame(payload);
       client.raw.write(wire);
       n++;

@@ -85,6 +85,7 @@ export class TrafficGenerator {
     this.opts.clock.clearTimeout(this.timer);
     this.timer = undefined;
     // Calls in flight are dropped without further events; a new start() begins fresh ones.
+    for (const call of this.active) if (call.callId) this.opts.calls.forget(call.callId);
     this.active = [];
     this.busy.clear();
   }

@@ -120,6 +120,12 @@ export interface Simulator {
     data: Record<string, unknown>,
     opts?: { eventId?: string; timestamp?: number; tenant?: string },
   ): Envelope;
+  /**
+   * Added: sends `text` byte for byte (malformed JSON, missing fields, ...) to the sockets
+   * subscribed to `event` (every subscribed socket when omitted) and to matching webhooks. For client
+   * robustness tests; not passed to onSent, not counted in eventsSent.
+   */
+  emitRaw(text: string, opts?: { event?: number; tenant?: string }): void;
   /** Returns the webhook id. */
   addWebhook(opts: { url: string; secret: string; events?: number[] }): string;
   removeWebhook(id: string): void;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import type { Clock, TimerHandle } from '../src-main/core/clock.ts';
-import type { Envelope, SimStats, WebhookInfo } from './types.ts';
+import type { SimStats, WebhookInfo } from './types.ts';
 import type { DispatchTarget } from './dispatcher.ts';
 import { SIGNATURE_HEADER, signBody } from './webhook-signature.ts';
 
@@ -96,10 +96,11 @@ export class Webhooks implements DispatchTarget {
     }));
   }
 
-  send(envelope: Envelope, _text: string, frame: Buffer): void {
+  /** Webhooks carry no tenant filter: the simulator's webhooks are configured for its own tenant. */
+  send(_tenant: string, event: number | null, frame: Buffer): void {
     if (this.closed) return;
     for (const hook of this.hooks.values()) {
-      if (hook.events && !hook.events.has(envelope.event)) continue;
+      if (hook.events && event !== null && !hook.events.has(event)) continue;
       const delivery: Delivery = {
         hook,
         body: frame,

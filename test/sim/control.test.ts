@@ -80,6 +80,9 @@ describe('simulator control surface /_sim/', () => {
       [callId, '102', 'ringing'],
       [callId, '101', 'answered'],
     ]);
+    await control('emit-raw', { text: '{"broken":', event: 30011 });
+    await s.waitFrames(6);
+    expect(frames[5]).toBe('{"broken":');
     expect(frames[4]).toBe(
       '{"event":30009,"timestamp":1234,"tenant":"acme","data":{"extension":"101","presence":"busy"},"event_id":"evt_custom"}',
     );

@@ -90,6 +90,20 @@ describe('simulator fault injection', () => {
     expect(theirs.isClosed()).toBe(false);
   });
 
+  it('emitRaw sends exact text to subscribed sockets (by event code, or to all when none given)', async () => {
+    const s = await subscribed();
+    const other = await openSocket(sim, (await getToken(sim)).access_token);
+    sockets.push(other);
+    await other.subscribe([30009]);
+    sim.emitRaw('{"event":30011,"data":null', { event: 30011 });
+    sim.emitRaw('not json at all');
+    await s.waitFrames(3);
+    await other.waitFrames(2);
+    expect(s.frames.slice(1)).toEqual(['{"event":30011,"data":null', 'not json at all']);
+    expect(other.frames.slice(1)).toEqual(['not json at all']);
+    expect(sim.stats().eventsSent).toBe(0);
+  });
+
   it('rejects bad fault arguments', () => {
     expect(() => sim.failHttp({ status: 404 as 500, count: 1 })).toThrow(RangeError);
     expect(() => sim.revokeKey('sk_unknown')).toThrow(RangeError);
