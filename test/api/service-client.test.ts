@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceClient, EXTENSION_PAGE_SIZE } from '../../src-main/core/api/service-client.ts';
-import { ServiceError } from '../../src-main/core/api/errors.ts';
 import { SecretRegistry } from '../../src-main/core/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { FakeService, makeExtensions } from './fake-service.ts';
 import pkg from '../../package.json' with { type: 'json' };
+import { rejection } from './reject.ts';
 
 function setup(timeoutMs = 10_000) {
   const clock = new FakeClock();
@@ -18,16 +18,6 @@ function setup(timeoutMs = 10_000) {
     secrets,
   });
   return { clock, service, client, secrets };
-}
-
-async function rejection(p: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ServiceError);
-    return err as ServiceError;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('ServiceClient.getToken', () => {

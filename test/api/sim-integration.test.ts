@@ -3,11 +3,11 @@
  * FakeClock: expiry, refresh, each errcode the spec names, and the HTTP faults.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../src-main/core/api/errors.ts';
 import { ServiceClient } from '../../src-main/core/api/service-client.ts';
 import { flushMicrotasks } from '../support/fake-clock.ts';
 import type { Rig } from './token-scenarios.ts';
 import { startRig } from './token-scenarios.ts';
+import { rejection } from './reject.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -21,16 +21,6 @@ async function rig(opts: Parameters<typeof startRig>[0] = {}): Promise<Rig> {
   const r = await startRig(opts);
   rigs.push(r);
   return r;
-}
-
-async function rejection(p: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ServiceError);
-    return err as ServiceError;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** Lets real socket I/O finish (the fake clock does not move meanwhile). */

@@ -6,6 +6,7 @@ import { DEFAULT_REFRESH_MARGIN_MS, TokenManager } from '../../src-main/core/api
 import { memoryLogger, SecretRegistry } from '../../src-main/core/log.ts';
 import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
 import { FakeService, makeExtensions } from './fake-service.ts';
+import { rejection } from './reject.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;
@@ -37,16 +38,6 @@ function setup(
   manager.onHealth((h) => healths.push(h));
   const setCreds = (c: Credentials | null) => (creds = c);
   return { clock, service, client, manager, secrets, logger, healths, setCreds };
-}
-
-async function rejection(p: Promise<unknown>): Promise<ServiceError> {
-  try {
-    await p;
-  } catch (err) {
-    expect(err).toBeInstanceOf(ServiceError);
-    return err as ServiceError;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('TokenManager: getting and keeping a token', () => {

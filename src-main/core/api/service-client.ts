@@ -76,16 +76,9 @@ export class ServiceClient {
   }
 
   /** Exchanges the API key and secret for a token pair (10001 bad key/secret, 10004 IP). */
-  async getToken(key: string, secret: string): Promise<TokenPair> {
+  getToken(key: string, secret: string): Promise<TokenPair> {
     this.secrets.add(secret);
-    const issuedAt = this.clock.now();
-    const body = await this.request({
-      operation: 'get_token',
-      method: 'POST',
-      path: '/get_token',
-      body: { username: key, password: secret },
-    });
-    return parseTokenPair(body, issuedAt, 'get_token');
+    return this.tokenCall('get_token', { username: key, password: secret });
   }
 
   /**
@@ -93,20 +86,23 @@ export class ServiceClient {
    * the token-pair shape. If it carries no new refresh token and `currentRefreshExpiresAt` is given,
    * the old refresh token stays in use until that deadline.
    */
-  async refreshToken(refreshToken: string, currentRefreshExpiresAt?: number): Promise<TokenPair> {
+  refreshToken(refreshToken: string, currentRefreshExpiresAt?: number): Promise<TokenPair> {
     this.secrets.add(refreshToken);
-    const issuedAt = this.clock.now();
-    const body = await this.request({
-      operation: 'refresh_token',
-      method: 'POST',
-      path: '/refresh_token',
-      body: { refresh_token: refreshToken },
-    });
     const previous =
       currentRefreshExpiresAt === undefined
         ? undefined
         : { token: refreshToken, expiresAt: currentRefreshExpiresAt };
-    return parseTokenPair(body, issuedAt, 'refresh_token', previous);
+    return this.tokenCall('refresh_token', { refresh_token: refreshToken }, previous);
+  }
+
+  private async tokenCall(
+    operation: 'get_token' | 'refresh_token',
+    body: Record<string, string>,
+    previous?: { token: string; expiresAt: number },
+  ): Promise<TokenPair> {
+    const issuedAt = this.clock.now();
+    const answer = await this.request({ operation, method: 'POST', path: `/${operation}`, body });
+    return parseTokenPair(answer, issuedAt, operation, previous);
   }
 
   /** Every extension, page by page, until `total_number` entries have been seen. */
