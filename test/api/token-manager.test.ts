@@ -178,7 +178,7 @@ describe('TokenManager.call', () => {
   });
 
   it('passes other errors through untouched, and 10004 on an API call needs attention', async () => {
-    const { manager, service } = setup();
+    const { clock, manager, service } = setup();
     const scope = new ServiceError({ kind: 'scope', message: 'x', errcode: 10003 });
     expect(await rejection(manager.call(() => Promise.reject(scope)))).toBe(scope);
     expect(manager.health().state).toBe('ok');
@@ -188,6 +188,12 @@ describe('TokenManager.call', () => {
     const requests = service.requests.length;
     expect(await rejection(manager.getToken())).toBe(ip);
     expect(service.requests.length).toBe(requests);
+    expect(clock.pendingTimers()).toBe(0);
+    // the allowlist is fixed; the still-fresh token is used again and kept fresh
+    manager.retry();
+    expect((await manager.getToken()).value).toMatch(/^at-/);
+    await clock.advance(25 * MIN);
+    expect(service.counts.refreshToken).toBe(1);
   });
 });
 

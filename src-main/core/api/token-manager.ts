@@ -169,6 +169,7 @@ export class TokenManager implements TokenSource {
     this.clearRetryTimer();
     this.setHealth({ state: 'ok' });
     if (!this.pair || !this.isFresh(this.pair, this.clock.now())) this.background();
+    else this.scheduleRefresh(); // needs-attention had cleared it
   }
 
   /** The key or secret changed: forget every token of the old one and start over. */
