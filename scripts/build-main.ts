@@ -33,6 +33,9 @@ export async function buildMain(): Promise<void> {
       platform: 'node',
       target: 'node22',
       external: MAIN_EXTERNALS,
+      // import('keytar') becomes require('keytar'): the CommonJS loader is what finds a native
+      // module unpacked beside app.asar.
+      supported: { 'dynamic-import': false },
     }),
     build({
       ...common,

@@ -1,0 +1,148 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('electron', () => import('../support/electron-mock.ts'));
+
+import type { IpcMain, WebContents } from 'electron';
+import { AppOrigin } from '../../src-main/electron/app-origin.ts';
+import { send, TypedIpcMain } from '../../src-main/electron/ipc-main.ts';
+import { INVOKE_CHANNELS } from '../../src-main/ipc/contract.ts';
+import { CHANNEL_PAGES } from '../../src-main/electron/ipc-pages.ts';
+import { INVOKE_VALIDATORS } from '../../src-main/electron/ipc-validate.ts';
+import { memoryLogger, SecretRegistry } from '../../src-main/core/log.ts';
+import { BrowserWindow, ipcMain, resetElectronMock } from '../support/electron-mock.ts';
+
+const origin = new AppOrigin(null);
+
+function setup() {
+  resetElectronMock();
+  const secrets = new SecretRegistry();
+  const logger = memoryLogger(secrets);
+  const popup = new BrowserWindow();
+  void popup.loadURL(origin.pageUrl('popup'));
+  const settings = new BrowserWindow();
+  void settings.loadURL(origin.pageUrl('settings'));
+  const foreign = new BrowserWindow();
+  void foreign.loadURL('https://evil.example/popup.html');
+  const ours = new Set<unknown>([popup.webContents, settings.webContents]);
+  const ipc = new TypedIpcMain(
+    ipcMain as unknown as IpcMain,
+    { isOurWebContents: (c: WebContents) => ours.has(c), pageOf: (u) => origin.pageOf(u) },
+    logger,
+  );
+  const dismissed: string[] = [];
+  ipc.handle('popup:dismiss', (_e, callId) => {
+    dismissed.push(callId);
+  });
+  ipc.handle('settings:save', () => {
+    throw new Error('keychain said no for secret-value-123456');
+  });
+  secrets.add('secret-value-123456');
+  return { logger, popup, settings, foreign, dismissed };
+}
+
+describe('IPC sender checks', () => {
+  let t: ReturnType<typeof setup>;
+  beforeEach(() => {
+    t = setup();
+  });
+
+  it('runs the handler for our own page', async () => {
+    await ipcMain.invoke('popup:dismiss', { sender: t.popup.webContents }, 'c1');
+    expect(t.dismissed).toEqual(['c1']);
+  });
+
+  it.each([
+    ['a foreign window', () => ({ sender: t.foreign.webContents })],
+    [
+      'a foreign window claiming our URL',
+      () => ({ sender: t.foreign.webContents, frameUrl: 'app://screenpop/popup.html' }),
+    ],
+    [
+      'our window navigated elsewhere',
+      () => ({ sender: t.popup.webContents, frameUrl: 'https://evil.example/' }),
+    ],
+    [
+      'a file:// page',
+      () => ({ sender: t.popup.webContents, frameUrl: 'file:///app/dist/renderer/popup.html' }),
+    ],
+    [
+      'a look-alike host',
+      () => ({ sender: t.popup.webContents, frameUrl: 'app://screenpop.evil/popup.html' }),
+    ],
+    [
+      'user-info trick',
+      () => ({ sender: t.popup.webContents, frameUrl: 'app://screenpop@evil/popup.html' }),
+    ],
+    [
+      'a subframe',
+      () => ({
+        sender: t.popup.webContents,
+        frame: {
+          url: 'app://screenpop/popup.html',
+          parent: { url: 'app://screenpop/popup.html', parent: null },
+        },
+      }),
+    ],
+    ['a destroyed frame', () => ({ sender: t.popup.webContents, frame: null })],
+    ['our settings page using a popup channel', () => ({ sender: t.settings.webContents })],
+  ])('ignores and logs %s', async (_name, from) => {
+    const result = await ipcMain.invoke('popup:dismiss', from(), 'c1');
+    expect(result).toBeUndefined();
+    expect(t.dismissed).toEqual([]);
+    expect(
+      t.logger.records.some((r) => r.level === 'warn' && r.msg.includes('untrusted sender')),
+    ).toBe(true);
+  });
+
+  it('refuses arguments of the wrong type or size before the handler', async () => {
+    const from = { sender: t.popup.webContents };
+    await expect(ipcMain.invoke('popup:dismiss', from, 42)).rejects.toThrow(
+      'Invalid arguments for popup:dismiss',
+    );
+    await expect(ipcMain.invoke('popup:dismiss', from, 'x'.repeat(1000))).rejects.toThrow(
+      'Invalid arguments',
+    );
+    await expect(ipcMain.invoke('popup:dismiss', from, 'a', 'b')).rejects.toThrow(
+      'Invalid arguments',
+    );
+    expect(t.dismissed).toEqual([]);
+  });
+
+  it('never sends handler error details (or secrets) to the renderer, and logs them redacted', async () => {
+    const err = await ipcMain
+      .invoke('settings:save', { sender: t.settings.webContents }, { settings: {} })
+      .catch((e: Error) => e);
+    expect((err as Error).message).toBe('settings:save failed');
+    const logged = JSON.stringify(t.logger.records);
+    expect(logged).toContain('keychain said no');
+    expect(logged).not.toContain('secret-value-123456');
+  });
+
+  it('validates settings patches: object shape, known fields, sizes', () => {
+    const v = INVOKE_VALIDATORS['settings:save'];
+    expect(v([{ settings: { doNotDisturb: true }, secret: 's' }])).toEqual([
+      { settings: { doNotDisturb: true }, secret: 's' },
+    ]);
+    expect(() => v([{ settings: {}, evil: 1 }])).toThrow();
+    expect(() => v([{ settings: [] }])).toThrow();
+    expect(() => v([{ settings: {}, secret: 7 }])).toThrow();
+    expect(() => v([{ settings: { crmUrlTemplate: 'x'.repeat(70_000) } }])).toThrow();
+    expect(() => INVOKE_VALIDATORS['popup:content-size']([Number.NaN])).toThrow();
+    expect(INVOKE_VALIDATORS['popup:content-size']([240])).toEqual([240]);
+  });
+
+  it('has a validator and page rights for every channel of the contract', () => {
+    for (const c of INVOKE_CHANNELS) {
+      expect(typeof INVOKE_VALIDATORS[c]).toBe('function');
+      expect(CHANNEL_PAGES[c].length).toBeGreaterThan(0);
+    }
+  });
+
+  it('send() skips destroyed windows', () => {
+    send(t.popup as never, 'popup:calls', []);
+    expect(t.popup.webContents.lastSent('popup:calls')).toEqual([[]]);
+    t.popup.destroy();
+    send(t.popup as never, 'popup:calls', []);
+    expect(t.popup.webContents.sent).toHaveLength(1);
+  });
+});

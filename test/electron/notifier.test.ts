@@ -1,0 +1,87 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('electron', () => import('../support/electron-mock.ts'));
+
+import type { Notification as NotificationType, NotificationConstructorOptions } from 'electron';
+import { ElectronNotifier } from '../../src-main/electron/notifier.ts';
+import { silentLogger } from '../../src-main/core/log.ts';
+import { Notification, resetElectronMock } from '../support/electron-mock.ts';
+import { card } from './support.ts';
+
+function notifier(platform: NodeJS.Platform = 'win32') {
+  const clicks: string[] = [];
+  const n = new ElectronNotifier({
+    create: (options: NotificationConstructorOptions) =>
+      new Notification(options as Record<string, unknown>) as unknown as NotificationType,
+    isSupported: () => Notification.isSupported(),
+    onClick: (id) => clicks.push(id),
+    logger: silentLogger,
+    platform,
+  });
+  return { n, clicks };
+}
+
+beforeEach(() => resetElectronMock());
+
+describe('ElectronNotifier', () => {
+  it('keeps a reference to each notification until it is clicked; a click reports the call', () => {
+    const { n, clicks } = notifier();
+    n.show(card('c1'), { silent: false });
+    n.show(card('c2'), { silent: false });
+    expect(n.size).toBe(2);
+    expect(Notification.instances.every((x) => x.shown)).toBe(true);
+    Notification.instances[0]?.click();
+    expect(clicks).toEqual(['c1']);
+    expect(n.size).toBe(1);
+  });
+
+  it('forgets a notification the user closed, and closes the one for a call that is over', () => {
+    const { n } = notifier();
+    n.show(card('c1'), { silent: false });
+    n.show(card('c2'), { silent: false });
+    Notification.instances[0]?.emit('close', {});
+    expect(n.size).toBe(1);
+    n.close('c2');
+    expect(Notification.instances[1]?.closed).toBe(true);
+    expect(n.size).toBe(0);
+  });
+
+  it('replaces the notification of the same call instead of stacking two', () => {
+    const { n } = notifier();
+    n.show(card('c1'), { silent: false });
+    n.show(card('c1'), { silent: false });
+    expect(n.size).toBe(1);
+    expect(Notification.instances[0]?.closed).toBe(true);
+  });
+
+  it('is silent when asked and shows the name as title', () => {
+    const { n } = notifier();
+    n.show(card('c1'), { silent: true });
+    expect(Notification.instances[0]?.options).toMatchObject({
+      title: 'Ada Lovelace',
+      silent: true,
+    });
+  });
+
+  it('escapes markup on Linux, where notification daemons interpret it', () => {
+    const { n } = notifier('linux');
+    n.show(
+      card('c1', {
+        callerName: null,
+        fromDisplay: '<img src=x onerror=alert(1)>',
+        toDisplay: '<b>101</b>',
+      }),
+      { silent: false },
+    );
+    const body = String(Notification.instances[0]?.options.body);
+    expect(body).not.toMatch(/[<>]/);
+    expect(body).toContain('&lt;b&gt;101&lt;/b&gt;');
+  });
+
+  it('does nothing where notifications are not supported', () => {
+    Notification.supported = false;
+    const { n } = notifier();
+    n.show(card('c1'), { silent: false });
+    expect(Notification.instances).toEqual([]);
+  });
+});

@@ -1,0 +1,133 @@
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('electron', () => import('../support/electron-mock.ts'));
+
+import type { Menu as MenuType, NativeImage, Tray as TrayType } from 'electron';
+import type { HistoryEntry, StatusView } from '../../src-main/ipc/contract.ts';
+import {
+  TrayController,
+  type TrayActions,
+  type TrayIconName,
+} from '../../src-main/electron/tray.ts';
+import {
+  Menu,
+  nativeImage,
+  resetElectronMock,
+  Tray,
+  type MenuItem,
+} from '../support/electron-mock.ts';
+
+function setup() {
+  const actions: TrayActions = {
+    toggleDoNotDisturb: vi.fn(),
+    togglePause: vi.fn(),
+    openSettings: vi.fn(),
+    openHistory: vi.fn(),
+    quit: vi.fn(),
+  };
+  const tray = new TrayController({
+    createTray: (image) => new Tray(image) as unknown as TrayType,
+    buildMenu: (template) => Menu.buildFromTemplate(template as MenuItem[]) as unknown as MenuType,
+    icon: (name: TrayIconName) =>
+      nativeImage.createFromPath(`/app/assets/tray/${name}.png`) as unknown as NativeImage,
+    actions,
+    timeOfDay: () => '09:15',
+  });
+  return { tray, actions, fake: () => Tray.instances[0]! };
+}
+
+const status = (over: Partial<StatusView> = {}): StatusView => ({
+  state: 'connected',
+  paused: false,
+  doNotDisturb: false,
+  missedCount: 0,
+  demo: false,
+  ...over,
+});
+const entry = (over: Partial<HistoryEntry> = {}): HistoryEntry => ({
+  callId: 'c1',
+  from: '+1',
+  fromDisplay: '+1',
+  callerName: 'Tom & Jerry',
+  to: '101',
+  startedAt: 0,
+  endedAt: 1,
+  outcome: 'missed',
+  seen: false,
+  ...over,
+});
+
+beforeEach(() => resetElectronMock());
+
+describe('TrayController', () => {
+  it.each([
+    ['connected', status(), 'connected'],
+    ['connecting', status({ state: 'connecting' }), 'connecting'],
+    ['degraded', status({ state: 'degraded', reason: 'Relay unreachable' }), 'degraded'],
+    ['offline', status({ state: 'offline', reason: 'No network' }), 'offline'],
+    [
+      'needs attention',
+      status({ state: 'needs-attention', reason: 'Key rejected', remedy: 'Fix the key' }),
+      'needs-attention',
+    ],
+    ['paused', status({ paused: true }), 'offline'],
+  ])('shows the %s icon', (_n, s, icon) => {
+    const { tray, fake } = setup();
+    tray.setState(s, 0, []);
+    expect((fake().image as { path: string }).path).toBe(`/app/assets/tray/${icon}.png`);
+  });
+
+  it('changes the icon as the connection changes, and says why in the tooltip and menu', () => {
+    const { tray, fake } = setup();
+    tray.setState(status(), 0, []);
+    tray.setState(
+      status({
+        state: 'needs-attention',
+        reason: "This computer's IP is not allowed",
+        remedy: 'Add it to the allowlist',
+      }),
+      0,
+      [],
+    );
+    expect((fake().image as { path: string }).path).toContain('needs-attention');
+    expect(fake().tooltip).toContain("This computer's IP is not allowed");
+    expect(fake().item('status')?.label).toContain('Needs attention');
+    expect(fake().item('status')?.enabled).toBe(false);
+    expect(fake().item('remedy')?.label).toBe('Add it to the allowlist');
+    expect(Tray.instances).toHaveLength(1);
+  });
+
+  it('shows the missed-call count in tooltip, title and menu', () => {
+    const { tray, fake, actions } = setup();
+    tray.setState(status(), 3, [entry()]);
+    expect(fake().tooltip).toContain('3 missed calls');
+    expect(fake().title).toBe('3');
+    fake().item('missed')?.click?.();
+    expect(actions.openHistory).toHaveBeenCalled();
+    tray.setState(status(), 0, []);
+    expect(fake().title).toBe('');
+    expect(fake().item('missed')).toBeUndefined();
+  });
+
+  it('lists recent calls (menu text escaped) and runs the menu actions', () => {
+    const { tray, fake, actions } = setup();
+    tray.setState(status({ doNotDisturb: true }), 1, [entry()]);
+    const recent = fake().item('recent')?.submenu ?? [];
+    expect(recent[0]?.label).toBe('09:15  Tom && Jerry  (missed, new)');
+    expect(fake().item('dnd')).toMatchObject({ type: 'checkbox', checked: true });
+    fake().item('dnd')?.click?.();
+    fake().item('pause')?.click?.();
+    fake().item('settings')?.click?.();
+    fake().item('quit')?.click?.();
+    expect(actions.toggleDoNotDisturb).toHaveBeenCalledTimes(1);
+    expect(actions.togglePause).toHaveBeenCalledTimes(1);
+    expect(actions.openSettings).toHaveBeenCalledTimes(1);
+    expect(actions.quit).toHaveBeenCalledTimes(1);
+    tray.setState(status({ paused: true }), 0, []);
+    expect(fake().item('pause')?.label).toBe('Resume');
+    expect(fake().item('recent')?.submenu?.[0]).toMatchObject({
+      label: 'No calls yet',
+      enabled: false,
+    });
+  });
+});
