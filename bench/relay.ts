@@ -41,6 +41,8 @@ const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
 const EXTENSIONS = 100; // K = CLIENTS / EXTENSIONS clients receive each event
 const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 3000);
 const CONCURRENCY = 32;
+const PACED_RATE = 100;
+const PACED_COUNT = 300;
 const SECRET = 'bench-webhook-secret-0123456789';
 const TOKEN = 'bench-client-token';
 
@@ -164,7 +166,10 @@ interface BackendResult {
   webhooksPerSec: number;
   deliveries: number;
   expectedDeliveries: number;
+  /** While posting as fast as CONCURRENCY allows (includes queueing at saturation). */
   latencyMs: { p50: number; p99: number; max: number };
+  /** At a steady PACED_RATE, well below saturation. */
+  pacedLatencyMs: { ratePerSec: number; p50: number; p99: number; max: number };
   connectSec: number;
   relayMemory: {
     idleMiB: number;
@@ -187,6 +192,7 @@ async function benchBackend(backend: 'memory' | 'redis'): Promise<BackendResult>
     const idle = memoryOf(relay.child.pid!);
     const sentAt = new Map<string, number>();
     const latencies: number[] = [];
+    const pacedLatencies: number[] = [];
     let deliveries = 0;
     const wsUrl = relay.url.replace(/^http/, 'ws') + relayClientPath('acme');
     const t0 = performance.now();
@@ -209,7 +215,8 @@ async function benchBackend(backend: 'memory' | 'redis'): Promise<BackendResult>
               const at = performance.now();
               const m = /"event_id":"([^"]+)"/.exec(text);
               const sent = m ? sentAt.get(m[1]!) : undefined;
-              if (sent !== undefined) latencies.push(at - sent);
+              if (sent !== undefined)
+                (m![1]!.includes('paced') ? pacedLatencies : latencies).push(at - sent);
               deliveries++;
             });
             ws.once('open', () =>
@@ -232,9 +239,9 @@ async function benchBackend(backend: 'memory' | 'redis'): Promise<BackendResult>
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     const url = new URL(relay.url + '/webhook/acme');
-    const post = (i: number) =>
+    const post = (i: number, phase = 'load') =>
       new Promise<number>((resolve) => {
-        const eventId = `bench-${backend}-${i}`;
+        const eventId = `bench-${backend}-${phase}-${i}`;
         const body = JSON.stringify({
           event: 30011,
           timestamp: Date.now(),
@@ -282,9 +289,23 @@ async function benchBackend(backend: 'memory' | 'redis'): Promise<BackendResult>
     const expected = accepted * (CLIENTS / EXTENSIONS);
     const deadline = Date.now() + 20_000;
     while (deliveries < expected && Date.now() < deadline) await sleep(20);
+    // Latency off saturation: PACED_COUNT webhooks at PACED_RATE per second.
+    const pacedStart = performance.now();
+    const paced: Promise<number>[] = [];
+    for (let i = 0; i < PACED_COUNT; i++) {
+      const due = pacedStart + (i * 1000) / PACED_RATE;
+      const wait = due - performance.now();
+      if (wait > 0) await sleep(wait);
+      paced.push(post(i, 'paced'));
+    }
+    const pacedAccepted = (await Promise.all(paced)).filter((s) => s === 200).length;
+    const expectedAll = expected + pacedAccepted * (CLIENTS / EXTENSIONS);
+    const deadline2 = Date.now() + 20_000;
+    while (deliveries < expectedAll && Date.now() < deadline2) await sleep(20);
     agent.destroy();
     const after = memoryOf(relay.child.pid!);
     latencies.sort((a, b) => a - b);
+    pacedLatencies.sort((a, b) => a - b);
     return {
       backend,
       clients: CLIENTS,
@@ -293,11 +314,17 @@ async function benchBackend(backend: 'memory' | 'redis'): Promise<BackendResult>
       accepted,
       webhooksPerSec: Math.round(accepted / elapsed),
       deliveries,
-      expectedDeliveries: expected,
+      expectedDeliveries: expectedAll,
       latencyMs: {
         p50: round(pct(latencies, 50), 2),
         p99: round(pct(latencies, 99), 2),
         max: round(latencies.at(-1) ?? NaN, 2),
+      },
+      pacedLatencyMs: {
+        ratePerSec: PACED_RATE,
+        p50: round(pct(pacedLatencies, 50), 2),
+        p99: round(pct(pacedLatencies, 99), 2),
+        max: round(pacedLatencies.at(-1) ?? NaN, 2),
       },
       connectSec: round(connectSec, 2),
       relayMemory: {
@@ -434,29 +461,42 @@ async function gapRun(
 
 async function main(): Promise<void> {
   const started = performance.now();
+  // BENCH_ONLY=throughput|gap runs one part (for development); the default runs both.
+  const only = process.env.BENCH_ONLY;
   const backends: BackendResult[] = [];
-  backends.push(await benchBackend('memory'));
-  backends.push(await benchBackend('redis'));
+  if (only !== 'gap')
+    for (const b of ['memory', 'redis'] as const) backends.push(await benchBackend(b));
   const gaps: GapResult[] = [];
-  for (const fault of ['close', 'stall'] as const)
-    for (const strategy of [
-      'hot-standby',
-      'switch-on-failure',
-      'switch-on-failure+time-cursor',
-    ] as const)
-      gaps.push(await gapRun(strategy, fault));
+  if (only !== 'throughput')
+    for (const fault of ['close', 'stall'] as const)
+      for (const strategy of [
+        'hot-standby',
+        'switch-on-failure',
+        'switch-on-failure+time-cursor',
+      ] as const)
+        gaps.push(await gapRun(strategy, fault));
 
   const lines: string[] = [];
   lines.push(
     `relay throughput: ${CLIENTS} clients, each event to K=${CLIENTS / EXTENSIONS} clients, ${WEBHOOKS} webhooks, concurrency ${CONCURRENCY}`,
   );
   lines.push(
-    'backend  accepted/s  delivered/expected  latency p50 / p99 / max (ms)  relay RSS idle / +clients / after / peak (MiB)  connect 1000 (s)',
+    `backend  accepted/s  delivered/expected  saturated p50/p99/max (ms)  at ${PACED_RATE}/s p50/p99/max (ms)  relay RSS idle/+clients/after/peak (MiB)  connect (s)`,
   );
-  for (const b of backends)
-    lines.push(
-      `${b.backend.padEnd(8)} ${String(b.webhooksPerSec).padStart(10)}  ${`${b.deliveries}/${b.expectedDeliveries}`.padStart(18)}  ${`${b.latencyMs.p50} / ${b.latencyMs.p99} / ${b.latencyMs.max}`.padStart(28)}  ${`${b.relayMemory.idleMiB} / ${b.relayMemory.with1000ClientsMiB} / ${b.relayMemory.afterLoadRssMiB} / ${b.relayMemory.peakMiB}`.padStart(46)}  ${String(b.connectSec).padStart(16)}`,
-    );
+  for (const b of backends) {
+    const cols = [
+      b.backend.padEnd(8),
+      String(b.webhooksPerSec).padStart(10),
+      `${b.deliveries}/${b.expectedDeliveries}`.padStart(18),
+      `${b.latencyMs.p50} / ${b.latencyMs.p99} / ${b.latencyMs.max}`.padStart(26),
+      `${b.pacedLatencyMs.p50} / ${b.pacedLatencyMs.p99} / ${b.pacedLatencyMs.max}`.padStart(28),
+      `${b.relayMemory.idleMiB} / ${b.relayMemory.with1000ClientsMiB} / ${b.relayMemory.afterLoadRssMiB} / ${b.relayMemory.peakMiB}`.padStart(
+        40,
+      ),
+      String(b.connectSec).padStart(11),
+    ];
+    lines.push(cols.join('  '));
+  }
   lines.push('');
   lines.push(
     `failover gap: rings every 50 ms, direct heartbeat ${DIRECT_HEARTBEAT_MS} ms (dead after 2 silent intervals)`,
