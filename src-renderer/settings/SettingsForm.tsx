@@ -368,6 +368,28 @@ export function SettingsForm({
           </fieldset>
 
           <fieldset className="section">
+            <legend>Caller names</legend>
+            <Field
+              name="contactsFile"
+              label="Contacts file (optional)"
+              hint="Full path of a CSV or vCard file. Names from the phone system's directory are used too."
+              error={errorFor('contactsFile')}
+            >
+              {(c) => (
+                <input
+                  {...c}
+                  type="text"
+                  autoComplete="off"
+                  spellCheck={false}
+                  placeholder="contacts.csv or contacts.vcf"
+                  value={values.contactsFile}
+                  onChange={(e) => set('contactsFile', e.currentTarget.value)}
+                />
+              )}
+            </Field>
+          </fieldset>
+
+          <fieldset className="section">
             <legend>Alerts</legend>
             <Checkbox
               name="doNotDisturb"

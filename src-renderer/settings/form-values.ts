@@ -23,6 +23,7 @@ export interface FormValues {
   relayUrl: string;
   crmUrlTemplate: string;
   autoOpenCrm: boolean;
+  contactsFile: string;
   doNotDisturb: boolean;
   sound: boolean;
   startAtLogin: boolean;
@@ -57,6 +58,7 @@ export function toFormValues(settings: Settings): FormValues {
     relayUrl: settings.relayUrl,
     crmUrlTemplate: settings.crmUrlTemplate,
     autoOpenCrm: settings.autoOpenCrm,
+    contactsFile: settings.contactsFile,
     doNotDisturb: settings.doNotDisturb,
     sound: settings.sound,
     startAtLogin: settings.startAtLogin,
@@ -90,6 +92,7 @@ export function toPatch(values: FormValues): PatchResult {
       relayUrl: values.relayUrl.trim(),
       crmUrlTemplate: values.crmUrlTemplate.trim(),
       autoOpenCrm: values.autoOpenCrm,
+      contactsFile: values.contactsFile.trim(),
       doNotDisturb: values.doNotDisturb,
       sound: values.sound,
       startAtLogin: values.startAtLogin,

@@ -117,7 +117,15 @@ export async function screenshot(
 ): Promise<string> {
   await mkdir(SCREENSHOT_DIR, { recursive: true });
   const path = `${SCREENSHOT_DIR}${name}.png`;
-  if ('goto' in target) await target.screenshot({ path, fullPage: true, omitBackground });
+  if ('goto' in target) {
+    // Grow the viewport to the whole page instead of fullPage capture, so that sticky parts (the
+    // settings' Save bar) sit where a user scrolled to the end would see them.
+    const size = target.viewportSize();
+    const height = Number(await target.evaluate('document.documentElement.scrollHeight'));
+    if (size && height > size.height) await target.setViewportSize({ width: size.width, height });
+    await target.screenshot({ path, omitBackground, animations: 'disabled' });
+    if (size) await target.setViewportSize(size);
+  }
   else await target.screenshot({ path, omitBackground, animations: 'disabled' });
   return path;
 }
