@@ -125,8 +125,7 @@ export async function screenshot(
     if (size && height > size.height) await target.setViewportSize({ width: size.width, height });
     await target.screenshot({ path, omitBackground, animations: 'disabled' });
     if (size) await target.setViewportSize(size);
-  }
-  else await target.screenshot({ path, omitBackground, animations: 'disabled' });
+  } else await target.screenshot({ path, omitBackground, animations: 'disabled' });
   return path;
 }
 
