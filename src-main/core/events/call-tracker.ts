@@ -9,10 +9,14 @@
  *   that outlived the dedupe window); a ring stamped after it (e.g. a transfer back) pops again.
  * - A ring older than `staleRingMs` (judged by the caller on the offset-corrected clock) never pops.
  *
- * Every call of the tenant is remembered (that is what catches a late ring to us after a colleague
- * answered), so memory is bounded: at most `maxCalls` records, each forgotten `ttlMs` after its
- * last event (least recently touched first).
+ * Memory is bounded. The non-ringing timestamp of every call of the tenant is remembered (that is
+ * what catches a late ring to us after a colleague answered) for at most `maxCalls` calls and
+ * `ttlMs`, first-seen first out; the window this must cover is only the stale-ring limit (a later
+ * ring older than that never pops anyway): 50,000 calls is ~100 s at 500 calls/s. Popped calls
+ * (the user's own, few) are kept apart, at most 1,000 for an hour, so tenant traffic cannot push
+ * out a popup's record before its dismiss arrives.
  */
+import { BoundedFifoMap } from './bounded-map.ts';
 import type { CallStateData, Envelope } from './envelope.ts';
 import type { UserNumberMatcher } from './numbers.ts';
 
@@ -22,82 +26,58 @@ export interface CallTrackerOptions {
   staleRingMs?: number;
 }
 
-interface CallRecord {
-  /** Latest server timestamp of a non-ringing state seen for this call. */
-  lastNotRinging: number;
-  /** The ring that popped, while its popup is up. */
-  popped?: { timestamp: number; to: string };
-  touchedAt: number;
-}
-
 export type CallDecision =
   | { kind: 'pop' }
   | { kind: 'dismiss' }
   | { kind: 'ignored'; why: 'not-for-user' | 'already-popped' | 'late' | 'stale' | 'not-popped' };
 
 export class CallTracker {
-  private readonly calls = new Map<string, CallRecord>();
-  private readonly maxCalls: number;
-  private readonly ttlMs: number;
+  /** call_id -> latest server timestamp of a non-ringing state. */
+  private readonly notRinging: BoundedFifoMap<number>;
+  /** call_id -> the ring that popped, while its popup is up. */
+  private readonly popped: BoundedFifoMap<{ timestamp: number; to: string }>;
   readonly staleRingMs: number;
 
   constructor(options: CallTrackerOptions = {}) {
-    this.maxCalls = Math.max(1, options.maxCalls ?? 20_000);
-    this.ttlMs = options.ttlMs ?? 60 * 60 * 1000;
+    const ttlMs = options.ttlMs ?? 60 * 60 * 1000;
+    this.notRinging = new BoundedFifoMap(options.maxCalls ?? 50_000, ttlMs);
+    this.popped = new BoundedFifoMap(1_000, ttlMs);
     this.staleRingMs = options.staleRingMs ?? 45_000;
   }
 
   /**
-   * One call-state event. `ageMs` is how old the event is on the corrected clock; `nowMonotonic`
-   * drives the memory bound.
+   * One call-state event. `ageMs` tells how old the event is on the corrected clock (asked only for
+   * a ring to the user: estimating it sorts the recent offset samples); `nowMonotonic` drives the
+   * memory bound.
    */
   handle(
     envelope: Envelope,
     call: CallStateData,
     matcher: UserNumberMatcher,
-    ageMs: number,
+    ageMs: () => number,
     nowMonotonic: number,
   ): CallDecision {
-    this.expire(nowMonotonic);
+    const id = call.call_id;
     if (call.state === 'ringing') {
       if (!matcher.matches(call.to)) return { kind: 'ignored', why: 'not-for-user' };
-      const record = this.touch(call.call_id, nowMonotonic);
-      if (envelope.timestamp <= record.lastNotRinging) return { kind: 'ignored', why: 'late' };
-      if (record.popped) return { kind: 'ignored', why: 'already-popped' };
-      if (ageMs > this.staleRingMs) return { kind: 'ignored', why: 'stale' };
-      record.popped = { timestamp: envelope.timestamp, to: call.to };
+      const last = this.notRinging.get(id, nowMonotonic);
+      if (last !== undefined && envelope.timestamp <= last) return { kind: 'ignored', why: 'late' };
+      if (this.popped.has(id, nowMonotonic)) return { kind: 'ignored', why: 'already-popped' };
+      if (ageMs() > this.staleRingMs) return { kind: 'ignored', why: 'stale' };
+      this.popped.set(id, { timestamp: envelope.timestamp, to: call.to }, nowMonotonic);
       return { kind: 'pop' };
     }
-    const record = this.touch(call.call_id, nowMonotonic);
-    record.lastNotRinging = Math.max(record.lastNotRinging, envelope.timestamp);
-    if (!record.popped || envelope.timestamp < record.popped.timestamp)
+    const last = this.notRinging.get(id, nowMonotonic);
+    this.notRinging.set(id, Math.max(last ?? -Infinity, envelope.timestamp), nowMonotonic);
+    const popped = this.popped.get(id, nowMonotonic);
+    if (!popped || envelope.timestamp < popped.timestamp)
       return { kind: 'ignored', why: 'not-popped' };
-    record.popped = undefined;
+    this.popped.delete(id);
     return { kind: 'dismiss' };
   }
 
+  /** Calls remembered (both kinds). */
   get size(): number {
-    return this.calls.size;
-  }
-
-  private touch(callId: string, nowMonotonic: number): CallRecord {
-    let record = this.calls.get(callId);
-    if (record) this.calls.delete(callId);
-    else record = { lastNotRinging: -Infinity, touchedAt: nowMonotonic };
-    record.touchedAt = nowMonotonic;
-    this.calls.set(callId, record);
-    if (this.calls.size > this.maxCalls) {
-      const oldest = this.calls.keys().next();
-      if (!oldest.done) this.calls.delete(oldest.value);
-    }
-    return record;
-  }
-
-  private expire(nowMonotonic: number): void {
-    const cutoff = nowMonotonic - this.ttlMs;
-    for (const [id, record] of this.calls) {
-      if (record.touchedAt >= cutoff) break;
-      this.calls.delete(id);
-    }
+    return this.notRinging.size + this.popped.size;
   }
 }

@@ -178,8 +178,9 @@ export class EventPipeline {
       this.reject('bad-call-data', meta.source, 0);
       return;
     }
-    const age = this.offset.ageOf(envelope.timestamp, nowMono);
-    const decision = this.tracker.handle(envelope, call, this.matcher, age, nowMono);
+    let age = 0;
+    const ageOf = () => (age = this.offset.ageOf(envelope.timestamp, nowMono));
+    const decision = this.tracker.handle(envelope, call, this.matcher, ageOf, nowMono);
     switch (decision.kind) {
       case 'pop':
         this.counts.pops++;
