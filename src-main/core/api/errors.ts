@@ -223,7 +223,8 @@ export interface ErrorContext {
 
 /**
  * The ServiceError for a non-success answer. Decides on `errcode` when the body is JSON carrying one
- * (protocol.md section 5), and on the HTTP status only when it is not.
+ * (protocol.md section 5), and on the HTTP status only when it does not (a proxy's HTML page, an
+ * empty body).
  */
 export function errorFromResponse(
   status: number,
@@ -254,7 +255,7 @@ export function errorFromResponse(
     });
   }
   const kind = kindForStatus(status);
-  const what = parsed ? 'errcode 0 with a failure status' : 'a body that is not JSON';
+  const what = parsed ? 'errcode 0' : 'no errcode in its body';
   return new ServiceError({
     kind,
     message: `${prefix}the service answered HTTP ${status} with ${what}`,
