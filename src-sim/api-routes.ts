@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Extension, SimStats } from './types.ts';
 import type { Credentials } from './credentials.ts';
-import { SCOPE_EXTENSION_READ, normalizeIp } from './credentials.ts';
+import { SCOPE_EXTENSION_READ, bearerToken, normalizeIp } from './credentials.ts';
 import { ApiError, ERR, readJsonBody, sendError, sendJson } from './errors.ts';
 
 /** The service's HTTP API under /openapi/v1.0/ (service-spec.md section 4, protocol.md sections 4 and 5). */
@@ -20,11 +20,6 @@ export interface ApiRoutesOptions {
   extensions: () => ReadonlyArray<Extension>;
   /** The next injected API failure, if any. */
   takeApiFault: () => HttpFault | null;
-}
-
-function bearer(req: IncomingMessage): string | undefined {
-  const m = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '');
-  return m?.[1];
 }
 
 /** A positive integer query parameter, or the default when absent; anything else is a 40000. */
@@ -76,7 +71,7 @@ export async function handleApi(
     if (path === 'extension/list') {
       if (method !== 'GET') throw new ApiError(ERR.METHOD_NOT_ALLOWED);
       req.resume();
-      const access = credentials.authenticate(bearer(req), ip);
+      const access = credentials.authenticate(bearerToken(req.headers.authorization), ip);
       if (!credentials.hasScope(access.key, SCOPE_EXTENSION_READ))
         throw new ApiError(ERR.INSUFFICIENT_SCOPE);
       const page = intParam(url.searchParams, 'page', 1, 1_000_000_000);

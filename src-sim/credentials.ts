@@ -47,6 +47,11 @@ export interface TokenPair {
   refresh_token_expire_time: number;
 }
 
+/** The token of an `Authorization: Bearer <token>` header (scheme case-insensitive), if any. */
+export function bearerToken(header: string | undefined): string | undefined {
+  return header ? /^Bearer\s+(\S+)\s*$/i.exec(header)?.[1] : undefined;
+}
+
 /** '::ffff:127.0.0.1' (IPv4 seen through a dual-stack socket) is 127.0.0.1. */
 export function normalizeIp(address: string | undefined): string {
   if (!address) return '';

@@ -29,9 +29,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const host = options.host ?? '127.0.0.1';
   const tenant = options.tenant ?? 'acme';
   const seed = options.seed ?? 1;
-  const clock = options.clock
-    ? createScaledClock(options.clock, options.clockSpeed ?? 1)
-    : createScaledClock(systemClock, options.clockSpeed ?? 1);
+  const clock = createScaledClock(options.clock ?? systemClock, options.clockSpeed ?? 1);
   const idleTimeoutMs = options.idleTimeoutMs ?? 60_000;
   const extensionCount = options.extensions ?? 20;
   if (!Number.isInteger(extensionCount) || extensionCount < 0 || extensionCount > 8999)

@@ -5,7 +5,7 @@ import type { RawData, WebSocket } from 'ws';
 import type { Clock, TimerHandle } from '../src-main/core/clock.ts';
 import type { SimStats } from './types.ts';
 import type { AccessRecord, Credentials, KeyRecord } from './credentials.ts';
-import { normalizeIp } from './credentials.ts';
+import { bearerToken, normalizeIp } from './credentials.ts';
 import { ApiError, ERR, errorBody, rejectUpgrade } from './errors.ts';
 import { textFrame } from './ws-frame.ts';
 
@@ -51,11 +51,7 @@ export interface SubscribeHubOptions {
 }
 
 function bearerFrom(req: IncomingMessage): string | undefined {
-  const header = req.headers.authorization;
-  if (header) {
-    const m = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    return m?.[1];
-  }
+  if (req.headers.authorization) return bearerToken(req.headers.authorization);
   // Some real platforms take the token in the URL; the simulator accepts it, our client never sends it.
   const q = (req.url ?? '').indexOf('?');
   if (q < 0) return undefined;
