@@ -1,9 +1,10 @@
 /**
  * The call history: newest first, with when it rang, who called, what they called and how it
- * ended. Missed calls are highlighted with words as well as colour. Opening the window marks them
- * seen; the "New" marks stay for this visit so the user can still tell which ones they had missed.
+ * ended. Missed calls are highlighted with words as well as colour. Opening (or returning to) the
+ * window marks them seen; the "New" marks stay for this visit so the user can still tell which
+ * ones they had missed.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { HistoryEntry, ScreenpopApi } from '../../src-main/ipc/contract.ts';
 import { InertText } from '../shared/InertText.tsx';
 import { formatCallTime, formatElapsed, outcomeLabel } from '../shared/format.ts';
@@ -15,25 +16,38 @@ function newestFirst(entries: readonly HistoryEntry[]): HistoryEntry[] {
 export function HistoryApp({ api }: { api: ScreenpopApi }) {
   const [entries, setEntries] = useState<HistoryEntry[] | null>(null);
   const [loadError, setLoadError] = useState(false);
-  const unseenAtOpen = useRef<Set<string> | null>(null);
+  // Missed calls the user had not seen when they arrived here; they keep their "New" mark for
+  // this visit even after main records them as seen.
+  const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
 
   useEffect(() => {
     let live = true;
-    const off = api.onHistory((next) => setEntries(next));
+    const take = (next: HistoryEntry[]): void => {
+      setEntries(next);
+      const unseen = next.filter((e) => !e.seen && e.outcome === 'missed').map((e) => e.callId);
+      if (unseen.length === 0) return;
+      setFresh((prev) => new Set([...prev, ...unseen]));
+      // Missed while the window is in front of the user: that counts as seen.
+      if (document.hasFocus()) api.markHistorySeen().catch(() => undefined);
+    };
+    const off = api.onHistory((next) => {
+      if (live) take(next);
+    });
     api.listHistory().then(
       (initial) => {
         if (!live) return;
-        unseenAtOpen.current = new Set(
-          initial.filter((e) => !e.seen && e.outcome === 'missed').map((e) => e.callId),
-        );
-        setEntries(initial);
+        take(initial);
+        // Opening the history is what "seen" means, whether or not the window has focus yet.
         api.markHistorySeen().catch(() => undefined);
       },
       () => live && setLoadError(true),
     );
+    const onFocus = (): void => void api.markHistorySeen().catch(() => undefined);
+    window.addEventListener('focus', onFocus);
     return () => {
       live = false;
       off();
+      window.removeEventListener('focus', onFocus);
     };
   }, [api]);
 
@@ -65,7 +79,7 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
       ) : (
         <ol className="entries" aria-label="Calls, newest first">
           {sorted.map((entry) => {
-            const isNew = unseenAtOpen.current?.has(entry.callId) ?? false;
+            const isNew = fresh.has(entry.callId);
             const name = entry.callerName?.trim() ? entry.callerName : null;
             return (
               <li

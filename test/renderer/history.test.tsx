@@ -77,6 +77,21 @@ describe('history', () => {
     expect(screen.getAllByRole('listitem')[1]?.textContent).toContain('New');
   });
 
+  it('marks a call missed while the window is open as new, and counts returning to the window as seeing it', async () => {
+    const { api, emit } = fakeApi();
+    api.listHistory.mockResolvedValue([]);
+    render(<HistoryApp api={api} />);
+    await screen.findByText(/No calls yet/);
+    await waitFor(() => expect(api.markHistorySeen).toHaveBeenCalledTimes(1));
+    act(() => emit('history:changed', [{ ...entries[1]!, callId: 'later' }]));
+    const item = screen.getByRole('listitem');
+    expect(item.textContent).toContain('Missed');
+    expect(item.textContent).toContain('New');
+    const before = api.markHistorySeen.mock.calls.length;
+    act(() => void window.dispatchEvent(new Event('focus')));
+    expect(api.markHistorySeen.mock.calls.length).toBe(before + 1);
+  });
+
   it('says so when there are no calls yet', async () => {
     const { api } = fakeApi();
     render(<HistoryApp api={api} />);
