@@ -33,6 +33,7 @@ import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import { SecretRegistry } from '../core/log.ts';
 import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
 import { SettingsStore } from '../core/settings/settings-store.ts';
+import { APP_ID } from './app-id.ts';
 import { APP_SCHEME, AppOrigin, contentSecurityPolicy, devServerOrigin } from './app-origin.ts';
 import { registerAppProtocol } from './app-protocol.ts';
 import { SafeExternalOpener } from './external.ts';
@@ -50,9 +51,6 @@ import {
 } from './security.ts';
 import { TrayController, type TrayIconName } from './tray.ts';
 import { AppWindows } from './windows.ts';
-
-/** Equal to electron-builder.yml's appId: Windows groups notifications and the taskbar by it. */
-export const APP_ID = 'com.screenpop.desktop';
 
 // Must happen before 'ready': app:// is a standard, secure origin ('self' in the CSP works, fetch works).
 protocol.registerSchemesAsPrivileged([

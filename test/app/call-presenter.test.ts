@@ -177,3 +177,50 @@ describe('CallPresenter', () => {
     expect(t.history.get('c1')?.outcome).toBe('ended');
   });
 });
+
+describe('CallPresenter and a directory that loads late', () => {
+  it('fills in the caller name of a ringing card when the directory learns it', () => {
+    const clock = new FakeClock();
+    const names: Record<string, string> = {};
+    const popup = new FakePopup();
+    const history = new HistoryStore({
+      path: 'mem',
+      clock,
+      logger: silentLogger,
+      limit: 10,
+      write: async () => {},
+    });
+    const presenter = new CallPresenter({
+      clock,
+      logger: silentLogger,
+      directory: { lookup: (n) => names[n] ?? null, format: (n) => n },
+      history,
+      notifier: new FakeNotifier(),
+      popup,
+      urlOpener: new FakeOpener(),
+      clipboard: new FakeClipboard(),
+      settings: () => ({
+        doNotDisturb: false,
+        sound: true,
+        autoOpenCrm: false,
+        crmUrlTemplate: '',
+        crmAllowedSchemes: [],
+        popupLingerSec: 4,
+      }),
+    });
+    presenter.handlePop({
+      callId: 'c1',
+      from: '102',
+      to: '101',
+      eventId: 'e1',
+      timestamp: clock.now(),
+      receivedAt: clock.now(),
+      source: 'direct',
+    });
+    expect(popup.cards[0]?.callerName).toBeNull();
+    names['102'] = 'Grace Hopper';
+    presenter.refreshNames();
+    expect(popup.cards[0]?.callerName).toBe('Grace Hopper');
+    expect(history.get('c1')?.callerName).toBe('Grace Hopper');
+  });
+});

@@ -215,6 +215,21 @@ export class CallPresenter {
     return true;
   }
 
+  /** The directory changed (e.g. it loaded after a ring at start-up): fill in names still missing. */
+  refreshNames(): void {
+    let changed = false;
+    for (const c of this.calls.values()) {
+      if (c.card.callerName) continue;
+      const name = this.o.directory.lookup(c.card.from);
+      if (name) {
+        c.card.callerName = name;
+        this.o.history.recordRing({ ...c.card });
+        changed = true;
+      }
+    }
+    if (changed) this.changed();
+  }
+
   /** Settings changed: recompute whether cards can open the CRM. */
   refreshSettings(): void {
     const s = this.o.settings();

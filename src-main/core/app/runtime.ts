@@ -136,6 +136,7 @@ export class AppRuntime {
       settings: () => this.current,
     });
     deps.history.onChange(() => this.publishStatus());
+    this.directory.onChange(() => this.presenter.refreshNames());
   }
 
   /** Loads settings and history and connects if set up. Returns whether onboarding is needed. */

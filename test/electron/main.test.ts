@@ -1,0 +1,195 @@
+/**
+ * The composition root on the electron mock, with the simulator as the service and an in-memory
+ * keytar (the OS keychain is the far side of a wire here): start-up security, onboarding, saving
+ * settings through IPC, a ring popping a notification and the inactive popup, Do Not Disturb
+ * suppressing the notification while history still records the call, and a clean quit.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+
+vi.mock('electron', () => import('../support/electron-mock.ts'));
+const keychain = vi.hoisted(() => new Map<string, string>());
+vi.mock('keytar', () => {
+  const api = {
+    getPassword: async (s: string, a: string) => keychain.get(`${s}/${a}`) ?? null,
+    setPassword: async (s: string, a: string, p: string) => void keychain.set(`${s}/${a}`, p),
+    deletePassword: async (s: string, a: string) => keychain.delete(`${s}/${a}`),
+  };
+  return { ...api, default: api };
+});
+
+import {
+  INVOKE_CHANNELS,
+  type HistoryEntry,
+  type SettingsView,
+  type StatusView,
+} from '../../src-main/ipc/contract.ts';
+import { startSimulator, type Simulator } from '../../src-sim/index.ts';
+import {
+  app,
+  BrowserWindow,
+  ipcMain,
+  Notification,
+  powerMonitor,
+  protocol,
+  resetElectronMock,
+  session,
+  Tray,
+} from '../support/electron-mock.ts';
+
+let dir: string;
+let sim: Simulator;
+
+const trayIcon = () => (Tray.instances[0]?.image as { path?: string } | undefined)?.path ?? '';
+const windowAt = (url: string) =>
+  BrowserWindow.instances.find((w) => w.loadedUrl === url && !w.destroyed);
+
+beforeAll(async () => {
+  resetElectronMock();
+  dir = await mkdtemp(join(tmpdir(), 'sp-main-'));
+  app.appPath = '/opt/screenpop/resources/app.asar';
+  app.paths.userData = dir;
+  sim = await startSimulator({ extensions: 5 });
+  await import('../../src-main/electron/main.ts');
+  app.ready();
+  await vi.waitFor(() => expect(windowAt('app://screenpop/settings.html')).toBeDefined(), {
+    timeout: 10_000,
+  });
+});
+
+afterAll(async () => {
+  await sim?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('main.ts', () => {
+  it('secures the app before any page loads', () => {
+    expect(app.appUserModelId).toBe('com.screenpop.desktop');
+    expect(protocol.privileged).toEqual([
+      { scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } },
+    ]);
+    expect(protocol.handlers.has('app')).toBe(true);
+    expect(session.defaultSession.permissionRequestHandler).not.toBeNull();
+    expect(session.defaultSession.headersListener).not.toBeNull();
+    expect([...ipcMain.handlers.keys()].sort()).toEqual([...INVOKE_CHANNELS].sort());
+    for (const w of BrowserWindow.instances) {
+      expect(w.options.webPreferences).toMatchObject({
+        sandbox: true,
+        contextIsolation: true,
+        nodeIntegration: false,
+        webSecurity: true,
+        preload: '/opt/screenpop/resources/app.asar/dist/preload/preload.cjs',
+      });
+    }
+  });
+
+  it('creates the popup hidden at start-up and opens onboarding when there are no settings', async () => {
+    const popup = windowAt('app://screenpop/popup.html');
+    expect(popup?.visible).toBe(false);
+    expect(popup?.options.focusable).toBe(false);
+    const settings = windowAt('app://screenpop/settings.html')!;
+    settings.emit('ready-to-show');
+    expect(settings.visible).toBe(true);
+    const view = (await ipcMain.invoke('settings:get', {
+      sender: settings.webContents,
+    })) as SettingsView;
+    expect(view.needsOnboarding).toBe(true);
+    expect(trayIcon()).toContain('needs-attention');
+  });
+
+  it('ignores a page that is not ours, and our popup asking for a settings channel', async () => {
+    const popup = windowAt('app://screenpop/popup.html')!;
+    expect(
+      await ipcMain.invoke(
+        'settings:save',
+        { sender: popup.webContents },
+        { settings: { doNotDisturb: true } },
+      ),
+    ).toBeUndefined();
+    const stranger = new BrowserWindow();
+    await stranger.loadURL('https://evil.example/');
+    expect(await ipcMain.invoke('status:get', { sender: stranger.webContents })).toBeUndefined();
+    const settings = windowAt('app://screenpop/settings.html')!;
+    expect(
+      await ipcMain.invoke('status:get', {
+        sender: settings.webContents,
+        frameUrl: 'https://evil.example/',
+      }),
+    ).toBeUndefined();
+  });
+
+  it('saves settings (secret to the keychain only), connects, and pops a ring with the directory name', async () => {
+    const settings = windowAt('app://screenpop/settings.html')!;
+    const saved = await ipcMain.invoke(
+      'settings:save',
+      { sender: settings.webContents },
+      {
+        settings: {
+          baseUrl: sim.baseUrl,
+          apiKey: sim.apiKey.key,
+          extensions: ['101'],
+          popupLingerSec: 1,
+        },
+        secret: sim.apiKey.secret,
+      },
+    );
+    expect(saved).toMatchObject({ ok: true, view: { needsOnboarding: false, hasSecret: true } });
+    expect([...keychain.values()]).toEqual([sim.apiKey.secret]);
+    expect(await readFile(join(dir, 'settings.json'), 'utf8')).not.toContain(sim.apiKey.secret);
+    await vi.waitFor(() => expect(trayIcon()).toContain('/connected'), { timeout: 10_000 });
+    const statuses = settings.webContents.sent
+      .filter((s) => s.channel === 'status:changed')
+      .map((s) => (s.args[0] as StatusView).state);
+    expect(statuses).toContain('connected');
+
+    const caller = sim.extensions[1]!;
+    const callId = sim.ring({ from: caller.number, to: '101' });
+    await vi.waitFor(() => expect(Notification.instances).toHaveLength(1), { timeout: 5000 });
+    const popup = windowAt('app://screenpop/popup.html')!;
+    // The name comes from the directory (loaded in the background; a card fills it in if it rang first).
+    await vi.waitFor(
+      () =>
+        expect(popup.webContents.lastSent('popup:calls')?.[0]).toMatchObject([
+          { callId, callerName: caller.caller_id_name },
+        ]),
+      { timeout: 5000 },
+    );
+    expect(popup.visible).toBe(true);
+    expect(popup.calls).not.toContain('show');
+    expect(popup.calls).not.toContain('focus');
+    expect(await ipcMain.invoke('popup:ready', { sender: popup.webContents })).toMatchObject([
+      { callId },
+    ]);
+    sim.setCallState(callId, 'ended');
+    await vi.waitFor(() => expect(popup.visible).toBe(false), { timeout: 5000 });
+  });
+
+  it('under Do Not Disturb: no notification, no popup, but the call is in the history', async () => {
+    Tray.instances[0]!.item('dnd')!.click!();
+    await vi.waitFor(() => expect(Tray.instances[0]!.item('dnd')?.checked).toBe(true));
+    const callId = sim.ring({ from: '+14155550123', to: '101' });
+    const settings = windowAt('app://screenpop/settings.html')!;
+    await vi.waitFor(
+      async () => {
+        const list = (await ipcMain.invoke('history:list', {
+          sender: settings.webContents,
+        })) as HistoryEntry[];
+        expect(list.map((e) => e.callId)).toContain(callId);
+      },
+      { timeout: 5000 },
+    );
+    expect(Notification.instances).toHaveLength(1);
+    expect(windowAt('app://screenpop/popup.html')!.visible).toBe(false);
+    powerMonitor.emit('resume'); // a wake must not disturb anything
+  });
+
+  it('quits cleanly, stopping the connection', async () => {
+    app.quit();
+    await vi.waitFor(() => expect(app.exitCode).toBe(0), { timeout: 10_000 });
+    expect(Tray.instances[0]?.destroyed).toBe(true);
+    expect(ipcMain.handlers.size).toBe(0);
+    await vi.waitFor(() => expect(sim.stats().wsOpen).toBe(0), { timeout: 5000 });
+  });
+});
