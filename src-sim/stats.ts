@@ -12,6 +12,7 @@ export function createStats(): SimStats {
     eventsSent: 0,
     webhookAttempts: 0,
     webhookDelivered: 0,
+    webhookFailedAttempts: 0,
     webhookGaveUp: 0,
     webhookPending: 0,
   };

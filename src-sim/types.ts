@@ -67,6 +67,8 @@ export interface SimStats {
   eventsSent: number;
   webhookAttempts: number;
   webhookDelivered: number;
+  /** Added: attempts that got a non-2xx answer, an error or no answer within 10 s. */
+  webhookFailedAttempts: number;
   /** Added: deliveries abandoned after the 24-hour retry window. */
   webhookGaveUp: number;
   /** Added: deliveries waiting for their next attempt or in flight. */

@@ -166,6 +166,7 @@ export class Webhooks implements DispatchTarget {
   }
 
   private scheduleRetry(d: Delivery): void {
+    this.stats.webhookFailedAttempts++;
     d.retries++;
     const wait = retryDelayMs(d.retries);
     if (this.clock.monotonic() + wait > d.startedAt + RETRY_WINDOW_MS) {

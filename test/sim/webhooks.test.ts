@@ -107,13 +107,12 @@ describe('simulator webhook delivery', () => {
     receiver.answerWith(500);
     sim.addWebhook({ url: receiver.url, secret: 's3cret' });
     const t0 = clock.now();
-    const envelope = sim.ring({ from: '+15551234', to: '101' });
-    expect(envelope).toMatch(/^call_/);
+    sim.ring({ from: '+15551234', to: '101' });
     const r = receiver;
-    await waitFor(
-      () => r.received.length === 1 && sim!.stats().webhookPending === 1 && r.received.length === 1,
-    );
-    await new Promise((res) => setTimeout(res, 30));
+    // Time moves only once the simulator has seen the failure, so its retry timer is already set.
+    const failed = (n: number) =>
+      waitFor(() => sim!.stats().webhookFailedAttempts === n, 3000, `${n} failures`);
+    await failed(1);
     for (const [wait, total] of [
       [1000, 2],
       [2000, 3],
@@ -125,13 +124,14 @@ describe('simulator webhook delivery', () => {
       if (total === 4) r.answerWith(204);
       await clock.advance(1);
       await waitFor(() => r.received.length === total, 3000, `attempt ${total}`);
-      await new Promise((res) => setTimeout(res, 30));
+      if (total < 4) await failed(total);
     }
     expect(r.received.map((x) => x.at - t0)).toEqual([0, 1000, 3000, 7000]);
     expect(new Set(r.received.map((x) => x.body.toString())).size).toBe(1);
     await waitFor(() => sim!.stats().webhookDelivered === 1);
     expect(sim.stats()).toMatchObject({
       webhookAttempts: 4,
+      webhookFailedAttempts: 3,
       webhookDelivered: 1,
       webhookPending: 0,
     });
@@ -173,7 +173,8 @@ describe('simulator webhook delivery', () => {
     for (let i = 0; i < 100 && sim.stats().webhookPending > 0; i++) {
       const count = r.received.length;
       // Let the 503 reach the simulator, so its retry timer is set before time moves.
-      await new Promise((res) => setTimeout(res, 20));
+      await waitFor(() => sim!.stats().webhookFailedAttempts === count, 3000, `${count} failures`);
+      if (sim.stats().webhookPending === 0) break;
       await clock.advance(retryDelayMs(count));
       if (sim.stats().webhookPending > 0)
         await waitFor(() => r.received.length === count + 1, 3000, `attempt ${count + 1}`);
