@@ -86,7 +86,9 @@ export function SettingsForm({
     return error?.field === field ? error.message : null;
   }
 
-  function showError(next: FieldError): void {
+  function showError(reported: FieldError): void {
+    // Main names list entries as `extensions[1]`: the error belongs next to the list's field.
+    const next = { field: reported.field.replace(/\[\d+\]$/, ''), message: reported.message };
     setError(next);
     // The user pressed Save in this window, so moving focus to the field is expected here.
     window.requestAnimationFrame(() => document.getElementById(fieldId(next.field))?.focus());

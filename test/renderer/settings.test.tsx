@@ -58,6 +58,23 @@ describe('settings', () => {
     expect(baseUrl.hasAttribute('aria-invalid')).toBe(false);
   });
 
+  it('puts an error about one entry of a list (extensions[1]) next to that list', async () => {
+    const { api } = fakeApi();
+    api.saveSettings.mockResolvedValueOnce({
+      ok: false,
+      field: 'extensions[1]',
+      message: 'extensions[1] must be digits only, like 101.',
+    });
+    render(<SettingsApp api={api} />);
+    const extensions = await waitFor(() => input('Your extensions'));
+    fireEvent.change(extensions, { target: { value: '101, abc' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect((await screen.findByTestId('error-extensions')).textContent).toBe(
+      'extensions[1] must be digits only, like 101.',
+    );
+    expect(extensions.getAttribute('aria-invalid')).toBe('true');
+  });
+
   it('sends the form as a patch: lists split from text, event source, relay and toggles', async () => {
     const { api } = fakeApi();
     render(<SettingsApp api={api} />);
