@@ -1,0 +1,264 @@
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import https from 'node:https';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
+import { memoryLogger } from '../../src-main/core/log.ts';
+import { SecretRegistry } from '../../src-main/core/log.ts';
+import { loadConfig } from '../../src-relay/config.ts';
+import { startRelay } from '../../src-relay/server.ts';
+import { MemoryStore } from '../../src-relay/store/memory-store.ts';
+import { systemClock } from '../../src-main/core/clock.ts';
+import {
+  SECRET,
+  TestClient,
+  envelope,
+  postWebhook,
+  relayConfig,
+  signed,
+  sleep,
+  startTokenService,
+} from './helpers.ts';
+
+describe('config', () => {
+  it('merges the file with environment overrides and refuses unsafe settings', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'relay-config-'));
+    try {
+      const file = join(dir, 'relay.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          port: 9000,
+          tenants: { 'acme-eu': { baseUrl: 'https://acme.example', secrets: ['from-file'] } },
+          retention: { maxEvents: 10 },
+        }),
+      );
+      const config = loadConfig(file, {
+        RELAY_PORT: '9100',
+        RELAY_TENANT_ACME_EU_SECRETS: 'new-1, new-2',
+        RELAY_REDIS_URL: 'redis://10.0.0.1:6379',
+      });
+      expect(config.port).toBe(9100);
+      expect(config.tenants['acme-eu']!.secrets).toEqual(['new-1', 'new-2']);
+      expect(config.retention).toMatchObject({ maxEvents: 10, dedupeTtlMs: 25 * 3600_000 });
+      expect(config.storage).toEqual({
+        kind: 'redis',
+        url: 'redis://10.0.0.1:6379',
+        keyPrefix: undefined,
+      });
+      expect(() => loadConfig(file, { RELAY_TENANT_ACME_EU_SECRETS: '' })).toThrow(
+        /no webhook secrets/,
+      );
+      writeFileSync(
+        file,
+        JSON.stringify({
+          tenants: { acme: { baseUrl: 'https://a.example', secrets: ['s'] } },
+          retention: { dedupeTtlMs: 3600_000 },
+        }),
+      );
+      expect(() => loadConfig(file, {})).toThrow(/25 hours/);
+      expect(() => loadConfig(undefined, {})).toThrow(/no tenants/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('logs', () => {
+  it('never carry secrets, signatures, tokens or bodies', async () => {
+    const service = await startTokenService(new Set(['token-that-must-not-leak']));
+    const secrets = new SecretRegistry();
+    secrets.add(SECRET);
+    const logger = memoryLogger(secrets);
+    const store = new MemoryStore({ clock: systemClock });
+    const relay = await startRelay({
+      config: relayConfig({ acme: { baseUrl: service.baseUrl, secrets: [SECRET] } }),
+      store,
+      logger,
+    });
+    try {
+      const client = await TestClient.connect(relay.clientUrl('acme'), 'token-that-must-not-leak', {
+        extensions: ['101'],
+      });
+      const body = envelope({ event_id: 'log-1', from: '+15551234567-caller-secret-name' });
+      await postWebhook(relay.webhookUrl('acme'), body, signed(body));
+      await postWebhook(relay.webhookUrl('acme'), body, 'sha256=' + 'f'.repeat(64));
+      await client.until(() => client.events.length === 1);
+      await client.close();
+      const text = JSON.stringify(logger.records);
+      expect(logger.records.length).toBeGreaterThan(2);
+      for (const needle of [
+        SECRET,
+        'token-that-must-not-leak',
+        'caller-secret-name',
+        'f'.repeat(64),
+        signed(body).slice(7),
+      ])
+        expect(text).not.toContain(needle);
+    } finally {
+      await relay.close();
+      await store.close();
+      await service.close();
+    }
+  });
+});
+
+// The certificate is made with the openssl CLI (present on Debian images with ca-certificates).
+const haveOpenssl = ['/usr/bin/openssl', '/bin/openssl'].some((p) => existsSync(p));
+if (!haveOpenssl) console.warn('TLS test skipped: openssl is not installed');
+
+describe.skipIf(!haveOpenssl)('TLS', () => {
+  it('serves HTTPS and WSS from certificate files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'relay-tls-'));
+    const service = await startTokenService(new Set(['tok']));
+    const certFile = join(dir, 'cert.pem');
+    const keyFile = join(dir, 'key.pem');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:2048',
+        '-nodes',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=localhost',
+        '-addext',
+        'subjectAltName=IP:127.0.0.1',
+      ],
+      { stdio: 'ignore' },
+    );
+    const ca = readFileSync(certFile);
+    const store = new MemoryStore({ clock: systemClock });
+    const relay = await startRelay({
+      config: relayConfig(
+        { acme: { baseUrl: service.baseUrl, secrets: [SECRET] } },
+        { tls: { certFile, keyFile } },
+      ),
+      store,
+    });
+    try {
+      expect(relay.url).toMatch(/^https:/);
+      const ws = new WebSocket(relay.clientUrl('acme'), {
+        headers: { Authorization: 'Bearer tok' },
+        ca,
+      });
+      const frames: string[] = [];
+      ws.on('message', (d) => frames.push(d.toString()));
+      await new Promise<void>((resolve, reject) => {
+        ws.once('open', () => resolve());
+        ws.once('error', reject);
+      });
+      ws.send(
+        JSON.stringify({ type: 'hello', v: 1, filter: { extensions: ['101'] }, cursor: null }),
+      );
+      const body = envelope({ event_id: 'tls-1' });
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = https.request(
+          relay.webhookUrl('acme'),
+          {
+            method: 'POST',
+            ca,
+            headers: { 'Content-Type': 'application/json', 'X-Service-Signature': signed(body) },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(status).toBe(200);
+      const deadline = Date.now() + 5000;
+      while (!frames.includes(body) && Date.now() < deadline) await sleep(20);
+      expect(frames).toContain(body);
+      ws.terminate();
+    } finally {
+      await relay.close();
+      await store.close();
+      await service.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm run relay (the CLI process)', () => {
+  let service: Awaited<ReturnType<typeof startTokenService>>;
+  let child: ChildProcess;
+  let url: string;
+  beforeAll(async () => {
+    service = await startTokenService(new Set(['tok']));
+    child = spawn(process.execPath, ['src-relay/cli.ts'], {
+      env: {
+        ...process.env,
+        RELAY_PORT: '0',
+        RELAY_LOG_LEVEL: 'warn',
+        RELAY_TENANT_ACME_SECRETS: SECRET,
+        RELAY_TENANT_ACME_BASE_URL: service.baseUrl,
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    url = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /relay listening on (\S+)/.exec(out);
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', (code) => reject(new Error(`relay exited ${code}`)));
+    });
+  });
+  afterAll(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await service.close();
+  });
+
+  it('on SIGTERM finishes the webhook in flight, delivers it, closes clients with 1012 and exits 0', async () => {
+    const client = await TestClient.connect(url.replace('http', 'ws') + '/v1/stream/acme', 'tok', {
+      extensions: ['101'],
+    });
+    const body = envelope({ event_id: 'in-flight-1' });
+    // A webhook whose body is still arriving when the signal comes.
+    const answer = new Promise<number>((resolve, reject) => {
+      const req = http.request(
+        url + '/webhook/acme',
+        {
+          method: 'POST',
+          headers: {
+            'Content-Type': 'application/json',
+            'Content-Length': Buffer.byteLength(body),
+            'X-Service-Signature': signed(body),
+          },
+        },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
+      req.on('error', reject);
+      req.write(body.slice(0, 20));
+      setTimeout(() => {
+        child.kill('SIGTERM');
+        setTimeout(() => req.end(body.slice(20)), 150);
+      }, 100);
+    });
+    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    expect(await answer).toBe(200);
+    await client.until(() => client.closeCode !== null, 5000);
+    expect(client.eventIds()).toEqual(['in-flight-1']);
+    expect(client.closeCode).toBe(1012);
+    expect(await exited).toBe(0);
+    // Nothing new is accepted once it stopped.
+    await expect(postWebhook(url + '/webhook/acme', body, signed(body))).rejects.toThrow();
+  });
+});
