@@ -1,7 +1,7 @@
 /**
  * The always-on-top popup. Created hidden at start-up and loaded once, so a ring only has to send
- * the cards and show it. It never takes focus: focusable false, shown with showInactive(), no task
- * bar entry, frameless, above ordinary windows ("floating" level; also over full-screen apps on
+ * the cards and show it. It never takes focus: it is only ever shown with showInactive() (never
+ * show() or focus()), with no task bar entry, frameless, above ordinary windows ("floating" level; also over full-screen apps on
  * macOS). It goes on the display the user chose (primary, or the one under the pointer) in the
  * chosen corner of its work area, and its height follows the stacked cards the renderer reports.
  */
@@ -49,7 +49,9 @@ export class PopupWindow implements PopupView {
       fullscreenable: false,
       skipTaskbar: true,
       alwaysOnTop: true,
-      focusable: false,
+      // Focusable so that a user who clicks into it can use the keyboard (Esc, Enter, Tab); it is
+      // never focused by us: showInactive() leaves the user's window active.
+      focusable: true,
       hasShadow: true,
       title: 'Incoming call',
       backgroundColor: '#00000000',

@@ -88,7 +88,7 @@ describe('main.ts', () => {
   it('creates the popup hidden at start-up and opens onboarding when there are no settings', async () => {
     const popup = windowAt('app://screenpop/popup.html');
     expect(popup?.visible).toBe(false);
-    expect(popup?.options.focusable).toBe(false);
+    expect(popup?.calls).toEqual([]);
     const settings = windowAt('app://screenpop/settings.html')!;
     settings.emit('ready-to-show');
     expect(settings.visible).toBe(true);

@@ -29,12 +29,11 @@ function popup(placement: { popupDisplay: PopupDisplay; popupCorner: PopupCorner
 beforeEach(() => resetElectronMock());
 
 describe('PopupWindow', () => {
-  it('is created hidden, frameless, unfocusable, off the task bar, above other windows, loaded once', () => {
+  it('is created hidden, frameless, off the task bar, above other windows, loaded once', () => {
     const { win } = popup({ popupDisplay: 'primary', popupCorner: 'bottom-right' });
     expect(win.options).toMatchObject({
       show: false,
       frame: false,
-      focusable: false,
       skipTaskbar: true,
       alwaysOnTop: true,
       resizable: false,
