@@ -1,0 +1,234 @@
+/** AppRuntime on a fake connection (the engine's far side) and the fake clock. */
+import { describe, expect, it } from 'vitest';
+import type { Connection, ConnectionConfig } from '../../src-main/core/app/connection.ts';
+import { HistoryStore } from '../../src-main/core/app/history-store.ts';
+import type { DismissEvent, PopEvent } from '../../src-main/core/app/ports.ts';
+import { AppRuntime } from '../../src-main/core/app/runtime.ts';
+import {
+  keychainAccount,
+  MemoryCredentialStore,
+} from '../../src-main/core/credentials/credential-store.ts';
+import type { ConnectionStatus, WakeReason } from '../../src-main/core/events/contracts.ts';
+import { memoryLogger, SecretRegistry, silentLogger } from '../../src-main/core/log.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+import {
+  FakeClipboard,
+  FakeNotifier,
+  FakeOpener,
+  FakePopup,
+  FakeTray,
+  MemorySettings,
+} from './support.ts';
+
+class FakeConnection implements Connection {
+  started = false;
+  stopped = false;
+  wakes: WakeReason[] = [];
+  readonly config: ConnectionConfig;
+  private pops = new Set<(p: PopEvent) => void>();
+  private statuses = new Set<(s: ConnectionStatus) => void>();
+  constructor(config: ConnectionConfig) {
+    this.config = config;
+  }
+  engine = {
+    start: () => {
+      this.started = true;
+    },
+    stop: async () => {
+      this.stopped = true;
+    },
+    wake: () => {},
+    onPop: (l: (p: PopEvent) => void) => (this.pops.add(l), () => this.pops.delete(l)),
+    onDismiss: (_l: (d: DismissEvent) => void) => () => {},
+    onStatus: (l: (s: ConnectionStatus) => void) => (
+      this.statuses.add(l),
+      () => this.statuses.delete(l)
+    ),
+    status: (): ConnectionStatus => ({ state: 'connected' }),
+  };
+  fetchExtensions = async () => [{ number: '102', callerIdName: 'Grace Hopper' }];
+  wake(reason: WakeReason) {
+    this.wakes.push(reason);
+  }
+  async stop() {
+    this.stopped = true;
+  }
+  status(s: ConnectionStatus) {
+    for (const l of this.statuses) l(s);
+  }
+  pop(callId: string) {
+    for (const l of this.pops)
+      l({
+        callId,
+        from: '102',
+        to: '101',
+        eventId: callId,
+        timestamp: 1,
+        receivedAt: 1,
+        source: 'direct',
+      });
+  }
+}
+
+async function setup(
+  initial: ConstructorParameters<typeof MemorySettings>[0],
+  opts: { secret?: string; failKeychain?: boolean } = {},
+) {
+  const clock = new FakeClock();
+  const settings = new MemorySettings(initial);
+  const credentials = new MemoryCredentialStore();
+  if (opts.secret && initial?.apiKey && initial.baseUrl)
+    await credentials.setSecret(keychainAccount(initial.apiKey, initial.baseUrl), opts.secret);
+  if (opts.failKeychain)
+    credentials.setSecret = async () => Promise.reject(new Error('keychain locked'));
+  const connections: FakeConnection[] = [];
+  const views = {
+    notifier: new FakeNotifier(),
+    popup: new FakePopup(),
+    urlOpener: new FakeOpener(),
+    clipboard: new FakeClipboard(),
+    tray: new FakeTray(),
+  };
+  const logger = memoryLogger();
+  const runtime = new AppRuntime({
+    clock,
+    logger,
+    secrets: new SecretRegistry(),
+    settings,
+    credentials,
+    history: new HistoryStore({
+      path: 'mem',
+      clock,
+      logger: silentLogger,
+      limit: 10,
+      write: async () => {},
+      read: async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENOENT' })),
+    }),
+    views,
+    connect: (config) => {
+      const c = new FakeConnection(config);
+      connections.push(c);
+      return c;
+    },
+    startDemo: async () => ({
+      baseUrl: 'http://127.0.0.1:9',
+      apiKey: 'demo-key',
+      secret: 'demo-secret-xyz',
+      extension: '101',
+      close: async () => {},
+    }),
+    createProbe: () => ({ getToken: async () => 't', listExtensions: async () => [] }),
+  });
+  return { clock, settings, credentials, connections, views, runtime, logger };
+}
+
+const CONFIGURED = { baseUrl: 'https://acme.example.com', apiKey: 'key1', extensions: ['101'] };
+
+describe('AppRuntime', () => {
+  it('connects when set up, with credentials from the keychain', async () => {
+    const t = await setup(CONFIGURED, { secret: 'the-secret-1' });
+    expect(await t.runtime.start()).toEqual({ needsOnboarding: false });
+    expect(t.connections).toHaveLength(1);
+    expect(t.connections[0]?.started).toBe(true);
+    expect(await t.connections[0]?.config.credentials()).toEqual({
+      key: 'key1',
+      secret: 'the-secret-1',
+    });
+    t.connections[0]?.status({ state: 'connected' });
+    expect(t.views.tray.last?.status.state).toBe('connected');
+  });
+
+  it('needs onboarding without a secret and does not connect', async () => {
+    const t = await setup(CONFIGURED);
+    expect(await t.runtime.start()).toEqual({ needsOnboarding: true });
+    expect(t.connections).toHaveLength(0);
+    expect(t.runtime.status()).toMatchObject({
+      state: 'needs-attention',
+      remedy: expect.stringContaining('Settings'),
+    });
+  });
+
+  it('pauses (connection stopped, cards cleared) and resumes (a new connection)', async () => {
+    const t = await setup(CONFIGURED, { secret: 'the-secret-1' });
+    await t.runtime.start();
+    t.connections[0]?.pop('c1');
+    expect(t.views.popup.visible).toBe(true);
+    await t.runtime.setPaused(true);
+    expect(t.connections[0]?.stopped).toBe(true);
+    expect(t.views.popup.visible).toBe(false);
+    expect(t.runtime.status()).toMatchObject({ state: 'offline', paused: true });
+    t.runtime.wake('resume');
+    expect(t.connections[0]?.wakes).toEqual([]);
+    await t.runtime.setPaused(false);
+    expect(t.connections).toHaveLength(2);
+    t.runtime.wake('online');
+    expect(t.connections[1]?.wakes).toEqual(['online']);
+  });
+
+  it('reconnects only when connection settings change', async () => {
+    const t = await setup(CONFIGURED, { secret: 'the-secret-1' });
+    await t.runtime.start();
+    await t.runtime.setDoNotDisturb(true);
+    expect(t.connections).toHaveLength(1);
+    expect(t.runtime.status().doNotDisturb).toBe(true);
+    expect(await t.runtime.saveSettings({ settings: { popupLingerSec: 9 } })).toMatchObject({
+      ok: true,
+    });
+    expect(t.connections).toHaveLength(1);
+    expect(
+      await t.runtime.saveSettings({ settings: { extensions: ['101', '102'] } }),
+    ).toMatchObject({ ok: true });
+    expect(t.connections).toHaveLength(2);
+    expect(t.connections[0]?.stopped).toBe(true);
+  });
+
+  it('stores a new secret only when the settings are valid, and reports a locked keychain plainly', async () => {
+    const t = await setup({});
+    await t.runtime.start();
+    expect(
+      await t.runtime.saveSettings({ settings: { baseUrl: 'ftp://x' }, secret: 'new-secret-1' }),
+    ).toMatchObject({ ok: false, field: 'baseUrl' });
+    expect(
+      await t.credentials.getSecret(keychainAccount('key1', 'https://acme.example.com')),
+    ).toBeNull();
+    expect(
+      await t.runtime.saveSettings({ settings: CONFIGURED, secret: 'new-secret-1' }),
+    ).toMatchObject({ ok: true, view: { hasSecret: true, needsOnboarding: false } });
+    expect(await t.credentials.getSecret(keychainAccount('key1', 'https://acme.example.com'))).toBe(
+      'new-secret-1',
+    );
+    expect(t.connections).toHaveLength(1);
+
+    const locked = await setup({}, { failKeychain: true });
+    await locked.runtime.start();
+    expect(
+      await locked.runtime.saveSettings({ settings: CONFIGURED, secret: 'new-secret-2' }),
+    ).toMatchObject({ ok: false, field: 'secret', message: expect.stringContaining('keychain') });
+    expect(JSON.stringify(locked.logger.records)).not.toContain('new-secret-2');
+  });
+
+  it('resumes the demo at start-up when demo mode was on, keeping its key out of the settings and keychain', async () => {
+    const t = await setup({ demoMode: true });
+    expect(await t.runtime.start()).toEqual({ needsOnboarding: false });
+    expect(t.connections[0]?.config.baseUrl).toBe('http://127.0.0.1:9');
+    expect(t.connections[0]?.config.settings.extensions).toEqual(['101']);
+    expect(await t.connections[0]?.config.credentials()).toEqual({
+      key: 'demo-key',
+      secret: 'demo-secret-xyz',
+    });
+    expect(t.settings.current.apiKey).toBe('');
+    expect(
+      await t.credentials.getSecret(keychainAccount('demo-key', 'http://127.0.0.1:9')),
+    ).toBeNull();
+    expect(t.runtime.status().demo).toBe(true);
+    // Leaving the demo for a real service.
+    await t.credentials.setSecret(
+      keychainAccount('key1', 'https://acme.example.com'),
+      'real-secret-1',
+    );
+    expect(
+      await t.runtime.saveSettings({ settings: { ...CONFIGURED, demoMode: false } }),
+    ).toMatchObject({ ok: true });
+    expect(t.connections.at(-1)?.config.baseUrl).toBe('https://acme.example.com');
+  });
+});

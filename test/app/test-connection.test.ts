@@ -1,0 +1,132 @@
+import { describe, expect, it } from 'vitest';
+import {
+  checkBaseUrl,
+  testConnection,
+  type ConnectionProbe,
+  type TestConnectionInput,
+} from '../../src-main/core/app/test-connection.ts';
+import { ServiceError } from '../../src-main/core/api/errors.ts';
+import { silentLogger } from '../../src-main/core/log.ts';
+
+const input: TestConnectionInput = {
+  baseUrl: 'https://acme.example.com',
+  apiKey: 'k',
+  secret: 's3cret-value',
+  extensions: ['101'],
+  defaultRegion: 'US',
+};
+
+function run(
+  probe: Partial<ConnectionProbe>,
+  localAddress: string | null = null,
+  over: Partial<TestConnectionInput> = {},
+) {
+  return testConnection(
+    { ...input, ...over },
+    {
+      createProbe: () => ({
+        getToken: async () => 'tok',
+        listExtensions: async () => [],
+        ...probe,
+      }),
+      logger: silentLogger,
+      localAddress: async () => localAddress,
+    },
+  );
+}
+
+describe('testConnection', () => {
+  it('checks the draft before calling anything', async () => {
+    expect(await run({}, null, { baseUrl: 'http://acme.example.com' })).toMatchObject({
+      ok: false,
+      message: 'The service address must start with https://.',
+    });
+    expect(await run({}, null, { apiKey: ' ' })).toMatchObject({
+      ok: false,
+      message: 'The API key is empty.',
+    });
+    expect(await run({}, null, { secret: null })).toMatchObject({
+      ok: false,
+      message: 'No API secret is set.',
+    });
+    expect(checkBaseUrl('http://127.0.0.1:8080').ok).toBe(true);
+    expect(checkBaseUrl('https://u:p@x.example').ok).toBe(false);
+  });
+
+  it("names the user's extension when the list has it", async () => {
+    const r = await run({
+      listExtensions: async () => [
+        { number: '101', callerIdName: 'Ada Lovelace' },
+        { number: '102', callerIdName: 'Bob' },
+      ],
+    });
+    expect(r).toEqual({
+      ok: true,
+      message: 'Connected. Extension 101 belongs to Ada Lovelace.',
+      extensionName: 'Ada Lovelace',
+      extensionCount: 2,
+    });
+    const missing = await run({
+      listExtensions: async () => [{ number: '102', callerIdName: 'Bob' }],
+    });
+    expect(missing).toMatchObject({ ok: true, remedy: 'Check the extension number.' });
+  });
+
+  it('explains 10001 and 10003 with the remedy', async () => {
+    const bad = await run({
+      getToken: async () =>
+        Promise.reject(
+          new ServiceError({
+            kind: 'credentials',
+            errcode: 10001,
+            message: 'get_token: errcode 10001',
+          }),
+        ),
+    });
+    expect(bad).toMatchObject({
+      ok: false,
+      errcode: 10001,
+      message: 'The service rejected the API key or secret.',
+      remedy: expect.stringContaining('regenerate'),
+    });
+    const scope = await run({
+      listExtensions: async () =>
+        Promise.reject(new ServiceError({ kind: 'scope', errcode: 10003, message: 'x' })),
+    });
+    expect(scope).toMatchObject({
+      ok: false,
+      errcode: 10003,
+      message: expect.stringContaining('may not list extensions'),
+    });
+  });
+
+  it('for 10004 gives the IP the service reported, else the outbound address, and says which', async () => {
+    const err = (msg: string) => async () =>
+      Promise.reject(new ServiceError({ kind: 'ip', errcode: 10004, message: msg }));
+    expect(
+      await run({ getToken: err('get_token: errcode 10004 (IP 198.51.100.23 NOT ALLOWED)') }),
+    ).toMatchObject({
+      ipToAllow: '198.51.100.23',
+      message: expect.stringContaining('as the service sees it'),
+    });
+    expect(await run({ getToken: err('errcode 10004') }, '203.0.113.9')).toMatchObject({
+      ipToAllow: '203.0.113.9',
+      message: expect.stringContaining('outbound address is 203.0.113.9'),
+    });
+    const nat = await run({ getToken: err('errcode 10004') }, '192.168.1.20');
+    expect(nat).toMatchObject({
+      ipToAllow: '192.168.1.20',
+      message: expect.stringContaining('public IP as the service sees it'),
+    });
+    expect((await run({ getToken: err('errcode 10004') }, null)).ipToAllow).toBeUndefined();
+  });
+
+  it('says when the service cannot be reached, without the secret', async () => {
+    const r = await run({
+      getToken: async () =>
+        Promise.reject(new ServiceError({ kind: 'network', message: 'fetch failed s3cret-value' })),
+    });
+    expect(r).toMatchObject({ ok: false, message: 'Could not reach acme.example.com.' });
+    expect(JSON.stringify(r)).not.toContain('s3cret-value');
+  });
+});
