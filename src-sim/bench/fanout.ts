@@ -3,14 +3,23 @@
  * measuring delivered frames and the time from `onSent` to the client's receipt. Prints JSON and a
  * table. Clients run in the same process, so the CPU figure covers both sides.
  *
- *   npm exec -- node src-sim/bench/fanout.ts [--rate 2000] [--sockets 20] [--seconds 5]
+ *   npm exec -- node src-sim/bench/fanout.ts [--rate 2000] [--sockets 20] [--seconds 5] [--webhook]
+ *
+ * --webhook also delivers every event to a local receiver (answering 204) and counts deliveries.
  */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { startSimulator } from '../index.ts';
 
 const { values } = parseArgs({
-  options: { rate: { type: 'string' }, sockets: { type: 'string' }, seconds: { type: 'string' } },
+  options: {
+    rate: { type: 'string' },
+    sockets: { type: 'string' },
+    seconds: { type: 'string' },
+    webhook: { type: 'boolean' },
+  },
 });
 const rate = Number(values.rate ?? 2000);
 const socketCount = Number(values.sockets ?? 20);
@@ -23,6 +32,22 @@ const tokenRes = await fetch(`${sim.baseUrl}/openapi/v1.0/get_token`, {
   body: JSON.stringify({ username: sim.apiKey.key, password: sim.apiKey.secret }),
 });
 const { access_token } = (await tokenRes.json()) as { access_token: string };
+
+let hooksReceived = 0;
+const receiver = http.createServer((req, res) => {
+  req.resume();
+  req.on('end', () => {
+    hooksReceived++;
+    res.writeHead(204).end();
+  });
+});
+if (values.webhook) {
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  sim.addWebhook({
+    url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`,
+    secret: 'bench-secret',
+  });
+}
 
 const sentAt = new Map<string, number>();
 sim.onSent((envelope) => sentAt.set(envelope.event_id, performance.now()));
@@ -73,6 +98,8 @@ const result = {
     p99: +pct(0.99).toFixed(3),
     max: +pct(1).toFixed(3),
   },
+  webhookDeliveries: values.webhook ? hooksReceived : null,
+  webhookPendingAtEnd: values.webhook ? sim.stats().webhookPending : null,
   cpuPercentOfOneCore: Math.round(((cpu.user + cpu.system) / 1000 / (elapsed * 1000 + 500)) * 100),
 };
 console.log(JSON.stringify(result));
@@ -82,7 +109,12 @@ console.table({
   'latency p50 ms': result.latencyMs.p50,
   'latency p95 ms': result.latencyMs.p95,
   'latency p99 ms': result.latencyMs.p99,
+  'webhook deliveries (pending at end)': values.webhook
+    ? `${hooksReceived} (${result.webhookPendingAtEnd})`
+    : 'off',
   'cpu % of one core (sim + clients)': result.cpuPercentOfOneCore,
 });
 for (const ws of sockets) ws.terminate();
 await sim.close();
+receiver.closeAllConnections();
+receiver.close();
