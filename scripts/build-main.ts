@@ -24,12 +24,16 @@ const common: BuildOptions = {
 
 export const MAIN_EXTERNALS = ['electron', 'keytar', 'bufferutil', 'utf-8-validate', 'ioredis'];
 
-export async function buildMain(): Promise<void> {
+/** Builds into `outDir` (default dist/); `quiet` for tests. */
+export async function buildMain(options: { outDir?: string; quiet?: boolean } = {}): Promise<void> {
+  const out = options.outDir ?? 'dist';
+  const log: BuildOptions = options.quiet ? { logLevel: 'warning' } : {};
   await Promise.all([
     build({
       ...common,
+      ...log,
       entryPoints: ['src-main/electron/main.ts'],
-      outfile: 'dist/main/main.cjs',
+      outfile: `${out}/main/main.cjs`,
       platform: 'node',
       target: 'node22',
       external: MAIN_EXTERNALS,
@@ -39,8 +43,9 @@ export async function buildMain(): Promise<void> {
     }),
     build({
       ...common,
+      ...log,
       entryPoints: ['src-main/electron/preload.ts'],
-      outfile: 'dist/preload/preload.cjs',
+      outfile: `${out}/preload/preload.cjs`,
       // A sandboxed preload has a browser-like environment plus a few Electron modules.
       platform: 'browser',
       target: 'chrome140',

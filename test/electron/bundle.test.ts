@@ -1,0 +1,72 @@
+/**
+ * The esbuild bundles, built into a temporary folder: the main bundle loads as CommonJS with the
+ * fake electron and starts (so the bundling itself, not just the sources, is known to work), and
+ * the preload requires nothing but electron, as a sandboxed preload must.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import Module, { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { buildMain } from '../../scripts/build-main.ts';
+import { INVOKE_CHANNELS } from '../../src-main/ipc/contract.ts';
+import * as electronMock from '../support/electron-mock.ts';
+
+let out: string;
+beforeAll(async () => {
+  out = await mkdtemp(join(tmpdir(), 'sp-bundle-'));
+  await buildMain({ outDir: out, quiet: true });
+});
+afterAll(async () => {
+  await rm(out, { recursive: true, force: true });
+});
+
+describe('scripts/build-main.ts', () => {
+  it('bundles a preload that requires only electron', async () => {
+    const text = await readFile(join(out, 'preload', 'preload.cjs'), 'utf8');
+    expect([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1])).toEqual(['electron']);
+    expect(text).toContain('exposeInMainWorld');
+  });
+
+  it('bundles a main that loads as CommonJS and starts with only the externals left', async () => {
+    const text = await readFile(join(out, 'main', 'main.cjs'), 'utf8');
+    const required = new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1] ?? ''));
+    const nonBuiltin = [...required].filter((r) => !r.startsWith('node:') && !Module.isBuiltin(r));
+    expect(nonBuiltin.sort()).toEqual(['bufferutil', 'electron', 'keytar', 'utf-8-validate']);
+    expect(text).not.toContain('import.meta');
+
+    // Load it with `electron` resolved to the fake.
+    electronMock.resetElectronMock();
+    const dir = await mkdtemp(join(tmpdir(), 'sp-bundle-data-'));
+    electronMock.app.paths.userData = dir;
+    const shim = join(out, 'electron-shim.cjs');
+    await writeFile(shim, 'module.exports = globalThis.__screenpopElectronMock;');
+    (globalThis as Record<string, unknown>).__screenpopElectronMock = electronMock;
+    const M = Module as unknown as {
+      _resolveFilename: (request: string, ...rest: unknown[]) => string;
+    };
+    const original = M._resolveFilename;
+    M._resolveFilename = (request, ...rest) =>
+      request === 'electron' ? shim : original(request, ...rest);
+    try {
+      createRequire(import.meta.url)(join(out, 'main', 'main.cjs'));
+      electronMock.app.ready();
+      await vi.waitFor(
+        () => expect(electronMock.ipcMain.handlers.size).toBe(INVOKE_CHANNELS.length),
+        { timeout: 10_000 },
+      );
+      await vi.waitFor(
+        () =>
+          expect(electronMock.BrowserWindow.instances.map((w) => w.loadedUrl)).toContain(
+            'app://screenpop/settings.html',
+          ),
+        { timeout: 10_000 },
+      );
+      electronMock.app.quit();
+      await vi.waitFor(() => expect(electronMock.app.exitCode).toBe(0), { timeout: 10_000 });
+    } finally {
+      M._resolveFilename = original;
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
