@@ -5,7 +5,7 @@ import {
   CloseCode,
   compareCursors,
   encodeControl,
-  normaliseNumber,
+  NumberSet,
   parseClientMessage,
 } from '../src-main/core/relay-client/protocol.ts';
 import type { ClientOptions } from './config.ts';
@@ -32,9 +32,9 @@ export class ClientSession {
   readonly openedAt: number;
   lastHeard: number;
   private state: 'awaiting-hello' | 'replaying' | 'live' | 'closed' = 'awaiting-hello';
-  private filter: { extensions: Set<string>; numbers: Set<string>; events: Set<number> } = {
+  private filter: { extensions: Set<string>; numbers: NumberSet; events: Set<number> } = {
     extensions: new Set(),
-    numbers: new Set(),
+    numbers: new NumberSet([]),
     events: new Set(),
   };
   /** The newest cursor sent (or skipped past) on this socket. */
@@ -114,7 +114,7 @@ export class ClientSession {
   private setFilter(f: RelayFilter): void {
     this.filter = {
       extensions: new Set(f.extensions),
-      numbers: new Set(f.dids.map(normaliseNumber).filter((n) => n.replace('+', '').length > 0)),
+      numbers: new NumberSet(f.dids),
       events: new Set(f.events),
     };
   }
@@ -123,9 +123,7 @@ export class ClientSession {
     if (this.filter.events.has(event.event)) return true;
     if (event.event !== 30011 || event.to === null) return false;
     if (this.filter.extensions.has(event.to)) return true;
-    if (this.filter.numbers.size === 0) return false;
-    const n = normaliseNumber(event.to);
-    return n.replace('+', '').length > 0 && this.filter.numbers.has(n);
+    return this.filter.numbers.size > 0 && this.filter.numbers.has(event.to);
   }
 
   /** Replay from `cursor` (or take the live position), then switch to live. */

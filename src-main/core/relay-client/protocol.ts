@@ -164,6 +164,73 @@ export function compareCursors(a: string, b: string): number {
   return seqA === seqB ? 0 : seqA < seqB ? -1 : 1;
 }
 
+/**
+ * Telephone numbers (DIDs) as the relay matches them against a 30011 `data.to`: on digits only;
+ * equal, or one a suffix of the other with at least MIN_SUFFIX_DIGITS digits, so the national and
+ * international forms of one number match ("+1 (415) 555-0100", "4155550100", "14155550100").
+ * Deliberately wider than the desktop pipeline's E.164 match (the relay knows no region): a rare
+ * extra frame costs nothing, a missing one costs a pop.
+ */
+export const MIN_SUFFIX_DIGITS = 7;
+
+export class NumberSet {
+  private readonly exact = new Set<string>();
+  private readonly byTail = new Map<string, string[]>();
+
+  constructor(numbers: readonly string[]) {
+    for (const n of numbers) {
+      const d = n.replace(/\D/g, '');
+      if (!d) continue;
+      this.exact.add(d);
+      if (d.length >= MIN_SUFFIX_DIGITS) {
+        const tail = d.slice(-MIN_SUFFIX_DIGITS);
+        const list = this.byTail.get(tail);
+        if (list) list.push(d);
+        else this.byTail.set(tail, [d]);
+      }
+    }
+  }
+
+  get size(): number {
+    return this.exact.size;
+  }
+
+  has(text: string): boolean {
+    const d = text.replace(/\D/g, '');
+    if (!d) return false;
+    if (this.exact.has(d)) return true;
+    if (d.length < MIN_SUFFIX_DIGITS) return false;
+    const list = this.byTail.get(d.slice(-MIN_SUFFIX_DIGITS));
+    return !!list && list.some((x) => x.endsWith(d) || d.endsWith(x));
+  }
+}
+
+/**
+ * What a desktop may send as its filter: entries trimmed, deduplicated, of the allowed alphabet and
+ * length, at most 200 per list. Settings typed by a person may hold anything; an entry the relay
+ * would refuse is dropped here (and counted) rather than making every hello fail.
+ */
+export function sanitiseFilter(filter: RelayFilter): { filter: RelayFilter; dropped: number } {
+  let dropped = 0;
+  const clean = (items: readonly string[]) => {
+    const out = new Set<string>();
+    for (const raw of items) {
+      const item = typeof raw === 'string' ? raw.trim() : '';
+      if (ITEM.test(item) && out.size < MAX_FILTER_ITEMS) out.add(item);
+      else dropped++;
+    }
+    return [...out];
+  };
+  const events = [
+    ...new Set(filter.events.filter((n) => Number.isInteger(n) && n > 0 && n < 1e9)),
+  ].slice(0, MAX_FILTER_ITEMS);
+  dropped += filter.events.length - events.length;
+  return {
+    filter: { extensions: clean(filter.extensions), dids: clean(filter.dids), events },
+    dropped,
+  };
+}
+
 /** DIDs compare on their digits (and a leading +): "+1 (555) 010-2000" matches "+15550102000". */
 export function normaliseNumber(text: string): string {
   const trimmed = text.trim();

@@ -26,7 +26,13 @@ import type {
 } from '../events/contracts.ts';
 import { createWsSocket, type CreateSocket, type SocketConnection } from '../events/socket.ts';
 import { sameStatus, statusForErrcode } from '../events/status.ts';
-import { CloseCode, decodeControl, relayClientPath, type RelayFilter } from './protocol.ts';
+import {
+  CloseCode,
+  decodeControl,
+  relayClientPath,
+  sanitiseFilter,
+  type RelayFilter,
+} from './protocol.ts';
 import type { CursorStore } from './cursor-store.ts';
 
 export interface RelaySourceDeps {
@@ -73,6 +79,7 @@ export class RelayEventSource implements EventSource {
   private readonly url: string;
   private readonly backoff: Backoff;
   private readonly heartbeatMs: number;
+  private readonly filter: RelayFilter;
   private readonly frameListeners = new Set<(text: string, receivedAt: number) => void>();
   private readonly statusListeners = new Set<(status: ConnectionStatus) => void>();
   private status: ConnectionStatus = { state: 'offline', reason: 'Not started.' };
@@ -104,6 +111,10 @@ export class RelayEventSource implements EventSource {
     this.url = relayStreamUrl(deps.relayUrl, deps.tenant);
     this.heartbeatMs = deps.heartbeatMs ?? 25_000;
     this.backoff = new Backoff({ ...deps.backoff, random: deps.random });
+    const { filter, dropped } = sanitiseFilter(deps.filter);
+    if (dropped > 0)
+      this.logger.warn('filter entries the relay would refuse were left out', { dropped });
+    this.filter = filter;
   }
 
   /** The last position this source processed (for tests and diagnostics). */
@@ -199,7 +210,7 @@ export class RelayEventSource implements EventSource {
         this.phase = 'open';
         this.lastFrameMono = this.clock.monotonic();
         this.socket?.send(
-          JSON.stringify({ type: 'hello', v: 1, filter: this.deps.filter, cursor: this.cursor }),
+          JSON.stringify({ type: 'hello', v: 1, filter: this.filter, cursor: this.cursor }),
         );
         this.scheduleHeartbeat(generation);
       },
