@@ -15,7 +15,7 @@ import { createDirectory } from './directory.ts';
 import { Credentials, publicKey } from './credentials.ts';
 import { createStats } from './stats.ts';
 import { Dispatcher } from './dispatcher.ts';
-import { SubscribeHub, SUBSCRIBE_PATH } from './subscribe.ts';
+import { MAX_BUFFERED_BYTES, SubscribeHub, SUBSCRIBE_PATH } from './subscribe.ts';
 import { Webhooks } from './webhooks.ts';
 import { CallBook } from './calls.ts';
 import { API_PREFIX, handleApi } from './api-routes.ts';
@@ -67,6 +67,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     credentials,
     stats,
     idleTimeoutMs,
+    maxBufferedBytes: options.maxBufferedBytes ?? MAX_BUFFERED_BYTES,
     takeHandshakeFault: () => takeFault('handshake'),
   });
   const webhooks = new Webhooks(clock, stats);

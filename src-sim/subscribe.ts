@@ -17,7 +17,7 @@ export const SUBSCRIBE_PATH = '/openapi/v1.0/subscribe';
 export const CLOSE_IDLE = 4000;
 export const CLOSE_KEY_REVOKED = 4001;
 export const CLOSE_TOKEN_EXPIRED = 4002;
-/** Unread bytes a socket may queue before it is dropped as a dead consumer. */
+/** Default for the unread bytes a socket may queue before it is dropped as a dead consumer. */
 export const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
 const TOKEN_EXPIRED_FRAME = errorBody(ERR.TOKEN_EXPIRED);
 const SUBSCRIBED_FRAME = errorBody(ERR.OK);
@@ -46,6 +46,8 @@ export interface SubscribeHubOptions {
   stats: SimStats;
   /** Real milliseconds, not scaled by the clock. */
   idleTimeoutMs: number;
+  /** Queued bytes above which a socket that stopped reading is terminated. */
+  maxBufferedBytes: number;
   /** The next injected handshake failure, if any (failHttp with target 'handshake' or 'all'). */
   takeHandshakeFault: () => HandshakeFault | null;
 }
@@ -210,7 +212,7 @@ export class SubscribeHub {
       if (client.stalled || client.ws.readyState !== 1) continue;
       if (code === null ? client.topics.size === 0 : !client.topics.has(code)) continue;
       // A client that stopped reading is dropped before it costs the simulator unbounded memory.
-      if (client.raw.writableLength > MAX_BUFFERED_BYTES) {
+      if (client.raw.writableLength > this.opts.maxBufferedBytes) {
         client.ws.terminate();
         continue;
       }

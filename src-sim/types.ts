@@ -25,6 +25,8 @@ export interface SimulatorOptions {
   extensions?: number;
   /** HTTP control surface under /_sim/ on the same port; default true in-process (the CLI turns it on only with --control). */
   control?: boolean;
+  /** Added: a socket with more unread bytes queued than this is terminated as a dead consumer; default 32 MiB. */
+  maxBufferedBytes?: number;
   /**
    * Added: a tag inside every event_id and generated call_id. Default: random per start, so two
    * runs with the same seed never reuse an event_id (a persistent dedupe store would drop events).

@@ -33,7 +33,17 @@ describe('simulator CLI', () => {
   });
 
   it('starts, prints base URL, key and secret on stdout, serves them, and stops on SIGTERM', async () => {
-    const cli = startCli(['--port', '0', '--seed', '42', '--extensions', '120', '--control']);
+    const cli = startCli([
+      '--port',
+      '0',
+      '--seed',
+      '42',
+      '--extensions',
+      '120',
+      '--control',
+      '--traffic',
+      '50',
+    ]);
     child = cli.child;
     const out = await cli.output(/Press Ctrl\+C/);
     const baseUrl = /Base URL:\s+(http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
@@ -48,6 +58,16 @@ describe('simulator CLI', () => {
     expect(token.status).toBe(200);
     const info = (await (await fetch(`${baseUrl}/_sim/info`)).json()) as Record<string, unknown>;
     expect(info).toMatchObject({ errcode: 0, extensions: 120, apiKey: { key, secret } });
+    const deadline = Date.now() + 5000;
+    let sent = 0;
+    while (sent === 0 && Date.now() < deadline) {
+      const stats = (await (await fetch(`${baseUrl}/_sim/stats`)).json()) as {
+        stats: { eventsSent: number };
+      };
+      sent = stats.stats.eventsSent;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(sent).toBeGreaterThan(0);
     child.kill('SIGTERM');
     expect(await cli.exited).toBe(0);
   });

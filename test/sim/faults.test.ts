@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src-sim/index.ts';
 import type { Simulator } from '../../src-sim/index.ts';
-import { getToken, openSocket, rejectionOf } from './helpers.ts';
+import { getToken, openSocket, rejectionOf, waitFor } from './helpers.ts';
 import type { TestSocket } from './helpers.ts';
 
 describe('simulator fault injection', () => {
@@ -102,6 +102,22 @@ describe('simulator fault injection', () => {
     expect(s.frames.slice(1)).toEqual(['{"event":30011,"data":null', 'not json at all']);
     expect(other.frames.slice(1)).toEqual(['not json at all']);
     expect(sim.stats().eventsSent).toBe(0);
+  });
+
+  it('terminates a socket that stops reading once too many bytes are queued for it', async () => {
+    await sim.close();
+    sim = await startSimulator({ maxBufferedBytes: 256 * 1024 });
+    const slow = await subscribed();
+    const healthy = await subscribed();
+    // The client stops reading: kernel buffers fill first, then the simulator's queue grows.
+    (slow.ws as unknown as { _socket: { pause(): void } })._socket.pause();
+    const big = 'x'.repeat(64 * 1024);
+    for (let i = 0; i < 600 && sim.stats().wsOpen === 2; i++) {
+      sim.emit(30011, { call_id: `c${i}`, from: '+1555', to: '101', state: 'ringing', pad: big });
+      if (i % 20 === 19) await new Promise((r) => setTimeout(r, 5));
+    }
+    await waitFor(() => sim.stats().wsOpen === 1, 3000, 'the slow socket dropped');
+    expect(healthy.isClosed()).toBe(false);
   });
 
   it('rejects bad fault arguments', () => {
