@@ -13,7 +13,7 @@ import type { ConnectionStatus } from '../core/events/contracts.ts';
 import type { Logger, SecretRegistry } from '../core/log.ts';
 import type { HeadlessArgs } from './args.ts';
 import { CallerDirectory } from './caller-names.ts';
-import { startDemo, type Demo } from './demo.ts';
+import type { Demo } from './demo.ts';
 import { dismissLine, formatLine, popLine, statusLine, type OutputLine } from './output.ts';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, needsAttention: 3 } as const;
@@ -36,6 +36,8 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   let baseUrl = args.baseUrl;
   let credentials: () => Promise<Credentials | null>;
   if (args.demo) {
+    // Loaded only for --demo: the simulator is not part of a normal run.
+    const { startDemo } = await import('./demo.ts');
     demo = await startDemo({ extension: args.extensions[0] ?? '101', logger });
     baseUrl = demo.sim.baseUrl;
     const { key, secret } = demo.sim.apiKey;

@@ -1,0 +1,134 @@
+/**
+ * ScreenpopEngine: modes and hot standby. The direct source talks to the simulator; the relay
+ * source here is a stand-in fed with the simulator's own frames (what the webhook relay would
+ * forward), a few ms later.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src-main/core/clock.ts';
+import type { ConnectionStatus, EventSource } from '../../src-main/core/events/contracts.ts';
+import type { Pop } from '../../src-main/core/events/pipeline.ts';
+import { ScreenpopEngine } from '../../src-main/core/engine.ts';
+import { startSimulator, type Simulator } from '../../src-sim/index.ts';
+import { outsideNumber, tokenManagerFor, waitFor } from './support.ts';
+
+const USER = { extensions: ['101'], dids: [], defaultRegion: 'US' };
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** A relay stand-in: forwards every frame the simulator sends, 5 ms later, while "up". */
+function relayFrom(sim: Simulator) {
+  const frames = new Set<(text: string, at: number) => void>();
+  const statuses = new Set<(s: ConnectionStatus) => void>();
+  let up = false;
+  const setStatus = (s: ConnectionStatus) => statuses.forEach((l) => l(s));
+  const off = sim.onSent((_e, text) => {
+    if (up) setTimeout(() => up && frames.forEach((l) => l(text, Date.now())), 5);
+  });
+  cleanups.push(off);
+  const source: EventSource & { setUp(v: boolean): void } = {
+    name: 'relay',
+    start() {
+      up = true;
+      setStatus({ state: 'connected' });
+    },
+    async stop() {
+      up = false;
+    },
+    wake() {},
+    onFrame(l) {
+      frames.add(l);
+      return () => frames.delete(l);
+    },
+    onStatus(l) {
+      statuses.add(l);
+      return () => statuses.delete(l);
+    },
+    setUp(v) {
+      up = v;
+      setStatus(v ? { state: 'connected' } : { state: 'offline', reason: 'relay unreachable' });
+    },
+  };
+  return source;
+}
+
+async function engineWith(mode: 'auto' | 'direct' | 'relay', sim: Simulator) {
+  const relay = relayFrom(sim);
+  const engine = new ScreenpopEngine({
+    baseUrl: sim.baseUrl,
+    tokens: tokenManagerFor(sim.baseUrl, sim.apiKey, systemClock),
+    clock: systemClock,
+    user: USER,
+    mode,
+    createRelaySource: () => relay,
+    heartbeatMs: 200,
+  });
+  const pops: Pop[] = [];
+  const statuses: ConnectionStatus[] = [];
+  engine.onPop((p) => pops.push(p));
+  engine.onStatus((s) => statuses.push(s));
+  cleanups.push(() => engine.stop());
+  engine.start();
+  return { engine, relay, pops, statuses };
+}
+
+describe('ScreenpopEngine', () => {
+  it("'auto' with a relay: both sources attached, one pop per ring, and rings survive either source failing", async () => {
+    const sim = await startSimulator();
+    cleanups.push(() => sim.close());
+    const t = await engineWith('auto', sim);
+    await waitFor(() => t.engine.status().state === 'connected', 'connected');
+    expect(Object.keys(t.engine.sourceStatuses())).toEqual(['direct', 'relay']);
+
+    const a = sim.ring({ from: outsideNumber(1), to: '101' });
+    await waitFor(() => t.engine.stats().duplicates >= 1, 'the relay copy');
+    expect(t.pops.map((p) => p.callId)).toEqual([a]);
+
+    t.relay.setUp(false);
+    expect(t.engine.status()).toMatchObject({
+      state: 'degraded',
+      reason: 'relay: relay unreachable',
+    });
+    const b = sim.ring({ from: outsideNumber(2), to: '101' });
+    await waitFor(() => t.pops.length === 2, 'pop through the direct socket alone');
+
+    t.relay.setUp(true);
+    sim.stallSockets(); // the direct socket goes half-open; the relay carries on
+    const c = sim.ring({ from: outsideNumber(3), to: '101' });
+    await waitFor(() => t.pops.length === 3, 'pop through the relay alone');
+    expect(t.pops.map((p) => [p.callId, p.source])).toEqual([
+      [a, 'direct'],
+      [b, 'direct'],
+      [c, 'relay'],
+    ]);
+  });
+
+  it("'direct' ignores the relay; 'relay' opens no WebSocket", async () => {
+    const sim = await startSimulator();
+    cleanups.push(() => sim.close());
+    const direct = await engineWith('direct', sim);
+    await waitFor(() => direct.engine.status().state === 'connected', 'connected');
+    expect(Object.keys(direct.engine.sourceStatuses())).toEqual(['direct']);
+    await direct.engine.stop();
+    const before = sim.stats().wsConnections;
+    const relayOnly = await engineWith('relay', sim);
+    expect(relayOnly.engine.status().state).toBe('connected');
+    sim.ring({ from: outsideNumber(4), to: '101' });
+    await waitFor(() => relayOnly.pops.length === 1, 'pop from the relay');
+    expect(sim.stats().wsConnections).toBe(before);
+  });
+
+  it("'relay' without a relay source is refused", () => {
+    expect(
+      () =>
+        new ScreenpopEngine({
+          baseUrl: 'https://x.example',
+          tokens: { getToken: async () => ({ value: 'x', expiresAt: 0 }), invalidate() {} },
+          clock: systemClock,
+          user: USER,
+          mode: 'relay',
+        }),
+    ).toThrow(/relay/);
+  });
+});
