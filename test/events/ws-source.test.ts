@@ -231,6 +231,30 @@ describe('WebSocketEventSource against the simulator', () => {
     expect(sim.stats().wsConnections).toBe(0);
   });
 
+  it('needs attention when the key is revoked while connected (10001 frame, close 4001)', async () => {
+    const sim = await startSimulator();
+    cleanups.push(() => sim.close());
+    const r = await rig({ sim });
+    await waitFor(connected(r), 'connected');
+    sim.revokeKey(sim.apiKey.key);
+    await waitFor(() => r.source.status().state === 'needs-attention', 'needs attention');
+    expect(r.source.status().errcode).toBe(10001);
+    const attempts = sim.stats().wsConnections;
+    await sleepReal(500);
+    expect(sim.stats().wsConnections).toBe(attempts);
+  });
+
+  it('works with timestamps in seconds', async () => {
+    const sim = await startSimulator({ timestampUnit: 's' });
+    cleanups.push(() => sim.close());
+    const r = await rig({ sim });
+    await waitFor(connected(r), 'connected');
+    const callId = sim.ring({ from: outsideNumber(13), to: '101' });
+    sim.setCallState(callId, 'ended');
+    await waitFor(() => r.dismisses.length === 1, 'pop and dismiss');
+    expect(r.pops[0]?.timestamp).toBe(Math.floor(r.pops[0]!.timestamp / 1000) * 1000);
+  });
+
   for (const skewMin of [5, -5]) {
     it(`judges staleness on the corrected clock when the desktop clock is ${skewMin} min off`, async () => {
       const skewed: Clock = { ...systemClock, now: () => Date.now() + skewMin * 60_000 };
