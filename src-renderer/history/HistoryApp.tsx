@@ -22,32 +22,32 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
 
   useEffect(() => {
     let live = true;
-    const take = (next: HistoryEntry[]): void => {
+    /** Shows `next`; returns true when it holds missed calls not yet seen. */
+    const take = (next: HistoryEntry[]): boolean => {
       setEntries(next);
       const unseen = next.filter((e) => !e.seen && e.outcome === 'missed').map((e) => e.callId);
-      if (unseen.length === 0) return;
-      setFresh((prev) => new Set([...prev, ...unseen]));
-      // Missed while the window is in front of the user: that counts as seen.
-      if (document.hasFocus()) api.markHistorySeen().catch(() => undefined);
+      if (unseen.length > 0) setFresh((prev) => new Set([...prev, ...unseen]));
+      return unseen.length > 0;
     };
+    const markSeen = (): void => void api.markHistorySeen().catch(() => undefined);
     const off = api.onHistory((next) => {
-      if (live) take(next);
+      // Missed while the window is in front of the user: that counts as seen.
+      if (live && take(next) && document.hasFocus()) markSeen();
     });
     api.listHistory().then(
       (initial) => {
         if (!live) return;
         take(initial);
         // Opening the history is what "seen" means, whether or not the window has focus yet.
-        api.markHistorySeen().catch(() => undefined);
+        markSeen();
       },
       () => live && setLoadError(true),
     );
-    const onFocus = (): void => void api.markHistorySeen().catch(() => undefined);
-    window.addEventListener('focus', onFocus);
+    window.addEventListener('focus', markSeen);
     return () => {
       live = false;
       off();
-      window.removeEventListener('focus', onFocus);
+      window.removeEventListener('focus', markSeen);
     };
   }, [api]);
 

@@ -80,3 +80,89 @@ export function Checkbox({ name, label, hint, checked, onChange }: CheckboxProps
     </div>
   );
 }
+
+export interface TextFieldProps {
+  name: string;
+  label: string;
+  hint?: ReactNode;
+  error?: string | null;
+  value: string;
+  onChange: (value: string) => void;
+  type?: 'text' | 'url' | 'password' | 'number';
+  /** A two-line textarea, for lists. */
+  multiline?: boolean;
+  /** A narrow input for a few characters (region, seconds). */
+  short?: boolean;
+  placeholder?: string;
+  maxLength?: number;
+  autoComplete?: string;
+  min?: number;
+}
+
+/** A Field holding one text input (or textarea) with the form's usual settings. */
+export function TextField(props: TextFieldProps) {
+  const { name, label, hint, error, value, onChange, type = 'text', multiline, short } = props;
+  return (
+    <Field name={name} label={label} hint={hint} error={error ?? null}>
+      {(c) =>
+        multiline ? (
+          <textarea
+            {...c}
+            rows={2}
+            spellCheck={false}
+            value={value}
+            onChange={(e) => onChange(e.currentTarget.value)}
+          />
+        ) : (
+          <input
+            {...c}
+            type={type}
+            className={short ? 'input--short' : undefined}
+            inputMode={type === 'url' ? 'url' : type === 'number' ? 'numeric' : undefined}
+            autoComplete={props.autoComplete ?? 'off'}
+            spellCheck={false}
+            placeholder={props.placeholder}
+            maxLength={props.maxLength}
+            min={props.min}
+            value={value}
+            onChange={(e) => onChange(e.currentTarget.value)}
+          />
+        )
+      }
+    </Field>
+  );
+}
+
+export interface SelectFieldProps<T extends string> {
+  name: string;
+  label: string;
+  error?: string | null;
+  value: T;
+  choices: readonly { value: T; label: string }[];
+  onChange: (value: T) => void;
+}
+
+/** A Field holding a select over a fixed set of choices. */
+export function SelectField<T extends string>(props: SelectFieldProps<T>) {
+  const { name, label, error, value, choices, onChange } = props;
+  return (
+    <Field name={name} label={label} error={error ?? null}>
+      {(c) => (
+        <select
+          {...c}
+          value={value}
+          onChange={(e) => {
+            const picked = choices.find((choice) => choice.value === e.currentTarget.value);
+            if (picked) onChange(picked.value);
+          }}
+        >
+          {choices.map((choice) => (
+            <option key={choice.value} value={choice.value}>
+              {choice.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}

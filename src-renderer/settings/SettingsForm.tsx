@@ -15,7 +15,7 @@ import type {
   PopupCorner,
   PopupDisplay,
 } from '../../src-main/core/settings/types.ts';
-import { Checkbox, Field, fieldId } from './Field.tsx';
+import { Checkbox, fieldId, SelectField, TextField, type TextFieldProps } from './Field.tsx';
 import { ConnectionResult } from './ConnectionResult.tsx';
 import { CrmPreview } from './CrmPreview.tsx';
 import type { FormValues } from './form-values.ts';
@@ -144,6 +144,27 @@ export function SettingsForm({
     }
   }
 
+  type TextKey = {
+    [K in keyof FormValues]: FormValues[K] extends string ? K : never;
+  }[keyof FormValues];
+
+  function text(
+    name: TextKey,
+    label: string,
+    options: Omit<TextFieldProps, 'name' | 'label' | 'value' | 'onChange' | 'error'> = {},
+  ) {
+    return (
+      <TextField
+        {...options}
+        name={name}
+        label={label}
+        error={errorFor(name)}
+        value={values[name]}
+        onChange={(v) => set(name, v)}
+      />
+    );
+  }
+
   const knownFields = new Set<string>([...Object.keys(values), 'secret']);
   const generalError = error && !knownFields.has(error.field) ? error.message : null;
   const firstExtension = parseList(values.extensions)[0];
@@ -153,118 +174,37 @@ export function SettingsForm({
       {header}
       <fieldset className="section">
         <legend>Phone system</legend>
-        <Field
-          name="baseUrl"
-          label="Service address"
-          hint="The address you sign in to, for example https://acme.example.com"
-          error={errorFor('baseUrl')}
-        >
-          {(c) => (
-            <input
-              {...c}
-              type="url"
-              inputMode="url"
-              autoComplete="off"
-              spellCheck={false}
-              placeholder="https://acme.example.com"
-              value={values.baseUrl}
-              onChange={(e) => set('baseUrl', e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field
-          name="apiKey"
-          label="API key"
-          hint="From the admin console, under API keys."
-          error={errorFor('apiKey')}
-        >
-          {(c) => (
-            <input
-              {...c}
-              type="text"
-              autoComplete="off"
-              spellCheck={false}
-              value={values.apiKey}
-              onChange={(e) => set('apiKey', e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field
-          name="secret"
-          label="API secret"
-          hint={
-            view.hasSecret ? (
-              <span data-testid="secret-stored">
-                Stored in the keychain. Leave empty to keep it, or type a new one.
-              </span>
-            ) : (
-              'Kept in your system keychain, never in a file.'
-            )
-          }
-          error={errorFor('secret')}
-        >
-          {(c) => (
-            <input
-              {...c}
-              type="password"
-              autoComplete="new-password"
-              spellCheck={false}
-              placeholder={view.hasSecret ? 'Stored in keychain' : ''}
-              value={values.secret}
-              onChange={(e) => set('secret', e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field
-          name="extensions"
-          label="Your extensions"
-          hint="Separate several with commas or new lines, for example 101, 102"
-          error={errorFor('extensions')}
-        >
-          {(c) => (
-            <textarea
-              {...c}
-              rows={2}
-              spellCheck={false}
-              value={values.extensions}
-              onChange={(e) => set('extensions', e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field
-          name="dids"
-          label="Your direct numbers (optional)"
-          hint="Numbers that ring you directly, in any common format."
-          error={errorFor('dids')}
-        >
-          {(c) => (
-            <textarea
-              {...c}
-              rows={2}
-              spellCheck={false}
-              value={values.dids}
-              onChange={(e) => set('dids', e.currentTarget.value)}
-            />
-          )}
-        </Field>
-        <Field
-          name="defaultRegion"
-          label="Country for local numbers"
-          hint="Two letters, for example US or GB."
-          error={errorFor('defaultRegion')}
-        >
-          {(c) => (
-            <input
-              {...c}
-              className="input--short"
-              type="text"
-              maxLength={2}
-              autoComplete="off"
-              value={values.defaultRegion}
-              onChange={(e) => set('defaultRegion', e.currentTarget.value)}
-            />
-          )}
-        </Field>
+        {text('baseUrl', 'Service address', {
+          type: 'url',
+          hint: 'The address you sign in to, for example https://acme.example.com',
+          placeholder: 'https://acme.example.com',
+        })}
+        {text('apiKey', 'API key', { hint: 'From the admin console, under API keys.' })}
+        {text('secret', 'API secret', {
+          type: 'password',
+          autoComplete: 'new-password',
+          placeholder: view.hasSecret ? 'Stored in keychain' : '',
+          hint: view.hasSecret ? (
+            <span data-testid="secret-stored">
+              Stored in the keychain. Leave empty to keep it, or type a new one.
+            </span>
+          ) : (
+            'Kept in your system keychain, never in a file.'
+          ),
+        })}
+        {text('extensions', 'Your extensions', {
+          multiline: true,
+          hint: 'Separate several with commas or new lines, for example 101, 102',
+        })}
+        {text('dids', 'Your direct numbers (optional)', {
+          multiline: true,
+          hint: 'Numbers that ring you directly, in any common format.',
+        })}
+        {text('defaultRegion', 'Country for local numbers', {
+          short: true,
+          maxLength: 2,
+          hint: 'Two letters, for example US or GB.',
+        })}
         <div className="actions">
           <button
             type="button"
@@ -314,52 +254,25 @@ export function SettingsForm({
               ))}
               {errorFor('eventSource') && <p className="field__error">{errorFor('eventSource')}</p>}
             </div>
-            <Field
-              name="relayUrl"
-              label="Relay address"
-              hint="wss:// address from your administrator. Needed for Relay."
-              error={errorFor('relayUrl')}
-            >
-              {(c) => (
-                <input
-                  {...c}
-                  type="url"
-                  autoComplete="off"
-                  spellCheck={false}
-                  placeholder="wss://relay.example.com"
-                  value={values.relayUrl}
-                  onChange={(e) => set('relayUrl', e.currentTarget.value)}
-                />
-              )}
-            </Field>
+            {text('relayUrl', 'Relay address', {
+              type: 'url',
+              placeholder: 'wss://relay.example.com',
+              hint: 'wss:// address from your administrator. Needed for Relay.',
+            })}
           </fieldset>
 
           <fieldset className="section">
             <legend>CRM link</legend>
-            <Field
-              name="crmUrlTemplate"
-              label="Link template"
-              hint={
+            {text('crmUrlTemplate', 'Link template', {
+              placeholder: 'https://crm.example.com/search?phone={from}',
+              hint: (
                 <>
                   Placeholders: <code>{'{from}'}</code> <code>{'{to}'}</code>{' '}
                   <code>{'{call_id}'}</code> <code>{'{caller_name}'}</code>. Leave empty for no CRM
                   button.
                 </>
-              }
-              error={errorFor('crmUrlTemplate')}
-            >
-              {(c) => (
-                <input
-                  {...c}
-                  type="text"
-                  autoComplete="off"
-                  spellCheck={false}
-                  placeholder="https://crm.example.com/search?phone={from}"
-                  value={values.crmUrlTemplate}
-                  onChange={(e) => set('crmUrlTemplate', e.currentTarget.value)}
-                />
-              )}
-            </Field>
+              ),
+            })}
             <CrmPreview api={api} template={values.crmUrlTemplate} id="crm-preview" />
             <Checkbox
               name="autoOpenCrm"
@@ -371,24 +284,10 @@ export function SettingsForm({
 
           <fieldset className="section">
             <legend>Caller names</legend>
-            <Field
-              name="contactsFile"
-              label="Contacts file (optional)"
-              hint="Full path of a CSV or vCard file. Names from the phone system's directory are used too."
-              error={errorFor('contactsFile')}
-            >
-              {(c) => (
-                <input
-                  {...c}
-                  type="text"
-                  autoComplete="off"
-                  spellCheck={false}
-                  placeholder="contacts.csv or contacts.vcf"
-                  value={values.contactsFile}
-                  onChange={(e) => set('contactsFile', e.currentTarget.value)}
-                />
-              )}
-            </Field>
+            {text('contactsFile', 'Contacts file (optional)', {
+              placeholder: 'contacts.csv or contacts.vcf',
+              hint: "Full path of a CSV or vCard file. Names from the phone system's directory are used too.",
+            })}
           </fieldset>
 
           <fieldset className="section">
@@ -417,54 +316,27 @@ export function SettingsForm({
           <fieldset className="section">
             <legend>Popup</legend>
             <div className="row">
-              <Field name="popupDisplay" label="Show on" error={errorFor('popupDisplay')}>
-                {(c) => (
-                  <select
-                    {...c}
-                    value={values.popupDisplay}
-                    onChange={(e) => set('popupDisplay', e.currentTarget.value as PopupDisplay)}
-                  >
-                    {DISPLAYS.map((d) => (
-                      <option key={d.value} value={d.value}>
-                        {d.label}
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </Field>
-              <Field name="popupCorner" label="Corner" error={errorFor('popupCorner')}>
-                {(c) => (
-                  <select
-                    {...c}
-                    value={values.popupCorner}
-                    onChange={(e) => set('popupCorner', e.currentTarget.value as PopupCorner)}
-                  >
-                    {CORNERS.map((d) => (
-                      <option key={d.value} value={d.value}>
-                        {d.label}
-                      </option>
-                    ))}
-                  </select>
-                )}
-              </Field>
-              <Field
-                name="popupLingerSec"
-                label="Stay after ringing stops (seconds)"
-                error={errorFor('popupLingerSec')}
-              >
-                {(c) => (
-                  <input
-                    {...c}
-                    className="input--short"
-                    type="number"
-                    min={0}
-                    step={1}
-                    inputMode="numeric"
-                    value={values.popupLingerSec}
-                    onChange={(e) => set('popupLingerSec', e.currentTarget.value)}
-                  />
-                )}
-              </Field>
+              <SelectField
+                name="popupDisplay"
+                label="Show on"
+                error={errorFor('popupDisplay')}
+                value={values.popupDisplay}
+                choices={DISPLAYS}
+                onChange={(v) => set('popupDisplay', v)}
+              />
+              <SelectField
+                name="popupCorner"
+                label="Corner"
+                error={errorFor('popupCorner')}
+                value={values.popupCorner}
+                choices={CORNERS}
+                onChange={(v) => set('popupCorner', v)}
+              />
+              {text('popupLingerSec', 'Stay after ringing stops (seconds)', {
+                type: 'number',
+                short: true,
+                min: 0,
+              })}
             </div>
           </fieldset>
         </>

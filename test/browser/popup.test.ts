@@ -2,20 +2,12 @@
  * The popup in real Chromium, built by Vite and served under the production CSP, with the preload
  * API replaced by a typed double. One browser launch for the file.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
+import { expect, it } from 'vitest';
 import { buildCrmUrl } from '../../src-main/core/app/crm-url.ts';
 import type { CallCard } from '../../src-main/ipc/contract.ts';
-import { hasChromium, launchChromium, mustRunBrowser, SKIP_REASON } from './support/chromium.ts';
 import { call, fixture } from './support/fixtures.ts';
-import {
-  childElementCount,
-  computedStyle,
-  openPage,
-  screenshot,
-  type OpenedPage,
-} from './support/page.ts';
-import { buildAndServeRenderer, type ServedRenderer } from './support/serve-renderer.ts';
+import { childElementCount, computedStyle, openPage, screenshot } from './support/page.ts';
+import { browserSuite, expectClean } from './support/suite.ts';
 
 const HOSTILE = {
   markup: '<img src=x onerror=alert(1)>',
@@ -27,34 +19,9 @@ const HOSTILE = {
 /** The screenshots' frozen "now". */
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
 
-async function expectClean(opened: OpenedPage): Promise<void> {
-  expect(opened.problems).toEqual([]);
-  expect(await opened.violations()).toEqual([]);
-  expect(opened.dialogs).toEqual([]);
-}
-
-describe.runIf(!hasChromium && mustRunBrowser)('popup browser tests on CI', () => {
-  it('needs /usr/bin/chromium', () => {
-    expect.fail(`CI=true but ${SKIP_REASON}`);
-  });
-});
-
-describe.skipIf(!hasChromium)('popup in Chromium', () => {
-  let served: ServedRenderer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    served = await buildAndServeRenderer();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-  });
-
+browserSuite('popup in Chromium', ({ browser: getBrowser, origin }) => {
   it('shows a ring with the caller name, number, what they called and the elapsed time, without taking focus', async () => {
-    const opened = await openPage(browser, served.origin, 'popup', fixture());
+    const opened = await openPage(getBrowser(), origin(), 'popup', fixture());
     const { page } = opened;
     expect((await opened.recorded('popupReady')).length).toBe(1);
     expect((await opened.recorded('onCalls')).length).toBe(1);
@@ -89,7 +56,7 @@ describe.skipIf(!hasChromium)('popup in Chromium', () => {
   });
 
   it('stacks a second ring on top, fades a call that stopped ringing, and hides the CRM button when there is no link', async () => {
-    const opened = await openPage(browser, served.origin, 'popup', fixture());
+    const opened = await openPage(getBrowser(), origin(), 'popup', fixture());
     const { page } = opened;
     const first = call({ callId: 'c1', startedAt: Date.now() - 20_000 });
     const second = call({
@@ -134,7 +101,7 @@ describe.skipIf(!hasChromium)('popup in Chromium', () => {
       callerName: 'Katherine Johnson',
       startedAt: Date.now() - 10_000,
     });
-    const opened = await openPage(browser, served.origin, 'popup', fixture({ calls: [a, b, c] }));
+    const opened = await openPage(getBrowser(), origin(), 'popup', fixture({ calls: [a, b, c] }));
     const { page } = opened;
     const cards = page.locator('li[data-call-id]');
     await expect.poll(() => cards.count()).toBe(3);
@@ -210,7 +177,7 @@ describe.skipIf(!hasChromium)('popup in Chromium', () => {
       }),
     ];
     const opened: string[] = [];
-    const page1 = await openPage(browser, served.origin, 'popup', fixture({ calls: cards }), {
+    const page1 = await openPage(getBrowser(), origin(), 'popup', fixture({ calls: cards }), {
       viewport: { width: 360, height: 900 },
       // main's side of popup:open-crm, reduced to the real CRM link builder.
       crmOpen: (callId) => {
@@ -330,7 +297,7 @@ describe.skipIf(!hasChromium)('popup in Chromium', () => {
         ['popup-one', one],
         ['popup-three', three],
       ] as const) {
-        const opened = await openPage(browser, served.origin, 'popup', fixture({ calls }), {
+        const opened = await openPage(getBrowser(), origin(), 'popup', fixture({ calls }), {
           colorScheme: scheme,
           viewport: { width: 360, height: 560 },
           fixedTime: SHOT_TIME,

@@ -4,49 +4,18 @@
  * onboarding demo path, history marked seen, no horizontal overflow at 200% zoom, and the
  * light/dark screenshots. One browser launch for the file.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Browser } from 'playwright-core';
-import { previewCrmUrl } from '../../src-main/core/app/crm-url.ts';
-import { hasChromium, launchChromium, mustRunBrowser, SKIP_REASON } from './support/chromium.ts';
-import { connectedView, firstRunView, fixture, history } from './support/fixtures.ts';
-import { openPage, screenshot, type OpenedPage, type PageName } from './support/page.ts';
-import { buildAndServeRenderer, type ServedRenderer } from './support/serve-renderer.ts';
+import { expect, it } from 'vitest';
+import { call, connectedView, firstRunView, fixture, history } from './support/fixtures.ts';
+import { openPage, screenshot, type PageName } from './support/page.ts';
+import { browserSuite, expectClean, realCrmPreview } from './support/suite.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
 
-async function expectClean(opened: OpenedPage): Promise<void> {
-  expect(opened.problems).toEqual([]);
-  expect(await opened.violations()).toEqual([]);
-  expect(opened.dialogs).toEqual([]);
-}
-
-describe.runIf(!hasChromium && mustRunBrowser)('settings and history browser tests on CI', () => {
-  it('needs /usr/bin/chromium', () => {
-    expect.fail(`CI=true but ${SKIP_REASON}`);
-  });
-});
-
-describe.skipIf(!hasChromium)('settings, onboarding and history in Chromium', () => {
-  let served: ServedRenderer;
-  let browser: Browser;
-
-  beforeAll(async () => {
-    served = await buildAndServeRenderer();
-    browser = await launchChromium();
-  });
-
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-  });
-
+browserSuite('settings, onboarding and history in Chromium', ({ browser: getBrowser, origin }) => {
   it('previews the CRM link with main’s real builder and refuses a script URL in words', async () => {
-    const opened = await openPage(browser, served.origin, 'settings', fixture(), {
+    const opened = await openPage(getBrowser(), origin(), 'settings', fixture(), {
       viewport: { width: 720, height: 900 },
-      crmPreview: (template) => {
-        const result = previewCrmUrl(template, connectedView.settings.crmAllowedSchemes);
-        return result.ok ? { ok: true, url: result.url } : { ok: false, message: result.message };
-      },
+      crmPreview: realCrmPreview(connectedView.settings.crmAllowedSchemes),
     });
     const { page } = opened;
     const template = page.getByLabel('Link template');
@@ -81,8 +50,8 @@ describe.skipIf(!hasChromium)('settings, onboarding and history in Chromium', ()
 
   it('saves with Enter in a field (no form navigation under form-action none) and shows field errors', async () => {
     const opened = await openPage(
-      browser,
-      served.origin,
+      getBrowser(),
+      origin(),
       'settings',
       fixture({
         saveResult: {
@@ -105,15 +74,15 @@ describe.skipIf(!hasChromium)('settings, onboarding and history in Chromium', ()
     expect(saves.length).toBe(1);
     expect(saves[0]?.args[0]).toMatchObject({ settings: { extensions: [] } });
     expect(saves[0]?.args[0]).not.toHaveProperty('secret');
-    expect(page.url()).toBe(`${served.origin}/settings.html`);
+    expect(page.url()).toBe(`${origin()}/settings.html`);
     await expectClean(opened);
     await opened.close();
   });
 
   it('onboarding: “Try the demo” starts the demo and says a call is coming', async () => {
     const opened = await openPage(
-      browser,
-      served.origin,
+      getBrowser(),
+      origin(),
       'settings',
       fixture({ settings: firstRunView }),
     );
@@ -128,7 +97,7 @@ describe.skipIf(!hasChromium)('settings, onboarding and history in Chromium', ()
   });
 
   it('history: lists the calls and marks missed ones seen on open', async () => {
-    const opened = await openPage(browser, served.origin, 'history', fixture());
+    const opened = await openPage(getBrowser(), origin(), 'history', fixture());
     const { page } = opened;
     await expect.poll(() => page.locator('li[data-call-id]').count()).toBe(5);
     expect(await page.locator('li[data-outcome="missed"]').count()).toBe(2);
@@ -147,14 +116,14 @@ describe.skipIf(!hasChromium)('settings, onboarding and history in Chromium', ()
       [
         'popup',
         fixture({
-          calls: [{ ...callAt(SHOT_TIME), callerName: 'Maria Concepción Fernández-Villalobos' }],
+          calls: [call({ callId: 'z1', callerName: 'Maria Concepción Fernández-Villalobos' })],
         }),
       ],
     ];
     for (const [name, fix] of pages) {
       // The popup window is 360 pixels wide: 180 CSS pixels at 200%.
       const width = name === 'popup' ? 180 : 320;
-      const opened = await openPage(browser, served.origin, name, fix, {
+      const opened = await openPage(getBrowser(), origin(), name, fix, {
         viewport: { width, height: 640 },
       });
       await opened.page.waitForTimeout(50);
@@ -173,8 +142,8 @@ describe.skipIf(!hasChromium)('settings, onboarding and history in Chromium', ()
   for (const scheme of ['light', 'dark'] as const) {
     it(`screenshots: settings, onboarding and history (${scheme})`, async () => {
       const settings = await openPage(
-        browser,
-        served.origin,
+        getBrowser(),
+        origin(),
         'settings',
         fixture({
           testConnection: {
@@ -189,12 +158,7 @@ describe.skipIf(!hasChromium)('settings, onboarding and history in Chromium', ()
           colorScheme: scheme,
           viewport: { width: 720, height: 900 },
           fixedTime: SHOT_TIME,
-          crmPreview: (template) => {
-            const result = previewCrmUrl(template, ['https']);
-            return result.ok
-              ? { ok: true, url: result.url }
-              : { ok: false, message: result.message };
-          },
+          crmPreview: realCrmPreview(['https']),
         },
       );
       await settings.page.getByRole('button', { name: 'Test connection' }).click();
@@ -205,8 +169,8 @@ describe.skipIf(!hasChromium)('settings, onboarding and history in Chromium', ()
       await settings.close();
 
       const onboarding = await openPage(
-        browser,
-        served.origin,
+        getBrowser(),
+        origin(),
         'settings',
         fixture({ settings: firstRunView }),
         {
@@ -221,8 +185,8 @@ describe.skipIf(!hasChromium)('settings, onboarding and history in Chromium', ()
       await onboarding.close();
 
       const historyPage = await openPage(
-        browser,
-        served.origin,
+        getBrowser(),
+        origin(),
         'history',
         fixture({ history: history(SHOT_TIME) }),
         {
@@ -238,17 +202,3 @@ describe.skipIf(!hasChromium)('settings, onboarding and history in Chromium', ()
     });
   }
 });
-
-function callAt(now: number) {
-  return {
-    callId: 'z1',
-    from: '+14155550123',
-    fromDisplay: '+1 415-555-0123',
-    callerName: 'Ada Lovelace',
-    to: '101',
-    toDisplay: 'Ext. 101',
-    startedAt: now - 7000,
-    state: 'ringing',
-    canOpenCrm: true,
-  };
-}
