@@ -16,11 +16,9 @@
  * Bounded: fixed counts and time-outs; everything it starts it stops. Prints a table and JSON.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { connect, createServer, type AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { WebSocket } from 'ws';
 import { systemClock } from '../src-main/core/clock.ts';
 import { ServiceClient } from '../src-main/core/api/service-client.ts';
@@ -36,6 +34,8 @@ import { defaultConfig } from '../src-relay/config.ts';
 import { MemoryStore } from '../src-relay/store/memory-store.ts';
 import { signBody } from '../src-relay/signature.ts';
 import { startSimulator } from '../src-sim/index.ts';
+// The same private redis-server (AOF, fsync always, temp dir, free port) the relay tests use.
+import { startRedis } from '../test/relay/helpers.ts';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
 const EXTENSIONS = 100; // K = CLIENTS / EXTENSIONS clients receive each event
@@ -50,14 +50,6 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const pct = (sorted: number[], p: number) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 /** The tenant's service as far as the relay's token check goes: extension/list for one token. */
 async function tokenService(): Promise<{ baseUrl: string; close(): Promise<void> }> {
@@ -76,47 +68,6 @@ async function tokenService(): Promise<{ baseUrl: string; close(): Promise<void>
   return {
     baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
-async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'bench-redis-'));
-  const port = await freePort();
-  const child = spawn(
-    '/usr/bin/redis-server',
-    [
-      '--port',
-      String(port),
-      '--bind',
-      '127.0.0.1',
-      '--save',
-      '',
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'always',
-      '--dir',
-      dir,
-    ],
-    { stdio: 'ignore' },
-  );
-  for (let i = 0; i < 200; i++) {
-    const up = await new Promise<boolean>((resolve) => {
-      const c = connect(port, '127.0.0.1');
-      c.once('connect', () => (c.destroy(), resolve(true)));
-      c.once('error', () => resolve(false));
-    });
-    if (up) break;
-    await sleep(25);
-  }
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    async stop() {
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      await exited;
-      rmSync(dir, { recursive: true, force: true });
-    },
   };
 }
 
