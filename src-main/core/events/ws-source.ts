@@ -444,7 +444,7 @@ export class WebSocketEventSource implements EventSource {
     return true;
   }
 
-  private needAttention(errcode: number, remedy?: string): void {
+  private needAttention(errcode: number, remedy?: string, reason?: string): void {
     this.attention = true;
     this.clock.clearTimeout(this.reconnectTimer);
     this.clock.clearTimeout(this.rotationTimer);
@@ -453,16 +453,17 @@ export class WebSocketEventSource implements EventSource {
     this.primary = undefined;
     this.candidate = undefined;
     this.logger.warn('needs attention; not retrying until the user acts', { errcode });
-    const status = statusForErrcode('needs-attention', errcode);
+    const status = statusForErrcode('needs-attention', errcode, reason);
     if (remedy) status.remedy = remedy;
     this.setStatus(status);
   }
 
   private onTokenError(error: unknown, role: Role): void {
-    const { errcode, remedy, message } = describeTokenError(error);
+    const { errcode, remedy, message, fromService } = describeTokenError(error);
     this.logger.warn('cannot get an access token', { errcode, error: message });
     if (errcode === 10001 || errcode === 10003 || errcode === 10004) {
-      this.needAttention(errcode, remedy);
+      // A service errcode gets the spec's words; a local failure (keychain locked, no secret) its own.
+      this.needAttention(errcode, remedy, fromService ? undefined : message.slice(0, 300));
       return;
     }
     if (role === 'candidate' && this.primary) {
@@ -622,6 +623,7 @@ function describeTokenError(error: unknown): {
   errcode?: number;
   remedy?: string;
   message: string;
+  fromService: boolean;
 } {
   const e = (typeof error === 'object' && error !== null ? error : {}) as {
     errcode?: unknown;
@@ -638,6 +640,7 @@ function describeTokenError(error: unknown): {
     ...(errcode !== undefined ? { errcode } : {}),
     ...(typeof e.remedy === 'string' ? { remedy: e.remedy } : {}),
     message: error instanceof Error ? error.message : String(error),
+    fromService: typeof e.errcode === 'number',
   };
 }
 
