@@ -51,6 +51,16 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
     };
   }, [api]);
 
+  // Esc closes the history, as it would a dialog; nothing here can be lost by closing.
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent): void => {
+      if (event.key === 'Escape' && !event.defaultPrevented)
+        api.closeWindow().catch(() => undefined);
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [api]);
+
   const now = Date.now();
   const sorted = entries ? newestFirst(entries) : [];
   const missed = sorted.filter((e) => e.outcome === 'missed').length;

@@ -1,6 +1,6 @@
 // @vitest-environment jsdom
 /** The history window: newest first, outcomes in words, missed calls marked, seen on open. */
-import { act, cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
 import { HistoryApp } from '../../src-renderer/history/HistoryApp.tsx';
@@ -90,6 +90,14 @@ describe('history', () => {
     const before = api.markHistorySeen.mock.calls.length;
     act(() => void window.dispatchEvent(new Event('focus')));
     expect(api.markHistorySeen.mock.calls.length).toBe(before + 1);
+  });
+
+  it('closes with Esc', async () => {
+    const { api } = fakeApi();
+    render(<HistoryApp api={api} />);
+    await screen.findByText(/No calls yet/);
+    fireEvent.keyDown(window, { key: 'Escape' });
+    expect(api.closeWindow).toHaveBeenCalledTimes(1);
   });
 
   it('says so when there are no calls yet', async () => {
