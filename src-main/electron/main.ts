@@ -40,6 +40,7 @@ import { SafeExternalOpener } from './external.ts';
 import { registerIpcHandlers } from './ipc-handlers.ts';
 import { TypedIpcMain } from './ipc-main.ts';
 import { createAppLogger } from './logging.ts';
+import { applyStartAtLogin } from './login-item.ts';
 import { ElectronNotifier } from './notifier.ts';
 import { PopupWindow } from './popup-window.ts';
 import { watchPower } from './power.ts';
@@ -173,11 +174,18 @@ async function start(): Promise<void> {
         listExtensions: (token) => client.listExtensions(token),
       };
     },
-    onSettingsApplied: (s) => {
-      // Only a packaged app registers itself: a development run would register the bare Electron binary.
-      if (app.isPackaged && process.platform !== 'linux')
-        app.setLoginItemSettings({ openAtLogin: s.startAtLogin });
-    },
+    onSettingsApplied: (s) =>
+      void applyStartAtLogin(s.startAtLogin, {
+        platform: process.platform,
+        packaged: app.isPackaged,
+        setLoginItemSettings: (settings) => app.setLoginItemSettings(settings),
+        executable: process.env.APPIMAGE || process.execPath,
+        autostartDir: join(
+          process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'),
+          'autostart',
+        ),
+        logger,
+      }),
   });
   const rt = runtime;
   rt.onStatus((status) => {

@@ -146,7 +146,7 @@ export class AppRuntime {
     await this.d.history.load();
     this.directory.setDefaultRegion(this.current.defaultRegion);
     if (this.current.contactsFile) await this.directory.loadContactsFile(this.current.contactsFile);
-    this.d.onSettingsApplied?.(this.current);
+    this.safely(() => this.d.onSettingsApplied?.(this.current));
     if (this.current.demoMode)
       await this.ensureDemo().catch((err: unknown) =>
         this.logger.error('demo could not start', { error: err }),
@@ -356,7 +356,7 @@ export class AppRuntime {
         this.logger.error('demo could not start', { error: err }),
       );
     await this.refreshHasSecret();
-    this.d.onSettingsApplied?.(after);
+    this.safely(() => this.d.onSettingsApplied?.(after));
     const reconnect =
       secretChanged ||
       CONNECTION_FIELDS.some((k) => JSON.stringify(before[k]) !== JSON.stringify(after[k]));

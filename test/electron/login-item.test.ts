@@ -1,0 +1,53 @@
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import {
+  applyStartAtLogin,
+  AUTOSTART_FILE,
+  desktopExecQuote,
+} from '../../src-main/electron/login-item.ts';
+import { silentLogger } from '../../src-main/core/log.ts';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'sp-autostart-'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const deps = (over: Partial<Parameters<typeof applyStartAtLogin>[1]> = {}) => ({
+  platform: 'linux' as NodeJS.Platform,
+  packaged: true,
+  setLoginItemSettings: vi.fn(),
+  executable: '/home/ada/Apps/Screenpop-0.1.0.AppImage',
+  autostartDir: join(dir, 'autostart'),
+  logger: silentLogger,
+  ...over,
+});
+
+describe('applyStartAtLogin', () => {
+  it('writes and removes an XDG autostart entry on Linux', async () => {
+    await applyStartAtLogin(true, deps());
+    const text = await readFile(join(dir, 'autostart', AUTOSTART_FILE), 'utf8');
+    expect(text).toContain('Exec="/home/ada/Apps/Screenpop-0.1.0.AppImage"');
+    expect(text.startsWith('[Desktop Entry]\n')).toBe(true);
+    await applyStartAtLogin(false, deps());
+    expect(await readdir(join(dir, 'autostart'))).toEqual([]);
+    await applyStartAtLogin(false, deps()); // already gone: fine
+  });
+
+  it('uses the login item API elsewhere, and does nothing unpackaged', async () => {
+    const d = deps({ platform: 'win32' });
+    await applyStartAtLogin(true, d);
+    expect(d.setLoginItemSettings).toHaveBeenCalledWith({ openAtLogin: true });
+    const dev = deps({ platform: 'darwin', packaged: false });
+    await applyStartAtLogin(true, dev);
+    expect(dev.setLoginItemSettings).not.toHaveBeenCalled();
+  });
+
+  it('quotes the executable path for the Exec key', () => {
+    expect(desktopExecQuote('/opt/My "App"/$x`y\\z')).toBe('"/opt/My \\"App\\"/\\$x\\`y\\\\z"');
+  });
+});
