@@ -343,7 +343,10 @@ export const net = { online: true, isOnline: () => net.online };
 
 class FakeApp extends EventEmitter {
   appPath = '/app';
-  paths: Record<string, string> = { userData: '/tmp/screenpop-test', home: '/tmp/screenpop-test-home' };
+  paths: Record<string, string> = {
+    userData: '/tmp/screenpop-test',
+    home: '/tmp/screenpop-test-home',
+  };
   isPackaged = false;
   singleInstance = true;
   appUserModelId: string | null = null;
