@@ -224,3 +224,44 @@ describe('CallPresenter and a directory that loads late', () => {
     expect(history.get('c1')?.callerName).toBe('Grace Hopper');
   });
 });
+
+describe('CallPresenter times', () => {
+  it("dates a card by this computer's clock when the ring arrived, not the server's timestamp", () => {
+    const clock = new FakeClock();
+    const popup = new FakePopup();
+    const presenter = new CallPresenter({
+      clock,
+      logger: silentLogger,
+      directory: { lookup: () => null, format: (n) => n },
+      history: new HistoryStore({
+        path: 'mem',
+        clock,
+        logger: silentLogger,
+        limit: 10,
+        write: async () => {},
+      }),
+      notifier: new FakeNotifier(),
+      popup,
+      urlOpener: new FakeOpener(),
+      clipboard: new FakeClipboard(),
+      settings: () => ({
+        doNotDisturb: false,
+        sound: true,
+        autoOpenCrm: false,
+        crmUrlTemplate: '',
+        crmAllowedSchemes: [],
+        popupLingerSec: 4,
+      }),
+    });
+    presenter.handlePop({
+      callId: 'c1',
+      from: '1',
+      to: '101',
+      eventId: 'e1',
+      timestamp: clock.now() - 90_000,
+      receivedAt: clock.now(),
+      source: 'direct',
+    });
+    expect(popup.cards[0]?.startedAt).toBe(clock.now());
+  });
+});

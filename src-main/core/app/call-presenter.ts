@@ -110,8 +110,10 @@ export class CallPresenter {
       callerName: this.o.directory.lookup(from),
       to,
       toDisplay: this.o.directory.format(to),
+      // This computer's clock, when the ring arrived: the user reads "rang 5 s ago" against it, and
+      // the server's timestamp may be in another clock's frame (skew).
       startedAt:
-        Number.isFinite(pop.timestamp) && pop.timestamp > 0 ? pop.timestamp : this.o.clock.now(),
+        Number.isFinite(pop.receivedAt) && pop.receivedAt > 0 ? pop.receivedAt : this.o.clock.now(),
       state: 'ringing',
       canOpenCrm: checkTemplate(settings.crmUrlTemplate, settings.crmAllowedSchemes).ok,
     };
