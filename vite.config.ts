@@ -25,6 +25,15 @@ export default defineConfig({
         settings: `${root}settings.html`,
         history: `${root}history.html`,
       },
+      // Chunks named for what they hold: React, and the renderer's shared code and theme.
+      output: {
+        codeSplitting: {
+          groups: [
+            { name: 'react', test: /node_modules[\\/]/ },
+            { name: 'shared', test: /src-renderer[\\/]shared[\\/]/ },
+          ],
+        },
+      },
     },
   },
 });
