@@ -74,10 +74,14 @@ async function tokenService(): Promise<{ baseUrl: string; close(): Promise<void>
 async function startRelayProcess(
   env: Record<string, string>,
 ): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, ['src-relay/cli.ts'], {
-    env: { ...process.env, ...env, RELAY_PORT: '0', RELAY_LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...(process.env.BENCH_RELAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'src-relay/cli.ts'],
+    {
+      env: { ...process.env, ...env, RELAY_PORT: '0', RELAY_LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
     const timer = setTimeout(() => reject(new Error('relay did not start')), 15_000);

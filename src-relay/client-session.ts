@@ -41,6 +41,8 @@ export class ClientSession {
   private position: string | null = null;
   private pending: StoredEvent[] = [];
   private cursorFlushQueued = false;
+  /** Set once the live feed has overtaken any replay: positions need no more checking. */
+  private inOrder = false;
   private unsentCursor: string | null = null;
 
   private readonly ws: WebSocket;
@@ -170,28 +172,43 @@ export class ClientSession {
   }
 
   private deliver(event: StoredEvent, replay: boolean): void {
-    if (this.position !== null && compareCursors(event.cursor, this.position) <= 0) return; // already past it
+    // Events reach a session in cursor order, except where a replay and the live feed overlap
+    // (right after the hello). Compare until one live event has moved past the position; from
+    // then on the feed is strictly increasing and the comparison (hot: per event per client) is skipped.
+    if (!this.inOrder) {
+      if (this.position !== null && compareCursors(event.cursor, this.position) <= 0) return; // already sent
+      if (!replay && this.state === 'live') this.inOrder = true;
+    }
     this.position = event.cursor;
     if (!this.wants(event)) return;
     if (this.ws.bufferedAmount > this.deps.options.maxBufferedBytes) {
       this.close(CloseCode.slowConsumer, 'client too slow; resume from your cursor');
       return;
     }
+    this.startBurst();
     this.send(event.body);
     this.deps.metrics.delivered += 1;
     if (replay) this.deps.metrics.replayed += 1;
     else this.deps.metrics.observeLag(this.deps.now() - event.receivedAt);
     this.unsentCursor = event.cursor;
-    if (!this.cursorFlushQueued) {
-      this.cursorFlushQueued = true;
-      // One cursor frame per burst of events rather than one per event.
-      setImmediate(() => {
-        this.cursorFlushQueued = false;
-        if (this.unsentCursor && !this.isClosed)
-          this.send(encodeControl({ type: 'cursor', cursor: this.unsentCursor }));
-        this.unsentCursor = null;
-      });
-    }
+  }
+
+  /**
+   * Frames sent in one turn of the event loop (a live event, a page of replay) are corked and
+   * leave in one write, followed by a single `cursor` frame for the burst.
+   */
+  private startBurst(): void {
+    if (this.cursorFlushQueued) return;
+    this.cursorFlushQueued = true;
+    const socket = (this.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
+    socket?.cork();
+    process.nextTick(() => {
+      this.cursorFlushQueued = false;
+      if (this.unsentCursor && !this.isClosed)
+        this.send(encodeControl({ type: 'cursor', cursor: this.unsentCursor }));
+      this.unsentCursor = null;
+      socket?.uncork();
+    });
   }
 
   private send(text: string): void {
