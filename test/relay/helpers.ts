@@ -27,20 +27,22 @@ export const SECRET = "It's a Secret to Everybody";
  */
 export async function startTokenService(
   validTokens: Set<string>,
+  /** Tokens of a key whose IP allowlist excludes this caller: 403 with errcode 10004. */
+  blockedTokens: Set<string> = new Set(),
 ): Promise<{ baseUrl: string; calls: () => number; close: () => Promise<void> }> {
   let calls = 0;
   const server = http.createServer((req, res) => {
     calls += 1;
     const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-    const ok = req.url?.startsWith('/openapi/v1.0/extension/list') && validTokens.has(token);
-    res.writeHead(ok ? 200 : 401, { 'Content-Type': 'application/json' });
-    res.end(
-      JSON.stringify(
-        ok
-          ? { errcode: 0, errmsg: 'SUCCESS', total_number: 0, data: [] }
-          : { errcode: 10002, errmsg: 'TOKEN EXPIRED' },
-      ),
-    );
+    const path = req.url?.startsWith('/openapi/v1.0/extension/list');
+    const [status, body] =
+      path && validTokens.has(token)
+        ? [200, { errcode: 0, errmsg: 'SUCCESS', total_number: 0, data: [] }]
+        : path && blockedTokens.has(token)
+          ? [403, { errcode: 10004, errmsg: 'IP NOT ALLOWED' }]
+          : [401, { errcode: 10002, errmsg: 'TOKEN EXPIRED' }];
+    res.writeHead(status, { 'Content-Type': 'application/json' });
+    res.end(JSON.stringify(body));
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;

@@ -31,9 +31,11 @@ interface Harness {
 
 let h: Harness | undefined;
 
-async function setup(opts: { maxEvents?: number; tokens?: Set<string> } = {}): Promise<Harness> {
+async function setup(
+  opts: { maxEvents?: number; tokens?: Set<string>; blocked?: Set<string> } = {},
+): Promise<Harness> {
   const clock = new FakeClock();
-  const service = await startTokenService(opts.tokens ?? new Set(['tok-1']));
+  const service = await startTokenService(opts.tokens ?? new Set(['tok-1']), opts.blocked);
   const config = relayConfig({ acme: { baseUrl: service.baseUrl, secrets: [SECRET] } });
   if (opts.maxEvents) config.retention.maxEvents = opts.maxEvents;
   const store = new MemoryStore({ clock, retention: config.retention });
@@ -202,6 +204,22 @@ describe('RelayEventSource', () => {
       'connected with the fresh token',
     );
     expect(c.tokenSource.invalidated).toEqual(['stale']);
+  });
+
+  it('needs the user when the service refuses the token with 10004, and retries on wake("user")', async () => {
+    const harness = await setup({ tokens: new Set(['tok-1']), blocked: new Set(['blocked']) });
+    const c = source(harness, ['blocked', 'tok-1']);
+    c.src.start();
+    await waitFor(() => c.statuses.at(-1)?.state === 'needs-attention', 5000, 'needs-attention');
+    expect(c.statuses.at(-1)).toMatchObject({ errcode: 10004 });
+    await harness.clock.advance(120_000); // no retries while the user must act
+    await new Promise((r) => setTimeout(r, 100));
+    expect(c.statuses.at(-1)?.state).toBe('needs-attention');
+    expect(harness.service.calls()).toBe(1);
+    c.tokenSource.invalidate('blocked'); // the user fixed the allowlist; the app hands out a new token
+    c.src.wake('user');
+    await harness.clock.advance(0);
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 5000, 'connected after the fix');
   });
 
   it('replaces a socket that went silent (heartbeat) and resumes', async () => {
