@@ -50,16 +50,22 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
     const fresh = stackOrder(next).find(
       (c) => c.state === 'ringing' && !announced.current.has(c.callId),
     );
-    for (const c of next) if (c.state === 'ringing') announced.current.add(c.callId);
+    // Remember the calls still shown, so each ring is announced once; forget the rest.
+    announced.current = new Set(next.map((c) => c.callId));
     if (fresh) setAnnouncement(announcementFor(fresh));
   }, []);
 
   useEffect(() => {
     let live = true;
-    const unsubscribe = api.onCalls((next) => receive(next));
+    let pushed = false;
+    const unsubscribe = api.onCalls((next) => {
+      pushed = true;
+      receive(next);
+    });
     api.popupReady().then(
       (initial) => {
-        if (live) receive(initial);
+        // A push that arrived first is newer than this answer.
+        if (live && !pushed) receive(initial);
       },
       () => undefined,
     );
@@ -96,7 +102,8 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
       // If the user was working in this card, keep their place by moving to the next card.
       const list = listRef.current;
       const active = document.activeElement;
-      const card = list?.querySelector<HTMLElement>(`li[data-call-id="${CSS.escape(callId)}"]`);
+      const cards = list ? [...list.querySelectorAll<HTMLElement>('li[data-call-id]')] : [];
+      const card = cards.find((li) => li.dataset.callId === callId);
       if (card && active && card.contains(active)) {
         const sibling = (card.nextElementSibling ??
           card.previousElementSibling) as HTMLElement | null;
