@@ -1,63 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { CallPresenter, type PresenterSettings } from '../../src-main/core/app/call-presenter.ts';
-import { HistoryStore } from '../../src-main/core/app/history-store.ts';
-import type { DismissEvent, PopEvent } from '../../src-main/core/app/ports.ts';
-import { formatNumber } from '../../src-main/core/app/phone.ts';
-import { silentLogger } from '../../src-main/core/log.ts';
-import { FakeClock } from '../support/fake-clock.ts';
-import { FakeClipboard, FakeNotifier, FakeOpener, FakePopup } from './support.ts';
+import type { PresenterSettings } from '../../src-main/core/app/call-presenter.ts';
+import { presenterHarness } from './support.ts';
 
 function setup(overrides: Partial<PresenterSettings> = {}) {
-  const clock = new FakeClock();
-  const settings: PresenterSettings = {
-    doNotDisturb: false,
-    sound: true,
-    autoOpenCrm: false,
-    crmUrlTemplate: 'https://crm.example.com/?phone={from}',
-    crmAllowedSchemes: ['https'],
-    popupLingerSec: 4,
-    ...overrides,
-  };
-  const history = new HistoryStore({
-    path: 'mem',
-    clock,
-    logger: silentLogger,
-    limit: 100,
-    write: async () => {},
-  });
-  const names: Record<string, string> = { '+14155550123': 'Ada Lovelace' };
-  const notifier = new FakeNotifier();
-  const popup = new FakePopup();
-  const opener = new FakeOpener();
-  const clipboard = new FakeClipboard();
-  const presenter = new CallPresenter({
-    clock,
-    logger: silentLogger,
-    directory: { lookup: (n) => names[n] ?? null, format: (n) => formatNumber(n, 'US') },
-    history,
-    notifier,
-    popup,
-    urlOpener: opener,
-    clipboard,
-    settings: () => settings,
-  });
-  let seq = 0;
-  const pop = (callId: string, from = '+14155550123', to = '101'): PopEvent => ({
-    callId,
-    from,
-    to,
-    eventId: `e${++seq}`,
-    timestamp: clock.now(),
-    receivedAt: clock.now(),
-    source: 'direct',
-  });
-  const dismiss = (callId: string, state: string, to = '101'): DismissEvent => ({
-    callId,
-    state,
-    to,
-    eventId: `e${++seq}`,
-  });
-  return { clock, settings, history, notifier, popup, opener, clipboard, presenter, pop, dismiss };
+  return presenterHarness({ settings: overrides });
 }
 
 describe('CallPresenter', () => {
@@ -180,88 +126,20 @@ describe('CallPresenter', () => {
 
 describe('CallPresenter and a directory that loads late', () => {
   it('fills in the caller name of a ringing card when the directory learns it', () => {
-    const clock = new FakeClock();
-    const names: Record<string, string> = {};
-    const popup = new FakePopup();
-    const history = new HistoryStore({
-      path: 'mem',
-      clock,
-      logger: silentLogger,
-      limit: 10,
-      write: async () => {},
-    });
-    const presenter = new CallPresenter({
-      clock,
-      logger: silentLogger,
-      directory: { lookup: (n) => names[n] ?? null, format: (n) => n },
-      history,
-      notifier: new FakeNotifier(),
-      popup,
-      urlOpener: new FakeOpener(),
-      clipboard: new FakeClipboard(),
-      settings: () => ({
-        doNotDisturb: false,
-        sound: true,
-        autoOpenCrm: false,
-        crmUrlTemplate: '',
-        crmAllowedSchemes: [],
-        popupLingerSec: 4,
-      }),
-    });
-    presenter.handlePop({
-      callId: 'c1',
-      from: '102',
-      to: '101',
-      eventId: 'e1',
-      timestamp: clock.now(),
-      receivedAt: clock.now(),
-      source: 'direct',
-    });
-    expect(popup.cards[0]?.callerName).toBeNull();
-    names['102'] = 'Grace Hopper';
-    presenter.refreshNames();
-    expect(popup.cards[0]?.callerName).toBe('Grace Hopper');
-    expect(history.get('c1')?.callerName).toBe('Grace Hopper');
+    const t = presenterHarness({ names: {} });
+    t.presenter.handlePop(t.pop('c1', '102'));
+    expect(t.popup.cards[0]?.callerName).toBeNull();
+    t.names['102'] = 'Grace Hopper';
+    t.presenter.refreshNames();
+    expect(t.popup.cards[0]?.callerName).toBe('Grace Hopper');
+    expect(t.history.get('c1')?.callerName).toBe('Grace Hopper');
   });
 });
 
 describe('CallPresenter times', () => {
   it("dates a card by this computer's clock when the ring arrived, not the server's timestamp", () => {
-    const clock = new FakeClock();
-    const popup = new FakePopup();
-    const presenter = new CallPresenter({
-      clock,
-      logger: silentLogger,
-      directory: { lookup: () => null, format: (n) => n },
-      history: new HistoryStore({
-        path: 'mem',
-        clock,
-        logger: silentLogger,
-        limit: 10,
-        write: async () => {},
-      }),
-      notifier: new FakeNotifier(),
-      popup,
-      urlOpener: new FakeOpener(),
-      clipboard: new FakeClipboard(),
-      settings: () => ({
-        doNotDisturb: false,
-        sound: true,
-        autoOpenCrm: false,
-        crmUrlTemplate: '',
-        crmAllowedSchemes: [],
-        popupLingerSec: 4,
-      }),
-    });
-    presenter.handlePop({
-      callId: 'c1',
-      from: '1',
-      to: '101',
-      eventId: 'e1',
-      timestamp: clock.now() - 90_000,
-      receivedAt: clock.now(),
-      source: 'direct',
-    });
-    expect(popup.cards[0]?.startedAt).toBe(clock.now());
+    const t = presenterHarness();
+    t.presenter.handlePop(t.pop('c1', '1', '101', t.clock.now() - 90_000));
+    expect(t.popup.cards[0]?.startedAt).toBe(t.clock.now());
   });
 });

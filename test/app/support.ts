@@ -93,3 +93,95 @@ export class MemorySettings implements SettingsPort {
     return r;
   }
 }
+
+import { CallPresenter, type PresenterSettings } from '../../src-main/core/app/call-presenter.ts';
+import type { CallerDirectory } from '../../src-main/core/app/directory.ts';
+import { HistoryStore } from '../../src-main/core/app/history-store.ts';
+import { formatNumber } from '../../src-main/core/app/phone.ts';
+import type { DismissEvent, PopEvent } from '../../src-main/core/app/ports.ts';
+import { silentLogger } from '../../src-main/core/log.ts';
+import { FakeClock } from '../support/fake-clock.ts';
+
+export interface PresenterHarnessOptions {
+  settings?: Partial<PresenterSettings>;
+  /** Names the directory knows, by number as received. */
+  names?: Record<string, string>;
+  directory?: CallerDirectory;
+  urlOpener?: UrlOpener;
+}
+
+/** A CallPresenter on the fake clock with fake views, and helpers to play the engine's events. */
+export function presenterHarness(options: PresenterHarnessOptions = {}) {
+  const clock = new FakeClock();
+  const settings: PresenterSettings = {
+    doNotDisturb: false,
+    sound: true,
+    autoOpenCrm: false,
+    crmUrlTemplate: 'https://crm.example.com/?phone={from}',
+    crmAllowedSchemes: ['https'],
+    popupLingerSec: 4,
+    ...options.settings,
+  };
+  const history = new HistoryStore({
+    path: 'mem',
+    clock,
+    logger: silentLogger,
+    limit: 100,
+    write: async () => {},
+  });
+  const names: Record<string, string> = {
+    ...(options.names ?? { '+14155550123': 'Ada Lovelace' }),
+  };
+  const notifier = new FakeNotifier();
+  const popup = new FakePopup();
+  const opener = new FakeOpener();
+  const clipboard = new FakeClipboard();
+  const presenter = new CallPresenter({
+    clock,
+    logger: silentLogger,
+    directory: options.directory ?? {
+      lookup: (n) => names[n] ?? null,
+      format: (n) => formatNumber(n, 'US'),
+    },
+    history,
+    notifier,
+    popup,
+    urlOpener: options.urlOpener ?? opener,
+    clipboard,
+    settings: () => settings,
+  });
+  let seq = 0;
+  const pop = (
+    callId: string,
+    from = '+14155550123',
+    to = '101',
+    timestamp = clock.now(),
+  ): PopEvent => ({
+    callId,
+    from,
+    to,
+    eventId: `e${++seq}`,
+    timestamp,
+    receivedAt: clock.now(),
+    source: 'direct',
+  });
+  const dismiss = (callId: string, state: string, to = '101'): DismissEvent => ({
+    callId,
+    state,
+    to,
+    eventId: `e${++seq}`,
+  });
+  return {
+    clock,
+    settings,
+    names,
+    history,
+    notifier,
+    popup,
+    opener,
+    clipboard,
+    presenter,
+    pop,
+    dismiss,
+  };
+}

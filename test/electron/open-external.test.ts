@@ -2,13 +2,10 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => import('../support/electron-mock.ts'));
 
-import { CallPresenter } from '../../src-main/core/app/call-presenter.ts';
-import { HistoryStore } from '../../src-main/core/app/history-store.ts';
 import { SafeExternalOpener } from '../../src-main/electron/external.ts';
 import { silentLogger } from '../../src-main/core/log.ts';
-import { FakeClock } from '../support/fake-clock.ts';
 import { resetElectronMock, shell } from '../support/electron-mock.ts';
-import { FakeClipboard, FakeNotifier, FakePopup } from '../app/support.ts';
+import { presenterHarness } from '../app/support.ts';
 
 beforeEach(() => resetElectronMock());
 
@@ -55,41 +52,13 @@ describe('SafeExternalOpener', () => {
     'x'.repeat(5000),
     '?next=javascript:alert(1)#',
   ])('keeps a hostile caller ID %# inside the CRM link it opens', async (hostile) => {
-    const clock = new FakeClock();
     const opener = new SafeExternalOpener(shell, () => ['https'], silentLogger);
-    const presenter = new CallPresenter({
-      clock,
-      logger: silentLogger,
-      directory: { lookup: () => hostile, format: (n) => n },
-      history: new HistoryStore({
-        path: 'mem',
-        clock,
-        logger: silentLogger,
-        limit: 10,
-        write: async () => {},
-      }),
-      notifier: new FakeNotifier(),
-      popup: new FakePopup(),
+    const { presenter, pop } = presenterHarness({
       urlOpener: opener,
-      clipboard: new FakeClipboard(),
-      settings: () => ({
-        doNotDisturb: false,
-        sound: true,
-        autoOpenCrm: false,
-        crmUrlTemplate: 'https://crm.example.com/find?phone={from}&name={caller_name}',
-        crmAllowedSchemes: ['https'],
-        popupLingerSec: 4,
-      }),
+      directory: { lookup: () => hostile, format: (n) => n },
+      settings: { crmUrlTemplate: 'https://crm.example.com/find?phone={from}&name={caller_name}' },
     });
-    presenter.handlePop({
-      callId: 'c1',
-      from: hostile,
-      to: '101',
-      eventId: 'e1',
-      timestamp: clock.now(),
-      receivedAt: clock.now(),
-      source: 'direct',
-    });
+    presenter.handlePop(pop('c1', hostile));
     expect(await presenter.openCrm('c1')).toEqual({ ok: true });
     const opened = new URL(String(shell.openExternal.mock.calls[0]?.[0]));
     expect(opened.origin).toBe('https://crm.example.com');

@@ -4,24 +4,8 @@
  */
 import type { CallCard, HistoryEntry, StatusView } from '../../ipc/contract.ts';
 
-/** A call started ringing for the user (structurally the engine's Pop). */
-export interface PopEvent {
-  callId: string;
-  from: string;
-  to: string;
-  eventId: string;
-  timestamp: number;
-  receivedAt: number;
-  source: string;
-}
-
-/** A call stopped ringing (structurally the engine's Dismiss); `state` is the new call state. */
-export interface DismissEvent {
-  callId: string;
-  state: string;
-  eventId: string;
-  to: string;
-}
+/** A call started ringing for the user / stopped ringing: the engine's own event types. */
+export type { Pop as PopEvent, Dismiss as DismissEvent } from '../events/pipeline.ts';
 
 export interface NotifyOptions {
   /** No sound (the user turned sound off). */
