@@ -12,6 +12,7 @@ import {
   signed,
   sleep,
   startRedis,
+  waitFor,
   startRedisRelay,
   startTokenService,
   type RedisProcess,
@@ -130,28 +131,30 @@ describe.skipIf(!haveRedis)('Redis Streams backend', () => {
     clients.push(client);
     const startCursor = client.cursor;
     const accepted: string[] = [];
-    const postMany = async (pair: { relay: RelayServer }, prefix: string, n: number) => {
-      const results = await Promise.all(
-        Array.from({ length: n }, async (_, i) => {
-          const body = envelope({ event_id: `${prefix}-${i}`, to: '555' });
-          try {
-            return {
-              id: `${prefix}-${i}`,
-              status: (await postWebhook(pair.relay.webhookUrl('acme'), body, signed(body))).status,
-            };
-          } catch {
-            return { id: `${prefix}-${i}`, status: 0 }; // connection refused while draining: the service retries
-          }
-        }),
-      );
-      for (const r of results) if (r.status === 200) accepted.push(r.id);
+    const refused: string[] = [];
+    const postOne = async (pair: { relay: RelayServer }, id: string) => {
+      const body = envelope({ event_id: id, to: '555' });
+      let status = 0;
+      try {
+        status = (await postWebhook(pair.relay.webhookUrl('acme'), body, signed(body))).status;
+      } catch {
+        // connection refused once the instance stopped listening: the service retries
+      }
+      (status === 200 ? accepted : refused).push(id);
     };
-    // Webhooks in flight while the instance shuts down: each is either acknowledged and kept, or refused.
-    const during = postMany(a, 'during', 100);
-    await sleep(5);
+    // Four senders post one after another (as the service's deliveries would) while the instance
+    // shuts down: each webhook is either acknowledged and kept, or refused and retried later.
+    const senders = Array.from({ length: 4 }, async (_, w) => {
+      for (let i = 0; i < 40; i++) await postOne(a, `during-${w}-${i}`);
+    });
+    await waitFor(() => accepted.length >= 20, 10_000, 'some webhooks accepted');
     const port = a.relay.port;
     await stopInstance(a);
-    await during;
+    await Promise.all(senders);
+    expect(accepted.length).toBeGreaterThanOrEqual(20);
+    expect(refused.length).toBeGreaterThan(0); // the shutdown really happened mid-stream
+    const postMany = (pair: { relay: RelayServer }, prefix: string, n: number) =>
+      Promise.all(Array.from({ length: n }, (_, i) => postOne(pair, `${prefix}-${i}`)));
     await postMany(open[0]!, 'other', 20); // the other instance keeps accepting
     // Redis itself restarts from its append-only file.
     for (const p of [...open]) await stopInstance(p);
@@ -173,6 +176,31 @@ describe.skipIf(!haveRedis)('Redis Streams backend', () => {
     await sleep(200);
     expect(new Set(resumed.eventIds())).toEqual(new Set(accepted));
     expect(resumed.eventIds()).toHaveLength(accepted.length);
+  });
+
+  it('while Redis is down: 503 (the service retries), readiness fails; afterwards delivery resumes', async () => {
+    const pair = open[0]!;
+    const client = await TestClient.connect(pair.relay.clientUrl('acme'), 'tok', {
+      extensions: ['888'],
+    });
+    clients.push(client);
+    const dir = redis.dir;
+    const redisPort = redis.port;
+    await redis.stop({ keepData: true });
+    const body = envelope({ event_id: 'while-down', to: '888' });
+    expect((await postWebhook(pair.relay.webhookUrl('acme'), body, signed(body))).status).toBe(503);
+    expect((await fetch(pair.relay.url + '/readyz')).status).toBe(503);
+    redis = await startRedis({ dir, port: redisPort });
+    // The service's retry, once Redis is back (the client library reconnects by itself).
+    let status = 0;
+    for (let i = 0; i < 50 && status !== 200; i++) {
+      await sleep(100);
+      status = (await postWebhook(pair.relay.webhookUrl('acme'), body, signed(body))).status;
+    }
+    expect(status).toBe(200);
+    await client.until(() => client.events.length === 1, 10_000);
+    expect(client.eventIds()).toEqual(['while-down']);
+    expect((await fetch(pair.relay.url + '/readyz')).status).toBe(200);
   });
 
   it('reports a gap when the stream was trimmed past the cursor', async () => {
