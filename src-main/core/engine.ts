@@ -21,6 +21,7 @@ import {
 import type { CreateSocket } from './events/socket.ts';
 import { combineStatuses, sameStatus } from './events/status.ts';
 import { WebSocketEventSource } from './events/ws-source.ts';
+import { probeServerClock } from './events/server-clock.ts';
 
 export type EngineMode = 'auto' | 'direct' | 'relay';
 
@@ -38,7 +39,16 @@ export interface EngineDeps {
   topics?: number[];
   heartbeatMs?: number;
   dedupe?: DedupeOptions;
+  /**
+   * Read the server's clock from the HTTP Date header of a HEAD request to the base address on
+   * start, on wake and after a clock jump (server-clock.ts); default true. `fetch` is for tests.
+   */
+  serverClock?: boolean;
+  fetch?: typeof fetch;
 }
+
+/** At most one server-clock probe per this interval. */
+const PROBE_INTERVAL_MS = 5_000;
 
 export const DEFAULT_TOPICS: readonly number[] = [30011];
 
@@ -51,6 +61,7 @@ export class ScreenpopEngine {
   private readonly logger: Logger;
   private combined: ConnectionStatus = { state: 'offline', reason: 'Not started.' };
   private started = false;
+  private readonly probe: (() => void) | undefined;
 
   constructor(deps: EngineDeps) {
     const mode = deps.mode ?? 'auto';
@@ -61,7 +72,9 @@ export class ScreenpopEngine {
       user: deps.user,
       ...(deps.staleRingMs !== undefined ? { staleRingMs: deps.staleRingMs } : {}),
       ...(deps.dedupe ? { dedupe: deps.dedupe } : {}),
+      onClockJump: () => this.probe?.(),
     });
+    if (deps.serverClock ?? true) this.probe = this.serverClockProber(deps);
     if (mode === 'relay' && !deps.createRelaySource)
       throw new Error("event source mode 'relay' needs a relay (relayUrl is empty)");
     if (mode !== 'relay') {
@@ -95,6 +108,7 @@ export class ScreenpopEngine {
       );
       source.start();
     }
+    this.probe?.();
     this.logger.info('started', { sources: this.sources.map((s) => s.name) });
   }
 
@@ -110,6 +124,7 @@ export class ScreenpopEngine {
 
   wake(reason: WakeReason): void {
     for (const source of this.sources) source.wake(reason);
+    this.probe?.();
   }
 
   onPop(listener: (pop: Pop) => void): () => void {
@@ -144,6 +159,31 @@ export class ScreenpopEngine {
 
   stats(): PipelineStats {
     return this.pipeline.stats();
+  }
+
+  /** A rate-limited, fire-and-forget reading of the server's clock for the pipeline. */
+  private serverClockProber(deps: EngineDeps): () => void {
+    let lastAt = -Infinity;
+    return () => {
+      const now = deps.clock.monotonic();
+      if (!this.started || now - lastAt < PROBE_INTERVAL_MS) return;
+      lastAt = now;
+      probeServerClock({
+        baseUrl: deps.baseUrl,
+        clock: deps.clock,
+        ...(deps.fetch ? { fetch: deps.fetch } : {}),
+      }).then(
+        (sample) => {
+          if (sample && this.started)
+            this.pipeline.noteServerTime(sample.serverMs, sample.atMonotonic);
+          else if (!sample) this.logger.debug('no Date header from the server');
+        },
+        (error: unknown) =>
+          this.logger.debug('server clock probe failed', {
+            error: error instanceof Error ? error.message : String(error),
+          }),
+      );
+    };
   }
 
   private updateCombined(): void {

@@ -4,7 +4,7 @@
  * forward), a few ms later.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-main/core/clock.ts';
+import { systemClock, type Clock } from '../../src-main/core/clock.ts';
 import type { ConnectionStatus, EventSource } from '../../src-main/core/events/contracts.ts';
 import type { Pop } from '../../src-main/core/events/pipeline.ts';
 import { ScreenpopEngine } from '../../src-main/core/engine.ts';
@@ -53,12 +53,16 @@ function relayFrom(sim: Simulator) {
   return source;
 }
 
-async function engineWith(mode: 'auto' | 'direct' | 'relay', sim: Simulator) {
+async function engineWith(
+  mode: 'auto' | 'direct' | 'relay',
+  sim: Simulator,
+  clock: Clock = systemClock,
+) {
   const relay = relayFrom(sim);
   const engine = new ScreenpopEngine({
     baseUrl: sim.baseUrl,
-    tokens: tokenManagerFor(sim.baseUrl, sim.apiKey, systemClock),
-    clock: systemClock,
+    tokens: tokenManagerFor(sim.baseUrl, sim.apiKey, clock),
+    clock,
     user: USER,
     mode,
     createRelaySource: () => relay,
@@ -130,5 +134,26 @@ describe('ScreenpopEngine', () => {
           mode: 'relay',
         }),
     ).toThrow(/relay/);
+  });
+
+  it('reads the server clock on start, so an old ring replayed first does not pop, even with the desktop clock 5 min ahead', async () => {
+    const sim = await startSimulator();
+    cleanups.push(() => sim.close());
+    const skewed: Clock = { ...systemClock, now: () => Date.now() + 5 * 60_000 };
+    const t = await engineWith('relay', sim, skewed);
+    await waitFor(() => t.engine.stats().clockOffsetMs !== null, 'the server clock reference');
+    // The desktop is ~5 min ahead of the server (the simulator runs on the real clock).
+    expect(Math.abs((t.engine.stats().clockOffsetMs ?? 0) - 5 * 60_000)).toBeLessThan(2_000);
+    const data = (id: string) => ({
+      call_id: id,
+      from: outsideNumber(5),
+      to: '101',
+      state: 'ringing',
+    });
+    sim.emit(30011, data('replayed'), { timestamp: Date.now() - 10 * 60_000 });
+    sim.emit(30011, data('live'));
+    await waitFor(() => t.engine.stats().events === 2, 'both events');
+    expect(t.pops.map((p) => p.callId)).toEqual(['live']);
+    expect(t.engine.stats().staleRings).toBe(1);
   });
 });

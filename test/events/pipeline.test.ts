@@ -162,6 +162,59 @@ describe('EventPipeline', () => {
     expect(t.pops).toHaveLength(1);
   });
 
+  it('with a server-clock reference, the very first event can already be judged stale (relay replay)', () => {
+    const t = setup();
+    t.clock.skewWall(5 * 60_000); // and the desktop clock is 5 minutes ahead
+    const serverNow = () => t.clock.now() - 5 * 60_000;
+    t.pipeline.noteServerTime(serverNow(), t.clock.monotonic());
+    const ring = (id: string, ago: number) =>
+      JSON.stringify({
+        event: 30011,
+        timestamp: serverNow() - ago,
+        tenant: 'a',
+        event_id: id,
+        data: { call_id: id, from: '1', to: '101', state: 'ringing' },
+      });
+    t.feed(ring('replayed-10-min-old', 10 * 60_000));
+    t.feed(ring('live', 50));
+    expect(t.pops.map((p) => p.callId)).toEqual(['live']);
+  });
+
+  it('after a sleep the old samples are dropped and a new reference is asked for', async () => {
+    const clock = new FakeClock();
+    let asked = 0;
+    const pipeline = new EventPipeline({ clock, user: USER, onClockJump: () => asked++ });
+    const pops: Pop[] = [];
+    pipeline.onPop((p) => pops.push(p));
+    const frame = (id: string, ts: number, to = '555') =>
+      JSON.stringify({
+        event: 30011,
+        timestamp: ts,
+        tenant: 'a',
+        event_id: id,
+        data: { call_id: id, from: '1', to, state: 'ringing' },
+      });
+    for (let i = 0; i < 30; i++)
+      pipeline.ingest(frame(`bg${i}`, clock.now()), { source: 'direct', receivedAt: clock.now() });
+    clock.sleep(60 * 60_000); // an hour asleep: server time moved on, monotonic did not
+    pipeline.noteServerTime(clock.now(), clock.monotonic()); // the engine's probe after the wake
+    expect(asked).toBe(1);
+    // Rings missed during the sleep, replayed by the relay: 20 and 50 minutes old.
+    pipeline.ingest(frame('missed-50', clock.now() - 50 * 60_000, '101'), {
+      source: 'relay',
+      receivedAt: clock.now(),
+    });
+    pipeline.ingest(frame('missed-20', clock.now() - 20 * 60_000, '101'), {
+      source: 'relay',
+      receivedAt: clock.now(),
+    });
+    pipeline.ingest(frame('now', clock.now(), '101'), {
+      source: 'direct',
+      receivedAt: clock.now(),
+    });
+    expect(pops.map((p) => p.callId)).toEqual(['now']);
+  });
+
   it('counts malformed and oversized frames, logs them without their content, and keeps going', () => {
     const t = setup();
     const secretish = 'caller-data-that-must-not-be-logged';

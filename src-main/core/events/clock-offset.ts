@@ -4,19 +4,21 @@
  * Each event gives one sample: local monotonic time at receipt minus the server's timestamp. The
  * sample is (clock offset + transport delay); the smallest recent samples are the events that
  * travelled fastest, so a low quantile of the recent samples is the offset with ~no delay in it.
- * An event's age is its own sample minus that estimate: how much later it arrived than the fastest
- * recent events. Using the monotonic clock (not the wall clock) makes the estimate immune to the
- * user or NTP changing the desktop's time; after a sleep the offset drops by the sleep's length and
- * the new, smaller samples take over at once (we keep the low end).
+ * An event's age is the server's time now (local monotonic minus that estimate) minus its stamp.
+ * Using the monotonic clock, not the wall clock, makes the estimate immune to a desktop clock that
+ * is simply wrong.
  *
- * Robustness: the estimate is the 10th percentile, not the minimum, so one event with a bogus
- * future timestamp cannot make every later event look stale; samples older than `windowMs` or
- * beyond the last `maxSamples` are forgotten. Delayed events (webhook retries) only add large
- * samples, which a low quantile ignores.
+ * Robustness: the estimate is the 10th percentile, not the minimum, so a few events with a bogus
+ * future timestamp (one server node's clock ahead) cannot make every later event look stale;
+ * samples older than `windowMs` or beyond the last `maxSamples` are forgotten. Delayed events
+ * (webhook retries, relay replays) only add large samples, which a low quantile ignores.
  *
- * Limit: with no earlier sample, the first event is its own reference and is judged fresh. On the
- * direct WebSocket that is right (the service never replays); a source that replays old events
- * should deliver something live first.
+ * The offset itself changes when the machine sleeps (the monotonic clock stops, the server's does
+ * not): the pipeline notices the wall clock jumping against the monotonic one and calls `clear()`.
+ * References from the server's HTTP Date header (server-clock.ts) are added like events, so the
+ * first events after start, a wake or a clear are judged against the server rather than against
+ * themselves. With no sample at all an event is its own reference (age 0): right for the WebSocket,
+ * which never replays.
  */
 export interface OffsetOptions {
   maxSamples?: number;
@@ -42,7 +44,16 @@ export class ClockOffsetEstimator {
     this.value = new Float64Array(this.maxSamples);
   }
 
-  /** One event: server timestamp (ms) and local monotonic time when it arrived. */
+  /** Forgets every sample (the local clocks jumped: the machine slept or the time was changed). */
+  clear(): void {
+    this.count = 0;
+    this.next = 0;
+  }
+
+  /**
+   * One sample: a server timestamp (ms) and the local monotonic time it arrived (an event), or the
+   * time the server's clock read that (an HTTP Date reference, see server-clock.ts).
+   */
   add(serverTimestamp: number, receivedMonotonic: number): void {
     this.at[this.next] = receivedMonotonic;
     this.value[this.next] = receivedMonotonic - serverTimestamp;

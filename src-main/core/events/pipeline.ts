@@ -69,7 +69,15 @@ export interface PipelineDeps {
   staleRingMs?: number;
   dedupe?: DedupeOptions;
   calls?: { maxCalls?: number; ttlMs?: number };
+  /**
+   * Called when the wall clock jumped against the monotonic clock (sleep, or the time was changed):
+   * the offset samples were dropped and a fresh server-clock reference is wanted (noteServerTime).
+   */
+  onClockJump?: () => void;
 }
+
+/** A wall-vs-monotonic jump larger than this between two events means sleep or a clock change. */
+const CLOCK_JUMP_MS = 10_000;
 
 /** At most one log line per rejection reason per this interval (a flood must not flood the log). */
 const REJECT_LOG_INTERVAL_MS = 10_000;
@@ -87,6 +95,9 @@ export class EventPipeline {
   private readonly dismissListeners = new Set<Listener<Dismiss>>();
   private readonly eventListeners = new Set<Listener<Envelope>>();
   private readonly lastRejectLog = new Map<string, number>();
+  private readonly onClockJump: (() => void) | undefined;
+  /** Wall minus monotonic time at the last event: a change means sleep or a clock change. */
+  private lastDrift: number | undefined;
   private readonly counts = {
     frames: 0,
     events: 0,
@@ -110,6 +121,7 @@ export class EventPipeline {
     this.dedupe = new DedupeSet(deps.dedupe);
     this.tracker = new CallTracker({ ...deps.calls, staleRingMs: deps.staleRingMs ?? 45_000 });
     this.matcher = this.buildMatcher(deps.user);
+    this.onClockJump = deps.onClockJump;
   }
 
   /** The merge point: one raw frame from `meta.source`, received at wall time `meta.receivedAt`. */
@@ -122,6 +134,7 @@ export class EventPipeline {
     }
     const envelope = parsed.envelope;
     const nowMono = this.clock.monotonic();
+    this.checkClockJump(nowMono);
     if (!this.dedupe.firstSeen(envelope.event_id, nowMono)) {
       this.counts.duplicates++;
       return;
@@ -130,6 +143,15 @@ export class EventPipeline {
     this.offset.add(envelope.timestamp, nowMono);
     this.emit(this.eventListeners, envelope);
     if (envelope.event === CALL_STATE_CHANGED) this.onCallState(envelope, meta, nowMono);
+  }
+
+  /**
+   * A reading of the server's clock (from an HTTP Date header, see server-clock.ts): `serverMs` is
+   * what the server's clock read at local monotonic time `atMonotonic`.
+   */
+  noteServerTime(serverMs: number, atMonotonic: number): void {
+    this.checkClockJump(this.clock.monotonic());
+    this.offset.add(serverMs, atMonotonic);
   }
 
   /** Feeds `source`'s frames into `ingest`; returns a function that detaches it. */
@@ -215,6 +237,21 @@ export class EventPipeline {
           this.logger.debug('ring after a later state of its call not popped');
         }
     }
+  }
+
+  private checkClockJump(nowMono: number): void {
+    const drift = this.clock.now() - nowMono;
+    const last = this.lastDrift;
+    this.lastDrift = drift;
+    if (last === undefined || Math.abs(drift - last) <= CLOCK_JUMP_MS) return;
+    this.logger.info(
+      'wall clock jumped against the monotonic clock; re-estimating the server offset',
+      {
+        jumpMs: Math.round(drift - last),
+      },
+    );
+    this.offset.clear();
+    this.onClockJump?.();
   }
 
   private buildMatcher(user: UserNumbers): UserNumberMatcher {
