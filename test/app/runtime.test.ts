@@ -199,6 +199,10 @@ describe('AppRuntime', () => {
     );
     expect(t.connections).toHaveLength(1);
 
+    expect(
+      await t.runtime.saveSettings({ settings: { apiKey: '' }, secret: 'orphan-secret' }),
+    ).toMatchObject({ ok: false, field: 'apiKey' });
+
     const locked = await setup({}, { failKeychain: true });
     await locked.runtime.start();
     expect(

@@ -93,6 +93,15 @@ const NOT_SET_UP: ConnectionStatus = {
 
 type Listener<T> = (value: T) => void;
 
+/** The keychain account for a key at a base address, or null while either is missing or unusable. */
+function accountFor(apiKey: string, baseUrl: string): string | null {
+  try {
+    return apiKey.trim() && baseUrl ? keychainAccount(apiKey, baseUrl) : null;
+  } catch {
+    return null;
+  }
+}
+
 export class AppRuntime {
   readonly presenter: CallPresenter;
   readonly directory: Directory;
@@ -170,9 +179,10 @@ export class AppRuntime {
   }
 
   settingsView(): SettingsView {
+    const current = this.settings();
     return {
-      settings: { ...this.current },
-      hasSecret: this.hasSecret || this.current.demoMode,
+      settings: { ...current },
+      hasSecret: this.hasSecret || current.demoMode,
       needsOnboarding: this.needsOnboarding(),
     };
   }
@@ -221,11 +231,16 @@ export class AppRuntime {
     const secret = patch.secret?.trim();
     if (secret) {
       this.d.secrets.add(secret);
+      const account = accountFor(checked.settings.apiKey, checked.settings.baseUrl);
+      if (!account) {
+        return {
+          ok: false,
+          field: checked.settings.apiKey.trim() ? 'baseUrl' : 'apiKey',
+          message: 'Enter the service address and the API key that go with this secret.',
+        };
+      }
       try {
-        await this.d.credentials.setSecret(
-          keychainAccount(checked.settings.apiKey, checked.settings.baseUrl),
-          secret,
-        );
+        await this.d.credentials.setSecret(account, secret);
       } catch (err) {
         this.logger.error('the secret could not be stored in the keychain', { error: err });
         return {
@@ -253,10 +268,8 @@ export class AppRuntime {
     let secret = patch.secret?.trim() || null;
     if (secret) this.d.secrets.add(secret);
     if (!secret && demo) secret = demo.secret;
-    if (!secret && apiKey && baseUrl)
-      secret = await this.d.credentials
-        .getSecret(keychainAccount(apiKey, baseUrl))
-        .catch(() => null);
+    const account = accountFor(apiKey, baseUrl);
+    if (!secret && account) secret = await this.d.credentials.getSecret(account).catch(() => null);
     return testConnection(
       {
         baseUrl,
@@ -423,7 +436,8 @@ export class AppRuntime {
       : s;
     const store = demo ? this.demoSecrets : this.d.credentials;
     const credentials = async (): Promise<Credentials | null> => {
-      const secret = await store.getSecret(keychainAccount(effective.apiKey, baseUrl));
+      const account = accountFor(effective.apiKey, baseUrl);
+      const secret = account ? await store.getSecret(account) : null;
       return secret ? { key: effective.apiKey, secret } : null;
     };
     let connection: Connection;
