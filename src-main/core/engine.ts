@@ -20,6 +20,7 @@ import {
 } from './events/pipeline.ts';
 import type { CreateSocket } from './events/socket.ts';
 import { combineStatuses, sameStatus } from './events/status.ts';
+import { notifyAll, subscribe } from './events/listeners.ts';
 import { WebSocketEventSource } from './events/ws-source.ts';
 import { probeServerClock } from './events/server-clock.ts';
 
@@ -140,8 +141,7 @@ export class ScreenpopEngine {
   }
 
   onStatus(listener: (status: ConnectionStatus) => void): () => void {
-    this.statusListeners.add(listener);
-    return () => this.statusListeners.delete(listener);
+    return subscribe(this.statusListeners, listener);
   }
 
   status(): ConnectionStatus {
@@ -192,14 +192,6 @@ export class ScreenpopEngine {
     );
     if (sameStatus(this.combined, next)) return;
     this.combined = next;
-    for (const listener of this.statusListeners) {
-      try {
-        listener({ ...next });
-      } catch (error) {
-        this.logger.error('status listener failed', {
-          error: error instanceof Error ? error : String(error),
-        });
-      }
-    }
+    notifyAll(this.statusListeners, [{ ...next }], this.logger, 'status');
   }
 }

@@ -21,6 +21,7 @@ import {
   type Envelope,
   type RejectReason,
 } from './envelope.ts';
+import { notifyAll, subscribe } from './listeners.ts';
 import { UserNumberMatcher, type UserNumbers } from './numbers.ts';
 
 export type { Envelope } from './envelope.ts';
@@ -141,7 +142,7 @@ export class EventPipeline {
     }
     this.counts.events++;
     this.offset.add(envelope.timestamp, nowMono);
-    this.emit(this.eventListeners, envelope);
+    notifyAll(this.eventListeners, [envelope], this.logger, 'event');
     if (envelope.event === CALL_STATE_CHANGED) this.onCallState(envelope, meta, nowMono);
   }
 
@@ -206,24 +207,38 @@ export class EventPipeline {
     switch (decision.kind) {
       case 'pop':
         this.counts.pops++;
-        this.emit(this.popListeners, {
-          callId: call.call_id,
-          from: call.from,
-          to: call.to,
-          eventId: envelope.event_id,
-          timestamp: envelope.timestamp,
-          receivedAt: meta.receivedAt,
-          source: meta.source,
-        });
+        notifyAll(
+          this.popListeners,
+          [
+            {
+              callId: call.call_id,
+              from: call.from,
+              to: call.to,
+              eventId: envelope.event_id,
+              timestamp: envelope.timestamp,
+              receivedAt: meta.receivedAt,
+              source: meta.source,
+            },
+          ],
+          this.logger,
+          'pop',
+        );
         return;
       case 'dismiss':
         this.counts.dismisses++;
-        this.emit(this.dismissListeners, {
-          callId: call.call_id,
-          state: call.state,
-          eventId: envelope.event_id,
-          to: call.to,
-        });
+        notifyAll(
+          this.dismissListeners,
+          [
+            {
+              callId: call.call_id,
+              state: call.state,
+              eventId: envelope.event_id,
+              to: call.to,
+            },
+          ],
+          this.logger,
+          'dismiss',
+        );
         return;
       case 'ignored':
         if (decision.why === 'stale') {
@@ -283,23 +298,4 @@ export class EventPipeline {
       totalOfReason: this.rejected[reason],
     });
   }
-
-  private emit<T>(listeners: Set<Listener<T>>, value: T): void {
-    for (const listener of listeners) {
-      try {
-        listener(value);
-      } catch (err) {
-        this.logger.error('event listener failed', {
-          error: err instanceof Error ? err : String(err),
-        });
-      }
-    }
-  }
-}
-
-function subscribe<T>(set: Set<T>, item: T): () => void {
-  set.add(item);
-  return () => {
-    set.delete(item);
-  };
 }

@@ -30,6 +30,7 @@ import type {
   TokenSource,
   WakeReason,
 } from './contracts.ts';
+import { notifyAll, subscribe } from './listeners.ts';
 import { createWsSocket, type CreateSocket, type SocketConnection } from './socket.ts';
 import { REMEDY, sameStatus, statusForErrcode } from './status.ts';
 
@@ -187,13 +188,11 @@ export class WebSocketEventSource implements EventSource {
   }
 
   onFrame(listener: (text: string, receivedAt: number) => void): () => void {
-    this.frameListeners.add(listener);
-    return () => this.frameListeners.delete(listener);
+    return subscribe(this.frameListeners, listener);
   }
 
   onStatus(listener: (status: ConnectionStatus) => void): () => void {
-    this.statusListeners.add(listener);
-    return () => this.statusListeners.delete(listener);
+    return subscribe(this.statusListeners, listener);
   }
 
   status(): ConnectionStatus {
@@ -298,16 +297,7 @@ export class WebSocketEventSource implements EventSource {
       this.onControl(conn, control);
       return;
     }
-    const receivedAt = this.clock.now();
-    for (const listener of this.frameListeners) {
-      try {
-        listener(text, receivedAt);
-      } catch (error) {
-        this.logger.error('frame listener failed', {
-          error: error instanceof Error ? error : String(error),
-        });
-      }
-    }
+    notifyAll(this.frameListeners, [text, this.clock.now()], this.logger, 'frame');
   }
 
   private onControl(conn: Connection, message: { errcode: number; errmsg: string }): void {
@@ -585,15 +575,7 @@ export class WebSocketEventSource implements EventSource {
   private setStatus(status: ConnectionStatus): void {
     if (sameStatus(this.current, status)) return;
     this.current = status;
-    for (const listener of this.statusListeners) {
-      try {
-        listener({ ...status });
-      } catch (error) {
-        this.logger.error('status listener failed', {
-          error: error instanceof Error ? error : String(error),
-        });
-      }
-    }
+    notifyAll(this.statusListeners, [{ ...status }], this.logger, 'status');
   }
 }
 
