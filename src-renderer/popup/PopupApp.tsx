@@ -34,7 +34,7 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   const [copiedId, setCopiedId] = useState<string | null>(null);
   const announced = useRef(new Set<string>());
   const listRef = useRef<HTMLOListElement>(null);
-  const rootRef = useRef<HTMLDivElement>(null);
+  const rootRef = useRef<HTMLElement>(null);
 
   const visible = stackOrder(calls.filter((c) => !dismissed.has(c.callId)));
   const now = useNow(visible.length > 0);
@@ -152,7 +152,8 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   }, [visible, dismiss, openCrm]);
 
   return (
-    <div className="popup" ref={rootRef}>
+    <main className="popup" ref={rootRef}>
+      <h1 className="visually-hidden">Incoming calls</h1>
       <div
         className="visually-hidden"
         role="alert"
@@ -184,6 +185,6 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
           ))}
         </ol>
       )}
-    </div>
+    </main>
   );
 }

@@ -1,0 +1,67 @@
+/**
+ * Accessibility rules (axe-core) on every window in light and dark: contrast, names of controls,
+ * labels, landmarks, ARIA use. One browser launch for the file.
+ */
+import { expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { axeViolations } from './support/axe.ts';
+import { call, firstRunView, fixture } from './support/fixtures.ts';
+import { openPage, type PageName } from './support/page.ts';
+import { browserSuite, expectClean } from './support/suite.ts';
+
+type Case = [string, PageName, ReturnType<typeof fixture>, ((page: Page) => Promise<void>)?];
+
+const cases: Case[] = [
+  [
+    'popup with three calls',
+    'popup',
+    fixture({
+      calls: [
+        call({ callId: 'a' }),
+        call({ callId: 'b', callerName: null, canOpenCrm: false }),
+        call({ callId: 'c', callerName: 'Grace Hopper', state: 'answered' }),
+      ],
+    }),
+  ],
+  [
+    'settings after a failed connection test and a bad CRM link',
+    'settings',
+    fixture({
+      testConnection: {
+        ok: false,
+        message: 'The service refused this computer’s address.',
+        remedy: 'Add the caller IP to the key’s allowlist.',
+        errcode: 10004,
+        ipToAllow: '203.0.113.7',
+      },
+      saveResult: { ok: false, field: 'extensions', message: 'Enter at least one extension.' },
+    }),
+    async (page) => {
+      await page.getByRole('button', { name: 'Test connection' }).click();
+      await page.getByTestId('connection-result').waitFor();
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByTestId('error-extensions').waitFor();
+    },
+  ],
+  ['onboarding', 'settings', fixture({ settings: firstRunView })],
+  ['history', 'history', fixture()],
+];
+
+browserSuite('accessibility in Chromium', ({ browser, origin }) => {
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`has no axe violations (${scheme})`, async () => {
+      const found: string[] = [];
+      for (const [name, page, fix, prepare] of cases) {
+        const opened = await openPage(browser(), origin(), page, fix, { colorScheme: scheme });
+        await opened.page.locator('#root > :not([aria-busy])').first().waitFor();
+        if (page === 'popup') await opened.page.locator('li[data-call-id]').nth(2).waitFor();
+        if (page === 'history') await opened.page.locator('li[data-call-id]').first().waitFor();
+        await prepare?.(opened.page);
+        for (const v of await axeViolations(opened.page)) found.push(`${name}: ${v}`);
+        await expectClean(opened);
+        await opened.close();
+      }
+      expect(found).toEqual([]);
+    });
+  }
+});
