@@ -139,4 +139,15 @@ describe('screenpop-headless', () => {
       expect(child.raw).toEqual([]);
     }
   });
+
+  it('--demo rings the extension through the in-process simulator; SIGINT exits 0', async () => {
+    const child = run(['--demo', '--extension', '105'], {});
+    await until(() => child.lines.some((l) => l.type === 'pop'), 'a demo pop', child);
+    expect(child.lines.find((l) => l.type === 'pop')).toMatchObject({
+      to: '105',
+      call_id: expect.any(String),
+    });
+    child.proc.kill('SIGINT');
+    expect(await child.exit).toBe(0);
+  });
 });

@@ -58,7 +58,10 @@ export interface PipelineStats {
   lateRings: number;
   dedupeSize: number;
   callsTracked: number;
-  /** Estimated (desktop monotonic - server) offset minus the current monotonic-to-wall offset: i.e. how far the desktop's wall clock is ahead of the server's, transport delay included. */
+  /**
+   * How far the desktop's wall clock is ahead of the server's, as estimated (the fastest transport
+   * delay included); null before the first sample.
+   */
   clockOffsetMs: number | null;
 }
 
