@@ -130,6 +130,7 @@ async function start(): Promise<void> {
     buildMenu: (template) => Menu.buildFromTemplate(template),
     icon: trayIcon,
     actions: {
+      retryNow: () => void runtime?.retryNow(),
       toggleDoNotDisturb: () => void runtime?.setDoNotDisturb(!runtime.settings().doNotDisturb),
       togglePause: () => void runtime?.setPaused(!runtime.isPaused()),
       openSettings: () => windows.show('settings'),

@@ -16,6 +16,7 @@ import type { TrayView } from '../core/app/ports.ts';
 export type TrayIconName = 'connected' | 'connecting' | 'degraded' | 'offline' | 'needs-attention';
 
 export interface TrayActions {
+  retryNow(): void;
   toggleDoNotDisturb(): void;
   togglePause(): void;
   openSettings(): void;
@@ -100,6 +101,8 @@ export function trayMenuTemplate(
       label: label(missedWords(missedCount)),
       click: () => actions.openHistory(),
     });
+  if (!status.paused && status.state !== 'connected' && status.state !== 'connecting')
+    items.push({ id: 'retry', label: 'Try again now', click: () => actions.retryNow() });
   const calls = recent.slice(0, recentCount);
   items.push(
     { type: 'separator' },

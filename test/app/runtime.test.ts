@@ -50,6 +50,10 @@ class FakeConnection implements Connection {
   wake(reason: WakeReason) {
     this.wakes.push(reason);
   }
+  retries = 0;
+  retry() {
+    this.retries++;
+  }
   async stop() {
     this.stopped = true;
   }
@@ -163,6 +167,12 @@ describe('AppRuntime', () => {
     expect(t.connections).toHaveLength(2);
     t.runtime.wake('online');
     expect(t.connections[1]?.wakes).toEqual(['online']);
+    await t.runtime.retryNow();
+    expect(t.connections[1]?.retries).toBe(1);
+    await t.runtime.setPaused(true);
+    await t.runtime.retryNow(); // "try again" while paused resumes
+    expect(t.runtime.isPaused()).toBe(false);
+    expect(t.connections).toHaveLength(3);
   });
 
   it('reconnects only when connection settings change', async () => {

@@ -19,6 +19,7 @@ import {
 
 function setup() {
   const actions: TrayActions = {
+    retryNow: vi.fn(),
     toggleDoNotDisturb: vi.fn(),
     togglePause: vi.fn(),
     openSettings: vi.fn(),
@@ -78,7 +79,7 @@ describe('TrayController', () => {
   });
 
   it('changes the icon as the connection changes, and says why in the tooltip and menu', () => {
-    const { tray, fake } = setup();
+    const { tray, fake, actions } = setup();
     tray.setState(status(), 0, []);
     tray.setState(
       status({
@@ -94,6 +95,8 @@ describe('TrayController', () => {
     expect(fake().item('status')?.label).toContain('Needs attention');
     expect(fake().item('status')?.enabled).toBe(false);
     expect(fake().item('remedy')?.label).toBe('Add it to the allowlist');
+    fake().item('retry')?.click?.();
+    expect(actions.retryNow).toHaveBeenCalledTimes(1);
     expect(Tray.instances).toHaveLength(1);
   });
 
@@ -123,6 +126,7 @@ describe('TrayController', () => {
     expect(actions.togglePause).toHaveBeenCalledTimes(1);
     expect(actions.openSettings).toHaveBeenCalledTimes(1);
     expect(actions.quit).toHaveBeenCalledTimes(1);
+    expect(fake().item('retry')).toBeUndefined(); // connected: nothing to retry
     tray.setState(status({ paused: true }), 0, []);
     expect(fake().item('pause')?.label).toBe('Resume');
     expect(fake().item('recent')?.submenu?.[0]).toMatchObject({

@@ -31,6 +31,8 @@ export interface Connection {
   /** The whole extension list, through the token manager (refresh and one retry on 10002). */
   fetchExtensions(): Promise<DirectoryEntry[]>;
   wake(reason: WakeReason): void;
+  /** The user asks to try again now (after fixing the key, the allowlist or the network). */
+  retry(): void;
   stop(): Promise<void>;
 }
 
@@ -101,6 +103,10 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
       wake(reason) {
         tokens.wake();
         engine.wake(reason);
+      },
+      retry() {
+        tokens.retry();
+        engine.wake('user');
       },
       async stop() {
         await engine.stop();

@@ -316,6 +316,14 @@ export class AppRuntime {
     if (!this.paused) this.connection?.wake(reason);
   }
 
+  /** "Try again now" from the tray: resume if paused, else retry the connection at once. */
+  async retryNow(): Promise<void> {
+    if (this.paused) return this.setPaused(false);
+    this.logger.info('retry requested by the user');
+    this.connection?.retry();
+    if (this.connection) void this.directory.refreshNow();
+  }
+
   /** Waits until queued connection changes are done (tests). */
   idle(): Promise<void> {
     return this.chain;
