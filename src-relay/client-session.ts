@@ -131,8 +131,24 @@ export class ClientSession {
   /** Replay from `cursor` (or take the live position), then switch to live. */
   private async start(cursor: string | null): Promise<void> {
     const { store, options, metrics } = this.deps;
+    const latest = await store.latest(this.tenant);
+    if (cursor !== null && (latest === null || compareCursors(cursor, latest) > 0)) {
+      // A position past everything stored: this relay never handed it out (another deployment, a
+      // wiped store, a clock that stepped back), or everything since aged out. Waiting for ids to
+      // pass it would deliver nothing, so start live and say that events may have been missed.
+      metrics.gaps += 1;
+      this.send(
+        encodeControl({
+          type: 'gap',
+          requested: cursor,
+          oldest: null,
+          reason: 'cursor unknown to this relay; starting from now',
+        }),
+      );
+      cursor = null;
+    }
     if (cursor === null) {
-      this.position = await store.latest(this.tenant);
+      this.position = latest;
     } else {
       this.position = cursor;
       let first = true;

@@ -222,6 +222,26 @@ describe('RelayEventSource', () => {
     await waitFor(() => c.statuses.at(-1)?.state === 'connected', 5000, 'connected after the fix');
   });
 
+  it('abandons a connection attempt that never opens and retries with back-off', async () => {
+    const harness = await setup();
+    // The far side swallows packets: the socket never opens (closed follows terminate, as with ws).
+    const attempts: string[] = [];
+    const createSocket: CreateSocket = (url, _headers, callbacks) => {
+      attempts.push(url);
+      return { send() {}, close() {}, terminate: () => callbacks.closed(1006, '') };
+    };
+    const c = source(harness, ['tok-1'], { createSocket, connectTimeoutMs: 15_000 });
+    c.src.start();
+    await harness.clock.advance(0);
+    expect(attempts).toHaveLength(1);
+    await harness.clock.advance(14_999);
+    expect(attempts).toHaveLength(1);
+    await harness.clock.advance(1);
+    expect(c.statuses.at(-1)?.state).toBe('offline');
+    await harness.clock.advance(250); // back-off: random 0.5 x 500 ms
+    expect(attempts).toHaveLength(2);
+  });
+
   it('replaces a socket that went silent (heartbeat) and resumes', async () => {
     const harness = await setup();
     // The far side goes quiet without closing (half-open TCP): frames stop arriving.

@@ -202,6 +202,24 @@ describe('webhook endpoint', () => {
     expect(relay.metrics.duplicates).toBeGreaterThanOrEqual(999);
   });
 
+  it('starts a client with an unknown (future) cursor live, with a gap notice', async () => {
+    const late = await TestClient.connect(
+      relay.clientUrl('acme'),
+      'token-acme',
+      { extensions: ['101'] },
+      '9999999999999-0',
+    );
+    try {
+      expect(late.controls.map((c) => c.type)).toEqual(['gap', 'ready']);
+      const body = envelope({ event_id: 'e-after-future-cursor' });
+      expect((await postWebhook(relay.webhookUrl('acme'), body, signed(body))).status).toBe(200);
+      await late.until(() => late.events.length === 1);
+      expect(late.eventIds()).toEqual(['e-after-future-cursor']);
+    } finally {
+      await late.close();
+    }
+  });
+
   it('serves health, readiness and metrics', async () => {
     expect((await fetch(relay.url + '/healthz')).status).toBe(200);
     const ready = await fetch(relay.url + '/readyz');

@@ -46,6 +46,8 @@ export interface RelaySourceDeps {
   createSocket?: CreateSocket;
   cursorStore?: CursorStore;
   heartbeatMs?: number;
+  /** A socket that has not opened, or (while replaying) has been silent, this long is abandoned. */
+  connectTimeoutMs?: number;
   random?: () => number;
   backoff?: { baseMs?: number; capMs?: number };
   /** How long a connection must stay ready before the back-off starts again from its base. */
@@ -94,6 +96,7 @@ export class RelayEventSource implements EventSource {
   private cursorLoaded: Promise<void> | undefined;
   private lastFrameMono = 0;
   private retryTimer: TimerHandle | undefined;
+  private connectTimer: TimerHandle | undefined;
   private heartbeatTimer: TimerHandle | undefined;
   private stableTimer: TimerHandle | undefined;
   private gapTimer: TimerHandle | undefined;
@@ -217,6 +220,7 @@ export class RelayEventSource implements EventSource {
       message: (text) => {
         if (generation !== this.generation) return;
         this.lastFrameMono = this.clock.monotonic();
+        if (this.phase !== 'ready') this.armConnectTimer(generation); // replay in progress
         this.onMessage(text);
       },
       rejected: (status, body) => {
@@ -239,6 +243,20 @@ export class RelayEventSource implements EventSource {
         this.onClosed(code, rejection);
       },
     });
+    this.armConnectTimer(generation);
+  }
+
+  /**
+   * A connection attempt to an address that swallows packets would otherwise wait for the OS
+   * (minutes); a relay that accepted the socket but never says `ready` would hold us too.
+   */
+  private armConnectTimer(generation: number): void {
+    this.clock.clearTimeout(this.connectTimer);
+    this.connectTimer = this.clock.setTimeout(() => {
+      if (generation !== this.generation || this.phase === 'ready') return;
+      this.logger.warn('relay connection not ready in time; abandoning it', { phase: this.phase });
+      this.socket?.terminate(); // its `closed` follows, and with it the back-off
+    }, this.deps.connectTimeoutMs ?? 15_000);
   }
 
   private onMessage(text: string): void {
@@ -257,6 +275,7 @@ export class RelayEventSource implements EventSource {
     switch (control.type) {
       case 'ready':
         this.phase = 'ready';
+        this.clock.clearTimeout(this.connectTimer);
         this.rejectedOnce = false;
         if (control.cursor) this.advance(control.cursor);
         this.setStatus(this.gapStatus ?? { state: 'connected' });
@@ -329,6 +348,7 @@ export class RelayEventSource implements EventSource {
   ): void {
     this.socket = undefined;
     this.phase = 'idle';
+    this.clock.clearTimeout(this.connectTimer);
     this.clock.clearTimeout(this.heartbeatTimer);
     this.clock.clearTimeout(this.stableTimer);
     if (!this.running) return;
@@ -403,7 +423,13 @@ export class RelayEventSource implements EventSource {
   }
 
   private clearTimers(): void {
-    for (const t of [this.retryTimer, this.heartbeatTimer, this.stableTimer, this.gapTimer])
+    for (const t of [
+      this.retryTimer,
+      this.connectTimer,
+      this.heartbeatTimer,
+      this.stableTimer,
+      this.gapTimer,
+    ])
       this.clock.clearTimeout(t);
   }
 
