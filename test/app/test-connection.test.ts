@@ -119,6 +119,13 @@ describe('testConnection', () => {
       message: expect.stringContaining('public IP as the service sees it'),
     });
     expect((await run({ getToken: err('errcode 10004') }, null)).ipToAllow).toBeUndefined();
+    const lan = await run({ getToken: err('errcode 10004') }, '10.0.0.5', {
+      baseUrl: 'http://127.0.0.1:8080',
+    });
+    expect(lan).toMatchObject({
+      ipToAllow: '10.0.0.5',
+      message: expect.stringContaining('the address it sees'),
+    });
   });
 
   it('says when the service cannot be reached, without the secret', async () => {

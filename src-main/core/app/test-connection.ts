@@ -210,6 +210,17 @@ async function explainFailure(
           remedy,
         };
       const local = await (deps.localAddress ?? outboundAddress)(base.hostname).catch(() => null);
+      // A service on this computer or this private network sees the local address itself.
+      const host = base.hostname.replace(/^\[|\]$/g, '');
+      if (local && (host === 'localhost' || (isIP(host) !== 0 && isPrivate(host)))) {
+        return {
+          ok: false,
+          errcode,
+          ipToAllow: local,
+          message: `The service refused this computer's address, ${local} (the service is on this network, so that is the address it sees).`,
+          remedy,
+        };
+      }
       if (local && !isPrivate(local)) {
         return {
           ok: false,
