@@ -66,7 +66,7 @@ async function engineWith(
     user: USER,
     mode,
     createRelaySource: () => relay,
-    heartbeatMs: 200,
+    heartbeatMs: 1_000,
   });
   const pops: Pop[] = [];
   const statuses: ConnectionStatus[] = [];

@@ -40,7 +40,7 @@ async function rig(
     tokens,
     topics: opts.topics ?? [30011],
     clock,
-    heartbeatMs: opts.heartbeatMs ?? 200,
+    heartbeatMs: opts.heartbeatMs ?? 1_000,
     backoff: { baseMs: 50, capMs: 400 },
   });
   const pipeline = new EventPipeline({ clock, user: USER });
@@ -95,7 +95,7 @@ describe('WebSocketEventSource against the simulator', () => {
   });
 
   it('finds a stalled (half-open) socket through the heartbeat and replaces it', async () => {
-    const r = await rig({ heartbeatMs: 150 });
+    const r = await rig({ heartbeatMs: 300 });
     await waitFor(connected(r), 'connected');
     r.sim.stallSockets();
     await waitFor(
@@ -137,7 +137,7 @@ describe('WebSocketEventSource against the simulator', () => {
     // At 360x a 1800 s token lasts 5 real seconds; client and server share the scaled clock.
     const sim = await startSimulator({ clockSpeed: 360 });
     cleanups.push(() => sim.close());
-    const r = await rig({ sim, clock: sim.clock, heartbeatMs: 120_000 });
+    const r = await rig({ sim, clock: sim.clock, heartbeatMs: 600_000 });
     await waitFor(connected(r), 'connected');
     const rung: string[] = [];
     const until = Date.now() + 7_000;
