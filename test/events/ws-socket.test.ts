@@ -63,7 +63,7 @@ describe('default socket factory over a real ws connection', () => {
       tokens: { getToken: async () => TOKEN, invalidate: () => {} },
       topics: [30011],
       clock: systemClock,
-      heartbeatMs: 200,
+      heartbeatMs: 1_000,
     });
     const pipeline = new EventPipeline({
       clock: systemClock,
@@ -80,7 +80,7 @@ describe('default socket factory over a real ws connection', () => {
     expect(seen.ua).toMatch(/^Screenpop\//);
     expect(pipeline.stats().rejected).toMatchObject({ 'not-json': 1, oversized: 1 });
     expect(source.status().state).toBe('connected');
-    await new Promise((resolve) => setTimeout(resolve, 500)); // heartbeats keep it alive
+    await new Promise((resolve) => setTimeout(resolve, 2_500)); // heartbeats keep it alive
     expect(source.status().state).toBe('connected');
   });
 
@@ -100,7 +100,7 @@ describe('default socket factory over a real ws connection', () => {
       tokens: { getToken: async () => TOKEN, invalidate: () => {} },
       topics: [30011],
       clock: systemClock,
-      heartbeatMs: 200,
+      heartbeatMs: 1_000,
       backoff: { baseMs: 10, capMs: 50 },
     });
     cleanups.push(() => source.stop());
