@@ -19,7 +19,13 @@ import { Checkbox, fieldId, SelectField, TextField, type TextFieldProps } from '
 import { ConnectionResult } from './ConnectionResult.tsx';
 import { CrmPreview } from './CrmPreview.tsx';
 import type { FormValues } from './form-values.ts';
-import { parseList, toFormValues, toPatch } from './form-values.ts';
+import {
+  changedSettings,
+  mergeUntouched,
+  parseList,
+  toFormValues,
+  toPatch,
+} from './form-values.ts';
 
 export interface SettingsFormProps {
   api: ScreenpopApi;
@@ -68,15 +74,19 @@ export function SettingsForm({
   const [saved, setSaved] = useState<string | null>(null);
   const [testing, setTesting] = useState(false);
   const [testResult, setTestResult] = useState<TestConnectionResult | null>(null);
-  const dirty = useRef(false);
+  // The settings as main last sent them: saving sends only what differs from these.
+  const baseline = useRef<FormValues>(toFormValues(view.settings));
 
-  // Settings changed elsewhere (tray menu toggles DND): take them unless the user is editing.
+  // Settings changed elsewhere (the tray toggles Do Not Disturb): take the new value of every
+  // field the user has not edited here, keep their edits.
   useEffect(() => {
-    if (!dirty.current) setValues(toFormValues(view.settings));
+    const incoming = toFormValues(view.settings);
+    const before = baseline.current;
+    baseline.current = incoming;
+    setValues((prev) => mergeUntouched(prev, before, incoming));
   }, [view]);
 
   function set<K extends keyof FormValues>(key: K, value: FormValues[K]): void {
-    dirty.current = true;
     setSaved(null);
     setValues((prev) => ({ ...prev, [key]: value }));
     if (error?.field === key) setError(null);
@@ -104,11 +114,11 @@ export function SettingsForm({
     }
     setSaving(true);
     try {
-      const result = await api.saveSettings(built.patch);
+      const result = await api.saveSettings(changedSettings(built.patch, baseline.current));
       if (result.ok) {
-        dirty.current = false;
         setError(null);
-        setValues(toFormValues(result.view.settings));
+        baseline.current = toFormValues(result.view.settings);
+        setValues(baseline.current);
         setSaved(
           onboarding ? 'Saved. Screenpop now watches for calls to your extension.' : 'Saved.',
         );

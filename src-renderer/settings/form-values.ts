@@ -105,3 +105,33 @@ export function toPatch(values: FormValues): PatchResult {
   if (values.secret !== '') patch.secret = values.secret;
   return { ok: true, patch };
 }
+
+/**
+ * Only the settings the user changed since `baseline` (what main last sent), so that saving the
+ * form cannot undo a change made meanwhile elsewhere (Do Not Disturb from the tray menu).
+ */
+export function changedSettings(patch: SettingsPatch, baseline: FormValues): SettingsPatch {
+  const before = toPatch(baseline);
+  if (!before.ok) return patch;
+  const settings: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(patch.settings)) {
+    const old = (before.patch.settings as Record<string, unknown>)[key];
+    if (JSON.stringify(value) !== JSON.stringify(old)) settings[key] = value;
+  }
+  const changed: SettingsPatch = { settings: settings as SettingsPatch['settings'] };
+  if (patch.secret !== undefined) changed.secret = patch.secret;
+  return changed;
+}
+
+/** `current` with every field the user left as it was in `before` moved on to `incoming`. */
+export function mergeUntouched(
+  current: FormValues,
+  before: FormValues,
+  incoming: FormValues,
+): FormValues {
+  const next = { ...current };
+  for (const key of Object.keys(incoming) as (keyof FormValues)[]) {
+    if (current[key] === before[key]) (next as Record<string, unknown>)[key] = incoming[key];
+  }
+  return next;
+}

@@ -199,6 +199,7 @@ browserSuite('popup in Chromium', ({ browser: getBrowser, origin }) => {
     const { page } = page1;
     await expect.poll(() => page.locator('li[data-call-id]').count()).toBe(5);
     expect(await page.locator('img').count()).toBe(0);
+    await screenshot(page.locator('.popup'), 'popup-hostile-light');
 
     const headline = (id: string) =>
       page.locator(`li[data-call-id="${id}"]`).getByTestId('caller-headline');

@@ -1,7 +1,13 @@
 /** What the settings form sends: lists parsed from text, numbers checked, the secret only when typed. */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
-import { parseList, toFormValues, toPatch } from '../../src-renderer/settings/form-values.ts';
+import {
+  changedSettings,
+  mergeUntouched,
+  parseList,
+  toFormValues,
+  toPatch,
+} from '../../src-renderer/settings/form-values.ts';
 
 describe('parseList', () => {
   it('splits on commas, semicolons and lines, trims, and drops blanks and repeats', () => {
@@ -50,5 +56,32 @@ describe('toPatch', () => {
         message: 'Enter a number of seconds (0 or more).',
       });
     }
+  });
+});
+
+describe('changedSettings and mergeUntouched', () => {
+  const before = toFormValues({ ...DEFAULT_SETTINGS, extensions: ['101'], sound: true });
+
+  it('keeps only the settings that differ from what main last sent, and the typed secret', () => {
+    const edited = { ...before, extensions: '101\n102', secret: 'typed' };
+    const built = toPatch(edited);
+    if (!built.ok) throw new Error('patch refused');
+    expect(changedSettings(built.patch, before)).toEqual({
+      settings: { extensions: ['101', '102'] },
+      secret: 'typed',
+    });
+    const unchanged = toPatch(before);
+    if (!unchanged.ok) throw new Error('patch refused');
+    expect(changedSettings(unchanged.patch, before)).toEqual({ settings: {} });
+  });
+
+  it('moves untouched fields to the incoming values and keeps the edited ones', () => {
+    const current = { ...before, extensions: '102' };
+    const incoming = { ...before, extensions: '103', sound: false };
+    expect(mergeUntouched(current, before, incoming)).toEqual({
+      ...before,
+      extensions: '102',
+      sound: false,
+    });
   });
 });

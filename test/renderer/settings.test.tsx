@@ -153,11 +153,12 @@ describe('settings', () => {
     expect(api.previewCrm).toHaveBeenLastCalledWith('javascript:alert({from})');
   });
 
-  it('takes settings changed elsewhere (tray toggles) while the user is not editing', async () => {
+  it('takes a change made elsewhere (tray DND) without losing the user’s edits, and saves only what they changed', async () => {
     const { api, emit } = fakeApi();
     render(<SettingsApp api={api} />);
-    const dnd = (await waitFor(() => input('Do not disturb'))) as HTMLInputElement;
-    expect(dnd.checked).toBe(false);
+    const extensions = await waitFor(() => input('Your extensions'));
+    fireEvent.change(extensions, { target: { value: '101, 102' } });
+    expect(input('Do not disturb').checked).toBe(false);
     act(() =>
       emit('settings:changed', {
         ...savedView,
@@ -165,6 +166,12 @@ describe('settings', () => {
       }),
     );
     expect(input('Do not disturb').checked).toBe(true);
+    expect(input('Your extensions').value).toBe('101, 102');
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(api.saveSettings).toHaveBeenCalledTimes(1));
+    expect(api.saveSettings.mock.calls[0]?.[0]).toEqual({
+      settings: { extensions: ['101', '102'] },
+    });
   });
 });
 
