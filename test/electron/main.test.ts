@@ -183,6 +183,25 @@ describe('main.ts', () => {
     expect(Notification.instances).toHaveLength(1);
     expect(windowAt('app://screenpop/popup.html')!.visible).toBe(false);
     powerMonitor.emit('resume'); // a wake must not disturb anything
+    const pushed = settings.webContents.sent.filter((m) => m.channel === 'history:changed');
+    expect((pushed.at(-1)?.args[0] as HistoryEntry[]).map((e) => e.callId)).toContain(callId);
+  });
+
+  it('sizes the popup to its content and closes windows on request', async () => {
+    const popup = windowAt('app://screenpop/popup.html')!;
+    await ipcMain.invoke('popup:content-size', { sender: popup.webContents }, 300);
+    await expect(
+      ipcMain.invoke('popup:content-size', { sender: popup.webContents }, -1),
+    ).rejects.toThrow('Invalid arguments');
+    const history = await (async () => {
+      Tray.instances[0]!.item('history')!.click!();
+      return windowAt('app://screenpop/history.html')!;
+    })();
+    expect(history).toBeDefined();
+    await ipcMain.invoke('history:mark-seen', { sender: history.webContents });
+    await ipcMain.invoke('window:close', { sender: history.webContents });
+    expect(history.destroyed).toBe(true);
+    expect(windowAt('app://screenpop/settings.html')).toBeDefined();
   });
 
   it('quits cleanly, stopping the connection', async () => {
