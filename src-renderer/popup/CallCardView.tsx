@@ -2,6 +2,7 @@
  * One call in the popup stack. Everything that came from the caller is rendered through
  * InertText (text nodes only). The card fades while it lingers after the call stopped ringing.
  */
+import { useId } from 'react';
 import type { CallCard } from '../../src-main/ipc/contract.ts';
 import { InertText, spokenText } from '../shared/InertText.tsx';
 import { describeElapsed, formatElapsed, lingerLabel } from '../shared/format.ts';
@@ -34,9 +35,12 @@ export function CallCardView({
   const headline = callerHeadline(call);
   const hasName = Boolean(call.callerName?.trim());
   const spoken = spokenText(headline);
-  const kickerId = `call-${call.callId}-state`;
-  const headingId = `call-${call.callId}-caller`;
-  const detailId = `call-${call.callId}-detail`;
+  // Ids from useId, not from the call id: a call id is the service's string and may hold spaces,
+  // which would split an aria-labelledby list.
+  const id = useId();
+  const kickerId = `${id}-state`;
+  const headingId = `${id}-caller`;
+  const detailId = `${id}-detail`;
   return (
     <li
       className={ringing ? 'card' : 'card card--lingering'}
