@@ -10,6 +10,7 @@ import {
 } from '../src-main/core/relay-client/protocol.ts';
 import type { ClientOptions } from './config.ts';
 import type { RelayMetrics } from './metrics.ts';
+import type { FanoutKeys } from './fanout.ts';
 import type { EventStore, StoredEvent } from './store/types.ts';
 
 export interface SessionDeps {
@@ -18,6 +19,10 @@ export interface SessionDeps {
   logger: Logger;
   options: ClientOptions;
   now: () => number;
+  /** Called once, when the session turns live: the fan-out indexes it by its filter from then on. */
+  onLive: (session: ClientSession, keys: FanoutKeys) => void;
+  /** The newest cursor the tenant's fan-out has offered (a live session has all it wanted up to it). */
+  tenantPosition: () => string | null;
 }
 
 /**
@@ -79,6 +84,18 @@ export class ClientSession {
     return this.state === 'closed';
   }
 
+  /**
+   * Where this client may resume from. Once live, the fan-out offers a session only the events it
+   * may want, so its own position lags on events for others; everything up to the tenant's last
+   * offered cursor has been sent to it if it wanted it.
+   */
+  private resumePosition(): string | null {
+    const tenant = this.state === 'live' ? this.deps.tenantPosition() : null;
+    if (tenant === null) return this.position;
+    if (this.position === null) return tenant;
+    return compareCursors(tenant, this.position) > 0 ? tenant : this.position;
+  }
+
   /** Closes a socket that has not said hello within `timeoutMs` of opening. */
   checkHello(now: number, timeoutMs: number): void {
     if (this.state === 'awaiting-hello' && now - this.openedAt > timeoutMs)
@@ -96,11 +113,8 @@ export class ClientSession {
     const msg = parseClientMessage(text);
     if ('error' in msg) return this.close(CloseCode.badRequest, msg.error);
     if (msg.type === 'heartbeat') {
-      this.send(
-        encodeControl(
-          this.position ? { type: 'heartbeat', cursor: this.position } : { type: 'heartbeat' },
-        ),
-      );
+      const cursor = this.resumePosition();
+      this.send(encodeControl(cursor ? { type: 'heartbeat', cursor } : { type: 'heartbeat' }));
       return;
     }
     if (this.state !== 'awaiting-hello')
@@ -175,6 +189,11 @@ export class ClientSession {
     const buffered = this.pending;
     this.pending = [];
     this.state = 'live';
+    this.deps.onLive(this, {
+      extensions: [...this.filter.extensions],
+      events: [...this.filter.events],
+      hasNumbers: this.filter.numbers.size > 0,
+    });
     this.send(
       encodeControl({
         type: 'ready',

@@ -16,6 +16,7 @@ import {
 } from '../src-main/core/relay-client/protocol.ts';
 import { TokenValidator } from './auth.ts';
 import { ClientSession } from './client-session.ts';
+import { TenantFanout } from './fanout.ts';
 import type { RelayConfig } from './config.ts';
 import { RelayMetrics } from './metrics.ts';
 import type { EventStore } from './store/types.ts';
@@ -54,7 +55,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     logger: logger.child({ component: 'auth' }),
     ...config.auth,
   });
-  const sessions = new Map<string, Set<ClientSession>>();
+  const sessions = new Map<string, TenantFanout<ClientSession>>();
   let draining = false;
   let inFlight = 0;
   let idleWaiters: (() => void)[] = [];
@@ -63,13 +64,12 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   const clientLogger = logger.child({ component: 'client' });
   metrics.connectedClients = () => {
     let n = 0;
-    for (const set of sessions.values()) n += set.size;
+    for (const fanout of sessions.values()) n += fanout.size;
     return n;
   };
 
   const unsubscribe = store.subscribe((event) => {
-    const set = sessions.get(event.tenant);
-    if (set) for (const s of set) s.offer(event);
+    sessions.get(event.tenant)?.publish(event);
   });
 
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
@@ -164,21 +164,24 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     }
     if (draining) return refuse(socket, 503, { errcode: 0, errmsg: 'relay shutting down' });
     wss.handleUpgrade(req, socket, head, (ws) => {
+      let fanout = sessions.get(tenant);
+      if (!fanout) sessions.set(tenant, (fanout = new TenantFanout()));
+      const tenantFanout = fanout;
       const session = new ClientSession(ws, tenant, randomUUID(), {
         store,
         metrics,
         logger: clientLogger,
         options: config.clients,
         now,
+        onLive: (s, keys) => tenantFanout.index(s, keys),
+        tenantPosition: () => tenantFanout.lastCursor,
       });
-      let set = sessions.get(tenant);
-      if (!set) sessions.set(tenant, (set = new Set()));
-      set.add(session);
+      tenantFanout.add(session);
       logger.info('client connected', { tenant, session: session.id });
       ws.on('close', (code: number) => {
         if (!session.isClosed) metrics.clientClosed(code);
         session.markClosed();
-        set.delete(session);
+        tenantFanout.remove(session);
         logger.info('client disconnected', { tenant, session: session.id, code });
       });
       ws.on('error', () => {});
@@ -189,8 +192,8 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   let sweepTimer: TimerHandle | undefined;
   const sweep = () => {
     const t = now();
-    for (const set of sessions.values())
-      for (const s of set) {
+    for (const fanout of sessions.values())
+      for (const s of fanout.sessions()) {
         if (t - s.lastHeard > config.clients.idleTimeoutMs) s.close(CloseCode.idle, 'no heartbeat');
         else if (t - s.openedAt > config.clients.authMaxAgeMs)
           s.close(CloseCode.reauthenticate, 'authorisation expired; reconnect with a fresh token');
@@ -241,8 +244,8 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       }
       clock.clearTimeout(sweepTimer);
       unsubscribe();
-      for (const set of sessions.values())
-        for (const s of set)
+      for (const fanout of sessions.values())
+        for (const s of fanout.sessions())
           s.close(CloseCode.serviceRestart, 'relay restarting; reconnect and resume');
       wss.close();
       // Give close frames a moment to leave, then cut what remains.

@@ -220,6 +220,17 @@ describe('webhook endpoint', () => {
     }
   });
 
+  it('advances an idle client past events for others, so its resume point stays current', async () => {
+    const other = envelope({ event_id: 'e-for-102', to: '102' });
+    const res = await postWebhook(relay.webhookUrl('acme'), other, signed(other));
+    const cursor = (JSON.parse(res.body) as { cursor: string }).cursor;
+    client.send(JSON.stringify({ type: 'heartbeat' }));
+    await client.until(() =>
+      client.controls.some((c) => c.type === 'heartbeat' && c.cursor === cursor),
+    );
+    expect(client.eventIds()).not.toContain('e-for-102');
+  });
+
   it('serves health, readiness and metrics', async () => {
     expect((await fetch(relay.url + '/healthz')).status).toBe(200);
     const ready = await fetch(relay.url + '/readyz');

@@ -1,0 +1,88 @@
+import type { StoredEvent } from './store/types.ts';
+
+/** What the fan-out needs of a session. */
+export interface FanoutTarget {
+  offer(event: StoredEvent): void;
+}
+
+export interface FanoutKeys {
+  extensions: readonly string[];
+  events: readonly number[];
+  /** The session matches DIDs (by digit suffix), so it must see every 30011 with a `to`. */
+  hasNumbers: boolean;
+}
+
+/**
+ * One tenant's connected sessions, indexed by what they asked for, so an event is offered to the
+ * few sessions that may want it rather than to every client of the tenant (1,000 desktops, each
+ * interested in one extension). Sessions not yet live (waiting for hello, replaying) see every
+ * event: they buffer it. Each session still applies its own filter before sending.
+ */
+export class TenantFanout<S extends FanoutTarget> {
+  private readonly all = new Set<S>();
+  private readonly unindexed = new Set<S>();
+  private readonly byExtension = new Map<string, Set<S>>();
+  private readonly byEvent = new Map<number, Set<S>>();
+  private readonly numbers = new Set<S>();
+  private readonly keys = new Map<S, FanoutKeys>();
+  /** The newest cursor offered: a live session has seen everything up to it that it wanted. */
+  lastCursor: string | null = null;
+
+  get size(): number {
+    return this.all.size;
+  }
+
+  sessions(): IterableIterator<S> {
+    return this.all.values();
+  }
+
+  add(session: S): void {
+    this.all.add(session);
+    this.unindexed.add(session);
+  }
+
+  /** The session is live: from now on it is offered only events that match its keys. */
+  index(session: S, keys: FanoutKeys): void {
+    if (!this.all.has(session)) return;
+    this.unindexed.delete(session);
+    this.keys.set(session, keys);
+    for (const ext of keys.extensions) addTo(this.byExtension, ext, session);
+    for (const code of keys.events) addTo(this.byEvent, code, session);
+    if (keys.hasNumbers) this.numbers.add(session);
+  }
+
+  remove(session: S): void {
+    this.all.delete(session);
+    this.unindexed.delete(session);
+    this.numbers.delete(session);
+    const keys = this.keys.get(session);
+    if (!keys) return;
+    this.keys.delete(session);
+    for (const ext of keys.extensions) removeFrom(this.byExtension, ext, session);
+    for (const code of keys.events) removeFrom(this.byEvent, code, session);
+  }
+
+  publish(event: StoredEvent): void {
+    this.lastCursor = event.cursor;
+    const targets = new Set<S>(this.unindexed);
+    for (const s of this.byEvent.get(event.event) ?? []) targets.add(s);
+    if (event.event === 30011 && event.to !== null) {
+      for (const s of this.byExtension.get(event.to) ?? []) targets.add(s);
+      for (const s of this.numbers) targets.add(s);
+    }
+    for (const s of targets) s.offer(event);
+  }
+}
+
+function addTo<K, S>(map: Map<K, Set<S>>, key: K, session: S): void {
+  let set = map.get(key);
+  if (!set) map.set(key, (set = new Set()));
+  set.add(session);
+}
+
+function removeFrom<K, S>(map: Map<K, Set<S>>, key: K, session: S): void {
+  const set = map.get(key);
+  if (!set) return;
+  set.delete(session);
+  if (set.size === 0) map.delete(key);
+}
