@@ -235,14 +235,22 @@ describe('AppRuntime', () => {
       await t.credentials.getSecret(keychainAccount('demo-key', 'http://127.0.0.1:9')),
     ).toBeNull();
     expect(t.runtime.status().demo).toBe(true);
-    // Leaving the demo for a real service.
+    // Settings that do not touch the service keep the demo.
+    expect(await t.runtime.saveSettings({ settings: { popupLingerSec: 6 } })).toMatchObject({
+      ok: true,
+      view: { settings: { demoMode: true } },
+    });
+    expect(t.connections).toHaveLength(1);
+    // Entering a real service address and key leaves the demo (the settings form never sends demoMode).
     await t.credentials.setSecret(
       keychainAccount('key1', 'https://acme.example.com'),
       'real-secret-1',
     );
-    expect(
-      await t.runtime.saveSettings({ settings: { ...CONFIGURED, demoMode: false } }),
-    ).toMatchObject({ ok: true });
+    expect(await t.runtime.saveSettings({ settings: CONFIGURED })).toMatchObject({
+      ok: true,
+      view: { settings: { demoMode: false } },
+    });
     expect(t.connections.at(-1)?.config.baseUrl).toBe('https://acme.example.com');
+    expect(t.runtime.status().demo).toBe(false);
   });
 });

@@ -224,8 +224,11 @@ export class AppRuntime {
     return previewCrmUrl(template, this.current.crmAllowedSchemes);
   }
 
-  async saveSettings(patch: SettingsPatch): Promise<SaveResult> {
+  async saveSettings(raw: SettingsPatch): Promise<SaveResult> {
     const before = this.current;
+    const patch = this.leavesDemo(raw)
+      ? { ...raw, settings: { ...raw.settings, demoMode: false } }
+      : raw;
     const checked = this.d.settings.check(patch.settings);
     if (!checked.ok) return checked;
     const secret = patch.secret?.trim();
@@ -262,7 +265,7 @@ export class AppRuntime {
     if (!checked.ok)
       return { ok: false, message: checked.message, remedy: `Check the field "${checked.field}".` };
     const s = checked.settings;
-    const demo = s.demoMode ? this.demo : null;
+    const demo = s.demoMode && !this.leavesDemo(patch) ? this.demo : null;
     const baseUrl = demo ? demo.baseUrl : s.baseUrl;
     const apiKey = demo ? demo.apiKey : s.apiKey;
     let secret = patch.secret?.trim() || null;
@@ -327,6 +330,18 @@ export class AppRuntime {
   /** Waits until queued connection changes are done (tests). */
   idle(): Promise<void> {
     return this.chain;
+  }
+
+  /**
+   * In demo mode, a patch that enters a service address and key (without saying anything about
+   * demoMode) means "connect to my real phone system now": the demo ends when it is saved.
+   */
+  private leavesDemo(patch: SettingsPatch): boolean {
+    const p = patch.settings;
+    if (!this.settings().demoMode || p.demoMode !== undefined) return false;
+    if (!('baseUrl' in p) && !('apiKey' in p)) return false;
+    const merged = { ...this.settings(), ...p };
+    return Boolean(merged.baseUrl && merged.apiKey);
   }
 
   private needsOnboarding(): boolean {
