@@ -19,6 +19,8 @@ export interface SessionDeps {
   logger: Logger;
   options: ClientOptions;
   now: () => number;
+  /** Monotonic ms, for idle and age limits (a wall-clock step must not close every client). */
+  monotonic: () => number;
   /** Called once, when the session turns live: the fan-out indexes it by its filter from then on. */
   onLive: (session: ClientSession, keys: FanoutKeys) => void;
   /** The newest cursor the tenant's fan-out has offered (a live session has all it wanted up to it). */
@@ -34,7 +36,9 @@ export interface SessionDeps {
 export class ClientSession {
   readonly tenant: string;
   readonly id: string;
+  /** Monotonic ms. */
   readonly openedAt: number;
+  /** Monotonic ms of the last frame from the client. */
   lastHeard: number;
   private state: 'awaiting-hello' | 'replaying' | 'live' | 'closed' = 'awaiting-hello';
   private filter: { extensions: Set<string>; numbers: NumberSet; events: Set<number> } = {
@@ -58,7 +62,7 @@ export class ClientSession {
     this.deps = deps;
     this.tenant = tenant;
     this.id = id;
-    this.openedAt = deps.now();
+    this.openedAt = deps.monotonic();
     this.lastHeard = this.openedAt;
     ws.on('message', (data, isBinary) => this.onMessage(isBinary ? null : data.toString()));
   }
@@ -107,7 +111,7 @@ export class ClientSession {
   }
 
   private onMessage(text: string | null): void {
-    this.lastHeard = this.deps.now();
+    this.lastHeard = this.deps.monotonic();
     if (text === null)
       return this.close(CloseCode.badRequest, 'binary frames are not part of the protocol');
     const msg = parseClientMessage(text);

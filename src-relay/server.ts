@@ -173,6 +173,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
         logger: clientLogger,
         options: config.clients,
         now,
+        monotonic: () => clock.monotonic(),
         onLive: (s, keys) => tenantFanout.index(s, keys),
         tenantPosition: () => tenantFanout.lastCursor,
       });
@@ -191,7 +192,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   // Idle clients, sessions past their authorisation age, and clients that never said hello.
   let sweepTimer: TimerHandle | undefined;
   const sweep = () => {
-    const t = now();
+    const t = clock.monotonic();
     for (const fanout of sessions.values())
       for (const s of fanout.sessions()) {
         if (t - s.lastHeard > config.clients.idleTimeoutMs) s.close(CloseCode.idle, 'no heartbeat');

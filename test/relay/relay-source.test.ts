@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   SECRET,
+  TestClient,
   envelope,
   listTokenSource,
   postWebhook,
@@ -32,12 +33,18 @@ interface Harness {
 let h: Harness | undefined;
 
 async function setup(
-  opts: { maxEvents?: number; tokens?: Set<string>; blocked?: Set<string> } = {},
+  opts: {
+    maxEvents?: number;
+    tokens?: Set<string>;
+    blocked?: Set<string>;
+    authMaxAgeMs?: number;
+  } = {},
 ): Promise<Harness> {
   const clock = new FakeClock();
   const service = await startTokenService(opts.tokens ?? new Set(['tok-1']), opts.blocked);
   const config = relayConfig({ acme: { baseUrl: service.baseUrl, secrets: [SECRET] } });
   if (opts.maxEvents) config.retention.maxEvents = opts.maxEvents;
+  if (opts.authMaxAgeMs) config.clients.authMaxAgeMs = opts.authMaxAgeMs;
   const store = new MemoryStore({ clock, retention: config.retention });
   const relay = await startRelay({ config, store, clock, logger: silentLogger });
   h = { clock, relay, store, service, sources: [] };
@@ -240,6 +247,41 @@ describe('RelayEventSource', () => {
     expect(c.statuses.at(-1)?.state).toBe('offline');
     await harness.clock.advance(250); // back-off: random 0.5 x 500 ms
     expect(attempts).toHaveLength(2);
+  });
+
+  it('relay side: a client that sends nothing for 60 s is closed with 4000', async () => {
+    const harness = await setup();
+    const silent = await TestClient.connect(harness.relay.clientUrl('acme'), 'tok-1', {
+      extensions: ['101'],
+    });
+    await harness.clock.advance(55_000);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(silent.closeCode).toBeNull();
+    await harness.clock.advance(10_000);
+    await waitFor(() => silent.closeCode !== null, 5000, 'silent client closed');
+    expect(silent.closeCode).toBe(4000);
+  });
+
+  it('an old session is closed with 4002 and the source comes straight back with a fresh token', async () => {
+    const harness = await setup({ authMaxAgeMs: 30_000 });
+    const c = source(harness);
+    c.src.start();
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected');
+    // Advance in steps so that heartbeats (every 12.5 s) are answered over the real socket.
+    for (let i = 0; i < 36 && !/code="4002"/.test(harness.relay.metrics.render()); i++) {
+      await harness.clock.advance(1000);
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    expect(harness.relay.metrics.render()).toMatch(/relay_clients_closed_total\{code="4002"\} 1/);
+    await harness.clock.advance(0); // reconnect at once: no back-off
+    await waitFor(
+      () => c.statuses.at(-1)?.state === 'connected' && harness.relay.clientCount() === 1,
+      5000,
+      'source back',
+    );
+    expect(c.statuses.some((s) => s.state === 'offline' && s.reason !== 'Not started.')).toBe(
+      false,
+    );
   });
 
   it('replaces a socket that went silent (heartbeat) and resumes', async () => {
