@@ -150,7 +150,7 @@ export class ClientSession {
   private async start(cursor: string | null): Promise<void> {
     const { store, options, metrics } = this.deps;
     const latest = await store.latest(this.tenant);
-    if (cursor !== null && (latest === null || compareCursors(cursor, latest) > 0)) {
+    if (cursor !== null && compareCursors(cursor, latest) > 0) {
       // A position past everything stored: this relay never handed it out (another deployment, a
       // wiped store, a clock that stepped back), or everything since aged out. Waiting for ids to
       // pass it would deliver nothing, so start live and say that events may have been missed.
@@ -185,7 +185,12 @@ export class ClientSession {
           );
         }
         first = false;
-        for (const e of page.events) this.deliver(e, true);
+        for (const e of page.events) {
+          this.deliver(e, true);
+          // A backlog can be far larger than the send buffer: pace the replay by the socket.
+          if (this.ws.bufferedAmount > options.maxBufferedBytes / 2) await this.drained();
+          if (this.isClosed) return;
+        }
         if (page.events.length < options.replayBatch) break;
       }
     }
@@ -248,6 +253,25 @@ export class ClientSession {
       this.unsentCursor = null;
       socket?.uncork();
     });
+  }
+
+  /**
+   * Resolves once the socket has written most of its buffer out, or closed. Polled: a corked
+   * socket does not always arm `drain`. A client that takes more than a minute is dropped (4008);
+   * it resumes from its cursor.
+   */
+  private async drained(): Promise<void> {
+    const target = this.deps.options.maxBufferedBytes / 4;
+    const deadline = performance.now() + 60_000;
+    while (
+      !this.isClosed &&
+      this.ws.readyState === this.ws.OPEN &&
+      this.ws.bufferedAmount > target
+    ) {
+      if (performance.now() > deadline)
+        return this.close(CloseCode.slowConsumer, 'client too slow; resume from your cursor');
+      await new Promise<void>((r) => setTimeout(r, 5).unref());
+    }
   }
 
   private send(text: string): void {

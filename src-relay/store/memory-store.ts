@@ -66,7 +66,10 @@ export class MemoryStore implements EventStore {
     this.retention = { ...DEFAULT_RETENTION, ...options.retention };
     this.maxDedupe = options.maxDedupeEntries ?? 5_000_000;
     this.snapshotFile = options.snapshotFile;
-    this.floor = `${this.clock.now()}-0`;
+    // The floor is a position of its own (what `latest()` answers for an empty store), so every
+    // cursor issued from now on must sort after it: the first event this millisecond is `-1`.
+    this.lastMs = this.clock.now();
+    this.floor = `${this.lastMs}-0`;
     this.scheduleSweep();
   }
 
@@ -135,9 +138,11 @@ export class MemoryStore implements EventStore {
     };
   }
 
-  async latest(tenant: string): Promise<string | null> {
+  async latest(tenant: string): Promise<string> {
     const log = this.tenants.get(tenant);
-    return log && log.events.length > log.head ? log.events[log.events.length - 1]!.cursor : null;
+    if (log && log.events.length > log.head) return log.events[log.events.length - 1]!.cursor;
+    // Nothing held: the newest position dropped, or the start of this store's history.
+    return log?.lastDropped ?? this.floor;
   }
 
   subscribe(listener: (event: StoredEvent) => void): () => void {

@@ -95,8 +95,7 @@ export class RedisStore implements EventStore {
   /** Connects, learns each tenant's current end of stream, starts following. */
   async open(): Promise<void> {
     await Promise.all([this.redis.connect(), this.reader.connect()]);
-    for (const tenant of this.tenants)
-      this.lastIds.set(tenant, (await this.latest(tenant)) ?? '0-0');
+    for (const tenant of this.tenants) this.lastIds.set(tenant, await this.latest(tenant));
     this.loop = this.follow();
     this.scheduleTrim();
   }
@@ -143,12 +142,12 @@ export class RedisStore implements EventStore {
     return { events, gap };
   }
 
-  async latest(tenant: string): Promise<string | null> {
+  async latest(tenant: string): Promise<string> {
     const last = (await this.redis.xrevrange(this.streamKey(tenant), '+', '-', 'COUNT', 1)) as [
       string,
       string[],
     ][];
-    return last[0]?.[0] ?? null;
+    return last[0]?.[0] ?? '0-0'; // an empty stream: everything from the beginning is new
   }
 
   subscribe(listener: (event: StoredEvent) => void): () => void {

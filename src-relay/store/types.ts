@@ -36,8 +36,11 @@ export interface EventStore {
   append(event: NewEvent): Promise<AppendResult>;
   /** Up to `limit` events of `tenant` strictly after `cursor`, oldest first. */
   readAfter(tenant: string, cursor: string, limit: number): Promise<ReadResult>;
-  /** The newest cursor of a tenant (null when nothing is stored). */
-  latest(tenant: string): Promise<string | null>;
+  /**
+   * The newest position of a tenant. With nothing stored it is still a real position (the start
+   * of this store's history), so that a client that connected to an empty relay can resume.
+   */
+  latest(tenant: string): Promise<string>;
   /** Every event appended by any instance sharing this store, in order per tenant. */
   subscribe(listener: (event: StoredEvent) => void): () => void;
   /** Resolves when the backend answers (readiness). */

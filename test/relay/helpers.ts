@@ -168,6 +168,13 @@ export class TestClient {
     this.ws.send(text);
   }
 
+  /** Stops reading from the socket (a client that cannot keep up), or reads again. */
+  pauseReading(paused: boolean): void {
+    const socket = (this.ws as unknown as { _socket: { pause(): void; resume(): void } })._socket;
+    if (paused) socket.pause();
+    else socket.resume();
+  }
+
   eventIds(): string[] {
     return this.events.map((e) => (JSON.parse(e) as { event_id: string }).event_id);
   }

@@ -248,3 +248,53 @@ describe('webhook endpoint', () => {
       expect(metrics).toContain(name);
   });
 });
+
+describe('a client that cannot keep up', () => {
+  it('is closed with 4008 and, resuming from its cursor, gets everything (the replay paced by the socket)', async () => {
+    const service = await startTokenService(new Set(['tok']));
+    const config = relayConfig(
+      { acme: { baseUrl: service.baseUrl, secrets: [SECRET] } },
+      { maxBodyBytes: 128 * 1024 },
+    );
+    config.clients.maxBufferedBytes = 64 * 1024;
+    const { relay, store } = await startMemoryRelay(config);
+    try {
+      const slow = await TestClient.connect(relay.clientUrl('acme'), 'tok', {
+        extensions: ['101'],
+      });
+      expect(slow.cursor).not.toBeNull(); // even on an empty relay there is a position to resume from
+      slow.pauseReading(true);
+      const ids: string[] = [];
+      const pad = 'p'.repeat(60_000);
+      for (let i = 0; i < 600 && slow.closeCode === null; i++) {
+        const body = envelope({ event_id: `slow-${i}` }).replace(
+          '"ringing"',
+          `"ringing","pad":"${pad}"`,
+        );
+        expect((await postWebhook(relay.webhookUrl('acme'), body, signed(body))).status).toBe(200);
+        ids.push(`slow-${i}`);
+      }
+      slow.pauseReading(false);
+      await slow.until(() => slow.closeCode !== null, 10_000);
+      expect(slow.closeCode).toBe(4008);
+      expect(slow.events.length).toBeLessThan(ids.length);
+      // Resume from the last cursor it was given: the rest arrives, paced by the socket.
+      const resumed = await TestClient.connect(
+        relay.clientUrl('acme'),
+        'tok',
+        { extensions: ['101'] },
+        slow.cursor,
+      );
+      const seen = () => new Set([...slow.eventIds(), ...resumed.eventIds()]);
+      await resumed.until(() => seen().size === ids.length, 10_000);
+      expect([...seen()].sort()).toEqual([...ids].sort());
+      const resumedIds = resumed.eventIds();
+      expect(resumedIds).toEqual(ids.slice(ids.indexOf(resumedIds[0]!)));
+      await resumed.close();
+    } finally {
+      await relay.close();
+      await store.close();
+      await service.close();
+    }
+  });
+});
