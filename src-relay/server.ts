@@ -28,7 +28,6 @@ export interface RelayDeps {
   clock?: Clock;
   fetch?: typeof fetch;
   logger?: Logger;
-  onAccepted?: (eventId: string, arrivedAt: number) => void;
 }
 
 export interface RelayServer {
@@ -110,7 +109,6 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
         logger: webhookLogger,
         maxBodyBytes: config.maxBodyBytes,
         now,
-        onAccepted: deps.onAccepted,
       })
         .catch((err: Error) => {
           logger.error('webhook handler failed', { err: err.message });

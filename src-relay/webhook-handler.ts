@@ -12,8 +12,6 @@ export interface WebhookDeps {
   logger: Logger;
   maxBodyBytes: number;
   now: () => number;
-  /** Observer for benchmarks: an event was accepted (stored), with its arrival time (performance.now()). */
-  onAccepted?: (eventId: string, arrivedAt: number) => void;
 }
 
 /**
@@ -29,7 +27,6 @@ export async function handleWebhook(
   config: TenantConfig,
   deps: WebhookDeps,
 ): Promise<void> {
-  const arrivedAt = performance.now();
   const { metrics, logger } = deps;
   metrics.received += 1;
   const reject = (status: number, reason: string, message: string) => {
@@ -86,7 +83,6 @@ export async function handleWebhook(
     return reply(res, 200, { ok: true, duplicate: true });
   }
   metrics.stored += 1;
-  deps.onAccepted?.(env.eventId, arrivedAt);
   reply(res, 200, { ok: true, cursor: result.cursor });
 }
 
