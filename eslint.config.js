@@ -6,7 +6,7 @@ import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'release/', 'test-results/', 'coverage/'] },
+  { ignores: ['node_modules/', 'dist/', 'release/', 'test-results/', 'coverage/', '.tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -5,7 +5,8 @@
  */
 
 /** What the tray shows. `needs-attention` stops retries until the user acts (bad key, IP blocked). */
-export type ConnectionState = 'connected' | 'connecting' | 'degraded' | 'offline' | 'needs-attention';
+export type ConnectionState =
+  'connected' | 'connecting' | 'degraded' | 'offline' | 'needs-attention';
 
 export interface ConnectionStatus {
   state: ConnectionState;
