@@ -76,7 +76,11 @@ export class TokenValidator {
 
   private async ask(baseUrl: string, token: string): Promise<AuthVerdict> {
     this.calls += 1;
-    const url = new URL('/openapi/v1.0/extension/list?page=1&page_size=1', baseUrl);
+    // The API lives under the tenant's base address, path included (`https://pbx.example/t/acme`).
+    const url = new URL(baseUrl);
+    url.pathname = url.pathname.replace(/\/+$/, '') + '/openapi/v1.0/extension/list';
+    url.search = '?page=1&page_size=1';
+    url.hash = '';
     let res: Response;
     try {
       res = await this.deps.fetch(url, {

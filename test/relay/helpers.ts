@@ -29,12 +29,14 @@ export async function startTokenService(
   validTokens: Set<string>,
   /** Tokens of a key whose IP allowlist excludes this caller: 403 with errcode 10004. */
   blockedTokens: Set<string> = new Set(),
+  /** A path the tenant's base address ends in (`/t/acme`): the API lives under it. */
+  basePath = '',
 ): Promise<{ baseUrl: string; calls: () => number; close: () => Promise<void> }> {
   let calls = 0;
   const server = http.createServer((req, res) => {
     calls += 1;
     const token = (req.headers.authorization ?? '').replace(/^Bearer /, '');
-    const path = req.url?.startsWith('/openapi/v1.0/extension/list');
+    const path = req.url?.startsWith(`${basePath}/openapi/v1.0/extension/list`);
     const [status, body] =
       path && validTokens.has(token)
         ? [200, { errcode: 0, errmsg: 'SUCCESS', total_number: 0, data: [] }]
@@ -47,7 +49,7 @@ export async function startTokenService(
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://127.0.0.1:${port}${basePath}`,
     calls: () => calls,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
