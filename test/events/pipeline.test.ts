@@ -180,6 +180,19 @@ describe('EventPipeline', () => {
     expect(t.pops.map((p) => p.callId)).toEqual(['live']);
   });
 
+  it('a burst of replayed old events does not outvote the server-clock reference', () => {
+    const t = setup();
+    t.pipeline.noteServerTime(t.clock.now(), t.clock.monotonic());
+    // The relay replays what it held while we were away: 60 events from 2-3 minutes ago...
+    for (let i = 0; i < 60; i++)
+      t.feed(t.call(`missed${i}`, 'answered', '555', { agoMs: 180_000 - i * 1_000 }), 'relay');
+    // ...and among them a ring to us from a minute ago: stale, whatever the replay says.
+    t.feed(t.call('missed-ring', 'ringing', '101', { agoMs: 60_000 }), 'relay');
+    t.feed(t.call('live', 'ringing', '101'), 'direct');
+    expect(t.pops.map((p) => p.callId)).toEqual(['live']);
+    expect(t.pipeline.stats().staleRings).toBe(1);
+  });
+
   it('after a sleep the old samples are dropped and a new reference is asked for', async () => {
     const clock = new FakeClock();
     let asked = 0;

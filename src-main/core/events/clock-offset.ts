@@ -15,10 +15,14 @@
  *
  * The offset itself changes when the machine sleeps (the monotonic clock stops, the server's does
  * not): the pipeline notices the wall clock jumping against the monotonic one and calls `clear()`.
- * References from the server's HTTP Date header (server-clock.ts) are added like events, so the
+ * References from the server's HTTP Date header (server-clock.ts) carry no transport delay, so the
  * first events after start, a wake or a clear are judged against the server rather than against
- * themselves. With no sample at all an event is its own reference (age 0): right for the WebSocket,
- * which never replays.
+ * themselves. A reference counts as `maxSamples / 8` samples: a burst of delayed events (the relay
+ * replaying what it held during an outage) arrives with nothing but large samples, and as plain
+ * samples ten of them would outvote the one reference and make the last minute's missed rings look
+ * fresh; weighted, it takes more delayed events than the buffer holds, while live events (small
+ * samples) still push a reference out as they fill the buffer. With no sample at all an event is
+ * its own reference (age 0): right for the WebSocket, which never replays.
  */
 export interface OffsetOptions {
   maxSamples?: number;
@@ -50,15 +54,21 @@ export class ClockOffsetEstimator {
     this.next = 0;
   }
 
-  /**
-   * One sample: a server timestamp (ms) and the local monotonic time it arrived (an event), or the
-   * time the server's clock read that (an HTTP Date reference, see server-clock.ts).
-   */
+  /** One sample: an event's server timestamp (ms) and the local monotonic time it arrived. */
   add(serverTimestamp: number, receivedMonotonic: number): void {
     this.at[this.next] = receivedMonotonic;
     this.value[this.next] = receivedMonotonic - serverTimestamp;
     this.next = (this.next + 1) % this.maxSamples;
     if (this.count < this.maxSamples) this.count++;
+  }
+
+  /**
+   * A reading of the server's clock without transport delay (server-clock.ts): `serverMs` is what
+   * it read at local monotonic time `atMonotonic`. Weighted as `maxSamples / 8` samples (see above).
+   */
+  addReference(serverMs: number, atMonotonic: number): void {
+    const weight = Math.max(1, Math.ceil(this.maxSamples / 8));
+    for (let i = 0; i < weight; i++) this.add(serverMs, atMonotonic);
   }
 
   /**

@@ -155,7 +155,7 @@ export class EventPipeline {
    */
   noteServerTime(serverMs: number, atMonotonic: number): void {
     this.checkClockJump(this.clock.monotonic());
-    this.offset.add(serverMs, atMonotonic);
+    this.offset.addReference(serverMs, atMonotonic);
   }
 
   /** Feeds `source`'s frames into `ingest`; returns a function that detaches it. */
