@@ -22,6 +22,13 @@ import { RelayMetrics } from './metrics.ts';
 import type { EventStore } from './store/types.ts';
 import { handleWebhook, reply } from './webhook-handler.ts';
 
+/**
+ * Largest frame a client may send. The biggest hello the protocol allows (three lists of 200
+ * entries, 40 characters each for extensions and DIDs) is about 19 KB; anything beyond this is
+ * not a hello and closes the socket (1009).
+ */
+const MAX_CLIENT_FRAME_BYTES = 32 * 1024;
+
 export interface RelayDeps {
   config: RelayConfig;
   store: EventStore;
@@ -132,7 +139,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   server.headersTimeout = 10_000;
   server.requestTimeout = 15_000;
 
-  const wss = new WebSocketServer({ noServer: true, maxPayload: 16 * 1024 });
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
   server.on('upgrade', (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     onUpgrade(req, socket, head).catch((err: Error) => {
       logger.error('upgrade failed', { err: err.message });
