@@ -10,6 +10,7 @@ import type {
 } from '../../src-main/core/events/contracts.ts';
 import type { CreateSocket, SocketCallbacks } from '../../src-main/core/events/socket.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
+import { delay } from '../../src-main/core/clock.ts';
 import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
 
 interface FakeSocket {
@@ -23,7 +24,7 @@ interface FakeSocket {
   alive: boolean;
 }
 
-function setup(opts: { expiresInMs?: number } = {}) {
+function setup(opts: { expiresInMs?: number; tokenDelayMs?: number } = {}) {
   const clock = new FakeClock();
   const sockets: FakeSocket[] = [];
   const createSocket: CreateSocket = (url, headers, cb) => {
@@ -56,6 +57,7 @@ function setup(opts: { expiresInMs?: number } = {}) {
   const invalidated: string[] = [];
   const tokens: TokenSource = {
     async getToken(): Promise<AccessToken> {
+      if (opts.tokenDelayMs) await delay(clock, opts.tokenDelayMs);
       n++;
       return {
         value: `token-value-${n}`,
@@ -218,6 +220,18 @@ describe('WebSocketEventSource timing (fake clock)', () => {
     t.source.wake('user');
     await flushMicrotasks();
     expect(t.sockets).toHaveLength(2);
+  });
+
+  it('start() after a stop() that came while a token was being fetched connects again', async () => {
+    const t = setup({ tokenDelayMs: 1_000 });
+    t.source.start();
+    await flushMicrotasks();
+    await t.source.stop(); // the first token fetch is still on its way
+    t.source.start();
+    await t.clock.advance(5_000);
+    expect(t.sockets).toHaveLength(1);
+    await t.accept(0);
+    expect(t.source.status().state).toBe('connected');
   });
 
   it('stop() closes the socket and stops every timer', async () => {

@@ -164,6 +164,9 @@ export class WebSocketEventSource implements EventSource {
     if (!this.running) return;
     this.running = false;
     this.generation++;
+    // A token fetch still on its way belongs to the old generation: a later start() must not wait for it.
+    this.pendingPrimary = false;
+    this.pendingCandidate = false;
     for (const timer of [this.reconnectTimer, this.rotationTimer, this.stableTimer, this.tickTimer])
       this.clock.clearTimeout(timer);
     const closing = [this.primary, this.candidate].filter(
@@ -221,14 +224,16 @@ export class WebSocketEventSource implements EventSource {
     try {
       token = await this.tokens.getToken();
     } catch (error) {
+      if (generation !== this.generation) return; // stop() came meanwhile and cleared the flags
       if (role === 'primary') this.pendingPrimary = false;
       else this.pendingCandidate = false;
-      if (this.running && generation === this.generation) this.onTokenError(error, role);
+      if (this.running) this.onTokenError(error, role);
       return;
     }
+    if (generation !== this.generation) return;
     if (role === 'primary') this.pendingPrimary = false;
     else this.pendingCandidate = false;
-    if (!this.running || generation !== this.generation || this.attention) return;
+    if (!this.running || this.attention) return;
     if (role === 'candidate' && !this.primary) role = 'primary';
     if (role === 'primary' && this.primary) return;
     if (role === 'candidate' && this.primary && token.value === this.primary.token.value) {
