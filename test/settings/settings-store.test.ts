@@ -60,6 +60,16 @@ describe('SettingsStore', () => {
     expect((await store().load()).problems).toEqual([]);
   });
 
+  it('a corrupt file: the message and the log say where, never what the file says there', async () => {
+    // A hand-edited secret, unquoted: JSON.parse's own message would quote the text around it.
+    await writeFile(path, '{"apiKey": "k3y",\n "apiSecret": Sup3rS3cretValue}');
+    const logger = memoryLogger();
+    const r = await store(logger).load();
+    expect(r.problems[0]?.message).toMatch(/settings\.json is not valid JSON/);
+    const said = [r.problems[0]?.message, JSON.stringify(logger.records)].join('\n');
+    expect(said).not.toMatch(/Sup3r|S3cret/);
+  });
+
   it('a hand-edited file with a bad field keeps the good ones and names the bad one', async () => {
     await writeFile(
       path,

@@ -126,7 +126,7 @@ export class SettingsStore {
         problems: [
           {
             field: FILE_FIELD,
-            message: `${name} is not valid JSON (${(err as Error).message}); defaults are used. ${backup}`,
+            message: `${name} is not valid JSON${whereJsonFailed(err)}; defaults are used. ${backup}`,
           },
         ],
       };
@@ -164,4 +164,13 @@ export class SettingsStore {
       this.logger.error('settings could not be rewritten', { error: err });
     }
   }
+}
+
+/**
+ * Where JSON.parse gave up, without V8's quote of the text around it (a hand-edited file may hold a
+ * secret there, and this message is logged and shown): " (line L, column C)" or nothing.
+ */
+function whereJsonFailed(err: unknown): string {
+  const at = /line (\d+) column (\d+)/.exec(err instanceof Error ? err.message : '');
+  return at ? ` (line ${at[1]}, column ${at[2]})` : '';
 }
