@@ -117,11 +117,13 @@ const ROUTES: Record<string, Route> = {
   'GET webhooks': (sim) => ok({ data: sim.listWebhooks() }),
   'POST webhooks': (sim, b) => {
     const events = numList(b, 'events');
+    const tenant = optStr(b, 'tenant');
     return ok({
       id: sim.addWebhook({
         url: str(b, 'url'),
         secret: str(b, 'secret'),
         ...(events ? { events } : {}),
+        ...(tenant ? { tenant } : {}),
       }),
     });
   },

@@ -70,7 +70,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     maxBufferedBytes: options.maxBufferedBytes ?? MAX_BUFFERED_BYTES,
     takeHandshakeFault: () => takeFault('handshake'),
   });
-  const webhooks = new Webhooks(clock, stats);
+  const webhooks = new Webhooks(clock, stats, tenant);
   const dispatcher = new Dispatcher({
     clock,
     tenant,

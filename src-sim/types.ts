@@ -95,6 +95,7 @@ export interface TrafficOptions {
 
 export interface WebhookInfo {
   id: string;
+  tenant: string;
   url: string;
   events: number[] | null;
 }
@@ -131,7 +132,8 @@ export interface Simulator {
    */
   emitRaw(text: string, opts?: { event?: number; tenant?: string }): void;
   /** Returns the webhook id. */
-  addWebhook(opts: { url: string; secret: string; events?: number[] }): string;
+  /** `tenant` (added) defaults to the simulator's: a webhook carries its own tenant's events only. */
+  addWebhook(opts: { url: string; secret: string; events?: number[]; tenant?: string }): string;
   removeWebhook(id: string): void;
   /** Added: the configured webhooks (secrets left out). */
   listWebhooks(): WebhookInfo[];

@@ -22,6 +22,8 @@ export function retryDelayMs(n: number): number {
 
 interface Hook {
   id: string;
+  /** A webhook is configured in one tenant's admin console and carries that tenant's events only. */
+  tenant: string;
   url: URL;
   secret: string;
   events: Set<number> | null;
@@ -44,17 +46,19 @@ export class Webhooks implements DispatchTarget {
   private readonly hooks = new Map<string, Hook>();
   private readonly clock: Clock;
   private readonly stats: SimStats;
+  private readonly defaultTenant: string;
   private readonly httpAgent = new http.Agent(agentOptions);
   private readonly httpsAgent = new https.Agent(agentOptions);
   private counter = 0;
   private closed = false;
 
-  constructor(clock: Clock, stats: SimStats) {
+  constructor(clock: Clock, stats: SimStats, defaultTenant: string) {
     this.clock = clock;
     this.stats = stats;
+    this.defaultTenant = defaultTenant;
   }
 
-  add(opts: { url: string; secret: string; events?: number[] }): string {
+  add(opts: { url: string; secret: string; events?: number[]; tenant?: string }): string {
     let url: URL;
     try {
       url = new URL(opts.url);
@@ -70,9 +74,12 @@ export class Webhooks implements DispatchTarget {
       (!Array.isArray(opts.events) || !opts.events.every((e) => Number.isInteger(e)))
     )
       throw new TypeError('webhook events must be a list of event codes');
+    if (opts.tenant !== undefined && (typeof opts.tenant !== 'string' || opts.tenant === ''))
+      throw new TypeError('webhook tenant must be a non-empty string');
     const id = `wh_${++this.counter}`;
     this.hooks.set(id, {
       id,
+      tenant: opts.tenant ?? this.defaultTenant,
       url,
       secret: opts.secret,
       events: opts.events ? new Set(opts.events) : null,
@@ -91,15 +98,16 @@ export class Webhooks implements DispatchTarget {
   list(): WebhookInfo[] {
     return [...this.hooks.values()].map((h) => ({
       id: h.id,
+      tenant: h.tenant,
       url: h.url.href,
       events: h.events ? [...h.events] : null,
     }));
   }
 
-  /** Webhooks carry no tenant filter: the simulator's webhooks are configured for its own tenant. */
-  send(_tenant: string, event: number | null, frame: Buffer): void {
+  send(tenant: string, event: number | null, frame: Buffer): void {
     if (this.closed) return;
     for (const hook of this.hooks.values()) {
+      if (hook.tenant !== tenant) continue;
       if (hook.events && event !== null && !hook.events.has(event)) continue;
       const delivery: Delivery = {
         hook,

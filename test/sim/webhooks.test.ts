@@ -75,7 +75,9 @@ describe('simulator webhook delivery', () => {
     receiver = await startReceiver(clock);
     const secret = 'whsec_ünïcode-secret';
     const id = sim.addWebhook({ url: receiver.url, secret, events: [30011] });
-    expect(sim.listWebhooks()).toEqual([{ id, url: receiver.url, events: [30011] }]);
+    expect(sim.listWebhooks()).toEqual([
+      { id, tenant: sim.tenant, url: receiver.url, events: [30011] },
+    ]);
     const socket = await openSocket(sim, (await getToken(sim)).access_token);
     await socket.subscribe([30011]);
     sim.emit(30009, { extension: '101' });
@@ -98,6 +100,25 @@ describe('simulator webhook delivery', () => {
     sim.ring({ from: '+4930123456', to: '102' });
     await new Promise((r) => setTimeout(r, 100));
     expect(receiver.received).toHaveLength(1);
+  });
+
+  it("carries only its own tenant's events, as a webhook configured in that tenant's console", async () => {
+    sim = await startSimulator();
+    receiver = await startReceiver({ now: () => Date.now() });
+    const globex = await startReceiver({ now: () => Date.now() });
+    try {
+      sim.addWebhook({ url: receiver.url, secret: 's3cret' });
+      sim.addWebhook({ url: globex.url, secret: 'g-s3cret', tenant: 'globex' });
+      const forGlobex = sim.emit(30009, { extension: '101' }, { tenant: 'globex' });
+      const forAcme = sim.emit(30009, { extension: '101' });
+      await waitFor(() => sim!.stats().webhookDelivered === 2, 3000, 'two deliveries');
+      const ids = (r: { received: Received[] }) =>
+        r.received.map((x) => (JSON.parse(x.body.toString()) as { event_id: string }).event_id);
+      expect(ids(receiver)).toEqual([forAcme.event_id]);
+      expect(ids(globex)).toEqual([forGlobex.event_id]);
+    } finally {
+      await globex.close();
+    }
   });
 
   it('retries a non-2xx answer on the sim clock: 1 s, 2 s, 4 s, then stops on success', async () => {
