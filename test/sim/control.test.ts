@@ -171,7 +171,9 @@ describe('simulator control surface /_sim/', () => {
       const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
       const added = await control('webhooks', { url, secret: 'abc123', events: [30011] });
       const id = added.body.id as string;
-      expect((await call(sim, '/_sim/webhooks')).body.data).toEqual([{ id, url, events: [30011] }]);
+      expect((await call(sim, '/_sim/webhooks')).body.data).toEqual([
+        { id, tenant: sim.tenant, url, events: [30011] },
+      ]);
       await control('traffic/start', { ratePerSec: 100, excludeExtensions: ['101'] });
       await waitFor(() => received.length >= 5, 3000, 'webhook deliveries from traffic');
       await control('traffic/stop');
