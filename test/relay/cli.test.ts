@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
 import { memoryLogger } from '../../src-main/core/log.ts';
 import { SecretRegistry } from '../../src-main/core/log.ts';
+import { decodeControl } from '../../src-main/core/relay-client/protocol.ts';
 import { loadConfig } from '../../src-relay/config.ts';
 import { startRelay } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
@@ -19,8 +20,8 @@ import {
   postWebhook,
   relayConfig,
   signed,
-  sleep,
   startTokenService,
+  waitFor,
 } from './helpers.ts';
 
 describe('config', () => {
@@ -161,6 +162,8 @@ describe.skipIf(!haveOpenssl)('TLS', () => {
       ws.send(
         JSON.stringify({ type: 'hello', v: 1, filter: { extensions: ['101'] }, cursor: null }),
       );
+      // Live from `ready` on: a webhook stored before the hello is handled would be history.
+      await waitFor(() => frames.some((f) => decodeControl(f)?.type === 'ready'), 5000, 'ready');
       const body = envelope({ event_id: 'tls-1' });
       const status = await new Promise<number>((resolve, reject) => {
         const req = https.request(
@@ -179,9 +182,7 @@ describe.skipIf(!haveOpenssl)('TLS', () => {
         req.end(body);
       });
       expect(status).toBe(200);
-      const deadline = Date.now() + 5000;
-      while (!frames.includes(body) && Date.now() < deadline) await sleep(20);
-      expect(frames).toContain(body);
+      await waitFor(() => frames.includes(body), 5000, 'the event over wss');
       ws.terminate();
     } finally {
       await relay.close();

@@ -272,8 +272,10 @@ export async function startRedis(
       c.once('error', () => resolve(false));
     });
     if (up) break;
-    if (Date.now() > deadline || child.exitCode !== null)
+    if (Date.now() > deadline || child.exitCode !== null) {
+      child.kill('SIGKILL'); // never leave a half-started server behind
       throw new Error('redis-server did not start');
+    }
     await sleep(50);
   }
   return {
