@@ -8,6 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceError } from '../../src-main/core/api/errors.ts';
 import { DEFAULT_USER_AGENT, ServiceClient } from '../../src-main/core/api/service-client.ts';
 import { FakeClock } from '../support/fake-clock.ts';
+import { waitFor } from '../support/wait.ts';
 
 interface Seen {
   method?: string;
@@ -50,14 +51,6 @@ async function server(answer: { status: number; body: string } | null) {
   return { baseUrl: `http://127.0.0.1:${port}`, seen };
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
-
 describe('ServiceClient over real HTTP', () => {
   it('sends User-Agent Screenpop/<version>, JSON and the secret only in the body', async () => {
     const pair = {
@@ -94,14 +87,14 @@ describe('ServiceClient over real HTTP', () => {
       () => (result = 'resolved'),
       (err: unknown) => (result = err),
     );
-    await until(() => seen.length === 1, 'the request to arrive');
+    await waitFor(() => seen.length === 1, 'the request to arrive');
     await clock.advance(14_999);
     expect(result).toBeUndefined();
     await clock.advance(1);
     await p;
     expect(result).toBeInstanceOf(ServiceError);
     expect((result as ServiceError).kind).toBe('timeout');
-    await until(() => seen[0]!.closed, 'the connection to close');
+    await waitFor(() => seen[0]!.closed, 'the connection to close');
   });
 
   it('turns a non-JSON 502 from a proxy into a retryable server error', async () => {

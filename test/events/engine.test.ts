@@ -9,7 +9,8 @@ import type { ConnectionStatus, EventSource } from '../../src-main/core/events/c
 import type { Pop } from '../../src-main/core/events/pipeline.ts';
 import { ScreenpopEngine } from '../../src-main/core/engine.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
-import { outsideNumber, tokenManagerFor, waitFor } from './support.ts';
+import { waitFor } from '../support/wait.ts';
+import { outsideNumber, tokenManagerFor } from './support.ts';
 
 const USER = { extensions: ['101'], dids: [], defaultRegion: 'US' };
 const cleanups: Array<() => Promise<void> | void> = [];

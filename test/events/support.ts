@@ -1,6 +1,6 @@
 /**
  * Shared set-up for the event tests: a simulator as the far side, the real TokenManager and
- * ServiceClient in front of it, and helpers to wait for things over real sockets.
+ * ServiceClient in front of it. Waiting helpers are in ../support/wait.ts.
  */
 import type { Clock } from '../../src-main/core/clock.ts';
 import { ServiceClient } from '../../src-main/core/api/service-client.ts';
@@ -13,23 +13,6 @@ export function tokenManagerFor(baseUrl: string, key: SimApiKey, clock: Clock): 
     credentials: async () => ({ key: key.key, secret: key.secret }),
     clock,
   });
-}
-
-/** Polls `check` every 10 ms (real time) until it returns true; fails after `timeoutMs`. */
-export async function waitFor(
-  check: () => boolean,
-  what: string,
-  timeoutMs = 5_000,
-): Promise<void> {
-  const started = Date.now();
-  while (!check()) {
-    if (Date.now() - started > timeoutMs) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
-export function sleepReal(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** A number in international format for a caller from outside. */

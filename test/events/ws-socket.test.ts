@@ -10,7 +10,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { systemClock } from '../../src-main/core/clock.ts';
 import { EventPipeline, type Pop } from '../../src-main/core/events/pipeline.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
-import { waitFor } from './support.ts';
+import { sleepReal, waitFor } from '../support/wait.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -80,7 +80,7 @@ describe('default socket factory over a real ws connection', () => {
     expect(seen.ua).toMatch(/^Screenpop\//);
     expect(pipeline.stats().rejected).toMatchObject({ 'not-json': 1, oversized: 1 });
     expect(source.status().state).toBe('connected');
-    await new Promise((resolve) => setTimeout(resolve, 2_500)); // heartbeats keep it alive
+    await sleepReal(2_500); // heartbeats keep it alive
     expect(source.status().state).toBe('connected');
   });
 

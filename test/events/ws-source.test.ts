@@ -4,7 +4,8 @@ import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import { EventPipeline, type Dismiss, type Pop } from '../../src-main/core/events/pipeline.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
-import { outsideNumber, sleepReal, tokenManagerFor, waitFor } from './support.ts';
+import { sleepReal, waitFor } from '../support/wait.ts';
+import { outsideNumber, tokenManagerFor } from './support.ts';
 
 const USER = { extensions: ['101'], dids: ['+1 (415) 555-0100'], defaultRegion: 'US' };
 
@@ -101,7 +102,7 @@ describe('WebSocketEventSource against the simulator', () => {
     await waitFor(
       () => r.sim.stats().wsConnections === 2 && r.source.status().state === 'connected',
       'a second socket',
-      5_000,
+      { timeoutMs: 5_000 },
     );
     expect(r.statuses.some((s) => s.state === 'connecting' && /silent/.test(s.reason ?? ''))).toBe(
       true,
@@ -147,7 +148,9 @@ describe('WebSocketEventSource against the simulator', () => {
       i++;
       await sleepReal(25);
     }
-    await waitFor(() => r.pops.length >= rung.length, 'all pops', 3_000).catch(() => undefined);
+    await waitFor(() => r.pops.length >= rung.length, 'all pops', { timeoutMs: 3_000 }).catch(
+      () => undefined,
+    );
     const popped = r.pops.map((p) => p.callId);
     expect(new Set(popped).size).toBe(popped.length); // none twice
     expect([...popped].sort()).toEqual([...rung].sort()); // none missed

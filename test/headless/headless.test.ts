@@ -6,6 +6,7 @@ import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
+import { waitFor } from '../support/wait.ts';
 
 const CLI = 'src-main/headless/cli.ts';
 
@@ -43,14 +44,11 @@ function run(args: string[], env: Record<string, string>): Child {
   return child;
 }
 
-async function until(check: () => boolean, what: string, child: Child, ms = 10_000): Promise<void> {
-  const start = Date.now();
-  while (!check()) {
-    if (Date.now() - start > ms)
-      throw new Error(`timed out waiting for ${what}; stderr:\n${child.stderr()}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+/** A child process gets 10 s (start-up under load), and a time-out shows its stderr. */
+const childWait = (child: Child) => ({
+  timeoutMs: 10_000,
+  detail: () => `stderr:\n${child.stderr()}`,
+});
 
 describe('screenpop-headless', () => {
   it('prints status, pop (with caller name for a colleague) and dismiss lines; exits 0 on SIGTERM', async () => {
@@ -72,20 +70,20 @@ describe('screenpop-headless', () => {
         SCREENPOP_API_SECRET: sim.apiKey.secret,
       },
     );
-    await until(
+    await waitFor(
       () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
       'connected',
-      child,
+      childWait(child),
     );
     sim.ring({ from: '205', to: '102' }); // someone else's call: no line
     const outside = sim.ring({ from: '+14155550123', to: '+14155550100' });
     const colleague = sim.extensions.find((e) => e.number !== '101')!;
     const internal = sim.ring({ from: colleague.number, to: '101' });
     sim.setCallState(outside, 'answered');
-    await until(
+    await waitFor(
       () => child.lines.filter((l) => l.type !== 'status').length >= 3,
       'pops and dismiss',
-      child,
+      childWait(child),
     );
     expect(child.lines.filter((l) => l.type !== 'status')).toEqual([
       expect.objectContaining({
@@ -142,7 +140,7 @@ describe('screenpop-headless', () => {
 
   it('--demo rings the extension through the in-process simulator; SIGINT exits 0', async () => {
     const child = run(['--demo', '--extension', '105'], {});
-    await until(() => child.lines.some((l) => l.type === 'pop'), 'a demo pop', child);
+    await waitFor(() => child.lines.some((l) => l.type === 'pop'), 'a demo pop', childWait(child));
     expect(child.lines.find((l) => l.type === 'pop')).toMatchObject({
       to: '105',
       call_id: expect.any(String),
