@@ -1,4 +1,5 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { toE164 } from '../events/numbers.ts';
 import { displayText } from './text.ts';
 
 /**
@@ -39,8 +40,8 @@ export function normalizeNumber(raw: unknown, region?: string): string | null {
   const digits = digitsOf(text);
   if (digits.length === 0) return null;
   if (digits.length <= MAX_EXTENSION_DIGITS && !text.startsWith('+')) return `ext:${digits}`;
-  const p = parse(text, region);
-  if (p) return p.number;
+  const e164 = toE164(text, (region ?? '').trim().toUpperCase());
+  if (e164) return e164;
   return text.startsWith('+') ? `+${digits}` : `raw:${digits}`;
 }
 
