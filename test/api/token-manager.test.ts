@@ -4,7 +4,9 @@ import { ServiceError } from '../../src-main/core/api/errors.ts';
 import type { Credentials, TokenHealth } from '../../src-main/core/api/token-manager.ts';
 import { DEFAULT_REFRESH_MARGIN_MS, TokenManager } from '../../src-main/core/api/token-manager.ts';
 import { memoryLogger, SecretRegistry } from '../../src-main/core/log.ts';
+import { systemClock } from '../../src-main/core/clock.ts';
 import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { sleepReal } from '../support/wait.ts';
 import { FakeService, makeExtensions } from './fake-service.ts';
 import { rejection } from './reject.ts';
 
@@ -383,5 +385,27 @@ describe('TokenManager: secrecy and lifecycle', () => {
     manager.invalidate(a.value);
     expect((await manager.getToken()).value).not.toBe(a.value);
     expect(service.counts.refreshToken).toBe(1);
+  });
+});
+
+describe('TokenManager: lifetimes the service should not send', () => {
+  it('a lifetime longer than a Node timer can hold does not turn the refresh timer into a loop', async () => {
+    // Real timers: Node fires a setTimeout beyond 2^31-1 ms (~24.8 days) after 1 ms.
+    const service = new FakeService(new FakeClock(Date.now()));
+    service.accessLifeSec = 100 * 24 * 3600;
+    service.refreshLifeSec = 200 * 24 * 3600;
+    const manager = new TokenManager({
+      client: new ServiceClient({
+        baseUrl: 'https://acme.example.com',
+        clock: systemClock,
+        fetch: service.fetch,
+      }),
+      clock: systemClock,
+      credentials: async () => ({ key: service.key, secret: service.secret }),
+    });
+    await manager.getToken();
+    await sleepReal(300);
+    manager.stop();
+    expect(service.counts).toMatchObject({ getToken: 1, refreshToken: 0 });
   });
 });

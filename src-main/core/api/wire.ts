@@ -52,7 +52,18 @@ function requireToken(body: Json, field: string, operation: string): string {
   return v;
 }
 
-/** A lifetime in seconds. The spec says 1800 and 86400; anything positive and finite is accepted. */
+/**
+ * Lifetimes beyond this are taken as this. Deadlines further out would reach timers (token refresh,
+ * socket rotation) that Node cannot hold: a setTimeout beyond 2^31-1 ms (~24.8 days) fires after
+ * 1 ms, which turned the refresh timer into a loop of refresh_token requests. Renewing a long-lived
+ * token early costs nothing.
+ */
+export const MAX_LIFETIME_SEC = 7 * 24 * 3600;
+
+/**
+ * A lifetime in seconds. The spec says 1800 and 86400; anything positive and finite is accepted,
+ * capped at MAX_LIFETIME_SEC.
+ */
 function requireLifetime(body: Json, field: string, operation: string): number {
   const v = body[field];
   const n = typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : v;
@@ -62,7 +73,7 @@ function requireLifetime(body: Json, field: string, operation: string): number {
       `the answer lacks a usable "${field}" (expected a positive number of seconds)`,
     );
   }
-  return n;
+  return Math.min(n, MAX_LIFETIME_SEC);
 }
 
 /**
