@@ -60,6 +60,7 @@ describe('HistoryStore', () => {
     await h.load();
     for (let i = 0; i < 5; i++) h.recordRing(ring(`c${i}`, i));
     expect(h.list().map((e) => e.callId)).toEqual(['c4', 'c3', 'c2']);
+    expect(h.recent(2).map((e) => e.callId)).toEqual(['c4', 'c3']);
     h.setLimit(1);
     await h.flush();
     const saved = JSON.parse(await readFile(join(dir, 'h.json'), 'utf8'));

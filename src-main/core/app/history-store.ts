@@ -120,6 +120,11 @@ export class HistoryStore {
     return this.entries.map((e) => ({ ...e }));
   }
 
+  /** The newest `n` entries (the tray's recent calls), without copying the whole history. */
+  recent(n: number): HistoryEntry[] {
+    return this.entries.slice(0, n).map((e) => ({ ...e }));
+  }
+
   get(callId: string): HistoryEntry | undefined {
     const e = this.entries.find((x) => x.callId === callId);
     return e && { ...e };

@@ -499,7 +499,7 @@ export class AppRuntime {
   private publishStatus(): void {
     if (!this.current) return;
     const status = this.status();
-    this.d.views.tray.setState(status, status.missedCount, this.d.history.list().slice(0, 10));
+    this.d.views.tray.setState(status, status.missedCount, this.d.history.recent(10));
     const json = JSON.stringify(status);
     if (json === this.lastStatusJson) return;
     this.lastStatusJson = json;
