@@ -1,7 +1,7 @@
 /**
  * Builds the renderer with Vite's JS API into a fresh temporary folder and serves it from
- * 127.0.0.1 on an ephemeral port, sending the same strict CSP as a header (with frame-ancestors,
- * which a meta tag cannot carry). Only files inside the build folder are served.
+ * 127.0.0.1 on an ephemeral port, sending main's CSP header (with frame-ancestors, which a meta tag
+ * cannot carry). Only files inside the build folder are served.
  */
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -9,10 +9,10 @@ import { tmpdir } from 'node:os';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
+import { contentSecurityPolicy } from '../../../src-main/electron/app-origin.ts';
 
-export const RENDERER_CSP =
-  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'none'; " +
-  "base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
+/** The policy main sends with every page of ours (frame-ancestors included): the one that ships. */
+const RENDERER_CSP = contentSecurityPolicy(null);
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
