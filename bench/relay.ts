@@ -18,7 +18,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { WebSocket } from 'ws';
 import { systemClock } from '../src-main/core/clock.ts';
 import { ServiceClient } from '../src-main/core/api/service-client.ts';
@@ -34,8 +33,9 @@ import { defaultConfig } from '../src-relay/config.ts';
 import { MemoryStore } from '../src-relay/store/memory-store.ts';
 import { signBody } from '../src-relay/signature.ts';
 import { startSimulator } from '../src-sim/index.ts';
-// The same private redis-server (AOF, fsync always, temp dir, free port) the relay tests use.
-import { startRedis } from '../test/relay/helpers.ts';
+// The same private redis-server (AOF, fsync always, temp dir, free port) and stand-in for the
+// tenant's token check (extension/list) the relay tests use.
+import { startRedis, startTokenService } from '../test/relay/helpers.ts';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
 const EXTENSIONS = 100; // K = CLIENTS / EXTENSIONS clients receive each event
@@ -51,26 +51,6 @@ const pct = (sorted: number[], p: number) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
-/** The tenant's service as far as the relay's token check goes: extension/list for one token. */
-async function tokenService(): Promise<{ baseUrl: string; close(): Promise<void> }> {
-  const server = http.createServer((req, res) => {
-    const ok = req.headers.authorization === `Bearer ${TOKEN}`;
-    res.writeHead(ok ? 200 : 401, { 'Content-Type': 'application/json' });
-    res.end(
-      JSON.stringify(
-        ok
-          ? { errcode: 0, errmsg: 'SUCCESS', total_number: 0, data: [] }
-          : { errcode: 10002, errmsg: 'TOKEN EXPIRED' },
-      ),
-    );
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
-    baseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () => new Promise<void>((r) => server.close(() => r())),
-  };
-}
-
 async function startRelayProcess(
   env: Record<string, string>,
 ): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
@@ -84,7 +64,10 @@ async function startRelayProcess(
   );
   const url = await new Promise<string>((resolve, reject) => {
     let out = '';
-    const timer = setTimeout(() => reject(new Error('relay did not start')), 15_000);
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error('relay did not start'));
+    }, 15_000);
     child.stdout!.on('data', (d: Buffer) => {
       out += d.toString();
       const m = /relay listening on (\S+)/.exec(out);
@@ -135,12 +118,17 @@ interface BackendResult {
 }
 
 async function benchBackend(backend: 'memory' | 'redis'): Promise<BackendResult> {
-  const service = await tokenService();
+  const service = await startTokenService(new Set([TOKEN]));
   const redis = backend === 'redis' ? await startRedis() : undefined;
   const relay = await startRelayProcess({
     RELAY_TENANT_ACME_SECRETS: SECRET,
     RELAY_TENANT_ACME_BASE_URL: service.baseUrl,
     ...(redis ? { RELAY_REDIS_URL: redis.url } : { RELAY_STORAGE: 'memory' }),
+  }).catch(async (err: unknown) => {
+    // Leave no redis-server behind (a child process outlives this one).
+    await redis?.stop();
+    await service.close();
+    throw err;
   });
   const sockets: WebSocket[] = [];
   try {
