@@ -33,6 +33,20 @@ async function tinyServer(onConnection: (ws: WebSocket, req: IncomingMessage) =>
 
 const TOKEN = { value: 'secret-token-abcdef', expiresAt: Date.now() + 30 * 60_000 };
 
+/** The source on the default socket factory, with a fixed token and a 1 s heartbeat; stopped after the test. */
+function sourceFor(baseUrl: string, backoff?: { baseMs: number; capMs: number }) {
+  const source = new WebSocketEventSource({
+    baseUrl,
+    tokens: { getToken: async () => TOKEN, invalidate: () => {} },
+    topics: [30011],
+    clock: systemClock,
+    heartbeatMs: 1_000,
+    ...(backoff ? { backoff } : {}),
+  });
+  cleanups.push(() => source.stop());
+  return source;
+}
+
 describe('default socket factory over a real ws connection', () => {
   it('sends the bearer header, never the token in the URL; survives malformed, binary and oversized frames', async () => {
     const seen: { url?: string; auth?: string; ua?: string } = {};
@@ -58,13 +72,7 @@ describe('default socket factory over a real ws connection', () => {
         ws.send(ring('r1'));
       });
     });
-    const source = new WebSocketEventSource({
-      baseUrl,
-      tokens: { getToken: async () => TOKEN, invalidate: () => {} },
-      topics: [30011],
-      clock: systemClock,
-      heartbeatMs: 1_000,
-    });
+    const source = sourceFor(baseUrl);
     const pipeline = new EventPipeline({
       clock: systemClock,
       user: { extensions: ['101'], dids: [], defaultRegion: 'US' },
@@ -72,7 +80,6 @@ describe('default socket factory over a real ws connection', () => {
     pipeline.attach(source);
     const pops: Pop[] = [];
     pipeline.onPop((p) => pops.push(p));
-    cleanups.push(() => source.stop());
     source.start();
     await waitFor(() => pops.length === 1, 'the valid ring after the junk');
     expect(seen.url).toBe('/openapi/v1.0/subscribe');
@@ -95,15 +102,7 @@ describe('default socket factory over a real ws connection', () => {
         if (n === 1) ws.send('x'.repeat(2 * 1024 * 1024));
       });
     });
-    const source = new WebSocketEventSource({
-      baseUrl,
-      tokens: { getToken: async () => TOKEN, invalidate: () => {} },
-      topics: [30011],
-      clock: systemClock,
-      heartbeatMs: 1_000,
-      backoff: { baseMs: 10, capMs: 50 },
-    });
-    cleanups.push(() => source.stop());
+    const source = sourceFor(baseUrl, { baseMs: 10, capMs: 50 });
     source.start();
     await waitFor(() => connections === 2 && source.status().state === 'connected', 'reconnected');
   });
