@@ -34,8 +34,8 @@ export type CallDecision =
 export class CallTracker {
   /** call_id -> latest server timestamp of a non-ringing state. */
   private readonly notRinging: BoundedFifoMap<number>;
-  /** call_id -> the ring that popped, while its popup is up. */
-  private readonly popped: BoundedFifoMap<{ timestamp: number; to: string }>;
+  /** call_id -> server timestamp of the ring that popped, while its popup is up. */
+  private readonly popped: BoundedFifoMap<number>;
   readonly staleRingMs: number;
 
   constructor(options: CallTrackerOptions = {}) {
@@ -64,13 +64,13 @@ export class CallTracker {
       if (last !== undefined && envelope.timestamp <= last) return { kind: 'ignored', why: 'late' };
       if (this.popped.has(id, nowMonotonic)) return { kind: 'ignored', why: 'already-popped' };
       if (ageMs() > this.staleRingMs) return { kind: 'ignored', why: 'stale' };
-      this.popped.set(id, { timestamp: envelope.timestamp, to: call.to }, nowMonotonic);
+      this.popped.set(id, envelope.timestamp, nowMonotonic);
       return { kind: 'pop' };
     }
     const last = this.notRinging.get(id, nowMonotonic);
     this.notRinging.set(id, Math.max(last ?? -Infinity, envelope.timestamp), nowMonotonic);
     const popped = this.popped.get(id, nowMonotonic);
-    if (!popped || envelope.timestamp < popped.timestamp)
+    if (popped === undefined || envelope.timestamp < popped)
       return { kind: 'ignored', why: 'not-popped' };
     this.popped.delete(id);
     return { kind: 'dismiss' };
