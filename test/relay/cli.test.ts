@@ -21,8 +21,8 @@ import {
   relayConfig,
   signed,
   startTokenService,
-  waitFor,
 } from './helpers.ts';
+import { waitFor } from '../support/wait.ts';
 
 describe('config', () => {
   it('merges the file with environment overrides and refuses unsafe settings', () => {
@@ -163,7 +163,9 @@ describe.skipIf(!haveOpenssl)('TLS', () => {
         JSON.stringify({ type: 'hello', v: 1, filter: { extensions: ['101'] }, cursor: null }),
       );
       // Live from `ready` on: a webhook stored before the hello is handled would be history.
-      await waitFor(() => frames.some((f) => decodeControl(f)?.type === 'ready'), 5000, 'ready');
+      await waitFor(() => frames.some((f) => decodeControl(f)?.type === 'ready'), 'ready', {
+        timeoutMs: 5000,
+      });
       const body = envelope({ event_id: 'tls-1' });
       const status = await new Promise<number>((resolve, reject) => {
         const req = https.request(
@@ -182,7 +184,7 @@ describe.skipIf(!haveOpenssl)('TLS', () => {
         req.end(body);
       });
       expect(status).toBe(200);
-      await waitFor(() => frames.includes(body), 5000, 'the event over wss');
+      await waitFor(() => frames.includes(body), 'the event over wss', { timeoutMs: 5000 });
       ws.terminate();
     } finally {
       await relay.close();

@@ -10,7 +10,8 @@ import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { tokenManagerFor } from '../events/support.ts';
-import { relayConfig, sleep, waitFor } from './helpers.ts';
+import { relayConfig } from './helpers.ts';
+import { sleepReal, waitFor } from '../support/wait.ts';
 
 const WEBHOOK_SECRET = 'whsec-e2e-0123456789';
 const USER = { extensions: ['101'], dids: ['+1 (415) 555-0100'], defaultRegion: 'US' };
@@ -63,14 +64,16 @@ describe('relay end to end with the simulator', () => {
     source.onStatus((s) => statuses.push(s));
     source.start();
     cleanups.push(() => source.stop());
-    await waitFor(() => statuses.at(-1)?.state === 'connected', 5000, 'relay source connected');
+    await waitFor(() => statuses.at(-1)?.state === 'connected', 'relay source connected', {
+      timeoutMs: 5000,
+    });
     const sent: string[] = [];
     const off = r.sim.onSent((_env, text) => sent.push(text));
     r.sim.ring({ from: '+442071234567', to: '101' });
     r.sim.ring({ from: '+442071234567', to: '4155550100' }); // the user's DID, written nationally
     r.sim.ring({ from: '+442071234567', to: '102' }); // someone else
-    await waitFor(() => frames.length >= 2, 5000, 'two rings via the relay');
-    await sleep(200);
+    await waitFor(() => frames.length >= 2, 'two rings via the relay', { timeoutMs: 5000 });
+    await sleepReal(200);
     off();
     expect(frames).toHaveLength(2);
     // Byte for byte what the simulator sent (the webhook body is the WS frame text, protocol.md 1).
@@ -95,7 +98,9 @@ describe('relay end to end with the simulator', () => {
     engine.onPop((p) => pops.push(p));
     engine.start();
     cleanups.push(() => engine.stop());
-    await waitFor(() => engine.status().state === 'connected', 10_000, 'both sources connected');
+    await waitFor(() => engine.status().state === 'connected', 'both sources connected', {
+      timeoutMs: 10_000,
+    });
 
     const calls: string[] = [];
     const afterKill = new Set<string>();
@@ -109,14 +114,14 @@ describe('relay end to end with the simulator', () => {
       });
       calls.push(callId);
       if (i >= 10) afterKill.add(callId);
-      await sleep(15);
+      await sleepReal(15);
     }
     await waitFor(
       () => new Set(pops.map((p) => p.callId)).size === calls.length,
-      10_000,
       'every ring popped',
+      { timeoutMs: 10_000 },
     );
-    await sleep(300);
+    await sleepReal(300);
     const perCall = new Map<string, number>();
     for (const p of pops) perCall.set(p.callId, (perCall.get(p.callId) ?? 0) + 1);
     expect([...perCall.keys()].sort()).toEqual([...calls].sort());

@@ -18,6 +18,7 @@ import { signBody } from '../../src-relay/signature.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { RedisStore } from '../../src-relay/store/redis-store.ts';
 import type { EventStore } from '../../src-relay/store/types.ts';
+import { sleepReal } from '../support/wait.ts';
 
 export const SECRET = "It's a Secret to Everybody";
 
@@ -205,9 +206,6 @@ export class TestClient {
   }
 }
 
-/** Resolves after `ms` real milliseconds. */
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 export async function freePort(): Promise<number> {
   const srv = createServer();
   await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
@@ -276,7 +274,7 @@ export async function startRedis(
       child.kill('SIGKILL'); // never leave a half-started server behind
       throw new Error('redis-server did not start');
     }
-    await sleep(50);
+    await sleepReal(50);
   }
   return {
     url,
@@ -317,19 +315,6 @@ export async function startRedisRelay(
   const store = await openRedisStore(url, Object.keys(config.tenants), config.retention);
   const relay = await startRelay({ config, store, clock: systemClock, logger: silentLogger });
   return { relay, store };
-}
-
-/** Polls `predicate` in real time (sockets are real even when the client's timers are fake). */
-export async function waitFor(
-  predicate: () => boolean,
-  timeoutMs = 5_000,
-  what = 'condition',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
 }
 
 /** A TokenSource over a fixed list of tokens: each invalidate() moves on to the next one. */

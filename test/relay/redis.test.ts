@@ -10,13 +10,12 @@ import {
   redisAvailable,
   relayConfig,
   signed,
-  sleep,
   startRedis,
-  waitFor,
   startRedisRelay,
   startTokenService,
   type RedisProcess,
 } from './helpers.ts';
+import { sleepReal, waitFor } from '../support/wait.ts';
 
 // Redis is a real dependency here: the test starts its own redis-server (AOF, fsync always) on a
 // free port. Without redis-server these tests are skipped locally, and fail on CI (CI=true).
@@ -80,7 +79,7 @@ describe.skipIf(!haveRedis)('Redis Streams backend', () => {
       ),
     );
     expect(dups.every((r) => r.status === 200)).toBe(true);
-    await sleep(300);
+    await sleepReal(300);
     expect(client.eventIds()).toEqual(['x-instance-1']);
     expect(a.relay.metrics.stored + b.relay.metrics.stored).toBe(1);
     expect((await fetch(b.relay.url + '/readyz')).status).toBe(200);
@@ -118,7 +117,7 @@ describe.skipIf(!haveRedis)('Redis Streams backend', () => {
     );
     await globex.until(() => globex.events.length === 1);
     await acme.until(() => acme.events.length === 1);
-    await sleep(200);
+    await sleepReal(200);
     expect(acme.eventIds()).toEqual(['a-only']);
     expect(globex.eventIds()).toEqual(['g-only']);
   });
@@ -147,7 +146,7 @@ describe.skipIf(!haveRedis)('Redis Streams backend', () => {
     const senders = Array.from({ length: 4 }, async (_, w) => {
       for (let i = 0; i < 40; i++) await postOne(a, `during-${w}-${i}`);
     });
-    await waitFor(() => accepted.length >= 20, 10_000, 'some webhooks accepted');
+    await waitFor(() => accepted.length >= 20, 'some webhooks accepted', { timeoutMs: 10_000 });
     const port = a.relay.port;
     await stopInstance(a);
     await Promise.all(senders);
@@ -173,7 +172,7 @@ describe.skipIf(!haveRedis)('Redis Streams backend', () => {
     );
     clients.push(resumed);
     await resumed.until(() => resumed.events.length >= accepted.length, 10_000);
-    await sleep(200);
+    await sleepReal(200);
     expect(new Set(resumed.eventIds())).toEqual(new Set(accepted));
     expect(resumed.eventIds()).toHaveLength(accepted.length);
   });
@@ -194,7 +193,7 @@ describe.skipIf(!haveRedis)('Redis Streams backend', () => {
     // The service's retry, once Redis is back (the client library reconnects by itself).
     let status = 0;
     for (let i = 0; i < 50 && status !== 200; i++) {
-      await sleep(100);
+      await sleepReal(100);
       status = (await postWebhook(pair.relay.webhookUrl('acme'), body, signed(body))).status;
     }
     expect(status).toBe(200);

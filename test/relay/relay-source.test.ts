@@ -19,8 +19,8 @@ import {
   relayConfig,
   signed,
   startTokenService,
-  waitFor,
 } from './helpers.ts';
+import { waitFor } from '../support/wait.ts';
 
 interface Harness {
   clock: FakeClock;
@@ -109,13 +109,13 @@ describe('RelayEventSource', () => {
     const harness = await setup();
     const c = source(harness);
     c.src.start();
-    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 5000, 'connected');
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 'connected', { timeoutMs: 5000 });
     const mine = envelope({ event_id: 'e1', to: '101' });
     const did = envelope({ event_id: 'e2', to: '+442079460000' });
     const other = envelope({ event_id: 'e3', to: '102' });
     const presence = envelope({ event_id: 'e4', event: 30009 });
     for (const b of [mine, other, presence, did]) await post(harness, b);
-    await waitFor(() => c.frames.length >= 2, 5000, 'two frames');
+    await waitFor(() => c.frames.length >= 2, 'two frames', { timeoutMs: 5000 });
     await new Promise((r) => setTimeout(r, 100));
     expect(c.frames).toEqual([mine, did]);
   });
@@ -124,11 +124,15 @@ describe('RelayEventSource', () => {
     const harness = await setup();
     const c = source(harness);
     c.src.start();
-    await waitFor(() => c.statuses.at(-1)?.state === 'connected');
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 'connected');
     await post(harness, envelope({ event_id: 'before', to: '101' }));
-    await waitFor(() => c.frames.length === 1 && c.src.position !== null);
+    await waitFor(
+      () => c.frames.length === 1 && c.src.position !== null,
+      'the first frame and a position',
+    );
     await waitFor(
       () => c.src.position === harness.store['tenants'].get('acme')?.events.at(-1)?.cursor,
+      'the position at the newest stored event',
     );
     await c.src.stop();
     for (let i = 0; i < 5; i++) {
@@ -136,7 +140,7 @@ describe('RelayEventSource', () => {
       await harness.clock.advance(24_000);
     }
     c.src.start();
-    await waitFor(() => c.frames.length >= 4, 5000, 'replay');
+    await waitFor(() => c.frames.length >= 4, 'replay', { timeoutMs: 5000 });
     await new Promise((r) => setTimeout(r, 100));
     expect(c.ids()).toEqual(['before', 'missed-0', 'missed-2', 'missed-4']);
     expect(c.statuses.at(-1)?.state).toBe('connected');
@@ -146,16 +150,20 @@ describe('RelayEventSource', () => {
     const harness = await setup({ maxEvents: 3 });
     const c = source(harness);
     c.src.start();
-    await waitFor(() => c.statuses.at(-1)?.state === 'connected');
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 'connected');
     await post(harness, envelope({ event_id: 'g0', to: '101' }));
-    await waitFor(() => c.src.position !== null && c.frames.length === 1);
+    await waitFor(
+      () => c.src.position !== null && c.frames.length === 1,
+      'a position and the first frame',
+    );
     await waitFor(
       () => c.src.position === harness.store['tenants'].get('acme')?.events.at(-1)?.cursor,
+      'the position at the newest stored event',
     );
     await c.src.stop();
     for (let i = 1; i <= 6; i++) await post(harness, envelope({ event_id: `g${i}`, to: '101' }));
     c.src.start();
-    await waitFor(() => c.frames.length >= 4, 5000, 'replay');
+    await waitFor(() => c.frames.length >= 4, 'replay', { timeoutMs: 5000 });
     expect(c.ids()).toEqual(['g0', 'g4', 'g5', 'g6']);
     const last = c.statuses.at(-1)!;
     expect(last.state).toBe('degraded');
@@ -168,15 +176,16 @@ describe('RelayEventSource', () => {
     const harness = await setup();
     const c = source(harness);
     c.src.start();
-    await waitFor(() => c.statuses.at(-1)?.state === 'connected');
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 'connected');
     await post(harness, envelope({ event_id: 'r0', to: '101' }));
-    await waitFor(() => c.frames.length === 1);
+    await waitFor(() => c.frames.length === 1, 'the first frame');
     await waitFor(
       () => c.src.position === harness.store['tenants'].get('acme')?.events.at(-1)?.cursor,
+      'the position at the newest stored event',
     );
     const port = harness.relay.port;
     await harness.relay.close();
-    await waitFor(() => c.statuses.at(-1)?.state === 'offline', 5000, 'offline');
+    await waitFor(() => c.statuses.at(-1)?.state === 'offline', 'offline', { timeoutMs: 5000 });
     // Same store, same port: a restarted relay. Events arrive before the desktop is back.
     const config = relayConfig(
       { acme: { baseUrl: harness.service.baseUrl, secrets: [SECRET] } },
@@ -194,7 +203,7 @@ describe('RelayEventSource', () => {
     await new Promise((r) => setTimeout(r, 200));
     expect(c.frames.length).toBe(1);
     await harness.clock.advance(250);
-    await waitFor(() => c.frames.length === 3, 5000, 'resume');
+    await waitFor(() => c.frames.length === 3, 'resume', { timeoutMs: 5000 });
     expect(c.ids()).toEqual(['r0', 'r1', 'r2']);
     expect(c.statuses.at(-1)?.state).toBe('connected');
   });
@@ -203,12 +212,12 @@ describe('RelayEventSource', () => {
     const harness = await setup({ tokens: new Set(['good']) });
     const c = source(harness, ['stale', 'good']);
     c.src.start();
-    await waitFor(() => c.tokenSource.invalidated.length === 1);
+    await waitFor(() => c.tokenSource.invalidated.length === 1, 'the token invalidated');
     await harness.clock.advance(0);
     await waitFor(
       () => c.statuses.at(-1)?.state === 'connected',
-      5000,
       'connected with the fresh token',
+      { timeoutMs: 5000 },
     );
     expect(c.tokenSource.invalidated).toEqual(['stale']);
   });
@@ -217,7 +226,9 @@ describe('RelayEventSource', () => {
     const harness = await setup({ tokens: new Set(['tok-1']), blocked: new Set(['blocked']) });
     const c = source(harness, ['blocked', 'tok-1']);
     c.src.start();
-    await waitFor(() => c.statuses.at(-1)?.state === 'needs-attention', 5000, 'needs-attention');
+    await waitFor(() => c.statuses.at(-1)?.state === 'needs-attention', 'needs-attention', {
+      timeoutMs: 5000,
+    });
     expect(c.statuses.at(-1)).toMatchObject({ errcode: 10004 });
     await harness.clock.advance(120_000); // no retries while the user must act
     await new Promise((r) => setTimeout(r, 100));
@@ -226,7 +237,9 @@ describe('RelayEventSource', () => {
     c.tokenSource.invalidate('blocked'); // the user fixed the allowlist; the app hands out a new token
     c.src.wake('user');
     await harness.clock.advance(0);
-    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 5000, 'connected after the fix');
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 'connected after the fix', {
+      timeoutMs: 5000,
+    });
   });
 
   it('abandons a connection attempt that never opens and retries with back-off', async () => {
@@ -258,7 +271,7 @@ describe('RelayEventSource', () => {
     await new Promise((r) => setTimeout(r, 50));
     expect(silent.closeCode).toBeNull();
     await harness.clock.advance(10_000);
-    await waitFor(() => silent.closeCode !== null, 5000, 'silent client closed');
+    await waitFor(() => silent.closeCode !== null, 'silent client closed', { timeoutMs: 5000 });
     expect(silent.closeCode).toBe(4000);
   });
 
@@ -266,7 +279,7 @@ describe('RelayEventSource', () => {
     const harness = await setup({ authMaxAgeMs: 30_000 });
     const c = source(harness);
     c.src.start();
-    await waitFor(() => c.statuses.at(-1)?.state === 'connected');
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 'connected');
     // Advance in steps so that heartbeats (every 12.5 s) are answered over the real socket.
     for (let i = 0; i < 36 && !/code="4002"/.test(harness.relay.metrics.render()); i++) {
       await harness.clock.advance(1000);
@@ -276,8 +289,8 @@ describe('RelayEventSource', () => {
     await harness.clock.advance(0); // reconnect at once: no back-off
     await waitFor(
       () => c.statuses.at(-1)?.state === 'connected' && harness.relay.clientCount() === 1,
-      5000,
       'source back',
+      { timeoutMs: 5000 },
     );
     expect(c.statuses.some((s) => s.state === 'offline' && s.reason !== 'Not started.')).toBe(
       false,
@@ -298,7 +311,7 @@ describe('RelayEventSource', () => {
     };
     const c = source(harness, ['tok-1'], { heartbeatMs: 1000, createSocket });
     c.src.start();
-    await waitFor(() => c.statuses.at(-1)?.state === 'connected');
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 'connected');
     // Heartbeats are answered, so time passing on the clock alone does not drop the socket.
     for (let i = 0; i < 6; i++) {
       await harness.clock.advance(500);
@@ -307,9 +320,13 @@ describe('RelayEventSource', () => {
     expect(c.statuses.filter((s) => s.state === 'connecting')).toHaveLength(1);
     stalled = true;
     for (let i = 0; i < 6; i++) await harness.clock.advance(500);
-    await waitFor(() => c.statuses.some((s) => s.reason?.includes('silent')), 5000, 'replaced');
+    await waitFor(() => c.statuses.some((s) => s.reason?.includes('silent')), 'replaced', {
+      timeoutMs: 5000,
+    });
     await harness.clock.advance(0);
-    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 5000, 'reconnected');
+    await waitFor(() => c.statuses.at(-1)?.state === 'connected', 'reconnected', {
+      timeoutMs: 5000,
+    });
     expect(created).toBe(2);
   });
 
@@ -320,17 +337,20 @@ describe('RelayEventSource', () => {
       const cursorStore = fileCursorStore(join(dir, 'relay-cursor.json'));
       const a = source(harness, ['tok-1'], { cursorStore });
       a.src.start();
-      await waitFor(() => a.statuses.at(-1)?.state === 'connected');
+      await waitFor(() => a.statuses.at(-1)?.state === 'connected', 'connected');
       await post(harness, envelope({ event_id: 'f0', to: '101' }));
-      await waitFor(() => a.frames.length === 1);
+      await waitFor(() => a.frames.length === 1, 'the first frame');
       await waitFor(
         () => a.src.position === harness.store['tenants'].get('acme')?.events.at(-1)?.cursor,
+        'the position at the newest stored event',
       );
       await a.src.stop();
       await post(harness, envelope({ event_id: 'f1', to: '101' }));
       const b = source(harness, ['tok-1'], { cursorStore });
       b.src.start();
-      await waitFor(() => b.frames.length === 1, 5000, 'replayed from the saved cursor');
+      await waitFor(() => b.frames.length === 1, 'replayed from the saved cursor', {
+        timeoutMs: 5000,
+      });
       expect(b.ids()).toEqual(['f1']);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -9,10 +9,10 @@ import {
   postWebhook,
   relayConfig,
   signed,
-  sleep,
   startMemoryRelay,
   startTokenService,
 } from './helpers.ts';
+import { sleepReal } from '../support/wait.ts';
 
 describe('signature scheme (protocol.md section 3)', () => {
   it('matches the known-answer vector', () => {
@@ -143,7 +143,7 @@ describe('webhook endpoint', () => {
       (await postWebhook(relay.webhookUrl('acme'), body.replace('101', '102'), signed(body)))
         .status,
     ).toBe(401);
-    await sleep(100);
+    await sleepReal(100);
     expect(client.events.length).toBe(before);
     expect(store.size().events).toBe(storedBefore);
     const metrics = relay.metrics.render();
@@ -197,7 +197,7 @@ describe('webhook endpoint', () => {
       statuses.push(...results.map((r) => r.status));
     }
     expect(statuses.every((s) => s === 200)).toBe(true);
-    await sleep(200);
+    await sleepReal(200);
     expect(client.eventIds().filter((id) => id === 'e-dup-1000')).toHaveLength(1);
     expect(relay.metrics.duplicates).toBeGreaterThanOrEqual(999);
   });

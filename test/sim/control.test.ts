@@ -3,15 +3,8 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src-sim/index.ts';
 import type { Simulator } from '../../src-sim/index.ts';
-import {
-  call,
-  getToken,
-  listExtensions,
-  openSocket,
-  postJson,
-  rejectionOf,
-  waitFor,
-} from './helpers.ts';
+import { call, getToken, listExtensions, openSocket, postJson, rejectionOf } from './helpers.ts';
+import { waitFor } from '../support/wait.ts';
 import type { TestSocket } from './helpers.ts';
 
 describe('simulator control surface /_sim/', () => {
@@ -175,7 +168,9 @@ describe('simulator control surface /_sim/', () => {
         { id, tenant: sim.tenant, url, events: [30011] },
       ]);
       await control('traffic/start', { ratePerSec: 100, excludeExtensions: ['101'] });
-      await waitFor(() => received.length >= 5, 3000, 'webhook deliveries from traffic');
+      await waitFor(() => received.length >= 5, 'webhook deliveries from traffic', {
+        timeoutMs: 3000,
+      });
       await control('traffic/stop');
       const del = await call(sim, `/_sim/webhooks/${id}`, { method: 'DELETE' });
       expect(del.body.errcode).toBe(0);

@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src-sim/index.ts';
 import type { Simulator } from '../../src-sim/index.ts';
-import { getToken, openSocket, rejectionOf, waitFor } from './helpers.ts';
+import { getToken, openSocket, rejectionOf } from './helpers.ts';
+import { waitFor } from '../support/wait.ts';
 import type { TestSocket } from './helpers.ts';
 
 describe('simulator fault injection', () => {
@@ -116,7 +117,7 @@ describe('simulator fault injection', () => {
       sim.emit(30011, { call_id: `c${i}`, from: '+1555', to: '101', state: 'ringing', pad: big });
       if (i % 20 === 19) await new Promise((r) => setTimeout(r, 5));
     }
-    await waitFor(() => sim.stats().wsOpen === 1, 3000, 'the slow socket dropped');
+    await waitFor(() => sim.stats().wsOpen === 1, 'the slow socket dropped', { timeoutMs: 3000 });
     expect(healthy.isClosed()).toBe(false);
   });
 

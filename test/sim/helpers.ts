@@ -1,5 +1,6 @@
 import WebSocket from 'ws';
 import type { SimApiKey, Simulator } from '../../src-sim/index.ts';
+import { waitFor } from '../support/wait.ts';
 
 /** Client-side helpers for the simulator tests: plain fetch and ws, nothing from the app. */
 export interface TokenPair {
@@ -64,19 +65,6 @@ export function wsUrl(sim: Simulator): string {
   return `${sim.baseUrl.replace(/^http/, 'ws')}/openapi/v1.0/subscribe`;
 }
 
-/** Polls `check` in real time (the simulator answers over real sockets) until true or `timeoutMs`. */
-export async function waitFor(
-  check: () => boolean,
-  timeoutMs = 3000,
-  what = 'condition',
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 export interface TestSocket {
   ws: WebSocket;
   /** Every text frame received, in order. */
@@ -120,7 +108,9 @@ export function openSocket(
     closed,
     isClosed: () => closedFlag,
     async waitFrames(n, timeoutMs = 3000) {
-      await waitFor(() => frames.length >= n, timeoutMs, `${n} frames (have ${frames.length})`);
+      await waitFor(() => frames.length >= n, `${n} frames (have ${frames.length})`, {
+        timeoutMs: timeoutMs,
+      });
       return frames;
     },
     async subscribe(codes) {

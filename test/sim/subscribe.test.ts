@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { FakeClock } from '../support/fake-clock.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 import type { Simulator, SimulatorOptions } from '../../src-sim/index.ts';
-import { getToken, openSocket, rejectionOf, waitFor } from './helpers.ts';
+import { getToken, openSocket, rejectionOf } from './helpers.ts';
+import { waitFor } from '../support/wait.ts';
 import type { TestSocket } from './helpers.ts';
 
 describe('simulator subscribe WebSocket', () => {
@@ -159,7 +160,7 @@ describe('simulator subscribe WebSocket', () => {
     } finally {
       clearInterval(beat);
     }
-    await waitFor(() => sim.stats().wsOpen === 1, 2000, 'wsOpen 1');
+    await waitFor(() => sim.stats().wsOpen === 1, 'wsOpen 1', { timeoutMs: 2000 });
   });
 
   it('sends TOKEN EXPIRED and closes 4002 when the token that opened the socket expires (sim clock)', async () => {

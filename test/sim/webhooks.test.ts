@@ -5,7 +5,8 @@ import { FakeClock } from '../support/fake-clock.ts';
 import { signBody, startSimulator } from '../../src-sim/index.ts';
 import type { Simulator } from '../../src-sim/index.ts';
 import { retryDelayMs } from '../../src-sim/webhooks.ts';
-import { getToken, openSocket, waitFor } from './helpers.ts';
+import { getToken, openSocket } from './helpers.ts';
+import { waitFor } from '../support/wait.ts';
 
 interface Received {
   headers: http.IncomingHttpHeaders;
@@ -83,7 +84,7 @@ describe('simulator webhook delivery', () => {
     sim.emit(30009, { extension: '101' });
     sim.ring({ from: '+4930123456', to: '101' });
     await socket.waitFrames(2);
-    await waitFor(() => sim!.stats().webhookDelivered === 1, 3000, 'delivery');
+    await waitFor(() => sim!.stats().webhookDelivered === 1, 'delivery', { timeoutMs: 3000 });
     const [got] = receiver.received;
     expect(receiver.received).toHaveLength(1);
     expect(got!.body.toString('utf8')).toBe(socket.frames[1]);
@@ -111,7 +112,9 @@ describe('simulator webhook delivery', () => {
       sim.addWebhook({ url: globex.url, secret: 'g-s3cret', tenant: 'globex' });
       const forGlobex = sim.emit(30009, { extension: '101' }, { tenant: 'globex' });
       const forAcme = sim.emit(30009, { extension: '101' });
-      await waitFor(() => sim!.stats().webhookDelivered === 2, 3000, 'two deliveries');
+      await waitFor(() => sim!.stats().webhookDelivered === 2, 'two deliveries', {
+        timeoutMs: 3000,
+      });
       const ids = (r: { received: Received[] }) =>
         r.received.map((x) => (JSON.parse(x.body.toString()) as { event_id: string }).event_id);
       expect(ids(receiver)).toEqual([forAcme.event_id]);
@@ -132,7 +135,7 @@ describe('simulator webhook delivery', () => {
     const r = receiver;
     // Time moves only once the simulator has seen the failure, so its retry timer is already set.
     const failed = (n: number) =>
-      waitFor(() => sim!.stats().webhookFailedAttempts === n, 3000, `${n} failures`);
+      waitFor(() => sim!.stats().webhookFailedAttempts === n, `${n} failures`, { timeoutMs: 3000 });
     await failed(1);
     for (const [wait, total] of [
       [1000, 2],
@@ -144,12 +147,12 @@ describe('simulator webhook delivery', () => {
       expect(r.received).toHaveLength(total - 1);
       if (total === 4) r.answerWith(204);
       await clock.advance(1);
-      await waitFor(() => r.received.length === total, 3000, `attempt ${total}`);
+      await waitFor(() => r.received.length === total, `attempt ${total}`, { timeoutMs: 3000 });
       if (total < 4) await failed(total);
     }
     expect(r.received.map((x) => x.at - t0)).toEqual([0, 1000, 3000, 7000]);
     expect(new Set(r.received.map((x) => x.body.toString())).size).toBe(1);
-    await waitFor(() => sim!.stats().webhookDelivered === 1);
+    await waitFor(() => sim!.stats().webhookDelivered === 1, 'delivery');
     expect(sim.stats()).toMatchObject({
       webhookAttempts: 4,
       webhookFailedAttempts: 3,
@@ -168,7 +171,7 @@ describe('simulator webhook delivery', () => {
     sim.addWebhook({ url: receiver.url, secret: 's3cret' });
     sim.emit(30015, { mailbox: '101' });
     const r = receiver;
-    await waitFor(() => r.received.length === 1);
+    await waitFor(() => r.received.length === 1, 'the first attempt');
     await clock.advance(9_999);
     await new Promise((res) => setTimeout(res, 50));
     await clock.advance(1_000);
@@ -176,9 +179,9 @@ describe('simulator webhook delivery', () => {
     expect(r.received).toHaveLength(1);
     r.answerWith(200);
     await clock.advance(1);
-    await waitFor(() => r.received.length === 2, 3000, 'retry after time-out');
+    await waitFor(() => r.received.length === 2, 'retry after time-out', { timeoutMs: 3000 });
     expect(r.received[1]!.at - r.received[0]!.at).toBe(11_000);
-    await waitFor(() => sim!.stats().webhookDelivered === 1);
+    await waitFor(() => sim!.stats().webhookDelivered === 1, 'delivery');
   });
 
   it('gives up 24 hours after the event', async () => {
@@ -190,15 +193,19 @@ describe('simulator webhook delivery', () => {
     sim.emit(30007, { trunk: 'main', status: 'down' });
     const r = receiver;
     const t0 = clock.now();
-    await waitFor(() => r.received.length === 1);
+    await waitFor(() => r.received.length === 1, 'the first attempt');
     for (let i = 0; i < 100 && sim.stats().webhookPending > 0; i++) {
       const count = r.received.length;
       // Let the 503 reach the simulator, so its retry timer is set before time moves.
-      await waitFor(() => sim!.stats().webhookFailedAttempts === count, 3000, `${count} failures`);
+      await waitFor(() => sim!.stats().webhookFailedAttempts === count, `${count} failures`, {
+        timeoutMs: 3000,
+      });
       if (sim.stats().webhookPending === 0) break;
       await clock.advance(retryDelayMs(count));
       if (sim.stats().webhookPending > 0)
-        await waitFor(() => r.received.length === count + 1, 3000, `attempt ${count + 1}`);
+        await waitFor(() => r.received.length === count + 1, `attempt ${count + 1}`, {
+          timeoutMs: 3000,
+        });
     }
     const offsets = r.received.map((x) => x.at - t0);
     expect(sim.stats()).toMatchObject({ webhookGaveUp: 1, webhookPending: 0, webhookDelivered: 0 });
