@@ -5,7 +5,7 @@
 import { expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { axeViolations } from './support/axe.ts';
-import { call, firstRunView, fixture } from './support/fixtures.ts';
+import { call, firstRunView, fixture, ipNotAllowedTest } from './support/fixtures.ts';
 import { openPage, type PageName } from './support/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
@@ -27,13 +27,7 @@ const cases: Case[] = [
     'settings after a failed connection test and a bad CRM link',
     'settings',
     fixture({
-      testConnection: {
-        ok: false,
-        message: 'The service refused this computer’s address.',
-        remedy: 'Add the caller IP to the key’s allowlist.',
-        errcode: 10004,
-        ipToAllow: '203.0.113.7',
-      },
+      testConnection: ipNotAllowedTest,
       saveResult: { ok: false, field: 'extensions', message: 'Enter at least one extension.' },
     }),
     async (page) => {

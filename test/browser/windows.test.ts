@@ -5,7 +5,14 @@
  * light/dark screenshots. One browser launch for the file.
  */
 import { expect, it } from 'vitest';
-import { call, connectedView, firstRunView, fixture, history } from './support/fixtures.ts';
+import {
+  call,
+  connectedView,
+  firstRunView,
+  fixture,
+  history,
+  ipNotAllowedTest,
+} from './support/fixtures.ts';
 import { openPage, screenshot, type PageName } from './support/page.ts';
 import { browserSuite, expectClean, realCrmPreview } from './support/suite.ts';
 
@@ -146,13 +153,7 @@ browserSuite('settings, onboarding and history in Chromium', ({ browser: getBrow
         origin(),
         'settings',
         fixture({
-          testConnection: {
-            ok: false,
-            message: 'The service refused this computer’s address.',
-            remedy: 'Add the caller IP to the key’s allowlist.',
-            errcode: 10004,
-            ipToAllow: '203.0.113.7',
-          },
+          testConnection: ipNotAllowedTest,
         }),
         {
           colorScheme: scheme,

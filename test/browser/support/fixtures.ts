@@ -5,6 +5,7 @@ import type {
   HistoryEntry,
   SettingsView,
   StatusView,
+  TestConnectionResult,
 } from '../../../src-main/ipc/contract.ts';
 import type { DoubleFixture } from './api-double.ts';
 
@@ -33,6 +34,15 @@ export const connectedView: SettingsView = {
   },
   hasSecret: true,
   needsOnboarding: false,
+};
+
+/** A connection test that failed with 10004, naming the address to allow. */
+export const ipNotAllowedTest: TestConnectionResult = {
+  ok: false,
+  message: 'The service refused this computer’s address.',
+  remedy: 'Add the caller IP to the key’s allowlist.',
+  errcode: 10004,
+  ipToAllow: '203.0.113.7',
 };
 
 export const firstRunView: SettingsView = {
