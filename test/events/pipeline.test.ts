@@ -228,6 +228,50 @@ describe('EventPipeline', () => {
     expect(pops.map((p) => p.callId)).toEqual(['now']);
   });
 
+  it('after a sleep, rings replayed before any new server-clock reference are judged on the old one', async () => {
+    const clock = new FakeClock();
+    const pipeline = new EventPipeline({ clock, user: USER });
+    const pops: Pop[] = [];
+    pipeline.onPop((p) => pops.push(p));
+    pipeline.noteServerTime(clock.now(), clock.monotonic());
+    const ring = (id: string, ts: number) =>
+      JSON.stringify({
+        event: 30011,
+        timestamp: ts,
+        tenant: 'a',
+        event_id: id,
+        data: { call_id: id, from: '1', to: '101', state: 'ringing' },
+      });
+    await clock.advance(60_000);
+    clock.sleep(60 * 60_000); // an hour asleep; the wake's probe failed (Wi-Fi not back yet)
+    await clock.advance(5_000);
+    // The relay reconnects and replays a ring missed 20 minutes ago, then a live one arrives.
+    for (const [id, ts] of [
+      ['missed-20', clock.now() - 20 * 60_000],
+      ['live', clock.now()],
+    ] as const)
+      pipeline.ingest(ring(id, ts), { source: 'relay', receivedAt: clock.now() });
+    expect(pops.map((p) => p.callId)).toEqual(['live']);
+  });
+
+  it('a clock set ahead by hand: the shifted samples give way to the next server-clock reference', async () => {
+    const t = setup();
+    for (let i = 0; i < 5; i++) t.feed(t.call(`bg${i}`, 'answered', '555'));
+    t.clock.skewWall(5 * 60_000); // the user sets the desktop clock 5 minutes ahead
+    const serverNow = () => t.clock.now() - 5 * 60_000;
+    t.pipeline.noteServerTime(serverNow(), t.clock.monotonic()); // the probe after the jump
+    t.feed(
+      JSON.stringify({
+        event: 30011,
+        timestamp: serverNow(),
+        tenant: 'a',
+        event_id: 'fresh',
+        data: { call_id: 'fresh', from: '1', to: '101', state: 'ringing' },
+      }),
+    );
+    expect(t.pops.map((p) => p.callId)).toEqual(['fresh']);
+  });
+
   it('counts malformed and oversized frames, logs them without their content, and keeps going', () => {
     const t = setup();
     const secretish = 'caller-data-that-must-not-be-logged';

@@ -14,7 +14,12 @@
  * (webhook retries, relay replays) only add large samples, which a low quantile ignores.
  *
  * The offset itself changes when the machine sleeps (the monotonic clock stops, the server's does
- * not): the pipeline notices the wall clock jumping against the monotonic one and calls `clear()`.
+ * not): the pipeline notices the wall clock jumping against the monotonic one and calls `shift()`
+ * with that jump. The wall clock keeps time through a sleep, so the shifted samples are right at
+ * once, even for rings the relay replays before a new server-clock reference has come (the probe
+ * after a wake often fails while the Wi-Fi comes back). A jump can also be the time being changed
+ * by hand, where the shift is wrong: so shifted samples are provisional, and the next reference
+ * replaces them all.
  * References from the server's HTTP Date header (server-clock.ts) carry no transport delay, so the
  * first events after start, a wake or a clear are judged against the server rather than against
  * themselves. A reference counts as `maxSamples / 8` samples: a burst of delayed events (the relay
@@ -48,10 +53,23 @@ export class ClockOffsetEstimator {
     this.value = new Float64Array(this.maxSamples);
   }
 
-  /** Forgets every sample (the local clocks jumped: the machine slept or the time was changed). */
+  /** Samples moved by shift() and not yet confirmed by a reference. */
+  private provisional = false;
+
+  /** Forgets every sample. */
   clear(): void {
     this.count = 0;
     this.next = 0;
+    this.provisional = false;
+  }
+
+  /**
+   * The wall clock jumped `wallJumpMs` against the monotonic clock (a sleep of that length, or the
+   * time was changed): moves every sample as a sleep would have, until the next reference.
+   */
+  shift(wallJumpMs: number): void {
+    for (let i = 0; i < this.count; i++) this.value[i] = (this.value[i] ?? 0) - wallJumpMs;
+    if (this.count > 0) this.provisional = true;
   }
 
   /** One sample: an event's server timestamp (ms) and the local monotonic time it arrived. */
@@ -64,9 +82,11 @@ export class ClockOffsetEstimator {
 
   /**
    * A reading of the server's clock without transport delay (server-clock.ts): `serverMs` is what
-   * it read at local monotonic time `atMonotonic`. Weighted as `maxSamples / 8` samples (see above).
+   * it read at local monotonic time `atMonotonic`. Weighted as `maxSamples / 8` samples, and it
+   * replaces samples that are only provisional after a shift() (see above).
    */
   addReference(serverMs: number, atMonotonic: number): void {
+    if (this.provisional) this.clear();
     const weight = Math.max(1, Math.ceil(this.maxSamples / 8));
     for (let i = 0; i < weight; i++) this.add(serverMs, atMonotonic);
   }

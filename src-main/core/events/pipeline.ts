@@ -75,7 +75,8 @@ export interface PipelineDeps {
   calls?: { maxCalls?: number; ttlMs?: number };
   /**
    * Called when the wall clock jumped against the monotonic clock (sleep, or the time was changed):
-   * the offset samples were dropped and a fresh server-clock reference is wanted (noteServerTime).
+   * the offset samples were shifted by the jump, provisionally, and a fresh server-clock reference
+   * is wanted (noteServerTime).
    */
   onClockJump?: () => void;
 }
@@ -268,7 +269,7 @@ export class EventPipeline {
         jumpMs: Math.round(drift - last),
       },
     );
-    this.offset.clear();
+    this.offset.shift(drift - last);
     this.onClockJump?.();
   }
 
