@@ -24,6 +24,12 @@ export interface TokenValidatorOptions {
   /** Time-out of one validation call (ms). */
   timeoutMs?: number;
   maxEntries?: number;
+  /**
+   * Checks of distinct tokens waiting on the service at once. Every unknown token costs one call,
+   * so handshakes with made-up tokens would otherwise turn into as many calls at the service;
+   * beyond this the handshake is refused with 503 and the client backs off.
+   */
+  maxInFlight?: number;
 }
 
 interface Entry {
@@ -45,6 +51,7 @@ export class TokenValidator {
       negativeTtlMs: options.negativeTtlMs ?? 10_000,
       timeoutMs: options.timeoutMs ?? 5_000,
       maxEntries: options.maxEntries ?? 50_000,
+      maxInFlight: options.maxInFlight ?? 100,
     };
   }
 
@@ -55,6 +62,8 @@ export class TokenValidator {
     if (hit && hit.until > now) return hit.verdict;
     const pending = this.inFlight.get(key);
     if (pending) return pending;
+    if (this.inFlight.size >= this.options.maxInFlight)
+      return { ok: false, status: 503, errcode: 0, reason: 'too many token checks; retry later' };
     const p = this.ask(baseUrl, token).then((verdict) => {
       this.inFlight.delete(key);
       // A service outage (503) is not remembered: the next client tries again.

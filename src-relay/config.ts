@@ -39,7 +39,7 @@ export interface RelayConfig {
   storage: StorageConfig;
   retention: RetentionOptions;
   clients: ClientOptions;
-  auth: { positiveTtlMs: number; negativeTtlMs: number; timeoutMs: number };
+  auth: { positiveTtlMs: number; negativeTtlMs: number; timeoutMs: number; maxInFlight: number };
   logLevel: LogLevel;
   /** How long a graceful shutdown waits for in-flight webhooks (ms). */
   shutdownGraceMs: number;
@@ -63,7 +63,7 @@ export function defaultConfig(): RelayConfig {
     storage: { kind: 'memory' },
     retention: { ...DEFAULT_RETENTION },
     clients: { ...DEFAULT_CLIENT_OPTIONS },
-    auth: { positiveTtlMs: 5 * 60_000, negativeTtlMs: 10_000, timeoutMs: 5_000 },
+    auth: { positiveTtlMs: 5 * 60_000, negativeTtlMs: 10_000, timeoutMs: 5_000, maxInFlight: 100 },
     logLevel: 'info',
     shutdownGraceMs: 10_000,
   };

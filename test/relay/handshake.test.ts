@@ -1,4 +1,7 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/wait.ts';
 import { TestClient, relayConfig, startMemoryRelay, startTokenService, SECRET } from './helpers.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -45,5 +48,46 @@ describe('hello size', () => {
     });
     cleanups.push(() => client.close());
     expect(client.controls.map((c) => c.type)).toEqual(['ready']);
+  });
+});
+
+describe('token checks in flight', () => {
+  it('refuses with 503, without asking the service, once the bound of checks in flight is reached', async () => {
+    // A tenant service that holds every answer: each check stays in flight until released.
+    const held: http.ServerResponse[] = [];
+    const server = http.createServer((_req, res) => held.push(res));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    cleanups.push(async () => {
+      for (const res of held) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    });
+    const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { relay, store } = await startMemoryRelay(
+      relayConfig(
+        { acme: { baseUrl, secrets: [SECRET] } },
+        {
+          auth: { positiveTtlMs: 60_000, negativeTtlMs: 10_000, timeoutMs: 30_000, maxInFlight: 2 },
+        },
+      ),
+    );
+    cleanups.push(async () => {
+      await relay.close();
+      await store.close();
+    });
+    const handshakes = ['made-up-1', 'made-up-2'].map((token) =>
+      TestClient.connect(relay.clientUrl('acme'), token, {}).catch((err: Error) => err),
+    );
+    await waitFor(() => held.length === 2, 'two checks held at the service');
+    await expect(TestClient.connect(relay.clientUrl('acme'), 'made-up-3', {})).rejects.toThrow(
+      /refused: 503/,
+    );
+    expect(held).toHaveLength(2);
+    for (const res of held) {
+      res.writeHead(401, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify({ errcode: 10002, errmsg: 'TOKEN EXPIRED' }));
+    }
+    for (const result of await Promise.all(handshakes))
+      expect(String(result)).toMatch(/refused: 401/);
   });
 });
