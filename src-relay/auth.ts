@@ -42,7 +42,6 @@ export class TokenValidator {
   private readonly cache = new Map<string, Entry>();
   private readonly inFlight = new Map<string, Promise<AuthVerdict>>();
   private readonly deps: Pick<TokenValidatorOptions, 'fetch' | 'clock' | 'logger'>;
-  calls = 0;
 
   constructor(options: TokenValidatorOptions) {
     this.deps = options;
@@ -84,7 +83,6 @@ export class TokenValidator {
   }
 
   private async ask(baseUrl: string, token: string): Promise<AuthVerdict> {
-    this.calls += 1;
     // The API lives under the tenant's base address, path included (`https://pbx.example/t/acme`).
     const url = new URL(baseUrl);
     url.pathname = url.pathname.replace(/\/+$/, '') + '/openapi/v1.0/extension/list';

@@ -162,7 +162,7 @@ export class MemoryStore implements EventStore {
       await writeFileAtomic(this.snapshotFile, JSON.stringify(this.snapshot()));
   }
 
-  /** Counts for metrics and tests. */
+  /** Events held and event_ids remembered (for tests and diagnostics). */
   size(): { events: number; dedupe: number } {
     let events = 0;
     for (const log of this.tenants.values()) events += log.events.length - log.head;
