@@ -110,6 +110,15 @@ describe('SettingsStore', () => {
     expect(JSON.stringify(r.problems)).not.toContain('ss_do-not-keep-me');
   });
 
+  it('a secret nested deep in a hand-edited file does not reach the backup either', async () => {
+    let nested: Record<string, unknown> = { apiSecret: 'ss_deep-do-not-keep' };
+    for (let i = 0; i < 12; i++) nested = { more: nested };
+    await writeFile(path, JSON.stringify({ apiKey: 'sk_abc', extra: nested }));
+    await store().load();
+    const [backup] = await backups();
+    expect(await readFile(join(dir, backup!), 'utf8')).not.toContain('ss_deep-do-not-keep');
+  });
+
   it('an unreadable path gives a problem, not a crash, and is not overwritten', async () => {
     await mkdir(path); // a folder where the file should be
     const r = await store().load();

@@ -343,11 +343,13 @@ function check(
 
 /**
  * A copy of a settings file's content that is safe to keep on disk as a backup: fields that look
- * like secrets are removed, and user:password@ in any address is masked.
+ * like secrets are removed, and user:password@ in any address is masked. Objects and lists nested
+ * deeper than any setting are left out, not copied unchecked.
  */
 export function withoutSecrets(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return value.replace(/(\/\/)[^/@\s]*@/g, '$1[REDACTED]@');
-  if (value === null || typeof value !== 'object' || depth > 8) return value;
+  if (value === null || typeof value !== 'object') return value;
+  if (depth > 8) return '[left out: nested too deep]';
   if (Array.isArray(value)) return value.map((v) => withoutSecrets(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value))
