@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
+import { waitFor } from '../support/wait.ts';
 
 const CLI = fileURLToPath(new URL('../../src-sim/cli.ts', import.meta.url));
 
@@ -13,13 +14,11 @@ function startCli(args: string[]) {
   child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const output = async (until: RegExp, timeoutMs = 15_000) => {
-    const deadline = Date.now() + timeoutMs;
-    while (!until.test(stdout)) {
-      if (Date.now() > deadline)
-        throw new Error(`CLI printed no ${until}; stdout: ${stdout} stderr: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
+  const output = async (until: RegExp) => {
+    await waitFor(() => until.test(stdout), `the CLI to print ${until}`, {
+      timeoutMs: 15_000,
+      detail: () => `stdout: ${stdout} stderr: ${stderr}`,
+    });
     return stdout;
   };
   return { child, output, exited, stderr: () => stderr };
