@@ -6,7 +6,7 @@
  * relay when one is configured, both attached at once (the pipeline's dedupe removes the doubles, so
  * a failing source costs nothing but its own reconnect).
  */
-import type { Clock } from './clock.ts';
+import type { Clock, TimerHandle } from './clock.ts';
 import { silentLogger, type Logger } from './log.ts';
 import type { ConnectionStatus, EventSource, TokenSource, WakeReason } from './events/contracts.ts';
 import type { DedupeOptions } from './events/dedupe.ts';
@@ -42,7 +42,7 @@ export interface EngineDeps {
   dedupe?: DedupeOptions;
   /**
    * Read the server's clock from the HTTP Date header of a HEAD request to the base address on
-   * start, on wake and after a clock jump (server-clock.ts); default true. `fetch` is for tests.
+   * start, every 5 minutes, on wake and after a clock jump (server-clock.ts); default true. `fetch` is for tests.
    */
   serverClock?: boolean;
   fetch?: typeof fetch;
@@ -50,6 +50,12 @@ export interface EngineDeps {
 
 /** At most one server-clock probe per this interval. */
 const PROBE_INTERVAL_MS = 5_000;
+/**
+ * While started, the server clock is also read this often: the offset estimator forgets samples
+ * after 10 minutes, and a quiet user of the relay alone may get no event for hours, after which a
+ * replay of missed rings would be judged against itself (age 0) instead of against the server.
+ */
+const PROBE_REFRESH_MS = 5 * 60_000;
 
 export const DEFAULT_TOPICS: readonly number[] = [30011];
 
@@ -63,9 +69,12 @@ export class ScreenpopEngine {
   private combined: ConnectionStatus = { state: 'offline', reason: 'Not started.' };
   private started = false;
   private readonly probe: (() => void) | undefined;
+  private readonly clock: Clock;
+  private probeTimer: TimerHandle | undefined;
 
   constructor(deps: EngineDeps) {
     const mode = deps.mode ?? 'auto';
+    this.clock = deps.clock;
     this.logger = (deps.logger ?? silentLogger).child({ component: 'engine' });
     this.pipeline = new EventPipeline({
       clock: deps.clock,
@@ -110,12 +119,15 @@ export class ScreenpopEngine {
       source.start();
     }
     this.probe?.();
+    this.scheduleProbeRefresh();
     this.logger.info('started', { sources: this.sources.map((s) => s.name) });
   }
 
   async stop(): Promise<void> {
     if (!this.started) return;
     this.started = false;
+    this.clock.clearTimeout(this.probeTimer);
+    this.probeTimer = undefined;
     await Promise.all(this.sources.map((s) => s.stop()));
     for (const off of this.detach.splice(0)) off();
     for (const source of this.sources)
@@ -159,6 +171,14 @@ export class ScreenpopEngine {
 
   stats(): PipelineStats {
     return this.pipeline.stats();
+  }
+
+  private scheduleProbeRefresh(): void {
+    if (!this.probe) return;
+    this.probeTimer = this.clock.setTimeout(() => {
+      this.probe?.();
+      this.scheduleProbeRefresh();
+    }, PROBE_REFRESH_MS);
   }
 
   /** A rate-limited, fire-and-forget reading of the server's clock for the pipeline. */

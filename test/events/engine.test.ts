@@ -9,6 +9,7 @@ import type { ConnectionStatus, EventSource } from '../../src-main/core/events/c
 import type { Pop } from '../../src-main/core/events/pipeline.ts';
 import { ScreenpopEngine } from '../../src-main/core/engine.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
+import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
 import { waitFor } from '../support/wait.ts';
 import { outsideNumber, tokenManagerFor } from './support.ts';
 
@@ -156,5 +157,53 @@ describe('ScreenpopEngine', () => {
     await waitFor(() => t.engine.stats().events === 2, 'both events');
     expect(t.pops.map((p) => p.callId)).toEqual(['live']);
     expect(t.engine.stats().staleRings).toBe(1);
+  });
+
+  it('reads the server clock again while quiet, so a replay after 15 silent minutes is still judged against the server', async () => {
+    const clock = new FakeClock();
+    let probes = 0;
+    const fetchDate: typeof fetch = async () => {
+      probes++;
+      return new Response(null, { headers: { date: new Date(clock.now()).toUTCString() } });
+    };
+    const frames = new Set<(text: string, at: number) => void>();
+    const relay: EventSource = {
+      name: 'relay',
+      start() {},
+      async stop() {},
+      wake() {},
+      onFrame(l) {
+        frames.add(l);
+        return () => frames.delete(l);
+      },
+      onStatus: () => () => {},
+    };
+    const engine = new ScreenpopEngine({
+      baseUrl: 'https://acme.example.com',
+      tokens: { getToken: () => Promise.reject(new Error('not used')), invalidate() {} },
+      clock,
+      user: USER,
+      mode: 'relay',
+      createRelaySource: () => relay,
+      fetch: fetchDate,
+    });
+    const pops: Pop[] = [];
+    engine.onPop((p) => pops.push(p));
+    engine.start();
+    await flushMicrotasks();
+    await clock.advance(15 * 60_000); // nothing at all for 15 minutes (a quiet relay-only user)
+    // The relay reconnects and replays a ring missed two minutes ago.
+    const missed = JSON.stringify({
+      event: 30011,
+      timestamp: clock.now() - 2 * 60_000,
+      tenant: 'a',
+      event_id: 'missed',
+      data: { call_id: 'missed', from: '+14155550123', to: '101', state: 'ringing' },
+    });
+    for (const l of frames) l(missed, clock.now());
+    expect(pops).toEqual([]);
+    expect(probes).toBeGreaterThan(1);
+    await engine.stop();
+    expect(clock.pendingTimers()).toBe(0);
   });
 });
