@@ -80,9 +80,11 @@ function source(
   };
 }
 
-async function post(harness: Harness, body: string): Promise<void> {
+/** Posts a signed webhook; resolves with the cursor the relay stored it at. */
+async function post(harness: Harness, body: string): Promise<string> {
   const res = await postWebhook(harness.relay.webhookUrl('acme'), body, signed(body));
   expect(res.status).toBe(200);
+  return (JSON.parse(res.body) as { cursor: string }).cursor;
 }
 
 afterEach(async () => {
@@ -125,15 +127,12 @@ describe('RelayEventSource', () => {
     const c = source(harness);
     c.src.start();
     await waitFor(() => c.statuses.at(-1)?.state === 'connected', 'connected');
-    await post(harness, envelope({ event_id: 'before', to: '101' }));
+    const stored = await post(harness, envelope({ event_id: 'before', to: '101' }));
     await waitFor(
       () => c.frames.length === 1 && c.src.position !== null,
       'the first frame and a position',
     );
-    await waitFor(
-      () => c.src.position === harness.store['tenants'].get('acme')?.events.at(-1)?.cursor,
-      'the position at the newest stored event',
-    );
+    await waitFor(() => c.src.position === stored, 'the position at the stored event');
     await c.src.stop();
     for (let i = 0; i < 5; i++) {
       await post(harness, envelope({ event_id: `missed-${i}`, to: i % 2 === 0 ? '101' : '102' }));
@@ -151,15 +150,12 @@ describe('RelayEventSource', () => {
     const c = source(harness);
     c.src.start();
     await waitFor(() => c.statuses.at(-1)?.state === 'connected', 'connected');
-    await post(harness, envelope({ event_id: 'g0', to: '101' }));
+    const stored = await post(harness, envelope({ event_id: 'g0', to: '101' }));
     await waitFor(
       () => c.src.position !== null && c.frames.length === 1,
       'a position and the first frame',
     );
-    await waitFor(
-      () => c.src.position === harness.store['tenants'].get('acme')?.events.at(-1)?.cursor,
-      'the position at the newest stored event',
-    );
+    await waitFor(() => c.src.position === stored, 'the position at the stored event');
     await c.src.stop();
     for (let i = 1; i <= 6; i++) await post(harness, envelope({ event_id: `g${i}`, to: '101' }));
     c.src.start();
@@ -177,12 +173,9 @@ describe('RelayEventSource', () => {
     const c = source(harness);
     c.src.start();
     await waitFor(() => c.statuses.at(-1)?.state === 'connected', 'connected');
-    await post(harness, envelope({ event_id: 'r0', to: '101' }));
+    const stored = await post(harness, envelope({ event_id: 'r0', to: '101' }));
     await waitFor(() => c.frames.length === 1, 'the first frame');
-    await waitFor(
-      () => c.src.position === harness.store['tenants'].get('acme')?.events.at(-1)?.cursor,
-      'the position at the newest stored event',
-    );
+    await waitFor(() => c.src.position === stored, 'the position at the stored event');
     const port = harness.relay.port;
     await harness.relay.close();
     await waitFor(() => c.statuses.at(-1)?.state === 'offline', 'offline', { timeoutMs: 5000 });
@@ -338,12 +331,9 @@ describe('RelayEventSource', () => {
       const a = source(harness, ['tok-1'], { cursorStore });
       a.src.start();
       await waitFor(() => a.statuses.at(-1)?.state === 'connected', 'connected');
-      await post(harness, envelope({ event_id: 'f0', to: '101' }));
+      const stored = await post(harness, envelope({ event_id: 'f0', to: '101' }));
       await waitFor(() => a.frames.length === 1, 'the first frame');
-      await waitFor(
-        () => a.src.position === harness.store['tenants'].get('acme')?.events.at(-1)?.cursor,
-        'the position at the newest stored event',
-      );
+      await waitFor(() => a.src.position === stored, 'the position at the stored event');
       await a.src.stop();
       await post(harness, envelope({ event_id: 'f1', to: '101' }));
       const b = source(harness, ['tok-1'], { cursorStore });
