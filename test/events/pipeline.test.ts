@@ -89,6 +89,27 @@ describe('EventPipeline', () => {
     expect(t.dismisses).toHaveLength(1);
   });
 
+  it('a hunt group in whole seconds: the colleague ending in the same second as our ring still pops', () => {
+    const t = setup();
+    t.feed(t.call('h', 'ringing', '102', { seconds: true }));
+    t.feed(t.call('h', 'ended', '102', { seconds: true })); // 102 gave up; the group moves on
+    t.feed(t.call('h', 'ringing', '101', { seconds: true }));
+    t.feed(t.call('h', 'ended', '102', { seconds: true, id: 'late-copy' })); // a retry arriving late
+    expect(t.pops.map((p) => p.callId)).toEqual(['h']);
+    expect(t.dismisses).toEqual([]);
+    // A colleague answering strictly later still closes our popup ("answered elsewhere").
+    t.clock.skewWall(1_000);
+    t.feed(t.call('h', 'answered', '103', { seconds: true }));
+    expect(t.dismisses.map((d) => d.state)).toEqual(['answered']);
+  });
+
+  it('our own party ending in the same second as its ring means that ring is over', () => {
+    const t = setup();
+    t.feed(t.call('s', 'ended', '101', { seconds: true }));
+    t.feed(t.call('s', 'ringing', '101', { seconds: true }));
+    expect(t.pops).toEqual([]);
+  });
+
   it('an older non-ringing state of another party does not dismiss a newer ring', () => {
     const t = setup();
     t.feed(t.call('a', 'ringing', '101'));

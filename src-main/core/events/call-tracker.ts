@@ -5,8 +5,14 @@
  * - Any other state is "no longer ringing there" (protocol.md section 2, the list of states is open):
  *   it dismisses a popped call if it is not older than the ring that popped it.
  * - "Later" means by the server's timestamp, not by arrival: a `ringing` stamped at or before a
- *   non-ringing state already seen for the same call never pops (states out of order, a duplicate
- *   that outlived the dedupe window); a ring stamped after it (e.g. a transfer back) pops again.
+ *   non-ringing state already seen for the same call and party never pops (states out of order, a
+ *   duplicate that outlived the dedupe window); a ring stamped after it (e.g. a transfer back) pops
+ *   again.
+ * - Another party's state wins only when strictly later. Timestamps may be whole seconds, and a
+ *   hunt group moves from a colleague's `ended` to the ring on our extension within one second: a
+ *   tie there must pop (a missed ring is the worse error), and that colleague's `ended` arriving
+ *   after our pop must not dismiss it. A colleague who answered strictly later still dismisses
+ *   ("answered elsewhere").
  * - A ring older than `staleRingMs` (judged by the caller on the offset-corrected clock) never pops.
  *
  * Memory is bounded. The non-ringing timestamp of every call of the tenant is remembered (that is
@@ -31,11 +37,33 @@ export type CallDecision =
   | { kind: 'dismiss' }
   | { kind: 'ignored'; why: 'not-for-user' | 'already-popped' | 'late' | 'stale' | 'not-popped' };
 
+interface PartyTime {
+  to: string;
+  ts: number;
+}
+type PartyTimes = PartyTime[];
+
+/** A call rings few parties; more than this (a huge ring group) keeps only the latest states. */
+const MAX_PARTIES = 16;
+
+/** Does `state` come after `ring`? Same party: at or after. Another party: strictly after. */
+function supersedes(state: PartyTime, ring: PartyTime): boolean {
+  return state.to === ring.to ? state.ts >= ring.ts : state.ts > ring.ts;
+}
+
+/** `states` with `state` folded in: one latest timestamp per party, bounded. */
+function withParty(states: PartyTimes | undefined, state: PartyTime): PartyTimes {
+  const others = (states ?? []).filter((s) => s.to !== state.to);
+  const previous = states?.find((s) => s.to === state.to);
+  const latest = previous && previous.ts > state.ts ? previous : state;
+  return [...others, latest].sort((a, b) => b.ts - a.ts).slice(0, MAX_PARTIES);
+}
+
 export class CallTracker {
-  /** call_id -> latest server timestamp of a non-ringing state. */
-  private readonly notRinging: BoundedFifoMap<number>;
-  /** call_id -> server timestamp of the ring that popped, while its popup is up. */
-  private readonly popped: BoundedFifoMap<number>;
+  /** call_id -> latest server timestamp of a non-ringing state, per party (`to`). */
+  private readonly notRinging: BoundedFifoMap<PartyTimes>;
+  /** call_id -> the ring that popped (its timestamp and party), while its popup is up. */
+  private readonly popped: BoundedFifoMap<PartyTime>;
   readonly staleRingMs: number;
 
   constructor(options: CallTrackerOptions = {}) {
@@ -60,17 +88,18 @@ export class CallTracker {
     const id = call.call_id;
     if (call.state === 'ringing') {
       if (!matcher.matches(call.to)) return { kind: 'ignored', why: 'not-for-user' };
-      const last = this.notRinging.get(id, nowMonotonic);
-      if (last !== undefined && envelope.timestamp <= last) return { kind: 'ignored', why: 'late' };
+      const ring = { to: call.to, ts: envelope.timestamp };
+      const states = this.notRinging.get(id, nowMonotonic);
+      if (states?.some((s) => supersedes(s, ring))) return { kind: 'ignored', why: 'late' };
       if (this.popped.has(id, nowMonotonic)) return { kind: 'ignored', why: 'already-popped' };
       if (ageMs() > this.staleRingMs) return { kind: 'ignored', why: 'stale' };
-      this.popped.set(id, envelope.timestamp, nowMonotonic);
+      this.popped.set(id, ring, nowMonotonic);
       return { kind: 'pop' };
     }
-    const last = this.notRinging.get(id, nowMonotonic);
-    this.notRinging.set(id, Math.max(last ?? -Infinity, envelope.timestamp), nowMonotonic);
+    const state = { to: call.to, ts: envelope.timestamp };
+    this.notRinging.set(id, withParty(this.notRinging.get(id, nowMonotonic), state), nowMonotonic);
     const popped = this.popped.get(id, nowMonotonic);
-    if (popped === undefined || envelope.timestamp < popped)
+    if (popped === undefined || !supersedes(state, popped))
       return { kind: 'ignored', why: 'not-popped' };
     this.popped.delete(id);
     return { kind: 'dismiss' };
