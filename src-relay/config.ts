@@ -45,6 +45,8 @@ export interface RelayConfig {
   shutdownGraceMs: number;
 }
 
+const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
+
 export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
   heartbeatMs: 25_000,
   idleTimeoutMs: 60_000,
@@ -144,6 +146,8 @@ export function validateConfig(config: RelayConfig): void {
   if (config.tls && (!config.tls.certFile || !config.tls.keyFile))
     problems.push('tls needs both certFile and keyFile');
   if (!(config.maxBodyBytes > 0)) problems.push('maxBodyBytes must be positive');
+  if (!LOG_LEVELS.includes(config.logLevel))
+    problems.push(`logLevel must be one of ${LOG_LEVELS.join(', ')}`);
   if (problems.length) throw new Error('relay config: ' + problems.join('; '));
 }
 

@@ -62,6 +62,16 @@ describe('config', () => {
       );
       expect(() => loadConfig(file, {})).toThrow(/25 hours/);
       expect(() => loadConfig(undefined, {})).toThrow(/no tenants/);
+      const tenantEnv = {
+        RELAY_TENANT_ACME_SECRETS: 's',
+        RELAY_TENANT_ACME_BASE_URL: 'https://a.example',
+      };
+      expect(loadConfig(undefined, { ...tenantEnv, RELAY_LOG_LEVEL: 'warn' }).logLevel).toBe(
+        'warn',
+      );
+      expect(() => loadConfig(undefined, { ...tenantEnv, RELAY_LOG_LEVEL: 'verbose' })).toThrow(
+        /logLevel/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
