@@ -146,6 +146,11 @@ export function validateConfig(config: RelayConfig): void {
   if (config.tls && (!config.tls.certFile || !config.tls.keyFile))
     problems.push('tls needs both certFile and keyFile');
   if (!(config.maxBodyBytes > 0)) problems.push('maxBodyBytes must be positive');
+  const storage = config.storage as { kind?: unknown; url?: unknown };
+  if (storage.kind !== 'memory' && storage.kind !== 'redis')
+    problems.push('storage.kind must be "memory" or "redis"');
+  if (storage.kind === 'redis' && (typeof storage.url !== 'string' || storage.url === ''))
+    problems.push('storage.url (redis://...) is required for the redis backend');
   if (!LOG_LEVELS.includes(config.logLevel))
     problems.push(`logLevel must be one of ${LOG_LEVELS.join(', ')}`);
   if (problems.length) throw new Error('relay config: ' + problems.join('; '));

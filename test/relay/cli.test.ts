@@ -72,6 +72,11 @@ describe('config', () => {
       expect(() => loadConfig(undefined, { ...tenantEnv, RELAY_LOG_LEVEL: 'verbose' })).toThrow(
         /logLevel/,
       );
+      // A misspelt backend must not quietly become the memory store (not shared, not durable).
+      writeFileSync(file, JSON.stringify({ storage: { kind: 'Redis', url: 'redis://r:6379' } }));
+      expect(() => loadConfig(file, tenantEnv)).toThrow(/storage.kind/);
+      writeFileSync(file, JSON.stringify({ storage: { kind: 'redis' } }));
+      expect(() => loadConfig(file, tenantEnv)).toThrow(/storage.url/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
