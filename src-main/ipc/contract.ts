@@ -141,6 +141,13 @@ export const EVENT_CHANNELS = [
   'settings:changed',
 ] as const satisfies readonly EventChannel[];
 
+/** Fails to compile when a channel of the maps is missing from its list above. */
+type Unlisted<All, Listed> = [Exclude<All, Listed>] extends [never] ? true : Exclude<All, Listed>;
+export const CHANNEL_LISTS_COMPLETE: [
+  Unlisted<InvokeChannel, (typeof INVOKE_CHANNELS)[number]>,
+  Unlisted<EventChannel, (typeof EVENT_CHANNELS)[number]>,
+] = [true, true];
+
 type Promisify<F> = F extends (...args: infer A) => infer R
   ? (...args: A) => Promise<Awaited<R>>
   : never;
