@@ -10,6 +10,7 @@ import { ScreenpopEngine } from '../engine.ts';
 import type { ConnectionStatus, WakeReason } from '../events/contracts.ts';
 import type { Logger, SecretRegistry } from '../log.ts';
 import type { CursorStore } from '../relay-client/cursor-store.ts';
+import { relayFilterFor } from '../relay-client/filter.ts';
 import { RelayEventSource } from '../relay-client/relay-source.ts';
 import type { Settings } from '../settings/types.ts';
 import type { DirectoryEntry } from './directory.ts';
@@ -81,7 +82,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
               relayUrl,
               tenant: tenantOf(baseUrl),
               tokens,
-              filter: { extensions: settings.extensions, dids: settings.dids, events: [] },
+              filter: relayFilterFor(user),
               clock,
               logger,
               ...(deps.relayCursorStore ? { cursorStore: deps.relayCursorStore } : {}),
