@@ -2,19 +2,19 @@
  * Measures ring -> card: from the simulator writing a 30011 "ringing" frame (Simulator.onSent) to
  * the popup view receiving the card, through the real AppRuntime (WebSocket source, pipeline,
  * presenter) on 127.0.0.1. Prints JSON and a table; asserts nothing.
- * Run: npm exec -- node test/app/measure-ring-to-card.ts [rings]
+ * Run: npm run bench:ring-to-card -- [rings]
  */
-import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
-import { HistoryStore } from '../../src-main/core/app/history-store.ts';
-import { AppRuntime } from '../../src-main/core/app/runtime.ts';
-import type { CallCard } from '../../src-main/ipc/contract.ts';
-import { systemClock } from '../../src-main/core/clock.ts';
+import { serviceConnectionFactory } from '../src-main/core/app/connection.ts';
+import { HistoryStore } from '../src-main/core/app/history-store.ts';
+import { AppRuntime } from '../src-main/core/app/runtime.ts';
+import type { CallCard } from '../src-main/ipc/contract.ts';
+import { systemClock } from '../src-main/core/clock.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
-} from '../../src-main/core/credentials/credential-store.ts';
-import { SecretRegistry, silentLogger } from '../../src-main/core/log.ts';
-import { startSimulator } from '../../src-sim/index.ts';
+} from '../src-main/core/credentials/credential-store.ts';
+import { SecretRegistry, silentLogger } from '../src-main/core/log.ts';
+import { startSimulator } from '../src-sim/index.ts';
 import {
   FakeClipboard,
   FakeNotifier,
@@ -22,7 +22,7 @@ import {
   FakePopup,
   FakeTray,
   MemorySettings,
-} from './support.ts';
+} from '../test/app/support.ts';
 
 const rings = Number(process.argv[2] ?? 200);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
