@@ -269,6 +269,10 @@ export function SettingsForm({
               placeholder: 'wss://relay.example.com',
               hint: 'wss:// address from your administrator. Needed for Relay.',
             })}
+            {text('relayTenant', 'Relay tenant', {
+              placeholder: 'acme',
+              hint: 'The tenant name your relay administrator gave you; leave empty to use the first part of the service address.',
+            })}
           </fieldset>
 
           <fieldset className="section">

@@ -21,6 +21,7 @@ export interface FormValues {
   defaultRegion: string;
   eventSource: EventSourceMode;
   relayUrl: string;
+  relayTenant: string;
   crmUrlTemplate: string;
   autoOpenCrm: boolean;
   contactsFile: string;
@@ -56,6 +57,7 @@ export function toFormValues(settings: Settings): FormValues {
     defaultRegion: settings.defaultRegion,
     eventSource: settings.eventSource,
     relayUrl: settings.relayUrl,
+    relayTenant: settings.relayTenant,
     crmUrlTemplate: settings.crmUrlTemplate,
     autoOpenCrm: settings.autoOpenCrm,
     contactsFile: settings.contactsFile,
@@ -90,6 +92,7 @@ export function toPatch(values: FormValues): PatchResult {
       defaultRegion: values.defaultRegion.trim().toUpperCase(),
       eventSource: values.eventSource,
       relayUrl: values.relayUrl.trim(),
+      relayTenant: values.relayTenant.trim(),
       crmUrlTemplate: values.crmUrlTemplate.trim(),
       autoOpenCrm: values.autoOpenCrm,
       contactsFile: values.contactsFile.trim(),

@@ -82,6 +82,7 @@ describe('settings', () => {
     fireEvent.change(extensions, { target: { value: '101\n102, 103' } });
     fireEvent.click(screen.getByLabelText('Relay'));
     fireEvent.change(input('Relay address'), { target: { value: 'wss://relay.example.com' } });
+    fireEvent.change(input('Relay tenant'), { target: { value: ' globex ' } });
     fireEvent.click(screen.getByLabelText('Do not disturb'));
     fireEvent.change(screen.getByLabelText('Corner'), { target: { value: 'top-left' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
@@ -90,6 +91,7 @@ describe('settings', () => {
       extensions: ['101', '102', '103'],
       eventSource: 'relay',
       relayUrl: 'wss://relay.example.com',
+      relayTenant: 'globex',
       doNotDisturb: true,
       popupCorner: 'top-left',
     });

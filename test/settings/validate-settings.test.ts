@@ -20,6 +20,7 @@ describe('validateSettings', () => {
       defaultRegion: 'GB',
       eventSource: 'relay',
       relayUrl: 'wss://relay.example.com/screenpop',
+      relayTenant: 'acme-eu.1_b',
       crmUrlTemplate: 'https://crm.example.com/search?q={from}&call={call_id}',
       crmAllowedSchemes: ['https', 'salesforce'],
       popupCorner: 'top-left',
@@ -112,6 +113,43 @@ describe('validateSettings', () => {
     expect(fields(validateSettings({ relayUrl: 'ws://relay.example.com' }).problems)).toEqual([
       'relayUrl',
     ]);
+  });
+
+  it('relay tenant: trimmed, up to 64 of A-Z a-z 0-9 . _ -, empty allowed; bad ones fall back to the default', () => {
+    expect(validateSettings({ relayTenant: '  globex ' })).toEqual({
+      settings: { ...DEFAULT_SETTINGS, relayTenant: 'globex' },
+      problems: [],
+    });
+    expect(validateSettings({ relayTenant: '' }).problems).toEqual([]);
+    expect(validateSettings({ relayTenant: 'a'.repeat(64) }).problems).toEqual([]);
+    for (const bad of [
+      'a'.repeat(65),
+      'acme/eu',
+      'ac me',
+      '../x',
+      'acme?x=1',
+      'ä',
+      42,
+      null,
+      ['acme'],
+    ]) {
+      const r = validateSettings({ relayTenant: bad });
+      expect(fields(r.problems), String(bad)).toEqual(['relayTenant']);
+      expect(r.problems[0]?.message).toMatch(
+        /^relayTenant must be the tenant name your relay administrator gave you/,
+      );
+      expect(r.problems[0]?.message).toMatch(/the default is used$/);
+      expect(r.settings.relayTenant).toBe('');
+    }
+    // From the form a bad value is refused, not replaced.
+    expect(applyPatch(DEFAULT_SETTINGS, { relayTenant: 'acme eu' })).toMatchObject({
+      ok: false,
+      field: 'relayTenant',
+    });
+    expect(applyPatch(DEFAULT_SETTINGS, { relayTenant: 'acme' })).toMatchObject({
+      ok: true,
+      settings: { relayTenant: 'acme' },
+    });
   });
 
   it('lists: bad entries are left out one by one and named with their index', () => {

@@ -24,6 +24,12 @@ export interface Settings {
   eventSource: EventSourceMode;
   /** wss:// address of the organisation's webhook relay; empty when there is none. */
   relayUrl: string;
+  /**
+   * The tenant's name on the relay (its stream is <relayUrl>/v1/stream/<tenant>), as the relay's
+   * administrator configured it. Empty: the first label of the service's host name
+   * (acme.example.com -> acme); a service reached by IP address or localhost then needs it set.
+   */
+  relayTenant: string;
   /** CRM link with {from} {to} {call_id} {caller_name} placeholders; empty disables the action. */
   crmUrlTemplate: string;
   /** URL schemes the CRM link may use; administrators may add e.g. "salesforce". */
@@ -56,6 +62,7 @@ export const DEFAULT_SETTINGS: Settings = {
   defaultRegion: 'US',
   eventSource: 'auto',
   relayUrl: '',
+  relayTenant: '',
   crmUrlTemplate: '',
   crmAllowedSchemes: ['https'],
   autoOpenCrm: false,

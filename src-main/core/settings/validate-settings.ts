@@ -239,6 +239,13 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
       : { error: 'must be a two-letter country code, e.g. "US" or "GB"' },
   eventSource: oneOf(['auto', 'direct', 'relay'] as const),
   relayUrl: (v) => serviceUrl(v, 'wss', "webhook relay's address"),
+  relayTenant: (v) =>
+    typeof v === 'string' && /^[A-Za-z0-9._-]{0,64}$/.test(v.trim())
+      ? { value: v.trim() }
+      : {
+          error:
+            'must be the tenant name your relay administrator gave you (up to 64 letters, digits, ".", "_" or "-", e.g. "acme"), or empty to use the first part of the service address',
+        },
   crmUrlTemplate: crmTemplate,
   autoOpenCrm: bool(),
   doNotDisturb: bool(),
