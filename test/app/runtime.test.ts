@@ -118,6 +118,7 @@ async function setup(
       baseUrl: 'http://127.0.0.1:9',
       apiKey: 'demo-key',
       secret: 'demo-secret-xyz',
+      tenant: 'demo-tenant',
       extension: '101',
       close: async () => {},
     }),
@@ -230,6 +231,8 @@ describe('AppRuntime', () => {
       key: 'demo-key',
       secret: 'demo-secret-xyz',
     });
+    // A relay in demo mode is the simulator's, so its tenant is the simulator's, not a guess.
+    expect(t.connections[0]?.config.settings.relayTenant).toBe('demo-tenant');
     expect(t.settings.current.apiKey).toBe('');
     expect(
       await t.credentials.getSecret(keychainAccount('demo-key', 'http://127.0.0.1:9')),
@@ -251,6 +254,7 @@ describe('AppRuntime', () => {
       view: { settings: { demoMode: false } },
     });
     expect(t.connections.at(-1)?.config.baseUrl).toBe('https://acme.example.com');
+    expect(t.connections.at(-1)?.config.settings.relayTenant).toBe('');
     expect(t.runtime.status().demo).toBe(false);
   });
 });

@@ -7,7 +7,7 @@ import { ServiceClient } from '../api/service-client.ts';
 import { TokenManager, type Credentials } from '../api/token-manager.ts';
 import type { Clock } from '../clock.ts';
 import { ScreenpopEngine } from '../engine.ts';
-import type { ConnectionStatus, WakeReason } from '../events/contracts.ts';
+import type { ConnectionStatus, EventSource, WakeReason } from '../events/contracts.ts';
 import type { Logger, SecretRegistry } from '../log.ts';
 import type { CursorStore } from '../relay-client/cursor-store.ts';
 import { relayFilterFor } from '../relay-client/filter.ts';
@@ -54,14 +54,50 @@ export interface ServiceConnectionDeps {
 }
 
 /**
- * The tenant's name for the relay's stream path. Settings carry no tenant field, so it is the first
+ * The tenant's name for the relay's stream path: the relayTenant setting when set, else the first
  * label of the service's host name (acme.example.com -> acme), the convention of hosted tenants.
+ * A service reached by IP address or localhost has no such label: null, never a guess. (Demo mode
+ * passes the simulator's own tenant in relayTenant.)
  */
-export function tenantOf(baseUrl: string): string {
+export function relayTenantFor(
+  settings: Pick<Settings, 'relayTenant'>,
+  baseUrl: string,
+): string | null {
+  const chosen = settings.relayTenant.trim();
+  if (chosen) return chosen;
   const host = new URL(baseUrl).hostname;
-  return /^\d+(\.\d+){3}$/.test(host) || host === 'localhost'
-    ? 'acme'
-    : (host.split('.')[0] ?? host);
+  if (host === 'localhost' || host.startsWith('[') || /^\d+(\.\d+){3}$/.test(host)) return null;
+  const label = host.split('.')[0];
+  return label ? label : null;
+}
+
+/** What the relay reports while its tenant is not known: the user must set it in Settings. */
+export const RELAY_TENANT_UNKNOWN: ConnectionStatus = {
+  state: 'needs-attention',
+  reason: 'The relay tenant is not known: the service is reached by IP address or localhost.',
+  remedy: 'Set the relay tenant in Settings (the name your relay administrator gave you).',
+};
+
+/**
+ * Stands in for the relay when it cannot be used: no socket, no frames, only its status, so that
+ * the engine's combined status tells the user why (degraded beside the direct WebSocket,
+ * needs-attention when the relay is the only source).
+ */
+function unavailableRelaySource(status: ConnectionStatus): EventSource {
+  const listeners = new Set<(s: ConnectionStatus) => void>();
+  return {
+    name: 'relay',
+    start: () => {
+      for (const l of listeners) l({ ...status });
+    },
+    stop: async () => {},
+    wake: () => {},
+    onFrame: () => () => {},
+    onStatus: (l) => {
+      listeners.add(l);
+      return () => listeners.delete(l);
+    },
+  };
 }
 
 export function serviceConnectionFactory(deps: ServiceConnectionDeps): ConnectionFactory {
@@ -75,19 +111,26 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
       defaultRegion: settings.defaultRegion,
     };
     const relayUrl = settings.relayUrl.trim();
-    const createRelaySource =
-      relayUrl && settings.eventSource !== 'direct'
-        ? () =>
+    const useRelay = Boolean(relayUrl) && settings.eventSource !== 'direct';
+    const tenant = useRelay ? relayTenantFor(settings, baseUrl) : null;
+    if (useRelay && tenant === null)
+      logger.warn('relay left out: its tenant is not known; set the relay tenant in Settings', {
+        host: new URL(baseUrl).host,
+      });
+    const createRelaySource = !useRelay
+      ? undefined
+      : tenant === null
+        ? () => unavailableRelaySource(RELAY_TENANT_UNKNOWN)
+        : () =>
             new RelayEventSource({
               relayUrl,
-              tenant: tenantOf(baseUrl),
+              tenant,
               tokens,
               filter: relayFilterFor(user),
               clock,
               logger,
               ...(deps.relayCursorStore ? { cursorStore: deps.relayCursorStore } : {}),
-            })
-        : undefined;
+            });
     const engine = new ScreenpopEngine({
       baseUrl,
       tokens,

@@ -11,6 +11,8 @@ export interface DemoService {
   baseUrl: string;
   apiKey: string;
   secret: string;
+  /** The simulator's tenant: its name on a relay (set as relayTenant, its address being 127.0.0.1). */
+  tenant: string;
   /** The extension the demo user answers. */
   extension: string;
   close(): Promise<void>;
@@ -73,6 +75,7 @@ export async function startDemoService(options: DemoOptions): Promise<DemoServic
     baseUrl: sim.baseUrl,
     apiKey: sim.apiKey.key,
     secret: sim.apiKey.secret,
+    tenant: sim.tenant,
     extension,
     async close() {
       closed = true;

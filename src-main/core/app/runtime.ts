@@ -81,6 +81,7 @@ const CONNECTION_FIELDS: ReadonlyArray<keyof Settings> = [
   'defaultRegion',
   'eventSource',
   'relayUrl',
+  'relayTenant',
   'staleRingSec',
   'demoMode',
 ];
@@ -454,6 +455,7 @@ export class AppRuntime {
           extensions: [demo.extension],
           dids: [],
           relayUrl: '',
+          relayTenant: demo.tenant,
           eventSource: 'direct',
         }
       : s;
