@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-main/core/api/service-client.ts';
 import { ServiceError } from '../../src-main/core/api/errors.ts';
 import type { Credentials, TokenHealth } from '../../src-main/core/api/token-manager.ts';
-import { DEFAULT_REFRESH_MARGIN_MS, TokenManager } from '../../src-main/core/api/token-manager.ts';
+import {
+  DEFAULT_CREDENTIALS_TIMEOUT_MS,
+  DEFAULT_REFRESH_MARGIN_MS,
+  TokenManager,
+} from '../../src-main/core/api/token-manager.ts';
 import { memoryLogger, SecretRegistry } from '../../src-main/core/log.ts';
 import { systemClock } from '../../src-main/core/clock.ts';
 import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
@@ -268,6 +272,29 @@ describe('TokenManager: errors a person must fix', () => {
     expect(err.kind).toBe('credentials');
     expect(err.message).toMatch(/keychain/);
     expect(err.remedy).toMatch(/keychain/);
+  });
+});
+
+describe('TokenManager: a keychain that never answers', () => {
+  it('gives up after the timeout with needs-attention, and Try again asks the keychain anew', async () => {
+    let answer: (() => Promise<Credentials | null>) | null = () => new Promise(() => {});
+    const { clock, service, manager } = setup({ credentials: () => answer!() });
+    const pending = rejection(manager.getToken());
+    await clock.advance(DEFAULT_CREDENTIALS_TIMEOUT_MS - 1);
+    expect(manager.health().state).toBe('ok');
+    await clock.advance(1);
+    const err = await pending;
+    expect(err.kind).toBe('credentials');
+    expect(err.message).toMatch(/keychain did not answer/);
+    expect(manager.health().state).toBe('needs-attention');
+    expect(service.requests).toHaveLength(0);
+    answer = async () => ({ key: service.key, secret: service.secret });
+    manager.retry();
+    await expect(manager.getToken()).resolves.toMatchObject({ value: expect.any(String) });
+    expect(manager.health().state).toBe('ok');
+    expect(clock.pendingTimers()).toBeGreaterThan(0); // the refresh timer, not a stale keychain timer
+    manager.stop();
+    expect(clock.pendingTimers()).toBe(0);
   });
 });
 

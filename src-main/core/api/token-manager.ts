@@ -47,6 +47,12 @@ export const DEFAULT_REFRESH_MARGIN_MS = 5 * 60 * 1000;
 export const MIN_USABLE_MS = 30 * 1000;
 /** A refresh token closer than this to its end is not used: exchange the key and secret instead. */
 export const REFRESH_TOKEN_MIN_REMAINING_MS = 60 * 1000;
+/**
+ * How long the keychain may take to hand over the secret. An unlock prompt nobody answers (the
+ * user is away) would otherwise hold every caller, and "Try again", for ever; after this the
+ * manager needs attention and Try again asks the keychain anew.
+ */
+export const DEFAULT_CREDENTIALS_TIMEOUT_MS = 2 * 60 * 1000;
 /** Superseded tokens stay registered as secrets for a few generations (they may still show up in logs). */
 const RETIRED_SECRETS_KEPT = 8;
 
@@ -59,6 +65,7 @@ export interface TokenManagerDeps {
   random?: () => number;
   refreshMarginMs?: number;
   backoff?: BackoffPolicy;
+  credentialsTimeoutMs?: number;
 }
 
 const NEEDS_ATTENTION: ReadonlySet<string> = new Set(['credentials', 'ip', 'scope']);
@@ -71,6 +78,7 @@ export class TokenManager implements TokenSource {
   private readonly secrets: SecretRegistry;
   private readonly random: () => number;
   private readonly refreshMarginMs: number;
+  private readonly credentialsTimeoutMs: number;
   private readonly backoffPolicy: BackoffPolicy;
 
   private pair: TokenPair | null = null;
@@ -95,6 +103,7 @@ export class TokenManager implements TokenSource {
     this.secrets = deps.secrets ?? new SecretRegistry();
     this.random = deps.random ?? Math.random;
     this.refreshMarginMs = deps.refreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS;
+    this.credentialsTimeoutMs = deps.credentialsTimeoutMs ?? DEFAULT_CREDENTIALS_TIMEOUT_MS;
     this.backoffPolicy = deps.backoff ?? DEFAULT_BACKOFF;
   }
 
@@ -240,6 +249,27 @@ export class TokenManager implements TokenSource {
     return flight;
   }
 
+  /** The credentials callback, bounded by `credentialsTimeoutMs` on the injected clock. */
+  private readCredentials(): Promise<Credentials | null> {
+    return new Promise((resolve, reject) => {
+      const seconds = Math.round(this.credentialsTimeoutMs / 1000);
+      const timer = this.clock.setTimeout(
+        () => reject(new Error(`the keychain did not answer within ${seconds} s`)),
+        this.credentialsTimeoutMs,
+      );
+      this.credentials().then(
+        (creds) => {
+          this.clock.clearTimeout(timer);
+          resolve(creds);
+        },
+        (err: unknown) => {
+          this.clock.clearTimeout(timer);
+          reject(err);
+        },
+      );
+    });
+  }
+
   /** Refresh when the refresh token is alive; otherwise, or when it is refused, use key and secret. */
   private async obtain(): Promise<TokenPair> {
     const pair = this.pair;
@@ -258,7 +288,7 @@ export class TokenManager implements TokenSource {
     }
     let creds: Credentials | null;
     try {
-      creds = await this.credentials();
+      creds = await this.readCredentials();
     } catch (err) {
       throw new ServiceError({
         kind: 'credentials',
