@@ -122,6 +122,21 @@ describe('CallPresenter', () => {
     expect(t.presenter.cards()).toEqual([]);
     expect(t.history.get('c1')?.outcome).toBe('ended');
   });
+
+  it('closes the card of a call whose id is as long as the engine accepts (256 characters)', async () => {
+    const t = setup();
+    const id = 'c'.repeat(256);
+    t.presenter.handlePop(t.pop(id));
+    const shown = t.presenter.cards()[0]?.callId ?? '';
+    t.presenter.handleDismiss(t.dismiss(id, 'answered', '102'));
+    await t.clock.advance(4000);
+    expect(t.presenter.cards()).toEqual([]);
+    expect(t.popup.visible).toBe(false);
+    expect(t.history.get(shown)?.outcome).toBe('answered');
+    t.presenter.handlePop(t.pop('d'.repeat(256)));
+    t.presenter.dismiss(t.presenter.cards()[0]?.callId ?? ''); // the id the popup sends back
+    expect(t.presenter.cards()).toEqual([]);
+  });
 });
 
 describe('CallPresenter and a directory that loads late', () => {

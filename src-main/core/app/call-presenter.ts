@@ -1,5 +1,6 @@
 import type { CallCard } from '../../ipc/contract.ts';
 import type { Clock, TimerHandle } from '../clock.ts';
+import { MAX_CALL_FIELD_CHARS } from '../events/envelope.ts';
 import type { Logger } from '../log.ts';
 import { buildCrmUrl, checkTemplate, type CrmValues } from './crm-url.ts';
 import type { CallerDirectory } from './directory.ts';
@@ -49,6 +50,14 @@ export interface CallPresenterOptions {
 /** States after which the call is no longer ringing anywhere. Others may concern one party only. */
 const CALL_OVER = new Set(['answered', 'hold', 'ended']);
 
+/**
+ * The one key of a call everywhere (map, card, history, the id the popup sends back): the engine's
+ * call_id made well-formed, at the engine's own length limit so distinct calls never share a key.
+ */
+function cardId(callId: string): string {
+  return boundedText(callId, MAX_CALL_FIELD_CHARS);
+}
+
 interface LiveCall {
   card: CallCard;
   /** The user's numbers this call is ringing on right now. */
@@ -88,8 +97,9 @@ export class CallPresenter {
   }
 
   handlePop(pop: PopEvent): void {
+    const callId = cardId(pop.callId);
     const to = boundedText(pop.to);
-    const existing = this.calls.get(pop.callId);
+    const existing = this.calls.get(callId);
     if (existing) {
       // Another of the user's numbers rings for the same call, or a duplicate: one card per call.
       existing.ringingTo.add(to);
@@ -104,7 +114,7 @@ export class CallPresenter {
     const settings = this.o.settings();
     const from = boundedText(pop.from);
     const card: CallCard = {
-      callId: boundedText(pop.callId, 128),
+      callId,
       from,
       fromDisplay: this.o.directory.format(from),
       callerName: this.o.directory.lookup(from),
@@ -118,7 +128,7 @@ export class CallPresenter {
       canOpenCrm: checkTemplate(settings.crmUrlTemplate, settings.crmAllowedSchemes).ok,
     };
     const call: LiveCall = { card, ringingTo: new Set([to]), answered: false, timer: undefined };
-    this.calls.set(pop.callId, call);
+    this.calls.set(callId, call);
     this.armRingTimeout(call);
     this.o.history.recordRing({
       callId: card.callId,
@@ -143,7 +153,7 @@ export class CallPresenter {
   }
 
   handleDismiss(dismiss: DismissEvent): void {
-    const call = this.calls.get(dismiss.callId);
+    const call = this.calls.get(cardId(dismiss.callId));
     if (!call || call.card.state !== 'ringing') {
       // Already lingering: an "answered" then "ended" only improves the record.
       if (call && dismiss.state === 'answered') call.answered = true;
