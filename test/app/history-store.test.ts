@@ -83,6 +83,46 @@ describe('HistoryStore', () => {
     expect(JSON.parse(await readFile(path, 'utf8')).entries).toHaveLength(1);
   });
 
+  it('never saves over a history file it could not read', async () => {
+    const path = join(dir, 'history.json');
+    const good = JSON.stringify({
+      version: 1,
+      entries: [{ ...ring('old', 1), outcome: 'missed' }],
+    });
+    await writeFile(path, good);
+    const logger = memoryLogger();
+    const h = new HistoryStore({
+      path,
+      clock: new FakeClock(),
+      logger,
+      limit: 10,
+      read: () => Promise.reject(Object.assign(new Error('locked'), { code: 'EBUSY' })),
+    });
+    await h.load();
+    h.recordRing(ring('new', 2));
+    await h.flush();
+    expect(h.list().map((e) => e.callId)).toEqual(['new']);
+    expect(await readFile(path, 'utf8')).toBe(good);
+    expect(logger.records.some((r) => r.level === 'error')).toBe(true);
+  });
+
+  it('never saves over a corrupt history file it could not move aside', async () => {
+    const path = join(dir, 'history.json');
+    const torn = '{"version":1,"entries":[{"callId":';
+    await writeFile(path, torn);
+    const h = new HistoryStore({
+      path,
+      clock: new FakeClock(),
+      logger: silentLogger,
+      limit: 10,
+      moveAside: () => Promise.reject(new Error('read-only folder')),
+    });
+    await h.load();
+    h.recordRing(ring('new', 2));
+    await h.flush();
+    expect(await readFile(path, 'utf8')).toBe(torn);
+  });
+
   it('drops invalid entries and closes calls left ringing by a previous run', async () => {
     const path = join(dir, 'history.json');
     await writeFile(

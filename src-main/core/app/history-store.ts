@@ -10,6 +10,8 @@ import { boundedText, displayText } from './text.ts';
  * Kept in memory, newest first, capped at `limit`, and persisted as one JSON file written atomically
  * (writes are coalesced: at most one in flight, one more queued). A file that does not parse is
  * kept aside as `<name>.corrupt-<time>` and the history starts empty, with a warning logged.
+ * A file that exists but cannot be read (locked, no permission), or a corrupt one that cannot be
+ * moved aside, is never saved over: the history lives in memory only until the next start.
  */
 export interface HistoryStoreOptions {
   path: string;
@@ -71,6 +73,8 @@ export class HistoryStore {
   private readonly listeners = new Set<(entries: HistoryEntry[]) => void>();
   private writing: Promise<void> | null = null;
   private dirty = false;
+  /** False when saving would overwrite a file whose calls we could not read. */
+  private persist = true;
 
   constructor(options: HistoryStoreOptions) {
     this.path = options.path;
@@ -88,8 +92,12 @@ export class HistoryStore {
     try {
       text = await this.read(this.path);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
-        this.logger.warn('history file could not be read; starting empty', { error: err });
+      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') {
+        this.persist = false;
+        this.logger.error('history file could not be read; keeping this session in memory only', {
+          error: err,
+        });
+      }
       this.entries = [];
       return;
     }
@@ -108,9 +116,13 @@ export class HistoryStore {
         error: err,
         backup,
       });
-      await this.moveAside(this.path, backup).catch((e: unknown) =>
-        this.logger.warn('could not move the corrupt history aside', { error: e }),
-      );
+      await this.moveAside(this.path, backup).catch((e: unknown) => {
+        this.persist = false;
+        this.logger.error(
+          'could not move the corrupt history aside; keeping this session in memory only',
+          { error: e },
+        );
+      });
       this.entries = [];
     }
     this.emit();
@@ -203,6 +215,7 @@ export class HistoryStore {
 
   private changed(): void {
     this.emit();
+    if (!this.persist) return;
     this.dirty = true;
     if (!this.writing) this.writing = this.persistLoop();
   }
