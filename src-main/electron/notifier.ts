@@ -40,7 +40,7 @@ export class ElectronNotifier implements Notifier {
     const linux = (this.deps.platform ?? process.platform) === 'linux';
     const body = `${card.callerName ? `${card.fromDisplay} · ` : ''}calling ${card.toDisplay}`;
     const n = this.deps.create({
-      title: card.callerName ?? card.fromDisplay ?? 'Incoming call',
+      title: card.callerName || card.fromDisplay || 'Incoming call',
       body: linux ? escapeNotificationMarkup(body) : body,
       silent: options.silent,
       urgency: 'critical',

@@ -78,6 +78,12 @@ describe('ElectronNotifier', () => {
     expect(body).toContain('&lt;b&gt;101&lt;/b&gt;');
   });
 
+  it('titles a call with no caller ID (anonymous) "Incoming call", never an empty title', () => {
+    const { n } = notifier();
+    n.show(card('c1', { callerName: null, from: '', fromDisplay: '' }), { silent: false });
+    expect(Notification.instances[0]?.options.title).toBe('Incoming call');
+  });
+
   it('does nothing where notifications are not supported', () => {
     Notification.supported = false;
     const { n } = notifier();
