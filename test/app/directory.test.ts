@@ -116,6 +116,23 @@ describe('Directory', () => {
     expect(calls).toBe(5);
   });
 
+  it('after stop() and start() fetches anew and ignores a list still in flight from before', async () => {
+    const pending: Array<(list: DirectoryEntry[]) => void> = [];
+    const { clock, dir } = makeDirectory(() => new Promise((resolve) => pending.push(resolve)));
+    dir.start();
+    dir.stop(); // the connection changed while the old list was loading
+    dir.start();
+    expect(pending).toHaveLength(2);
+    pending[1]?.([{ number: '101', callerIdName: 'New tenant' }]);
+    await clock.advance(0);
+    pending[0]?.([{ number: '101', callerIdName: 'Old tenant' }]);
+    await clock.advance(0);
+    expect(dir.lookup('101')).toBe('New tenant');
+    dir.forgetExtensions();
+    expect(dir.lookup('101')).toBeNull();
+    dir.stop();
+  });
+
   it('treats an unreadable contacts file as no contacts', async () => {
     const { dir } = makeDirectory(async () => []);
     expect(await dir.loadContactsFile('/missing.vcf')).toMatchObject({ ok: false, count: 0 });

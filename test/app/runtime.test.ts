@@ -46,7 +46,11 @@ class FakeConnection implements Connection {
     ),
     status: (): ConnectionStatus => ({ state: 'connected' }),
   };
-  fetchExtensions = async () => [{ number: '102', callerIdName: 'Grace Hopper' }];
+  /** Only the first service lists an extension; any other cannot be reached yet. */
+  fetchExtensions = async () => {
+    if (this.config.baseUrl !== 'https://acme.example.com') throw new Error('unreachable');
+    return [{ number: '102', callerIdName: 'Grace Hopper' }];
+  };
   wake(reason: WakeReason) {
     this.wakes.push(reason);
   }
@@ -191,6 +195,23 @@ describe('AppRuntime', () => {
     ).toMatchObject({ ok: true });
     expect(t.connections).toHaveLength(2);
     expect(t.connections[0]?.stopped).toBe(true);
+  });
+
+  it("forgets the old service's extension names when it connects to another service", async () => {
+    const t = await setup(CONFIGURED, { secret: 'the-secret-1' });
+    await t.runtime.start();
+    await t.clock.advance(0);
+    expect(t.runtime.directory.lookup('102')).toBe('Grace Hopper');
+    await t.runtime.saveSettings({ settings: { popupLingerSec: 9 } });
+    expect(t.runtime.directory.lookup('102')).toBe('Grace Hopper');
+    const saved = await t.runtime.saveSettings({
+      settings: { baseUrl: 'https://other.example.com' },
+      secret: 'the-secret-2',
+    });
+    expect(saved).toMatchObject({ ok: true });
+    expect(t.connections.at(-1)?.config.baseUrl).toBe('https://other.example.com');
+    await t.clock.advance(0);
+    expect(t.runtime.directory.lookup('102')).toBeNull();
   });
 
   it('stores a new secret only when the settings are valid, and reports a locked keychain plainly', async () => {

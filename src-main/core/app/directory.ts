@@ -58,6 +58,8 @@ export class Directory implements CallerDirectory {
   private failures = 0;
   private running = false;
   private inFlight: Promise<void> | null = null;
+  /** Bumped by stop(): a fetch started before it (another connection's) is ignored when it lands. */
+  private generation = 0;
   private lastRefreshAt: number | null = null;
   private readonly listeners = new Set<() => void>();
 
@@ -81,8 +83,17 @@ export class Directory implements CallerDirectory {
 
   stop(): void {
     this.running = false;
+    this.generation++;
+    this.inFlight = null;
     this.clock.clearTimeout(this.timer);
     this.timer = undefined;
+  }
+
+  /** Drops the extension list (the app now talks to another service, whose list is not known yet). */
+  forgetExtensions(): void {
+    if (this.extensions.size === 0) return;
+    this.extensions = new Map();
+    this.emit();
   }
 
   get extensionCount(): number {
@@ -114,8 +125,11 @@ export class Directory implements CallerDirectory {
     if (this.inFlight) return this.inFlight;
     this.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    this.inFlight = this.fetchExtensions()
+    const generation = this.generation;
+    const current = (): boolean => generation === this.generation;
+    const fetching = this.fetchExtensions()
       .then((list) => {
+        if (!current()) return;
         const next = new Map<string, string>();
         for (const e of list) {
           const key = normalizeNumber(e.number, this.region);
@@ -130,6 +144,7 @@ export class Directory implements CallerDirectory {
         this.schedule(this.refreshMs);
       })
       .catch((err: unknown) => {
+        if (!current()) return;
         this.failures++;
         const wait = Math.min(this.retryMaxMs, this.retryMinMs * 2 ** (this.failures - 1));
         this.logger.warn('extension list refresh failed; keeping the last list', {
@@ -139,9 +154,10 @@ export class Directory implements CallerDirectory {
         this.schedule(wait);
       })
       .finally(() => {
-        this.inFlight = null;
+        if (this.inFlight === fetching) this.inFlight = null;
       });
-    return this.inFlight;
+    this.inFlight = fetching;
+    return fetching;
   }
 
   /** Loads (or, with '', clears) the contacts file. A bad file is logged and leaves no contacts. */

@@ -119,6 +119,8 @@ export class AppRuntime {
   private readonly statusListeners = new Set<Listener<StatusView>>();
   private readonly settingsListeners = new Set<Listener<SettingsView>>();
   private lastStatusJson = '';
+  /** The service (address and key) the directory's extension list came from. */
+  private directoryService = '';
   /** Serializes connection rebuilds (a save during a rebuild waits its turn). */
   private chain: Promise<void> = Promise.resolve();
 
@@ -478,6 +480,12 @@ export class AppRuntime {
       return;
     }
     this.connection = connection;
+    const service = JSON.stringify([baseUrl, effective.apiKey]);
+    if (service !== this.directoryService) {
+      // Another tenant's names must not be shown for this one's numbers while its list loads.
+      this.directory.forgetExtensions();
+      this.directoryService = service;
+    }
     const { engine } = connection;
     this.detach.push(
       engine.onPop((pop) => this.presenter.handlePop(pop)),
