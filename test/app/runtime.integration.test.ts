@@ -121,10 +121,13 @@ describe('AppRuntime with the simulator', () => {
     expect(runtime.status().missedCount).toBe(1);
     await vi.waitFor(() => expect(views.tray.last?.missedCount).toBe(1));
 
-    // A ring for someone else never pops.
-    sim.ring({ from: '+14155550123', to: '105' });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(history.list()).toHaveLength(2);
+    // A ring for someone else never pops: a ring for us sent after it (same socket, in order)
+    // arrives, and the other one is not in the history.
+    const other = sim.ring({ from: '+14155550123', to: '105' });
+    const marker = sim.ring({ from: '+14155550123', to: '101' });
+    await vi.waitFor(() => expect(history.get(marker)).toBeDefined(), { timeout: 5000 });
+    expect(history.get(other)).toBeUndefined();
+    expect(history.list()).toHaveLength(3);
   });
 
   it('without settings needs onboarding; the demo then connects and rings the demo extension', async () => {
