@@ -115,6 +115,22 @@ describe('CallPresenter', () => {
     expect(t.history.list()[0]?.outcome).toBe('ringing');
   });
 
+  it('records how a call ended even after the user closed its card while it rang', () => {
+    const t = setup();
+    t.presenter.handlePop(t.pop('c1'));
+    t.presenter.dismiss('c1');
+    t.presenter.handleDismiss(t.dismiss('c1', 'ended'));
+    expect(t.history.get('c1')?.outcome).toBe('missed');
+    expect(t.history.missedCount()).toBe(1);
+    t.presenter.handlePop(t.pop('c2'));
+    t.presenter.dismiss('c2');
+    t.presenter.handleDismiss(t.dismiss('c2', 'answered', '102'));
+    t.presenter.handleDismiss(t.dismiss('c2', 'ended'));
+    expect(t.history.get('c2')?.outcome).toBe('answered');
+    expect(t.presenter.cards()).toEqual([]);
+    expect(t.popup.visible).toBe(false);
+  });
+
   it('drops a ring that never gets a stop event', async () => {
     const t = setup();
     t.presenter.handlePop(t.pop('c1'));

@@ -49,6 +49,13 @@ export interface CallPresenterOptions {
 
 /** States after which the call is no longer ringing anywhere. Others may concern one party only. */
 const CALL_OVER = new Set(['answered', 'hold', 'ended']);
+/** States that mean someone picked the call up. */
+const ANSWERED = new Set(['answered', 'hold']);
+
+/** What history records: answered by anyone; hung up while ringing is missed; else ended. */
+function outcomeOf(answered: boolean, state: string): 'answered' | 'missed' | 'ended' {
+  return answered ? 'answered' : state === 'ended' ? 'missed' : 'ended';
+}
 
 /**
  * The one key of a call everywhere (map, card, history, the id the popup sends back): the engine's
@@ -153,15 +160,21 @@ export class CallPresenter {
   }
 
   handleDismiss(dismiss: DismissEvent): void {
-    const call = this.calls.get(cardId(dismiss.callId));
-    if (!call || call.card.state !== 'ringing') {
-      // Already lingering: an "answered" then "ended" only improves the record.
-      if (call && dismiss.state === 'answered') call.answered = true;
-      if (call) this.recordOutcome(call, dismiss.state);
+    const callId = cardId(dismiss.callId);
+    const state = displayText(dismiss.state, 32) || 'ended';
+    const call = this.calls.get(callId);
+    if (!call) {
+      // The user closed the card while it rang: the history still learns how the call ended.
+      this.o.history.recordOutcome(callId, outcomeOf(ANSWERED.has(state), state));
       return;
     }
-    const state = displayText(dismiss.state, 32) || 'ended';
-    if (state === 'answered' || state === 'hold') call.answered = true;
+    if (call.card.state !== 'ringing') {
+      // Already lingering: an "answered" then "ended" only improves the record.
+      if (state === 'answered') call.answered = true;
+      this.recordOutcome(call, state);
+      return;
+    }
+    if (ANSWERED.has(state)) call.answered = true;
     const to = boundedText(dismiss.to);
     const wasOurs = call.ringingTo.delete(to);
     if (!CALL_OVER.has(state) && wasOurs && call.ringingTo.size > 0) {
@@ -261,8 +274,7 @@ export class CallPresenter {
   }
 
   private recordOutcome(call: LiveCall, state: string): void {
-    const outcome = call.answered ? 'answered' : state === 'ended' ? 'missed' : 'ended';
-    this.o.history.recordOutcome(call.card.callId, outcome);
+    this.o.history.recordOutcome(call.card.callId, outcomeOf(call.answered, state));
   }
 
   private linger(call: LiveCall): void {
