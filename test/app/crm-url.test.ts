@@ -37,6 +37,17 @@ describe('buildCrmUrl', () => {
     expect(r.url.length).toBeLessThanOrEqual(4096);
   });
 
+  it('refuses a caller value of "." or ".." that the URL parser would resolve as a step up', () => {
+    const template = 'https://crm.example.com/customers/{from}/view?q={caller_name}';
+    const call = { from: '..', to: '101', call_id: 'c1', caller_name: 'x' };
+    expect(buildCrmUrl(template, call)).toMatchObject({ ok: false });
+    expect(buildCrmUrl(template, { ...call, from: '.' })).toMatchObject({ ok: false });
+    expect(buildCrmUrl(template, { ...call, from: '...' })).toEqual({
+      ok: true,
+      url: 'https://crm.example.com/customers/.../view?q=x',
+    });
+  });
+
   it('does not throw on lone surrogates', () => {
     const r = buildCrmUrl(TEMPLATE, call('\uD800abc'));
     expect(r.ok).toBe(true);

@@ -86,6 +86,15 @@ export function buildCrmUrl(
 ): UrlCheck {
   const check = checkTemplate(template, allowedSchemes);
   if (!check.ok) return check;
+  // encodeURIComponent leaves dots alone, and the URL parser resolves a path segment of "." or ".."
+  // (even written %2E) as a step up: a caller ID of ".." would move the link to another page of the
+  // CRM. No real caller value is only dots, so such a call gets no link.
+  for (const name of CRM_PLACEHOLDERS)
+    if (/^\.{1,2}$/.test(boundedText(values[name] ?? '').trim()))
+      return {
+        ok: false,
+        message: `The call's ${name} ("${values[name]}") cannot be put in a link.`,
+      };
   const filled = template
     .trim()
     .replace(TOKEN, (_m, name: string) =>
