@@ -1,18 +1,12 @@
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HistoryStore } from '../../src-main/core/app/history-store.ts';
 import { memoryLogger, silentLogger } from '../../src-main/core/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sp-history-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('sp-history-');
 
 const ring = (callId: string, startedAt: number) => ({
   callId,
@@ -26,7 +20,7 @@ const ring = (callId: string, startedAt: number) => ({
 describe('HistoryStore', () => {
   it('persists rings and outcomes, and reloads them', async () => {
     const clock = new FakeClock();
-    const path = join(dir, 'history.json');
+    const path = join(tmp.path, 'history.json');
     const h = new HistoryStore({ path, clock, logger: silentLogger, limit: 10 });
     await h.load();
     h.recordRing(ring('a', 1));
@@ -47,12 +41,12 @@ describe('HistoryStore', () => {
     again.markAllSeen();
     expect(again.missedCount()).toBe(0);
     // No temporary files left behind by the atomic writes.
-    expect((await readdir(dir)).sort()).toEqual(['history.json']);
+    expect((await readdir(tmp.path)).sort()).toEqual(['history.json']);
   });
 
   it('caps the history, dropping the oldest', async () => {
     const h = new HistoryStore({
-      path: join(dir, 'h.json'),
+      path: join(tmp.path, 'h.json'),
       clock: new FakeClock(),
       logger: silentLogger,
       limit: 3,
@@ -63,19 +57,19 @@ describe('HistoryStore', () => {
     expect(h.recent(2).map((e) => e.callId)).toEqual(['c4', 'c3']);
     h.setLimit(1);
     await h.flush();
-    const saved = JSON.parse(await readFile(join(dir, 'h.json'), 'utf8'));
+    const saved = JSON.parse(await readFile(join(tmp.path, 'h.json'), 'utf8'));
     expect(saved.entries.map((e: { callId: string }) => e.callId)).toEqual(['c4']);
   });
 
   it('moves a corrupt file aside, starts empty and logs a warning', async () => {
-    const path = join(dir, 'history.json');
+    const path = join(tmp.path, 'history.json');
     await writeFile(path, '{"version":1,"entries":[{"callId":');
     const logger = memoryLogger();
     const clock = new FakeClock();
     const h = new HistoryStore({ path, clock, logger, limit: 10 });
     await h.load();
     expect(h.list()).toEqual([]);
-    const files = await readdir(dir);
+    const files = await readdir(tmp.path);
     expect(files).toContain(`history.json.corrupt-${clock.now()}`);
     expect(logger.records.some((r) => r.level === 'warn' && /corrupt/.test(r.msg))).toBe(true);
     h.recordRing(ring('x', 1));
@@ -84,7 +78,7 @@ describe('HistoryStore', () => {
   });
 
   it('never saves over a history file it could not read', async () => {
-    const path = join(dir, 'history.json');
+    const path = join(tmp.path, 'history.json');
     const good = JSON.stringify({
       version: 1,
       entries: [{ ...ring('old', 1), outcome: 'missed' }],
@@ -107,7 +101,7 @@ describe('HistoryStore', () => {
   });
 
   it('never saves over a corrupt history file it could not move aside', async () => {
-    const path = join(dir, 'history.json');
+    const path = join(tmp.path, 'history.json');
     const torn = '{"version":1,"entries":[{"callId":';
     await writeFile(path, torn);
     const h = new HistoryStore({
@@ -124,7 +118,7 @@ describe('HistoryStore', () => {
   });
 
   it('drops invalid entries and closes calls left ringing by a previous run', async () => {
-    const path = join(dir, 'history.json');
+    const path = join(tmp.path, 'history.json');
     await writeFile(
       path,
       JSON.stringify({

@@ -1,41 +1,35 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../src-main/core/atomic-file.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 describe('writeFileAtomic', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'screenpop-atomic-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = useTempDir('screenpop-atomic-');
 
   it('creates missing folders, replaces content and leaves no temporary file', async () => {
-    const path = join(dir, 'nested', 'settings.json');
+    const path = join(tmp.path, 'nested', 'settings.json');
     await writeFileAtomic(path, '{"a":1}');
     await writeFileAtomic(path, '{"a":2}');
     expect(await readFile(path, 'utf8')).toBe('{"a":2}');
-    expect(await readdir(join(dir, 'nested'))).toEqual(['settings.json']);
+    expect(await readdir(join(tmp.path, 'nested'))).toEqual(['settings.json']);
   });
 
   it('writes private files (0600) on POSIX', async () => {
     if (process.platform === 'win32') return;
-    const path = join(dir, 'history.json');
+    const path = join(tmp.path, 'history.json');
     await writeFileAtomic(path, '[]');
     expect((await stat(path)).mode & 0o777).toBe(0o600);
   });
 
   it('keeps the old file whole when the write cannot complete', async () => {
-    const path = join(dir, 'state.json');
+    const path = join(tmp.path, 'state.json');
     await writeFileAtomic(path, 'old');
     // A folder where the target should be makes the rename fail after the temp file is written.
-    const blocked = join(dir, 'blocked');
+    const blocked = join(tmp.path, 'blocked');
     await writeFileAtomic(join(blocked, 'x'), 'x');
     await expect(writeFileAtomic(blocked, 'new')).rejects.toThrow();
     expect(await readFile(path, 'utf8')).toBe('old');
-    expect((await readdir(dir)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect((await readdir(tmp.path)).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });

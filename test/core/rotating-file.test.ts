@@ -1,20 +1,14 @@
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { rotatingFileSink } from '../../src-main/core/rotating-file.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
 describe('rotatingFileSink', () => {
-  let dir: string;
-  beforeEach(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'screenpop-log-'));
-  });
-  afterEach(async () => {
-    await rm(dir, { recursive: true, force: true });
-  });
+  const tmp = useTempDir('screenpop-log-');
 
   it('appends, then rotates to .1 before a line would cross the limit, keeping one old file', async () => {
-    const path = join(dir, 'logs', 'app.log');
+    const path = join(tmp.path, 'logs', 'app.log');
     const write = rotatingFileSink(path, 100);
     const line = (n: number) => `${String(n).padStart(2, '0')}${'x'.repeat(37)}\n`; // 40 bytes
     for (let i = 1; i <= 7; i++) write(line(i));
@@ -25,7 +19,7 @@ describe('rotatingFileSink', () => {
   });
 
   it('continues an existing file and counts its size', async () => {
-    const path = join(dir, 'app.log');
+    const path = join(tmp.path, 'app.log');
     await writeFile(path, 'a'.repeat(90));
     const write = rotatingFileSink(path, 100);
     write('b'.repeat(20));
@@ -34,7 +28,7 @@ describe('rotatingFileSink', () => {
   });
 
   it('never throws when the file cannot be opened', async () => {
-    const notADir = join(dir, 'plain-file');
+    const notADir = join(tmp.path, 'plain-file');
     await writeFile(notADir, '');
     const write = rotatingFileSink(join(notADir, 'app.log'));
     expect(() => write('line\n')).not.toThrow();

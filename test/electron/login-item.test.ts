@@ -1,28 +1,22 @@
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   applyStartAtLogin,
   AUTOSTART_FILE,
   desktopExecQuote,
 } from '../../src-main/electron/login-item.ts';
 import { silentLogger } from '../../src-main/core/log.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'sp-autostart-'));
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
-});
+const tmp = useTempDir('sp-autostart-');
 
 const deps = (over: Partial<Parameters<typeof applyStartAtLogin>[1]> = {}) => ({
   platform: 'linux' as NodeJS.Platform,
   packaged: true,
   setLoginItemSettings: vi.fn(),
   executable: '/home/ada/Apps/Screenpop-0.1.0.AppImage',
-  autostartDir: join(dir, 'autostart'),
+  autostartDir: join(tmp.path, 'autostart'),
   logger: silentLogger,
   ...over,
 });
@@ -30,11 +24,11 @@ const deps = (over: Partial<Parameters<typeof applyStartAtLogin>[1]> = {}) => ({
 describe('applyStartAtLogin', () => {
   it('writes and removes an XDG autostart entry on Linux', async () => {
     await applyStartAtLogin(true, deps());
-    const text = await readFile(join(dir, 'autostart', AUTOSTART_FILE), 'utf8');
+    const text = await readFile(join(tmp.path, 'autostart', AUTOSTART_FILE), 'utf8');
     expect(text).toContain('Exec="/home/ada/Apps/Screenpop-0.1.0.AppImage"');
     expect(text.startsWith('[Desktop Entry]\n')).toBe(true);
     await applyStartAtLogin(false, deps());
-    expect(await readdir(join(dir, 'autostart'))).toEqual([]);
+    expect(await readdir(join(tmp.path, 'autostart'))).toEqual([]);
     await applyStartAtLogin(false, deps()); // already gone: fine
   });
 

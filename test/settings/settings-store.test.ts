@@ -1,35 +1,32 @@
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile, mkdir } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import {
   SettingsStore,
   SettingsValidationError,
 } from '../../src-main/core/settings/settings-store.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { memoryLogger } from '../../src-main/core/log.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-let dir: string;
+const tmp = useTempDir('screenpop-settings-');
 let path: string;
 const NOW = Date.UTC(2026, 10, 22, 9, 30, 0);
 
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'screenpop-settings-'));
-  path = join(dir, 'settings.json');
-});
-afterEach(async () => {
-  await rm(dir, { recursive: true, force: true });
+beforeEach(() => {
+  path = join(tmp.path, 'settings.json');
 });
 
 const store = (logger = memoryLogger()) => new SettingsStore({ path, logger, now: () => NOW });
-const backups = async () => (await readdir(dir)).filter((f) => f.startsWith('settings.json.bad-'));
+const backups = async () =>
+  (await readdir(tmp.path)).filter((f) => f.startsWith('settings.json.bad-'));
 const onDisk = async () => JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
 
 describe('SettingsStore', () => {
   it('first run (no file): defaults, no problems, nothing written', async () => {
     const r = await store().load();
     expect(r).toEqual({ settings: DEFAULT_SETTINGS, problems: [] });
-    expect(await readdir(dir)).toEqual([]);
+    expect(await readdir(tmp.path)).toEqual([]);
   });
 
   it('saves and loads back the same settings, atomically (no temp files left)', async () => {
@@ -41,7 +38,7 @@ describe('SettingsStore', () => {
       extensions: ['101'],
     };
     await s.save(settings);
-    expect(await readdir(dir)).toEqual(['settings.json']);
+    expect(await readdir(tmp.path)).toEqual(['settings.json']);
     expect((await store().load()).settings).toEqual(settings);
   });
 
@@ -55,7 +52,7 @@ describe('SettingsStore', () => {
     const [backup] = await backups();
     expect(backup).toBe('settings.json.bad-2026-11-22T09-30-00-000Z');
     expect(r.problems[0]?.message).toContain(backup);
-    expect(await readFile(join(dir, backup!), 'utf8')).toContain('"sound": tru');
+    expect(await readFile(join(tmp.path, backup!), 'utf8')).toContain('"sound": tru');
     // the file is usable again: the next start has no problem
     expect((await store().load()).problems).toEqual([]);
   });
@@ -100,9 +97,9 @@ describe('SettingsStore', () => {
     );
     const r = await store().load();
     expect(r.problems.map((p) => p.field)).toEqual(['apiSecret', 'baseUrl', '(file)']);
-    const files = await readdir(dir);
+    const files = await readdir(tmp.path);
     for (const f of files) {
-      const text = await readFile(join(dir, f), 'utf8');
+      const text = await readFile(join(tmp.path, f), 'utf8');
       expect(text, f).not.toContain('ss_do-not-keep-me');
       expect(text, f).not.toContain('pw-leak');
     }
@@ -116,7 +113,7 @@ describe('SettingsStore', () => {
     await writeFile(path, JSON.stringify({ apiKey: 'sk_abc', extra: nested }));
     await store().load();
     const [backup] = await backups();
-    expect(await readFile(join(dir, backup!), 'utf8')).not.toContain('ss_deep-do-not-keep');
+    expect(await readFile(join(tmp.path, backup!), 'utf8')).not.toContain('ss_deep-do-not-keep');
   });
 
   it('an unreadable path gives a problem, not a crash, and is not overwritten', async () => {
@@ -162,20 +159,20 @@ describe('SettingsStore', () => {
     await expect(s.save({ ...DEFAULT_SETTINGS, staleRingSec: 0 })).rejects.toMatchObject({
       field: 'staleRingSec',
     });
-    expect(await readdir(dir)).toEqual([]);
+    expect(await readdir(tmp.path)).toEqual([]);
   });
 
   it.skipIf(process.getuid?.() === 0)(
     'a read-only folder: problems reported, the app keeps going',
     async () => {
       await writeFile(path, '{not json');
-      await chmod(dir, 0o500);
+      await chmod(tmp.path, 0o500);
       try {
         const r = await store().load();
         expect(r.settings).toEqual(DEFAULT_SETTINGS);
         expect(r.problems[0]?.message).toMatch(/could not be kept/);
       } finally {
-        await chmod(dir, 0o700);
+        await chmod(tmp.path, 0o700);
       }
     },
   );
