@@ -302,7 +302,7 @@ describe('EventPipeline', () => {
     t.feed(
       JSON.stringify({
         event: 30011,
-        timestamp: Date.now(),
+        timestamp: t.clock.now(),
         tenant: 'a',
         data: { call_id: 'c', to: 101, from: 'x', state: 'ringing' },
         event_id: 'y',
@@ -312,7 +312,7 @@ describe('EventPipeline', () => {
     t.feed(
       JSON.stringify({
         event: 1,
-        timestamp: Date.now(),
+        timestamp: t.clock.now(),
         tenant: 'a',
         data: {},
         event_id: 'z'.repeat(129),
