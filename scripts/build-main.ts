@@ -1,7 +1,9 @@
 /**
  * Bundles Electron's main process and preload with esbuild (no Electron binary needed):
  * - src-main/electron/main.ts -> dist/main/main.cjs: Node platform, CommonJS; electron, the native
- *   keytar, ws's optional native helpers and ioredis stay external (resolved from node_modules).
+ *   keytar and ws's optional native helpers stay external (resolved from node_modules at run time,
+ *   so they are the desktop's production `dependencies`); everything else (ws, libphonenumber-js,
+ *   the core, the simulator for demo mode) is bundled in, and is a devDependency.
  * - src-main/electron/preload.ts -> dist/preload/preload.cjs: CommonJS with only `electron`
  *   external, as a sandboxed preload can require nothing else.
  * Run: npm run build:main
@@ -22,7 +24,7 @@ const common: BuildOptions = {
   define: { 'process.env.NODE_ENV': '"production"' },
 };
 
-export const MAIN_EXTERNALS = ['electron', 'keytar', 'bufferutil', 'utf-8-validate', 'ioredis'];
+export const MAIN_EXTERNALS = ['electron', 'keytar', 'bufferutil', 'utf-8-validate'];
 
 /** Builds into `outDir` (default dist/); `quiet` for tests. */
 export async function buildMain(options: { outDir?: string; quiet?: boolean } = {}): Promise<void> {

@@ -7,11 +7,13 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import Module, { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { buildMain } from '../../scripts/build-main.ts';
 import { INVOKE_CHANNELS } from '../../src-main/ipc/contract.ts';
 import * as electronMock from '../support/electron-mock.ts';
 
+const root = fileURLToPath(new URL('../../', import.meta.url));
 let out: string;
 beforeAll(async () => {
   out = await mkdtemp(join(tmpdir(), 'sp-bundle-'));
@@ -21,6 +23,13 @@ afterAll(async () => {
   await rm(out, { recursive: true, force: true });
 });
 
+/** The non-built-in modules the main bundle requires, sorted. */
+async function mainRequires(): Promise<string[]> {
+  const text = await readFile(join(out, 'main', 'main.cjs'), 'utf8');
+  const required = new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1] ?? ''));
+  return [...required].filter((r) => !r.startsWith('node:') && !Module.isBuiltin(r)).sort();
+}
+
 describe('scripts/build-main.ts', () => {
   it('bundles a preload that requires only electron', async () => {
     const text = await readFile(join(out, 'preload', 'preload.cjs'), 'utf8');
@@ -28,11 +37,19 @@ describe('scripts/build-main.ts', () => {
     expect(text).toContain('exposeInMainWorld');
   });
 
+  it('lists as production dependencies exactly what the main bundle loads from node_modules', async () => {
+    const pkg = JSON.parse(await readFile(join(root, 'package.json'), 'utf8')) as {
+      dependencies: Record<string, string>;
+    };
+    // electron is the runtime itself; ws loads its optional native helpers inside try/catch.
+    const provided = ['electron', 'bufferutil', 'utf-8-validate'];
+    const loaded = (await mainRequires()).filter((name) => !provided.includes(name));
+    expect(Object.keys(pkg.dependencies).sort()).toEqual(loaded);
+  });
+
   it('bundles a main that loads as CommonJS and starts with only the externals left', async () => {
     const text = await readFile(join(out, 'main', 'main.cjs'), 'utf8');
-    const required = new Set([...text.matchAll(/require\("([^"]+)"\)/g)].map((m) => m[1] ?? ''));
-    const nonBuiltin = [...required].filter((r) => !r.startsWith('node:') && !Module.isBuiltin(r));
-    expect(nonBuiltin.sort()).toEqual(['bufferutil', 'electron', 'keytar', 'utf-8-validate']);
+    expect(await mainRequires()).toEqual(['bufferutil', 'electron', 'keytar', 'utf-8-validate']);
     expect(text).not.toContain('import.meta');
 
     // Load it with `electron` resolved to the fake.
