@@ -1,0 +1,156 @@
+/**
+ * npm run dist: checks first that electron-builder will find the Electron it puts into every
+ * installer, then builds and runs electron-builder (extra arguments pass through:
+ * npm run dist -- --linux deb).
+ *
+ * electron-builder needs electron-v<version>-<platform>-<arch>.zip for each target, and on first use
+ * its packaging tools (NSIS, AppImage, fpm...), all from github.com unless mirrors or caches are
+ * set up. Without this check an offline machine fails after a long wait with a message naming
+ * only a host. The check, in order:
+ * 1. ELECTRON_OVERRIDE_DIST_PATH names an unpacked Electron: it is handed to electron-builder as
+ *    `electronDist` (it must be for the platform being built).
+ * 2. The zip is already in Electron's download cache: fine offline.
+ * 3. An HTTPS proxy is configured: the download is left to electron-builder (which uses it).
+ * 4. Otherwise the download address must answer within 10 s, else the plain-words message.
+ */
+import { existsSync, readdirSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import {
+  electronVersion,
+  explainMissingElectron,
+  hostLocateInput,
+  locateElectron,
+  type LocateInput,
+} from './electron-binary.ts';
+import { runAttached } from './run-command.ts';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const PROBE_TIMEOUT_MS = 10_000;
+
+type Env = Record<string, string | undefined>;
+
+/** Electron's download cache (the one @electron/get and electron-builder read). */
+export function electronCacheRoots(env: Env, platform: NodeJS.Platform): string[] {
+  const home = homedir();
+  const roots = [env.electron_config_cache, env.ELECTRON_CACHE];
+  if (platform === 'darwin') roots.push(join(home, 'Library', 'Caches', 'electron'));
+  else if (platform === 'win32')
+    roots.push(join(env.LOCALAPPDATA || join(home, 'AppData', 'Local'), 'electron', 'Cache'));
+  else roots.push(join(env.XDG_CACHE_HOME || join(home, '.cache'), 'electron'));
+  return roots.filter((r): r is string => Boolean(r));
+}
+
+/** A cached zip: <cache>/<zip> or <cache>/<url hash>/<zip>. */
+export function findCachedZip(roots: readonly string[], zip: string): string | null {
+  for (const cacheRoot of roots) {
+    if (existsSync(join(cacheRoot, zip))) return join(cacheRoot, zip);
+    let entries: string[];
+    try {
+      entries = readdirSync(cacheRoot);
+    } catch {
+      continue;
+    }
+    for (const entry of entries) {
+      if (existsSync(join(cacheRoot, entry, zip))) return join(cacheRoot, entry, zip);
+    }
+  }
+  return null;
+}
+
+/** Where @electron/get would download the zip from (ELECTRON_MIRROR honoured). */
+export function electronZipUrl(env: Env, version: string, zip: string): string {
+  const mirror = env.ELECTRON_MIRROR || 'https://github.com/electron/electron/releases/download/';
+  const dir = (env.ELECTRON_CUSTOM_DIR || `v${version}`).replace('{{ version }}', version);
+  return `${mirror.endsWith('/') ? mirror : `${mirror}/`}${dir}/${zip}`;
+}
+
+export async function probe(url: string, timeoutMs: number): Promise<string | null> {
+  try {
+    const res = await fetch(url, {
+      method: 'HEAD',
+      redirect: 'manual',
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (res.status < 400) return null;
+    return `${url} answered HTTP ${res.status}.`;
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const why = cause?.code ?? cause?.message ?? (err as Error).message;
+    return `${new URL(url).host} could not be reached (${why}).`;
+  }
+}
+
+export type Preflight =
+  { ok: true; builderArgs: string[]; note: string } | { ok: false; message: string };
+
+export async function preflight(
+  input: LocateInput,
+  timeoutMs = PROBE_TIMEOUT_MS,
+): Promise<Preflight> {
+  const { env, platform, arch } = input;
+  const version = electronVersion(input.electronPackageDir);
+  const zip = `electron-v${version}-${platform}-${arch}.zip`;
+  if (env.ELECTRON_OVERRIDE_DIST_PATH) {
+    const located = locateElectron(input);
+    if (!located.ok) {
+      return {
+        ok: false,
+        message: explainMissingElectron('npm run dist cannot package', located.missing, input),
+      };
+    }
+    const folder = env.ELECTRON_OVERRIDE_DIST_PATH;
+    return {
+      ok: true,
+      builderArgs: [`-c.electronDist=${folder}`],
+      note: `using the Electron in ${folder} (ELECTRON_OVERRIDE_DIST_PATH)${located.warning ? `; ${located.warning}` : ''}`,
+    };
+  }
+  const cached = findCachedZip(electronCacheRoots(env, platform), zip);
+  if (cached) return { ok: true, builderArgs: [], note: `using the cached ${cached}` };
+  if (env.HTTPS_PROXY || env.https_proxy) {
+    return { ok: true, builderArgs: [], note: `${zip} will be downloaded through the proxy` };
+  }
+  const url = electronZipUrl(env, version, zip);
+  const problem = await probe(url, timeoutMs);
+  if (!problem) return { ok: true, builderArgs: [], note: `${zip} will be downloaded from ${url}` };
+  return {
+    ok: false,
+    message: [
+      'npm run dist cannot package: Electron is missing.',
+      `electron-builder puts ${zip} into the installers; it is not in the download cache and ${problem}`,
+      'On first use electron-builder also downloads its packaging tools (NSIS, AppImage, fpm...) from github.com.',
+      'Ways to provide them:',
+      '  1. With internet access: run npm run dist again; the downloads are cached for later builds.',
+      '  2. Behind company mirrors: set ELECTRON_MIRROR (Electron zips) and ELECTRON_BUILDER_BINARIES_MIRROR (packaging tools).',
+      `  3. Without internet access: unzip ${zip} into a folder and set ELECTRON_OVERRIDE_DIST_PATH=/path/to/that/folder (for the platform you build for), or copy a connected machine's caches (${electronCacheRoots(env, platform).at(-1)} and the electron-builder folder next to it).`,
+    ].join('\n'),
+  };
+}
+
+async function main(): Promise<number> {
+  const checked = await preflight(hostLocateInput());
+  if (!checked.ok) {
+    process.stderr.write(`${checked.message}\n`);
+    return 1;
+  }
+  process.stderr.write(`npm run dist: ${checked.note}\n`);
+  const built = await runAttached('npm', ['run', 'build'], { cwd: root });
+  if (built !== 0) return built;
+  const cli = join(root, 'node_modules', 'electron-builder', 'cli.js');
+  return runAttached(process.execPath, [cli, ...checked.builderArgs, ...process.argv.slice(2)], {
+    cwd: root,
+    forwardSignals: true,
+  });
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      process.stderr.write(`npm run dist failed: ${String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
