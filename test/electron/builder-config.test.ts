@@ -43,8 +43,8 @@ describe('electron-builder.yml', () => {
 
   it('builds for each OS with icons that exist and are large enough', () => {
     expect((config.mac as { target: string[] }).target).toEqual(['dmg', 'zip']);
-    expect((config.win as { target: string[] }).target).toEqual(['nsis']);
-    expect((config.linux as { target: string[] }).target).toEqual(['AppImage', 'deb']);
+    expect((config.win as { target: string[] }).target).toEqual(['nsis', 'msi']);
+    expect((config.linux as { target: string[] }).target).toEqual(['AppImage', 'deb', 'rpm']);
     for (const [os, min] of [
       ['mac', 512],
       ['win', 256],
@@ -55,6 +55,58 @@ describe('electron-builder.yml', () => {
       expect(size.width, os).toBeGreaterThanOrEqual(min);
       expect(size.height, os).toBe(size.width);
     }
+  });
+
+  it('installs per machine on Windows: NSIS with a silent mode, and an MSI that upgrades in place', () => {
+    const nsis = config.nsis as Record<string, unknown>;
+    expect(nsis).toMatchObject({ oneClick: false, perMachine: true, allowElevation: true });
+    expect(nsis.deleteAppDataOnUninstall).toBe(false);
+    const msi = config.msi as Record<string, unknown>;
+    expect(msi).toMatchObject({ perMachine: true, runAfterFinish: false });
+    // The value electron-builder derives from the appId, written down so that it cannot drift.
+    const { UUID } = require('builder-util-runtime') as {
+      UUID: { v5(name: string, ns: unknown): string; parse(text: string): unknown };
+    };
+    const derived = UUID.v5(APP_ID, UUID.parse('d752fe43-5d44-44d5-9fc9-6dd1bf19d5cc'));
+    expect(msi.upgradeCode).toBe(derived.toUpperCase());
+  });
+
+  it('declares the runtime libraries of the Linux packages (keychain, notifications, Electron)', () => {
+    const deb = (config.deb as { depends: string[]; recommends: string[] }).depends;
+    const rpm = (config.rpm as { depends: string[] }).depends;
+    for (const lib of ['libsecret-1-0', 'libnotify4', 'libgtk-3-0', 'libnss3', 'libgbm1'])
+      expect(deb).toContain(lib);
+    for (const lib of ['libsecret', 'libnotify', 'gtk3', 'nss', 'mesa-libgbm'])
+      expect(rpm).toContain(lib);
+    expect((config.deb as { recommends: string[] }).recommends).toContain(
+      'gnome-shell-extension-appindicator',
+    );
+  });
+
+  it('signs and notarizes only from the environment: no credential in the file', () => {
+    const keys: string[] = [];
+    const walk = (value: unknown, path: string) => {
+      if (!value || typeof value !== 'object') return;
+      for (const [k, v] of Object.entries(value)) {
+        keys.push(`${path}${k}`);
+        walk(v, `${path}${k}.`);
+      }
+    };
+    walk(config, '');
+    expect(keys.filter((k) => /csc|password|apple|identity|notarize|certificate/i.test(k))).toEqual(
+      [],
+    );
+    expect((config.mac as { hardenedRuntime: boolean }).hardenedRuntime).toBe(true);
+  });
+
+  it('names the author, homepage and license, and publishes a generic HTTPS update feed', () => {
+    const pkg = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as Record<string, unknown>;
+    expect(pkg.author).toMatchObject({ name: 'Screenpop', email: expect.stringContaining('@') });
+    expect(pkg.homepage).toMatch(/^https:\/\//);
+    expect(pkg.license).toBe('UNLICENSED');
+    const [feed] = config.publish as Array<{ provider: string; url: string }>;
+    expect(feed?.provider).toBe('generic');
+    expect(feed?.url).toMatch(/^https:\/\//);
   });
 
   it("passes electron-builder's own configuration schema", async () => {

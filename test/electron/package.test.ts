@@ -1,0 +1,220 @@
+/**
+ * The packaged app, proven without the Electron binary: the app is built as `npm run dist` builds
+ * it, electron-builder packs it with electron-builder.yml into a Linux folder against a stand-in
+ * Electron (scripts/pack-dir.ts), and this test opens the app.asar that came out.
+ *
+ * Size budget (stated in README.md): app.asar at most 3 MiB, app.asar.unpacked at most 256 KiB.
+ * Measured when set: 1.7 MiB and 109 KiB (npm run pack prints both).
+ */
+import * as asar from '@electron/asar';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { electronPackageDir, electronVersion } from '../../scripts/electron-binary.ts';
+import {
+  packDir,
+  readFuses,
+  sizeOf,
+  writeStandInElectron,
+  type PackedApp,
+} from '../../scripts/pack-dir.ts';
+import { runQuiet } from '../support/run-quiet.ts';
+import { withBuildLock } from '../support/build-lock.ts';
+
+const yaml = createRequire(import.meta.url)('js-yaml') as { load(text: string): unknown };
+const MiB = 1024 * 1024;
+const BUDGET = { asar: 3 * MiB, unpacked: 256 * 1024 };
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+let work: string;
+let packed: PackedApp;
+let files: string[];
+let builderLog = '';
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'sp-package-'));
+  const electronDist = await writeStandInElectron(
+    join(work, 'electron'),
+    electronVersion(electronPackageDir()),
+  );
+  packed = await withBuildLock(async () => {
+    const built = await runQuiet('npm', ['run', 'build'], root);
+    if (built.code !== 0) throw new Error(`npm run build failed:\n${built.output}`);
+    try {
+      return await packDir({
+        outDir: join(work, 'release'),
+        electronDist,
+        log: (chunk) => (builderLog += chunk),
+      });
+    } catch (err) {
+      throw new Error(`${String(err)}\n${builderLog}`, { cause: err });
+    }
+  });
+  files = asar.listPackage(packed.asar, { isPack: false }).map((f) => f.replace(/^[\\/]/, ''));
+}, 180_000);
+
+afterAll(async () => {
+  if (work) await rm(work, { recursive: true, force: true });
+});
+
+const inAsar = (path: string) => asar.extractFile(packed.asar, path).toString('utf8');
+
+interface LockEntry {
+  version?: string;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+  peerDependencies?: Record<string, string>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  link?: boolean;
+}
+
+/** name@version of every package the root's `dependencies` need, resolved as npm installed them. */
+async function productionClosure(): Promise<Set<string>> {
+  const lock = JSON.parse(await readFile(join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, LockEntry>;
+  };
+  const found = new Set<string>();
+  const seen = new Set<string>();
+  const resolve = (from: string, name: string): string | null => {
+    for (let dir = from; ;) {
+      const candidate = `${dir ? `${dir}/` : ''}node_modules/${name}`;
+      if (lock.packages[candidate]) return candidate;
+      if (!dir) return null;
+      const cut = dir.lastIndexOf('/node_modules/');
+      dir = cut < 0 ? '' : dir.slice(0, cut);
+    }
+  };
+  const visit = (path: string) => {
+    if (seen.has(path)) return;
+    seen.add(path);
+    const entry = lock.packages[path];
+    if (!entry) return;
+    const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+    if (path) found.add(`${name}@${entry.version}`);
+    const peers = Object.keys(entry.peerDependencies ?? {}).filter(
+      (p) => !entry.peerDependenciesMeta?.[p]?.optional,
+    );
+    for (const dep of [
+      ...Object.keys(entry.dependencies ?? {}),
+      ...Object.keys(entry.optionalDependencies ?? {}),
+      ...peers,
+    ]) {
+      const at = resolve(path, dep);
+      if (at) visit(at);
+    }
+  };
+  visit('');
+  return found;
+}
+
+/** name@version of every package folder inside app.asar. */
+function packagedModules(): Set<string> {
+  const found = new Set<string>();
+  for (const file of files) {
+    if (!/(^|\/)node_modules\/(@[^/]+\/)?[^/]+\/package\.json$/.test(file)) continue;
+    const pkg = JSON.parse(inAsar(file)) as { name: string; version: string };
+    found.add(`${pkg.name}@${pkg.version}`);
+  }
+  return found;
+}
+
+describe('the packaged app (electron-builder --dir, as npm run dist lays it out)', () => {
+  it('holds the main bundle, the preload, every renderer page with what it loads, and the icons', async () => {
+    const pkg = JSON.parse(inAsar('package.json')) as { main: string; devDependencies?: unknown };
+    expect(pkg.main).toBe('dist/main/main.cjs');
+    expect(inAsar(pkg.main)).toBe(await readFile(join(root, 'dist/main/main.cjs'), 'utf8'));
+    expect(inAsar('dist/preload/preload.cjs')).toContain('exposeInMainWorld');
+
+    const pages = (await readdir(join(root, 'src-renderer'))).filter((f) => f.endsWith('.html'));
+    expect(pages.sort()).toEqual(['history.html', 'popup.html', 'settings.html']);
+    for (const page of pages) {
+      const html = inAsar(`dist/renderer/${page}`);
+      const refs = [...html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((m) => m[1] ?? '');
+      expect(refs.length, page).toBeGreaterThan(0);
+      for (const ref of refs)
+        expect(files, `${page} loads ${ref}`).toContain(`dist/renderer/${ref}`);
+    }
+
+    // React's production build (its errors are codes), not the development one NODE_ENV=test gives.
+    const scripts = files.filter((f) => /^dist\/renderer\/assets\/.*\.js$/.test(f));
+    expect(scripts.some((f) => inAsar(f).includes('Minified React error'))).toBe(true);
+
+    const trayIcons = (await readdir(join(root, 'assets/tray'))).filter((f) => f.endsWith('.png'));
+    expect(trayIcons.length).toBe(10);
+    for (const icon of ['icon.png', 'icon-256.png', ...trayIcons.map((f) => `tray/${f}`)]) {
+      expect(files).toContain(`assets/${icon}`);
+    }
+  });
+
+  it('keeps keytar’s native module outside app.asar, where it can be loaded', async () => {
+    const native = 'node_modules/keytar/build/Release/keytar.node';
+    expect(asar.statFile(packed.asar, native)).toMatchObject({ unpacked: true });
+    expect(await sizeOf(join(packed.unpacked, native))).toBe(await sizeOf(join(root, native)));
+    // keytar's JavaScript stays in the archive and finds its .node through Electron's asar support.
+    expect(files).toContain('node_modules/keytar/lib/keytar.js');
+  });
+
+  it('ships exactly the production dependencies: no devDependency, nothing only the relay uses', async () => {
+    const packaged = packagedModules();
+    expect([...packaged].sort()).toEqual([...(await productionClosure())].sort());
+    const names = [...packaged].map((p) => p.slice(0, p.lastIndexOf('@')));
+    expect(names).toContain('keytar');
+    for (const absent of ['ioredis', 'ws', 'react', 'react-dom', 'libphonenumber-js', 'electron']) {
+      expect(names).not.toContain(absent);
+    }
+  });
+
+  it('ships no source map, TypeScript, test, bench, simulator CLI or relay code', async () => {
+    const ours = files.filter((f) => f !== 'node_modules' && !f.startsWith('node_modules/'));
+    expect(files.filter((f) => /\.(map|ts|tsx)$/.test(f) && !f.endsWith('.d.ts'))).toEqual([]);
+    expect(ours.filter((f) => !/^(dist|assets)(\/|$)/.test(f) && f !== 'package.json')).toEqual([]);
+    expect(ours.filter((f) => /\.(md|yml|json)$/.test(f) && f !== 'package.json')).toEqual([]);
+    expect(ours).not.toContain('assets/generate-icons.ts');
+    expect(ours).not.toContain('assets/screenshot-popup.png');
+    // The bundle's own sources (its source map stays in dist/): the simulator is in it for demo
+    // mode, but not its command line; no relay, headless runner, test or bench code.
+    const map = JSON.parse(await readFile(join(root, 'dist/main/main.cjs.map'), 'utf8')) as {
+      sources: string[];
+    };
+    const sources = map.sources.map((s) => s.replace(/^(\.\.\/)+/, ''));
+    expect(sources).toContain('src-sim/simulator.ts');
+    expect(
+      sources.filter((s) =>
+        /^(src-sim\/cli\.ts|src-relay\/|src-main\/headless\/|test\/|bench\/|scripts\/)/.test(s),
+      ),
+    ).toEqual([]);
+  });
+
+  it('carries the update feed electron-updater reads beside app.asar', async () => {
+    const feed = yaml.load(
+      await readFile(join(packed.appDir, 'resources', 'app-update.yml'), 'utf8'),
+    ) as Record<string, string>;
+    expect(feed).toMatchObject({ provider: 'generic', channel: 'latest' });
+    expect(feed.url).toMatch(/^https:\/\//);
+  });
+
+  it('flips the fuses electron-builder.yml sets in the packaged executable', async () => {
+    const config = yaml.load(await readFile(join(root, 'electron-builder.yml'), 'utf8')) as {
+      electronFuses: Record<string, boolean>;
+    };
+    const fuses = await readFuses(packed.executable);
+    for (const [name, value] of Object.entries(config.electronFuses)) {
+      expect(fuses[name], name).toBe(value);
+    }
+  });
+
+  it('stays within the size budget', async () => {
+    const asarBytes = await sizeOf(packed.asar);
+    const unpackedBytes = await sizeOf(packed.unpacked);
+    console.info(
+      `package: app.asar ${(asarBytes / MiB).toFixed(2)} MiB (budget ${BUDGET.asar / MiB}), app.asar.unpacked ${(unpackedBytes / 1024).toFixed(0)} KiB (budget ${BUDGET.unpacked / 1024})`,
+    );
+    expect(asarBytes).toBeLessThanOrEqual(BUDGET.asar);
+    expect(unpackedBytes).toBeLessThanOrEqual(BUDGET.unpacked);
+    expect(builderLog).toContain('executing @electron/fuses');
+    expect(builderLog).not.toMatch(/is missed|⨯/);
+  });
+});
