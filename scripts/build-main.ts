@@ -1,8 +1,9 @@
 /**
  * Bundles Electron's main process and preload with esbuild (no Electron binary needed):
  * - src-main/electron/main.ts -> dist/main/main.cjs: Node platform, CommonJS; electron, the native
- *   keytar and ws's optional native helpers stay external (resolved from node_modules at run time,
- *   so they are the desktop's production `dependencies`); everything else (ws, libphonenumber-js,
+ *   keytar, electron-updater and ws's optional native helpers stay external (resolved from
+ *   node_modules at run time, so they are the desktop's production `dependencies`; electron-updater
+ *   loads its platform's updater lazily by file); everything else (ws, libphonenumber-js,
  *   the core, the simulator for demo mode) is bundled in, and is a devDependency.
  * - src-main/electron/preload.ts -> dist/preload/preload.cjs: CommonJS with only `electron`
  *   external, as a sandboxed preload can require nothing else.
@@ -24,7 +25,13 @@ const common: BuildOptions = {
   define: { 'process.env.NODE_ENV': '"production"' },
 };
 
-export const MAIN_EXTERNALS = ['electron', 'keytar', 'bufferutil', 'utf-8-validate'];
+export const MAIN_EXTERNALS = [
+  'electron',
+  'electron-updater',
+  'keytar',
+  'bufferutil',
+  'utf-8-validate',
+];
 
 /** Builds into `outDir` (default dist/); `quiet` for tests. */
 export async function buildMain(options: { outDir?: string; quiet?: boolean } = {}): Promise<void> {

@@ -5,7 +5,8 @@
  * openExternal, clipboard, power events) and the IPC handlers, and applies the security settings
  * before any window exists. Bundled by scripts/build-main.ts to dist/main/main.cjs.
  */
-import { join } from 'node:path';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import {
   app,
   BrowserWindow,
@@ -22,6 +23,7 @@ import {
   shell,
   Tray,
 } from 'electron';
+import electronUpdater from 'electron-updater';
 import { serviceConnectionFactory } from '../core/app/connection.ts';
 import { startDemoService } from '../core/app/demo.ts';
 import { HistoryStore } from '../core/app/history-store.ts';
@@ -33,6 +35,9 @@ import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import { SecretRegistry } from '../core/log.ts';
 import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
 import { SettingsStore } from '../core/settings/settings-store.ts';
+import { updateSupport } from '../core/updates/install-kind.ts';
+import { RestartGate } from '../core/updates/restart-gate.ts';
+import { UpdateController } from '../core/updates/update-controller.ts';
 import { APP_ID } from './app-id.ts';
 import { APP_SCHEME, AppOrigin, contentSecurityPolicy, devServerOrigin } from './app-origin.ts';
 import { registerAppProtocol } from './app-protocol.ts';
@@ -51,6 +56,7 @@ import {
   secureWebPreferences,
 } from './security.ts';
 import { TrayController, type TrayIconName } from './tray.ts';
+import { electronUpdaterPort } from './updater.ts';
 import { AppWindows } from './windows.ts';
 
 // Must happen before 'ready': app:// is a standard, secure origin ('self' in the CSP works, fetch works).
@@ -206,6 +212,35 @@ async function start(): Promise<void> {
   );
   registerIpcHandlers(ipc, { runtime: rt, popup, windows, logger });
 
+  // Updates: decided in the core (never restart while a call rings or just after), carried out
+  // by electron-updater. SCREENPOP_DEV_UPDATES=1 exercises it in an unpackaged run (e2e suite).
+  const devUpdates = !app.isPackaged && process.env.SCREENPOP_DEV_UPDATES === '1';
+  const gate = new RestartGate({ clock, logger });
+  rt.presenter.onCardsChange((cards) =>
+    gate.setRinging(cards.filter((c) => c.state === 'ringing').map((c) => c.callId)),
+  );
+  const updates = new UpdateController({
+    clock,
+    logger,
+    gate,
+    support: updateSupport({
+      platform: process.platform,
+      packaged: app.isPackaged,
+      appImage: process.env.APPIMAGE,
+      packageType: packageType(process.resourcesPath),
+      nsisUninstaller: existsSync(
+        join(dirname(process.execPath), `Uninstall ${app.getName()}.exe`),
+      ),
+      devUpdates,
+    }),
+    port: electronUpdaterPort({
+      load: () => electronUpdater.autoUpdater,
+      logger,
+      devRun: devUpdates,
+    }),
+  });
+  rt.onSettings((view) => updates.apply(view.settings.updates));
+
   const stopPower = watchPower({
     powerMonitor,
     isOnline: () => net.isOnline(),
@@ -225,6 +260,7 @@ async function start(): Promise<void> {
     quitting = true;
     event.preventDefault();
     stopPower();
+    updates.stop();
     void rt
       .shutdown()
       .catch((err: unknown) => logger.error('shutdown failed', { error: err }))
@@ -238,6 +274,17 @@ async function start(): Promise<void> {
   });
 
   const { needsOnboarding } = await rt.start();
+  updates.apply(rt.settings().updates);
   if (needsOnboarding) windows.show('settings');
   logger.info('ready', { needsOnboarding });
+}
+
+/** electron-builder's resources/package-type (deb, rpm, pacman) when installed from such a package. */
+function packageType(resourcesPath: string | undefined): string | null {
+  if (!resourcesPath) return null;
+  try {
+    return readFileSync(join(resourcesPath, 'package-type'), 'utf8').trim() || null;
+  } catch {
+    return null;
+  }
 }

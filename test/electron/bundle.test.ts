@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { buildMain } from '../../scripts/build-main.ts';
+import { buildMain, MAIN_EXTERNALS } from '../../scripts/build-main.ts';
 import { INVOKE_CHANNELS } from '../../src-main/ipc/contract.ts';
 import * as electronMock from '../support/electron-mock.ts';
 
@@ -49,7 +49,13 @@ describe('scripts/build-main.ts', () => {
 
   it('bundles a main that loads as CommonJS and starts with only the externals left', async () => {
     const text = await readFile(join(out, 'main', 'main.cjs'), 'utf8');
-    expect(await mainRequires()).toEqual(['bufferutil', 'electron', 'keytar', 'utf-8-validate']);
+    expect(await mainRequires()).toEqual([
+      'bufferutil',
+      'electron',
+      'electron-updater',
+      'keytar',
+      'utf-8-validate',
+    ]);
     expect(text).not.toContain('import.meta');
 
     // Load it with `electron` resolved to the fake.
@@ -63,8 +69,14 @@ describe('scripts/build-main.ts', () => {
       _resolveFilename: (request: string, ...rest: unknown[]) => string;
     };
     const original = M._resolveFilename;
+    // The bundle sits in a temporary folder: its other externals resolve from the repository's
+    // node_modules, as they do from app.asar's in the package.
     M._resolveFilename = (request, ...rest) =>
-      request === 'electron' ? shim : original(request, ...rest);
+      request === 'electron'
+        ? shim
+        : MAIN_EXTERNALS.includes(request)
+          ? original(request, null, false, { paths: [root] })
+          : original(request, ...rest);
     try {
       createRequire(import.meta.url)(join(out, 'main', 'main.cjs'));
       electronMock.app.ready();

@@ -208,3 +208,47 @@ describe('applyPatch', () => {
     });
   });
 });
+
+describe('the updates setting', () => {
+  it('fills what is missing, keeps an https feed, and refuses what would hide a mistake', () => {
+    expect(
+      validateSettings({ updates: { feedUrl: 'https://updates.acme.example/screenpop/' } }),
+    ).toEqual({
+      settings: {
+        ...DEFAULT_SETTINGS,
+        updates: {
+          enabled: true,
+          channel: 'latest',
+          feedUrl: 'https://updates.acme.example/screenpop',
+        },
+      },
+      problems: [],
+    });
+    const bad = (updates: unknown) => validateSettings({ updates }).problems.map((p) => p.message);
+    expect(bad({ enabeld: false })).toEqual([
+      'updates has unknown field "enabeld" (known: enabled, channel, feedUrl); the default is used',
+    ]);
+    expect(bad({ feedUrl: 'http://updates.acme.example' })[0]).toContain(
+      'must start with https://',
+    );
+    expect(bad({ feedUrl: 'https://user:pw@updates.acme.example' })[0]).toContain(
+      'must not contain a user name or password',
+    );
+    expect(bad({ channel: '../latest' })[0]).toContain('channel must be a channel name');
+    expect(bad({ enabled: 'no' })[0]).toContain('enabled must be true or false');
+    expect(bad('off')[0]).toContain('must be an object');
+  });
+
+  it('applies a patch that turns updates off as a whole', () => {
+    const result = applyPatch(DEFAULT_SETTINGS, {
+      updates: { enabled: false, channel: 'latest', feedUrl: '' },
+    });
+    expect(result).toEqual({
+      ok: true,
+      settings: {
+        ...DEFAULT_SETTINGS,
+        updates: { enabled: false, channel: 'latest', feedUrl: '' },
+      },
+    });
+  });
+});

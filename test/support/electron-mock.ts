@@ -367,6 +367,9 @@ class FakeApp extends EventEmitter {
   getVersion(): string {
     return '0.0.0-test';
   }
+  getName(): string {
+    return 'Screenpop';
+  }
   requestSingleInstanceLock(): boolean {
     return this.singleInstance;
   }

@@ -8,6 +8,19 @@ export type EventSourceMode = 'auto' | 'direct' | 'relay';
 export type PopupDisplay = 'primary' | 'pointer';
 export type PopupCorner = 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right';
 
+/**
+ * Updates from the organisation's HTTPS feed (electron-updater's generic provider). A policy can
+ * later fix these for every user.
+ */
+export interface UpdateSettings {
+  /** false: never check or install (for installations the organisation updates itself). */
+  enabled: boolean;
+  /** The feed's channel: latest (default), beta, ... (the <channel>*.yml files on the feed). */
+  channel: string;
+  /** https:// address of the feed; empty: the feed this build was published with. */
+  feedUrl: string;
+}
+
 export interface Settings {
   /** Schema version of the file. */
   version: 1;
@@ -51,6 +64,7 @@ export interface Settings {
   historyLimit: number;
   /** Use the embedded simulator instead of a real service. */
   demoMode: boolean;
+  updates: UpdateSettings;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -76,4 +90,5 @@ export const DEFAULT_SETTINGS: Settings = {
   contactsFile: '',
   historyLimit: 500,
   demoMode: false,
+  updates: { enabled: true, channel: 'latest', feedUrl: '' },
 };

@@ -6,7 +6,7 @@
  * reported (secrets live only in the keychain), and its value is never echoed.
  */
 import { isAbsolute } from 'node:path';
-import type { Settings } from './types.ts';
+import type { Settings, UpdateSettings } from './types.ts';
 import { DEFAULT_SETTINGS } from './types.ts';
 
 export interface SettingsProblem {
@@ -221,6 +221,39 @@ function crmTemplate(v: unknown, draft: Settings): { value: string } | { error: 
   return { value: text };
 }
 
+/**
+ * The `updates` object: each field checked, a missing one takes its default, an unknown one is an
+ * error (a misspelt `enabled` must not leave updates on unnoticed).
+ */
+function updatesCheck(v: unknown): { value: UpdateSettings } | { error: string } {
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    return {
+      error: 'must be an object, e.g. {"enabled": true, "channel": "latest", "feedUrl": ""}',
+    };
+  const raw = v as Record<string, unknown>;
+  const unknownKey = Object.keys(raw).find((k) => !Object.hasOwn(DEFAULT_SETTINGS.updates, k));
+  if (unknownKey)
+    return {
+      error: `has unknown field "${unknownKey.slice(0, 40)}" (known: enabled, channel, feedUrl)`,
+    };
+  const value = { ...DEFAULT_SETTINGS.updates };
+  if (raw.enabled !== undefined) {
+    if (typeof raw.enabled !== 'boolean') return { error: 'enabled must be true or false' };
+    value.enabled = raw.enabled;
+  }
+  if (raw.channel !== undefined) {
+    if (typeof raw.channel !== 'string' || !/^[a-z][a-z0-9-]{0,31}$/.test(raw.channel.trim()))
+      return { error: 'channel must be a channel name such as "latest" or "beta"' };
+    value.channel = raw.channel.trim();
+  }
+  if (raw.feedUrl !== undefined) {
+    const feed = serviceUrl(raw.feedUrl, 'https', 'update feed address from your administrator');
+    if ('error' in feed) return { error: `feedUrl ${feed.error}` };
+    value.feedUrl = feed.value;
+  }
+  return { value };
+}
+
 const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settings[K]> } = {
   version: (v) =>
     v === 1
@@ -269,6 +302,7 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
   },
   historyLimit: integer(0, 10_000, ' calls'),
   demoMode: bool(),
+  updates: updatesCheck,
 };
 
 /** Fields in the order they are checked: crmUrlTemplate after the schemes it depends on. */

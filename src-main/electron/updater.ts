@@ -1,0 +1,77 @@
+/**
+ * The UpdaterPort on electron-updater (generic HTTPS feed). Created lazily: an installation with
+ * updates off never loads electron-updater. The decisions (when to check, when a restart is
+ * allowed) are the core's: src-main/core/updates/.
+ *
+ * - autoDownload on: a newer version downloads in the background; update-downloaded reports it.
+ * - autoInstallOnAppQuit off: it installs from Electron's 'quit' event, which main.ts's shutdown
+ *   (app.exit after flushing history) never emits; installing is always install() below.
+ * - allowDowngrade off (electron-updater turns it on whenever a channel is set).
+ * - A development run (SCREENPOP_DEV_UPDATES=1, the e2e suite) checks and downloads for real but
+ *   only logs where a packaged app would restart: there is nothing to replace.
+ */
+import type { AppUpdater, UpdateDownloadedEvent } from 'electron-updater';
+import type { Logger } from '../core/log.ts';
+import type { UpdaterPort } from '../core/updates/update-controller.ts';
+
+export interface ElectronUpdaterOptions {
+  /** Returns electron-updater's autoUpdater (required only when first needed). */
+  load: () => AppUpdater;
+  logger: Logger;
+  /** An unpackaged run asked to exercise the updater. */
+  devRun: boolean;
+}
+
+export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPort {
+  const logger = options.logger.child({ component: 'electron-updater' });
+  const listeners = new Set<(version: string) => void>();
+  let updater: AppUpdater | null = null;
+
+  const get = (): AppUpdater => {
+    if (updater) return updater;
+    const u = options.load();
+    u.logger = {
+      info: (message?: unknown) => logger.debug(String(message)),
+      warn: (message?: unknown) => logger.warn(String(message)),
+      error: (message?: unknown) => logger.warn(String(message)),
+      debug: (message: string) => logger.debug(message),
+    };
+    u.autoDownload = true;
+    u.autoInstallOnAppQuit = false;
+    u.forceDevUpdateConfig = options.devRun;
+    u.on('update-downloaded', (event: UpdateDownloadedEvent) => {
+      for (const listener of listeners) listener(event.version);
+    });
+    // Without a listener an 'error' event would throw; the failed check is also reported by
+    // check()'s promise, which the controller logs.
+    u.on('error', (err: Error) => logger.warn('updater error', { error: err }));
+    updater = u;
+    return u;
+  };
+
+  return {
+    configure({ url, channel }) {
+      const u = get();
+      // With no url the feed stays the one in resources/app-update.yml (electron-updater cannot go
+      // back to it after a setFeedURL; clearing the setting takes effect at the next start).
+      if (url) u.setFeedURL({ provider: 'generic', url, channel });
+      u.channel = channel;
+      u.allowDowngrade = false;
+    },
+    async check() {
+      await get().checkForUpdates();
+    },
+    onDownloaded(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    install() {
+      if (options.devRun) {
+        logger.info('development run: a packaged app would restart now to install the update');
+        return;
+      }
+      // Silent installer, then start the new version.
+      get().quitAndInstall(true, true);
+    },
+  };
+}

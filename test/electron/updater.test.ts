@@ -1,0 +1,111 @@
+/**
+ * The electron-updater adapter, with a stand-in for electron-updater's AppUpdater (the far side):
+ * how it is set up, where the feed goes, and that a development run never quits to install.
+ */
+import { EventEmitter } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import type { AppUpdater } from 'electron-updater';
+import { memoryLogger } from '../../src-main/core/log.ts';
+import { electronUpdaterPort } from '../../src-main/electron/updater.ts';
+
+class FakeAppUpdater extends EventEmitter {
+  logger: unknown = null;
+  autoDownload = false;
+  autoInstallOnAppQuit = true;
+  forceDevUpdateConfig = false;
+  allowDowngrade = false;
+  private _channel: string | null = null;
+  feeds: unknown[] = [];
+  checks = 0;
+  quits: Array<[boolean, boolean]> = [];
+  get channel(): string | null {
+    return this._channel;
+  }
+  set channel(value: string | null) {
+    this._channel = value;
+    this.allowDowngrade = true; // what electron-updater does
+  }
+  setFeedURL(options: unknown): void {
+    this.feeds.push(options);
+  }
+  async checkForUpdates(): Promise<null> {
+    this.checks++;
+    return null;
+  }
+  quitAndInstall(isSilent: boolean, isForceRunAfter: boolean): void {
+    this.quits.push([isSilent, isForceRunAfter]);
+  }
+}
+
+function setup(devRun = false) {
+  let loads = 0;
+  const fake = new FakeAppUpdater();
+  const logger = memoryLogger();
+  const port = electronUpdaterPort({
+    load: () => {
+      loads++;
+      return fake as unknown as AppUpdater;
+    },
+    logger,
+    devRun,
+  });
+  return { fake, port, logger, loads: () => loads };
+}
+
+describe('electronUpdaterPort', () => {
+  it('loads electron-updater only when first used', () => {
+    const { loads, port } = setup();
+    port.onDownloaded(() => {});
+    expect(loads()).toBe(0);
+    port.configure({ url: null, channel: 'latest' });
+    port.configure({ url: null, channel: 'beta' });
+    expect(loads()).toBe(1);
+  });
+
+  it('downloads by itself, installs only when told, never downgrades, and reads the given feed', async () => {
+    const { fake, port } = setup();
+    port.configure({ url: 'https://updates.acme.example/screenpop', channel: 'beta' });
+    expect(fake).toMatchObject({
+      autoDownload: true,
+      autoInstallOnAppQuit: false,
+      forceDevUpdateConfig: false,
+      allowDowngrade: false,
+      channel: 'beta',
+    });
+    expect(fake.feeds).toEqual([
+      { provider: 'generic', url: 'https://updates.acme.example/screenpop', channel: 'beta' },
+    ]);
+    await port.check();
+    expect(fake.checks).toBe(1);
+  });
+
+  it('keeps the build’s feed when no address is given', () => {
+    const { fake, port } = setup();
+    port.configure({ url: null, channel: 'latest' });
+    expect(fake.feeds).toEqual([]);
+  });
+
+  it('reports a downloaded version, logs updater errors, and installs silently then restarts', () => {
+    const { fake, port, logger } = setup();
+    const versions: string[] = [];
+    port.onDownloaded((v) => versions.push(v));
+    port.configure({ url: null, channel: 'latest' });
+    fake.emit('update-downloaded', { version: '1.2.0' });
+    expect(versions).toEqual(['1.2.0']);
+    expect(() => fake.emit('error', new Error('sha512 checksum mismatch'))).not.toThrow();
+    expect(logger.records.map((r) => r.msg)).toContain('updater error');
+    port.install();
+    expect(fake.quits).toEqual([[true, true]]);
+  });
+
+  it('in a development run checks for real but only logs where it would restart', () => {
+    const { fake, port, logger } = setup(true);
+    port.configure({ url: 'https://127.0.0.1:8443/feed', channel: 'latest' });
+    expect(fake.forceDevUpdateConfig).toBe(true);
+    port.install();
+    expect(fake.quits).toEqual([]);
+    expect(logger.records.map((r) => r.msg)).toContain(
+      'development run: a packaged app would restart now to install the update',
+    );
+  });
+});
