@@ -11,6 +11,8 @@ export interface HeadlessArgs {
   region: string;
   demo: boolean;
   staleRingSec: number;
+  /** Seconds between heartbeats on the event stream (a dead connection is found in 2-2.5 of them). */
+  heartbeatSec: number;
   verbose: boolean;
   help: boolean;
 }
@@ -23,7 +25,8 @@ export class UsageError extends Error {
 }
 
 export const USAGE = `Usage: screenpop-headless --base-url <https://tenant.example.com> --extension <n> [--extension <n> ...]
-                          [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>] [--verbose]
+                          [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>]
+                          [--heartbeat-sec <s>] [--verbose]
        screenpop-headless --demo [--extension 101]
 
 Credentials: SCREENPOP_API_KEY and SCREENPOP_API_SECRET; without SCREENPOP_API_SECRET the secret is
@@ -47,6 +50,7 @@ export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
         region: { type: 'string' },
         demo: { type: 'boolean' },
         'stale-ring-sec': { type: 'string' },
+        'heartbeat-sec': { type: 'string' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -67,6 +71,9 @@ export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
     values['stale-ring-sec'] === undefined ? 45 : Number(values['stale-ring-sec']);
   if (!Number.isFinite(staleRingSec) || staleRingSec <= 0 || staleRingSec > 3600)
     throw new UsageError('--stale-ring-sec must be between 1 and 3600');
+  const heartbeatSec = values['heartbeat-sec'] === undefined ? 25 : Number(values['heartbeat-sec']);
+  if (!Number.isFinite(heartbeatSec) || heartbeatSec < 2 || heartbeatSec > 30)
+    throw new UsageError('--heartbeat-sec must be between 2 and 30');
   const help = values.help ?? false;
   let baseUrl = values['base-url'] ?? '';
   if (!demo && !help) {
@@ -93,6 +100,7 @@ export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
     region,
     demo,
     staleRingSec,
+    heartbeatSec,
     verbose: values.verbose ?? false,
     help,
   };

@@ -57,6 +57,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     mode: 'direct',
     user: { extensions: args.extensions, dids: args.dids, defaultRegion: args.region },
     staleRingMs: args.staleRingSec * 1000,
+    heartbeatMs: args.heartbeatSec * 1000,
   });
   const directory = new CallerDirectory({
     load: () => tokens.call((token) => client.listExtensions(token)),

@@ -131,6 +131,7 @@ describe('screenpop-headless', () => {
       ['--base-url', 'http://example.com', '--extension', '101'],
       ['--base-url', 'https://x.example', '--extension', '1a'],
       ['--bogus'],
+      ['--demo', '--heartbeat-sec', '1'],
     ]) {
       const child = run(args, { SCREENPOP_API_KEY: 'k' });
       expect(await child.exit).toBe(2);
