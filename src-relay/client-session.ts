@@ -270,7 +270,7 @@ export class ClientSession {
     ) {
       if (performance.now() > deadline)
         return this.close(CloseCode.slowConsumer, 'client too slow; resume from your cursor');
-      await new Promise<void>((r) => setTimeout(r, 5).unref());
+      await new Promise<void>((r) => setTimeout(r, 5));
     }
   }
 

@@ -242,11 +242,15 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       logger.info('relay draining', { inFlight });
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
+      // These waits hold the process (no unref): the CLI exits only once the store is closed,
+      // which is when the memory store writes its snapshot.
       if (inFlight > 0) {
+        let grace: NodeJS.Timeout | undefined;
         await Promise.race([
           new Promise<void>((r) => idleWaiters.push(r)),
-          new Promise<void>((r) => setTimeout(r, config.shutdownGraceMs).unref()),
+          new Promise<void>((r) => (grace = setTimeout(r, config.shutdownGraceMs))),
         ]);
+        clearTimeout(grace);
       }
       clock.clearTimeout(sweepTimer);
       unsubscribe();
@@ -255,7 +259,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
           s.close(CloseCode.serviceRestart, 'relay restarting; reconnect and resume');
       wss.close();
       // Give close frames a moment to leave, then cut what remains.
-      await new Promise<void>((r) => setTimeout(r, 50).unref());
+      await new Promise<void>((r) => setTimeout(r, 50));
       for (const c of wss.clients) c.terminate();
       server.closeAllConnections();
       await closed;

@@ -177,6 +177,7 @@ export class SubscribeHub {
       },
       Math.max(1, ms),
     );
+    // Per-socket bookkeeping: the listening server is what holds the process, not this timer.
     client.idleTimer.unref();
   }
 

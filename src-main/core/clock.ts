@@ -21,14 +21,17 @@ export interface Clock {
   clearTimeout(handle: TimerHandle | undefined): void;
 }
 
-/** The real clock. Timers are unref'd so a pending retry never keeps a CLI or test process alive. */
+/**
+ * The real clock. Its timers hold the process, as Node's own do: a pending reconnect, back-off or
+ * token refresh is work still to do, and a runner that lost its socket must wait for it rather than
+ * exit. A process ends when its owner stops what it started (every service clears its timers in
+ * stop()), never because the only thing left to do was a retry.
+ */
 export const systemClock: Clock = {
   now: () => Date.now(),
   monotonic: () => performance.now(),
   setTimeout(callback, ms) {
-    const t = setTimeout(callback, Math.max(0, ms));
-    t.unref?.();
-    return t as unknown as TimerHandle;
+    return setTimeout(callback, Math.max(0, ms)) as unknown as TimerHandle;
   },
   clearTimeout(handle) {
     if (handle !== undefined) clearTimeout(handle as unknown as NodeJS.Timeout);

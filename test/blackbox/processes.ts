@@ -1,0 +1,196 @@
+/**
+ * The shipped commands as separate processes, for the black-box suite and the soak: spawn, read
+ * their output, signal them, and always clean up (SIGCONT then SIGKILL for anything still running,
+ * temporary folders removed), even when a test fails half-way. No vitest import: `soak.ts` uses this
+ * file outside the test runner.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** The repository root: every command runs from there, as a user runs them. */
+export const REPO = resolve(import.meta.dirname, '..', '..');
+/** The Node that runs the tests (Node 24 from the `node` devDependency under npm scripts). */
+export const NODE = process.execPath;
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface OutputLine {
+  text: string;
+  /** Wall-clock ms at which this process read the line. */
+  at: number;
+}
+
+/** The last 64 KiB of stderr are kept: enough to explain a failure, bounded over a long soak. */
+const STDERR_KEEP = 64 * 1024;
+
+export class Spawned {
+  readonly name: string;
+  readonly child: ChildProcess;
+  readonly stdout: OutputLine[] = [];
+  readonly exit: Promise<Exit>;
+  private err = '';
+  private exited: Exit | undefined;
+  private readonly lineListeners = new Set<(line: OutputLine) => void>();
+
+  constructor(name: string, child: ChildProcess) {
+    this.name = name;
+    this.child = child;
+    this.exit = new Promise<Exit>((done) =>
+      child.once('exit', (code, signal) => {
+        this.exited = { code, signal };
+        done(this.exited);
+      }),
+    );
+    child.once('error', (error) => {
+      this.err += `spawn failed: ${error.message}\n`;
+    });
+    if (child.stdout)
+      createInterface({ input: child.stdout }).on('line', (text) => {
+        const line = { text, at: Date.now() };
+        this.stdout.push(line);
+        for (const l of this.lineListeners) l(line);
+      });
+    child.stderr?.on('data', (d: Buffer) => {
+      this.err = (this.err + d.toString()).slice(-STDERR_KEEP);
+    });
+  }
+
+  get pid(): number {
+    return this.child.pid ?? -1;
+  }
+
+  running(): boolean {
+    return this.exited === undefined;
+  }
+
+  exitStatus(): Exit | undefined {
+    return this.exited;
+  }
+
+  stderr(): string {
+    return this.err;
+  }
+
+  onLine(listener: (line: OutputLine) => void): () => void {
+    this.lineListeners.add(listener);
+    return () => this.lineListeners.delete(listener);
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.running()) this.child.kill(signal);
+  }
+
+  /** SIGTERM (after SIGCONT, in case it was stopped), then SIGKILL if it has not exited in time. */
+  async stop(timeoutMs = 10_000): Promise<Exit> {
+    if (this.running()) {
+      this.child.kill('SIGCONT');
+      this.child.kill('SIGTERM');
+      const timer = setTimeout(() => this.signal('SIGKILL'), timeoutMs);
+      await this.exit;
+      clearTimeout(timer);
+    }
+    return this.exit;
+  }
+
+  /** What a failure message should show about this process. */
+  describe(): string {
+    const status = this.exited ? ` exited ${JSON.stringify(this.exited)}` : ' running';
+    return `--- ${this.name} (pid ${this.pid})${status}\n${this.err.slice(-4000)}`;
+  }
+}
+
+/** Every process and temporary folder of one test (or one soak), cleaned up together. */
+export class ProcessGroup {
+  private readonly procs: Spawned[] = [];
+  private readonly dirs: string[] = [];
+
+  spawn(
+    name: string,
+    command: string,
+    args: string[],
+    options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+  ): Spawned {
+    const child = spawn(command, args, {
+      cwd: options.cwd ?? REPO,
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const proc = new Spawned(name, child);
+    this.procs.push(proc);
+    return proc;
+  }
+
+  tempDir(prefix: string): string {
+    const dir = mkdtempSync(join(tmpdir(), prefix));
+    this.dirs.push(dir);
+    return dir;
+  }
+
+  /** Stderr of every process, for a failure message. */
+  describe(): string {
+    return this.procs.map((p) => p.describe()).join('\n');
+  }
+
+  /** Kills what still runs (a stopped process is continued first) and removes the folders. */
+  async cleanup(): Promise<void> {
+    for (const p of this.procs) {
+      if (!p.running()) continue;
+      p.signal('SIGCONT');
+      p.signal('SIGKILL');
+    }
+    await Promise.all(this.procs.map((p) => p.exit));
+    this.procs.length = 0;
+    for (const dir of this.dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** A TCP port free on 127.0.0.1 right now. */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+/**
+ * Polls `check` every 25 ms until it holds; fails after `timeoutMs` with `what` and `detail()`, or
+ * at once when `gone()` says the process it waits on has exited.
+ */
+export async function until(
+  check: () => boolean,
+  what: string,
+  timeoutMs: number,
+  detail: () => string = () => '',
+  gone: () => boolean = () => false,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (gone()) throw new Error(`the process exited while waiting for ${what}\n${detail()}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n${detail()}`);
+    await sleep(25);
+  }
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+/** The environment without variables that would change what a child does (a preloaded fake clock for redis, for one). */
+export function envWithout(
+  names: string[],
+  base: NodeJS.ProcessEnv = process.env,
+): NodeJS.ProcessEnv {
+  const env = { ...base };
+  for (const n of names) delete env[n];
+  return env;
+}

@@ -1,0 +1,315 @@
+/**
+ * The four shipped processes of a black-box run, each started with its documented command line:
+ * - the simulator, `node src-sim/cli.ts --control` (src-sim/README.md), driven through `/_sim/`;
+ * - the headless runner, `node src-main/headless/cli.ts` (src-main/headless/README.md), observed
+ *   through its stdout JSON lines only;
+ * - the relay, `node src-relay/cli.ts --config <file>` (src-relay/README.md);
+ * - `redis-server`, for the relay's Redis backend.
+ * Each can be stopped, killed and started again on the same port (and, for Redis, the same data).
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { envWithout, freePort, NODE, until, type ProcessGroup, type Spawned } from './processes.ts';
+
+const START_MS = 20_000;
+
+// ---- simulator ----
+
+export interface SimOptions {
+  seed?: number;
+  extensions?: number;
+  /** Real ms of client silence before the simulator closes a socket with 4000; default 60000. */
+  idleTimeoutMs?: number;
+  /** Background traffic among the extensions (events per second). */
+  traffic?: number;
+  /** Extensions the background traffic never rings. */
+  exclude?: string[];
+}
+
+export class SimProcess {
+  proc!: Spawned;
+  port = 0;
+  baseUrl = '';
+  key = '';
+  secret = '';
+  tenant = '';
+  private readonly group: ProcessGroup;
+  private readonly options: SimOptions;
+
+  constructor(group: ProcessGroup, options: SimOptions) {
+    this.group = group;
+    this.options = options;
+  }
+
+  /** Starts the simulator (on the same port as before, when it ran already). */
+  async start(): Promise<this> {
+    const o = this.options;
+    const args = ['src-sim/cli.ts', '--control', '--port', String(this.port || (await freePort()))];
+    args.push('--seed', String(o.seed ?? 1), '--extensions', String(o.extensions ?? 20));
+    if (o.idleTimeoutMs !== undefined) args.push('--idle-timeout', String(o.idleTimeoutMs));
+    if (o.traffic !== undefined) args.push('--traffic', String(o.traffic));
+    if (o.exclude?.length) args.push('--exclude', o.exclude.join(','));
+    const proc = this.group.spawn('simulator', NODE, args);
+    this.proc = proc;
+    await until(
+      () => proc.stdout.some((l) => l.text.startsWith('Press Ctrl+C')) || !proc.running(),
+      'the simulator to start',
+      START_MS,
+      () => proc.describe(),
+    );
+    if (!proc.running()) throw new Error(`the simulator did not start\n${proc.describe()}`);
+    const field = (label: string) =>
+      proc.stdout
+        .find((l) => l.text.trim().startsWith(`${label}:`))
+        ?.text.split(/:\s+/, 2)[1]
+        ?.trim() ?? '';
+    this.baseUrl = field('Base URL');
+    this.key = field('API key');
+    this.secret = field('API secret');
+    this.tenant = field('Tenant');
+    this.port = Number(new URL(this.baseUrl).port);
+    return this;
+  }
+
+  /** SIGKILL, then a new simulator on the same port: same seed (same key and secret), no tokens, no sockets. */
+  async restart(downMs = 0): Promise<void> {
+    this.proc.signal('SIGKILL');
+    await this.proc.exit;
+    if (downMs > 0) await new Promise((done) => setTimeout(done, downMs));
+    await this.start();
+  }
+
+  /** One `/_sim/` control route; throws on an answer that is not errcode 0. */
+  async control<T = Record<string, unknown>>(
+    method: 'GET' | 'POST' | 'DELETE',
+    route: string,
+    body?: unknown,
+  ): Promise<T> {
+    const res = await fetch(`${this.baseUrl}/_sim/${route}`, {
+      method,
+      ...(body === undefined
+        ? {}
+        : { body: JSON.stringify(body), headers: { 'content-type': 'application/json' } }),
+      signal: AbortSignal.timeout(5_000),
+    });
+    const json = (await res.json()) as { errcode: number; errmsg: string } & T;
+    if (json.errcode !== 0) throw new Error(`/_sim/${route}: ${json.errcode} ${json.errmsg}`);
+    return json;
+  }
+
+  async ring(from: string, to: string | string[]): Promise<string> {
+    return (await this.control<{ call_id: string }>('POST', 'ring', { from, to })).call_id;
+  }
+
+  async setState(callId: string, state: string): Promise<void> {
+    await this.control('POST', 'state', { callId, state });
+  }
+}
+
+// ---- headless runner ----
+
+export interface RunnerLine {
+  type: string;
+  at: number;
+  [field: string]: unknown;
+}
+
+export class RunnerProcess {
+  readonly proc: Spawned;
+  readonly lines: RunnerLine[] = [];
+  /** stdout lines that were not JSON objects (the interface allows none). */
+  readonly badLines: string[] = [];
+
+  constructor(proc: Spawned) {
+    this.proc = proc;
+    proc.onLine(({ text, at }) => {
+      try {
+        const value = JSON.parse(text) as unknown;
+        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new Error();
+        this.lines.push({ ...(value as { type: string }), at });
+      } catch {
+        this.badLines.push(text);
+      }
+    });
+  }
+
+  statuses(): RunnerLine[] {
+    return this.lines.filter((l) => l.type === 'status');
+  }
+
+  pops(): RunnerLine[] {
+    return this.lines.filter((l) => l.type === 'pop');
+  }
+
+  /** The state of the last status line, or undefined before the first. */
+  state(): string | undefined {
+    return this.statuses().at(-1)?.state as string | undefined;
+  }
+
+  /** Waits until the last status line says `state` (connected by default). */
+  async waitForState(state = 'connected', timeoutMs = 30_000): Promise<void> {
+    await this.waitFor(() => this.state() === state, `runner status ${state}`, timeoutMs);
+  }
+
+  /** Polls `check`; fails with the runner's last lines and stderr, at once if the runner exited. */
+  async waitFor(check: () => boolean, what: string, timeoutMs: number): Promise<void> {
+    await until(
+      check,
+      what,
+      timeoutMs,
+      () => this.explain(),
+      () => !this.proc.running(),
+    );
+  }
+
+  /** Waits for a status line, after the first `after` lines, that leaves `connected`. */
+  async waitForDrop(after: number, timeoutMs = 30_000): Promise<void> {
+    await this.waitFor(
+      () => this.lines.slice(after).some((l) => l.type === 'status' && l.state !== 'connected'),
+      'the runner to notice the fault',
+      timeoutMs,
+    );
+  }
+
+  explain(): string {
+    const tail = this.lines.slice(-12).map((l) => JSON.stringify(l));
+    return `runner lines (last 12):\n${tail.join('\n')}\n${this.proc.describe()}`;
+  }
+}
+
+export interface RunnerOptions {
+  baseUrl: string;
+  key: string;
+  secret: string;
+  extension?: string;
+  /** More flags, e.g. ['--heartbeat-sec', '5']. */
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+  /** Spawn through `npm run -s headless --` instead of `node src-main/headless/cli.ts`. */
+  viaNpm?: boolean;
+}
+
+export function startRunner(group: ProcessGroup, o: RunnerOptions): RunnerProcess {
+  const flags = ['--base-url', o.baseUrl, '--extension', o.extension ?? '101', ...(o.args ?? [])];
+  const env = {
+    ...(o.env ?? process.env),
+    SCREENPOP_API_KEY: o.key,
+    SCREENPOP_API_SECRET: o.secret,
+  };
+  const proc = o.viaNpm
+    ? group.spawn('runner (npm)', 'npm', ['run', '-s', 'headless', '--', ...flags], { env })
+    : group.spawn('runner', NODE, ['src-main/headless/cli.ts', ...flags], { env });
+  return new RunnerProcess(proc);
+}
+
+// ---- redis-server ----
+
+export const REDIS_BIN = '/usr/bin/redis-server';
+
+export class RedisProcess {
+  proc!: Spawned;
+  port = 0;
+  readonly dir: string;
+  private readonly group: ProcessGroup;
+
+  constructor(group: ProcessGroup) {
+    this.group = group;
+    this.dir = group.tempDir('blackbox-redis-');
+  }
+
+  get url(): string {
+    return `redis://127.0.0.1:${this.port}`;
+  }
+
+  /**
+   * Starts redis-server with AOF (fsync always), as src-relay/README.md asks, on the same port and
+   * data folder as before when it ran already. A preloaded fake clock (libfaketime) is not passed
+   * on: it cannot start redis-server (jemalloc clash).
+   */
+  async start(): Promise<this> {
+    this.port ||= await freePort();
+    const args = ['--port', String(this.port), '--bind', '127.0.0.1', '--save', ''];
+    args.push('--appendonly', 'yes', '--appendfsync', 'always', '--dir', this.dir);
+    const proc = this.group.spawn('redis-server', REDIS_BIN, args, {
+      env: envWithout(['LD_PRELOAD', 'FAKETIME']),
+    });
+    this.proc = proc;
+    await until(
+      () =>
+        proc.stdout.some((l) => l.text.includes('Ready to accept connections')) || !proc.running(),
+      'redis-server to start',
+      START_MS,
+      () => proc.describe() + proc.stdout.map((l) => l.text).join('\n'),
+    );
+    if (!proc.running()) throw new Error(`redis-server did not start\n${proc.describe()}`);
+    return this;
+  }
+
+  async kill(): Promise<void> {
+    this.proc.signal('SIGKILL');
+    await this.proc.exit;
+  }
+}
+
+// ---- relay ----
+
+export interface RelayOptions {
+  tenant: string;
+  /** The tenant's service base URL (the relay checks desktops' tokens there). */
+  serviceUrl: string;
+  /** Redis storage at this URL; else the memory store. */
+  redisUrl?: string;
+  /** The memory store's snapshot file. */
+  snapshotFile?: string;
+}
+
+export class RelayProcess {
+  proc!: Spawned;
+  port = 0;
+  readonly webhookSecret = 'whsec-blackbox-1';
+  private readonly configFile: string;
+  private readonly group: ProcessGroup;
+  private readonly options: RelayOptions;
+
+  constructor(group: ProcessGroup, options: RelayOptions) {
+    this.group = group;
+    this.options = options;
+    this.configFile = join(group.tempDir('blackbox-relay-'), 'relay.json');
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.port}`;
+  }
+
+  webhookUrl(): string {
+    return `${this.url}/webhook/${this.options.tenant}`;
+  }
+
+  /** Starts `node src-relay/cli.ts --config <file>` (on the same port as before, when it ran already). */
+  async start(): Promise<this> {
+    this.port ||= await freePort();
+    const { tenant, serviceUrl, redisUrl, snapshotFile } = this.options;
+    writeFileSync(
+      this.configFile,
+      JSON.stringify({
+        host: '127.0.0.1',
+        port: this.port,
+        tenants: { [tenant]: { baseUrl: serviceUrl, secrets: [this.webhookSecret] } },
+        storage: redisUrl
+          ? { kind: 'redis', url: redisUrl }
+          : { kind: 'memory', ...(snapshotFile ? { snapshotFile } : {}) },
+        shutdownGraceMs: 2_000,
+      }),
+    );
+    const proc = this.group.spawn('relay', NODE, ['src-relay/cli.ts', '--config', this.configFile]);
+    this.proc = proc;
+    await until(
+      () => proc.stdout.some((l) => l.text.startsWith('relay listening')) || !proc.running(),
+      'the relay to start',
+      START_MS,
+      () => proc.describe(),
+    );
+    if (!proc.running()) throw new Error(`the relay did not start\n${proc.describe()}`);
+    return this;
+  }
+}
