@@ -237,7 +237,10 @@ async function start(): Promise<void> {
       load: () => electronUpdater.autoUpdater,
       logger,
       devRun: devUpdates,
+      devConfigFile: join(userData, 'dev-app-update.yml'),
     }),
+    // A development run exercising the updater checks at once instead of after a minute.
+    ...(devUpdates ? { firstCheckMs: 1000 } : {}),
   });
   rt.onSettings((view) => updates.apply(view.settings.updates));
 

@@ -10,6 +10,7 @@
  * - A development run (SCREENPOP_DEV_UPDATES=1, the e2e suite) checks and downloads for real but
  *   only logs where a packaged app would restart: there is nothing to replace.
  */
+import { writeFileSync } from 'node:fs';
 import type { AppUpdater, UpdateDownloadedEvent } from 'electron-updater';
 import type { Logger } from '../core/log.ts';
 import type { UpdaterPort } from '../core/updates/update-controller.ts';
@@ -20,6 +21,11 @@ export interface ElectronUpdaterOptions {
   logger: Logger;
   /** An unpackaged run asked to exercise the updater. */
   devRun: boolean;
+  /**
+   * Development run only: where to write the stand-in for resources/app-update.yml, which
+   * electron-updater reads for its download cache's name (a packaged app has the real one).
+   */
+  devConfigFile?: string;
 }
 
 export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPort {
@@ -57,6 +63,13 @@ export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPor
       if (url) u.setFeedURL({ provider: 'generic', url, channel });
       u.channel = channel;
       u.allowDowngrade = false;
+      if (options.devRun && options.devConfigFile && url) {
+        writeFileSync(
+          options.devConfigFile,
+          `provider: generic\nurl: ${JSON.stringify(url)}\nchannel: ${JSON.stringify(channel)}\nupdaterCacheDirName: screenpop-updater-dev\n`,
+        );
+        u.updateConfigPath = options.devConfigFile;
+      }
     },
     async check() {
       await get().checkForUpdates();

@@ -3,6 +3,9 @@
  * how it is set up, where the feed goes, and that a development run never quits to install.
  */
 import { EventEmitter } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AppUpdater } from 'electron-updater';
 import { memoryLogger } from '../../src-main/core/log.ts';
@@ -13,6 +16,7 @@ class FakeAppUpdater extends EventEmitter {
   autoDownload = false;
   autoInstallOnAppQuit = true;
   forceDevUpdateConfig = false;
+  updateConfigPath: string | null = null;
   allowDowngrade = false;
   private _channel: string | null = null;
   feeds: unknown[] = [];
@@ -37,7 +41,7 @@ class FakeAppUpdater extends EventEmitter {
   }
 }
 
-function setup(devRun = false) {
+function setup(devRun = false, devConfigFile?: string) {
   let loads = 0;
   const fake = new FakeAppUpdater();
   const logger = memoryLogger();
@@ -48,6 +52,7 @@ function setup(devRun = false) {
     },
     logger,
     devRun,
+    ...(devConfigFile ? { devConfigFile } : {}),
   });
   return { fake, port, logger, loads: () => loads };
 }
@@ -99,9 +104,17 @@ describe('electronUpdaterPort', () => {
   });
 
   it('in a development run checks for real but only logs where it would restart', () => {
-    const { fake, port, logger } = setup(true);
+    const dir = mkdtempSync(join(tmpdir(), 'sp-updater-'));
+    const devConfigFile = join(dir, 'dev-app-update.yml');
+    const { fake, port, logger } = setup(true, devConfigFile);
     port.configure({ url: 'https://127.0.0.1:8443/feed', channel: 'latest' });
     expect(fake.forceDevUpdateConfig).toBe(true);
+    // What a packaged app has in resources/app-update.yml, for electron-updater's download cache.
+    expect(fake.updateConfigPath).toBe(devConfigFile);
+    expect(readFileSync(devConfigFile, 'utf8')).toBe(
+      'provider: generic\nurl: "https://127.0.0.1:8443/feed"\nchannel: "latest"\nupdaterCacheDirName: screenpop-updater-dev\n',
+    );
+    rmSync(dir, { recursive: true, force: true });
     port.install();
     expect(fake.quits).toEqual([]);
     expect(logger.records.map((r) => r.msg)).toContain(
