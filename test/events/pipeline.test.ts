@@ -137,7 +137,7 @@ describe('EventPipeline', () => {
 
   it('a ring older than staleRingMs does not pop; age is judged against recent events', async () => {
     const t = setup({ staleRingMs: 45_000 });
-    t.feed(t.call('x', 'answered', '555'));
+    for (const id of ['x', 'y', 'z']) t.feed(t.call(id, 'answered', '555'));
     t.feed(t.call('old', 'ringing', '101', { agoMs: 46_000 }));
     t.feed(t.call('recent', 'ringing', '101', { agoMs: 44_000 }));
     expect(t.pops.map((p) => p.callId)).toEqual(['recent']);
@@ -173,6 +173,23 @@ describe('EventPipeline', () => {
     await t.clock.advance(1_000);
     t.feed(t.call('a', 'ringing'));
     expect(t.pops).toHaveLength(1);
+  });
+
+  it('one event stamped hours ahead, before any other sample or server-clock reference, suppresses no ring', async () => {
+    for (const future of [1, 2]) {
+      const t = setup();
+      // One server node's clock is 3 hours ahead: its events come first (one of them rejected).
+      t.feed(t.call('bad', 'ringing', '101', { agoMs: -3 * 3_600_000, from: 'x'.repeat(300) }));
+      for (let i = 0; i < future; i++)
+        t.feed(t.call(`future${i}`, 'answered', '555', { agoMs: -3 * 3_600_000 }));
+      await t.clock.advance(1_000);
+      t.feed(t.call('a', 'ringing'));
+      await t.clock.advance(1_000);
+      t.feed(t.call('b', 'ringing'));
+      t.feed(t.call('c', 'ringing', '101', { agoMs: 2_000 }));
+      expect(t.pops.map((p) => p.callId).filter((id) => id !== 'bad')).toEqual(['a', 'b', 'c']);
+      expect(t.pipeline.stats().staleRings).toBe(0);
+    }
   });
 
   it('after a sleep (wall jumps, monotonic does not) fresh rings still pop', async () => {

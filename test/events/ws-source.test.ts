@@ -266,6 +266,9 @@ describe('WebSocketEventSource against the simulator', () => {
       const fresh = r.sim.ring({ from: outsideNumber(9), to: '101' });
       await waitFor(() => r.pops.length === 1, 'fresh ring pops despite the clock');
       expect(r.pops[0]?.callId).toBe(fresh);
+      // Two more events, so that the offset estimate rests on three samples (it never rests on fewer).
+      for (const n of [20, 21]) r.sim.ring({ from: outsideNumber(n), to: '102' });
+      await waitFor(() => r.pipeline.stats().events >= 3, 'three events');
       // A ring stamped 60 s ago (e.g. delivered late) never pops, whichever way the clock is off.
       r.sim.emit(
         30011,

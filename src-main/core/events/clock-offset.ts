@@ -9,8 +9,12 @@
  * is simply wrong.
  *
  * Robustness: the estimate is the 10th percentile, not the minimum, so a few events with a bogus
- * future timestamp (one server node's clock ahead) cannot make every later event look stale;
- * samples older than `windowMs` or beyond the last `maxSamples` are forgotten. Delayed events
+ * future timestamp (one server node's clock ahead) cannot make every later event look stale; and it
+ * never rests on fewer than `minSupport` (3) samples: it is at least the third-lowest, so one or two
+ * bogus stamps are outvoted even before there is any server-clock reference (with fewer samples it
+ * is the highest: at worst a ring is judged against itself, age 0, and pops; a real ring is never
+ * suppressed by one bad stamp). Samples older than `windowMs` or beyond the last `maxSamples` are
+ * forgotten. Delayed events
  * (webhook retries, relay replays) only add large samples, which a low quantile ignores.
  *
  * The offset itself changes when the machine sleeps (the monotonic clock stops, the server's does
@@ -33,12 +37,15 @@ export interface OffsetOptions {
   maxSamples?: number;
   windowMs?: number;
   quantile?: number;
+  /** The estimate is at least the `minSupport`-th lowest sample (the highest when fewer); default 3. */
+  minSupport?: number;
 }
 
 export class ClockOffsetEstimator {
   private readonly maxSamples: number;
   private readonly windowMs: number;
   private readonly quantile: number;
+  private readonly minSupport: number;
   /** Ring buffer of [monotonic time of receipt, sample]. */
   private readonly at: Float64Array;
   private readonly value: Float64Array;
@@ -49,6 +56,7 @@ export class ClockOffsetEstimator {
     this.maxSamples = Math.max(1, options.maxSamples ?? 128);
     this.windowMs = options.windowMs ?? 10 * 60 * 1000;
     this.quantile = Math.min(0.5, Math.max(0, options.quantile ?? 0.1));
+    this.minSupport = Math.max(1, options.minSupport ?? 3);
     this.at = new Float64Array(this.maxSamples);
     this.value = new Float64Array(this.maxSamples);
   }
@@ -102,7 +110,8 @@ export class ClockOffsetEstimator {
     }
     if (recent.length === 0) return undefined;
     recent.sort((a, b) => a - b);
-    return recent[Math.floor((recent.length - 1) * this.quantile)];
+    const rank = Math.max(Math.floor((recent.length - 1) * this.quantile), this.minSupport - 1);
+    return recent[Math.min(rank, recent.length - 1)];
   }
 
   /**

@@ -18,6 +18,7 @@ import {
   CALL_STATE_CHANGED,
   callStateData,
   parseEnvelope,
+  type CallStateData,
   type Envelope,
   type RejectReason,
 } from './envelope.ts';
@@ -145,9 +146,14 @@ export class EventPipeline {
       return;
     }
     this.counts.events++;
-    this.offset.add(envelope.timestamp, nowMono);
+    const isCall = envelope.event === CALL_STATE_CHANGED;
+    const call = isCall ? callStateData(envelope) : undefined;
+    // An event rejected below says nothing trustworthy about the server's clock either.
+    if (!isCall || call) this.offset.add(envelope.timestamp, nowMono);
     notifyAll(this.eventListeners, [envelope], this.logger, 'event');
-    if (envelope.event === CALL_STATE_CHANGED) this.onCallState(envelope, meta, nowMono);
+    if (!isCall) return;
+    if (call) this.onCallState(envelope, call, meta, nowMono);
+    else this.reject('bad-call-data', meta.source, 0);
   }
 
   /**
@@ -197,14 +203,10 @@ export class EventPipeline {
 
   private onCallState(
     envelope: Envelope,
+    call: CallStateData,
     meta: { source: string; receivedAt: number },
     nowMono: number,
   ): void {
-    const call = callStateData(envelope);
-    if (!call) {
-      this.reject('bad-call-data', meta.source, 0);
-      return;
-    }
     let age = 0;
     const ageOf = () => (age = this.offset.ageOf(envelope.timestamp, nowMono));
     const decision = this.tracker.handle(envelope, call, this.matcher, ageOf, nowMono);
