@@ -18,6 +18,8 @@ export interface PopLine {
   type: 'pop';
   call_id: string;
   from: string;
+  /** True when the caller ID was longer than 256 characters and `from` is only its start. */
+  from_truncated: boolean;
   to: string;
   event_id: string;
   caller_name: string | null;
@@ -50,6 +52,7 @@ export function popLine(p: Pop, callerName: string | null): PopLine {
     type: 'pop',
     call_id: p.callId,
     from: p.from,
+    from_truncated: p.fromTruncated === true,
     to: p.to,
     event_id: p.eventId,
     caller_name: callerName,

@@ -27,6 +27,13 @@ describe('CallPresenter', () => {
     ]);
   });
 
+  it('a caller ID cut by the engine still pops, and the card says it was cut', () => {
+    const t = setup();
+    t.presenter.handlePop({ ...t.pop('c1', `+1${'5'.repeat(255)}`), fromTruncated: true });
+    expect(t.notifier.shown).toHaveLength(1);
+    expect(t.popup.cards[0]?.fromDisplay).toMatch(/^\+15{61}…$/);
+  });
+
   it('stacks calls newest first, one card per call', async () => {
     const t = setup();
     t.presenter.handlePop(t.pop('c1'));

@@ -40,6 +40,9 @@ describe('phone numbers', () => {
     expect(formatNumber('+442079460958', 'US')).toBe('+44 20 7946 0958');
     expect(formatNumber('101', 'US')).toBe('101');
     expect(formatNumber('\u202E<b>1</b>', 'US')).toBe('<b>1</b>');
+    // Caller text too long to show is cut, and says so.
+    expect(formatNumber('9'.repeat(64), 'US')).toBe('9'.repeat(64));
+    expect(formatNumber('9'.repeat(300), 'US')).toBe(`${'9'.repeat(63)}…`);
   });
 });
 

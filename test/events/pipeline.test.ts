@@ -55,6 +55,20 @@ describe('EventPipeline', () => {
     expect(t.pops[0]).toMatchObject({ from: '+14155550199', to: '101', source: 'direct' });
   });
 
+  it('a caller ID longer than 256 characters still pops, cut to 256 and flagged', () => {
+    const t = setup();
+    const long = `+1415555${'9'.repeat(400)}`;
+    t.feed(t.call('long', 'ringing', '101', { from: long }));
+    t.feed(t.call('emoji', 'ringing', '101', { from: '\u{1F4DE}'.repeat(300) }));
+    t.feed(t.call('short', 'ringing', '101', { from: '+14155550123' }));
+    expect(t.pops.map((p) => p.callId)).toEqual(['long', 'emoji', 'short']);
+    expect(t.pops[0]).toMatchObject({ from: long.slice(0, 256), fromTruncated: true });
+    // Cut by code points: no half of a surrogate pair is left at the end.
+    expect(Array.from(t.pops[1]!.from)).toEqual(Array(256).fill('\u{1F4DE}'));
+    expect(t.pops[2]?.fromTruncated).toBeUndefined();
+    expect(t.pipeline.stats().rejected['bad-call-data']).toBe(0);
+  });
+
   it('dismisses on any later non-ringing state, once, and never pops that call again', () => {
     const t = setup();
     t.feed(t.call('a', 'ringing'));
@@ -179,7 +193,7 @@ describe('EventPipeline', () => {
     for (const future of [1, 2]) {
       const t = setup();
       // One server node's clock is 3 hours ahead: its events come first (one of them rejected).
-      t.feed(t.call('bad', 'ringing', '101', { agoMs: -3 * 3_600_000, from: 'x'.repeat(300) }));
+      t.feed(t.call('x'.repeat(300), 'ringing', '101', { agoMs: -3 * 3_600_000 }));
       for (let i = 0; i < future; i++)
         t.feed(t.call(`future${i}`, 'answered', '555', { agoMs: -3 * 3_600_000 }));
       await t.clock.advance(1_000);
@@ -187,7 +201,7 @@ describe('EventPipeline', () => {
       await t.clock.advance(1_000);
       t.feed(t.call('b', 'ringing'));
       t.feed(t.call('c', 'ringing', '101', { agoMs: 2_000 }));
-      expect(t.pops.map((p) => p.callId).filter((id) => id !== 'bad')).toEqual(['a', 'b', 'c']);
+      expect(t.pops.map((p) => p.callId)).toEqual(['a', 'b', 'c']);
       expect(t.pipeline.stats().staleRings).toBe(0);
     }
   });

@@ -92,6 +92,7 @@ describe('screenpop-headless', () => {
         from: '+14155550123',
         to: '+14155550100',
         caller_name: null,
+        from_truncated: false,
         event_id: expect.any(String),
       }),
       expect.objectContaining({
@@ -107,6 +108,30 @@ describe('screenpop-headless', () => {
     // stdout is JSON lines only; the secret is in no output at all.
     expect(child.raw.every((l) => l.startsWith('{') && l.endsWith('}'))).toBe(true);
     expect(child.raw.join('\n') + child.stderr()).not.toContain(sim.apiKey.secret);
+  });
+
+  it('pops a ring whose caller ID is longer than 256 characters, cut and flagged', async () => {
+    const sim = await startSimulator();
+    sims.push(sim);
+    const child = run(['--base-url', sim.baseUrl, '--extension', '101'], {
+      SCREENPOP_API_KEY: sim.apiKey.key,
+      SCREENPOP_API_SECRET: sim.apiKey.secret,
+    });
+    await waitFor(
+      () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
+      'connected',
+      childWait(child),
+    );
+    const callerId = `Spam Caller ${'x'.repeat(1000)}`;
+    const callId = sim.ring({ from: callerId, to: '101' });
+    await waitFor(() => child.lines.some((l) => l.type === 'pop'), 'the pop', childWait(child));
+    expect(child.lines.find((l) => l.type === 'pop')).toMatchObject({
+      call_id: callId,
+      from: callerId.slice(0, 256),
+      from_truncated: true,
+    });
+    child.proc.kill('SIGTERM');
+    expect(await child.exit).toBe(0);
   });
 
   it('exits 3 with a needs-attention line when the secret is wrong', async () => {

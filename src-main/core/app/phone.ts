@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { toE164 } from '../events/numbers.ts';
-import { displayText } from './text.ts';
+import { displayText, truncateCodePoints } from './text.ts';
 
 /**
  * Numbers as the directory matches and the popup shows them. Telephone numbers are normalized to
@@ -45,9 +45,17 @@ export function normalizeNumber(raw: unknown, region?: string): string | null {
   return text.startsWith('+') ? `+${digits}` : `raw:${digits}`;
 }
 
-/** `raw` formatted for reading: national format inside the default region, international outside. */
+/** Longest caller number shown; longer caller text is cut and ends with an ellipsis. */
+const MAX_SHOWN = 64;
+
+/**
+ * `raw` formatted for reading: national format inside the default region, international outside.
+ * Text longer than 64 code points (caller ID is any text the caller chose) is cut, with '…'.
+ */
 export function formatNumber(raw: unknown, region?: string): string {
-  const shown = displayText(raw, 64);
+  const shown = displayText(raw, MAX_SHOWN + 1);
+  if (Array.from(shown).length > MAX_SHOWN)
+    return `${truncateCodePoints(shown, MAX_SHOWN - 1).trimEnd()}…`;
   const digits = digitsOf(shown);
   if (digits.length === 0 || (digits.length <= MAX_EXTENSION_DIGITS && !shown.startsWith('+')))
     return shown;

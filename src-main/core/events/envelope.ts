@@ -11,7 +11,11 @@
 export const MAX_FRAME_CHARS = 64 * 1024;
 /** event_id longer than this is rejected: the dedupe set stores ids, so their size must be bounded. */
 export const MAX_EVENT_ID_CHARS = 128;
-/** call_id, from, to and state longer than this are rejected (caller ID is chosen by the caller). */
+/**
+ * call_id, to and state longer than this are rejected. `from`, the caller ID, is chosen by the
+ * caller: a longer one is cut to this many code points (and flagged), because the phone rings
+ * whatever the caller put there, and the ring must pop.
+ */
 export const MAX_CALL_FIELD_CHARS = 256;
 
 export const CALL_STATE_CHANGED = 30011;
@@ -30,6 +34,8 @@ export interface CallStateData {
   from: string;
   to: string;
   state: string;
+  /** Present when the caller ID was longer than MAX_CALL_FIELD_CHARS and `from` is its start. */
+  fromTruncated?: true;
 }
 
 export type RejectReason = 'oversized' | 'not-json' | 'not-object' | 'bad-field';
@@ -89,12 +95,17 @@ function boundedString(value: unknown, allowEmpty: boolean): value is string {
   );
 }
 
-/** The 30011 payload, or undefined when a field is missing, not a string or too long. */
+/**
+ * The 30011 payload, or undefined when a field is missing or not a string, or when call_id, to or
+ * state is too long. A caller ID that is too long is cut (see MAX_CALL_FIELD_CHARS).
+ */
 export function callStateData(envelope: Envelope): CallStateData | undefined {
   const { call_id: callId, from, to, state } = envelope.data;
   if (!boundedString(callId, false) || !boundedString(to, false) || !boundedString(state, false))
     return undefined;
   // An anonymous caller may come with an empty `from`; that is still a ring.
-  if (!boundedString(from, true)) return undefined;
-  return { call_id: callId, from, to, state };
+  if (typeof from !== 'string') return undefined;
+  if (boundedString(from, true)) return { call_id: callId, from, to, state };
+  const cut = Array.from(from).slice(0, MAX_CALL_FIELD_CHARS).join('');
+  return { call_id: callId, from: cut, to, state, fromTruncated: true };
 }

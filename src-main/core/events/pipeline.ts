@@ -30,7 +30,10 @@ export type { UserNumbers } from './numbers.ts';
 
 export interface Pop {
   callId: string;
+  /** The caller ID: untrusted, at most 256 code points (see fromTruncated). */
   from: string;
+  /** Present when the caller ID was longer and `from` is only its start (say so when showing it). */
+  fromTruncated?: true;
   to: string;
   eventId: string;
   /** Server timestamp of the ring, ms since the epoch. */
@@ -219,6 +222,7 @@ export class EventPipeline {
             {
               callId: call.call_id,
               from: call.from,
+              ...(call.fromTruncated ? { fromTruncated: true as const } : {}),
               to: call.to,
               eventId: envelope.event_id,
               timestamp: envelope.timestamp,
