@@ -86,6 +86,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   // The control routes drive the finished Simulator object, which exists only once the port is known.
   const ref: { sim?: Simulator } = {};
   const server = http.createServer((req, res) => {
+    // The Date header reads the simulator's clock, like the event timestamps: a client that reads
+    // the server's clock from it (events/server-clock.ts) sees one clock, fake or scaled alike.
+    res.sendDate = false;
+    res.setHeader('Date', new Date(clock.now()).toUTCString());
     const path = req.url ?? '/';
     if (path.startsWith(API_PREFIX)) {
       void handleApi(req, res, {
