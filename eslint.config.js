@@ -5,6 +5,11 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
+const NO_ELECTRON = {
+  name: 'electron',
+  message: 'The core must not import electron; add an adapter in src-main/electron/.',
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'release/', 'test-results/', 'coverage/', '.tmp/'] },
   js.configs.recommended,
@@ -32,10 +37,25 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [
+          paths: [NO_ELECTRON],
+        },
+      ],
+    },
+  },
+  {
+    // The core is also free of the simulator: the demo and the tests bring it in from outside
+    // (src-sim/demo.ts, started by the composition root and the headless runner).
+    files: ['src-main/core/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [NO_ELECTRON],
+          patterns: [
             {
-              name: 'electron',
-              message: 'The core must not import electron; add an adapter in src-main/electron/.',
+              group: ['**/src-sim', '**/src-sim/**'],
+              message:
+                'The core must not import the simulator; take what you need as a port (see app/ports.ts DemoService) and wire it in the composition root.',
             },
           ],
         },

@@ -25,7 +25,6 @@ import {
 } from 'electron';
 import electronUpdater from 'electron-updater';
 import { serviceConnectionFactory } from '../core/app/connection.ts';
-import { startDemoService } from '../core/app/demo.ts';
 import { HistoryStore } from '../core/app/history-store.ts';
 import { AppRuntime } from '../core/app/runtime.ts';
 import { settingsPortFor } from '../core/app/settings-port.ts';
@@ -35,6 +34,7 @@ import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import { SecretRegistry } from '../core/log.ts';
 import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
 import { SettingsStore } from '../core/settings/settings-store.ts';
+import { startDemo } from '../../src-sim/demo.ts';
 import { updateSupport } from '../core/updates/install-kind.ts';
 import { RestartGate } from '../core/updates/restart-gate.ts';
 import { UpdateController } from '../core/updates/update-controller.ts';
@@ -173,7 +173,8 @@ async function start(): Promise<void> {
       secrets,
       relayCursorStore: fileCursorStore(join(userData, 'relay-cursor.json')),
     }),
-    startDemo: () => startDemoService({ clock, logger }),
+    // The control surface lets the user (and the end-to-end suite) ring the demo from outside.
+    startDemo: () => startDemo({ clock, logger, control: true }),
     createProbe: (input) => {
       const client = new ServiceClient({ baseUrl: input.baseUrl, clock, logger, secrets });
       return {

@@ -13,7 +13,7 @@ import type { ConnectionStatus } from '../core/events/contracts.ts';
 import type { Logger, SecretRegistry } from '../core/log.ts';
 import type { HeadlessArgs } from './args.ts';
 import { CallerDirectory } from './caller-names.ts';
-import type { Demo } from './demo.ts';
+import type { DemoService } from '../core/app/ports.ts';
 import { dismissLine, formatLine, popLine, statusLine, type OutputLine } from './output.ts';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, needsAttention: 3 } as const;
@@ -32,15 +32,21 @@ export interface RunnerDeps {
 export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const { args, logger, secrets } = deps;
   const clock = deps.clock ?? systemClock;
-  let demo: Demo | undefined;
+  let demo: DemoService | undefined;
   let baseUrl = args.baseUrl;
   let credentials: () => Promise<Credentials | null>;
   if (args.demo) {
-    // Loaded only for --demo: the simulator is not part of a normal run.
-    const { startDemo } = await import('./demo.ts');
-    demo = await startDemo({ extension: args.extensions[0] ?? '101', logger });
-    baseUrl = demo.sim.baseUrl;
-    const { key, secret } = demo.sim.apiKey;
+    // Loaded only for --demo: the simulator is not part of a normal run. The same demo as the
+    // tray app's, ringing every 5 s.
+    const { startDemo } = await import('../../src-sim/demo.ts');
+    demo = await startDemo({
+      clock,
+      logger,
+      extension: args.extensions[0] ?? '101',
+      ringEverySec: 5,
+    });
+    baseUrl = demo.baseUrl;
+    const { apiKey: key, secret } = demo;
     secrets.add(secret);
     credentials = async () => ({ key, secret });
   } else {
@@ -81,7 +87,6 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
 
   directory.start();
   engine.start();
-  demo?.startRinging();
   const outcome = await Promise.race([
     deps.stopSignal.then(() => 'stop' as const),
     needsAttention.then(() => 'attention' as const),
@@ -89,11 +94,10 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   logger.info(outcome === 'stop' ? 'stopping' : 'needs attention; stopping');
   // The last status line stays the one that explains the exit (no "stopped" line after it).
   offStatus();
-  demo?.stopRinging();
   directory.stop();
   await engine.stop();
   tokens.stop();
-  await demo?.sim.close();
+  await demo?.close();
   await queue;
   return outcome === 'stop' ? EXIT.ok : EXIT.needsAttention;
 }

@@ -4,8 +4,7 @@
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
-import { startDemoService } from '../../src-main/core/app/demo.ts';
-import { HistoryStore } from '../../src-main/core/app/history-store.ts';
+import { startDemo } from '../../src-sim/demo.ts';
 import { AppRuntime } from '../../src-main/core/app/runtime.ts';
 import { ServiceClient } from '../../src-main/core/api/service-client.ts';
 import { systemClock } from '../../src-main/core/clock.ts';
@@ -15,14 +14,7 @@ import {
 } from '../../src-main/core/credentials/credential-store.ts';
 import { SecretRegistry, silentLogger } from '../../src-main/core/log.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
-import {
-  FakeClipboard,
-  FakeNotifier,
-  FakeOpener,
-  FakePopup,
-  FakeTray,
-  MemorySettings,
-} from './support.ts';
+import { fakeViews, memoryHistory, MemorySettings } from './support.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -31,21 +23,8 @@ afterEach(async () => {
 
 function makeRuntime(settings: MemorySettings, credentials = new MemoryCredentialStore()) {
   const secrets = new SecretRegistry();
-  const views = {
-    notifier: new FakeNotifier(),
-    popup: new FakePopup(),
-    urlOpener: new FakeOpener(),
-    clipboard: new FakeClipboard(),
-    tray: new FakeTray(),
-  };
-  const history = new HistoryStore({
-    path: 'mem',
-    clock: systemClock,
-    logger: silentLogger,
-    limit: 100,
-    write: async () => {},
-    read: async () => Promise.reject(Object.assign(new Error('none'), { code: 'ENOENT' })),
-  });
+  const views = fakeViews();
+  const history = memoryHistory(systemClock);
   const runtime = new AppRuntime({
     clock: systemClock,
     logger: silentLogger,
@@ -55,8 +34,7 @@ function makeRuntime(settings: MemorySettings, credentials = new MemoryCredentia
     history,
     views,
     connect: serviceConnectionFactory({ clock: systemClock, logger: silentLogger, secrets }),
-    startDemo: () =>
-      startDemoService({ clock: systemClock, logger: silentLogger, ringEverySec: 1 }),
+    startDemo: () => startDemo({ clock: systemClock, logger: silentLogger, ringEverySec: 1 }),
     createProbe: (input) => {
       const client = new ServiceClient({ baseUrl: input.baseUrl, clock: systemClock, secrets });
       return {

@@ -99,7 +99,8 @@ import type { CallerDirectory } from '../../src-main/core/app/directory.ts';
 import { HistoryStore } from '../../src-main/core/app/history-store.ts';
 import { formatNumber } from '../../src-main/core/app/phone.ts';
 import type { DismissEvent, PopEvent } from '../../src-main/core/app/ports.ts';
-import { silentLogger } from '../../src-main/core/log.ts';
+import type { Clock } from '../../src-main/core/clock.ts';
+import { silentLogger, type Logger } from '../../src-main/core/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 export interface PresenterHarnessOptions {
@@ -184,4 +185,27 @@ export function presenterHarness(options: PresenterHarnessOptions = {}) {
     pop,
     dismiss,
   };
+}
+
+/** The views AppRuntime drives, all faked. */
+export function fakeViews() {
+  return {
+    notifier: new FakeNotifier(),
+    popup: new FakePopup(),
+    urlOpener: new FakeOpener(),
+    clipboard: new FakeClipboard(),
+    tray: new FakeTray(),
+  };
+}
+
+/** A history that starts empty and writes nowhere. */
+export function memoryHistory(clock: Clock, logger: Logger = silentLogger, limit = 100) {
+  return new HistoryStore({
+    path: 'mem',
+    clock,
+    logger,
+    limit,
+    write: async () => {},
+    read: async () => Promise.reject(Object.assign(new Error('none'), { code: 'ENOENT' })),
+  });
 }

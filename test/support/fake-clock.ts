@@ -87,3 +87,19 @@ export class FakeClock implements Clock {
     return best;
   }
 }
+
+/**
+ * Moves `clock` by `totalMs` in steps of `stepMs`, pausing a few real milliseconds after each so
+ * that real socket and HTTP I/O between the parts on this clock lands before time moves on (a frame
+ * sent at one step is received before the next; its age stays within one step).
+ */
+export async function advanceWithRealIo(
+  clock: FakeClock,
+  totalMs: number,
+  stepMs = 500,
+): Promise<void> {
+  for (let done = 0; done < totalMs; done += stepMs) {
+    await clock.advance(Math.min(stepMs, totalMs - done));
+    await new Promise((resolve) => setTimeout(resolve, 3));
+  }
+}

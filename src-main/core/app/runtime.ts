@@ -25,10 +25,16 @@ import { DEFAULT_SETTINGS, type Settings } from '../settings/types.ts';
 import { CallPresenter } from './call-presenter.ts';
 import type { Connection, ConnectionFactory } from './connection.ts';
 import { previewCrmUrl } from './crm-url.ts';
-import type { DemoService } from './demo.ts';
 import { Directory } from './directory.ts';
 import type { HistoryStore } from './history-store.ts';
-import type { ClipboardPort, Notifier, PopupView, TrayView, UrlOpener } from './ports.ts';
+import type {
+  ClipboardPort,
+  DemoService,
+  Notifier,
+  PopupView,
+  TrayView,
+  UrlOpener,
+} from './ports.ts';
 import {
   testConnection,
   type ConnectionProbe,

@@ -1,0 +1,174 @@
+/**
+ * The demo: the simulator on 127.0.0.1 with background calls among the other extensions, and a
+ * demo extension that rings every few seconds, from an outside number or a colleague, then is
+ * answered there, answered by a colleague of a ring group, or missed. One scenario, on the injected
+ * clock, for the tray app's "Try the demo" (src-main/electron/main.ts) and `screenpop-headless --demo`.
+ *
+ * Every call is a script of steps on its own; a step never touches a call its script already ended
+ * (the simulator forgets such a call and would throw), and a step that fails anyway is logged and
+ * the demo goes on: nothing thrown here ever leaves a timer.
+ * The key and secret are made up and die with the process: callers keep them in memory only.
+ */
+import type { DemoService } from '../src-main/core/app/ports.ts';
+import type { Clock, TimerHandle } from '../src-main/core/clock.ts';
+import type { Logger } from '../src-main/core/log.ts';
+import { startSimulator } from './simulator.ts';
+import type { Simulator } from './types.ts';
+
+export type { DemoService } from '../src-main/core/app/ports.ts';
+
+export interface DemoOptions {
+  /** Runs the simulator (tokens, traffic) and the demo's own steps. */
+  clock: Clock;
+  logger: Logger;
+  /** Seconds between rings to the demo extension; default 12. */
+  ringEverySec?: number;
+  /** The demo user's extension; default the simulator's first (101). */
+  extension?: string;
+  /** Background events per second among the other extensions; default 1. */
+  trafficPerSec?: number;
+  /** The simulator's /_sim/ control surface (127.0.0.1 only); default off. */
+  control?: boolean;
+  /** Seeds the simulator (key, names, traffic); default from the clock, so each start differs. */
+  seed?: number;
+}
+
+export interface Demo extends DemoService {
+  readonly sim: Simulator;
+  /** Rings so far (for tests and logs). */
+  readonly rings: number;
+}
+
+const OUTSIDE_CALLERS = [
+  '+14155550123',
+  '+442079460958',
+  '+12125550187',
+  '+493090182345',
+  '+61298765432',
+];
+
+/** One demo call: who rings whom, then what happens after how long. */
+interface Script {
+  from: string;
+  to: string[];
+  steps: Array<{ afterMs: number; state: string; to?: string }>;
+}
+
+/** The n-th call of the demo (n from 1): a cycle of answered here, ring group, missed, colleague calling. */
+export function demoScript(n: number, extension: string, colleagues: readonly string[]): Script {
+  const colleague = colleagues.length > 0 ? colleagues[n % colleagues.length]! : undefined;
+  const outside = OUTSIDE_CALLERS[n % OUTSIDE_CALLERS.length]!;
+  const ringMs = 4_000 + (n % 3) * 2_000;
+  switch (n % 4) {
+    case 1:
+      if (colleague)
+        // A ring group: the colleague answers; the phone stops ringing here at the same moment.
+        return {
+          from: outside,
+          to: [extension, colleague],
+          steps: [
+            { afterMs: ringMs, state: 'answered', to: colleague },
+            { afterMs: 0, state: 'ended', to: extension },
+            { afterMs: 5_000, state: 'ended', to: colleague },
+          ],
+        };
+      break;
+    case 2:
+      // Missed: it rings, then the caller hangs up.
+      return { from: outside, to: [extension], steps: [{ afterMs: ringMs, state: 'ended' }] };
+    case 3:
+      if (colleague)
+        // A colleague calls from their extension (the directory names them), answered here.
+        return {
+          from: colleague,
+          to: [extension],
+          steps: [
+            { afterMs: ringMs, state: 'answered' },
+            { afterMs: 5_000, state: 'ended' },
+          ],
+        };
+      break;
+  }
+  return {
+    from: outside,
+    to: [extension],
+    steps: [
+      { afterMs: ringMs, state: 'answered' },
+      { afterMs: 5_000, state: 'ended' },
+    ],
+  };
+}
+
+export async function startDemo(options: DemoOptions): Promise<Demo> {
+  const { clock, logger } = options;
+  const sim = await startSimulator({
+    clock,
+    control: options.control ?? false,
+    seed: options.seed ?? Math.floor(clock.now() / 1000) % 100_000,
+  });
+  const numbers = sim.extensions.map((e) => e.number);
+  const extension = options.extension ?? numbers[0] ?? '101';
+  const colleagues = numbers.filter((n) => n !== extension).slice(0, 4);
+  // Background chatter on the other extensions, so the demo shows filtering at work too. The
+  // colleagues of the demo's ring groups are left out: each extension is in one call at a time.
+  const others = numbers.filter((n) => n !== extension && !colleagues.includes(n));
+  if (others.length > 0)
+    sim.startTraffic({ ratePerSec: options.trafficPerSec ?? 1, ringTo: others });
+
+  const timers = new Set<TimerHandle>();
+  let closed = false;
+  let rings = 0;
+  /** Runs `step` after `ms` on the demo's clock; whatever it throws is logged, never rethrown. */
+  const later = (ms: number, what: string, step: () => void): void => {
+    const handle = clock.setTimeout(() => {
+      timers.delete(handle);
+      if (closed) return;
+      try {
+        step();
+      } catch (error) {
+        logger.warn('demo step failed; the demo goes on', {
+          step: what,
+          error: error instanceof Error ? error.message : String(error),
+        });
+      }
+    }, ms);
+    timers.add(handle);
+  };
+  const play = (script: Script, callId: string, index: number): void => {
+    const step = script.steps[index];
+    if (!step) return;
+    later(step.afterMs, step.state, () => {
+      sim.setCallState(callId, step.state, step.to !== undefined ? { to: step.to } : {});
+      play(script, callId, index + 1);
+    });
+  };
+  const ringEveryMs = (options.ringEverySec ?? 12) * 1000;
+  const ringAfter = (ms: number): void =>
+    later(ms, 'ring', () => {
+      ringAfter(ringEveryMs);
+      rings++;
+      const script = demoScript(rings, extension, colleagues);
+      play(script, sim.ring({ from: script.from, to: script.to }), 0);
+    });
+  ringAfter(Math.min(2_000, ringEveryMs));
+  logger.info('demo simulator started', { baseUrl: sim.baseUrl, extension });
+  return {
+    sim,
+    baseUrl: sim.baseUrl,
+    apiKey: sim.apiKey.key,
+    secret: sim.apiKey.secret,
+    tenant: sim.tenant,
+    extension,
+    get rings() {
+      return rings;
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const t of timers) clock.clearTimeout(t);
+      timers.clear();
+      sim.stopTraffic();
+      await sim.close();
+    },
+  };
+}

@@ -1,0 +1,61 @@
+/**
+ * "Try the demo" as the tray app runs it (AppRuntime + serviceConnectionFactory + src-sim/demo.ts,
+ * views faked), for ten simulated minutes on one fake clock shared by the app and the demo; the
+ * sockets and HTTP between them are real. Every demo ring pops once and every popped call ends;
+ * nothing throws out of a timer (FakeClock.advance would rethrow it) or a socket handler (Vitest
+ * fails the file on an uncaught error). The demo it replaced threw after 35 s.
+ */
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
+import { AppRuntime } from '../../src-main/core/app/runtime.ts';
+import { MemoryCredentialStore } from '../../src-main/core/credentials/credential-store.ts';
+import { memoryLogger, SecretRegistry } from '../../src-main/core/log.ts';
+import { startDemo, type Demo } from '../../src-sim/demo.ts';
+import { advanceWithRealIo, FakeClock } from '../support/fake-clock.ts';
+import { fakeViews, memoryHistory, MemorySettings } from './support.ts';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+describe('demo mode of the app', () => {
+  it('runs ten simulated minutes: every ring pops once, every popped call ends, no error', async () => {
+    const clock = new FakeClock();
+    const logger = memoryLogger();
+    const secrets = new SecretRegistry();
+    const views = fakeViews();
+    const history = memoryHistory(clock, logger);
+    let demo: Demo | undefined;
+    const runtime = new AppRuntime({
+      clock,
+      logger,
+      secrets,
+      settings: new MemorySettings(),
+      credentials: new MemoryCredentialStore(),
+      history,
+      views,
+      connect: serviceConnectionFactory({ clock, logger, secrets }),
+      startDemo: async () => (demo = await startDemo({ clock, logger, ringEverySec: 12 })),
+      createProbe: () => {
+        throw new Error('not used');
+      },
+    });
+    cleanups.push(() => runtime.shutdown());
+    await runtime.start();
+    await runtime.startDemo();
+    await vi.waitFor(() => expect(runtime.status().state).toBe('connected'), { timeout: 10_000 });
+
+    await advanceWithRealIo(clock, 10 * 60_000);
+
+    expect(demo?.rings).toBe(50);
+    const entries = history.list();
+    // Each demo call popped once (one history entry, one notification) and none still rings (the
+    // last rang at 590 s and ended within 8 s).
+    expect(entries).toHaveLength(50);
+    expect(views.notifier.shown).toHaveLength(50);
+    expect(new Set(entries.map((e) => e.outcome))).toEqual(new Set(['answered', 'missed']));
+    expect(runtime.status()).toMatchObject({ state: 'connected', demo: true });
+    expect(logger.records.filter((r) => r.level === 'error' || r.level === 'warn')).toEqual([]);
+  });
+});
