@@ -1,22 +1,30 @@
 /**
- * The headless runner: the same ScreenpopEngine the tray app uses, with pops, dismisses and status
- * changes printed as JSON lines instead of shown. Used for servers, kiosks, scripts and black-box
- * tests. `--demo` starts the simulator in-process and rings the user's extension every few seconds.
+ * The headless runner: the tray app's core without its windows. The same connection factory
+ * (service client, token manager, engine), the same directory and the same credential source as
+ * the app, with pops, dismisses and status changes printed as JSON lines instead of shown. Used for
+ * servers, kiosks, scripts and black-box tests. `--demo` starts the app's demo (src-sim/demo.ts).
  */
+import { serviceConnectionFactory } from '../core/app/connection.ts';
+import { Directory } from '../core/app/directory.ts';
+import type { DemoService } from '../core/app/ports.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
-import { ServiceClient } from '../core/api/service-client.ts';
-import { TokenManager, type Credentials } from '../core/api/token-manager.ts';
-import { keychainAccount } from '../core/credentials/credential-store.ts';
+import {
+  keychainAccount,
+  MemoryCredentialStore,
+  type CredentialStore,
+} from '../core/credentials/credential-store.ts';
+import { credentialsSource } from '../core/credentials/credentials-source.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
-import { ScreenpopEngine } from '../core/engine.ts';
 import type { ConnectionStatus } from '../core/events/contracts.ts';
 import type { Logger, SecretRegistry } from '../core/log.ts';
+import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import type { HeadlessArgs } from './args.ts';
-import { CallerDirectory } from './caller-names.ts';
-import type { DemoService } from '../core/app/ports.ts';
 import { dismissLine, formatLine, popLine, statusLine, type OutputLine } from './output.ts';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, needsAttention: 3 } as const;
+
+/** A pop line waits at most this long for the first extension list, for a colleague's name. */
+const FIRST_NAMES_WAIT_MS = 1_000;
 
 export interface RunnerDeps {
   args: HeadlessArgs;
@@ -29,12 +37,18 @@ export interface RunnerDeps {
   clock?: Clock;
 }
 
+/** Which service, with which key, and where its secret is. */
+interface Service {
+  baseUrl: string;
+  apiKey: string;
+  store: CredentialStore;
+}
+
 export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const { args, logger, secrets } = deps;
   const clock = deps.clock ?? systemClock;
   let demo: DemoService | undefined;
-  let baseUrl = args.baseUrl;
-  let credentials: () => Promise<Credentials | null>;
+  let service: Service;
   if (args.demo) {
     // Loaded only for --demo: the simulator is not part of a normal run. The same demo as the
     // tray app's, ringing every 5 s.
@@ -45,30 +59,37 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       extension: args.extensions[0] ?? '101',
       ringEverySec: 5,
     });
-    baseUrl = demo.baseUrl;
-    const { apiKey: key, secret } = demo;
-    secrets.add(secret);
-    credentials = async () => ({ key, secret });
+    service = await inMemory(demo.baseUrl, demo.apiKey, demo.secret, secrets);
   } else {
-    credentials = credentialsFromEnvOrKeychain(deps.env, baseUrl, secrets);
+    service = await serviceFromEnv(deps.env, args.baseUrl, secrets);
   }
-
-  const client = new ServiceClient({ baseUrl, clock, logger, secrets });
-  const tokens = new TokenManager({ client, credentials, clock, logger, secrets });
-  const engine = new ScreenpopEngine({
+  const { baseUrl, apiKey } = service;
+  const settings: Settings = {
+    ...DEFAULT_SETTINGS,
     baseUrl,
-    tokens,
+    apiKey,
+    extensions: args.extensions,
+    dids: args.dids,
+    defaultRegion: args.region,
+    staleRingSec: args.staleRingSec,
+    eventSource: 'direct',
+  };
+  const connection = serviceConnectionFactory({
     clock,
     logger,
-    mode: 'direct',
-    user: { extensions: args.extensions, dids: args.dids, defaultRegion: args.region },
-    staleRingMs: args.staleRingSec * 1000,
+    secrets,
     heartbeatMs: args.heartbeatSec * 1000,
+  })({
+    baseUrl,
+    settings,
+    credentials: credentialsSource(service.store, () => ({ apiKey, baseUrl })),
   });
-  const directory = new CallerDirectory({
-    load: () => tokens.call((token) => client.listExtensions(token)),
+  const { engine } = connection;
+  const directory = new Directory({
     clock,
     logger,
+    fetchExtensions: () => connection.fetchExtensions(),
+    defaultRegion: args.region,
   });
 
   // Lines go out in the order things happened, even when a pop waits for the first extension list.
@@ -82,7 +103,9 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     emit(statusLine(s));
     if (s.state === 'needs-attention') attention?.(s);
   });
-  engine.onPop((p) => emit(directory.nameFor(p.from).then((name) => popLine(p, name))));
+  engine.onPop((p) =>
+    emit(directory.firstLoad(FIRST_NAMES_WAIT_MS).then(() => popLine(p, directory.lookup(p.from)))),
+  );
   engine.onDismiss((d) => emit(dismissLine(d)));
 
   directory.start();
@@ -95,29 +118,33 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   // The last status line stays the one that explains the exit (no "stopped" line after it).
   offStatus();
   directory.stop();
-  await engine.stop();
-  tokens.stop();
+  await connection.stop();
   await demo?.close();
   await queue;
   return outcome === 'stop' ? EXIT.ok : EXIT.needsAttention;
 }
 
+/** A secret given to this process (environment, demo): kept in memory, registered for scrubbing. */
+async function inMemory(
+  baseUrl: string,
+  apiKey: string,
+  secret: string,
+  secrets: SecretRegistry,
+): Promise<Service> {
+  secrets.add(secret);
+  const store = new MemoryCredentialStore();
+  await store.setSecret(keychainAccount(apiKey, baseUrl), secret);
+  return { baseUrl, apiKey, store };
+}
+
 /** SCREENPOP_API_KEY + SCREENPOP_API_SECRET, or the key from the environment and the secret from the keychain. */
-function credentialsFromEnvOrKeychain(
+async function serviceFromEnv(
   env: Record<string, string | undefined>,
   baseUrl: string,
   secrets: SecretRegistry,
-): () => Promise<Credentials | null> {
-  const key = env.SCREENPOP_API_KEY?.trim() ?? '';
+): Promise<Service> {
+  const apiKey = env.SCREENPOP_API_KEY?.trim() ?? '';
   const envSecret = env.SCREENPOP_API_SECRET ?? '';
-  secrets.add(envSecret);
-  if (!key) return async () => null;
-  if (envSecret) return async () => ({ key, secret: envSecret });
-  const store = new KeytarCredentialStore();
-  const account = keychainAccount(key, baseUrl);
-  return async () => {
-    const secret = await store.getSecret(account);
-    secrets.add(secret);
-    return secret ? { key, secret } : null;
-  };
+  if (apiKey && envSecret) return inMemory(baseUrl, apiKey, envSecret, secrets);
+  return { baseUrl, apiKey, store: new KeytarCredentialStore() };
 }

@@ -71,6 +71,29 @@ describe('contacts file', () => {
 });
 
 describe('Directory', () => {
+  it('firstLoad waits for the first extension list since start, at most the given time', async () => {
+    let answer!: (list: DirectoryEntry[]) => void;
+    const { clock, dir } = makeDirectory(
+      () => new Promise<DirectoryEntry[]>((resolve) => (answer = resolve)),
+    );
+    dir.start();
+    let waited = false;
+    const first = dir.firstLoad(1_000).then(() => (waited = true));
+    await clock.advance(999);
+    expect(waited).toBe(false);
+    await clock.advance(1);
+    await first;
+    expect(dir.lookup('102')).toBeNull(); // not loaded yet: the caller goes on without the name
+
+    const second = dir.firstLoad(60_000);
+    answer([{ number: '102', callerIdName: 'Ada Lovelace' }]);
+    await second; // the list landed long before the minute
+    expect(clock.pendingTimers()).toBe(1); // only the next refresh: the wait's timer is gone
+    expect(dir.lookup('102')).toBe('Ada Lovelace');
+    await dir.firstLoad(60_000); // loaded: no wait at all
+    dir.stop();
+  });
+
   it('names callers from the extension list and the contacts file', async () => {
     const { dir } = makeDirectory(async () => [{ number: '102', callerIdName: 'Ada Lovelace' }], {
       '/c.csv': 'name,number\nBob Builder,(415) 555-0123\n',

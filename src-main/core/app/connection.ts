@@ -51,6 +51,8 @@ export interface ServiceConnectionDeps {
   secrets: SecretRegistry;
   /** Where the relay client keeps its cursor between runs. */
   relayCursorStore?: CursorStore;
+  /** Heartbeat interval of the event streams (the runner's --heartbeat-sec); default 25 s. */
+  heartbeatMs?: number;
 }
 
 /**
@@ -130,6 +132,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
               clock,
               logger,
               ...(deps.relayCursorStore ? { cursorStore: deps.relayCursorStore } : {}),
+              ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
             });
     const engine = new ScreenpopEngine({
       baseUrl,
@@ -139,6 +142,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
       user,
       staleRingMs: settings.staleRingSec * 1000,
       mode: settings.eventSource,
+      ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
       ...(createRelaySource ? { createRelaySource } : {}),
     });
     return {

@@ -1,5 +1,5 @@
 import { readFile, stat } from 'node:fs/promises';
-import type { Clock, TimerHandle } from '../clock.ts';
+import { delay, type Clock, type TimerHandle } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { MAX_CONTACTS_BYTES, parseContacts } from './contacts-file.ts';
 import { formatNumber, normalizeNumber } from './phone.ts';
@@ -58,6 +58,8 @@ export class Directory implements CallerDirectory {
   private failures = 0;
   private running = false;
   private inFlight: Promise<void> | null = null;
+  /** The first refresh since start(), until it has landed (see firstLoad). */
+  private firstRefresh: Promise<void> | null = null;
   /** Bumped by stop(): a fetch started before it (another connection's) is ignored when it lands. */
   private generation = 0;
   private lastRefreshAt: number | null = null;
@@ -78,13 +80,30 @@ export class Directory implements CallerDirectory {
   start(): void {
     if (this.running) return;
     this.running = true;
-    void this.refreshNow();
+    const first = this.refreshNow().finally(() => {
+      if (this.firstRefresh === first) this.firstRefresh = null;
+    });
+    this.firstRefresh = first;
+  }
+
+  /**
+   * Resolves once the first extension list since start() has landed (or failed), or after
+   * `maxWaitMs`, whichever comes first: for a caller that would rather wait a moment for a name
+   * than show a colleague's call without one (the headless runner's pop lines).
+   */
+  async firstLoad(maxWaitMs: number): Promise<void> {
+    const pending = this.firstRefresh;
+    if (!pending) return;
+    const timeUp = new AbortController();
+    await Promise.race([pending, delay(this.clock, maxWaitMs, timeUp.signal).catch(() => {})]);
+    timeUp.abort();
   }
 
   stop(): void {
     this.running = false;
     this.generation++;
     this.inFlight = null;
+    this.firstRefresh = null;
     this.clock.clearTimeout(this.timer);
     this.timer = undefined;
   }

@@ -12,13 +12,14 @@ import type {
   StatusView,
   TestConnectionResult,
 } from '../../ipc/contract.ts';
-import type { Credentials } from '../api/token-manager.ts';
 import type { Clock } from '../clock.ts';
 import {
   keychainAccount,
+  keychainAccountOrNull as accountFor,
   MemoryCredentialStore,
   type CredentialStore,
 } from '../credentials/credential-store.ts';
+import { credentialsSource } from '../credentials/credentials-source.ts';
 import type { ConnectionStatus, WakeReason } from '../events/contracts.ts';
 import type { Logger, SecretRegistry } from '../log.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../settings/types.ts';
@@ -99,15 +100,6 @@ const NOT_SET_UP: ConnectionStatus = {
 };
 
 type Listener<T> = (value: T) => void;
-
-/** The keychain account for a key at a base address, or null while either is missing or unusable. */
-function accountFor(apiKey: string, baseUrl: string): string | null {
-  try {
-    return apiKey.trim() && baseUrl ? keychainAccount(apiKey, baseUrl) : null;
-  } catch {
-    return null;
-  }
-}
 
 export class AppRuntime {
   readonly presenter: CallPresenter;
@@ -467,12 +459,10 @@ export class AppRuntime {
           eventSource: 'direct',
         }
       : s;
-    const store = demo ? this.demoSecrets : this.d.credentials;
-    const credentials = async (): Promise<Credentials | null> => {
-      const account = accountFor(effective.apiKey, baseUrl);
-      const secret = account ? await store.getSecret(account) : null;
-      return secret ? { key: effective.apiKey, secret } : null;
-    };
+    const credentials = credentialsSource(demo ? this.demoSecrets : this.d.credentials, () => ({
+      apiKey: effective.apiKey,
+      baseUrl,
+    }));
     let connection: Connection;
     try {
       connection = this.d.connect({ baseUrl, settings: effective, credentials });

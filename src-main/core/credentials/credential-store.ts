@@ -26,6 +26,15 @@ export function keychainAccount(apiKey: string, baseUrl: string): string {
   return `${key}@${new URL(baseUrl).host}`;
 }
 
+/** keychainAccount(), or null while the key or the base address is missing or unusable. */
+export function keychainAccountOrNull(apiKey: string, baseUrl: string): string | null {
+  try {
+    return apiKey.trim() && baseUrl ? keychainAccount(apiKey, baseUrl) : null;
+  } catch {
+    return null;
+  }
+}
+
 /** For tests and the demo mode: a keychain that forgets everything when the process ends. */
 export class MemoryCredentialStore implements CredentialStore {
   private readonly entries = new Map<string, string>();
