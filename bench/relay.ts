@@ -1,21 +1,31 @@
 /**
  * `npm run bench:relay`: figures for the webhook relay (docs/relay-protocol.md, src-relay/README.md).
  *
- * Part 1, throughput and latency, for the in-memory and the Redis backends: the relay runs as its
- * own process (`node src-relay/cli.ts`, as deployed; Redis with AOF and fsync always), 1,000 client
- * WebSockets are connected from this process, and signed webhooks are posted with a fixed
- * concurrency. Each event is addressed to one of 100 extensions and so reaches K = 10 clients.
- * Reported: webhooks accepted per second (signature checked, stored, 2xx), latency from the
- * webhook leaving the poster (on loopback, its arrival) to each client's receipt (p50, p99, max),
- * and the relay process's memory (VmRSS / VmHWM).
+ * Part 1, throughput and latency, the in-memory and the Redis backends side by side. The relay runs
+ * as its own process (`node src-relay/cli.ts`, as deployed; Redis with AOF and fsync always);
+ * client WebSockets are connected from this process; signed webhooks are posted over keep-alive
+ * connections. Cases:
+ * - targeted: 1,000 clients, each event addressed to one of 100 extensions (K = 10 receipts each),
+ *   32 posters in a closed loop;
+ * - broadcast-100 / broadcast-1000: every webhook to every client (the load of issue 9's comparison
+ *   with smee.io), 32 posters in a closed loop;
+ * - open-loop: 1,000 clients, every webhook to every client, webhooks at a fixed 50/s whatever the
+ *   answers (so latency is not hidden by a loop that slows down with the relay);
+ * - idle (BENCH_IDLE_CLIENTS=10000 to run it): the relay's memory with that many connected idle
+ *   clients.
+ * Reported per case: webhooks accepted per second; latency as the client sees it (from the webhook
+ * leaving the poster to the frame's arrival in the client: p50, p99, max); the relay's own
+ * `relay_delivery_lag_ms` histogram read from /metrics (p50/p99 bucket bounds) beside it; relay
+ * CPU and write syscalls (/proc/<pid>/io `syscw`) per receipt; control frames per receipt; relay
+ * memory (VmRSS idle / with clients / after, VmHWM peak).
  *
  * Part 2, the gap each strategy leaves when the direct stream drops (simulator, in process): hot
  * standby (relay attached all along) against switch-on-failure (relay started when the direct
  * source leaves `connected`), for a clean close and for a half-open stall.
  *
  * Bounded: fixed counts and time-outs; everything it starts it stops. Prints a table and JSON.
+ * BENCH_ONLY=throughput|gap runs one part; BENCH_CASES=broadcast-100,open-loop picks cases.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { WebSocket } from 'ws';
@@ -24,7 +34,7 @@ import { ServiceClient } from '../src-main/core/api/service-client.ts';
 import { TokenManager } from '../src-main/core/api/token-manager.ts';
 import { EventPipeline } from '../src-main/core/events/pipeline.ts';
 import { WebSocketEventSource } from '../src-main/core/events/ws-source.ts';
-import { decodeControl, relayClientPath } from '../src-main/core/relay-client/protocol.ts';
+import { relayClientPath } from '../src-main/core/relay-client/protocol.ts';
 import { relayFilterFor } from '../src-main/core/relay-client/filter.ts';
 import { RelayEventSource } from '../src-main/core/relay-client/relay-source.ts';
 import { silentLogger } from '../src-main/core/log.ts';
@@ -34,96 +44,104 @@ import { MemoryStore } from '../src-relay/store/memory-store.ts';
 import { signBody } from '../src-relay/signature.ts';
 import { startSimulator } from '../src-sim/index.ts';
 // The same private redis-server (AOF, fsync always, temp dir, free port) and stand-in for the
-// tenant's token check (extension/list) the relay tests use.
+// tenant's token check (extension/list) the relay tests use, and the relay as a child process.
 import { startRedis, startTokenService } from '../test/relay/helpers.ts';
+import { spawnRelay } from '../test/relay/relay-process.ts';
 
-const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 1000);
-const EXTENSIONS = 100; // K = CLIENTS / EXTENSIONS clients receive each event
-const WEBHOOKS = Number(process.env.BENCH_WEBHOOKS ?? 3000);
-const CONCURRENCY = 32;
-const PACED_RATE = 100;
-const PACED_COUNT = 300;
 const SECRET = 'bench-webhook-secret-0123456789';
 const TOKEN = 'bench-client-token';
+const CONCURRENCY = 32;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-const pct = (sorted: number[], p: number) =>
+const pct = (sorted: ArrayLike<number>, p: number) =>
   sorted.length ? sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]! : NaN;
 const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
-async function startRelayProcess(
-  env: Record<string, string>,
-): Promise<{ url: string; child: ChildProcess; stop(): Promise<void> }> {
-  const child = spawn(
-    process.execPath,
-    [...(process.env.BENCH_RELAY_NODE_ARGS?.split(' ').filter(Boolean) ?? []), 'src-relay/cli.ts'],
-    {
-      env: { ...process.env, ...env, RELAY_PORT: '0', RELAY_LOG_LEVEL: 'warn' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error('relay did not start'));
-    }, 15_000);
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /relay listening on (\S+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolve(m[1]!);
-      }
-    });
-    child.once('exit', (code) => reject(new Error(`relay exited with ${code}`)));
-  });
+interface CaseSpec {
+  name: string;
+  clients: number;
+  /** Extensions the events are spread over; 1 = every event to every client. */
+  extensions: number;
+  /** Closed loop: this many webhooks, CONCURRENCY at a time. Open loop: this many at `rate`/s. */
+  webhooks: number;
+  rate?: number;
+}
+
+const CASES: CaseSpec[] = [
+  { name: 'targeted', clients: 1000, extensions: 100, webhooks: 3000 },
+  { name: 'broadcast-100', clients: 100, extensions: 1, webhooks: 6000 },
+  { name: 'broadcast-1000', clients: 1000, extensions: 1, webhooks: 800 },
+  { name: 'open-loop', clients: 1000, extensions: 1, webhooks: 500, rate: 50 },
+];
+
+function procStats(pid: number): {
+  rssMiB: number;
+  hwmMiB: number;
+  cpuMs: number;
+  writeSyscalls: number;
+} {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
+  // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (100/s on Linux).
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticks = Number(fields[11]) + Number(fields[12]);
+  const io = readFileSync(`/proc/${pid}/io`, 'utf8');
   return {
-    url,
-    child,
-    async stop() {
-      const exited = new Promise<void>((r) => child.once('exit', () => r()));
-      child.kill('SIGTERM');
-      await Promise.race([exited, sleep(10_000).then(() => child.kill('SIGKILL'))]);
-    },
+    rssMiB: round(kb('VmRSS') / 1024),
+    hwmMiB: round(kb('VmHWM') / 1024),
+    cpuMs: ticks * 10,
+    writeSyscalls: Number(/syscw:\s+(\d+)/.exec(io)?.[1] ?? NaN),
   };
 }
 
-function memoryOf(pid: number): { rssMiB: number; hwmMiB: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(status)?.[1] ?? NaN);
-  return { rssMiB: round(kb('VmRSS') / 1024), hwmMiB: round(kb('VmHWM') / 1024) };
+/** p50 and p99 of a Prometheus histogram, as the upper bound of the bucket they fall in. */
+function histogramQuantiles(metrics: string, name: string): { p50: string; p99: string } {
+  const buckets: [string, number][] = [];
+  for (const line of metrics.split('\n')) {
+    const m = new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)`).exec(line);
+    if (m) buckets.push([m[1]!, Number(m[2])]);
+  }
+  const total = buckets.at(-1)?.[1] ?? 0;
+  const at = (q: number) =>
+    total === 0 ? '-' : `<=${buckets.find(([, n]) => n >= q * total)?.[0] ?? '?'}`;
+  return { p50: at(0.5), p99: at(0.99) };
 }
 
-interface BackendResult {
+interface CaseResult {
+  case: string;
   backend: string;
   clients: number;
-  fanOutK: number;
+  receiptsPerWebhook: number;
   webhooks: number;
   accepted: number;
   webhooksPerSec: number;
-  deliveries: number;
-  expectedDeliveries: number;
-  /** While posting as fast as CONCURRENCY allows (includes queueing at saturation). */
+  /** Open loop: the rate asked for. */
+  rate: number | null;
+  receipts: number;
+  expectedReceipts: number;
+  /** As the client sees it: from the webhook leaving the poster to the frame's arrival. */
   latencyMs: { p50: number; p99: number; max: number };
-  /** At a steady PACED_RATE, well below saturation. */
-  pacedLatencyMs: { ratePerSec: number; p50: number; p99: number; max: number };
+  /** The relay's relay_delivery_lag_ms histogram, for comparison. */
+  relayLagMetric: { p50: string; p99: string };
+  relayCpuUsPerReceipt: number;
+  writeSyscallsPerReceipt: number;
+  controlFramesPerReceipt: number;
   connectSec: number;
-  relayMemory: {
-    idleMiB: number;
-    with1000ClientsMiB: number;
-    afterLoadRssMiB: number;
-    peakMiB: number;
-  };
+  relayMemoryMiB: { idle: number; withClients: number; after: number; peak: number };
 }
 
-async function benchBackend(backend: 'memory' | 'redis'): Promise<BackendResult> {
+async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<CaseResult> {
   const service = await startTokenService(new Set([TOKEN]));
   const redis = backend === 'redis' ? await startRedis() : undefined;
-  const relay = await startRelayProcess({
-    RELAY_TENANT_ACME_SECRETS: SECRET,
-    RELAY_TENANT_ACME_BASE_URL: service.baseUrl,
-    ...(redis ? { RELAY_REDIS_URL: redis.url } : { RELAY_STORAGE: 'memory' }),
+  const relay = await spawnRelay({
+    env: {
+      RELAY_LOG_LEVEL: 'warn',
+      RELAY_TENANT_ACME_SECRETS: SECRET,
+      RELAY_TENANT_ACME_BASE_URL: service.baseUrl,
+      ...(redis ? { RELAY_REDIS_URL: redis.url } : { RELAY_STORAGE: 'memory' }),
+    },
+    nodeArgs: process.env.BENCH_RELAY_NODE_ARGS?.split(' ').filter(Boolean),
   }).catch(async (err: unknown) => {
     // Leave no redis-server behind (a child process outlives this one).
     await redis?.stop();
@@ -132,35 +150,38 @@ async function benchBackend(backend: 'memory' | 'redis'): Promise<BackendResult>
   });
   const sockets: WebSocket[] = [];
   try {
-    const idle = memoryOf(relay.child.pid!);
+    const pid = relay.pid;
+    const idle = procStats(pid);
     const sentAt = new Map<string, number>();
-    const latencies: number[] = [];
-    const pacedLatencies: number[] = [];
-    let deliveries = 0;
+    const latencies = new Float64Array(spec.webhooks * Math.ceil(spec.clients / spec.extensions));
+    let receipts = 0;
+    let controls = 0;
     const wsUrl = relay.url.replace(/^http/, 'ws') + relayClientPath('acme');
     const t0 = performance.now();
-    for (let i = 0; i < CLIENTS; i += 50) {
+    for (let i = 0; i < spec.clients; i += 50) {
       await Promise.all(
-        Array.from({ length: Math.min(50, CLIENTS - i) }, (_, j) => {
-          const ext = String(100 + ((i + j) % EXTENSIONS));
+        Array.from({ length: Math.min(50, spec.clients - i) }, (_, j) => {
+          const ext = String(100 + ((i + j) % spec.extensions));
           return new Promise<void>((resolve, reject) => {
             const ws = new WebSocket(wsUrl, {
               headers: { Authorization: `Bearer ${TOKEN}` },
               perMessageDeflate: false,
             });
             sockets.push(ws);
-            ws.on('message', (data) => {
-              const text = data.toString();
-              if (text.startsWith('relay ')) {
-                if (decodeControl(text)?.type === 'ready') resolve();
+            ws.on('message', (data: Buffer) => {
+              const at = performance.now();
+              // Bodies start with {"event_id":"<id>", (this bench writes them so); the relay
+              // forwards them byte for byte, so no parse is needed to find the id.
+              if (data[0] === 0x72 /* r: a control frame */) {
+                controls++;
+                if (data.includes('"ready"')) resolve();
                 return;
               }
-              const at = performance.now();
-              const m = /"event_id":"([^"]+)"/.exec(text);
-              const sent = m ? sentAt.get(m[1]!) : undefined;
-              if (sent !== undefined)
-                (m![1]!.includes('paced') ? pacedLatencies : latencies).push(at - sent);
-              deliveries++;
+              const end = data.indexOf(0x22, 13);
+              const sent = sentAt.get(data.toString('latin1', 13, end));
+              if (sent !== undefined && receipts < latencies.length)
+                latencies[receipts] = at - sent;
+              receipts++;
             });
             ws.once('open', () =>
               ws.send(
@@ -178,25 +199,15 @@ async function benchBackend(backend: 'memory' | 'redis'): Promise<BackendResult>
       );
     }
     const connectSec = (performance.now() - t0) / 1000;
-    const withClients = memoryOf(relay.child.pid!);
+    const withClients = procStats(pid);
+    controls = 0;
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     const url = new URL(relay.url + '/webhook/acme');
-    const post = (i: number, phase = 'load') =>
+    const post = (i: number) =>
       new Promise<number>((resolve) => {
-        const eventId = `bench-${backend}-${phase}-${i}`;
-        const body = JSON.stringify({
-          event: 30011,
-          timestamp: Date.now(),
-          tenant: 'acme',
-          data: {
-            call_id: `c${i}`,
-            from: '+14155550123',
-            to: String(100 + (i % EXTENSIONS)),
-            state: 'ringing',
-          },
-          event_id: eventId,
-        });
+        const eventId = `b-${backend}-${spec.name}-${i}`;
+        const body = `{"event_id":"${eventId}","event":30011,"timestamp":${Date.now()},"tenant":"acme","data":{"call_id":"c${i}","from":"+14155550123","to":"${100 + (i % spec.extensions)}","state":"ringing"}}`;
         const req = http.request(
           url,
           {
@@ -217,64 +228,147 @@ async function benchBackend(backend: 'memory' | 'redis'): Promise<BackendResult>
         sentAt.set(eventId, performance.now());
         req.end(body);
       });
-    let next = 0;
+    const before = procStats(pid);
     let accepted = 0;
     const start = performance.now();
-    await Promise.all(
-      Array.from({ length: CONCURRENCY }, async () => {
-        while (next < WEBHOOKS) {
-          const status = await post(next++);
-          if (status === 200) accepted++;
-        }
-      }),
-    );
-    const elapsed = (performance.now() - start) / 1000;
-    const expected = accepted * (CLIENTS / EXTENSIONS);
-    const deadline = Date.now() + 20_000;
-    while (deliveries < expected && Date.now() < deadline) await sleep(20);
-    // Latency off saturation: PACED_COUNT webhooks at PACED_RATE per second.
-    const pacedStart = performance.now();
-    const paced: Promise<number>[] = [];
-    for (let i = 0; i < PACED_COUNT; i++) {
-      const due = pacedStart + (i * 1000) / PACED_RATE;
-      const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      paced.push(post(i, 'paced'));
+    if (spec.rate) {
+      const answers: Promise<number>[] = [];
+      for (let i = 0; i < spec.webhooks; i++) {
+        const wait = start + (i * 1000) / spec.rate - performance.now();
+        if (wait > 0) await sleep(wait);
+        answers.push(post(i));
+      }
+      accepted = (await Promise.all(answers)).filter((s) => s === 200).length;
+    } else {
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          while (next < spec.webhooks) if ((await post(next++)) === 200) accepted++;
+        }),
+      );
     }
-    const pacedAccepted = (await Promise.all(paced)).filter((s) => s === 200).length;
-    const expectedAll = expected + pacedAccepted * (CLIENTS / EXTENSIONS);
-    const deadline2 = Date.now() + 20_000;
-    while (deliveries < expectedAll && Date.now() < deadline2) await sleep(20);
+    const elapsed = (performance.now() - start) / 1000;
+    const perWebhook = spec.clients / spec.extensions;
+    const expected = accepted * perWebhook;
+    const deadline = Date.now() + 30_000;
+    while (receipts < expected && Date.now() < deadline) await sleep(20);
+    const after = procStats(pid);
     agent.destroy();
-    const after = memoryOf(relay.child.pid!);
-    latencies.sort((a, b) => a - b);
-    pacedLatencies.sort((a, b) => a - b);
+    const metrics = await (await fetch(relay.url + '/metrics')).text();
+    const seen = latencies.slice(0, Math.min(receipts, latencies.length)).sort();
     return {
+      case: spec.name,
       backend,
-      clients: CLIENTS,
-      fanOutK: CLIENTS / EXTENSIONS,
-      webhooks: WEBHOOKS,
+      clients: spec.clients,
+      receiptsPerWebhook: perWebhook,
+      webhooks: spec.webhooks,
       accepted,
       webhooksPerSec: Math.round(accepted / elapsed),
-      deliveries,
-      expectedDeliveries: expectedAll,
+      rate: spec.rate ?? null,
+      receipts,
+      expectedReceipts: expected,
       latencyMs: {
-        p50: round(pct(latencies, 50), 2),
-        p99: round(pct(latencies, 99), 2),
-        max: round(latencies.at(-1) ?? NaN, 2),
+        p50: round(pct(seen, 50), 2),
+        p99: round(pct(seen, 99), 2),
+        max: round(seen.at(-1) ?? NaN, 2),
       },
-      pacedLatencyMs: {
-        ratePerSec: PACED_RATE,
-        p50: round(pct(pacedLatencies, 50), 2),
-        p99: round(pct(pacedLatencies, 99), 2),
-        max: round(pacedLatencies.at(-1) ?? NaN, 2),
-      },
+      relayLagMetric: histogramQuantiles(metrics, 'relay_delivery_lag_ms'),
+      relayCpuUsPerReceipt: round(((after.cpuMs - before.cpuMs) * 1000) / Math.max(1, receipts), 2),
+      writeSyscallsPerReceipt: round(
+        (after.writeSyscalls - before.writeSyscalls) / Math.max(1, receipts),
+        3,
+      ),
+      controlFramesPerReceipt: round(controls / Math.max(1, receipts), 3),
       connectSec: round(connectSec, 2),
-      relayMemory: {
-        idleMiB: idle.rssMiB,
-        with1000ClientsMiB: withClients.rssMiB,
-        afterLoadRssMiB: after.rssMiB,
-        peakMiB: after.hwmMiB,
+      relayMemoryMiB: {
+        idle: idle.rssMiB,
+        withClients: withClients.rssMiB,
+        after: after.rssMiB,
+        peak: after.hwmMiB,
+      },
+    };
+  } finally {
+    for (const ws of sockets) ws.terminate();
+    await relay.stop();
+    await redis?.stop();
+    await service.close();
+  }
+}
+
+interface IdleResult {
+  backend: string;
+  clients: number;
+  connected: number;
+  connectSec: number;
+  relayMemoryMiB: { idle: number; withClients: number; peak: number };
+}
+
+/** The relay's memory with `count` connected, idle clients (each said hello and is live). */
+async function idleCase(count: number, backend: 'memory' | 'redis'): Promise<IdleResult> {
+  const service = await startTokenService(new Set([TOKEN]));
+  const redis = backend === 'redis' ? await startRedis() : undefined;
+  // Sessions from one address are capped by default; raise the cap for this measurement.
+  const relay = await spawnRelay({
+    config: {
+      tenants: { acme: { baseUrl: service.baseUrl, secrets: [SECRET] } },
+      ...(redis ? { storage: { kind: 'redis', url: redis.url } } : {}),
+      clients: { maxSessionsPerAddress: count + 100 },
+    },
+    env: { RELAY_LOG_LEVEL: 'warn' },
+  });
+  const sockets: WebSocket[] = [];
+  try {
+    const idle = procStats(relay.pid);
+    const wsUrl = relay.url.replace(/^http/, 'ws') + relayClientPath('acme');
+    const t0 = performance.now();
+    let connected = 0;
+    for (let i = 0; i < count; i += 100) {
+      await Promise.all(
+        Array.from(
+          { length: Math.min(100, count - i) },
+          (_, j) =>
+            new Promise<void>((resolve) => {
+              // Spread the sources over 127.0.0.0/8 so no one address holds too many ports.
+              const ws = new WebSocket(wsUrl, {
+                headers: { Authorization: `Bearer ${TOKEN}` },
+                perMessageDeflate: false,
+                localAddress: `127.0.${1 + ((i + j) % 200)}.1`,
+              });
+              sockets.push(ws);
+              ws.on('message', (data: Buffer) => {
+                if (data.includes('"ready"')) {
+                  connected++;
+                  resolve();
+                }
+              });
+              ws.once('open', () =>
+                ws.send(
+                  JSON.stringify({
+                    type: 'hello',
+                    v: 1,
+                    filter: { extensions: [String(100 + ((i + j) % 1000))], dids: [], events: [] },
+                    cursor: null,
+                  }),
+                ),
+              );
+              ws.once('error', () => resolve());
+              ws.once('close', () => resolve());
+            }),
+        ),
+      );
+    }
+    const connectSec = (performance.now() - t0) / 1000;
+    await sleep(2000);
+    const withClients = procStats(relay.pid);
+    return {
+      backend,
+      clients: count,
+      connected,
+      connectSec: round(connectSec, 2),
+      relayMemoryMiB: {
+        idle: idle.rssMiB,
+        withClients: withClients.rssMiB,
+        peak: withClients.hwmMiB,
       },
     };
   } finally {
@@ -406,9 +500,15 @@ async function main(): Promise<void> {
   const started = performance.now();
   // BENCH_ONLY=throughput|gap runs one part (for development); the default runs both.
   const only = process.env.BENCH_ONLY;
-  const backends: BackendResult[] = [];
+  const pick = process.env.BENCH_CASES?.split(',');
+  const results: CaseResult[] = [];
   if (only !== 'gap')
-    for (const b of ['memory', 'redis'] as const) backends.push(await benchBackend(b));
+    for (const spec of CASES.filter((c) => !pick || pick.includes(c.name)))
+      for (const b of ['memory', 'redis'] as const) results.push(await runCase(spec, b));
+  const idleCount = Number(process.env.BENCH_IDLE_CLIENTS ?? 0);
+  const idle: IdleResult[] = [];
+  if (idleCount > 0 && only !== 'gap')
+    for (const b of ['memory', 'redis'] as const) idle.push(await idleCase(idleCount, b));
   const gaps: GapResult[] = [];
   if (only !== 'throughput')
     for (const fault of ['close', 'stall'] as const)
@@ -420,26 +520,36 @@ async function main(): Promise<void> {
         gaps.push(await gapRun(strategy, fault));
 
   const lines: string[] = [];
+  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
   lines.push(
-    `relay throughput: ${CLIENTS} clients, each event to K=${CLIENTS / EXTENSIONS} clients, ${WEBHOOKS} webhooks, concurrency ${CONCURRENCY}`,
+    `relay throughput (${new Date().toISOString()}, load ${load}); closed loop = ${CONCURRENCY} posters, latency as the client sees it`,
   );
   lines.push(
-    `backend  accepted/s  delivered/expected  saturated p50/p99/max (ms)  at ${PACED_RATE}/s p50/p99/max (ms)  relay RSS idle/+clients/after/peak (MiB)  connect (s)`,
+    'case            backend  clients  recv/wh  webhooks/s  receipts/expected  client p50/p99/max (ms)  relay lag metric p50/p99  cpu us/rcpt  writes/rcpt  ctl/rcpt  RSS idle/+clients/after/peak (MiB)',
   );
-  for (const b of backends) {
-    const cols = [
-      b.backend.padEnd(8),
-      String(b.webhooksPerSec).padStart(10),
-      `${b.deliveries}/${b.expectedDeliveries}`.padStart(18),
-      `${b.latencyMs.p50} / ${b.latencyMs.p99} / ${b.latencyMs.max}`.padStart(26),
-      `${b.pacedLatencyMs.p50} / ${b.pacedLatencyMs.p99} / ${b.pacedLatencyMs.max}`.padStart(28),
-      `${b.relayMemory.idleMiB} / ${b.relayMemory.with1000ClientsMiB} / ${b.relayMemory.afterLoadRssMiB} / ${b.relayMemory.peakMiB}`.padStart(
-        40,
-      ),
-      String(b.connectSec).padStart(11),
-    ];
-    lines.push(cols.join('  '));
-  }
+  for (const r of results)
+    lines.push(
+      [
+        r.case.padEnd(15),
+        r.backend.padEnd(7),
+        String(r.clients).padStart(7),
+        String(r.receiptsPerWebhook).padStart(7),
+        (r.rate ? `${r.webhooksPerSec} (at ${r.rate})` : String(r.webhooksPerSec)).padStart(10),
+        `${r.receipts}/${r.expectedReceipts}`.padStart(17),
+        `${r.latencyMs.p50} / ${r.latencyMs.p99} / ${r.latencyMs.max}`.padStart(23),
+        `${r.relayLagMetric.p50} / ${r.relayLagMetric.p99}`.padStart(24),
+        String(r.relayCpuUsPerReceipt).padStart(11),
+        String(r.writeSyscallsPerReceipt).padStart(11),
+        String(r.controlFramesPerReceipt).padStart(8),
+        `${r.relayMemoryMiB.idle} / ${r.relayMemoryMiB.withClients} / ${r.relayMemoryMiB.after} / ${r.relayMemoryMiB.peak}`.padStart(
+          34,
+        ),
+      ].join('  '),
+    );
+  for (const r of idle)
+    lines.push(
+      `idle clients: ${r.backend} ${r.connected}/${r.clients} connected in ${r.connectSec} s; relay RSS idle ${r.relayMemoryMiB.idle} MiB, with clients ${r.relayMemoryMiB.withClients} MiB (peak ${r.relayMemoryMiB.peak})`,
+    );
   lines.push('');
   lines.push(
     `failover gap: rings every 50 ms, direct heartbeat ${DIRECT_HEARTBEAT_MS} ms (dead after 2 silent intervals)`,
@@ -451,7 +561,7 @@ async function main(): Promise<void> {
     );
   lines.push('', `total ${round((performance.now() - started) / 1000)} s`);
   process.stdout.write(
-    lines.join('\n') + '\n\n' + JSON.stringify({ backends, gaps }, null, 2) + '\n',
+    lines.join('\n') + '\n\n' + JSON.stringify({ results, idle, gaps }, null, 2) + '\n',
   );
 }
 

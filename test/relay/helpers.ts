@@ -27,11 +27,14 @@ export const SECRET = "It's a Secret to Everybody";
  * for the tokens it knows (protocol.md sections 4-5). End-to-end tests use the simulator instead.
  */
 export async function startTokenService(
-  validTokens: Set<string>,
+  /** Tokens the service accepts (a Set, or anything with `has`, e.g. a prefix rule). */
+  validTokens: Pick<Set<string>, 'has'>,
   /** Tokens of a key whose IP allowlist excludes this caller: 403 with errcode 10004. */
-  blockedTokens: Set<string> = new Set(),
+  blockedTokens: Pick<Set<string>, 'has'> = new Set(),
   /** A path the tenant's base address ends in (`/t/acme`): the API lives under it. */
   basePath = '',
+  /** How long each answer takes (a service across the Internet answers in tens of ms). */
+  options: { delayMs?: number } = {},
 ): Promise<{ baseUrl: string; calls: () => number; close: () => Promise<void> }> {
   let calls = 0;
   const server = http.createServer((req, res) => {
@@ -44,15 +47,23 @@ export async function startTokenService(
         : path && blockedTokens.has(token)
           ? [403, { errcode: 10004, errmsg: 'IP NOT ALLOWED' }]
           : [401, { errcode: 10002, errmsg: 'TOKEN EXPIRED' }];
-    res.writeHead(status, { 'Content-Type': 'application/json' });
-    res.end(JSON.stringify(body));
+    const answer = () => {
+      res.writeHead(status, { 'Content-Type': 'application/json' });
+      res.end(JSON.stringify(body));
+    };
+    if (options.delayMs) setTimeout(answer, options.delayMs);
+    else answer();
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
   return {
     baseUrl: `http://127.0.0.1:${port}${basePath}`,
     calls: () => calls,
-    close: () => new Promise<void>((r) => server.close(() => r())),
+    close: () =>
+      new Promise<void>((r) => {
+        server.close(() => r());
+        server.closeAllConnections();
+      }),
   };
 }
 
@@ -230,6 +241,8 @@ export interface RedisProcess {
   url: string;
   port: number;
   dir: string;
+  /** The redis-server process (to pause it with SIGSTOP, as a hung server). */
+  pid: number;
   /** Stops the server; its data folder is removed unless `keepData` (for a restart). */
   stop(options?: { keepData?: boolean }): Promise<void>;
 }
@@ -280,8 +293,10 @@ export async function startRedis(
     url,
     port,
     dir,
+    pid: child.pid!,
     async stop(options = {}) {
       if (child.exitCode === null) {
+        process.kill(child.pid!, 'SIGCONT'); // a paused server cannot act on SIGTERM
         const exited = new Promise<void>((r) => child.once('exit', () => r()));
         child.kill('SIGTERM');
         await exited;
