@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Logger } from '../src-main/core/log.ts';
 import type { TenantConfig } from './config.ts';
+import { reply } from './http-reply.ts';
 import { readEnvelope } from './envelope.ts';
 import type { RelayMetrics } from './metrics.ts';
 import { verifySignature } from './signature.ts';
@@ -121,15 +122,4 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
       }
     });
   });
-}
-
-export function reply(res: ServerResponse, status: number, body: unknown): void {
-  if (res.headersSent) return;
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'Content-Type': 'application/json',
-    'Content-Length': Buffer.byteLength(text),
-    'Cache-Control': 'no-store',
-  });
-  res.end(text);
 }

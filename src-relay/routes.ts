@@ -1,0 +1,71 @@
+import type http from 'node:http';
+import type { Logger } from '../src-main/core/log.ts';
+import type { RelayConfig } from './config.ts';
+import { reply } from './http-reply.ts';
+import type { InFlight } from './in-flight.ts';
+import type { RelayMetrics } from './metrics.ts';
+import type { EventStore } from './store/types.ts';
+import { pathOf, tenantInPath } from './tenants.ts';
+import { handleWebhook } from './webhook-handler.ts';
+
+export interface RouteDeps {
+  config: RelayConfig;
+  store: EventStore;
+  metrics: RelayMetrics;
+  logger: Logger;
+  inFlight: InFlight;
+  draining: () => boolean;
+  now: () => number;
+}
+
+/**
+ * The relay's plain HTTP requests: `POST /webhook/<tenant>`, `/healthz`, `/readyz`, `/metrics`.
+ * While draining, everything answers 503 with `Connection: close`.
+ */
+export function requestHandler(
+  deps: RouteDeps,
+): (req: http.IncomingMessage, res: http.ServerResponse) => void {
+  const { config, store, metrics, logger } = deps;
+  const webhookLogger = logger.child({ component: 'webhook' });
+  return (req, res) => {
+    const path = pathOf(req.url);
+    if (deps.draining()) {
+      res.setHeader('Connection', 'close');
+      res.setHeader('Retry-After', '1');
+      return reply(res, 503, { ok: false, error: 'relay shutting down' });
+    }
+    if (path === '/healthz') return reply(res, 200, { ok: true });
+    if (path === '/readyz') {
+      store.ping().then(
+        () => reply(res, 200, { ok: true, storage: store.kind }),
+        () => reply(res, 503, { ok: false, storage: store.kind, error: 'storage unreachable' }),
+      );
+      return;
+    }
+    if (path === '/metrics') {
+      res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
+      res.end(metrics.render());
+      return;
+    }
+    const tenant = tenantInPath(config.tenants, path, '/webhook/');
+    if (tenant === 'no-match') return reply(res, 404, { ok: false, error: 'not found' });
+    if (req.method !== 'POST') return reply(res, 405, { ok: false, error: 'POST only' });
+    if (!tenant) {
+      metrics.received += 1;
+      metrics.reject('unknown-tenant');
+      return reply(res, 404, { ok: false, error: 'unknown tenant' });
+    }
+    deps.inFlight.track(
+      handleWebhook(req, res, tenant.name, tenant.config, {
+        store,
+        metrics,
+        logger: webhookLogger,
+        maxBodyBytes: config.maxBodyBytes,
+        now: deps.now,
+      }).catch((err: Error) => {
+        logger.error('webhook handler failed', { err: err.message });
+        reply(res, 500, { ok: false, error: 'internal error' });
+      }),
+    );
+  };
+}
