@@ -2,7 +2,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import { RelayEventSource, relayStreamUrl } from '../../src-main/core/relay-client/relay-source.ts';
 import { createWsSocket, type CreateSocket } from '../../src-main/core/events/socket.ts';
-import { fileCursorStore } from '../../src-main/core/relay-client/cursor-store.ts';
+import {
+  fileCursorStore,
+  type CursorStore,
+} from '../../src-main/core/relay-client/cursor-store.ts';
 import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { silentLogger } from '../../src-main/core/log.ts';
@@ -274,11 +277,13 @@ describe('RelayEventSource', () => {
     c.src.start();
     await waitFor(() => c.statuses.at(-1)?.state === 'connected', 'connected');
     // Advance in steps so that heartbeats (every 12.5 s) are answered over the real socket.
-    for (let i = 0; i < 36 && !/code="4002"/.test(harness.relay.metrics.render()); i++) {
+    for (let i = 0; i < 36 && !/code="4002"/.test(await harness.relay.metrics.render()); i++) {
       await harness.clock.advance(1000);
       await new Promise((r) => setTimeout(r, 5));
     }
-    expect(harness.relay.metrics.render()).toMatch(/relay_clients_closed_total\{code="4002"\} 1/);
+    expect(await harness.relay.metrics.render()).toMatch(
+      /relay_clients_closed_total\{code="4002"\} 1/,
+    );
     await harness.clock.advance(0); // reconnect at once: no back-off
     await waitFor(
       () => c.statuses.at(-1)?.state === 'connected' && harness.relay.clientCount() === 1,
@@ -345,5 +350,116 @@ describe('RelayEventSource', () => {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+});
+
+/**
+ * A far side for the source that follows a script instead of a relay: it answers each hello with
+ * `onHello`. Connections past 100 never open, so a reconnect loop ends (and fails the test).
+ */
+function scriptedRelay(
+  onHello: (
+    hello: { cursor: string | null },
+    peer: { send(text: string): void; close(code: number, reason: string): void },
+  ) => void,
+) {
+  const hellos: { cursor: string | null }[] = [];
+  const createSocket: CreateSocket = (_url, _headers, cb) => {
+    if (hellos.length >= 100) return { send() {}, close() {}, terminate() {} };
+    let closed = false;
+    const peer = {
+      send: (text: string) => {
+        if (!closed) queueMicrotask(() => cb.message(text));
+      },
+      close: (code: number, reason: string) => {
+        if (closed) return;
+        closed = true;
+        queueMicrotask(() => cb.closed(code, reason));
+      },
+    };
+    queueMicrotask(() => cb.open());
+    return {
+      send(text) {
+        const msg = JSON.parse(text) as { type: string; cursor: string | null };
+        if (msg.type !== 'hello') return;
+        hellos.push(msg);
+        onHello(msg, peer);
+      },
+      close: (code, reason) => peer.close(code, reason),
+      terminate: () => peer.close(1006, ''),
+    };
+  };
+  return { createSocket, hellos };
+}
+
+const ready = (cursor: string | null) =>
+  `relay ${JSON.stringify({ type: 'ready', session: 's', cursor, heartbeatMs: 25000, idleTimeoutMs: 60000 })}`;
+
+describe('RelayEventSource against a misbehaving relay (fake clock)', () => {
+  const make = (createSocket: CreateSocket, clock: FakeClock, cursorStore?: CursorStore) => {
+    const src = new RelayEventSource({
+      relayUrl: 'http://127.0.0.1:1',
+      tenant: 'acme',
+      tokens: listTokenSource(['tok']),
+      filter: { extensions: ['101'], dids: [], events: [] },
+      clock,
+      random: () => 0.5,
+      createSocket,
+      ...(cursorStore ? { cursorStore } : {}),
+    });
+    return src;
+  };
+
+  it('backs off when the relay closes every session with 4002 at once (at once only after a stable session)', async () => {
+    const clock = new FakeClock();
+    const relay = scriptedRelay((_hello, peer) => {
+      peer.send(ready('1-0'));
+      peer.close(4002, 'authorisation expired');
+    });
+    const src = make(relay.createSocket, clock);
+    src.start();
+    await clock.advance(3_000);
+    // The first 4002 reconnects at once; then 0.5 x 1 s, 0.5 x 2 s, ... (random fixed at 0.5).
+    expect(relay.hellos.length).toBeLessThanOrEqual(4);
+    await src.stop();
+  });
+
+  it('takes only cursors in the cursor format, from the relay and from its store', async () => {
+    const clock = new FakeClock();
+    let n = 0;
+    const relay = scriptedRelay((_hello, peer) => {
+      n += 1;
+      peer.send(ready(`${n}000-0`));
+      peer.send('relay {"type":"cursor","cursor":"not a cursor"}');
+      peer.send('relay {"type":"heartbeat","cursor":42}');
+      peer.close(1012, 'restarting');
+    });
+    const src = make(relay.createSocket, clock, {
+      load: async () => 'garbage from disk',
+      save: async () => {},
+    });
+    src.start();
+    await clock.advance(2_000);
+    expect(relay.hellos[0]!.cursor).toBeNull();
+    expect(relay.hellos[1]!.cursor).toBe('1000-0');
+    expect(src.position).toMatch(/^\d+000-0$/);
+    await src.stop();
+  });
+
+  it('drops a cursor the relay refuses in the hello, instead of being refused for ever', async () => {
+    const clock = new FakeClock();
+    const relay = scriptedRelay((hello, peer) => {
+      if (hello.cursor !== null) peer.close(4400, 'cursor malformed');
+      else peer.send(ready('5-0'));
+    });
+    const src = make(relay.createSocket, clock, {
+      load: async () => '99999999999999-0',
+      save: async () => {},
+    });
+    src.start();
+    await clock.advance(5_000);
+    expect(relay.hellos.map((h) => h.cursor)).toEqual(['99999999999999-0', null]);
+    expect(src.position).toBe('5-0');
+    await src.stop();
   });
 });

@@ -9,10 +9,16 @@
  *   notice first when retention no longer covers it, then `ready`.
  * - Liveness: `{"type":"heartbeat"}` every `heartbeatMs`; a socket with nothing received for two
  *   intervals is terminated and replaced (half-open TCP after sleep or a network change).
- * - Reconnect: back-off with full jitter on the injected clock; 4002/1012 and a 401 with 10002 (token
- *   invalidated first) reconnect at once; a 403 or an unknown tenant waits for wake('user').
+ * - Reconnect: back-off with full jitter on the injected clock. A 4002 (re-authorise) after a
+ *   stable session, and a 401 with 10002 (token invalidated first) once, reconnect at once; a 4002
+ *   again before the back-off was reset waits like any other drop (a relay that closes every
+ *   session at once must not get a reconnect loop). A 403 or an unknown tenant waits for
+ *   wake('user').
  * - Cursor: advanced by `cursor` frames (sent after each burst) and heartbeat answers; optionally
- *   persisted through a CursorStore so a restarted app resumes where it stopped.
+ *   persisted through a CursorStore so a restarted app resumes where it stopped. Only values in
+ *   the cursor format are taken (from the relay and from the store); a hello the relay refuses
+ *   (4400) before `ready` drops the cursor, so the next hello starts live instead of being refused
+ *   for ever.
  * Event frames are handed on untouched, as text, to onFrame listeners.
  */
 import type { Clock, TimerHandle } from '../clock.ts';
@@ -29,6 +35,7 @@ import { sameStatus, statusForErrcode } from '../events/status.ts';
 import {
   CloseCode,
   decodeControl,
+  isCursor,
   relayClientPath,
   sanitiseFilter,
   type RelayFilter,
@@ -131,8 +138,11 @@ export class RelayEventSource implements EventSource {
     this.attention = false;
     this.cursorLoaded ??= (this.deps.cursorStore?.load() ?? Promise.resolve(null)).then(
       (c) => {
-        this.cursor ??= c;
-        this.savedCursor = c;
+        const valid = typeof c === 'string' && isCursor(c) ? c : null;
+        if (c !== null && valid === null)
+          this.logger.warn('stored relay cursor is not a cursor; starting live');
+        this.cursor ??= valid;
+        this.savedCursor = valid;
       },
       (err: Error) =>
         this.logger.warn('relay cursor not loaded; starting live', { err: err.message }),
@@ -238,9 +248,9 @@ export class RelayEventSource implements EventSource {
         if (generation === this.generation)
           this.logger.debug('relay socket error', { error: error.message });
       },
-      closed: (code) => {
+      closed: (code, reason) => {
         if (generation !== this.generation) return;
-        this.onClosed(code, rejection);
+        this.onClosed(code, reason, rejection);
       },
     });
     this.armConnectTimer(generation);
@@ -277,7 +287,7 @@ export class RelayEventSource implements EventSource {
         this.phase = 'ready';
         this.clock.clearTimeout(this.connectTimer);
         this.rejectedOnce = false;
-        if (control.cursor) this.advance(control.cursor);
+        if (control.cursor !== null) this.advance(control.cursor);
         this.setStatus(this.gapStatus ?? { state: 'connected' });
         this.clock.clearTimeout(this.stableTimer);
         this.stableTimer = this.clock.setTimeout(
@@ -289,7 +299,7 @@ export class RelayEventSource implements EventSource {
         this.advance(control.cursor);
         break;
       case 'heartbeat':
-        if (control.cursor) this.advance(control.cursor);
+        if (control.cursor !== undefined) this.advance(control.cursor);
         break;
       case 'gap':
         this.logger.warn('relay gap notice', {
@@ -317,7 +327,12 @@ export class RelayEventSource implements EventSource {
     }
   }
 
-  private advance(cursor: string): void {
+  /** Takes a position the relay gave; anything not in the cursor format is ignored (and logged). */
+  private advance(cursor: unknown): void {
+    if (typeof cursor !== 'string' || !isCursor(cursor)) {
+      this.logger.warn('relay sent a position that is not a cursor; ignored');
+      return;
+    }
     this.cursor = cursor;
     void this.persistCursor();
   }
@@ -344,8 +359,10 @@ export class RelayEventSource implements EventSource {
 
   private onClosed(
     code: number,
+    reason: string,
     rejection: { status: number; errcode?: number } | undefined,
   ): void {
+    const wasReady = this.phase === 'ready';
     this.socket = undefined;
     this.phase = 'idle';
     this.clock.clearTimeout(this.connectTimer);
@@ -354,7 +371,18 @@ export class RelayEventSource implements EventSource {
     if (!this.running) return;
     if (rejection) return this.onRejected(rejection);
     this.logger.info('relay socket closed', { code });
-    if (code === CloseCode.reauthenticate) return this.reconnectIn(0);
+    if (code === CloseCode.reauthenticate) {
+      // At once after a session that lasted (the back-off was reset); counted, so that a relay
+      // closing every session at once gets a growing wait instead of a reconnect loop.
+      const fresh = this.backoff.attempts === 0;
+      const wait = this.backoff.next();
+      return this.reconnectIn(fresh ? 0 : wait);
+    }
+    if (code === CloseCode.badRequest && !wasReady && /cursor/i.test(reason) && this.cursor) {
+      // The relay refused the cursor in our hello: it would refuse every hello that carries it.
+      this.logger.warn('the relay refused the hello; resuming without a cursor (starting live)');
+      this.cursor = null;
+    }
     this.setStatus({ state: 'offline', reason: 'The relay connection dropped; reconnecting.' });
     // 1012: the relay restarts; everyone reconnects, so spread them (jitter) but start small.
     this.reconnectIn(this.backoff.next());
