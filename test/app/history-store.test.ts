@@ -77,6 +77,22 @@ describe('HistoryStore', () => {
     expect(JSON.parse(await readFile(path, 'utf8')).entries).toHaveLength(1);
   });
 
+  it('a corrupt file puts no caller number in the log (V8 would quote the text around the fault)', async () => {
+    const path = join(tmp.path, 'history.json');
+    // A file cut and spliced by a crash: the fault sits right next to a caller's number.
+    await writeFile(
+      path,
+      '{"version":1,"entries":[{"callId":"c1","from":+14155550123,"to":"101","startedAt":1}]}',
+    );
+    const logger = memoryLogger();
+    const h = new HistoryStore({ path, clock: new FakeClock(), logger, limit: 10 });
+    await h.load();
+    expect(h.list()).toEqual([]);
+    const warn = logger.records.find((r) => /corrupt/.test(r.msg));
+    expect(warn?.problem).toMatch(/^not valid JSON/);
+    expect(JSON.stringify(logger.records)).not.toMatch(/415555|14155/);
+  });
+
   it('never saves over a history file it could not read', async () => {
     const path = join(tmp.path, 'history.json');
     const good = JSON.stringify({

@@ -1,6 +1,7 @@
 import { readFile, rename } from 'node:fs/promises';
 import type { CallOutcome, HistoryEntry } from '../../ipc/contract.ts';
 import { writeFileAtomic } from '../atomic-file.ts';
+import { parseJson } from '../json-text.ts';
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { boundedText, displayText } from './text.ts';
@@ -101,19 +102,20 @@ export class HistoryStore {
       this.entries = [];
       return;
     }
-    try {
-      const parsed = JSON.parse(text) as Partial<HistoryFile>;
-      if (!parsed || typeof parsed !== 'object' || !Array.isArray(parsed.entries))
-        throw new Error('not a history file');
+    // The file holds callers' numbers and names: a parse error is reported by where it is,
+    // never with V8's quote of the text around it.
+    const json = parseJson(text);
+    const parsed = json.ok ? (json.value as Partial<HistoryFile> | null) : null;
+    if (parsed && typeof parsed === 'object' && Array.isArray(parsed.entries)) {
       const entries = parsed.entries.map(readEntry).filter((e): e is HistoryEntry => e !== null);
       // A call still "ringing" in the file rang when the app last ran: it is over now.
       for (const e of entries) if (e.outcome === 'ringing') e.outcome = 'ended';
       entries.sort((a, b) => b.startedAt - a.startedAt);
       this.entries = entries.slice(0, this.limit);
-    } catch (err) {
+    } else {
       const backup = `${this.path}.corrupt-${this.clock.now()}`;
       this.logger.warn('history file is corrupt; kept aside and starting empty', {
-        error: err,
+        problem: json.ok ? 'not a history file' : `not valid JSON${json.where}`,
         backup,
       });
       await this.moveAside(this.path, backup).catch((e: unknown) => {
