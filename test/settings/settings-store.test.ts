@@ -86,6 +86,16 @@ describe('SettingsStore', () => {
     expect(logger.records.some((rec) => rec.field === 'popupLingerSec')).toBe(true);
   });
 
+  it('a secret pasted into a list field never reaches the log or the messages', async () => {
+    const secret = 'sk_live_Zr8QpV2mXy7wT4nK';
+    await writeFile(path, JSON.stringify({ extensions: ['101', secret] }));
+    const logger = memoryLogger();
+    const r = await store(logger).load();
+    expect(r.settings.extensions).toEqual(['101']);
+    expect(r.problems[0]?.field).toBe('extensions[1]');
+    expect(JSON.stringify([r.problems, logger.records])).not.toContain(secret.slice(0, 8));
+  });
+
   it('a secret found in the file is removed from it, and from the backup', async () => {
     await writeFile(
       path,

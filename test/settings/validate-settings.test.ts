@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyPatch, validateSettings } from '../../src-main/core/settings/settings-store.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import type { Settings } from '../../src-main/core/settings/types.ts';
+import { DENIED_SCHEMES, vetExternalUrl } from '../../src-main/core/app/external-url.ts';
 
 const fields = (problems: Array<{ field: string }>) => problems.map((p) => p.field);
 
@@ -173,8 +174,63 @@ describe('validateSettings', () => {
     expect(crm('salesforce:lookup?phone={from}', ['https', 'salesforce'])).toEqual([]);
     expect(crm('https://{from}.evil.example.com/')[0]).toMatch(/only after the host/);
     expect(crm('https://crm.example.com/?q={phone}')[0]).toMatch(/unknown placeholder \{phone\}/);
-    expect(crm('http://crm.example.com/?q={from}')[0]).toMatch(/not in crmAllowedSchemes/);
-    expect(crm('javascript:alert({from})', ['https'])[0]).toMatch(/not in crmAllowedSchemes/);
+    expect(crm('http://crm.example.com/?q={from}')[0]).toMatch(/never opened with; use https/);
+    expect(crm('javascript:alert({from})', ['https'])[0]).toMatch(/never opened with/);
+    expect(crm('notes://crm/?q={from}', ['https'])[0]).toMatch(/not in crmAllowedSchemes/);
+  });
+
+  it('CRM schemes: the one list the link gate applies; a scheme accepted here always opens', () => {
+    const r = validateSettings({ crmAllowedSchemes: ['https', 'http', 'Salesforce:', 'file'] });
+    expect(r.settings.crmAllowedSchemes).toEqual(['https', 'salesforce']);
+    expect(fields(r.problems)).toEqual(['crmAllowedSchemes[1]', 'crmAllowedSchemes[3]']);
+    expect(r.problems[0]?.message).toMatch(/unencrypted/);
+    // Every scheme the gate refuses is refused here too, and every scheme accepted here passes it.
+    for (const scheme of DENIED_SCHEMES)
+      expect(validateSettings({ crmAllowedSchemes: [scheme] }).settings.crmAllowedSchemes).toEqual(
+        [],
+      );
+    const accepted = validateSettings({
+      crmAllowedSchemes: ['salesforce', 'msteams', 'tel', 'zoommtg'],
+    }).settings.crmAllowedSchemes;
+    for (const scheme of accepted)
+      expect(vetExternalUrl(`${scheme}:x?q=1`, accepted)).toMatchObject({ ok: true });
+    // An empty list still allows https, as the gate does.
+    expect(
+      validateSettings({ crmAllowedSchemes: [], crmUrlTemplate: 'https://crm.example/?q={from}' })
+        .problems,
+    ).toEqual([]);
+  });
+
+  it('never quotes the value a message is about (a secret pasted into the wrong field)', () => {
+    const secret = 'sk_live_Zr8QpV2mXy7wT4nK';
+    const r = validateSettings({
+      extensions: ['101', secret],
+      dids: [secret],
+      crmAllowedSchemes: [secret],
+      baseUrl: secret,
+      relayUrl: secret,
+      version: secret,
+    });
+    expect(r.problems.length).toBeGreaterThanOrEqual(6);
+    expect(JSON.stringify(r.problems)).not.toContain(secret.slice(0, 8));
+    expect(r.problems.map((p) => p.message)).toContain(
+      'extensions[1] is not an extension number (digits only, e.g. "101"); it was left out',
+    );
+  });
+
+  it('a pasted list of 300,000 entries is checked in linear time: the first 100 kept, ten problems and a count', () => {
+    // Quadratic de-duplication took 13.9 s of the main process for 200,000 entries; this test
+    // would run into its time-out with it.
+    const extensions = Array.from({ length: 300_000 }, (_, i) => String(100_000 + (i % 250_000)));
+    const r = validateSettings({ extensions, dids: Array(300_000).fill('not a number') });
+    expect(r.settings.extensions).toEqual(extensions.slice(0, 100));
+    expect(r.settings.dids).toEqual([]);
+    expect(fields(r.problems)).toEqual([
+      'extensions',
+      ...Array.from({ length: 10 }, (_, i) => `dids[${i}]`),
+      'dids',
+    ]);
+    expect(r.problems.at(-1)?.message).toMatch(/299990 more entries/);
   });
 
   it('version and whole-file shape', () => {

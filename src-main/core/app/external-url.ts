@@ -5,64 +5,14 @@
  * settings say; credentials in URLs never pass.
  */
 
-export type UrlCheck = { ok: true; url: string } | { ok: false; message: string };
+import { DENIED_SCHEMES, allowedSchemeSet } from '../url-schemes.ts';
 
-/** Schemes refused even when an administrator lists them: they run code, read files or leak data. */
-export const DENIED_SCHEMES: ReadonlySet<string> = new Set([
-  'javascript',
-  'vbscript',
-  'livescript',
-  'data',
-  'file',
-  'blob',
-  'filesystem',
-  'about',
-  'chrome',
-  'chrome-extension',
-  'devtools',
-  'view-source',
-  'jar',
-  'http', // caller details would travel unencrypted
-  'ftp',
-  'smb',
-  'nfs',
-  'ws',
-  'wss',
-  'shell',
-  'ms-msdt',
-  'search-ms',
-  'search',
-  'ms-officecmd',
-  'ms-settings',
-  'res',
-  'mk',
-  'its',
-  'ms-its',
-  'mhtml',
-  'x-apple.systempreferences',
-]);
+export { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-schemes.ts';
+
+export type UrlCheck = { ok: true; url: string } | { ok: false; message: string };
 
 /** Longest URL we open: Windows' ShellExecute and many browsers cut beyond a few KB. */
 export const MAX_URL_LENGTH = 4096;
-
-const SCHEME_NAME = /^[a-z][a-z0-9+.-]{0,31}$/;
-
-/** Lower-cases and strips a trailing colon; returns null for anything that is not a scheme name. */
-export function normalizeScheme(scheme: string): string | null {
-  const s = scheme.trim().toLowerCase().replace(/:$/, '');
-  return SCHEME_NAME.test(s) ? s : null;
-}
-
-/** The usable allowed schemes: always https, plus valid administrator additions not on the deny list. */
-export function allowedSchemeSet(extra: readonly string[] = []): Set<string> {
-  const out = new Set(['https']);
-  for (const raw of extra) {
-    if (typeof raw !== 'string') continue;
-    const s = normalizeScheme(raw);
-    if (s && !DENIED_SCHEMES.has(s)) out.add(s);
-  }
-  return out;
-}
 
 /** Checks that `raw` is a URL the app may open. Returns the parser's serialization, not the input. */
 export function vetExternalUrl(raw: unknown, allowedSchemes: readonly string[] = []): UrlCheck {

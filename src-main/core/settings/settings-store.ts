@@ -9,6 +9,7 @@
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { writeFileAtomic } from '../atomic-file.ts';
+import { parseJson } from '../json-text.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { Settings } from './types.ts';
@@ -113,10 +114,8 @@ export class SettingsStore {
         ],
       };
     }
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text.replace(/^\uFEFF/, ''));
-    } catch (err) {
+    const json = parseJson(text.replace(/^\uFEFF/, ''));
+    if (!json.ok) {
       // We cannot know which part of a corrupt file is secret; the copy stays readable by the user only.
       const backup = await this.backup(text);
       const settings = defaultSettings();
@@ -126,11 +125,12 @@ export class SettingsStore {
         problems: [
           {
             field: FILE_FIELD,
-            message: `${name} is not valid JSON${whereJsonFailed(err)}; defaults are used. ${backup}`,
+            message: `${name} is not valid JSON${json.where}; defaults are used. ${backup}`,
           },
         ],
       };
     }
+    const parsed = json.value;
     const { settings, problems } = validateSettings(parsed);
     if (problems.length > 0) {
       const backup = await this.backup(JSON.stringify(withoutSecrets(parsed), null, 2) + '\n');
@@ -164,13 +164,4 @@ export class SettingsStore {
       this.logger.error('settings could not be rewritten', { error: err });
     }
   }
-}
-
-/**
- * Where JSON.parse gave up, without V8's quote of the text around it (a hand-edited file may hold a
- * secret there, and this message is logged and shown): " (line L, column C)" or nothing.
- */
-function whereJsonFailed(err: unknown): string {
-  const at = /line (\d+) column (\d+)/.exec(err instanceof Error ? err.message : '');
-  return at ? ` (line ${at[1]}, column ${at[2]})` : '';
 }

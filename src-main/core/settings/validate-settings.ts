@@ -3,9 +3,11 @@
  * is untrusted input (hand-edited, half-written, from another version): validation never throws on
  * it. Each bad field is reported by name with what to do about it and replaced by its default;
  * unknown fields are dropped with a warning; a field that looks like a secret is removed and
- * reported (secrets live only in the keychain), and its value is never echoed.
+ * reported (secrets live only in the keychain). No message ever quotes the value it is about: the
+ * messages are logged and shown, and a value typed or pasted into the wrong field may be a secret.
  */
 import { isAbsolute } from 'node:path';
+import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-schemes.ts';
 import type { Settings, UpdateSettings } from './types.ts';
 import { DEFAULT_SETTINGS } from './types.ts';
 
@@ -34,18 +36,6 @@ export const FILE_FIELD = '(file)';
 /** Names that carry secrets. A key like `apiKey` is not secret by itself; a secret, password or token is. */
 const SECRET_LIKE = /secret|passw(or)?d|passphrase|token|credential|private.?key/i;
 
-/** Schemes a CRM link may never use, whatever an administrator adds. */
-const FORBIDDEN_SCHEMES = new Set([
-  'javascript',
-  'data',
-  'file',
-  'vbscript',
-  'blob',
-  'about',
-  'chrome',
-  'view-source',
-]);
-
 const PLACEHOLDERS = ['{from}', '{to}', '{call_id}', '{caller_name}'];
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
@@ -72,11 +62,6 @@ function integer(min: number, max: number, unit = ''): Check<number> {
       : { error: `must be a whole number from ${min} to ${max}${unit}` };
 }
 
-function quote(v: unknown): string {
-  const s = typeof v === 'string' ? v : JSON.stringify(v);
-  return JSON.stringify((s ?? String(v)).slice(0, 60));
-}
-
 /** An http(s)/ws(s) address; `secure` is the scheme required except on this computer. */
 function serviceUrl(
   v: unknown,
@@ -91,7 +76,7 @@ function serviceUrl(
     url = new URL(text);
   } catch {
     return {
-      error: `${quote(text)} is not a web address; write it in full, e.g. ${secure}://acme.example.com`,
+      error: `is not a web address; write it in full, e.g. ${secure}://acme.example.com`,
     };
   }
   const insecure = secure === 'https' ? 'http' : 'ws';
@@ -119,6 +104,9 @@ function serviceUrl(
 
 type Done = (what: string) => string;
 
+/** Problems reported per list at most; the rest are counted in one more line. */
+const MAX_LIST_PROBLEMS = 10;
+
 function stringList(
   maxItems: number,
   item: ListCheck,
@@ -129,25 +117,40 @@ function stringList(
 ) => { value: string[]; problems: SettingsProblem[] } | { error: string } {
   return (value, field, done) => {
     if (!Array.isArray(value)) return { error: 'must be a list, e.g. ["101"]' };
-    const out: string[] = [];
+    // A Set keeps the first of each value: a pasted list of 200,000 entries is checked in linear
+    // time (the main process must not block on it), and only its first entries are looked at.
+    const out = new Set<string>();
     const problems: SettingsProblem[] = [];
-    value.forEach((entry, i) => {
-      const r = item(entry);
-      if ('error' in r)
+    let bad = 0;
+    let extra = 0;
+    for (let i = 0; i < value.length; i++) {
+      if (out.size >= maxItems) {
+        extra = value.length - i;
+        break;
+      }
+      const r = item(value[i]);
+      if (!('error' in r)) {
+        out.add(r.value);
+        continue;
+      }
+      bad += 1;
+      if (bad <= MAX_LIST_PROBLEMS)
         problems.push({
           field: `${field}[${i}]`,
           message: `${field}[${i}] ${r.error}${done('it was left out')}`,
         });
-      else if (!out.includes(r.value)) out.push(r.value);
-    });
-    if (out.length > maxItems) {
+    }
+    if (bad > MAX_LIST_PROBLEMS)
       problems.push({
         field,
-        message: `${field} holds ${out.length} entries, more than ${maxItems}${done('the rest were left out')}`,
+        message: `${field} has ${bad - MAX_LIST_PROBLEMS} more entries like those${done('they were left out')}`,
       });
-      out.length = maxItems;
-    }
-    return { value: out, problems };
+    if (extra > 0)
+      problems.push({
+        field,
+        message: `${field} holds more than ${maxItems} entries${done(`the ${extra} after the first ${maxItems} were left out`)}`,
+      });
+    return { value: [...out], problems };
   };
 }
 
@@ -160,7 +163,7 @@ const extensionNumber: ListCheck = (v) => {
         : undefined;
   return s !== undefined && /^\d{1,12}$/.test(s)
     ? { value: s }
-    : { error: `${quote(v)} is not an extension number (digits only, e.g. "101")` };
+    : { error: 'is not an extension number (digits only, e.g. "101")' };
 };
 
 const phoneNumber: ListCheck = (v) => {
@@ -168,15 +171,20 @@ const phoneNumber: ListCheck = (v) => {
   const digits = s?.replace(/\D/g, '').length ?? 0;
   return s !== undefined && /^\+?[\d\s().-]{3,32}$/.test(s) && digits >= 3 && digits <= 17
     ? { value: s }
-    : { error: `${quote(v)} is not a telephone number (e.g. "+1 415 555 0100")` };
+    : { error: 'is not a telephone number (e.g. "+1 415 555 0100")' };
 };
 
 const urlScheme: ListCheck = (v) => {
-  const s = typeof v === 'string' ? v.trim().toLowerCase().replace(/:$/, '') : undefined;
-  if (s === undefined || !/^[a-z][a-z0-9+.-]{0,31}$/.test(s))
-    return { error: `${quote(v)} is not a URL scheme (e.g. "https")` };
-  if (FORBIDDEN_SCHEMES.has(s))
-    return { error: `"${s}" can run code or read files and is never allowed for CRM links` };
+  const s = typeof v === 'string' ? normalizeScheme(v) : null;
+  if (s === null) return { error: 'is not a URL scheme (e.g. "salesforce")' };
+  // The same list the link gate applies (url-schemes.ts): a scheme accepted here always opens.
+  if (DENIED_SCHEMES.has(s))
+    return {
+      error:
+        s === 'http'
+          ? 'is "http", which would send callers\' details unencrypted; CRM links use https'
+          : `is "${s}", which can run code, read files or leak data and is never allowed for CRM links`,
+    };
   return { value: s };
 };
 
@@ -206,9 +214,11 @@ function crmTemplate(v: unknown, draft: Settings): { value: string } | { error: 
     return { error: 'is not a web address; e.g. https://crm.example.com/search?q={from}' };
   }
   const scheme = url.protocol.slice(0, -1);
-  if (!draft.crmAllowedSchemes.includes(scheme)) {
+  if (!allowedSchemeSet(draft.crmAllowedSchemes).has(scheme)) {
     return {
-      error: `uses "${scheme}:", which is not in crmAllowedSchemes (${draft.crmAllowedSchemes.join(', ') || 'empty'}); an administrator can add it there`,
+      error: DENIED_SCHEMES.has(scheme)
+        ? `uses "${scheme}:", which links are never opened with; use https`
+        : `uses "${scheme}:", which is not in crmAllowedSchemes (${draft.crmAllowedSchemes.join(', ') || 'empty'}); an administrator can add it there`,
     };
   }
   if (url.username || url.password) return { error: 'must not contain a user name or password' };
@@ -259,7 +269,8 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
     v === 1
       ? { value: 1 }
       : {
-          error: `version ${quote(v)} is not one this Screenpop understands (expected 1); the file may come from a newer version`,
+          error:
+            'is not one this Screenpop understands (expected 1); the file may come from a newer version',
         },
   baseUrl: (v) => serviceUrl(v, 'https', "tenant's base address from your administrator"),
   apiKey: (v) =>
