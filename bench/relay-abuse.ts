@@ -9,6 +9,7 @@
  * BENCH_ONLY=1,4,6 runs some items only.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -27,6 +28,9 @@ import {
 } from '../test/relay/attacks.ts';
 import { envelope, signed, SECRET, startRedis, startTokenService } from '../test/relay/helpers.ts';
 import { spawnRelay, type RelayProcess } from '../test/relay/relay-process.ts';
+import { WebSocketServer } from 'ws';
+import { systemClock } from '../src-main/core/clock.ts';
+import { RelayEventSource } from '../src-main/core/relay-client/relay-source.ts';
 
 const only = process.env.BENCH_ONLY?.split(',').map(Number);
 const want = (item: number) => !only || only.includes(item);
@@ -371,9 +375,50 @@ async function item8(): Promise<void> {
   await service.close();
 }
 
+async function item9(): Promise<void> {
+  // A relay that closes every session with 4002 the moment it is ready; the desktop's relay
+  // source against it for 3 s of real time.
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+  await new Promise<void>((r) => wss.once('listening', () => r()));
+  let connections = 0;
+  wss.on('connection', (ws) => {
+    connections++;
+    ws.on('message', () => {
+      ws.send(
+        'relay ' +
+          JSON.stringify({
+            type: 'ready',
+            session: 's',
+            cursor: '1-0',
+            heartbeatMs: 25000,
+            idleTimeoutMs: 60000,
+          }),
+      );
+      ws.close(4002, 'authorisation expired');
+    });
+  });
+  const src = new RelayEventSource({
+    relayUrl: `http://127.0.0.1:${(wss.address() as AddressInfo).port}`,
+    tenant: 'acme',
+    tokens: {
+      getToken: async () => ({ value: 'tok', expiresAt: Date.now() + 1_800_000 }),
+      invalidate: () => {},
+    },
+    filter: { extensions: ['101'], dids: [], events: [] },
+    clock: systemClock,
+  });
+  src.start();
+  await sleep(3000);
+  await src.stop();
+  await new Promise<void>((r) => wss.close(() => r()));
+  report('9', 'desktop vs a relay closing every session (4002)', {
+    connectionsIn3s: connections,
+  });
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
-  const items = [item1, item2, item3, item4, item5, item6, item7, item8];
+  const items = [item1, item2, item3, item4, item5, item6, item7, item8, item9];
   for (const [i, run] of items.entries()) if (want(i + 1)) await run();
   const head = `relay abuse probe (${new Date().toISOString()}, load ${readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ')})`;
   process.stdout.write(

@@ -49,7 +49,9 @@ import { startRedis, startTokenService } from '../test/relay/helpers.ts';
 import { spawnRelay } from '../test/relay/relay-process.ts';
 
 const SECRET = 'bench-webhook-secret-0123456789';
-const TOKEN = 'bench-client-token';
+/** Each client has a token of its own, as each desktop does (the relay caps sessions per token). */
+const tokenOf = (i: number) => `bench-client-token-${i}`;
+const TOKENS = { has: (t: string) => t.startsWith('bench-client-token-') };
 const CONCURRENCY = 32;
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -132,7 +134,7 @@ interface CaseResult {
 }
 
 async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<CaseResult> {
-  const service = await startTokenService(new Set([TOKEN]));
+  const service = await startTokenService(TOKENS);
   const redis = backend === 'redis' ? await startRedis() : undefined;
   const relay = await spawnRelay({
     env: {
@@ -164,7 +166,7 @@ async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<Cas
           const ext = String(100 + ((i + j) % spec.extensions));
           return new Promise<void>((resolve, reject) => {
             const ws = new WebSocket(wsUrl, {
-              headers: { Authorization: `Bearer ${TOKEN}` },
+              headers: { Authorization: `Bearer ${tokenOf(i + j)}` },
               perMessageDeflate: false,
             });
             sockets.push(ws);
@@ -305,7 +307,7 @@ interface IdleResult {
 
 /** The relay's memory with `count` connected, idle clients (each said hello and is live). */
 async function idleCase(count: number, backend: 'memory' | 'redis'): Promise<IdleResult> {
-  const service = await startTokenService(new Set([TOKEN]));
+  const service = await startTokenService(TOKENS);
   const redis = backend === 'redis' ? await startRedis() : undefined;
   // Sessions from one address are capped by default; raise the cap for this measurement.
   const relay = await spawnRelay({
@@ -330,7 +332,7 @@ async function idleCase(count: number, backend: 'memory' | 'redis'): Promise<Idl
             new Promise<void>((resolve) => {
               // Spread the sources over 127.0.0.0/8 so no one address holds too many ports.
               const ws = new WebSocket(wsUrl, {
-                headers: { Authorization: `Bearer ${TOKEN}` },
+                headers: { Authorization: `Bearer ${tokenOf(i + j)}` },
                 perMessageDeflate: false,
                 localAddress: `127.0.${1 + ((i + j) % 200)}.1`,
               });

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Clock } from '../src-main/core/clock.ts';
+import type { Clock, TimerHandle } from '../src-main/core/clock.ts';
 import type { Logger } from '../src-main/core/log.ts';
 
 /**
@@ -7,10 +7,17 @@ import type { Logger } from '../src-main/core/log.ts';
  * token it already holds for the service; the relay asks the tenant's service whether that token
  * works (GET extension/list, one entry) and caches the answer. The relay never stores tokens, only
  * their SHA-256, and never sends them anywhere but the tenant's own base URL.
+ *
+ * The service is asked at most `maxInFlight` times at once. More checks wait in a queue served
+ * fairly by client address (round robin), so a relay restart, when every desktop reconnects at
+ * once with a token of its own, is a short wait and not a storm of refusals. An address whose
+ * tokens keep being refused (made-up tokens) spends a budget of refusals per minute; past it, its
+ * unknown tokens are refused with 429 without asking the service.
  */
 export type AuthVerdict =
   | { ok: true }
   | { ok: false; status: 401 | 403; errcode: number; reason: string }
+  | { ok: false; status: 429; errcode: 42900; reason: string }
   | { ok: false; status: 503; errcode: 0; reason: string };
 
 export interface TokenValidatorOptions {
@@ -24,12 +31,13 @@ export interface TokenValidatorOptions {
   /** Time-out of one validation call (ms). */
   timeoutMs?: number;
   maxEntries?: number;
-  /**
-   * Checks of distinct tokens waiting on the service at once. Every unknown token costs one call,
-   * so handshakes with made-up tokens would otherwise turn into as many calls at the service;
-   * beyond this the handshake is refused with 503 and the client backs off.
-   */
+  /** Checks of distinct tokens waiting on the service at once. */
   maxInFlight?: number;
+  /** Checks that may wait for a turn; beyond it, and after `queueTimeoutMs` of waiting: 503. */
+  maxQueued?: number;
+  queueTimeoutMs?: number;
+  /** Refusals (401/403 from the service) per client address per minute before its unknown tokens get 429. */
+  maxFailuresPerAddressPerMinute?: number;
 }
 
 interface Entry {
@@ -37,11 +45,28 @@ interface Entry {
   until: number;
 }
 
+interface Waiter {
+  address: string;
+  start: () => void;
+  timer: TimerHandle;
+}
+
+/** SHA-256 of a token, hex: the only form in which the relay keeps or compares tokens. */
+export function tokenKey(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
 export class TokenValidator {
   private readonly options: Required<Omit<TokenValidatorOptions, 'fetch' | 'clock' | 'logger'>>;
   private readonly cache = new Map<string, Entry>();
-  private readonly inFlight = new Map<string, Promise<AuthVerdict>>();
+  private readonly pending = new Map<string, Promise<AuthVerdict>>();
   private readonly deps: Pick<TokenValidatorOptions, 'fetch' | 'clock' | 'logger'>;
+  private asking = 0;
+  /** Waiting checks by client address; `turns` is the round-robin order of addresses waiting. */
+  private readonly waiting = new Map<string, Waiter[]>();
+  private turns: string[] = [];
+  private queued = 0;
+  private readonly refusals = new Map<string, { tokens: number; at: number }>();
 
   constructor(options: TokenValidatorOptions) {
     this.deps = options;
@@ -51,35 +76,132 @@ export class TokenValidator {
       timeoutMs: options.timeoutMs ?? 5_000,
       maxEntries: options.maxEntries ?? 50_000,
       maxInFlight: options.maxInFlight ?? 100,
+      maxQueued: options.maxQueued ?? 10_000,
+      queueTimeoutMs: options.queueTimeoutMs ?? 10_000,
+      maxFailuresPerAddressPerMinute: options.maxFailuresPerAddressPerMinute ?? 20,
     };
   }
 
-  async validate(tenant: string, baseUrl: string, token: string): Promise<AuthVerdict> {
-    const key = tenant + ':' + createHash('sha256').update(token).digest('hex');
-    const now = this.deps.clock.now();
+  /** Checks waiting for a turn at the service now. */
+  get queueLength(): number {
+    return this.queued;
+  }
+
+  async validate(
+    tenant: string,
+    baseUrl: string,
+    token: string,
+    address = 'unknown',
+    hash = tokenKey(token),
+  ): Promise<AuthVerdict> {
+    const key = tenant + ':' + hash;
     const hit = this.cache.get(key);
-    if (hit && hit.until > now) return hit.verdict;
-    const pending = this.inFlight.get(key);
-    if (pending) return pending;
-    if (this.inFlight.size >= this.options.maxInFlight)
-      return { ok: false, status: 503, errcode: 0, reason: 'too many token checks; retry later' };
-    const p = this.ask(baseUrl, token).then((verdict) => {
-      this.inFlight.delete(key);
-      // A service outage (503) is not remembered: the next client tries again.
-      if (verdict.ok || verdict.status !== 503) {
-        if (this.cache.size >= this.options.maxEntries)
-          this.cache.delete(this.cache.keys().next().value!);
-        this.cache.set(key, {
-          verdict,
-          until:
-            this.deps.clock.now() +
-            (verdict.ok ? this.options.positiveTtlMs : this.options.negativeTtlMs),
-        });
+    if (hit && hit.until > this.deps.clock.now()) return hit.verdict;
+    const joined = this.pending.get(key);
+    if (joined) return joined;
+    if (this.refusalBudget(address) < 1) return RATE_LIMITED;
+    const p = this.whenTurn(address).then(async (turn) => {
+      if (turn !== 'go') return turn;
+      try {
+        // The budget may have run out while this check waited.
+        if (this.refusalBudget(address) < 1) return RATE_LIMITED;
+        const verdict = await this.ask(baseUrl, token);
+        this.remember(key, verdict);
+        if (!verdict.ok && (verdict.status === 401 || verdict.status === 403))
+          this.spendRefusal(address);
+        return verdict;
+      } finally {
+        this.asking -= 1;
+        this.next();
       }
-      return verdict;
     });
-    this.inFlight.set(key, p);
+    this.pending.set(key, p);
+    void p.finally(() => this.pending.delete(key));
     return p;
+  }
+
+  /** Resolves 'go' (a turn at the service is taken) or the verdict that ends the wait. */
+  private whenTurn(address: string): Promise<'go' | AuthVerdict> {
+    if (this.asking < this.options.maxInFlight && this.queued === 0) {
+      this.asking += 1;
+      return Promise.resolve('go');
+    }
+    if (this.queued >= this.options.maxQueued) return Promise.resolve(BUSY);
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        address,
+        start: () => resolve('go'),
+        timer: this.deps.clock.setTimeout(() => {
+          if (this.dequeue(waiter)) resolve(BUSY);
+        }, this.options.queueTimeoutMs),
+      };
+      let list = this.waiting.get(address);
+      if (!list) {
+        this.waiting.set(address, (list = []));
+        this.turns.push(address);
+      }
+      list.push(waiter);
+      this.queued += 1;
+    });
+  }
+
+  /** Gives free turns to waiting checks, one address after another. */
+  private next(): void {
+    while (this.asking < this.options.maxInFlight && this.turns.length > 0) {
+      const address = this.turns.shift()!;
+      const list = this.waiting.get(address)!;
+      const waiter = list.shift()!;
+      if (list.length > 0) this.turns.push(address);
+      else this.waiting.delete(address);
+      this.queued -= 1;
+      this.deps.clock.clearTimeout(waiter.timer);
+      this.asking += 1;
+      waiter.start();
+    }
+  }
+
+  private dequeue(waiter: Waiter): boolean {
+    const list = this.waiting.get(waiter.address);
+    const i = list?.indexOf(waiter) ?? -1;
+    if (!list || i < 0) return false;
+    list.splice(i, 1);
+    this.queued -= 1;
+    if (list.length === 0) {
+      this.waiting.delete(waiter.address);
+      this.turns = this.turns.filter((a) => a !== waiter.address);
+    }
+    return true;
+  }
+
+  private remember(key: string, verdict: AuthVerdict): void {
+    // A service outage (503) is not remembered: the next client tries again.
+    if (!verdict.ok && (verdict.status === 503 || verdict.status === 429)) return;
+    if (this.cache.size >= this.options.maxEntries)
+      this.cache.delete(this.cache.keys().next().value!);
+    this.cache.set(key, {
+      verdict,
+      until:
+        this.deps.clock.now() +
+        (verdict.ok ? this.options.positiveTtlMs : this.options.negativeTtlMs),
+    });
+  }
+
+  /** Refusals an address may still cause now (a bucket refilled at the per-minute rate). */
+  private refusalBudget(address: string): number {
+    const b = this.refusals.get(address);
+    if (!b) return this.options.maxFailuresPerAddressPerMinute;
+    const cap = this.options.maxFailuresPerAddressPerMinute;
+    const now = this.deps.clock.monotonic();
+    b.tokens = Math.min(cap, b.tokens + ((now - b.at) * cap) / 60_000);
+    b.at = now;
+    if (b.tokens >= cap) this.refusals.delete(address);
+    return b.tokens;
+  }
+
+  private spendRefusal(address: string): void {
+    const tokens = this.refusalBudget(address) - 1;
+    if (this.refusals.size >= 100_000) this.refusals.delete(this.refusals.keys().next().value!);
+    this.refusals.set(address, { tokens, at: this.deps.clock.monotonic() });
   }
 
   private async ask(baseUrl: string, token: string): Promise<AuthVerdict> {
@@ -128,3 +250,17 @@ export class TokenValidator {
     return { ok: false, status: 503, errcode: 0, reason: `service answered ${res.status}` };
   }
 }
+
+const RATE_LIMITED: AuthVerdict = {
+  ok: false,
+  status: 429,
+  errcode: 42900,
+  reason: 'too many refused tokens from this address; retry later',
+};
+
+const BUSY: AuthVerdict = {
+  ok: false,
+  status: 503,
+  errcode: 0,
+  reason: 'too many token checks waiting; retry later',
+};

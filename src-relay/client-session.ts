@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from '../src-main/core/log.ts';
-import type { RelayFilter } from '../src-main/core/relay-client/protocol.ts';
+import type { ControlFrame, RelayFilter } from '../src-main/core/relay-client/protocol.ts';
 import {
   CloseCode,
   compareCursors,
@@ -9,15 +9,23 @@ import {
   parseClientMessage,
 } from '../src-main/core/relay-client/protocol.ts';
 import type { ClientOptions } from './config.ts';
-import type { RelayMetrics } from './metrics.ts';
 import type { FanoutKeys } from './fanout.ts';
+import type { RelayMetrics } from './metrics.ts';
+import type { ReplayPages } from './replay-pages.ts';
+import type { BudgetHolder, SendBudget } from './send-budget.ts';
 import type { EventStore, StoredEvent } from './store/types.ts';
+import { socketOf, textFrameOf, writeAll, type FrameCache } from './ws-frames.ts';
 
 export interface SessionDeps {
   store: EventStore;
   metrics: RelayMetrics;
   logger: Logger;
   options: ClientOptions;
+  budget: SendBudget;
+  /** Frames of recent events, shared by all sessions. */
+  frames: FrameCache;
+  /** Replay pages, read from the store once for all sessions resuming from the same place. */
+  replayPages: ReplayPages;
   now: () => number;
   /** Monotonic ms, for idle and age limits (a wall-clock step must not close every client). */
   monotonic: () => number;
@@ -28,18 +36,45 @@ export interface SessionDeps {
 }
 
 /**
+ * Bytes for a batch of events framed once for every session that gets all of them (the event
+ * frames and the `cursor` frame after them), and each event's own frame for the others.
+ */
+export interface FramedBatch {
+  events: readonly StoredEvent[];
+  /** Frames of all `events`, then a `cursor` frame with the last one's cursor. */
+  whole(): Buffer;
+}
+
+const EMPTY = Buffer.alloc(0);
+
+/** How long a closed client has to read what is queued and the close frame before it is cut. */
+const CLOSE_GRACE_MS = 5_000;
+
+/** A replay is written in pieces of about this size (each one only when there is room for it). */
+const REPLAY_WRITE_BYTES = 32 * 1024;
+
+/** Frames a client may send in a burst; the rate after it is `maxFramesPerMinute`. */
+const FRAME_BURST = 20;
+
+/**
  * One connected desktop: waits for its hello, replays what it missed since its cursor (with a gap
  * notice when retention dropped some), then forwards live events that pass its filter. Events are
  * sent as the stored body text (the webhook's original bytes); a `cursor` control frame follows
- * each burst so the client always knows where to resume.
+ * each write of events so the client always knows where to resume.
+ *
+ * Bounded on every side: a client may send `maxFramesPerMinute` frames (hello first, then
+ * heartbeats); everything sent to it, replies included, goes through one check of its unsent bytes
+ * (`maxBufferedBytes`) and of all clients' together (SendBudget); a client that is not reading is
+ * dropped (4008) and resumes from its cursor.
  */
-export class ClientSession {
+export class ClientSession implements BudgetHolder {
   readonly tenant: string;
   readonly id: string;
   /** Monotonic ms. */
   readonly openedAt: number;
   /** Monotonic ms of the last frame from the client. */
   lastHeard: number;
+  reportedUnsent = 0;
   private state: 'awaiting-hello' | 'replaying' | 'live' | 'closed' = 'awaiting-hello';
   private filter: { extensions: Set<string>; numbers: NumberSet; events: Set<number> } = {
     extensions: new Set(),
@@ -49,10 +84,10 @@ export class ClientSession {
   /** The newest cursor sent (or skipped past) on this socket. */
   private position: string | null = null;
   private pending: StoredEvent[] = [];
-  private cursorFlushQueued = false;
   /** Set once the live feed has overtaken any replay: positions need no more checking. */
   private inOrder = false;
-  private unsentCursor: string | null = null;
+  private frameAllowance = FRAME_BURST;
+  private allowanceAt: number;
 
   private readonly ws: WebSocket;
   private readonly deps: SessionDeps;
@@ -64,28 +99,56 @@ export class ClientSession {
     this.id = id;
     this.openedAt = deps.monotonic();
     this.lastHeard = this.openedAt;
+    this.allowanceAt = this.openedAt;
     ws.on('message', (data, isBinary) => this.onMessage(isBinary ? null : data.toString()));
   }
 
-  /** Called for every event the store publishes for this session's tenant. */
-  offer(event: StoredEvent): void {
+  /** Events the store published for this session's tenant (in order), framed once for all. */
+  offer(batch: FramedBatch, events: readonly StoredEvent[]): void {
     if (this.state === 'replaying') {
-      this.pending.push(event);
+      for (const e of events) this.pending.push(e);
       return;
     }
     if (this.state !== 'live') return;
-    this.deliver(event, false);
+    if (
+      this.inOrder &&
+      events.length === batch.events.length &&
+      events.every((e) => this.wants(e))
+    ) {
+      // The common case: every event of the batch, in order: the shared bytes as they are.
+      if (!this.roomFor()) return;
+      this.position = events[events.length - 1]!.cursor;
+      this.write([batch.whole()], events[0]!);
+      this.deps.metrics.delivered += events.length;
+      return;
+    }
+    this.deliver(events, false);
   }
 
   close(code: number, reason: string): void {
     if (this.state === 'closed') return;
     this.state = 'closed';
     this.deps.metrics.clientClosed(code);
+    this.deps.budget.report(this, 0);
     this.ws.close(code, reason);
+    // The close frame queues behind what the client has not read: a client that is not reading
+    // would hold that memory until ws's 30 s close time-out. Cut it sooner.
+    const ws = this.ws;
+    setTimeout(
+      () => {
+        if (ws.readyState !== ws.CLOSED) ws.terminate();
+      },
+      // A client that broke the protocol gets less time than one that was merely slow.
+      code === CloseCode.badRequest ? 1_000 : CLOSE_GRACE_MS,
+    ).unref();
   }
 
   get isClosed(): boolean {
     return this.state === 'closed';
+  }
+
+  unsentBytes(): number {
+    return this.state === 'closed' ? 0 : this.ws.bufferedAmount;
   }
 
   /**
@@ -108,17 +171,32 @@ export class ClientSession {
 
   markClosed(): void {
     this.state = 'closed';
+    this.deps.budget.report(this, 0);
   }
 
   private onMessage(text: string | null): void {
-    this.lastHeard = this.deps.monotonic();
+    if (this.state === 'closed') return;
+    const now = this.deps.monotonic();
+    this.lastHeard = now;
+    // A bucket of frames, refilled at maxFramesPerMinute: a desktop sends a hello and a heartbeat
+    // every 12.5 s; a flood (each heartbeat asks for a reply) is a protocol violation.
+    const perMs = this.deps.options.maxFramesPerMinute / 60_000;
+    this.frameAllowance = Math.min(
+      FRAME_BURST,
+      this.frameAllowance + (now - this.allowanceAt) * perMs,
+    );
+    this.allowanceAt = now;
+    if (this.frameAllowance < 1) return this.close(CloseCode.badRequest, 'too many frames');
+    this.frameAllowance -= 1;
     if (text === null)
       return this.close(CloseCode.badRequest, 'binary frames are not part of the protocol');
     const msg = parseClientMessage(text);
     if ('error' in msg) return this.close(CloseCode.badRequest, msg.error);
+    if (this.state === 'awaiting-hello' && msg.type !== 'hello')
+      return this.close(CloseCode.badRequest, 'hello must be the first frame');
     if (msg.type === 'heartbeat') {
       const cursor = this.resumePosition();
-      this.send(encodeControl(cursor ? { type: 'heartbeat', cursor } : { type: 'heartbeat' }));
+      this.sendControl(cursor ? { type: 'heartbeat', cursor } : { type: 'heartbeat' });
       return;
     }
     if (this.state !== 'awaiting-hello')
@@ -155,14 +233,12 @@ export class ClientSession {
       // wiped store, a clock that stepped back), or everything since aged out. Waiting for ids to
       // pass it would deliver nothing, so start live and say that events may have been missed.
       metrics.gaps += 1;
-      this.send(
-        encodeControl({
-          type: 'gap',
-          requested: cursor,
-          oldest: null,
-          reason: 'cursor unknown to this relay; starting from now',
-        }),
-      );
+      this.sendControl({
+        type: 'gap',
+        requested: cursor,
+        oldest: null,
+        reason: 'cursor unknown to this relay; starting from now',
+      });
       cursor = null;
     }
     if (cursor === null) {
@@ -170,28 +246,44 @@ export class ClientSession {
     } else {
       this.position = cursor;
       let first = true;
+      // A backlog can be far larger than the send buffer: the replay goes out in writes of at
+      // most REPLAY_WRITE_BYTES, each only when this socket and the budget of all sockets
+      // together have room. A client that must wait holds no page of events meanwhile (it reads
+      // on from its position afterwards), so hundreds of clients replaying at once without
+      // reading hold the budget, not their backlogs.
+      const mustWait = () => {
+        const unsent = this.ws.bufferedAmount;
+        return unsent > options.maxBufferedBytes / 2 || !this.deps.budget.allows(unsent);
+      };
+      // After a wait, read about as much as the socket took last time rather than a full page.
+      let pageSize = options.replayBatch;
       for (;;) {
-        const page = await store.readAfter(this.tenant, this.position, options.replayBatch);
+        if (mustWait()) await this.drained();
+        if (this.isClosed) return;
+        const page = await this.deps.replayPages.read(this.tenant, this.position, pageSize);
         if (this.isClosed) return;
         if (first && page.gap) {
           metrics.gaps += 1;
-          this.send(
-            encodeControl({
-              type: 'gap',
-              requested: cursor,
-              oldest: page.gap.oldest,
-              reason: 'cursor is older than what the relay retains; events may have been missed',
-            }),
-          );
+          this.sendControl({
+            type: 'gap',
+            requested: cursor,
+            oldest: page.gap.oldest,
+            reason: 'cursor is older than what the relay retains; events may have been missed',
+          });
         }
         first = false;
-        for (const e of page.events) {
-          this.deliver(e, true);
-          // A backlog can be far larger than the send buffer: pace the replay by the socket.
-          if (this.ws.bufferedAmount > options.maxBufferedBytes / 2) await this.drained();
+        let from = 0;
+        while (from < page.events.length && !(from > 0 && mustWait())) {
+          let to = from;
+          let bytes = 0;
+          while (to < page.events.length && (to === from || bytes < REPLAY_WRITE_BYTES))
+            bytes += page.events[to++]!.body.length;
+          this.deliver(page.events.slice(from, to), true);
           if (this.isClosed) return;
+          from = to;
         }
-        if (page.events.length < options.replayBatch) break;
+        if (from === page.events.length && page.events.length < pageSize) break;
+        pageSize = from === page.events.length ? options.replayBatch : Math.max(16, from);
       }
     }
     if (this.isClosed) return;
@@ -203,79 +295,135 @@ export class ClientSession {
       events: [...this.filter.events],
       hasNumbers: this.filter.numbers.size > 0,
     });
-    this.send(
-      encodeControl({
-        type: 'ready',
-        session: this.id,
-        cursor: this.position,
-        heartbeatMs: options.heartbeatMs,
-        idleTimeoutMs: options.idleTimeoutMs,
-      }),
-    );
-    for (const e of buffered) this.deliver(e, false);
-  }
-
-  private deliver(event: StoredEvent, replay: boolean): void {
-    // Events reach a session in cursor order, except where a replay and the live feed overlap
-    // (right after the hello). Compare until one live event has moved past the position; from
-    // then on the feed is strictly increasing and the comparison (hot: per event per client) is skipped.
-    if (!this.inOrder) {
-      if (this.position !== null && compareCursors(event.cursor, this.position) <= 0) return; // already sent
-      if (!replay && this.state === 'live') this.inOrder = true;
-    }
-    this.position = event.cursor;
-    if (!this.wants(event)) return;
-    if (this.ws.bufferedAmount > this.deps.options.maxBufferedBytes) {
-      this.close(CloseCode.slowConsumer, 'client too slow; resume from your cursor');
-      return;
-    }
-    this.startBurst();
-    this.send(event.body);
-    this.deps.metrics.delivered += 1;
-    if (replay) this.deps.metrics.replayed += 1;
-    else this.deps.metrics.observeLag(this.deps.now() - event.receivedAt);
-    this.unsentCursor = event.cursor;
-  }
-
-  /**
-   * Frames sent in one turn of the event loop (a live event, a page of replay) are corked and
-   * leave in one write, followed by a single `cursor` frame for the burst.
-   */
-  private startBurst(): void {
-    if (this.cursorFlushQueued) return;
-    this.cursorFlushQueued = true;
-    const socket = (this.ws as unknown as { _socket?: { cork(): void; uncork(): void } })._socket;
-    socket?.cork();
-    process.nextTick(() => {
-      this.cursorFlushQueued = false;
-      if (this.unsentCursor && !this.isClosed)
-        this.send(encodeControl({ type: 'cursor', cursor: this.unsentCursor }));
-      this.unsentCursor = null;
-      socket?.uncork();
+    this.sendControl({
+      type: 'ready',
+      session: this.id,
+      cursor: this.position,
+      heartbeatMs: options.heartbeatMs,
+      idleTimeoutMs: options.idleTimeoutMs,
     });
+    this.deliver(buffered, false);
   }
 
   /**
-   * Resolves once the socket has written most of its buffer out, or closed. Polled: a corked
-   * socket does not always arm `drain`. A client that takes more than a minute is dropped (4008);
-   * it resumes from its cursor.
+   * Sends the events this client wants and has not had, in one write followed by one `cursor`
+   * frame. Events reach a session in cursor order, except where a replay and the live feed
+   * overlap (right after the hello): positions are compared until a live event has moved past
+   * them; from then on the feed is strictly increasing and the comparison (hot) is skipped.
+   */
+  private deliver(events: readonly StoredEvent[], replay: boolean): void {
+    const chosen: StoredEvent[] = [];
+    for (const event of events) {
+      if (!this.inOrder) {
+        if (this.position !== null && compareCursors(event.cursor, this.position) <= 0) continue;
+        if (!replay && this.state === 'live') this.inOrder = true;
+      }
+      this.position = event.cursor;
+      if (this.wants(event)) chosen.push(event);
+    }
+    if (chosen.length === 0 || !this.roomFor()) return;
+    const { frames } = this.deps;
+    const last = chosen[chosen.length - 1]!.cursor;
+    this.write(
+      [
+        ...chosen.map((e) => frames.frame(frameKey(e), e.body)),
+        textFrameOf(encodeControl({ type: 'cursor', cursor: last })),
+      ],
+      replay ? undefined : chosen[0],
+    );
+    this.deps.metrics.delivered += chosen.length;
+    if (replay) this.deps.metrics.replayed += chosen.length;
+  }
+
+  /** False (and the client dropped, to resume later) when it cannot take more now. */
+  private roomFor(): boolean {
+    const unsent = this.ws.bufferedAmount;
+    if (unsent > this.deps.options.maxBufferedBytes || !this.deps.budget.allows(unsent)) {
+      this.close(CloseCode.slowConsumer, 'client too slow; resume from your cursor');
+      return false;
+    }
+    return true;
+  }
+
+  /**
+   * Writes bytes out; for live events, `oldest` is the event that waited longest, and its lag is
+   * recorded when the bytes have left the process for the client's socket (not when they were
+   * queued): at once when the kernel took them all, else when the queue ahead has been flushed.
+   * (A callback on every write would cost more than the write itself at a thousand clients.)
+   */
+  private write(parts: readonly Buffer[], oldest?: StoredEvent): void {
+    const socket = socketOf(this.ws);
+    if (!socket || this.state === 'closed') return;
+    const { metrics, now, budget } = this.deps;
+    if (!oldest) writeAll(socket, parts);
+    else {
+      const receivedAt = oldest.receivedAt;
+      const observe = (err?: Error | null) => {
+        if (!err) metrics.observeLag(now() - receivedAt);
+      };
+      if (socket.writableLength > 0) writeAll(socket, parts, observe);
+      else {
+        writeAll(socket, parts);
+        if (socket.writableLength === 0) observe();
+        else socket.write(EMPTY, observe); // called once the queue ahead of it is flushed
+      }
+    }
+    budget.report(this, this.ws.bufferedAmount);
+  }
+
+  private sendControl(frame: ControlFrame): void {
+    if (this.state === 'closed' || !this.roomFor()) return;
+    this.write([textFrameOf(encodeControl(frame))]);
+  }
+
+  /**
+   * Resolves once the socket has written most of its buffer out (and the budget has room), or
+   * closed. Waits for the socket's `drain` (checked at least every 250 ms, so hundreds of
+   * replaying clients cost a few wake-ups each, not a poll every few ms). A client that takes
+   * more than a minute is dropped (4008); it resumes from its cursor.
    */
   private async drained(): Promise<void> {
     const target = this.deps.options.maxBufferedBytes / 4;
-    const deadline = performance.now() + 60_000;
-    while (
-      !this.isClosed &&
-      this.ws.readyState === this.ws.OPEN &&
-      this.ws.bufferedAmount > target
-    ) {
-      if (performance.now() > deadline)
+    const deadline = this.deps.monotonic() + 60_000;
+    for (;;) {
+      const socket = socketOf(this.ws);
+      if (this.isClosed || !socket) return;
+      const unsent = this.ws.bufferedAmount;
+      this.deps.budget.report(this, unsent);
+      if (unsent <= target && this.deps.budget.allows(unsent)) return;
+      if (this.deps.monotonic() > deadline)
         return this.close(CloseCode.slowConsumer, 'client too slow; resume from your cursor');
-      await new Promise<void>((r) => setTimeout(r, 5));
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          socket.off('drain', done);
+          socket.off('close', done);
+          resolve();
+        };
+        const timer = setTimeout(done, 250);
+        socket.once('drain', done);
+        socket.once('close', done);
+      });
     }
   }
+}
 
-  private send(text: string): void {
-    if (this.state === 'closed' || this.ws.readyState !== this.ws.OPEN) return;
-    this.ws.send(text);
-  }
+/** An event's name in the frame cache: its tenant and position. */
+function frameKey(e: StoredEvent): string {
+  return `${e.tenant} ${e.cursor}`;
+}
+
+/** A batch whose frames (all events, then a cursor frame) are put together once, on first use. */
+export function framedBatch(events: readonly StoredEvent[], frames: FrameCache): FramedBatch {
+  let whole: Buffer | undefined;
+  return {
+    events,
+    whole() {
+      whole ??= Buffer.concat([
+        ...events.map((e) => frames.frame(frameKey(e), e.body)),
+        textFrameOf(encodeControl({ type: 'cursor', cursor: events[events.length - 1]!.cursor })),
+      ]);
+      return whole;
+    },
+  };
 }

@@ -1,159 +1,298 @@
 import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { parseJson } from '../src-main/core/json-text.ts';
 import type { LogLevel } from '../src-main/core/log.ts';
 import { TENANT_PATTERN } from '../src-main/core/relay-client/protocol.ts';
-import type { RetentionOptions } from './store/types.ts';
-import { DEFAULT_RETENTION } from './store/types.ts';
 
-/** One tenant the relay serves: where its service lives and the webhook secrets it signs with. */
-export interface TenantConfig {
-  /** The tenant's service base URL; client tokens are validated against it. */
-  baseUrl: string;
-  /** Webhook secrets accepted now (several during a rotation). Remove a secret to retire it. */
-  secrets: string[];
+/**
+ * The relay's configuration: one schema (zod) gives the defaults, the types and the checks, so a
+ * setting cannot be documented, defaulted and validated three different ways. A config file is
+ * untrusted input: a misspelt or unknown setting, a wrong type or an unsafe value is refused with
+ * the setting's path and what to write instead, before anything starts.
+ */
+const ms = (what: string) =>
+  z
+    .number({ error: `must be a number of milliseconds (${what})` })
+    .int({ error: 'must be a whole number of milliseconds' })
+    .positive({ error: 'must be more than 0' });
+const count = (what: string) =>
+  z
+    .number({ error: `must be a whole number (${what})` })
+    .int({ error: `must be a whole number (${what})` })
+    .positive({ error: 'must be more than 0' });
+
+const tenantSchema = z
+  .object({
+    /** The tenant's service base URL; client tokens are validated against it. */
+    baseUrl: z.string({ error: 'baseUrl is not an http(s) URL' }).refine(isHttpUrl, {
+      error: 'baseUrl is not an http(s) URL',
+    }),
+    /** Webhook secrets accepted now (several during a rotation). Remove a secret to retire it. */
+    secrets: z
+      .array(z.string().min(1, { error: 'a webhook secret is empty' }), {
+        error: 'no webhook secrets',
+      })
+      .min(1, { error: 'no webhook secrets' }),
+  })
+  .strict();
+
+const storageSchema = z.discriminatedUnion(
+  'kind',
+  [
+    z.object({ kind: z.literal('memory'), snapshotFile: z.string().min(1).optional() }).strict(),
+    z
+      .object({
+        kind: z.literal('redis'),
+        url: z
+          .string({ error: 'storage.url (redis://...) is required for the redis backend' })
+          .min(1, { error: 'storage.url (redis://...) is required for the redis backend' }),
+        keyPrefix: z.string().optional(),
+        /** A Redis command (and the readiness PING) that takes longer fails: 503, retried. */
+        commandTimeoutMs: ms('a Redis command that takes longer fails').default(2_000),
+      })
+      .strict(),
+  ],
+  { error: 'storage.kind must be "memory" or "redis"' },
+);
+
+const clientsSchema = z
+  .object({
+    /** Heartbeat interval the relay advertises to clients (ms). */
+    heartbeatMs: ms('heartbeat interval').default(25_000),
+    /** A client that sends nothing for this long is closed with 4000 (ms). */
+    idleTimeoutMs: ms('idle time-out').default(60_000),
+    /** A session is closed with 4002 (reconnect with a fresh token) after this long (ms). */
+    authMaxAgeMs: ms('authorisation age').default(60 * 60_000),
+    /** A client whose unsent data exceeds this is closed with 4008 and resumes from its cursor. */
+    maxBufferedBytes: count('bytes').default(4 * 1024 * 1024),
+    /** Events read from storage per page when a client resumes. */
+    replayBatch: count('events').default(500),
+    /** A hello must arrive within this long after the upgrade (ms). */
+    helloTimeoutMs: ms('hello time-out').default(10_000),
+    /** Frames a client may send per minute (a burst of 20 is allowed); beyond it: 4400. */
+    maxFramesPerMinute: count('frames').default(60),
+    /** Unsent bytes of all clients together; beyond it, clients that are not reading are dropped. */
+    sendBudgetBytes: count('bytes').default(64 * 1024 * 1024),
+    /** Sessions at once, in all. */
+    maxSessions: count('sessions').default(20_000),
+    /** Sessions at once from one client address (see trustProxy). */
+    maxSessionsPerAddress: count('sessions').default(1_000),
+    /** Sessions at once with one access token (one desktop needs 1, briefly 2). */
+    maxSessionsPerToken: count('sessions').default(8),
+  })
+  .strict();
+
+const authSchema = z
+  .object({
+    /** How long a positive answer of the service is trusted (ms). */
+    positiveTtlMs: ms('positive cache').default(5 * 60_000),
+    /** How long a negative answer is remembered (ms). */
+    negativeTtlMs: ms('negative cache').default(10_000),
+    /** Time-out of one check at the service (ms). */
+    timeoutMs: ms('check time-out').default(5_000),
+    /** Checks waiting on the service at once; more wait in a queue, fairly by client address. */
+    maxInFlight: count('checks').default(100),
+    /** Checks that may wait in the queue; beyond it (or after queueTimeoutMs) the answer is 503. */
+    maxQueued: count('checks').default(10_000),
+    queueTimeoutMs: ms('longest wait in the queue').default(10_000),
+    /** Refused tokens per client address per minute (burst as much); beyond it unknown tokens get 429. */
+    maxFailuresPerAddressPerMinute: count('refusals').default(20),
+  })
+  .strict();
+
+const retentionSchema = z
+  .object({
+    /** Events kept per tenant at most (Redis: MAXLEN ~, approximate). */
+    maxEvents: count('events').default(100_000),
+    /** Events older than this are dropped (ms). */
+    maxAgeMs: ms('event age').default(24 * 3600_000),
+    /** How long an event_id is remembered for dedupe (ms); at least 25 hours. */
+    dedupeTtlMs: ms('dedupe window')
+      .min(25 * 3600_000, {
+        error: 'must be at least 25 hours (the service retries for 24)',
+      })
+      .default(25 * 3600_000),
+  })
+  .strict();
+
+const LOG_LEVELS = ['debug', 'info', 'warn', 'error'] as const;
+
+const baseSchema = z
+  .object({
+    host: z.string().min(1).default('127.0.0.1'),
+    port: z.number().int().min(0).max(65535).default(8787),
+    tls: z
+      .object({
+        certFile: z.string().min(1, { error: 'tls needs both certFile and keyFile' }),
+        keyFile: z.string().min(1, { error: 'tls needs both certFile and keyFile' }),
+      })
+      .strict()
+      .optional(),
+    /**
+     * Behind a reverse proxy every client comes from the proxy's address: set this so the client
+     * address (for the per-address limits) is the right-most X-Forwarded-For entry instead.
+     */
+    trustProxy: z.boolean().default(false),
+    maxBodyBytes: count('bytes').default(64 * 1024),
+    http: z
+      .object({
+        /** A request whose headers have not all arrived by then is cut (ms). */
+        headersTimeoutMs: ms('headers time-out').default(10_000),
+        /** A request not fully received by then is cut (ms). */
+        requestTimeoutMs: ms('request time-out').default(15_000),
+      })
+      .strict()
+      .prefault({}),
+    tenants: z.record(z.string(), tenantSchema),
+    storage: storageSchema.prefault({ kind: 'memory' }),
+    retention: retentionSchema.prefault({}),
+    clients: clientsSchema.prefault({}),
+    auth: authSchema.prefault({}),
+    logLevel: z
+      .enum(LOG_LEVELS, { error: `logLevel must be one of ${LOG_LEVELS.join(', ')}` })
+      .default('info'),
+    /** How long a graceful shutdown waits for in-flight webhooks (ms). */
+    shutdownGraceMs: ms('drain time').default(10_000),
+  })
+  .strict();
+
+export const relayConfigSchema = baseSchema.superRefine((config, ctx) => {
+  const names = Object.keys(config.tenants);
+  if (names.length === 0)
+    ctx.addIssue({ code: 'custom', path: ['tenants'], message: 'no tenants configured' });
+  for (const name of names)
+    if (!TENANT_PATTERN.test(name))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tenants', name],
+        message: `tenant name "${name}" is not allowed (letters, digits, ".", "_", "-"; up to 63)`,
+      });
+  // The relay admits a client when its token works at the tenant's base URL; it cannot tell
+  // which tenant a token belongs to. Two tenants behind one base URL would admit each other's
+  // desktops to each other's stream, so that configuration is refused.
+  const byUrl = new Map<string, string>();
+  for (const [name, t] of Object.entries(config.tenants)) {
+    if (!isHttpUrl(t.baseUrl)) continue;
+    const key = sameServiceKey(t.baseUrl);
+    const other = byUrl.get(key);
+    if (other !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tenants', name, 'baseUrl'],
+        message: `tenants ${other} and ${name} have the same baseUrl; the relay checks a desktop's token against its tenant's base URL and cannot tell whose a token is, so each tenant needs its own`,
+      });
+    else byUrl.set(key, name);
+  }
+});
+
+export type RelayConfig = z.output<typeof relayConfigSchema>;
+export type TenantConfig = RelayConfig['tenants'][string];
+export type StorageConfig = RelayConfig['storage'];
+export type ClientOptions = RelayConfig['clients'];
+export type AuthOptions = RelayConfig['auth'];
+export type RelayConfigInput = z.input<typeof relayConfigSchema>;
+
+/** Parses and checks a configuration object; throws `relay config: <path>: <problem>; ...`. */
+export function parseConfig(input: unknown): RelayConfig {
+  const result = relayConfigSchema.safeParse(input);
+  if (result.success) return result.data;
+  const problems = result.error.issues.map((issue) => {
+    const path = issue.path.join('.');
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys
+        .map((k) => `${path ? path + '.' : ''}${k}: not a relay setting (check its spelling)`)
+        .join('; ');
+    // Messages that already name their setting stand alone.
+    return path && !issue.message.startsWith(path) ? `${path}: ${issue.message}` : issue.message;
+  });
+  throw new Error('relay config: ' + problems.join('; '));
 }
 
-export type StorageConfig =
-  { kind: 'memory'; snapshotFile?: string } | { kind: 'redis'; url: string; keyPrefix?: string };
-
-export interface ClientOptions {
-  /** Heartbeat interval the relay advertises to clients (ms). */
-  heartbeatMs: number;
-  /** A client that sends nothing for this long is closed with 4000 (ms). */
-  idleTimeoutMs: number;
-  /** A session is closed with 4002 (reconnect with a fresh token) after this long (ms). */
-  authMaxAgeMs: number;
-  /** A client whose unsent data exceeds this is closed with 4008 and resumes from its cursor. */
-  maxBufferedBytes: number;
-  /** Events read from storage per page when a client resumes. */
-  replayBatch: number;
-  /** A hello must arrive within this long after the upgrade (ms). */
-  helloTimeoutMs: number;
-}
-
-export interface RelayConfig {
-  host: string;
-  port: number;
-  tls?: { certFile: string; keyFile: string };
-  maxBodyBytes: number;
-  tenants: Record<string, TenantConfig>;
-  storage: StorageConfig;
-  retention: RetentionOptions;
-  clients: ClientOptions;
-  auth: { positiveTtlMs: number; negativeTtlMs: number; timeoutMs: number; maxInFlight: number };
-  logLevel: LogLevel;
-  /** How long a graceful shutdown waits for in-flight webhooks (ms). */
-  shutdownGraceMs: number;
-}
-
-const LOG_LEVELS: readonly LogLevel[] = ['debug', 'info', 'warn', 'error'];
-
-export const DEFAULT_CLIENT_OPTIONS: ClientOptions = {
-  heartbeatMs: 25_000,
-  idleTimeoutMs: 60_000,
-  authMaxAgeMs: 60 * 60_000,
-  maxBufferedBytes: 4 * 1024 * 1024,
-  replayBatch: 500,
-  helloTimeoutMs: 10_000,
-};
-
-export function defaultConfig(): RelayConfig {
-  return {
-    host: '127.0.0.1',
-    port: 8787,
-    maxBodyBytes: 64 * 1024,
-    tenants: {},
-    storage: { kind: 'memory' },
-    retention: { ...DEFAULT_RETENTION },
-    clients: { ...DEFAULT_CLIENT_OPTIONS },
-    auth: { positiveTtlMs: 5 * 60_000, negativeTtlMs: 10_000, timeoutMs: 5_000, maxInFlight: 100 },
-    logLevel: 'info',
-    shutdownGraceMs: 10_000,
-  };
+/** The defaults, with the given tenants (for tests and benchmarks that build a config in code). */
+export function defaultConfig(tenants: RelayConfigInput['tenants'] = {}): RelayConfig {
+  return baseSchema.parse({ tenants });
 }
 
 /**
  * The config file (JSON, optional) merged over the defaults, then environment overrides:
  * RELAY_HOST, RELAY_PORT, RELAY_TLS_CERT + RELAY_TLS_KEY, RELAY_MAX_BODY_BYTES, RELAY_LOG_LEVEL,
- * RELAY_STORAGE (memory|redis), RELAY_REDIS_URL (implies redis), RELAY_REDIS_PREFIX,
- * RELAY_SNAPSHOT_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS (comma-separated) and
- * RELAY_TENANT_<NAME>_BASE_URL (NAME upper-cased, `-` and `.` as `_`). Secrets belong in the
- * environment or a file readable by the relay only; the relay never logs them.
+ * RELAY_TRUST_PROXY (true|false), RELAY_STORAGE (memory|redis), RELAY_REDIS_URL (implies redis),
+ * RELAY_REDIS_PREFIX, RELAY_SNAPSHOT_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS
+ * (comma-separated) and RELAY_TENANT_<NAME>_BASE_URL (NAME upper-cased, `-` and `.` as `_`).
+ * Secrets belong in the environment or a file readable by the relay only; the relay never logs
+ * them, and a file that is not JSON is reported by position only (never quoted).
  */
 export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): RelayConfig {
-  const config = defaultConfig();
+  let raw: Record<string, unknown> = {};
   if (path) {
-    const file = JSON.parse(readFileSync(path, 'utf8')) as Partial<RelayConfig>;
-    Object.assign(config, {
-      ...file,
-      retention: { ...config.retention, ...file.retention },
-      clients: { ...config.clients, ...file.clients },
-      auth: { ...config.auth, ...file.auth },
-    });
+    const parsed = parseJson(readFileSync(path, 'utf8'));
+    if (!parsed.ok) throw new Error(`relay config: ${path} is not valid JSON${parsed.where}`);
+    if (!parsed.value || typeof parsed.value !== 'object' || Array.isArray(parsed.value))
+      throw new Error(`relay config: ${path} must hold a JSON object`);
+    raw = parsed.value as Record<string, unknown>;
   }
-  if (env.RELAY_HOST) config.host = env.RELAY_HOST;
-  if (env.RELAY_PORT) config.port = intFrom(env.RELAY_PORT, 'RELAY_PORT');
+  const obj = (key: string): Record<string, unknown> => {
+    const v = raw[key];
+    return v && typeof v === 'object' && !Array.isArray(v) ? { ...(v as object) } : {};
+  };
+  if (env.RELAY_HOST) raw.host = env.RELAY_HOST;
+  if (env.RELAY_PORT) raw.port = intFrom(env.RELAY_PORT, 'RELAY_PORT');
   if (env.RELAY_MAX_BODY_BYTES)
-    config.maxBodyBytes = intFrom(env.RELAY_MAX_BODY_BYTES, 'RELAY_MAX_BODY_BYTES');
-  if (env.RELAY_LOG_LEVEL) config.logLevel = env.RELAY_LOG_LEVEL as LogLevel;
+    raw.maxBodyBytes = intFrom(env.RELAY_MAX_BODY_BYTES, 'RELAY_MAX_BODY_BYTES');
+  if (env.RELAY_LOG_LEVEL) raw.logLevel = env.RELAY_LOG_LEVEL;
+  if (env.RELAY_TRUST_PROXY) raw.trustProxy = env.RELAY_TRUST_PROXY === 'true';
   if (env.RELAY_TLS_CERT || env.RELAY_TLS_KEY)
-    config.tls = { certFile: env.RELAY_TLS_CERT ?? '', keyFile: env.RELAY_TLS_KEY ?? '' };
-  if (env.RELAY_STORAGE === 'memory') config.storage = { kind: 'memory' };
+    raw.tls = { certFile: env.RELAY_TLS_CERT ?? '', keyFile: env.RELAY_TLS_KEY ?? '' };
+  if (env.RELAY_STORAGE === 'memory') raw.storage = { kind: 'memory' };
   if (env.RELAY_REDIS_URL || env.RELAY_STORAGE === 'redis') {
-    const prev = config.storage.kind === 'redis' ? config.storage : undefined;
-    config.storage = {
+    const prev = obj('storage');
+    const wasRedis = prev.kind === 'redis';
+    raw.storage = {
+      ...(wasRedis ? prev : {}),
       kind: 'redis',
-      url: env.RELAY_REDIS_URL ?? prev?.url ?? 'redis://127.0.0.1:6379',
-      keyPrefix: env.RELAY_REDIS_PREFIX ?? prev?.keyPrefix,
+      url: env.RELAY_REDIS_URL ?? (wasRedis ? prev.url : undefined) ?? 'redis://127.0.0.1:6379',
+      ...(env.RELAY_REDIS_PREFIX !== undefined ? { keyPrefix: env.RELAY_REDIS_PREFIX } : {}),
     };
   }
-  if (env.RELAY_SNAPSHOT_FILE && config.storage.kind === 'memory')
-    config.storage.snapshotFile = env.RELAY_SNAPSHOT_FILE;
+  if (env.RELAY_SNAPSHOT_FILE) {
+    const storage = obj('storage');
+    if (storage.kind === undefined || storage.kind === 'memory')
+      raw.storage = { ...storage, kind: 'memory', snapshotFile: env.RELAY_SNAPSHOT_FILE };
+  }
+  const tenants = obj('tenants');
   for (const [name, value] of Object.entries(env)) {
     const m = /^RELAY_TENANT_([A-Z0-9_]+)_(SECRETS|BASE_URL)$/.exec(name);
     if (!m || value === undefined) continue;
     const envName = m[1]!;
     const tenant =
-      Object.keys(config.tenants).find((t) => t.toUpperCase().replace(/[-.]/g, '_') === envName) ??
+      Object.keys(tenants).find((t) => t.toUpperCase().replace(/[-.]/g, '_') === envName) ??
       envName.toLowerCase();
-    const t = (config.tenants[tenant] ??= { baseUrl: '', secrets: [] });
+    const t = { baseUrl: '', secrets: [] as string[], ...(tenants[tenant] as object | undefined) };
     if (m[2] === 'SECRETS')
       t.secrets = value
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean);
     else t.baseUrl = value;
+    tenants[tenant] = t;
   }
-  validateConfig(config);
-  return config;
+  raw.tenants = tenants;
+  return parseConfig(raw);
 }
 
-export function validateConfig(config: RelayConfig): void {
-  const problems: string[] = [];
-  if (Object.keys(config.tenants).length === 0) problems.push('no tenants configured');
-  for (const [tenant, t] of Object.entries(config.tenants)) {
-    if (!TENANT_PATTERN.test(tenant)) problems.push(`tenant name "${tenant}" is not allowed`);
-    if (!Array.isArray(t.secrets) || t.secrets.length === 0)
-      problems.push(`tenant ${tenant}: no webhook secrets`);
-    try {
-      const u = new URL(t.baseUrl);
-      if (u.protocol !== 'https:' && u.protocol !== 'http:') throw new Error();
-    } catch {
-      problems.push(`tenant ${tenant}: baseUrl is not an http(s) URL`);
-    }
+function isHttpUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    return u.protocol === 'https:' || u.protocol === 'http:';
+  } catch {
+    return false;
   }
-  if (config.retention.dedupeTtlMs < 25 * 3600_000)
-    problems.push('retention.dedupeTtlMs must be at least 25 hours (the service retries for 24)');
-  if (config.tls && (!config.tls.certFile || !config.tls.keyFile))
-    problems.push('tls needs both certFile and keyFile');
-  if (!(config.maxBodyBytes > 0)) problems.push('maxBodyBytes must be positive');
-  const storage = config.storage as { kind?: unknown; url?: unknown };
-  if (storage.kind !== 'memory' && storage.kind !== 'redis')
-    problems.push('storage.kind must be "memory" or "redis"');
-  if (storage.kind === 'redis' && (typeof storage.url !== 'string' || storage.url === ''))
-    problems.push('storage.url (redis://...) is required for the redis backend');
-  if (!LOG_LEVELS.includes(config.logLevel))
-    problems.push(`logLevel must be one of ${LOG_LEVELS.join(', ')}`);
-  if (problems.length) throw new Error('relay config: ' + problems.join('; '));
+}
+
+/** Base URLs that reach one service compare equal (case of the host, default port, trailing /). */
+function sameServiceKey(baseUrl: string): string {
+  const u = new URL(baseUrl);
+  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
 }
 
 function intFrom(text: string, name: string): number {
@@ -161,3 +300,5 @@ function intFrom(text: string, name: string): number {
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
   return n;
 }
+
+export type { LogLevel };

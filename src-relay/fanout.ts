@@ -1,8 +1,8 @@
 import type { StoredEvent } from './store/types.ts';
 
-/** What the fan-out needs of a session. */
-export interface FanoutTarget {
-  offer(event: StoredEvent): void;
+/** What the fan-out needs of a session: events of a batch, and the batch framed once for all. */
+export interface FanoutTarget<B extends { events: readonly StoredEvent[] }> {
+  offer(batch: B, events: readonly StoredEvent[]): void;
 }
 
 export interface FanoutKeys {
@@ -18,7 +18,7 @@ export interface FanoutKeys {
  * interested in one extension). Sessions not yet live (waiting for hello, replaying) see every
  * event: they buffer it. Each session still applies its own filter before sending.
  */
-export class TenantFanout<S extends FanoutTarget> {
+export class TenantFanout<B extends { events: readonly StoredEvent[] }, S extends FanoutTarget<B>> {
   private readonly all = new Set<S>();
   private readonly unindexed = new Set<S>();
   private readonly byExtension = new Map<string, Set<S>>();
@@ -62,15 +62,29 @@ export class TenantFanout<S extends FanoutTarget> {
     for (const code of keys.events) removeFrom(this.byEvent, code, session);
   }
 
-  publish(event: StoredEvent): void {
-    this.lastCursor = event.cursor;
-    const targets = new Set<S>(this.unindexed);
-    for (const s of this.byEvent.get(event.event) ?? []) targets.add(s);
-    if (event.event === 30011 && event.to !== null) {
-      for (const s of this.byExtension.get(event.to) ?? []) targets.add(s);
-      for (const s of this.numbers) targets.add(s);
+  /**
+   * Offers each session, once, the events of the batch it may want, in order. A session found by
+   * several keys (an extension and an event code) gets an event once.
+   */
+  publish(batch: B): void {
+    const perSession = new Map<S, StoredEvent[]>();
+    const add = (s: S, event: StoredEvent) => {
+      const list = perSession.get(s);
+      if (!list) perSession.set(s, [event]);
+      else if (list[list.length - 1] !== event) list.push(event);
+    };
+    for (const event of batch.events) {
+      this.lastCursor = event.cursor;
+      for (const s of this.unindexed) add(s, event);
+      const byEvent = this.byEvent.get(event.event);
+      if (byEvent) for (const s of byEvent) add(s, event);
+      if (event.event === 30011 && event.to !== null) {
+        const byExt = this.byExtension.get(event.to);
+        if (byExt) for (const s of byExt) add(s, event);
+        for (const s of this.numbers) add(s, event);
+      }
     }
-    for (const s of targets) s.offer(event);
+    for (const [s, events] of perSession) s.offer(batch, events);
   }
 }
 

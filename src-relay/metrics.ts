@@ -1,93 +1,180 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { CloseCode } from '../src-main/core/relay-client/protocol.ts';
+
 /**
- * The relay's metrics in the Prometheus text exposition format (GET /metrics). Small on purpose:
- * counters with at most one label, gauges read at scrape time, one histogram for delivery lag.
+ * The relay's metrics (GET /metrics, Prometheus text format), through prom-client with a registry
+ * of this relay's own (no process-wide default registry), plus Node's standard process metrics
+ * (`process_cpu_seconds_total`, `process_resident_memory_bytes`, `nodejs_eventloop_lag_*`, heap
+ * and GC). Hot counters (one increment per delivered frame) are plain numbers read at scrape
+ * time. Labels only ever take values from fixed lists, so no client can mint a series.
  */
 const LAG_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 60000];
+
+/** Close codes that get their own label value; any other code a client chooses counts as "other". */
+const KNOWN_CLOSE_CODES = new Set<number>([
+  1000,
+  1001,
+  1005,
+  1006,
+  1009,
+  ...Object.values(CloseCode),
+]);
+
+export const REJECT_REASONS = [
+  'signature-missing',
+  'signature-malformed',
+  'signature-mismatch',
+  'too-large',
+  'not-json',
+  'not-utf8',
+  'not-envelope',
+  'tenant-mismatch',
+  'unknown-tenant',
+  'storage-error',
+  'aborted',
+] as const;
+export type RejectReason = (typeof REJECT_REASONS)[number];
+
+export const HANDSHAKE_REFUSALS = [
+  'draining',
+  'unknown-tenant',
+  'no-token',
+  'token-rejected',
+  'token-forbidden',
+  'service-unavailable',
+  'rate-limited',
+  'too-many-sessions',
+] as const;
+export type HandshakeRefusal = (typeof HANDSHAKE_REFUSALS)[number];
 
 export class RelayMetrics {
   received = 0;
   stored = 0;
   duplicates = 0;
   delivered = 0;
-  readonly rejected = new Map<string, number>();
-  readonly clientsClosed = new Map<string, number>();
   replayed = 0;
   gaps = 0;
-  private readonly lagCounts = new Array<number>(LAG_BUCKETS_MS.length).fill(0);
-  private lagCount = 0;
-  private lagSum = 0;
+  readonly rejected = new Map<RejectReason, number>();
+  readonly clientsClosed = new Map<string, number>();
+  readonly handshakesRefused = new Map<HandshakeRefusal, number>();
   /** Read at scrape time. */
   connectedClients: () => number = () => 0;
+  /** Unsent bytes held for all clients (the send budget's count), read at scrape time. */
+  unsentBytes: () => number = () => 0;
+  /** Token checks waiting for a turn at the service, read at scrape time. */
+  authQueued: () => number = () => 0;
+  readonly registry = new Registry();
+  private readonly lag: Histogram;
 
-  reject(reason: string): void {
+  constructor() {
+    const registers = [this.registry];
+    collectDefaultMetrics({ register: this.registry });
+    const total = (name: string, help: string, read: () => number) =>
+      new Counter({
+        name,
+        help,
+        registers,
+        collect() {
+          this.reset();
+          this.inc(read());
+        },
+      });
+    const byLabel = (name: string, help: string, label: string, read: () => Map<string, number>) =>
+      new Counter({
+        name,
+        help,
+        labelNames: [label],
+        registers,
+        collect() {
+          this.reset();
+          for (const [value, n] of read()) this.inc({ [label]: value }, n);
+        },
+      });
+    const gauge = (name: string, help: string, read: () => number) =>
+      new Gauge({
+        name,
+        help,
+        registers,
+        collect() {
+          this.set(read());
+        },
+      });
+    total('relay_webhooks_received_total', 'Webhook POSTs received.', () => this.received);
+    byLabel(
+      'relay_webhooks_rejected_total',
+      'Webhooks refused, by reason.',
+      'reason',
+      () => this.rejected,
+    );
+    total(
+      'relay_webhooks_duplicate_total',
+      'Webhooks acknowledged as duplicates (event_id seen) and not forwarded.',
+      () => this.duplicates,
+    );
+    total('relay_events_stored_total', 'Events durably stored.', () => this.stored);
+    total(
+      'relay_events_delivered_total',
+      'Event frames sent to clients (live and replayed).',
+      () => this.delivered,
+    );
+    total(
+      'relay_events_replayed_total',
+      'Event frames sent while resuming from a cursor.',
+      () => this.replayed,
+    );
+    total('relay_gap_notices_total', 'Gap notices sent to resuming clients.', () => this.gaps);
+    byLabel(
+      'relay_clients_closed_total',
+      'Client connections closed, by close code (codes outside the protocol count as "other").',
+      'code',
+      () => this.clientsClosed,
+    );
+    byLabel(
+      'relay_handshakes_refused_total',
+      'Client handshakes refused, by reason.',
+      'reason',
+      () => this.handshakesRefused,
+    );
+    gauge('relay_connected_clients', 'Client WebSockets connected now.', () =>
+      this.connectedClients(),
+    );
+    gauge('relay_unsent_bytes', 'Bytes queued for clients and not yet sent.', () =>
+      this.unsentBytes(),
+    );
+    gauge('relay_auth_queue', 'Token checks waiting for a turn at the service.', () =>
+      this.authQueued(),
+    );
+    this.lag = new Histogram({
+      name: 'relay_delivery_lag_ms',
+      help: 'Webhook arrival (at any instance) to the frame written out to the client socket, live deliveries (the oldest event of each write).',
+      buckets: LAG_BUCKETS_MS,
+      registers,
+    });
+  }
+
+  reject(reason: RejectReason): void {
     this.rejected.set(reason, (this.rejected.get(reason) ?? 0) + 1);
   }
 
+  refuseHandshake(reason: HandshakeRefusal): void {
+    this.handshakesRefused.set(reason, (this.handshakesRefused.get(reason) ?? 0) + 1);
+  }
+
   clientClosed(code: number): void {
-    const k = String(code);
+    const k = KNOWN_CLOSE_CODES.has(code) ? String(code) : 'other';
     this.clientsClosed.set(k, (this.clientsClosed.get(k) ?? 0) + 1);
   }
 
-  /** Time from the webhook's arrival (at any instance) to the frame being handed to a socket. */
+  /** Time from the webhook's arrival (at any instance) to its bytes leaving for the client. */
   observeLag(ms: number): void {
-    const v = Math.max(0, ms);
-    for (let i = 0; i < LAG_BUCKETS_MS.length; i++)
-      if (v <= LAG_BUCKETS_MS[i]!) this.lagCounts[i]! += 1;
-    this.lagCount += 1;
-    this.lagSum += v;
+    this.lag.observe(Math.max(0, ms));
   }
 
-  render(): string {
-    const lines: string[] = [];
-    const counter = (name: string, help: string, value: number) =>
-      lines.push(`# HELP ${name} ${help}`, `# TYPE ${name} counter`, `${name} ${value}`);
-    counter('relay_webhooks_received_total', 'Webhook POSTs received.', this.received);
-    lines.push(
-      '# HELP relay_webhooks_rejected_total Webhooks refused, by reason.',
-      '# TYPE relay_webhooks_rejected_total counter',
-    );
-    for (const [reason, n] of this.rejected)
-      lines.push(`relay_webhooks_rejected_total{reason="${reason}"} ${n}`);
-    counter(
-      'relay_webhooks_duplicate_total',
-      'Webhooks acknowledged as duplicates (event_id seen) and not forwarded.',
-      this.duplicates,
-    );
-    counter('relay_events_stored_total', 'Events durably stored.', this.stored);
-    counter(
-      'relay_events_delivered_total',
-      'Event frames sent to clients (live and replayed).',
-      this.delivered,
-    );
-    counter(
-      'relay_events_replayed_total',
-      'Event frames sent while resuming from a cursor.',
-      this.replayed,
-    );
-    counter('relay_gap_notices_total', 'Gap notices sent to resuming clients.', this.gaps);
-    lines.push(
-      '# HELP relay_clients_closed_total Client connections closed, by close code.',
-      '# TYPE relay_clients_closed_total counter',
-    );
-    for (const [code, n] of this.clientsClosed)
-      lines.push(`relay_clients_closed_total{code="${code}"} ${n}`);
-    lines.push(
-      '# HELP relay_connected_clients Client WebSockets connected now.',
-      '# TYPE relay_connected_clients gauge',
-      `relay_connected_clients ${this.connectedClients()}`,
-    );
-    lines.push(
-      '# HELP relay_delivery_lag_ms Webhook arrival to frame sent, live deliveries.',
-      '# TYPE relay_delivery_lag_ms histogram',
-    );
-    LAG_BUCKETS_MS.forEach((le, i) =>
-      lines.push(`relay_delivery_lag_ms_bucket{le="${le}"} ${this.lagCounts[i]}`),
-    );
-    lines.push(
-      `relay_delivery_lag_ms_bucket{le="+Inf"} ${this.lagCount}`,
-      `relay_delivery_lag_ms_sum ${this.lagSum}`,
-      `relay_delivery_lag_ms_count ${this.lagCount}`,
-    );
-    return lines.join('\n') + '\n';
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
   }
 }

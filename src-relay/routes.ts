@@ -1,8 +1,10 @@
 import type http from 'node:http';
+import type { Clock } from '../src-main/core/clock.ts';
 import type { Logger } from '../src-main/core/log.ts';
 import type { RelayConfig } from './config.ts';
 import { reply } from './http-reply.ts';
 import type { InFlight } from './in-flight.ts';
+import { SampledLog } from './log-sampler.ts';
 import type { RelayMetrics } from './metrics.ts';
 import type { EventStore } from './store/types.ts';
 import { pathOf, tenantInPath } from './tenants.ts';
@@ -15,7 +17,7 @@ export interface RouteDeps {
   logger: Logger;
   inFlight: InFlight;
   draining: () => boolean;
-  now: () => number;
+  clock: Clock;
 }
 
 /**
@@ -27,6 +29,8 @@ export function requestHandler(
 ): (req: http.IncomingMessage, res: http.ServerResponse) => void {
   const { config, store, metrics, logger } = deps;
   const webhookLogger = logger.child({ component: 'webhook' });
+  const rejectedLog = new SampledLog(webhookLogger, 'info', 'webhook rejected', deps.clock);
+  const now = () => deps.clock.now();
   return (req, res) => {
     const path = pathOf(req.url);
     if (deps.draining()) {
@@ -36,6 +40,7 @@ export function requestHandler(
     }
     if (path === '/healthz') return reply(res, 200, { ok: true });
     if (path === '/readyz') {
+      // The store's ping is bounded (Redis: commandTimeoutMs): a hung backend is not ready.
       store.ping().then(
         () => reply(res, 200, { ok: true, storage: store.kind }),
         () => reply(res, 503, { ok: false, storage: store.kind, error: 'storage unreachable' }),
@@ -43,8 +48,16 @@ export function requestHandler(
       return;
     }
     if (path === '/metrics') {
-      res.writeHead(200, { 'Content-Type': 'text/plain; version=0.0.4' });
-      res.end(metrics.render());
+      metrics.render().then(
+        (text) => {
+          res.writeHead(200, { 'Content-Type': metrics.contentType });
+          res.end(text);
+        },
+        (err: Error) => {
+          logger.error('metrics not rendered', { err: err.message });
+          reply(res, 500, { ok: false, error: 'metrics unavailable' });
+        },
+      );
       return;
     }
     const tenant = tenantInPath(config.tenants, path, '/webhook/');
@@ -53,6 +66,7 @@ export function requestHandler(
     if (!tenant) {
       metrics.received += 1;
       metrics.reject('unknown-tenant');
+      rejectedLog.write({ status: 404, reason: 'unknown-tenant' });
       return reply(res, 404, { ok: false, error: 'unknown tenant' });
     }
     deps.inFlight.track(
@@ -60,8 +74,9 @@ export function requestHandler(
         store,
         metrics,
         logger: webhookLogger,
+        rejectedLog,
         maxBodyBytes: config.maxBodyBytes,
-        now: deps.now,
+        now,
       }).catch((err: Error) => {
         logger.error('webhook handler failed', { err: err.message });
         reply(res, 500, { ok: false, error: 'internal error' });

@@ -8,11 +8,13 @@ import { systemClock } from '../src-main/core/clock.ts';
 import type { Logger } from '../src-main/core/log.ts';
 import { silentLogger } from '../src-main/core/log.ts';
 import { CloseCode, relayClientPath } from '../src-main/core/relay-client/protocol.ts';
+import { Admission } from './admission.ts';
 import { TokenValidator } from './auth.ts';
 import type { RelayConfig } from './config.ts';
 import { InFlight } from './in-flight.ts';
 import { RelayMetrics } from './metrics.ts';
 import { requestHandler } from './routes.ts';
+import { SendBudget } from './send-budget.ts';
 import { SessionRegistry } from './sessions.ts';
 import type { EventStore } from './store/types.ts';
 import { startSweeper } from './sweeper.ts';
@@ -58,8 +60,21 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   const inFlight = new InFlight();
   let draining = false;
   const isDraining = () => draining;
+  const budget = new SendBudget(
+    config.clients.sendBudgetBytes,
+    () => sessions.all(),
+    () => clock.monotonic(),
+  );
+  const validator = new TokenValidator({
+    fetch: deps.fetch ?? fetch,
+    clock,
+    logger: logger.child({ component: 'auth' }),
+    ...config.auth,
+  });
   metrics.connectedClients = () => sessions.count();
-  const unsubscribe = store.subscribe((event) => sessions.publish(event));
+  metrics.unsentBytes = () => budget.unsent;
+  metrics.authQueued = () => validator.queueLength;
+  const unsubscribe = store.subscribe((events) => sessions.publish(events));
 
   const onRequest = requestHandler({
     config,
@@ -68,16 +83,25 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     logger,
     inFlight,
     draining: isDraining,
-    now: () => clock.now(),
+    clock,
   });
+  // Node checks header and request time-outs only every connectionsCheckingInterval (30 s by
+  // default), so a 10 s limit held for up to 40 s; a check every second keeps them near their value.
+  const serverOptions: http.ServerOptions = {
+    headersTimeout: config.http.headersTimeoutMs,
+    requestTimeout: config.http.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, config.http.headersTimeoutMs / 2),
+  };
   const server = config.tls
     ? https.createServer(
-        { cert: readFileSync(config.tls.certFile), key: readFileSync(config.tls.keyFile) },
+        {
+          ...serverOptions,
+          cert: readFileSync(config.tls.certFile),
+          key: readFileSync(config.tls.keyFile),
+        },
         onRequest,
       )
-    : http.createServer(onRequest);
-  server.headersTimeout = 10_000;
-  server.requestTimeout = 15_000;
+    : http.createServer(serverOptions, onRequest);
 
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_CLIENT_FRAME_BYTES });
   server.on(
@@ -91,12 +115,9 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       sessions,
       wss,
       draining: isDraining,
-      validator: new TokenValidator({
-        fetch: deps.fetch ?? fetch,
-        clock,
-        logger: logger.child({ component: 'auth' }),
-        ...config.auth,
-      }),
+      validator,
+      admission: new Admission(config.clients),
+      budget,
     }),
   );
   const sweeper = startSweeper(clock, sessions, config.clients);
@@ -132,14 +153,15 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       await inFlight.settled(config.shutdownGraceMs);
+      // What was stored just now is still on its way to the clients connected here.
+      await store.published(1_000);
       sweeper.stop();
       unsubscribe();
       for (const s of sessions.all())
         s.close(CloseCode.serviceRestart, 'relay restarting; reconnect and resume');
       wss.close();
-      // Give close frames a moment to leave, then cut what remains. These waits hold the process
-      // (no unref): the CLI exits only once the store is closed, which is when the memory store
-      // writes its snapshot.
+      // Give close frames a moment to leave, then cut what remains. (This timer, like the wait
+      // for webhooks in flight, holds the process: a drain that was asked for must finish.)
       await new Promise<void>((r) => setTimeout(r, 50));
       for (const c of wss.clients) c.terminate();
       server.closeAllConnections();

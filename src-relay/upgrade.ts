@@ -4,11 +4,15 @@ import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import type { Clock } from '../src-main/core/clock.ts';
 import type { Logger } from '../src-main/core/log.ts';
-import type { TokenValidator } from './auth.ts';
+import { clientAddress, type Admission } from './admission.ts';
+import { tokenKey, type TokenValidator } from './auth.ts';
 import { ClientSession } from './client-session.ts';
+import { ReplayPages } from './replay-pages.ts';
 import type { RelayConfig } from './config.ts';
 import { refuseUpgrade } from './http-reply.ts';
-import type { RelayMetrics } from './metrics.ts';
+import { SampledLog } from './log-sampler.ts';
+import type { HandshakeRefusal, RelayMetrics } from './metrics.ts';
+import type { SendBudget } from './send-budget.ts';
 import type { SessionRegistry } from './sessions.ts';
 import type { EventStore } from './store/types.ts';
 import { pathOf, tenantInPath } from './tenants.ts';
@@ -20,69 +24,121 @@ export interface UpgradeDeps {
   logger: Logger;
   clock: Clock;
   validator: TokenValidator;
+  admission: Admission;
+  budget: SendBudget;
   sessions: SessionRegistry;
   wss: WebSocketServer;
   draining: () => boolean;
 }
 
 /**
- * `GET /v1/stream/<tenant>` upgrades: the tenant must be configured and the bearer token valid at
- * that tenant's service (auth.ts) before the socket is upgraded; a refusal is a plain HTTP answer.
- * An admitted socket becomes a ClientSession in the tenant's fan-out until it closes.
+ * `GET /v1/stream/<tenant>` upgrades: the tenant must be configured, the client within its session
+ * limits (admission.ts: in all, per address, per token) and its bearer token valid at that
+ * tenant's service (auth.ts) before the socket is upgraded; a refusal is a plain HTTP answer,
+ * counted in relay_handshakes_refused_total and logged at most 10 times per 10 s. An admitted
+ * socket becomes a ClientSession in the tenant's fan-out until it closes.
  */
 export function upgradeHandler(
   deps: UpgradeDeps,
 ): (req: http.IncomingMessage, socket: Duplex, head: Buffer) => void {
-  const { config, store, metrics, logger, clock, validator, sessions, wss } = deps;
+  const { config, store, metrics, logger, clock, validator, admission, budget, sessions, wss } =
+    deps;
   const clientLogger = logger.child({ component: 'client' });
+  const replayPages = new ReplayPages(store);
+  const refusedLog = new SampledLog(logger, 'info', 'client refused', clock);
+
+  const refuse = (
+    socket: Duplex,
+    reason: HandshakeRefusal,
+    status: number,
+    body: { errcode: number; errmsg: string },
+    fields: Record<string, unknown> = {},
+  ) => {
+    metrics.refuseHandshake(reason);
+    if (reason !== 'draining') refusedLog.write({ ...fields, status, reason });
+    refuseUpgrade(socket, status, body);
+  };
 
   async function onUpgrade(req: http.IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     socket.on('error', () => {});
     if (deps.draining())
-      return refuseUpgrade(socket, 503, { errcode: 0, errmsg: 'relay shutting down' });
+      return refuse(socket, 'draining', 503, { errcode: 0, errmsg: 'relay shutting down' });
     const tenant = tenantInPath(config.tenants, pathOf(req.url), '/v1/stream/');
     if (!tenant || tenant === 'no-match')
-      return refuseUpgrade(socket, 404, { errcode: 0, errmsg: 'unknown tenant' });
+      return refuse(socket, 'unknown-tenant', 404, { errcode: 0, errmsg: 'unknown tenant' });
     const auth = req.headers.authorization;
     const token = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : '';
     if (!token)
-      return refuseUpgrade(socket, 401, { errcode: 10002, errmsg: 'bearer token required' });
-    const verdict = await validator.validate(tenant.name, tenant.config.baseUrl, token);
-    if (!verdict.ok) {
-      logger.info('client refused', {
-        tenant: tenant.name,
-        status: verdict.status,
-        errcode: verdict.errcode,
+      return refuse(socket, 'no-token', 401, { errcode: 10002, errmsg: 'bearer token required' });
+    const address = clientAddress(req, config.trustProxy);
+    const hash = tokenKey(token);
+    const place = admission.take(address, `${tenant.name}:${hash}`);
+    if (!place.ok)
+      return refuse(
+        socket,
+        'too-many-sessions',
+        place.status,
+        { errcode: place.status === 429 ? 42900 : 0, errmsg: place.reason },
+        { tenant: tenant.name },
+      );
+    socket.once('close', () => place.release());
+    let admitted = false;
+    try {
+      const verdict = await validator.validate(
+        tenant.name,
+        tenant.config.baseUrl,
+        token,
+        address,
+        hash,
+      );
+      if (!verdict.ok)
+        return refuse(
+          socket,
+          verdict.status === 401
+            ? 'token-rejected'
+            : verdict.status === 403
+              ? 'token-forbidden'
+              : verdict.status === 429
+                ? 'rate-limited'
+                : 'service-unavailable',
+          verdict.status,
+          { errcode: verdict.errcode, errmsg: verdict.reason },
+          { tenant: tenant.name, errcode: verdict.errcode },
+        );
+      if (deps.draining())
+        return refuse(socket, 'draining', 503, { errcode: 0, errmsg: 'relay shutting down' });
+      if (socket.destroyed) return;
+      admitted = true;
+      wss.handleUpgrade(req, socket, head, (ws) => {
+        const fanout = sessions.fanout(tenant.name);
+        const session = new ClientSession(ws, tenant.name, randomUUID(), {
+          store,
+          metrics,
+          budget,
+          frames: sessions.frames,
+          replayPages,
+          logger: clientLogger,
+          options: config.clients,
+          now: () => clock.now(),
+          monotonic: () => clock.monotonic(),
+          onLive: (s, keys) => fanout.index(s, keys),
+          tenantPosition: () => fanout.lastCursor,
+        });
+        fanout.add(session);
+        logger.info('client connected', { tenant: tenant.name, session: session.id });
+        ws.on('close', (code: number) => {
+          if (!session.isClosed) metrics.clientClosed(code);
+          session.markClosed();
+          fanout.remove(session);
+          place.release();
+          logger.info('client disconnected', { tenant: tenant.name, session: session.id, code });
+        });
+        ws.on('error', () => {});
       });
-      return refuseUpgrade(socket, verdict.status, {
-        errcode: verdict.errcode,
-        errmsg: verdict.reason,
-      });
+    } finally {
+      // A refused handshake, or a socket that went away before it could be upgraded.
+      if (!admitted) place.release();
     }
-    if (deps.draining())
-      return refuseUpgrade(socket, 503, { errcode: 0, errmsg: 'relay shutting down' });
-    wss.handleUpgrade(req, socket, head, (ws) => {
-      const fanout = sessions.fanout(tenant.name);
-      const session = new ClientSession(ws, tenant.name, randomUUID(), {
-        store,
-        metrics,
-        logger: clientLogger,
-        options: config.clients,
-        now: () => clock.now(),
-        monotonic: () => clock.monotonic(),
-        onLive: (s, keys) => fanout.index(s, keys),
-        tenantPosition: () => fanout.lastCursor,
-      });
-      fanout.add(session);
-      logger.info('client connected', { tenant: tenant.name, session: session.id });
-      ws.on('close', (code: number) => {
-        if (!session.isClosed) metrics.clientClosed(code);
-        session.markClosed();
-        fanout.remove(session);
-        logger.info('client disconnected', { tenant: tenant.name, session: session.id, code });
-      });
-      ws.on('error', () => {});
-    });
   }
 
   return (req, socket, head) => {

@@ -3,7 +3,8 @@ import type { Logger } from '../src-main/core/log.ts';
 import type { TenantConfig } from './config.ts';
 import { reply } from './http-reply.ts';
 import { readEnvelope } from './envelope.ts';
-import type { RelayMetrics } from './metrics.ts';
+import type { SampledLog } from './log-sampler.ts';
+import type { RejectReason, RelayMetrics } from './metrics.ts';
 import { verifySignature } from './signature.ts';
 import type { EventStore } from './store/types.ts';
 
@@ -11,6 +12,8 @@ export interface WebhookDeps {
   store: EventStore;
   metrics: RelayMetrics;
   logger: Logger;
+  /** "webhook rejected", at most 10 lines per 10 s (anyone can post garbage). */
+  rejectedLog: SampledLog;
   maxBodyBytes: number;
   now: () => number;
 }
@@ -30,23 +33,18 @@ export async function handleWebhook(
 ): Promise<void> {
   const { metrics, logger } = deps;
   metrics.received += 1;
-  const reject = (status: number, reason: string, message: string) => {
+  const reject = (status: number, reason: RejectReason, message: string) => {
     metrics.reject(reason);
-    logger.info('webhook rejected', { tenant, status, reason });
+    deps.rejectedLog.write({ tenant, status, reason });
     reply(res, status, { ok: false, error: message });
   };
 
+  // A body over the limit is refused without reading it (reply() closes the connection).
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > deps.maxBodyBytes) {
-    res.setHeader('Connection', 'close');
-    req.resume();
+  if (Number.isFinite(declared) && declared > deps.maxBodyBytes)
     return reject(413, 'too-large', 'body too large');
-  }
   const raw = await readBody(req, deps.maxBodyBytes);
-  if (raw === 'too-large') {
-    res.setHeader('Connection', 'close');
-    return reject(413, 'too-large', 'body too large');
-  }
+  if (raw === 'too-large') return reject(413, 'too-large', 'body too large');
   if (raw === 'aborted') {
     metrics.reject('aborted');
     return;
@@ -97,7 +95,6 @@ function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-la
       size += chunk.length;
       if (size > limit) {
         done = true;
-        req.resume(); // drain the rest without keeping it
         resolve('too-large');
         return;
       }

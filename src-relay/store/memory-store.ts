@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Clock, TimerHandle } from '../../src-main/core/clock.ts';
 import { writeFileAtomic } from '../../src-main/core/atomic-file.ts';
+import { parseJson } from '../../src-main/core/json-text.ts';
 import { compareCursors } from '../../src-main/core/relay-client/protocol.ts';
 import type {
   AppendResult,
@@ -10,7 +11,7 @@ import type {
   RetentionOptions,
   StoredEvent,
 } from './types.ts';
-import { DEFAULT_RETENTION } from './types.ts';
+import { DEFAULT_RETENTION, waitFor } from './types.ts';
 
 export interface MemoryStoreOptions {
   clock: Clock;
@@ -53,7 +54,10 @@ export class MemoryStore implements EventStore {
   private readonly snapshotFile: string | undefined;
   private readonly tenants = new Map<string, TenantLog>();
   private readonly seen = new Map<string, number>();
-  private readonly listeners = new Set<(e: StoredEvent) => void>();
+  private readonly listeners = new Set<(events: readonly StoredEvent[]) => void>();
+  /** Appended and not yet handed to listeners: they get everything appended in one turn at once. */
+  private unpublished: StoredEvent[] = [];
+  private readonly publishWaiters: (() => void)[] = [];
   private lastMs = 0;
   private lastSeq = 0;
   /** Events before this cursor were held by an earlier process and are gone (unless snapshotted). */
@@ -83,8 +87,12 @@ export class MemoryStore implements EventStore {
       if ((err as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw err;
     }
-    const snap = JSON.parse(text) as Snapshot;
-    if (snap.v !== 1) throw new Error('unknown relay snapshot version');
+    // Never quote the file in the error: it holds callers' numbers.
+    const parsed = parseJson(text);
+    if (!parsed.ok)
+      throw new Error(`relay snapshot ${this.snapshotFile} is not valid JSON${parsed.where}`);
+    const snap = parsed.value as Snapshot;
+    if (snap?.v !== 1) throw new Error('unknown relay snapshot version');
     this.floor = snap.floor;
     this.lastMs = snap.lastMs;
     this.lastSeq = snap.lastSeq;
@@ -109,7 +117,9 @@ export class MemoryStore implements EventStore {
     const log = this.log(event.tenant);
     log.events.push(stored);
     this.trim(log, now);
-    for (const l of this.listeners) l(stored);
+    // The webhook is answered now; the fan-out runs once this turn of the event loop is over, for
+    // every event appended in it (so a burst of webhooks leaves for each client in one write).
+    if (this.unpublished.push(stored) === 1) setImmediate(() => this.publish());
     return { status: 'stored', cursor };
   }
 
@@ -145,9 +155,21 @@ export class MemoryStore implements EventStore {
     return log?.lastDropped ?? this.floor;
   }
 
-  subscribe(listener: (event: StoredEvent) => void): () => void {
+  subscribe(listener: (events: readonly StoredEvent[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  private publish(): void {
+    const events = this.unpublished;
+    this.unpublished = [];
+    for (const l of this.listeners) l(events);
+    for (const w of this.publishWaiters.splice(0)) w();
+  }
+
+  async published(timeoutMs: number): Promise<void> {
+    if (this.unpublished.length === 0) return;
+    await waitFor((done) => this.publishWaiters.push(done), timeoutMs);
   }
 
   async ping(): Promise<void> {

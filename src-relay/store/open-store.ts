@@ -19,6 +19,7 @@ export async function openStore(
       clock,
       logger: logger.child({ component: 'redis' }),
       retention: config.retention,
+      commandTimeoutMs: config.storage.commandTimeoutMs,
     });
     await store.open();
     return store;

@@ -10,7 +10,7 @@ import type {
   RetentionOptions,
   StoredEvent,
 } from './types.ts';
-import { DEFAULT_RETENTION } from './types.ts';
+import { DEFAULT_RETENTION, waitFor } from './types.ts';
 
 /**
  * Redis Streams backend, for several relay instances behind a load balancer.
@@ -46,6 +46,12 @@ export interface RedisStoreOptions {
   retention?: Partial<RetentionOptions>;
   /** How long one XREAD blocks before looping (ms); bounds shutdown time. */
   blockMs?: number;
+  /**
+   * A command without an answer after this long fails (ms): a hung Redis (paused, swapping, a
+   * network that drops packets) gives a 503 the service retries and a failing readiness, instead of
+   * webhooks that hang for tens of seconds and a /readyz that never answers.
+   */
+  commandTimeoutMs?: number;
 }
 
 type AppendCommand = (
@@ -64,8 +70,12 @@ export class RedisStore implements EventStore {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly blockMs: number;
-  private readonly listeners = new Set<(e: StoredEvent) => void>();
+  private readonly commandTimeoutMs: number;
+  private readonly listeners = new Set<(events: readonly StoredEvent[]) => void>();
   private readonly lastIds = new Map<string, string>();
+  /** The newest id this instance appended, per tenant (for published()). */
+  private readonly lastAppended = new Map<string, string>();
+  private readonly publishWaiters: (() => void)[] = [];
   private closed = false;
   private loop: Promise<void> | undefined;
   private trimTimer: TimerHandle | undefined;
@@ -77,16 +87,24 @@ export class RedisStore implements EventStore {
     this.clock = options.clock;
     this.logger = options.logger;
     this.blockMs = options.blockMs ?? 2000;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? 2000;
     // Commands fail fast while Redis is down (the webhook answers 503 and the service retries)
-    // instead of queueing without bound.
+    // instead of queueing without bound, and fail after commandTimeoutMs while it does not answer.
     const common = {
       lazyConnect: true,
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
       retryStrategy: (n: number) => Math.min(n * 200, 2000),
+      connectTimeout: Math.max(this.commandTimeoutMs, 1000),
+      keepAlive: 10_000,
     };
-    this.redis = new Redis(options.url, common);
-    this.reader = new Redis(options.url, { ...common, maxRetriesPerRequest: null });
+    this.redis = new Redis(options.url, { ...common, commandTimeout: this.commandTimeoutMs });
+    // The follower's XREAD blocks for blockMs by design: its time-out is on top of that.
+    this.reader = new Redis(options.url, {
+      ...common,
+      maxRetriesPerRequest: null,
+      commandTimeout: this.blockMs + this.commandTimeoutMs,
+    });
     this.redis.defineCommand('relayAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
     for (const c of [this.redis, this.reader])
       c.on('error', (err: Error) => this.logger.warn('redis error', { err: err.message }));
@@ -123,14 +141,17 @@ export class RedisStore implements EventStore {
       String(e.receivedAt),
       e.body,
     );
-    return id ? { status: 'stored', cursor: id } : { status: 'duplicate' };
+    if (!id) return { status: 'duplicate' };
+    const prev = this.lastAppended.get(e.tenant);
+    if (!prev || compareCursors(id, prev) > 0) this.lastAppended.set(e.tenant, id);
+    return { status: 'stored', cursor: id };
   }
 
   async readAfter(tenant: string, cursor: string, limit: number): Promise<ReadResult> {
     const key = this.streamKey(tenant);
-    const entries = (await this.redis.xrange(key, `(${cursor}`, '+', 'COUNT', limit)) as [
-      string,
-      string[],
+    const entries = (await this.redis.xrangeBuffer(key, `(${cursor}`, '+', 'COUNT', limit)) as [
+      Buffer,
+      Buffer[],
     ][];
     const events = entries.map(([id, fields]) => toEvent(tenant, id, fields));
     // Trimming does not record what it removed, so the gap test is conservative: the stream has
@@ -150,22 +171,45 @@ export class RedisStore implements EventStore {
     return last[0]?.[0] ?? '0-0'; // an empty stream: everything from the beginning is new
   }
 
-  subscribe(listener: (event: StoredEvent) => void): () => void {
+  subscribe(listener: (events: readonly StoredEvent[]) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  async published(timeoutMs: number): Promise<void> {
+    if (this.allFollowed()) return;
+    await waitFor((done) => this.publishWaiters.push(done), timeoutMs);
+  }
+
+  /** True when the follower has handed over everything this instance appended. */
+  private allFollowed(): boolean {
+    for (const [tenant, id] of this.lastAppended) {
+      const seen = this.lastIds.get(tenant);
+      if (!seen || compareCursors(seen, id) < 0) return false;
+    }
+    return true;
   }
 
   async ping(): Promise<void> {
     await this.redis.ping();
   }
 
+  /**
+   * Stops following and closes both connections. Never waits on a Redis that is gone or hung: a
+   * QUIT is sent only to a connected server and given commandTimeoutMs (a QUIT to a server that is
+   * reconnecting never settles, which held the relay's shutdown for ever).
+   */
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.clock.clearTimeout(this.trimTimer);
     this.reader.disconnect();
-    await this.loop?.catch(() => {});
-    await this.redis.quit().catch(() => this.redis.disconnect());
+    // The follower stops at its next turn; a read cut by the disconnect of a reconnecting client
+    // can take seconds to be rejected, and nothing waits on it.
+    await waitFor((done) => void this.loop?.then(done, done), 500);
+    if (this.redis.status === 'ready')
+      await waitFor((done) => void this.redis.quit().then(done, done), this.commandTimeoutMs);
+    this.redis.disconnect();
   }
 
   private async streamInfo(
@@ -190,7 +234,7 @@ export class RedisStore implements EventStore {
     while (!this.closed) {
       try {
         const ids = this.tenants.map((t) => this.lastIds.get(t) ?? '0-0');
-        const reply = (await this.reader.xread(
+        const reply = (await this.reader.xreadBuffer(
           'COUNT',
           1000,
           'BLOCK',
@@ -198,16 +242,17 @@ export class RedisStore implements EventStore {
           'STREAMS',
           ...keys,
           ...ids,
-        )) as [string, [string, string[]][]][] | null;
+        )) as [Buffer, [Buffer, Buffer[]][]][] | null;
         if (!reply) continue;
         for (const [key, entries] of reply) {
-          const tenant = this.tenants[keys.indexOf(key)]!;
-          for (const [id, fields] of entries) {
-            this.lastIds.set(tenant, id);
-            const event = toEvent(tenant, id, fields);
-            for (const l of this.listeners) l(event);
-          }
+          const tenant = this.tenants[keys.indexOf(key.toString())]!;
+          if (entries.length === 0) continue;
+          const events = entries.map(([id, fields]) => toEvent(tenant, id, fields));
+          this.lastIds.set(tenant, events[events.length - 1]!.cursor);
+          for (const l of this.listeners) l(events);
         }
+        if (this.publishWaiters.length > 0 && this.allFollowed())
+          for (const w of this.publishWaiters.splice(0)) w();
       } catch (err) {
         if (this.closed) return;
         this.logger.warn('redis follow failed; retrying', { err: (err as Error).message });
@@ -228,16 +273,26 @@ export class RedisStore implements EventStore {
   }
 }
 
-function toEvent(tenant: string, cursor: string, fields: string[]): StoredEvent {
+/**
+ * A stream entry as an event. Read as bytes (ioredis' *Buffer commands): the body stays the bytes
+ * it was stored as and goes into frames without passing through the JS heap as a string (a replay
+ * to many clients, or a busy live feed, would otherwise make the heap grow).
+ */
+function toEvent(tenant: string, cursor: Buffer, fields: Buffer[]): StoredEvent {
+  let body: Buffer = Buffer.alloc(0);
   const f: Record<string, string> = {};
-  for (let i = 0; i + 1 < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    const name = fields[i]!.toString('latin1');
+    if (name === 'body') body = fields[i + 1]!;
+    else f[name] = fields[i + 1]!.toString('utf8');
+  }
   return {
     tenant,
-    cursor,
+    cursor: cursor.toString('latin1'),
     eventId: f.id ?? '',
     event: Number(f.ev),
     to: f.to ? f.to : null,
     receivedAt: Number(f.at),
-    body: f.body ?? '',
+    body,
   };
 }

@@ -14,9 +14,11 @@ export interface NewEvent {
   receivedAt: number;
 }
 
-export interface StoredEvent extends NewEvent {
+export interface StoredEvent extends Omit<NewEvent, 'body'> {
   /** Stream position `<ms>-<seq>`, increasing within a tenant. */
   cursor: string;
+  /** The original body, as text or as its UTF-8 bytes (as the backend read it). */
+  body: string | Buffer;
 }
 
 export type AppendResult = { status: 'stored'; cursor: string } | { status: 'duplicate' };
@@ -41,8 +43,17 @@ export interface EventStore {
    * of this store's history), so that a client that connected to an empty relay can resume.
    */
   latest(tenant: string): Promise<string>;
-  /** Every event appended by any instance sharing this store, in order per tenant. */
-  subscribe(listener: (event: StoredEvent) => void): () => void;
+  /**
+   * Every event appended by any instance sharing this store, in order per tenant, in batches:
+   * what arrived together is handed over together (and leaves for each client in one write).
+   */
+  subscribe(listener: (events: readonly StoredEvent[]) => void): () => void;
+  /**
+   * Resolves once every event appended through this instance so far has been handed to the
+   * listeners (or after `timeoutMs`): a drain waits for it, so a webhook answered 200 just before
+   * a shutdown still reaches the clients connected here.
+   */
+  published(timeoutMs: number): Promise<void>;
   /** Resolves when the backend answers (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -62,3 +73,16 @@ export const DEFAULT_RETENTION: RetentionOptions = {
   maxAgeMs: 24 * 3600_000,
   dedupeTtlMs: 25 * 3600_000,
 };
+
+/** Resolves when `register`'s callback is called, or after `timeoutMs`, whichever comes first. */
+export async function waitFor(
+  register: (done: () => void) => void,
+  timeoutMs: number,
+): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([
+    new Promise<void>((resolve) => register(resolve)),
+    new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs))),
+  ]);
+  clearTimeout(timer);
+}

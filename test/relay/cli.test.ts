@@ -48,7 +48,7 @@ describe('config', () => {
       expect(config.storage).toEqual({
         kind: 'redis',
         url: 'redis://10.0.0.1:6379',
-        keyPrefix: undefined,
+        commandTimeoutMs: 2000,
       });
       expect(() => loadConfig(file, { RELAY_TENANT_ACME_EU_SECRETS: '' })).toThrow(
         /no webhook secrets/,
@@ -77,6 +77,35 @@ describe('config', () => {
       expect(() => loadConfig(file, tenantEnv)).toThrow(/storage.kind/);
       writeFileSync(file, JSON.stringify({ storage: { kind: 'redis' } }));
       expect(() => loadConfig(file, tenantEnv)).toThrow(/storage.url/);
+      // A misspelt setting is refused by name rather than ignored.
+      writeFileSync(file, JSON.stringify({ clients: { maxBufferBytes: 1 } }));
+      expect(() => loadConfig(file, tenantEnv)).toThrow(
+        /clients\.maxBufferBytes: not a relay setting/,
+      );
+      writeFileSync(file, JSON.stringify({ clients: { idleTimeoutMs: '60s' } }));
+      expect(() => loadConfig(file, tenantEnv)).toThrow(/clients\.idleTimeoutMs: must be a number/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('reports a config file that is not JSON by position, never quoting it (it holds secrets)', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'relay-config-'));
+    try {
+      const file = join(dir, 'relay.json');
+      writeFileSync(
+        file,
+        // The secret written without its quotes: V8's error would quote the text around it.
+        '{"tenants": {"acme": {"baseUrl": "https://a.example", "secrets": [whsec-very-secret-1]}}}',
+      );
+      let message = '';
+      try {
+        loadConfig(file, {});
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toMatch(/is not valid JSON/);
+      expect(message).not.toMatch(/whsec/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

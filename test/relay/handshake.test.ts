@@ -52,7 +52,7 @@ describe('hello size', () => {
 });
 
 describe('token checks in flight', () => {
-  it('refuses with 503, without asking the service, once the bound of checks in flight is reached', async () => {
+  it('asks the service at most maxInFlight at once; the rest wait their turn, and past maxQueued get 503 without a call', async () => {
     // A tenant service that holds every answer: each check stays in flight until released.
     const held: http.ServerResponse[] = [];
     const server = http.createServer((_req, res) => held.push(res));
@@ -66,28 +66,31 @@ describe('token checks in flight', () => {
     const { relay, store } = await startMemoryRelay(
       relayConfig(
         { acme: { baseUrl, secrets: [SECRET] } },
-        {
-          auth: { positiveTtlMs: 60_000, negativeTtlMs: 10_000, timeoutMs: 30_000, maxInFlight: 2 },
-        },
+        { auth: { timeoutMs: 30_000, maxInFlight: 2, maxQueued: 1 } },
       ),
     );
     cleanups.push(async () => {
       await relay.close();
       await store.close();
     });
-    const handshakes = ['made-up-1', 'made-up-2'].map((token) =>
-      TestClient.connect(relay.clientUrl('acme'), token, {}).catch((err: Error) => err),
-    );
+    const handshake = (token: string) =>
+      TestClient.connect(relay.clientUrl('acme'), token, {}).catch((err: Error) => err);
+    const first = ['made-up-1', 'made-up-2'].map(handshake);
     await waitFor(() => held.length === 2, 'two checks held at the service');
-    await expect(TestClient.connect(relay.clientUrl('acme'), 'made-up-3', {})).rejects.toThrow(
-      /refused: 503/,
-    );
+    const third = handshake('made-up-3'); // waits for a turn
+    await waitFor(() => relay.metrics.authQueued() === 1, 'the third check queued');
+    // The queue is full: refused at once, without a call.
+    expect(String(await handshake('made-up-4'))).toMatch(/refused: 503/);
     expect(held).toHaveLength(2);
-    for (const res of held) {
+    const answer = (res: http.ServerResponse) => {
       res.writeHead(401, { 'Content-Type': 'application/json' });
       res.end(JSON.stringify({ errcode: 10002, errmsg: 'TOKEN EXPIRED' }));
-    }
-    for (const result of await Promise.all(handshakes))
+    };
+    answer(held[0]!);
+    await waitFor(() => held.length === 3, 'the third check asked once a turn was free');
+    answer(held[1]!);
+    answer(held[2]!);
+    for (const result of await Promise.all([...first, third]))
       expect(String(result)).toMatch(/refused: 401/);
   });
 });

@@ -12,7 +12,7 @@ import {
   type ControlFrame,
   type RelayFilter,
 } from '../../src-main/core/relay-client/protocol.ts';
-import { defaultConfig, type RelayConfig } from '../../src-relay/config.ts';
+import { parseConfig, type RelayConfig, type RelayConfigInput } from '../../src-relay/config.ts';
 import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { signBody } from '../../src-relay/signature.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
@@ -67,11 +67,12 @@ export async function startTokenService(
   };
 }
 
+/** A checked config (the relay's schema fills the defaults) on 127.0.0.1, a free port. */
 export function relayConfig(
-  tenants: RelayConfig['tenants'],
-  overrides: Partial<RelayConfig> = {},
+  tenants: RelayConfigInput['tenants'],
+  overrides: Partial<RelayConfigInput> = {},
 ): RelayConfig {
-  return { ...defaultConfig(), host: '127.0.0.1', port: 0, tenants, ...overrides };
+  return parseConfig({ host: '127.0.0.1', port: 0, tenants, ...overrides });
 }
 
 export async function startMemoryRelay(

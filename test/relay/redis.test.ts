@@ -28,13 +28,15 @@ if (!haveRedis)
 describe.skipIf(!haveRedis)('Redis Streams backend', () => {
   let redis: RedisProcess;
   let service: Awaited<ReturnType<typeof startTokenService>>;
+  // Each tenant has its own service (base URL), as the relay's config requires.
+  let globexService: Awaited<ReturnType<typeof startTokenService>>;
   const open: { relay: RelayServer; store: EventStore }[] = [];
   const clients: TestClient[] = [];
 
   const config = () =>
     relayConfig({
       acme: { baseUrl: service.baseUrl, secrets: [SECRET] },
-      globex: { baseUrl: service.baseUrl, secrets: ['globex-secret-1'] },
+      globex: { baseUrl: globexService.baseUrl, secrets: ['globex-secret-1'] },
     });
   const instance = async (port = 0) => {
     const c = config();
@@ -52,11 +54,13 @@ describe.skipIf(!haveRedis)('Redis Streams backend', () => {
   beforeAll(async () => {
     redis = await startRedis();
     service = await startTokenService(new Set(['tok']));
+    globexService = await startTokenService(new Set(['globex-tok']));
   });
   afterAll(async () => {
     for (const c of clients) await c.close();
     for (const p of [...open]) await stopInstance(p);
     await service?.close();
+    await globexService?.close();
     await redis?.stop();
   });
 
@@ -91,7 +95,7 @@ describe.skipIf(!haveRedis)('Redis Streams backend', () => {
       extensions: ['101'],
       events: [30009, 30011],
     });
-    const globex = await TestClient.connect(a!.relay.clientUrl('globex'), 'tok', {
+    const globex = await TestClient.connect(a!.relay.clientUrl('globex'), 'globex-tok', {
       extensions: ['101'],
       events: [30009, 30011],
     });

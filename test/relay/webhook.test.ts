@@ -146,7 +146,7 @@ describe('webhook endpoint', () => {
     await sleepReal(100);
     expect(client.events.length).toBe(before);
     expect(store.size().events).toBe(storedBefore);
-    const metrics = relay.metrics.render();
+    const metrics = await relay.metrics.render();
     expect(metrics).toMatch(/relay_webhooks_rejected_total\{reason="signature-missing"\} 1/);
     expect(metrics).toMatch(/relay_webhooks_rejected_total\{reason="signature-mismatch"\} 3/);
   });

@@ -1,0 +1,52 @@
+import type { Clock } from '../src-main/core/clock.ts';
+import type { LogFields, Logger } from '../src-main/core/log.ts';
+
+/**
+ * One log message that anyone on the network can cause (a refused handshake, a refused webhook)
+ * must not let them write the log at their own rate: at most `perWindow` lines per `windowMs`,
+ * then one line that says how many more there were. The counters in /metrics stay exact.
+ */
+export class SampledLog {
+  private windowStart = Number.NEGATIVE_INFINITY;
+  private written = 0;
+  private suppressed = 0;
+  private readonly logger: Logger;
+  private readonly level: 'info' | 'warn';
+  private readonly message: string;
+  private readonly clock: Clock;
+  private readonly perWindow: number;
+  private readonly windowMs: number;
+
+  constructor(
+    logger: Logger,
+    level: 'info' | 'warn',
+    message: string,
+    clock: Clock,
+    options: { perWindow?: number; windowMs?: number } = {},
+  ) {
+    this.logger = logger;
+    this.level = level;
+    this.message = message;
+    this.clock = clock;
+    this.perWindow = options.perWindow ?? 10;
+    this.windowMs = options.windowMs ?? 10_000;
+  }
+
+  write(fields: LogFields): void {
+    const t = this.clock.monotonic();
+    if (t - this.windowStart >= this.windowMs) {
+      if (this.suppressed > 0)
+        this.logger[this.level](`${this.message} (more, not logged one by one)`, {
+          suppressed: this.suppressed,
+          windowMs: this.windowMs,
+        });
+      this.windowStart = t;
+      this.written = 0;
+      this.suppressed = 0;
+    }
+    if (this.written < this.perWindow) {
+      this.written += 1;
+      this.logger[this.level](this.message, fields);
+    } else this.suppressed += 1;
+  }
+}

@@ -1,0 +1,100 @@
+import type { Duplex } from 'node:stream';
+import type { WebSocket } from 'ws';
+
+/**
+ * Server-to-client WebSocket text frames (RFC 6455 section 5.2: FIN, opcode 1, unmasked) built
+ * once and written as they are. An event fanned out to a thousand sockets is framed once, and a
+ * burst of events with its `cursor` frame leaves in one write, instead of a frame header, a copy
+ * of the text and a write per socket per event through `ws.send`.
+ *
+ * Writing to the socket under `ws` is safe because the relay's server never compresses and never
+ * sends fragmented or Blob messages: `ws`'s sender then keeps no state between frames and writes
+ * each frame whole, so frames from here and from `ws` (pong, close) interleave only at frame
+ * boundaries. `ws.bufferedAmount` counts these bytes too (it reads the socket's buffer).
+ */
+export function textFrame(payload: Buffer): Buffer {
+  const frame = Buffer.allocUnsafe(headerSize(payload.length) + payload.length);
+  payload.copy(frame, writeHeader(frame, 0, payload.length));
+  return frame;
+}
+
+export function textFrameOf(text: string): Buffer {
+  return textFrame(Buffer.from(text, 'utf8'));
+}
+
+function headerSize(n: number): number {
+  return n < 126 ? 2 : n < 65_536 ? 4 : 10;
+}
+
+function writeHeader(out: Buffer, at: number, n: number): number {
+  out[at] = 0x81; // FIN + text
+  if (n < 126) {
+    out[at + 1] = n;
+    return at + 2;
+  }
+  if (n < 65_536) {
+    out[at + 1] = 126;
+    out.writeUInt16BE(n, at + 2);
+    return at + 4;
+  }
+  out[at + 1] = 127;
+  out.writeUInt32BE(Math.floor(n / 2 ** 32), at + 2);
+  out.writeUInt32BE(n >>> 0, at + 6);
+  return at + 10;
+}
+
+/** The socket under an open `ws` server socket, or null when there is none to write to. */
+export function socketOf(ws: WebSocket): Duplex | null {
+  const socket = (ws as unknown as { _socket?: Duplex | null })._socket;
+  return socket && !socket.destroyed && ws.readyState === ws.OPEN ? socket : null;
+}
+
+/**
+ * Frames of recent events, shared: a thousand clients replaying the same backlog, or receiving
+ * the same live event, write the same bytes instead of each framing (allocating and copying) its
+ * own. Keyed by a string naming the event (the Redis store reads a fresh copy of an event for
+ * each client). Least recently used frames are dropped past `maxBytes`.
+ */
+export class FrameCache {
+  private readonly frames = new Map<string, Buffer>();
+  private bytes = 0;
+  private readonly maxBytes: number;
+
+  constructor(maxBytes = 16 * 1024 * 1024) {
+    this.maxBytes = maxBytes;
+  }
+
+  frame(key: string, text: string | Buffer): Buffer {
+    let f = this.frames.get(key);
+    if (f) {
+      this.frames.delete(key);
+      this.frames.set(key, f);
+      return f;
+    }
+    f = typeof text === 'string' ? textFrameOf(text) : textFrame(text);
+    this.frames.set(key, f);
+    this.bytes += f.length;
+    while (this.bytes > this.maxBytes && this.frames.size > 1) {
+      const [oldKey, old] = this.frames.entries().next().value!;
+      this.frames.delete(oldKey);
+      this.bytes -= old.length;
+    }
+    return f;
+  }
+}
+
+/** Writes several buffers as one (a single writev), without copying them into one. */
+export function writeAll(
+  socket: Duplex,
+  parts: readonly Buffer[],
+  done?: (err?: Error | null) => void,
+): void {
+  if (parts.length === 1) {
+    socket.write(parts[0]!, done);
+    return;
+  }
+  socket.cork();
+  for (let i = 0; i < parts.length - 1; i++) socket.write(parts[i]!);
+  socket.write(parts[parts.length - 1]!, done);
+  socket.uncork();
+}
