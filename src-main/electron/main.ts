@@ -30,6 +30,7 @@ import { AppRuntime } from '../core/app/runtime.ts';
 import { settingsPortFor } from '../core/app/settings-port.ts';
 import { ServiceClient } from '../core/api/service-client.ts';
 import { systemClock } from '../core/clock.ts';
+import { LastResort } from '../core/last-resort.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import { SecretRegistry } from '../core/log.ts';
 import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
@@ -80,7 +81,11 @@ async function start(): Promise<void> {
   const userData = app.getPath('userData');
   const secrets = new SecretRegistry();
   const logger = createAppLogger(join(userData, 'logs'), secrets, !app.isPackaged);
-  const clock = systemClock;
+  // The last resort: an unexpected error (a timer, a listener, an unhandled rejection) is logged
+  // and the connection rebuilt (AppRuntime.recoverFromFault); it never ends the tray app.
+  const lastResort = new LastResort({ logger, clock: systemClock, secrets });
+  lastResort.installOn(process);
+  const clock = lastResort.guardClock(systemClock);
   logger.info('starting', {
     version: app.getVersion(),
     packaged: app.isPackaged,
@@ -196,6 +201,7 @@ async function start(): Promise<void> {
       }),
   });
   const rt = runtime;
+  lastResort.onFault((fault) => rt.recoverFromFault(fault));
   rt.onStatus((status) => {
     windows.broadcast('status:changed', status);
   });

@@ -70,6 +70,10 @@ export function trayTooltip(status: StatusView, missedCount: number): string {
   if (!status.paused && status.reason && status.state !== 'connected') parts.push(status.reason);
   if (status.doNotDisturb) parts.push('Do Not Disturb is on');
   if (missedCount > 0) parts.push(missedWords(missedCount));
+  if (status.fault)
+    parts.push(
+      `Recovered from ${status.fault.count === 1 ? 'an internal error' : `${status.fault.count} internal errors`} (see the log)`,
+    );
   const text = parts.join('\n');
   // Windows cuts tray tooltips at 127 characters.
   return text.length > 127 ? `${text.slice(0, 126)}…` : text;

@@ -2,6 +2,8 @@
  * Entry point of screenpop-headless (bin/screenpop-headless.js, `npm run headless -- ...`).
  * stdout carries only the JSON lines of output.ts; every log line goes to stderr, redacted.
  */
+import { systemClock } from '../core/clock.ts';
+import { LastResort } from '../core/last-resort.ts';
 import { createLogger, SecretRegistry } from '../core/log.ts';
 import { parseHeadlessArgs, USAGE, UsageError } from './args.ts';
 import { EXIT, runHeadless } from './runner.ts';
@@ -31,6 +33,10 @@ async function main(): Promise<number> {
     { secrets, level: args.verbose ? 'debug' : 'info' },
     { app: 'screenpop-headless' },
   );
+  // From here on nothing unexpected ends the process: it is logged, printed as a `fault` line, and
+  // the connection is rebuilt (runner.ts).
+  const lastResort = new LastResort({ logger, clock: systemClock, secrets });
+  lastResort.installOn(process);
   const stopSignal = new Promise<void>((resolve) => {
     process.once('SIGINT', () => resolve());
     process.once('SIGTERM', () => resolve());
@@ -42,6 +48,8 @@ async function main(): Promise<number> {
     logger,
     secrets,
     stopSignal,
+    clock: lastResort.guardClock(systemClock),
+    lastResort,
   });
 }
 

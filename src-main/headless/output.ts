@@ -5,6 +5,7 @@
  */
 import type { ConnectionStatus } from '../core/events/contracts.ts';
 import type { Dismiss, Pop } from '../core/events/pipeline.ts';
+import type { Fault } from '../core/last-resort.ts';
 
 export interface StatusLine {
   type: 'status';
@@ -35,7 +36,18 @@ export interface DismissLine {
   event_id: string;
 }
 
-export type OutputLine = StatusLine | PopLine | DismissLine;
+/** Something unexpected went wrong inside the runner; it carried on and rebuilt its connection. */
+export interface FaultLine {
+  type: 'fault';
+  /** Where it was caught: `timer`, `uncaughtException`, `unhandledRejection`. */
+  origin: string;
+  /** The error's name and first line, secrets scrubbed. */
+  message: string;
+  /** Faults since the runner started, this one included. */
+  count: number;
+}
+
+export type OutputLine = StatusLine | PopLine | DismissLine | FaultLine;
 
 export function statusLine(s: ConnectionStatus): StatusLine {
   return {
@@ -62,6 +74,10 @@ export function popLine(p: Pop, callerName: string | null): PopLine {
 
 export function dismissLine(d: Dismiss): DismissLine {
   return { type: 'dismiss', call_id: d.callId, state: d.state, to: d.to, event_id: d.eventId };
+}
+
+export function faultLine(f: Fault): FaultLine {
+  return { type: 'fault', origin: f.origin, message: f.message, count: f.count };
 }
 
 /** JSON.stringify escapes control characters and U+2028/9, so caller data cannot break a line. */

@@ -4,7 +4,7 @@
  * the app, with pops, dismisses and status changes printed as JSON lines instead of shown. Used for
  * servers, kiosks, scripts and black-box tests. `--demo` starts the app's demo (src-sim/demo.ts).
  */
-import { serviceConnectionFactory } from '../core/app/connection.ts';
+import { serviceConnectionFactory, type Connection } from '../core/app/connection.ts';
 import { Directory } from '../core/app/directory.ts';
 import type { DemoService } from '../core/app/ports.ts';
 import { systemClock, type Clock } from '../core/clock.ts';
@@ -16,15 +16,25 @@ import {
 import { credentialsSource } from '../core/credentials/credentials-source.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import type { ConnectionStatus } from '../core/events/contracts.ts';
+import { recoveryPacer, type LastResort } from '../core/last-resort.ts';
 import type { Logger, SecretRegistry } from '../core/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import type { HeadlessArgs } from './args.ts';
-import { dismissLine, formatLine, popLine, statusLine, type OutputLine } from './output.ts';
+import {
+  dismissLine,
+  faultLine,
+  formatLine,
+  popLine,
+  statusLine,
+  type OutputLine,
+} from './output.ts';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, needsAttention: 3 } as const;
 
 /** A pop line waits at most this long for the first extension list, for a colleague's name. */
 const FIRST_NAMES_WAIT_MS = 1_000;
+/** After an unexpected error the connection is rebuilt, at most once per this interval. */
+const REBUILD_MIN_INTERVAL_MS = 30_000;
 
 export interface RunnerDeps {
   args: HeadlessArgs;
@@ -35,6 +45,11 @@ export interface RunnerDeps {
   /** Resolves when the runner should stop (SIGINT/SIGTERM). */
   stopSignal: Promise<void>;
   clock?: Clock;
+  /**
+   * The process's last resort (cli.ts installs it and guards the clock with it): each fault it
+   * catches is printed as a `fault` line and the connection is rebuilt from the factory.
+   */
+  lastResort?: LastResort;
 }
 
 /** Which service, with which key, and where its secret is. */
@@ -74,21 +89,23 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     staleRingSec: args.staleRingSec,
     eventSource: 'direct',
   };
-  const connection = serviceConnectionFactory({
+  const connect = serviceConnectionFactory({
     clock,
     logger,
     secrets,
     heartbeatMs: args.heartbeatSec * 1000,
-  })({
+  });
+  const config = {
     baseUrl,
     settings,
     credentials: credentialsSource(service.store, () => ({ apiKey, baseUrl })),
-  });
-  const { engine } = connection;
+  };
+  let connection: Connection | undefined;
   const directory = new Directory({
     clock,
     logger,
-    fetchExtensions: () => connection.fetchExtensions(),
+    fetchExtensions: () =>
+      connection ? connection.fetchExtensions() : Promise.reject(new Error('not connected')),
     defaultRegion: args.region,
   });
 
@@ -99,26 +116,63 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   };
   let attention: ((s: ConnectionStatus) => void) | undefined;
   const needsAttention = new Promise<ConnectionStatus>((resolve) => (attention = resolve));
-  const offStatus = engine.onStatus((s) => {
-    emit(statusLine(s));
-    if (s.state === 'needs-attention') attention?.(s);
-  });
-  engine.onPop((p) =>
-    emit(directory.firstLoad(FIRST_NAMES_WAIT_MS).then(() => popLine(p, directory.lookup(p.from)))),
-  );
-  engine.onDismiss((d) => emit(dismissLine(d)));
+  let detach: Array<() => void> = [];
+  const open = (): void => {
+    const current = connect(config);
+    const { engine } = current;
+    connection = current;
+    detach = [
+      engine.onStatus((s) => {
+        emit(statusLine(s));
+        if (s.state === 'needs-attention') attention?.(s);
+      }),
+      engine.onPop((p) =>
+        emit(
+          directory.firstLoad(FIRST_NAMES_WAIT_MS).then(() => popLine(p, directory.lookup(p.from))),
+        ),
+      ),
+      engine.onDismiss((d) => emit(dismissLine(d))),
+    ];
+    engine.start();
+  };
+  /** Stops the connection; the last status line stays the one that explains why. */
+  const close = async (): Promise<void> => {
+    for (const off of detach.splice(0)) off();
+    const old = connection;
+    connection = undefined;
+    await old?.stop();
+  };
 
+  // After an unexpected error, whatever state the engine was left in is dropped: a new connection
+  // from the factory, at most once per REBUILD_MIN_INTERVAL_MS (the pops already made stay made).
+  let stopping = false;
+  let rebuilding = Promise.resolve();
+  const pacer = recoveryPacer(clock, REBUILD_MIN_INTERVAL_MS, () => {
+    rebuilding = rebuilding.then(async () => {
+      if (stopping) return;
+      logger.warn('rebuilding the connection after an unexpected error');
+      await close();
+      if (!stopping) open();
+    });
+  });
+  const offFault = deps.lastResort?.onFault((fault) => {
+    emit(faultLine(fault));
+    pacer.trigger();
+  });
+
+  open();
   directory.start();
-  engine.start();
   const outcome = await Promise.race([
     deps.stopSignal.then(() => 'stop' as const),
     needsAttention.then(() => 'attention' as const),
   ]);
   logger.info(outcome === 'stop' ? 'stopping' : 'needs attention; stopping');
-  // The last status line stays the one that explains the exit (no "stopped" line after it).
-  offStatus();
+  stopping = true;
+  pacer.cancel();
+  offFault?.();
+  await rebuilding;
   directory.stop();
-  await connection.stop();
+  await close();
   await demo?.close();
   await queue;
   return outcome === 'stop' ? EXIT.ok : EXIT.needsAttention;

@@ -49,6 +49,11 @@ export interface StatusView {
   doNotDisturb: boolean;
   missedCount: number;
   demo: boolean;
+  /**
+   * Present once an unexpected error was caught by the last resort (the app carried on and rebuilt
+   * its connection): how many so far, and when the last one was (wall-clock ms). Details are in the log.
+   */
+  fault?: { count: number; at: number };
 }
 
 /** Settings as the renderer sees them: never the secret, only whether the keychain holds one. */

@@ -180,6 +180,29 @@ describe('AppRuntime', () => {
     expect(t.connections).toHaveLength(3);
   });
 
+  it('after an unexpected error: says so in the status and rebuilds the connection (cards stay), at most every 30 s', async () => {
+    const t = await setup(CONFIGURED, { secret: 'the-secret-1' });
+    await t.runtime.start();
+    t.connections[0]?.pop('c1');
+    const fault = { origin: 'timer' as const, message: 'TypeError: x', at: 5, count: 1 };
+    t.runtime.recoverFromFault(fault);
+    await t.runtime.idle();
+    expect(t.connections).toHaveLength(2);
+    expect(t.connections[0]?.stopped).toBe(true);
+    expect(t.connections[1]?.started).toBe(true);
+    expect(t.views.popup.cards.map((c) => c.callId)).toEqual(['c1']);
+    expect(t.runtime.status().fault).toEqual({ count: 1, at: 5 });
+    expect(t.views.tray.last?.status.fault).toEqual({ count: 1, at: 5 });
+    // Another one right after: counted and shown now, rebuilt once the 30 s are over.
+    t.runtime.recoverFromFault({ ...fault, count: 2, at: 6 });
+    await t.runtime.idle();
+    expect(t.connections).toHaveLength(2);
+    expect(t.runtime.status().fault).toEqual({ count: 2, at: 6 });
+    await t.clock.advance(30_000);
+    await t.runtime.idle();
+    expect(t.connections).toHaveLength(3);
+  });
+
   it('reconnects only when connection settings change', async () => {
     const t = await setup(CONFIGURED, { secret: 'the-secret-1' });
     await t.runtime.start();

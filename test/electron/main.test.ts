@@ -41,6 +41,11 @@ import {
 
 let dir: string;
 let sim: Simulator;
+/** The process handlers main.ts adds (called directly: emitting on `process` would reach Vitest's own). */
+let mainHandlers: {
+  exception?: NodeJS.UncaughtExceptionListener;
+  rejection?: NodeJS.UnhandledRejectionListener;
+} = {};
 
 const trayIcon = () => (Tray.instances[0]?.image as { path?: string } | undefined)?.path ?? '';
 const windowAt = (url: string) =>
@@ -52,11 +57,24 @@ beforeAll(async () => {
   app.appPath = '/opt/screenpop/resources/app.asar';
   app.paths.userData = dir;
   sim = await startSimulator({ extensions: 5 });
+  const before = {
+    exception: process.listeners('uncaughtException'),
+    rejection: process.listeners('unhandledRejection'),
+  };
   await import('../../src-main/electron/main.ts');
   app.ready();
   await vi.waitFor(() => expect(windowAt('app://screenpop/settings.html')).toBeDefined(), {
     timeout: 10_000,
   });
+  mainHandlers = {
+    exception: process.listeners('uncaughtException').find((l) => !before.exception.includes(l)),
+    rejection: process.listeners('unhandledRejection').find((l) => !before.rejection.includes(l)),
+  };
+});
+
+afterAll(() => {
+  if (mainHandlers.exception) process.off('uncaughtException', mainHandlers.exception);
+  if (mainHandlers.rejection) process.off('unhandledRejection', mainHandlers.rejection);
 });
 
 afterAll(async () => {
@@ -185,6 +203,31 @@ describe('main.ts', () => {
     powerMonitor.emit('resume'); // a wake must not disturb anything
     const pushed = settings.webContents.sent.filter((m) => m.channel === 'history:changed');
     expect((pushed.at(-1)?.args[0] as HistoryEntry[]).map((e) => e.callId)).toContain(callId);
+  });
+
+  it('an unexpected error does not end the app: the status says so and the connection is rebuilt', async () => {
+    expect(mainHandlers.exception).toBeTypeOf('function');
+    expect(mainHandlers.rejection).toBeTypeOf('function');
+    const connectionsBefore = sim.stats().wsConnections;
+    mainHandlers.exception!(
+      new TypeError("Cannot read properties of undefined (reading 'x')"),
+      'uncaughtException',
+    );
+    mainHandlers.rejection!(new Error('a rejection nobody handled'), Promise.resolve());
+    const settings = windowAt('app://screenpop/settings.html')!;
+    await vi.waitFor(() =>
+      expect((settings.webContents.lastSent('status:changed')?.[0] as StatusView).fault).toEqual({
+        count: 2,
+        at: expect.any(Number),
+      }),
+    );
+    expect(Tray.instances[0]?.tooltip).toContain('Recovered from 2 internal errors');
+    await vi.waitFor(() => expect(sim.stats().wsConnections).toBeGreaterThan(connectionsBefore), {
+      timeout: 10_000,
+    });
+    await vi.waitFor(() => expect(trayIcon()).toContain('/connected'), { timeout: 10_000 });
+    const log = await readFile(join(dir, 'logs', 'screenpop.log'), 'utf8');
+    expect(log).toContain('unexpected error caught by the last resort');
   });
 
   it('sizes the popup to its content and closes windows on request', async () => {

@@ -112,6 +112,14 @@ describe('TrayController', () => {
     expect(fake().item('missed')).toBeUndefined();
   });
 
+  it('says in the tooltip that the app recovered from internal errors', () => {
+    const { tray, fake } = setup();
+    tray.setState(status({ fault: { count: 1, at: 1 } }), 0, []);
+    expect(fake().tooltip).toContain('Recovered from an internal error (see the log)');
+    tray.setState(status({ fault: { count: 3, at: 2 } }), 0, []);
+    expect(fake().tooltip).toContain('Recovered from 3 internal errors (see the log)');
+  });
+
   it('lists recent calls (menu text escaped) and runs the menu actions', () => {
     const { tray, fake, actions } = setup();
     tray.setState(status({ doNotDisturb: true }), 1, [entry()]);

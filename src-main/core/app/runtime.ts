@@ -21,6 +21,7 @@ import {
 } from '../credentials/credential-store.ts';
 import { credentialsSource } from '../credentials/credentials-source.ts';
 import type { ConnectionStatus, WakeReason } from '../events/contracts.ts';
+import { recoveryPacer, type Fault } from '../last-resort.ts';
 import type { Logger, SecretRegistry } from '../log.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../settings/types.ts';
 import { CallPresenter } from './call-presenter.ts';
@@ -121,6 +122,9 @@ export class AppRuntime {
   private directoryService = '';
   /** Serializes connection rebuilds (a save during a rebuild waits its turn). */
   private chain: Promise<void> = Promise.resolve();
+  private lastFault: Fault | null = null;
+  /** Rebuilds after unexpected errors, at most once per 30 s (a fault that repeats is no loop). */
+  private readonly recovery: { trigger(): void; cancel(): void };
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -147,6 +151,9 @@ export class AppRuntime {
     });
     deps.history.onChange(() => this.publishStatus());
     this.directory.onChange(() => this.presenter.refreshNames());
+    this.recovery = recoveryPacer(deps.clock, 30_000, () => {
+      if (this.connection) void this.enqueue(() => this.reconnect({ keepCards: true }));
+    });
   }
 
   /** Loads settings and history and connects if set up. Returns whether onboarding is needed. */
@@ -167,6 +174,7 @@ export class AppRuntime {
   }
 
   async shutdown(): Promise<void> {
+    this.recovery.cancel();
     await this.enqueue(() => this.disconnect());
     this.directory.stop();
     await this.d.history.flush();
@@ -200,7 +208,22 @@ export class AppRuntime {
       doNotDisturb: this.current?.doNotDisturb ?? false,
       missedCount: this.d.history.missedCount(),
       demo: this.current?.demoMode ?? false,
+      ...(this.lastFault ? { fault: { count: this.lastFault.count, at: this.lastFault.at } } : {}),
     };
+  }
+
+  /**
+   * The process's last resort caught an unexpected error (src-main/electron/main.ts wires it): the
+   * status says so, and the connection is rebuilt from scratch, whatever state the error left it
+   * in; the calls on screen stay.
+   */
+  recoverFromFault(fault: Fault): void {
+    this.lastFault = fault;
+    this.logger.warn('rebuilding the connection after an unexpected error', {
+      faults: fault.count,
+    });
+    this.publishStatus();
+    this.recovery.trigger();
   }
 
   onStatus(listener: Listener<StatusView>): () => void {
@@ -419,18 +442,18 @@ export class AppRuntime {
     return this.chain;
   }
 
-  private async disconnect(): Promise<void> {
+  private async disconnect(options: { keepCards?: boolean } = {}): Promise<void> {
     const old = this.connection;
     this.connection = null;
     for (const off of this.detach.splice(0)) off();
-    this.presenter.clear();
+    if (!options.keepCards) this.presenter.clear();
     if (old) await old.stop();
     this.directory.stop();
   }
 
   /** Stops the old connection and, when set up and not paused, starts a new one. */
-  private async reconnect(): Promise<void> {
-    await this.disconnect();
+  private async reconnect(options: { keepCards?: boolean } = {}): Promise<void> {
+    await this.disconnect(options);
     const s = this.current;
     const demo = s.demoMode ? this.demo : null;
     if (s.demoMode && !demo) {

@@ -1,0 +1,153 @@
+/**
+ * The last resort: what no code path caught. Every service catches what it expects; this catches
+ * the rest at the three edges where an exception would otherwise end the process (the tray app's
+ * main process or the headless runner) and with it every pop:
+ * - timer callbacks: `guardClock()` wraps a Clock so that nothing thrown in a timer leaves it;
+ * - listeners and socket handlers: what escapes them reaches the process as an uncaught exception;
+ * - the process: `installOn(process)` handles `uncaughtException` and `unhandledRejection`.
+ * Each fault is logged (message and stack, through the logger, so registered secrets are scrubbed)
+ * and counted, and the owner is told (`onFault`): it keeps the engine running or rebuilds it, and
+ * says so in its status. Nothing here exits the process.
+ */
+import type { Clock, TimerHandle } from './clock.ts';
+import { notifyAll, subscribe } from './events/listeners.ts';
+import { SecretRegistry, type Logger } from './log.ts';
+
+export type FaultOrigin = 'timer' | 'uncaughtException' | 'unhandledRejection' | 'listener';
+
+export interface Fault {
+  origin: FaultOrigin;
+  /** The error's name and first line, registered secrets scrubbed (caller data may be in it). */
+  message: string;
+  /** Wall-clock ms. */
+  at: number;
+  /** Faults so far in this process, this one included. */
+  count: number;
+}
+
+/** What installOn needs of `process` (tests pass a plain EventEmitter). */
+export interface ProcessEvents {
+  on(
+    event: 'uncaughtException' | 'unhandledRejection',
+    listener: (error: unknown) => void,
+  ): unknown;
+  off(
+    event: 'uncaughtException' | 'unhandledRejection',
+    listener: (error: unknown) => void,
+  ): unknown;
+}
+
+/** Longest message kept in a Fault (the log line has the whole stack). */
+const MAX_MESSAGE = 300;
+
+export class LastResort {
+  private readonly logger: Logger;
+  private readonly clock: Clock;
+  private readonly secrets: SecretRegistry;
+  private readonly listeners = new Set<(fault: Fault) => void>();
+  private count = 0;
+  private last: Fault | undefined;
+
+  constructor(deps: { logger: Logger; clock: Clock; secrets?: SecretRegistry }) {
+    this.logger = deps.logger.child({ component: 'last-resort' });
+    this.clock = deps.clock;
+    this.secrets = deps.secrets ?? new SecretRegistry();
+  }
+
+  /** Logs and counts `error`, and tells the listeners. Never throws. */
+  report(origin: FaultOrigin, error: unknown): void {
+    try {
+      this.count++;
+      const name = error instanceof Error ? error.name : typeof error;
+      const text = error instanceof Error ? error.message : String(error);
+      const fault: Fault = {
+        origin,
+        message: this.secrets.scrub(`${name}: ${text.split('\n')[0] ?? ''}`).slice(0, MAX_MESSAGE),
+        at: this.clock.now(),
+        count: this.count,
+      };
+      this.last = fault;
+      this.logger.error('unexpected error caught by the last resort; carrying on', {
+        origin,
+        count: this.count,
+        name,
+        message: text,
+        ...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
+      });
+      notifyAll(this.listeners, [fault], this.logger, 'fault');
+    } catch {
+      // Logging itself failed (a closed stderr): there is nothing left to tell.
+    }
+  }
+
+  /** Runs `fn`; whatever it throws is reported as `origin`, never rethrown. */
+  run(origin: FaultOrigin, fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.report(origin, error);
+    }
+  }
+
+  /** `clock` whose timer callbacks run under run('timer'): a throwing callback cannot leave its timer. */
+  guardClock(clock: Clock): Clock {
+    return {
+      now: () => clock.now(),
+      monotonic: () => clock.monotonic(),
+      setTimeout: (callback, ms) => clock.setTimeout(() => this.run('timer', callback), ms),
+      clearTimeout: (handle) => clock.clearTimeout(handle),
+    };
+  }
+
+  /** Handles the process's uncaught exceptions and unhandled rejections; returns the remover. */
+  installOn(proc: ProcessEvents): () => void {
+    const onException = (error: unknown) => this.report('uncaughtException', error);
+    const onRejection = (reason: unknown) => this.report('unhandledRejection', reason);
+    proc.on('uncaughtException', onException);
+    proc.on('unhandledRejection', onRejection);
+    return () => {
+      proc.off('uncaughtException', onException);
+      proc.off('unhandledRejection', onRejection);
+    };
+  }
+
+  onFault(listener: (fault: Fault) => void): () => void {
+    return subscribe(this.listeners, listener);
+  }
+
+  /** How many faults so far, and the last one. */
+  faults(): { count: number; last: Fault | undefined } {
+    return { count: this.count, last: this.last ? { ...this.last } : undefined };
+  }
+}
+
+/**
+ * What an owner does after a fault: `recover` at once, or, within `minIntervalMs` of the last
+ * recovery, once when that interval is over (a fault that repeats must not turn into a rebuild
+ * loop). Returns the trigger and a cancel for stop().
+ */
+export function recoveryPacer(
+  clock: Clock,
+  minIntervalMs: number,
+  recover: () => void,
+): { trigger(): void; cancel(): void } {
+  let lastAt = -Infinity;
+  let pending: TimerHandle | undefined;
+  const fire = () => {
+    pending = undefined;
+    lastAt = clock.monotonic();
+    recover();
+  };
+  return {
+    trigger() {
+      if (pending !== undefined) return;
+      const wait = lastAt + minIntervalMs - clock.monotonic();
+      if (wait <= 0) fire();
+      else pending = clock.setTimeout(fire, wait);
+    },
+    cancel() {
+      clock.clearTimeout(pending);
+      pending = undefined;
+    },
+  };
+}
