@@ -3,8 +3,8 @@
  *
  * Part 1, throughput and latency, the in-memory and the Redis backends side by side. The relay runs
  * as its own process (`node src-relay/cli.ts`, as deployed; Redis with AOF and fsync always);
- * client WebSockets are connected from this process; signed webhooks are posted over keep-alive
- * connections. Cases:
+ * client WebSockets are connected from this process (a lean load generator, ws-load-client.ts);
+ * signed webhooks are posted over keep-alive connections. Cases:
  * - targeted: 1,000 clients, each event addressed to one of 100 extensions (K = 10 receipts each),
  *   32 posters in a closed loop;
  * - broadcast-100 / broadcast-1000: every webhook to every client (the load of issue 9's comparison
@@ -28,7 +28,6 @@
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { WebSocket } from 'ws';
 import { systemClock } from '../src-main/core/clock.ts';
 import { ServiceClient } from '../src-main/core/api/service-client.ts';
 import { TokenManager } from '../src-main/core/api/token-manager.ts';
@@ -47,6 +46,8 @@ import { startSimulator } from '../src-sim/index.ts';
 // tenant's token check (extension/list) the relay tests use, and the relay as a child process.
 import { startRedis, startTokenService } from '../test/relay/helpers.ts';
 import { spawnRelay } from '../test/relay/relay-process.ts';
+import { postRaw } from '../test/relay/attacks.ts';
+import { loadClient } from './ws-load-client.ts';
 
 const SECRET = 'bench-webhook-secret-0123456789';
 /** Each client has a token of its own, as each desktop does (the relay caps sessions per token). */
@@ -150,86 +151,37 @@ async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<Cas
     await service.close();
     throw err;
   });
-  const sockets: WebSocket[] = [];
+  const clients: { close(): void }[] = [];
   try {
     const pid = relay.pid;
     const idle = procStats(pid);
-    const sentAt = new Map<string, number>();
+    const sentAt = new Float64Array(spec.webhooks).fill(NaN);
     const latencies = new Float64Array(spec.webhooks * Math.ceil(spec.clients / spec.extensions));
     let receipts = 0;
     let controls = 0;
     const wsUrl = relay.url.replace(/^http/, 'ws') + relayClientPath('acme');
     const t0 = performance.now();
-    for (let i = 0; i < spec.clients; i += 50) {
-      await Promise.all(
-        Array.from({ length: Math.min(50, spec.clients - i) }, (_, j) => {
-          const ext = String(100 + ((i + j) % spec.extensions));
-          return new Promise<void>((resolve, reject) => {
-            const ws = new WebSocket(wsUrl, {
-              headers: { Authorization: `Bearer ${tokenOf(i + j)}` },
-              perMessageDeflate: false,
-            });
-            sockets.push(ws);
-            ws.on('message', (data: Buffer) => {
-              const at = performance.now();
-              // Bodies start with {"event_id":"<id>", (this bench writes them so); the relay
-              // forwards them byte for byte, so no parse is needed to find the id.
-              if (data[0] === 0x72 /* r: a control frame */) {
-                controls++;
-                if (data.includes('"ready"')) resolve();
-                return;
-              }
-              const end = data.indexOf(0x22, 13);
-              const sent = sentAt.get(data.toString('latin1', 13, end));
-              if (sent !== undefined && receipts < latencies.length)
-                latencies[receipts] = at - sent;
-              receipts++;
-            });
-            ws.once('open', () =>
-              ws.send(
-                JSON.stringify({
-                  type: 'hello',
-                  v: 1,
-                  filter: { extensions: [ext], dids: [], events: [] },
-                  cursor: null,
-                }),
-              ),
-            );
-            ws.once('error', reject);
-          });
-        }),
-      );
-    }
+    await connectClients(wsUrl, spec.clients, clients, (i) => ({
+      extension: 100 + (i % spec.extensions),
+      onControl: () => controls++,
+      onEvent: (n, at) => {
+        if (receipts < latencies.length) latencies[receipts] = at - sentAt[n]!;
+        receipts++;
+      },
+    }));
+    if (clients.length < spec.clients) throw new Error('not every client connected');
     const connectSec = (performance.now() - t0) / 1000;
     const withClients = procStats(pid);
     controls = 0;
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-    const url = new URL(relay.url + '/webhook/acme');
-    const post = (i: number) =>
-      new Promise<number>((resolve) => {
-        const eventId = `b-${backend}-${spec.name}-${i}`;
-        const body = `{"event_id":"${eventId}","event":30011,"timestamp":${Date.now()},"tenant":"acme","data":{"call_id":"c${i}","from":"+14155550123","to":"${100 + (i % spec.extensions)}","state":"ringing"}}`;
-        const req = http.request(
-          url,
-          {
-            method: 'POST',
-            agent,
-            headers: {
-              'Content-Type': 'application/json',
-              'Content-Length': Buffer.byteLength(body),
-              'X-Service-Signature': signBody(SECRET, body),
-            },
-          },
-          (res) => {
-            res.resume();
-            res.on('end', () => resolve(res.statusCode ?? 0));
-          },
-        );
-        req.on('error', () => resolve(0));
-        sentAt.set(eventId, performance.now());
-        req.end(body);
-      });
+    const url = relay.url + '/webhook/acme';
+    const post = (i: number) => {
+      // The load client reads the number in the event_id from the bytes (no parse).
+      const body = `{"event_id":"${i}","event":30011,"timestamp":${Date.now()},"tenant":"acme","data":{"call_id":"c${i}","from":"+14155550123","to":"${100 + (i % spec.extensions)}","state":"ringing"}}`;
+      sentAt[i] = performance.now();
+      return postRaw(url, body, signBody(SECRET, body), agent);
+    };
     const before = procStats(pid);
     let accepted = 0;
     const start = performance.now();
@@ -290,10 +242,46 @@ async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<Cas
       },
     };
   } finally {
-    for (const ws of sockets) ws.terminate();
+    for (const c of clients) c.close();
     await relay.stop();
     await redis?.stop();
     await service.close();
+  }
+}
+
+/**
+ * Connects `count` load clients, 100 at a time, each subscribed to one extension; the ones that
+ * connected are pushed to `into` (so they are closed whatever happens).
+ */
+async function connectClients(
+  wsUrl: string,
+  count: number,
+  into: { close(): void }[],
+  each: (i: number) => {
+    extension: number;
+    localAddress?: string;
+    onControl(): void;
+    onEvent(n: number, at: number): void;
+  },
+): Promise<void> {
+  for (let i = 0; i < count; i += 100) {
+    const batch = await Promise.all(
+      Array.from({ length: Math.min(100, count - i) }, (_, j) => {
+        const { extension, ...rest } = each(i + j);
+        return loadClient({
+          url: wsUrl,
+          token: tokenOf(i + j),
+          hello: {
+            type: 'hello',
+            v: 1,
+            filter: { extensions: [String(extension)], dids: [], events: [] },
+            cursor: null,
+          },
+          ...rest,
+        }).catch(() => null);
+      }),
+    );
+    for (const c of batch) if (c) into.push(c);
   }
 }
 
@@ -318,47 +306,19 @@ async function idleCase(count: number, backend: 'memory' | 'redis'): Promise<Idl
     },
     env: { RELAY_LOG_LEVEL: 'warn' },
   });
-  const sockets: WebSocket[] = [];
+  const clients: { close(): void }[] = [];
   try {
     const idle = procStats(relay.pid);
     const wsUrl = relay.url.replace(/^http/, 'ws') + relayClientPath('acme');
     const t0 = performance.now();
-    let connected = 0;
-    for (let i = 0; i < count; i += 100) {
-      await Promise.all(
-        Array.from(
-          { length: Math.min(100, count - i) },
-          (_, j) =>
-            new Promise<void>((resolve) => {
-              // Spread the sources over 127.0.0.0/8 so no one address holds too many ports.
-              const ws = new WebSocket(wsUrl, {
-                headers: { Authorization: `Bearer ${tokenOf(i + j)}` },
-                perMessageDeflate: false,
-                localAddress: `127.0.${1 + ((i + j) % 200)}.1`,
-              });
-              sockets.push(ws);
-              ws.on('message', (data: Buffer) => {
-                if (data.includes('"ready"')) {
-                  connected++;
-                  resolve();
-                }
-              });
-              ws.once('open', () =>
-                ws.send(
-                  JSON.stringify({
-                    type: 'hello',
-                    v: 1,
-                    filter: { extensions: [String(100 + ((i + j) % 1000))], dids: [], events: [] },
-                    cursor: null,
-                  }),
-                ),
-              );
-              ws.once('error', () => resolve());
-              ws.once('close', () => resolve());
-            }),
-        ),
-      );
-    }
+    await connectClients(wsUrl, count, clients, (i) => ({
+      extension: 100 + (i % 1000),
+      // Spread the sources over 127.0.0.0/8 so no one address holds too many ports.
+      localAddress: `127.0.${1 + (i % 200)}.1`,
+      onControl: () => {},
+      onEvent: () => {},
+    }));
+    const connected = clients.length;
     const connectSec = (performance.now() - t0) / 1000;
     await sleep(2000);
     const withClients = procStats(relay.pid);
@@ -374,7 +334,7 @@ async function idleCase(count: number, backend: 'memory' | 'redis'): Promise<Idl
       },
     };
   } finally {
-    for (const ws of sockets) ws.terminate();
+    for (const c of clients) c.close();
     await relay.stop();
     await redis?.stop();
     await service.close();

@@ -25,6 +25,8 @@ export class TenantFanout<B extends { events: readonly StoredEvent[] }, S extend
   private readonly byEvent = new Map<number, Set<S>>();
   private readonly numbers = new Set<S>();
   private readonly keys = new Map<S, FanoutKeys>();
+  /** Sessions already offered the event being published (kept to avoid an allocation per event). */
+  private readonly offered = new Set<S>();
   /** The newest cursor offered: a live session has seen everything up to it that it wanted. */
   lastCursor: string | null = null;
 
@@ -67,6 +69,7 @@ export class TenantFanout<B extends { events: readonly StoredEvent[] }, S extend
    * several keys (an extension and an event code) gets an event once.
    */
   publish(batch: B): void {
+    if (batch.events.length === 1) return this.publishOne(batch);
     const perSession = new Map<S, StoredEvent[]>();
     const add = (s: S, event: StoredEvent) => {
       const list = perSession.get(s);
@@ -75,16 +78,35 @@ export class TenantFanout<B extends { events: readonly StoredEvent[] }, S extend
     };
     for (const event of batch.events) {
       this.lastCursor = event.cursor;
-      for (const s of this.unindexed) add(s, event);
-      const byEvent = this.byEvent.get(event.event);
-      if (byEvent) for (const s of byEvent) add(s, event);
-      if (event.event === 30011 && event.to !== null) {
-        const byExt = this.byExtension.get(event.to);
-        if (byExt) for (const s of byExt) add(s, event);
-        for (const s of this.numbers) add(s, event);
-      }
+      this.forTargets(event, (s) => add(s, event));
     }
     for (const [s, events] of perSession) s.offer(batch, events);
+  }
+
+  /** One event (the usual batch at a steady rate): offered straight, without a list per session. */
+  private publishOne(batch: B): void {
+    const event = batch.events[0]!;
+    this.lastCursor = event.cursor;
+    const offered = this.offered;
+    offered.clear();
+    this.forTargets(event, (s) => {
+      if (offered.has(s)) return;
+      offered.add(s);
+      s.offer(batch, batch.events);
+    });
+    offered.clear();
+  }
+
+  /** Calls `fn` for each session that may want `event` (a session can come up more than once). */
+  private forTargets(event: StoredEvent, fn: (s: S) => void): void {
+    for (const s of this.unindexed) fn(s);
+    const byEvent = this.byEvent.get(event.event);
+    if (byEvent) for (const s of byEvent) fn(s);
+    if (event.event === 30011 && event.to !== null) {
+      const byExt = this.byExtension.get(event.to);
+      if (byExt) for (const s of byExt) fn(s);
+      for (const s of this.numbers) fn(s);
+    }
   }
 }
 

@@ -228,13 +228,18 @@ export async function freePort(): Promise<number> {
 
 export const REDIS_BIN = '/usr/bin/redis-server';
 
-/** Whether Redis tests can run; on CI a missing redis-server is a failure, not a skip. */
-export function redisAvailable(): boolean {
+/**
+ * Whether Redis tests can run; on CI a missing redis-server is a failure, not a skip. Locally,
+ * `file` (the test file) is named in a warning saying it was skipped and what to install.
+ */
+export function redisAvailable(file?: string): boolean {
   const ok = existsSync(REDIS_BIN);
   if (!ok && process.env.CI === 'true')
     throw new Error(
       `redis-server not found at ${REDIS_BIN}; CI must install it (.ci/run installs redis-server)`,
     );
+  if (!ok && file)
+    console.warn(`${file} skipped: ${REDIS_BIN} is not installed (apt-get install redis-server)`);
   return ok;
 }
 

@@ -19,11 +19,7 @@ import { sleepReal, waitFor } from '../support/wait.ts';
 
 // Redis is a real dependency here: the test starts its own redis-server (AOF, fsync always) on a
 // free port. Without redis-server these tests are skipped locally, and fail on CI (CI=true).
-const haveRedis = redisAvailable();
-if (!haveRedis)
-  console.warn(
-    'test/relay/redis.test.ts skipped: /usr/bin/redis-server is not installed (apt-get install redis-server)',
-  );
+const haveRedis = redisAvailable('test/relay/redis.test.ts');
 
 describe.skipIf(!haveRedis)('Redis Streams backend', () => {
   let redis: RedisProcess;
