@@ -11,7 +11,7 @@ import type { Duplex } from 'node:stream';
 export function reply(res: ServerResponse, status: number, body: unknown): void {
   if (res.headersSent) return;
   const text = JSON.stringify(body);
-  const unread = !res.req.complete;
+  const unread = hasUnreadBody(res.req);
   res.writeHead(status, {
     'Content-Type': 'application/json',
     'Content-Length': Buffer.byteLength(text),
@@ -20,6 +20,13 @@ export function reply(res: ServerResponse, status: number, body: unknown): void 
   });
   res.end(text);
   if (unread) discardBody(res.req);
+}
+
+/** True while a request that carries a body has not been read to its end. */
+function hasUnreadBody(req: IncomingMessage): boolean {
+  if (req.complete) return false;
+  const length = Number(req.headers['content-length'] ?? 0);
+  return req.headers['transfer-encoding'] !== undefined || length > 0;
 }
 
 /** Bytes of an unwanted body read (and dropped) so the answer reaches the client intact. */
@@ -33,7 +40,7 @@ const DISCARD_MS = 1_000;
  * gigabytes into a path that takes no body.
  */
 export function discardBody(req: IncomingMessage): void {
-  if (req.complete || req.destroyed) return;
+  if (!hasUnreadBody(req) || req.destroyed) return;
   let bytes = 0;
   const cut = () => req.socket.destroy();
   const timer = setTimeout(cut, DISCARD_MS);

@@ -83,12 +83,17 @@ export class FrameCache {
   }
 }
 
-/** Writes several buffers as one (a single writev), without copying them into one. */
+/** Writes a buffer, or several as one (a single writev), without copying them into one. */
 export function writeAll(
   socket: Duplex,
-  parts: readonly Buffer[],
+  bytes: Buffer | readonly Buffer[],
   done?: (err?: Error | null) => void,
 ): void {
+  if (Buffer.isBuffer(bytes)) {
+    socket.write(bytes, done);
+    return;
+  }
+  const parts = bytes as readonly Buffer[];
   if (parts.length === 1) {
     socket.write(parts[0]!, done);
     return;

@@ -320,6 +320,11 @@ describe('item 8: bodies, slow requests and metric labels', () => {
     },
   );
 
+  it('a request without a body keeps its connection (only unread bodies close it)', async () => {
+    for (const path of ['/healthz', '/nothing-here'])
+      expect((await fetch(relay.url + path)).headers.get('connection')).toBe('keep-alive');
+  });
+
   it('a request whose headers never finish is cut at headersTimeoutMs (1 s here), not 30 s later', async () => {
     expect(await slowHeaders(relay.url, 6000)).toBeLessThan(2500);
   });

@@ -239,6 +239,49 @@ describe.skipIf(!haveOpenssl)('TLS', () => {
   });
 });
 
+describe('the command line', () => {
+  const run = (args: string[]) =>
+    new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
+      const child = spawn(process.execPath, ['src-relay/cli.ts', ...args], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let out = '';
+      let err = '';
+      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+      child.once('exit', (code) => resolve({ code, out, err }));
+    });
+
+  it('prints its usage for --help, and refuses an unknown option with exit 2', async () => {
+    const help = await run(['--help']);
+    expect(help.code).toBe(0);
+    expect(help.out).toMatch(/usage: npm run relay -- \[--config <relay.json>\]/);
+    const bad = await run(['--confg', 'relay.json']);
+    expect(bad.code).toBe(2);
+    expect(bad.err).toMatch(/Unknown option '--confg'/);
+    expect(bad.err).toMatch(/usage:/);
+  });
+
+  it('takes -c <file>, and a config that does not hold exits 1 naming the setting', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'relay-cli-'));
+    try {
+      const file = join(dir, 'relay.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          tenants: { acme: { baseUrl: 'https://a.example', secrets: ['s'] } },
+          clients: { idleTimeoutMs: -5 },
+        }),
+      );
+      const r = await run(['-c', file]);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/relay config: clients\.idleTimeoutMs: must be more than 0/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('npm run relay (the CLI process)', () => {
   let service: Awaited<ReturnType<typeof startTokenService>>;
   let child: ChildProcess;
