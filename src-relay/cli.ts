@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from '../src-main/core/clock.ts';
+import { LastResort } from '../src-main/core/last-resort.ts';
 import { SecretRegistry, createLogger, type Logger } from '../src-main/core/log.ts';
 import { loadConfig, type RelayConfig } from './config.ts';
 import { startRelay, type RelayServer } from './server.ts';
@@ -49,15 +50,13 @@ async function main(): Promise<void> {
   if (config.storage.kind === 'redis')
     secrets.add(new URL(config.storage.url).password || undefined);
   const logger = createLogger({ level: config.logLevel, secrets }, { service: 'relay' });
-  // The last resort: a fault in a callback is logged and the relay goes on serving.
-  process.on('uncaughtException', (err) =>
-    logger.error('uncaught exception; continuing', { err: err.message }),
-  );
-  process.on('unhandledRejection', (reason) =>
-    logger.error('unhandled rejection; continuing', { err: String(reason) }),
-  );
-  const store = await openStore(config, systemClock, logger);
-  const relay = await startRelay({ config, store, logger, clock: systemClock });
+  // The last resort (as in the app and the runner): a fault in a timer or a callback is logged,
+  // secrets scrubbed, and the relay goes on serving.
+  const lastResort = new LastResort({ logger, clock: systemClock, secrets });
+  lastResort.installOn(process);
+  const clock = lastResort.guardClock(systemClock);
+  const store = await openStore(config, clock, logger);
+  const relay = await startRelay({ config, store, logger, clock });
   process.stdout.write(`relay listening on ${relay.url} (storage: ${store.kind})\n`);
 
   let stopping = false;
