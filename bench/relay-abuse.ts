@@ -1,5 +1,5 @@
 /**
- * `npm run bench:relay-abuse`: issue 9's adversarial probe, item by item, against the real relay
+ * `npm run bench:relay-abuse`: the adversarial probe (test/relay/attacks.ts), attack by attack, against the real relay
  * process (`node src-relay/cli.ts`, memory and Redis backends) on 127.0.0.1. It prints what each
  * abuse did to the relay (memory, time to answer, calls made at the service, log lines, bytes
  * taken), as a table and as JSON. The same attacks (test/relay/attacks.ts) run in `npm test` at a

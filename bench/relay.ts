@@ -7,8 +7,8 @@
  * signed webhooks are posted over keep-alive connections. Cases:
  * - targeted: 1,000 clients, each event addressed to one of 100 extensions (K = 10 receipts each),
  *   32 posters in a closed loop;
- * - broadcast-100 / broadcast-1000: every webhook to every client (the load of issue 9's comparison
- *   with smee.io), 32 posters in a closed loop;
+ * - broadcast-100 / broadcast-1000: every webhook to every client (the load of a comparison with
+ *   smee.io), 32 posters in a closed loop;
  * - open-loop: 1,000 clients, every webhook to every client, webhooks at a fixed 50/s whatever the
  *   answers (so latency is not hidden by a loop that slows down with the relay);
  * - idle (BENCH_IDLE_CLIENTS=10000 to run it): the relay's memory with that many connected idle

@@ -1,5 +1,5 @@
 /**
- * Token-lifecycle figures for issue #2, against the simulator over real sockets with client and
+ * Token-lifecycle figures (the measurements in src-main/core/api/README.md), against the simulator over real sockets with client and
  * simulator on one FakeClock (test/api/token-scenarios.ts):
  *   (a) a simulated 48-hour run, one extension/list call a minute through TokenManager.call;
  *   (b) 100 concurrent calls at the instant of expiry (wall clock at expiry; and the service

@@ -230,7 +230,7 @@ export class TokenValidator {
       const body = (await res.json()) as { errcode?: unknown };
       if (typeof body.errcode === 'number') errcode = body.errcode;
     } catch {
-      // not JSON: decide on the status alone (protocol.md section 5)
+      // not JSON: decide on the status alone (docs/wire-protocol.md section 4)
     }
     if (errcode === 0 && res.ok) return { ok: true };
     if (errcode === 10001 || errcode === 10002 || (errcode === undefined && res.status === 401))

@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * X-Service-Signature verification (protocol.md section 3): `sha256=<hex>`, hex = HMAC-SHA256 of the
+ * X-Service-Signature verification (docs/wire-protocol.md section 7): `sha256=<hex>`, hex = HMAC-SHA256 of the
  * exact raw body bytes keyed with the webhook secret's UTF-8 bytes.
  *
  * The header is decoded to 32 bytes before any comparison, so a malformed or wrong-length value is

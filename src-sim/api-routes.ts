@@ -4,7 +4,7 @@ import type { Credentials } from './credentials.ts';
 import { SCOPE_EXTENSION_READ, bearerToken, normalizeIp } from './credentials.ts';
 import { ApiError, ERR, readJsonBody, sendError, sendJson } from './errors.ts';
 
-/** The service's HTTP API under /openapi/v1.0/ (service-spec.md section 4, protocol.md sections 4 and 5). */
+/** The service's HTTP API under /openapi/v1.0/ (docs/wire-protocol.md sections 2 to 4). */
 export const API_PREFIX = '/openapi/v1.0/';
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;

@@ -5,11 +5,11 @@ import type { Rng } from './rng.ts';
 import type { SimApiKey } from './types.ts';
 import { ApiError, ERR } from './errors.ts';
 
-/** Lifetimes from service-spec.md, in (simulated) seconds. */
+/** Lifetimes from docs/wire-protocol.md section 2, in (simulated) seconds. */
 export const ACCESS_TOKEN_LIFETIME_S = 1800;
 export const REFRESH_TOKEN_LIFETIME_S = 86400;
 
-/** Scope names are ours (the spec does not show them): see src-sim/README.md. */
+/** Scope names are our decision (docs/wire-protocol.md section 1). */
 export const SCOPE_EXTENSION_READ = 'extension:read';
 export const SCOPE_ALL_EVENTS = 'event:*';
 export const ALL_SCOPES = [SCOPE_EXTENSION_READ, SCOPE_ALL_EVENTS];

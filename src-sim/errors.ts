@@ -2,7 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 
 /**
- * Error codes and their HTTP statuses (protocol.md section 5). Every JSON answer carries errcode
+ * Error codes and their HTTP statuses (docs/wire-protocol.md section 4). Every JSON answer carries errcode
  * and errmsg; HTTP-level errcodes are the status times 100 (40000, 42900, 50300, ...).
  */
 export const ERR = {

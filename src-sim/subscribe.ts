@@ -10,7 +10,7 @@ import { ApiError, ERR, errorBody, rejectUpgrade } from './errors.ts';
 import { textFrame } from './ws-frame.ts';
 
 /**
- * The subscribe WebSocket of protocol.md section 1: bearer handshake, topic_list, heartbeat, idle
+ * The subscribe WebSocket of docs/wire-protocol.md section 5: bearer handshake, topic_list, heartbeat, idle
  * close 4000, TOKEN EXPIRED + 4002, and fan-out of event frames to subscribed sockets of a tenant.
  */
 export const SUBSCRIBE_PATH = '/openapi/v1.0/subscribe';

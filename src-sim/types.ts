@@ -132,7 +132,7 @@ export interface Simulator {
    */
   emitRaw(text: string, opts?: { event?: number; tenant?: string }): void;
   /** Returns the webhook id. */
-  /** `tenant` (added) defaults to the simulator's: a webhook carries its own tenant's events only. */
+  /** `tenant` defaults to the simulator's: a webhook carries its own tenant's events only. */
   addWebhook(opts: { url: string; secret: string; events?: number[]; tenant?: string }): string;
   removeWebhook(id: string): void;
   /** Added: the configured webhooks (secrets left out). */

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 
 /**
- * The webhook signature of protocol.md section 3: lower-case hex HMAC-SHA256 with the webhook's
+ * The webhook signature of docs/wire-protocol.md section 7: lower-case hex HMAC-SHA256 with the webhook's
  * secret (UTF-8) as key over the exact raw body bytes, as the `X-Service-Signature` header value.
  * Self-contained on purpose: the relay verifies with its own code, so a bug here cannot hide a bug there.
  */

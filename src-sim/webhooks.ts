@@ -6,7 +6,7 @@ import type { DispatchTarget } from './dispatcher.ts';
 import { SIGNATURE_HEADER, signBody } from './webhook-signature.ts';
 
 /**
- * Webhook delivery (protocol.md section 3): POST the envelope's exact bytes, signed, to each
+ * Webhook delivery (docs/wire-protocol.md section 7): POST the envelope's exact bytes, signed, to each
  * configured URL; a non-2xx answer or no answer within 10 s is retried after 1 s, 2 s, 4 s, ...
  * (capped at 1 h between attempts) until 24 h after the event. All waiting runs on the sim clock.
  */

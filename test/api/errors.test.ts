@@ -82,7 +82,7 @@ describe('errorFromResponse', () => {
 });
 
 describe('remedyFor', () => {
-  it('says in plain words what the user does, per spec section 7', () => {
+  it('says in plain words what the user does, per docs/wire-protocol.md section 4', () => {
     expect(remedyFor(10001)).toMatch(/check.*key and secret|key or secret/i);
     expect(remedyFor(10001)).toMatch(/regenerate the key/i);
     expect(remedyFor(10002)).toMatch(/refresh/i);

@@ -1,6 +1,6 @@
 /**
  * A small in-memory far side of the wire for unit tests: a `fetch` that answers get_token,
- * refresh_token and extension/list the way protocol.md says, on the test's FakeClock, with
+ * refresh_token and extension/list the way docs/wire-protocol.md says, on the test's FakeClock, with
  * scriptable faults. Integration tests use the real simulator (src-sim) instead.
  */
 import type { FakeClock } from '../support/fake-clock.ts';

@@ -1,5 +1,5 @@
 /**
- * The invariants behind issue #2's token measurements (the figures themselves come from
+ * The invariants behind the token measurements (the figures themselves come from
  * bench/tokens.ts). Simulator over real sockets, one FakeClock for both sides.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * The token-lifecycle measurements of issue #2, against the simulator over real sockets with the
+ * The token-lifecycle measurements (src-main/core/api/README.md), against the simulator over real sockets with the
  * client and the simulator sharing one FakeClock. Used by test/api/token-measurements.test.ts (which
  * asserts the invariants) and by bench/tokens.ts (which prints the figures).
  *

@@ -1,5 +1,5 @@
 /**
- * Issue 9's adversarial probe, the items that need the Redis backend: the real relay process
+ * The adversarial probe (attacks.ts), the items that need the Redis backend: the real relay process
  * against a redis-server this file starts (and pauses, and stops) on 127.0.0.1. See
  * adversarial.test.ts for the memory-backed items and how ceilings are measured.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 9's adversarial probe as tests: each abuse is run against the real relay process
+ * The adversarial probe (attacks.ts) as tests: each abuse is run against the real relay process
  * (`node src-relay/cli.ts`, memory store) on 127.0.0.1, with bounded loops, and must leave the
  * relay within its limits. Memory ceilings are on the relay's resident set (VmRSS) while the
  * abuse lasts, above what it was when the abuse began; each is stated where it is asserted, and
@@ -310,7 +310,7 @@ describe('item 8: bodies, slow requests and metric labels', () => {
 
   // The relay reads at most maxBodyBytes + 64 KiB of it; the rest of what the sender counts is
   // what the kernel buffered on the way before the connection was cut. (/webhook/acme was bounded
-  // before issue 9 already; the other two took gigabytes.)
+  // from the start; the other two once took gigabytes.)
   it.each(['/webhook/nosuch', '/nothing-here', '/webhook/acme'])(
     'a body streamed to %s is cut at once (the sender gets less than 16 MiB out)',
     async (path) => {

@@ -1,7 +1,7 @@
 /**
  * Hostile clients of the relay, each bounded (a count or a deadline) and on 127.0.0.1 only. The
  * adversarial tests (test/relay/adversarial*.test.ts) run them against the real relay process and
- * assert that it holds; `npm run bench:relay-abuse` runs them at the sizes of issue 9's probe and
+ * assert that it holds; `npm run bench:relay-abuse` runs them at full size and
  * prints what each did to the relay.
  */
 import { randomBytes } from 'node:crypto';

@@ -76,7 +76,7 @@ describe('relay end to end with the simulator', () => {
     await sleepReal(200);
     off();
     expect(frames).toHaveLength(2);
-    // Byte for byte what the simulator sent (the webhook body is the WS frame text, protocol.md 1).
+    // Byte for byte what the simulator sent (the webhook body is the WS frame text, docs/wire-protocol.md section 5).
     for (const f of frames) expect(sent).toContain(f);
     expect(r.relay.metrics.rejected.size).toBe(0);
     // The token was checked against the tenant's service once, then cached.

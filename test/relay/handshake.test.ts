@@ -21,7 +21,7 @@ async function memoryRelay(baseUrl: string) {
 }
 
 describe('client token check against the tenant service', () => {
-  it('asks under the tenant base address, path included (service-spec.md: paths are relative to it)', async () => {
+  it('asks under the tenant base address, path included (docs/wire-protocol.md section 1: paths are relative to it)', async () => {
     const service = await startTokenService(new Set(['tok']), new Set(), '/t/acme');
     cleanups.push(() => service.close());
     const relay = await memoryRelay(service.baseUrl);

@@ -24,7 +24,7 @@ export const SECRET = "It's a Secret to Everybody";
 
 /**
  * The far side of the token check: a stand-in for a tenant's service that answers extension/list
- * for the tokens it knows (protocol.md sections 4-5). End-to-end tests use the simulator instead.
+ * for the tokens it knows (docs/wire-protocol.md sections 3 and 4). End-to-end tests use the simulator instead.
  */
 export async function startTokenService(
   /** Tokens the service accepts (a Set, or anything with `has`, e.g. a prefix rule). */

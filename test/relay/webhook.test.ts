@@ -14,7 +14,7 @@ import {
 } from './helpers.ts';
 import { sleepReal } from '../support/wait.ts';
 
-describe('signature scheme (protocol.md section 3)', () => {
+describe('signature scheme (docs/wire-protocol.md section 7)', () => {
   it('matches the known-answer vector', () => {
     expect(signBody(SECRET, 'Hello, World!')).toBe(
       'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',

@@ -43,7 +43,7 @@ async function startReceiver(clock: { now(): number }) {
 }
 
 describe('webhook signature', () => {
-  it('matches the known-answer vector of protocol.md', () => {
+  it('matches the known-answer vector of docs/wire-protocol.md', () => {
     expect(signBody("It's a Secret to Everybody", 'Hello, World!')).toBe(
       'sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17',
     );

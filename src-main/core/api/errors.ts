@@ -90,7 +90,7 @@ export function isServiceError(value: unknown): value is ServiceError {
   return value instanceof ServiceError;
 }
 
-/** The spec's remedy (section 7) for an errcode, in words a user can act on. */
+/** The remedy (docs/wire-protocol.md section 4) for an errcode, in words a user can act on. */
 export function remedyFor(errcode: number): string {
   switch (errcode) {
     case ERRCODE.invalidCredentials:
@@ -157,7 +157,7 @@ const KIND_BY_ERRCODE: ReadonlyMap<number, ServiceErrorKind> = new Map<number, S
   [ERRCODE.rateLimited, 'rate-limit'],
 ]);
 
-/** Only for answers without a JSON errcode (protocol.md section 5: errcode decides first). */
+/** Only for answers without a JSON errcode (docs/wire-protocol.md section 4: errcode decides first). */
 function kindForStatus(status: number): ServiceErrorKind {
   if (status === 401) return 'credentials';
   if (status === 403) return 'ip';
@@ -223,7 +223,7 @@ export interface ErrorContext {
 
 /**
  * The ServiceError for a non-success answer. Decides on `errcode` when the body is JSON carrying one
- * (protocol.md section 5), and on the HTTP status only when it does not (a proxy's HTML page, an
+ * (docs/wire-protocol.md section 4), and on the HTTP status only when it does not (a proxy's HTML page, an
  * empty body).
  */
 export function errorFromResponse(

@@ -1,5 +1,5 @@
 /**
- * The three HTTP calls the app makes (service-spec.md section 4, protocol.md sections 4 and 5):
+ * The three HTTP calls the app makes (docs/wire-protocol.md sections 2 to 4):
  * get_token, refresh_token and extension/list. Stateless: the token manager decides when to call.
  *
  * - Every request has a time-out on the injected clock (so tests drive it) through an AbortSignal.
@@ -27,7 +27,7 @@ export type { Extension, TokenPair } from './wire.ts';
 export const DEFAULT_USER_AGENT = `Screenpop/${pkg.version}`;
 /** Long enough for a slow mobile link, short enough that a dead one is noticed in a heartbeat's time. */
 export const DEFAULT_TIMEOUT_MS = 15_000;
-/** protocol.md section 4: page_size at most 100. */
+/** docs/wire-protocol.md section 3: page_size at most 100. */
 export const EXTENSION_PAGE_SIZE = 100;
 /** A server that keeps sending pages must not keep us looping: 1000 pages = 100,000 extensions. */
 const MAX_EXTENSION_PAGES = 1000;
@@ -82,9 +82,10 @@ export class ServiceClient {
   }
 
   /**
-   * A new access token for a refresh token. The answer's shape is "not shown" in the spec; we take
-   * the token-pair shape. If it carries no new refresh token and `currentRefreshExpiresAt` is given,
-   * the old refresh token stays in use until that deadline.
+   * A new access token for a refresh token. The service does not publish the answer's shape; we
+   * decided on the token-pair shape (docs/wire-protocol.md section 2). If it carries no new
+   * refresh token and `currentRefreshExpiresAt` is given, the old refresh token stays in use until
+   * that deadline.
    */
   refreshToken(refreshToken: string, currentRefreshExpiresAt?: number): Promise<TokenPair> {
     this.secrets.add(refreshToken);

@@ -1,5 +1,5 @@
 /**
- * Keeps a valid access token at hand (service-spec.md sections 3 and 5). Callers ask for a token
+ * Keeps a valid access token at hand (docs/wire-protocol.md section 2). Callers ask for a token
  * whenever they need one; the manager decides whether to hand out the current one, refresh it, or
  * exchange the key and secret again. See README.md beside this file for the whole lifecycle.
  *
@@ -36,8 +36,8 @@ export type TokenHealth =
 
 /**
  * Refresh this long before the access token expires. Five minutes: the WebSocket client opens its
- * replacement socket with the fresh token before the old one is closed with 4002 (protocol.md
- * section 1), which needs a token that outlives the old one by more than a reconnect; a slow or
+ * replacement socket with the fresh token before the old one is closed with 4002
+ * (docs/wire-protocol.md section 5), which needs a token that outlives the old one by more than a reconnect; a slow or
  * flaky network gets several back-off attempts (1 s, 2 s, 4 s ... ) before the old token dies; and a
  * desktop clock a minute or two off does not make us present a token the server already considers
  * dead. It costs one refresh per 25 minutes instead of per 30.

@@ -1,6 +1,6 @@
 /**
- * Validation of the service's JSON answers at the boundary (service-spec.md sections 2 and 4,
- * protocol.md section 4). Everything past this file handles typed values only. Errors name the
+ * Validation of the service's JSON answers at the boundary (docs/wire-protocol.md sections 2
+ * and 3). Everything past this file handles typed values only. Errors name the
  * offending field, never its value (the value may be a token).
  */
 import { ServiceError } from './errors.ts';
@@ -61,7 +61,7 @@ function requireToken(body: Json, field: string, operation: string): string {
 export const MAX_LIFETIME_SEC = 7 * 24 * 3600;
 
 /**
- * A lifetime in seconds. The spec says 1800 and 86400; anything positive and finite is accepted,
+ * A lifetime in seconds. The service says 1800 and 86400; anything positive and finite is accepted,
  * capped at MAX_LIFETIME_SEC.
  */
 function requireLifetime(body: Json, field: string, operation: string): number {
@@ -81,7 +81,7 @@ function requireLifetime(body: Json, field: string, operation: string): number {
  * was SENT: the server started the lifetimes after that, so deadlines computed from it are never
  * later than the real ones.
  *
- * refresh_token's answer is "not shown" in the spec; when it carries no new refresh token we keep
+ * refresh_token's answer is our decision (docs/wire-protocol.md section 2); when it carries no new refresh token we keep
  * using `previousRefresh` (the one we sent, with its original deadline).
  */
 export function parseTokenPair(
@@ -129,7 +129,7 @@ function text(value: unknown): string | undefined {
 }
 
 /**
- * One page of extension/list. Tolerant (protocol.md section 4): missing or extra fields are fine;
+ * One page of extension/list. Tolerant (docs/wire-protocol.md section 3): missing or extra fields are fine;
  * an entry without a usable `number` is skipped; a missing `caller_id_name` becomes ''.
  */
 export function parseExtensionPage(body: unknown, operation: string): ExtensionPage {

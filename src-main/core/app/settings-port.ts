@@ -1,4 +1,4 @@
-/** The runtime's SettingsPort over the settings engineer's SettingsStore (settings.json). */
+/** The runtime's SettingsPort over the SettingsStore (settings.json). */
 import type { Logger } from '../log.ts';
 import { SettingsValidationError, type SettingsStore } from '../settings/settings-store.ts';
 import type { SettingsPort } from './runtime.ts';

@@ -2,7 +2,7 @@
  * Decides, per call_id, when a 30011 event pops and when it dismisses.
  *
  * - Only `ringing` whose `to` is one of the user's extensions or DIDs can pop, once per call.
- * - Any other state is "no longer ringing there" (protocol.md section 2, the list of states is open):
+ * - Any other state is "no longer ringing there" (docs/wire-protocol.md section 6: the list of states is open):
  *   it dismisses a popped call if it is not older than the ring that popped it.
  * - "Later" means by the server's timestamp, not by arrival: a `ringing` stamped at or before a
  *   non-ringing state already seen for the same call and party never pops (states out of order, a

@@ -1,5 +1,5 @@
 /**
- * The event envelope at the boundary (protocol.md section 2). Frames arrive as untrusted text from
+ * The event envelope at the boundary (docs/wire-protocol.md section 6). Frames arrive as untrusted text from
  * the WebSocket or the relay; this module is the one place that turns text into a typed envelope,
  * and it never throws: every rejected frame comes back with a reason for the counters.
  *

@@ -1,6 +1,6 @@
 /**
  * The connection status the tray shows, and how several sources' statuses combine into one.
- * Remedies are the service's own (service-spec.md section 7), in words a user can act on.
+ * Remedies are the service's own (docs/wire-protocol.md section 4), in words a user can act on.
  */
 import type { ConnectionState, ConnectionStatus } from './contracts.ts';
 

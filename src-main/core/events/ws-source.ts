@@ -1,5 +1,6 @@
 /**
- * The direct event stream: one WebSocket to the service (protocol.md section 1), kept alive.
+ * The direct event stream: one WebSocket to the service (docs/wire-protocol.md section 5), kept
+ * alive.
  *
  * - Handshake: `Authorization: Bearer` and `User-Agent` headers; the token never goes in the URL.
  * - Subscribe: `{"topic_list":[...]}` right after open; `errcode` 0 means subscribed, 10003 means
