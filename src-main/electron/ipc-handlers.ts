@@ -2,9 +2,13 @@
  * The main side of every invoke channel of the contract, bound to the app runtime and the windows.
  * Handlers stay thin: arguments are already validated and the sender checked (ipc-main.ts).
  */
+import { basename } from 'node:path';
 import { INVOKE_CHANNELS } from '../ipc/contract.ts';
+import { exportFileName } from '../core/app/history-csv.ts';
 import type { AppRuntime } from '../core/app/runtime.ts';
+import type { Clock } from '../core/clock.ts';
 import type { Logger } from '../core/log.ts';
+import type { NativeDialogs } from './dialogs.ts';
 import type { TypedIpcMain } from './ipc-main.ts';
 import type { PopupWindow } from './popup-window.ts';
 import type { AppWindows } from './windows.ts';
@@ -13,11 +17,13 @@ export interface IpcContext {
   runtime: AppRuntime;
   popup: PopupWindow;
   windows: AppWindows;
+  dialogs: NativeDialogs;
+  clock: Clock;
   logger: Logger;
 }
 
 export function registerIpcHandlers(ipc: TypedIpcMain, ctx: IpcContext): void {
-  const { runtime, popup, windows } = ctx;
+  const { runtime, popup, windows, dialogs } = ctx;
   ipc.handle('popup:ready', () => popup.currentCards());
   ipc.handle('popup:dismiss', (_e, callId) => runtime.presenter.dismiss(callId));
   ipc.handle('popup:open-crm', async (_e, callId) => {
@@ -36,6 +42,31 @@ export function registerIpcHandlers(ipc: TypedIpcMain, ctx: IpcContext): void {
   ipc.handle('demo:start', () => runtime.startDemo());
   ipc.handle('history:list', () => runtime.history());
   ipc.handle('history:mark-seen', () => runtime.markHistorySeen());
+  ipc.handle('history:copy-number', (_e, callId) => {
+    runtime.copyHistoryNumber(callId);
+  });
+  ipc.handle('history:open-crm', async (_e, callId) => {
+    const r = await runtime.openHistoryCrm(callId);
+    if (!r.ok) ctx.logger.warn('CRM link not opened', { reason: r.message });
+  });
+  ipc.handle('history:export-csv', async (event, callIds) => {
+    const path = await dialogs.chooseExportPath(event.sender, exportFileName(ctx.clock.now()));
+    if (!path) return { status: 'cancelled' };
+    try {
+      const count = await runtime.exportHistoryCsv(path, callIds);
+      return { status: 'saved', fileName: basename(path), count };
+    } catch (err) {
+      ctx.logger.error('history export failed', { error: err });
+      return {
+        status: 'failed',
+        message: 'The file could not be written there. Choose another folder and try again.',
+      };
+    }
+  });
+  ipc.handle('settings:choose-contacts-file', async (event) => {
+    const path = await dialogs.chooseContactsFile(event.sender);
+    return path ? runtime.pickContactsFile(path) : { status: 'cancelled' };
+  });
   ipc.handle('window:close', (event) => {
     if (event.sender === popup.window.webContents) runtime.presenter.hidePopup();
     else windows.closeFor(event.sender);

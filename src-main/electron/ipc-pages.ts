@@ -21,5 +21,9 @@ export const CHANNEL_PAGES: { [C in InvokeChannel]: readonly PageName[] } = {
   'demo:start': ['settings'],
   'history:list': ['history', 'settings'],
   'history:mark-seen': ['history'],
+  'history:copy-number': ['history'],
+  'history:open-crm': ['history'],
+  'history:export-csv': ['history'],
+  'settings:choose-contacts-file': ['settings'],
   'window:close': ALL,
 };

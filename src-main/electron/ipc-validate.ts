@@ -4,6 +4,7 @@
  * so a channel added to contract.ts without a validator here does not compile.
  */
 import type { IpcInvokeMap, InvokeChannel, SettingsPatch } from '../ipc/contract.ts';
+import { MAX_HISTORY_LIMIT } from '../core/app/history-store.ts';
 
 export class IpcArgumentError extends Error {
   override name = 'IpcArgumentError';
@@ -30,6 +31,13 @@ function shortString(value: unknown, max: number, what: string): string {
 function one(args: unknown[]): unknown {
   if (args.length !== 1) throw new IpcArgumentError('expected one argument');
   return args[0];
+}
+
+/** A list of call ids, at most as many as the history can hold. */
+function callIdList(value: unknown): string[] {
+  if (!Array.isArray(value) || value.length > MAX_HISTORY_LIMIT)
+    throw new IpcArgumentError(`callIds must be an array of at most ${MAX_HISTORY_LIMIT} ids`);
+  return value.map((id) => shortString(id, MAX_ID, 'callId'));
 }
 
 /** Shape and size only; the settings validator judges the values. */
@@ -67,5 +75,9 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   'demo:start': none,
   'history:list': none,
   'history:mark-seen': none,
+  'history:copy-number': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'history:open-crm': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'history:export-csv': (a) => [callIdList(one(a))],
+  'settings:choose-contacts-file': none,
   'window:close': none,
 };

@@ -11,6 +11,7 @@ import {
   app,
   BrowserWindow,
   clipboard,
+  dialog,
   ipcMain,
   Menu,
   nativeImage,
@@ -42,6 +43,7 @@ import { UpdateController } from '../core/updates/update-controller.ts';
 import { APP_ID } from './app-id.ts';
 import { APP_SCHEME, AppOrigin, contentSecurityPolicy, devServerOrigin } from './app-origin.ts';
 import { registerAppProtocol } from './app-protocol.ts';
+import { NativeDialogs } from './dialogs.ts';
 import { SafeExternalOpener } from './external.ts';
 import { registerIpcHandlers } from './ipc-handlers.ts';
 import { TypedIpcMain } from './ipc-main.ts';
@@ -217,7 +219,13 @@ async function start(): Promise<void> {
     },
     logger,
   );
-  registerIpcHandlers(ipc, { runtime: rt, popup, windows, logger });
+  const dialogs = new NativeDialogs({
+    dialog,
+    windowOf: (contents) => BrowserWindow.fromWebContents(contents),
+    documentsFolder: () => app.getPath('documents'),
+    logger,
+  });
+  registerIpcHandlers(ipc, { runtime: rt, popup, windows, dialogs, clock, logger });
 
   // Updates: decided in the core (never restart while a call rings or just after), carried out
   // by electron-updater. SCREENPOP_DEV_UPDATES=1 exercises it in an unpackaged run (e2e suite).

@@ -45,6 +45,7 @@ const STATE_WORDS: Record<StatusView['state'], string> = {
 const OUTCOME_WORDS: Record<HistoryEntry['outcome'], string> = {
   ringing: 'ringing',
   answered: 'answered',
+  'answered-elsewhere': 'answered by a colleague',
   missed: 'missed',
   ended: 'ended',
 };

@@ -6,8 +6,28 @@
 import type { ConnectionState } from '../core/events/contracts.ts';
 import type { Settings } from '../core/settings/types.ts';
 
+/**
+ * How a call turned out, in the same words for the popup's cards and the history: still ringing,
+ * answered on one of the user's own numbers, answered by someone else (a colleague, a hunt group),
+ * missed (the caller hung up while it rang), or ended some other way (voicemail, the ring timed out).
+ */
+export type CallOutcome = 'ringing' | 'answered' | 'answered-elsewhere' | 'missed' | 'ended';
+
+export const CALL_OUTCOMES: readonly CallOutcome[] = [
+  'ringing',
+  'answered',
+  'answered-elsewhere',
+  'missed',
+  'ended',
+];
+
 /** One ringing (or just-ended, while it lingers) call as the popup shows it. All text is plain. */
 export interface CallCard {
+  /**
+   * What the card is about. The popup renders each kind with its own view (src-renderer/popup/
+   * card-views.tsx); later kinds (voicemail, SMS, a trunk warning) join PopupCard as a union.
+   */
+  kind: 'call';
   callId: string;
   /** The caller's number or extension as received (untrusted). */
   from: string;
@@ -18,28 +38,57 @@ export interface CallCard {
   /** What they called: the user's extension or DID. */
   to: string;
   toDisplay: string;
+  /** The called line's name in the directory or contacts ("Sales line"); null when it has none. */
+  toName: string | null;
   /** Wall-clock ms when the ring started. */
   startedAt: number;
-  /** 'ringing' while it rings; anything else while it lingers before closing. */
+  /** Wall-clock ms when it stopped ringing; null while it rings. */
+  endedAt: number | null;
+  /** The service's state word: 'ringing' while it rings; anything else while it lingers. */
   state: string;
+  /** What that state means for the user. */
+  outcome: CallOutcome;
   /** True when a CRM link can be opened for this call. */
   canOpenCrm: boolean;
 }
 
-export type CallOutcome = 'ringing' | 'answered' | 'missed' | 'ended';
+/** Everything the popup can show; each kind has its own view. */
+export type PopupCard = CallCard;
 
+/** One call in the history (plain text, as recorded when it rang). */
 export interface HistoryEntry {
+  /** As on CallCard; later kinds (voicemail, SMS) join HistoryItem as a union. */
+  kind: 'call';
   callId: string;
   from: string;
   fromDisplay: string;
   callerName: string | null;
   to: string;
+  /** `to` formatted for reading, as on the popup's card. */
+  toDisplay: string;
+  toName: string | null;
   startedAt: number;
+  /** When it stopped ringing (answered, missed, ended); null while it rings. */
   endedAt: number | null;
   outcome: CallOutcome;
   /** A missed call stays unseen until the user opens the history. */
   seen: boolean;
 }
+
+/** Everything the history lists; each kind has its own row view. */
+export type HistoryItem = HistoryEntry;
+
+/** What came of "Export CSV…": the renderer learns the file's name, never its folder. */
+export type ExportResult =
+  | { status: 'saved'; fileName: string; count: number }
+  | { status: 'cancelled' }
+  | { status: 'failed'; message: string };
+
+/** What came of "Choose file…" for the contacts file: the path the user picked, and what is in it. */
+export type ContactsFilePick =
+  | { status: 'picked'; path: string; contacts: number }
+  | { status: 'cancelled' }
+  | { status: 'failed'; path: string; message: string };
 
 export interface StatusView {
   state: ConnectionState;
@@ -91,7 +140,7 @@ export type CrmPreview = { ok: true; url: string } | { ok: false; message: strin
 
 /** renderer -> main, request/response (ipcRenderer.invoke / ipcMain.handle). */
 export interface IpcInvokeMap {
-  'popup:ready': () => CallCard[];
+  'popup:ready': () => PopupCard[];
   'popup:dismiss': (callId: string) => void;
   'popup:open-crm': (callId: string) => void;
   'popup:copy-number': (callId: string) => void;
@@ -106,16 +155,27 @@ export interface IpcInvokeMap {
   'settings:test-connection': (patch: SettingsPatch) => TestConnectionResult;
   'settings:preview-crm': (template: string) => CrmPreview;
   'demo:start': () => SettingsView;
-  'history:list': () => HistoryEntry[];
+  'history:list': () => HistoryItem[];
   'history:mark-seen': () => void;
+  /** Copies the caller's number of a history entry (main's clipboard). */
+  'history:copy-number': (callId: string) => void;
+  /** Opens the CRM link for a history entry, built by main's CRM builder and vetted. */
+  'history:open-crm': (callId: string) => void;
+  /**
+   * Asks where to save (native dialog in main) and writes these entries, in this order, as CSV.
+   * The ids only select: every value written comes from main's own history.
+   */
+  'history:export-csv': (callIds: string[]) => ExportResult;
+  /** The native open-file dialog for the contacts file; nothing is saved until Save. */
+  'settings:choose-contacts-file': () => ContactsFilePick;
   'window:close': () => void;
 }
 
 /** main -> renderer, one-way (webContents.send / ipcRenderer.on). */
 export interface IpcEventMap {
-  'popup:calls': (calls: CallCard[]) => void;
+  'popup:calls': (calls: PopupCard[]) => void;
   'status:changed': (status: StatusView) => void;
-  'history:changed': (entries: HistoryEntry[]) => void;
+  'history:changed': (entries: HistoryItem[]) => void;
   'settings:changed': (view: SettingsView) => void;
 }
 
@@ -136,6 +196,10 @@ export const INVOKE_CHANNELS = [
   'demo:start',
   'history:list',
   'history:mark-seen',
+  'history:copy-number',
+  'history:open-crm',
+  'history:export-csv',
+  'settings:choose-contacts-file',
   'window:close',
 ] as const satisfies readonly InvokeChannel[];
 
@@ -177,6 +241,10 @@ export interface ScreenpopApi {
   startDemo: Promisify<IpcInvokeMap['demo:start']>;
   listHistory: Promisify<IpcInvokeMap['history:list']>;
   markHistorySeen: Promisify<IpcInvokeMap['history:mark-seen']>;
+  copyHistoryNumber: Promisify<IpcInvokeMap['history:copy-number']>;
+  openHistoryCrm: Promisify<IpcInvokeMap['history:open-crm']>;
+  exportHistoryCsv: Promisify<IpcInvokeMap['history:export-csv']>;
+  chooseContactsFile: Promisify<IpcInvokeMap['settings:choose-contacts-file']>;
   closeWindow: Promisify<IpcInvokeMap['window:close']>;
   onCalls: Subscribe<IpcEventMap['popup:calls']>;
   onStatus: Subscribe<IpcEventMap['status:changed']>;

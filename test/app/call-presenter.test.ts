@@ -48,7 +48,9 @@ describe('CallPresenter', () => {
     const t = setup();
     t.presenter.handlePop(t.pop('c1'));
     t.presenter.handleDismiss(t.dismiss('c1', 'answered', '102')); // answered elsewhere
-    expect(t.popup.cards).toMatchObject([{ callId: 'c1', state: 'answered' }]);
+    expect(t.popup.cards).toMatchObject([
+      { callId: 'c1', state: 'answered', outcome: 'answered-elsewhere', endedAt: t.clock.now() },
+    ]);
     await t.clock.advance(3999);
     expect(t.popup.visible).toBe(true);
     await t.clock.advance(1);
@@ -56,7 +58,7 @@ describe('CallPresenter', () => {
     expect(t.presenter.cards()).toEqual([]);
     expect(t.notifier.open.size).toBe(0);
     expect(t.history.list()[0]).toMatchObject({
-      outcome: 'answered',
+      outcome: 'answered-elsewhere',
       endedAt: t.clock.now() - 4000,
     });
   });
@@ -133,7 +135,7 @@ describe('CallPresenter', () => {
     t.presenter.dismiss('c2');
     t.presenter.handleDismiss(t.dismiss('c2', 'answered', '102'));
     t.presenter.handleDismiss(t.dismiss('c2', 'ended'));
-    expect(t.history.get('c2')?.outcome).toBe('answered');
+    expect(t.history.get('c2')?.outcome).toBe('answered-elsewhere');
     expect(t.presenter.cards()).toEqual([]);
     expect(t.popup.visible).toBe(false);
   });
@@ -155,10 +157,68 @@ describe('CallPresenter', () => {
     await t.clock.advance(4000);
     expect(t.presenter.cards()).toEqual([]);
     expect(t.popup.visible).toBe(false);
-    expect(t.history.get(shown)?.outcome).toBe('answered');
+    expect(t.history.get(shown)?.outcome).toBe('answered-elsewhere');
     t.presenter.handlePop(t.pop('d'.repeat(256)));
     t.presenter.dismiss(t.presenter.cards()[0]?.callId ?? ''); // the id the popup sends back
     expect(t.presenter.cards()).toEqual([]);
+  });
+});
+
+describe('CallPresenter: how a call ended, for the card and the history', () => {
+  it('tells answered here from answered by a colleague, and missed from ended', () => {
+    const mine = new Set(['101', '+14155550100']);
+    const t = presenterHarness({ isUserNumber: (to) => mine.has(to) });
+    // Rang the user's DID; picked up on the user's extension (a DID routed to it): the user's.
+    t.presenter.handlePop(t.pop('here', '+14155550123', '+14155550100'));
+    t.presenter.handleDismiss(t.dismiss('here', 'answered', '101'));
+    // Rang the user and a colleague; the colleague picked up.
+    t.presenter.handlePop(t.pop('there', '+14155550123', '101'));
+    t.presenter.handleDismiss(t.dismiss('there', 'answered', '205'));
+    // Hung up while ringing, or sent to voicemail.
+    t.presenter.handlePop(t.pop('gone', '+14155550123', '101'));
+    t.presenter.handleDismiss(t.dismiss('gone', 'ended', '101'));
+    t.presenter.handlePop(t.pop('vm', '+14155550123', '101'));
+    t.presenter.handleDismiss(t.dismiss('vm', 'voicemail', '101'));
+    const outcome = (id: string) => t.presenter.cards().find((c) => c.callId === id)?.outcome;
+    expect([outcome('here'), outcome('there'), outcome('gone'), outcome('vm')]).toEqual([
+      'answered',
+      'answered-elsewhere',
+      'missed',
+      'ended',
+    ]);
+    expect(['here', 'there', 'gone', 'vm'].map((id) => t.history.get(id)?.outcome)).toEqual([
+      'answered',
+      'answered-elsewhere',
+      'missed',
+      'ended',
+    ]);
+    // A later "ended" closes an answered call without changing what it was; the user's own
+    // answer after a colleague's hold (a transfer back) improves it.
+    t.presenter.handleDismiss(t.dismiss('here', 'ended', '101'));
+    t.presenter.handleDismiss(t.dismiss('there', 'answered', '101'));
+    expect(outcome('here')).toBe('answered');
+    expect(t.history.get('there')?.outcome).toBe('answered');
+    expect(outcome('there')).toBe('answered');
+  });
+
+  it('puts the kind, the called line’s name and number, and the ring’s end on the card and in the history', () => {
+    const t = presenterHarness({
+      names: { '+14155550123': 'Ada Lovelace', '+14155550100': 'Sales line' },
+    });
+    t.presenter.handlePop(t.pop('c1', '+14155550123', '+14155550100'));
+    expect(t.popup.cards[0]).toMatchObject({
+      kind: 'call',
+      to: '+14155550100',
+      toDisplay: '(415) 555-0100',
+      toName: 'Sales line',
+      endedAt: null,
+      outcome: 'ringing',
+    });
+    expect(t.history.get('c1')).toMatchObject({
+      kind: 'call',
+      toDisplay: '(415) 555-0100',
+      toName: 'Sales line',
+    });
   });
 });
 

@@ -14,6 +14,8 @@ const ring = (callId: string, startedAt: number) => ({
   fromDisplay: '(415) 555-0123',
   callerName: null,
   to: '101',
+  toDisplay: '101',
+  toName: null,
   startedAt,
 });
 
@@ -131,6 +133,56 @@ describe('HistoryStore', () => {
     h.recordRing(ring('new', 2));
     await h.flush();
     expect(await readFile(path, 'utf8')).toBe(torn);
+  });
+
+  it('keeps the called line’s name and number, and reads files written before they existed', async () => {
+    const path = join(tmp.path, 'history.json');
+    const clock = new FakeClock();
+    const h = new HistoryStore({ path, clock, logger: silentLogger, limit: 10 });
+    await h.load();
+    h.recordRing({
+      ...ring('new', 2),
+      to: '+14155550100',
+      toDisplay: '(415) 555-0100',
+      toName: 'Sales line',
+    });
+    await h.flush();
+    const saved = JSON.parse(await readFile(path, 'utf8'));
+    saved.entries.push({
+      callId: 'old',
+      from: '1',
+      to: '102\u202E',
+      startedAt: 1,
+      outcome: 'missed',
+    });
+    await writeFile(path, JSON.stringify(saved));
+    const again = new HistoryStore({ path, clock, logger: silentLogger, limit: 10 });
+    await again.load();
+    expect(again.list()).toMatchObject([
+      { kind: 'call', callId: 'new', toDisplay: '(415) 555-0100', toName: 'Sales line' },
+      // An entry from an older file: `to` shown as received, made safe to show.
+      { kind: 'call', callId: 'old', to: '102\u202E', toDisplay: '102', toName: null },
+    ]);
+  });
+
+  it('an answer is final: answered here beats answered by a colleague, and neither becomes missed', async () => {
+    const h = new HistoryStore({
+      path: 'mem',
+      clock: new FakeClock(),
+      logger: silentLogger,
+      limit: 10,
+      write: async () => {},
+      read: async () => Promise.reject(Object.assign(new Error('x'), { code: 'ENOENT' })),
+    });
+    await h.load();
+    h.recordRing(ring('a', 1));
+    h.recordOutcome('a', 'answered-elsewhere', 5);
+    h.recordOutcome('a', 'missed', 6);
+    expect(h.get('a')).toMatchObject({ outcome: 'answered-elsewhere', endedAt: 5 });
+    h.recordOutcome('a', 'answered', 7);
+    h.recordOutcome('a', 'answered-elsewhere', 8);
+    expect(h.get('a')).toMatchObject({ outcome: 'answered', endedAt: 7 });
+    expect(h.missedCount()).toBe(0);
   });
 
   it('drops invalid entries and closes calls left ringing by a previous run', async () => {

@@ -54,7 +54,7 @@ async function simulator(): Promise<Simulator> {
 }
 
 describe('AppRuntime with the simulator', () => {
-  it('rings -> card with the directory name; answered elsewhere -> lingers then closes; history records answered and missed', async () => {
+  it('rings -> card with the directory name; answered elsewhere or here -> lingers then closes; history records answered elsewhere, answered and missed', async () => {
     const sim = await simulator();
     const credentials = new MemoryCredentialStore();
     await credentials.setSecret(keychainAccount(sim.apiKey.key, sim.baseUrl), sim.apiKey.secret);
@@ -85,9 +85,20 @@ describe('AppRuntime with the simulator', () => {
 
     sim.setCallState(answered, 'answered', { to: '104' });
     await vi.waitFor(() => expect(views.popup.cards[0]?.state).toBe('answered'), { timeout: 5000 });
+    expect(views.popup.cards[0]?.outcome).toBe('answered-elsewhere');
     expect(views.popup.visible).toBe(true);
     await vi.waitFor(() => expect(views.popup.visible).toBe(false), { timeout: 5000 });
-    expect(history.get(answered)?.outcome).toBe('answered');
+    expect(history.get(answered)?.outcome).toBe('answered-elsewhere');
+
+    // Answered on the user's own extension: the user took it.
+    const mine = sim.ring({ from: caller.number, to: '101' });
+    await vi.waitFor(() => expect(views.popup.cards.map((c) => c.callId)).toEqual([mine]), {
+      timeout: 5000,
+    });
+    sim.setCallState(mine, 'answered');
+    await vi.waitFor(() => expect(history.get(mine)?.outcome).toBe('answered'), { timeout: 5000 });
+    expect(views.popup.cards[0]?.outcome).toBe('answered');
+    await vi.waitFor(() => expect(views.popup.visible).toBe(false), { timeout: 5000 });
 
     const missed = sim.ring({ from: '+14155550123', to: '101' });
     await vi.waitFor(() => expect(views.popup.cards.map((c) => c.callId)).toEqual([missed]), {
@@ -105,7 +116,7 @@ describe('AppRuntime with the simulator', () => {
     const marker = sim.ring({ from: '+14155550123', to: '101' });
     await vi.waitFor(() => expect(history.get(marker)).toBeDefined(), { timeout: 5000 });
     expect(history.get(other)).toBeUndefined();
-    expect(history.list()).toHaveLength(3);
+    expect(history.list()).toHaveLength(4);
   });
 
   it('without settings needs onboarding; the demo then connects and rings the demo extension', async () => {

@@ -1,4 +1,6 @@
 /** AppRuntime on a fake connection (the engine's far side) and the fake clock. */
+import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Connection, ConnectionConfig } from '../../src-main/core/app/connection.ts';
 import { HistoryStore } from '../../src-main/core/app/history-store.ts';
@@ -11,6 +13,7 @@ import {
 import type { ConnectionStatus, WakeReason } from '../../src-main/core/events/contracts.ts';
 import { memoryLogger, SecretRegistry, silentLogger } from '../../src-main/core/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 import {
   FakeClipboard,
   FakeNotifier,
@@ -130,6 +133,8 @@ async function setup(
   });
   return { clock, settings, credentials, connections, views, runtime, logger };
 }
+
+const tmp = useTempDir('sp-runtime-');
 
 const CONFIGURED = { baseUrl: 'https://acme.example.com', apiKey: 'key1', extensions: ['101'] };
 
@@ -300,5 +305,77 @@ describe('AppRuntime', () => {
     expect(t.connections.at(-1)?.config.baseUrl).toBe('https://acme.example.com');
     expect(t.connections.at(-1)?.config.settings.relayTenant).toBe('');
     expect(t.runtime.status().demo).toBe(false);
+  });
+
+  it('history actions: copy a number, open the CRM with main’s builder, export CSV atomically', async () => {
+    const t = await setup(
+      { ...CONFIGURED, crmUrlTemplate: 'https://crm.example.com/find?n={from}&name={caller_name}' },
+      { secret: 'the-secret-1' },
+    );
+    await t.runtime.start();
+    t.connections[0]?.pop('c1');
+    t.connections[0]?.pop('c2');
+    expect(t.runtime.copyHistoryNumber('c1')).toBe(true);
+    expect(t.views.clipboard.text).toBe('102');
+    expect(t.runtime.copyHistoryNumber('gone')).toBe(false);
+    expect(await t.runtime.openHistoryCrm('c2')).toEqual({ ok: true });
+    expect(t.views.urlOpener.opened).toEqual([
+      'https://crm.example.com/find?n=102&name=Grace%20Hopper',
+    ]);
+    expect((await t.runtime.openHistoryCrm('gone')).ok).toBe(false);
+
+    const path = join(tmp.path, 'export', 'calls.csv');
+    // Unknown and repeated ids are skipped; the order is the page's.
+    expect(await t.runtime.exportHistoryCsv(path, ['c2', 'nope', 'c1', 'c2'])).toBe(2);
+    const csv = await readFile(path, 'utf8');
+    expect(csv.split('\r\n').map((line) => line.split(',').at(-1))).toEqual([
+      '"Call ID"',
+      '"c2"',
+      '"c1"',
+      '',
+    ]);
+    expect((await readdir(join(tmp.path, 'export'))).sort()).toEqual(['calls.csv']);
+  });
+
+  it('saves a contacts file only when the user picked it in the dialog, and says what is in it', async () => {
+    const t = await setup(CONFIGURED, { secret: 'the-secret-1' });
+    await t.runtime.start();
+    const good = join(tmp.path, 'contacts.csv');
+    await writeFile(good, 'Name,Phone\nAda Lovelace,+1 415 555 0123\nGrace Hopper,205\n');
+    const empty = join(tmp.path, 'notes.txt');
+    await writeFile(empty, 'nothing to see');
+
+    // A path the page sends without the dialog is refused, next to the field.
+    expect(await t.runtime.saveSettings({ settings: { contactsFile: good } })).toMatchObject({
+      ok: false,
+      field: 'contactsFile',
+    });
+    expect(await t.runtime.pickContactsFile(empty)).toMatchObject({
+      status: 'failed',
+      path: empty,
+      message: expect.stringContaining('No contacts found'),
+    });
+    expect(await t.runtime.pickContactsFile(join(tmp.path, 'missing.csv'))).toMatchObject({
+      status: 'failed',
+      message: expect.stringContaining('could not be read'),
+    });
+    expect(await t.runtime.pickContactsFile(good)).toEqual({
+      status: 'picked',
+      path: good,
+      contacts: 2,
+    });
+    // Picking does not change the names in use; saving does.
+    expect(t.runtime.directory.lookup('205')).toBeNull();
+    expect(await t.runtime.saveSettings({ settings: { contactsFile: good } })).toMatchObject({
+      ok: true,
+    });
+    expect(t.runtime.directory.lookup('205')).toBe('Grace Hopper');
+    // The file in force and "none" are always accepted.
+    expect(await t.runtime.saveSettings({ settings: { contactsFile: good } })).toMatchObject({
+      ok: true,
+    });
+    expect(await t.runtime.saveSettings({ settings: { contactsFile: '' } })).toMatchObject({
+      ok: true,
+    });
   });
 });

@@ -109,6 +109,7 @@ export interface PresenterHarnessOptions {
   names?: Record<string, string>;
   directory?: CallerDirectory;
   urlOpener?: UrlOpener;
+  isUserNumber?: (to: string) => boolean;
 }
 
 /** A CallPresenter on the fake clock with fake views, and helpers to play the engine's events. */
@@ -150,6 +151,7 @@ export function presenterHarness(options: PresenterHarnessOptions = {}) {
     urlOpener: options.urlOpener ?? opener,
     clipboard,
     settings: () => settings,
+    ...(options.isUserNumber ? { isUserNumber: options.isUserNumber } : {}),
   });
   let seq = 0;
   const pop = (

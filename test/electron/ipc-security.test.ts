@@ -131,6 +131,29 @@ describe('IPC sender checks', () => {
     expect(INVOKE_VALIDATORS['popup:content-size']([240])).toEqual([240]);
   });
 
+  it('validates the history and contacts-file channels before any dialog opens', () => {
+    const exportCsv = INVOKE_VALIDATORS['history:export-csv'];
+    expect(exportCsv([['c1', 'c2']])).toEqual([['c1', 'c2']]);
+    expect(exportCsv([[]])).toEqual([[]]);
+    expect(() => exportCsv(['c1'])).toThrow();
+    expect(() => exportCsv([['c1', 7]])).toThrow();
+    expect(() => exportCsv([['x'.repeat(257)]])).toThrow();
+    expect(() => exportCsv([Array.from({ length: 10_001 }, (_, i) => `c${i}`)])).toThrow();
+    expect(() => exportCsv([['c1'], ['c2']])).toThrow();
+    expect(INVOKE_VALIDATORS['settings:choose-contacts-file']([])).toEqual([]);
+    // The page may not suggest a path, a filter or a folder to the dialog.
+    expect(() => INVOKE_VALIDATORS['settings:choose-contacts-file'](['/etc/passwd'])).toThrow();
+    expect(() => INVOKE_VALIDATORS['history:copy-number']([{ callId: 'c1' }])).toThrow();
+    expect(() => INVOKE_VALIDATORS['history:open-crm']([])).toThrow();
+  });
+
+  it('gives the dialogs and history actions to the one page that needs each', () => {
+    expect(CHANNEL_PAGES['history:export-csv']).toEqual(['history']);
+    expect(CHANNEL_PAGES['history:copy-number']).toEqual(['history']);
+    expect(CHANNEL_PAGES['history:open-crm']).toEqual(['history']);
+    expect(CHANNEL_PAGES['settings:choose-contacts-file']).toEqual(['settings']);
+  });
+
   it('has a validator and page rights for every channel of the contract', () => {
     for (const c of INVOKE_CHANNELS) {
       expect(typeof INVOKE_VALIDATORS[c]).toBe('function');

@@ -4,7 +4,7 @@
  * settings through IPC, a ring popping a notification and the inactive popup, Do Not Disturb
  * suppressing the notification while history still records the call, and a clean quit.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -30,6 +30,8 @@ import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import {
   app,
   BrowserWindow,
+  clipboard,
+  dialog,
   ipcMain,
   Notification,
   powerMonitor,
@@ -245,6 +247,82 @@ describe('main.ts', () => {
     await ipcMain.invoke('window:close', { sender: history.webContents });
     expect(history.destroyed).toBe(true);
     expect(windowAt('app://screenpop/settings.html')).toBeDefined();
+  });
+
+  it('exports the history through a save dialog modal to the history window, and picks a contacts file through an open dialog', async () => {
+    Tray.instances[0]!.item('history')!.click!();
+    const history = windowAt('app://screenpop/history.html')!;
+    const list = (await ipcMain.invoke('history:list', {
+      sender: history.webContents,
+    })) as HistoryEntry[];
+    expect(list.length).toBeGreaterThanOrEqual(2);
+    const ids = list.map((e) => e.callId);
+
+    // Cancelled: nothing written, the page hears "cancelled".
+    expect(
+      await ipcMain.invoke('history:export-csv', { sender: history.webContents }, ids),
+    ).toEqual({ status: 'cancelled' });
+    expect(dialog.calls.at(-1)).toMatchObject({ kind: 'save', parent: history });
+    expect(String(dialog.calls.at(-1)?.options.defaultPath)).toMatch(
+      /Documents[\\/]screenpop-calls-\d{4}-\d{2}-\d{2}\.csv$/,
+    );
+
+    // Saved: the page learns the file's name and the count, never the folder.
+    const target = join(dir, 'exports', 'my calls.csv');
+    dialog.answer = target;
+    expect(
+      await ipcMain.invoke('history:export-csv', { sender: history.webContents }, ids),
+    ).toEqual({ status: 'saved', fileName: 'my calls.csv', count: ids.length });
+    const csv = await readFile(target, 'utf8');
+    expect(csv.split('\r\n').filter(Boolean)).toHaveLength(ids.length + 1);
+
+    // A folder that cannot be written: a plain message, no path, no crash.
+    dialog.answer = join(dir, 'settings.json', 'nested.csv');
+    expect(
+      await ipcMain.invoke('history:export-csv', { sender: history.webContents }, ids),
+    ).toMatchObject({ status: 'failed', message: expect.not.stringContaining(dir) });
+
+    // Copy and CRM act on main's own entry.
+    await ipcMain.invoke('history:copy-number', { sender: history.webContents }, ids[0]);
+    expect(clipboard.text).toBe(list[0]?.from);
+
+    // Only the history page may export; the popup is ignored and no dialog opens.
+    const popup = windowAt('app://screenpop/popup.html')!;
+    const dialogs = dialog.calls.length;
+    expect(
+      await ipcMain.invoke('history:export-csv', { sender: popup.webContents }, ids),
+    ).toBeUndefined();
+    expect(
+      await ipcMain.invoke('settings:choose-contacts-file', { sender: history.webContents }),
+    ).toBeUndefined();
+    expect(dialog.calls.length).toBe(dialogs);
+    await expect(
+      ipcMain.invoke('history:export-csv', { sender: history.webContents }, 'all'),
+    ).rejects.toThrow('Invalid arguments');
+
+    // The contacts picker: the settings page gets what the user picked, and what is in it.
+    const settings = windowAt('app://screenpop/settings.html')!;
+    const contacts = join(dir, 'contacts.csv');
+    await writeFile(contacts, 'Name,Phone\nAda Lovelace,+14155550123\n');
+    dialog.answer = contacts;
+    expect(
+      await ipcMain.invoke('settings:choose-contacts-file', { sender: settings.webContents }),
+    ).toEqual({ status: 'picked', path: contacts, contacts: 1 });
+    expect(dialog.calls.at(-1)).toMatchObject({ kind: 'open', parent: settings });
+    expect(
+      await ipcMain.invoke(
+        'settings:save',
+        { sender: settings.webContents },
+        { settings: { contactsFile: contacts } },
+      ),
+    ).toMatchObject({ ok: true });
+    expect(
+      await ipcMain.invoke(
+        'settings:save',
+        { sender: settings.webContents },
+        { settings: { contactsFile: join(dir, 'settings.json') } },
+      ),
+    ).toMatchObject({ ok: false, field: 'contactsFile' });
   });
 
   it('quits cleanly, stopping the connection', async () => {

@@ -23,14 +23,18 @@ export function fakeWindowFactory(): {
 
 export function card(callId: string, overrides: Partial<CallCard> = {}): CallCard {
   return {
+    kind: 'call',
     callId,
     from: '+14155550123',
     fromDisplay: '(415) 555-0123',
     callerName: 'Ada Lovelace',
     to: '101',
     toDisplay: '101',
+    toName: null,
     startedAt: 1,
+    endedAt: null,
     state: 'ringing',
+    outcome: 'ringing',
     canOpenCrm: false,
     ...overrides,
   };

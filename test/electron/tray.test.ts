@@ -46,11 +46,14 @@ const status = (over: Partial<StatusView> = {}): StatusView => ({
   ...over,
 });
 const entry = (over: Partial<HistoryEntry> = {}): HistoryEntry => ({
+  kind: 'call',
   callId: 'c1',
   from: '+1',
   fromDisplay: '+1',
   callerName: 'Tom & Jerry',
   to: '101',
+  toDisplay: '101',
+  toName: null,
   startedAt: 0,
   endedAt: 1,
   outcome: 'missed',

@@ -64,6 +64,16 @@ export function fakeApi(view: SettingsView = savedView) {
     })),
     listHistory: vi.fn<ScreenpopApi['listHistory']>(async () => []),
     markHistorySeen: vi.fn<ScreenpopApi['markHistorySeen']>(async () => undefined),
+    copyHistoryNumber: vi.fn<ScreenpopApi['copyHistoryNumber']>(async () => undefined),
+    openHistoryCrm: vi.fn<ScreenpopApi['openHistoryCrm']>(async () => undefined),
+    exportHistoryCsv: vi.fn<ScreenpopApi['exportHistoryCsv']>(async (ids: string[]) => ({
+      status: 'saved' as const,
+      fileName: 'calls.csv',
+      count: ids.length,
+    })),
+    chooseContactsFile: vi.fn<ScreenpopApi['chooseContactsFile']>(async () => ({
+      status: 'cancelled' as const,
+    })),
     closeWindow: vi.fn<ScreenpopApi['closeWindow']>(async () => undefined),
     onCalls: vi.fn<ScreenpopApi['onCalls']>(on('popup:calls')),
     onStatus: vi.fn<ScreenpopApi['onStatus']>(on('status:changed')),

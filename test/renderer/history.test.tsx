@@ -11,6 +11,9 @@ afterEach(cleanup);
 const now = Date.now();
 const entries: HistoryEntry[] = [
   {
+    kind: 'call',
+    toDisplay: '101',
+    toName: null,
     callId: 'old',
     from: '205',
     fromDisplay: '205',
@@ -22,6 +25,9 @@ const entries: HistoryEntry[] = [
     seen: true,
   },
   {
+    kind: 'call',
+    toDisplay: '101',
+    toName: null,
     callId: 'missed',
     from: '+442079460958',
     fromDisplay: '+44 20 7946 0958',
@@ -33,6 +39,9 @@ const entries: HistoryEntry[] = [
     seen: false,
   },
   {
+    kind: 'call',
+    toDisplay: '101',
+    toName: null,
     callId: 'live',
     from: '<script>x</script>',
     fromDisplay: '<script>x</script>',

@@ -14,14 +14,18 @@ afterEach(cleanup);
 
 function card(callId: string, callerName: string, startedAt: number, state = 'ringing'): CallCard {
   return {
+    kind: 'call',
     callId,
     from: '+14155550123',
     fromDisplay: '+1 415-555-0123',
     callerName,
     to: '101',
     toDisplay: 'Ext. 101',
+    toName: null,
     startedAt,
+    endedAt: state === 'ringing' ? null : startedAt + 1000,
     state,
+    outcome: state === 'ringing' ? 'ringing' : 'answered',
     canOpenCrm: true,
   };
 }

@@ -50,6 +50,10 @@ describe('createScreenpopApi', () => {
       api.startDemo(),
       api.listHistory(),
       api.markHistorySeen(),
+      api.copyHistoryNumber('h1'),
+      api.openHistoryCrm('h2'),
+      api.exportHistoryCsv(['h1', 'h2']),
+      api.chooseContactsFile(),
       api.closeWindow(),
     ]);
     expect(invoked).toEqual([
@@ -66,6 +70,10 @@ describe('createScreenpopApi', () => {
       { channel: 'demo:start', args: [] },
       { channel: 'history:list', args: [] },
       { channel: 'history:mark-seen', args: [] },
+      { channel: 'history:copy-number', args: ['h1'] },
+      { channel: 'history:open-crm', args: ['h2'] },
+      { channel: 'history:export-csv', args: [['h1', 'h2']] },
+      { channel: 'settings:choose-contacts-file', args: [] },
       { channel: 'window:close', args: [] },
     ]);
     // Every invoke channel of the contract is reachable, and nothing else is.
@@ -122,6 +130,10 @@ describe('createScreenpopApi', () => {
       'startDemo',
       'listHistory',
       'markHistorySeen',
+      'copyHistoryNumber',
+      'openHistoryCrm',
+      'exportHistoryCsv',
+      'chooseContactsFile',
       'closeWindow',
       'onCalls',
       'onStatus',

@@ -251,6 +251,39 @@ export const shell = {
   openPath: vi.fn(async () => ''),
 };
 
+/**
+ * The native file dialogs. Tests set what the "user" picks (`answer`), or `pending` to keep the
+ * dialog open until they call `release()`; every call is recorded with the window it was modal to.
+ */
+export const dialog = {
+  calls: [] as Array<{ kind: 'open' | 'save'; parent: unknown; options: Record<string, unknown> }>,
+  answer: null as string | null,
+  pending: false,
+  release: (() => {}) as () => void,
+  show(kind: 'open' | 'save', args: unknown[]) {
+    const [first, second] = args;
+    const hasParent = second !== undefined;
+    this.calls.push({
+      kind,
+      parent: hasParent ? first : null,
+      options: (hasParent ? second : first) as Record<string, unknown>,
+    });
+    const answer = this.answer;
+    const result = () =>
+      kind === 'open'
+        ? { canceled: answer === null, filePaths: answer === null ? [] : [answer] }
+        : { canceled: answer === null, filePath: answer ?? '' };
+    if (!this.pending) return Promise.resolve(result());
+    return new Promise((resolve) => (this.release = () => resolve(result())));
+  },
+  showOpenDialog(...args: unknown[]) {
+    return this.show('open', args) as Promise<{ canceled: boolean; filePaths: string[] }>;
+  },
+  showSaveDialog(...args: unknown[]) {
+    return this.show('save', args) as Promise<{ canceled: boolean; filePath: string }>;
+  },
+};
+
 export const clipboard = {
   text: '',
   writeText(text: string): void {
@@ -346,6 +379,7 @@ class FakeApp extends EventEmitter {
   paths: Record<string, string> = {
     userData: '/tmp/screenpop-test',
     home: '/tmp/screenpop-test-home',
+    documents: '/tmp/screenpop-test-home/Documents',
   };
   isPackaged = false;
   singleInstance = true;
@@ -407,6 +441,10 @@ export function resetElectronMock(): void {
   ipcMain.handlers.clear();
   shell.openExternal.mockClear();
   clipboard.text = '';
+  dialog.calls = [];
+  dialog.answer = null;
+  dialog.pending = false;
+  dialog.release = () => {};
   screen.displays = [
     {
       id: 1,
@@ -441,6 +479,7 @@ export default {
   ipcMain,
   shell,
   clipboard,
+  dialog,
   screen,
   powerMonitor,
   session,

@@ -1,4 +1,4 @@
-import type { CallCard } from '../../ipc/contract.ts';
+import type { CallCard, CallOutcome } from '../../ipc/contract.ts';
 import type { Clock, TimerHandle } from '../clock.ts';
 import { MAX_CALL_FIELD_CHARS } from '../events/envelope.ts';
 import type { Logger } from '../log.ts';
@@ -45,6 +45,12 @@ export interface CallPresenterOptions {
   maxCards?: number;
   /** A ring with no news for this long is dropped (a lost "stopped ringing" event). */
   maxRingMs?: number;
+  /**
+   * True when `to` is one of the user's own numbers (extensions, DIDs): an "answered" there was
+   * answered by the user, anywhere else by a colleague. Without it only the numbers the call rang
+   * on count as the user's.
+   */
+  isUserNumber?: (to: string) => boolean;
 }
 
 /** States after which the call is no longer ringing anywhere. Others may concern one party only. */
@@ -52,9 +58,19 @@ const CALL_OVER = new Set(['answered', 'hold', 'ended']);
 /** States that mean someone picked the call up. */
 const ANSWERED = new Set(['answered', 'hold']);
 
-/** What history records: answered by anyone; hung up while ringing is missed; else ended. */
-function outcomeOf(answered: boolean, state: string): 'answered' | 'missed' | 'ended' {
-  return answered ? 'answered' : state === 'ended' ? 'missed' : 'ended';
+type Answered = 'here' | 'elsewhere' | null;
+
+/** What the call came to: answered (here or elsewhere); hung up while ringing is missed; else ended. */
+function outcomeOf(answered: Answered, state: string): Exclude<CallOutcome, 'ringing'> {
+  if (answered === 'here') return 'answered';
+  if (answered === 'elsewhere') return 'answered-elsewhere';
+  return state === 'ended' ? 'missed' : 'ended';
+}
+
+/** The better-informed of two answers: answered here beats answered elsewhere beats none. */
+function betterAnswer(a: Answered, b: Answered): Answered {
+  if (a === 'here' || b === 'here') return 'here';
+  return a ?? b;
 }
 
 /**
@@ -69,7 +85,9 @@ interface LiveCall {
   card: CallCard;
   /** The user's numbers this call is ringing on right now. */
   ringingTo: Set<string>;
-  answered: boolean;
+  /** Every number of the user's this call rang on. */
+  rangTo: Set<string>;
+  answered: Answered;
   timer: TimerHandle | undefined;
 }
 
@@ -110,8 +128,11 @@ export class CallPresenter {
     if (existing) {
       // Another of the user's numbers rings for the same call, or a duplicate: one card per call.
       existing.ringingTo.add(to);
+      existing.rangTo.add(to);
       if (existing.card.state !== 'ringing') {
         existing.card.state = 'ringing';
+        existing.card.outcome = 'ringing';
+        existing.card.endedAt = null;
         this.clearTimer(existing);
       }
       this.armRingTimeout(existing);
@@ -121,30 +142,33 @@ export class CallPresenter {
     const settings = this.o.settings();
     const from = boundedText(pop.from);
     const card: CallCard = {
+      kind: 'call',
       callId,
       from,
       fromDisplay: this.o.directory.format(from),
       callerName: this.o.directory.lookup(from),
       to,
       toDisplay: this.o.directory.format(to),
+      toName: this.o.directory.lookup(to),
       // This computer's clock, when the ring arrived: the user reads "rang 5 s ago" against it, and
       // the server's timestamp may be in another clock's frame (skew).
       startedAt:
         Number.isFinite(pop.receivedAt) && pop.receivedAt > 0 ? pop.receivedAt : this.o.clock.now(),
+      endedAt: null,
       state: 'ringing',
+      outcome: 'ringing',
       canOpenCrm: checkTemplate(settings.crmUrlTemplate, settings.crmAllowedSchemes).ok,
     };
-    const call: LiveCall = { card, ringingTo: new Set([to]), answered: false, timer: undefined };
+    const call: LiveCall = {
+      card,
+      ringingTo: new Set([to]),
+      rangTo: new Set([to]),
+      answered: null,
+      timer: undefined,
+    };
     this.calls.set(callId, call);
     this.armRingTimeout(call);
-    this.o.history.recordRing({
-      callId: card.callId,
-      from: card.from,
-      fromDisplay: card.fromDisplay,
-      callerName: card.callerName,
-      to: card.to,
-      startedAt: card.startedAt,
-    });
+    this.o.history.recordRing(card);
     this.logger.info('call ringing', {
       callId: card.callId,
       source: pop.source,
@@ -162,26 +186,31 @@ export class CallPresenter {
   handleDismiss(dismiss: DismissEvent): void {
     const callId = cardId(dismiss.callId);
     const state = displayText(dismiss.state, 32) || 'ended';
+    const to = boundedText(dismiss.to);
     const call = this.calls.get(callId);
     if (!call) {
       // The user closed the card while it rang: the history still learns how the call ended.
-      this.o.history.recordOutcome(callId, outcomeOf(ANSWERED.has(state), state));
+      const answered = ANSWERED.has(state) ? (this.isUsers(to) ? 'here' : 'elsewhere') : null;
+      this.o.history.recordOutcome(callId, outcomeOf(answered, state));
       return;
     }
+    if (ANSWERED.has(state))
+      call.answered = betterAnswer(
+        call.answered,
+        call.rangTo.has(to) || this.isUsers(to) ? 'here' : 'elsewhere',
+      );
     if (call.card.state !== 'ringing') {
       // Already lingering: an "answered" then "ended" only improves the record.
-      if (state === 'answered') call.answered = true;
       this.recordOutcome(call, state);
       return;
     }
-    if (ANSWERED.has(state)) call.answered = true;
-    const to = boundedText(dismiss.to);
     const wasOurs = call.ringingTo.delete(to);
     if (!CALL_OVER.has(state) && wasOurs && call.ringingTo.size > 0) {
       this.changed();
       return; // still ringing on another of the user's numbers
     }
     call.card.state = state;
+    call.card.endedAt = this.o.clock.now();
     this.recordOutcome(call, state);
     this.linger(call);
     this.changed();
@@ -210,14 +239,17 @@ export class CallPresenter {
 
   crmValues(callId: string): CrmValues | null {
     const card = this.calls.get(callId)?.card;
-    return card
-      ? { from: card.from, to: card.to, call_id: card.callId, caller_name: card.callerName ?? '' }
-      : null;
+    return card ? crmValuesOf(card) : null;
   }
 
   async openCrm(callId: string): Promise<{ ok: boolean; message?: string }> {
     const values = this.crmValues(callId);
     if (!values) return { ok: false, message: 'That call is no longer shown.' };
+    return this.openCrmWith(values);
+  }
+
+  /** Builds the CRM link for a call's values with the settings in force, and opens it. */
+  async openCrmWith(values: CrmValues): Promise<{ ok: boolean; message?: string }> {
     const s = this.o.settings();
     const built = buildCrmUrl(s.crmUrlTemplate, values, s.crmAllowedSchemes);
     if (!built.ok) {
@@ -248,7 +280,7 @@ export class CallPresenter {
       const name = this.o.directory.lookup(c.card.from);
       if (name) {
         c.card.callerName = name;
-        this.o.history.recordRing({ ...c.card });
+        this.o.history.recordRing(c.card);
         changed = true;
       }
     }
@@ -267,14 +299,22 @@ export class CallPresenter {
   clear(): void {
     for (const call of [...this.calls.values()]) {
       if (call.card.state === 'ringing')
-        this.o.history.recordOutcome(call.card.callId, call.answered ? 'answered' : 'ended');
+        this.o.history.recordOutcome(call.card.callId, outcomeOf(call.answered, 'cleared'));
       this.remove(call, false);
     }
     this.changed();
   }
 
   private recordOutcome(call: LiveCall, state: string): void {
-    this.o.history.recordOutcome(call.card.callId, outcomeOf(call.answered, state));
+    const outcome = outcomeOf(call.answered, state);
+    // A lingering card keeps its first word unless an answer improves it ("missed" never follows).
+    if (call.card.outcome === 'ringing' || outcome.startsWith('answered'))
+      call.card.outcome = outcome;
+    this.o.history.recordOutcome(call.card.callId, outcome);
+  }
+
+  private isUsers(to: string): boolean {
+    return this.o.isUserNumber?.(to) ?? false;
   }
 
   private linger(call: LiveCall): void {
@@ -292,7 +332,7 @@ export class CallPresenter {
       call.timer = undefined;
       this.logger.warn('ring timed out without a stop event', { callId: call.card.callId });
       call.card.state = 'ended';
-      this.o.history.recordOutcome(call.card.callId, call.answered ? 'answered' : 'ended');
+      this.o.history.recordOutcome(call.card.callId, outcomeOf(call.answered, 'timed-out'));
       this.remove(call);
     }, this.maxRingMs);
   }
@@ -333,4 +373,14 @@ export class CallPresenter {
       this.logger.error(`${what} failed`, { error: err });
     }
   }
+}
+
+/** The values a CRM link template is filled with, for a call on a card or in the history. */
+export function crmValuesOf(call: {
+  from: string;
+  to: string;
+  callId: string;
+  callerName: string | null;
+}): CrmValues {
+  return { from: call.from, to: call.to, call_id: call.callId, caller_name: call.callerName ?? '' };
 }

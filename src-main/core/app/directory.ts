@@ -199,6 +199,33 @@ export class Directory implements CallerDirectory {
     }
   }
 
+  /**
+   * Reads and parses a contacts file without using it (the settings' file picker says what is in
+   * a file before the user saves it).
+   */
+  async inspectContactsFile(
+    path: string,
+  ): Promise<{ ok: boolean; count: number; message?: string }> {
+    try {
+      const count = parseContacts(await this.readText(path)).length;
+      return count > 0
+        ? { ok: true, count }
+        : {
+            ok: false,
+            count: 0,
+            message:
+              'No contacts found in this file. Use a CSV file with a name column and a phone column, or a vCard (.vcf) file.',
+          };
+    } catch (err) {
+      this.logger.warn('contacts file could not be read', { error: err });
+      return {
+        ok: false,
+        count: 0,
+        message: `The file could not be read (at most ${MAX_CONTACTS_BYTES / 1024 / 1024} MB, CSV or vCard).`,
+      };
+    }
+  }
+
   /** The caller's name: the extension list first (it is the tenant's truth), then contacts. */
   lookup(number: string): string | null {
     const key = normalizeNumber(number, this.region);

@@ -1,5 +1,5 @@
 import { readFile, rename } from 'node:fs/promises';
-import type { CallOutcome, HistoryEntry } from '../../ipc/contract.ts';
+import { CALL_OUTCOMES, type CallOutcome, type HistoryEntry } from '../../ipc/contract.ts';
 import { writeFileAtomic } from '../atomic-file.ts';
 import { parseJson } from '../json-text.ts';
 import type { Clock } from '../clock.ts';
@@ -29,8 +29,21 @@ interface HistoryFile {
   entries: HistoryEntry[];
 }
 
-const OUTCOMES: readonly CallOutcome[] = ['ringing', 'answered', 'missed', 'ended'];
 export const MAX_HISTORY_LIMIT = 10_000;
+
+/** What a ring records; the outcome, end and seen flag come later. */
+export type HistoryRing = Pick<
+  HistoryEntry,
+  'callId' | 'from' | 'fromDisplay' | 'callerName' | 'to' | 'toDisplay' | 'toName' | 'startedAt'
+>;
+
+/**
+ * How much an outcome tells: an answer is final (answered here beats answered elsewhere), and a
+ * later "ended" for an answered call only closes its time.
+ */
+function outcomeRank(outcome: CallOutcome): number {
+  return outcome === 'answered' ? 2 : outcome === 'answered-elsewhere' ? 1 : 0;
+}
 
 function clampLimit(n: number): number {
   return Number.isFinite(n) ? Math.min(MAX_HISTORY_LIMIT, Math.max(1, Math.floor(n))) : 500;
@@ -48,13 +61,18 @@ function readEntry(v: unknown): HistoryEntry | null {
   )
     return null;
   if (typeof e.startedAt !== 'number' || !Number.isFinite(e.startedAt)) return null;
-  if (!OUTCOMES.includes(e.outcome as CallOutcome)) return null;
+  if (!CALL_OUTCOMES.includes(e.outcome as CallOutcome)) return null;
+  // Files written before toDisplay/toName existed show `to` as it was received.
+  const to = boundedText(e.to);
   return {
+    kind: 'call',
     callId: boundedText(e.callId, 128),
     from: boundedText(e.from),
     fromDisplay: displayText(e.fromDisplay),
     callerName: typeof e.callerName === 'string' ? displayText(e.callerName) || null : null,
-    to: boundedText(e.to),
+    to,
+    toDisplay: typeof e.toDisplay === 'string' ? displayText(e.toDisplay) : displayText(to),
+    toName: typeof e.toName === 'string' ? displayText(e.toName) || null : null,
     startedAt: e.startedAt,
     endedAt: typeof e.endedAt === 'number' && Number.isFinite(e.endedAt) ? e.endedAt : null,
     outcome: e.outcome as CallOutcome,
@@ -160,21 +178,29 @@ export class HistoryStore {
   }
 
   /** A call started ringing (a second ring for the same call only fills in a name found later). */
-  recordRing(
-    entry: Pick<
-      HistoryEntry,
-      'callId' | 'from' | 'fromDisplay' | 'callerName' | 'to' | 'startedAt'
-    >,
-  ): void {
-    const existing = this.entries.find((e) => e.callId === entry.callId);
+  recordRing(ring: HistoryRing): void {
+    const existing = this.entries.find((e) => e.callId === ring.callId);
     if (existing) {
-      if (!existing.callerName && entry.callerName) {
-        existing.callerName = entry.callerName;
+      if (!existing.callerName && ring.callerName) {
+        existing.callerName = ring.callerName;
         this.changed();
       }
       return;
     }
-    this.entries.unshift({ ...entry, endedAt: null, outcome: 'ringing', seen: false });
+    this.entries.unshift({
+      kind: 'call',
+      callId: ring.callId,
+      from: ring.from,
+      fromDisplay: ring.fromDisplay,
+      callerName: ring.callerName,
+      to: ring.to,
+      toDisplay: ring.toDisplay,
+      toName: ring.toName,
+      startedAt: ring.startedAt,
+      endedAt: null,
+      outcome: 'ringing',
+      seen: false,
+    });
     if (this.entries.length > this.limit) this.entries.length = this.limit;
     this.changed();
   }
@@ -187,8 +213,7 @@ export class HistoryStore {
   ): void {
     const e = this.entries.find((x) => x.callId === callId);
     if (!e) return;
-    // Answered is final; a later "ended" only closes the time.
-    const next = e.outcome === 'answered' ? 'answered' : outcome;
+    const next = outcomeRank(e.outcome) > outcomeRank(outcome) ? e.outcome : outcome;
     if (e.outcome === next && e.endedAt !== null) return;
     e.outcome = next;
     e.endedAt = at;

@@ -5,13 +5,15 @@
  * presenter. src-main/electron/main.ts wires it to real windows; tests wire it to fakes.
  */
 import type {
-  HistoryEntry,
+  ContactsFilePick,
+  HistoryItem,
   SaveResult,
   SettingsPatch,
   SettingsView,
   StatusView,
   TestConnectionResult,
 } from '../../ipc/contract.ts';
+import { writeFileAtomic } from '../atomic-file.ts';
 import type { Clock } from '../clock.ts';
 import {
   keychainAccount,
@@ -21,13 +23,15 @@ import {
 } from '../credentials/credential-store.ts';
 import { credentialsSource } from '../credentials/credentials-source.ts';
 import type { ConnectionStatus, WakeReason } from '../events/contracts.ts';
+import { UserNumberMatcher } from '../events/numbers.ts';
 import { recoveryPacer, type Fault } from '../last-resort.ts';
 import type { Logger, SecretRegistry } from '../log.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../settings/types.ts';
-import { CallPresenter } from './call-presenter.ts';
+import { CallPresenter, crmValuesOf } from './call-presenter.ts';
 import type { Connection, ConnectionFactory } from './connection.ts';
 import { previewCrmUrl } from './crm-url.ts';
 import { Directory } from './directory.ts';
+import { historyToCsv } from './history-csv.ts';
 import type { HistoryStore } from './history-store.ts';
 import type {
   ClipboardPort,
@@ -77,6 +81,8 @@ export interface AppRuntimeDeps {
   localAddress?: (host: string) => Promise<string | null>;
   /** Called after settings are loaded or saved (start at login, etc.). */
   onSettingsApplied?: (settings: Settings) => void;
+  /** Writes an exported file (History > Export CSV…); atomic by default. */
+  writeExport?: (path: string, data: string) => Promise<void>;
   directoryRefreshMs?: number;
 }
 
@@ -125,6 +131,10 @@ export class AppRuntime {
   private lastFault: Fault | null = null;
   /** Rebuilds after unexpected errors, at most once per 30 s (a fault that repeats is no loop). */
   private readonly recovery: { trigger(): void; cancel(): void };
+  /** The numbers that reach the user on the connection in force (demo: the demo's extension). */
+  private userNumbers: UserNumberMatcher | null = null;
+  /** Contacts files the user picked in the native dialog; the only new paths a save accepts. */
+  private readonly pickedContactsFiles = new Set<string>();
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -148,6 +158,7 @@ export class AppRuntime {
       urlOpener: deps.views.urlOpener,
       clipboard: deps.views.clipboard,
       settings: () => this.current,
+      isUserNumber: (to) => this.userNumbers?.matches(to) ?? false,
     });
     deps.history.onChange(() => this.publishStatus());
     this.directory.onChange(() => this.presenter.refreshNames());
@@ -236,12 +247,57 @@ export class AppRuntime {
     return () => this.settingsListeners.delete(listener);
   }
 
-  history(): HistoryEntry[] {
+  history(): HistoryItem[] {
     return this.d.history.list();
   }
 
   markHistorySeen(): void {
     this.d.history.markAllSeen();
+  }
+
+  /** Copies a history entry's caller number; false when the entry is gone. */
+  copyHistoryNumber(callId: string): boolean {
+    const entry = this.d.history.get(callId);
+    if (!entry) return false;
+    this.d.views.clipboard.writeText(entry.from);
+    return true;
+  }
+
+  /** Opens the CRM link for a history entry with the same builder and gate as the popup's. */
+  openHistoryCrm(callId: string): Promise<{ ok: boolean; message?: string }> {
+    const entry = this.d.history.get(callId);
+    if (!entry)
+      return Promise.resolve({ ok: false, message: 'That call is no longer in the history.' });
+    return this.presenter.openCrmWith(crmValuesOf(entry));
+  }
+
+  /**
+   * Writes the history entries with these ids (each once, in the order given; unknown ids are
+   * skipped) as CSV to `path`, which the user chose in the save dialog. Returns how many.
+   */
+  async exportHistoryCsv(path: string, callIds: readonly string[]): Promise<number> {
+    const byId = new Map(this.d.history.list().map((e) => [e.callId, e]));
+    const entries = [...new Set(callIds)].flatMap((id) => byId.get(id) ?? []);
+    const write = this.d.writeExport ?? ((p, data) => writeFileAtomic(p, data, 0o644));
+    await write(path, historyToCsv(entries));
+    this.logger.info('history exported', { entries: entries.length });
+    return entries.length;
+  }
+
+  /**
+   * The user picked a contacts file in the native dialog: says what is in it, and lets a later
+   * save use that path (a path typed or sent by the page itself is refused).
+   */
+  async pickContactsFile(path: string): Promise<ContactsFilePick> {
+    this.pickedContactsFiles.add(path);
+    const inspected = await this.directory.inspectContactsFile(path);
+    return inspected.ok
+      ? { status: 'picked', path, contacts: inspected.count }
+      : {
+          status: 'failed',
+          path,
+          message: inspected.message ?? 'The contacts file could not be read.',
+        };
   }
 
   previewCrm(template: string) {
@@ -253,6 +309,19 @@ export class AppRuntime {
     const patch = this.leavesDemo(raw)
       ? { ...raw, settings: { ...raw.settings, demoMode: false } }
       : raw;
+    const contacts = patch.settings.contactsFile;
+    if (
+      contacts !== undefined &&
+      contacts !== '' &&
+      contacts !== before.contactsFile &&
+      !this.pickedContactsFiles.has(contacts)
+    ) {
+      return {
+        ok: false,
+        field: 'contactsFile',
+        message: 'Choose the contacts file with "Choose file…".',
+      };
+    }
     const checked = this.d.settings.check(patch.settings);
     if (!checked.ok) return checked;
     const secret = patch.secret?.trim();
@@ -482,6 +551,11 @@ export class AppRuntime {
           eventSource: 'direct',
         }
       : s;
+    this.userNumbers = new UserNumberMatcher({
+      extensions: effective.extensions,
+      dids: effective.dids,
+      defaultRegion: effective.defaultRegion,
+    });
     const credentials = credentialsSource(demo ? this.demoSecrets : this.d.credentials, () => ({
       apiKey: effective.apiKey,
       baseUrl,

@@ -9,8 +9,10 @@
  */
 import type {
   CallCard,
+  ContactsFilePick,
   CrmPreview,
   EventChannel,
+  ExportResult,
   HistoryEntry,
   SaveResult,
   ScreenpopApi,
@@ -30,6 +32,10 @@ export interface DoubleFixture {
   saveResult: SaveResult | null;
   /** What startDemo answers. */
   demoView: SettingsView;
+  /** What exportHistoryCsv answers; null: saved, with the number of ids sent. */
+  exportResult: ExportResult | null;
+  /** What chooseContactsFile answers (the native dialog's outcome in main). */
+  contactsPick: ContactsFilePick;
 }
 
 export interface RecordedCall {
@@ -49,6 +55,7 @@ export interface DoublePageGlobal {
   __double?: DoubleHandle;
   __crmOpen?: (callId: string) => Promise<void>;
   __crmPreview?: (template: string) => Promise<CrmPreview>;
+  __exportCsv?: (callIds: string[]) => Promise<void>;
   document: {
     addEventListener(
       type: 'securitypolicyviolation',
@@ -122,6 +129,19 @@ export function installApiDouble(fixture: DoubleFixture): void {
     },
     listHistory: async () => (record('listHistory', []), clone(fixture.history)),
     markHistorySeen: async () => void record('markHistorySeen', []),
+    copyHistoryNumber: async (callId: string) => void record('copyHistoryNumber', [callId]),
+    openHistoryCrm: async (callId: string) => {
+      record('openHistoryCrm', [callId]);
+      if (g.__crmOpen) await g.__crmOpen(callId);
+    },
+    exportHistoryCsv: async (callIds: string[]): Promise<ExportResult> => {
+      record('exportHistoryCsv', [callIds]);
+      if (g.__exportCsv) await g.__exportCsv(callIds);
+      return fixture.exportResult
+        ? clone(fixture.exportResult)
+        : { status: 'saved', fileName: 'screenpop-calls.csv', count: callIds.length };
+    },
+    chooseContactsFile: async () => (record('chooseContactsFile', []), clone(fixture.contactsPick)),
     closeWindow: async () => void record('closeWindow', []),
     onCalls: subscribe('onCalls', 'popup:calls'),
     onStatus: subscribe('onStatus', 'status:changed'),

@@ -22,8 +22,14 @@ export interface PageOptions {
   /** Node-side CRM hooks (wired to the real builder by the tests that want it). */
   crmOpen?: (callId: string) => void | Promise<void>;
   crmPreview?: (template: string) => CrmPreview | Promise<CrmPreview>;
+  /** Node-side history:export-csv (the test writes the CSV with main's real writer). */
+  exportCsv?: (callIds: string[]) => void | Promise<void>;
   /** Freeze Date.now() (timers keep running) for screenshots that do not change between runs. */
   fixedTime?: number;
+  /** prefers-reduced-motion; 'reduce' by default, so screenshots never catch a frame mid-motion. */
+  reducedMotion?: 'reduce' | 'no-preference';
+  /** Like a browser's zoom: CSS pixels are this many device pixels (the viewport is in CSS px). */
+  zoom?: number;
 }
 
 export interface OpenedPage {
@@ -54,7 +60,8 @@ export async function openPage(
     colorScheme: options.colorScheme ?? 'light',
     locale: 'en-US',
     timezoneId: 'UTC',
-    reducedMotion: 'reduce',
+    reducedMotion: options.reducedMotion ?? 'reduce',
+    ...(options.zoom ? { deviceScaleFactor: options.zoom } : {}),
   });
   const page = await context.newPage();
   const problems: string[] = [];
@@ -78,9 +85,10 @@ export async function openPage(
     dialogs.push(`${dialog.type()}: ${dialog.message()}`);
     void dialog.dismiss();
   });
-  const { crmOpen, crmPreview } = options;
+  const { crmOpen, crmPreview, exportCsv } = options;
   if (crmOpen) await page.exposeFunction('__crmOpen', crmOpen);
   if (crmPreview) await page.exposeFunction('__crmPreview', crmPreview);
+  if (exportCsv) await page.exposeFunction('__exportCsv', exportCsv);
   if (options.fixedTime !== undefined) await page.clock.setFixedTime(options.fixedTime);
   await page.addInitScript(installApiDouble, fixture);
   await page.goto(`${origin}/${name}.html`);
@@ -145,4 +153,45 @@ export function childElementCount(target: Locator): Promise<number> {
   return target.evaluate(
     (el) => (el as unknown as { childElementCount: number }).childElementCount,
   );
+}
+
+interface RectLike {
+  top: number;
+  height: number;
+}
+interface DomLike {
+  createRange(): { selectNodeContents(n: unknown): void; getClientRects(): ArrayLike<RectLike> };
+}
+
+/** How many lines of text the located element's content takes (1: it did not wrap). */
+export function lineCount(target: Locator): Promise<number> {
+  return target.evaluate((el) => {
+    const range = (globalThis as unknown as { document: DomLike }).document.createRange();
+    range.selectNodeContents(el);
+    const tops = new Set<number>();
+    for (const r of Array.from(range.getClientRects()))
+      if (r.height > 0) tops.add(Math.round(r.top));
+    return tops.size;
+  });
+}
+
+/** True when the located element shows all of its text (not cut by an ellipsis or overflow). */
+export function fitsWhole(target: Locator): Promise<boolean> {
+  return target.evaluate(
+    (el) =>
+      (el as unknown as { scrollWidth: number; clientWidth: number }).scrollWidth <=
+      (el as unknown as { clientWidth: number }).clientWidth,
+  );
+}
+
+/** The located element's text without what only screen readers get (.visually-hidden). */
+export function visibleText(target: Locator): Promise<string> {
+  return target.evaluate((el) => {
+    const copy = (el as unknown as { cloneNode(deep: boolean): unknown }).cloneNode(true) as {
+      querySelectorAll(s: string): ArrayLike<{ remove(): void }>;
+      textContent: string | null;
+    };
+    for (const hidden of Array.from(copy.querySelectorAll('.visually-hidden'))) hidden.remove();
+    return (copy.textContent ?? '').replace(/\s+/g, ' ').trim();
+  });
 }

@@ -1,0 +1,94 @@
+/**
+ * The call history as a CSV file for a spreadsheet (History > Export CSV…). Caller names and
+ * numbers are chosen by callers, so every cell is made inert for the programs that open it:
+ *
+ * - Spreadsheets run a cell that starts with = + - @ (or a tab or carriage return, or their
+ *   full-width forms) as a formula: "=HYPERLINK(…)" in a caller name would become a link or a
+ *   command. Such a cell gets a leading apostrophe, which Excel, LibreOffice and Google Sheets read
+ *   as "this is text" (OWASP's advice for CSV injection). Phone numbers in international form start
+ *   with "+", so they carry it too: "'+14155550123" stays a number a person can read and dial,
+ *   instead of becoming 14155550123 or 1.42E+10.
+ * - Controls, line breaks and bidirectional overrides are removed (displayText), so a value cannot
+ *   start a new row or read backwards; every cell is quoted, with inner quotes doubled (RFC 4180).
+ * - UTF-8 with a byte-order mark (so Excel reads accents and scripts right) and CRLF line ends.
+ */
+import type { CallOutcome, HistoryEntry } from '../../ipc/contract.ts';
+import { displayText } from './text.ts';
+
+const COLUMNS = [
+  'Started',
+  'Caller name',
+  'Caller number',
+  'Called line',
+  'Called number',
+  'Outcome',
+  'Rang for (seconds)',
+  'Call ID',
+] as const;
+
+const OUTCOME_WORDS: Record<CallOutcome, string> = {
+  ringing: 'Ringing',
+  answered: 'Answered',
+  'answered-elsewhere': 'Answered by a colleague',
+  missed: 'Missed',
+  ended: 'Ended',
+};
+
+/** The first characters a spreadsheet may read as the start of a formula. */
+const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
+const LONGEST_CELL = 4096;
+
+/** One cell: inert text, quoted. */
+export function csvCell(value: string): string {
+  // displayText also trims: " =1+1" is judged by its "=" (some programs skip leading spaces).
+  let text = displayText(value, LONGEST_CELL);
+  if (FORMULA_START.test(text)) text = `'${text}`;
+  return `"${text.replace(/"/g, '""')}"`;
+}
+
+/** `at` as local "YYYY-MM-DD HH:MM:SS", which spreadsheets read as a date and time. */
+export function localDateTime(at: number): string {
+  const d = new Date(at);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return (
+    `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())} ` +
+    `${two(d.getHours())}:${two(d.getMinutes())}:${two(d.getSeconds())}`
+  );
+}
+
+export interface CsvOptions {
+  /** How a time is written; local time by default (tests pass a fixed zone). */
+  dateTime?: (at: number) => string;
+}
+
+/** The entries as CSV text, in the order given. */
+export function historyToCsv(entries: readonly HistoryEntry[], options: CsvOptions = {}): string {
+  const dateTime = options.dateTime ?? localDateTime;
+  const rows = [COLUMNS.map(csvCell).join(',')];
+  for (const e of entries) {
+    const rang =
+      e.endedAt !== null && e.endedAt >= e.startedAt
+        ? String(Math.round((e.endedAt - e.startedAt) / 1000))
+        : '';
+    rows.push(
+      [
+        dateTime(e.startedAt),
+        e.callerName ?? '',
+        e.from,
+        e.toName ?? '',
+        e.to,
+        OUTCOME_WORDS[e.outcome] ?? 'Ended',
+        rang,
+        e.callId,
+      ]
+        .map(csvCell)
+        .join(','),
+    );
+  }
+  return `\uFEFF${rows.join('\r\n')}\r\n`;
+}
+
+/** The name the save dialog proposes: screenpop-calls-2026-11-22.csv (local date). */
+export function exportFileName(now: number): string {
+  return `screenpop-calls-${localDateTime(now).slice(0, 10)}.csv`;
+}
