@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock, TimerHandle } from '../src-main/core/clock.ts';
 import type { Logger } from '../src-main/core/log.ts';
+import { ERRCODE } from '../src-main/core/service-errors.ts';
 
 /**
  * Client authentication (docs/relay-protocol.md, "Authentication"): a desktop presents the access
@@ -17,7 +18,7 @@ import type { Logger } from '../src-main/core/log.ts';
 export type AuthVerdict =
   | { ok: true }
   | { ok: false; status: 401 | 403; errcode: number; reason: string }
-  | { ok: false; status: 429; errcode: 42900; reason: string }
+  | { ok: false; status: 429; errcode: typeof ERRCODE.rateLimited; reason: string }
   | { ok: false; status: 503; errcode: 0; reason: string };
 
 export interface TokenValidatorOptions {
@@ -232,19 +233,28 @@ export class TokenValidator {
     } catch {
       // not JSON: decide on the status alone (docs/wire-protocol.md section 4)
     }
-    if (errcode === 0 && res.ok) return { ok: true };
-    if (errcode === 10001 || errcode === 10002 || (errcode === undefined && res.status === 401))
+    if (errcode === ERRCODE.ok && res.ok) return { ok: true };
+    const { invalidCredentials, tokenExpired, insufficientScope, ipNotAllowed } = ERRCODE;
+    if (
+      errcode === invalidCredentials ||
+      errcode === tokenExpired ||
+      (errcode === undefined && res.status === 401)
+    )
       return {
         ok: false,
         status: 401,
-        errcode: errcode ?? 10002,
+        errcode: errcode ?? tokenExpired,
         reason: 'token rejected by the service',
       };
-    if (errcode === 10003 || errcode === 10004 || (errcode === undefined && res.status === 403))
+    if (
+      errcode === insufficientScope ||
+      errcode === ipNotAllowed ||
+      (errcode === undefined && res.status === 403)
+    )
       return {
         ok: false,
         status: 403,
-        errcode: errcode ?? 10003,
+        errcode: errcode ?? insufficientScope,
         reason: 'token not allowed to read extensions',
       };
     return { ok: false, status: 503, errcode: 0, reason: `service answered ${res.status}` };
@@ -254,7 +264,7 @@ export class TokenValidator {
 const RATE_LIMITED: AuthVerdict = {
   ok: false,
   status: 429,
-  errcode: 42900,
+  errcode: ERRCODE.rateLimited,
   reason: 'too many refused tokens from this address; retry later',
 };
 

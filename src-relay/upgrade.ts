@@ -4,6 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import type { Clock } from '../src-main/core/clock.ts';
 import type { Logger } from '../src-main/core/log.ts';
+import { ERRCODE } from '../src-main/core/service-errors.ts';
 import { clientAddress, type Admission } from './admission.ts';
 import { tokenKey, type TokenValidator } from './auth.ts';
 import { ClientSession } from './client-session.ts';
@@ -69,7 +70,10 @@ export function upgradeHandler(
     const auth = req.headers.authorization;
     const token = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : '';
     if (!token)
-      return refuse(socket, 'no-token', 401, { errcode: 10002, errmsg: 'bearer token required' });
+      return refuse(socket, 'no-token', 401, {
+        errcode: ERRCODE.tokenExpired,
+        errmsg: 'bearer token required',
+      });
     const address = clientAddress(req, config.trustProxy);
     const hash = tokenKey(token);
     const place = admission.take(address, `${tenant.name}:${hash}`);
@@ -78,7 +82,7 @@ export function upgradeHandler(
         socket,
         'too-many-sessions',
         place.status,
-        { errcode: place.status === 429 ? 42900 : 0, errmsg: place.reason },
+        { errcode: place.status === 429 ? ERRCODE.rateLimited : ERRCODE.ok, errmsg: place.reason },
         { tenant: tenant.name },
       );
     socket.once('close', () => place.release());

@@ -1,42 +1,44 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
+import { ERRCODE } from '../src-main/core/service-errors.ts';
 
 /**
  * Error codes and their HTTP statuses (docs/wire-protocol.md section 4). Every JSON answer carries errcode
  * and errmsg; HTTP-level errcodes are the status times 100 (40000, 42900, 50300, ...).
  */
 export const ERR = {
-  OK: 0,
-  INVALID_KEY: 10001,
-  TOKEN_EXPIRED: 10002,
-  INSUFFICIENT_SCOPE: 10003,
-  IP_NOT_ALLOWED: 10004,
-  BAD_REQUEST: 40000,
+  OK: ERRCODE.ok,
+  INVALID_KEY: ERRCODE.invalidCredentials,
+  TOKEN_EXPIRED: ERRCODE.tokenExpired,
+  INSUFFICIENT_SCOPE: ERRCODE.insufficientScope,
+  IP_NOT_ALLOWED: ERRCODE.ipNotAllowed,
+  BAD_REQUEST: ERRCODE.badRequest,
   NOT_FOUND: 40400,
   METHOD_NOT_ALLOWED: 40500,
-  TOO_MANY_REQUESTS: 42900,
+  TOO_MANY_REQUESTS: ERRCODE.rateLimited,
 } as const;
 
+/** The service's own `errmsg` words (the simulator's choice; clients never show them as they are). */
 const MESSAGES: Record<number, string> = {
-  0: 'SUCCESS',
-  10001: 'INVALID KEY OR SECRET',
-  10002: 'TOKEN EXPIRED',
-  10003: 'INSUFFICIENT SCOPE',
-  10004: 'IP NOT ALLOWED',
-  40000: 'BAD REQUEST',
-  40400: 'NOT FOUND',
-  40500: 'METHOD NOT ALLOWED',
-  42900: 'TOO MANY REQUESTS',
+  [ERR.OK]: 'SUCCESS',
+  [ERR.INVALID_KEY]: 'INVALID KEY OR SECRET',
+  [ERR.TOKEN_EXPIRED]: 'TOKEN EXPIRED',
+  [ERR.INSUFFICIENT_SCOPE]: 'INSUFFICIENT SCOPE',
+  [ERR.IP_NOT_ALLOWED]: 'IP NOT ALLOWED',
+  [ERR.BAD_REQUEST]: 'BAD REQUEST',
+  [ERR.NOT_FOUND]: 'NOT FOUND',
+  [ERR.METHOD_NOT_ALLOWED]: 'METHOD NOT ALLOWED',
+  [ERR.TOO_MANY_REQUESTS]: 'TOO MANY REQUESTS',
   50000: 'INTERNAL SERVER ERROR',
   50200: 'BAD GATEWAY',
   50300: 'SERVICE UNAVAILABLE',
 };
 
 export function statusFor(errcode: number): number {
-  if (errcode === 0) return 200;
-  if (errcode === 10001 || errcode === 10002) return 401;
-  if (errcode === 10003 || errcode === 10004) return 403;
-  if (errcode >= 40000) return Math.floor(errcode / 100);
+  if (errcode === ERR.OK) return 200;
+  if (errcode === ERR.INVALID_KEY || errcode === ERR.TOKEN_EXPIRED) return 401;
+  if (errcode === ERR.INSUFFICIENT_SCOPE || errcode === ERR.IP_NOT_ALLOWED) return 403;
+  if (errcode >= ERR.BAD_REQUEST) return Math.floor(errcode / 100); // HTTP-level codes
   return 400;
 }
 

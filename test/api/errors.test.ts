@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { errorFromResponse, parseRetryAfter } from '../../src-main/core/api/errors.ts';
 import {
-  errorFromResponse,
-  parseRetryAfter,
-  remedyFor,
+  describeErrcode,
+  describeError,
+  FAULT_WORDS,
   ServiceError,
-} from '../../src-main/core/api/errors.ts';
+} from '../../src-main/core/service-errors.ts';
 
 describe('errorFromResponse', () => {
   it('decides on errcode before the HTTP status', () => {
@@ -38,7 +39,7 @@ describe('errorFromResponse', () => {
     expect(e).toBeInstanceOf(ServiceError);
     expect(e.errcode).toBe(10001);
     expect(e.httpStatus).toBe(401);
-    expect(e.remedy).toBe(remedyFor(10001));
+    expect(e.remedy).toBe(describeErrcode(10001).remedy);
     expect(e.retryable).toBe(false);
     expect(e.message).toMatch(/^get_token: .*10001.*INVALID/);
   });
@@ -81,13 +82,60 @@ describe('errorFromResponse', () => {
   });
 });
 
-describe('remedyFor', () => {
+describe('the words for a fault (service-errors.ts)', () => {
   it('says in plain words what the user does, per docs/wire-protocol.md section 4', () => {
-    expect(remedyFor(10001)).toMatch(/check.*key and secret|key or secret/i);
-    expect(remedyFor(10001)).toMatch(/regenerate the key/i);
-    expect(remedyFor(10002)).toMatch(/refresh/i);
-    expect(remedyFor(10003)).toMatch(/edit the API key and grant the missing scope/i);
-    expect(remedyFor(10004)).toMatch(/add this computer's IP address to its allowlist/i);
-    expect(remedyFor(12345)).toMatch(/12345/);
+    expect(describeErrcode(10001).remedy).toMatch(/check.*key and secret|key or secret/i);
+    expect(describeErrcode(10001).remedy).toMatch(/regenerate the key/i);
+    expect(describeErrcode(10002).remedy).toMatch(/refresh/i);
+    expect(describeErrcode(10003).remedy).toMatch(/edit the API key and grant the missing scope/i);
+    expect(describeErrcode(10004).remedy).toMatch(
+      /add this computer's IP address to its allowlist/i,
+    );
+    expect(describeErrcode(12345)).toMatchObject({
+      fault: 'unknown-errcode',
+      reason: expect.stringContaining('12345'),
+      needsUser: false,
+    });
+  });
+
+  it('gives the same words for a fault whether an HTTP answer or a frame carried it', () => {
+    for (const [status, errcode] of [
+      [401, 10001],
+      [401, 10002],
+      [403, 10003],
+      [403, 10004],
+      [400, 40000],
+      [429, 42900],
+    ] as const) {
+      const fromAnswer = describeError(errorFromResponse(status, { errcode, errmsg: 'X' }));
+      expect(fromAnswer).toEqual(describeErrcode(errcode));
+    }
+  });
+
+  it('asks the user to act only for what a person must fix', () => {
+    expect(
+      [10001, 10002, 10003, 10004, 40000, 42900].map((c) => describeErrcode(c).needsUser),
+    ).toEqual([true, false, true, true, false, false]);
+    const noSecret = new ServiceError({
+      kind: 'credentials',
+      fault: 'no-credentials',
+      message: 'x',
+    });
+    expect(describeError(noSecret)).toEqual({
+      fault: 'no-credentials',
+      ...FAULT_WORDS['no-credentials'],
+      needsUser: true,
+    });
+    expect(describeError(errorFromResponse(503, 'down'))).toMatchObject({
+      fault: 'server',
+      needsUser: false,
+    });
+  });
+
+  it('describes anything else thrown as unexpected, without its text', () => {
+    const d = describeError(new TypeError('secret-ish detail'));
+    expect(d).toMatchObject({ fault: 'unexpected', needsUser: false });
+    expect(JSON.stringify(d)).not.toContain('secret-ish');
+    expect(describeError('a string')).toEqual(d);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-main/core/api/service-client.ts';
-import { ServiceError } from '../../src-main/core/api/errors.ts';
+import { ServiceError } from '../../src-main/core/service-errors.ts';
 import type { Credentials, TokenHealth } from '../../src-main/core/api/token-manager.ts';
 import {
   DEFAULT_CREDENTIALS_TIMEOUT_MS,

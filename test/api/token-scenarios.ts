@@ -8,7 +8,7 @@
  * not be aborted by time that did not really pass.
  */
 import { ServiceClient } from '../../src-main/core/api/service-client.ts';
-import { isServiceError } from '../../src-main/core/api/errors.ts';
+import { isServiceError } from '../../src-main/core/service-errors.ts';
 import { TokenManager } from '../../src-main/core/api/token-manager.ts';
 import { SecretRegistry } from '../../src-main/core/log.ts';
 import { startSimulator } from '../../src-sim/index.ts';

@@ -13,6 +13,7 @@ import {
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
 import { SecretRegistry, silentLogger } from '../../src-main/core/log.ts';
+import { describeErrcode } from '../../src-main/core/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { fakeViews, memoryHistory, MemorySettings } from './support.ts';
 
@@ -169,6 +170,28 @@ describe('AppRuntime with the simulator', () => {
     });
     expect(ip).toMatchObject({ ok: false, errcode: 10004, ipToAllow: '127.0.0.1' });
     expect(ip.message).toContain('the address it sees'); // the simulator is on this computer
+    expect(ip.message.startsWith(describeErrcode(10004).reason)).toBe(true);
     expect(JSON.stringify([ok, bad, ip])).not.toContain(sim.apiKey.secret);
+  });
+
+  it('says the same words for a fault in the tray as in Test connection', async () => {
+    const sim = await simulator();
+    const credentials = new MemoryCredentialStore();
+    await credentials.setSecret(keychainAccount(sim.apiKey.key, sim.baseUrl), 'wrong-secret');
+    const settings = new MemorySettings({
+      baseUrl: sim.baseUrl,
+      apiKey: sim.apiKey.key,
+      extensions: ['101'],
+    });
+    const { runtime, views } = makeRuntime(settings, credentials);
+    await runtime.start();
+    await vi.waitFor(() => expect(views.tray.last?.status.state).toBe('needs-attention'), {
+      timeout: 10_000,
+    });
+    const tray = views.tray.last!.status;
+    const tested = await runtime.testConnection({ settings: {}, secret: 'wrong-secret' });
+    const { reason, remedy } = describeErrcode(10001);
+    expect(tray).toMatchObject({ reason, remedy });
+    expect(tested).toEqual({ ok: false, errcode: 10001, message: reason, remedy });
   });
 });

@@ -5,7 +5,7 @@ import {
   type ConnectionProbe,
   type TestConnectionInput,
 } from '../../src-main/core/app/test-connection.ts';
-import { ServiceError } from '../../src-main/core/api/errors.ts';
+import { FAULT_WORDS, ServiceError } from '../../src-main/core/service-errors.ts';
 import { silentLogger } from '../../src-main/core/log.ts';
 
 const input: TestConnectionInput = {
@@ -133,7 +133,9 @@ describe('testConnection', () => {
       getToken: async () =>
         Promise.reject(new ServiceError({ kind: 'network', message: 'fetch failed s3cret-value' })),
     });
-    expect(r).toMatchObject({ ok: false, message: 'Could not reach acme.example.com.' });
+    // The words of the tray and the runner for the same fault.
+    const { reason, remedy } = FAULT_WORDS.network;
+    expect(r).toEqual({ ok: false, message: reason, remedy });
     expect(JSON.stringify(r)).not.toContain('s3cret-value');
   });
 });

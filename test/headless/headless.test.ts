@@ -5,6 +5,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
+import { describeErrcode } from '../../src-main/core/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { waitFor } from '../support/wait.ts';
 
@@ -142,10 +143,14 @@ describe('screenpop-headless', () => {
       SCREENPOP_API_SECRET: 'definitely-not-the-secret',
     });
     expect(await child.exit).toBe(3);
+    // The words the tray and Test connection use for the same fault.
+    const { reason, remedy } = describeErrcode(10001);
     expect(child.lines.at(-1)).toMatchObject({
       type: 'status',
       state: 'needs-attention',
       errcode: 10001,
+      reason,
+      remedy,
     });
     expect(child.stderr()).not.toContain('definitely-not-the-secret');
   });

@@ -11,7 +11,8 @@
 import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { SecretRegistry, silentLogger } from '../log.ts';
-import { errorFromResponse, isServiceError, ServiceError } from './errors.ts';
+import { isServiceError, ServiceError } from '../service-errors.ts';
+import { errorFromResponse } from './errors.ts';
 import type { Extension, TokenPair } from './wire.ts';
 import {
   asObject,

@@ -21,7 +21,7 @@ import type { Logger } from '../log.ts';
 import { SecretRegistry, silentLogger } from '../log.ts';
 import type { BackoffPolicy } from './backoff.ts';
 import { backoffDelay, DEFAULT_BACKOFF } from './backoff.ts';
-import { isServiceError, ServiceError } from './errors.ts';
+import { isServiceError, needsUser, ServiceError } from '../service-errors.ts';
 import type { ServiceClient, TokenPair } from './service-client.ts';
 
 export interface Credentials {
@@ -67,8 +67,6 @@ export interface TokenManagerDeps {
   backoff?: BackoffPolicy;
   credentialsTimeoutMs?: number;
 }
-
-const NEEDS_ATTENTION: ReadonlySet<string> = new Set(['credentials', 'ip', 'scope']);
 
 export class TokenManager implements TokenSource {
   private readonly client: ServiceClient;
@@ -292,19 +290,17 @@ export class TokenManager implements TokenSource {
     } catch (err) {
       throw new ServiceError({
         kind: 'credentials',
+        fault: 'keychain-unreadable',
         message: this.secrets.scrub(
           `The API secret could not be read from the system keychain (${err instanceof Error ? err.message : String(err)})`,
         ),
-        remedy:
-          'Unlock the system keychain (or sign in again), then choose Retry; if it keeps failing, enter the API secret again in Settings.',
       });
     }
     if (!creds || !creds.key || !creds.secret) {
       throw new ServiceError({
         kind: 'credentials',
+        fault: 'no-credentials',
         message: 'No API key and secret are set up',
-        remedy:
-          "Open Settings and enter the API key and secret from the admin console's API integrations page.",
       });
     }
     this.secrets.add(creds.secret);
@@ -333,7 +329,7 @@ export class TokenManager implements TokenSource {
   }
 
   private onFailure(error: ServiceError): void {
-    if (NEEDS_ATTENTION.has(error.kind)) {
+    if (needsUser(error.kind)) {
       this.enterNeedsAttention(error);
       return;
     }

@@ -2,6 +2,7 @@ import { createSocket } from 'node:dgram';
 import { isIP } from 'node:net';
 import type { TestConnectionResult } from '../../ipc/contract.ts';
 import type { Logger } from '../log.ts';
+import { describeError, ERRCODE, hint, isServiceError, type HintId } from '../service-errors.ts';
 import type { DirectoryEntry } from './directory.ts';
 import { normalizeNumber } from './phone.ts';
 
@@ -30,23 +31,6 @@ export interface TestConnectionDeps {
   logger: Logger;
   /** Best-effort address of this computer towards `host`; defaults to the UDP-route trick. */
   localAddress?: (host: string) => Promise<string | null>;
-}
-
-const DEFAULT_REMEDY: Record<number, string> = {
-  10001:
-    'Correct the API key and secret; regenerate the key in the admin console if the secret is lost.',
-  10002: 'Try again; if it keeps happening, check this computer’s clock.',
-  10003:
-    'Edit the API key in the admin console and grant the missing scope (extension list and call events).',
-  10004: "Add this computer's IP address to the API key's allowlist in the admin console.",
-};
-
-interface ErrorLike {
-  errcode?: unknown;
-  remedy?: unknown;
-  kind?: unknown;
-  message?: unknown;
-  status?: unknown;
 }
 
 /** Checks the base URL the way the service client will use it: https, or http for this computer. */
@@ -160,109 +144,55 @@ export async function testConnection(
     }
     return result;
   } catch (err) {
-    return explainFailure(err as ErrorLike, step, base.url, deps);
+    return explainFailure(err, step, base.url, deps);
   }
 }
 
+/**
+ * A failed test in the words the tray and the runner use for the same fault (service-errors.ts),
+ * plus what only a test knows: which call failed, and for 10004 which address to allow.
+ */
 async function explainFailure(
-  err: ErrorLike,
+  err: unknown,
   step: 'token' | 'list',
   base: URL,
   deps: TestConnectionDeps,
 ): Promise<TestConnectionResult> {
-  const errcode = typeof err?.errcode === 'number' ? err.errcode : undefined;
-  const remedy =
-    typeof err?.remedy === 'string' && err.remedy
-      ? err.remedy
-      : errcode !== undefined
-        ? DEFAULT_REMEDY[errcode]
-        : undefined;
-  const text = typeof err?.message === 'string' ? err.message : '';
-  deps.logger.info('connection test failed', { step, errcode, kind: err?.kind });
-  switch (errcode) {
-    case 10001:
-      return { ok: false, errcode, message: 'The service rejected the API key or secret.', remedy };
-    case 10002:
-      return {
-        ok: false,
-        errcode,
-        message: 'The service said the access token had already expired.',
-        remedy,
-      };
-    case 10003:
-      return {
-        ok: false,
-        errcode,
-        message:
-          step === 'list'
-            ? 'Signed in, but the API key may not list extensions (missing scope).'
-            : 'The API key lacks a required scope.',
-        remedy,
-      };
-    case 10004: {
-      const seen = ipInMessage(text);
-      if (seen)
-        return {
-          ok: false,
-          errcode,
-          ipToAllow: seen,
-          message: `The service refused this computer's address (${seen}, as the service sees it).`,
-          remedy,
-        };
-      const local = await (deps.localAddress ?? outboundAddress)(base.hostname).catch(() => null);
-      // A service on this computer or this private network sees the local address itself.
-      const host = base.hostname.replace(/^\[|\]$/g, '');
-      if (local && (host === 'localhost' || (isIP(host) !== 0 && isPrivate(host)))) {
-        return {
-          ok: false,
-          errcode,
-          ipToAllow: local,
-          message: `The service refused this computer's address, ${local} (the service is on this network, so that is the address it sees).`,
-          remedy,
-        };
-      }
-      if (local && !isPrivate(local)) {
-        return {
-          ok: false,
-          errcode,
-          ipToAllow: local,
-          message: `The service refused this computer's address. This computer's outbound address is ${local}.`,
-          remedy,
-        };
-      }
-      return {
-        ok: false,
-        errcode,
-        ...(local ? { ipToAllow: local } : {}),
-        message: local
-          ? `The service refused this computer's address. Locally this computer is ${local}, a private address: the allowlist needs this computer's public IP as the service sees it (your network administrator knows it).`
-          : "The service refused this computer's address: the allowlist needs this computer's public IP as the service sees it.",
-        remedy,
-      };
-    }
-  }
-  const kind = typeof err?.kind === 'string' ? err.kind : '';
-  if (
-    kind === 'network' ||
-    kind === 'timeout' ||
-    /ECONNREFUSED|ENOTFOUND|EAI_AGAIN|fetch failed|timed? ?out|ETIMEDOUT|ECONNRESET/i.test(text)
-  ) {
-    return {
-      ok: false,
-      message: `Could not reach ${base.host}.`,
-      remedy: 'Check the service address and this computer’s network connection.',
-    };
-  }
-  if (errcode !== undefined)
-    return {
-      ok: false,
-      errcode,
-      message: `The service answered with error ${errcode}.`,
-      ...(remedy ? { remedy } : {}),
-    };
-  return {
+  const fault = describeError(err);
+  deps.logger.info('connection test failed', { step, errcode: fault.errcode, fault: fault.fault });
+  const result: TestConnectionResult = {
     ok: false,
-    message: `The service gave an unexpected answer${kind ? ` (${kind})` : ''}.`,
-    remedy: 'Check the service address; try again later.',
+    message: fault.reason,
+    remedy: fault.remedy,
+    ...(fault.errcode !== undefined && { errcode: fault.errcode }),
   };
+  if (fault.errcode === ERRCODE.insufficientScope && step === 'list')
+    result.message = `${fault.reason} ${hint('scope-extension-list')}`;
+  if (fault.errcode === ERRCODE.ipNotAllowed) {
+    const { ip, hintId } = await addressToAllow(isServiceError(err) ? err.message : '', base, deps);
+    result.message = `${fault.reason} ${hint(hintId, ip ? { ip } : {})}`;
+    if (ip) result.ipToAllow = ip;
+  }
+  return result;
+}
+
+/**
+ * For 10004: the address the service reported in its error text if it did, else this computer's
+ * outbound address, and which of the two it is (behind NAT the local address is not the one the
+ * service sees).
+ */
+async function addressToAllow(
+  serviceText: string,
+  base: URL,
+  deps: TestConnectionDeps,
+): Promise<{ ip: string | null; hintId: HintId }> {
+  const seen = ipInMessage(serviceText);
+  if (seen) return { ip: seen, hintId: 'ip-reported' };
+  const local = await (deps.localAddress ?? outboundAddress)(base.hostname).catch(() => null);
+  if (!local) return { ip: null, hintId: 'ip-unknown' };
+  // A service on this computer or this private network sees the local address itself.
+  const host = base.hostname.replace(/^\[|\]$/g, '');
+  if (host === 'localhost' || (isIP(host) !== 0 && isPrivate(host)))
+    return { ip: local, hintId: 'ip-same-network' };
+  return { ip: local, hintId: isPrivate(local) ? 'ip-private' : 'ip-outbound' };
 }

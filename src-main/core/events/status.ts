@@ -1,35 +1,20 @@
 /**
- * The connection status the tray shows, and how several sources' statuses combine into one.
- * Remedies are the service's own (docs/wire-protocol.md section 4), in words a user can act on.
+ * The connection status the tray shows, and how several sources' statuses combine into one. The
+ * words for a service's fault come from ../service-errors.ts, the same as Test connection's.
  */
+import type { ErrorDescription } from '../service-errors.ts';
 import type { ConnectionState, ConnectionStatus } from './contracts.ts';
 
-export const REMEDY: Readonly<Record<number, string>> = {
-  10001:
-    'Correct the API key and secret in Settings; regenerate the key in the admin console if needed.',
-  10002: 'Screenpop fetches a new token by itself; if this stays, check the computer clock.',
-  10003: 'Edit the API key in the admin console and grant the missing scope.',
-  10004: "Add this computer's public IP address to the API key's allowlist in the admin console.",
-};
-
-export const REASON: Readonly<Record<number, string>> = {
-  10001: 'The API key or secret is not valid.',
-  10002: 'The access token expired.',
-  10003: 'The API key lacks a scope.',
-  10004: "This computer's IP address is not on the API key's allowlist.",
-};
-
-/** A status for a service errcode (reason and remedy from the tables above). */
-export function statusForErrcode(
+/** A status in a fault's words (reason, remedy, and the service's errcode when it gave one). */
+export function faultStatus(
   state: ConnectionState,
-  errcode: number,
-  reason?: string,
+  fault: Pick<ErrorDescription, 'reason' | 'remedy' | 'errcode'>,
 ): ConnectionStatus {
   return {
     state,
-    errcode,
-    reason: reason ?? REASON[errcode] ?? `The service answered with error ${errcode}.`,
-    remedy: REMEDY[errcode] ?? 'Check the connection settings.',
+    reason: fault.reason,
+    remedy: fault.remedy,
+    ...(fault.errcode !== undefined && { errcode: fault.errcode }),
   };
 }
 

@@ -23,6 +23,13 @@
  */
 import type { Clock, TimerHandle } from '../clock.ts';
 import { silentLogger, type Logger } from '../log.ts';
+import {
+  describeErrcode,
+  describeError,
+  ERRCODE,
+  hint,
+  type ErrorDescription,
+} from '../service-errors.ts';
 import { Backoff } from './backoff.ts';
 import type {
   AccessToken,
@@ -31,9 +38,10 @@ import type {
   TokenSource,
   WakeReason,
 } from './contracts.ts';
+import { CALL_STATE_CHANGED } from './envelope.ts';
 import { notifyAll, subscribe } from './listeners.ts';
 import { createWsSocket, type CreateSocket, type SocketConnection } from './socket.ts';
-import { REMEDY, sameStatus, statusForErrcode } from './status.ts';
+import { faultStatus, sameStatus } from './status.ts';
 
 export interface WebSocketSourceDeps {
   baseUrl: string;
@@ -308,12 +316,13 @@ export class WebSocketEventSource implements EventSource {
 
   private onControl(conn: Connection, message: { errcode: number; errmsg: string }): void {
     const { errcode } = message;
-    if ((errcode === 0 || errcode === 10003) && conn.phase === 'open') {
-      this.onSubscribed(conn, errcode === 10003 ? missingCodes(message.errmsg, this.topics) : []);
-    } else if (errcode === 10001 || errcode === 10004) {
+    const scope = errcode === ERRCODE.insufficientScope;
+    if ((errcode === ERRCODE.ok || scope) && conn.phase === 'open') {
+      this.onSubscribed(conn, scope ? missingCodes(message.errmsg, this.topics) : []);
+    } else if (errcode === ERRCODE.invalidCredentials || errcode === ERRCODE.ipNotAllowed) {
       // The key was revoked or the IP blocked while connected; the server closes next.
-      this.needAttention(errcode);
-    } else if (errcode === 10002) {
+      this.needAttention(describeErrcode(errcode));
+    } else if (errcode === ERRCODE.tokenExpired) {
       this.logger.info('token expired on the socket', { conn: conn.id });
       conn.tokenExpired = true;
       this.tokens.invalidate(conn.token.value);
@@ -336,16 +345,17 @@ export class WebSocketEventSource implements EventSource {
       this.logger.info('subscribed', { conn: conn.id, topics: this.topics });
     }
     if (missing.length > 0) {
-      const calls = missing.includes(30011)
-        ? ' No call events will arrive, so nothing will pop.'
-        : '';
-      const status = statusForErrcode(
-        'degraded',
-        10003,
-        `The API key lacks the scope for event codes ${missing.join(', ')}.${calls}`,
+      const scope = describeErrcode(ERRCODE.insufficientScope);
+      const reason = [scope.reason, hint('scope-events', { codes: missing.join(', ') })];
+      if (missing.includes(CALL_STATE_CHANGED)) reason.push(hint('scope-no-call-events'));
+      const scopes = missing.map((code) => `event:${code}`).join(', ');
+      this.setStatus(
+        faultStatus('degraded', {
+          ...scope,
+          reason: reason.join(' '),
+          remedy: `${scope.remedy} ${hint('scope-missing', { scopes })}`,
+        }),
       );
-      status.remedy = `${REMEDY[10003]} Missing: ${missing.map((code) => `event:${code}`).join(', ')}.`;
-      this.setStatus(status);
     } else {
       this.setStatus({ state: 'connected' });
     }
@@ -376,7 +386,8 @@ export class WebSocketEventSource implements EventSource {
       if (this.attention) return;
       if (conn.rejection && this.needsUser(conn.rejection)) return;
       // Retry the replacement soon; the old socket keeps delivering until the server drops it.
-      this.scheduleRotationIn(conn.rejection?.errcode === 10002 || conn.tokenExpired ? 0 : 5_000);
+      const expired = conn.rejection?.errcode === ERRCODE.tokenExpired || conn.tokenExpired;
+      this.scheduleRotationIn(expired ? 0 : 5_000);
       return;
     }
     if (conn !== this.primary) return;
@@ -396,7 +407,7 @@ export class WebSocketEventSource implements EventSource {
     if (conn.rejection) {
       if (this.needsUser(conn.rejection)) return;
       const expired =
-        conn.rejection.errcode === 10002 ||
+        conn.rejection.errcode === ERRCODE.tokenExpired ||
         (conn.rejection.status === 401 && conn.rejection.errcode === undefined);
       if (expired) {
         this.tokens.invalidate(conn.token.value);
@@ -432,15 +443,18 @@ export class WebSocketEventSource implements EventSource {
     this.scheduleReconnect(delay);
   }
 
-  /** 10001/10004 (or a 403 without a JSON body): stop and ask the user. True if it was one. */
+  /** A refusal a person must fix (10001, 10004; a bare 403 is a 10004): stop, ask. True if so. */
   private needsUser(rejection: { status: number; errcode?: number }): boolean {
-    const errcode = rejection.errcode ?? (rejection.status === 403 ? 10004 : undefined);
-    if (errcode !== 10001 && errcode !== 10004) return false;
-    this.needAttention(errcode);
+    const errcode =
+      rejection.errcode ?? (rejection.status === 403 ? ERRCODE.ipNotAllowed : undefined);
+    if (errcode === undefined) return false;
+    const fault = describeErrcode(errcode);
+    if (!fault.needsUser) return false;
+    this.needAttention(fault);
     return true;
   }
 
-  private needAttention(errcode: number, remedy?: string, reason?: string): void {
+  private needAttention(fault: ErrorDescription): void {
     this.attention = true;
     this.clock.clearTimeout(this.reconnectTimer);
     this.clock.clearTimeout(this.rotationTimer);
@@ -448,29 +462,29 @@ export class WebSocketEventSource implements EventSource {
       if (conn && conn.phase !== 'closed') void this.retire(conn, 1000, 'needs attention');
     this.primary = undefined;
     this.candidate = undefined;
-    this.logger.warn('needs attention; not retrying until the user acts', { errcode });
-    const status = statusForErrcode('needs-attention', errcode, reason);
-    if (remedy) status.remedy = remedy;
-    this.setStatus(status);
+    this.logger.warn('needs attention; not retrying until the user acts', {
+      fault: fault.fault,
+      errcode: fault.errcode,
+    });
+    this.setStatus(faultStatus('needs-attention', fault));
   }
 
   private onTokenError(error: unknown, role: Role): void {
-    const { errcode, remedy, message, fromService } = describeTokenError(error);
-    this.logger.warn('cannot get an access token', { errcode, error: message });
-    if (errcode === 10001 || errcode === 10003 || errcode === 10004) {
-      // A service errcode gets the spec's words; a local failure (keychain locked, no secret) its own.
-      this.needAttention(errcode, remedy, fromService ? undefined : message.slice(0, 300));
+    const fault = describeError(error);
+    this.logger.warn('cannot get an access token', {
+      fault: fault.fault,
+      errcode: fault.errcode,
+      error: error instanceof Error ? error.message : String(error),
+    });
+    if (fault.needsUser) {
+      this.needAttention(fault);
       return;
     }
     if (role === 'candidate' && this.primary) {
       this.scheduleRotationIn(5_000);
       return;
     }
-    this.setStatus({
-      state: 'offline',
-      reason: 'Cannot get an access token from the service; retrying.',
-      ...(errcode !== undefined ? { errcode } : {}),
-    });
+    this.setStatus(faultStatus('offline', fault));
     this.scheduleReconnect(this.backoff.next());
   }
 
@@ -598,38 +612,6 @@ function controlMessage(text: string): { errcode: number; errmsg: string } | und
   } catch {
     return undefined;
   }
-}
-
-/** The token manager's typed errors (ServiceError: errcode, kind, remedy), read without importing it. */
-const KIND_ERRCODE: Readonly<Record<string, number>> = {
-  credentials: 10001,
-  scope: 10003,
-  ip: 10004,
-};
-
-function describeTokenError(error: unknown): {
-  errcode?: number;
-  remedy?: string;
-  message: string;
-  fromService: boolean;
-} {
-  const e = (typeof error === 'object' && error !== null ? error : {}) as {
-    errcode?: unknown;
-    kind?: unknown;
-    remedy?: unknown;
-  };
-  const errcode =
-    typeof e.errcode === 'number'
-      ? e.errcode
-      : typeof e.kind === 'string'
-        ? KIND_ERRCODE[e.kind]
-        : undefined;
-  return {
-    ...(errcode !== undefined ? { errcode } : {}),
-    ...(typeof e.remedy === 'string' ? { remedy: e.remedy } : {}),
-    message: error instanceof Error ? error.message : String(error),
-    fromService: typeof e.errcode === 'number',
-  };
 }
 
 function errcodeOf(body: string): number | undefined {

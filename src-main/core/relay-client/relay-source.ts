@@ -31,7 +31,8 @@ import type {
   WakeReason,
 } from '../events/contracts.ts';
 import { createWsSocket, type CreateSocket, type SocketConnection } from '../events/socket.ts';
-import { sameStatus, statusForErrcode } from '../events/status.ts';
+import { faultStatus, sameStatus } from '../events/status.ts';
+import { describeErrcode, describeError, ERRCODE } from '../service-errors.ts';
 import {
   CloseCode,
   decodeControl,
@@ -197,17 +198,9 @@ export class RelayEventSource implements EventSource {
     } catch (error) {
       if (generation !== this.generation) return;
       this.phase = 'idle';
-      const errcode =
-        typeof (error as { errcode?: unknown })?.errcode === 'number'
-          ? (error as { errcode: number }).errcode
-          : undefined;
-      if (errcode === 10001 || errcode === 10003 || errcode === 10004)
-        return this.needAttention(statusForErrcode('needs-attention', errcode));
-      this.setStatus({
-        state: 'offline',
-        reason: 'Cannot get an access token for the relay; retrying.',
-        ...(errcode !== undefined ? { errcode } : {}),
-      });
+      const fault = describeError(error);
+      if (fault.needsUser) return this.needAttention(faultStatus('needs-attention', fault));
+      this.setStatus(faultStatus('offline', fault));
       return this.reconnectIn(this.backoff.next());
     }
     if (generation !== this.generation || !this.running) return;
@@ -391,15 +384,17 @@ export class RelayEventSource implements EventSource {
   private onRejected(rejection: { status: number; errcode?: number }): void {
     const { status, errcode } = rejection;
     this.logger.warn('relay refused the connection', { status, errcode });
-    if ((status === 401 || errcode === 10002) && this.token) {
+    if ((status === 401 || errcode === ERRCODE.tokenExpired) && this.token) {
       this.deps.tokens.invalidate(this.token);
       if (!this.rejectedOnce) {
         this.rejectedOnce = true;
         return this.reconnectIn(0);
       }
     }
-    if (status === 403)
-      return this.needAttention(statusForErrcode('needs-attention', errcode ?? 10003));
+    if (status === 403) {
+      const fault = describeErrcode(errcode ?? ERRCODE.insufficientScope);
+      return this.needAttention(faultStatus('needs-attention', fault));
+    }
     if (status === 404)
       return this.needAttention({
         state: 'needs-attention',
