@@ -7,6 +7,10 @@ import { LastResort } from '../core/last-resort.ts';
 import { createLogger, SecretRegistry } from '../core/log.ts';
 import { parseHeadlessArgs, USAGE, UsageError } from './args.ts';
 import { EXIT, runHeadless } from './runner.ts';
+import { whenToStop } from './stop-signal.ts';
+
+/** A clean stop that takes longer than this (a hung socket close) ends with exit code 1. */
+const STOP_DEADLINE_MS = 10_000;
 
 const secrets = new SecretRegistry();
 
@@ -37,9 +41,12 @@ async function main(): Promise<number> {
   // the connection is rebuilt (runner.ts).
   const lastResort = new LastResort({ logger, clock: systemClock, secrets });
   lastResort.installOn(process);
-  const stopSignal = new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+  const stopSignal = whenToStop(process).then((reason) => {
+    logger.info('stop requested', { reason });
+    setTimeout(() => {
+      logger.error('did not stop cleanly in time; exiting', { deadlineMs: STOP_DEADLINE_MS });
+      process.exit(EXIT.failure);
+    }, STOP_DEADLINE_MS).unref();
   });
   return runHeadless({
     args,

@@ -111,6 +111,8 @@ export class Spawned {
 export class ProcessGroup {
   private readonly procs: Spawned[] = [];
   private readonly dirs: string[] = [];
+  /** Grandchildren found by pid (a runner under npm): killed by cleanup() too, if still there. */
+  private readonly adopted: number[] = [];
 
   spawn(
     name: string,
@@ -126,6 +128,11 @@ export class ProcessGroup {
     const proc = new Spawned(name, child);
     this.procs.push(proc);
     return proc;
+  }
+
+  /** Kill `pid` in cleanup() as well (a process this group did not spawn itself). */
+  adopt(pid: number): void {
+    this.adopted.push(pid);
   }
 
   tempDir(prefix: string): string {
@@ -148,6 +155,13 @@ export class ProcessGroup {
     }
     await Promise.all(this.procs.map((p) => p.exit));
     this.procs.length = 0;
+    for (const pid of this.adopted.splice(0)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
     for (const dir of this.dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
   }
 }
