@@ -3,6 +3,8 @@
  * UsageError (exit code 2); nothing here touches the network.
  */
 import { parseArgs } from 'node:util';
+import { applyPatch } from '../core/settings/validate-settings.ts';
+import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 
 export interface HeadlessArgs {
   baseUrl: string;
@@ -13,6 +15,10 @@ export interface HeadlessArgs {
   staleRingSec: number;
   /** Seconds between heartbeats on the event stream (a dead connection is found in 2-2.5 of them). */
   heartbeatSec: number;
+  /** The webhook relay's address ('' = none), its name for the tenant ('' = from the base URL). */
+  relayUrl: string;
+  relayTenant: string;
+  eventSource: Settings['eventSource'];
   verbose: boolean;
   help: boolean;
 }
@@ -27,6 +33,8 @@ export class UsageError extends Error {
 export const USAGE = `Usage: screenpop-headless --base-url <https://tenant.example.com> --extension <n> [--extension <n> ...]
                           [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>]
                           [--heartbeat-sec <s>] [--verbose]
+                          [--relay-url <wss://relay.example.org> [--relay-tenant <name>]
+                           [--event-source auto|direct|relay]]
        screenpop-headless --demo [--extension 101]
 
 Credentials: SCREENPOP_API_KEY and SCREENPOP_API_SECRET; without SCREENPOP_API_SECRET the secret is
@@ -51,6 +59,9 @@ export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
         demo: { type: 'boolean' },
         'stale-ring-sec': { type: 'string' },
         'heartbeat-sec': { type: 'string' },
+        'relay-url': { type: 'string' },
+        'relay-tenant': { type: 'string' },
+        'event-source': { type: 'string' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -74,6 +85,7 @@ export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
   const heartbeatSec = values['heartbeat-sec'] === undefined ? 25 : Number(values['heartbeat-sec']);
   if (!Number.isFinite(heartbeatSec) || heartbeatSec < 2 || heartbeatSec > 30)
     throw new UsageError('--heartbeat-sec must be between 2 and 30');
+  const relay = relayOptions(values['relay-url'], values['relay-tenant'], values['event-source']);
   const help = values.help ?? false;
   let baseUrl = values['base-url'] ?? '';
   if (!demo && !help) {
@@ -101,7 +113,38 @@ export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
     demo,
     staleRingSec,
     heartbeatSec,
+    ...relay,
     verbose: values.verbose ?? false,
     help,
+  };
+}
+
+/**
+ * --relay-url, --relay-tenant and --event-source, checked by the app's own settings rules (the
+ * same words as its Settings window). With a relay the default is 'auto' (the direct stream and the
+ * relay as hot standby), without one 'direct'.
+ */
+function relayOptions(
+  url: string | undefined,
+  tenant: string | undefined,
+  source: string | undefined,
+): Pick<HeadlessArgs, 'relayUrl' | 'relayTenant' | 'eventSource'> {
+  const relayUrl = url?.trim() ?? '';
+  const eventSource = (source ?? (relayUrl ? 'auto' : 'direct')) as Settings['eventSource'];
+  const checked = applyPatch(DEFAULT_SETTINGS, {
+    relayUrl,
+    relayTenant: tenant ?? '',
+    eventSource,
+  });
+  if (!checked.ok) {
+    const flag = { relayUrl: '--relay-url', relayTenant: '--relay-tenant' }[checked.field];
+    throw new UsageError(`${flag ?? '--event-source'}: ${checked.message}`);
+  }
+  if (eventSource !== 'direct' && !checked.settings.relayUrl)
+    throw new UsageError(`--event-source ${eventSource} needs --relay-url`);
+  return {
+    relayUrl: checked.settings.relayUrl,
+    relayTenant: checked.settings.relayTenant,
+    eventSource: checked.settings.eventSource,
   };
 }

@@ -87,7 +87,10 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     dids: args.dids,
     defaultRegion: args.region,
     staleRingSec: args.staleRingSec,
-    eventSource: 'direct',
+    // The demo is the direct stream alone, as in the tray app.
+    ...(args.demo
+      ? { eventSource: 'direct' as const }
+      : { relayUrl: args.relayUrl, relayTenant: args.relayTenant, eventSource: args.eventSource }),
   };
   const connect = serviceConnectionFactory({
     clock,

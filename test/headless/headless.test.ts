@@ -162,6 +162,15 @@ describe('screenpop-headless', () => {
       ['--base-url', 'https://x.example', '--extension', '1a'],
       ['--bogus'],
       ['--demo', '--heartbeat-sec', '1'],
+      ['--base-url', 'https://x.example', '--extension', '101', '--event-source', 'relay'],
+      [
+        '--base-url',
+        'https://x.example',
+        '--extension',
+        '101',
+        '--relay-url',
+        'ws://relay.example',
+      ],
     ]) {
       const child = run(args, { SCREENPOP_API_KEY: 'k' });
       expect(await child.exit).toBe(2);
