@@ -14,6 +14,11 @@ export async function launchChromium(): Promise<Browser> {
   // Playwright gives each launch a new, empty temporary profile (user-data dir).
   return chromium.launch({
     executablePath: CHROMIUM_PATH,
+    // Chromium does not start with libfaketime preloaded (CI's run at a future date): it runs on the
+    // real clock, and each page is set to this process's time instead (page.ts).
+    env: Object.fromEntries(
+      Object.entries(process.env).filter(([k]) => k !== 'LD_PRELOAD' && k !== 'FAKETIME'),
+    ) as Record<string, string>,
     args: [
       '--headless',
       '--no-sandbox',

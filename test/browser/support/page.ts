@@ -89,7 +89,11 @@ export async function openPage(
   if (crmOpen) await page.exposeFunction('__crmOpen', crmOpen);
   if (crmPreview) await page.exposeFunction('__crmPreview', crmPreview);
   if (exportCsv) await page.exposeFunction('__exportCsv', exportCsv);
+  // The page's clock is this process's clock: the tests stamp calls with Date.now() here, and the
+  // page judges their age with its own Date. (They differ under CI's run at a future date, where
+  // libfaketime fakes this process's clock but cannot run Chromium: see chromium.ts.)
   if (options.fixedTime !== undefined) await page.clock.setFixedTime(options.fixedTime);
+  else await page.clock.install({ time: Date.now() });
   await page.addInitScript(installApiDouble, fixture);
   await page.goto(`${origin}/${name}.html`);
   await page.locator('#root > *').first().waitFor();
@@ -108,6 +112,8 @@ export async function openPage(
     violations: () =>
       page.evaluate(() => (globalThis as unknown as DoublePageGlobal).__double?.violations ?? []),
     async emit(channel, payload) {
+      // What main sends is stamped with this process's clock: the page must read the same now.
+      if (options.fixedTime === undefined) await page.clock.setSystemTime(Date.now());
       await page.evaluate(
         ([c, p]) => (globalThis as unknown as DoublePageGlobal).__double?.emit(c, p),
         [channel, payload] as const,
