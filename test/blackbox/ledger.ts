@@ -37,6 +37,11 @@ export class RingLedger {
     return callId;
   }
 
+  /** When each ring was sent (wall-clock ms), by call_id. */
+  sentTimes(): Map<string, number> {
+    return new Map([...this.sent].map(([id, r]) => [id, r.sentAt]));
+  }
+
   popCount(callId: string): number {
     return this.runner.pops().filter((p) => p.call_id === callId).length;
   }

@@ -1,0 +1,320 @@
+/**
+ * `npm run soak -- --minutes N [--seed S]`: the shipped processes for N minutes under faults chosen
+ * at random from a seed, and the figures a user would judge them by. Prints, per minute and in
+ * total, rings sent / popped / missed / doubled / stale and the resident memory (RSS) of the runner
+ * and the relay, as a table and as JSON; exits 1 when a ring was missed, doubled or stale, or when
+ * the runner died.
+ *
+ * The processes, all from this checkout and as documented: redis-server (AOF), the simulator
+ * (`node src-sim/cli.ts --control`, background traffic, webhooks to the relay), the relay on Redis
+ * (`node src-relay/cli.ts`), and the runner in `auto` mode (`node src-main/headless/cli.ts
+ * --relay-url ... --event-source auto`, default heartbeat). A ring to extension 101 goes out every
+ * 2-5 s and ends a few seconds later; one fault at a time, then a quiet spell until the runner is
+ * back to `connected`. Rings keep going during every fault but two: while the simulator itself is
+ * down (nothing can ring) and while the runner is frozen (SIGSTOP: nothing can pop).
+ *
+ * Faults: server closes 1001/1012; a stalled (half-open) socket; tokens expired mid-stream; 429 and
+ * 5xx storms on the token calls; the simulator killed and restarted on its port without its tokens;
+ * the runner frozen (SIGSTOP) past the server's idle timeout; the relay killed or stopped and
+ * restarted; Redis killed and restarted on its data.
+ */
+import { parseArgs } from 'node:util';
+import { readFileSync } from 'node:fs';
+import { RingLedger } from './ledger.ts';
+import { ProcessGroup, sleep, until } from './processes.ts';
+import {
+  RedisProcess,
+  RelayProcess,
+  SimProcess,
+  startRunner,
+  type RunnerProcess,
+} from './services.ts';
+
+const { values } = parseArgs({
+  options: {
+    minutes: { type: 'string', default: '10' },
+    seed: { type: 'string' },
+    help: { type: 'boolean' },
+  },
+});
+if (values.help) {
+  process.stdout.write('Usage: npm run soak -- --minutes <n> [--seed <n>]\n');
+  process.exit(0);
+}
+const minutes = Number(values.minutes);
+if (!(minutes > 0 && minutes <= 24 * 60)) {
+  process.stderr.write('--minutes must be between 0 and 1440\n');
+  process.exit(2);
+}
+const seed = values.seed !== undefined ? Number(values.seed) : Date.now() % 1_000_000;
+
+/** mulberry32: a small seeded generator, so that one seed gives one sequence of faults. */
+function rng(s: number): () => number {
+  let a = s >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = rng(seed);
+const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+
+function rssMb(pid: number): number | null {
+  try {
+    const kb = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return kb ? Math.round(Number(kb) / 102.4) / 10 : null;
+  } catch {
+    return null;
+  }
+}
+
+interface Rig {
+  sim: SimProcess;
+  relay: RelayProcess;
+  redis: RedisProcess;
+  runner: RunnerProcess;
+  ledger: RingLedger;
+}
+
+/** Rings are paused while this is false (simulator down, runner frozen). */
+let ringing = true;
+const faultsInjected: Array<{ at: number; fault: string }> = [];
+
+/**
+ * One fault. `quiet`: the runner may not notice it (Redis behind the relay); every other fault
+ * makes it leave `connected` (possibly only after a heartbeat or two), and the next fault waits
+ * until it has noticed and recovered, so that there is one fault at a time.
+ */
+type Fault = { name: string; run: (r: Rig) => Promise<void>; quiet?: boolean };
+
+const FAULTS: Fault[] = [
+  {
+    name: 'close 1001',
+    run: (r) => r.sim.control('POST', 'faults/close', { code: 1001 }).then(() => {}),
+  },
+  {
+    name: 'close 1012',
+    run: (r) => r.sim.control('POST', 'faults/close', { code: 1012 }).then(() => {}),
+  },
+  { name: 'stall', run: (r) => r.sim.control('POST', 'faults/stall').then(() => {}) },
+  {
+    name: 'tokens expired',
+    run: (r) => r.sim.control('POST', 'faults/expire-tokens').then(() => {}),
+  },
+  {
+    name: 'token storm',
+    run: async (r) => {
+      const status = [429, 500, 502, 503][between(0, 3)]!;
+      await r.sim.control('POST', 'faults/fail-http', {
+        status,
+        count: between(3, 8),
+        target: 'api',
+        ...(status === 429 ? { retryAfterSec: 1 } : {}),
+      });
+      await r.sim.control('POST', 'faults/expire-tokens');
+    },
+  },
+  {
+    name: 'simulator restarted',
+    run: async (r) => {
+      ringing = false;
+      await r.sim.restart(between(500, 3_000));
+      // A new simulator has none of the old one's webhooks: configure it as an admin would.
+      await r.sim.control('POST', 'webhooks', {
+        url: r.relay.webhookUrl(),
+        secret: r.relay.webhookSecret,
+      });
+      await r.runner.waitForState('connected', 120_000);
+      ringing = true;
+    },
+  },
+  {
+    name: 'runner frozen past the idle timeout',
+    run: async (r) => {
+      ringing = false;
+      await sleep(5_000); // let the rings already sent pop first
+      r.runner.proc.signal('SIGSTOP');
+      await sleep(between(62, 75) * 1000);
+      r.runner.proc.signal('SIGCONT');
+      await r.runner.waitForState('connected', 120_000);
+      ringing = true;
+    },
+  },
+  {
+    name: 'relay killed and restarted',
+    run: async (r) => {
+      r.relay.proc.signal(random() < 0.5 ? 'SIGKILL' : 'SIGTERM');
+      await r.relay.proc.exit;
+      await sleep(between(1_000, 10_000));
+      await r.relay.start();
+    },
+  },
+  {
+    name: 'redis killed and restarted',
+    quiet: true,
+    run: async (r) => {
+      await r.redis.kill();
+      await sleep(between(1_000, 10_000));
+      await r.redis.start();
+    },
+  },
+];
+
+async function main(): Promise<number> {
+  const group = new ProcessGroup();
+  const stopAll = () => void group.cleanup().then(() => process.exit(130));
+  process.once('SIGINT', stopAll);
+  process.once('SIGTERM', stopAll);
+  try {
+    const redis = await new RedisProcess(group).start();
+    const sim = await new SimProcess(group, { traffic: 3, exclude: ['101'], seed }).start();
+    const relay = await new RelayProcess(group, {
+      tenant: sim.tenant,
+      serviceUrl: sim.baseUrl,
+      redisUrl: redis.url,
+    }).start();
+    await sim.control('POST', 'webhooks', { url: relay.webhookUrl(), secret: relay.webhookSecret });
+    const runner = startRunner(group, {
+      baseUrl: sim.baseUrl,
+      key: sim.key,
+      secret: sim.secret,
+      args: ['--relay-url', relay.url.replace(/^http/, 'ws'), '--relay-tenant', sim.tenant],
+    });
+    await runner.waitForState('connected', 60_000);
+    const rig: Rig = { sim, relay, redis, runner, ledger: new RingLedger(runner) };
+    const started = Date.now();
+    const end = started + minutes * 60_000;
+    process.stderr.write(`soak: seed ${seed}, ${minutes} min, runner pid ${runner.proc.pid}\n`);
+
+    // Rings, every 2-5 s, each ended 3-8 s later.
+    let stopRinging = false;
+    const ringLoop = (async () => {
+      while (!stopRinging && runner.proc.running()) {
+        if (ringing) {
+          const callId = await rig.ledger.ring(sim).catch(() => null);
+          if (callId) {
+            // Missed (ended while ringing) or answered and ended a few seconds later.
+            const missed = random() < 0.3;
+            const ringMs = between(3_000, 8_000);
+            setTimeout(() => {
+              void sim.setState(callId, missed ? 'ended' : 'answered').catch(() => {});
+              if (!missed)
+                setTimeout(() => void sim.setState(callId, 'ended').catch(() => {}), 3_000);
+            }, ringMs);
+          }
+        }
+        await sleep(between(2_000, 5_000));
+      }
+    })();
+
+    // RSS once a minute.
+    const rss: Array<{ minute: number; runnerMb: number | null; relayMb: number | null }> = [];
+    const sampler = setInterval(() => {
+      rss.push({
+        minute: Math.round((Date.now() - started) / 60_000),
+        runnerMb: rssMb(runner.proc.pid),
+        relayMb: rssMb(relay.proc.pid),
+      });
+    }, 60_000);
+
+    // Faults, one at a time, with a quiet spell between; the last minute is quiet.
+    let recoveryFailures = 0;
+    while (Date.now() < end - 60_000 && runner.proc.running()) {
+      await sleep(between(10_000, 25_000));
+      if (Date.now() >= end - 60_000) break;
+      const fault = FAULTS[between(0, FAULTS.length - 1)]!;
+      faultsInjected.push({ at: Date.now(), fault: fault.name });
+      process.stderr.write(
+        `soak: ${((Date.now() - started) / 60_000).toFixed(1)} min: ${fault.name}\n`,
+      );
+      const mark = runner.lines.length;
+      try {
+        await fault.run(rig);
+        if (!fault.quiet) await runner.waitForDrop(mark, 120_000);
+        await runner.waitForState('connected', 120_000);
+      } catch (error) {
+        recoveryFailures++;
+        process.stderr.write(`soak: no recovery from ${fault.name}: ${(error as Error).message}\n`);
+        ringing = true;
+      }
+    }
+    await until(
+      () => Date.now() >= end || !runner.proc.running(),
+      'the end',
+      minutes * 60_000 + 60_000,
+    );
+    stopRinging = true;
+    await ringLoop;
+    clearInterval(sampler);
+    await rig.ledger.settle(undefined, 30_000);
+    const running = runner.proc.running();
+
+    const figures = rig.ledger.figures();
+    const sentAt = rig.ledger.sentTimes();
+    const perMinute = Array.from({ length: Math.ceil(minutes) }, (_, m) => {
+      const inMinute = (id: string) => Math.floor((sentAt.get(id)! - started) / 60_000) === m;
+      const ids = [...sentAt.keys()].filter(inMinute);
+      const sample = rss.find((s) => s.minute === m + 1);
+      return {
+        minute: m + 1,
+        sent: ids.length,
+        popped: ids.length - figures.missed.filter(inMinute).length,
+        missed: figures.missed.filter(inMinute).length,
+        doubled: figures.doubled.filter(inMinute).length,
+        stale: figures.stale.filter(inMinute).length,
+        runnerRssMb: sample?.runnerMb ?? null,
+        relayRssMb: sample?.relayMb ?? null,
+        faults: faultsInjected
+          .filter((f) => Math.floor((f.at - started) / 60_000) === m)
+          .map((f) => f.fault),
+      };
+    });
+    const summary = {
+      seed,
+      minutes,
+      sent: figures.sent,
+      popped: figures.popped,
+      missed: figures.missed.length,
+      doubled: figures.doubled.length,
+      stale: figures.stale.length,
+      unexpected: figures.unexpected.length,
+      faults: faultsInjected.length,
+      recoveryFailures,
+      runnerRunning: running,
+      faultLines: runner.lines.filter((l) => l.type === 'fault').length,
+      perMinute,
+      details: { missed: figures.missed, doubled: figures.doubled, stale: figures.stale },
+    };
+    const table = [
+      'min  sent popped missed doubled stale  runner MB  relay MB  faults',
+      ...perMinute.map(
+        (m) =>
+          `${String(m.minute).padStart(3)} ${String(m.sent).padStart(5)} ${String(m.popped).padStart(6)} ${String(m.missed).padStart(6)} ${String(m.doubled).padStart(7)} ${String(m.stale).padStart(5)} ${String(m.runnerRssMb ?? '-').padStart(10)} ${String(m.relayRssMb ?? '-').padStart(9)}  ${m.faults.join(', ')}`,
+      ),
+      `all ${String(summary.sent).padStart(5)} ${String(summary.popped).padStart(6)} ${String(summary.missed).padStart(6)} ${String(summary.doubled).padStart(7)} ${String(summary.stale).padStart(5)}   (seed ${seed}; ${summary.faults} faults; runner ${running ? 'running' : 'DEAD'})`,
+    ];
+    process.stdout.write(`${JSON.stringify(summary)}\n\n${table.join('\n')}\n`);
+    const ok =
+      running &&
+      summary.missed === 0 &&
+      summary.doubled === 0 &&
+      summary.stale === 0 &&
+      summary.unexpected === 0 &&
+      recoveryFailures === 0;
+    if (!ok) process.stderr.write(`soak FAILED\n${group.describe()}\n`);
+    return ok ? 0 : 1;
+  } finally {
+    await group.cleanup();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    process.stderr.write(`soak: ${(error as Error).stack ?? String(error)}\n`);
+    process.exit(1);
+  },
+);
