@@ -3,7 +3,7 @@
  * refresh_token and extension/list the way docs/wire-protocol.md says, on the test's FakeClock, with
  * scriptable faults. Integration tests use the real simulator (src-sim) instead.
  */
-import type { FakeClock } from '../support/fake-clock.ts';
+import type { Clock } from '../../src-main/core/clock.ts';
 
 export interface ScriptedAnswer {
   status: number;
@@ -39,9 +39,10 @@ export class FakeService {
     [];
   private readonly issued: Issued = { access: new Map(), refresh: new Map() };
   private serial = 0;
-  private readonly clock: FakeClock;
+  /** The service's clock: the test's FakeClock, or the real one when the client runs on it. */
+  private readonly clock: Clock;
 
-  constructor(clock: FakeClock) {
+  constructor(clock: Clock) {
     this.clock = clock;
   }
 

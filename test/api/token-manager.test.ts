@@ -418,7 +418,7 @@ describe('TokenManager: secrecy and lifecycle', () => {
 describe('TokenManager: lifetimes the service should not send', () => {
   it('a lifetime longer than a Node timer can hold does not turn the refresh timer into a loop', async () => {
     // Real timers: Node fires a setTimeout beyond 2^31-1 ms (~24.8 days) after 1 ms.
-    const service = new FakeService(new FakeClock(Date.now()));
+    const service = new FakeService(systemClock); // the same clock as the client's
     service.accessLifeSec = 100 * 24 * 3600;
     service.refreshLifeSec = 200 * 24 * 3600;
     const manager = new TokenManager({
