@@ -8,17 +8,9 @@
  */
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { RingLedger } from './ledger.ts';
 import { ProcessGroup } from './processes.ts';
 import { expectHealthy, HEARTBEAT_ARGS } from './scenario.ts';
-import {
-  REDIS_BIN,
-  RedisProcess,
-  RelayProcess,
-  SimProcess,
-  startRunner,
-  type RunnerProcess,
-} from './services.ts';
+import { REDIS_BIN, startAutoMode, type AutoModeRig } from './services.ts';
 
 const haveRedis = existsSync(REDIS_BIN);
 if (!haveRedis && process.env.CI === 'true')
@@ -30,40 +22,11 @@ afterEach(async () => {
   await group?.cleanup();
 });
 
-interface Rig {
-  sim: SimProcess;
-  relay: RelayProcess;
-  redis: RedisProcess;
-  runner: RunnerProcess;
-  ledger: RingLedger;
-}
+type Rig = AutoModeRig;
 
 async function startAll(): Promise<Rig> {
   group = new ProcessGroup();
-  const redis = await new RedisProcess(group).start();
-  const sim = await new SimProcess(group, { traffic: 3, exclude: ['101'] }).start();
-  const relay = await new RelayProcess(group, {
-    tenant: sim.tenant,
-    serviceUrl: sim.baseUrl,
-    redisUrl: redis.url,
-  }).start();
-  await sim.control('POST', 'webhooks', { url: relay.webhookUrl(), secret: relay.webhookSecret });
-  const runner = startRunner(group, {
-    baseUrl: sim.baseUrl,
-    key: sim.key,
-    secret: sim.secret,
-    args: [
-      ...HEARTBEAT_ARGS,
-      '--relay-url',
-      relay.url.replace(/^http/, 'ws'),
-      '--relay-tenant',
-      sim.tenant,
-      '--event-source',
-      'auto',
-    ],
-  });
-  await runner.waitForState('connected');
-  return { sim, relay, redis, runner, ledger: new RingLedger(runner) };
+  return startAutoMode(group, { runnerArgs: HEARTBEAT_ARGS });
 }
 
 /** Rings `n` calls a second apart while the fault lasts. */

@@ -9,6 +9,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { RingLedger } from './ledger.ts';
 import { envWithout, freePort, NODE, until, type ProcessGroup, type Spawned } from './processes.ts';
 
 const START_MS = 20_000;
@@ -312,4 +313,53 @@ export class RelayProcess {
     if (!proc.running()) throw new Error(`the relay did not start\n${proc.describe()}`);
     return this;
   }
+}
+
+// ---- all four: the runner in auto mode ----
+
+export interface AutoModeRig {
+  redis: RedisProcess;
+  sim: SimProcess;
+  relay: RelayProcess;
+  runner: RunnerProcess;
+  ledger: RingLedger;
+}
+
+/**
+ * redis-server, the simulator (background traffic away from 101, webhooks to the relay), the relay
+ * on Redis, and the runner for extension 101 with `--relay-url ... --event-source auto`; resolves
+ * once the runner says `connected` (both streams up).
+ */
+export async function startAutoMode(
+  group: ProcessGroup,
+  options: { seed?: number; runnerArgs?: string[] } = {},
+): Promise<AutoModeRig> {
+  const redis = await new RedisProcess(group).start();
+  const sim = await new SimProcess(group, {
+    traffic: 3,
+    exclude: ['101'],
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+  }).start();
+  const relay = await new RelayProcess(group, {
+    tenant: sim.tenant,
+    serviceUrl: sim.baseUrl,
+    redisUrl: redis.url,
+  }).start();
+  await sim.control('POST', 'webhooks', { url: relay.webhookUrl(), secret: relay.webhookSecret });
+  const runner = startRunner(group, {
+    baseUrl: sim.baseUrl,
+    key: sim.key,
+    secret: sim.secret,
+    args: [
+      ...(options.runnerArgs ?? []),
+      '--relay-url',
+      relay.url.replace(/^http/, 'ws'),
+      '--relay-tenant',
+      sim.tenant,
+      '--event-source',
+      'auto',
+    ],
+  });
+  await runner.waitForState('connected', 60_000);
+  return { redis, sim, relay, runner, ledger: new RingLedger(runner) };
 }

@@ -20,15 +20,8 @@
  */
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { RingLedger } from './ledger.ts';
 import { ProcessGroup, sleep, until } from './processes.ts';
-import {
-  RedisProcess,
-  RelayProcess,
-  SimProcess,
-  startRunner,
-  type RunnerProcess,
-} from './services.ts';
+import { startAutoMode, type AutoModeRig } from './services.ts';
 
 const { values } = parseArgs({
   options: {
@@ -71,13 +64,7 @@ function rssMb(pid: number): number | null {
   }
 }
 
-interface Rig {
-  sim: SimProcess;
-  relay: RelayProcess;
-  redis: RedisProcess;
-  runner: RunnerProcess;
-  ledger: RingLedger;
-}
+type Rig = AutoModeRig;
 
 /** Rings are paused while this is false (simulator down, runner frozen). */
 let ringing = true;
@@ -169,22 +156,8 @@ async function main(): Promise<number> {
   process.once('SIGINT', stopAll);
   process.once('SIGTERM', stopAll);
   try {
-    const redis = await new RedisProcess(group).start();
-    const sim = await new SimProcess(group, { traffic: 3, exclude: ['101'], seed }).start();
-    const relay = await new RelayProcess(group, {
-      tenant: sim.tenant,
-      serviceUrl: sim.baseUrl,
-      redisUrl: redis.url,
-    }).start();
-    await sim.control('POST', 'webhooks', { url: relay.webhookUrl(), secret: relay.webhookSecret });
-    const runner = startRunner(group, {
-      baseUrl: sim.baseUrl,
-      key: sim.key,
-      secret: sim.secret,
-      args: ['--relay-url', relay.url.replace(/^http/, 'ws'), '--relay-tenant', sim.tenant],
-    });
-    await runner.waitForState('connected', 60_000);
-    const rig: Rig = { sim, relay, redis, runner, ledger: new RingLedger(runner) };
+    const rig = await startAutoMode(group, { seed });
+    const { sim, runner } = rig;
     const started = Date.now();
     const end = started + minutes * 60_000;
     process.stderr.write(`soak: seed ${seed}, ${minutes} min, runner pid ${runner.proc.pid}\n`);
@@ -216,7 +189,7 @@ async function main(): Promise<number> {
       rss.push({
         minute: Math.round((Date.now() - started) / 60_000),
         runnerMb: rssMb(runner.proc.pid),
-        relayMb: rssMb(relay.proc.pid),
+        relayMb: rssMb(rig.relay.proc.pid),
       });
     }, 60_000);
 
