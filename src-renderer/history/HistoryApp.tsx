@@ -1,31 +1,61 @@
 /**
- * The call history: newest first, with when it rang, who called, what they called and how it
- * ended. Missed calls are highlighted with words as well as colour. Opening (or returning to) the
- * window marks them seen; the "New" marks stay for this visit so the user can still tell which
- * ones they had missed.
+ * The call history: newest first, with when it rang, who called, what they called, how it ended
+ * and after how long. A search over names and numbers, a filter (All, Missed, Answered), per-row
+ * Copy and Open in CRM (main copies and builds the link from its own record), and an export of the
+ * rows shown as CSV (main asks where, in a native dialog, and writes the file).
+ * Missed calls are highlighted with words as well as colour. Opening (or returning to) the window
+ * marks them seen; the "New" marks stay for this visit so the user can still tell which ones they
+ * had missed.
  */
-import { useEffect, useState } from 'react';
-import type { HistoryEntry, ScreenpopApi } from '../../src-main/ipc/contract.ts';
-import { InertText } from '../shared/InertText.tsx';
-import { formatCallTime, formatElapsed, outcomeLabel } from '../shared/format.ts';
+import { useEffect, useId, useState } from 'react';
+import type { ExportResult, HistoryItem, ScreenpopApi } from '../../src-main/ipc/contract.ts';
+import { filterById, HISTORY_FILTERS, visibleItems } from './filters.ts';
+import { HistoryRowView, itemId } from './row-views.tsx';
 
-function newestFirst(entries: readonly HistoryEntry[]): HistoryEntry[] {
-  return [...entries].sort((a, b) => b.startedAt - a.startedAt);
+const COPIED_FEEDBACK_MS = 1500;
+
+function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
+/** "No missed calls match “ada”.", "No calls match “ada”.", "No missed calls." */
+function noMatch(filterWord: string, query: string): string {
+  const calls = filterWord ? `${filterWord} calls` : 'calls';
+  return query ? `No ${calls} match “${query}”.` : `No ${calls}.`;
+}
+
+/** What the status line says after an export. */
+function exportMessage(result: ExportResult): string {
+  switch (result.status) {
+    case 'saved':
+      return `Saved ${plural(result.count, 'call')} to ${result.fileName}.`;
+    case 'failed':
+      return result.message;
+    case 'cancelled':
+      return '';
+  }
 }
 
 export function HistoryApp({ api }: { api: ScreenpopApi }) {
-  const [entries, setEntries] = useState<HistoryEntry[] | null>(null);
+  const [items, setItems] = useState<HistoryItem[] | null>(null);
   const [loadError, setLoadError] = useState(false);
   // Missed calls the user had not seen when they arrived here; they keep their "New" mark for
   // this visit even after main records them as seen.
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
+  const [filterId, setFilterId] = useState('all');
+  const [query, setQuery] = useState('');
+  const [copiedId, setCopiedId] = useState<string | null>(null);
+  const [exporting, setExporting] = useState(false);
+  const [exported, setExported] = useState<ExportResult | null>(null);
+  const [canOpenCrm, setCanOpenCrm] = useState(false);
+  const searchId = useId();
 
   useEffect(() => {
     let live = true;
     /** Shows `next`; returns true when it holds missed calls not yet seen. */
-    const take = (next: HistoryEntry[]): boolean => {
-      setEntries(next);
-      const unseen = next.filter((e) => !e.seen && e.outcome === 'missed').map((e) => e.callId);
+    const take = (next: HistoryItem[]): boolean => {
+      setItems(next);
+      const unseen = next.filter((e) => !e.seen && e.outcome === 'missed').map(itemId);
       if (unseen.length > 0) setFresh((prev) => new Set([...prev, ...unseen]));
       return unseen.length > 0;
     };
@@ -43,10 +73,19 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
       },
       () => live && setLoadError(true),
     );
+    // The CRM button shows when a CRM link is set (main builds and vets the link itself).
+    const offSettings = api.onSettings((view) =>
+      setCanOpenCrm(view.settings.crmUrlTemplate !== ''),
+    );
+    api.getSettings().then(
+      (view) => live && setCanOpenCrm(view.settings.crmUrlTemplate !== ''),
+      () => undefined,
+    );
     window.addEventListener('focus', markSeen);
     return () => {
       live = false;
       off();
+      offSettings();
       window.removeEventListener('focus', markSeen);
     };
   }, [api]);
@@ -61,73 +100,170 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
     return () => window.removeEventListener('keydown', onKey);
   }, [api]);
 
+  useEffect(() => {
+    if (!copiedId) return;
+    const timer = window.setTimeout(() => setCopiedId(null), COPIED_FEEDBACK_MS);
+    return () => window.clearTimeout(timer);
+  }, [copiedId]);
+
   const now = Date.now();
-  const sorted = entries ? newestFirst(entries) : [];
-  const missed = sorted.filter((e) => e.outcome === 'missed').length;
+  const all = items ?? [];
+  const filter = filterById(filterId);
+  const shown = visibleItems(all, filter, query);
+  const missed = all.filter((e) => e.outcome === 'missed').length;
+  const narrowed = shown.length !== all.length;
+
+  function copy(id: string): void {
+    api.copyHistoryNumber(id).then(
+      () => setCopiedId(id),
+      () => undefined,
+    );
+  }
+
+  function openCrm(id: string): void {
+    api.openHistoryCrm(id).catch(() => undefined);
+  }
+
+  async function exportCsv(): Promise<void> {
+    setExporting(true);
+    setExported(null);
+    try {
+      setExported(await api.exportHistoryCsv(shown.map(itemId)));
+    } catch {
+      setExported({ status: 'failed', message: 'The export did not work. Please try again.' });
+    } finally {
+      setExporting(false);
+    }
+  }
 
   return (
     <main className="history">
       <header className="history__header">
-        <h1>Call history</h1>
-        {entries && entries.length > 0 && (
-          <p className="history__summary">
-            {sorted.length} {sorted.length === 1 ? 'call' : 'calls'}
-            {missed > 0 && `, ${missed} missed`}
+        <div className="history__title">
+          <h1>Call history</h1>
+          {all.length > 0 && (
+            <p className="history__summary">
+              {plural(all.length, 'call')}
+              {missed > 0 && `, ${missed} missed`}
+            </p>
+          )}
+        </div>
+        <button
+          type="button"
+          className="button"
+          onClick={() => void exportCsv()}
+          disabled={exporting || shown.length === 0}
+          aria-describedby={`${searchId}-export`}
+        >
+          {exporting ? 'Exporting…' : 'Export CSV…'}
+        </button>
+        <p className="visually-hidden" id={`${searchId}-export`}>
+          Saves the calls shown below as a spreadsheet file.
+        </p>
+      </header>
+
+      {all.length > 0 && (
+        <div className="history__tools" role="search">
+          <div className="search">
+            <label htmlFor={searchId} className="search__label">
+              Search
+            </label>
+            <input
+              id={searchId}
+              type="search"
+              className="search__input"
+              placeholder="Name or number"
+              autoComplete="off"
+              spellCheck={false}
+              value={query}
+              onChange={(e) => setQuery(e.currentTarget.value)}
+              onKeyDown={(e) => {
+                // Esc in a search with text clears it; only an empty search lets Esc close.
+                if (e.key === 'Escape' && query !== '') {
+                  e.preventDefault();
+                  setQuery('');
+                }
+              }}
+            />
+          </div>
+          <fieldset className="filters">
+            <legend className="visually-hidden">Show</legend>
+            {HISTORY_FILTERS.map((f) => {
+              const count = all.filter((item) => f.matches(item)).length;
+              return (
+                <label key={f.id} className="filter" data-filter={f.id}>
+                  <input
+                    type="radio"
+                    name="history-filter"
+                    value={f.id}
+                    checked={filter.id === f.id}
+                    onChange={() => setFilterId(f.id)}
+                  />
+                  <span>
+                    {f.label} <span className="filter__count">{count}</span>
+                  </span>
+                </label>
+              );
+            })}
+          </fieldset>
+        </div>
+      )}
+
+      <div role="status" className="history__status" data-testid="history-status">
+        {exported && exported.status !== 'cancelled' && (
+          <p
+            className={exported.status === 'saved' ? 'status status--ok' : 'status status--error'}
+            data-testid="export-status"
+          >
+            {exportMessage(exported)}
           </p>
         )}
-      </header>
+        {copiedId && <p className="visually-hidden">Number copied</p>}
+        {narrowed && items && (
+          <p className="visually-hidden">
+            Showing {plural(shown.length, 'call')} of {all.length}
+          </p>
+        )}
+      </div>
+
       {loadError ? (
         <p className="notice notice--error" role="alert">
           The history could not be loaded.
         </p>
-      ) : entries === null ? (
+      ) : items === null ? (
         <p aria-busy="true">Loading…</p>
-      ) : sorted.length === 0 ? (
+      ) : all.length === 0 ? (
         <p className="history__empty">
           No calls yet. Calls that ring your extension will be listed here.
         </p>
+      ) : shown.length === 0 ? (
+        <div className="history__empty">
+          <p>{noMatch(filter.id === 'all' ? '' : filter.label.toLowerCase(), query.trim())}</p>
+          <button
+            type="button"
+            className="button"
+            onClick={() => {
+              setQuery('');
+              setFilterId('all');
+            }}
+          >
+            Show all calls
+          </button>
+        </div>
       ) : (
         <ol className="entries" aria-label="Calls, newest first">
-          {sorted.map((entry) => {
-            const isNew = fresh.has(entry.callId);
-            const name = entry.callerName?.trim() ? entry.callerName : null;
-            return (
-              <li
-                key={entry.callId}
-                className={`entry entry--${entry.outcome}`}
-                data-call-id={entry.callId}
-                data-outcome={entry.outcome}
-              >
-                <time className="entry__time" dateTime={new Date(entry.startedAt).toISOString()}>
-                  {formatCallTime(entry.startedAt, now)}
-                </time>
-                <div className="entry__who">
-                  <InertText
-                    text={name ?? (entry.fromDisplay || entry.from)}
-                    className="entry__caller"
-                    testId="history-caller"
-                  />
-                  {name && (
-                    <InertText text={entry.fromDisplay || entry.from} className="entry__number" />
-                  )}
-                  <span className="entry__to">
-                    <span>to</span> <InertText text={entry.to} />
-                  </span>
-                </div>
-                <div className="entry__outcome">
-                  <span className={`outcome outcome--${entry.outcome}`}>
-                    {outcomeLabel(entry.outcome)}
-                  </span>
-                  {isNew && <span className="new-mark">New</span>}
-                  {entry.endedAt !== null && entry.outcome !== 'missed' && (
-                    <span className="entry__duration">
-                      {formatElapsed(entry.startedAt, entry.endedAt)}
-                    </span>
-                  )}
-                </div>
-              </li>
-            );
-          })}
+          {shown.map((item) => (
+            <HistoryRowView
+              key={itemId(item)}
+              item={item}
+              now={now}
+              isNew={fresh.has(itemId(item))}
+              copied={copiedId === itemId(item)}
+              canOpenCrm={canOpenCrm}
+              onCopy={copy}
+              onOpenCrm={openCrm}
+            />
+          ))}
         </ol>
       )}
     </main>

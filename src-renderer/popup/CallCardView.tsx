@@ -1,51 +1,73 @@
 /**
- * One call in the popup stack. Everything that came from the caller is rendered through
- * InertText (text nodes only). The card fades while it lingers after the call stopped ringing.
+ * One call in the popup stack. Everything that came from the caller is rendered through InertText
+ * (text nodes only). Two looks:
+ *
+ * - Ringing: a coloured card with a moving signal (still under prefers-reduced-motion), the line
+ *   that rang right under the status (a receptionist answers by it: "Acme Sales, good morning"),
+ *   then who is calling, then the actions.
+ * - Done (answered, answered by a colleague, missed, ended; it lingers a few seconds): grey, flat
+ *   and two lines shorter, its outcome in words and an icon, and only the action that still helps.
  */
 import { useId } from 'react';
 import type { CallCard } from '../../src-main/ipc/contract.ts';
 import { InertText, spokenText } from '../shared/InertText.tsx';
-import { describeElapsed, formatElapsed, lingerLabel } from '../shared/format.ts';
+import {
+  calledLine,
+  callerHeadline,
+  callerName,
+  callerNumber,
+  describeDuration,
+  outcomeLabel,
+  ringTime,
+} from '../shared/format.ts';
+import { cardActions, crmLabel } from './card-actions.ts';
 
 export interface CallCardViewProps {
-  call: CallCard;
+  card: CallCard;
   now: number;
   copied: boolean;
-  onDismiss: (callId: string) => void;
-  onOpenCrm: (callId: string) => void;
-  onCopy: (callId: string) => void;
+  onDismiss: (id: string) => void;
+  onOpenCrm: (id: string) => void;
+  onCopy: (id: string) => void;
 }
 
-/** The headline for a call: the caller's name when known, else the number as formatted by main. */
-export function callerHeadline(call: CallCard): string {
-  const name = call.callerName?.trim();
-  if (name) return call.callerName as string;
-  return call.fromDisplay || call.from || 'Unknown caller';
-}
+const OUTCOME_ICON: Record<CallCard['outcome'], string> = {
+  ringing: '',
+  answered: '✓',
+  'answered-elsewhere': '↪',
+  missed: '✕',
+  ended: '–',
+};
 
 export function CallCardView({
-  call,
+  card,
   now,
   copied,
   onDismiss,
   onOpenCrm,
   onCopy,
 }: CallCardViewProps) {
-  const ringing = call.state === 'ringing';
-  const headline = callerHeadline(call);
-  const hasName = Boolean(call.callerName?.trim());
+  const ringing = card.outcome === 'ringing';
+  const headline = callerHeadline(card);
+  const name = callerName(card);
+  const number = callerNumber(card);
+  const line = calledLine(card);
   const spoken = spokenText(headline);
+  const actions = cardActions(card);
+  const elapsedMs = (card.endedAt ?? now) - card.startedAt;
   // Ids from useId, not from the call id: a call id is the service's string and may hold spaces,
   // which would split an aria-labelledby list.
   const id = useId();
   const kickerId = `${id}-state`;
   const headingId = `${id}-caller`;
   const detailId = `${id}-detail`;
+  const classes = ['card', ringing ? 'card--ringing' : 'card--done', `card--${card.outcome}`];
   return (
     <li
-      className={ringing ? 'card' : 'card card--lingering'}
-      data-call-id={call.callId}
+      className={classes.join(' ')}
+      data-call-id={card.callId}
       data-state={ringing ? 'ringing' : 'lingering'}
+      data-outcome={card.outcome}
     >
       <article
         className="card__body"
@@ -54,57 +76,81 @@ export function CallCardView({
         aria-describedby={detailId}
       >
         <div className="card__top">
-          <div className="card__titles">
-            <p className="card__kicker" id={kickerId}>
-              {ringing ? 'Incoming call' : lingerLabel(call.state)}
-            </p>
-            <h2 className="card__caller" id={headingId}>
-              <InertText text={headline} fit="clamp" testId="caller-headline" />
-            </h2>
-          </div>
+          <p className="card__kicker" id={kickerId}>
+            {ringing ? (
+              <span className="card__signal" aria-hidden="true" />
+            ) : (
+              <span className="card__icon" aria-hidden="true">
+                {OUTCOME_ICON[card.outcome]}
+              </span>
+            )}
+            <span className="card__status">{outcomeLabel(card.outcome)}</span>{' '}
+            <span className="card__elapsed" data-testid="elapsed">
+              <span aria-hidden="true">{ringTime(card, now)}</span>
+              <span className="visually-hidden">
+                {ringing ? 'for ' : 'after '}
+                {describeDuration(elapsedMs)}
+              </span>
+            </span>
+          </p>
           <button
             type="button"
             className="card__dismiss"
             aria-label={`Dismiss call from ${spoken}`}
             title="Dismiss (Esc)"
-            onClick={() => onDismiss(call.callId)}
+            onClick={() => onDismiss(card.callId)}
           >
             <span aria-hidden="true">×</span>
           </button>
         </div>
         <div className="card__detail" id={detailId}>
-          {hasName && (
+          <p className="card__line" data-testid="called-line">
+            <span className="card__label">Called</span>
+            {line.name && (
+              <InertText text={line.name} className="card__line-name" testId="called-name" />
+            )}
+            <InertText text={line.number} className="number" testId="called" />
+          </p>
+          <h2 className="card__caller" id={headingId}>
+            <InertText
+              text={headline}
+              fit={name ? 'clamp' : 'line'}
+              className={name ? undefined : 'number'}
+              testId="caller-headline"
+            />
+          </h2>
+          {name && number && (
             <p className="card__number">
-              <InertText text={call.fromDisplay || call.from} fit="clamp" testId="caller-number" />
+              <InertText text={number} className="number" testId="caller-number" />
             </p>
           )}
-          <p className="card__meta">
-            <span className="card__to">
-              <span className="card__label">Called</span>{' '}
-              <InertText text={call.toDisplay || call.to} fit="clamp" testId="called" />
-            </span>
-            <span className="card__time">
-              <span className="visually-hidden">{ringing ? 'ringing for ' : 'rang for '}</span>
-              <span aria-hidden="true">{formatElapsed(call.startedAt, now)}</span>
-              <span className="visually-hidden">{describeElapsed(call.startedAt, now)}</span>
-            </span>
-          </p>
         </div>
-        <div className="card__actions">
-          {call.canOpenCrm && (
-            <button
-              type="button"
-              className="button button--primary"
-              onClick={() => onOpenCrm(call.callId)}
-              title="Open in CRM (Enter)"
-            >
-              Open in CRM
-            </button>
-          )}
-          <button type="button" className="button" onClick={() => onCopy(call.callId)}>
-            {copied ? 'Copied' : 'Copy number'}
-          </button>
-        </div>
+        {actions.length > 0 && (
+          <div className="card__actions">
+            {actions.map((action) =>
+              action === 'crm' ? (
+                <button
+                  key={action}
+                  type="button"
+                  className={ringing ? 'button button--primary' : 'button button--quiet'}
+                  onClick={() => onOpenCrm(card.callId)}
+                  title={`${crmLabel(card)} (Enter)`}
+                >
+                  {crmLabel(card)}
+                </button>
+              ) : (
+                <button
+                  key={action}
+                  type="button"
+                  className={ringing ? 'button' : 'button button--quiet'}
+                  onClick={() => onCopy(card.callId)}
+                >
+                  {copied ? 'Copied' : 'Copy number'}
+                </button>
+              ),
+            )}
+          </div>
+        )}
       </article>
     </li>
   );

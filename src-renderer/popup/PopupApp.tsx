@@ -2,33 +2,36 @@
  * The popup: a stack of cards, one per ringing (or lingering) call, newest on top. The window is
  * shown inactive by main and this page never calls focus() on its own: keys work once the user
  * has clicked into it. Esc dismisses the focused call (else the top one); Enter opens the CRM link
- * for it. New rings are announced through an assertive live region.
+ * for it where its card offers one. New rings are announced through an assertive live region.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { CallCard, ScreenpopApi } from '../../src-main/ipc/contract.ts';
+import type { PopupCard, ScreenpopApi } from '../../src-main/ipc/contract.ts';
 import { spokenText } from '../shared/InertText.tsx';
-import { CallCardView, callerHeadline } from './CallCardView.tsx';
+import { calledLine, callerHeadline } from '../shared/format.ts';
+import { cardActions } from './card-actions.ts';
+import { cardId, PopupCardView } from './card-views.tsx';
 import { useNow } from './use-now.ts';
 
 const COPIED_FEEDBACK_MS = 1500;
 
 /** Newest ring first; ringing calls above lingering ones so the live call is always on top. */
-export function stackOrder(calls: readonly CallCard[]): CallCard[] {
+export function stackOrder(calls: readonly PopupCard[]): PopupCard[] {
   return [...calls].sort((a, b) => {
-    const ringA = a.state === 'ringing' ? 0 : 1;
-    const ringB = b.state === 'ringing' ? 0 : 1;
+    const ringA = a.outcome === 'ringing' ? 0 : 1;
+    const ringB = b.outcome === 'ringing' ? 0 : 1;
     if (ringA !== ringB) return ringA - ringB;
     return b.startedAt - a.startedAt;
   });
 }
 
-export function announcementFor(call: CallCard): string {
-  const to = call.toDisplay || call.to;
+export function announcementFor(call: PopupCard): string {
+  const line = calledLine(call);
+  const to = line.name ?? line.number;
   return `Incoming call from ${spokenText(callerHeadline(call))}${to ? `, to ${spokenText(to, 40)}` : ''}`;
 }
 
 export function PopupApp({ api }: { api: ScreenpopApi }) {
-  const [calls, setCalls] = useState<CallCard[]>([]);
+  const [calls, setCalls] = useState<PopupCard[]>([]);
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
   const [announcement, setAnnouncement] = useState('');
   const [copiedId, setCopiedId] = useState<string | null>(null);
@@ -36,22 +39,22 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   const listRef = useRef<HTMLOListElement>(null);
   const rootRef = useRef<HTMLElement>(null);
 
-  const visible = stackOrder(calls.filter((c) => !dismissed.has(c.callId)));
+  const visible = stackOrder(calls.filter((c) => !dismissed.has(cardId(c))));
   const now = useNow(visible.length > 0);
 
-  const receive = useCallback((next: CallCard[]) => {
+  const receive = useCallback((next: PopupCard[]) => {
     setCalls(next);
     // A dismissed id that main no longer sends can be forgotten.
     setDismissed((prev) => {
-      const ids = new Set(next.map((c) => c.callId));
+      const ids = new Set(next.map(cardId));
       const kept = [...prev].filter((id) => ids.has(id));
       return kept.length === prev.size ? prev : new Set(kept);
     });
     const fresh = stackOrder(next).find(
-      (c) => c.state === 'ringing' && !announced.current.has(c.callId),
+      (c) => c.outcome === 'ringing' && !announced.current.has(cardId(c)),
     );
     // Remember the calls still shown, so each ring is announced once; forget the rest.
-    announced.current = new Set(next.map((c) => c.callId));
+    announced.current = new Set(next.map(cardId));
     if (fresh) setAnnouncement(announcementFor(fresh));
   }, []);
 
@@ -140,12 +143,12 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
       const target = event.target instanceof Element ? event.target : null;
       // Enter on a button activates that button, nothing more.
       if (event.key === 'Enter' && target?.closest('button, a, input, select, textarea')) return;
-      const cardId = target?.closest<HTMLElement>('li[data-call-id]')?.dataset.callId;
-      const call = visible.find((c) => c.callId === cardId) ?? visible[0];
-      if (!call) return;
+      const focused = target?.closest<HTMLElement>('li[data-call-id]')?.dataset.callId;
+      const card = visible.find((c) => cardId(c) === focused) ?? visible[0];
+      if (!card) return;
       event.preventDefault();
-      if (event.key === 'Escape') dismiss(call.callId);
-      else if (call.canOpenCrm) openCrm(call.callId);
+      if (event.key === 'Escape') dismiss(cardId(card));
+      else if (cardActions(card).includes('crm')) openCrm(cardId(card));
     }
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -170,14 +173,14 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
         <ol
           className="stack"
           ref={listRef}
-          aria-label={visible.length === 1 ? 'Incoming call' : `${visible.length} incoming calls`}
+          aria-label={visible.length === 1 ? 'Call' : `${visible.length} calls`}
         >
-          {visible.map((call) => (
-            <CallCardView
-              key={call.callId}
-              call={call}
+          {visible.map((card) => (
+            <PopupCardView
+              key={cardId(card)}
+              card={card}
               now={now}
-              copied={copiedId === call.callId}
+              copied={copiedId === cardId(card)}
               onDismiss={dismiss}
               onOpenCrm={openCrm}
               onCopy={copy}

@@ -15,6 +15,11 @@ export interface FieldProps {
   label: string;
   hint?: ReactNode;
   error?: string | null;
+  /**
+   * The field is a group of controls (buttons), not one input: the label names the group, and
+   * the controls keep their own names.
+   */
+  group?: boolean;
   children: (control: FieldControlProps) => ReactNode;
 }
 
@@ -22,7 +27,7 @@ export function fieldId(name: string): string {
   return `field-${name}`;
 }
 
-export function Field({ name, label, hint, error, children }: FieldProps) {
+export function Field({ name, label, hint, error, group = false, children }: FieldProps) {
   const id = fieldId(name);
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
@@ -31,10 +36,20 @@ export function Field({ name, label, hint, error, children }: FieldProps) {
   if (describedBy) control['aria-describedby'] = describedBy;
   if (error) control['aria-invalid'] = true;
   return (
-    <div className={error ? 'field field--error' : 'field'} data-field={name}>
-      <label className="field__label" htmlFor={id}>
-        {label}
-      </label>
+    <div
+      className={error ? 'field field--error' : 'field'}
+      data-field={name}
+      {...(group ? { role: 'group', 'aria-labelledby': `${id}-label` } : {})}
+    >
+      {group ? (
+        <span className="field__label" id={`${id}-label`}>
+          {label}
+        </span>
+      ) : (
+        <label className="field__label" htmlFor={id}>
+          {label}
+        </label>
+      )}
       {children(control)}
       {error && (
         <p className="field__error" id={errorId} data-testid={`error-${name}`}>

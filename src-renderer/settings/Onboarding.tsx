@@ -15,10 +15,13 @@ export function Onboarding({ onConnect, onDemo, startingDemo, demoError }: Onboa
         number, and a link to their record in your CRM.
       </p>
       <div className="choices">
-        <button type="button" className="choice" onClick={onConnect}>
+        <button type="button" className="choice choice--primary" onClick={onConnect}>
           <span className="choice__title">Connect to my phone system</span>
           <span className="choice__text">
             You will need the service address, an API key and secret, and your extension.
+          </span>
+          <span className="choice__arrow" aria-hidden="true">
+            →
           </span>
         </button>
         <button type="button" className="choice" onClick={onDemo} disabled={startingDemo}>
@@ -27,6 +30,9 @@ export function Onboarding({ onConnect, onDemo, startingDemo, demoError }: Onboa
           </span>
           <span className="choice__text">
             A built-in practice phone system rings you in a few seconds. Nothing to set up.
+          </span>
+          <span className="choice__arrow" aria-hidden="true">
+            →
           </span>
         </button>
       </div>

@@ -1,12 +1,11 @@
 /**
  * The settings window. On first run (needsOnboarding) it opens on the welcome step; afterwards it
- * is the settings form with the connection status above it.
+ * is the settings form, whose Connection section carries the one connection status.
  */
 import { useEffect, useState } from 'react';
 import type { ScreenpopApi, SettingsView, StatusView } from '../../src-main/ipc/contract.ts';
 import { Onboarding } from './Onboarding.tsx';
 import { SettingsForm } from './SettingsForm.tsx';
-import { StatusBanner } from './StatusBanner.tsx';
 
 type Step = 'welcome' | 'connect' | 'settings';
 
@@ -92,6 +91,7 @@ export function SettingsApp({ api }: { api: ScreenpopApi }) {
         <SettingsForm
           api={api}
           view={view}
+          status={null}
           onboarding
           onSaved={(next) => {
             setView(next);
@@ -109,17 +109,17 @@ export function SettingsApp({ api }: { api: ScreenpopApi }) {
         <SettingsForm
           api={api}
           view={view}
+          status={status}
           onSaved={setView}
           header={
             <header className="settings__header">
               <h1>Settings</h1>
               {demoStarted && (
-                <p className="notice notice--ok" role="status" data-testid="demo-started">
+                <p className="notice notice--info" role="status" data-testid="demo-started">
                   The demo is running: a practice call will ring in a few seconds. Connect your real
                   phone system here whenever you are ready.
                 </p>
               )}
-              {status && <StatusBanner status={status} />}
             </header>
           }
         />

@@ -1,23 +1,32 @@
 /**
- * The settings form (also the "Connect to my phone system" step of onboarding). It sends a patch to
- * main and shows main's verdict: a field error next to its field, or "Saved". The API secret is
- * write-only: typed here, stored in the keychain by main, never shown back.
+ * The settings form (also the "Connect to my phone system" step of onboarding), in sections a
+ * person can scan (Connection, Your phone, Screen-pop & CRM, Notifications & start-up, Advanced),
+ * with a jump list at the top and a save bar that stays at the bottom of the window however far
+ * down the user is. It sends a patch to main and shows main's verdict: a field error next to its
+ * field, or "Saved". The API secret is write-only: typed here, stored in the keychain by main,
+ * never shown back. Every label and help text comes from fields.ts.
  */
 import type { FormEvent, ReactNode } from 'react';
 import { useEffect, useRef, useState } from 'react';
 import type {
   ScreenpopApi,
   SettingsView,
+  StatusView,
   TestConnectionResult,
 } from '../../src-main/ipc/contract.ts';
-import type {
-  EventSourceMode,
-  PopupCorner,
-  PopupDisplay,
-} from '../../src-main/core/settings/types.ts';
-import { Checkbox, fieldId, SelectField, TextField, type TextFieldProps } from './Field.tsx';
-import { ConnectionResult } from './ConnectionResult.tsx';
+import { ContactsFileField } from './ContactsFileField.tsx';
 import { CrmPreview } from './CrmPreview.tsx';
+import { Checkbox, fieldId, SelectField, TextField, type TextFieldProps } from './Field.tsx';
+import {
+  CORNERS,
+  DISPLAYS,
+  FIELDS,
+  FORM_ERRORS,
+  SECRET_STORED,
+  SECTIONS,
+  SOURCE_CHOICES,
+  type SectionId,
+} from './fields.ts';
 import type { FormValues } from './form-values.ts';
 import {
   changedSettings,
@@ -26,12 +35,15 @@ import {
   toFormValues,
   toPatch,
 } from './form-values.ts';
+import { StatusPanel } from './StatusPanel.tsx';
 
 export interface SettingsFormProps {
   api: ScreenpopApi;
   view: SettingsView;
+  /** The live connection status (null during onboarding, where there is none yet). */
+  status: StatusView | null;
   onSaved: (view: SettingsView) => void;
-  /** Onboarding shows only the connection essentials first. */
+  /** Onboarding shows only the connection essentials. */
   onboarding?: boolean;
   header?: ReactNode;
   onBack?: () => void;
@@ -42,27 +54,32 @@ interface FieldError {
   message: string;
 }
 
-const SOURCE_CHOICES: { value: EventSourceMode; label: string; hint: string }[] = [
-  { value: 'auto', label: 'Automatic', hint: 'Direct connection, plus the relay when one is set.' },
-  { value: 'direct', label: 'Direct', hint: 'This computer connects to the phone system itself.' },
-  { value: 'relay', label: 'Relay', hint: "Through your organisation's webhook relay." },
-];
+/** Fields a connection test depends on: editing one makes a shown test result stale. */
+const CONNECTION_FIELDS = new Set<keyof FormValues>([
+  'baseUrl',
+  'apiKey',
+  'secret',
+  'extensions',
+  'dids',
+  'defaultRegion',
+]);
 
-const CORNERS: { value: PopupCorner; label: string }[] = [
-  { value: 'top-left', label: 'Top left' },
-  { value: 'top-right', label: 'Top right' },
-  { value: 'bottom-left', label: 'Bottom left' },
-  { value: 'bottom-right', label: 'Bottom right' },
-];
+function sectionDomId(id: SectionId): string {
+  return `section-${id}`;
+}
 
-const DISPLAYS: { value: PopupDisplay; label: string }[] = [
-  { value: 'primary', label: 'Main display' },
-  { value: 'pointer', label: 'Display with the mouse pointer' },
-];
+/** True when the form differs from what main last sent (a typed secret counts). */
+function isDirty(values: FormValues, baseline: FormValues): boolean {
+  if (values.secret !== '') return true;
+  const built = toPatch(values);
+  if (!built.ok) return true;
+  return Object.keys(changedSettings(built.patch, baseline).settings).length > 0;
+}
 
 export function SettingsForm({
   api,
   view,
+  status,
   onSaved,
   onboarding = false,
   header,
@@ -73,9 +90,11 @@ export function SettingsForm({
   const [saving, setSaving] = useState(false);
   const [saved, setSaved] = useState<string | null>(null);
   const [testing, setTesting] = useState(false);
-  const [testResult, setTestResult] = useState<TestConnectionResult | null>(null);
+  const [test, setTest] = useState<{ result: TestConnectionResult; unsaved: boolean } | null>(null);
   // The settings as main last sent them: saving sends only what differs from these.
   const baseline = useRef<FormValues>(toFormValues(view.settings));
+  const panelRef = useRef<HTMLDivElement>(null);
+  const liveState = status?.state;
 
   // Settings changed elsewhere (the tray toggles Do Not Disturb): take the new value of every
   // field the user has not edited here, keep their edits.
@@ -86,10 +105,16 @@ export function SettingsForm({
     setValues((prev) => mergeUntouched(prev, before, incoming));
   }, [view]);
 
+  // The live connection changed state: that is newer than a test result, which goes.
+  useEffect(() => {
+    setTest(null);
+  }, [liveState]);
+
   function set<K extends keyof FormValues>(key: K, value: FormValues[K]): void {
     setSaved(null);
     setValues((prev) => ({ ...prev, [key]: value }));
     if (error?.field === key) setError(null);
+    if (CONNECTION_FIELDS.has(key)) setTest(null);
   }
 
   function errorFor(field: string): string | null {
@@ -117,6 +142,7 @@ export function SettingsForm({
       const result = await api.saveSettings(changedSettings(built.patch, baseline.current));
       if (result.ok) {
         setError(null);
+        setTest(null);
         baseline.current = toFormValues(result.view.settings);
         setValues(baseline.current);
         setSaved(
@@ -127,7 +153,7 @@ export function SettingsForm({
         showError({ field: result.field, message: result.message });
       }
     } catch {
-      setError({ field: '', message: 'Saving failed. Please try again.' });
+      setError({ field: '', message: FORM_ERRORS.saveFailed });
     } finally {
       setSaving(false);
     }
@@ -140,17 +166,19 @@ export function SettingsForm({
       return;
     }
     setTesting(true);
-    setTestResult(null);
+    setTest(null);
+    const unsaved = isDirty(values, baseline.current);
     try {
-      setTestResult(await api.testConnection(built.patch));
+      setTest({ result: await api.testConnection(built.patch), unsaved });
     } catch {
-      setTestResult({
-        ok: false,
-        message: 'The test could not run.',
-        remedy: 'Try again in a moment.',
+      setTest({
+        result: { ok: false, message: 'The test could not run.', remedy: 'Try again in a moment.' },
+        unsaved,
       });
     } finally {
       setTesting(false);
+      // The answer is at the top of the section; bring it into view (the user pressed the button).
+      window.requestAnimationFrame(() => panelRef.current?.scrollIntoView({ block: 'nearest' }));
     }
   }
 
@@ -160,14 +188,19 @@ export function SettingsForm({
 
   function text(
     name: TextKey,
-    label: string,
-    options: Omit<TextFieldProps, 'name' | 'label' | 'value' | 'onChange' | 'error'> = {},
+    options: Omit<
+      TextFieldProps,
+      'name' | 'label' | 'hint' | 'placeholder' | 'value' | 'onChange' | 'error'
+    > & { hint?: ReactNode; placeholder?: string } = {},
   ) {
+    const words = FIELDS[name];
     return (
       <TextField
+        hint={words.hint}
+        placeholder={words.placeholder}
         {...options}
         name={name}
-        label={label}
+        label={words.label}
         error={errorFor(name)}
         value={values[name]}
         onChange={(v) => set(name, v)}
@@ -175,204 +208,210 @@ export function SettingsForm({
     );
   }
 
+  type BoolKey = {
+    [K in keyof FormValues]: FormValues[K] extends boolean ? K : never;
+  }[keyof FormValues];
+
+  function check(name: BoolKey) {
+    const words = FIELDS[name];
+    return (
+      <Checkbox
+        name={name}
+        label={words.label}
+        {...(words.hint ? { hint: words.hint } : {})}
+        checked={values[name]}
+        onChange={(v) => set(name, v)}
+      />
+    );
+  }
+
+  function section(id: SectionId, body: ReactNode) {
+    const words = SECTIONS.find((s) => s.id === id);
+    return (
+      <section className="section" id={sectionDomId(id)} aria-labelledby={`${id}-title`}>
+        <div className="section__head">
+          <h2 id={`${id}-title`} tabIndex={-1}>
+            {words?.title}
+          </h2>
+          <p className="section__summary">{words?.summary}</p>
+        </div>
+        {body}
+      </section>
+    );
+  }
+
   const knownFields = new Set<string>([...Object.keys(values), 'secret']);
   const generalError = error && !knownFields.has(error.field) ? error.message : null;
   const firstExtension = parseList(values.extensions)[0];
+  const dirty = isDirty(values, baseline.current);
+  const shownSections = onboarding ? SECTIONS.slice(0, 2) : SECTIONS;
 
   return (
     <form className="settings-form" onSubmit={(e) => void save(e)} noValidate>
       {header}
-      <fieldset className="section">
-        <legend>Phone system</legend>
-        {text('baseUrl', 'Service address', {
-          type: 'url',
-          hint: 'The address you sign in to, for example https://acme.example.com',
-          placeholder: 'https://acme.example.com',
-        })}
-        {text('apiKey', 'API key', { hint: 'From the admin console, under API keys.' })}
-        {text('secret', 'API secret', {
-          type: 'password',
-          autoComplete: 'new-password',
-          placeholder: view.hasSecret ? 'Stored in keychain' : '',
-          hint: view.hasSecret ? (
-            <span data-testid="secret-stored">
-              Stored in the keychain. Leave empty to keep it, or type a new one.
-            </span>
-          ) : (
-            'Kept in your system keychain, never in a file.'
-          ),
-        })}
-        {text('extensions', 'Your extensions', {
-          multiline: true,
-          hint: 'Separate several with commas or new lines, for example 101, 102',
-        })}
-        {text('dids', 'Your direct numbers (optional)', {
-          multiline: true,
-          hint: 'Numbers that ring you directly, in any common format.',
-        })}
-        {text('defaultRegion', 'Country for local numbers', {
-          short: true,
-          maxLength: 2,
-          hint: 'Two letters, for example US or GB.',
-        })}
-        <div className="actions">
-          <button
-            type="button"
-            className="button"
-            onClick={() => void testConnection()}
-            disabled={testing}
-          >
-            {testing ? 'Testing…' : 'Test connection'}
-          </button>
-        </div>
-        <div role="status" aria-live="polite">
-          {testResult && (
-            <ConnectionResult
-              result={testResult}
+      {!onboarding && (
+        <nav className="section-nav" aria-label="Settings sections">
+          <ul>
+            {shownSections.map((s) => (
+              <li key={s.id}>
+                <button
+                  type="button"
+                  className="section-nav__link"
+                  onClick={() => {
+                    document.getElementById(sectionDomId(s.id))?.scrollIntoView({ block: 'start' });
+                    document.getElementById(`${s.id}-title`)?.focus({ preventScroll: true });
+                  }}
+                >
+                  {s.title}
+                </button>
+              </li>
+            ))}
+          </ul>
+        </nav>
+      )}
+
+      {section(
+        'connection',
+        <>
+          <div ref={panelRef}>
+            <StatusPanel
+              status={onboarding ? null : status}
+              test={test?.result ?? null}
+              testUnsaved={test?.unsaved ?? false}
+              testing={testing}
+              onTest={() => void testConnection()}
               {...(firstExtension ? { extension: firstExtension } : {})}
             />
-          )}
-        </div>
-      </fieldset>
+          </div>
+          {text('baseUrl', { type: 'url' })}
+          {text('apiKey')}
+          {text('secret', {
+            type: 'password',
+            autoComplete: 'new-password',
+            placeholder: view.hasSecret ? SECRET_STORED.placeholder : '',
+            ...(view.hasSecret
+              ? { hint: <span data-testid="secret-stored">{SECRET_STORED.hint}</span> }
+              : {}),
+          })}
+        </>,
+      )}
+
+      {section(
+        'phone',
+        <>
+          {text('extensions', { multiline: true })}
+          {text('dids', { multiline: true })}
+          {text('defaultRegion', { short: true, maxLength: 2 })}
+        </>,
+      )}
 
       {!onboarding && (
         <>
-          <fieldset className="section">
-            <legend>How calls reach this computer</legend>
-            <div className="radios" role="radiogroup" aria-labelledby="source-label">
-              <p className="field__label" id="source-label">
-                Event source
-              </p>
-              {SOURCE_CHOICES.map((choice) => (
-                <div className="radio" key={choice.value}>
-                  <input
-                    id={`source-${choice.value}`}
-                    type="radio"
-                    name="eventSource"
-                    value={choice.value}
-                    checked={values.eventSource === choice.value}
-                    onChange={() => set('eventSource', choice.value)}
-                    aria-describedby={`source-${choice.value}-hint`}
-                  />
-                  <div>
-                    <label htmlFor={`source-${choice.value}`}>{choice.label}</label>
-                    <p className="field__hint" id={`source-${choice.value}-hint`}>
-                      {choice.hint}
-                    </p>
+          {section(
+            'popup',
+            <>
+              <div className="row">
+                <SelectField
+                  name="popupDisplay"
+                  label={FIELDS.popupDisplay.label}
+                  error={errorFor('popupDisplay')}
+                  value={values.popupDisplay}
+                  choices={DISPLAYS}
+                  onChange={(v) => set('popupDisplay', v)}
+                />
+                <SelectField
+                  name="popupCorner"
+                  label={FIELDS.popupCorner.label}
+                  error={errorFor('popupCorner')}
+                  value={values.popupCorner}
+                  choices={CORNERS}
+                  onChange={(v) => set('popupCorner', v)}
+                />
+                {text('popupLingerSec', { type: 'number', short: true, min: 0 })}
+              </div>
+              {text('crmUrlTemplate')}
+              <CrmPreview api={api} template={values.crmUrlTemplate} id="crm-preview" />
+              {check('autoOpenCrm')}
+              <ContactsFileField
+                api={api}
+                value={values.contactsFile}
+                saved={baseline.current.contactsFile}
+                error={errorFor('contactsFile')}
+                onChange={(path) => set('contactsFile', path)}
+              />
+            </>,
+          )}
+
+          {section(
+            'notifications',
+            <>
+              {check('doNotDisturb')}
+              {check('sound')}
+              {check('startAtLogin')}
+            </>,
+          )}
+
+          {section(
+            'advanced',
+            <>
+              <div className="radios" role="radiogroup" aria-labelledby="source-label">
+                <p className="field__label" id="source-label">
+                  {FIELDS.eventSource.label}
+                </p>
+                {SOURCE_CHOICES.map((choice) => (
+                  <div className="radio" key={choice.value}>
+                    <input
+                      id={`source-${choice.value}`}
+                      type="radio"
+                      name="eventSource"
+                      value={choice.value}
+                      checked={values.eventSource === choice.value}
+                      onChange={() => set('eventSource', choice.value)}
+                      aria-describedby={`source-${choice.value}-hint`}
+                    />
+                    <div>
+                      <label htmlFor={`source-${choice.value}`}>{choice.label}</label>
+                      <p className="field__hint" id={`source-${choice.value}-hint`}>
+                        {choice.hint}
+                      </p>
+                    </div>
                   </div>
-                </div>
-              ))}
-              {errorFor('eventSource') && <p className="field__error">{errorFor('eventSource')}</p>}
-            </div>
-            {text('relayUrl', 'Relay address', {
-              type: 'url',
-              placeholder: 'wss://relay.example.com',
-              hint: 'wss:// address from your administrator. Needed for Relay.',
-            })}
-            {text('relayTenant', 'Relay tenant', {
-              placeholder: 'acme',
-              hint: 'The tenant name your relay administrator gave you; leave empty to use the first part of the service address.',
-            })}
-          </fieldset>
-
-          <fieldset className="section">
-            <legend>CRM link</legend>
-            {text('crmUrlTemplate', 'Link template', {
-              placeholder: 'https://crm.example.com/search?phone={from}',
-              hint: (
-                <>
-                  Placeholders: <code>{'{from}'}</code> <code>{'{to}'}</code>{' '}
-                  <code>{'{call_id}'}</code> <code>{'{caller_name}'}</code>. Leave empty for no CRM
-                  button.
-                </>
-              ),
-            })}
-            <CrmPreview api={api} template={values.crmUrlTemplate} id="crm-preview" />
-            <Checkbox
-              name="autoOpenCrm"
-              label="Open the CRM link by itself when a call rings"
-              checked={values.autoOpenCrm}
-              onChange={(v) => set('autoOpenCrm', v)}
-            />
-          </fieldset>
-
-          <fieldset className="section">
-            <legend>Caller names</legend>
-            {text('contactsFile', 'Contacts file (optional)', {
-              placeholder: 'contacts.csv or contacts.vcf',
-              hint: "Full path of a CSV or vCard file. Names from the phone system's directory are used too.",
-            })}
-          </fieldset>
-
-          <fieldset className="section">
-            <legend>Alerts</legend>
-            <Checkbox
-              name="doNotDisturb"
-              label="Do not disturb"
-              hint="No popups or sounds; calls still go to the history."
-              checked={values.doNotDisturb}
-              onChange={(v) => set('doNotDisturb', v)}
-            />
-            <Checkbox
-              name="sound"
-              label="Play a sound when a call rings"
-              checked={values.sound}
-              onChange={(v) => set('sound', v)}
-            />
-            <Checkbox
-              name="startAtLogin"
-              label="Start Screenpop when I sign in"
-              checked={values.startAtLogin}
-              onChange={(v) => set('startAtLogin', v)}
-            />
-          </fieldset>
-
-          <fieldset className="section">
-            <legend>Popup</legend>
-            <div className="row">
-              <SelectField
-                name="popupDisplay"
-                label="Show on"
-                error={errorFor('popupDisplay')}
-                value={values.popupDisplay}
-                choices={DISPLAYS}
-                onChange={(v) => set('popupDisplay', v)}
-              />
-              <SelectField
-                name="popupCorner"
-                label="Corner"
-                error={errorFor('popupCorner')}
-                value={values.popupCorner}
-                choices={CORNERS}
-                onChange={(v) => set('popupCorner', v)}
-              />
-              {text('popupLingerSec', 'Stay after ringing stops (seconds)', {
-                type: 'number',
-                short: true,
-                min: 0,
-              })}
-            </div>
-          </fieldset>
+                ))}
+                {errorFor('eventSource') && (
+                  <p className="field__error">{errorFor('eventSource')}</p>
+                )}
+              </div>
+              {text('relayUrl', { type: 'url' })}
+              {text('relayTenant')}
+            </>,
+          )}
         </>
       )}
 
-      {generalError && (
-        <p className="notice notice--error" role="alert">
-          {generalError}
-        </p>
-      )}
-      <div className="actions actions--footer">
-        {onBack && (
-          <button type="button" className="button" onClick={onBack}>
-            Back
-          </button>
+      <div className="save-bar" data-testid="save-bar">
+        {generalError && (
+          <p className="save-bar__error" role="alert">
+            {generalError}
+          </p>
         )}
-        <button type="submit" className="button button--primary" disabled={saving}>
-          {saving ? 'Saving…' : onboarding ? 'Save and connect' : 'Save'}
-        </button>
-        <p className="actions__status" role="status" data-testid="save-status">
-          {saved}
-        </p>
+        <div className="save-bar__row">
+          {onBack && (
+            <button type="button" className="button" onClick={onBack}>
+              Back
+            </button>
+          )}
+          <button type="submit" className="button button--primary" disabled={saving}>
+            {saving ? 'Saving…' : onboarding ? 'Save and connect' : 'Save'}
+          </button>
+          <p className="save-bar__status" role="status" data-testid="save-status">
+            {saved}
+          </p>
+          {!saved && dirty && (
+            <p className="save-bar__dirty" data-testid="unsaved">
+              Unsaved changes
+            </p>
+          )}
+        </div>
       </div>
     </form>
   );

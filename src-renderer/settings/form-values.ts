@@ -10,6 +10,7 @@ import type {
   PopupDisplay,
   Settings,
 } from '../../src-main/core/settings/types.ts';
+import { FORM_ERRORS } from './fields.ts';
 
 export interface FormValues {
   baseUrl: string;
@@ -80,7 +81,7 @@ export function toPatch(values: FormValues): PatchResult {
     return {
       ok: false,
       field: 'popupLingerSec',
-      message: 'Enter a number of seconds (0 or more).',
+      message: FORM_ERRORS.popupLingerSec,
     };
   }
   const patch: SettingsPatch = {

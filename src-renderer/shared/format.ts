@@ -1,23 +1,90 @@
-/** Plain formatting helpers for times and call labels; no DOM, no React. */
+/**
+ * The renderer's one formatting module: how a number, a called line, a duration, a time and a
+ * call's outcome read, the same in the popup and the history. No DOM, no React. Numbers arrive
+ * formatted by main (libphonenumber-js, the user's region: `fromDisplay`, `toDisplay`); here they
+ * only get their kind ("Ext. 101") and words around them. User-visible words live here or next to
+ * the component that shows them, never assembled from caller text.
+ */
 import type { CallOutcome } from '../../src-main/ipc/contract.ts';
 
-/** "0:07", "12:30", "1:02:03" since `startedAt`; never negative (a wall clock may step back). */
-export function formatElapsed(startedAt: number, now: number): string {
-  const total = Math.max(0, Math.floor((now - startedAt) / 1000));
+/** Longest run of digits that is an internal extension (as main's phone.ts decides). */
+const MAX_EXTENSION_DIGITS = 6;
+
+/** True for an internal extension: a few digits, no "+". */
+export function isExtension(raw: string): boolean {
+  const text = raw.trim();
+  return /^[0-9]+$/.test(text) && text.length <= MAX_EXTENSION_DIGITS;
+}
+
+/**
+ * A number as the user reads it: "Ext. 205" for an extension, else main's formatted form
+ * ("(415) 555-0123", "+44 20 7946 0958"), else what was received.
+ */
+export function numberLabel(raw: string, display: string): string {
+  const shown = display.trim() || raw.trim();
+  if (isExtension(raw) && /^[0-9]+$/.test(shown)) return `Ext. ${shown}`;
+  return shown;
+}
+
+/** The bits of a call the formatting needs; cards and history entries both have them. */
+export interface CallText {
+  from: string;
+  fromDisplay: string;
+  callerName: string | null;
+  to: string;
+  toDisplay: string;
+  toName: string | null;
+}
+
+/** The caller's number, labelled. */
+export function callerNumber(call: CallText): string {
+  return numberLabel(call.from, call.fromDisplay);
+}
+
+/** The caller's name when known (and not blank). */
+export function callerName(call: CallText): string | null {
+  return call.callerName?.trim() ? call.callerName : null;
+}
+
+/** The headline for a call: the caller's name when known, else the number, else "Unknown caller". */
+export function callerHeadline(call: CallText): string {
+  return callerName(call) ?? (callerNumber(call) || 'Unknown caller');
+}
+
+/** The line that rang (what a receptionist answers by): its name when known, and its number. */
+export function calledLine(call: CallText): { name: string | null; number: string } {
+  return {
+    name: call.toName?.trim() ? call.toName : null,
+    number: numberLabel(call.to, call.toDisplay),
+  };
+}
+
+/**
+ * A length of time in words, never like a clock time: "0 s", "42 s", "1 min 5 s", "8 min",
+ * "1 h 2 min". Negative spans (a wall clock that stepped back) read as 0 s.
+ */
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
   const hours = Math.floor(total / 3600);
   const minutes = Math.floor((total % 3600) / 60);
   const seconds = total % 60;
-  const ss = String(seconds).padStart(2, '0');
-  if (hours > 0) return `${hours}:${String(minutes).padStart(2, '0')}:${ss}`;
-  return `${minutes}:${ss}`;
+  if (hours > 0) return minutes > 0 ? `${hours} h ${minutes} min` : `${hours} h`;
+  if (minutes > 0) return seconds > 0 ? `${minutes} min ${seconds} s` : `${minutes} min`;
+  return `${seconds} s`;
 }
 
-/** Spoken form of an elapsed time, for screen readers. */
-export function describeElapsed(startedAt: number, now: number): string {
-  const total = Math.max(0, Math.floor((now - startedAt) / 1000));
-  if (total < 60) return `${total} ${total === 1 ? 'second' : 'seconds'}`;
-  const minutes = Math.floor(total / 60);
-  return `${minutes} ${minutes === 1 ? 'minute' : 'minutes'}`;
+/** The same length for a screen reader: "1 minute 5 seconds". */
+export function describeDuration(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  const part = (n: number, one: string) => `${n} ${n === 1 ? one : `${one}s`}`;
+  const parts: string[] = [];
+  if (hours > 0) parts.push(part(hours, 'hour'));
+  if (minutes > 0) parts.push(part(minutes, 'minute'));
+  if (hours === 0 && (seconds > 0 || parts.length === 0)) parts.push(part(seconds, 'second'));
+  return parts.join(' ');
 }
 
 /** Time of day for today's calls, date and time for older ones, in the user's locale. */
@@ -34,35 +101,28 @@ export function formatCallTime(at: number, now: number, locale?: string): string
   return new Intl.DateTimeFormat(locale, options).format(when);
 }
 
-/** Words for a call's state while its card lingers; unknown states stay generic (untrusted). */
-export function lingerLabel(state: string): string {
-  switch (state) {
-    case 'ringing':
-      return 'Ringing';
-    case 'answered':
-      return 'Answered';
-    case 'hold':
-      return 'On hold';
-    case 'ended':
-      return 'Ended';
-    case 'missed':
-      return 'Missed';
-    default:
-      return 'No longer ringing';
-  }
+const OUTCOME_WORDS: Record<CallOutcome, string> = {
+  ringing: 'Ringing',
+  answered: 'Answered',
+  'answered-elsewhere': 'Answered by a colleague',
+  missed: 'Missed',
+  ended: 'Ended',
+};
+
+/** A call's outcome in words; an unknown value (an older app's file) reads as "Ended". */
+export function outcomeLabel(outcome: CallOutcome): string {
+  return OUTCOME_WORDS[outcome] ?? 'Ended';
 }
 
-export function outcomeLabel(outcome: CallOutcome): string {
-  switch (outcome) {
-    case 'ringing':
-      return 'Still ringing';
-    case 'answered':
-      return 'Answered';
-    case 'missed':
-      return 'Missed';
-    case 'ended':
-      return 'Ended';
-    default:
-      return 'Ended';
-  }
+/**
+ * How long it rang, in the words that go after the outcome: "for 7 s" while ringing, "after 8 min"
+ * once it stopped; empty when the end is not known (a call an older run left ringing).
+ */
+export function ringTime(
+  call: { outcome: CallOutcome; startedAt: number; endedAt: number | null },
+  now: number,
+): string {
+  if (call.outcome === 'ringing') return `for ${formatDuration(now - call.startedAt)}`;
+  if (call.endedAt === null) return '';
+  return `after ${formatDuration(call.endedAt - call.startedAt)}`;
 }

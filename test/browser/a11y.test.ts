@@ -17,8 +17,19 @@ const cases: Case[] = [
     'popup',
     fixture({
       calls: [
-        call({ callId: 'a' }),
+        call({ callId: 'a', to: '+14155550100', toName: 'Sales line' }),
         call({ callId: 'b', callerName: null, canOpenCrm: false }),
+        call({ callId: 'c', callerName: 'Grace Hopper', state: 'answered' }),
+      ],
+    }),
+  ],
+  [
+    'popup with calls that are done',
+    'popup',
+    fixture({
+      calls: [
+        call({ callId: 'a', state: 'answered', outcome: 'answered-elsewhere' }),
+        call({ callId: 'b', callerName: null, state: 'ended' }),
         call({ callId: 'c', callerName: 'Grace Hopper', state: 'answered' }),
       ],
     }),
@@ -39,6 +50,26 @@ const cases: Case[] = [
   ],
   ['onboarding', 'settings', fixture({ settings: firstRunView })],
   ['history', 'history', fixture()],
+  [
+    'history filtered and searched, after an export',
+    'history',
+    fixture(),
+    async (page) => {
+      await page.getByRole('radio', { name: /^Missed/ }).check();
+      await page.getByRole('searchbox', { name: 'Search' }).fill('sales');
+      await page.getByRole('button', { name: 'Export CSV…' }).click();
+      await page.getByTestId('export-status').waitFor();
+    },
+  ],
+  [
+    'settings with a contacts file picked',
+    'settings',
+    fixture({ contactsPick: { status: 'picked', path: '/home/ada/contacts.csv', contacts: 3 } }),
+    async (page) => {
+      await page.getByRole('button', { name: 'Choose file…' }).click();
+      await page.getByTestId('contacts-found').waitFor();
+    },
+  ],
 ];
 
 browserSuite('accessibility in Chromium', ({ browser, origin }) => {

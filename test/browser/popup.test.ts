@@ -6,7 +6,15 @@ import { expect, it } from 'vitest';
 import { buildCrmUrl } from '../../src-main/core/app/crm-url.ts';
 import type { CallCard } from '../../src-main/ipc/contract.ts';
 import { call, fixture } from './support/fixtures.ts';
-import { childElementCount, computedStyle, openPage, screenshot } from './support/page.ts';
+import {
+  childElementCount,
+  computedStyle,
+  fitsWhole,
+  lineCount,
+  openPage,
+  screenshot,
+  visibleText,
+} from './support/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
 const HOSTILE = {
@@ -20,26 +28,44 @@ const HOSTILE = {
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
 
 browserSuite('popup in Chromium', ({ browser: getBrowser, origin }) => {
-  it('shows a ring with the caller name, number, what they called and the elapsed time, without taking focus', async () => {
+  it('shows a ring with the line it rang on, the caller, a labelled ringing time and the actions, without taking focus', async () => {
     const opened = await openPage(getBrowser(), origin(), 'popup', fixture());
     const { page } = opened;
     expect((await opened.recorded('popupReady')).length).toBe(1);
     expect((await opened.recorded('onCalls')).length).toBe(1);
 
-    await opened.emit('popup:calls', [call({ callId: 'c1', startedAt: Date.now() - 65_000 })]);
+    await opened.emit('popup:calls', [
+      call({
+        callId: 'c1',
+        to: '+14155550100',
+        toName: 'Sales line',
+        startedAt: Date.now() - 65_000,
+      }),
+    ]);
     const card = page.locator('li[data-call-id="c1"]');
     await expect.poll(() => card.count()).toBe(1);
+    expect(await card.getAttribute('data-outcome')).toBe('ringing');
     expect(await card.getByTestId('caller-headline').textContent()).toBe('Ada Lovelace');
-    expect(await card.getByTestId('caller-number').textContent()).toBe('+1 415-555-0123');
-    expect(await card.getByTestId('called').textContent()).toBe('Ext. 101');
-    expect(await card.textContent()).toMatch(/1:0[5-9]/);
+    expect(await card.getByTestId('caller-number').textContent()).toBe('(415) 555-0123');
+    expect(await card.getByTestId('called-name').textContent()).toBe('Sales line');
+    expect(await card.getByTestId('called').textContent()).toBe('(415) 555-0100');
+    // The elapsed time says what it is, and is never a clock-like 1:05.
+    expect(await card.getByTestId('elapsed').textContent()).toMatch(
+      /^for 1 min (\d+) sfor 1 minute \1 seconds$/,
+    );
+    expect(await visibleText(card.locator('.card__kicker'))).toMatch(/^Ringing for 1 min \d+ s$/);
+    // The called line sits above the caller and is no fainter than the caller's number.
+    const line = await card.getByTestId('called-line').boundingBox();
+    const name = await card.getByTestId('caller-headline').boundingBox();
+    expect(line && name && line.y < name.y).toBe(true);
+    expect(await computedStyle(card.getByTestId('called-line'), 'font-weight')).toBe('600');
     expect(await card.getByRole('button', { name: 'Open in CRM' }).count()).toBe(1);
     expect(await card.getByRole('button', { name: 'Copy number' }).count()).toBe(1);
     expect(await card.getByRole('button', { name: 'Dismiss call from Ada Lovelace' }).count()).toBe(
       1,
     );
     expect(await page.getByRole('alert').textContent()).toBe(
-      'Incoming call from Ada Lovelace, to Ext. 101',
+      'Incoming call from Ada Lovelace, to Sales line',
     );
     // Shown inactive by main; the page must not grab focus by itself.
     expect(await page.evaluate('document.activeElement === document.body')).toBe(true);
@@ -55,15 +81,69 @@ browserSuite('popup in Chromium', ({ browser: getBrowser, origin }) => {
     await opened.close();
   });
 
-  it('stacks a second ring on top, fades a call that stopped ringing, and hides the CRM button when there is no link', async () => {
-    const opened = await openPage(getBrowser(), origin(), 'popup', fixture());
+  it('makes ringing unmistakable with motion, and keeps it unmistakable without motion', async () => {
+    const calls = [
+      call({ callId: 'ring' }),
+      call({ callId: 'done', callerName: 'Grace Hopper', state: 'answered' }),
+    ];
+    const moving = await openPage(getBrowser(), origin(), 'popup', fixture({ calls }), {
+      reducedMotion: 'no-preference',
+    });
+    const running = (page: typeof moving.page, id: string) =>
+      page.evaluate(
+        (callId) =>
+          (
+            globalThis as unknown as {
+              document: {
+                getAnimations(): { effect: { target: { closest(s: string): unknown } } | null }[];
+              };
+            }
+          ).document
+            .getAnimations()
+            .filter((a) => a.effect?.target.closest(`li[data-call-id="${callId}"]`)).length,
+        id,
+      );
+    await expect.poll(() => moving.page.locator('li[data-call-id]').count()).toBe(2);
+    expect(await running(moving.page, 'ring')).toBeGreaterThanOrEqual(2);
+    expect(await running(moving.page, 'done')).toBe(0);
+    await expectClean(moving);
+    await moving.close();
+
+    const still = await openPage(getBrowser(), origin(), 'popup', fixture({ calls }), {
+      reducedMotion: 'reduce',
+    });
+    const { page } = still;
+    await expect.poll(() => page.locator('li[data-call-id]').count()).toBe(2);
+    expect(await running(page, 'ring')).toBe(0);
+    // Still unmistakable: a 2 px accent border, a stripe, a shadow and the word.
+    const ring = page.locator('li[data-call-id="ring"] article');
+    const done = page.locator('li[data-call-id="done"] article');
+    expect(await computedStyle(ring, 'border-top-width')).toBe('2px');
+    expect(await computedStyle(ring, 'box-shadow')).not.toBe('none');
+    expect(await computedStyle(done, 'box-shadow')).toBe('none');
+    expect(await computedStyle(ring, 'border-top-color')).not.toBe(
+      await computedStyle(done, 'border-top-color'),
+    );
+    expect(await computedStyle(ring, 'background-color')).not.toBe(
+      await computedStyle(done, 'background-color'),
+    );
+    expect(await page.locator('li[data-call-id="ring"] .card__status').textContent()).toBe(
+      'Ringing',
+    );
+    await expectClean(still);
+    await still.close();
+  });
+
+  it('shows calls that stopped ringing as done: grey, shorter, their outcome in words, and only the action that still helps', async () => {
+    const opened = await openPage(getBrowser(), origin(), 'popup', fixture(), {
+      viewport: { width: 360, height: 800 },
+    });
     const { page } = opened;
     const first = call({ callId: 'c1', startedAt: Date.now() - 20_000 });
     const second = call({
       callId: 'c2',
       callerName: null,
       from: '+442079460958',
-      fromDisplay: '+44 20 7946 0958',
       startedAt: Date.now() - 2_000,
       canOpenCrm: false,
     });
@@ -75,16 +155,96 @@ browserSuite('popup in Chromium', ({ browser: getBrowser, origin }) => {
     expect(await cards.nth(0).getByTestId('caller-headline').textContent()).toBe(
       '+44 20 7946 0958',
     );
-    expect(await cards.nth(0).getByRole('button', { name: 'Open in CRM' }).count()).toBe(0);
+    // No CRM link set: no CRM button.
+    expect(await cards.nth(0).getByRole('button', { name: /CRM/ }).count()).toBe(0);
     expect(await page.getByRole('alert').textContent()).toBe(
       'Incoming call from +44 20 7946 0958, to Ext. 101',
     );
+    const ringingHeight = (await page.locator('li[data-call-id="c1"]').boundingBox())?.height ?? 0;
 
-    await opened.emit('popup:calls', [{ ...first, state: 'answered' }, second]);
-    const lingering = page.locator('li[data-call-id="c1"]');
-    await expect.poll(() => lingering.getAttribute('data-state')).toBe('lingering');
-    expect(await lingering.textContent()).toContain('Answered');
-    expect(Number(await computedStyle(lingering, 'opacity'))).toBeLessThan(1);
+    const ended = Date.now();
+    await opened.emit('popup:calls', [
+      { ...first, state: 'answered', outcome: 'answered', endedAt: ended },
+      second,
+    ]);
+    const done = page.locator('li[data-call-id="c1"]');
+    await expect.poll(() => done.getAttribute('data-state')).toBe('lingering');
+    // The ringing call moved on top.
+    expect(await cards.nth(0).getAttribute('data-call-id')).toBe('c2');
+    expect(await visibleText(done.locator('.card__kicker'))).toMatch(
+      /^✓ ?Answered after [2-5]\d s$/,
+    );
+    expect(await done.getByRole('button').allTextContents()).toEqual(['×', 'Open in CRM']);
+    const doneHeight = (await done.boundingBox())?.height ?? 0;
+    expect(doneHeight).toBeLessThan(ringingHeight * 0.75);
+
+    await opened.emit('popup:calls', [
+      { ...first, state: 'answered', outcome: 'answered-elsewhere', endedAt: ended },
+      { ...second, state: 'ended', outcome: 'missed', endedAt: ended, canOpenCrm: true },
+    ]);
+    await expect.poll(() => page.locator('li[data-state="lingering"]').count()).toBe(2);
+    expect(await done.locator('.card__status').textContent()).toBe('Answered by a colleague');
+    expect(await done.getByRole('button').allTextContents()).toEqual(['×']);
+    const missed = page.locator('li[data-call-id="c2"]');
+    expect(await missed.locator('.card__status').textContent()).toBe('Missed');
+    expect(await missed.getByRole('button').allTextContents()).toEqual([
+      '×',
+      'Copy number',
+      'Search CRM',
+    ]);
+    // Enter on a card a colleague answered opens nothing: it shows no CRM button.
+    await done.locator('article').focus();
+    await page.keyboard.press('Enter');
+    await missed.locator('article').focus();
+    await page.keyboard.press('Enter');
+    await expect
+      .poll(async () => (await opened.recorded('openCrm')).map((r) => r.args))
+      .toEqual([['c2']]);
+    // Nobody is told about a call that stopped ringing.
+    expect(await page.getByRole('alert').textContent()).toBe(
+      'Incoming call from +44 20 7946 0958, to Ext. 101',
+    );
+    await expectClean(opened);
+    await opened.close();
+  });
+
+  it('keeps three calls compact', async () => {
+    const three = [
+      call({ callId: 'a', to: '+14155550100', toName: 'Sales line' }),
+      call({ callId: 'b', callerName: null, from: '+442079460958' }),
+      call({ callId: 'c', callerName: 'Grace Hopper', from: '205', state: 'answered' }),
+    ];
+    const opened = await openPage(getBrowser(), origin(), 'popup', fixture({ calls: three }), {
+      viewport: { width: 360, height: 800 },
+    });
+    await expect.poll(() => opened.page.locator('li[data-call-id]').count()).toBe(3);
+    const height = (await opened.page.locator('.popup').boundingBox())?.height ?? 0;
+    // Two ringing cards and a done one fit a 560-pixel popup (the README's screenshot).
+    expect(height).toBeLessThanOrEqual(560);
+    expect((await opened.recorded('reportPopupSize')).at(-1)?.args[0]).toBe(Math.ceil(height));
+    await expectClean(opened);
+    await opened.close();
+  });
+
+  it('an unknown caller gets a CRM search, built by main’s real builder', async () => {
+    const template = 'https://crm.example.com/search?phone={from}';
+    const unknown = call({ callId: 'u1', callerName: null, from: '+442079460958' });
+    const urls: string[] = [];
+    const opened = await openPage(getBrowser(), origin(), 'popup', fixture({ calls: [unknown] }), {
+      crmOpen: (callId) => {
+        expect(callId).toBe('u1');
+        const built = buildCrmUrl(
+          template,
+          { from: unknown.from, to: unknown.to, call_id: unknown.callId, caller_name: '' },
+          ['https'],
+        );
+        urls.push(built.ok ? built.url : `refused: ${built.message}`);
+      },
+    });
+    const button = opened.page.getByRole('button', { name: 'Search CRM' });
+    await button.click();
+    await expect.poll(() => urls).toEqual(['https://crm.example.com/search?phone=%2B442079460958']);
+    expect(await button.getAttribute('class')).toContain('button--primary');
     await expectClean(opened);
     await opened.close();
   });
@@ -229,11 +389,15 @@ browserSuite('popup in Chromium', ({ browser: getBrowser, origin }) => {
     const rtl = page.locator('li[data-call-id="rtl"]');
     const head = await headline('rtl').boundingBox();
     const close = await rtl.getByRole('button', { name: /^Dismiss call from/ }).boundingBox();
-    const crm = await rtl.getByRole('button', { name: 'Open in CRM' }).boundingBox();
+    // An unknown caller: the CRM action is a search.
+    const crm = await rtl.getByRole('button', { name: 'Search CRM' }).boundingBox();
     const copy = await rtl.getByRole('button', { name: 'Copy number' }).boundingBox();
     expect(head && close && head.x < close.x).toBe(true);
     expect(crm && copy && crm.x < copy.x).toBe(true);
     expect(await rtl.locator('.card__label').textContent()).toBe('Called');
+    // Numbers stay on one line whatever they hold (cut with an ellipsis, full value in the tooltip).
+    expect(await lineCount(rtl.getByTestId('called'))).toBe(1);
+    expect(await lineCount(headline('markup'))).toBe(1);
 
     // Enter on each hostile card: main's builder gets the raw values and encodes them.
     for (const c of cards) {
@@ -270,38 +434,105 @@ browserSuite('popup in Chromium', ({ browser: getBrowser, origin }) => {
     await page1.close();
   });
 
+  /** The README's stack: a ring on the sales line, an unknown caller, a call just answered. */
+  const threeCalls = () => [
+    call({
+      callId: 's1',
+      to: '+14155550100',
+      toName: 'Sales line',
+      startedAt: SHOT_TIME - 7_000,
+    }),
+    call({
+      callId: 's2',
+      callerName: null,
+      from: '+442079460958',
+      startedAt: SHOT_TIME - 21_000,
+    }),
+    call({
+      callId: 's3',
+      callerName: 'Grace Hopper',
+      from: '205',
+      startedAt: SHOT_TIME - 48_000,
+      state: 'answered',
+    }),
+  ];
+
+  it('never breaks a number across lines, at 200 % zoom too', async () => {
+    const calls = [
+      ...threeCalls(),
+      call({
+        callId: 'z4',
+        callerName: 'Maria Concepción Fernández-Villalobos',
+        from: '+16175550199',
+        to: '+442079460958',
+        toName: 'London reception',
+      }),
+    ];
+    // The popup is 360 pixels wide: 180 CSS pixels at 200 %.
+    const opened = await openPage(getBrowser(), origin(), 'popup', fixture({ calls }), {
+      viewport: { width: 180, height: 1200 },
+      zoom: 2,
+    });
+    const { page } = opened;
+    await expect.poll(() => page.locator('li[data-call-id]').count()).toBe(4);
+    const numbers = page.locator('.number');
+    expect(await numbers.count()).toBeGreaterThanOrEqual(8);
+    for (const n of await numbers.all()) {
+      if (!(await n.isVisible())) continue; // a done card shows no caller number
+      const text = await n.textContent();
+      expect(await lineCount(n), `${text} wraps`).toBe(1);
+      expect(await fitsWhole(n), `${text} is cut`).toBe(true);
+    }
+    expect(
+      await page.evaluate(
+        'document.documentElement.scrollWidth - document.documentElement.clientWidth',
+      ),
+    ).toBe(0);
+    await expectClean(opened);
+    await opened.close();
+  });
+
   for (const scheme of ['light', 'dark'] as const) {
-    it(`screenshots: one call and three calls (${scheme})`, async () => {
+    it(`screenshots: one call, three calls, calls that are done, and 200 % (${scheme})`, async () => {
       const one = [call({ callId: 's1', startedAt: SHOT_TIME - 7_000 })];
-      const three = [
-        call({ callId: 's1', startedAt: SHOT_TIME - 7_000 }),
+      const done = [
         call({
-          callId: 's2',
-          callerName: null,
-          from: '+442079460958',
-          fromDisplay: '+44 20 7946 0958',
-          to: '+14155550100',
-          toDisplay: 'Sales line +1 415-555-0100',
-          startedAt: SHOT_TIME - 21_000,
-          canOpenCrm: false,
-        }),
-        call({
-          callId: 's3',
+          callId: 'd1',
           callerName: 'Grace Hopper',
           from: '205',
-          fromDisplay: 'Ext. 205',
-          startedAt: SHOT_TIME - 48_000,
+          startedAt: SHOT_TIME - 30_000,
           state: 'answered',
         }),
+        call({
+          callId: 'd2',
+          callerName: 'Alan Turing',
+          from: '+13125550175',
+          to: '+14155550100',
+          toName: 'Sales line',
+          startedAt: SHOT_TIME - 40_000,
+          state: 'answered',
+          outcome: 'answered-elsewhere',
+        }),
+        call({
+          callId: 'd3',
+          callerName: null,
+          from: '+442079460958',
+          startedAt: SHOT_TIME - 50_000,
+          state: 'ended',
+        }),
       ];
-      for (const [name, calls] of [
-        ['popup-one', one],
-        ['popup-three', three],
-      ] as const) {
+      const shots: [string, CallCard[], { width: number; height: number }, number?][] = [
+        ['popup-one', one, { width: 360, height: 560 }],
+        ['popup-three', threeCalls(), { width: 360, height: 560 }],
+        ['popup-done', done, { width: 360, height: 560 }],
+        ['popup-zoom200', threeCalls(), { width: 180, height: 900 }, 2],
+      ];
+      for (const [name, calls, viewport, zoom] of shots) {
         const opened = await openPage(getBrowser(), origin(), 'popup', fixture({ calls }), {
           colorScheme: scheme,
-          viewport: { width: 360, height: 560 },
+          viewport,
           fixedTime: SHOT_TIME,
+          ...(zoom ? { zoom } : {}),
         });
         await expect.poll(() => opened.page.locator('li[data-call-id]').count()).toBe(calls.length);
         await screenshot(opened.page.locator('.popup'), `${name}-${scheme}`);

@@ -1,19 +1,13 @@
 /**
- * Settings (with onboarding) and history in real Chromium under the production CSP, with the
- * preload API replaced by a typed double: CRM preview through the real main-side builder, the
- * onboarding demo path, history marked seen, no horizontal overflow at 200% zoom, and the
- * light/dark screenshots. One browser launch for the file.
+ * Settings (with onboarding) in real Chromium under the production CSP, with the preload API
+ * replaced by a typed double: CRM preview through the real main-side builder, one truthful
+ * connection status, a save bar that stays in reach, the native contacts-file picker, the
+ * onboarding choices as buttons, no horizontal overflow at 200 % zoom, and the light/dark
+ * screenshots. The history window has its own file (history.test.ts). One browser launch.
  */
 import { expect, it } from 'vitest';
-import {
-  call,
-  connectedView,
-  firstRunView,
-  fixture,
-  history,
-  ipNotAllowedTest,
-} from './support/fixtures.ts';
-import { openPage, screenshot, type PageName } from './support/page.ts';
+import { connectedView, firstRunView, fixture, ipNotAllowedTest } from './support/fixtures.ts';
+import { computedStyle, openPage, SCREENSHOT_DIR, screenshot } from './support/page.ts';
 import { browserSuite, expectClean, realCrmPreview } from './support/suite.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
@@ -25,7 +19,7 @@ browserSuite('settings, onboarding and history in Chromium', ({ browser: getBrow
       crmPreview: realCrmPreview(connectedView.settings.crmAllowedSchemes),
     });
     const { page } = opened;
-    const template = page.getByLabel('Link template');
+    const template = page.getByLabel('CRM link', { exact: true });
     await template.fill(
       'https://crm.example.com/search?phone={from}&name={caller_name}&id={call_id}',
     );
@@ -103,51 +97,149 @@ browserSuite('settings, onboarding and history in Chromium', ({ browser: getBrow
     await opened.close();
   });
 
-  it('history: lists the calls and marks missed ones seen on open', async () => {
-    const opened = await openPage(getBrowser(), origin(), 'history', fixture());
+  it('keeps one truthful status: a failed test replaces “Connected” instead of sitting under it', async () => {
+    const opened = await openPage(
+      getBrowser(),
+      origin(),
+      'settings',
+      fixture({ testConnection: ipNotAllowedTest }),
+      { viewport: { width: 720, height: 900 } },
+    );
     const { page } = opened;
-    await expect.poll(() => page.locator('li[data-call-id]').count()).toBe(5);
-    expect(await page.locator('li[data-outcome="missed"]').count()).toBe(2);
-    expect(await page.locator('li[data-call-id="h2"]').textContent()).toContain('New');
-    expect((await opened.recorded('markHistorySeen')).length).toBe(1);
+    const tones = () => page.locator('.notice--ok, .notice--warn, .notice--error').count();
+    expect(await page.getByTestId('status').textContent()).toContain('Connected');
+    expect(await tones()).toBe(1);
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByTestId('connection-result').waitFor();
+    expect(await page.getByTestId('status').count()).toBe(0);
+    expect(await tones()).toBe(1);
+    expect(await page.locator('.notice--error').count()).toBe(1);
+    await page.getByLabel('API key').fill('ak_live_other');
+    expect(await page.getByTestId('connection-result').count()).toBe(0);
+    expect(await page.getByTestId('status').textContent()).toContain('Connected');
     await expectClean(opened);
     await opened.close();
   });
 
-  it('fits at 200% zoom: no page scrolls sideways at half the CSS width', async () => {
+  it('keeps Save in reach wherever the user is, at 200 % too, and says when there are unsaved changes', async () => {
+    // The settings window is 620 x 760; at 200 % that is 310 x 380 CSS pixels.
+    for (const [viewport, zoom] of [
+      [{ width: 620, height: 760 }, 1],
+      [{ width: 310, height: 380 }, 2],
+    ] as const) {
+      const opened = await openPage(getBrowser(), origin(), 'settings', fixture(), {
+        viewport,
+        zoom,
+      });
+      const { page } = opened;
+      const save = page.getByRole('button', { name: 'Save', exact: true });
+      await save.waitFor();
+      const height = Number(await page.evaluate('document.documentElement.scrollHeight'));
+      expect(height).toBeGreaterThan(viewport.height * 2);
+      for (const y of [0, height / 2, height]) {
+        await page.evaluate(`window.scrollTo(0, ${y})`);
+        const box = await save.boundingBox();
+        expect(box, `Save at scroll ${y}`).not.toBeNull();
+        expect(box!.y).toBeGreaterThanOrEqual(0);
+        expect(box!.y + box!.height).toBeLessThanOrEqual(viewport.height);
+      }
+      // A field the user tabs to is not hidden under the bar.
+      await page.evaluate('window.scrollTo(0, 0)');
+      await page.getByLabel('Relay tenant').focus();
+      const field = await page.getByLabel('Relay tenant').boundingBox();
+      const bar = await page.getByTestId('save-bar').boundingBox();
+      expect(field && bar && field.y + field.height <= bar.y).toBe(true);
+      await page.getByLabel('Relay tenant').fill('globex');
+      expect(await page.getByTestId('unsaved').textContent()).toBe('Unsaved changes');
+      await save.click();
+      await expect.poll(() => page.getByTestId('save-status').textContent()).toBe('Saved.');
+      expect(await page.getByTestId('unsaved').count()).toBe(0);
+      await expectClean(opened);
+      await opened.close();
+    }
+  });
+
+  it('chooses the contacts file with the native dialog (main), shows what it holds, and saves that path', async () => {
+    // A file name a user may really have: markup characters, and a right-to-left override that
+    // would show "contacts.csv" as "vsc.stcatnoc".
+    const picked = '/home/ada/Documents/<b>Kunden \u202Econtacts.csv';
+    const opened = await openPage(
+      getBrowser(),
+      origin(),
+      'settings',
+      fixture({ contactsPick: { status: 'picked', path: picked, contacts: 128 } }),
+      { viewport: { width: 720, height: 900 } },
+    );
+    const { page } = opened;
+    // No text box: a path cannot be typed, only picked.
+    expect(await page.getByRole('textbox', { name: /Contacts file/ }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Choose file…' }).click();
+    await page.getByTestId('contacts-found').waitFor();
+    expect(await page.getByTestId('contacts-found').textContent()).toBe(
+      '128 numbers with names found. Save to use this file.',
+    );
+    expect(await page.getByTestId('contacts-path').textContent()).toBe(
+      '/home/ada/Documents/<b>Kunden contacts.csv',
+    );
+    expect(await page.getByTestId('contacts-file').locator('.file-field__name').textContent()).toBe(
+      '<b>Kunden contacts.csv',
+    );
+    expect(await page.getByTestId('contacts-file').locator('b').count()).toBe(0);
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(async () => (await opened.recorded('saveSettings')).length).toBe(1);
+    expect((await opened.recorded('saveSettings'))[0]?.args[0]).toEqual({
+      settings: { contactsFile: picked },
+    });
+    await screenshot(page.locator('[data-field="contactsFile"]'), 'settings-contacts-light');
+    await expectClean(opened);
+    await opened.close();
+  });
+
+  it('onboarding: the two choices look and act like buttons', async () => {
+    const opened = await openPage(
+      getBrowser(),
+      origin(),
+      'settings',
+      fixture({ settings: firstRunView }),
+    );
+    const { page } = opened;
+    const connect = page.getByRole('button', { name: /Connect to my phone system/ });
+    const demo = page.getByRole('button', { name: /Try the demo/ });
+    for (const choice of [connect, demo]) {
+      expect(await computedStyle(choice, 'cursor')).toBe('pointer');
+      expect(await computedStyle(choice, 'border-top-width')).toBe('2px');
+      expect(await choice.locator('.choice__arrow').count()).toBe(1);
+    }
+    // The main way in is filled like a primary button; the other is outlined in the same colour.
+    const accent = await computedStyle(demo, 'border-top-color');
+    expect(await computedStyle(connect, 'background-color')).toBe(accent);
+    expect(await computedStyle(demo, 'background-color')).not.toBe(accent);
+    await connect.focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { name: 'Connect to your phone system' }).waitFor();
+    await expectClean(opened);
+    await opened.close();
+  });
+
+  it('fits at 200% zoom: no page scrolls sideways', async () => {
     // A 640-pixel-wide window at 200% zoom lays out in 320 CSS pixels.
-    const pages: [PageName, ReturnType<typeof fixture>][] = [
-      ['settings', fixture()],
-      ['settings', fixture({ settings: firstRunView })],
-      ['history', fixture()],
-      [
-        'popup',
-        fixture({
-          calls: [call({ callId: 'z1', callerName: 'Maria Concepción Fernández-Villalobos' })],
-        }),
-      ],
-    ];
-    for (const [name, fix] of pages) {
-      // The popup window is 360 pixels wide: 180 CSS pixels at 200%.
-      const width = name === 'popup' ? 180 : 320;
-      const opened = await openPage(getBrowser(), origin(), name, fix, {
-        viewport: { width, height: 640 },
+    for (const fix of [fixture(), fixture({ settings: firstRunView })]) {
+      const opened = await openPage(getBrowser(), origin(), 'settings', fix, {
+        viewport: { width: 320, height: 640 },
+        zoom: 2,
       });
       await opened.page.waitForTimeout(50);
       const overflow = await opened.page.evaluate(
         'document.documentElement.scrollWidth - document.documentElement.clientWidth',
       );
-      expect(overflow, `${name} overflows sideways`).toBe(0);
-      if (name === 'settings' && !fix.settings.needsOnboarding)
-        await screenshot(opened.page, 'settings-zoom200');
-      if (name === 'popup') await screenshot(opened.page.locator('.popup'), 'popup-zoom200');
+      expect(overflow, 'settings overflows sideways').toBe(0);
       await expectClean(opened);
       await opened.close();
     }
   });
 
   for (const scheme of ['light', 'dark'] as const) {
-    it(`screenshots: settings, onboarding and history (${scheme})`, async () => {
+    it(`screenshots: settings, onboarding, and both at 200 % (${scheme})`, async () => {
       const settings = await openPage(
         getBrowser(),
         origin(),
@@ -157,49 +249,44 @@ browserSuite('settings, onboarding and history in Chromium', ({ browser: getBrow
         }),
         {
           colorScheme: scheme,
-          viewport: { width: 720, height: 900 },
+          viewport: { width: 620, height: 760 },
           fixedTime: SHOT_TIME,
           crmPreview: realCrmPreview(['https']),
         },
       );
+      await settings.page.getByTestId('crm-preview-url').waitFor();
+      // As the window opens: the top, with the save bar at the bottom of the window.
+      await settings.page.screenshot({
+        path: `${SCREENSHOT_DIR}settings-window-${scheme}.png`,
+        animations: 'disabled',
+      });
       await settings.page.getByRole('button', { name: 'Test connection' }).click();
       await settings.page.getByTestId('connection-result').waitFor();
-      await settings.page.getByTestId('crm-preview-url').waitFor();
       await screenshot(settings.page, `settings-${scheme}`);
       await expectClean(settings);
       await settings.close();
 
-      const onboarding = await openPage(
-        getBrowser(),
-        origin(),
-        'settings',
-        fixture({ settings: firstRunView }),
-        {
+      for (const [name, fix, viewport, zoom] of [
+        ['onboarding', fixture({ settings: firstRunView }), { width: 720, height: 520 }, 1],
+        ['onboarding-zoom200', fixture({ settings: firstRunView }), { width: 310, height: 380 }, 2],
+        ['settings-zoom200', fixture(), { width: 310, height: 380 }, 2],
+      ] as const) {
+        const opened = await openPage(getBrowser(), origin(), 'settings', fix, {
           colorScheme: scheme,
-          viewport: { width: 720, height: 520 },
+          viewport,
           fixedTime: SHOT_TIME,
-        },
-      );
-      await onboarding.page.getByRole('heading', { name: 'Welcome to Screenpop' }).waitFor();
-      await screenshot(onboarding.page, `onboarding-${scheme}`);
-      await expectClean(onboarding);
-      await onboarding.close();
-
-      const historyPage = await openPage(
-        getBrowser(),
-        origin(),
-        'history',
-        fixture({ history: history(SHOT_TIME) }),
-        {
-          colorScheme: scheme,
-          viewport: { width: 640, height: 560 },
-          fixedTime: SHOT_TIME,
-        },
-      );
-      await expect.poll(() => historyPage.page.locator('li[data-call-id]').count()).toBe(5);
-      await screenshot(historyPage.page, `history-${scheme}`);
-      await expectClean(historyPage);
-      await historyPage.close();
+          zoom,
+        });
+        await opened.page.locator('h1').waitFor();
+        if (name === 'settings-zoom200')
+          await opened.page.screenshot({
+            path: `${SCREENSHOT_DIR}${name}-${scheme}.png`,
+            animations: 'disabled',
+          });
+        else await screenshot(opened.page, `${name}-${scheme}`);
+        await expectClean(opened);
+        await opened.close();
+      }
     });
   }
 });

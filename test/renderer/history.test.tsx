@@ -4,7 +4,7 @@ import { act, cleanup, fireEvent, render, screen, waitFor, within } from '@testi
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
 import { HistoryApp } from '../../src-renderer/history/HistoryApp.tsx';
-import { fakeApi } from './fake-api.ts';
+import { fakeApi, savedView } from './fake-api.ts';
 
 afterEach(cleanup);
 
@@ -62,11 +62,25 @@ describe('history', () => {
     const list = await screen.findByRole('list', { name: 'Calls, newest first' });
     const items = within(list).getAllByRole('listitem');
     expect(items.map((li) => li.getAttribute('data-call-id'))).toEqual(['live', 'missed', 'old']);
-    expect(items[0]?.textContent).toContain('Still ringing');
+    expect(items[0]?.textContent).toContain('Ringing');
     expect(items[1]?.textContent).toContain('Missed');
     expect(items[1]?.textContent).toContain('New');
     expect(items[1]?.className).toContain('entry--missed');
     expect(items[2]?.textContent).toContain('Answered');
+    // A duration in words, never clock-like ("10:00" would read as a time of day).
+    expect(within(items[2] as HTMLElement).getByTestId('history-duration').textContent).toBe(
+      'after 10 min',
+    );
+    expect(within(items[1] as HTMLElement).getByTestId('history-duration').textContent).toBe(
+      'after 20 s',
+    );
+    // Numbers read as in the popup: the extension labelled, the line that rang.
+    expect(within(items[2] as HTMLElement).getByTestId('history-number').textContent).toBe(
+      'Ext. 205',
+    );
+    expect(within(items[2] as HTMLElement).getByTestId('history-called').textContent).toBe(
+      'CalledExt. 101',
+    );
     expect(items[2]?.textContent).toContain('Grace Hopper');
     expect(items[2]?.textContent).not.toContain('New');
     expect(screen.getByText('3 calls, 1 missed')).toBeTruthy();
@@ -113,5 +127,84 @@ describe('history', () => {
     const { api } = fakeApi();
     render(<HistoryApp api={api} />);
     expect(await screen.findByText(/No calls yet/)).toBeTruthy();
+  });
+
+  it('searches names and numbers whatever their spacing, and filters missed and answered calls', async () => {
+    const { api } = fakeApi();
+    api.listHistory.mockResolvedValue(entries);
+    render(<HistoryApp api={api} />);
+    await screen.findByRole('list', { name: 'Calls, newest first' });
+    const ids = () =>
+      screen.queryAllByRole('listitem').map((li) => li.getAttribute('data-call-id'));
+    const search = screen.getByRole('searchbox', { name: 'Search' });
+    fireEvent.change(search, { target: { value: '20 7946' } });
+    expect(ids()).toEqual(['missed']);
+    fireEvent.change(search, { target: { value: '+442079' } });
+    expect(ids()).toEqual(['missed']);
+    fireEvent.change(search, { target: { value: 'grace' } });
+    expect(ids()).toEqual(['old']);
+    fireEvent.change(search, { target: { value: '<script>' } });
+    expect(ids()).toEqual(['live']);
+    fireEvent.change(search, { target: { value: '' } });
+    fireEvent.click(screen.getByRole('radio', { name: /Missed/ }));
+    expect(ids()).toEqual(['missed']);
+    fireEvent.click(screen.getByRole('radio', { name: /Answered/ }));
+    expect(ids()).toEqual(['old']);
+    fireEvent.change(search, { target: { value: 'nobody' } });
+    expect(screen.getByText('No answered calls match “nobody”.')).toBeTruthy();
+    // Esc in the search clears it instead of closing the window.
+    fireEvent.keyDown(search, { key: 'Escape' });
+    expect((search as HTMLInputElement).value).toBe('');
+    expect(api.closeWindow).not.toHaveBeenCalled();
+    fireEvent.click(screen.getByRole('radio', { name: /All/ }));
+    expect(ids()).toEqual(['live', 'missed', 'old']);
+  });
+
+  it('copies a row’s number and opens it in the CRM through main, with a CRM button only when a CRM link is set', async () => {
+    const { api, emit } = fakeApi();
+    api.listHistory.mockResolvedValue(entries);
+    render(<HistoryApp api={api} />);
+    await screen.findByRole('list', { name: 'Calls, newest first' });
+    expect(screen.queryAllByRole('button', { name: /CRM/ })).toHaveLength(0);
+    act(() =>
+      emit('settings:changed', {
+        ...savedView,
+        settings: { ...savedView.settings, crmUrlTemplate: 'https://crm.example.com/?q={from}' },
+      }),
+    );
+    fireEvent.click(screen.getByRole('button', { name: 'Open in CRM Grace Hopper' }));
+    expect(api.openHistoryCrm).toHaveBeenCalledWith('old');
+    fireEvent.click(screen.getByRole('button', { name: 'Search CRM for +44 20 7946 0958' }));
+    expect(api.openHistoryCrm).toHaveBeenLastCalledWith('missed');
+    fireEvent.click(screen.getByRole('button', { name: 'Copy number of Grace Hopper' }));
+    expect(api.copyHistoryNumber).toHaveBeenCalledWith('old');
+    expect(
+      await screen.findByRole('button', { name: 'Copied number of Grace Hopper' }),
+    ).toBeTruthy();
+  });
+
+  it('exports the rows shown, and says where it saved them or why it could not', async () => {
+    const { api } = fakeApi();
+    api.listHistory.mockResolvedValue(entries);
+    render(<HistoryApp api={api} />);
+    await screen.findByRole('list', { name: 'Calls, newest first' });
+    fireEvent.click(screen.getByRole('radio', { name: /Missed/ }));
+    fireEvent.click(screen.getByRole('button', { name: 'Export CSV…' }));
+    await waitFor(() => expect(api.exportHistoryCsv).toHaveBeenCalledWith(['missed']));
+    expect((await screen.findByTestId('export-status')).textContent).toBe(
+      'Saved 1 call to calls.csv.',
+    );
+    api.exportHistoryCsv.mockResolvedValueOnce({ status: 'cancelled' });
+    fireEvent.click(screen.getByRole('button', { name: 'Export CSV…' }));
+    await waitFor(() => expect(screen.queryByTestId('export-status')).toBeNull());
+    api.exportHistoryCsv.mockResolvedValueOnce({
+      status: 'failed',
+      message: 'The file could not be written there.',
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Export CSV…' }));
+    expect(await screen.findByText('The file could not be written there.')).toBeTruthy();
+    api.exportHistoryCsv.mockRejectedValueOnce(new Error('history:export-csv failed'));
+    fireEvent.click(screen.getByRole('button', { name: 'Export CSV…' }));
+    expect(await screen.findByText('The export did not work. Please try again.')).toBeTruthy();
   });
 });

@@ -20,7 +20,7 @@ function card(callId: string, callerName: string, startedAt: number, state = 'ri
     fromDisplay: '+1 415-555-0123',
     callerName,
     to: '101',
-    toDisplay: 'Ext. 101',
+    toDisplay: '101',
     toName: null,
     startedAt,
     endedAt: state === 'ringing' ? null : startedAt + 1000,

@@ -4,12 +4,16 @@
  * fake ScreenpopApi standing in for main.
  */
 import { act, cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { SettingsApp } from '../../src-renderer/settings/SettingsApp.tsx';
-import { fakeApi, savedView } from './fake-api.ts';
+import { fakeApi, savedView, status } from './fake-api.ts';
 
 afterEach(cleanup);
+// jsdom lays nothing out and has no scrollIntoView; the jump list and the test button call it.
+beforeAll(() => {
+  Element.prototype.scrollIntoView = function scrollIntoView() {};
+});
 
 function input(label: RegExp | string): HTMLInputElement {
   return screen.getByLabelText(label) as HTMLInputElement;
@@ -109,7 +113,7 @@ describe('settings', () => {
     render(<SettingsApp api={api} />);
     fireEvent.click(await screen.findByRole('button', { name: 'Test connection' }));
     const result = await screen.findByTestId('connection-result');
-    expect(result.textContent).toContain('Could not connect.');
+    expect(result.textContent).toContain('Connection test: could not connect.');
     expect(result.textContent).toContain('The service refused this computer’s address.');
     expect(result.textContent).toContain('What to do: Add the caller IP to the key’s allowlist.');
     expect(screen.getByTestId('ip-to-allow').textContent).toBe('203.0.113.7');
@@ -143,7 +147,7 @@ describe('settings', () => {
         : { ok: false, message: 'The CRM link must start with https://.' },
     );
     render(<SettingsApp api={api} />);
-    const template = await waitFor(() => input('Link template'));
+    const template = await waitFor(() => input('CRM link'));
     fireEvent.change(template, { target: { value: 'https://crm.example.com/?p={from}' } });
     expect((await screen.findByTestId('crm-preview-url', {}, { timeout: 2000 })).textContent).toBe(
       'https://crm.example.com/?p=%2B14155550123',
@@ -177,6 +181,111 @@ describe('settings', () => {
   });
 });
 
+describe('settings: one status, sections, the contacts file picker', () => {
+  it('shows one status at a time: the live one, a test result instead of it, and the live one again when the test goes stale', async () => {
+    const { api, emit } = fakeApi();
+    api.testConnection.mockResolvedValue({
+      ok: false,
+      message: 'The service refused this computer’s address.',
+      errcode: 10004,
+    });
+    render(<SettingsApp api={api} />);
+    expect((await screen.findByTestId('status')).textContent).toContain('Connected');
+    fireEvent.click(screen.getByRole('button', { name: 'Test connection' }));
+    const result = await screen.findByTestId('connection-result');
+    expect(result.textContent).toContain('Connection test: could not connect.');
+    // Never a green "Connected" beside a red "Could not connect".
+    expect(screen.queryByTestId('status')).toBeNull();
+    expect(document.querySelectorAll('.notice--ok, .notice--error')).toHaveLength(1);
+    // Editing what was tested makes the result stale: the live status is back.
+    fireEvent.change(input('API key'), { target: { value: 'ak_2' } });
+    expect(screen.getByTestId('status').textContent).toContain('Connected');
+    // A test of unsaved values says so; a change of the live state replaces it.
+    fireEvent.click(screen.getByRole('button', { name: 'Test connection' }));
+    expect((await screen.findByTestId('connection-result')).textContent).toContain('not saved yet');
+    act(() => emit('status:changed', { ...status, state: 'offline', reason: 'No network.' }));
+    expect(screen.getByTestId('status').textContent).toContain('Offline');
+    expect(screen.queryByTestId('connection-result')).toBeNull();
+  });
+
+  it('lays the settings out in named sections with a jump list, and says when changes are unsaved', async () => {
+    const { api } = fakeApi();
+    render(<SettingsApp api={api} />);
+    const nav = await screen.findByRole('navigation', { name: 'Settings sections' });
+    const titles = [
+      'Connection',
+      'Your phone',
+      'Screen-pop & CRM',
+      'Notifications & start-up',
+      'Advanced',
+    ];
+    expect(Array.from(nav.querySelectorAll('button')).map((b) => b.textContent)).toEqual(titles);
+    expect(screen.getAllByRole('heading', { level: 2 }).map((h) => h.textContent)).toEqual(titles);
+    // Each field sits in its section.
+    const sectionOf = (label: string) =>
+      input(label).closest('section')?.querySelector('h2')?.textContent;
+    expect(sectionOf('Service address')).toBe('Connection');
+    expect(sectionOf('Your extensions')).toBe('Your phone');
+    expect(sectionOf('CRM link')).toBe('Screen-pop & CRM');
+    expect(sectionOf('Do not disturb')).toBe('Notifications & start-up');
+    expect(sectionOf('Relay address')).toBe('Advanced');
+    fireEvent.click(screen.getByRole('button', { name: 'Advanced' }));
+    expect(document.activeElement?.textContent).toBe('Advanced');
+    expect(screen.queryByTestId('unsaved')).toBeNull();
+    fireEvent.click(screen.getByLabelText('Play a sound when a call rings'));
+    expect(screen.getByTestId('unsaved').textContent).toBe('Unsaved changes');
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(screen.getByTestId('save-status').textContent).toBe('Saved.'));
+    expect(screen.queryByTestId('unsaved')).toBeNull();
+  });
+
+  it('chooses the contacts file with main’s dialog: cancelled changes nothing, a picked file is shown with what is in it and saved on Save', async () => {
+    const { api } = fakeApi();
+    render(<SettingsApp api={api} />);
+    const choose = await screen.findByRole('button', { name: 'Choose file…' });
+    expect(screen.getByTestId('contacts-file').textContent).toBe('No file chosen');
+    // No text box: a path cannot be typed.
+    expect(screen.queryByRole('textbox', { name: /Contacts file/ })).toBeNull();
+    expect(screen.getByRole('group', { name: 'Contacts file (optional)' })).toBeTruthy();
+
+    fireEvent.click(choose);
+    await waitFor(() => expect(api.chooseContactsFile).toHaveBeenCalledTimes(1));
+    expect(screen.getByTestId('contacts-file').textContent).toBe('No file chosen');
+
+    api.chooseContactsFile.mockResolvedValueOnce({
+      status: 'failed',
+      path: '/home/ada/notes.txt',
+      message: 'No contacts found in this file.',
+    });
+    fireEvent.click(choose);
+    expect((await screen.findByTestId('error-contactsFile')).textContent).toBe(
+      'No contacts found in this file.',
+    );
+    expect(screen.getByTestId('contacts-file').textContent).toBe('No file chosen');
+
+    api.chooseContactsFile.mockResolvedValueOnce({
+      status: 'picked',
+      path: 'C:\\Users\\ada\\<b>contacts</b>.csv',
+      contacts: 42,
+    });
+    fireEvent.click(choose);
+    expect((await screen.findByTestId('contacts-found')).textContent).toBe(
+      '42 numbers with names found. Save to use this file.',
+    );
+    expect(screen.queryByTestId('error-contactsFile')).toBeNull();
+    expect(screen.getByTestId('contacts-file').querySelector('b')).toBeNull();
+    expect(screen.getByTestId('contacts-path').textContent).toBe(
+      'C:\\Users\\ada\\<b>contacts</b>.csv',
+    );
+    expect(screen.getByTestId('contacts-file').textContent).toContain('<b>contacts</b>.csv');
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(api.saveSettings).toHaveBeenCalledTimes(1));
+    expect(api.saveSettings.mock.calls[0]?.[0]).toEqual({
+      settings: { contactsFile: 'C:\\Users\\ada\\<b>contacts</b>.csv' },
+    });
+  });
+});
+
 describe('onboarding', () => {
   const firstRun = { settings: { ...DEFAULT_SETTINGS }, hasSecret: false, needsOnboarding: true };
 
@@ -201,7 +310,7 @@ describe('onboarding', () => {
       'Connect to your phone system',
     );
     expect(input('API secret').placeholder).toBe('');
-    expect(screen.queryByLabelText('Link template')).toBeNull();
+    expect(screen.queryByLabelText('CRM link')).toBeNull();
     fireEvent.click(screen.getByRole('button', { name: 'Back' }));
     expect(screen.getByRole('heading', { level: 1 }).textContent).toBe('Welcome to Screenpop');
   });

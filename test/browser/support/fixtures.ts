@@ -1,7 +1,9 @@
 /** Data for the browser tests and screenshots: calls, settings views, history. */
+import { formatNumber } from '../../../src-main/core/app/phone.ts';
 import { DEFAULT_SETTINGS } from '../../../src-main/core/settings/types.ts';
 import type {
   CallCard,
+  CallOutcome,
   HistoryEntry,
   SettingsView,
   StatusView,
@@ -9,21 +11,53 @@ import type {
 } from '../../../src-main/ipc/contract.ts';
 import type { DoubleFixture } from './api-double.ts';
 
+/** Numbers as main's directory formats them (US user), so the fixtures show what the app shows. */
+const shown = (raw: string) => formatNumber(raw, 'US');
+
+const OUTCOME_OF_STATE: Record<string, CallOutcome> = {
+  ringing: 'ringing',
+  answered: 'answered',
+  ended: 'missed',
+};
+
 export function call(overrides: Partial<CallCard> & { callId: string }): CallCard {
+  const from = overrides.from ?? '+14155550123';
+  const to = overrides.to ?? '101';
   const state = overrides.state ?? 'ringing';
+  const startedAt = overrides.startedAt ?? Date.now() - 7_000;
   return {
     kind: 'call',
-    from: '+14155550123',
-    fromDisplay: '+1 415-555-0123',
+    from,
+    fromDisplay: shown(from),
     callerName: 'Ada Lovelace',
-    to: '101',
-    toDisplay: 'Ext. 101',
+    to,
+    toDisplay: shown(to),
     toName: null,
-    startedAt: Date.now() - 7_000,
-    endedAt: null,
+    startedAt,
+    // A call that stopped ringing rang for 12 s.
+    endedAt: state === 'ringing' ? null : startedAt + 12_000,
     state,
-    outcome: state === 'ringing' ? 'ringing' : 'answered',
+    outcome: OUTCOME_OF_STATE[state] ?? 'ended',
     canOpenCrm: true,
+    ...overrides,
+  };
+}
+
+export function entry(overrides: Partial<HistoryEntry> & { callId: string }): HistoryEntry {
+  const from = overrides.from ?? '+14155550123';
+  const to = overrides.to ?? '101';
+  return {
+    kind: 'call',
+    from,
+    fromDisplay: shown(from),
+    callerName: null,
+    to,
+    toDisplay: shown(to),
+    toName: null,
+    startedAt: Date.now() - 60_000,
+    endedAt: Date.now() - 50_000,
+    outcome: 'answered',
+    seen: true,
     ...overrides,
   };
 }
@@ -79,76 +113,59 @@ export const connectedStatus: StatusView = {
 export function history(now: number): HistoryEntry[] {
   const min = 60_000;
   return [
-    {
-      kind: 'call',
+    entry({
       callId: 'h1',
-      from: '+14155550123',
-      fromDisplay: '+1 415-555-0123',
       callerName: 'Ada Lovelace',
-      to: '101',
-      toDisplay: '101',
-      toName: null,
       startedAt: now - 3 * min,
       endedAt: null,
       outcome: 'ringing',
-      seen: true,
-    },
-    {
-      kind: 'call',
+    }),
+    entry({
       callId: 'h2',
       from: '+442079460958',
-      fromDisplay: '+44 20 7946 0958',
-      callerName: null,
-      to: '101',
-      toDisplay: '101',
-      toName: null,
+      to: '+14155550100',
+      toName: 'Sales line',
       startedAt: now - 25 * min,
       endedAt: now - 24.5 * min,
       outcome: 'missed',
       seen: false,
-    },
-    {
-      kind: 'call',
+    }),
+    entry({
       callId: 'h3',
       from: '205',
-      fromDisplay: '205',
       callerName: 'Grace Hopper',
-      to: '101',
-      toDisplay: '101',
-      toName: null,
       startedAt: now - 70 * min,
       endedAt: now - 62 * min,
       outcome: 'answered',
-      seen: true,
-    },
-    {
-      kind: 'call',
+    }),
+    entry({
+      callId: 'h6',
+      from: '+13125550175',
+      callerName: 'Alan Turing',
+      to: '+14155550100',
+      toName: 'Sales line',
+      startedAt: now - 95 * min,
+      endedAt: now - 95 * min + 12_000,
+      outcome: 'answered-elsewhere',
+    }),
+    entry({
       callId: 'h4',
       from: '+16175550199',
-      fromDisplay: '+1 617-555-0199',
       callerName: 'Katherine Johnson',
-      to: '+1 415 555 0100',
-      toDisplay: '+1 415 555 0100',
-      toName: null,
+      to: '+14155550100',
+      toName: 'Sales line',
       startedAt: now - 26 * 60 * min,
       endedAt: now - 26 * 60 * min + 40_000,
       outcome: 'missed',
-      seen: true,
-    },
-    {
-      kind: 'call',
+    }),
+    entry({
       callId: 'h5',
       from: '+16505550144',
-      fromDisplay: '+1 650-555-0144',
-      callerName: null,
       to: '102',
-      toDisplay: '102',
-      toName: null,
       startedAt: now - 27 * 60 * min,
       endedAt: now - 27 * 60 * min + 95_000,
       outcome: 'ended',
-      seen: true,
-    },
+    }),
   ];
 }
 

@@ -1,0 +1,99 @@
+/**
+ * One call in the history: when it rang, who called (name, number), which line they called, how it
+ * ended and after how long ("Answered after 8 min", never "8:00", which reads as a time of day),
+ * and the row's own actions. Caller text is shown only through InertText.
+ */
+import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
+import { InertText, spokenText } from '../shared/InertText.tsx';
+import {
+  calledLine,
+  callerHeadline,
+  callerName,
+  callerNumber,
+  formatCallTime,
+  outcomeLabel,
+  ringTime,
+} from '../shared/format.ts';
+
+export interface CallRowProps {
+  entry: HistoryEntry;
+  now: number;
+  /** A missed call the user had not seen when the window opened. */
+  isNew: boolean;
+  copied: boolean;
+  canOpenCrm: boolean;
+  onCopy: (callId: string) => void;
+  onOpenCrm: (callId: string) => void;
+}
+
+export function CallRow({
+  entry,
+  now,
+  isNew,
+  copied,
+  canOpenCrm,
+  onCopy,
+  onOpenCrm,
+}: CallRowProps) {
+  const name = callerName(entry);
+  const number = callerNumber(entry);
+  const headline = callerHeadline(entry);
+  const line = calledLine(entry);
+  const spoken = spokenText(headline, 40);
+  const rang = ringTime(entry, now);
+  return (
+    <li
+      className={`entry entry--${entry.outcome}`}
+      data-call-id={entry.callId}
+      data-outcome={entry.outcome}
+    >
+      <time className="entry__time" dateTime={new Date(entry.startedAt).toISOString()}>
+        {formatCallTime(entry.startedAt, now)}
+      </time>
+      <div className="entry__who">
+        <InertText
+          text={headline}
+          className={name ? 'entry__caller' : 'entry__caller number'}
+          testId="history-caller"
+        />
+        {name && number && (
+          <InertText text={number} className="entry__number number" testId="history-number" />
+        )}
+        <span className="entry__to" data-testid="history-called">
+          <span className="entry__label">Called</span>
+          {line.name && <InertText text={line.name} className="entry__line-name" />}
+          <InertText text={line.number} className="number" />
+        </span>
+      </div>
+      <div className="entry__outcome">
+        <span className={`outcome outcome--${entry.outcome}`}>{outcomeLabel(entry.outcome)}</span>
+        {rang && (
+          <span className="entry__duration" data-testid="history-duration">
+            {rang}
+          </span>
+        )}
+        {isNew && <span className="new-mark">New</span>}
+      </div>
+      <div className="entry__actions">
+        <button
+          type="button"
+          className="button button--small"
+          aria-label={copied ? `Copied number of ${spoken}` : `Copy number of ${spoken}`}
+          onClick={() => onCopy(entry.callId)}
+        >
+          {copied ? 'Copied' : 'Copy'}
+        </button>
+        {canOpenCrm && (
+          <button
+            type="button"
+            className="button button--small"
+            aria-label={`${name ? 'Open in CRM' : 'Search CRM for'} ${spoken}`}
+            onClick={() => onOpenCrm(entry.callId)}
+          >
+            {name ? 'Open in CRM' : 'Search CRM'}
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}

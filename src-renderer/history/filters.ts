@@ -1,0 +1,74 @@
+/**
+ * What the history can be narrowed to: one filter (All, Missed, Answered; voicemail and SMS
+ * items, when they come, add theirs here by kind) and a search over names and numbers. No DOM,
+ * no React.
+ */
+import type { HistoryItem } from '../../src-main/ipc/contract.ts';
+
+export interface HistoryFilter {
+  id: string;
+  /** The chip's word. */
+  label: string;
+  matches(item: HistoryItem): boolean;
+}
+
+export const HISTORY_FILTERS: readonly HistoryFilter[] = [
+  { id: 'all', label: 'All', matches: () => true },
+  {
+    id: 'missed',
+    label: 'Missed',
+    matches: (item) => item.kind === 'call' && item.outcome === 'missed',
+  },
+  {
+    id: 'answered',
+    label: 'Answered',
+    matches: (item) =>
+      item.kind === 'call' &&
+      (item.outcome === 'answered' || item.outcome === 'answered-elsewhere'),
+  },
+];
+
+export function filterById(id: string): HistoryFilter {
+  return HISTORY_FILTERS.find((f) => f.id === id) ?? (HISTORY_FILTERS[0] as HistoryFilter);
+}
+
+const digitsOf = (text: string) => text.replace(/[^0-9]/g, '');
+
+/** The words a search looks in: names, numbers as received and as shown, the called line. */
+function haystack(item: HistoryItem): string[] {
+  return [
+    item.callerName ?? '',
+    item.from,
+    item.fromDisplay,
+    item.toName ?? '',
+    item.to,
+    item.toDisplay,
+  ];
+}
+
+/**
+ * True when every word of `query` is in the item's names or numbers, ignoring case; a query with
+ * digits also matches numbers whatever their spacing or prefix ("415 555 0123" finds
+ * "+14155550123").
+ */
+export function matchesSearch(item: HistoryItem, query: string): boolean {
+  const q = query.trim().toLocaleLowerCase();
+  if (!q) return true;
+  const fields = haystack(item).map((f) => f.toLocaleLowerCase());
+  const digits = digitsOf(q);
+  if (digits.length >= 2 && /^[\d\s()+.\-/]+$/.test(q)) {
+    if (fields.some((f) => digitsOf(f).includes(digits))) return true;
+  }
+  return q.split(/\s+/).every((word) => fields.some((f) => f.includes(word)));
+}
+
+/** The items the user sees: newest first, through the filter and the search. */
+export function visibleItems(
+  items: readonly HistoryItem[],
+  filter: HistoryFilter,
+  query: string,
+): HistoryItem[] {
+  return items
+    .filter((item) => filter.matches(item) && matchesSearch(item, query))
+    .sort((a, b) => b.startedAt - a.startedAt);
+}

@@ -1,0 +1,113 @@
+/**
+ * The contacts file, chosen with the system's own file dialog (opened by main): the page never
+ * types or invents a path, it only shows the one the user picked, and what main found in it.
+ * Nothing changes until Save.
+ */
+import { useState } from 'react';
+import { displayText } from '../../src-main/core/app/text.ts';
+import type { ContactsFilePick, ScreenpopApi } from '../../src-main/ipc/contract.ts';
+import { InertText } from '../shared/InertText.tsx';
+import { Field } from './Field.tsx';
+import { FIELDS } from './fields.ts';
+
+/** The last part of a path, for the line that names the file (Windows or POSIX separators). */
+export function fileNameOf(path: string): string {
+  return path.split(/[\\/]/).filter(Boolean).at(-1) ?? path;
+}
+
+/**
+ * A path as shown: a file name may hold a right-to-left override that makes "gnp.exe" of
+ * "exe.png"; shown without controls (the path saved is the one picked, unchanged).
+ */
+function shownPath(path: string): string {
+  return displayText(path, 4096);
+}
+
+export interface ContactsFileFieldProps {
+  api: ScreenpopApi;
+  value: string;
+  /** The saved value: a different one is "not saved yet". */
+  saved: string;
+  error: string | null;
+  onChange: (path: string) => void;
+}
+
+export function ContactsFileField({ api, value, saved, error, onChange }: ContactsFileFieldProps) {
+  const [picking, setPicking] = useState(false);
+  const [pick, setPick] = useState<ContactsFilePick | null>(null);
+  const text = FIELDS.contactsFile;
+
+  async function choose(): Promise<void> {
+    setPicking(true);
+    try {
+      const result = await api.chooseContactsFile();
+      if (result.status === 'cancelled') return;
+      setPick(result);
+      if (result.status === 'picked') onChange(result.path);
+    } catch {
+      setPick({ status: 'failed', path: '', message: 'The file dialog could not open.' });
+    } finally {
+      setPicking(false);
+    }
+  }
+
+  const failed = pick?.status === 'failed' ? pick.message : null;
+  return (
+    <Field name="contactsFile" label={text.label} hint={text.hint} error={error ?? failed} group>
+      {(control) => (
+        <div className="file-field">
+          <div
+            className="file-field__current"
+            id={`${control.id}-current`}
+            data-testid="contacts-file"
+          >
+            {value ? (
+              <>
+                <InertText text={shownPath(fileNameOf(value))} className="file-field__name" />
+                <InertText
+                  text={shownPath(value)}
+                  className="file-field__path"
+                  testId="contacts-path"
+                />
+              </>
+            ) : (
+              <span className="file-field__none">No file chosen</span>
+            )}
+          </div>
+          <div className="file-field__actions">
+            <button
+              type="button"
+              className="button"
+              id={control.id}
+              aria-describedby={[`${control.id}-current`, control['aria-describedby']]
+                .filter(Boolean)
+                .join(' ')}
+              onClick={() => void choose()}
+              disabled={picking}
+            >
+              {picking ? 'Choosing…' : value ? 'Choose another file…' : 'Choose file…'}
+            </button>
+            {value && (
+              <button
+                type="button"
+                className="button button--quiet"
+                onClick={() => {
+                  setPick(null);
+                  onChange('');
+                }}
+              >
+                Remove
+              </button>
+            )}
+          </div>
+          {pick?.status === 'picked' && pick.path === value && (
+            <p className="file-field__found" role="status" data-testid="contacts-found">
+              {pick.contacts} {pick.contacts === 1 ? 'number' : 'numbers'} with names found.
+              {value !== saved && ' Save to use this file.'}
+            </p>
+          )}
+        </div>
+      )}
+    </Field>
+  );
+}
