@@ -1,62 +1,103 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from '../src-main/core/clock.ts';
 import { LastResort } from '../src-main/core/last-resort.ts';
-import { SecretRegistry, createLogger, type Logger } from '../src-main/core/log.ts';
+import { SecretRegistry, createLogger, silentLogger, type Logger } from '../src-main/core/log.ts';
+import { checkConfig, type ConfigReport } from './check-config.ts';
 import { loadConfig, type RelayConfig } from './config.ts';
 import { startRelay, type RelayServer } from './server.ts';
+import { StartupError } from './startup-errors.ts';
 import { openStore } from './store/open-store.ts';
 import type { EventStore } from './store/types.ts';
 
-const USAGE = `usage: npm run relay -- [--config <relay.json>]
+const USAGE = `usage: npm run relay -- [--config <relay.json>] [--check-config]
 
   -c, --config <file>   the relay's JSON config (or RELAY_CONFIG=<file>); environment variables
                         override it (src-relay/README.md)
+      --check-config    check the config (with the environment), the files it names and the
+                        storage (Redis is contacted, a snapshot read), print what the relay would
+                        do, and exit: 0 when it would start, 1 when it would not
   -h, --help            this text
 
+Examples: deploy/relay/ (config, Dockerfile, compose file, systemd unit).
 SIGTERM/SIGINT drain gracefully and exit 0 (1 if storage could not be closed cleanly, e.g. the
-memory store's snapshot was not written).`;
+memory store's snapshot was not written). A relay that cannot start says what failed and exits 1.`;
 
 /** How long past shutdownGraceMs a drain may take before the process gives up and exits 1. */
 const SHUTDOWN_SLACK_MS = 15_000;
 
-function readArgs(argv: string[]): { config?: string; help: boolean } {
+interface CliArgs {
+  config?: string;
+  checkConfig: boolean;
+  help: boolean;
+}
+
+function readArgs(argv: string[]): CliArgs {
   const { values } = parseArgs({
     args: argv,
     options: {
       config: { type: 'string', short: 'c' },
+      'check-config': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
     },
     strict: true,
     allowPositionals: false,
   });
-  return { config: values.config, help: values.help ?? false };
+  return {
+    config: values.config,
+    checkConfig: values['check-config'] ?? false,
+    help: values.help ?? false,
+  };
 }
 
-async function main(): Promise<void> {
-  let args: ReturnType<typeof readArgs>;
+/** Every secret of the config, registered so that no log line or error can show one. */
+function secretsOf(config: RelayConfig): SecretRegistry {
+  const secrets = new SecretRegistry();
+  for (const t of Object.values(config.tenants)) for (const s of t.secrets) secrets.add(s);
+  if (config.storage.kind === 'redis') {
+    try {
+      secrets.add(decodeURIComponent(new URL(config.storage.url).password) || undefined);
+    } catch {
+      // not a URL: ioredis says so when it opens
+    }
+  }
+  return secrets;
+}
+
+async function main(): Promise<number | undefined> {
+  let args: CliArgs;
   try {
     args = readArgs(process.argv.slice(2));
   } catch (err) {
     process.stderr.write(`relay: ${(err as Error).message}\n${USAGE}\n`);
-    process.exit(2);
+    return 2;
   }
   if (args.help) {
     process.stdout.write(USAGE + '\n');
-    return;
+    return 0;
   }
-  const config = loadConfig(args.config ?? (process.env.RELAY_CONFIG || undefined), process.env);
-  const secrets = new SecretRegistry();
-  for (const t of Object.values(config.tenants)) for (const s of t.secrets) secrets.add(s);
-  if (config.storage.kind === 'redis')
-    secrets.add(new URL(config.storage.url).password || undefined);
+  const configPath = args.config ?? (process.env.RELAY_CONFIG || undefined);
+  const config = loadConfig(configPath, process.env);
+  const secrets = secretsOf(config);
+  const report = checkConfig(config, Date.now());
+  if (args.checkConfig) return checkOnly(configPath, config, report, secrets);
+  if (report.errors.length > 0)
+    throw new StartupError(`the config cannot be used:\n  ${report.errors.join('\n  ')}`);
+
   const logger = createLogger({ level: config.logLevel, secrets }, { service: 'relay' });
+  for (const warning of report.warnings) logger.warn('config warning', { warning });
   // The last resort (as in the app and the runner): a fault in a timer or a callback is logged,
   // secrets scrubbed, and the relay goes on serving.
   const lastResort = new LastResort({ logger, clock: systemClock, secrets });
   lastResort.installOn(process);
   const clock = lastResort.guardClock(systemClock);
   const store = await openStore(config, clock, logger);
-  const relay = await startRelay({ config, store, logger, clock });
+  let relay: RelayServer;
+  try {
+    relay = await startRelay({ config, store, logger, clock });
+  } catch (err) {
+    await store.close().catch(() => {});
+    throw err;
+  }
   process.stdout.write(`relay listening on ${relay.url} (storage: ${store.kind})\n`);
 
   let stopping = false;
@@ -70,6 +111,36 @@ async function main(): Promise<void> {
   };
   process.on('SIGTERM', onSignal);
   process.on('SIGINT', onSignal);
+  return undefined;
+}
+
+/** --check-config: the report, then the storage opened and closed again; 0 when all is well. */
+async function checkOnly(
+  path: string | undefined,
+  config: RelayConfig,
+  report: ConfigReport,
+  secrets: SecretRegistry,
+): Promise<number> {
+  if (report.errors.length === 0) {
+    try {
+      const store = await openStore(config, systemClock, silentLogger);
+      await store.close();
+      report.summary.push(`storage opened and closed again: ${store.kind} answers`);
+    } catch (err) {
+      report.errors.push(err instanceof Error ? err.message : String(err));
+    }
+  }
+  const lines = [
+    `relay config: ${path ?? '(no file)'} with the environment's RELAY_* overrides`,
+    ...report.summary.map((s) => `  ${s}`),
+    ...report.warnings.map((w) => `warning: ${w}`),
+    ...report.errors.map((e) => `error: ${e}`),
+    report.errors.length === 0
+      ? `config OK${report.warnings.length ? ` (${report.warnings.length} warning${report.warnings.length === 1 ? '' : 's'})` : ''}: the relay would start`
+      : `config NOT OK (${report.errors.length} error${report.errors.length === 1 ? '' : 's'}): the relay would not start`,
+  ];
+  process.stdout.write(secrets.scrub(lines.join('\n')) + '\n');
+  return report.errors.length === 0 ? 0 : 1;
 }
 
 /**
@@ -113,7 +184,24 @@ async function shutdown(
   return code;
 }
 
-main().catch((err: Error) => {
-  process.stderr.write(`relay: ${err.message}\n`);
-  process.exit(1);
-});
+main().then(
+  (code) => {
+    // Help and --check-config end here (a Redis client closed a moment ago must not hold the exit).
+    if (code !== undefined) process.exit(code);
+  },
+  (err: unknown) => {
+    // A failure to start: what failed, in words (startup-errors.ts); no secret, no stack.
+    const message = err instanceof Error ? err.message : String(err);
+    process.stderr.write(`relay: cannot start: ${scrubAll(message)}\n`);
+    process.exit(1);
+  },
+);
+
+/** The environment's secrets, for an error thrown before the config (and its registry) existed. */
+function scrubAll(text: string): string {
+  const secrets = new SecretRegistry();
+  for (const [name, value] of Object.entries(process.env))
+    if (value && /^RELAY_TENANT_.*_SECRETS$/.test(name))
+      for (const s of value.split(',')) secrets.add(s.trim() || undefined);
+  return secrets.scrub(text);
+}

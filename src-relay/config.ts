@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { parseJson } from '../src-main/core/json-text.ts';
 import type { LogLevel } from '../src-main/core/log.ts';
 import { TENANT_PATTERN } from '../src-main/core/relay-client/protocol.ts';
+import { fileStartupError } from './startup-errors.ts';
 
 /**
  * The relay's configuration: one schema (zod) gives the defaults, the types and the checks, so a
@@ -10,6 +11,12 @@ import { TENANT_PATTERN } from '../src-main/core/relay-client/protocol.ts';
  * untrusted input: a misspelt or unknown setting, a wrong type or an unsafe value is refused with
  * the setting's path and what to write instead, before anything starts.
  */
+/**
+ * The webhook secret of the example config (deploy/relay/relay.json). It lets the example start as
+ * is on this computer; check-config.ts refuses it on any address beyond it.
+ */
+export const EXAMPLE_SECRET = 'example-webhook-secret-replace-me';
+
 const ms = (what: string) =>
   z
     .number({ error: `must be a number of milliseconds (${what})` })
@@ -225,7 +232,13 @@ export function defaultConfig(tenants: RelayConfigInput['tenants'] = {}): RelayC
 export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): RelayConfig {
   let raw: Record<string, unknown> = {};
   if (path) {
-    const parsed = parseJson(readFileSync(path, 'utf8'));
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch (err) {
+      throw fileStartupError('relay config', path, err);
+    }
+    const parsed = parseJson(text);
     if (!parsed.ok) throw new Error(`relay config: ${path} is not valid JSON${parsed.where}`);
     if (!parsed.value || typeof parsed.value !== 'object' || Array.isArray(parsed.value))
       throw new Error(`relay config: ${path} must hold a JSON object`);

@@ -17,6 +17,7 @@ import { requestHandler } from './routes.ts';
 import { SendBudget } from './send-budget.ts';
 import { SessionRegistry } from './sessions.ts';
 import type { EventStore } from './store/types.ts';
+import { listenStartupError } from './startup-errors.ts';
 import { startSweeper } from './sweeper.ts';
 import { upgradeHandler } from './upgrade.ts';
 
@@ -123,9 +124,14 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   const sweeper = startSweeper(clock, sessions, config.clients);
 
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    const failed = (err: Error) => {
+      sweeper.stop();
+      unsubscribe();
+      reject(listenStartupError(config.host, config.port, err));
+    };
+    server.once('error', failed);
     server.listen(config.port, config.host, () => {
-      server.off('error', reject);
+      server.off('error', failed);
       resolve();
     });
   });

@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../../src-main/core/clock.ts';
 import type { Logger } from '../../src-main/core/log.ts';
 import { compareCursors } from '../../src-main/core/relay-client/protocol.ts';
+import { redisStartupError } from '../startup-errors.ts';
 import type {
   AppendResult,
   EventStore,
@@ -71,6 +72,10 @@ export class RedisStore implements EventStore {
   private readonly logger: Logger;
   private readonly blockMs: number;
   private readonly commandTimeoutMs: number;
+  private readonly url: string;
+  private readonly connectTimeoutMs: number;
+  /** The last error a connection reported: the cause behind connect()'s "Connection is closed." */
+  private lastError: Error | undefined;
   private readonly listeners = new Set<(events: readonly StoredEvent[]) => void>();
   private readonly lastIds = new Map<string, string>();
   /** The newest id this instance appended, per tenant (for published()). */
@@ -88,6 +93,8 @@ export class RedisStore implements EventStore {
     this.logger = options.logger;
     this.blockMs = options.blockMs ?? 2000;
     this.commandTimeoutMs = options.commandTimeoutMs ?? 2000;
+    this.url = options.url;
+    this.connectTimeoutMs = Math.max(this.commandTimeoutMs, 1000);
     // Commands fail fast while Redis is down (the webhook answers 503 and the service retries)
     // instead of queueing without bound, and fail after commandTimeoutMs while it does not answer.
     const common = {
@@ -95,7 +102,7 @@ export class RedisStore implements EventStore {
       maxRetriesPerRequest: 1,
       enableOfflineQueue: false,
       retryStrategy: (n: number) => Math.min(n * 200, 2000),
-      connectTimeout: Math.max(this.commandTimeoutMs, 1000),
+      connectTimeout: this.connectTimeoutMs,
       keepAlive: 10_000,
     };
     this.redis = new Redis(options.url, { ...common, commandTimeout: this.commandTimeoutMs });
@@ -107,13 +114,27 @@ export class RedisStore implements EventStore {
     });
     this.redis.defineCommand('relayAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
     for (const c of [this.redis, this.reader])
-      c.on('error', (err: Error) => this.logger.warn('redis error', { err: err.message }));
+      c.on('error', (err: Error) => {
+        this.lastError = err;
+        this.logger.warn('redis error', { err: err.message });
+      });
   }
 
-  /** Connects, learns each tenant's current end of stream, starts following. */
+  /**
+   * Connects, learns each tenant's current end of stream, starts following. A Redis that cannot
+   * be used at start fails with a StartupError naming the address (password hidden), the cause
+   * and the setting to check; both connections are closed, so nothing retries behind it.
+   */
   async open(): Promise<void> {
-    await Promise.all([this.redis.connect(), this.reader.connect()]);
-    for (const tenant of this.tenants) this.lastIds.set(tenant, await this.latest(tenant));
+    try {
+      await Promise.all([this.redis.connect(), this.reader.connect()]);
+      for (const tenant of this.tenants) this.lastIds.set(tenant, await this.latest(tenant));
+    } catch (err) {
+      this.closed = true;
+      this.redis.disconnect();
+      this.reader.disconnect();
+      throw redisStartupError(this.url, this.lastError ?? err, this.connectTimeoutMs);
+    }
     this.loop = this.follow();
     this.scheduleTrim();
   }

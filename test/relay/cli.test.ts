@@ -23,6 +23,7 @@ import {
   startTokenService,
 } from './helpers.ts';
 import { waitFor } from '../support/wait.ts';
+import { runRelayCli } from './relay-process.ts';
 
 describe('config', () => {
   it('merges the file with environment overrides and refuses unsafe settings', () => {
@@ -240,17 +241,7 @@ describe.skipIf(!haveOpenssl)('TLS', () => {
 });
 
 describe('the command line', () => {
-  const run = (args: string[]) =>
-    new Promise<{ code: number | null; out: string; err: string }>((resolve) => {
-      const child = spawn(process.execPath, ['src-relay/cli.ts', ...args], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let out = '';
-      let err = '';
-      child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
-      child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
-      child.once('exit', (code) => resolve({ code, out, err }));
-    });
+  const run = (args: string[]) => runRelayCli(args);
 
   it('prints its usage for --help, and refuses an unknown option with exit 2', async () => {
     const help = await run(['--help']);

@@ -255,7 +255,7 @@ export interface RedisProcess {
 
 /** Starts a private redis-server on a free 127.0.0.1 port with AOF (fsync always) in a temp dir. */
 export async function startRedis(
-  opts: { dir?: string; port?: number } = {},
+  opts: { dir?: string; port?: number; args?: string[] } = {},
 ): Promise<RedisProcess> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'relay-redis-'));
   const port = opts.port ?? (await freePort());
@@ -274,6 +274,7 @@ export async function startRedis(
       'always',
       '--dir',
       dir,
+      ...(opts.args ?? []),
     ],
     { stdio: 'ignore' },
   );

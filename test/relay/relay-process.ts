@@ -29,6 +29,10 @@ export interface RelayProcess {
 export interface SpawnRelayOptions {
   /** Written to a temporary file and passed with --config. */
   config?: Record<string, unknown>;
+  /** A config file passed as it is with --config (instead of `config`). */
+  configFile?: string;
+  /** The folder holding src-relay/ (default: this checkout); e.g. a copy of what an image holds. */
+  cwd?: string;
   env?: Record<string, string>;
   /** Extra Node options (e.g. --max-old-space-size). */
   nodeArgs?: string[];
@@ -43,10 +47,11 @@ export async function spawnRelay(options: SpawnRelayOptions = {}): Promise<Relay
     const file = join(dir, 'relay.json');
     writeFileSync(file, JSON.stringify(options.config));
     args.push('--config', file);
-  }
+  } else if (options.configFile) args.push('--config', options.configFile);
   const child = spawn(process.execPath, args, {
     env: { ...process.env, RELAY_PORT: '0', RELAY_HOST: '127.0.0.1', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
   let out = '';
   let err = '';
@@ -107,6 +112,49 @@ export async function spawnRelay(options: SpawnRelayOptions = {}): Promise<Relay
       return exited;
     },
   };
+}
+
+/**
+ * `node src-relay/cli.ts <args>` run to its end (--help, --check-config, a start that fails):
+ * its exit code and output. Killed after `timeoutMs` (then `code` is null).
+ */
+export function runRelayCli(
+  args: string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; out: string; err: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['src-relay/cli.ts', ...args], {
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.cwd ? { cwd: options.cwd } : {}),
+    });
+    let out = '';
+    let err = '';
+    child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (err += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, out, err });
+    });
+  });
+}
+
+/**
+ * The relay run to its end with `config` (over one tenant, port 0) written into `dir`, and
+ * `args` before --config (e.g. --check-config).
+ */
+export function runRelayWith(
+  dir: string,
+  config: Record<string, unknown>,
+  args: string[] = [],
+): Promise<{ code: number | null; out: string; err: string }> {
+  const file = join(dir, 'relay.json');
+  const tenants = {
+    acme: { baseUrl: 'https://acme.pbx.example', secrets: ['whsec-0123456789abcdef'] },
+  };
+  writeFileSync(file, JSON.stringify({ tenants, port: 0, ...config }));
+  return runRelayCli([...args, '--config', file], { timeoutMs: 15_000 });
 }
 
 /** VmRSS of a process in MiB (NaN once it has gone). */

@@ -1,0 +1,167 @@
+/**
+ * What the schema (config.ts) cannot know: whether the files the config names can be used, whether
+ * the TLS certificate is still valid, and settings that are allowed but risky. `npm run relay --
+ * --check-config` prints the result (and also tries the Redis address); a normal start runs the
+ * same checks, refuses to start on an error and logs each warning.
+ *
+ * Nothing here prints a secret: tenants are listed with the number of their secrets, a Redis URL
+ * without its password.
+ */
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { X509Certificate } from 'node:crypto';
+import { createSecureContext } from 'node:tls';
+import type { RelayConfig } from './config.ts';
+import { EXAMPLE_SECRET } from './config.ts';
+import { fileStartupError, printableRedisUrl } from './startup-errors.ts';
+
+export interface ConfigReport {
+  /** The relay refuses to start with any of these. */
+  errors: string[];
+  /** Allowed, but an administrator should know. */
+  warnings: string[];
+  /** What the relay will do, one line per part (no secrets). */
+  summary: string[];
+}
+
+/** A certificate that expires sooner than this is warned about. */
+const EXPIRY_WARNING_MS = 14 * 24 * 3600_000;
+/** Shorter webhook secrets are warned about (the service's own are longer). */
+const SHORT_SECRET = 16;
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK.has(host) || /^127\./.test(host);
+}
+
+export function checkConfig(config: RelayConfig, now: number): ConfigReport {
+  const report: ConfigReport = { errors: [], warnings: [], summary: [] };
+  const scheme = config.tls ? 'https' : 'http';
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  report.summary.push(`listen: ${scheme}://${host}:${config.port}`);
+  const local = isLoopbackHost(config.host);
+  checkTls(config, now, report, local);
+  checkStorage(config, report, local);
+  checkTenants(config, report, local);
+  return report;
+}
+
+function checkTls(config: RelayConfig, now: number, report: ConfigReport, local: boolean): void {
+  if (!config.tls) {
+    report.summary.push('tls: none (plain HTTP; terminate TLS in a reverse proxy in front)');
+    if (!local && !config.trustProxy)
+      report.warnings.push(
+        `host ${config.host} serves plain HTTP beyond this computer and trustProxy is false: desktops refuse a ws:// relay that is not on their own computer, so give the relay tls.certFile/tls.keyFile, or put a TLS-terminating proxy in front and set trustProxy`,
+      );
+    return;
+  }
+  let cert: Buffer;
+  let key: Buffer;
+  try {
+    cert = readFileSync(config.tls.certFile);
+  } catch (err) {
+    report.errors.push(fileStartupError('tls.certFile', config.tls.certFile, err).message);
+    return;
+  }
+  try {
+    key = readFileSync(config.tls.keyFile);
+  } catch (err) {
+    report.errors.push(fileStartupError('tls.keyFile', config.tls.keyFile, err).message);
+    return;
+  }
+  try {
+    createSecureContext({ cert, key });
+  } catch (err) {
+    report.errors.push(
+      `tls: the certificate (${config.tls.certFile}) and key (${config.tls.keyFile}) cannot be used together: ${(err as Error).message.slice(0, 160)}. Both must be PEM, and the key must be the certificate's own.`,
+    );
+    return;
+  }
+  let x509: X509Certificate;
+  try {
+    x509 = new X509Certificate(cert);
+  } catch (err) {
+    report.errors.push(
+      `tls.certFile: ${config.tls.certFile} is not a PEM certificate (${(err as Error).message.slice(0, 120)}).`,
+    );
+    return;
+  }
+  const notAfter = Date.parse(x509.validTo);
+  const notBefore = Date.parse(x509.validFrom);
+  const names = x509.subjectAltName ?? x509.subject.replace(/\n/g, ', ');
+  report.summary.push(`tls: ${config.tls.certFile} for ${names}, valid until ${x509.validTo}`);
+  if (notAfter <= now)
+    report.errors.push(
+      `tls.certFile: the certificate ${config.tls.certFile} expired on ${x509.validTo}; desktops refuse it. Install a renewed certificate.`,
+    );
+  else if (notBefore > now)
+    report.errors.push(
+      `tls.certFile: the certificate ${config.tls.certFile} is not valid before ${x509.validFrom} (check this computer's clock).`,
+    );
+  else if (notAfter - now < EXPIRY_WARNING_MS)
+    report.warnings.push(
+      `tls.certFile: the certificate ${config.tls.certFile} expires on ${x509.validTo}; renew it before then.`,
+    );
+}
+
+function checkStorage(config: RelayConfig, report: ConfigReport, local: boolean): void {
+  const storage = config.storage;
+  if (storage.kind === 'redis') {
+    report.summary.push(
+      `storage: redis at ${printableRedisUrl(storage.url)}${storage.keyPrefix !== undefined ? ` (key prefix "${storage.keyPrefix}")` : ''}`,
+    );
+    return;
+  }
+  if (!storage.snapshotFile) {
+    report.summary.push('storage: memory, no snapshot (one instance only)');
+    if (!local)
+      report.warnings.push(
+        'storage: the memory store without snapshotFile loses what it holds when the relay restarts (desktops get a gap notice); set storage.snapshotFile, or use redis for several instances',
+      );
+    return;
+  }
+  report.summary.push(`storage: memory, snapshot ${storage.snapshotFile} (one instance only)`);
+  const folder = dirname(storage.snapshotFile);
+  try {
+    if (!statSync(folder).isDirectory()) throw Object.assign(new Error(), { code: 'ENOTDIR' });
+    accessSync(folder, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    report.errors.push(
+      `storage.snapshotFile: the relay cannot write into ${folder} (${code === 'ENOENT' ? 'it does not exist' : code === 'ENOTDIR' ? 'not a folder' : "no write permission for the relay's user"}); create the folder for the relay's user.`,
+    );
+    return;
+  }
+  try {
+    accessSync(storage.snapshotFile, constants.R_OK | constants.W_OK);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT')
+      report.errors.push(
+        `storage.snapshotFile: the relay's user may not read and write ${storage.snapshotFile} (check its owner and mode).`,
+      );
+  }
+}
+
+function checkTenants(config: RelayConfig, report: ConfigReport, local: boolean): void {
+  for (const [name, tenant] of Object.entries(config.tenants)) {
+    const count = tenant.secrets.length;
+    report.summary.push(
+      `tenant ${name}: ${tenant.baseUrl}, ${count} webhook secret${count === 1 ? '' : 's'}`,
+    );
+    const env = `RELAY_TENANT_${name.toUpperCase().replace(/[-.]/g, '_')}_SECRETS`;
+    if (tenant.secrets.includes(EXAMPLE_SECRET)) {
+      const words = `tenants.${name}.secrets holds the example secret of deploy/relay/relay.json, which anyone can read: with it anyone could sign webhooks and make desktops pop calls that never rang. Put the tenant's webhook secret from the admin console there (or in ${env})`;
+      if (local) report.warnings.push(words);
+      else report.errors.push(`${words}; the relay does not serve beyond this computer with it.`);
+    } else if (tenant.secrets.some((s) => s.length < SHORT_SECRET))
+      report.warnings.push(
+        `tenants.${name}.secrets has a secret shorter than ${SHORT_SECRET} characters; use the one the admin console generates`,
+      );
+    const url = new URL(tenant.baseUrl);
+    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname.replace(/^\[|\]$/g, '')))
+      report.warnings.push(
+        `tenants.${name}.baseUrl is plain http: desktops' access tokens would cross the network unencrypted when the relay checks them; use https`,
+      );
+  }
+}
