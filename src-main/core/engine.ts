@@ -19,8 +19,7 @@ import {
   type UserNumbers,
 } from './events/pipeline.ts';
 import type { CreateSocket } from './events/socket.ts';
-import { combineStatuses, sameStatus } from './events/status.ts';
-import { notifyAll, subscribe } from './events/listeners.ts';
+import { combineStatuses, StatusHolder } from './events/status.ts';
 import { WebSocketEventSource } from './events/ws-source.ts';
 import { probeServerClock } from './events/server-clock.ts';
 
@@ -63,10 +62,10 @@ export class ScreenpopEngine {
   readonly pipeline: EventPipeline;
   private readonly sources: EventSource[] = [];
   private readonly sourceStatus = new Map<string, ConnectionStatus>();
-  private readonly statusListeners = new Set<(status: ConnectionStatus) => void>();
   private readonly detach: Array<() => void> = [];
   private readonly logger: Logger;
-  private combined: ConnectionStatus = { state: 'offline', reason: 'Not started.' };
+  /** The sources' statuses combined (status.ts); its listeners are onStatus's. */
+  private readonly combined: StatusHolder;
   private started = false;
   private readonly probe: (() => void) | undefined;
   private readonly clock: Clock;
@@ -76,6 +75,7 @@ export class ScreenpopEngine {
     const mode = deps.mode ?? 'auto';
     this.clock = deps.clock;
     this.logger = (deps.logger ?? silentLogger).child({ component: 'engine' });
+    this.combined = new StatusHolder(this.logger);
     this.pipeline = new EventPipeline({
       clock: deps.clock,
       logger: deps.logger ?? silentLogger,
@@ -101,8 +101,7 @@ export class ScreenpopEngine {
       );
     }
     if (mode !== 'direct' && deps.createRelaySource) this.sources.push(deps.createRelaySource());
-    for (const source of this.sources)
-      this.sourceStatus.set(source.name, { state: 'offline', reason: 'Not started.' });
+    for (const source of this.sources) this.sourceStatus.set(source.name, source.status());
   }
 
   start(): void {
@@ -152,12 +151,13 @@ export class ScreenpopEngine {
     return this.pipeline.onEvent(listener);
   }
 
+  /** Every change of the combined status from now on (not replayed: read status()). */
   onStatus(listener: (status: ConnectionStatus) => void): () => void {
-    return subscribe(this.statusListeners, listener);
+    return this.combined.on(listener);
   }
 
   status(): ConnectionStatus {
-    return { ...this.combined };
+    return this.combined.get();
   }
 
   /** Each source's own status, by source name (for a diagnostics view). */
@@ -207,11 +207,8 @@ export class ScreenpopEngine {
   }
 
   private updateCombined(): void {
-    const next = combineStatuses(
-      [...this.sourceStatus].map(([name, status]) => ({ name, status })),
+    this.combined.set(
+      combineStatuses([...this.sourceStatus].map(([name, status]) => ({ name, status }))),
     );
-    if (sameStatus(this.combined, next)) return;
-    this.combined = next;
-    notifyAll(this.statusListeners, [{ ...next }], this.logger, 'status');
   }
 }

@@ -10,7 +10,7 @@
  * says so in its status. Nothing here exits the process.
  */
 import type { Clock, TimerHandle } from './clock.ts';
-import { notifyAll, subscribe } from './events/listeners.ts';
+import { Emitter } from './emitter.ts';
 import { SecretRegistry, type Logger } from './log.ts';
 
 export type FaultOrigin = 'timer' | 'uncaughtException' | 'unhandledRejection' | 'listener';
@@ -44,7 +44,7 @@ export class LastResort {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly secrets: SecretRegistry;
-  private readonly listeners = new Set<(fault: Fault) => void>();
+  private readonly listeners: Emitter<[Fault]>;
   private count = 0;
   private last: Fault | undefined;
 
@@ -52,6 +52,7 @@ export class LastResort {
     this.logger = deps.logger.child({ component: 'last-resort' });
     this.clock = deps.clock;
     this.secrets = deps.secrets ?? new SecretRegistry();
+    this.listeners = new Emitter(this.logger, 'fault');
   }
 
   /** Logs and counts `error`, and tells the listeners. Never throws. */
@@ -74,7 +75,7 @@ export class LastResort {
         message: text,
         ...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
       });
-      notifyAll(this.listeners, [fault], this.logger, 'fault');
+      this.listeners.emit(fault);
     } catch {
       // Logging itself failed (a closed stderr): there is nothing left to tell.
     }
@@ -112,7 +113,7 @@ export class LastResort {
   }
 
   onFault(listener: (fault: Fault) => void): () => void {
-    return subscribe(this.listeners, listener);
+    return this.listeners.on(listener);
   }
 
   /** How many faults so far, and the last one. */

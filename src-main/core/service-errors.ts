@@ -171,6 +171,25 @@ const KIND_BY_ERRCODE: ReadonlyMap<number, ServiceErrorKind> = new Map<number, S
   [ERRCODE.rateLimited, 'rate-limit'],
 ]);
 
+/**
+ * The service's `{"errcode": N, "errmsg": "..."}` in an answer's body (JSON text, or already
+ * parsed), or undefined when the body carries no integer errcode.
+ */
+export function readErrcode(body: unknown): { errcode: number; errmsg?: string } | undefined {
+  let value = body;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return undefined;
+    }
+  }
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
+  const { errcode, errmsg } = value as { errcode?: unknown; errmsg?: unknown };
+  if (typeof errcode !== 'number' || !Number.isInteger(errcode)) return undefined;
+  return typeof errmsg === 'string' ? { errcode, errmsg } : { errcode };
+}
+
 /** The kind of error a known errcode stands for; undefined for codes the service does not publish. */
 export function kindOfErrcode(errcode: number): ServiceErrorKind | undefined {
   return KIND_BY_ERRCODE.get(errcode);

@@ -12,6 +12,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import type { AppUpdater, UpdateDownloadedEvent } from 'electron-updater';
+import { Emitter } from '../core/emitter.ts';
 import type { Logger } from '../core/log.ts';
 import type { UpdaterPort } from '../core/updates/update-controller.ts';
 
@@ -30,7 +31,7 @@ export interface ElectronUpdaterOptions {
 
 export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPort {
   const logger = options.logger.child({ component: 'electron-updater' });
-  const listeners = new Set<(version: string) => void>();
+  const downloaded = new Emitter<[version: string]>(logger, 'update downloaded');
   let updater: AppUpdater | null = null;
 
   const get = (): AppUpdater => {
@@ -46,7 +47,7 @@ export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPor
     u.autoInstallOnAppQuit = false;
     u.forceDevUpdateConfig = options.devRun;
     u.on('update-downloaded', (event: UpdateDownloadedEvent) => {
-      for (const listener of listeners) listener(event.version);
+      downloaded.emit(event.version);
     });
     // Without a listener an 'error' event would throw; the failed check is also reported by
     // check()'s promise, which the controller logs.
@@ -75,8 +76,7 @@ export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPor
       await get().checkForUpdates();
     },
     onDownloaded(listener) {
-      listeners.add(listener);
-      return () => listeners.delete(listener);
+      return downloaded.on(listener);
     },
     install() {
       if (options.devRun) {

@@ -24,7 +24,11 @@ function relayFrom(sim: Simulator) {
   const frames = new Set<(text: string, at: number) => void>();
   const statuses = new Set<(s: ConnectionStatus) => void>();
   let up = false;
-  const setStatus = (s: ConnectionStatus) => statuses.forEach((l) => l(s));
+  let current: ConnectionStatus = { state: 'offline', reason: 'Not started.' };
+  const setStatus = (s: ConnectionStatus) => {
+    current = s;
+    statuses.forEach((l) => l(s));
+  };
   const off = sim.onSent((_e, text) => {
     if (up) setTimeout(() => up && frames.forEach((l) => l(text, Date.now())), 5);
   });
@@ -47,6 +51,7 @@ function relayFrom(sim: Simulator) {
       statuses.add(l);
       return () => statuses.delete(l);
     },
+    status: () => current,
     setUp(v) {
       up = v;
       setStatus(v ? { state: 'connected' } : { state: 'offline', reason: 'relay unreachable' });
@@ -177,6 +182,7 @@ describe('ScreenpopEngine', () => {
         return () => frames.delete(l);
       },
       onStatus: () => () => {},
+      status: () => ({ state: 'connected' }),
     };
     const engine = new ScreenpopEngine({
       baseUrl: 'https://acme.example.com',

@@ -422,6 +422,7 @@ describe('EventPipeline', () => {
         };
       },
       onStatus: () => () => {},
+      status: () => ({ state: 'connected' }),
     };
     const detach = t.pipeline.attach(source);
     const frame = t.call('a', 'ringing');

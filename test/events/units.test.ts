@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Backoff } from '../../src-main/core/events/backoff.ts';
+import { Backoff, STREAM_BACKOFF, TOKEN_BACKOFF } from '../../src-main/core/backoff.ts';
 import { ClockOffsetEstimator } from '../../src-main/core/events/clock-offset.ts';
 import { DedupeSet } from '../../src-main/core/events/dedupe.ts';
+import { HeartbeatWatch } from '../../src-main/core/events/heartbeat-watch.ts';
+import { Generation } from '../../src-main/core/generation.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 import { callStateData, parseEnvelope } from '../../src-main/core/events/envelope.ts';
 import { UserNumberMatcher } from '../../src-main/core/events/numbers.ts';
 import { combineStatuses } from '../../src-main/core/events/status.ts';
@@ -88,13 +91,55 @@ describe('clock offset', () => {
   });
 });
 
+describe('heartbeat watch', () => {
+  it('asks for one heartbeat per interval and calls a socket dead after two silent intervals', async () => {
+    const clock = new FakeClock();
+    const watch = new HeartbeatWatch(clock, 1000);
+    await clock.advance(500);
+    expect(watch.heartbeatDue()).toBe(false);
+    await clock.advance(250);
+    expect(watch.heartbeatDue()).toBe(true);
+    expect(watch.heartbeatDue()).toBe(false); // counted as sent
+    await clock.advance(1250); // 2000 ms since anything arrived
+    expect(watch.silent()).toBe(false);
+    await clock.advance(1);
+    expect(watch.silent()).toBe(true);
+    watch.heard();
+    expect(watch.silent()).toBe(false);
+  });
+});
+
+describe('generation', () => {
+  it('a ticket is live until the next bump', () => {
+    const generation = new Generation();
+    const first = generation.ticket();
+    expect(first()).toBe(true);
+    generation.bump();
+    const second = generation.ticket();
+    expect([first(), second()]).toEqual([false, true]);
+  });
+});
+
 describe('backoff', () => {
   it('is full jitter under an exponential ceiling with a cap, and resets', () => {
-    const b = new Backoff({ baseMs: 100, capMs: 1_000, random: () => 0.999 });
+    const b = new Backoff({ baseMs: 100, capMs: 1_000, floorMs: 0 }, () => 0.999);
     expect([1, 2, 3, 4, 5, 6].map(() => b.next())).toEqual([99, 199, 399, 799, 999, 999]);
+    expect(b.attempts).toBe(6);
     b.reset();
     expect(b.next()).toBe(99);
-    expect(new Backoff({ random: () => 0 }).next()).toBe(0);
+  });
+
+  it('retries a stream at once when the draw is 0, a token request never sooner than 250 ms', () => {
+    expect(new Backoff(STREAM_BACKOFF, () => 0).next()).toBe(0);
+    expect(new Backoff(TOKEN_BACKOFF, () => 0).next()).toBe(250);
+    expect(new Backoff(TOKEN_BACKOFF, () => 1).next()).toBe(1000);
+    const stream = new Backoff(STREAM_BACKOFF, () => 1);
+    expect(Array.from({ length: 10 }, () => stream.next()).at(-1)).toBe(30_000);
+  });
+
+  it("never comes back sooner than the server's Retry-After", () => {
+    expect(new Backoff(TOKEN_BACKOFF, () => 0.5).next(90_000)).toBe(90_000);
+    expect(new Backoff(TOKEN_BACKOFF, () => 0.5).next(10)).toBe(500);
   });
 });
 

@@ -3,7 +3,13 @@
  * the error type, the codes and the words): decided on `errcode` first, on the HTTP status only
  * when the body carries none (docs/wire-protocol.md section 4), with the server's `Retry-After`.
  */
-import { ERRCODE, kindOfErrcode, ServiceError, type ServiceErrorKind } from '../service-errors.ts';
+import {
+  ERRCODE,
+  kindOfErrcode,
+  readErrcode,
+  ServiceError,
+  type ServiceErrorKind,
+} from '../service-errors.ts';
 import { oneLine } from './plain-text.ts';
 
 /** Only for answers without a JSON errcode (docs/wire-protocol.md section 4: errcode decides first). */
@@ -48,21 +54,6 @@ export function parseRetryAfter(value: string | undefined, now: number): number 
   return Math.min(Math.max(0, ms), MAX_RETRY_AFTER_MS);
 }
 
-function errcodeOf(body: unknown): { errcode: number; errmsg?: string } | undefined {
-  let value = body;
-  if (typeof value === 'string') {
-    try {
-      value = JSON.parse(value);
-    } catch {
-      return undefined;
-    }
-  }
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return undefined;
-  const { errcode, errmsg } = value as { errcode?: unknown; errmsg?: unknown };
-  if (typeof errcode !== 'number' || !Number.isInteger(errcode)) return undefined;
-  return typeof errmsg === 'string' ? { errcode, errmsg } : { errcode };
-}
-
 export interface ErrorContext {
   /** What we were doing, e.g. 'get_token'; starts the message. */
   operation?: string;
@@ -86,7 +77,7 @@ export function errorFromResponse(
     headerValue(headers, 'retry-after'),
     context.now ?? Date.now(),
   );
-  const parsed = errcodeOf(body);
+  const parsed = readErrcode(body);
   const extra = {
     httpStatus: status,
     ...(retryAfterMs !== undefined && { retryAfterMs }),

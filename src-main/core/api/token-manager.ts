@@ -19,8 +19,9 @@ import type { Clock, TimerHandle } from '../clock.ts';
 import type { AccessToken, TokenSource } from '../events/contracts.ts';
 import type { Logger } from '../log.ts';
 import { SecretRegistry, silentLogger } from '../log.ts';
-import type { BackoffPolicy } from './backoff.ts';
-import { backoffDelay, DEFAULT_BACKOFF } from './backoff.ts';
+import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../backoff.ts';
+import { Emitter } from '../emitter.ts';
+import { Generation } from '../generation.ts';
 import { isServiceError, needsUser, ServiceError } from '../service-errors.ts';
 import type { ServiceClient, TokenPair } from './service-client.ts';
 
@@ -74,23 +75,21 @@ export class TokenManager implements TokenSource {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly secrets: SecretRegistry;
-  private readonly random: () => number;
   private readonly refreshMarginMs: number;
   private readonly credentialsTimeoutMs: number;
-  private readonly backoffPolicy: BackoffPolicy;
+  private readonly backoff: Backoff;
 
   private pair: TokenPair | null = null;
   /** Margin for the current pair: the configured one, but never more than a quarter of its life. */
   private margin = 0;
   private inflight: Promise<TokenPair> | null = null;
   /** Bumped by credentialsChanged(), so that an answer for the old key is not kept. */
-  private generation = 0;
+  private readonly generation = new Generation();
   private state: TokenHealth = { state: 'ok' };
-  private failures = 0;
   private refreshTimer: TimerHandle | undefined;
   private retryTimer: TimerHandle | undefined;
   private stopped = false;
-  private readonly listeners = new Set<(h: TokenHealth) => void>();
+  private readonly healthListeners: Emitter<[TokenHealth]>;
   private readonly retired: string[] = [];
 
   constructor(deps: TokenManagerDeps) {
@@ -99,10 +98,10 @@ export class TokenManager implements TokenSource {
     this.clock = deps.clock;
     this.logger = (deps.logger ?? silentLogger).child({ component: 'token-manager' });
     this.secrets = deps.secrets ?? new SecretRegistry();
-    this.random = deps.random ?? Math.random;
     this.refreshMarginMs = deps.refreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS;
     this.credentialsTimeoutMs = deps.credentialsTimeoutMs ?? DEFAULT_CREDENTIALS_TIMEOUT_MS;
-    this.backoffPolicy = deps.backoff ?? DEFAULT_BACKOFF;
+    this.backoff = new Backoff(deps.backoff ?? TOKEN_BACKOFF, deps.random);
+    this.healthListeners = new Emitter(this.logger, 'health');
   }
 
   /** A token with at least the refresh margin left (or, while refreshing fails, at least 30 s). */
@@ -166,13 +165,12 @@ export class TokenManager implements TokenSource {
   }
 
   onHealth(listener: (h: TokenHealth) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.healthListeners.on(listener);
   }
 
   /** The user asks to try again now (after fixing the key, the allowlist or the network). */
   retry(): void {
-    this.failures = 0;
+    this.backoff.reset();
     this.clearRetryTimer();
     this.setHealth({ state: 'ok' });
     if (!this.pair || !this.isFresh(this.pair, this.clock.now())) this.background();
@@ -181,11 +179,11 @@ export class TokenManager implements TokenSource {
 
   /** The key or secret changed: forget every token of the old one and start over. */
   credentialsChanged(): void {
-    this.generation++;
+    this.generation.bump();
     this.inflight = null;
     if (this.pair) this.retire(this.pair);
     this.pair = null;
-    this.failures = 0;
+    this.backoff.reset();
     this.clearRetryTimer();
     this.clearRefreshTimer();
     this.setHealth({ state: 'ok' });
@@ -226,17 +224,17 @@ export class TokenManager implements TokenSource {
   /** One request in flight at a time; every caller meanwhile shares its result. */
   private acquire(): Promise<TokenPair> {
     if (this.inflight) return this.inflight;
-    const generation = this.generation;
+    const current = this.generation.ticket();
     const startedAt = this.clock.now();
     const flight: Promise<TokenPair> = this.obtain()
       .then(
         (pair) => {
-          if (generation === this.generation) this.onSuccess(pair, startedAt);
+          if (current()) this.onSuccess(pair, startedAt);
           return pair;
         },
         (err: unknown) => {
           const error = this.toServiceError(err);
-          if (generation === this.generation) this.onFailure(error);
+          if (current()) this.onFailure(error);
           throw error;
         },
       )
@@ -318,7 +316,7 @@ export class TokenManager implements TokenSource {
       this.refreshMarginMs,
       Math.max(0, (pair.accessExpiresAt - startedAt) / 4),
     );
-    this.failures = 0;
+    this.backoff.reset();
     this.clearRetryTimer();
     this.logger.info('access token obtained', {
       expiresAt: new Date(pair.accessExpiresAt).toISOString(),
@@ -333,15 +331,14 @@ export class TokenManager implements TokenSource {
       this.enterNeedsAttention(error);
       return;
     }
-    this.failures++;
-    const delay = backoffDelay(this.failures, this.random, error.retryAfterMs, this.backoffPolicy);
+    const delay = this.backoff.next(error.retryAfterMs);
     const retryAt = this.clock.now() + delay;
     this.logger.warn('token request failed; backing off', {
       kind: error.kind,
       errcode: error.errcode,
       httpStatus: error.httpStatus,
       error: error.message,
-      attempt: this.failures,
+      attempt: this.backoff.attempts,
       delayMs: delay,
     });
     this.setHealth({ state: 'backoff', error, retryAt });
@@ -410,13 +407,7 @@ export class TokenManager implements TokenSource {
   private setHealth(next: TokenHealth): void {
     if (next.state === 'ok' && this.state.state === 'ok') return;
     this.state = next;
-    for (const listener of [...this.listeners]) {
-      try {
-        listener(next);
-      } catch (err) {
-        this.logger.error('health listener threw', { error: err });
-      }
-    }
+    this.healthListeners.emit(next);
   }
 
   private toServiceError(err: unknown): ServiceError {

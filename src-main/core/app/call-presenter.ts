@@ -1,5 +1,6 @@
 import type { CallCard, CallOutcome } from '../../ipc/contract.ts';
 import type { Clock, TimerHandle } from '../clock.ts';
+import { Emitter } from '../emitter.ts';
 import { MAX_CALL_FIELD_CHARS } from '../events/envelope.ts';
 import type { Logger } from '../log.ts';
 import { buildCrmUrl, checkTemplate, type CrmValues } from './crm-url.ts';
@@ -95,7 +96,7 @@ export class CallPresenter {
   private readonly o: CallPresenterOptions;
   private readonly logger: Logger;
   private readonly calls = new Map<string, LiveCall>();
-  private readonly listeners = new Set<(cards: CallCard[]) => void>();
+  private readonly cardChanges: Emitter<[cards: CallCard[]]>;
   private readonly maxCards: number;
   private readonly maxRingMs: number;
   private popupVisible = false;
@@ -103,6 +104,7 @@ export class CallPresenter {
   constructor(options: CallPresenterOptions) {
     this.o = options;
     this.logger = options.logger.child({ component: 'presenter' });
+    this.cardChanges = new Emitter(this.logger, 'cards');
     this.maxCards = options.maxCards ?? 5;
     this.maxRingMs = options.maxRingMs ?? 5 * 60_000;
   }
@@ -117,8 +119,7 @@ export class CallPresenter {
   }
 
   onCardsChange(listener: (cards: CallCard[]) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.cardChanges.on(listener);
   }
 
   handlePop(pop: PopEvent): void {
@@ -352,7 +353,7 @@ export class CallPresenter {
   /** Pushes the cards to listeners and the popup; `reveal` shows a hidden popup. */
   private changed(reveal = false): void {
     const cards = this.cards();
-    for (const l of this.listeners) this.safely('cards listener', () => l(cards));
+    this.cardChanges.emit(cards);
     if (cards.length === 0) {
       if (this.popupVisible) {
         this.popupVisible = false;

@@ -8,6 +8,7 @@ import { TokenManager, type Credentials } from '../api/token-manager.ts';
 import type { Clock } from '../clock.ts';
 import { ScreenpopEngine } from '../engine.ts';
 import type { ConnectionStatus, EventSource, WakeReason } from '../events/contracts.ts';
+import { StatusHolder } from '../events/status.ts';
 import type { Logger, SecretRegistry } from '../log.ts';
 import type { CursorStore } from '../relay-client/cursor-store.ts';
 import { relayFilterFor } from '../relay-client/filter.ts';
@@ -85,20 +86,16 @@ export const RELAY_TENANT_UNKNOWN: ConnectionStatus = {
  * the engine's combined status tells the user why (degraded beside the direct WebSocket,
  * needs-attention when the relay is the only source).
  */
-function unavailableRelaySource(status: ConnectionStatus): EventSource {
-  const listeners = new Set<(s: ConnectionStatus) => void>();
+function unavailableRelaySource(status: ConnectionStatus, logger: Logger): EventSource {
+  const current = new StatusHolder(logger);
   return {
     name: 'relay',
-    start: () => {
-      for (const l of listeners) l({ ...status });
-    },
+    start: () => current.set(status),
     stop: async () => {},
     wake: () => {},
     onFrame: () => () => {},
-    onStatus: (l) => {
-      listeners.add(l);
-      return () => listeners.delete(l);
-    },
+    onStatus: (listener) => current.on(listener),
+    status: () => current.get(),
   };
 }
 
@@ -122,7 +119,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
     const createRelaySource = !useRelay
       ? undefined
       : tenant === null
-        ? () => unavailableRelaySource(RELAY_TENANT_UNKNOWN)
+        ? () => unavailableRelaySource(RELAY_TENANT_UNKNOWN, logger)
         : () =>
             new RelayEventSource({
               relayUrl,

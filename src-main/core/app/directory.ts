@@ -1,5 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { delay, type Clock, type TimerHandle } from '../clock.ts';
+import { Emitter } from '../emitter.ts';
+import { Generation } from '../generation.ts';
 import type { Logger } from '../log.ts';
 import { MAX_CONTACTS_BYTES, parseContacts } from './contacts-file.ts';
 import { formatNumber, normalizeNumber } from './phone.ts';
@@ -61,9 +63,9 @@ export class Directory implements CallerDirectory {
   /** The first refresh since start(), until it has landed (see firstLoad). */
   private firstRefresh: Promise<void> | null = null;
   /** Bumped by stop(): a fetch started before it (another connection's) is ignored when it lands. */
-  private generation = 0;
+  private readonly generation = new Generation();
   private lastRefreshAt: number | null = null;
-  private readonly listeners = new Set<() => void>();
+  private readonly changes: Emitter<[]>;
 
   constructor(options: DirectoryOptions) {
     this.clock = options.clock;
@@ -74,6 +76,7 @@ export class Directory implements CallerDirectory {
     this.retryMinMs = options.retryMinMs ?? 30_000;
     this.retryMaxMs = options.retryMaxMs ?? this.refreshMs;
     this.readText = options.readText ?? readBoundedText;
+    this.changes = new Emitter(this.logger, 'directory');
   }
 
   /** Fetches now and keeps refreshing until stop(). */
@@ -101,7 +104,7 @@ export class Directory implements CallerDirectory {
 
   stop(): void {
     this.running = false;
-    this.generation++;
+    this.generation.bump();
     this.inFlight = null;
     this.firstRefresh = null;
     this.clock.clearTimeout(this.timer);
@@ -129,8 +132,7 @@ export class Directory implements CallerDirectory {
   }
 
   onChange(listener: () => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.changes.on(listener);
   }
 
   setDefaultRegion(region: string): void {
@@ -144,8 +146,7 @@ export class Directory implements CallerDirectory {
     if (this.inFlight) return this.inFlight;
     this.clock.clearTimeout(this.timer);
     this.timer = undefined;
-    const generation = this.generation;
-    const current = (): boolean => generation === this.generation;
+    const current = this.generation.ticket();
     const fetching = this.fetchExtensions()
       .then((list) => {
         if (!current()) return;
@@ -258,12 +259,6 @@ export class Directory implements CallerDirectory {
   }
 
   private emit(): void {
-    for (const l of this.listeners) {
-      try {
-        l();
-      } catch (err) {
-        this.logger.error('directory listener failed', { error: err });
-      }
-    }
+    this.changes.emit();
   }
 }

@@ -3,6 +3,7 @@ import { CALL_OUTCOMES, type CallOutcome, type HistoryEntry } from '../../ipc/co
 import { writeFileAtomic } from '../atomic-file.ts';
 import { parseJson } from '../json-text.ts';
 import type { Clock } from '../clock.ts';
+import { Emitter } from '../emitter.ts';
 import type { Logger } from '../log.ts';
 import { boundedText, displayText } from './text.ts';
 
@@ -89,7 +90,7 @@ export class HistoryStore {
   private readonly moveAside: (from: string, to: string) => Promise<void>;
   private limit: number;
   private entries: HistoryEntry[] = [];
-  private readonly listeners = new Set<(entries: HistoryEntry[]) => void>();
+  private readonly changes: Emitter<[entries: HistoryEntry[]]>;
   private writing: Promise<void> | null = null;
   private dirty = false;
   /** False when saving would overwrite a file whose calls we could not read. */
@@ -99,6 +100,7 @@ export class HistoryStore {
     this.path = options.path;
     this.clock = options.clock;
     this.logger = options.logger.child({ component: 'history' });
+    this.changes = new Emitter(this.logger, 'history');
     this.limit = clampLimit(options.limit);
     this.write = options.write ?? ((p, d) => writeFileAtomic(p, d));
     this.read = options.read ?? ((p) => readFile(p, 'utf8'));
@@ -231,8 +233,7 @@ export class HistoryStore {
   }
 
   onChange(listener: (entries: HistoryEntry[]) => void): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+    return this.changes.on(listener);
   }
 
   /** Resolves when everything changed so far is on disk. */
@@ -264,13 +265,6 @@ export class HistoryStore {
   }
 
   private emit(): void {
-    const snapshot = this.list();
-    for (const l of this.listeners) {
-      try {
-        l(snapshot);
-      } catch (err) {
-        this.logger.error('history listener failed', { error: err });
-      }
-    }
+    this.changes.emit(this.list());
   }
 }

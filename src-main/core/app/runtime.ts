@@ -15,6 +15,7 @@ import type {
 } from '../../ipc/contract.ts';
 import { writeFileAtomic } from '../atomic-file.ts';
 import type { Clock } from '../clock.ts';
+import { Emitter } from '../emitter.ts';
 import {
   keychainAccount,
   keychainAccountOrNull as accountFor,
@@ -121,8 +122,8 @@ export class AppRuntime {
   private detach: Array<() => void> = [];
   private connectionStatus: ConnectionStatus = NOT_SET_UP;
   private paused = false;
-  private readonly statusListeners = new Set<Listener<StatusView>>();
-  private readonly settingsListeners = new Set<Listener<SettingsView>>();
+  private readonly statusListeners: Emitter<[StatusView]>;
+  private readonly settingsListeners: Emitter<[SettingsView]>;
   private lastStatusJson = '';
   /** The service (address and key) the directory's extension list came from. */
   private directoryService = '';
@@ -139,6 +140,8 @@ export class AppRuntime {
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
     this.logger = deps.logger.child({ component: 'app' });
+    this.statusListeners = new Emitter(this.logger, 'status');
+    this.settingsListeners = new Emitter(this.logger, 'settings');
     this.directory = new Directory({
       clock: deps.clock,
       logger: deps.logger,
@@ -238,13 +241,11 @@ export class AppRuntime {
   }
 
   onStatus(listener: Listener<StatusView>): () => void {
-    this.statusListeners.add(listener);
-    return () => this.statusListeners.delete(listener);
+    return this.statusListeners.on(listener);
   }
 
   onSettings(listener: Listener<SettingsView>): () => void {
-    this.settingsListeners.add(listener);
-    return () => this.settingsListeners.delete(listener);
+    return this.settingsListeners.on(listener);
   }
 
   history(): HistoryItem[] {
@@ -499,7 +500,7 @@ export class AppRuntime {
       });
     }
     const view = this.settingsView();
-    for (const l of this.settingsListeners) this.safely(() => l(view));
+    this.settingsListeners.emit(view);
     this.publishStatus();
   }
 
@@ -606,7 +607,7 @@ export class AppRuntime {
     const json = JSON.stringify(status);
     if (json === this.lastStatusJson) return;
     this.lastStatusJson = json;
-    for (const l of this.statusListeners) this.safely(() => l(status));
+    this.statusListeners.emit(status);
   }
 
   private safely(fn: () => void): void {

@@ -1,3 +1,7 @@
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import type { CreateSocket } from './socket.ts';
+
 /**
  * Contracts between the pieces of the event pipeline. They are shared by the direct WebSocket
  * source (src-main/core/events), the webhook-relay source (src-main/core/relay-client) and the
@@ -31,6 +35,26 @@ export interface TokenSource {
   invalidate(value: string): void;
 }
 
+/** What both sources take besides their own settings (the direct WebSocket's, the relay's). */
+export interface StreamSourceDeps {
+  tokens: TokenSource;
+  clock: Clock;
+  logger?: Logger;
+  /** The socket factory (socket.ts); tests pass a scripted far side. */
+  createSocket?: CreateSocket;
+  /** Interval of the heartbeat; default 25 s (the far side closes a socket silent for 60 s). */
+  heartbeatMs?: number;
+  /** Randomness for the back-off jitter (tests pass a fixed one). */
+  random?: () => number;
+  /** Changes to STREAM_BACKOFF (../backoff.ts). */
+  backoff?: { baseMs?: number; capMs?: number };
+  /** How long a connection must stay up before the back-off starts again from its base. */
+  stableMs?: number;
+  userAgent?: string;
+  /** The source's name in the combined status ("relay: ..."). */
+  name?: string;
+}
+
 /** Why a source should reconnect at once instead of waiting for its back-off timer. */
 export type WakeReason = 'resume' | 'online' | 'clock-jump' | 'user';
 
@@ -45,5 +69,11 @@ export interface EventSource {
   /** An OS hint (resume, network back, wall-clock jump) that the connection may be dead. */
   wake(reason: WakeReason): void;
   onFrame(listener: (text: string, receivedAt: number) => void): () => void;
+  /**
+   * Every change of this source's status from now on. The status as it is now is not replayed to
+   * a new listener: read it with status(). (StatusHolder in status.ts keeps this promise.)
+   */
   onStatus(listener: (status: ConnectionStatus) => void): () => void;
+  /** The status now (`offline`, "Not started.", before start()). */
+  status(): ConnectionStatus;
 }

@@ -22,7 +22,7 @@ import {
   type Envelope,
   type RejectReason,
 } from './envelope.ts';
-import { notifyAll, subscribe } from './listeners.ts';
+import { Emitter } from '../emitter.ts';
 import { UserNumberMatcher, type UserNumbers } from './numbers.ts';
 
 export type { Envelope } from './envelope.ts';
@@ -100,9 +100,9 @@ export class EventPipeline {
   private readonly offset = new ClockOffsetEstimator();
   private readonly tracker: CallTracker;
   private matcher: UserNumberMatcher;
-  private readonly popListeners = new Set<Listener<Pop>>();
-  private readonly dismissListeners = new Set<Listener<Dismiss>>();
-  private readonly eventListeners = new Set<Listener<Envelope>>();
+  private readonly pops: Emitter<[Pop]>;
+  private readonly dismisses: Emitter<[Dismiss]>;
+  private readonly events: Emitter<[Envelope]>;
   private readonly lastRejectLog = new Map<string, number>();
   private readonly onClockJump: (() => void) | undefined;
   /** Wall minus monotonic time at the last event: a change means sleep or a clock change. */
@@ -127,6 +127,9 @@ export class EventPipeline {
   constructor(deps: PipelineDeps) {
     this.clock = deps.clock;
     this.logger = (deps.logger ?? silentLogger).child({ component: 'event-pipeline' });
+    this.pops = new Emitter(this.logger, 'pop');
+    this.dismisses = new Emitter(this.logger, 'dismiss');
+    this.events = new Emitter(this.logger, 'event');
     this.dedupe = new DedupeSet(deps.dedupe);
     this.tracker = new CallTracker({ ...deps.calls, staleRingMs: deps.staleRingMs ?? 45_000 });
     this.matcher = this.buildMatcher(deps.user);
@@ -153,7 +156,7 @@ export class EventPipeline {
     const call = isCall ? callStateData(envelope) : undefined;
     // An event rejected below says nothing trustworthy about the server's clock either.
     if (!isCall || call) this.offset.add(envelope.timestamp, nowMono);
-    notifyAll(this.eventListeners, [envelope], this.logger, 'event');
+    this.events.emit(envelope);
     if (!isCall) return;
     if (call) this.onCallState(envelope, call, meta, nowMono);
     else this.reject('bad-call-data', meta.source, 0);
@@ -176,16 +179,16 @@ export class EventPipeline {
   }
 
   onPop(listener: Listener<Pop>): () => void {
-    return subscribe(this.popListeners, listener);
+    return this.pops.on(listener);
   }
 
   onDismiss(listener: Listener<Dismiss>): () => void {
-    return subscribe(this.dismissListeners, listener);
+    return this.dismisses.on(listener);
   }
 
   /** Every unique, valid envelope of any code (data of unknown codes is opaque). */
   onEvent(listener: Listener<Envelope>): () => void {
-    return subscribe(this.eventListeners, listener);
+    return this.events.on(listener);
   }
 
   setUser(user: UserNumbers): void {
@@ -216,39 +219,25 @@ export class EventPipeline {
     switch (decision.kind) {
       case 'pop':
         this.counts.pops++;
-        notifyAll(
-          this.popListeners,
-          [
-            {
-              callId: call.call_id,
-              from: call.from,
-              ...(call.fromTruncated ? { fromTruncated: true as const } : {}),
-              to: call.to,
-              eventId: envelope.event_id,
-              timestamp: envelope.timestamp,
-              receivedAt: meta.receivedAt,
-              source: meta.source,
-            },
-          ],
-          this.logger,
-          'pop',
-        );
+        this.pops.emit({
+          callId: call.call_id,
+          from: call.from,
+          ...(call.fromTruncated ? { fromTruncated: true as const } : {}),
+          to: call.to,
+          eventId: envelope.event_id,
+          timestamp: envelope.timestamp,
+          receivedAt: meta.receivedAt,
+          source: meta.source,
+        });
         return;
       case 'dismiss':
         this.counts.dismisses++;
-        notifyAll(
-          this.dismissListeners,
-          [
-            {
-              callId: call.call_id,
-              state: call.state,
-              eventId: envelope.event_id,
-              to: call.to,
-            },
-          ],
-          this.logger,
-          'dismiss',
-        );
+        this.dismisses.emit({
+          callId: call.call_id,
+          state: call.state,
+          eventId: envelope.event_id,
+          to: call.to,
+        });
         return;
       case 'ignored':
         if (decision.why === 'stale') {

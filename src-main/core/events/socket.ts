@@ -7,6 +7,7 @@
  * answered the upgrade with an HTTP status instead of 101.
  */
 import WebSocket from 'ws';
+import { ERRCODE, readErrcode } from '../service-errors.ts';
 
 export interface SocketCallbacks {
   open(): void;
@@ -29,6 +30,19 @@ export type CreateSocket = (
   headers: Record<string, string>,
   callbacks: SocketCallbacks,
 ) => SocketConnection;
+
+/** A refused handshake as the sources judge it: the HTTP status, and the errcode of its body. */
+export interface HandshakeRejection {
+  status: number;
+  /** The service's (or the relay's) errcode, when the body was JSON carrying a non-zero one. */
+  errcode?: number;
+}
+
+/** The one reading of a `rejected(status, body)` callback, for every source. */
+export function handshakeRejection(status: number, body: string): HandshakeRejection {
+  const errcode = readErrcode(body)?.errcode;
+  return errcode === undefined || errcode === ERRCODE.ok ? { status } : { status, errcode };
+}
 
 /** ws closes a connection with 1009 above this; the pipeline drops frames above 64 KiB itself. */
 const MAX_PAYLOAD_BYTES = 1024 * 1024;

@@ -2,8 +2,44 @@
  * The connection status the tray shows, and how several sources' statuses combine into one. The
  * words for a service's fault come from ../service-errors.ts, the same as Test connection's.
  */
+import { Emitter } from '../emitter.ts';
+import type { Logger } from '../log.ts';
 import type { ErrorDescription } from '../service-errors.ts';
 import type { ConnectionState, ConnectionStatus } from './contracts.ts';
+
+/** Every source's status before start() and after stop() finished. */
+export const NOT_STARTED: ConnectionStatus = { state: 'offline', reason: 'Not started.' };
+
+/**
+ * A status and its listeners, held the way EventSource.onStatus promises (contracts.ts): a
+ * listener hears every change from the moment it subscribes, and nothing before (`get()` reads
+ * the current status); setting a status equal to the current one tells no one; a listener that
+ * throws is logged and the others still hear it.
+ */
+export class StatusHolder {
+  private current: ConnectionStatus;
+  private readonly listeners: Emitter<[ConnectionStatus]>;
+
+  constructor(logger: Logger, initial: ConnectionStatus = NOT_STARTED) {
+    this.current = initial;
+    this.listeners = new Emitter(logger, 'status');
+  }
+
+  get(): ConnectionStatus {
+    return { ...this.current };
+  }
+
+  /** Sets the status; tells the listeners when it changed. */
+  set(status: ConnectionStatus): void {
+    if (sameStatus(this.current, status)) return;
+    this.current = status;
+    this.listeners.emit({ ...status });
+  }
+
+  on(listener: (status: ConnectionStatus) => void): () => void {
+    return this.listeners.on(listener);
+  }
+}
 
 /** A status in a fault's words (reason, remedy, and the service's errcode when it gave one). */
 export function faultStatus(

@@ -21,7 +21,10 @@
  *
  * Frames other than heartbeats and acks are handed on untouched, as text, to `onFrame` listeners.
  */
+import { Backoff, STREAM_BACKOFF } from '../backoff.ts';
 import type { Clock, TimerHandle } from '../clock.ts';
+import { Emitter } from '../emitter.ts';
+import { Generation } from '../generation.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import {
   describeErrcode,
@@ -30,40 +33,33 @@ import {
   hint,
   type ErrorDescription,
 } from '../service-errors.ts';
-import { Backoff } from './backoff.ts';
 import type {
   AccessToken,
   ConnectionStatus,
   EventSource,
+  StreamSourceDeps,
   TokenSource,
   WakeReason,
 } from './contracts.ts';
 import { CALL_STATE_CHANGED } from './envelope.ts';
-import { notifyAll, subscribe } from './listeners.ts';
-import { createWsSocket, type CreateSocket, type SocketConnection } from './socket.ts';
-import { faultStatus, sameStatus } from './status.ts';
+import { HeartbeatWatch } from './heartbeat-watch.ts';
+import {
+  createWsSocket,
+  handshakeRejection,
+  type CreateSocket,
+  type HandshakeRejection,
+  type SocketConnection,
+} from './socket.ts';
+import { faultStatus, StatusHolder } from './status.ts';
 
-export interface WebSocketSourceDeps {
+export interface WebSocketSourceDeps extends StreamSourceDeps {
   baseUrl: string;
-  tokens: TokenSource;
   /** Event codes to subscribe to, e.g. [30011]. */
   topics: number[];
-  clock: Clock;
-  logger?: Logger;
-  createSocket?: CreateSocket;
-  /** Interval of the `heartbeat` frame; default 25 s (the server closes after 60 s of silence). */
-  heartbeatMs?: number;
-  /** Randomness for the back-off jitter (tests pass a fixed one). */
-  random?: () => number;
-  backoff?: { baseMs?: number; capMs?: number };
-  /** How long a connection must stay subscribed before the back-off starts again from its base. */
-  stableMs?: number;
   /** How long before the access token expires the replacement socket is opened; default 60 s. */
   rotateLeadMs?: number;
   /** A wall-clock jump beyond the monotonic clock larger than this means the machine slept. */
   jumpThresholdMs?: number;
-  userAgent?: string;
-  name?: string;
 }
 
 export const SUBSCRIBE_PATH = '/openapi/v1.0/subscribe';
@@ -90,13 +86,13 @@ interface Connection {
   token: AccessToken;
   socket?: SocketConnection;
   phase: 'connecting' | 'open' | 'subscribed' | 'closed';
-  lastFrameMono: number;
-  lastHeartbeatMono: number;
+  /** Liveness by what arrives; a new one when the socket opens. */
+  watch: HeartbeatWatch;
   /** Closed on purpose (rotated out, stopping, replaced): its close must not trigger a reconnect. */
   retired: boolean;
   tokenExpired: boolean;
   foundDead: boolean;
-  rejection?: { status: number; errcode?: number };
+  rejection?: HandshakeRejection;
   closedWaiters: Array<() => void>;
 }
 
@@ -115,9 +111,8 @@ export class WebSocketEventSource implements EventSource {
   private readonly userAgent: string;
   private readonly backoff: Backoff;
 
-  private readonly frameListeners = new Set<(text: string, receivedAt: number) => void>();
-  private readonly statusListeners = new Set<(status: ConnectionStatus) => void>();
-  private current: ConnectionStatus = { state: 'offline', reason: 'Not started.' };
+  private readonly frames: Emitter<[text: string, receivedAt: number]>;
+  private readonly current: StatusHolder;
 
   private running = false;
   /** Set by 10001/10004: no retries until wake('user'). */
@@ -127,7 +122,7 @@ export class WebSocketEventSource implements EventSource {
   private pendingPrimary = false;
   private pendingCandidate = false;
   /** Bumped by stop() so token fetches that finish afterwards are dropped. */
-  private generation = 0;
+  private readonly generation = new Generation();
   private nextId = 1;
   /** The one immediate retry after a 10002 has been spent (reset by a subscribed connection). */
   private tokenRetryUsed = false;
@@ -153,10 +148,9 @@ export class WebSocketEventSource implements EventSource {
     this.rotateLeadMs = deps.rotateLeadMs ?? 60_000;
     this.jumpThresholdMs = deps.jumpThresholdMs ?? 10_000;
     this.userAgent = deps.userAgent ?? 'Screenpop/0.1';
-    this.backoff = new Backoff({
-      ...deps.backoff,
-      ...(deps.random ? { random: deps.random } : {}),
-    });
+    this.backoff = new Backoff({ ...STREAM_BACKOFF, ...deps.backoff }, deps.random);
+    this.frames = new Emitter(this.logger, 'frame');
+    this.current = new StatusHolder(this.logger);
   }
 
   start(): void {
@@ -172,7 +166,7 @@ export class WebSocketEventSource implements EventSource {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    this.generation++;
+    this.generation.bump();
     // A token fetch still on its way belongs to the old generation: a later start() must not wait for it.
     this.pendingPrimary = false;
     this.pendingCandidate = false;
@@ -200,15 +194,15 @@ export class WebSocketEventSource implements EventSource {
   }
 
   onFrame(listener: (text: string, receivedAt: number) => void): () => void {
-    return subscribe(this.frameListeners, listener);
+    return this.frames.on(listener);
   }
 
   onStatus(listener: (status: ConnectionStatus) => void): () => void {
-    return subscribe(this.statusListeners, listener);
+    return this.current.on(listener);
   }
 
   status(): ConnectionStatus {
-    return { ...this.current };
+    return this.current.get();
   }
 
   /** For tests and diagnostics: how many sockets are open or opening. */
@@ -226,20 +220,20 @@ export class WebSocketEventSource implements EventSource {
         : this.pendingCandidate || this.candidate
     )
       return;
-    const generation = this.generation;
+    const current = this.generation.ticket();
     if (role === 'primary') this.pendingPrimary = true;
     else this.pendingCandidate = true;
     let token: AccessToken;
     try {
       token = await this.tokens.getToken();
     } catch (error) {
-      if (generation !== this.generation) return; // stop() came meanwhile and cleared the flags
+      if (!current()) return; // stop() came meanwhile and cleared the flags
       if (role === 'primary') this.pendingPrimary = false;
       else this.pendingCandidate = false;
       if (this.running) this.onTokenError(error, role);
       return;
     }
-    if (generation !== this.generation) return;
+    if (!current()) return;
     if (role === 'primary') this.pendingPrimary = false;
     else this.pendingCandidate = false;
     if (!this.running || this.attention) return;
@@ -260,8 +254,7 @@ export class WebSocketEventSource implements EventSource {
       role,
       token,
       phase: 'connecting',
-      lastFrameMono: this.clock.monotonic(),
-      lastHeartbeatMono: this.clock.monotonic(),
+      watch: new HeartbeatWatch(this.clock, this.heartbeatMs),
       retired: false,
       tokenExpired: false,
       foundDead: false,
@@ -278,7 +271,7 @@ export class WebSocketEventSource implements EventSource {
           open: () => this.onOpen(conn),
           message: (text) => this.onMessage(conn, text),
           rejected: (status, body) => {
-            conn.rejection = { status, errcode: errcodeOf(body) };
+            conn.rejection = handshakeRejection(status, body);
           },
           error: (error) =>
             this.logger.debug('socket error', { conn: conn.id, error: error.message }),
@@ -296,22 +289,21 @@ export class WebSocketEventSource implements EventSource {
   private onOpen(conn: Connection): void {
     if (conn.phase !== 'connecting') return;
     conn.phase = 'open';
-    conn.lastFrameMono = this.clock.monotonic();
-    conn.lastHeartbeatMono = conn.lastFrameMono;
+    conn.watch = new HeartbeatWatch(this.clock, this.heartbeatMs);
     conn.socket?.send(JSON.stringify({ topic_list: this.topics }));
   }
 
   // ---- receiving ----
 
   private onMessage(conn: Connection, text: string): void {
-    conn.lastFrameMono = this.clock.monotonic();
+    conn.watch.heard();
     if (text === HEARTBEAT_RESPONSE) return;
     const control = controlMessage(text);
     if (control) {
       this.onControl(conn, control);
       return;
     }
-    notifyAll(this.frameListeners, [text, this.clock.now()], this.logger, 'frame');
+    this.frames.emit(text, this.clock.now());
   }
 
   private onControl(conn: Connection, message: { errcode: number; errmsg: string }): void {
@@ -444,7 +436,7 @@ export class WebSocketEventSource implements EventSource {
   }
 
   /** A refusal a person must fix (10001, 10004; a bare 403 is a 10004): stop, ask. True if so. */
-  private needsUser(rejection: { status: number; errcode?: number }): boolean {
+  private needsUser(rejection: HandshakeRejection): boolean {
     const errcode =
       rejection.errcode ?? (rejection.status === 403 ? ERRCODE.ipNotAllowed : undefined);
     if (errcode === undefined) return false;
@@ -575,7 +567,7 @@ export class WebSocketEventSource implements EventSource {
     }
     for (const conn of [this.primary, this.candidate]) {
       if (!conn || conn.phase === 'closed') continue;
-      if (mono - conn.lastFrameMono > 2 * this.heartbeatMs) {
+      if (conn.watch.silent()) {
         this.logger.warn('socket silent for two heartbeat intervals; dropping it', {
           conn: conn.id,
           phase: conn.phase,
@@ -584,18 +576,13 @@ export class WebSocketEventSource implements EventSource {
         conn.socket?.terminate();
         continue;
       }
-      if (conn.phase !== 'connecting' && mono - conn.lastHeartbeatMono >= this.heartbeatMs * 0.75) {
-        conn.socket?.send(HEARTBEAT);
-        conn.lastHeartbeatMono = mono;
-      }
+      if (conn.phase !== 'connecting' && conn.watch.heartbeatDue()) conn.socket?.send(HEARTBEAT);
     }
     this.scheduleTick();
   }
 
   private setStatus(status: ConnectionStatus): void {
-    if (sameStatus(this.current, status)) return;
-    this.current = status;
-    notifyAll(this.statusListeners, [{ ...status }], this.logger, 'status');
+    this.current.set(status);
   }
 }
 
@@ -609,15 +596,6 @@ function controlMessage(text: string): { errcode: number; errmsg: string } | und
     const { errcode, errmsg } = value as { errcode?: unknown; errmsg?: unknown };
     if (typeof errcode !== 'number') return undefined;
     return { errcode, errmsg: typeof errmsg === 'string' ? errmsg : '' };
-  } catch {
-    return undefined;
-  }
-}
-
-function errcodeOf(body: string): number | undefined {
-  try {
-    const value = JSON.parse(body) as { errcode?: unknown };
-    return typeof value?.errcode === 'number' ? value.errcode : undefined;
   } catch {
     return undefined;
   }

@@ -21,17 +21,26 @@
  *   for ever.
  * Event frames are handed on untouched, as text, to onFrame listeners.
  */
+import { Backoff, STREAM_BACKOFF } from '../backoff.ts';
 import type { Clock, TimerHandle } from '../clock.ts';
+import { Emitter } from '../emitter.ts';
+import { Generation } from '../generation.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import { Backoff } from '../events/backoff.ts';
 import type {
   ConnectionStatus,
   EventSource,
-  TokenSource,
+  StreamSourceDeps,
   WakeReason,
 } from '../events/contracts.ts';
-import { createWsSocket, type CreateSocket, type SocketConnection } from '../events/socket.ts';
-import { faultStatus, sameStatus } from '../events/status.ts';
+import { HeartbeatWatch } from '../events/heartbeat-watch.ts';
+import {
+  createWsSocket,
+  handshakeRejection,
+  type CreateSocket,
+  type HandshakeRejection,
+  type SocketConnection,
+} from '../events/socket.ts';
+import { faultStatus, StatusHolder } from '../events/status.ts';
 import { describeErrcode, describeError, ERRCODE } from '../service-errors.ts';
 import {
   CloseCode,
@@ -43,27 +52,16 @@ import {
 } from './protocol.ts';
 import type { CursorStore } from './cursor-store.ts';
 
-export interface RelaySourceDeps {
+export interface RelaySourceDeps extends StreamSourceDeps {
   /** The relay's address: https://relay.example.org (or wss://...); http/ws only for loopback. */
   relayUrl: string;
   tenant: string;
-  tokens: TokenSource;
   filter: RelayFilter;
-  clock: Clock;
-  logger?: Logger;
-  createSocket?: CreateSocket;
   cursorStore?: CursorStore;
-  heartbeatMs?: number;
   /** A socket that has not opened, or (while replaying) has been silent, this long is abandoned. */
   connectTimeoutMs?: number;
-  random?: () => number;
-  backoff?: { baseMs?: number; capMs?: number };
-  /** How long a connection must stay ready before the back-off starts again from its base. */
-  stableMs?: number;
   /** How long the status stays degraded after a gap notice. */
   gapStatusMs?: number;
-  userAgent?: string;
-  name?: string;
 }
 
 /** ws(s) URL of a tenant's stream on the relay; refuses plain text to anything but loopback. */
@@ -90,19 +88,19 @@ export class RelayEventSource implements EventSource {
   private readonly backoff: Backoff;
   private readonly heartbeatMs: number;
   private readonly filter: RelayFilter;
-  private readonly frameListeners = new Set<(text: string, receivedAt: number) => void>();
-  private readonly statusListeners = new Set<(status: ConnectionStatus) => void>();
-  private status: ConnectionStatus = { state: 'offline', reason: 'Not started.' };
+  private readonly frames: Emitter<[text: string, receivedAt: number]>;
+  private readonly current: StatusHolder;
   private running = false;
   private attention = false;
   /** Bumped on every connect and on stop, so late callbacks of an old socket are ignored. */
-  private generation = 0;
+  private readonly generation = new Generation();
   private socket: SocketConnection | undefined;
   private token: string | undefined;
   private phase: 'idle' | 'connecting' | 'open' | 'ready' = 'idle';
   private cursor: string | null = null;
   private cursorLoaded: Promise<void> | undefined;
-  private lastFrameMono = 0;
+  /** Liveness of the socket by what arrives; a new one when it opens. */
+  private watch: HeartbeatWatch | undefined;
   private retryTimer: TimerHandle | undefined;
   private connectTimer: TimerHandle | undefined;
   private heartbeatTimer: TimerHandle | undefined;
@@ -121,7 +119,9 @@ export class RelayEventSource implements EventSource {
     this.createSocket = deps.createSocket ?? createWsSocket;
     this.url = relayStreamUrl(deps.relayUrl, deps.tenant);
     this.heartbeatMs = deps.heartbeatMs ?? 25_000;
-    this.backoff = new Backoff({ ...deps.backoff, random: deps.random });
+    this.backoff = new Backoff({ ...STREAM_BACKOFF, ...deps.backoff }, deps.random);
+    this.frames = new Emitter(this.logger, 'frame');
+    this.current = new StatusHolder(this.logger);
     const { filter, dropped } = sanitiseFilter(deps.filter);
     if (dropped > 0)
       this.logger.warn('filter entries the relay would refuse were left out', { dropped });
@@ -154,7 +154,7 @@ export class RelayEventSource implements EventSource {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    this.generation++;
+    this.generation.bump();
     this.clearTimers();
     this.socket?.close(1000, 'stopping');
     this.socket = undefined;
@@ -175,88 +175,80 @@ export class RelayEventSource implements EventSource {
   }
 
   onFrame(listener: (text: string, receivedAt: number) => void): () => void {
-    this.frameListeners.add(listener);
-    return () => this.frameListeners.delete(listener);
+    return this.frames.on(listener);
   }
 
   onStatus(listener: (status: ConnectionStatus) => void): () => void {
-    this.statusListeners.add(listener);
-    listener(this.status);
-    return () => this.statusListeners.delete(listener);
+    return this.current.on(listener);
+  }
+
+  status(): ConnectionStatus {
+    return this.current.get();
   }
 
   private async connect(): Promise<void> {
     if (!this.running || this.attention || this.phase !== 'idle') return;
-    const generation = ++this.generation;
+    this.generation.bump();
+    const live = this.generation.ticket();
     this.phase = 'connecting';
-    if (this.status.state !== 'degraded' || !this.gapStatus)
+    if (this.current.get().state !== 'degraded' || !this.gapStatus)
       this.setStatus({ state: 'connecting', reason: 'Connecting to the relay.' });
     await this.cursorLoaded;
     let token: string;
     try {
       token = (await this.deps.tokens.getToken()).value;
     } catch (error) {
-      if (generation !== this.generation) return;
+      if (!live()) return;
       this.phase = 'idle';
       const fault = describeError(error);
       if (fault.needsUser) return this.needAttention(faultStatus('needs-attention', fault));
       this.setStatus(faultStatus('offline', fault));
       return this.reconnectIn(this.backoff.next());
     }
-    if (generation !== this.generation || !this.running) return;
+    if (!live() || !this.running) return;
     this.token = token;
     const headers: Record<string, string> = {
       Authorization: `Bearer ${token}`,
       'User-Agent': this.deps.userAgent ?? 'Screenpop',
     };
-    let rejection: { status: number; errcode?: number } | undefined;
+    let rejection: HandshakeRejection | undefined;
     this.socket = this.createSocket(this.url, headers, {
       open: () => {
-        if (generation !== this.generation) return;
+        if (!live()) return;
         this.phase = 'open';
-        this.lastFrameMono = this.clock.monotonic();
+        this.watch = new HeartbeatWatch(this.clock, this.heartbeatMs);
         this.socket?.send(
           JSON.stringify({ type: 'hello', v: 1, filter: this.filter, cursor: this.cursor }),
         );
-        this.scheduleHeartbeat(generation);
+        this.scheduleHeartbeat(live);
       },
       message: (text) => {
-        if (generation !== this.generation) return;
-        this.lastFrameMono = this.clock.monotonic();
-        if (this.phase !== 'ready') this.armConnectTimer(generation); // replay in progress
+        if (!live()) return;
+        this.watch?.heard();
+        if (this.phase !== 'ready') this.armConnectTimer(live); // replay in progress
         this.onMessage(text);
       },
       rejected: (status, body) => {
-        if (generation !== this.generation) return;
-        let errcode: number | undefined;
-        try {
-          const parsed = JSON.parse(body) as { errcode?: unknown };
-          if (typeof parsed.errcode === 'number' && parsed.errcode !== 0) errcode = parsed.errcode;
-        } catch {
-          // not JSON: the status decides
-        }
-        rejection = { status, ...(errcode !== undefined ? { errcode } : {}) };
+        if (live()) rejection = handshakeRejection(status, body);
       },
       error: (error) => {
-        if (generation === this.generation)
-          this.logger.debug('relay socket error', { error: error.message });
+        if (live()) this.logger.debug('relay socket error', { error: error.message });
       },
       closed: (code, reason) => {
-        if (generation !== this.generation) return;
-        this.onClosed(code, reason, rejection);
+        if (live()) this.onClosed(code, reason, rejection);
       },
     });
-    this.armConnectTimer(generation);
+    this.armConnectTimer(live);
   }
 
   /**
    * A connection attempt to an address that swallows packets would otherwise wait for the OS
    * (minutes); a relay that accepted the socket but never says `ready` would hold us too.
    */
-  private armConnectTimer(generation: number): void {
+  private armConnectTimer(live: () => boolean): void {
     this.clock.clearTimeout(this.connectTimer);
     this.connectTimer = this.clock.setTimeout(() => {
-      if (generation !== this.generation || this.phase === 'ready') return;
+      if (!live() || this.phase === 'ready') return;
       this.logger.warn('relay connection not ready in time; abandoning it', { phase: this.phase });
       this.socket?.terminate(); // its `closed` follows, and with it the back-off
     }, this.deps.connectTimeoutMs ?? 15_000);
@@ -265,14 +257,7 @@ export class RelayEventSource implements EventSource {
   private onMessage(text: string): void {
     const control = decodeControl(text);
     if (!control) {
-      const at = this.clock.now();
-      for (const l of this.frameListeners) {
-        try {
-          l(text, at);
-        } catch (err) {
-          this.logger.error('frame listener failed', { err: err as Error });
-        }
-      }
+      this.frames.emit(text, this.clock.now());
       return;
     }
     switch (control.type) {
@@ -350,11 +335,7 @@ export class RelayEventSource implements EventSource {
     return this.saving;
   }
 
-  private onClosed(
-    code: number,
-    reason: string,
-    rejection: { status: number; errcode?: number } | undefined,
-  ): void {
+  private onClosed(code: number, reason: string, rejection: HandshakeRejection | undefined): void {
     const wasReady = this.phase === 'ready';
     this.socket = undefined;
     this.phase = 'idle';
@@ -381,7 +362,7 @@ export class RelayEventSource implements EventSource {
     this.reconnectIn(this.backoff.next());
   }
 
-  private onRejected(rejection: { status: number; errcode?: number }): void {
+  private onRejected(rejection: HandshakeRejection): void {
     const { status, errcode } = rejection;
     this.logger.warn('relay refused the connection', { status, errcode });
     if ((status === 401 || errcode === ERRCODE.tokenExpired) && this.token) {
@@ -419,23 +400,27 @@ export class RelayEventSource implements EventSource {
     this.retryTimer = this.clock.setTimeout(() => void this.connect(), ms);
   }
 
-  /** Heartbeat, and the dead-socket check: nothing received for two intervals. */
-  private scheduleHeartbeat(generation: number): void {
+  /**
+   * The dead-socket check every half interval (HeartbeatWatch), and a heartbeat with each check:
+   * the relay answers every one (with its cursor), which is what the watch hears while no event
+   * comes.
+   */
+  private scheduleHeartbeat(live: () => boolean): void {
     this.heartbeatTimer = this.clock.setTimeout(() => {
-      if (generation !== this.generation || !this.socket) return;
-      if (this.clock.monotonic() - this.lastFrameMono > 2 * this.heartbeatMs) {
+      if (!live() || !this.socket) return;
+      if (this.watch?.silent()) {
         this.logger.warn('relay socket silent; replacing it');
         this.drop('silent');
         return;
       }
       this.socket.send(JSON.stringify({ type: 'heartbeat' }));
-      this.scheduleHeartbeat(generation);
+      this.scheduleHeartbeat(live);
     }, this.heartbeatMs / 2);
   }
 
   /** Abandons the current socket (without waiting for its close) and connects again at once. */
   private drop(why: string): void {
-    this.generation++;
+    this.generation.bump();
     this.socket?.terminate();
     this.socket = undefined;
     this.phase = 'idle';
@@ -457,8 +442,6 @@ export class RelayEventSource implements EventSource {
   }
 
   private setStatus(status: ConnectionStatus): void {
-    if (sameStatus(this.status, status)) return;
-    this.status = status;
-    for (const l of this.statusListeners) l(status);
+    this.current.set(status);
   }
 }
