@@ -52,8 +52,11 @@ function rng(s: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
-const random = rng(seed);
-const between = (lo: number, hi: number) => lo + Math.floor(random() * (hi - lo + 1));
+// Two streams, so that the faults one seed gives do not depend on how the rings interleave.
+const faultRandom = rng(seed);
+const ringRandom = rng(seed + 1);
+const between = (lo: number, hi: number, random = faultRandom) =>
+  lo + Math.floor(random() * (hi - lo + 1));
 
 function rssMb(pid: number): number | null {
   try {
@@ -133,7 +136,7 @@ const FAULTS: Fault[] = [
   {
     name: 'relay killed and restarted',
     run: async (r) => {
-      r.relay.proc.signal(random() < 0.5 ? 'SIGKILL' : 'SIGTERM');
+      r.relay.proc.signal(faultRandom() < 0.5 ? 'SIGKILL' : 'SIGTERM');
       await r.relay.proc.exit;
       await sleep(between(1_000, 10_000));
       await r.relay.start();
@@ -170,8 +173,8 @@ async function main(): Promise<number> {
           const callId = await rig.ledger.ring(sim).catch(() => null);
           if (callId) {
             // Missed (ended while ringing) or answered and ended a few seconds later.
-            const missed = random() < 0.3;
-            const ringMs = between(3_000, 8_000);
+            const missed = ringRandom() < 0.3;
+            const ringMs = between(3_000, 8_000, ringRandom);
             setTimeout(() => {
               void sim.setState(callId, missed ? 'ended' : 'answered').catch(() => {});
               if (!missed)
@@ -179,7 +182,7 @@ async function main(): Promise<number> {
             }, ringMs);
           }
         }
-        await sleep(between(2_000, 5_000));
+        await sleep(between(2_000, 5_000, ringRandom));
       }
     })();
 
