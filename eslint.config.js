@@ -10,6 +10,9 @@ const NO_ELECTRON = {
   message: 'The core must not import electron; add an adapter in src-main/electron/.',
 };
 
+/** An import pattern for a top-level source folder, from anywhere below the repository's root. */
+const folder = (name) => [`**/${name}`, `**/${name}/**`];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'release/', 'test-results/', 'coverage/', '.tmp/'] },
   js.configs.recommended,
@@ -27,12 +30,7 @@ export default tseslint.config(
   },
   {
     // The core decides; it must stay free of Electron so it runs under Node and Vitest.
-    files: [
-      'src-main/core/**/*.ts',
-      'src-main/headless/**/*.ts',
-      'src-sim/**/*.ts',
-      'src-relay/**/*.ts',
-    ],
+    files: ['src-main/core/**/*.ts', 'src-main/headless/**/*.ts'],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -53,9 +51,48 @@ export default tseslint.config(
           paths: [NO_ELECTRON],
           patterns: [
             {
-              group: ['**/src-sim', '**/src-sim/**'],
+              group: folder('src-sim'),
               message:
                 'The core must not import the simulator; take what you need as a port (see app/ports.ts DemoService) and wire it in the composition root.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // The relay and the simulator are the far sides of the app's wires: they share with it only
+    // what src-shared/ holds, never the app's own code.
+    files: ['src-sim/**/*.ts', 'src-relay/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [NO_ELECTRON],
+          patterns: [
+            {
+              group: folder('src-main'),
+              message:
+                'The relay and the simulator must not import the app (src-main/); move what both need to src-shared/.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // What the app, the relay and the simulator share depends on none of them (src-shared/README.md).
+    files: ['src-shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [NO_ELECTRON],
+          patterns: [
+            {
+              group: [...folder('src-main'), ...folder('src-relay'), ...folder('src-sim')],
+              message:
+                'src-shared/ imports nothing from src-main/, src-relay/ or src-sim/: it is what they share.',
             },
           ],
         },

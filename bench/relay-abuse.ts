@@ -29,7 +29,7 @@ import {
 import { envelope, signed, SECRET, startRedis, startTokenService } from '../test/relay/helpers.ts';
 import { spawnRelay, type RelayProcess } from '../test/relay/relay-process.ts';
 import { WebSocketServer } from 'ws';
-import { systemClock } from '../src-main/core/clock.ts';
+import { systemClock } from '../src-shared/clock.ts';
 import { RelayEventSource } from '../src-main/core/relay-client/relay-source.ts';
 
 const only = process.env.BENCH_ONLY?.split(',').map(Number);

@@ -28,15 +28,15 @@
  */
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { systemClock } from '../src-main/core/clock.ts';
+import { systemClock } from '../src-shared/clock.ts';
 import { ServiceClient } from '../src-main/core/api/service-client.ts';
 import { TokenManager } from '../src-main/core/api/token-manager.ts';
 import { EventPipeline } from '../src-main/core/events/pipeline.ts';
 import { WebSocketEventSource } from '../src-main/core/events/ws-source.ts';
-import { relayClientPath } from '../src-main/core/relay-client/protocol.ts';
+import { relayClientPath } from '../src-shared/relay-protocol.ts';
 import { relayFilterFor } from '../src-main/core/relay-client/filter.ts';
 import { RelayEventSource } from '../src-main/core/relay-client/relay-source.ts';
-import { silentLogger } from '../src-main/core/log.ts';
+import { silentLogger } from '../src-shared/log.ts';
 import { startRelay } from '../src-relay/server.ts';
 import { defaultConfig } from '../src-relay/config.ts';
 import { MemoryStore } from '../src-relay/store/memory-store.ts';

@@ -8,12 +8,12 @@ import { serviceConnectionFactory } from '../src-main/core/app/connection.ts';
 import { HistoryStore } from '../src-main/core/app/history-store.ts';
 import { AppRuntime } from '../src-main/core/app/runtime.ts';
 import type { CallCard } from '../src-main/ipc/contract.ts';
-import { systemClock } from '../src-main/core/clock.ts';
+import { systemClock } from '../src-shared/clock.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
 } from '../src-main/core/credentials/credential-store.ts';
-import { SecretRegistry, silentLogger } from '../src-main/core/log.ts';
+import { SecretRegistry, silentLogger } from '../src-shared/log.ts';
 import { startSimulator } from '../src-sim/index.ts';
 import {
   FakeClipboard,

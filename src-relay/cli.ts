@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { systemClock } from '../src-main/core/clock.ts';
-import { LastResort } from '../src-main/core/last-resort.ts';
-import { SecretRegistry, createLogger, silentLogger, type Logger } from '../src-main/core/log.ts';
+import { systemClock } from '../src-shared/clock.ts';
+import { LastResort } from '../src-shared/last-resort.ts';
+import { SecretRegistry, createLogger, silentLogger, type Logger } from '../src-shared/log.ts';
 import { checkConfig, type ConfigReport } from './check-config.ts';
 import { loadConfig, type RelayConfig } from './config.ts';
 import { startRelay, type RelayServer } from './server.ts';

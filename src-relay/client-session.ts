@@ -1,13 +1,13 @@
 import type { WebSocket } from 'ws';
-import type { Logger } from '../src-main/core/log.ts';
-import type { ControlFrame, RelayFilter } from '../src-main/core/relay-client/protocol.ts';
+import type { Logger } from '../src-shared/log.ts';
+import type { ControlFrame, RelayFilter } from '../src-shared/relay-protocol.ts';
 import {
   CloseCode,
   compareCursors,
   encodeControl,
   NumberSet,
   parseClientMessage,
-} from '../src-main/core/relay-client/protocol.ts';
+} from '../src-shared/relay-protocol.ts';
 import type { ClientOptions } from './config.ts';
 import type { FanoutKeys } from './fanout.ts';
 import type { RelayMetrics } from './metrics.ts';

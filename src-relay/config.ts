@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { parseJson } from '../src-main/core/json-text.ts';
-import type { LogLevel } from '../src-main/core/log.ts';
-import { TENANT_PATTERN } from '../src-main/core/relay-client/protocol.ts';
+import { parseJson } from '../src-shared/json-text.ts';
+import type { LogLevel } from '../src-shared/log.ts';
+import { TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
 import { fileStartupError } from './startup-errors.ts';
 
 /**

@@ -1,5 +1,5 @@
-import type { Clock } from '../src-main/core/clock.ts';
-import type { LogFields, Logger } from '../src-main/core/log.ts';
+import type { Clock } from '../src-shared/clock.ts';
+import type { LogFields, Logger } from '../src-shared/log.ts';
 
 /**
  * One log message that anyone on the network can cause (a refused handshake, a refused webhook)

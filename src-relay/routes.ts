@@ -1,6 +1,6 @@
 import type http from 'node:http';
-import type { Clock } from '../src-main/core/clock.ts';
-import type { Logger } from '../src-main/core/log.ts';
+import type { Clock } from '../src-shared/clock.ts';
+import type { Logger } from '../src-shared/log.ts';
 import type { RelayConfig } from './config.ts';
 import { reply } from './http-reply.ts';
 import type { InFlight } from './in-flight.ts';

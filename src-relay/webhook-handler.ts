@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../src-main/core/log.ts';
+import type { Logger } from '../src-shared/log.ts';
 import type { TenantConfig } from './config.ts';
 import { reply } from './http-reply.ts';
 import { readEnvelope } from './envelope.ts';

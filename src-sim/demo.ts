@@ -9,13 +9,10 @@
  * the demo goes on: nothing thrown here ever leaves a timer.
  * The key and secret are made up and die with the process: callers keep them in memory only.
  */
-import type { DemoService } from '../src-main/core/app/ports.ts';
-import type { Clock, TimerHandle } from '../src-main/core/clock.ts';
-import type { Logger } from '../src-main/core/log.ts';
+import type { Clock, TimerHandle } from '../src-shared/clock.ts';
+import type { Logger } from '../src-shared/log.ts';
 import { startSimulator } from './simulator.ts';
 import type { Simulator } from './types.ts';
-
-export type { DemoService } from '../src-main/core/app/ports.ts';
 
 export interface DemoOptions {
   /** Runs the simulator (tokens, traffic) and the demo's own steps. */
@@ -33,7 +30,19 @@ export interface DemoOptions {
   seed?: number;
 }
 
-export interface Demo extends DemoService {
+/**
+ * A running demo. Its first fields are what the app's DemoService port asks for (the app checks
+ * that where it wires startDemo in; the simulator imports nothing from the app).
+ */
+export interface Demo {
+  baseUrl: string;
+  apiKey: string;
+  secret: string;
+  /** The simulator's tenant: its name on a relay. */
+  tenant: string;
+  /** The extension the demo user answers. */
+  extension: string;
+  close(): Promise<void>;
   readonly sim: Simulator;
   /** Rings so far (for tests and logs). */
   readonly rings: number;

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { systemClock } from '../src-main/core/clock.ts';
+import { systemClock } from '../src-shared/clock.ts';
 import type {
   Envelope,
   FailHttpOptions,

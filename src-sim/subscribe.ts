@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { RawData, WebSocket } from 'ws';
-import type { Clock, TimerHandle } from '../src-main/core/clock.ts';
+import type { Clock, TimerHandle } from '../src-shared/clock.ts';
 import type { SimStats } from './types.ts';
 import type { AccessRecord, Credentials, KeyRecord } from './credentials.ts';
 import { bearerToken, normalizeIp } from './credentials.ts';

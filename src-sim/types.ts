@@ -2,7 +2,7 @@
  * The simulator's public, in-process API. Other parts of the project (integration tests,
  * benchmarks, the app's demo mode) code against exactly these types: add members, never change them.
  */
-import type { Clock } from '../src-main/core/clock.ts';
+import type { Clock } from '../src-shared/clock.ts';
 
 export interface SimulatorOptions {
   /** Default '127.0.0.1'. */

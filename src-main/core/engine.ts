@@ -6,8 +6,8 @@
  * relay when one is configured, both attached at once (the pipeline's dedupe removes the doubles, so
  * a failing source costs nothing but its own reconnect).
  */
-import type { Clock, TimerHandle } from './clock.ts';
-import { silentLogger, type Logger } from './log.ts';
+import type { Clock, TimerHandle } from '../../src-shared/clock.ts';
+import { silentLogger, type Logger } from '../../src-shared/log.ts';
 import type { ConnectionStatus, EventSource, TokenSource, WakeReason } from './events/contracts.ts';
 import type { DedupeOptions } from './events/dedupe.ts';
 import {

@@ -13,7 +13,7 @@ import type {
   WebContents,
 } from 'electron';
 import { join } from 'node:path';
-import type { Logger } from '../core/log.ts';
+import type { Logger } from '../../src-shared/log.ts';
 
 export interface DialogsDeps {
   dialog: Pick<Dialog, 'showOpenDialog' | 'showSaveDialog'>;

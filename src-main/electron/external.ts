@@ -2,7 +2,7 @@
 import type { Shell } from 'electron';
 import type { UrlOpener } from '../core/app/ports.ts';
 import { vetExternalUrl } from '../core/app/external-url.ts';
-import type { Logger } from '../core/log.ts';
+import type { Logger } from '../../src-shared/log.ts';
 
 export class SafeExternalOpener implements UrlOpener {
   private readonly shell: Pick<Shell, 'openExternal'>;

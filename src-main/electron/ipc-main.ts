@@ -7,7 +7,7 @@
  */
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
 import type { EventChannel, IpcEventMap, IpcInvokeMap, InvokeChannel } from '../ipc/contract.ts';
-import type { Logger } from '../core/log.ts';
+import type { Logger } from '../../src-shared/log.ts';
 import type { PageName } from './app-origin.ts';
 import { CHANNEL_PAGES } from './ipc-pages.ts';
 import { INVOKE_VALIDATORS } from './ipc-validate.ts';

@@ -3,7 +3,12 @@
  * when not packaged), every line redacted through the shared SecretRegistry before it is written.
  */
 import { join } from 'node:path';
-import { createLogger, type Logger, type LogRecord, type SecretRegistry } from '../core/log.ts';
+import {
+  createLogger,
+  type Logger,
+  type LogRecord,
+  type SecretRegistry,
+} from '../../src-shared/log.ts';
 import { rotatingFileSink } from '../core/rotating-file.ts';
 
 export function createAppLogger(

@@ -6,8 +6,8 @@
  */
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../core/atomic-file.ts';
-import type { Logger } from '../core/log.ts';
+import { writeFileAtomic } from '../../src-shared/atomic-file.ts';
+import type { Logger } from '../../src-shared/log.ts';
 
 export interface LoginItemDeps {
   platform: NodeJS.Platform;

@@ -6,7 +6,7 @@
 import type { Notification as NotificationType, NotificationConstructorOptions } from 'electron';
 import type { CallCard } from '../ipc/contract.ts';
 import type { Notifier, NotifyOptions } from '../core/app/ports.ts';
-import type { Logger } from '../core/log.ts';
+import type { Logger } from '../../src-shared/log.ts';
 
 export interface ElectronNotifierDeps {
   create: (options: NotificationConstructorOptions) => NotificationType;

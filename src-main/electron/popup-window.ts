@@ -8,7 +8,7 @@
 import type { BrowserWindow as BrowserWindowType, Screen } from 'electron';
 import type { CallCard } from '../ipc/contract.ts';
 import type { PopupView } from '../core/app/ports.ts';
-import type { Logger } from '../core/log.ts';
+import type { Logger } from '../../src-shared/log.ts';
 import type { PopupCorner, PopupDisplay } from '../core/settings/types.ts';
 import { send } from './ipc-main.ts';
 import { POPUP_MIN_HEIGHT, POPUP_WIDTH, popupBounds } from './popup-geometry.ts';

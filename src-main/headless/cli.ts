@@ -2,9 +2,9 @@
  * Entry point of screenpop-headless (bin/screenpop-headless.js, `npm run headless -- ...`).
  * stdout carries only the JSON lines of output.ts; every log line goes to stderr, redacted.
  */
-import { systemClock } from '../core/clock.ts';
-import { LastResort } from '../core/last-resort.ts';
-import { createLogger, SecretRegistry } from '../core/log.ts';
+import { systemClock } from '../../src-shared/clock.ts';
+import { LastResort } from '../../src-shared/last-resort.ts';
+import { createLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { parseHeadlessArgs, USAGE, UsageError } from './args.ts';
 import { EXIT, runHeadless } from './runner.ts';
 import { whenToStop } from './stop-signal.ts';

@@ -5,7 +5,7 @@
  */
 import type { ConnectionStatus } from '../core/events/contracts.ts';
 import type { Dismiss, Pop } from '../core/events/pipeline.ts';
-import type { Fault } from '../core/last-resort.ts';
+import type { Fault } from '../../src-shared/last-resort.ts';
 
 export interface StatusLine {
   type: 'status';

@@ -7,7 +7,7 @@
 import { serviceConnectionFactory, type Connection } from '../core/app/connection.ts';
 import { Directory } from '../core/app/directory.ts';
 import type { DemoService } from '../core/app/ports.ts';
-import { systemClock, type Clock } from '../core/clock.ts';
+import { systemClock, type Clock } from '../../src-shared/clock.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
@@ -16,8 +16,8 @@ import {
 import { credentialsSource } from '../core/credentials/credentials-source.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import type { ConnectionStatus } from '../core/events/contracts.ts';
-import { recoveryPacer, type LastResort } from '../core/last-resort.ts';
-import type { Logger, SecretRegistry } from '../core/log.ts';
+import { recoveryPacer, type LastResort } from '../../src-shared/last-resort.ts';
+import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import type { HeadlessArgs } from './args.ts';
 import {

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import type { Clock, TimerHandle } from '../../src-main/core/clock.ts';
-import { writeFileAtomic } from '../../src-main/core/atomic-file.ts';
-import { parseJson } from '../../src-main/core/json-text.ts';
-import { compareCursors } from '../../src-main/core/relay-client/protocol.ts';
+import type { Clock, TimerHandle } from '../../src-shared/clock.ts';
+import { writeFileAtomic } from '../../src-shared/atomic-file.ts';
+import { parseJson } from '../../src-shared/json-text.ts';
+import { compareCursors } from '../../src-shared/relay-protocol.ts';
 import type {
   AppendResult,
   EventStore,

@@ -1,7 +1,7 @@
 import { Redis } from 'ioredis';
-import type { Clock, TimerHandle } from '../../src-main/core/clock.ts';
-import type { Logger } from '../../src-main/core/log.ts';
-import { compareCursors } from '../../src-main/core/relay-client/protocol.ts';
+import type { Clock, TimerHandle } from '../../src-shared/clock.ts';
+import type { Logger } from '../../src-shared/log.ts';
+import { compareCursors } from '../../src-shared/relay-protocol.ts';
 import { redisStartupError } from '../startup-errors.ts';
 import type {
   AppendResult,

@@ -5,7 +5,7 @@ import {
   describeError,
   FAULT_WORDS,
   ServiceError,
-} from '../../src-main/core/service-errors.ts';
+} from '../../src-shared/service-errors.ts';
 
 describe('errorFromResponse', () => {
   it('decides on errcode before the HTTP status', () => {

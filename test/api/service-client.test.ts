@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceClient, EXTENSION_PAGE_SIZE } from '../../src-main/core/api/service-client.ts';
-import { SecretRegistry } from '../../src-main/core/log.ts';
+import { SecretRegistry } from '../../src-shared/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { FakeService, makeExtensions } from './fake-service.ts';
 import pkg from '../../package.json' with { type: 'json' };

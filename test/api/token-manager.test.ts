@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-main/core/api/service-client.ts';
-import { ServiceError } from '../../src-main/core/service-errors.ts';
+import { ServiceError } from '../../src-shared/service-errors.ts';
 import type { Credentials, TokenHealth } from '../../src-main/core/api/token-manager.ts';
 import {
   DEFAULT_CREDENTIALS_TIMEOUT_MS,
   DEFAULT_REFRESH_MARGIN_MS,
   TokenManager,
 } from '../../src-main/core/api/token-manager.ts';
-import { memoryLogger, SecretRegistry } from '../../src-main/core/log.ts';
-import { systemClock } from '../../src-main/core/clock.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/clock.ts';
 import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
 import { sleepReal } from '../support/wait.ts';
 import { FakeService, makeExtensions } from './fake-service.ts';

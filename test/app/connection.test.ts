@@ -11,9 +11,9 @@ import {
   relayTenantFor,
   serviceConnectionFactory,
 } from '../../src-main/core/app/connection.ts';
-import { systemClock } from '../../src-main/core/clock.ts';
+import { systemClock } from '../../src-shared/clock.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
-import { memoryLogger, SecretRegistry } from '../../src-main/core/log.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
 import { AppRuntime } from '../../src-main/core/app/runtime.ts';
 import { MemoryCredentialStore } from '../../src-main/core/credentials/credential-store.ts';
-import { memoryLogger, SecretRegistry } from '../../src-main/core/log.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { startDemo, type Demo } from '../../src-sim/demo.ts';
 import { advanceWithRealIo, FakeClock } from '../support/fake-clock.ts';
 import { fakeViews, memoryHistory, MemorySettings } from './support.ts';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseContacts } from '../../src-main/core/app/contacts-file.ts';
 import { Directory, type DirectoryEntry } from '../../src-main/core/app/directory.ts';
 import { formatNumber, normalizeNumber } from '../../src-main/core/app/phone.ts';
-import { silentLogger } from '../../src-main/core/log.ts';
+import { silentLogger } from '../../src-shared/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 function makeDirectory(

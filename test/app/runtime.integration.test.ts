@@ -7,13 +7,13 @@ import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts'
 import { startDemo } from '../../src-sim/demo.ts';
 import { AppRuntime } from '../../src-main/core/app/runtime.ts';
 import { ServiceClient } from '../../src-main/core/api/service-client.ts';
-import { systemClock } from '../../src-main/core/clock.ts';
+import { systemClock } from '../../src-shared/clock.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
-import { SecretRegistry, silentLogger } from '../../src-main/core/log.ts';
-import { describeErrcode } from '../../src-main/core/service-errors.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { describeErrcode } from '../../src-shared/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { fakeViews, memoryHistory, MemorySettings } from './support.ts';
 

@@ -11,7 +11,7 @@ import {
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
 import type { ConnectionStatus, WakeReason } from '../../src-main/core/events/contracts.ts';
-import { memoryLogger, SecretRegistry, silentLogger } from '../../src-main/core/log.ts';
+import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import {

@@ -99,8 +99,8 @@ import type { CallerDirectory } from '../../src-main/core/app/directory.ts';
 import { HistoryStore } from '../../src-main/core/app/history-store.ts';
 import { formatNumber } from '../../src-main/core/app/phone.ts';
 import type { DismissEvent, PopEvent } from '../../src-main/core/app/ports.ts';
-import type { Clock } from '../../src-main/core/clock.ts';
-import { silentLogger, type Logger } from '../../src-main/core/log.ts';
+import type { Clock } from '../../src-shared/clock.ts';
+import { silentLogger, type Logger } from '../../src-shared/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 export interface PresenterHarnessOptions {

@@ -5,8 +5,8 @@ import {
   type ConnectionProbe,
   type TestConnectionInput,
 } from '../../src-main/core/app/test-connection.ts';
-import { FAULT_WORDS, ServiceError } from '../../src-main/core/service-errors.ts';
-import { silentLogger } from '../../src-main/core/log.ts';
+import { FAULT_WORDS, ServiceError } from '../../src-shared/service-errors.ts';
+import { silentLogger } from '../../src-shared/log.ts';
 
 const input: TestConnectionInput = {
   baseUrl: 'https://acme.example.com',

@@ -11,7 +11,7 @@ import { afterAll, expect, it } from 'vitest';
 import { parseCsvRows } from '../../src-main/core/app/contacts-file.ts';
 import { buildCrmUrl } from '../../src-main/core/app/crm-url.ts';
 import { historyToCsv } from '../../src-main/core/app/history-csv.ts';
-import { writeFileAtomic } from '../../src-main/core/atomic-file.ts';
+import { writeFileAtomic } from '../../src-shared/atomic-file.ts';
 import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
 import { connectedView, entry, fixture, history } from './support/fixtures.ts';
 import { childElementCount, fitsWhole, lineCount, openPage, screenshot } from './support/page.ts';

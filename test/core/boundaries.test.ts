@@ -1,6 +1,7 @@
 /**
  * The dependency rules of DEVELOPERS.md, as ESLint enforces them (eslint.config.js): the core
- * imports neither Electron nor the simulator; the composition root and the runner may.
+ * imports neither Electron nor the simulator; the composition root and the runner may. The relay
+ * and the simulator import nothing from the app; src-shared/ imports from none of the three.
  */
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -35,5 +36,35 @@ describe('import boundaries', () => {
       await restricted('src-main/headless/example.ts', SIM.replace('../../../', '../../')),
     ).toEqual([]);
     expect(await restricted('src-main/headless/example.ts', ELECTRON)).not.toEqual([]);
+  });
+
+  it('the relay and the simulator import src-shared/, never the app', async () => {
+    const APP = "import { Engine } from '../src-main/core/engine.ts';\nvoid Engine;\n";
+    const SHARED = "import { systemClock } from '../src-shared/clock.ts';\nvoid systemClock;\n";
+    for (const file of ['src-relay/example.ts', 'src-sim/example.ts']) {
+      expect(await restricted(file, APP)).toEqual([
+        expect.stringContaining('must not import the app (src-main/)'),
+      ]);
+      expect(await restricted(file, SHARED)).toEqual([]);
+      expect(await restricted(file, ELECTRON)).not.toEqual([]);
+    }
+  });
+
+  it('src-shared/ imports nothing from the app, the relay, the simulator nor electron', async () => {
+    for (const source of [
+      "import { Engine } from '../src-main/core/engine.ts';\nvoid Engine;\n",
+      "import { startRelay } from '../src-relay/server.ts';\nvoid startRelay;\n",
+      "import { startSimulator } from '../src-sim/simulator.ts';\nvoid startSimulator;\n",
+    ])
+      expect(await restricted('src-shared/example.ts', source)).toEqual([
+        expect.stringContaining('src-shared/ imports nothing from'),
+      ]);
+    expect(await restricted('src-shared/example.ts', ELECTRON)).not.toEqual([]);
+    expect(
+      await restricted(
+        'src-shared/example.ts',
+        "import { Emitter } from './emitter.ts';\nvoid Emitter;\n",
+      ),
+    ).toEqual([]);
   });
 });

@@ -16,7 +16,7 @@ import {
   hardenWebContents,
   secureWebPreferences,
 } from '../../src-main/electron/security.ts';
-import { silentLogger } from '../../src-main/core/log.ts';
+import { silentLogger } from '../../src-shared/log.ts';
 import {
   app,
   FakeWebContents,

@@ -4,7 +4,7 @@ vi.mock('electron', () => import('../support/electron-mock.ts'));
 
 import type { Notification as NotificationType, NotificationConstructorOptions } from 'electron';
 import { ElectronNotifier } from '../../src-main/electron/notifier.ts';
-import { silentLogger } from '../../src-main/core/log.ts';
+import { silentLogger } from '../../src-shared/log.ts';
 import { Notification, resetElectronMock } from '../support/electron-mock.ts';
 import { card } from './support.ts';
 

@@ -175,12 +175,14 @@ describe('the packaged app (electron-builder --dir, as npm run dist lays it out)
     expect(ours).not.toContain('assets/generate-icons.ts');
     expect(ours).not.toContain('assets/screenshot-popup.png');
     // The bundle's own sources (its source map stays in dist/): the simulator is in it for demo
-    // mode, but not its command line; no relay, headless runner, test or bench code.
+    // mode, but not its command line; the shared files (src-shared/) are, the relay that shares
+    // them is not; no headless runner, test or bench code.
     const map = JSON.parse(await readFile(join(root, 'dist/main/main.cjs.map'), 'utf8')) as {
       sources: string[];
     };
     const sources = map.sources.map((s) => s.replace(/^(\.\.\/)+/, ''));
     expect(sources).toContain('src-sim/simulator.ts');
+    expect(sources).toContain('src-shared/relay-protocol.ts');
     expect(
       sources.filter((s) =>
         /^(src-sim\/cli\.ts|src-relay\/|src-main\/headless\/|test\/|bench\/|scripts\/)/.test(s),

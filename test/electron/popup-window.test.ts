@@ -8,7 +8,7 @@ import { AppOrigin } from '../../src-main/electron/app-origin.ts';
 import { POPUP_MARGIN, POPUP_WIDTH, popupBounds } from '../../src-main/electron/popup-geometry.ts';
 import { PopupWindow } from '../../src-main/electron/popup-window.ts';
 import { secureWebPreferences } from '../../src-main/electron/security.ts';
-import { silentLogger } from '../../src-main/core/log.ts';
+import { silentLogger } from '../../src-shared/log.ts';
 import { resetElectronMock, screen } from '../support/electron-mock.ts';
 import { card, fakeWindowFactory } from './support.ts';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src-main/core/log.ts';
+import { memoryLogger } from '../../src-shared/log.ts';
 import { EventPipeline, type Dismiss, type Pop } from '../../src-main/core/events/pipeline.ts';
 import type { EventSource } from '../../src-main/core/events/contracts.ts';
 import { FakeClock } from '../support/fake-clock.ts';

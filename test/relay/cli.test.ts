@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { memoryLogger } from '../../src-main/core/log.ts';
-import { SecretRegistry } from '../../src-main/core/log.ts';
-import { decodeControl } from '../../src-main/core/relay-client/protocol.ts';
+import { memoryLogger } from '../../src-shared/log.ts';
+import { SecretRegistry } from '../../src-shared/log.ts';
+import { decodeControl } from '../../src-shared/relay-protocol.ts';
 import { loadConfig } from '../../src-relay/config.ts';
 import { startRelay } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
-import { systemClock } from '../../src-main/core/clock.ts';
+import { systemClock } from '../../src-shared/clock.ts';
 import {
   SECRET,
   TestClient,

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-main/core/clock.ts';
-import { silentLogger } from '../../src-main/core/log.ts';
+import { systemClock } from '../../src-shared/clock.ts';
+import { silentLogger } from '../../src-shared/log.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import type { Pop } from '../../src-main/core/events/pipeline.ts';
 import { ScreenpopEngine } from '../../src-main/core/engine.ts';

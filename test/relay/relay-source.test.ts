@@ -8,7 +8,7 @@ import {
 } from '../../src-main/core/relay-client/cursor-store.ts';
 import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
-import { silentLogger } from '../../src-main/core/log.ts';
+import { silentLogger } from '../../src-shared/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

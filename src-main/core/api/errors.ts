@@ -1,6 +1,6 @@
 /**
- * A service answer that is not a success, turned into a ServiceError (../service-errors.ts owns
- * the error type, the codes and the words): decided on `errcode` first, on the HTTP status only
+ * A service answer that is not a success, turned into a ServiceError (src-shared/service-errors.ts
+ * owns the error type, the codes and the words): decided on `errcode` first, on the HTTP status only
  * when the body carries none (docs/wire-protocol.md section 4), with the server's `Retry-After`.
  */
 import {
@@ -9,7 +9,7 @@ import {
   readErrcode,
   ServiceError,
   type ServiceErrorKind,
-} from '../service-errors.ts';
+} from '../../../src-shared/service-errors.ts';
 import { oneLine } from './plain-text.ts';
 
 /** Only for answers without a JSON errcode (docs/wire-protocol.md section 4: errcode decides first). */

@@ -8,10 +8,10 @@
  *   that no later log line or error can show them.
  * - Tokens travel only in JSON bodies and the Authorization header, never in a URL.
  */
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
-import { SecretRegistry, silentLogger } from '../log.ts';
-import { isServiceError, ServiceError } from '../service-errors.ts';
+import type { Clock } from '../../../src-shared/clock.ts';
+import type { Logger } from '../../../src-shared/log.ts';
+import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
+import { isServiceError, ServiceError } from '../../../src-shared/service-errors.ts';
 import { errorFromResponse } from './errors.ts';
 import type { Extension, TokenPair } from './wire.ts';
 import {

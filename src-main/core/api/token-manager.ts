@@ -15,14 +15,14 @@
  *   Retry-After; during back-off getToken rejects at once with the last error (no hammering), unless
  *   the current token is still usable.
  */
-import type { Clock, TimerHandle } from '../clock.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
 import type { AccessToken, TokenSource } from '../events/contracts.ts';
-import type { Logger } from '../log.ts';
-import { SecretRegistry, silentLogger } from '../log.ts';
+import type { Logger } from '../../../src-shared/log.ts';
+import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
 import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../backoff.ts';
-import { Emitter } from '../emitter.ts';
+import { Emitter } from '../../../src-shared/emitter.ts';
 import { Generation } from '../generation.ts';
-import { isServiceError, needsUser, ServiceError } from '../service-errors.ts';
+import { isServiceError, needsUser, ServiceError } from '../../../src-shared/service-errors.ts';
 import type { ServiceClient, TokenPair } from './service-client.ts';
 
 export interface Credentials {

@@ -3,7 +3,7 @@
  * and 3). Everything past this file handles typed values only. Errors name the
  * offending field, never its value (the value may be a token).
  */
-import { ServiceError } from '../service-errors.ts';
+import { ServiceError } from '../../../src-shared/service-errors.ts';
 import { oneLine } from './plain-text.ts';
 
 /** A token pair with lifetimes turned into wall-clock deadlines (ms since the epoch). */

@@ -1,8 +1,8 @@
 import type { CallCard, CallOutcome } from '../../ipc/contract.ts';
-import type { Clock, TimerHandle } from '../clock.ts';
-import { Emitter } from '../emitter.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
+import { Emitter } from '../../../src-shared/emitter.ts';
 import { MAX_CALL_FIELD_CHARS } from '../events/envelope.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../../../src-shared/log.ts';
 import { buildCrmUrl, checkTemplate, type CrmValues } from './crm-url.ts';
 import type { CallerDirectory } from './directory.ts';
 import type { HistoryStore } from './history-store.ts';

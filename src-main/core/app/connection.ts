@@ -5,11 +5,11 @@
  */
 import { ServiceClient } from '../api/service-client.ts';
 import { TokenManager, type Credentials } from '../api/token-manager.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../../../src-shared/clock.ts';
 import { ScreenpopEngine } from '../engine.ts';
 import type { ConnectionStatus, EventSource, WakeReason } from '../events/contracts.ts';
 import { StatusHolder } from '../events/status.ts';
-import type { Logger, SecretRegistry } from '../log.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
 import type { CursorStore } from '../relay-client/cursor-store.ts';
 import { relayFilterFor } from '../relay-client/filter.ts';
 import { RelayEventSource } from '../relay-client/relay-source.ts';

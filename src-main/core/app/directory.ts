@@ -1,8 +1,8 @@
 import { readFile, stat } from 'node:fs/promises';
-import { delay, type Clock, type TimerHandle } from '../clock.ts';
-import { Emitter } from '../emitter.ts';
+import { delay, type Clock, type TimerHandle } from '../../../src-shared/clock.ts';
+import { Emitter } from '../../../src-shared/emitter.ts';
 import { Generation } from '../generation.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../../../src-shared/log.ts';
 import { MAX_CONTACTS_BYTES, parseContacts } from './contacts-file.ts';
 import { formatNumber, normalizeNumber } from './phone.ts';
 import { displayText } from './text.ts';

@@ -1,10 +1,10 @@
 import { readFile, rename } from 'node:fs/promises';
 import { CALL_OUTCOMES, type CallOutcome, type HistoryEntry } from '../../ipc/contract.ts';
-import { writeFileAtomic } from '../atomic-file.ts';
-import { parseJson } from '../json-text.ts';
-import type { Clock } from '../clock.ts';
-import { Emitter } from '../emitter.ts';
-import type { Logger } from '../log.ts';
+import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
+import { parseJson } from '../../../src-shared/json-text.ts';
+import type { Clock } from '../../../src-shared/clock.ts';
+import { Emitter } from '../../../src-shared/emitter.ts';
+import type { Logger } from '../../../src-shared/log.ts';
 import { boundedText, displayText } from './text.ts';
 
 /**

@@ -13,9 +13,9 @@ import type {
   StatusView,
   TestConnectionResult,
 } from '../../ipc/contract.ts';
-import { writeFileAtomic } from '../atomic-file.ts';
-import type { Clock } from '../clock.ts';
-import { Emitter } from '../emitter.ts';
+import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
+import type { Clock } from '../../../src-shared/clock.ts';
+import { Emitter } from '../../../src-shared/emitter.ts';
 import {
   keychainAccount,
   keychainAccountOrNull as accountFor,
@@ -25,8 +25,8 @@ import {
 import { credentialsSource } from '../credentials/credentials-source.ts';
 import type { ConnectionStatus, WakeReason } from '../events/contracts.ts';
 import { UserNumberMatcher } from '../events/numbers.ts';
-import { recoveryPacer, type Fault } from '../last-resort.ts';
-import type { Logger, SecretRegistry } from '../log.ts';
+import { recoveryPacer, type Fault } from '../../../src-shared/last-resort.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../settings/types.ts';
 import { CallPresenter, crmValuesOf } from './call-presenter.ts';
 import type { Connection, ConnectionFactory } from './connection.ts';

@@ -1,5 +1,5 @@
 /** The runtime's SettingsPort over the SettingsStore (settings.json). */
-import type { Logger } from '../log.ts';
+import type { Logger } from '../../../src-shared/log.ts';
 import { SettingsValidationError, type SettingsStore } from '../settings/settings-store.ts';
 import type { SettingsPort } from './runtime.ts';
 

@@ -1,8 +1,14 @@
 import { createSocket } from 'node:dgram';
 import { isIP } from 'node:net';
 import type { TestConnectionResult } from '../../ipc/contract.ts';
-import type { Logger } from '../log.ts';
-import { describeError, ERRCODE, hint, isServiceError, type HintId } from '../service-errors.ts';
+import type { Logger } from '../../../src-shared/log.ts';
+import {
+  describeError,
+  ERRCODE,
+  hint,
+  isServiceError,
+  type HintId,
+} from '../../../src-shared/service-errors.ts';
 import type { DirectoryEntry } from './directory.ts';
 import { normalizeNumber } from './phone.ts';
 

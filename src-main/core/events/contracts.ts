@@ -1,5 +1,5 @@
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
+import type { Clock } from '../../../src-shared/clock.ts';
+import type { Logger } from '../../../src-shared/log.ts';
 import type { CreateSocket } from './socket.ts';
 
 /**

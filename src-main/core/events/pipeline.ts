@@ -8,8 +8,8 @@
  * logged (reason, size and source only; frame text is caller data and never logged), and a
  * listener that throws is logged and does not stop the others.
  */
-import type { Clock } from '../clock.ts';
-import { silentLogger, type Logger } from '../log.ts';
+import type { Clock } from '../../../src-shared/clock.ts';
+import { silentLogger, type Logger } from '../../../src-shared/log.ts';
 import { CallTracker } from './call-tracker.ts';
 import { ClockOffsetEstimator } from './clock-offset.ts';
 import type { EventSource } from './contracts.ts';
@@ -22,7 +22,7 @@ import {
   type Envelope,
   type RejectReason,
 } from './envelope.ts';
-import { Emitter } from '../emitter.ts';
+import { Emitter } from '../../../src-shared/emitter.ts';
 import { UserNumberMatcher, type UserNumbers } from './numbers.ts';
 
 export type { Envelope } from './envelope.ts';

@@ -7,7 +7,7 @@
  * answered the upgrade with an HTTP status instead of 101.
  */
 import WebSocket from 'ws';
-import { ERRCODE, readErrcode } from '../service-errors.ts';
+import { ERRCODE, readErrcode } from '../../../src-shared/service-errors.ts';
 
 export interface SocketCallbacks {
   open(): void;

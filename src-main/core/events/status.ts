@@ -1,10 +1,10 @@
 /**
  * The connection status the tray shows, and how several sources' statuses combine into one. The
- * words for a service's fault come from ../service-errors.ts, the same as Test connection's.
+ * words for a service's fault come from src-shared/service-errors.ts, the same as Test connection's.
  */
-import { Emitter } from '../emitter.ts';
-import type { Logger } from '../log.ts';
-import type { ErrorDescription } from '../service-errors.ts';
+import { Emitter } from '../../../src-shared/emitter.ts';
+import type { Logger } from '../../../src-shared/log.ts';
+import type { ErrorDescription } from '../../../src-shared/service-errors.ts';
 import type { ConnectionState, ConnectionStatus } from './contracts.ts';
 
 /** Every source's status before start() and after stop() finished. */

@@ -22,17 +22,17 @@
  * Frames other than heartbeats and acks are handed on untouched, as text, to `onFrame` listeners.
  */
 import { Backoff, STREAM_BACKOFF } from '../backoff.ts';
-import type { Clock, TimerHandle } from '../clock.ts';
-import { Emitter } from '../emitter.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
+import { Emitter } from '../../../src-shared/emitter.ts';
 import { Generation } from '../generation.ts';
-import { silentLogger, type Logger } from '../log.ts';
+import { silentLogger, type Logger } from '../../../src-shared/log.ts';
 import {
   describeErrcode,
   describeError,
   ERRCODE,
   hint,
   type ErrorDescription,
-} from '../service-errors.ts';
+} from '../../../src-shared/service-errors.ts';
 import type {
   AccessToken,
   ConnectionStatus,

@@ -1,6 +1,6 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { UserNumbers } from '../events/numbers.ts';
-import { normaliseNumber, type RelayFilter } from './protocol.ts';
+import { normaliseNumber, type RelayFilter } from '../../../src-shared/relay-protocol.ts';
 
 /**
  * The filter a desktop sends the relay, built from the same user settings the pipeline matches on.

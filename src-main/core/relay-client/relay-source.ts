@@ -22,10 +22,10 @@
  * Event frames are handed on untouched, as text, to onFrame listeners.
  */
 import { Backoff, STREAM_BACKOFF } from '../backoff.ts';
-import type { Clock, TimerHandle } from '../clock.ts';
-import { Emitter } from '../emitter.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
+import { Emitter } from '../../../src-shared/emitter.ts';
 import { Generation } from '../generation.ts';
-import { silentLogger, type Logger } from '../log.ts';
+import { silentLogger, type Logger } from '../../../src-shared/log.ts';
 import type {
   ConnectionStatus,
   EventSource,
@@ -41,7 +41,7 @@ import {
   type SocketConnection,
 } from '../events/socket.ts';
 import { faultStatus, StatusHolder } from '../events/status.ts';
-import { describeErrcode, describeError, ERRCODE } from '../service-errors.ts';
+import { describeErrcode, describeError, ERRCODE } from '../../../src-shared/service-errors.ts';
 import {
   CloseCode,
   decodeControl,
@@ -49,7 +49,7 @@ import {
   relayClientPath,
   sanitiseFilter,
   type RelayFilter,
-} from './protocol.ts';
+} from '../../../src-shared/relay-protocol.ts';
 import type { CursorStore } from './cursor-store.ts';
 
 export interface RelaySourceDeps extends StreamSourceDeps {

@@ -8,10 +8,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { writeFileAtomic } from '../atomic-file.ts';
-import { parseJson } from '../json-text.ts';
-import type { Logger } from '../log.ts';
-import { silentLogger } from '../log.ts';
+import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
+import { parseJson } from '../../../src-shared/json-text.ts';
+import type { Logger } from '../../../src-shared/log.ts';
+import { silentLogger } from '../../../src-shared/log.ts';
 import type { Settings } from './types.ts';
 import type { SettingsProblem } from './validate-settings.ts';
 import {

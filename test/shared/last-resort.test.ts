@@ -1,7 +1,7 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { LastResort, recoveryPacer, type Fault } from '../../src-main/core/last-resort.ts';
-import { memoryLogger, SecretRegistry } from '../../src-main/core/log.ts';
+import { LastResort, recoveryPacer, type Fault } from '../../src-shared/last-resort.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 function setup() {

@@ -1,7 +1,7 @@
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../src-main/core/atomic-file.ts';
+import { writeFileAtomic } from '../../src-shared/atomic-file.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 describe('writeFileAtomic', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryLogger, REDACTED, SecretRegistry } from '../../src-main/core/log.ts';
+import { memoryLogger, REDACTED, SecretRegistry } from '../../src-shared/log.ts';
 
 describe('logger redaction', () => {
   it('scrubs registered secrets from messages and nested fields', () => {
