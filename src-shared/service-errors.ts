@@ -35,7 +35,9 @@ export type ServiceErrorKind =
   | 'network' // no answer: DNS, refused, reset
   | 'timeout' // no answer within our per-request time-out
   | 'bad-request' // 400 / 40000: our request was malformed
-  | 'protocol'; // an answer we cannot understand (not JSON, missing fields)
+  | 'protocol' // an answer we cannot understand (not JSON, missing fields)
+  | 'proxy' // the proxy refused us (407 credentials, 403 policy): a person must fix it
+  | 'certificate'; // the server's TLS certificate is not trusted, expired or for another host
 
 /** The faults Screenpop has words for. */
 export type FaultId =
@@ -52,6 +54,12 @@ export type FaultId =
   | 'unknown-errcode'
   | 'no-credentials'
   | 'keychain-unreadable'
+  | 'proxy-unreachable'
+  | 'proxy-auth'
+  | 'proxy-refused'
+  | 'certificate-untrusted'
+  | 'certificate-expired'
+  | 'certificate-host'
   | 'unexpected';
 
 export interface FaultWords {
@@ -118,6 +126,36 @@ export const FAULT_WORDS: Readonly<Record<FaultId, FaultWords>> = {
     reason: 'The API secret could not be read from the system keychain.',
     remedy:
       'Unlock the system keychain (or sign in again), then choose Try again now; if it keeps failing, enter the API secret again in Settings.',
+  },
+  'proxy-unreachable': {
+    reason: 'The proxy {proxy} cannot be reached.',
+    remedy:
+      'Check the proxy setting (or ask your network administrator whether the proxy is up); Screenpop tries again by itself.',
+  },
+  'proxy-auth': {
+    reason: 'The proxy {proxy} did not accept the proxy user name and password.',
+    remedy:
+      'Check the proxy user name and password with your network administrator, then choose Try again now.',
+  },
+  'proxy-refused': {
+    reason: 'The proxy {proxy} refused the connection to {host}.',
+    remedy:
+      'Ask your network administrator to allow {host} through the proxy, then choose Try again now.',
+  },
+  'certificate-untrusted': {
+    reason: "{host}'s certificate is not from an authority this computer trusts.",
+    remedy:
+      "If your organisation uses its own certificate authority (or a proxy that inspects TLS), your administrator installs it in the system's certificate store or sets it as Screenpop's CA file; then choose Try again now.",
+  },
+  'certificate-expired': {
+    reason: "{host}'s certificate has expired or is not valid yet.",
+    remedy:
+      "Check this computer's date and time; if they are right, the server's administrator must renew its certificate. Then choose Try again now.",
+  },
+  'certificate-host': {
+    reason: "The certificate {host} presented is for another name: it is not {host}'s.",
+    remedy:
+      'Check the address in Settings; if it is right, the server (or a proxy in the way) presents the wrong certificate: tell its administrator. Then choose Try again now.',
   },
   unexpected: {
     reason: 'Something unexpected went wrong.',
@@ -206,6 +244,8 @@ const FAULT_BY_KIND: Readonly<Record<ServiceErrorKind, FaultId>> = {
   timeout: 'timeout',
   'bad-request': 'bad-request',
   protocol: 'protocol',
+  proxy: 'proxy-refused',
+  certificate: 'certificate-untrusted',
 };
 
 /** Kinds a person must fix (the key, its scopes, the allowlist): no retry until they act. */
@@ -213,6 +253,9 @@ const NEEDS_USER: ReadonlySet<ServiceErrorKind> = new Set<ServiceErrorKind>([
   'credentials',
   'scope',
   'ip',
+  // Neither fixes itself by retrying; a silent retry loop would only hide it.
+  'proxy',
+  'certificate',
 ]);
 
 /** True for kinds a person must fix; retrying by ourselves would only get an IP blocked. */
@@ -240,6 +283,8 @@ export interface ServiceErrorInit {
   fault?: FaultId;
   retryAfterMs?: number;
   cause?: unknown;
+  /** Values for the words' `{name}` placeholders (the host, the proxy), never secrets. */
+  values?: Readonly<Record<string, string>>;
 }
 
 export class ServiceError extends Error {
@@ -249,6 +294,7 @@ export class ServiceError extends Error {
   readonly httpStatus?: number;
   readonly retryAfterMs?: number;
   readonly retryable: boolean;
+  readonly values?: Readonly<Record<string, string>>;
 
   constructor(init: ServiceErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
@@ -259,6 +305,7 @@ export class ServiceError extends Error {
     if (init.httpStatus !== undefined) this.httpStatus = init.httpStatus;
     if (init.retryAfterMs !== undefined) this.retryAfterMs = init.retryAfterMs;
     this.retryable = RETRYABLE.has(init.kind);
+    if (init.values !== undefined) this.values = init.values;
   }
 
   /** What the user does about it, in plain words (the same as `describeError(this).remedy`). */
@@ -277,6 +324,7 @@ export class ServiceError extends Error {
       ...(this.errcode !== undefined && { errcode: this.errcode }),
       ...(this.httpStatus !== undefined && { httpStatus: this.httpStatus }),
       ...(this.retryAfterMs !== undefined && { retryAfterMs: this.retryAfterMs }),
+      ...(this.values !== undefined && { values: this.values }),
     });
   }
 }
@@ -316,8 +364,10 @@ export function describeError(error: unknown): ErrorDescription {
   if (!isServiceError(error)) {
     return { fault: 'unexpected', ...FAULT_WORDS.unexpected, needsUser: false };
   }
-  const values: Record<string, number> =
-    error.errcode !== undefined ? { errcode: error.errcode } : {};
+  const values: Record<string, string | number> = {
+    ...error.values,
+    ...(error.errcode !== undefined && { errcode: error.errcode }),
+  };
   return {
     fault: error.fault,
     reason: words(FAULT_WORDS[error.fault].reason, values),

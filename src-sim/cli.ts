@@ -2,6 +2,7 @@
  * `npm run sim`: the service simulator as a standalone server. Prints, on stdout, the base URL and
  * the API key and secret it created (a simulator's credentials are meant to be copied into the app).
  */
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { startSimulator } from './simulator.ts';
 import type { SimulatorOptions } from './types.ts';
@@ -17,6 +18,8 @@ const USAGE = `Usage: npm run sim -- [options]
   --traffic <events/s>   start background call traffic at this rate
   --exclude <list>       extensions the traffic never rings, comma-separated
   --idle-timeout <ms>    close silent sockets after this many real ms (default 60000)
+  --tls-cert <file>      serve https/wss with this PEM certificate (and --tls-key)
+  --tls-key <file>       the certificate's PEM private key
   --control              enable the HTTP control surface under /_sim/
   --help`;
 
@@ -50,6 +53,8 @@ try {
       traffic: { type: 'string' },
       exclude: { type: 'string' },
       'idle-timeout': { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
       control: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -69,7 +74,19 @@ const tenant = parsed.tenant;
 if (tenant !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(tenant))
   fail(`invalid --tenant: ${tenant}`);
 
+if (Boolean(parsed['tls-cert']) !== Boolean(parsed['tls-key']))
+  fail('--tls-cert and --tls-key go together');
+let tls: SimulatorOptions['tls'];
+if (parsed['tls-cert'] && parsed['tls-key']) {
+  try {
+    tls = { cert: readFileSync(parsed['tls-cert']), key: readFileSync(parsed['tls-key']) };
+  } catch (err) {
+    fail(`cannot read the TLS certificate or key: ${(err as Error).message}`);
+  }
+}
+
 const options: SimulatorOptions = {
+  ...(tls && { tls }),
   host: parsed.host ?? '127.0.0.1',
   port: number(parsed.port, 'port', (n) => Number.isInteger(n) && n >= 0 && n <= 65535) ?? 0,
   tenant: tenant ?? 'acme',

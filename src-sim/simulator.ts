@@ -1,4 +1,5 @@
 import http from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { systemClock } from '../src-shared/clock.ts';
@@ -85,7 +86,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const controlEnabled = options.control ?? true;
   // The control routes drive the finished Simulator object, which exists only once the port is known.
   const ref: { sim?: Simulator } = {};
-  const server = http.createServer((req, res) => {
+  const handler: http.RequestListener = (req, res) => {
     // The Date header reads the simulator's clock, like the event timestamps: a client that reads
     // the server's clock from it (events/server-clock.ts) sees one clock, fake or scaled alike.
     res.sendDate = false;
@@ -104,7 +105,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       req.resume();
       sendError(res, ERR.NOT_FOUND);
     }
-  });
+  };
+  const server = options.tls
+    ? https.createServer({ cert: options.tls.cert, key: options.tls.key }, handler)
+    : http.createServer(handler);
   server.on('upgrade', (req, socket, head) => {
     socket.on('error', () => socket.destroy());
     const path = (req.url ?? '').split('?')[0];
@@ -122,7 +126,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const address = server.address() as AddressInfo;
   const urlHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
-  const baseUrl = `http://${urlHost}:${address.port}`;
+  const baseUrl = `${options.tls ? 'https' : 'http'}://${urlHost}:${address.port}`;
 
   let closed = false;
   const sim: Simulator = {

@@ -33,6 +33,11 @@ export interface SimulatorOptions {
    * Tests that compare two runs byte for byte pass the same value.
    */
   instanceId?: string;
+  /**
+   * Added: serve https/wss with this PEM certificate and key (tests of private CAs, wrong and
+   * expired certificates); default plain http.
+   */
+  tls?: { cert: string | Buffer; key: string | Buffer };
 }
 
 export interface SimApiKey {

@@ -36,6 +36,8 @@ import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import { SecretRegistry } from '../../src-shared/log.ts';
 import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
 import { SettingsStore } from '../core/settings/settings-store.ts';
+import type { Settings } from '../core/settings/types.ts';
+import { proxyAccount, transportFor } from '../core/net/network.ts';
 import { startDemo } from '../../src-sim/demo.ts';
 import { updateSupport } from '../core/updates/install-kind.ts';
 import { RestartGate } from '../core/updates/restart-gate.ts';
@@ -160,12 +162,24 @@ async function start(): Promise<void> {
     logger,
     limit: 500,
   });
+  const credentials = new KeytarCredentialStore();
+  // The way out for every connection (core/net): the system's proxy as Chromium resolves it (PAC,
+  // WPAD, the OS settings), or the settings' explicit one; the proxy's password from the keychain;
+  // the system's CAs and the settings' CA file. The demo's simulator is on this computer: direct.
+  const network = (s: Settings) =>
+    transportFor(s.demoMode ? { ...s, proxyMode: 'none' } : s, {
+      logger,
+      secrets,
+      readFile: (path) => readFileSync(path, 'utf8'),
+      systemProxy: (url) => session.defaultSession.resolveProxy(url),
+      proxyCredentials: (proxy) => credentials.getSecret(proxyAccount(proxy)),
+    });
   runtime = new AppRuntime({
     clock,
     logger,
     secrets,
     settings: settingsPortFor(settingsStore, logger),
-    credentials: new KeytarCredentialStore(),
+    credentials,
     history,
     views: {
       notifier,
@@ -179,11 +193,13 @@ async function start(): Promise<void> {
       logger,
       secrets,
       relayCursorStore: fileCursorStore(join(userData, 'relay-cursor.json')),
+      transport: network,
     }),
     // The control surface lets the user (and the end-to-end suite) ring the demo from outside.
     startDemo: () => startDemo({ clock, logger, control: true }),
     createProbe: (input) => {
-      const client = new ServiceClient({ baseUrl: input.baseUrl, clock, logger, secrets });
+      const { fetch } = network(settingsStore.settings());
+      const client = new ServiceClient({ baseUrl: input.baseUrl, clock, logger, secrets, fetch });
       return {
         getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,
         listExtensions: (token) => client.listExtensions(token),

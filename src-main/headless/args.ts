@@ -2,6 +2,7 @@
  * Command-line flags of screenpop-headless, validated at the boundary. A usage error is thrown as
  * UsageError (exit code 2); nothing here touches the network.
  */
+import { isAbsolute } from 'node:path';
 import { parseArgs } from 'node:util';
 import { applyPatch } from '../core/settings/validate-settings.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
@@ -19,6 +20,8 @@ export interface HeadlessArgs {
   relayUrl: string;
   relayTenant: string;
   eventSource: Settings['eventSource'];
+  /** A PEM file of certificate authorities trusted besides the system's ('' = none). */
+  caFile: string;
   verbose: boolean;
   help: boolean;
 }
@@ -32,13 +35,14 @@ export class UsageError extends Error {
 
 export const USAGE = `Usage: screenpop-headless --base-url <https://tenant.example.com> --extension <n> [--extension <n> ...]
                           [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>]
-                          [--heartbeat-sec <s>] [--verbose]
+                          [--heartbeat-sec <s>] [--ca-file <pem>] [--verbose]
                           [--relay-url <wss://relay.example.org> [--relay-tenant <name>]
                            [--event-source auto|direct|relay]]
        screenpop-headless --demo [--extension 101]
 
 Credentials: SCREENPOP_API_KEY and SCREENPOP_API_SECRET; without SCREENPOP_API_SECRET the secret is
 read from the OS keychain (service "Screenpop", account "<api key>@<host of --base-url>").
+Proxy: HTTPS_PROXY (user:password@ for Basic) and NO_PROXY, or their lowercase forms.
 Output: one JSON object per line on stdout (see src-main/headless/README.md); logs on stderr.
 Exit codes: 0 stopped by SIGINT/SIGTERM, 1 unexpected failure, 2 usage error, 3 needs attention.`;
 
@@ -62,6 +66,7 @@ export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
         'relay-url': { type: 'string' },
         'relay-tenant': { type: 'string' },
         'event-source': { type: 'string' },
+        'ca-file': { type: 'string' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -87,6 +92,8 @@ export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
     throw new UsageError('--heartbeat-sec must be between 2 and 30');
   const relay = relayOptions(values['relay-url'], values['relay-tenant'], values['event-source']);
   const help = values.help ?? false;
+  const caFile = (values['ca-file'] ?? '').trim();
+  if (caFile && !isAbsolute(caFile)) throw new UsageError('--ca-file must be a full path');
   let baseUrl = values['base-url'] ?? '';
   if (!demo && !help) {
     if (!baseUrl) throw new UsageError('--base-url is required (or --demo)');
@@ -114,6 +121,7 @@ export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
     staleRingSec,
     heartbeatSec,
     ...relay,
+    caFile,
     verbose: values.verbose ?? false,
     help,
   };

@@ -2,9 +2,12 @@
  * Entry point of screenpop-headless (bin/screenpop-headless.js, `npm run headless -- ...`).
  * stdout carries only the JSON lines of output.ts; every log line goes to stderr, redacted.
  */
+import { readFileSync } from 'node:fs';
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
 import { createLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { envProxyResolver } from '../core/net/proxy.ts';
+import { readCaFile } from '../core/net/trust.ts';
 import { parseHeadlessArgs, USAGE, UsageError } from './args.ts';
 import { EXIT, runHeadless } from './runner.ts';
 import { whenToStop } from './stop-signal.ts';
@@ -31,6 +34,14 @@ async function main(): Promise<number> {
     process.stderr.write(
       `screenpop-headless: set SCREENPOP_API_KEY (and SCREENPOP_API_SECRET, or keep the secret in the keychain)\n${USAGE}\n`,
     );
+    return EXIT.usage;
+  }
+  // A proxy the administrator set that cannot be used must not be gone around silently.
+  try {
+    envProxyResolver(process.env);
+    if (args.caFile) readCaFile(args.caFile, (path) => readFileSync(path, 'utf8'));
+  } catch (error) {
+    process.stderr.write(`screenpop-headless: ${(error as Error).message}\n`);
     return EXIT.usage;
   }
   const logger = createLogger(

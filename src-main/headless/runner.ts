@@ -4,7 +4,9 @@
  * the app, with pops, dismisses and status changes printed as JSON lines instead of shown. Used for
  * servers, kiosks, scripts and black-box tests. `--demo` starts the app's demo (src-sim/demo.ts).
  */
+import { readFileSync } from 'node:fs';
 import { serviceConnectionFactory, type Connection } from '../core/app/connection.ts';
+import { transportFor } from '../core/net/network.ts';
 import { Directory } from '../core/app/directory.ts';
 import type { DemoService } from '../core/app/ports.ts';
 import { systemClock, type Clock } from '../../src-shared/clock.ts';
@@ -92,11 +94,18 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       ? { eventSource: 'direct' as const }
       : { relayUrl: args.relayUrl, relayTenant: args.relayTenant, eventSource: args.eventSource }),
   };
+  // HTTPS_PROXY / NO_PROXY and --ca-file, for the API calls and both sockets alike.
+  const transport = transportFor(
+    // The demo's simulator is on this computer: never through a proxy.
+    { proxyMode: args.demo ? 'none' : 'system', proxyUrl: '', caFile: args.caFile },
+    { env: deps.env, readFile: (path) => readFileSync(path, 'utf8'), logger, secrets },
+  );
   const connect = serviceConnectionFactory({
     clock,
     logger,
     secrets,
     heartbeatMs: args.heartbeatSec * 1000,
+    transport: () => transport,
   });
   const config = {
     baseUrl,

@@ -7,7 +7,9 @@
  * - `redis-server`, for the relay's Redis backend.
  * Each can be stopped, killed and started again on the same port (and, for Redis, the same data).
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { transportFor } from '../../src-main/core/net/network.ts';
 import { join } from 'node:path';
 import { RingLedger } from './ledger.ts';
 import { envWithout, freePort, NODE, until, type ProcessGroup, type Spawned } from './processes.ts';
@@ -25,6 +27,9 @@ export interface SimOptions {
   traffic?: number;
   /** Extensions the background traffic never rings. */
   exclude?: string[];
+  /** Serve https/wss with this certificate; `caFile` is what this test trusts for /_sim/. */
+  tls?: { certFile: string; keyFile: string; caFile: string };
+  env?: NodeJS.ProcessEnv;
 }
 
 export class SimProcess {
@@ -37,9 +42,23 @@ export class SimProcess {
   private readonly group: ProcessGroup;
   private readonly options: SimOptions;
 
+  private readonly fetch: typeof fetch;
+
   constructor(group: ProcessGroup, options: SimOptions) {
     this.group = group;
     this.options = options;
+    // Over TLS, the test trusts the simulator's private CA for its control calls (Node's own
+    // fetch cannot be given a CA): the app's transport, going direct.
+    this.fetch = options.tls
+      ? transportFor(
+          { proxyMode: 'none', proxyUrl: '', caFile: options.tls.caFile },
+          {
+            logger: silentLogger,
+            secrets: new SecretRegistry(),
+            readFile: (path) => readFileSync(path, 'utf8'),
+          },
+        ).fetch
+      : globalThis.fetch;
   }
 
   /** Starts the simulator (on the same port as before, when it ran already). */
@@ -50,7 +69,8 @@ export class SimProcess {
     if (o.idleTimeoutMs !== undefined) args.push('--idle-timeout', String(o.idleTimeoutMs));
     if (o.traffic !== undefined) args.push('--traffic', String(o.traffic));
     if (o.exclude?.length) args.push('--exclude', o.exclude.join(','));
-    const proc = this.group.spawn('simulator', NODE, args);
+    if (o.tls) args.push('--tls-cert', o.tls.certFile, '--tls-key', o.tls.keyFile);
+    const proc = this.group.spawn('simulator', NODE, args, o.env ? { env: o.env } : {});
     this.proc = proc;
     await until(
       () => proc.stdout.some((l) => l.text.startsWith('Press Ctrl+C')) || !proc.running(),
@@ -86,7 +106,7 @@ export class SimProcess {
     route: string,
     body?: unknown,
   ): Promise<T> {
-    const res = await fetch(`${this.baseUrl}/_sim/${route}`, {
+    const res = await this.fetch(`${this.baseUrl}/_sim/${route}`, {
       method,
       ...(body === undefined
         ? {}
@@ -262,6 +282,9 @@ export interface RelayOptions {
   redisUrl?: string;
   /** The memory store's snapshot file. */
   snapshotFile?: string;
+  /** Serve https/wss with this certificate. */
+  tls?: { certFile: string; keyFile: string };
+  env?: NodeJS.ProcessEnv;
 }
 
 export class RelayProcess {
@@ -279,7 +302,7 @@ export class RelayProcess {
   }
 
   get url(): string {
-    return `http://127.0.0.1:${this.port}`;
+    return `${this.options.tls ? 'https' : 'http'}://127.0.0.1:${this.port}`;
   }
 
   webhookUrl(): string {
@@ -289,7 +312,7 @@ export class RelayProcess {
   /** Starts `node src-relay/cli.ts --config <file>` (on the same port as before, when it ran already). */
   async start(): Promise<this> {
     this.port ||= await freePort();
-    const { tenant, serviceUrl, redisUrl, snapshotFile } = this.options;
+    const { tenant, serviceUrl, redisUrl, snapshotFile, tls } = this.options;
     writeFileSync(
       this.configFile,
       JSON.stringify({
@@ -300,9 +323,15 @@ export class RelayProcess {
           ? { kind: 'redis', url: redisUrl }
           : { kind: 'memory', ...(snapshotFile ? { snapshotFile } : {}) },
         shutdownGraceMs: 2_000,
+        ...(tls && { tls }),
       }),
     );
-    const proc = this.group.spawn('relay', NODE, ['src-relay/cli.ts', '--config', this.configFile]);
+    const proc = this.group.spawn(
+      'relay',
+      NODE,
+      ['src-relay/cli.ts', '--config', this.configFile],
+      this.options.env ? { env: this.options.env } : {},
+    );
     this.proc = proc;
     await until(
       () => proc.stdout.some((l) => l.text.startsWith('relay listening')) || !proc.running(),

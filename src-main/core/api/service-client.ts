@@ -12,6 +12,7 @@ import type { Clock } from '../../../src-shared/clock.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
 import { isServiceError, ServiceError } from '../../../src-shared/service-errors.ts';
+import { networkFault } from '../net/net-errors.ts';
 import { errorFromResponse } from './errors.ts';
 import type { Extension, TokenPair } from './wire.ts';
 import {
@@ -204,6 +205,9 @@ export class ServiceClient {
         message: `${operation}: no answer within ${Math.round(this.timeoutMs / 1000)} s`,
       });
     }
+    // A proxy or certificate failure, in words naming the host (and the proxy).
+    const fault = networkFault(err, this.baseUrl, operation);
+    if (fault) return fault.scrubbed((t) => this.secrets.scrub(t));
     // fetch rejects with a TypeError whose cause says what went wrong (ECONNREFUSED, ENOTFOUND...).
     const cause = (err as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
     const code = typeof cause?.code === 'string' ? cause.code : undefined;

@@ -16,6 +16,7 @@ import { RelayEventSource } from '../relay-client/relay-source.ts';
 import type { Settings } from '../settings/types.ts';
 import type { DirectoryEntry } from './directory.ts';
 import type { DismissEvent, PopEvent } from './ports.ts';
+import type { CreateSocket } from '../events/socket.ts';
 
 /** What the app needs of an engine (ScreenpopEngine has it all). */
 export interface EngineLike {
@@ -54,6 +55,17 @@ export interface ServiceConnectionDeps {
   relayCursorStore?: CursorStore;
   /** Heartbeat interval of the event streams (the runner's --heartbeat-sec); default 25 s. */
   heartbeatMs?: number;
+  /**
+   * The way out for this configuration's API calls and both sockets: proxy and trusted CAs
+   * (net/transport.ts). Default: Node's own, direct.
+   */
+  transport?: (settings: Settings) => Transport;
+}
+
+/** What a connection needs of net/transport.ts's NetTransport. */
+export interface Transport {
+  fetch: typeof fetch;
+  createSocket: CreateSocket;
 }
 
 /**
@@ -102,7 +114,14 @@ function unavailableRelaySource(status: ConnectionStatus, logger: Logger): Event
 export function serviceConnectionFactory(deps: ServiceConnectionDeps): ConnectionFactory {
   return ({ baseUrl, settings, credentials }) => {
     const { clock, logger, secrets } = deps;
-    const client = new ServiceClient({ baseUrl, clock, logger, secrets });
+    const transport = deps.transport?.(settings);
+    const client = new ServiceClient({
+      baseUrl,
+      clock,
+      logger,
+      secrets,
+      ...(transport && { fetch: transport.fetch }),
+    });
     const tokens = new TokenManager({ client, credentials, clock, logger, secrets });
     const user = {
       extensions: settings.extensions,
@@ -129,6 +148,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
               clock,
               logger,
               ...(deps.relayCursorStore ? { cursorStore: deps.relayCursorStore } : {}),
+              ...(transport && { createSocket: transport.createSocket }),
               ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
             });
     const engine = new ScreenpopEngine({
@@ -141,6 +161,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
       mode: settings.eventSource,
       ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
       ...(createRelaySource ? { createRelaySource } : {}),
+      ...(transport && { createSocket: transport.createSocket, fetch: transport.fetch }),
     });
     return {
       engine,

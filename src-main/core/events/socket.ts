@@ -6,6 +6,7 @@
  * (refused, rejected handshake, closed, terminated); `rejected` comes before it when the server
  * answered the upgrade with an HTTP status instead of 101.
  */
+import type { Agent } from 'node:http';
 import WebSocket from 'ws';
 import { ERRCODE, readErrcode } from '../../../src-shared/service-errors.ts';
 
@@ -48,13 +49,31 @@ export function handshakeRejection(status: number, body: string): HandshakeRejec
 const MAX_PAYLOAD_BYTES = 1024 * 1024;
 const MAX_REJECTION_BODY = 4096;
 
-export const createWsSocket: CreateSocket = (url, headers, callbacks) => {
-  const ws = new WebSocket(url, {
-    headers,
-    maxPayload: MAX_PAYLOAD_BYTES,
-    perMessageDeflate: false,
-    followRedirects: false,
-  });
+/** How a socket reaches its server: the agent (proxy tunnel) and the trusted CAs (net/transport.ts). */
+export interface SocketRoute {
+  agent?: (url: URL) => Agent | undefined;
+  ca?: string[] | undefined;
+}
+
+/** A `ws` socket factory going the given route (the default: Node's own agent and trust). */
+export function wsSocketFactory(route: SocketRoute = {}): CreateSocket {
+  return (url, headers, callbacks) => {
+    const agent = route.agent?.(new URL(url));
+    const ws = new WebSocket(url, {
+      headers,
+      maxPayload: MAX_PAYLOAD_BYTES,
+      perMessageDeflate: false,
+      followRedirects: false,
+      ...(agent && { agent }),
+      ...(route.ca && { ca: route.ca }),
+    });
+    return wire(ws, callbacks);
+  };
+}
+
+export const createWsSocket: CreateSocket = wsSocketFactory();
+
+function wire(ws: WebSocket, callbacks: SocketCallbacks): SocketConnection {
   ws.on('open', () => callbacks.open());
   ws.on('message', (data, isBinary) => {
     if (isBinary) return; // the protocol is text frames only
@@ -94,4 +113,4 @@ export const createWsSocket: CreateSocket = (url, headers, callbacks) => {
     },
     terminate: () => ws.terminate(),
   };
-};
+}

@@ -32,7 +32,9 @@ import {
   ERRCODE,
   hint,
   type ErrorDescription,
+  type ServiceError,
 } from '../../../src-shared/service-errors.ts';
+import { networkFault } from '../net/net-errors.ts';
 import type {
   AccessToken,
   ConnectionStatus,
@@ -93,6 +95,8 @@ interface Connection {
   tokenExpired: boolean;
   foundDead: boolean;
   rejection?: HandshakeRejection;
+  /** A proxy or certificate failure the socket met (net/net-errors.ts). */
+  failure?: ServiceError;
   closedWaiters: Array<() => void>;
 }
 
@@ -273,8 +277,10 @@ export class WebSocketEventSource implements EventSource {
           rejected: (status, body) => {
             conn.rejection = handshakeRejection(status, body);
           },
-          error: (error) =>
-            this.logger.debug('socket error', { conn: conn.id, error: error.message }),
+          error: (error) => {
+            conn.failure = networkFault(error, this.url, 'subscribe') ?? conn.failure;
+            this.logger.debug('socket error', { conn: conn.id, error: error.message });
+          },
           closed: (code, reason) => this.onClosed(conn, code, reason),
         },
       );
@@ -377,6 +383,8 @@ export class WebSocketEventSource implements EventSource {
       this.candidate = undefined;
       if (this.attention) return;
       if (conn.rejection && this.needsUser(conn.rejection)) return;
+      if (conn.failure && describeError(conn.failure).needsUser)
+        return this.needAttention(describeError(conn.failure));
       // Retry the replacement soon; the old socket keeps delivering until the server drops it.
       const expired = conn.rejection?.errcode === ERRCODE.tokenExpired || conn.tokenExpired;
       this.scheduleRotationIn(expired ? 0 : 5_000);
@@ -395,6 +403,17 @@ export class WebSocketEventSource implements EventSource {
       return;
     }
     if (this.pendingCandidate) return; // open() turns the pending candidate into the primary
+
+    if (conn.failure) {
+      // A proxy or certificate fault, named: a person fixes those (needs attention); an
+      // unreachable proxy is retried after the back-off like an unreachable service.
+      const fault = describeError(conn.failure);
+      this.logger.warn('socket failed', { fault: fault.fault, error: conn.failure.message });
+      if (fault.needsUser) return this.needAttention(fault);
+      this.setStatus(faultStatus('offline', fault));
+      this.scheduleReconnect(this.backoff.next());
+      return;
+    }
 
     if (conn.rejection) {
       if (this.needsUser(conn.rejection)) return;

@@ -41,7 +41,13 @@ import {
   type SocketConnection,
 } from '../events/socket.ts';
 import { faultStatus, StatusHolder } from '../events/status.ts';
-import { describeErrcode, describeError, ERRCODE } from '../../../src-shared/service-errors.ts';
+import {
+  describeErrcode,
+  describeError,
+  ERRCODE,
+  type ServiceError,
+} from '../../../src-shared/service-errors.ts';
+import { networkFault } from '../net/net-errors.ts';
 import {
   CloseCode,
   decodeControl,
@@ -212,6 +218,7 @@ export class RelayEventSource implements EventSource {
       'User-Agent': this.deps.userAgent ?? 'Screenpop',
     };
     let rejection: HandshakeRejection | undefined;
+    let failure: ServiceError | undefined;
     this.socket = this.createSocket(this.url, headers, {
       open: () => {
         if (!live()) return;
@@ -232,10 +239,12 @@ export class RelayEventSource implements EventSource {
         if (live()) rejection = handshakeRejection(status, body);
       },
       error: (error) => {
-        if (live()) this.logger.debug('relay socket error', { error: error.message });
+        if (!live()) return;
+        failure = networkFault(error, this.url, 'relay') ?? failure;
+        this.logger.debug('relay socket error', { error: error.message });
       },
       closed: (code, reason) => {
-        if (live()) this.onClosed(code, reason, rejection);
+        if (live()) this.onClosed(code, reason, rejection, failure);
       },
     });
     this.armConnectTimer(live);
@@ -335,7 +344,12 @@ export class RelayEventSource implements EventSource {
     return this.saving;
   }
 
-  private onClosed(code: number, reason: string, rejection: HandshakeRejection | undefined): void {
+  private onClosed(
+    code: number,
+    reason: string,
+    rejection: HandshakeRejection | undefined,
+    failure?: ServiceError,
+  ): void {
     const wasReady = this.phase === 'ready';
     this.socket = undefined;
     this.phase = 'idle';
@@ -344,6 +358,14 @@ export class RelayEventSource implements EventSource {
     this.clock.clearTimeout(this.stableTimer);
     if (!this.running) return;
     if (rejection) return this.onRejected(rejection);
+    if (failure) {
+      // A proxy or certificate fault, named: needs a person, or (an unreachable proxy) the back-off.
+      const fault = describeError(failure);
+      this.logger.warn('relay socket failed', { fault: fault.fault, error: failure.message });
+      if (fault.needsUser) return this.needAttention(faultStatus('needs-attention', fault));
+      this.setStatus(faultStatus('offline', fault));
+      return this.reconnectIn(this.backoff.next());
+    }
     this.logger.info('relay socket closed', { code });
     if (code === CloseCode.reauthenticate) {
       // At once after a session that lasted (the back-off was reset); counted, so that a relay

@@ -65,7 +65,21 @@ export interface Settings {
   /** Use the embedded simulator instead of a real service. */
   demoMode: boolean;
   updates: UpdateSettings;
+  /**
+   * How connections reach the service and the relay: 'system' = the system's proxy settings (PAC
+   * and WPAD included), 'none' = direct, 'manual' = `proxyUrl`.
+   */
+  proxyMode: ProxyMode;
+  /** The explicit proxy for 'manual', http://host:port (its password is in the keychain). */
+  proxyUrl: string;
+  /**
+   * A PEM file of certificate authorities trusted besides the system's (a private CA, a
+   * TLS-inspecting proxy's); empty for none. Meant to be set by the administrator's policy.
+   */
+  caFile: string;
 }
+
+export type ProxyMode = 'system' | 'none' | 'manual';
 
 export const DEFAULT_SETTINGS: Settings = {
   version: 1,
@@ -91,4 +105,7 @@ export const DEFAULT_SETTINGS: Settings = {
   historyLimit: 500,
   demoMode: false,
   updates: { enabled: true, channel: 'latest', feedUrl: '' },
+  proxyMode: 'system',
+  proxyUrl: '',
+  caFile: '',
 };

@@ -102,6 +102,47 @@ function serviceUrl(
   return { value: url.origin + url.pathname.replace(/\/+$/, '') };
 }
 
+/** A full path of a file, or empty. */
+function absolutePath(what: string): Check<string> {
+  return (v) => {
+    if (typeof v !== 'string') return { error: `must be text: the full path of ${what}` };
+    const p = v.trim();
+    if (p === '') return { value: '' };
+    return p.length <= 4096 && !p.includes('\0') && isAbsolute(p)
+      ? { value: p }
+      : { error: `must be the full path of ${what}, or empty` };
+  };
+}
+
+/**
+ * The explicit proxy, http://host:port. Never a user name or password: settings files hold no
+ * secrets (the proxy's password is kept in the system keychain).
+ */
+function proxyAddress(v: unknown): { value: string } | { error: string } {
+  const example = 'e.g. http://proxy.example.com:3128';
+  if (typeof v !== 'string') return { error: `must be text: the proxy's address, ${example}` };
+  const text = v.trim();
+  if (text === '') return { value: '' };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { error: `is not an address; write it in full, ${example}` };
+  }
+  if (url.protocol !== 'http:')
+    return {
+      error: `must start with http:// (the proxy is reached in plain HTTP and tunnels TLS), ${example}`,
+    };
+  if (url.username || url.password)
+    return {
+      error:
+        "must not contain a user name or password; the proxy's password is kept in the system keychain",
+    };
+  if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash)
+    return { error: `must be only the proxy's address and port, ${example}` };
+  return { value: `http://${url.host}` };
+}
+
 type Done = (what: string) => string;
 
 /** Problems reported per list at most; the rest are counted in one more line. */
@@ -299,18 +340,10 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
   popupCorner: oneOf(['top-left', 'top-right', 'bottom-left', 'bottom-right'] as const),
   popupLingerSec: integer(0, 300, ' seconds'),
   staleRingSec: integer(5, 3600, ' seconds'),
-  contactsFile: (v) => {
-    if (typeof v !== 'string')
-      return { error: 'must be text: the full path of a CSV or vCard file' };
-    const p = v.trim();
-    if (p === '') return { value: '' };
-    return p.length <= 4096 && !p.includes('\0') && isAbsolute(p)
-      ? { value: p }
-      : {
-          error:
-            'must be the full path of a CSV or vCard file (e.g. /home/me/contacts.vcf), or empty',
-        };
-  },
+  contactsFile: absolutePath('a CSV or vCard file (e.g. /home/me/contacts.vcf)'),
+  proxyMode: oneOf(['system', 'none', 'manual'] as const),
+  proxyUrl: proxyAddress,
+  caFile: absolutePath('a PEM file of certificate authorities (e.g. /etc/screenpop/ca.pem)'),
   historyLimit: integer(0, 10_000, ' calls'),
   demoMode: bool(),
   updates: updatesCheck,

@@ -1,0 +1,207 @@
+/**
+ * The one way out of the process for every connection to the service and the relay: API calls
+ * (`fetch`), the service's WebSocket and the relay's (`createSocket`). Each connection asks the
+ * ProxyResolver (proxy.ts) how to reach its host, goes direct or through a CONNECT tunnel
+ * (tunnel.ts), and trusts the same certificate authorities (trust.ts). What was decided for each
+ * host is kept for the diagnostics (`decisions()`) and logged once per change.
+ *
+ * The proxy's credentials are registered with the SecretRegistry the moment they are known, so no
+ * log line or error can show them.
+ *
+ * `fetch` is the small part of WHATWG fetch the service client uses (method, headers, a string
+ * body, an AbortSignal, `redirect: 'error'`), over node:http(s) with the agents below; a failure
+ * rejects like fetch does, a TypeError whose `cause` is the socket's (or the proxy's) error.
+ */
+import http from 'node:http';
+import https from 'node:https';
+import net from 'node:net';
+import tls from 'node:tls';
+import type { Duplex } from 'node:stream';
+import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
+import { wsSocketFactory, type CreateSocket } from '../events/socket.ts';
+import { describeProxy, type ProxyChoice, type ProxyResolver } from './proxy.ts';
+import { openTunnel } from './tunnel.ts';
+import type { Trust } from './trust.ts';
+
+/** A proxy that does not answer CONNECT in this time is reported unreachable. */
+const TUNNEL_TIMEOUT_MS = 15_000;
+/** The service's answers are small; a body above this is cut off as an error. */
+const MAX_BODY_BYTES = 8 * 1024 * 1024;
+
+export interface NetTransportDeps {
+  resolver: ProxyResolver;
+  trust: Trust;
+  logger: Logger;
+  secrets: SecretRegistry;
+}
+
+/** What the diagnostics show of the network decisions. */
+export interface NetworkDecisions {
+  proxySource: string;
+  /** `scheme://host:port` -> `direct` or `proxy host:port`, as last decided. */
+  routes: Record<string, string>;
+  trust: string[];
+  caProblem?: string;
+}
+
+type ConnectOptions = http.ClientRequestArgs & tls.ConnectionOptions;
+type Callback = (err: Error | null, stream: Duplex) => void;
+
+/** `user:password`, the password alone and their Basic encoding are secrets. */
+function registerAuth(secrets: SecretRegistry, auth: string): void {
+  secrets.add(auth);
+  secrets.add(auth.slice(auth.indexOf(':') + 1));
+  secrets.add(Buffer.from(auth, 'utf8').toString('base64'));
+}
+
+export class NetTransport {
+  readonly fetch: typeof fetch;
+  readonly createSocket: CreateSocket;
+  private readonly deps: NetTransportDeps;
+  private readonly logger: Logger;
+  private readonly routes = new Map<string, string>();
+  private readonly httpAgent: http.Agent;
+  private readonly httpsAgent: https.Agent;
+
+  constructor(deps: NetTransportDeps) {
+    this.deps = deps;
+    this.logger = deps.logger.child({ component: 'network' });
+    for (const auth of deps.resolver.knownAuth ?? []) registerAuth(deps.secrets, auth);
+    const connect = (secure: boolean, options: ConnectOptions, done: Callback) => {
+      this.open(secure, options).then(
+        (socket) => done(null, socket),
+        (error: Error) => done(error, undefined as unknown as Duplex),
+      );
+      return undefined;
+    };
+    this.httpAgent = new (class extends http.Agent {
+      override createConnection(options: ConnectOptions, done?: Callback) {
+        return connect(false, options, done ?? (() => {}));
+      }
+    })();
+    this.httpsAgent = new (class extends https.Agent {
+      override createConnection(options: ConnectOptions, done?: Callback) {
+        return connect(true, options, done ?? (() => {}));
+      }
+    })();
+    this.fetch = ((input: string | URL | Request, init?: RequestInit) =>
+      this.request(input, init)) as typeof fetch;
+    this.createSocket = wsSocketFactory({ agent: (url) => this.agentFor(url), ca: deps.trust.ca });
+  }
+
+  decisions(): NetworkDecisions {
+    return {
+      proxySource: this.deps.resolver.source,
+      routes: Object.fromEntries(this.routes),
+      trust: [...this.deps.trust.decisions],
+      ...(this.deps.trust.problem !== undefined && { caProblem: this.deps.trust.problem }),
+    };
+  }
+
+  private agentFor(url: URL): http.Agent {
+    return url.protocol === 'https:' || url.protocol === 'wss:' ? this.httpsAgent : this.httpAgent;
+  }
+
+  /** A connected socket to options.host:port, direct or through the proxy, TLS when `secure`. */
+  private async open(secure: boolean, options: ConnectOptions): Promise<Duplex> {
+    const host = String(options.host ?? 'localhost').replace(/^\[|\]$/g, '');
+    const port = Number(options.port ?? (secure ? 443 : 80));
+    const target = new URL(
+      `${secure ? 'https' : 'http'}://${net.isIPv6(host) ? `[${host}]` : host}:${port}/`,
+    );
+    const choice = await this.deps.resolver.resolve(target);
+    this.note(target, choice);
+    const tlsOptions = {
+      ...options,
+      ...(this.deps.trust.ca && { ca: this.deps.trust.ca }),
+      ...(!net.isIP(host) && { servername: options.servername || host }),
+    } as tls.ConnectionOptions;
+    if (choice.kind === 'direct') {
+      return secure ? tls.connect(tlsOptions) : net.connect({ host, port });
+    }
+    if (choice.auth) registerAuth(this.deps.secrets, choice.auth);
+    const tunnel = await openTunnel(choice, { host, port }, TUNNEL_TIMEOUT_MS);
+    if (!secure) return tunnel;
+    const { host: _h, port: _p, ...rest } = tlsOptions;
+    return tls.connect({ ...rest, socket: tunnel });
+  }
+
+  private note(target: URL, choice: ProxyChoice): void {
+    const key = `${target.protocol}//${target.host}`;
+    const via = choice.kind === 'direct' ? 'direct' : `proxy ${describeProxy(choice)}`;
+    if (this.routes.get(key) === via) return;
+    this.routes.set(key, via);
+    this.logger.info('route', { target: key, via, source: this.deps.resolver.source });
+  }
+
+  private request(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
+    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
+    const secure = url.protocol === 'https:';
+    if (!secure && url.protocol !== 'http:')
+      return Promise.reject(new TypeError(`fetch: unsupported protocol ${url.protocol}`));
+    if (init.body != null && typeof init.body !== 'string')
+      return Promise.reject(new TypeError('fetch: only string bodies are supported'));
+    const headers: Record<string, string> = {};
+    new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+    const body = init.body ?? undefined;
+    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
+    return new Promise((resolve, reject) => {
+      const req = (secure ? https : http).request(
+        url,
+        {
+          method: init.method ?? 'GET',
+          headers,
+          agent: secure ? this.httpsAgent : this.httpAgent,
+          ...(init.signal && { signal: init.signal }),
+        },
+        (res) => {
+          const status = res.statusCode ?? 0;
+          if (init.redirect === 'error' && status >= 300 && status < 400) {
+            res.destroy();
+            reject(
+              new TypeError('fetch failed', { cause: new Error(`redirected (HTTP ${status})`) }),
+            );
+            return;
+          }
+          const chunks: Buffer[] = [];
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_BODY_BYTES) {
+              res.destroy(new Error(`the answer is larger than ${MAX_BODY_BYTES} bytes`));
+              return;
+            }
+            chunks.push(chunk);
+          });
+          res.once('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
+          res.once('end', () => {
+            const responseHeaders = new Headers();
+            for (const [name, value] of Object.entries(res.headers)) {
+              for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
+                responseHeaders.append(name, v);
+            }
+            const empty = status === 204 || status === 205 || status === 304;
+            try {
+              resolve(
+                new Response(empty ? null : Buffer.concat(chunks), {
+                  status,
+                  statusText: res.statusMessage ?? '',
+                  headers: responseHeaders,
+                }),
+              );
+            } catch (error) {
+              // A status Response refuses (above 599): as fetch would, a failed fetch.
+              reject(new TypeError('fetch failed', { cause: error }));
+            }
+          });
+        },
+      );
+      req.once('error', (error) =>
+        reject(
+          error.name === 'AbortError' ? error : new TypeError('fetch failed', { cause: error }),
+        ),
+      );
+      req.end(body);
+    });
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * Which certificate authorities every TLS connection trusts (API calls, the service's WebSocket,
+ * the relay's): Node's bundled roots, plus the operating system's store where this Node can read it
+ * (`tls.getCACertificates('system')`, Node 22.15+ / 23.5+), plus the PEM file an administrator
+ * names (the CA of a TLS-inspecting proxy or of a private relay). The result is one `ca` list
+ * passed explicitly to every connection, so the same decision holds for each of them.
+ */
+import tls from 'node:tls';
+import { X509Certificate } from 'node:crypto';
+
+export interface Trust {
+  /** The `ca` option for tls.connect; undefined: Node's defaults (nothing was added). */
+  ca: string[] | undefined;
+  /** What was decided, in words for the diagnostics and the log. */
+  decisions: string[];
+  /** The CA file could not be used: the words to show (the connection falls back on the rest). */
+  problem?: string;
+}
+
+type GetCACertificates = (type: 'default' | 'system' | 'bundled' | 'extra') => string[];
+
+export interface TrustInput {
+  /** An administrator's PEM file of extra CAs; '' for none. */
+  caFile: string;
+  readFile: (path: string) => string;
+  /** For tests: the Node API, or undefined to act as a Node without it. */
+  getCACertificates?: GetCACertificates | undefined;
+}
+
+const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
+
+/** The certificates of a PEM file, each checked to be one; throws with words naming the file. */
+export function readCaFile(path: string, readFile: (path: string) => string): string[] {
+  let text: string;
+  try {
+    text = readFile(path);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    throw new Error(`The CA file ${path} cannot be read (${code}).`, { cause: error });
+  }
+  const blocks = text.match(PEM_BLOCK) ?? [];
+  if (blocks.length === 0)
+    throw new Error(`The CA file ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----).`);
+  for (const block of blocks) {
+    try {
+      new X509Certificate(block);
+    } catch (error) {
+      throw new Error(`The CA file ${path} holds a certificate that cannot be read.`, {
+        cause: error,
+      });
+    }
+  }
+  return blocks;
+}
+
+function nodeGetCACertificates(): GetCACertificates | undefined {
+  const fn = (tls as { getCACertificates?: GetCACertificates }).getCACertificates;
+  return typeof fn === 'function' ? fn.bind(tls) : undefined;
+}
+
+export function loadTrust(input: TrustInput): Trust {
+  const get = 'getCACertificates' in input ? input.getCACertificates : nodeGetCACertificates();
+  const decisions: string[] = [];
+  let base: string[];
+  if (get) {
+    // 'default' is what Node trusts anyway: bundled roots plus NODE_EXTRA_CA_CERTS.
+    const defaults = get('default');
+    const system = safely(() => get('system'));
+    base = [...defaults, ...system];
+    decisions.push(
+      `trust: Node's roots and NODE_EXTRA_CA_CERTS (${defaults.length}), the system store (${system.length})`,
+    );
+  } else {
+    base = [...tls.rootCertificates];
+    decisions.push(
+      `trust: Node's roots (${base.length}); this Node (${process.version}) cannot read the system store`,
+    );
+  }
+  const file = input.caFile.trim();
+  if (!file) {
+    decisions.push('CA file: none');
+    return { ca: get ? base : undefined, decisions };
+  }
+  try {
+    const extra = readCaFile(file, input.readFile);
+    decisions.push(
+      `CA file: ${file} (${extra.length} certificate${extra.length === 1 ? '' : 's'})`,
+    );
+    return { ca: [...base, ...extra], decisions };
+  } catch (error) {
+    const problem = (error as Error).message;
+    decisions.push(`CA file: ${problem}`);
+    return { ca: get ? base : undefined, decisions, problem };
+  }
+}
+
+function safely(read: () => string[]): string[] {
+  try {
+    return read();
+  } catch {
+    return [];
+  }
+}
