@@ -42,7 +42,8 @@ export default tseslint.config(
   },
   {
     // The core is also free of the simulator: the demo and the tests bring it in from outside
-    // (src-sim/demo.ts, started by the composition root and the headless runner).
+    // (src-sim/demo.ts, started by the composition root and the headless runner). And of the IPC
+    // contract: the shapes of the UI's data are the core's (app/views.ts), the contract carries them.
     files: ['src-main/core/**/*.ts'],
     rules: {
       'no-restricted-imports': [
@@ -54,6 +55,11 @@ export default tseslint.config(
               group: folder('src-sim'),
               message:
                 'The core must not import the simulator; take what you need as a port (see app/ports.ts DemoService) and wire it in the composition root.',
+            },
+            {
+              group: ['**/ipc/*'],
+              message:
+                'The core must not import the IPC contract; the shapes of the UI data are core/app/views.ts, which the contract re-exports.',
             },
           ],
         },

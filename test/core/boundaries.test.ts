@@ -28,6 +28,20 @@ describe('import boundaries', () => {
     ]);
   });
 
+  it('the core imports its UI shapes from app/views.ts, never the IPC contract', async () => {
+    const CONTRACT =
+      "import type { CallCard } from '../../ipc/contract.ts';\nexport type X = CallCard;\n";
+    expect(await restricted('src-main/core/app/example.ts', CONTRACT)).toEqual([
+      expect.stringContaining('The core must not import the IPC contract'),
+    ]);
+    expect(
+      await restricted(
+        'src-main/core/app/example.ts',
+        CONTRACT.replace('../../ipc/contract.ts', './views.ts'),
+      ),
+    ).toEqual([]);
+  });
+
   it('the composition root and the headless runner may start the simulator (the demo)', async () => {
     expect(
       await restricted('src-main/electron/example.ts', SIM.replace('../../../', '../../')),

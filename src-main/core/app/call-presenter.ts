@@ -1,4 +1,4 @@
-import type { CallCard, CallOutcome } from '../../ipc/contract.ts';
+import type { CallCard, CallOutcome } from './views.ts';
 import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import { MAX_CALL_FIELD_CHARS } from '../events/envelope.ts';

@@ -12,7 +12,7 @@
  *   start a new row or read backwards; every cell is quoted, with inner quotes doubled (RFC 4180).
  * - UTF-8 with a byte-order mark (so Excel reads accents and scripts right) and CRLF line ends.
  */
-import type { CallOutcome, HistoryEntry } from '../../ipc/contract.ts';
+import type { CallOutcome, HistoryEntry } from './views.ts';
 import { displayText } from './text.ts';
 
 const COLUMNS = [

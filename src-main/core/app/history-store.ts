@@ -1,5 +1,5 @@
 import { readFile, rename } from 'node:fs/promises';
-import { CALL_OUTCOMES, type CallOutcome, type HistoryEntry } from '../../ipc/contract.ts';
+import { CALL_OUTCOMES, type CallOutcome, type HistoryEntry } from './views.ts';
 import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
 import { parseJson } from '../../../src-shared/json-text.ts';
 import type { Clock } from '../../../src-shared/clock.ts';

@@ -2,7 +2,7 @@
  * The small interfaces the app's core talks to. Electron implements them in src-main/electron/;
  * tests implement them with plain objects. Nothing here imports Electron.
  */
-import type { CallCard, HistoryEntry, StatusView } from '../../ipc/contract.ts';
+import type { CallCard, HistoryEntry, StatusView } from './views.ts';
 
 /** A call started ringing for the user / stopped ringing: the engine's own event types. */
 export type { Pop as PopEvent, Dismiss as DismissEvent } from '../events/pipeline.ts';

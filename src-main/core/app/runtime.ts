@@ -12,7 +12,7 @@ import type {
   SettingsView,
   StatusView,
   TestConnectionResult,
-} from '../../ipc/contract.ts';
+} from './views.ts';
 import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
 import type { Clock } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';

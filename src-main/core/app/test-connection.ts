@@ -1,6 +1,6 @@
 import { createSocket } from 'node:dgram';
 import { isIP } from 'node:net';
-import type { TestConnectionResult } from '../../ipc/contract.ts';
+import type { TestConnectionResult } from './views.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import {
   describeError,

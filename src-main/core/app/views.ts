@@ -1,0 +1,141 @@
+/**
+ * The shapes of what the app shows: calls on the popup, the history, the status, settings as the
+ * renderer sees them and the answers of its actions. The core produces them; the IPC contract
+ * (src-main/ipc/contract.ts) re-exports them, so the renderer compiles against the same types. Types
+ * and plain constants only, importing nothing that needs Node or the DOM: the renderer's DOM-only
+ * build (tsconfig.web.json) includes this file.
+ */
+import type { ConnectionState } from '../events/contracts.ts';
+import type { Settings } from '../settings/types.ts';
+
+/**
+ * How a call turned out, in the same words for the popup's cards and the history: still ringing,
+ * answered on one of the user's own numbers, answered by someone else (a colleague, a hunt group),
+ * missed (the caller hung up while it rang), or ended some other way (voicemail, the ring timed out).
+ */
+export type CallOutcome = 'ringing' | 'answered' | 'answered-elsewhere' | 'missed' | 'ended';
+
+export const CALL_OUTCOMES: readonly CallOutcome[] = [
+  'ringing',
+  'answered',
+  'answered-elsewhere',
+  'missed',
+  'ended',
+];
+
+/** One ringing (or just-ended, while it lingers) call as the popup shows it. All text is plain. */
+export interface CallCard {
+  /**
+   * What the card is about. The popup renders each kind with its own view (src-renderer/popup/
+   * card-views.tsx); later kinds (voicemail, SMS, a trunk warning) join PopupCard as a union.
+   */
+  kind: 'call';
+  callId: string;
+  /** The caller's number or extension as received (untrusted). */
+  from: string;
+  /** `from` formatted for reading. */
+  fromDisplay: string;
+  /** Name from the directory or contacts; null when unknown. */
+  callerName: string | null;
+  /** What they called: the user's extension or DID. */
+  to: string;
+  toDisplay: string;
+  /** The called line's name in the directory or contacts ("Sales line"); null when it has none. */
+  toName: string | null;
+  /** Wall-clock ms when the ring started. */
+  startedAt: number;
+  /** Wall-clock ms when it stopped ringing; null while it rings. */
+  endedAt: number | null;
+  /** The service's state word: 'ringing' while it rings; anything else while it lingers. */
+  state: string;
+  /** What that state means for the user. */
+  outcome: CallOutcome;
+  /** True when a CRM link can be opened for this call. */
+  canOpenCrm: boolean;
+}
+
+/** Everything the popup can show; each kind has its own view. */
+export type PopupCard = CallCard;
+
+/** One call in the history (plain text, as recorded when it rang). */
+export interface HistoryEntry {
+  /** As on CallCard; later kinds (voicemail, SMS) join HistoryItem as a union. */
+  kind: 'call';
+  callId: string;
+  from: string;
+  fromDisplay: string;
+  callerName: string | null;
+  to: string;
+  /** `to` formatted for reading, as on the popup's card. */
+  toDisplay: string;
+  toName: string | null;
+  startedAt: number;
+  /** When it stopped ringing (answered, missed, ended); null while it rings. */
+  endedAt: number | null;
+  outcome: CallOutcome;
+  /** A missed call stays unseen until the user opens the history. */
+  seen: boolean;
+}
+
+/** Everything the history lists; each kind has its own row view. */
+export type HistoryItem = HistoryEntry;
+
+/** What came of "Export CSV…": the renderer learns the file's name, never its folder. */
+export type ExportResult =
+  | { status: 'saved'; fileName: string; count: number }
+  | { status: 'cancelled' }
+  | { status: 'failed'; message: string };
+
+/** What came of "Choose file…" for the contacts file: the path the user picked, and what is in it. */
+export type ContactsFilePick =
+  | { status: 'picked'; path: string; contacts: number }
+  | { status: 'cancelled' }
+  | { status: 'failed'; path: string; message: string };
+
+export interface StatusView {
+  state: ConnectionState;
+  reason?: string;
+  remedy?: string;
+  paused: boolean;
+  doNotDisturb: boolean;
+  missedCount: number;
+  demo: boolean;
+  /**
+   * Present once an unexpected error was caught by the last resort (the app carried on and rebuilt
+   * its connection): how many so far, and when the last one was (wall-clock ms). Details are in the log.
+   */
+  fault?: { count: number; at: number };
+}
+
+/** Settings as the renderer sees them: never the secret, only whether the keychain holds one. */
+export interface SettingsView {
+  settings: Settings;
+  hasSecret: boolean;
+  /** True until the user has completed onboarding (no base URL / key / extension yet). */
+  needsOnboarding: boolean;
+}
+
+export interface SettingsPatch {
+  settings: Partial<Settings>;
+  /** A new API secret to store in the keychain; omitted or undefined keeps the stored one. */
+  secret?: string;
+}
+
+export type SaveResult =
+  { ok: true; view: SettingsView } | { ok: false; field: string; message: string };
+
+export interface TestConnectionResult {
+  ok: boolean;
+  /** Plain words: what happened. */
+  message: string;
+  /** The errcode's remedy, when it failed. */
+  remedy?: string;
+  errcode?: number;
+  /** For 10004: this computer's address as the service sees it, to add to the allowlist. */
+  ipToAllow?: string;
+  /** The caller_id_name of the user's extension, when found. */
+  extensionName?: string;
+  extensionCount?: number;
+}
+
+export type CrmPreview = { ok: true; url: string } | { ok: false; message: string };
