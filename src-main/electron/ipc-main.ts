@@ -6,7 +6,13 @@
  * never reaches the handler.
  */
 import type { IpcMain, IpcMainInvokeEvent, WebContents } from 'electron';
-import type { EventChannel, IpcEventMap, IpcInvokeMap, InvokeChannel } from '../ipc/contract.ts';
+import {
+  INVOKE_CHANNELS,
+  type EventChannel,
+  type IpcEventMap,
+  type IpcInvokeMap,
+  type InvokeChannel,
+} from '../ipc/contract.ts';
 import type { Logger } from '../../src-shared/log.ts';
 import type { PageName } from './app-origin.ts';
 import { CHANNEL_PAGES } from './ipc-pages.ts';
@@ -16,6 +22,9 @@ export type Handler<C extends InvokeChannel> = (
   event: IpcMainInvokeEvent,
   ...args: Parameters<IpcInvokeMap[C]>
 ) => Awaited<ReturnType<IpcInvokeMap[C]>> | Promise<Awaited<ReturnType<IpcInvokeMap[C]>>>;
+
+/** A handler for every invoke channel of the contract, and for nothing else. */
+export type IpcHandlers = { [C in InvokeChannel]: Handler<C> };
 
 export interface SenderPolicy {
   /** True when `contents` belongs to one of the app's windows. */
@@ -80,9 +89,11 @@ export class TypedIpcMain {
     });
   }
 
-  /** Channels with a handler; the composition root checks none of the contract's is missing. */
-  handled(): ReadonlySet<InvokeChannel> {
-    return this.channels;
+  /** Registers the handler of every channel of the contract (the composition root's one call). */
+  handleAll(handlers: IpcHandlers): void {
+    const register = <C extends InvokeChannel>(channel: C) =>
+      this.handle(channel, handlers[channel]);
+    for (const channel of INVOKE_CHANNELS) register(channel);
   }
 
   removeAll(): void {
