@@ -2,84 +2,24 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { Connection, ConnectionConfig } from '../../src-main/core/app/connection.ts';
 import { HistoryStore } from '../../src-main/core/app/history-store.ts';
-import type { DismissEvent, PopEvent } from '../../src-main/core/app/ports.ts';
 import { AppRuntime } from '../../src-main/core/app/runtime.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
-import type { ConnectionStatus, WakeReason } from '../../src-main/core/events/contracts.ts';
 import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import {
   FakeClipboard,
+  FakeConnection,
   FakeNotifier,
   FakeOpener,
   FakePopup,
   FakeTray,
   MemorySettings,
 } from './support.ts';
-
-class FakeConnection implements Connection {
-  started = false;
-  stopped = false;
-  wakes: WakeReason[] = [];
-  readonly config: ConnectionConfig;
-  private pops = new Set<(p: PopEvent) => void>();
-  private statuses = new Set<(s: ConnectionStatus) => void>();
-  constructor(config: ConnectionConfig) {
-    this.config = config;
-  }
-  engine = {
-    start: () => {
-      this.started = true;
-    },
-    stop: async () => {
-      this.stopped = true;
-    },
-    wake: () => {},
-    onPop: (l: (p: PopEvent) => void) => (this.pops.add(l), () => this.pops.delete(l)),
-    onDismiss: (_l: (d: DismissEvent) => void) => () => {},
-    onStatus: (l: (s: ConnectionStatus) => void) => (
-      this.statuses.add(l),
-      () => this.statuses.delete(l)
-    ),
-    status: (): ConnectionStatus => ({ state: 'connected' }),
-  };
-  /** Only the first service lists an extension; any other cannot be reached yet. */
-  fetchExtensions = async () => {
-    if (this.config.baseUrl !== 'https://acme.example.com') throw new Error('unreachable');
-    return [{ number: '102', callerIdName: 'Grace Hopper' }];
-  };
-  wake(reason: WakeReason) {
-    this.wakes.push(reason);
-  }
-  retries = 0;
-  retry() {
-    this.retries++;
-  }
-  async stop() {
-    this.stopped = true;
-  }
-  status(s: ConnectionStatus) {
-    for (const l of this.statuses) l(s);
-  }
-  pop(callId: string) {
-    for (const l of this.pops)
-      l({
-        callId,
-        from: '102',
-        to: '101',
-        eventId: callId,
-        timestamp: 1,
-        receivedAt: 1,
-        source: 'direct',
-      });
-  }
-}
 
 async function setup(
   initial: ConstructorParameters<typeof MemorySettings>[0],

@@ -51,7 +51,7 @@ export class FakeClipboard implements ClipboardPort {
 
 import type { HistoryEntry, StatusView } from '../../src-main/ipc/contract.ts';
 import type { TrayView } from '../../src-main/core/app/ports.ts';
-import type { SettingsPort, SettingsUpdate } from '../../src-main/core/app/runtime.ts';
+import type { SettingsPort, SettingsUpdate } from '../../src-main/core/app/settings-port.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 
 export class FakeTray implements TrayView {
@@ -210,4 +210,66 @@ export function memoryHistory(clock: Clock, logger: Logger = silentLogger, limit
     write: async () => {},
     read: async () => Promise.reject(Object.assign(new Error('none'), { code: 'ENOENT' })),
   });
+}
+
+import type { Connection, ConnectionConfig } from '../../src-main/core/app/connection.ts';
+import type { ConnectionStatus, WakeReason } from '../../src-main/core/events/contracts.ts';
+
+/** A connection as the app sees it, played by the test: statuses, pops, wakes, retries, stop. */
+export class FakeConnection implements Connection {
+  started = false;
+  stopped = false;
+  wakes: WakeReason[] = [];
+  readonly config: ConnectionConfig;
+  private pops = new Set<(p: PopEvent) => void>();
+  private statuses = new Set<(s: ConnectionStatus) => void>();
+  constructor(config: ConnectionConfig) {
+    this.config = config;
+  }
+  engine = {
+    start: () => {
+      this.started = true;
+    },
+    stop: async () => {
+      this.stopped = true;
+    },
+    wake: () => {},
+    onPop: (l: (p: PopEvent) => void) => (this.pops.add(l), () => this.pops.delete(l)),
+    onDismiss: (_l: (d: DismissEvent) => void) => () => {},
+    onStatus: (l: (s: ConnectionStatus) => void) => (
+      this.statuses.add(l),
+      () => this.statuses.delete(l)
+    ),
+    status: (): ConnectionStatus => ({ state: 'connected' }),
+  };
+  /** Only the first service lists an extension; any other cannot be reached yet. */
+  fetchExtensions = async () => {
+    if (this.config.baseUrl !== 'https://acme.example.com') throw new Error('unreachable');
+    return [{ number: '102', callerIdName: 'Grace Hopper' }];
+  };
+  wake(reason: WakeReason) {
+    this.wakes.push(reason);
+  }
+  retries = 0;
+  retry() {
+    this.retries++;
+  }
+  async stop() {
+    this.stopped = true;
+  }
+  status(s: ConnectionStatus) {
+    for (const l of this.statuses) l(s);
+  }
+  pop(callId: string) {
+    for (const l of this.pops)
+      l({
+        callId,
+        from: '102',
+        to: '101',
+        eventId: callId,
+        timestamp: 1,
+        receivedAt: 1,
+        source: 'direct',
+      });
+  }
 }

@@ -1,7 +1,19 @@
-/** The runtime's SettingsPort over the SettingsStore (settings.json). */
+/** The settings service's port to the settings file, and that port over the SettingsStore. */
 import type { Logger } from '../../../src-shared/log.ts';
 import { SettingsValidationError, type SettingsStore } from '../settings/settings-store.ts';
-import type { SettingsPort } from './runtime.ts';
+import type { Settings } from '../settings/types.ts';
+
+export type SettingsUpdate =
+  { ok: true; settings: Settings } | { ok: false; field: string; message: string };
+
+/** The settings file, as the settings service needs it (SettingsStore adapts to this). */
+export interface SettingsPort {
+  load(): Promise<Settings>;
+  /** Checks a patch against the current settings without saving. */
+  check(patch: Partial<Settings>): SettingsUpdate;
+  /** Validates, merges and saves atomically. */
+  update(patch: Partial<Settings>): Promise<SettingsUpdate>;
+}
 
 export function settingsPortFor(store: SettingsStore, logger: Logger): SettingsPort {
   return {

@@ -1,0 +1,255 @@
+/**
+ * Connection supervision: at most one connection to the service at a time, rebuilt (the old one
+ * stopped, a new one built) through one queue, so that a save during a rebuild waits its turn;
+ * pause and resume; wake and "try again now"; a rebuild after an unexpected error, at most every
+ * 30 s; and the connection's status. What to connect to is not decided here: `plan()` (the
+ * settings service's) says, each time a rebuild runs.
+ */
+import type { Clock } from '../../../src-shared/clock.ts';
+import { Emitter } from '../../../src-shared/emitter.ts';
+import { recoveryPacer, type Fault } from '../../../src-shared/last-resort.ts';
+import type { Logger } from '../../../src-shared/log.ts';
+import type { CredentialStore } from '../credentials/credential-store.ts';
+import { credentialsSource } from '../credentials/credentials-source.ts';
+import type { ConnectionStatus, WakeReason } from '../events/contracts.ts';
+import { UserNumberMatcher } from '../events/numbers.ts';
+import type { Settings } from '../settings/types.ts';
+import type { Connection, ConnectionFactory } from './connection.ts';
+import type { DirectoryEntry } from './directory.ts';
+import type { DismissEvent, PopEvent } from './ports.ts';
+
+/** What the next rebuild connects to, or why it does not connect. */
+export type ConnectionPlan =
+  | {
+      connect: true;
+      /** The settings the connection runs with (in demo mode: the demo's service and extension). */
+      settings: Settings;
+      /** Where its secret is (the keychain, or the demo's memory). */
+      credentials: CredentialStore;
+      demo: boolean;
+    }
+  | { connect: false; status: ConnectionStatus };
+
+/** The status before anything is set up (and until a plan says otherwise). */
+export const NOT_SET_UP: ConnectionStatus = {
+  state: 'needs-attention',
+  reason: 'Screenpop is not set up yet.',
+  remedy: 'Open Settings to connect to your phone system, or try the demo.',
+};
+
+/** Where a connection's calls go. */
+export interface CallSink {
+  handlePop(pop: PopEvent): void;
+  handleDismiss(dismiss: DismissEvent): void;
+  /** The connection went away for good (not rebuilt keeping the cards): its calls are over. */
+  clear(): void;
+}
+
+/** The extension list, loaded over the connection in force. */
+export interface DirectoryControl {
+  start(): void;
+  stop(): void;
+  /** Another service's names must not be shown for this one's numbers while its list loads. */
+  forgetExtensions(): void;
+  refreshNow(): Promise<unknown>;
+}
+
+export interface ConnectionSupervisorDeps {
+  clock: Clock;
+  logger: Logger;
+  connect: ConnectionFactory;
+  plan: () => ConnectionPlan;
+  calls: CallSink;
+  directory: DirectoryControl;
+}
+
+/** The connection's part of the app's status. */
+export interface SupervisedStatus {
+  /** The connection's status, or offline "Paused." while paused. */
+  connection: ConnectionStatus;
+  paused: boolean;
+  /** The last unexpected error the last resort caught; null if none. */
+  fault: Fault | null;
+}
+
+export class ConnectionSupervisor {
+  private readonly d: ConnectionSupervisorDeps;
+  private readonly logger: Logger;
+  private readonly changes: Emitter<[]>;
+  private connection: Connection | null = null;
+  private detach: Array<() => void> = [];
+  private connectionStatus: ConnectionStatus = NOT_SET_UP;
+  private paused = false;
+  private lastFault: Fault | null = null;
+  /** Serializes rebuilds (a save during a rebuild waits its turn). */
+  private chain: Promise<void> = Promise.resolve();
+  /** Rebuilds after unexpected errors, at most once per 30 s (a fault that repeats is no loop). */
+  private readonly recovery: { trigger(): void; cancel(): void };
+  /** The numbers that reach the user on the connection in force (demo: the demo's extension). */
+  private userNumbers: UserNumberMatcher | null = null;
+  /** The service (address and key) the directory's extension list came from. */
+  private directoryService = '';
+
+  constructor(deps: ConnectionSupervisorDeps) {
+    this.d = deps;
+    this.logger = deps.logger;
+    this.changes = new Emitter(deps.logger, 'connection status');
+    this.recovery = recoveryPacer(deps.clock, 30_000, () => {
+      if (this.connection) void this.enqueue(() => this.reconnect({ keepCards: true }));
+    });
+  }
+
+  status(): SupervisedStatus {
+    return {
+      connection: this.paused ? { state: 'offline', reason: 'Paused.' } : this.connectionStatus,
+      paused: this.paused,
+      fault: this.lastFault,
+    };
+  }
+
+  /** Called whenever status() may have changed. */
+  onChange(listener: () => void): () => void {
+    return this.changes.on(listener);
+  }
+
+  /**
+   * Queues a rebuild: stops the connection in force and, when the plan says so and not paused,
+   * starts a new one; then runs `after` in the same turn of the queue (nothing else in between).
+   */
+  rebuild(after?: () => Promise<void>): Promise<void> {
+    return this.enqueue(async () => {
+      await this.reconnect();
+      await after?.();
+    });
+  }
+
+  /** Stops the connection for good (shutdown); queued behind any rebuild. */
+  stop(): Promise<void> {
+    this.recovery.cancel();
+    return this.enqueue(() => this.disconnect());
+  }
+
+  async setPaused(paused: boolean): Promise<void> {
+    if (paused === this.paused) return;
+    this.paused = paused;
+    this.logger.info(paused ? 'paused' : 'resumed');
+    await this.enqueue(() => (paused ? this.disconnect() : this.reconnect()));
+    this.changes.emit();
+  }
+
+  isPaused(): boolean {
+    return this.paused;
+  }
+
+  wake(reason: WakeReason): void {
+    if (!this.paused) this.connection?.wake(reason);
+  }
+
+  /** "Try again now" from the tray: resume if paused, else retry the connection at once. */
+  async retryNow(): Promise<void> {
+    if (this.paused) return this.setPaused(false);
+    this.logger.info('retry requested by the user');
+    this.connection?.retry();
+    if (this.connection) void this.d.directory.refreshNow();
+  }
+
+  /**
+   * The process's last resort caught an unexpected error: the status says so, and the connection
+   * is rebuilt from scratch, whatever state the error left it in; the calls on screen stay.
+   */
+  recoverFromFault(fault: Fault): void {
+    this.lastFault = fault;
+    this.logger.warn('rebuilding the connection after an unexpected error', {
+      faults: fault.count,
+    });
+    this.changes.emit();
+    this.recovery.trigger();
+  }
+
+  /** The whole extension list over the connection in force. */
+  fetchExtensions(): Promise<DirectoryEntry[]> {
+    return this.connection
+      ? this.connection.fetchExtensions()
+      : Promise.reject(new Error('not connected'));
+  }
+
+  /** Whether `to` is one of the user's numbers on the connection in force. */
+  isUserNumber(to: string): boolean {
+    return this.userNumbers?.matches(to) ?? false;
+  }
+
+  /** Waits until queued rebuilds are done (tests). */
+  idle(): Promise<void> {
+    return this.chain;
+  }
+
+  private enqueue(task: () => Promise<void>): Promise<void> {
+    const next = this.chain.then(task, task);
+    this.chain = next.catch((err: unknown) =>
+      this.logger.error('connection change failed', { error: err }),
+    );
+    return this.chain;
+  }
+
+  private async disconnect(options: { keepCards?: boolean } = {}): Promise<void> {
+    const old = this.connection;
+    this.connection = null;
+    for (const off of this.detach.splice(0)) off();
+    if (!options.keepCards) this.d.calls.clear();
+    if (old) await old.stop();
+    this.d.directory.stop();
+  }
+
+  /** Stops the old connection and, when the plan says so and not paused, starts a new one. */
+  private async reconnect(options: { keepCards?: boolean } = {}): Promise<void> {
+    await this.disconnect(options);
+    const plan = this.d.plan();
+    if (!plan.connect) {
+      this.setConnectionStatus(plan.status);
+      return;
+    }
+    if (this.paused) return;
+    const { settings } = plan;
+    const { baseUrl, apiKey } = settings;
+    this.userNumbers = new UserNumberMatcher({
+      extensions: settings.extensions,
+      dids: settings.dids,
+      defaultRegion: settings.defaultRegion,
+    });
+    const credentials = credentialsSource(plan.credentials, () => ({ apiKey, baseUrl }));
+    let connection: Connection;
+    try {
+      connection = this.d.connect({ baseUrl, settings, credentials });
+    } catch (err) {
+      this.logger.error('connection could not be set up', { error: err });
+      this.setConnectionStatus({
+        state: 'needs-attention',
+        reason: err instanceof Error ? err.message : 'The connection settings are not usable.',
+        remedy: 'Check the connection settings.',
+      });
+      return;
+    }
+    this.connection = connection;
+    const service = JSON.stringify([baseUrl, apiKey]);
+    if (service !== this.directoryService) {
+      this.d.directory.forgetExtensions();
+      this.directoryService = service;
+    }
+    const { engine } = connection;
+    const calls = this.d.calls;
+    this.detach.push(
+      engine.onPop((pop) => calls.handlePop(pop)),
+      engine.onDismiss((dismiss) => calls.handleDismiss(dismiss)),
+      engine.onStatus((status) => this.setConnectionStatus(status)),
+    );
+    this.setConnectionStatus({ state: 'connecting', reason: 'Connecting…' });
+    engine.start();
+    this.d.directory.start();
+    this.logger.info('connected to the service', { demo: plan.demo, mode: settings.eventSource });
+  }
+
+  private setConnectionStatus(status: ConnectionStatus): void {
+    this.connectionStatus = status;
+    this.changes.emit();
+  }
+}

@@ -1,0 +1,321 @@
+/**
+ * The settings service: the settings in force and the secret in the keychain, what Settings shows
+ * (the view, whether onboarding is needed), saving a patch (the secret first, then the file),
+ * Test connection, the CRM preview, the contacts files the user picked, and the demo's simulator,
+ * which stands in for the service while demo mode is on. From all that it says what a connection
+ * should be built for (`plan()`); building it is the connection supervisor's job.
+ */
+import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
+import {
+  keychainAccount,
+  keychainAccountOrNull as accountFor,
+  MemoryCredentialStore,
+  type CredentialStore,
+} from '../credentials/credential-store.ts';
+import { DEFAULT_SETTINGS, type Settings } from '../settings/types.ts';
+import { NOT_SET_UP, type ConnectionPlan } from './connection-supervisor.ts';
+import { previewCrmUrl } from './crm-url.ts';
+import type { DemoService } from './ports.ts';
+import type { SettingsPort } from './settings-port.ts';
+import {
+  testConnection,
+  type ConnectionProbe,
+  type TestConnectionInput,
+} from './test-connection.ts';
+import type {
+  ContactsFilePick,
+  CrmPreview,
+  SettingsPatch,
+  SettingsView,
+  TestConnectionResult,
+} from './views.ts';
+
+export interface SettingsServiceDeps {
+  logger: Logger;
+  secrets: SecretRegistry;
+  settings: SettingsPort;
+  credentials: CredentialStore;
+  startDemo: () => Promise<DemoService>;
+  createProbe: (input: TestConnectionInput & { secret: string }) => ConnectionProbe;
+  localAddress?: (host: string) => Promise<string | null>;
+  /** What a contacts file holds (the directory reads it). */
+  inspectContactsFile: (path: string) => Promise<{ ok: boolean; count: number; message?: string }>;
+}
+
+/** A saved change: the settings before and after, and whether a new secret was stored. */
+export interface SettingsChange {
+  before: Settings;
+  after: Settings;
+  secretChanged: boolean;
+}
+
+export type SaveOutcome =
+  { ok: true; change: SettingsChange } | { ok: false; field: string; message: string };
+
+/** Fields whose change needs a new connection. */
+const CONNECTION_FIELDS: ReadonlyArray<keyof Settings> = [
+  'baseUrl',
+  'apiKey',
+  'extensions',
+  'dids',
+  'defaultRegion',
+  'eventSource',
+  'relayUrl',
+  'relayTenant',
+  'staleRingSec',
+  'demoMode',
+];
+
+/** Whether a saved change needs a new connection (DND, linger, CRM, history limit do not). */
+export function needsReconnect(change: SettingsChange): boolean {
+  return (
+    change.secretChanged ||
+    CONNECTION_FIELDS.some(
+      (k) => JSON.stringify(change.before[k]) !== JSON.stringify(change.after[k]),
+    )
+  );
+}
+
+const DEMO_FAILED = {
+  state: 'needs-attention',
+  reason: 'The demo could not start.',
+  remedy: 'Restart Screenpop, or set up a real connection in Settings.',
+} as const;
+
+export class SettingsService {
+  private readonly d: SettingsServiceDeps;
+  private readonly logger: Logger;
+  private readonly demoSecrets = new MemoryCredentialStore();
+  private current: Settings | null = null;
+  private hasSecret = false;
+  private demoService: DemoService | null = null;
+  /** Contacts files the user picked in the native dialog; the only new paths a save accepts. */
+  private readonly pickedContactsFiles = new Set<string>();
+
+  constructor(deps: SettingsServiceDeps) {
+    this.d = deps;
+    this.logger = deps.logger;
+  }
+
+  /** Reads the settings file; they are in force from now on. */
+  async load(): Promise<Settings> {
+    this.current = await this.d.settings.load();
+    return this.current;
+  }
+
+  /** Whether load() has run. */
+  loaded(): boolean {
+    return this.current !== null;
+  }
+
+  /** The settings in force (defaults until load()). */
+  settings(): Settings {
+    return this.current ?? DEFAULT_SETTINGS;
+  }
+
+  view(): SettingsView {
+    const current = this.settings();
+    return {
+      settings: { ...current },
+      hasSecret: this.hasSecret || current.demoMode,
+      needsOnboarding: this.needsOnboarding(),
+    };
+  }
+
+  needsOnboarding(): boolean {
+    if (!this.current) return true;
+    if (this.current.demoMode) return false;
+    return (
+      !this.current.baseUrl ||
+      !this.current.apiKey ||
+      this.current.extensions.length === 0 ||
+      !this.hasSecret
+    );
+  }
+
+  /**
+   * Brings what depends on the settings in force up to date: the demo runs while demo mode is on
+   * (a failure is logged; the plan then says so), and whether the keychain holds the secret.
+   */
+  async prepare(): Promise<void> {
+    if (this.settings().demoMode && !this.demoService)
+      await this.startDemo().catch((err: unknown) =>
+        this.logger.error('demo could not start', { error: err }),
+      );
+    await this.refreshHasSecret();
+  }
+
+  /**
+   * Saves a patch from Settings: a new contacts file only when the user picked it, the secret in
+   * the keychain (only when the rest is valid), then the file. On success the new settings are in
+   * force and prepared.
+   */
+  async save(raw: SettingsPatch): Promise<SaveOutcome> {
+    const before = this.settings();
+    const patch = this.leavesDemo(raw)
+      ? { ...raw, settings: { ...raw.settings, demoMode: false } }
+      : raw;
+    const contacts = patch.settings.contactsFile;
+    if (
+      contacts !== undefined &&
+      contacts !== '' &&
+      contacts !== before.contactsFile &&
+      !this.pickedContactsFiles.has(contacts)
+    ) {
+      return {
+        ok: false,
+        field: 'contactsFile',
+        message: 'Choose the contacts file with "Choose file…".',
+      };
+    }
+    const checked = this.d.settings.check(patch.settings);
+    if (!checked.ok) return checked;
+    const secret = patch.secret?.trim();
+    if (secret) {
+      this.d.secrets.add(secret);
+      const account = accountFor(checked.settings.apiKey, checked.settings.baseUrl);
+      if (!account) {
+        return {
+          ok: false,
+          field: checked.settings.apiKey.trim() ? 'baseUrl' : 'apiKey',
+          message: 'Enter the service address and the API key that go with this secret.',
+        };
+      }
+      try {
+        await this.d.credentials.setSecret(account, secret);
+      } catch (err) {
+        this.logger.error('the secret could not be stored in the keychain', { error: err });
+        return {
+          ok: false,
+          field: 'secret',
+          message:
+            'The secret could not be stored in the system keychain. Is the keychain unlocked?',
+        };
+      }
+    }
+    return this.update(patch.settings, Boolean(secret));
+  }
+
+  /** Saves a change that needs no form (demo mode, Do Not Disturb from the tray). */
+  async update(patch: Partial<Settings>, secretChanged = false): Promise<SaveOutcome> {
+    const before = this.settings();
+    const saved = await this.d.settings.update(patch);
+    if (!saved.ok) return saved;
+    this.current = saved.settings;
+    await this.prepare();
+    return { ok: true, change: { before, after: saved.settings, secretChanged } };
+  }
+
+  async testConnection(patch: SettingsPatch): Promise<TestConnectionResult> {
+    const checked = this.d.settings.check(patch.settings);
+    if (!checked.ok)
+      return { ok: false, message: checked.message, remedy: `Check the field "${checked.field}".` };
+    const s = checked.settings;
+    const demo = s.demoMode && !this.leavesDemo(patch) ? this.demoService : null;
+    const baseUrl = demo ? demo.baseUrl : s.baseUrl;
+    const apiKey = demo ? demo.apiKey : s.apiKey;
+    let secret = patch.secret?.trim() || null;
+    if (secret) this.d.secrets.add(secret);
+    if (!secret && demo) secret = demo.secret;
+    const account = accountFor(apiKey, baseUrl);
+    if (!secret && account) secret = await this.d.credentials.getSecret(account).catch(() => null);
+    return testConnection(
+      {
+        baseUrl,
+        apiKey,
+        secret,
+        extensions: demo ? [demo.extension] : s.extensions,
+        defaultRegion: s.defaultRegion,
+      },
+      {
+        createProbe: this.d.createProbe,
+        logger: this.logger,
+        ...(this.d.localAddress ? { localAddress: this.d.localAddress } : {}),
+      },
+    );
+  }
+
+  previewCrm(template: string): CrmPreview {
+    return previewCrmUrl(template, this.settings().crmAllowedSchemes);
+  }
+
+  /**
+   * The user picked a contacts file in the native dialog: says what is in it, and lets a later
+   * save use that path (a path typed or sent by the page itself is refused).
+   */
+  async pickContactsFile(path: string): Promise<ContactsFilePick> {
+    this.pickedContactsFiles.add(path);
+    const inspected = await this.d.inspectContactsFile(path);
+    return inspected.ok
+      ? { status: 'picked', path, contacts: inspected.count }
+      : {
+          status: 'failed',
+          path,
+          message: inspected.message ?? 'The contacts file could not be read.',
+        };
+  }
+
+  /** Starts the demo's simulator (once); its made-up secret is kept in memory only. */
+  async startDemo(): Promise<DemoService> {
+    if (this.demoService) return this.demoService;
+    const demo = await this.d.startDemo();
+    this.d.secrets.add(demo.secret);
+    await this.demoSecrets.setSecret(keychainAccount(demo.apiKey, demo.baseUrl), demo.secret);
+    this.demoService = demo;
+    return demo;
+  }
+
+  /** Closes the demo's simulator, if it runs (demo mode left, or shutdown). */
+  async closeDemo(): Promise<void> {
+    await this.demoService?.close().catch(() => {});
+    this.demoService = null;
+  }
+
+  /** What a connection built now should connect to, or why none should be. */
+  plan(): ConnectionPlan {
+    const s = this.settings();
+    const demo = s.demoMode ? this.demoService : null;
+    if (s.demoMode && !demo) return { connect: false, status: DEMO_FAILED };
+    if (!demo && this.needsOnboarding()) return { connect: false, status: NOT_SET_UP };
+    if (!demo) return { connect: true, settings: s, credentials: this.d.credentials, demo: false };
+    return {
+      connect: true,
+      settings: {
+        ...s,
+        baseUrl: demo.baseUrl,
+        apiKey: demo.apiKey,
+        extensions: [demo.extension],
+        dids: [],
+        relayUrl: '',
+        relayTenant: demo.tenant,
+        eventSource: 'direct',
+      },
+      credentials: this.demoSecrets,
+      demo: true,
+    };
+  }
+
+  /**
+   * In demo mode, a patch that enters a service address and key (without saying anything about
+   * demoMode) means "connect to my real phone system now": the demo ends when it is saved.
+   */
+  private leavesDemo(patch: SettingsPatch): boolean {
+    const p = patch.settings;
+    if (!this.settings().demoMode || p.demoMode !== undefined) return false;
+    if (!('baseUrl' in p) && !('apiKey' in p)) return false;
+    const merged = { ...this.settings(), ...p };
+    return Boolean(merged.baseUrl && merged.apiKey);
+  }
+
+  private async refreshHasSecret(): Promise<void> {
+    const { apiKey, baseUrl } = this.settings();
+    this.hasSecret = false;
+    if (!apiKey || !baseUrl) return;
+    try {
+      this.hasSecret =
+        (await this.d.credentials.getSecret(keychainAccount(apiKey, baseUrl))) !== null;
+    } catch (err) {
+      this.logger.warn('keychain could not be read', { error: err });
+    }
+  }
+}

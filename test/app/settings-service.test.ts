@@ -1,0 +1,206 @@
+/**
+ * SettingsService through its public surface: settings in memory (MemorySettings), the secret in
+ * a memory keychain, a demo that records whether it was closed.
+ */
+import { describe, expect, it } from 'vitest';
+import { NOT_SET_UP } from '../../src-main/core/app/connection-supervisor.ts';
+import { needsReconnect, SettingsService } from '../../src-main/core/app/settings-service.ts';
+import {
+  keychainAccount,
+  MemoryCredentialStore,
+} from '../../src-main/core/credentials/credential-store.ts';
+import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { MemorySettings } from './support.ts';
+
+const ACME = { baseUrl: 'https://acme.example.com', apiKey: 'key1', extensions: ['101'] };
+const ACME_ACCOUNT = keychainAccount('key1', 'https://acme.example.com');
+
+async function harness(initial: Partial<Settings> = {}, opts: { demoFails?: boolean } = {}) {
+  const settings = new MemorySettings(initial);
+  const credentials = new MemoryCredentialStore();
+  const secrets = new SecretRegistry();
+  const demo = { starts: 0, closes: 0 };
+  const probes: Array<{ baseUrl: string; secret: string }> = [];
+  const service = new SettingsService({
+    logger: memoryLogger(secrets),
+    secrets,
+    settings,
+    credentials,
+    startDemo: async () => {
+      demo.starts++;
+      if (opts.demoFails) throw new Error('port in use');
+      return {
+        baseUrl: 'http://127.0.0.1:9',
+        apiKey: 'demo-key',
+        secret: 'demo-secret-xyz',
+        tenant: 'demo-tenant',
+        extension: '105',
+        close: async () => {
+          demo.closes++;
+        },
+      };
+    },
+    createProbe: (input) => {
+      probes.push({ baseUrl: input.baseUrl, secret: input.secret });
+      return {
+        getToken: async () => 'token',
+        listExtensions: async () => [{ number: '105', callerIdName: 'Front desk' }],
+      };
+    },
+    localAddress: async () => null,
+    inspectContactsFile: async (path) =>
+      path.endsWith('.csv')
+        ? { ok: true, count: 3 }
+        : { ok: false, count: 0, message: 'No contacts found in that file.' },
+  });
+  return { settings, credentials, secrets, demo, probes, service };
+}
+
+describe('SettingsService', () => {
+  it('until loaded: defaults and onboarding; loaded with a key in the keychain: set up', async () => {
+    const t = await harness(ACME);
+    expect(t.service.loaded()).toBe(false);
+    expect(t.service.view()).toEqual({
+      settings: DEFAULT_SETTINGS,
+      hasSecret: false,
+      needsOnboarding: true,
+    });
+    await t.credentials.setSecret(ACME_ACCOUNT, 'the-secret-1');
+    await t.service.load();
+    expect(t.service.needsOnboarding()).toBe(true); // the keychain is read by prepare()
+    await t.service.prepare();
+    expect(t.service.view()).toMatchObject({ hasSecret: true, needsOnboarding: false });
+    expect(t.service.settings().baseUrl).toBe('https://acme.example.com');
+  });
+
+  it('stores a secret only with valid settings that name its account, and names a locked keychain', async () => {
+    const t = await harness();
+    await t.service.load();
+    expect(
+      await t.service.save({ settings: { ...ACME, baseUrl: 'ftp://x' }, secret: 'new-secret-1' }),
+    ).toMatchObject({ ok: false, field: 'baseUrl' });
+    expect(await t.service.save({ settings: {}, secret: 'orphan-secret' })).toMatchObject({
+      ok: false,
+      field: 'apiKey',
+    });
+    expect(await t.credentials.getSecret(ACME_ACCOUNT)).toBeNull();
+    expect(t.settings.saves).toBe(0);
+
+    const saved = await t.service.save({ settings: ACME, secret: ' new-secret-1 ' });
+    expect(saved).toMatchObject({ ok: true, change: { secretChanged: true } });
+    expect(await t.credentials.getSecret(ACME_ACCOUNT)).toBe('new-secret-1');
+    expect(t.secrets.redact('x new-secret-1 y')).not.toContain('new-secret-1');
+    expect(t.service.view()).toMatchObject({ hasSecret: true, needsOnboarding: false });
+
+    t.credentials.setSecret = async () => Promise.reject(new Error('keychain locked'));
+    expect(await t.service.save({ settings: ACME, secret: 'new-secret-2' })).toMatchObject({
+      ok: false,
+      field: 'secret',
+      message: expect.stringContaining('keychain'),
+    });
+  });
+
+  it('accepts a new contacts file only when the user picked it, and says what is in it', async () => {
+    const t = await harness(ACME);
+    await t.service.load();
+    expect(await t.service.save({ settings: { contactsFile: '/home/a/c.csv' } })).toMatchObject({
+      ok: false,
+      field: 'contactsFile',
+    });
+    expect(await t.service.pickContactsFile('/home/a/notes.txt')).toEqual({
+      status: 'failed',
+      path: '/home/a/notes.txt',
+      message: 'No contacts found in that file.',
+    });
+    expect(await t.service.pickContactsFile('/home/a/c.csv')).toEqual({
+      status: 'picked',
+      path: '/home/a/c.csv',
+      contacts: 3,
+    });
+    expect(await t.service.save({ settings: { contactsFile: '/home/a/c.csv' } })).toMatchObject({
+      ok: true,
+    });
+    expect(await t.service.save({ settings: { contactsFile: '' } })).toMatchObject({ ok: true });
+  });
+
+  it('says which saved changes need a new connection', () => {
+    const before = { ...DEFAULT_SETTINGS, ...ACME };
+    const change = (after: Partial<Settings>, secretChanged = false) => ({
+      before,
+      after: { ...before, ...after },
+      secretChanged,
+    });
+    expect(needsReconnect(change({ doNotDisturb: true, popupLingerSec: 9 }))).toBe(false);
+    expect(needsReconnect(change({}, true))).toBe(true);
+    expect(needsReconnect(change({ extensions: ['101', '102'] }))).toBe(true);
+    expect(needsReconnect(change({ relayUrl: 'wss://relay.example.com' }))).toBe(true);
+    expect(needsReconnect(change({ extensions: ['101'] }))).toBe(false); // equal, not the same array
+  });
+
+  it('plans the connection: none until set up, the keychain for the real service', async () => {
+    const t = await harness(ACME);
+    await t.service.load();
+    await t.service.prepare();
+    expect(t.service.plan()).toEqual({ connect: false, status: NOT_SET_UP });
+    await t.credentials.setSecret(ACME_ACCOUNT, 'the-secret-1');
+    await t.service.prepare();
+    expect(t.service.plan()).toEqual({
+      connect: true,
+      settings: t.service.settings(),
+      credentials: t.credentials,
+      demo: false,
+    });
+  });
+
+  it("in demo mode plans the demo's service with its secret in memory, and leaving it closes nothing by itself", async () => {
+    const t = await harness({ demoMode: true });
+    await t.service.load();
+    await t.service.prepare();
+    await t.service.prepare(); // started once
+    expect(t.demo.starts).toBe(1);
+    const plan = t.service.plan();
+    if (!plan.connect) throw new Error('the demo should connect');
+    expect(plan).toMatchObject({
+      demo: true,
+      settings: {
+        baseUrl: 'http://127.0.0.1:9',
+        apiKey: 'demo-key',
+        extensions: ['105'],
+        relayTenant: 'demo-tenant',
+        eventSource: 'direct',
+      },
+    });
+    expect(
+      await plan.credentials.getSecret(keychainAccount('demo-key', 'http://127.0.0.1:9')),
+    ).toBe('demo-secret-xyz');
+    expect(await t.credentials.getSecret(keychainAccount('demo-key', 'http://127.0.0.1:9'))).toBe(
+      null,
+    );
+    expect(t.service.view()).toMatchObject({ hasSecret: true, needsOnboarding: false });
+
+    // Test connection in demo mode tests the demo's service, with the demo's secret.
+    expect(await t.service.testConnection({ settings: {} })).toMatchObject({ ok: true });
+    expect(t.probes.at(-1)).toEqual({ baseUrl: 'http://127.0.0.1:9', secret: 'demo-secret-xyz' });
+
+    // Entering a service address and key (the form never sends demoMode) leaves the demo.
+    const left = await t.service.save({ settings: ACME, secret: 'real-secret-1' });
+    expect(left).toMatchObject({ ok: true, change: { after: { demoMode: false } } });
+    expect(t.service.plan()).toMatchObject({ connect: true, demo: false });
+    expect(t.demo.closes).toBe(0); // the runtime closes it once the new connection is up
+    await t.service.closeDemo();
+    await t.service.closeDemo();
+    expect(t.demo.closes).toBe(1);
+  });
+
+  it('a demo that cannot start is logged, and the plan says so instead of connecting', async () => {
+    const t = await harness({ demoMode: true }, { demoFails: true });
+    await t.service.load();
+    await t.service.prepare();
+    expect(t.service.plan()).toEqual({
+      connect: false,
+      status: expect.objectContaining({ reason: 'The demo could not start.' }),
+    });
+    await expect(t.service.startDemo()).rejects.toThrow('port in use');
+  });
+});
