@@ -22,6 +22,8 @@ import type {
 export { CALL_OUTCOMES } from '../core/app/views.ts';
 export type {
   CallOutcome,
+  CallText,
+  CallFacts,
   CallCard,
   PopupCard,
   HistoryEntry,

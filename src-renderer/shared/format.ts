@@ -5,7 +5,7 @@
  * only get their kind ("Ext. 101") and words around them. User-visible words live here or next to
  * the component that shows them, never assembled from caller text.
  */
-import type { CallOutcome } from '../../src-main/ipc/contract.ts';
+import type { CallOutcome, CallText } from '../../src-main/ipc/contract.ts';
 
 /** Longest run of digits that is an internal extension (as main's phone.ts decides). */
 const MAX_EXTENSION_DIGITS = 6;
@@ -24,16 +24,6 @@ export function numberLabel(raw: string, display: string): string {
   const shown = display.trim() || raw.trim();
   if (isExtension(raw) && /^[0-9]+$/.test(shown)) return `Ext. ${shown}`;
   return shown;
-}
-
-/** The bits of a call the formatting needs; cards and history entries both have them. */
-export interface CallText {
-  from: string;
-  fromDisplay: string;
-  callerName: string | null;
-  to: string;
-  toDisplay: string;
-  toName: string | null;
 }
 
 /** The caller's number, labelled. */

@@ -23,14 +23,8 @@ export const CALL_OUTCOMES: readonly CallOutcome[] = [
   'ended',
 ];
 
-/** One ringing (or just-ended, while it lingers) call as the popup shows it. All text is plain. */
-export interface CallCard {
-  /**
-   * What the card is about. The popup renders each kind with its own view (src-renderer/popup/
-   * card-views.tsx); later kinds (voicemail, SMS, a trunk warning) join PopupCard as a union.
-   */
-  kind: 'call';
-  callId: string;
+/** Who called whom, as plain text to show; cards and history entries both have it. */
+export interface CallText {
   /** The caller's number or extension as received (untrusted). */
   from: string;
   /** `from` formatted for reading. */
@@ -39,17 +33,33 @@ export interface CallCard {
   callerName: string | null;
   /** What they called: the user's extension or DID. */
   to: string;
+  /** `to` formatted for reading. */
   toDisplay: string;
   /** The called line's name in the directory or contacts ("Sales line"); null when it has none. */
   toName: string | null;
+}
+
+/** What the popup's card and the history's entry both say of a call. */
+export interface CallFacts extends CallText {
+  /**
+   * What the card or entry is about. The popup and the history render each kind with its own
+   * view (src-renderer/popup/card-views.tsx, history/row-views.tsx); later kinds (voicemail, SMS,
+   * a trunk warning) join PopupCard and HistoryItem as unions.
+   */
+  kind: 'call';
+  callId: string;
   /** Wall-clock ms when the ring started. */
   startedAt: number;
-  /** Wall-clock ms when it stopped ringing; null while it rings. */
+  /** Wall-clock ms when it stopped ringing (answered, missed, ended); null while it rings. */
   endedAt: number | null;
+  /** How the call turned out, for the user. */
+  outcome: CallOutcome;
+}
+
+/** One ringing (or just-ended, while it lingers) call as the popup shows it. All text is plain. */
+export interface CallCard extends CallFacts {
   /** The service's state word: 'ringing' while it rings; anything else while it lingers. */
   state: string;
-  /** What that state means for the user. */
-  outcome: CallOutcome;
   /** True when a CRM link can be opened for this call. */
   canOpenCrm: boolean;
 }
@@ -58,21 +68,7 @@ export interface CallCard {
 export type PopupCard = CallCard;
 
 /** One call in the history (plain text, as recorded when it rang). */
-export interface HistoryEntry {
-  /** As on CallCard; later kinds (voicemail, SMS) join HistoryItem as a union. */
-  kind: 'call';
-  callId: string;
-  from: string;
-  fromDisplay: string;
-  callerName: string | null;
-  to: string;
-  /** `to` formatted for reading, as on the popup's card. */
-  toDisplay: string;
-  toName: string | null;
-  startedAt: number;
-  /** When it stopped ringing (answered, missed, ended); null while it rings. */
-  endedAt: number | null;
-  outcome: CallOutcome;
+export interface HistoryEntry extends CallFacts {
   /** A missed call stays unseen until the user opens the history. */
   seen: boolean;
 }
