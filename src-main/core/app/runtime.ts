@@ -10,8 +10,7 @@ import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
 import type { Clock } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import type { Fault } from '../../../src-shared/last-resort.ts';
-import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
-import type { CredentialStore } from '../credentials/credential-store.ts';
+import type { Logger } from '../../../src-shared/log.ts';
 import type { WakeReason } from '../events/contracts.ts';
 import type { Settings } from '../settings/types.ts';
 import { CallPresenter, crmValuesOf } from './call-presenter.ts';
@@ -20,17 +19,13 @@ import { ConnectionSupervisor } from './connection-supervisor.ts';
 import { Directory } from './directory.ts';
 import { historyToCsv } from './history-csv.ts';
 import type { HistoryStore } from './history-store.ts';
-import type {
-  ClipboardPort,
-  DemoService,
-  Notifier,
-  PopupView,
-  TrayView,
-  UrlOpener,
-} from './ports.ts';
-import type { SettingsPort } from './settings-port.ts';
-import { needsReconnect, SettingsService, type SettingsChange } from './settings-service.ts';
-import type { ConnectionProbe, TestConnectionInput } from './test-connection.ts';
+import type { ClipboardPort, Notifier, PopupView, TrayView, UrlOpener } from './ports.ts';
+import {
+  needsReconnect,
+  SettingsService,
+  type SettingsChange,
+  type SettingsServiceDeps,
+} from './settings-service.ts';
 import type {
   ContactsFilePick,
   CrmPreview,
@@ -50,18 +45,12 @@ export interface RuntimeViews {
   tray: TrayView;
 }
 
-export interface AppRuntimeDeps {
+/** What the settings service takes (the directory reads contacts files), and the rest. */
+export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContactsFile'> {
   clock: Clock;
-  logger: Logger;
-  secrets: SecretRegistry;
-  settings: SettingsPort;
-  credentials: CredentialStore;
   history: HistoryStore;
   views: RuntimeViews;
   connect: ConnectionFactory;
-  startDemo: () => Promise<DemoService>;
-  createProbe: (input: TestConnectionInput & { secret: string }) => ConnectionProbe;
-  localAddress?: (host: string) => Promise<string | null>;
   /** Called after settings are loaded or saved (start at login, etc.). */
   onSettingsApplied?: (settings: Settings) => void;
   /** Writes an exported file (History > Export CSV…); atomic by default. */
@@ -92,13 +81,8 @@ export class AppRuntime {
       ...(deps.directoryRefreshMs !== undefined ? { refreshMs: deps.directoryRefreshMs } : {}),
     });
     this.settingsService = new SettingsService({
+      ...deps,
       logger: this.logger,
-      secrets: deps.secrets,
-      settings: deps.settings,
-      credentials: deps.credentials,
-      startDemo: deps.startDemo,
-      createProbe: deps.createProbe,
-      ...(deps.localAddress ? { localAddress: deps.localAddress } : {}),
       inspectContactsFile: (path) => this.directory.inspectContactsFile(path),
     });
     this.presenter = new CallPresenter({
