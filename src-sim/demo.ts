@@ -10,6 +10,7 @@
  * The key and secret are made up and die with the process: callers keep them in memory only.
  */
 import type { Clock, TimerHandle } from '../src-shared/clock.ts';
+import type { DemoService } from '../src-shared/demo-service.ts';
 import type { Logger } from '../src-shared/log.ts';
 import { startSimulator } from './simulator.ts';
 import type { Simulator } from './types.ts';
@@ -30,19 +31,8 @@ export interface DemoOptions {
   seed?: number;
 }
 
-/**
- * A running demo. Its first fields are what the app's DemoService port asks for (the app checks
- * that where it wires startDemo in; the simulator imports nothing from the app).
- */
-export interface Demo {
-  baseUrl: string;
-  apiKey: string;
-  secret: string;
-  /** The simulator's tenant: its name on a relay. */
-  tenant: string;
-  /** The extension the demo user answers. */
-  extension: string;
-  close(): Promise<void>;
+/** A running demo: what the app needs of it (DemoService), and the simulator for tests and logs. */
+export interface Demo extends DemoService {
   readonly sim: Simulator;
   /** Rings so far (for tests and logs). */
   readonly rings: number;

@@ -4,6 +4,9 @@
  */
 import type { CallCard, HistoryEntry, StatusView } from './views.ts';
 
+/** The demo's service: the simulator on this computer (src-shared/demo-service.ts). */
+export type { DemoService } from '../../../src-shared/demo-service.ts';
+
 /** A call started ringing for the user / stopped ringing: the engine's own event types. */
 export type { Pop as PopEvent, Dismiss as DismissEvent } from '../events/pipeline.ts';
 
@@ -35,20 +38,4 @@ export interface ClipboardPort {
 
 export interface TrayView {
   setState(status: StatusView, missedCount: number, recent: HistoryEntry[]): void;
-}
-
-/**
- * The demo's service: a simulator of the phone system on this computer (src-sim/demo.ts, started
- * by the composition root). Its key and secret are made up and kept in memory only, never the
- * keychain: they die with the process.
- */
-export interface DemoService {
-  baseUrl: string;
-  apiKey: string;
-  secret: string;
-  /** The simulator's tenant: its name on a relay (set as relayTenant, its address being 127.0.0.1). */
-  tenant: string;
-  /** The extension the demo user answers. */
-  extension: string;
-  close(): Promise<void>;
 }
