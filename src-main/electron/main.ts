@@ -29,6 +29,9 @@ import { serviceConnectionFactory } from '../core/app/connection.ts';
 import { HistoryStore } from '../core/app/history-store.ts';
 import { AppRuntime } from '../core/app/runtime.ts';
 import { settingsPortFor } from '../core/app/settings-port.ts';
+import { spawnProgramRunner } from '../core/app/program-runner.ts';
+import { RingActions } from '../core/app/ring-actions.ts';
+import { loadPolicy, managedView, policyPath, presetDefaults } from '../core/settings/policy.ts';
 import { ServiceClient } from '../core/api/service-client.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
@@ -154,8 +157,18 @@ async function start(): Promise<void> {
     },
   });
 
-  // The core.
-  const settingsStore = new SettingsStore({ path: join(userData, 'settings.json'), logger });
+  // The core. The organisation's policy first: its presets are the settings' defaults, its locks
+  // win over the user's file. SCREENPOP_POLICY_FILE points elsewhere only in unpackaged runs (tests).
+  const policy = await loadPolicy(
+    (!app.isPackaged && process.env.SCREENPOP_POLICY_FILE) ||
+      policyPath(process.platform, process.env),
+    logger,
+  );
+  const settingsStore = new SettingsStore({
+    path: join(userData, 'settings.json'),
+    logger,
+    defaults: presetDefaults(policy),
+  });
   const history = new HistoryStore({
     path: join(userData, 'history.json'),
     clock,
@@ -178,7 +191,15 @@ async function start(): Promise<void> {
     clock,
     logger,
     secrets,
-    settings: settingsPortFor(settingsStore, logger),
+    settings: settingsPortFor(settingsStore, logger, policy),
+    managed: managedView(policy),
+    ringActions: new RingActions({
+      actions: policy.onRing,
+      urlOpener: opener,
+      runner: spawnProgramRunner(logger),
+      logger,
+      allowedSchemes: () => runtime?.settings().crmAllowedSchemes ?? [],
+    }),
     credentials,
     history,
     views: {

@@ -52,6 +52,8 @@ export interface CallPresenterOptions {
    * on count as the user's.
    */
   isUserNumber?: (to: string) => boolean;
+  /** A new call started ringing for the user: the administrator's actions (ring-actions.ts). */
+  onRing?: (values: CrmValues, options: { doNotDisturb: boolean }) => void;
 }
 
 /** States after which the call is no longer ringing anywhere. Others may concern one party only. */
@@ -181,6 +183,10 @@ export class CallPresenter {
       );
       if (settings.autoOpenCrm && card.canOpenCrm) void this.openCrm(card.callId);
     }
+    if (this.o.onRing)
+      this.safely('ring actions', () =>
+        this.o.onRing?.(crmValuesOf(card), { doNotDisturb: settings.doNotDisturb }),
+      );
     this.changed(!settings.doNotDisturb);
   }
 

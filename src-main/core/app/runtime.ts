@@ -26,6 +26,7 @@ import {
   type SettingsChange,
   type SettingsServiceDeps,
 } from './settings-service.ts';
+import type { RingActions } from './ring-actions.ts';
 import type {
   ContactsFilePick,
   CrmPreview,
@@ -51,6 +52,10 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
   history: HistoryStore;
   views: RuntimeViews;
   connect: ConnectionFactory;
+  /** The organisation's policy as the Settings window shows it (policy.ts managedView). */
+  managed?: { by: string; locked: Array<keyof Settings> } | null;
+  /** The administrator's actions on ring (policy.ts onRing), run for each new ringing call. */
+  ringActions?: RingActions;
   /** Called after settings are loaded or saved (start at login, etc.). */
   onSettingsApplied?: (settings: Settings) => void;
   /** Writes an exported file (History > Export CSV…); atomic by default. */
@@ -96,6 +101,9 @@ export class AppRuntime {
       clipboard: deps.views.clipboard,
       settings: () => this.settingsService.settings(),
       isUserNumber: (to) => this.connection.isUserNumber(to),
+      ...(deps.ringActions?.count
+        ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
+        : {}),
     });
     this.connection = new ConnectionSupervisor({
       clock: deps.clock,
@@ -136,7 +144,8 @@ export class AppRuntime {
   }
 
   settingsView(): SettingsView {
-    return this.settingsService.view();
+    const view = this.settingsService.view();
+    return this.d.managed ? { ...view, managed: structuredClone(this.d.managed) } : view;
   }
 
   status(): StatusView {

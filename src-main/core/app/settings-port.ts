@@ -1,5 +1,6 @@
 /** The settings service's port to the settings file, and that port over the SettingsStore. */
 import type { Logger } from '../../../src-shared/log.ts';
+import { NO_POLICY, withLocks, withoutLocked, type Policy } from '../settings/policy.ts';
 import { SettingsValidationError, type SettingsStore } from '../settings/settings-store.ts';
 import type { Settings } from '../settings/types.ts';
 
@@ -15,7 +16,16 @@ export interface SettingsPort {
   update(patch: Partial<Settings>): Promise<SettingsUpdate>;
 }
 
-export function settingsPortFor(store: SettingsStore, logger: Logger): SettingsPort {
+/**
+ * With a policy, what the app sees is the user's settings with the locked ones at their policy
+ * value; a patch's locked fields are left out (the lock wins), the rest is saved as usual. The
+ * store's defaults carry the policy's presets (see main.ts / presetDefaults).
+ */
+export function settingsPortFor(
+  store: SettingsStore,
+  logger: Logger,
+  policy: Policy = NO_POLICY,
+): SettingsPort {
   return {
     async load() {
       const { settings, problems } = await store.load();
@@ -23,12 +33,16 @@ export function settingsPortFor(store: SettingsStore, logger: Logger): SettingsP
         logger.warn('settings loaded with problems; defaults used for those fields', {
           fields: problems.map((p) => p.field),
         });
-      return settings;
+      return withLocks(settings, policy);
     },
-    check: (patch) => store.check(patch),
+    check: (patch) => {
+      const result = store.check(withoutLocked(patch, policy));
+      return result.ok ? { ok: true, settings: withLocks(result.settings, policy) } : result;
+    },
     async update(patch) {
       try {
-        return { ok: true, settings: await store.update(patch) };
+        const saved = await store.update(withoutLocked(patch, policy));
+        return { ok: true, settings: withLocks(saved, policy) };
       } catch (err) {
         if (err instanceof SettingsValidationError)
           return { ok: false, field: err.field, message: err.message };

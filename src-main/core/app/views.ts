@@ -109,6 +109,11 @@ export interface SettingsView {
   hasSecret: boolean;
   /** True until the user has completed onboarding (no base URL / key / extension yet). */
   needsOnboarding: boolean;
+  /**
+   * Present when an organisation's policy manages this computer: who manages it and which settings
+   * it locked (shown read-only, "Locked by <by>"). Saving leaves locked settings as they are.
+   */
+  managed?: { by: string; locked: Array<keyof Settings> };
 }
 
 export interface SettingsPatch {

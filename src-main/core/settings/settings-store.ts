@@ -31,12 +31,18 @@ export interface SettingsStoreDeps {
   logger?: Logger;
   /** Wall clock for backup names; default Date.now. */
   now?: () => number;
+  /**
+   * The value of every field the file lacks (first run included): the built-in defaults, or those
+   * with an administrator's presets applied (policy.ts `presetDefaults`).
+   */
+  defaults?: Settings;
 }
 
 export class SettingsStore {
   private readonly path: string;
   private readonly logger: Logger;
   private readonly now: () => number;
+  private readonly defaults: Settings;
   private current: Settings | null = null;
   /** Writes one at a time, in call order, so two quick updates never lose one another. */
   private queue: Promise<unknown> = Promise.resolve();
@@ -45,11 +51,16 @@ export class SettingsStore {
     this.path = deps.path;
     this.logger = (deps.logger ?? silentLogger).child({ component: 'settings' });
     this.now = deps.now ?? Date.now;
+    this.defaults = deps.defaults ?? defaultSettings();
+  }
+
+  private base(): Settings {
+    return structuredClone(this.defaults);
   }
 
   /** The settings as last loaded or saved (defaults before load()). */
   settings(): Settings {
-    return structuredClone(this.current ?? defaultSettings());
+    return structuredClone(this.current ?? this.base());
   }
 
   async load(): Promise<{ settings: Settings; problems: SettingsProblem[] }> {
@@ -69,7 +80,7 @@ export class SettingsStore {
 
   /** Checks a patch against the current settings without saving. */
   check(patch: Partial<Settings>): ReturnType<typeof applyPatch> {
-    return applyPatch(this.current ?? defaultSettings(), patch);
+    return applyPatch(this.current ?? this.base(), patch);
   }
 
   /** Applies a patch (all or nothing) and writes it; throws SettingsValidationError {field, message}. */
@@ -102,10 +113,10 @@ export class SettingsStore {
       text = await readFile(this.path, 'utf8');
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT') return { settings: defaultSettings(), problems: [] };
+      if (code === 'ENOENT') return { settings: this.base(), problems: [] };
       // Not ours to overwrite: a permissions problem or a folder in the way needs the user.
       return {
-        settings: defaultSettings(),
+        settings: this.base(),
         problems: [
           {
             field: FILE_FIELD,
@@ -118,7 +129,7 @@ export class SettingsStore {
     if (!json.ok) {
       // We cannot know which part of a corrupt file is secret; the copy stays readable by the user only.
       const backup = await this.backup(text);
-      const settings = defaultSettings();
+      const settings = this.base();
       await this.rewrite(settings);
       return {
         settings,
@@ -131,7 +142,7 @@ export class SettingsStore {
       };
     }
     const parsed = json.value;
-    const { settings, problems } = validateSettings(parsed);
+    const { settings, problems } = validateSettings(parsed, this.defaults);
     if (problems.length > 0) {
       const backup = await this.backup(JSON.stringify(withoutSecrets(parsed), null, 2) + '\n');
       await this.rewrite(settings);

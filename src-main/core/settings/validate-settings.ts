@@ -367,19 +367,27 @@ export function defaultSettings(): Settings {
  * Validates anything (a parsed file, a merged patch). Never throws. Each message says what is wrong,
  * what to write instead and, for a file, what was done about it.
  */
-export function validateSettings(input: unknown): {
+export function validateSettings(
+  input: unknown,
+  base: Settings = DEFAULT_SETTINGS,
+): {
   settings: Settings;
   problems: SettingsProblem[];
 } {
-  return check(input, true);
+  return check(input, true, base);
 }
 
+/**
+ * `base` gives the value of a field the input lacks or gets wrong: the built-in defaults, or the
+ * defaults an administrator's policy presets (policy.ts).
+ */
 function check(
   input: unknown,
   loading: boolean,
+  base: Settings = DEFAULT_SETTINGS,
 ): { settings: Settings; problems: SettingsProblem[] } {
   const done = (what: string) => (loading ? `; ${what}` : '');
-  const settings = defaultSettings();
+  const settings = structuredClone(base);
   const problems: SettingsProblem[] = [];
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
     problems.push({

@@ -1,0 +1,92 @@
+/**
+ * The administrator's actions when a call starts ringing for the user (policy.ts `onRing`): open
+ * a link, or run a program with an argument list. Only a policy can define them (settings.json
+ * cannot: the user's settings have no such field). Caller ID is chosen by the caller, so:
+ * - a link is built by the CRM link's builder (crm-url.ts): every value encodeURIComponent'd,
+ *   placeholders only after the host, the result through the one URL gate;
+ * - a program gets an argument list (never a shell, never one command line): each placeholder is
+ *   replaced inside its own argument, so a value can never become a second argument or a shell
+ *   command; control characters are removed, and a value that starts an argument loses leading
+ *   "-" so that it cannot pass for an option.
+ * An action that fails is logged and the others still run; the pop itself never waits on them.
+ */
+import type { Logger } from '../../../src-shared/log.ts';
+import type { RingAction } from '../settings/policy.ts';
+import { buildCrmUrl, CRM_PLACEHOLDERS, type CrmValues } from './crm-url.ts';
+import type { UrlOpener } from './ports.ts';
+import { displayText } from './text.ts';
+
+/** Starts a program with an argument list, without a shell (program-runner.ts is the real one). */
+export interface ProgramRunner {
+  run(program: string, args: readonly string[]): void;
+}
+
+const PLACEHOLDER = /\{([a-z_]+)\}/g;
+
+/** One argument template filled with a call's values, as one argument whatever the values hold. */
+export function fillArgument(template: string, values: CrmValues): string {
+  return template.replace(PLACEHOLDER, (whole, name: string, offset: number) => {
+    if (!(CRM_PLACEHOLDERS as readonly string[]).includes(name)) return whole;
+    const value = displayText(values[name as keyof CrmValues] ?? '');
+    return offset === 0 ? value.replace(/^-+/, '') : value;
+  });
+}
+
+export interface RingActionsDeps {
+  actions: readonly RingAction[];
+  urlOpener: UrlOpener;
+  runner: ProgramRunner;
+  logger: Logger;
+  /** The URL schemes links may use (the settings in force). */
+  allowedSchemes: () => readonly string[];
+}
+
+export class RingActions {
+  private readonly d: RingActionsDeps;
+  private readonly logger: Logger;
+
+  constructor(deps: RingActionsDeps) {
+    this.d = deps;
+    this.logger = deps.logger.child({ component: 'ring-actions' });
+  }
+
+  get count(): number {
+    return this.d.actions.length;
+  }
+
+  /**
+   * A new call rings for the user. Links are not opened in Do Not Disturb (they would take the
+   * screen); programs run always (they log, look up, integrate).
+   */
+  run(values: CrmValues, options: { doNotDisturb: boolean }): void {
+    this.d.actions.forEach((action, index) => {
+      try {
+        if (action.kind === 'openUrl') {
+          if (options.doNotDisturb) return;
+          const built = buildCrmUrl(action.url, values, this.d.allowedSchemes());
+          if (!built.ok) {
+            this.logger.warn('ring action: link not opened', {
+              action: index,
+              reason: built.message,
+            });
+            return;
+          }
+          void Promise.resolve(this.d.urlOpener.open(built.url)).catch((err: unknown) =>
+            this.logger.warn('ring action: link could not be opened', {
+              action: index,
+              error: err,
+            }),
+          );
+        } else {
+          this.d.runner.run(
+            action.program,
+            action.args.map((a) => fillArgument(a, values)),
+          );
+          this.logger.info('ring action: program started', { action: index });
+        }
+      } catch (err) {
+        this.logger.error('ring action failed', { action: index, error: err });
+      }
+    });
+  }
+}

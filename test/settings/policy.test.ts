@@ -1,0 +1,207 @@
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { settingsPortFor } from '../../src-main/core/app/settings-port.ts';
+import { memoryLogger } from '../../src-shared/log.ts';
+import {
+  loadPolicy,
+  managedView,
+  policyPath,
+  presetDefaults,
+  validatePolicy,
+} from '../../src-main/core/settings/policy.ts';
+import { SettingsStore } from '../../src-main/core/settings/settings-store.ts';
+import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
+import { useTempDir } from '../support/temp-dir.ts';
+
+const tmp = useTempDir('screenpop-policy-');
+
+const ACME = {
+  managedBy: 'Acme IT (helpdesk 4000)',
+  settings: {
+    baseUrl: 'https://acme.example.com',
+    apiKey: 'ak_acme',
+    eventSource: 'relay',
+    relayUrl: 'wss://relay.acme.example.com',
+    relayTenant: 'acme',
+    crmAllowedSchemes: ['https', 'salesforce'],
+    crmUrlTemplate: 'salesforce://search?q={from}',
+    autoOpenCrm: true,
+    startAtLogin: true,
+    updates: { enabled: false },
+    popupCorner: 'top-left',
+  },
+  locked: [
+    'baseUrl',
+    'apiKey',
+    'eventSource',
+    'relayUrl',
+    'relayTenant',
+    'crmUrlTemplate',
+    'crmAllowedSchemes',
+    'autoOpenCrm',
+    'startAtLogin',
+    'updates',
+    'demoMode',
+  ],
+};
+
+describe('policy paths', () => {
+  it('one machine-wide file per OS', () => {
+    expect(policyPath('win32', { ProgramData: 'D:\\PD' })).toBe(
+      join('D:\\PD', 'Screenpop', 'policy.json'),
+    );
+    expect(policyPath('darwin')).toBe('/Library/Application Support/Screenpop/policy.json');
+    expect(policyPath('linux')).toBe('/etc/screenpop/policy.json');
+  });
+});
+
+describe('validatePolicy', () => {
+  it('presets and locks every setting it names, with no per-field code', () => {
+    const { policy, problems } = validatePolicy(ACME, '/etc/screenpop/policy.json');
+    expect(problems).toEqual([]);
+    expect(policy.managedBy).toBe('Acme IT (helpdesk 4000)');
+    expect(Object.keys(policy.locked).sort()).toEqual([...ACME.locked].sort());
+    expect(policy.locked.updates).toEqual({ enabled: false, channel: 'latest', feedUrl: '' });
+    // Named in locked but not given a value: locked at the built-in default.
+    expect(policy.locked.demoMode).toBe(false);
+    // A preset that is not locked.
+    expect(policy.settings.popupCorner).toBe('top-left');
+    expect(policy.locked.popupCorner).toBeUndefined();
+    // Every setting can be locked (whatever is added to Settings later).
+    const all = Object.keys(DEFAULT_SETTINGS).filter((k) => k !== 'version');
+    const everything = validatePolicy({ locked: all });
+    expect(everything.problems).toEqual([]);
+    expect(Object.keys(everything.policy.locked).sort()).toEqual(all.sort());
+  });
+
+  it('names each bad part, never quotes a value, ignores it and keeps the rest; never throws', () => {
+    const secretish = 'hunter2-SECRET-value';
+    const { policy, problems } = validatePolicy({
+      managedBy: 'x'.repeat(200),
+      settings: {
+        baseUrl: `http://${secretish}.example.com`,
+        apiSecret: secretish,
+        extensions: ['101', secretish],
+        sound: false,
+      },
+      locked: ['baseUrl', 'nope', 7, 'sound'],
+      onRing: [
+        { run: 'relative/prog' },
+        { openUrl: `javascript:alert(1)//${secretish}` },
+        { run: '/usr/bin/true', args: ['{password}'] },
+        { run: 'C:\\Tools\\x.cmd' },
+        'weird',
+        { openUrl: 'https://intranet.example.com/who?n={from}' },
+      ],
+      extra: true,
+    });
+    const fields = problems.map((p) => p.field);
+    expect(fields).toEqual(
+      expect.arrayContaining([
+        'extra',
+        'managedBy',
+        'settings.baseUrl',
+        'settings.apiSecret',
+        'settings.extensions[1]',
+        'locked[0]',
+        'locked[1]',
+        'locked[2]',
+        'onRing[0].run',
+        'onRing[1].openUrl',
+        'onRing[2].args[0]',
+        'onRing[3].run',
+        'onRing[4]',
+      ]),
+    );
+    expect(JSON.stringify(problems)).not.toContain(secretish);
+    expect(policy.managedBy).toBe('your administrator');
+    expect(policy.settings).toEqual({ extensions: ['101'], sound: false });
+    expect(policy.locked).toEqual({ sound: false });
+    expect(policy.onRing).toEqual([
+      { kind: 'openUrl', url: 'https://intranet.example.com/who?n={from}' },
+    ]);
+    for (const junk of [null, 3, 'x', [], { settings: 5, locked: {}, onRing: {} }])
+      expect(() => validatePolicy(junk)).not.toThrow();
+  });
+});
+
+describe('loadPolicy', () => {
+  it('no file: no policy; broken or unreadable: no policy and an error naming the file', async () => {
+    const log = memoryLogger();
+    const none = await loadPolicy(join(tmp.path, 'missing.json'), log);
+    expect(none.source).toBeNull();
+    const bad = join(tmp.path, 'bad.json');
+    await writeFile(bad, '{"settings": {');
+    expect((await loadPolicy(bad, log)).source).toBeNull();
+    expect((await loadPolicy(tmp.path, log)).source).toBeNull(); // a folder in the way
+    const errors = log.records.filter((r) => r.level === 'error').map((r) => r.msg);
+    expect(errors).toEqual([
+      'policy file is not valid JSON; no policy applies',
+      'policy file could not be read; no policy applies',
+    ]);
+  });
+
+  it('logs each bad field by name and applies the good ones', async () => {
+    const path = join(tmp.path, 'policy.json');
+    await writeFile(
+      path,
+      JSON.stringify({ settings: { sound: 'loud', startAtLogin: true }, locked: ['startAtLogin'] }),
+    );
+    const log = memoryLogger();
+    const policy = await loadPolicy(path, log);
+    expect(policy.locked).toEqual({ startAtLogin: true });
+    expect(log.records.filter((r) => r.level === 'warn').map((r) => r.field)).toEqual([
+      'settings.sound',
+    ]);
+  });
+});
+
+describe('settings under a policy', () => {
+  async function managedPort(userFile?: object) {
+    const path = join(tmp.path, 'settings.json');
+    if (userFile) await writeFile(path, JSON.stringify({ ...DEFAULT_SETTINGS, ...userFile }));
+    const { policy } = validatePolicy(ACME, '/etc/screenpop/policy.json');
+    const store = new SettingsStore({
+      path,
+      logger: memoryLogger(),
+      defaults: presetDefaults(policy),
+    });
+    return { port: settingsPortFor(store, memoryLogger(), policy), store, policy };
+  }
+
+  it('first run starts from the presets; locked settings win over the user file', async () => {
+    const first = await managedPort();
+    const s = await first.port.load();
+    expect(s.popupCorner).toBe('top-left');
+    expect(s.baseUrl).toBe('https://acme.example.com');
+    const { port } = await managedPort({
+      baseUrl: 'https://evil.example.net',
+      popupCorner: 'bottom-left',
+      extensions: ['205'],
+    });
+    const loaded = await port.load();
+    expect(loaded.baseUrl).toBe('https://acme.example.com');
+    expect(loaded.updates.enabled).toBe(false);
+    // Not locked: the user's choice stands.
+    expect(loaded.popupCorner).toBe('bottom-left');
+    expect(loaded.extensions).toEqual(['205']);
+  });
+
+  it('the user still saves what is not locked; a locked field in a patch changes nothing', async () => {
+    const { port, store, policy } = await managedPort();
+    await port.load();
+    const saved = await port.update({
+      extensions: ['101', '102'],
+      baseUrl: 'https://elsewhere.example.org',
+      updates: { enabled: true, channel: 'beta', feedUrl: '' },
+    });
+    expect(saved.ok).toBe(true);
+    if (!saved.ok) return;
+    expect(saved.settings.extensions).toEqual(['101', '102']);
+    expect(saved.settings.baseUrl).toBe('https://acme.example.com');
+    expect(saved.settings.updates.enabled).toBe(false);
+    expect(store.settings().baseUrl).toBe('https://acme.example.com'); // the preset, untouched
+    expect(managedView(policy)).toEqual({ by: 'Acme IT (helpdesk 4000)', locked: ACME.locked });
+  });
+});
