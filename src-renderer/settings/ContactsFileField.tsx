@@ -83,11 +83,11 @@ export function ContactsFileField({ api, value, saved, error, onChange }: Contac
                 .filter(Boolean)
                 .join(' ')}
               onClick={() => void choose()}
-              disabled={picking}
+              disabled={picking || control.readOnly === true}
             >
               {picking ? 'Choosing…' : value ? 'Choose another file…' : 'Choose file…'}
             </button>
-            {value && (
+            {value && !control.readOnly && (
               <button
                 type="button"
                 className="button button--quiet"

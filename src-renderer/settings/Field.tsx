@@ -3,11 +3,40 @@
  * right under it and tied to the input with aria-describedby / aria-invalid.
  */
 import type { ReactNode } from 'react';
+import { createContext, useContext } from 'react';
+import { lockedByText } from './fields.ts';
 
 export interface FieldControlProps {
   id: string;
   'aria-describedby'?: string;
   'aria-invalid'?: true;
+  /** The organisation's policy locked this setting: shown, not editable. */
+  readOnly?: true;
+}
+
+/**
+ * Who locked a setting (the organisation's policy, SettingsView.managed), by the setting's name;
+ * null when the user may change it. Every field looks itself up here, so no field needs code of
+ * its own to show a lock.
+ */
+export const LockContext = createContext<(name: string) => string | null>(() => null);
+
+export function useLock(name: string): string | null {
+  return useContext(LockContext)(name);
+}
+
+/** "Locked by …", tied to the control with aria-describedby. */
+export function LockNote({ id, by }: { id: string; by: string }) {
+  return (
+    <p className="field__lock" id={id} data-testid="locked-note">
+      {/* Drawn, not an emoji: not every system has an emoji font. */}
+      <svg className="field__lock-icon" viewBox="0 0 12 14" aria-hidden="true" focusable="false">
+        <path d="M3 6V4a3 3 0 0 1 6 0v2" fill="none" stroke="currentColor" strokeWidth="1.6" />
+        <rect x="1" y="6" width="10" height="8" rx="1.5" fill="currentColor" />
+      </svg>
+      {lockedByText(by)}
+    </p>
+  );
 }
 
 export interface FieldProps {
@@ -28,17 +57,23 @@ export function fieldId(name: string): string {
 }
 
 export function Field({ name, label, hint, error, group = false, children }: FieldProps) {
+  const lockedBy = useLock(name);
   const id = fieldId(name);
   const hintId = hint ? `${id}-hint` : undefined;
   const errorId = error ? `${id}-error` : undefined;
-  const describedBy = [errorId, hintId].filter(Boolean).join(' ') || undefined;
+  const lockId = lockedBy ? `${id}-lock` : undefined;
+  const describedBy = [errorId, lockId, hintId].filter(Boolean).join(' ') || undefined;
   const control: FieldControlProps = { id };
   if (describedBy) control['aria-describedby'] = describedBy;
   if (error) control['aria-invalid'] = true;
+  if (lockedBy) control.readOnly = true;
   return (
     <div
-      className={error ? 'field field--error' : 'field'}
+      className={['field', error && 'field--error', lockedBy && 'field--locked']
+        .filter(Boolean)
+        .join(' ')}
       data-field={name}
+      data-locked={lockedBy ? 'true' : undefined}
       {...(group ? { role: 'group', 'aria-labelledby': `${id}-label` } : {})}
     >
       {group ? (
@@ -51,6 +86,7 @@ export function Field({ name, label, hint, error, group = false, children }: Fie
         </label>
       )}
       {children(control)}
+      {lockId && lockedBy && <LockNote id={lockId} by={lockedBy} />}
       {error && (
         <p className="field__error" id={errorId} data-testid={`error-${name}`}>
           {error}
@@ -74,18 +110,27 @@ export interface CheckboxProps {
 }
 
 export function Checkbox({ name, label, hint, checked, onChange }: CheckboxProps) {
+  const lockedBy = useLock(name);
   const id = fieldId(name);
+  const describedBy =
+    [lockedBy ? `${id}-lock` : '', hint ? `${id}-hint` : ''].filter(Boolean).join(' ') || undefined;
   return (
-    <div className="check" data-field={name}>
+    <div
+      className={lockedBy ? 'check check--locked' : 'check'}
+      data-field={name}
+      data-locked={lockedBy ? 'true' : undefined}
+    >
       <input
         id={id}
         type="checkbox"
         checked={checked}
+        disabled={lockedBy !== null}
         onChange={(e) => onChange(e.currentTarget.checked)}
-        aria-describedby={hint ? `${id}-hint` : undefined}
+        aria-describedby={describedBy}
       />
       <div>
         <label htmlFor={id}>{label}</label>
+        {lockedBy && <LockNote id={`${id}-lock`} by={lockedBy} />}
         {hint && (
           <p className="field__hint" id={`${id}-hint`}>
             {hint}
@@ -162,9 +207,10 @@ export function SelectField<T extends string>(props: SelectFieldProps<T>) {
   const { name, label, error, value, choices, onChange } = props;
   return (
     <Field name={name} label={label} error={error ?? null}>
-      {(c) => (
+      {({ readOnly, ...c }) => (
         <select
           {...c}
+          disabled={readOnly === true}
           value={value}
           onChange={(e) => {
             const picked = choices.find((choice) => choice.value === e.currentTarget.value);

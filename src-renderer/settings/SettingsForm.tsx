@@ -16,12 +16,21 @@ import type {
 } from '../../src-main/ipc/contract.ts';
 import { ContactsFileField } from './ContactsFileField.tsx';
 import { CrmPreview } from './CrmPreview.tsx';
-import { Checkbox, fieldId, SelectField, TextField, type TextFieldProps } from './Field.tsx';
+import {
+  Checkbox,
+  fieldId,
+  LockContext,
+  LockNote,
+  SelectField,
+  TextField,
+  type TextFieldProps,
+} from './Field.tsx';
 import {
   CORNERS,
   DISPLAYS,
   FIELDS,
   FORM_ERRORS,
+  managedBanner,
   SECRET_STORED,
   SECTIONS,
   SOURCE_CHOICES,
@@ -245,174 +254,194 @@ export function SettingsForm({
   const firstExtension = parseList(values.extensions)[0];
   const dirty = isDirty(values, baseline.current);
   const shownSections = onboarding ? SECTIONS.slice(0, 2) : SECTIONS;
+  const managed = view.managed;
+  const lockedBy = (name: string): string | null =>
+    managed && (managed.locked as string[]).includes(name) ? managed.by : null;
+  const sourceLock = lockedBy('eventSource');
 
   return (
-    <form className="settings-form" onSubmit={(e) => void save(e)} noValidate>
-      {header}
-      {!onboarding && (
-        <nav className="section-nav" aria-label="Settings sections">
-          <ul>
-            {shownSections.map((s) => (
-              <li key={s.id}>
-                <button
-                  type="button"
-                  className="section-nav__link"
-                  onClick={() => {
-                    document.getElementById(sectionDomId(s.id))?.scrollIntoView({ block: 'start' });
-                    document.getElementById(`${s.id}-title`)?.focus({ preventScroll: true });
-                  }}
-                >
-                  {s.title}
-                </button>
-              </li>
-            ))}
-          </ul>
-        </nav>
-      )}
-
-      {section(
-        'connection',
-        <>
-          <div ref={panelRef}>
-            <StatusPanel
-              status={onboarding ? null : status}
-              test={test?.result ?? null}
-              testUnsaved={test?.unsaved ?? false}
-              testing={testing}
-              onTest={() => void testConnection()}
-              {...(firstExtension ? { extension: firstExtension } : {})}
-            />
-          </div>
-          {text('baseUrl', { type: 'url' })}
-          {text('apiKey')}
-          {text('secret', {
-            type: 'password',
-            autoComplete: 'new-password',
-            placeholder: view.hasSecret ? SECRET_STORED.placeholder : '',
-            ...(view.hasSecret
-              ? { hint: <span data-testid="secret-stored">{SECRET_STORED.hint}</span> }
-              : {}),
-          })}
-        </>,
-      )}
-
-      {section(
-        'phone',
-        <>
-          {text('extensions', { multiline: true })}
-          {text('dids', { multiline: true })}
-          {text('defaultRegion', { short: true, maxLength: 2 })}
-        </>,
-      )}
-
-      {!onboarding && (
-        <>
-          {section(
-            'popup',
-            <>
-              <div className="row">
-                <SelectField
-                  name="popupDisplay"
-                  label={FIELDS.popupDisplay.label}
-                  error={errorFor('popupDisplay')}
-                  value={values.popupDisplay}
-                  choices={DISPLAYS}
-                  onChange={(v) => set('popupDisplay', v)}
-                />
-                <SelectField
-                  name="popupCorner"
-                  label={FIELDS.popupCorner.label}
-                  error={errorFor('popupCorner')}
-                  value={values.popupCorner}
-                  choices={CORNERS}
-                  onChange={(v) => set('popupCorner', v)}
-                />
-                {text('popupLingerSec', { type: 'number', short: true, min: 0 })}
-              </div>
-              {text('crmUrlTemplate')}
-              <CrmPreview api={api} template={values.crmUrlTemplate} id="crm-preview" />
-              {check('autoOpenCrm')}
-              <ContactsFileField
-                api={api}
-                value={values.contactsFile}
-                saved={baseline.current.contactsFile}
-                error={errorFor('contactsFile')}
-                onChange={(path) => set('contactsFile', path)}
-              />
-            </>,
-          )}
-
-          {section(
-            'notifications',
-            <>
-              {check('doNotDisturb')}
-              {check('sound')}
-              {check('startAtLogin')}
-            </>,
-          )}
-
-          {section(
-            'advanced',
-            <>
-              <div className="radios" role="radiogroup" aria-labelledby="source-label">
-                <p className="field__label" id="source-label">
-                  {FIELDS.eventSource.label}
-                </p>
-                {SOURCE_CHOICES.map((choice) => (
-                  <div className="radio" key={choice.value}>
-                    <input
-                      id={`source-${choice.value}`}
-                      type="radio"
-                      name="eventSource"
-                      value={choice.value}
-                      checked={values.eventSource === choice.value}
-                      onChange={() => set('eventSource', choice.value)}
-                      aria-describedby={`source-${choice.value}-hint`}
-                    />
-                    <div>
-                      <label htmlFor={`source-${choice.value}`}>{choice.label}</label>
-                      <p className="field__hint" id={`source-${choice.value}-hint`}>
-                        {choice.hint}
-                      </p>
-                    </div>
-                  </div>
-                ))}
-                {errorFor('eventSource') && (
-                  <p className="field__error">{errorFor('eventSource')}</p>
-                )}
-              </div>
-              {text('relayUrl', { type: 'url' })}
-              {text('relayTenant')}
-            </>,
-          )}
-        </>
-      )}
-
-      <div className="save-bar" data-testid="save-bar">
-        {generalError && (
-          <p className="save-bar__error" role="alert">
-            {generalError}
+    <LockContext.Provider value={lockedBy}>
+      <form className="settings-form" onSubmit={(e) => void save(e)} noValidate>
+        {header}
+        {managed && managed.locked.length > 0 && (
+          <p className="managed-banner" data-testid="managed-banner">
+            {managedBanner(managed.by, managed.locked.length)}
           </p>
         )}
-        <div className="save-bar__row">
-          {onBack && (
-            <button type="button" className="button" onClick={onBack}>
-              Back
-            </button>
-          )}
-          <button type="submit" className="button button--primary" disabled={saving}>
-            {saving ? 'Saving…' : onboarding ? 'Save and connect' : 'Save'}
-          </button>
-          <p className="save-bar__status" role="status" data-testid="save-status">
-            {saved}
-          </p>
-          {!saved && dirty && (
-            <p className="save-bar__dirty" data-testid="unsaved">
-              Unsaved changes
+        {!onboarding && (
+          <nav className="section-nav" aria-label="Settings sections">
+            <ul>
+              {shownSections.map((s) => (
+                <li key={s.id}>
+                  <button
+                    type="button"
+                    className="section-nav__link"
+                    onClick={() => {
+                      document
+                        .getElementById(sectionDomId(s.id))
+                        ?.scrollIntoView({ block: 'start' });
+                      document.getElementById(`${s.id}-title`)?.focus({ preventScroll: true });
+                    }}
+                  >
+                    {s.title}
+                  </button>
+                </li>
+              ))}
+            </ul>
+          </nav>
+        )}
+
+        {section(
+          'connection',
+          <>
+            <div ref={panelRef}>
+              <StatusPanel
+                status={onboarding ? null : status}
+                test={test?.result ?? null}
+                testUnsaved={test?.unsaved ?? false}
+                testing={testing}
+                onTest={() => void testConnection()}
+                {...(firstExtension ? { extension: firstExtension } : {})}
+              />
+            </div>
+            {text('baseUrl', { type: 'url' })}
+            {text('apiKey')}
+            {text('secret', {
+              type: 'password',
+              autoComplete: 'new-password',
+              placeholder: view.hasSecret ? SECRET_STORED.placeholder : '',
+              ...(view.hasSecret
+                ? { hint: <span data-testid="secret-stored">{SECRET_STORED.hint}</span> }
+                : {}),
+            })}
+          </>,
+        )}
+
+        {section(
+          'phone',
+          <>
+            {text('extensions', { multiline: true })}
+            {text('dids', { multiline: true })}
+            {text('defaultRegion', { short: true, maxLength: 2 })}
+          </>,
+        )}
+
+        {!onboarding && (
+          <>
+            {section(
+              'popup',
+              <>
+                <div className="row">
+                  <SelectField
+                    name="popupDisplay"
+                    label={FIELDS.popupDisplay.label}
+                    error={errorFor('popupDisplay')}
+                    value={values.popupDisplay}
+                    choices={DISPLAYS}
+                    onChange={(v) => set('popupDisplay', v)}
+                  />
+                  <SelectField
+                    name="popupCorner"
+                    label={FIELDS.popupCorner.label}
+                    error={errorFor('popupCorner')}
+                    value={values.popupCorner}
+                    choices={CORNERS}
+                    onChange={(v) => set('popupCorner', v)}
+                  />
+                  {text('popupLingerSec', { type: 'number', short: true, min: 0 })}
+                </div>
+                {text('crmUrlTemplate')}
+                <CrmPreview api={api} template={values.crmUrlTemplate} id="crm-preview" />
+                {check('autoOpenCrm')}
+                <ContactsFileField
+                  api={api}
+                  value={values.contactsFile}
+                  saved={baseline.current.contactsFile}
+                  error={errorFor('contactsFile')}
+                  onChange={(path) => set('contactsFile', path)}
+                />
+              </>,
+            )}
+
+            {section(
+              'notifications',
+              <>
+                {check('doNotDisturb')}
+                {check('sound')}
+                {check('startAtLogin')}
+              </>,
+            )}
+
+            {section(
+              'advanced',
+              <>
+                <div className="radios" role="radiogroup" aria-labelledby="source-label">
+                  <p className="field__label" id="source-label">
+                    {FIELDS.eventSource.label}
+                  </p>
+                  {SOURCE_CHOICES.map((choice) => (
+                    <div className="radio" key={choice.value}>
+                      <input
+                        id={`source-${choice.value}`}
+                        type="radio"
+                        name="eventSource"
+                        value={choice.value}
+                        checked={values.eventSource === choice.value}
+                        disabled={sourceLock !== null}
+                        onChange={() => set('eventSource', choice.value)}
+                        aria-describedby={[
+                          sourceLock ? 'source-lock' : '',
+                          `source-${choice.value}-hint`,
+                        ]
+                          .filter(Boolean)
+                          .join(' ')}
+                      />
+                      <div>
+                        <label htmlFor={`source-${choice.value}`}>{choice.label}</label>
+                        <p className="field__hint" id={`source-${choice.value}-hint`}>
+                          {choice.hint}
+                        </p>
+                      </div>
+                    </div>
+                  ))}
+                  {sourceLock && <LockNote id="source-lock" by={sourceLock} />}
+                  {errorFor('eventSource') && (
+                    <p className="field__error">{errorFor('eventSource')}</p>
+                  )}
+                </div>
+                {text('relayUrl', { type: 'url' })}
+                {text('relayTenant')}
+              </>,
+            )}
+          </>
+        )}
+
+        <div className="save-bar" data-testid="save-bar">
+          {generalError && (
+            <p className="save-bar__error" role="alert">
+              {generalError}
             </p>
           )}
+          <div className="save-bar__row">
+            {onBack && (
+              <button type="button" className="button" onClick={onBack}>
+                Back
+              </button>
+            )}
+            <button type="submit" className="button button--primary" disabled={saving}>
+              {saving ? 'Saving…' : onboarding ? 'Save and connect' : 'Save'}
+            </button>
+            <p className="save-bar__status" role="status" data-testid="save-status">
+              {saved}
+            </p>
+            {!saved && dirty && (
+              <p className="save-bar__dirty" data-testid="unsaved">
+                Unsaved changes
+              </p>
+            )}
+          </div>
         </div>
-      </div>
-    </form>
+      </form>
+    </LockContext.Provider>
   );
 }

@@ -110,6 +110,16 @@ export const SECRET_STORED = {
   hint: 'Stored in the keychain. Leave empty to keep it, or type a new one.',
 };
 
+/** Beside a setting the organisation's policy locked. */
+export function lockedByText(by: string): string {
+  return `Locked by ${by}`;
+}
+
+/** The banner at the top of a managed computer's settings. */
+export function managedBanner(by: string, count: number): string {
+  return `${by} manages ${count === 1 ? 'one setting' : `${count} settings`} on this computer. Locked settings show a lock and cannot be changed here; everything else is yours to set.`;
+}
+
 /** Errors the form finds before asking main. */
 export const FORM_ERRORS = {
   popupLingerSec: 'Enter a number of seconds (0 or more).',

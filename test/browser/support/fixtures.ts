@@ -75,6 +75,33 @@ export const connectedView: SettingsView = {
   needsOnboarding: false,
 };
 
+/** A computer an organisation's policy manages: the connection, CRM and start-up locked. */
+export const managedView: SettingsView = {
+  ...connectedView,
+  settings: {
+    ...connectedView.settings,
+    eventSource: 'relay',
+    relayUrl: 'wss://relay.acme.example.com',
+    relayTenant: 'acme',
+    autoOpenCrm: true,
+    startAtLogin: true,
+  },
+  managed: {
+    by: 'Acme IT (helpdesk 4000)',
+    locked: [
+      'baseUrl',
+      'apiKey',
+      'eventSource',
+      'relayUrl',
+      'relayTenant',
+      'crmUrlTemplate',
+      'autoOpenCrm',
+      'startAtLogin',
+      'updates',
+    ],
+  },
+};
+
 /** A connection test that failed with 10004, naming the address to allow. */
 export const ipNotAllowedTest: TestConnectionResult = {
   ok: false,
