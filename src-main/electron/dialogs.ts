@@ -24,7 +24,7 @@ export interface DialogsDeps {
   logger: Logger;
 }
 
-type Purpose = 'contacts' | 'export';
+type Purpose = 'contacts' | 'export' | 'diagnostics';
 
 export class NativeDialogs {
   private readonly d: DialogsDeps;
@@ -70,9 +70,23 @@ export class NativeDialogs {
     });
   }
 
+  /** Where to save a diagnostics archive (from the tray: no window to attach to); null: cancelled. */
+  chooseDiagnosticsPath(defaultName: string): Promise<string | null> {
+    return this.once('diagnostics', null, async () => {
+      const r = await this.d.dialog.showSaveDialog({
+        title: 'Save diagnostics',
+        buttonLabel: 'Save',
+        defaultPath: join(this.d.documentsFolder(), defaultName),
+        filters: [{ name: 'Diagnostics archive (.tar.gz)', extensions: ['gz'] }],
+        properties: ['showOverwriteConfirmation', 'createDirectory'],
+      });
+      return r.canceled || !r.filePath ? null : r.filePath;
+    });
+  }
+
   private async once(
     purpose: Purpose,
-    sender: WebContents,
+    sender: WebContents | null,
     show: (win: BrowserWindow | null) => Promise<string | null>,
   ): Promise<string | null> {
     if (this.open.has(purpose)) {
@@ -81,7 +95,7 @@ export class NativeDialogs {
     }
     this.open.add(purpose);
     try {
-      const win = this.d.windowOf(sender);
+      const win = sender ? this.d.windowOf(sender) : null;
       return await show(win && !win.isDestroyed() ? win : null);
     } finally {
       this.open.delete(purpose);

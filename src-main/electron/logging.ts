@@ -3,6 +3,7 @@
  * when not packaged), every line redacted through the shared SecretRegistry before it is written.
  */
 import { join } from 'node:path';
+import type { LogRing } from '../core/diagnostics/bounded-log.ts';
 import {
   createLogger,
   type Logger,
@@ -15,16 +16,18 @@ export function createAppLogger(
   logDir: string,
   secrets: SecretRegistry,
   toStderr: boolean,
+  /** Keeps the last lines in memory for "Save diagnostics…". */
+  ring?: LogRing,
 ): Logger {
   // At most ~10 MB on disk (screenpop.log + screenpop.log.1); on any file error, stderr only.
   const write = rotatingFileSink(join(logDir, 'screenpop.log'));
-  const sink = (record: LogRecord) => {
+  const toFile = (record: LogRecord) => {
     const line = JSON.stringify(record) + '\n';
     write(line);
     if (toStderr) process.stderr.write(line);
   };
   return createLogger({
-    sink,
+    sink: ring ? ring.tee(toFile) : toFile,
     secrets,
     level: process.env.SCREENPOP_LOG_LEVEL === 'debug' ? 'debug' : 'info',
   });

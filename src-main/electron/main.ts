@@ -31,6 +31,16 @@ import { AppRuntime } from '../core/app/runtime.ts';
 import { settingsPortFor } from '../core/app/settings-port.ts';
 import { spawnProgramRunner } from '../core/app/program-runner.ts';
 import { RingActions } from '../core/app/ring-actions.ts';
+import { LogRing } from '../core/diagnostics/bounded-log.ts';
+import { Diagnostics, logSection } from '../core/diagnostics/diagnostics.ts';
+import {
+  aboutSection,
+  connectionSection,
+  connectionTestSection,
+  policySection,
+  keychainState,
+  settingsSection,
+} from '../core/diagnostics/sections.ts';
 import { loadPolicy, managedView, policyPath, presetDefaults } from '../core/settings/policy.ts';
 import { ServiceClient } from '../core/api/service-client.ts';
 import { systemClock } from '../../src-shared/clock.ts';
@@ -87,7 +97,10 @@ async function start(): Promise<void> {
   const root = app.getAppPath();
   const userData = app.getPath('userData');
   const secrets = new SecretRegistry();
-  const logger = createAppLogger(join(userData, 'logs'), secrets, !app.isPackaged);
+  const logRing = new LogRing();
+  const logger = createAppLogger(join(userData, 'logs'), secrets, !app.isPackaged, logRing);
+  // "Save diagnostics…": modules add their sections (network decisions, ...) to this one registry.
+  const diagnostics = new Diagnostics();
   // The last resort: an unexpected error (a timer, a listener, an unhandled rejection) is logged
   // and the connection rebuilt (AppRuntime.recoverFromFault); it never ends the tray app.
   const lastResort = new LastResort({ logger, clock: systemClock, secrets });
@@ -153,6 +166,7 @@ async function start(): Promise<void> {
       togglePause: () => void runtime?.setPaused(!runtime.isPaused()),
       openSettings: () => windows.show('settings'),
       openHistory: () => windows.show('history'),
+      saveDiagnostics: () => void saveDiagnostics(),
       quit: () => app.quit(),
     },
   });
@@ -240,6 +254,24 @@ async function start(): Promise<void> {
       }),
   });
   const rt = runtime;
+  diagnostics.add(
+    aboutSection({
+      app: 'Screenpop',
+      version: app.getVersion(),
+      now: () => clock.now(),
+      extra: { packaged: app.isPackaged },
+    }),
+  );
+  diagnostics.add(
+    settingsSection(
+      () => rt.settings(),
+      () => keychainState(rt.settingsView().hasSecret),
+    ),
+  );
+  diagnostics.add(policySection(policy));
+  diagnostics.add(connectionSection(() => rt.status(), rt.timeline));
+  diagnostics.add(connectionTestSection(() => rt.lastConnectionTest()));
+  diagnostics.add(logSection(() => logRing.snapshot()));
   lastResort.onFault((fault) => rt.recoverFromFault(fault));
   rt.onStatus((status) => {
     windows.broadcast('status:changed', status);
@@ -327,6 +359,23 @@ async function start(): Promise<void> {
         app.exit(0);
       });
   });
+
+  async function saveDiagnostics(): Promise<void> {
+    const day = new Date(clock.now()).toISOString().slice(0, 10);
+    const path = await dialogs.chooseDiagnosticsPath(`screenpop-diagnostics-${day}.tar.gz`);
+    if (!path) return;
+    try {
+      await diagnostics.write(path, { secrets, now: clock.now() });
+      logger.info('diagnostics saved');
+      shell.showItemInFolder(path);
+    } catch (err) {
+      logger.error('diagnostics could not be saved', { error: err });
+      dialog.showErrorBox(
+        'Diagnostics not saved',
+        'Screenpop could not write the diagnostics file there. Choose a folder you can write to (for example Documents) and try again.',
+      );
+    }
+  }
 
   const { needsOnboarding } = await rt.start();
   updates.apply(rt.settings().updates);

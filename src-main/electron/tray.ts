@@ -21,6 +21,8 @@ export interface TrayActions {
   togglePause(): void;
   openSettings(): void;
   openHistory(): void;
+  /** "Save diagnostics…": an archive for support (src-main/core/diagnostics/). */
+  saveDiagnostics(): void;
   quit(): void;
 }
 
@@ -138,6 +140,7 @@ export function trayMenuTemplate(
     { type: 'separator' },
     { id: 'settings', label: 'Settings…', click: () => actions.openSettings() },
     { id: 'history', label: 'History…', click: () => actions.openHistory() },
+    { id: 'diagnostics', label: 'Save diagnostics…', click: () => actions.saveDiagnostics() },
     { type: 'separator' },
     { id: 'quit', label: 'Quit Screenpop', role: undefined, click: () => actions.quit() },
   );

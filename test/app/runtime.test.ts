@@ -3,7 +3,9 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HistoryStore } from '../../src-main/core/app/history-store.ts';
-import { AppRuntime } from '../../src-main/core/app/runtime.ts';
+import { RingActions } from '../../src-main/core/app/ring-actions.ts';
+import { AppRuntime, type AppRuntimeDeps } from '../../src-main/core/app/runtime.ts';
+import { validatePolicy } from '../../src-main/core/settings/policy.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
@@ -23,7 +25,7 @@ import {
 
 async function setup(
   initial: ConstructorParameters<typeof MemorySettings>[0],
-  opts: { secret?: string; failKeychain?: boolean } = {},
+  opts: { secret?: string; failKeychain?: boolean; extra?: Partial<AppRuntimeDeps> } = {},
 ) {
   const clock = new FakeClock();
   const settings = new MemorySettings(initial);
@@ -70,6 +72,7 @@ async function setup(
       close: async () => {},
     }),
     createProbe: () => ({ getToken: async () => 't', listExtensions: async () => [] }),
+    ...opts.extra,
   });
   return { clock, settings, credentials, connections, views, runtime, logger };
 }
@@ -79,6 +82,48 @@ const tmp = useTempDir('sp-runtime-');
 const CONFIGURED = { baseUrl: 'https://acme.example.com', apiKey: 'key1', extensions: ['101'] };
 
 describe('AppRuntime', () => {
+  it('runs the policy’s actions once per new ringing call, says who manages it, and keeps a status timeline and the last test', async () => {
+    const runs: Array<{ program: string; args: readonly string[] }> = [];
+    const { policy } = validatePolicy(
+      {
+        managedBy: 'Acme IT',
+        locked: ['baseUrl'],
+        settings: { baseUrl: CONFIGURED.baseUrl },
+        onRing: [{ run: '/usr/local/bin/log-call', args: ['--from', '{from}', '--id={call_id}'] }],
+      },
+      '/etc/screenpop/policy.json',
+    );
+    const logger = memoryLogger();
+    const t = await setup(CONFIGURED, {
+      secret: 'the-secret-1',
+      extra: {
+        managed: { by: policy.managedBy, locked: ['baseUrl'] },
+        ringActions: new RingActions({
+          actions: policy.onRing,
+          urlOpener: { open: () => {} },
+          runner: { run: (program, args) => void runs.push({ program, args }) },
+          logger,
+          allowedSchemes: () => ['https'],
+        }),
+      },
+    });
+    await t.runtime.start();
+    expect(t.runtime.settingsView().managed).toEqual({ by: 'Acme IT', locked: ['baseUrl'] });
+    t.connections[0]?.status({ state: 'connected' });
+    t.connections[0]?.pop('c1');
+    t.connections[0]?.pop('c1'); // the same call again: no second run
+    expect(runs).toEqual([
+      { program: '/usr/local/bin/log-call', args: ['--from', '102', '--id=c1'] },
+    ]);
+    expect(t.runtime.timeline.snapshot().items.map((c) => c.state)).toEqual([
+      'connecting',
+      'connected',
+    ]);
+    expect(t.runtime.lastConnectionTest()).toBeNull();
+    await t.runtime.testConnection({ settings: {} });
+    expect(t.runtime.lastConnectionTest()?.result.ok).toBe(true);
+  });
+
   it('connects when set up, with credentials from the keychain', async () => {
     const t = await setup(CONFIGURED, { secret: 'the-secret-1' });
     expect(await t.runtime.start()).toEqual({ needsOnboarding: false });

@@ -24,6 +24,7 @@ function setup() {
     togglePause: vi.fn(),
     openSettings: vi.fn(),
     openHistory: vi.fn(),
+    saveDiagnostics: vi.fn(),
     quit: vi.fn(),
   };
   const tray = new TrayController({
@@ -101,6 +102,14 @@ describe('TrayController', () => {
     fake().item('retry')?.click?.();
     expect(actions.retryNow).toHaveBeenCalledTimes(1);
     expect(Tray.instances).toHaveLength(1);
+  });
+
+  it('offers "Save diagnostics…" whatever the state', () => {
+    const { tray, fake, actions } = setup();
+    tray.setState(status(), 0, []);
+    expect(fake().item('diagnostics')?.label).toBe('Save diagnostics…');
+    fake().item('diagnostics')?.click?.();
+    expect(actions.saveDiagnostics).toHaveBeenCalledTimes(1);
   });
 
   it('shows the missed-call count in tooltip, title and menu', () => {

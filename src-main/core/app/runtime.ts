@@ -11,6 +11,7 @@ import type { Clock } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import type { Fault } from '../../../src-shared/last-resort.ts';
 import type { Logger } from '../../../src-shared/log.ts';
+import { StatusTimeline } from '../diagnostics/bounded-log.ts';
 import type { WakeReason } from '../events/contracts.ts';
 import type { Settings } from '../settings/types.ts';
 import { CallPresenter, crmValuesOf } from './call-presenter.ts';
@@ -73,6 +74,9 @@ export class AppRuntime {
   private readonly statusListeners: Emitter<[StatusView]>;
   private readonly settingsListeners: Emitter<[SettingsView]>;
   private lastStatusJson = '';
+  private lastTest: { at: number; result: TestConnectionResult } | null = null;
+  /** The connection's status changes, for diagnostics. */
+  readonly timeline = new StatusTimeline();
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -232,8 +236,15 @@ export class AppRuntime {
     return { ok: true, view: this.settingsView() };
   }
 
-  testConnection(patch: SettingsPatch): Promise<TestConnectionResult> {
-    return this.settingsService.testConnection(patch);
+  async testConnection(patch: SettingsPatch): Promise<TestConnectionResult> {
+    const result = await this.settingsService.testConnection(patch);
+    this.lastTest = { at: this.d.clock.now(), result };
+    return result;
+  }
+
+  /** The last "Test connection" and when it ran (diagnostics). */
+  lastConnectionTest(): { at: number; result: TestConnectionResult } | null {
+    return this.lastTest;
   }
 
   async startDemo(): Promise<SettingsView> {
@@ -290,6 +301,10 @@ export class AppRuntime {
   private publishStatus(): void {
     if (!this.settingsService.loaded()) return;
     const status = this.status();
+    this.timeline.record(this.d.clock.now(), {
+      ...status,
+      state: status.paused ? 'paused' : status.state,
+    });
     this.d.views.tray.setState(status, status.missedCount, this.d.history.recent(10));
     const json = JSON.stringify(status);
     if (json === this.lastStatusJson) return;
