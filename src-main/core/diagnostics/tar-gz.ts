@@ -17,7 +17,6 @@ function octal(value: number, width: number): string {
 }
 
 function header(name: string, size: number, mtimeSec: number): Buffer {
-  // eslint-disable-next-line no-control-regex
   if (!/^[\x21-\x7e][\x20-\x7e]{0,99}$/.test(name) || name.includes('..'))
     throw new Error(`tar: unusable file name ${JSON.stringify(name)}`);
   const h = Buffer.alloc(BLOCK, 0);
