@@ -24,6 +24,12 @@ export interface HeadlessArgs {
   caFile: string;
   verbose: boolean;
   help: boolean;
+  /** The policy file (default: this OS's machine-wide path, policy.ts policyPath). */
+  policy: string | null;
+  /** Write a diagnostics archive here and exit. */
+  diagnostics: string | null;
+  /** Read the API secret from stdin, store it in the keychain and exit. */
+  storeSecret: boolean;
 }
 
 export class UsageError extends Error {
@@ -39,6 +45,12 @@ export const USAGE = `Usage: screenpop-headless --base-url <https://tenant.examp
                           [--relay-url <wss://relay.example.org> [--relay-tenant <name>]
                            [--event-source auto|direct|relay]]
        screenpop-headless --demo [--extension 101]
+       screenpop-headless --store-secret [--base-url <url>]      (the secret on standard input)
+       screenpop-headless --diagnostics <file.tar.gz> [flags as above]
+
+Policy: the machine-wide policy (/etc/screenpop/policy.json, /Library/Application Support/
+Screenpop/policy.json, %ProgramData%\\Screenpop\\policy.json; --policy <file> for another) presets
+flags not given and overrides locked ones; its apiKey stands in for SCREENPOP_API_KEY.
 
 Credentials: SCREENPOP_API_KEY and SCREENPOP_API_SECRET; without SCREENPOP_API_SECRET the secret is
 read from the OS keychain (service "Screenpop", account "<api key>@<host of --base-url>").
@@ -48,7 +60,14 @@ Exit codes: 0 stopped by SIGINT/SIGTERM, 1 unexpected failure, 2 usage error, 3 
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
-export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
+/**
+ * `defaults`: what a flag not given means (the built-in defaults, or those with the policy's
+ * presets: policy.ts presetDefaults). The policy's locks are applied by the runner afterwards.
+ */
+export function parseHeadlessArgs(
+  argv: string[],
+  defaults: Settings = DEFAULT_SETTINGS,
+): HeadlessArgs {
   let values;
   try {
     ({ values } = parseArgs({
@@ -69,33 +88,49 @@ export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
         'ca-file': { type: 'string' },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
+        policy: { type: 'string' },
+        diagnostics: { type: 'string' },
+        'store-secret': { type: 'boolean' },
       },
     }));
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const demo = values.demo ?? false;
-  const extensions = (values.extension ?? []).map((e) => e.trim());
+  const extensions = (values.extension ?? defaults.extensions).map((e) => e.trim());
   for (const e of extensions)
     if (!/^[0-9]{1,15}$/.test(e))
       throw new UsageError(`--extension must be digits: ${JSON.stringify(e)}`);
-  const dids = (values.did ?? []).map((d) => d.trim()).filter((d) => d.length > 0);
-  const region = (values.region ?? 'US').trim().toUpperCase();
+  const dids = (values.did ?? defaults.dids).map((d) => d.trim()).filter((d) => d.length > 0);
+  const region = (values.region ?? defaults.defaultRegion).trim().toUpperCase();
   if (!/^[A-Z]{2}$/.test(region))
     throw new UsageError('--region must be a two-letter country code, e.g. US');
   const staleRingSec =
-    values['stale-ring-sec'] === undefined ? 45 : Number(values['stale-ring-sec']);
+    values['stale-ring-sec'] === undefined
+      ? defaults.staleRingSec
+      : Number(values['stale-ring-sec']);
   if (!Number.isFinite(staleRingSec) || staleRingSec <= 0 || staleRingSec > 3600)
     throw new UsageError('--stale-ring-sec must be between 1 and 3600');
   const heartbeatSec = values['heartbeat-sec'] === undefined ? 25 : Number(values['heartbeat-sec']);
   if (!Number.isFinite(heartbeatSec) || heartbeatSec < 2 || heartbeatSec > 30)
     throw new UsageError('--heartbeat-sec must be between 2 and 30');
-  const relay = relayOptions(values['relay-url'], values['relay-tenant'], values['event-source']);
+  // A preset event source counts only when the policy changed it from the built-in 'auto'.
+  const relay = relayOptions(
+    values['relay-url'] ?? (defaults.relayUrl || undefined),
+    values['relay-tenant'] ?? (defaults.relayTenant || undefined),
+    values['event-source'] ??
+      (defaults.eventSource !== DEFAULT_SETTINGS.eventSource ? defaults.eventSource : undefined),
+  );
   const help = values.help ?? false;
   const caFile = (values['ca-file'] ?? '').trim();
   if (caFile && !isAbsolute(caFile)) throw new UsageError('--ca-file must be a full path');
-  let baseUrl = values['base-url'] ?? '';
-  if (!demo && !help) {
+  const diagnostics = values.diagnostics?.trim() || null;
+  if (values.diagnostics !== undefined && !diagnostics)
+    throw new UsageError('--diagnostics needs the path of the archive to write');
+  const storeSecret = values['store-secret'] ?? false;
+  let baseUrl = values['base-url'] ?? defaults.baseUrl;
+  // A diagnostics archive is written whatever is missing (that is what it is for).
+  if (!demo && !help && !(diagnostics && !baseUrl)) {
     if (!baseUrl) throw new UsageError('--base-url is required (or --demo)');
     let url: URL;
     try {
@@ -109,7 +144,7 @@ export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
       throw new UsageError('--base-url must be https (http only for localhost)');
     }
     baseUrl = url.origin + url.pathname.replace(/\/+$/, '');
-    if (extensions.length === 0 && dids.length === 0)
+    if (extensions.length === 0 && dids.length === 0 && !storeSecret && !diagnostics)
       throw new UsageError('give at least one --extension or --did');
   }
   return {
@@ -124,7 +159,20 @@ export function parseHeadlessArgs(argv: string[]): HeadlessArgs {
     caFile,
     verbose: values.verbose ?? false,
     help,
+    policy: values.policy?.trim() || null,
+    diagnostics,
+    storeSecret,
   };
+}
+
+/** The flags that matter before the rest is parsed (where the policy is, how much to log). */
+export function preScan(argv: readonly string[]): { policy: string | null; verbose: boolean } {
+  let policy: string | null = null;
+  argv.forEach((a, i) => {
+    if (a === '--policy') policy = argv[i + 1] ?? null;
+    else if (a.startsWith('--policy=')) policy = a.slice('--policy='.length);
+  });
+  return { policy: policy || null, verbose: argv.includes('--verbose') };
 }
 
 /**

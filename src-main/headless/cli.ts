@@ -5,10 +5,14 @@
 import { readFileSync } from 'node:fs';
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
-import { createLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { envProxyResolver } from '../core/net/proxy.ts';
 import { readCaFile } from '../core/net/trust.ts';
-import { parseHeadlessArgs, USAGE, UsageError } from './args.ts';
+import { createLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
+import { LogRing } from '../core/diagnostics/bounded-log.ts';
+import { loadPolicy, policyPath, presetDefaults } from '../core/settings/policy.ts';
+import { effectiveSettings, readAll, storeSecret, writeRunnerDiagnostics } from './admin.ts';
+import { parseHeadlessArgs, preScan, USAGE, UsageError } from './args.ts';
 import { EXIT, runHeadless } from './runner.ts';
 import { whenToStop } from './stop-signal.ts';
 
@@ -18,9 +22,26 @@ const STOP_DEADLINE_MS = 10_000;
 const secrets = new SecretRegistry();
 
 async function main(): Promise<number> {
+  const argv = process.argv.slice(2);
+  const early = preScan(argv);
+  // Every log line goes to stderr and into a ring that --diagnostics puts in its archive.
+  const logRing = new LogRing();
+  const logger = createLogger(
+    {
+      secrets,
+      level: early.verbose ? 'debug' : 'info',
+      sink: logRing.tee((r) => process.stderr.write(JSON.stringify(r) + '\n')),
+    },
+    { app: 'screenpop-headless' },
+  );
+  // The organisation's policy, as the tray app reads it: presets are the flags' defaults.
+  const policy = await loadPolicy(
+    early.policy ?? policyPath(process.platform, process.env),
+    logger,
+  );
   let args;
   try {
-    args = parseHeadlessArgs(process.argv.slice(2));
+    args = parseHeadlessArgs(argv, presetDefaults(policy));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`screenpop-headless: ${error.message}\n${USAGE}\n`);
@@ -30,7 +51,61 @@ async function main(): Promise<number> {
     process.stderr.write(`${USAGE}\n`);
     return EXIT.ok;
   }
-  if (!args.demo && !process.env.SCREENPOP_API_KEY?.trim()) {
+  // The runner says which flags a lock overrides when it runs; here only for the one-shot commands.
+  const settings = effectiveSettings(
+    args,
+    process.env,
+    policy,
+    args.storeSecret || args.diagnostics ? logger : silentLogger,
+  );
+  if (args.storeSecret) {
+    if (process.stdin.isTTY) {
+      process.stderr.write(
+        'screenpop-headless: pipe the secret on standard input, e.g.\n  printf %s "$SECRET" | screenpop-headless --store-secret --base-url https://acme.example.com\n',
+      );
+      return EXIT.usage;
+    }
+    try {
+      const account = await storeSecret(
+        settings,
+        await readAll(process.stdin),
+        new KeytarCredentialStore(),
+        secrets,
+      );
+      process.stderr.write(
+        `screenpop-headless: the API secret for ${account} is in the keychain\n`,
+      );
+      return EXIT.ok;
+    } catch (error) {
+      process.stderr.write(
+        `screenpop-headless: the secret was not stored: ${secrets.scrub(error instanceof Error ? error.message : String(error))}\n`,
+      );
+      return EXIT.failure;
+    }
+  }
+  if (args.diagnostics) {
+    const path = args.diagnostics;
+    const result = await writeRunnerDiagnostics(path, {
+      args,
+      settings,
+      policy,
+      env: process.env,
+      store: new KeytarCredentialStore(),
+      logger,
+      secrets,
+      logRing,
+      clock: systemClock,
+    }).catch((error: unknown) => {
+      logger.error('diagnostics could not be written', { error });
+      return null;
+    });
+    if (!result) return EXIT.failure;
+    process.stderr.write(
+      `screenpop-headless: diagnostics written to ${path} (connection test: ${result.ok ? 'passed' : 'failed'})\n`,
+    );
+    return EXIT.ok;
+  }
+  if (!args.demo && !settings.apiKey) {
     process.stderr.write(
       `screenpop-headless: set SCREENPOP_API_KEY (and SCREENPOP_API_SECRET, or keep the secret in the keychain)\n${USAGE}\n`,
     );
@@ -39,15 +114,11 @@ async function main(): Promise<number> {
   // A proxy the administrator set that cannot be used must not be gone around silently.
   try {
     envProxyResolver(process.env);
-    if (args.caFile) readCaFile(args.caFile, (path) => readFileSync(path, 'utf8'));
+    if (settings.caFile) readCaFile(settings.caFile, (path) => readFileSync(path, 'utf8'));
   } catch (error) {
     process.stderr.write(`screenpop-headless: ${(error as Error).message}\n`);
     return EXIT.usage;
   }
-  const logger = createLogger(
-    { secrets, level: args.verbose ? 'debug' : 'info' },
-    { app: 'screenpop-headless' },
-  );
   // From here on nothing unexpected ends the process: it is logged, printed as a `fault` line, and
   // the connection is rebuilt (runner.ts).
   const lastResort = new LastResort({ logger, clock: systemClock, secrets });
@@ -68,6 +139,7 @@ async function main(): Promise<number> {
     stopSignal,
     clock: lastResort.guardClock(systemClock),
     lastResort,
+    policy,
   });
 }
 

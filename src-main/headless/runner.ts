@@ -20,6 +20,8 @@ import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import type { ConnectionStatus } from '../core/events/contracts.ts';
 import { recoveryPacer, type LastResort } from '../../src-shared/last-resort.ts';
 import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
+import { NO_POLICY, type Policy } from '../core/settings/policy.ts';
+import { effectiveSettings } from './admin.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import type { HeadlessArgs } from './args.ts';
 import {
@@ -52,6 +54,8 @@ export interface RunnerDeps {
    * catches is printed as a `fault` line and the connection is rebuilt from the factory.
    */
   lastResort?: LastResort;
+  /** The organisation's policy (presets already in `args`; its locks apply here). */
+  policy?: Policy;
 }
 
 /** Which service, with which key, and where its secret is. */
@@ -66,6 +70,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const clock = deps.clock ?? systemClock;
   let demo: DemoService | undefined;
   let service: Service;
+  let settings: Settings;
   if (args.demo) {
     // Loaded only for --demo: the simulator is not part of a normal run. The same demo as the
     // tray app's, ringing every 5 s.
@@ -77,27 +82,31 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       ringEverySec: 5,
     });
     service = await inMemory(demo.baseUrl, demo.apiKey, demo.secret, secrets);
+    settings = {
+      ...DEFAULT_SETTINGS,
+      baseUrl: demo.baseUrl,
+      apiKey: demo.apiKey,
+      extensions: args.extensions,
+      dids: args.dids,
+      defaultRegion: args.region,
+      staleRingSec: args.staleRingSec,
+      // The demo is the direct stream alone, as in the tray app.
+      eventSource: 'direct',
+    };
   } else {
-    service = await serviceFromEnv(deps.env, args.baseUrl, secrets);
+    settings = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
+    service = await serviceFromEnv(deps.env, settings.baseUrl, settings.apiKey, secrets);
   }
   const { baseUrl, apiKey } = service;
-  const settings: Settings = {
-    ...DEFAULT_SETTINGS,
-    baseUrl,
-    apiKey,
-    extensions: args.extensions,
-    dids: args.dids,
-    defaultRegion: args.region,
-    staleRingSec: args.staleRingSec,
-    // The demo is the direct stream alone, as in the tray app.
-    ...(args.demo
-      ? { eventSource: 'direct' as const }
-      : { relayUrl: args.relayUrl, relayTenant: args.relayTenant, eventSource: args.eventSource }),
-  };
   // HTTPS_PROXY / NO_PROXY and --ca-file, for the API calls and both sockets alike.
   const transport = transportFor(
     // The demo's simulator is on this computer: never through a proxy.
-    { proxyMode: args.demo ? 'none' : 'system', proxyUrl: '', caFile: args.caFile },
+    // Without a policy: the system's (HTTPS_PROXY / NO_PROXY); a policy may set or lock another.
+    {
+      proxyMode: args.demo ? 'none' : settings.proxyMode,
+      proxyUrl: settings.proxyUrl,
+      caFile: settings.caFile,
+    },
     { env: deps.env, readFile: (path) => readFileSync(path, 'utf8'), logger, secrets },
   );
   const connect = serviceConnectionFactory({
@@ -203,13 +212,13 @@ async function inMemory(
   return { baseUrl, apiKey, store };
 }
 
-/** SCREENPOP_API_KEY + SCREENPOP_API_SECRET, or the key from the environment and the secret from the keychain. */
+/** The key (environment or policy) with SCREENPOP_API_SECRET, or the secret from the keychain. */
 async function serviceFromEnv(
   env: Record<string, string | undefined>,
   baseUrl: string,
+  apiKey: string,
   secrets: SecretRegistry,
 ): Promise<Service> {
-  const apiKey = env.SCREENPOP_API_KEY?.trim() ?? '';
   const envSecret = env.SCREENPOP_API_SECRET ?? '';
   if (apiKey && envSecret) return inMemory(baseUrl, apiKey, envSecret, secrets);
   return { baseUrl, apiKey, store: new KeytarCredentialStore() };

@@ -1,0 +1,201 @@
+/**
+ * What the runner does for administrators, besides running:
+ * - `effectiveSettings`: the flags, the environment and the organisation's policy made one
+ *   Settings (flags over presets, locks over everything), the way the tray app sees its own;
+ * - `--store-secret`: the API secret read from standard input (never from the command line, where
+ *   other users of the computer can see it in the process list) and stored in the keychain, so an
+ *   administrator's script can pre-provision it for the tray app and the runner;
+ * - `--diagnostics <file>`: a connection test and the archive of src-main/core/diagnostics/.
+ */
+import { readFileSync } from 'node:fs';
+import { ServiceClient } from '../core/api/service-client.ts';
+import { outboundAddress, testConnection } from '../core/app/test-connection.ts';
+import {
+  keychainAccountOrNull,
+  type CredentialStore,
+} from '../core/credentials/credential-store.ts';
+import type { LogRing } from '../core/diagnostics/bounded-log.ts';
+import { Diagnostics, logSection } from '../core/diagnostics/diagnostics.ts';
+import {
+  aboutSection,
+  connectionSection,
+  connectionTestSection,
+  keychainState,
+  policySection,
+  settingsSection,
+} from '../core/diagnostics/sections.ts';
+import { StatusTimeline } from '../core/diagnostics/bounded-log.ts';
+import { withLocks, type Policy } from '../core/settings/policy.ts';
+import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
+import type { TestConnectionResult } from '../ipc/contract.ts';
+import type { Clock } from '../../src-shared/clock.ts';
+import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
+import type { HeadlessArgs } from './args.ts';
+
+/** The settings this run uses: flags (already over the policy's presets), then the policy's locks. */
+export function effectiveSettings(
+  args: HeadlessArgs,
+  env: Record<string, string | undefined>,
+  policy: Policy,
+  logger: Logger,
+): Settings {
+  const wanted: Settings = {
+    ...DEFAULT_SETTINGS,
+    ...policy.settings,
+    baseUrl: args.baseUrl,
+    apiKey: env.SCREENPOP_API_KEY?.trim() || policy.settings.apiKey || '',
+    extensions: args.extensions,
+    dids: args.dids,
+    defaultRegion: args.region,
+    staleRingSec: args.staleRingSec,
+    relayUrl: args.relayUrl,
+    relayTenant: args.relayTenant,
+    eventSource: args.eventSource,
+    caFile: args.caFile || policy.settings.caFile || '',
+  };
+  const settings = withLocks(wanted, policy);
+  for (const key of Object.keys(policy.locked) as Array<keyof Settings>)
+    if (JSON.stringify(wanted[key]) !== JSON.stringify(settings[key]))
+      logger.warn('the policy locks this setting; the value given here is not used', {
+        setting: key,
+        managedBy: policy.managedBy,
+      });
+  return settings;
+}
+
+export function appVersion(): string {
+  try {
+    const pkg = JSON.parse(
+      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
+    ) as { version?: unknown };
+    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/** Reads all of a stream (standard input) as text. */
+export async function readAll(
+  stream: NodeJS.ReadableStream,
+  maxBytes = 64 * 1024,
+): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream) {
+    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
+    size += buf.length;
+    if (size > maxBytes) throw new Error(`more than ${maxBytes} bytes on standard input`);
+    chunks.push(buf);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * `--store-secret`: the secret from `input` (one line; the line break at its end is not part of
+ * it) into the keychain under the account the app and the runner read ("<api key>@<host>").
+ * Returns the account, or throws an Error whose message says what to fix (never the secret).
+ */
+export async function storeSecret(
+  settings: Settings,
+  input: string,
+  store: CredentialStore,
+  secrets: SecretRegistry,
+): Promise<string> {
+  const account = keychainAccountOrNull(settings.apiKey, settings.baseUrl);
+  if (!account)
+    throw new Error(
+      'the API key and the service address are needed: set SCREENPOP_API_KEY and --base-url, or have the policy set apiKey and baseUrl',
+    );
+  const secret = input.replace(/\r?\n$/, '');
+  if (!secret.trim()) throw new Error('no secret on standard input');
+  if (secret.includes('\n')) throw new Error('the secret on standard input must be one line');
+  secrets.add(secret);
+  await store.setSecret(account, secret);
+  return account;
+}
+
+export interface DiagnosticsRunDeps {
+  args: HeadlessArgs;
+  settings: Settings;
+  policy: Policy;
+  env: Record<string, string | undefined>;
+  store: CredentialStore;
+  logger: Logger;
+  secrets: SecretRegistry;
+  logRing: LogRing;
+  clock: Clock;
+  /** Sections other modules add (network decisions, ...). */
+  diagnostics?: Diagnostics;
+}
+
+/**
+ * `--diagnostics <file>`: tests the connection with the settings in force (when there is a key
+ * and a secret to test), then writes the archive. Returns the test's result.
+ */
+export async function writeRunnerDiagnostics(
+  path: string,
+  d: DiagnosticsRunDeps,
+): Promise<TestConnectionResult> {
+  const { settings, clock, logger, secrets } = d;
+  const envSecret = d.env.SCREENPOP_API_SECRET || null;
+  if (envSecret) secrets.add(envSecret);
+  const account = keychainAccountOrNull(settings.apiKey, settings.baseUrl);
+  let stored = false;
+  let secret = envSecret;
+  if (!secret && account) {
+    secret = await d.store.getSecret(account).catch((err: unknown) => {
+      logger.warn('keychain could not be read', { error: err });
+      return null;
+    });
+    stored = secret !== null;
+  }
+  const result = await testConnection(
+    {
+      baseUrl: settings.baseUrl,
+      apiKey: settings.apiKey,
+      secret,
+      extensions: settings.extensions,
+      defaultRegion: settings.defaultRegion,
+    },
+    {
+      logger,
+      localAddress: outboundAddress,
+      createProbe: (input) => {
+        const client = new ServiceClient({ baseUrl: input.baseUrl, clock, logger, secrets });
+        return {
+          getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,
+          listExtensions: (token) => client.listExtensions(token),
+        };
+      },
+    },
+  );
+  const at = clock.now();
+  logger.info('connection test for diagnostics', { ok: result.ok });
+  const diagnostics = d.diagnostics ?? new Diagnostics();
+  const timeline = new StatusTimeline();
+  diagnostics.add(
+    aboutSection({
+      app: 'screenpop-headless',
+      version: appVersion(),
+      now: () => clock.now(),
+      extra: { secretFrom: envSecret ? 'SCREENPOP_API_SECRET' : 'keychain' },
+    }),
+  );
+  diagnostics.add(
+    settingsSection(
+      () => settings,
+      () => keychainState(stored),
+    ),
+  );
+  diagnostics.add(policySection(d.policy));
+  diagnostics.add(
+    connectionSection(
+      () => ({ note: 'written by --diagnostics: the runner was not watching for calls' }),
+      timeline,
+    ),
+  );
+  diagnostics.add(connectionTestSection(() => ({ at, result })));
+  diagnostics.add(logSection(() => d.logRing.snapshot()));
+  await diagnostics.write(path, { secrets, now: clock.now() });
+  return result;
+}

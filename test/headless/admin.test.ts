@@ -1,0 +1,188 @@
+/**
+ * The runner's administrator commands as child processes: the policy read by the runner (a lock
+ * wins over a flag, its API key stands in for SCREENPOP_API_KEY), `--store-secret` into a REAL
+ * gnome-keyring (private D-Bus session, temporary HOME) with the secret on stdin, then
+ * `--diagnostics` in the same keyring testing the connection against the simulator with that
+ * secret and writing an archive that `tar` unpacks and that holds no secret.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSimulator, type Simulator } from '../../src-sim/index.ts';
+import { useTempDir } from '../support/temp-dir.ts';
+
+const CLI = 'src-main/headless/cli.ts';
+const tmp = useTempDir('screenpop-admin-');
+const sims: Simulator[] = [];
+afterEach(async () => {
+  for (const s of sims.splice(0)) await s.close();
+});
+
+const missing = ['dbus-run-session', 'gnome-keyring-daemon'].filter(
+  (tool) => spawnSync('sh', ['-c', `command -v ${tool}`]).status !== 0,
+);
+const skipKeyring = missing.length > 0 && process.env.CI !== 'true';
+
+interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `command args` with `input` on stdin; killed after 30 s. */
+function run(command: string, args: string[], env: NodeJS.ProcessEnv, input = ''): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, args, { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+    child.on('error', reject);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+    child.stdin.end(input);
+  });
+}
+
+async function simAndPolicy(extra: object = {}) {
+  const sim = await startSimulator();
+  sims.push(sim);
+  const policy = join(tmp.path, 'policy.json');
+  await writeFile(
+    policy,
+    JSON.stringify({
+      managedBy: 'Acme IT',
+      settings: { baseUrl: sim.baseUrl, apiKey: sim.apiKey.key, extensions: ['101'] },
+      locked: ['baseUrl', 'apiKey'],
+      ...extra,
+    }),
+  );
+  return { sim, policy };
+}
+
+describe('screenpop-headless for administrators', () => {
+  it('reads the policy: a locked address wins over --base-url, the policy key stands in for SCREENPOP_API_KEY', async () => {
+    const { sim, policy } = await simAndPolicy();
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        '--policy',
+        policy,
+        '--base-url',
+        'https://elsewhere.example.org',
+        '--extension',
+        '101',
+      ],
+      {
+        env: { PATH: process.env.PATH ?? '', SCREENPOP_API_SECRET: sim.apiKey.secret },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && !out.includes('"state":"connected"'))
+      await new Promise((r) => setTimeout(r, 50));
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    expect(out, err).toContain('"state":"connected"');
+    expect(err).toContain('the policy locks this setting');
+    expect(err).toContain('"setting":"baseUrl"');
+    expect(err).not.toContain(sim.apiKey.secret);
+  });
+
+  it('names each bad policy field on stderr, never its value, and runs with the rest', async () => {
+    const { sim, policy } = await simAndPolicy({ settings: { baseUrl: 'ftp://x', sound: 7 } });
+    const r = await run(
+      process.execPath,
+      [CLI, '--policy', policy, '--base-url', sim.baseUrl, '--help'],
+      { PATH: process.env.PATH ?? '' },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('"field":"settings.baseUrl"');
+    expect(r.stderr).toContain('"field":"settings.sound"');
+    expect(r.stderr).not.toContain('ftp://x');
+  });
+
+  it.skipIf(skipKeyring)(
+    '--store-secret puts the secret from stdin in a real keychain; --diagnostics then tests with it and writes the archive',
+    async () => {
+      expect(missing, `CI must provide ${missing.join(', ')}`).toEqual([]);
+      const { sim, policy } = await simAndPolicy();
+      const home = join(tmp.path, 'home');
+      await mkdir(join(home, 'run'), { recursive: true, mode: 0o700 });
+      const archive = join(tmp.path, 'diag.tar.gz');
+      // One D-Bus session and keyring for both commands; the secret only ever on stdin.
+      const script =
+        'printf pw | gnome-keyring-daemon --unlock --components=secrets --daemonize >/dev/null; ' +
+        '"$0" "$1" --policy "$2" --store-secret || exit 10; ' +
+        'exec "$0" "$1" --policy "$2" --diagnostics "$3" </dev/null';
+      const r = await run(
+        'dbus-run-session',
+        ['--', 'sh', '-c', script, process.execPath, CLI, policy, archive],
+        {
+          PATH: process.env.PATH,
+          HOME: home,
+          XDG_RUNTIME_DIR: join(home, 'run'),
+          XDG_DATA_HOME: join(home, '.local', 'share'),
+        },
+        `${sim.apiKey.secret}\n`,
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stderr).toContain(`the API secret for ${sim.apiKey.key}@`);
+      expect(r.stderr).toContain('(connection test: passed)');
+      const dir = join(tmp.path, 'unpacked');
+      await mkdir(dir);
+      execFileSync('tar', ['-xzf', archive, '-C', dir]);
+      const names = (await readdir(join(dir, 'screenpop-diagnostics'))).sort();
+      expect(names).toEqual([
+        'README.txt',
+        'about.json',
+        'connection-test.json',
+        'connection.json',
+        'log.jsonl',
+        'policy.json',
+        'settings.json',
+      ]);
+      const text = (
+        await Promise.all(names.map((n) => readFile(join(dir, 'screenpop-diagnostics', n), 'utf8')))
+      ).join('\n');
+      expect(text).not.toContain(sim.apiKey.secret);
+      expect(
+        JSON.parse(
+          await readFile(join(dir, 'screenpop-diagnostics', 'connection-test.json'), 'utf8'),
+        ),
+      ).toMatchObject({
+        result: { ok: true },
+      });
+      expect(text).toContain('holds the API secret for this key');
+      expect(text).toContain('Acme IT');
+    },
+  );
+
+  it('--store-secret refuses an empty stdin and says what is missing', async () => {
+    const r = await run(
+      process.execPath,
+      [
+        CLI,
+        '--policy',
+        join(tmp.path, 'none.json'),
+        '--store-secret',
+        '--base-url',
+        'https://acme.example.com',
+      ],
+      {
+        PATH: process.env.PATH ?? '',
+      },
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('the API key and the service address are needed');
+  });
+});
