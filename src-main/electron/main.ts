@@ -41,12 +41,18 @@ import {
   keychainState,
   settingsSection,
 } from '../core/diagnostics/sections.ts';
-import { loadPolicy, managedView, policyPath, presetDefaults } from '../core/settings/policy.ts';
+import {
+  loadMachinePolicy,
+  managedView,
+  presetDefaults,
+  withLocks,
+} from '../core/settings/policy.ts';
 import { ServiceClient } from '../core/api/service-client.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
-import { SecretRegistry } from '../../src-shared/log.ts';
+import { createLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { readAll, storeSecret } from '../core/credentials/provision.ts';
 import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
 import { SettingsStore } from '../core/settings/settings-store.ts';
 import type { Settings } from '../core/settings/types.ts';
@@ -82,7 +88,10 @@ protocol.registerSchemesAsPrivileged([
   { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
 ]);
 
-if (!app.requestSingleInstanceLock()) {
+if (process.argv.includes('--store-secret')) {
+  // An administrator's script: `Screenpop --store-secret` with the secret on standard input.
+  void provisionSecret().then((code) => app.exit(code));
+} else if (!app.requestSingleInstanceLock()) {
   // Another Screenpop is running; it gets 'second-instance' and shows its settings.
   app.quit();
 } else {
@@ -173,10 +182,11 @@ async function start(): Promise<void> {
 
   // The core. The organisation's policy first: its presets are the settings' defaults, its locks
   // win over the user's file. SCREENPOP_POLICY_FILE points elsewhere only in unpackaged runs (tests).
-  const policy = await loadPolicy(
-    (!app.isPackaged && process.env.SCREENPOP_POLICY_FILE) ||
-      policyPath(process.platform, process.env),
+  const policy = await loadMachinePolicy(
     logger,
+    process.platform,
+    process.env,
+    (!app.isPackaged && process.env.SCREENPOP_POLICY_FILE) || null,
   );
   const settingsStore = new SettingsStore({
     path: join(userData, 'settings.json'),
@@ -381,6 +391,31 @@ async function start(): Promise<void> {
   updates.apply(rt.settings().updates);
   if (needsOnboarding) windows.show('settings');
   logger.info('ready', { needsOnboarding });
+}
+
+/**
+ * Stores the API secret from standard input in this user's keychain, for the service address and
+ * API key the organisation's policy sets (README "Pre-provisioning the API secret"); no window.
+ */
+async function provisionSecret(): Promise<number> {
+  const secrets = new SecretRegistry();
+  const logger = createLogger({ secrets }, { app: 'screenpop --store-secret' });
+  try {
+    const policy = await loadMachinePolicy(logger, process.platform, process.env);
+    const account = await storeSecret(
+      withLocks(presetDefaults(policy), policy),
+      await readAll(process.stdin),
+      new KeytarCredentialStore(),
+      secrets,
+    );
+    process.stderr.write(`Screenpop: the API secret for ${account} is in the keychain\n`);
+    return 0;
+  } catch (err) {
+    process.stderr.write(
+      `Screenpop: the secret was not stored: ${secrets.scrub(err instanceof Error ? err.message : String(err))}\n`,
+    );
+    return 1;
+  }
 }
 
 /** electron-builder's resources/package-type (deb, rpm, pacman) when installed from such a package. */

@@ -2,9 +2,7 @@
  * What the runner does for administrators, besides running:
  * - `effectiveSettings`: the flags, the environment and the organisation's policy made one
  *   Settings (flags over presets, locks over everything), the way the tray app sees its own;
- * - `--store-secret`: the API secret read from standard input (never from the command line, where
- *   other users of the computer can see it in the process list) and stored in the keychain, so an
- *   administrator's script can pre-provision it for the tray app and the runner;
+ * - `--store-secret`: core/credentials/provision.ts;
  * - `--diagnostics <file>`: a connection test and the archive of src-main/core/diagnostics/.
  */
 import { readFileSync } from 'node:fs';
@@ -72,46 +70,6 @@ export function appVersion(): string {
   } catch {
     return 'unknown';
   }
-}
-
-/** Reads all of a stream (standard input) as text. */
-export async function readAll(
-  stream: NodeJS.ReadableStream,
-  maxBytes = 64 * 1024,
-): Promise<string> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream) {
-    const buf = Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk));
-    size += buf.length;
-    if (size > maxBytes) throw new Error(`more than ${maxBytes} bytes on standard input`);
-    chunks.push(buf);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/**
- * `--store-secret`: the secret from `input` (one line; the line break at its end is not part of
- * it) into the keychain under the account the app and the runner read ("<api key>@<host>").
- * Returns the account, or throws an Error whose message says what to fix (never the secret).
- */
-export async function storeSecret(
-  settings: Settings,
-  input: string,
-  store: CredentialStore,
-  secrets: SecretRegistry,
-): Promise<string> {
-  const account = keychainAccountOrNull(settings.apiKey, settings.baseUrl);
-  if (!account)
-    throw new Error(
-      'the API key and the service address are needed: set SCREENPOP_API_KEY and --base-url, or have the policy set apiKey and baseUrl',
-    );
-  const secret = input.replace(/\r?\n$/, '');
-  if (!secret.trim()) throw new Error('no secret on standard input');
-  if (secret.includes('\n')) throw new Error('the secret on standard input must be one line');
-  secrets.add(secret);
-  await store.setSecret(account, secret);
-  return account;
 }
 
 export interface DiagnosticsRunDeps {

@@ -10,8 +10,9 @@ import { readCaFile } from '../core/net/trust.ts';
 import { createLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import { LogRing } from '../core/diagnostics/bounded-log.ts';
-import { loadPolicy, policyPath, presetDefaults } from '../core/settings/policy.ts';
-import { effectiveSettings, readAll, storeSecret, writeRunnerDiagnostics } from './admin.ts';
+import { loadMachinePolicy, presetDefaults } from '../core/settings/policy.ts';
+import { readAll, storeSecret } from '../core/credentials/provision.ts';
+import { effectiveSettings, writeRunnerDiagnostics } from './admin.ts';
 import { parseHeadlessArgs, preScan, USAGE, UsageError } from './args.ts';
 import { EXIT, runHeadless } from './runner.ts';
 import { whenToStop } from './stop-signal.ts';
@@ -35,10 +36,7 @@ async function main(): Promise<number> {
     { app: 'screenpop-headless' },
   );
   // The organisation's policy, as the tray app reads it: presets are the flags' defaults.
-  const policy = await loadPolicy(
-    early.policy ?? policyPath(process.platform, process.env),
-    logger,
-  );
+  const policy = await loadMachinePolicy(logger, process.platform, process.env, early.policy);
   let args;
   try {
     args = parseHeadlessArgs(argv, presetDefaults(policy));

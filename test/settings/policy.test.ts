@@ -10,6 +10,7 @@ import {
   presetDefaults,
   validatePolicy,
 } from '../../src-main/core/settings/policy.ts';
+import { parseRegQuery, readRegistryPolicy } from '../../src-main/core/settings/registry-policy.ts';
 import { SettingsStore } from '../../src-main/core/settings/settings-store.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { useTempDir } from '../support/temp-dir.ts';
@@ -137,7 +138,7 @@ describe('loadPolicy', () => {
     expect((await loadPolicy(tmp.path, log)).source).toBeNull(); // a folder in the way
     const errors = log.records.filter((r) => r.level === 'error').map((r) => r.msg);
     expect(errors).toEqual([
-      'policy file is not valid JSON; no policy applies',
+      'the policy is not valid JSON; no policy applies',
       'policy file could not be read; no policy applies',
     ]);
   });
@@ -203,5 +204,60 @@ describe('settings under a policy', () => {
     expect(saved.settings.updates.enabled).toBe(false);
     expect(store.settings().baseUrl).toBe('https://acme.example.com'); // the preset, untouched
     expect(managedView(policy)).toEqual({ by: 'Acme IT (helpdesk 4000)', locked: ACME.locked });
+  });
+});
+
+describe('Windows registry policy (reg.exe through execFile)', () => {
+  const OUTPUT = [
+    '',
+    'HKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\Screenpop',
+    '    Policy    REG_SZ    {"managedBy": "Acme IT", "locked": ["startAtLogin"], "settings": {"startAtLogin": true}}',
+    '',
+  ].join('\r\n');
+
+  it('reads the Policy value from reg query output, with reg.exe by full path and no shell', async () => {
+    expect(parseRegQuery(OUTPUT)).toBe(
+      '{"managedBy": "Acme IT", "locked": ["startAtLogin"], "settings": {"startAtLogin": true}}',
+    );
+    expect(
+      parseRegQuery(
+        '\r\nHKEY_LOCAL_MACHINE\\SOFTWARE\\Policies\\Screenpop\r\n    Other    REG_SZ    x\r\n',
+      ),
+    ).toBeNull();
+    const calls: Array<[string, string[]]> = [];
+    const text = await readRegistryPolicy({ SystemRoot: 'C:\\Windows' }, async (file, args) => {
+      calls.push([file, args]);
+      return OUTPUT;
+    });
+    expect(text).toContain('Acme IT');
+    expect(calls).toEqual([
+      [
+        join('C:\\Windows', 'System32', 'reg.exe'),
+        ['query', 'HKLM\\SOFTWARE\\Policies\\Screenpop', '/v', 'Policy', '/reg:64'],
+      ],
+    ]);
+    // No key or value: reg.exe exits 1.
+    const none = await readRegistryPolicy({}, () =>
+      Promise.reject(Object.assign(new Error('x'), { code: 1 })),
+    );
+    expect(none).toBeNull();
+  });
+
+  it('the registry comes first; without it, or when reg.exe fails, the file applies', async () => {
+    const path = join(tmp.path, 'policy.json');
+    await writeFile(path, JSON.stringify({ managedBy: 'File IT' }));
+    const log = memoryLogger();
+    const fromRegistry = await loadPolicy(path, log, {
+      registry: async () => parseRegQuery(OUTPUT),
+    });
+    expect(fromRegistry.managedBy).toBe('Acme IT');
+    expect(fromRegistry.locked).toEqual({ startAtLogin: true });
+    expect(fromRegistry.source).toContain('HKLM');
+    expect((await loadPolicy(path, log, { registry: async () => null })).managedBy).toBe('File IT');
+    const failed = await loadPolicy(path, log, { registry: async () => new Error('spawn EACCES') });
+    expect(failed.managedBy).toBe('File IT');
+    expect(log.records.map((r) => r.msg)).toContain(
+      'the registry policy could not be read; the policy file is used',
+    );
   });
 });

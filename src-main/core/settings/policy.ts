@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { parseJson } from '../../../src-shared/json-text.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from './types.ts';
+import { readRegistryPolicy, REGISTRY_KEY, REGISTRY_VALUE } from './registry-policy.ts';
 import { validateSettings } from './validate-settings.ts';
 
 export type SettingName = Exclude<keyof Settings, 'version'>;
@@ -81,10 +82,25 @@ export interface PolicyProblem {
 
 /**
  * Reads and validates the policy at `path`. Never throws: no file is no policy; an unreadable or
- * broken file is no policy and a logged problem; bad parts are logged and left out.
+ * broken file is no policy and a logged problem; bad parts are logged and left out. With
+ * `registry` (Windows), a policy in the registry comes first and the file is read only without one.
  */
-export async function loadPolicy(path: string, logger: Logger): Promise<Policy> {
+export async function loadPolicy(
+  path: string,
+  logger: Logger,
+  options: { registry?: () => Promise<string | null | Error> } = {},
+): Promise<Policy> {
   const log = logger.child({ component: 'policy' });
+  if (options.registry) {
+    const found = await options.registry();
+    if (typeof found === 'string')
+      return policyFromText(found, `registry ${REGISTRY_KEY}\\${REGISTRY_VALUE}`, log);
+    if (found instanceof Error)
+      log.error('the registry policy could not be read; the policy file is used', {
+        key: REGISTRY_KEY,
+        error: found,
+      });
+  }
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -97,16 +113,38 @@ export async function loadPolicy(path: string, logger: Logger): Promise<Policy> 
     log.error('policy file could not be read; no policy applies', { path, code: code ?? 'error' });
     return NO_POLICY;
   }
+  return policyFromText(text, path, log);
+}
+
+/**
+ * This computer's policy: on Windows the registry, then the file; elsewhere the file.
+ * `path` replaces the OS's file (tests, --policy); then the registry is not read either.
+ */
+export function loadMachinePolicy(
+  logger: Logger,
+  platform: NodeJS.Platform,
+  env: Record<string, string | undefined>,
+  path: string | null = null,
+): Promise<Policy> {
+  if (path) return loadPolicy(path, logger);
+  return loadPolicy(
+    policyPath(platform, env),
+    logger,
+    platform === 'win32' ? { registry: () => readRegistryPolicy(env) } : {},
+  );
+}
+
+function policyFromText(text: string, source: string, log: Logger): Policy {
   const json = parseJson(text.replace(/^\uFEFF/, ''));
   if (!json.ok) {
-    log.error('policy file is not valid JSON; no policy applies', { path, where: json.where });
+    log.error('the policy is not valid JSON; no policy applies', { source, where: json.where });
     return NO_POLICY;
   }
-  const { policy, problems } = validatePolicy(json.value, path);
+  const { policy, problems } = validatePolicy(json.value, source);
   for (const p of problems)
     log.warn('policy problem; this part is ignored', { field: p.field, problem: p.message });
   log.info('policy applied', {
-    path,
+    source,
     managedBy: policy.managedBy,
     presets: Object.keys(policy.settings),
     locked: Object.keys(policy.locked),

@@ -1,0 +1,51 @@
+/**
+ * Windows: the policy can also come from the registry, where Group Policy puts what a domain's
+ * administrators push: the value `Policy` (REG_SZ, the same JSON document as policy.json) under
+ * `HKLM\SOFTWARE\Policies\Screenpop`. Read with Windows' own reg.exe through execFile (no shell,
+ * no native module), by its full path (not looked up on PATH), in the 64-bit view.
+ */
+import { execFile } from 'node:child_process';
+import { join } from 'node:path';
+
+export const REGISTRY_KEY = 'HKLM\\SOFTWARE\\Policies\\Screenpop';
+export const REGISTRY_VALUE = 'Policy';
+
+/** The `Policy` value's text from `reg query` output; null when the output has none. */
+export function parseRegQuery(output: string): string | null {
+  for (const line of output.split(/\r?\n/)) {
+    const m = /^\s+(\S(?:.*?\S)?)\s{4}(REG_SZ|REG_EXPAND_SZ)\s{4}(.*)$/.exec(line);
+    if (m && m[1]?.toLowerCase() === REGISTRY_VALUE.toLowerCase()) return m[3] ?? '';
+  }
+  return null;
+}
+
+/** Runs a program with arguments and gives its stdout; rejects with `code` on a non-zero exit. */
+export type ExecFileText = (file: string, args: string[]) => Promise<string>;
+
+const realExec: ExecFileText = (file, args) =>
+  new Promise((resolve, reject) =>
+    execFile(
+      file,
+      args,
+      { windowsHide: true, timeout: 5000, maxBuffer: 1024 * 1024, encoding: 'utf8' },
+      (err, stdout) => (err ? reject(err) : resolve(stdout)),
+    ),
+  );
+
+/**
+ * The registry policy's JSON text, `null` when there is none (no key or value: reg.exe exits 1),
+ * or an Error when reg.exe could not be run at all.
+ */
+export async function readRegistryPolicy(
+  env: Record<string, string | undefined>,
+  exec: ExecFileText = realExec,
+): Promise<string | null | Error> {
+  const reg = join(env.SystemRoot || env.SYSTEMROOT || 'C:\\Windows', 'System32', 'reg.exe');
+  try {
+    return parseRegQuery(await exec(reg, ['query', REGISTRY_KEY, '/v', REGISTRY_VALUE, '/reg:64']));
+  } catch (err) {
+    const code = (err as { code?: unknown }).code;
+    if (code === 1) return null;
+    return err instanceof Error ? err : new Error(String(err));
+  }
+}
