@@ -243,7 +243,8 @@ async function start(): Promise<void> {
     // The control surface lets the user (and the end-to-end suite) ring the demo from outside.
     startDemo: () => startDemo({ clock, logger, control: true }),
     createProbe: (input) => {
-      const { fetch } = network(settingsStore.settings());
+      // The settings in force (with the policy's locks), as the connection uses them.
+      const { fetch } = network(runtime?.settings() ?? settingsStore.settings());
       const client = new ServiceClient({ baseUrl: input.baseUrl, clock, logger, secrets, fetch });
       return {
         getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,

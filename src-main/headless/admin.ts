@@ -7,6 +7,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { ServiceClient } from '../core/api/service-client.ts';
+import { transportFor } from '../core/net/network.ts';
+import type { NetTransport } from '../core/net/transport.ts';
 import { outboundAddress, testConnection } from '../core/app/test-connection.ts';
 import {
   keychainAccountOrNull,
@@ -107,26 +109,48 @@ export async function writeRunnerDiagnostics(
     });
     stored = secret !== null;
   }
-  const result = await testConnection(
-    {
-      baseUrl: settings.baseUrl,
-      apiKey: settings.apiKey,
-      secret,
-      extensions: settings.extensions,
-      defaultRegion: settings.defaultRegion,
-    },
-    {
+  // The same proxy and CA decisions as a run (HTTPS_PROXY / NO_PROXY, the policy's proxy and CA).
+  let transport: NetTransport | null = null;
+  let networkProblem: string | null = null;
+  try {
+    transport = transportFor(settings, {
+      env: d.env,
+      readFile: (file) => readFileSync(file, 'utf8'),
       logger,
-      localAddress: outboundAddress,
-      createProbe: (input) => {
-        const client = new ServiceClient({ baseUrl: input.baseUrl, clock, logger, secrets });
-        return {
-          getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,
-          listExtensions: (token) => client.listExtensions(token),
-        };
-      },
-    },
-  );
+      secrets,
+    });
+  } catch (err) {
+    networkProblem = err instanceof Error ? err.message : String(err);
+  }
+  const fetch = transport?.fetch;
+  const result: TestConnectionResult = networkProblem
+    ? { ok: false, message: networkProblem, remedy: 'Fix HTTPS_PROXY or the proxy setting.' }
+    : await testConnection(
+        {
+          baseUrl: settings.baseUrl,
+          apiKey: settings.apiKey,
+          secret,
+          extensions: settings.extensions,
+          defaultRegion: settings.defaultRegion,
+        },
+        {
+          logger,
+          localAddress: outboundAddress,
+          createProbe: (input) => {
+            const client = new ServiceClient({
+              baseUrl: input.baseUrl,
+              clock,
+              logger,
+              secrets,
+              ...(fetch ? { fetch } : {}),
+            });
+            return {
+              getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,
+              listExtensions: (token) => client.listExtensions(token),
+            };
+          },
+        },
+      );
   const at = clock.now();
   logger.info('connection test for diagnostics', { ok: result.ok });
   const diagnostics = d.diagnostics ?? new Diagnostics();
@@ -154,6 +178,10 @@ export async function writeRunnerDiagnostics(
   );
   diagnostics.add(connectionTestSection(() => ({ at, result })));
   diagnostics.add(logSection(() => d.logRing.snapshot()));
+  diagnostics.add({
+    name: 'network',
+    collect: () => (transport ? transport.decisions() : { problem: networkProblem }),
+  });
   await diagnostics.write(path, { secrets, now: clock.now() });
   return result;
 }

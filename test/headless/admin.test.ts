@@ -148,6 +148,7 @@ describe('screenpop-headless for administrators', () => {
         'connection-test.json',
         'connection.json',
         'log.jsonl',
+        'network.json',
         'policy.json',
         'settings.json',
       ]);
@@ -164,6 +165,10 @@ describe('screenpop-headless for administrators', () => {
       });
       expect(text).toContain('holds the API secret for this key');
       expect(text).toContain('Acme IT');
+      // The proxy and certificate decisions of the test's own connection.
+      expect(
+        JSON.parse(await readFile(join(dir, 'screenpop-diagnostics', 'network.json'), 'utf8')),
+      ).toMatchObject({ proxySource: expect.any(String) });
     },
   );
 
