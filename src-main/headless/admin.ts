@@ -25,6 +25,7 @@ import {
   settingsSection,
 } from '../core/diagnostics/sections.ts';
 import { StatusTimeline } from '../core/diagnostics/bounded-log.ts';
+import { RingActions, type ProgramRunner } from '../core/app/ring-actions.ts';
 import { withLocks, type Policy } from '../core/settings/policy.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import type { TestConnectionResult } from '../ipc/contract.ts';
@@ -184,4 +185,35 @@ export async function writeRunnerDiagnostics(
   });
   await diagnostics.write(path, { secrets, now: clock.now() });
   return result;
+}
+
+/**
+ * The policy's `onRing` programs for the runner: once per call (a call that rings two of the
+ * user's numbers pops twice), links skipped (no browser here).
+ */
+export function runnerRingActions(
+  actions: Policy['onRing'],
+  runner: ProgramRunner,
+  logger: Logger,
+): { runOnce(pop: { callId: string; from: string; to: string }, name: string | null): void } {
+  const ring = new RingActions({
+    actions,
+    urlOpener: { open: () => {} },
+    runner,
+    logger,
+    allowedSchemes: () => [],
+  });
+  const seen = new Set<string>();
+  return {
+    runOnce(pop, name) {
+      if (seen.has(pop.callId)) return;
+      seen.add(pop.callId);
+      // Insertion order: the oldest call ids go first.
+      if (seen.size > 1000) seen.delete(seen.values().next().value as string);
+      ring.run(
+        { from: pop.from, to: pop.to, call_id: pop.callId, caller_name: name ?? '' },
+        { openLinks: false },
+      );
+    },
+  };
 }

@@ -21,7 +21,9 @@ import type { ConnectionStatus } from '../core/events/contracts.ts';
 import { recoveryPacer, type LastResort } from '../../src-shared/last-resort.ts';
 import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
 import { NO_POLICY, type Policy } from '../core/settings/policy.ts';
-import { effectiveSettings } from './admin.ts';
+import { spawnProgramRunner } from '../core/app/program-runner.ts';
+import type { ProgramRunner } from '../core/app/ring-actions.ts';
+import { effectiveSettings, runnerRingActions } from './admin.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import type { HeadlessArgs } from './args.ts';
 import {
@@ -56,6 +58,8 @@ export interface RunnerDeps {
   lastResort?: LastResort;
   /** The organisation's policy (presets already in `args`; its locks apply here). */
   policy?: Policy;
+  /** Starts the policy's programs on ring (default: spawn without a shell). */
+  runner?: ProgramRunner;
 }
 
 /** Which service, with which key, and where its secret is. */
@@ -122,6 +126,10 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     credentials: credentialsSource(service.store, () => ({ apiKey, baseUrl })),
   };
   let connection: Connection | undefined;
+  // The policy's programs on ring, as in the tray app (links need a browser: not here).
+  const ringActions = deps.policy?.onRing.length
+    ? runnerRingActions(deps.policy.onRing, deps.runner ?? spawnProgramRunner(logger), logger)
+    : null;
   const directory = new Directory({
     clock,
     logger,
@@ -147,11 +155,12 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
         emit(statusLine(s));
         if (s.state === 'needs-attention') attention?.(s);
       }),
-      engine.onPop((p) =>
+      engine.onPop((p) => {
         emit(
           directory.firstLoad(FIRST_NAMES_WAIT_MS).then(() => popLine(p, directory.lookup(p.from))),
-        ),
-      ),
+        );
+        ringActions?.runOnce(p, directory.lookup(p.from));
+      }),
       engine.onDismiss((d) => emit(dismissLine(d))),
     ];
     engine.start();

@@ -80,7 +80,7 @@ describe('RingActions with a real program (no shell)', () => {
     for (const caller_name of names)
       ring.run(
         { from: `+1415555${caller_name.length}`, to: '101', call_id: 'c-1', caller_name },
-        { doNotDisturb: true },
+        { openLinks: false },
       );
     const deadline = Date.now() + 10_000;
     let lines: string[] = [];
@@ -122,9 +122,9 @@ describe('RingActions with a real program (no shell)', () => {
     });
     ring.run(
       { from: '+1 415&x=1#y', to: '101', call_id: 'c', caller_name: '../admin?evil=1' },
-      { doNotDisturb: false },
+      { openLinks: true },
     );
-    ring.run({ from: '+1', to: '101', call_id: 'c', caller_name: 'A' }, { doNotDisturb: true });
+    ring.run({ from: '+1', to: '101', call_id: 'c', caller_name: 'A' }, { openLinks: false });
     expect(opened).toEqual([
       'https://intranet.example.com/who/..%2Fadmin%3Fevil%3D1?n=%2B1%20415%26x%3D1%23y',
     ]);
@@ -146,7 +146,7 @@ describe('RingActions with a real program (no shell)', () => {
       logger: log,
       allowedSchemes: () => ['https'],
     });
-    ring.run({ from: '1', to: '2', call_id: 'c', caller_name: '' }, { doNotDisturb: false });
+    ring.run({ from: '1', to: '2', call_id: 'c', caller_name: '' }, { openLinks: true });
     expect(opened).toHaveLength(1);
     const deadline = Date.now() + 5000;
     while (Date.now() < deadline && !log.records.some((r) => r.msg.includes('could not start')))

@@ -6,7 +6,7 @@
  * secret and writing an archive that `tar` unpacks and that holds no secret.
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
@@ -96,6 +96,53 @@ describe('screenpop-headless for administrators', () => {
     expect(err).toContain('the policy locks this setting');
     expect(err).toContain('"setting":"baseUrl"');
     expect(err).not.toContain(sim.apiKey.secret);
+  });
+
+  it('runs the policy’s programs once per ringing call, with the call’s values as single arguments', async () => {
+    const out = join(tmp.path, 'argv.jsonl');
+    const program = join(tmp.path, 'record-args');
+    await writeFile(
+      program,
+      `#!${process.execPath}\nrequire('fs').appendFileSync(${JSON.stringify(out)}, JSON.stringify(process.argv.slice(2)) + '\\n');\n`,
+    );
+    await chmod(program, 0o755);
+    const { sim, policy } = await simAndPolicy({
+      onRing: [
+        { run: program, args: ['--from', '{from}', '--name={caller_name}', '{call_id}'] },
+        { openUrl: 'https://intranet.example.com/?n={from}' },
+      ],
+    });
+    const child = spawn(process.execPath, [CLI, '--policy', policy], {
+      env: { PATH: process.env.PATH ?? '', SCREENPOP_API_SECRET: sim.apiKey.secret },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const until = async (what: () => boolean, label: string) => {
+      const deadline = Date.now() + 15_000;
+      while (Date.now() < deadline && !what()) await new Promise((r) => setTimeout(r, 50));
+      expect(what(), `${label}\n${stderr}`).toBe(true);
+    };
+    await until(() => stdout.includes('"state":"connected"'), 'connected');
+    const colleague = sim.extensions.find((e) => e.number !== '101')!;
+    const call = sim.ring({ from: colleague.number, to: '101' });
+    const lines = async () =>
+      (await readFile(out, 'utf8').catch(() => '')).split('\n').filter(Boolean);
+    let recorded: string[] = [];
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && recorded.length === 0) {
+      recorded = await lines();
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    await new Promise((r) => setTimeout(r, 500)); // a second run would have landed by now
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    recorded = await lines();
+    expect(recorded.map((l) => JSON.parse(l) as string[])).toEqual([
+      ['--from', colleague.number, `--name=${colleague.caller_id_name}`, call],
+    ]);
   });
 
   it('names each bad policy field on stderr, never its value, and runs with the rest', async () => {

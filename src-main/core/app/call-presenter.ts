@@ -53,7 +53,7 @@ export interface CallPresenterOptions {
    */
   isUserNumber?: (to: string) => boolean;
   /** A new call started ringing for the user: the administrator's actions (ring-actions.ts). */
-  onRing?: (values: CrmValues, options: { doNotDisturb: boolean }) => void;
+  onRing?: (values: CrmValues, options: { openLinks: boolean }) => void;
 }
 
 /** States after which the call is no longer ringing anywhere. Others may concern one party only. */
@@ -185,7 +185,7 @@ export class CallPresenter {
     }
     if (this.o.onRing)
       this.safely('ring actions', () =>
-        this.o.onRing?.(crmValuesOf(card), { doNotDisturb: settings.doNotDisturb }),
+        this.o.onRing?.(crmValuesOf(card), { openLinks: !settings.doNotDisturb }),
       );
     this.changed(!settings.doNotDisturb);
   }

@@ -55,14 +55,15 @@ export class RingActions {
   }
 
   /**
-   * A new call rings for the user. Links are not opened in Do Not Disturb (they would take the
-   * screen); programs run always (they log, look up, integrate).
+   * A new call rings for the user. `openLinks` false (Do Not Disturb: a link would take the
+   * screen; the headless runner: no browser) skips links; programs run always (they log, look
+   * up, integrate).
    */
-  run(values: CrmValues, options: { doNotDisturb: boolean }): void {
+  run(values: CrmValues, options: { openLinks: boolean }): void {
     this.d.actions.forEach((action, index) => {
       try {
         if (action.kind === 'openUrl') {
-          if (options.doNotDisturb) return;
+          if (!options.openLinks) return;
           const built = buildCrmUrl(action.url, values, this.d.allowedSchemes());
           if (!built.ok) {
             this.logger.warn('ring action: link not opened', {
