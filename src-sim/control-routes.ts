@@ -95,6 +95,38 @@ const ROUTES: Record<string, Route> = {
     sim.setCallState(str(b, 'callId'), str(b, 'state'), to !== undefined ? { to } : {});
     return ok();
   },
+  'POST voicemail': (sim, b) => {
+    const callerName = b.callerName === undefined ? undefined : b.callerName;
+    if (callerName !== undefined && typeof callerName !== 'string')
+      throw new ApiError(ERR.BAD_REQUEST, 'callerName must be a string');
+    const voicemailId = optStr(b, 'voicemailId');
+    return ok({
+      envelope: sim.voicemail({
+        extension: str(b, 'extension'),
+        from: str(b, 'from'),
+        durationSec: num(b, 'durationSec'),
+        ...(callerName !== undefined ? { callerName } : {}),
+        ...(voicemailId !== undefined ? { voicemailId } : {}),
+      }),
+    });
+  },
+  'POST sms': (sim, b) => {
+    if (typeof b.text !== 'string') throw new ApiError(ERR.BAD_REQUEST, 'text must be a string');
+    const messageId = optStr(b, 'messageId');
+    const receivedAt = optNum(b, 'receivedAt');
+    return ok({
+      envelope: sim.sms({
+        from: str(b, 'from'),
+        to: str(b, 'to'),
+        text: b.text,
+        ...(messageId !== undefined ? { messageId } : {}),
+        ...(receivedAt !== undefined ? { receivedAt } : {}),
+      }),
+    });
+  },
+  'POST trunk': (sim, b) => ok({ envelope: sim.setTrunkStatus(str(b, 'trunk'), str(b, 'status')) }),
+  'POST presence': (sim, b) =>
+    ok({ envelope: sim.setPresence(str(b, 'extension'), str(b, 'status')) }),
   'POST emit': (sim, b) => {
     const opts: { eventId?: string; timestamp?: number; tenant?: string } = {};
     const eventId = optStr(b, 'eventId');

@@ -18,6 +18,7 @@ import { createStats } from './stats.ts';
 import { Dispatcher } from './dispatcher.ts';
 import { MAX_BUFFERED_BYTES, SubscribeHub, SUBSCRIBE_PATH } from './subscribe.ts';
 import { Webhooks } from './webhooks.ts';
+import { NoticeBook } from './notices.ts';
 import { CallBook } from './calls.ts';
 import { API_PREFIX, handleApi } from './api-routes.ts';
 import type { HttpFault } from './api-routes.ts';
@@ -81,6 +82,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     targets: [{ send: (to, event, payload) => hub.broadcast(to, event, payload) }, webhooks],
   });
   const calls = new CallBook(dispatcher, instanceId);
+  const notices = new NoticeBook(dispatcher, instanceId, () => clock.now());
   const traffic = new TrafficGenerator({ clock, rng: trafficRng, calls, extensions });
 
   const controlEnabled = options.control ?? true;
@@ -138,6 +140,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     createApiKey: (opts) => publicKey(credentials.createKey(opts)),
     ring: (opts) => calls.ring(opts),
     setCallState: (callId, state, opts) => calls.setState(callId, state, opts),
+    voicemail: (opts) => notices.voicemail(opts),
+    sms: (opts) => notices.sms(opts),
+    setTrunkStatus: (trunk, status) => notices.trunkStatus(trunk, status),
+    setPresence: (extension, status) => {
+      const envelope = notices.presence(extension, status);
+      // The extension list reports the same presence from now on.
+      const ext = extensions.find((e) => e.number === extension) as
+        { presence_status: string } | undefined;
+      if (ext) ext.presence_status = status;
+      return envelope;
+    },
     emit: (event, data, opts): Envelope => dispatcher.emit(event, data, opts),
     emitRaw: (text, opts) => dispatcher.emitRaw(text, opts),
     addWebhook: (opts) => webhooks.add(opts),

@@ -1,3 +1,4 @@
+import type { SmsOptions, VoicemailOptions } from './notices.ts';
 /**
  * The simulator's public, in-process API. Other parts of the project (integration tests,
  * benchmarks, the app's demo mode) code against exactly these types: add members, never change them.
@@ -124,6 +125,14 @@ export interface Simulator {
   ring(opts: { from: string; to: string | string[]; callId?: string }): string;
   /** One 30011 per ringing party (or just `to`). */
   setCallState(callId: string, state: string, opts?: { to?: string }): void;
+  /** Added: one 30015 (voicemail received); voicemail_id generated unless given. */
+  voicemail(opts: VoicemailOptions): Envelope;
+  /** Added: one 30031 (inbound SMS, text at most 1,600 characters); message_id generated unless given. */
+  sms(opts: SmsOptions): Envelope;
+  /** Added: one 30007 (trunk status changed), e.g. ('SIP-Main', 'unregistered'). */
+  setTrunkStatus(trunk: string, status: string): Envelope;
+  /** Added: one 30009 (presence changed); the extension list reports it from then on. */
+  setPresence(extension: string, status: string): Envelope;
   /** To every subscribed socket + webhooks. */
   emit(
     event: number,
