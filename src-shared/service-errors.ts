@@ -169,6 +169,7 @@ export type HintId =
   | 'scope-events'
   | 'scope-no-call-events'
   | 'scope-missing'
+  | 'scope-feature-off'
   | 'ip-reported'
   | 'ip-same-network'
   | 'ip-outbound'
@@ -180,6 +181,7 @@ export const HINT_WORDS: Readonly<Record<HintId, string>> = {
   'scope-events': 'The key may not receive event codes {codes}.',
   'scope-no-call-events': 'No call events will arrive, so nothing will pop.',
   'scope-missing': 'Missing: {scopes}.',
+  'scope-feature-off': '{feature} is off: the key may not receive event code {code}.',
   'ip-reported': "This computer's address, as the service sees it, is {ip}.",
   'ip-same-network': 'The service is on this network, so the address it sees is {ip}.',
   'ip-outbound': "This computer's outbound address is {ip}.",

@@ -22,6 +22,15 @@ import type { CreateSocket } from './events/socket.ts';
 import { combineStatuses, StatusHolder } from './events/status.ts';
 import { WebSocketEventSource } from './events/ws-source.ts';
 import { probeServerClock } from './events/server-clock.ts';
+import { Emitter } from '../../src-shared/emitter.ts';
+import {
+  ALL_FEATURES_ON,
+  featureStatuses,
+  topicsFor,
+  type FeatureStatus,
+  type FeatureToggles,
+} from './events/features.ts';
+import type { Notice } from './events/notices.ts';
 
 export type EngineMode = 'auto' | 'direct' | 'relay';
 
@@ -35,8 +44,15 @@ export interface EngineDeps {
   mode?: EngineMode;
   createRelaySource?: () => EventSource;
   createSocket?: CreateSocket;
-  /** Event codes the WebSocket subscribes to; default [30011]. */
+  /**
+   * Voicemail, SMS, trunk status, presence: on or off (features.ts). The WebSocket subscribes to
+   * 30011 and the codes of the features that are on; default: all on.
+   */
+  features?: FeatureToggles;
+  /** Event codes the WebSocket subscribes to, when not derived from `features` (tests). */
   topics?: number[];
+  /** A voicemail or SMS older than this is history, not a notification. Default 1 hour. */
+  staleNoticeMs?: number;
   heartbeatMs?: number;
   dedupe?: DedupeOptions;
   /**
@@ -56,8 +72,6 @@ const PROBE_INTERVAL_MS = 5_000;
  */
 const PROBE_REFRESH_MS = 5 * 60_000;
 
-export const DEFAULT_TOPICS: readonly number[] = [30011];
-
 export class ScreenpopEngine {
   readonly pipeline: EventPipeline;
   private readonly sources: EventSource[] = [];
@@ -70,6 +84,9 @@ export class ScreenpopEngine {
   private readonly probe: (() => void) | undefined;
   private readonly clock: Clock;
   private probeTimer: TimerHandle | undefined;
+  private readonly features: FeatureToggles;
+  private readonly direct: WebSocketEventSource | undefined;
+  private readonly featureChanges: Emitter<[FeatureStatus[]]>;
 
   constructor(deps: EngineDeps) {
     const mode = deps.mode ?? 'auto';
@@ -82,23 +99,25 @@ export class ScreenpopEngine {
       user: deps.user,
       ...(deps.staleRingMs !== undefined ? { staleRingMs: deps.staleRingMs } : {}),
       ...(deps.dedupe ? { dedupe: deps.dedupe } : {}),
+      ...(deps.staleNoticeMs !== undefined ? { staleNoticeMs: deps.staleNoticeMs } : {}),
       onClockJump: () => this.probe?.(),
     });
     if (deps.serverClock ?? true) this.probe = this.serverClockProber(deps);
     if (mode === 'relay' && !deps.createRelaySource)
       throw new Error("event source mode 'relay' needs a relay (relayUrl is empty)");
+    this.features = deps.features ?? ALL_FEATURES_ON;
+    this.featureChanges = new Emitter(this.logger, 'features');
     if (mode !== 'relay') {
-      this.sources.push(
-        new WebSocketEventSource({
-          baseUrl: deps.baseUrl,
-          tokens: deps.tokens,
-          topics: [...(deps.topics ?? DEFAULT_TOPICS)],
-          clock: deps.clock,
-          logger: deps.logger ?? silentLogger,
-          ...(deps.createSocket ? { createSocket: deps.createSocket } : {}),
-          ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
-        }),
-      );
+      this.direct = new WebSocketEventSource({
+        baseUrl: deps.baseUrl,
+        tokens: deps.tokens,
+        topics: [...(deps.topics ?? topicsFor(this.features))],
+        clock: deps.clock,
+        logger: deps.logger ?? silentLogger,
+        ...(deps.createSocket ? { createSocket: deps.createSocket } : {}),
+        ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
+      });
+      this.sources.push(this.direct);
     }
     if (mode !== 'direct' && deps.createRelaySource) this.sources.push(deps.createRelaySource());
     for (const source of this.sources) this.sourceStatus.set(source.name, source.status());
@@ -117,6 +136,10 @@ export class ScreenpopEngine {
       );
       source.start();
     }
+    if (this.direct)
+      this.detach.push(
+        this.direct.onRefusedTopics(() => this.featureChanges.emit(this.featureStatuses())),
+      );
     this.probe?.();
     this.scheduleProbeRefresh();
     this.logger.info('started', { sources: this.sources.map((s) => s.name) });
@@ -149,6 +172,25 @@ export class ScreenpopEngine {
 
   onEvent(listener: (envelope: Envelope) => void): () => void {
     return this.pipeline.onEvent(listener);
+  }
+
+  /** Voicemail, SMS, trunk and presence notices (pipeline.onNotice). */
+  onNotice(listener: (notice: Notice) => void): () => void {
+    return this.pipeline.onNotice(listener);
+  }
+
+  /**
+   * Each feature beyond calls: on, off in the settings, or off because the key lacks its scope
+   * (with the remedy). Only the direct WebSocket learns of refused codes; through the relay alone
+   * a feature that is on is reported on.
+   */
+  featureStatuses(): FeatureStatus[] {
+    return featureStatuses(this.features, this.direct?.refusedTopics() ?? []);
+  }
+
+  /** Every change of featureStatuses() from now on. */
+  onFeatureStatus(listener: (statuses: FeatureStatus[]) => void): () => void {
+    return this.featureChanges.on(listener);
   }
 
   /** Every change of the combined status from now on (not replayed: read status()). */

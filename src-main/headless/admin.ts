@@ -52,6 +52,7 @@ export function effectiveSettings(
     relayUrl: args.relayUrl,
     relayTenant: args.relayTenant,
     eventSource: args.eventSource,
+    features: args.features,
     caFile: args.caFile || policy.settings.caFile || '',
   };
   const settings = withLocks(wanted, policy);

@@ -22,6 +22,8 @@ export interface HeadlessArgs {
   eventSource: Settings['eventSource'];
   /** A PEM file of certificate authorities trusted besides the system's ('' = none). */
   caFile: string;
+  /** Voicemail, SMS, trunk status, presence: all on unless turned off with --without. */
+  features: Settings['features'];
   verbose: boolean;
   help: boolean;
   /** The policy file (default: this OS's machine-wide path, policy.ts policyPath). */
@@ -44,6 +46,7 @@ export const USAGE = `Usage: screenpop-headless --base-url <https://tenant.examp
                           [--heartbeat-sec <s>] [--ca-file <pem>] [--verbose]
                           [--relay-url <wss://relay.example.org> [--relay-tenant <name>]
                            [--event-source auto|direct|relay]]
+                          [--without voicemail|sms|trunk|presence ...]
        screenpop-headless --demo [--extension 101]
        screenpop-headless --store-secret [--base-url <url>]      (the secret on standard input)
        screenpop-headless --diagnostics <file.tar.gz> [flags as above]
@@ -86,6 +89,7 @@ export function parseHeadlessArgs(
         'relay-tenant': { type: 'string' },
         'event-source': { type: 'string' },
         'ca-file': { type: 'string' },
+        without: { type: 'string', multiple: true },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
         policy: { type: 'string' },
@@ -121,6 +125,16 @@ export function parseHeadlessArgs(
     values['event-source'] ??
       (defaults.eventSource !== DEFAULT_SETTINGS.eventSource ? defaults.eventSource : undefined),
   );
+  // Every feature the policy (defaults) leaves on is on, unless --without turns it off.
+  const features = { ...defaults.features };
+  for (const name of values.without ?? []) {
+    const key = name.trim() as keyof Settings['features'];
+    if (!Object.hasOwn(features, key))
+      throw new UsageError(
+        `--without must be one of ${Object.keys(features).join(', ')}: ${JSON.stringify(name)}`,
+      );
+    features[key] = false;
+  }
   const help = values.help ?? false;
   const caFile = (values['ca-file'] ?? '').trim();
   if (caFile && !isAbsolute(caFile)) throw new UsageError('--ca-file must be a full path');
@@ -157,6 +171,7 @@ export function parseHeadlessArgs(
     heartbeatSec,
     ...relay,
     caFile,
+    features,
     verbose: values.verbose ?? false,
     help,
     policy: values.policy?.trim() || null,

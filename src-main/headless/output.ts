@@ -6,6 +6,9 @@
 import type { ConnectionStatus } from '../core/events/contracts.ts';
 import type { Dismiss, Pop } from '../core/events/pipeline.ts';
 import type { Fault } from '../../src-shared/last-resort.ts';
+import type { Notice } from '../core/events/notices.ts';
+import type { FeatureStatus } from '../core/events/features.ts';
+import { previewText } from '../core/app/text.ts';
 
 export interface StatusLine {
   type: 'status';
@@ -47,7 +50,69 @@ export interface FaultLine {
   count: number;
 }
 
-export type OutputLine = StatusLine | PopLine | DismissLine | FaultLine;
+/** Fields every notice line has. */
+interface NoticeLineBase {
+  event_id: string;
+  /** Server time of the event, ms since the epoch. */
+  timestamp: number;
+}
+
+export interface VoicemailLine extends NoticeLineBase {
+  type: 'voicemail';
+  voicemail_id: string;
+  extension: string;
+  from: string;
+  from_truncated: boolean;
+  /** The phone system's name for the caller, else the directory's; null when neither knows. */
+  caller_name: string | null;
+  duration_sec: number | null;
+  /** False: older than an hour (a replay), history rather than a notification. */
+  notify: boolean;
+}
+
+export interface SmsLine extends NoticeLineBase {
+  type: 'sms';
+  message_id: string;
+  from: string;
+  from_truncated: boolean;
+  to: string;
+  /** The text as received (at most 1,600 characters): untrusted, never render it as markup. */
+  text: string;
+  text_truncated: boolean;
+  /** One line, at most 160 characters, without control, bidi or zero-width characters. */
+  preview: string;
+  notify: boolean;
+}
+
+export interface TrunkLine extends NoticeLineBase {
+  type: 'trunk';
+  trunk: string;
+  status: string;
+  registered: boolean;
+  /** Trunks not registered now: while any is, calls from outside may not reach the user. */
+  down: string[];
+}
+
+export interface PresenceLine extends NoticeLineBase {
+  type: 'presence';
+  extension: string;
+  status: string;
+  do_not_disturb: boolean;
+}
+
+/** A feature the key may not receive (10003 for its code): off alone, with the remedy. */
+export interface FeatureLine {
+  type: 'feature';
+  feature: FeatureStatus['feature'];
+  state: FeatureStatus['state'];
+  code: number;
+  reason: string | null;
+  remedy: string | null;
+}
+
+export type NoticeLine = VoicemailLine | SmsLine | TrunkLine | PresenceLine;
+
+export type OutputLine = StatusLine | PopLine | DismissLine | FaultLine | NoticeLine | FeatureLine;
 
 export function statusLine(s: ConnectionStatus): StatusLine {
   return {
@@ -74,6 +139,65 @@ export function popLine(p: Pop, callerName: string | null): PopLine {
 
 export function dismissLine(d: Dismiss): DismissLine {
   return { type: 'dismiss', call_id: d.callId, state: d.state, to: d.to, event_id: d.eventId };
+}
+
+export function noticeLine(n: Notice, directoryName: string | null): NoticeLine {
+  const base = { event_id: n.eventId, timestamp: n.timestamp };
+  switch (n.type) {
+    case 'voicemail':
+      return {
+        type: 'voicemail',
+        voicemail_id: n.voicemailId,
+        extension: n.extension,
+        from: n.from,
+        from_truncated: n.fromTruncated === true,
+        caller_name: n.callerName ?? directoryName,
+        duration_sec: n.durationSec,
+        notify: n.notify,
+        ...base,
+      };
+    case 'sms':
+      return {
+        type: 'sms',
+        message_id: n.messageId,
+        from: n.from,
+        from_truncated: n.fromTruncated === true,
+        to: n.to,
+        text: n.text,
+        text_truncated: n.textTruncated === true,
+        preview: previewText(n.text),
+        notify: n.notify,
+        ...base,
+      };
+    case 'trunk':
+      return {
+        type: 'trunk',
+        trunk: n.trunk,
+        status: n.status,
+        registered: n.registered,
+        down: n.down,
+        ...base,
+      };
+    case 'presence':
+      return {
+        type: 'presence',
+        extension: n.extension,
+        status: n.status,
+        do_not_disturb: n.status === 'do_not_disturb',
+        ...base,
+      };
+  }
+}
+
+export function featureLine(f: FeatureStatus): FeatureLine {
+  return {
+    type: 'feature',
+    feature: f.feature,
+    state: f.state,
+    code: f.code,
+    reason: f.reason ?? null,
+    remedy: f.remedy ?? null,
+  };
 }
 
 export function faultLine(f: Fault): FaultLine {

@@ -32,6 +32,8 @@ import {
   formatLine,
   popLine,
   statusLine,
+  noticeLine,
+  featureLine,
   type OutputLine,
 } from './output.ts';
 
@@ -94,6 +96,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       dids: args.dids,
       defaultRegion: args.region,
       staleRingSec: args.staleRingSec,
+      features: args.features,
       // The demo is the direct stream alone, as in the tray app.
       eventSource: 'direct',
     };
@@ -162,6 +165,18 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
         ringActions?.runOnce(p, directory.lookup(p.from));
       }),
       engine.onDismiss((d) => emit(dismissLine(d))),
+      engine.onNotice((n) =>
+        emit(
+          n.type === 'voicemail'
+            ? directory
+                .firstLoad(FIRST_NAMES_WAIT_MS)
+                .then(() => noticeLine(n, directory.lookup(n.from)))
+            : noticeLine(n, null),
+        ),
+      ),
+      engine.onFeatureStatus((features) => {
+        for (const f of features) if (f.state === 'no-scope') emit(featureLine(f));
+      }),
     ];
     engine.start();
   };

@@ -214,6 +214,8 @@ export function memoryHistory(clock: Clock, logger: Logger = silentLogger, limit
 
 import type { Connection, ConnectionConfig } from '../../src-main/core/app/connection.ts';
 import type { ConnectionStatus, WakeReason } from '../../src-main/core/events/contracts.ts';
+import type { Notice } from '../../src-main/core/events/notices.ts';
+import type { FeatureStatus } from '../../src-main/core/events/features.ts';
 
 /** A connection as the app sees it, played by the test: statuses, pops, wakes, retries, stop. */
 export class FakeConnection implements Connection {
@@ -241,7 +243,16 @@ export class FakeConnection implements Connection {
       () => this.statuses.delete(l)
     ),
     status: (): ConnectionStatus => ({ state: 'connected' }),
+    onNotice: (l: (n: Notice) => void) => (this.notices.add(l), () => this.notices.delete(l)),
+    onFeatureStatus: (l: (f: FeatureStatus[]) => void) => (
+      this.featureListeners.add(l),
+      () => this.featureListeners.delete(l)
+    ),
+    featureStatuses: (): FeatureStatus[] => this.features,
   };
+  notices = new Set<(n: Notice) => void>();
+  featureListeners = new Set<(f: FeatureStatus[]) => void>();
+  features: FeatureStatus[] = [];
   /** Only the first service lists an extension; any other cannot be reached yet. */
   fetchExtensions = async () => {
     if (this.config.baseUrl !== 'https://acme.example.com') throw new Error('unreachable');

@@ -357,6 +357,7 @@ describe('EventPipeline', () => {
       'not-object': 1,
       'bad-field': 2,
       'bad-call-data': 1,
+      'bad-notice-data': 0,
     });
     expect(JSON.stringify(t.logger.records)).not.toContain(secretish);
     expect(

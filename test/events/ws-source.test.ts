@@ -186,7 +186,7 @@ describe('WebSocketEventSource against the simulator', () => {
     expect(r.dismisses).toEqual([]);
   });
 
-  it('reports the missing scope (10003) as degraded and still delivers the codes it has', async () => {
+  it('a refused code other than 30011 (10003) is reported as refused, the connection stays connected', async () => {
     const sim = await startSimulator();
     cleanups.push(() => sim.close());
     const key = sim.createApiKey({
@@ -194,13 +194,24 @@ describe('WebSocketEventSource against the simulator', () => {
       scopes: ['extension:read', 'event:30011'],
     });
     const r = await rig({ sim, key, topics: [30011, 30009] });
+    await waitFor(() => r.source.refusedTopics().length > 0, 'refused codes');
+    expect(r.source.refusedTopics()).toEqual([30009]);
+    expect(r.source.status()).toEqual({ state: 'connected' });
+    sim.ring({ from: outsideNumber(8), to: '101' });
+    await waitFor(() => r.pops.length === 1, 'pop with the scope it has');
+  });
+
+  it('reports a refused 30011 (10003) as degraded, naming the scope', async () => {
+    const sim = await startSimulator();
+    cleanups.push(() => sim.close());
+    const key = sim.createApiKey({ name: 'no-calls', scopes: ['extension:read', 'event:30009'] });
+    const r = await rig({ sim, key, topics: [30011, 30009] });
     await waitFor(() => r.source.status().state === 'degraded', 'degraded');
     expect(r.source.status()).toMatchObject({
       errcode: 10003,
-      remedy: expect.stringContaining('event:30009'),
+      remedy: expect.stringContaining('event:30011'),
     });
-    sim.ring({ from: outsideNumber(8), to: '101' });
-    await waitFor(() => r.pops.length === 1, 'pop with the scope it has');
+    expect(r.source.refusedTopics()).toEqual([30011]);
   });
 
   it('needs attention on 10004 and stops retrying until the user acts', async () => {

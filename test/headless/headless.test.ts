@@ -135,6 +135,101 @@ describe('screenpop-headless', () => {
     expect(await child.exit).toBe(0);
   });
 
+  it('prints voicemail, sms, trunk and presence lines; a key without event:30031 prints a feature line and the rest works', async () => {
+    const sim = await startSimulator();
+    sims.push(sim);
+    const key = sim.createApiKey({
+      name: 'no-sms',
+      scopes: ['extension:read', 'event:30011', 'event:30015', 'event:30007', 'event:30009'],
+    });
+    const child = run(['--base-url', sim.baseUrl, '--extension', '101', '--did', '+14155550100'], {
+      SCREENPOP_API_KEY: key.key,
+      SCREENPOP_API_SECRET: key.secret,
+    });
+    await waitFor(
+      () => child.lines.some((l) => l.type === 'feature'),
+      'the feature line',
+      childWait(child),
+    );
+    expect(child.lines.find((l) => l.type === 'feature')).toEqual({
+      type: 'feature',
+      feature: 'sms',
+      state: 'no-scope',
+      code: 30031,
+      reason: 'SMS is off: the key may not receive event code 30031.',
+      remedy: expect.stringContaining('event:30031'),
+    });
+    await waitFor(
+      () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
+      'connected',
+      childWait(child),
+    );
+    const colleague = sim.extensions.find((e) => e.number !== '101')!;
+    sim.voicemail({ extension: '101', from: colleague.number, durationSec: 42, voicemailId: 'v1' });
+    sim.sms({ from: '+4930123456', to: '+14155550100', text: 'never delivered' });
+    sim.setTrunkStatus('SIP-Main', 'unregistered');
+    sim.setPresence('101', 'do_not_disturb');
+    sim.ring({ from: '+14155550123', to: '101' });
+    await waitFor(
+      () => child.lines.filter((l) => !['status', 'feature'].includes(String(l.type))).length >= 4,
+      'four lines',
+      childWait(child),
+    );
+    expect(child.lines.filter((l) => !['status', 'feature'].includes(String(l.type)))).toEqual([
+      expect.objectContaining({
+        type: 'voicemail',
+        voicemail_id: 'v1',
+        extension: '101',
+        from: colleague.number,
+        caller_name: colleague.caller_id_name,
+        duration_sec: 42,
+        notify: true,
+      }),
+      expect.objectContaining({
+        type: 'trunk',
+        trunk: 'SIP-Main',
+        status: 'unregistered',
+        registered: false,
+        down: ['SIP-Main'],
+      }),
+      expect.objectContaining({ type: 'presence', status: 'do_not_disturb', do_not_disturb: true }),
+      expect.objectContaining({ type: 'pop', from: '+14155550123' }),
+    ]);
+    child.proc.kill('SIGTERM');
+    expect(await child.exit).toBe(0);
+  });
+
+  it('an SMS line carries the text as data and a one-line safe preview', async () => {
+    const sim = await startSimulator();
+    sims.push(sim);
+    const child = run(['--base-url', sim.baseUrl, '--extension', '101', '--without', 'presence'], {
+      SCREENPOP_API_KEY: sim.apiKey.key,
+      SCREENPOP_API_SECRET: sim.apiKey.secret,
+    });
+    await waitFor(
+      () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
+      'connected',
+      childWait(child),
+    );
+    const text = `\u202Eevil\u202C <script>alert(1)</script>\nline two\u2028 https://x.example ${'z'.repeat(1500)}`;
+    sim.setPresence('101', 'away'); // presence is off: no line
+    sim.sms({ from: '+4930123456', to: '101', text });
+    await waitFor(() => child.lines.some((l) => l.type === 'sms'), 'the sms', childWait(child));
+    const line = child.lines.find((l) => l.type === 'sms')!;
+    expect(line).toMatchObject({ text, text_truncated: false, notify: true });
+    const preview = String(line.preview);
+    expect(preview.startsWith('evil <script>alert(1)</script> line two https://x.example z')).toBe(
+      true,
+    );
+    expect(Array.from(preview)).toHaveLength(160);
+    expect(preview.endsWith('…')).toBe(true);
+    // One JSON object per line, whatever the text held (U+2028 escaped too).
+    expect(child.raw.every((l) => l.startsWith('{') && l.endsWith('}'))).toBe(true);
+    expect(child.lines.some((l) => l.type === 'presence')).toBe(false);
+    child.proc.kill('SIGTERM');
+    expect(await child.exit).toBe(0);
+  });
+
   it('exits 3 with a needs-attention line when the secret is wrong', async () => {
     const sim = await startSimulator();
     sims.push(sim);

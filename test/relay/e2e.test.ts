@@ -2,7 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src-shared/clock.ts';
 import { silentLogger } from '../../src-shared/log.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
-import type { Pop } from '../../src-main/core/events/pipeline.ts';
+import type { Notice, Pop } from '../../src-main/core/events/pipeline.ts';
+import { ALL_FEATURES_ON, noticeTopics } from '../../src-main/core/events/features.ts';
 import { ScreenpopEngine } from '../../src-main/core/engine.ts';
 import { relayFilterFor } from '../../src-main/core/relay-client/filter.ts';
 import { RelayEventSource } from '../../src-main/core/relay-client/relay-source.ts';
@@ -42,12 +43,16 @@ async function rig(): Promise<Rig> {
   return { sim, relay, store };
 }
 
-function relaySource(r: Rig, tokens: ReturnType<typeof tokenManagerFor>): RelayEventSource {
+function relaySource(
+  r: Rig,
+  tokens: ReturnType<typeof tokenManagerFor>,
+  optIn: number[] = [],
+): RelayEventSource {
   return new RelayEventSource({
     relayUrl: r.relay.url,
     tenant: r.sim.tenant,
     tokens,
-    filter: relayFilterFor(USER),
+    filter: relayFilterFor(USER, optIn),
     clock: systemClock,
     backoff: { baseMs: 50, capMs: 400 },
   });
@@ -127,5 +132,57 @@ describe('relay end to end with the simulator', () => {
     expect([...perCall.keys()].sort()).toEqual([...calls].sort());
     expect([...perCall.values()].every((n) => n === 1)).toBe(true);
     for (const p of pops) if (afterKill.has(p.callId)) expect(p.source).toBe('relay');
+  });
+
+  it('voicemail, SMS, trunk and presence reach the desktop through the relay when the features are on', async () => {
+    const r = await rig();
+    const tokens = tokenManagerFor(r.sim.baseUrl, r.sim.apiKey, systemClock);
+    const engine = new ScreenpopEngine({
+      baseUrl: r.sim.baseUrl,
+      tokens,
+      clock: systemClock,
+      user: USER,
+      mode: 'relay',
+      createRelaySource: () => relaySource(r, tokens, noticeTopics(ALL_FEATURES_ON)),
+    });
+    const notices: Notice[] = [];
+    engine.onNotice((n) => notices.push(n));
+    engine.start();
+    cleanups.push(() => engine.stop());
+    await waitFor(() => engine.status().state === 'connected', 'relay connected', {
+      timeoutMs: 10_000,
+    });
+    r.sim.voicemail({ extension: '101', from: '+4930123456', durationSec: 42 });
+    r.sim.voicemail({ extension: '102', from: '+4930123456', durationSec: 42 });
+    r.sim.sms({ from: '+4930123456', to: '4155550100', text: 'via the relay' });
+    r.sim.setTrunkStatus('SIP-Main', 'unreachable');
+    r.sim.setPresence('101', 'away');
+    r.sim.setPresence('102', 'away');
+    await waitFor(() => notices.length === 4, 'four notices via the relay', { timeoutMs: 10_000 });
+    await sleepReal(200);
+    expect(notices.map((n) => [n.type, n.source])).toEqual([
+      ['voicemail', 'relay'],
+      ['sms', 'relay'],
+      ['trunk', 'relay'],
+      ['presence', 'relay'],
+    ]);
+  });
+
+  it('without the features, the relay passes no other code (its filter is rings only)', async () => {
+    const r = await rig();
+    const tokens = tokenManagerFor(r.sim.baseUrl, r.sim.apiKey, systemClock);
+    const source = relaySource(r, tokens);
+    const frames: string[] = [];
+    source.onFrame((t) => frames.push(t));
+    const statuses: ConnectionStatus[] = [];
+    source.onStatus((s) => statuses.push(s));
+    source.start();
+    cleanups.push(() => source.stop());
+    await waitFor(() => statuses.at(-1)?.state === 'connected', 'connected', { timeoutMs: 5000 });
+    r.sim.voicemail({ extension: '101', from: '+4930123456', durationSec: 42 });
+    r.sim.ring({ from: '+442071234567', to: '101' });
+    await waitFor(() => frames.length >= 1, 'the ring', { timeoutMs: 5000 });
+    await sleepReal(200);
+    expect(frames.map((f) => (JSON.parse(f) as { event: number }).event)).toEqual([30011]);
   });
 });

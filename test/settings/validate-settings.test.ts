@@ -308,3 +308,28 @@ describe('the updates setting', () => {
     });
   });
 });
+
+describe('the features setting', () => {
+  it('all on by default; a missing one stays on; a misspelt or non-boolean one is refused', () => {
+    expect(DEFAULT_SETTINGS.features).toEqual({
+      voicemail: true,
+      sms: true,
+      trunk: true,
+      presence: true,
+    });
+    expect(validateSettings({ features: { sms: false } }).settings.features).toEqual({
+      voicemail: true,
+      sms: false,
+      trunk: true,
+      presence: true,
+    });
+    const bad = (features: unknown) =>
+      validateSettings({ features }).problems.map((p) => p.message);
+    expect(bad({ smss: false })[0]).toContain(
+      'has unknown field "smss" (known: voicemail, sms, trunk, presence)',
+    );
+    expect(bad({ sms: 'no' })[0]).toContain('sms must be true or false');
+    expect(bad([true])[0]).toContain('must be an object');
+    expect(validateSettings({ features: { sms: 'no' } }).settings.features.sms).toBe(true);
+  });
+});

@@ -12,6 +12,8 @@ import { StatusHolder } from '../events/status.ts';
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
 import type { CursorStore } from '../relay-client/cursor-store.ts';
 import { relayFilterFor } from '../relay-client/filter.ts';
+import { noticeTopics, type FeatureStatus } from '../events/features.ts';
+import type { Notice } from '../events/notices.ts';
 import { RelayEventSource } from '../relay-client/relay-source.ts';
 import type { Settings } from '../settings/types.ts';
 import type { DirectoryEntry } from './directory.ts';
@@ -27,6 +29,9 @@ export interface EngineLike {
   onDismiss(listener: (dismiss: DismissEvent) => void): () => void;
   onStatus(listener: (status: ConnectionStatus) => void): () => void;
   status(): ConnectionStatus;
+  onNotice(listener: (notice: Notice) => void): () => void;
+  onFeatureStatus(listener: (statuses: FeatureStatus[]) => void): () => void;
+  featureStatuses(): FeatureStatus[];
 }
 
 export interface Connection {
@@ -144,7 +149,8 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
               relayUrl,
               tenant,
               tokens,
-              filter: relayFilterFor(user),
+              // The relay passes codes other than 30011 only as tenant-wide opt-ins.
+              filter: relayFilterFor(user, noticeTopics(settings.features)),
               clock,
               logger,
               ...(deps.relayCursorStore ? { cursorStore: deps.relayCursorStore } : {}),
@@ -158,6 +164,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
       logger,
       user,
       staleRingMs: settings.staleRingSec * 1000,
+      features: settings.features,
       mode: settings.eventSource,
       ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
       ...(createRelaySource ? { createRelaySource } : {}),

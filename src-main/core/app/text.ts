@@ -36,3 +36,24 @@ export function boundedText(value: unknown, max = MAX_CALLER_TEXT): string {
   if (typeof value !== 'string') return '';
   return truncateCodePoints(toWellFormed(value), max);
 }
+
+/** Longest SMS preview shown in a notification, a card or a history row. */
+export const MAX_PREVIEW_TEXT = 160;
+
+/**
+ * Untrusted message text as one inert line: line breaks and tabs become spaces (so words do not
+ * run together), then displayText's rules, then cut to `max` code points with an ellipsis.
+ */
+export function previewText(value: unknown, max = MAX_PREVIEW_TEXT): string {
+  if (typeof value !== 'string') return '';
+  const oneLine = displayText(value.replace(/[\r\n\t\u2028\u2029\u0085]+/g, ' '), Infinity).replace(
+    / {2,}/g,
+    ' ',
+  );
+  return oneLine.length <= max || Array.from(oneLine).length <= max
+    ? oneLine
+    : `${Array.from(oneLine)
+        .slice(0, max - 1)
+        .join('')
+        .trimEnd()}…`;
+}

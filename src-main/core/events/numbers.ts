@@ -50,6 +50,11 @@ export class UserNumberMatcher {
     }
   }
 
+  /** True when `value` is one of the user's own extensions (presence, voicemail box). */
+  isExtension(value: string): boolean {
+    return this.extensions.has(value.trim());
+  }
+
   /** True when a ring to `to` is a ring for this user. */
   matches(to: string): boolean {
     const trimmed = to.trim();

@@ -24,9 +24,11 @@ import {
 } from './envelope.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import { UserNumberMatcher, type UserNumbers } from './numbers.ts';
+import { NoticeTracker, type Notice } from './notices.ts';
 
 export type { Envelope } from './envelope.ts';
 export type { UserNumbers } from './numbers.ts';
+export type { Notice } from './notices.ts';
 
 export interface Pop {
   callId: string;
@@ -55,8 +57,12 @@ export interface PipelineStats {
   frames: number;
   events: number;
   duplicates: number;
-  rejected: Record<RejectReason | 'bad-call-data', number>;
+  rejected: Record<RejectReason | 'bad-call-data' | 'bad-notice-data', number>;
   pops: number;
+  /** Voicemail, SMS, trunk and presence notices raised (notify false included). */
+  notices: number;
+  /** Voicemail and SMS older than the stale limit: history, not notifications. */
+  staleNotices: number;
   dismisses: number;
   staleRings: number;
   lateRings: number;
@@ -77,6 +83,8 @@ export interface PipelineDeps {
   staleRingMs?: number;
   dedupe?: DedupeOptions;
   calls?: { maxCalls?: number; ttlMs?: number };
+  /** A voicemail or SMS older than this is history, not a notification. Default 1 hour. */
+  staleNoticeMs?: number;
   /**
    * Called when the wall clock jumped against the monotonic clock (sleep, or the time was changed):
    * the offset samples were shifted by the jump, provisionally, and a fresh server-clock reference
@@ -103,6 +111,8 @@ export class EventPipeline {
   private readonly pops: Emitter<[Pop]>;
   private readonly dismisses: Emitter<[Dismiss]>;
   private readonly events: Emitter<[Envelope]>;
+  private readonly notices: Emitter<[Notice]>;
+  private readonly noticeTracker: NoticeTracker;
   private readonly lastRejectLog = new Map<string, number>();
   private readonly onClockJump: (() => void) | undefined;
   /** Wall minus monotonic time at the last event: a change means sleep or a clock change. */
@@ -115,6 +125,8 @@ export class EventPipeline {
     dismisses: 0,
     staleRings: 0,
     lateRings: 0,
+    notices: 0,
+    staleNotices: 0,
   };
   private readonly rejected: PipelineStats['rejected'] = {
     oversized: 0,
@@ -122,6 +134,7 @@ export class EventPipeline {
     'not-object': 0,
     'bad-field': 0,
     'bad-call-data': 0,
+    'bad-notice-data': 0,
   };
 
   constructor(deps: PipelineDeps) {
@@ -130,6 +143,10 @@ export class EventPipeline {
     this.pops = new Emitter(this.logger, 'pop');
     this.dismisses = new Emitter(this.logger, 'dismiss');
     this.events = new Emitter(this.logger, 'event');
+    this.notices = new Emitter(this.logger, 'notice');
+    this.noticeTracker = new NoticeTracker(
+      deps.staleNoticeMs !== undefined ? { staleNoticeMs: deps.staleNoticeMs } : {},
+    );
     this.dedupe = new DedupeSet(deps.dedupe);
     this.tracker = new CallTracker({ ...deps.calls, staleRingMs: deps.staleRingMs ?? 45_000 });
     this.matcher = this.buildMatcher(deps.user);
@@ -153,6 +170,10 @@ export class EventPipeline {
     }
     this.counts.events++;
     const isCall = envelope.event === CALL_STATE_CHANGED;
+    if (NoticeTracker.handles(envelope.event)) {
+      this.onNoticeEvent(envelope, meta, nowMono);
+      return;
+    }
     const call = isCall ? callStateData(envelope) : undefined;
     // An event rejected below says nothing trustworthy about the server's clock either.
     if (!isCall || call) this.offset.add(envelope.timestamp, nowMono);
@@ -184,6 +205,16 @@ export class EventPipeline {
 
   onDismiss(listener: Listener<Dismiss>): () => void {
     return this.dismisses.on(listener);
+  }
+
+  /** Voicemail, SMS, trunk-status and presence notices for this user (notices.ts). */
+  onNotice(listener: Listener<Notice>): () => void {
+    return this.notices.on(listener);
+  }
+
+  /** Trunks known to be not registered now. */
+  trunksDown(): string[] {
+    return this.noticeTracker.trunksDown();
   }
 
   /** Every unique, valid envelope of any code (data of unknown codes is opaque). */
@@ -251,6 +282,41 @@ export class EventPipeline {
           this.logger.debug('ring after a later state of its call not popped');
         }
     }
+  }
+
+  private onNoticeEvent(
+    envelope: Envelope,
+    meta: { source: string; receivedAt: number },
+    nowMono: number,
+  ): void {
+    // A valid event is a clock sample, taken before its own age is judged (as for rings); a
+    // rejected one says nothing trustworthy about the server's clock.
+    let sampled = false;
+    const sample = () => {
+      if (!sampled) this.offset.add(envelope.timestamp, nowMono);
+      sampled = true;
+    };
+    const decision = this.noticeTracker.handle(
+      envelope,
+      this.matcher,
+      () => (sample(), this.offset.ageOf(envelope.timestamp, nowMono)),
+      nowMono,
+      meta,
+    );
+    if (decision.kind === 'rejected') {
+      this.reject('bad-notice-data', meta.source, 0);
+      return;
+    }
+    sample();
+    this.events.emit(envelope);
+    if (decision.kind === 'ignored') return;
+    const notice = decision.notice;
+    this.counts.notices++;
+    if ((notice.type === 'sms' || notice.type === 'voicemail') && !notice.notify) {
+      this.counts.staleNotices++;
+      this.logger.info('stale notice kept as history only', { type: notice.type });
+    }
+    this.notices.emit(notice);
   }
 
   private checkClockJump(nowMono: number): void {

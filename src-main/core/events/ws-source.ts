@@ -116,6 +116,9 @@ export class WebSocketEventSource implements EventSource {
   private readonly backoff: Backoff;
 
   private readonly frames: Emitter<[text: string, receivedAt: number]>;
+  private readonly refusedChanges: Emitter<[codes: number[]]>;
+  /** Codes the service refused (10003) on the last subscription. */
+  private refused: number[] = [];
   private readonly current: StatusHolder;
 
   private running = false;
@@ -154,6 +157,7 @@ export class WebSocketEventSource implements EventSource {
     this.userAgent = deps.userAgent ?? 'Screenpop/0.1';
     this.backoff = new Backoff({ ...STREAM_BACKOFF, ...deps.backoff }, deps.random);
     this.frames = new Emitter(this.logger, 'frame');
+    this.refusedChanges = new Emitter(this.logger, 'refused-topics');
     this.current = new StatusHolder(this.logger);
   }
 
@@ -331,6 +335,7 @@ export class WebSocketEventSource implements EventSource {
 
   private onSubscribed(conn: Connection, missing: number[]): void {
     conn.phase = 'subscribed';
+    this.noteRefused(missing);
     this.tokenRetryUsed = false;
     if (conn.role === 'candidate') {
       const old = this.primary;
@@ -342,7 +347,9 @@ export class WebSocketEventSource implements EventSource {
     } else {
       this.logger.info('subscribed', { conn: conn.id, topics: this.topics });
     }
-    if (missing.length > 0) {
+    // Without a code other than calls' only its feature is off (features.ts says so, with the
+    // remedy); the connection itself is fine. Without calls, nothing pops: that is degraded.
+    if (missing.includes(CALL_STATE_CHANGED)) {
       const scope = describeErrcode(ERRCODE.insufficientScope);
       const reason = [scope.reason, hint('scope-events', { codes: missing.join(', ') })];
       if (missing.includes(CALL_STATE_CHANGED)) reason.push(hint('scope-no-call-events'));
@@ -360,6 +367,25 @@ export class WebSocketEventSource implements EventSource {
     this.scheduleRotation(conn.token);
     this.clock.clearTimeout(this.stableTimer);
     this.stableTimer = this.clock.setTimeout(() => this.backoff.reset(), this.stableMs);
+  }
+
+  /** The subscribed codes the service refused for lack of scope (10003), as last subscribed. */
+  refusedTopics(): number[] {
+    return [...this.refused];
+  }
+
+  /** Every change of refusedTopics() from now on. */
+  onRefusedTopics(listener: (codes: number[]) => void): () => void {
+    return this.refusedChanges.on(listener);
+  }
+
+  private noteRefused(codes: number[]): void {
+    const sorted = [...codes].sort((a, b) => a - b);
+    if (sorted.join() === this.refused.join()) return;
+    this.refused = sorted;
+    if (sorted.length > 0)
+      this.logger.warn('event codes refused for lack of scope', { codes: sorted });
+    this.refusedChanges.emit([...sorted]);
   }
 
   // ---- closing ----

@@ -21,6 +21,21 @@ export interface UpdateSettings {
   feedUrl: string;
 }
 
+/**
+ * The features beyond calls, each on its own event code and scope (docs/wire-protocol.md section 6):
+ * off means not subscribed at all.
+ */
+export interface FeatureSettings {
+  /** Voicemail for my extensions: a notification and a History entry. */
+  voicemail: boolean;
+  /** SMS to my DIDs or extensions: a notification with a safe preview and a History entry. */
+  sms: boolean;
+  /** A lasting warning while a trunk is not registered (calls from outside may not reach you). */
+  trunk: boolean;
+  /** My own presence in the tray (do not disturb said so). */
+  presence: boolean;
+}
+
 export interface Settings {
   /** Schema version of the file. */
   version: 1;
@@ -77,6 +92,7 @@ export interface Settings {
    * TLS-inspecting proxy's); empty for none. Meant to be set by the administrator's policy.
    */
   caFile: string;
+  features: FeatureSettings;
 }
 
 export type ProxyMode = 'system' | 'none' | 'manual';
@@ -108,4 +124,5 @@ export const DEFAULT_SETTINGS: Settings = {
   proxyMode: 'system',
   proxyUrl: '',
   caFile: '',
+  features: { voicemail: true, sms: true, trunk: true, presence: true },
 };

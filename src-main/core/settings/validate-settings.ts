@@ -8,7 +8,7 @@
  */
 import { isAbsolute } from 'node:path';
 import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-schemes.ts';
-import type { Settings, UpdateSettings } from './types.ts';
+import type { FeatureSettings, Settings, UpdateSettings } from './types.ts';
 import { DEFAULT_SETTINGS } from './types.ts';
 
 export interface SettingsProblem {
@@ -305,6 +305,22 @@ function updatesCheck(v: unknown): { value: UpdateSettings } | { error: string }
   return { value };
 }
 
+/** The `features` object: each a boolean, a missing one on, an unknown one an error. */
+function featuresCheck(v: unknown): { value: FeatureSettings } | { error: string } {
+  const known = Object.keys(DEFAULT_SETTINGS.features).join(', ');
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    return { error: `must be an object, e.g. {"voicemail": true, "sms": false} (known: ${known})` };
+  const raw = v as Record<string, unknown>;
+  const value = { ...DEFAULT_SETTINGS.features };
+  for (const [key, on] of Object.entries(raw)) {
+    if (!Object.hasOwn(value, key))
+      return { error: `has unknown field "${key.slice(0, 40)}" (known: ${known})` };
+    if (typeof on !== 'boolean') return { error: `${key} must be true or false` };
+    value[key as keyof FeatureSettings] = on;
+  }
+  return { value };
+}
+
 const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settings[K]> } = {
   version: (v) =>
     v === 1
@@ -347,6 +363,7 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
   historyLimit: integer(0, 10_000, ' calls'),
   demoMode: bool(),
   updates: updatesCheck,
+  features: featuresCheck,
 };
 
 /** Fields in the order they are checked: crmUrlTemplate after the schemes it depends on. */
