@@ -161,6 +161,8 @@ async function start(): Promise<void> {
     create: (options) => new Notification(options),
     isSupported: () => Notification.isSupported(),
     onClick: () => runtime?.presenter.showPopup(),
+    // A voicemail or SMS is in the History.
+    onNoticeClick: () => windows.show('history'),
     logger,
   });
   const trayIcon = (name: TrayIconName) =>
@@ -286,6 +288,7 @@ async function start(): Promise<void> {
   lastResort.onFault((fault) => rt.recoverFromFault(fault));
   rt.onStatus((status) => {
     windows.broadcast('status:changed', status);
+    popup.sendStatus(status);
   });
   rt.onSettings((view) => windows.broadcast('settings:changed', view));
   history.onChange((entries) => windows.broadcast('history:changed', entries));

@@ -5,13 +5,15 @@
  */
 import type { Notification as NotificationType, NotificationConstructorOptions } from 'electron';
 import type { CallCard } from '../ipc/contract.ts';
-import type { Notifier, NotifyOptions } from '../core/app/ports.ts';
+import type { NoticeAlert, Notifier, NotifyOptions } from '../core/app/ports.ts';
 import type { Logger } from '../../src-shared/log.ts';
 
 export interface ElectronNotifierDeps {
   create: (options: NotificationConstructorOptions) => NotificationType;
   isSupported: () => boolean;
   onClick: (callId: string) => void;
+  /** A voicemail or SMS notification was clicked (its History item id). */
+  onNoticeClick?: (id: string) => void;
   logger: Logger;
   platform?: NodeJS.Platform;
 }
@@ -34,6 +36,23 @@ export class ElectronNotifier implements Notifier {
     return this.live.size;
   }
 
+  /**
+   * A voicemail or SMS: its text is the caller's (the message's sender's), so on Linux, where the
+   * daemon reads markup, it is escaped like caller ID; it is never made into a link by us.
+   */
+  showNotice(alert: NoticeAlert, options: NotifyOptions): void {
+    if (!this.deps.isSupported()) return;
+    this.close(alert.id);
+    const linux = (this.deps.platform ?? process.platform) === 'linux';
+    const n = this.deps.create({
+      title: alert.title,
+      body: linux ? escapeNotificationMarkup(alert.body) : alert.body,
+      silent: options.silent,
+    });
+    this.keep(alert.id, n, () => this.deps.onNoticeClick?.(alert.id));
+    n.show();
+  }
+
   show(card: CallCard, options: NotifyOptions): void {
     if (!this.deps.isSupported()) return;
     this.close(card.callId);
@@ -46,20 +65,25 @@ export class ElectronNotifier implements Notifier {
       urgency: 'critical',
       timeoutType: 'never',
     });
+    this.keep(card.callId, n, () => this.deps.onClick(card.callId));
+    n.show();
+  }
+
+  /** Held until clicked, closed or failed (else GC takes it and the click is lost). */
+  private keep(id: string, n: NotificationType, onClick: () => void): void {
     const forget = () => {
-      if (this.live.get(card.callId) === n) this.live.delete(card.callId);
+      if (this.live.get(id) === n) this.live.delete(id);
     };
     n.on('click', () => {
       forget();
-      this.deps.onClick(card.callId);
+      onClick();
     });
     n.on('close', forget);
     n.on('failed', (_e, error) => {
       forget();
       this.deps.logger.warn('notification failed', { error });
     });
-    this.live.set(card.callId, n);
-    n.show();
+    this.live.set(id, n);
   }
 
   close(callId: string): void {

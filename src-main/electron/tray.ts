@@ -1,7 +1,9 @@
 /**
  * The tray icon: one icon per connection state (connected, connecting, degraded, offline, needs
  * attention), a tooltip with the reason and the missed-call count, and the menu (status line, Do Not
- * Disturb, recent calls, Settings, History, Pause/Resume, Quit). All text shown comes through
+ * Disturb, recent calls, Settings, History, Pause/Resume, Quit). A trunk that is not registered
+ * shows the degraded icon and a warning line until it recovers; the phone system's presence for the
+ * user has its own line (do not disturb said so). All text shown comes through
  * StatusView and HistoryEntry, which hold only plain, sanitized text.
  */
 import type {
@@ -55,6 +57,8 @@ const OUTCOME_WORDS: Record<HistoryEntry['outcome'], string> = {
 /** Which icon a status shows; pausing looks offline. */
 export function trayIconFor(status: StatusView): TrayIconName {
   if (status.paused) return 'offline';
+  // Calls from outside may not reach the user: the same warning colour as a degraded connection.
+  if (status.state === 'connected' && status.trunkWarning) return 'degraded';
   return status.state;
 }
 
@@ -70,7 +74,9 @@ function missedWords(n: number): string {
 export function trayTooltip(status: StatusView, missedCount: number): string {
   const parts = [`Screenpop: ${status.paused ? 'Paused' : STATE_WORDS[status.state]}`];
   if (status.demo) parts[0] += ' (demo)';
+  if (status.trunkWarning) parts.push('Calls from outside may not reach you');
   if (!status.paused && status.reason && status.state !== 'connected') parts.push(status.reason);
+  if (status.presence?.doNotDisturb) parts.push('Phone: Do not disturb');
   if (status.doNotDisturb) parts.push('Do Not Disturb is on');
   if (missedCount > 0) parts.push(missedWords(missedCount));
   if (status.fault)
@@ -102,6 +108,24 @@ export function trayMenuTemplate(
   ];
   if (status.remedy && !status.paused && status.state !== 'connected')
     items.push({ id: 'remedy', label: label(status.remedy.slice(0, 120)), enabled: false });
+  if (status.trunkWarning)
+    items.push({
+      id: 'trunk',
+      label: label(`⚠ ${status.trunkWarning.message}`.slice(0, 120)),
+      enabled: false,
+    });
+  if (status.presence)
+    items.push({
+      id: 'presence',
+      label: label(`Phone presence: ${status.presence.label}`.slice(0, 120)),
+      enabled: false,
+    });
+  for (const problem of status.featureProblems ?? [])
+    items.push({
+      id: `feature-${problem.feature}`,
+      label: label(problem.reason.slice(0, 120)),
+      click: () => actions.openSettings(),
+    });
   if (missedCount > 0)
     items.push({
       id: 'missed',

@@ -26,6 +26,50 @@ export interface CallRowProps {
   onOpenCrm: (callId: string) => void;
 }
 
+/** A row's own actions: Copy (the caller's number) and, when a CRM link is set, Open in CRM. */
+export function RowActions({
+  id,
+  spoken,
+  named,
+  copied,
+  canOpenCrm,
+  onCopy,
+  onOpenCrm,
+}: {
+  id: string;
+  /** The caller, bounded, for the buttons' labels. */
+  spoken: string;
+  /** True when the caller has a name (Open in CRM), else a CRM search. */
+  named: boolean;
+  copied: boolean;
+  canOpenCrm: boolean;
+  onCopy: (id: string) => void;
+  onOpenCrm: (id: string) => void;
+}) {
+  return (
+    <div className="entry__actions">
+      <button
+        type="button"
+        className="button button--small"
+        aria-label={copied ? `Copied number of ${spoken}` : `Copy number of ${spoken}`}
+        onClick={() => onCopy(id)}
+      >
+        {copied ? 'Copied' : 'Copy'}
+      </button>
+      {canOpenCrm && (
+        <button
+          type="button"
+          className="button button--small"
+          aria-label={`${named ? 'Open in CRM' : 'Search CRM for'} ${spoken}`}
+          onClick={() => onOpenCrm(id)}
+        >
+          {named ? 'Open in CRM' : 'Search CRM'}
+        </button>
+      )}
+    </div>
+  );
+}
+
 export function CallRow({
   entry,
   now,
@@ -74,26 +118,15 @@ export function CallRow({
         )}
         {isNew && <span className="new-mark">New</span>}
       </div>
-      <div className="entry__actions">
-        <button
-          type="button"
-          className="button button--small"
-          aria-label={copied ? `Copied number of ${spoken}` : `Copy number of ${spoken}`}
-          onClick={() => onCopy(entry.callId)}
-        >
-          {copied ? 'Copied' : 'Copy'}
-        </button>
-        {canOpenCrm && (
-          <button
-            type="button"
-            className="button button--small"
-            aria-label={`${name ? 'Open in CRM' : 'Search CRM for'} ${spoken}`}
-            onClick={() => onOpenCrm(entry.callId)}
-          >
-            {name ? 'Open in CRM' : 'Search CRM'}
-          </button>
-        )}
-      </div>
+      <RowActions
+        id={entry.callId}
+        spoken={spoken}
+        named={name !== null}
+        copied={copied}
+        canOpenCrm={canOpenCrm}
+        onCopy={onCopy}
+        onOpenCrm={onOpenCrm}
+      />
     </li>
   );
 }

@@ -10,7 +10,7 @@
 import { useEffect, useId, useState } from 'react';
 import type { ExportResult, HistoryItem, ScreenpopApi } from '../../src-main/ipc/contract.ts';
 import { filterById, HISTORY_FILTERS, visibleItems } from './filters.ts';
-import { HistoryRowView, itemId } from './row-views.tsx';
+import { HistoryRowView, itemId, wantsAttention } from './row-views.tsx';
 
 const COPIED_FEEDBACK_MS = 1500;
 
@@ -55,7 +55,7 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
     /** Shows `next`; returns true when it holds missed calls not yet seen. */
     const take = (next: HistoryItem[]): boolean => {
       setItems(next);
-      const unseen = next.filter((e) => !e.seen && e.outcome === 'missed').map(itemId);
+      const unseen = next.filter((e) => !e.seen && wantsAttention(e)).map(itemId);
       if (unseen.length > 0) setFresh((prev) => new Set([...prev, ...unseen]));
       return unseen.length > 0;
     };
@@ -110,7 +110,10 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
   const all = items ?? [];
   const filter = filterById(filterId);
   const shown = visibleItems(all, filter, query);
-  const missed = all.filter((e) => e.outcome === 'missed').length;
+  const missed = all.filter((e) => e.kind === 'call' && e.outcome === 'missed').length;
+  const calls = all.filter((e) => e.kind === 'call').length;
+  const voicemails = all.filter((e) => e.kind === 'voicemail').length;
+  const messages = all.filter((e) => e.kind === 'sms').length;
   const narrowed = shown.length !== all.length;
 
   function copy(id: string): void {
@@ -143,8 +146,10 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
           <h1>Call history</h1>
           {all.length > 0 && (
             <p className="history__summary">
-              {plural(all.length, 'call')}
+              {plural(calls, 'call')}
               {missed > 0 && `, ${missed} missed`}
+              {voicemails > 0 && `, ${plural(voicemails, 'voicemail')}`}
+              {messages > 0 && `, ${plural(messages, 'message')}`}
             </p>
           )}
         </div>

@@ -1,7 +1,6 @@
 /**
- * What the history can be narrowed to: one filter (All, Missed, Answered; voicemail and SMS
- * items, when they come, add theirs here by kind) and a search over names and numbers. No DOM,
- * no React.
+ * What the history can be narrowed to: one filter (All, Missed, Answered, Voicemail, SMS) and a
+ * search over names, numbers and message text. No DOM, no React.
  */
 import type { HistoryItem } from '../../src-main/ipc/contract.ts';
 
@@ -26,6 +25,8 @@ export const HISTORY_FILTERS: readonly HistoryFilter[] = [
       item.kind === 'call' &&
       (item.outcome === 'answered' || item.outcome === 'answered-elsewhere'),
   },
+  { id: 'voicemail', label: 'Voicemail', matches: (item) => item.kind === 'voicemail' },
+  { id: 'sms', label: 'SMS', matches: (item) => item.kind === 'sms' },
 ];
 
 export function filterById(id: string): HistoryFilter {
@@ -34,7 +35,10 @@ export function filterById(id: string): HistoryFilter {
 
 const digitsOf = (text: string) => text.replace(/[^0-9]/g, '');
 
-/** The words a search looks in: names, numbers as received and as shown, the called line. */
+/**
+ * The words a search looks in: names, numbers as received and as shown, the called line, and a
+ * message's text.
+ */
 function haystack(item: HistoryItem): string[] {
   return [
     item.callerName ?? '',
@@ -43,6 +47,7 @@ function haystack(item: HistoryItem): string[] {
     item.toName ?? '',
     item.to,
     item.toDisplay,
+    item.kind === 'sms' ? item.text : '',
   ];
 }
 

@@ -3,9 +3,12 @@
  * shown inactive by main and this page never calls focus() on its own: keys work once the user
  * has clicked into it. Esc dismisses the focused call (else the top one); Enter opens the CRM link
  * for it where its card offers one. New rings are announced through an assertive live region.
+ * While a trunk is not registered, a warning stands above the calls ("Calls from outside may not
+ * reach you"), and the phone system's do-not-disturb is said there too.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { PopupCard, ScreenpopApi } from '../../src-main/ipc/contract.ts';
+import type { PopupCard, ScreenpopApi, StatusView } from '../../src-main/ipc/contract.ts';
+import { InertText } from '../shared/InertText.tsx';
 import { spokenText } from '../shared/InertText.tsx';
 import { calledLine, callerHeadline } from '../shared/format.ts';
 import { cardActions } from './card-actions.ts';
@@ -35,6 +38,7 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
   const [announcement, setAnnouncement] = useState('');
   const [copiedId, setCopiedId] = useState<string | null>(null);
+  const [status, setStatus] = useState<StatusView | null>(null);
   const announced = useRef(new Set<string>());
   const listRef = useRef<HTMLOListElement>(null);
   const rootRef = useRef<HTMLElement>(null);
@@ -77,6 +81,23 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
       unsubscribe();
     };
   }, [api, receive]);
+
+  useEffect(() => {
+    let live = true;
+    let pushed = false;
+    const off = api.onStatus((next) => {
+      pushed = true;
+      setStatus(next);
+    });
+    api.getStatus().then(
+      (initial) => live && !pushed && setStatus(initial),
+      () => undefined,
+    );
+    return () => {
+      live = false;
+      off();
+    };
+  }, [api]);
 
   // Tell main how tall the stack is, so the window fits it.
   useEffect(() => {
@@ -169,6 +190,17 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
       <div className="visually-hidden" role="status" aria-live="polite">
         {copiedId ? 'Number copied' : ''}
       </div>
+      {status?.trunkWarning && (
+        <p className="banner banner--warning" role="status" data-testid="trunk-warning">
+          <span aria-hidden="true">⚠ </span>
+          <InertText text={status.trunkWarning.message} fit="clamp" />
+        </p>
+      )}
+      {status?.presence?.doNotDisturb && (
+        <p className="banner" data-testid="presence-dnd">
+          Your phone is set to Do not disturb.
+        </p>
+      )}
       {visible.length > 0 && (
         <ol
           className="stack"

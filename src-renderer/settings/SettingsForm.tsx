@@ -369,6 +369,13 @@ export function SettingsForm({
                 {check('doNotDisturb')}
                 {check('sound')}
                 {check('startAtLogin')}
+                <fieldset className="features" data-testid="features">
+                  <legend className="field__label">Besides calls</legend>
+                  {check('featureVoicemail')}
+                  {check('featureSms')}
+                  {check('featureTrunk')}
+                  {check('featurePresence')}
+                </fieldset>
               </>,
             )}
 

@@ -19,6 +19,9 @@ const STATE_WORDS: Record<StatusView['state'], string> = {
 };
 
 export function statusTone(status: StatusView): Tone {
+  // Connected, but calls from outside may not come in, or a feature is off for lack of scope.
+  if (status.state === 'connected' && (status.trunkWarning || status.featureProblems?.length))
+    return 'warn';
   if (status.state === 'connected') return 'ok';
   if (status.state === 'needs-attention') return 'error';
   return 'warn';
@@ -44,6 +47,23 @@ function LiveStatus({ status }: { status: StatusView }) {
             : 'Popups are paused.'}
         </p>
       )}
+      {status.trunkWarning && (
+        <p data-testid="status-trunk">
+          <strong>⚠ </strong>
+          <InertText text={status.trunkWarning.message} fit="clamp" className="status-words" />
+        </p>
+      )}
+      {status.presence && (
+        <p data-testid="status-presence">
+          Your phone presence: <InertText text={status.presence.label} className="inline-inert" />
+          {status.presence.doNotDisturb && ' (the phone system holds your calls)'}
+        </p>
+      )}
+      {status.featureProblems?.map((problem) => (
+        <p key={problem.feature} data-testid={`status-feature-${problem.feature}`}>
+          {problem.reason} <strong>What to do:</strong> {problem.remedy}
+        </p>
+      ))}
     </>
   );
 }

@@ -102,6 +102,22 @@ export const FIELDS: Record<FieldName, FieldText> = {
   popupDisplay: { label: 'Show on' },
   popupCorner: { label: 'Corner' },
   popupLingerSec: { label: 'Stay after ringing stops (seconds)' },
+  featureVoicemail: {
+    label: 'Voicemail',
+    hint: 'A notification and a History entry when someone leaves you a voicemail.',
+  },
+  featureSms: {
+    label: 'Text messages (SMS)',
+    hint: 'A notification with the sender and the start of the message, and a History entry.',
+  },
+  featureTrunk: {
+    label: 'Warn when calls from outside may not reach me',
+    hint: 'Shown in the tray and above calls while a phone line (trunk) is down.',
+  },
+  featurePresence: {
+    label: 'Show my phone presence',
+    hint: 'Your presence as the phone system has it (Available, Do not disturb, …) in the tray.',
+  },
 };
 
 /** The words of the secret field when the keychain already holds one. */

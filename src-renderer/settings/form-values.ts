@@ -32,6 +32,11 @@ export interface FormValues {
   popupDisplay: PopupDisplay;
   popupCorner: PopupCorner;
   popupLingerSec: string;
+  /** Settings.features, one checkbox each (flat, so each is merged and saved on its own). */
+  featureVoicemail: boolean;
+  featureSms: boolean;
+  featureTrunk: boolean;
+  featurePresence: boolean;
 }
 
 /** Splits a comma-, semicolon- or line-separated list; trims, drops blanks and repeats. */
@@ -68,6 +73,10 @@ export function toFormValues(settings: Settings): FormValues {
     popupDisplay: settings.popupDisplay,
     popupCorner: settings.popupCorner,
     popupLingerSec: String(settings.popupLingerSec),
+    featureVoicemail: settings.features.voicemail,
+    featureSms: settings.features.sms,
+    featureTrunk: settings.features.trunk,
+    featurePresence: settings.features.presence,
   };
 }
 
@@ -103,6 +112,12 @@ export function toPatch(values: FormValues): PatchResult {
       popupDisplay: values.popupDisplay,
       popupCorner: values.popupCorner,
       popupLingerSec: lingerSec,
+      features: {
+        voicemail: values.featureVoicemail,
+        sms: values.featureSms,
+        trunk: values.featureTrunk,
+        presence: values.featurePresence,
+      },
     },
   };
   // The secret travels only when the user typed a new one, and only to be put in the keychain.

@@ -116,3 +116,8 @@ export function ringTime(
   if (call.endedAt === null) return '';
   return `after ${formatDuration(call.endedAt - call.startedAt)}`;
 }
+
+/** A voicemail's length in the same words as a call's ("42 s", "1 min 5 s"); null when unknown. */
+export function voicemailLength(sec: number | null): string | null {
+  return sec === null || !Number.isFinite(sec) || sec < 0 ? null : formatDuration(sec * 1000);
+}

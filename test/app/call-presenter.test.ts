@@ -121,7 +121,7 @@ describe('CallPresenter', () => {
     t.presenter.handlePop(t.pop('c1'));
     t.presenter.dismiss('c1');
     expect(t.popup.visible).toBe(false);
-    expect(t.history.list()[0]?.outcome).toBe('ringing');
+    expect(t.history.get('c1')?.outcome).toBe('ringing');
   });
 
   it('records how a call ended even after the user closed its card while it rang', () => {

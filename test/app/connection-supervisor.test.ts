@@ -2,6 +2,7 @@
  * ConnectionSupervisor through its public surface: a plan the test sets, connections the test
  * plays (FakeConnection, the engine's far side), the fake clock.
  */
+import type { Notice } from '../../src-main/core/events/notices.ts';
 import { describe, expect, it } from 'vitest';
 import {
   ConnectionSupervisor,
@@ -33,6 +34,7 @@ function harness() {
   const connections: FakeConnection[] = [];
   const calls = { pops: [] as string[], dismissed: [] as string[], clears: 0 };
   const directory = { starts: 0, stops: 0, forgets: 0, refreshes: 0 };
+  const notices = { got: [] as string[], featureSets: 0, resets: 0 };
   let changes = 0;
   let failConnect: Error | null = null;
   const supervisor = new ConnectionSupervisor({
@@ -50,6 +52,11 @@ function harness() {
       handleDismiss: (d: DismissEvent) => calls.dismissed.push(d.callId),
       clear: () => calls.clears++,
     },
+    notices: {
+      handle: (n: Notice) => notices.got.push(n.type),
+      setFeatures: () => notices.featureSets++,
+      reset: () => notices.resets++,
+    },
     directory: {
       start: () => directory.starts++,
       stop: () => directory.stops++,
@@ -65,6 +72,7 @@ function harness() {
     supervisor,
     connections,
     calls,
+    notices,
     directory,
     changes: () => changes,
     setPlan: (p: ConnectionPlan) => (plan = p),

@@ -59,6 +59,8 @@ describe('history CSV', () => {
         'Outcome',
         'Rang for (seconds)',
         'Call ID',
+        'Voicemail length (seconds)',
+        'Message',
       ],
       [
         '2026-11-22 09:05:00',
@@ -69,8 +71,10 @@ describe('history CSV', () => {
         'Answered',
         '480',
         'c1',
+        '',
+        '',
       ],
-      ['2026-11-22 09:05:00', '', "'+14155550123", '', '101', 'Missed', '', 'c2'],
+      ['2026-11-22 09:05:00', '', "'+14155550123", '', '101', 'Missed', '', 'c2', '', ''],
       [
         '2026-11-22 09:05:00',
         'Ada Lovelace',
@@ -80,6 +84,8 @@ describe('history CSV', () => {
         'Answered by a colleague',
         '480',
         'c3',
+        '',
+        '',
       ],
     ]);
     // Every cell quoted; rows end with CRLF.
@@ -105,7 +111,7 @@ describe('history CSV', () => {
     const [, row] = rows(csv);
     expect(row?.[1]).toBe(expected);
     expect(row?.[2]).toBe(expected);
-    expect(row).toHaveLength(8);
+    expect(row).toHaveLength(10);
   });
 
   it('keeps markup, line breaks and bidi overrides from making rows or reordering text', () => {
@@ -132,8 +138,45 @@ describe('history CSV', () => {
       'Answered',
       '480',
       'linebreak',
+      '',
+      '',
     ]);
     expect(parsed[2]?.[1]).toHaveLength(4096);
+  });
+
+  it('writes voicemails and messages as rows of their own kind; message text stays one inert cell', () => {
+    const common = {
+      from: '+4930123456',
+      fromDisplay: '+49 30 123456',
+      callerName: null,
+      to: '101',
+      toDisplay: '101',
+      toName: null,
+      startedAt: Date.UTC(2026, 10, 22, 9, 5, 0),
+      seen: false,
+    };
+    const csv = historyToCsv(
+      [
+        { ...common, kind: 'voicemail', callId: 'voicemail:v1', durationSec: 42 },
+        {
+          ...common,
+          kind: 'sms',
+          callId: 'sms:m1',
+          text: '=HYPERLINK("https://evil.example")\nsecond line',
+          textTruncated: false,
+        },
+      ],
+      { dateTime: utc },
+    );
+    const [, vm, sms] = rows(csv);
+    expect(vm?.slice(5)).toEqual(['Voicemail', '', 'voicemail:v1', '42', '']);
+    expect(sms?.slice(5)).toEqual([
+      'SMS',
+      '',
+      'sms:m1',
+      '',
+      `'=HYPERLINK("https://evil.example") second line`,
+    ]);
   });
 
   it('quotes every cell and doubles inner quotes', () => {

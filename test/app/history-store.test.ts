@@ -35,7 +35,7 @@ describe('HistoryStore', () => {
 
     const again = new HistoryStore({ path, clock, logger: silentLogger, limit: 10 });
     await again.load();
-    expect(again.list().map((e) => [e.callId, e.outcome, e.endedAt])).toEqual([
+    expect(again.list().map((e) => e.kind === 'call' && [e.callId, e.outcome, e.endedAt])).toEqual([
       ['b', 'missed', 12],
       ['a', 'answered', 10],
     ]);

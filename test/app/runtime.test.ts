@@ -137,6 +137,65 @@ describe('AppRuntime', () => {
     expect(t.views.tray.last?.status.state).toBe('connected');
   });
 
+  it('voicemail and SMS notify and go to the History; trunk, presence and scope problems reach the tray; a features change reconnects', async () => {
+    const t = await setup(CONFIGURED, { secret: 'the-secret-1' });
+    await t.runtime.start();
+    const c = t.connections[0]!;
+    c.status({ state: 'connected' });
+    const base = { eventId: 'e', timestamp: 1, receivedAt: 1, source: 'direct' };
+    c.notice({
+      ...base,
+      type: 'voicemail',
+      voicemailId: 'v1',
+      extension: '101',
+      from: '102',
+      callerName: null,
+      durationSec: 42,
+      notify: true,
+    });
+    c.notice({
+      ...base,
+      type: 'sms',
+      messageId: 'm1',
+      from: '+1',
+      to: '101',
+      text: 'hi',
+      notify: true,
+    });
+    c.notice({
+      ...base,
+      type: 'trunk',
+      trunk: 'SIP-Main',
+      status: 'unreachable',
+      registered: false,
+      down: ['SIP-Main'],
+    });
+    c.notice({ ...base, type: 'presence', extension: '101', status: 'do_not_disturb' });
+    c.features = [
+      { feature: 'sms', code: 30031, state: 'no-scope', reason: 'SMS is off.', remedy: 'Grant.' },
+    ];
+    for (const l of c.featureListeners) l(c.features);
+    expect(t.views.notifier.notices.map((n) => n.alert.title)).toEqual([
+      'Voicemail from Grace Hopper, 0:42',
+      'SMS from +1',
+    ]);
+    expect(t.runtime.history().map((e) => e.kind)).toEqual(['sms', 'voicemail']);
+    expect(t.views.tray.last?.status).toMatchObject({
+      state: 'connected',
+      trunkWarning: { trunks: ['SIP-Main'] },
+      presence: { label: 'Do not disturb', doNotDisturb: true },
+      featureProblems: [{ feature: 'sms', remedy: 'Grant.' }],
+    });
+    // Turning SMS off is a new subscription: a new connection, and the old one's words are gone.
+    await t.runtime.saveSettings({
+      settings: { features: { voicemail: true, sms: false, trunk: true, presence: true } },
+    });
+    expect(t.connections).toHaveLength(2);
+    expect(t.connections[1]?.config.settings.features.sms).toBe(false);
+    expect(t.runtime.status().trunkWarning).toBeUndefined();
+    expect(t.runtime.history()).toHaveLength(2);
+  });
+
   it('needs onboarding without a secret and does not connect', async () => {
     const t = await setup(CONFIGURED);
     expect(await t.runtime.start()).toEqual({ needsOnboarding: true });
@@ -313,7 +372,7 @@ describe('AppRuntime', () => {
     // Unknown and repeated ids are skipped; the order is the page's.
     expect(await t.runtime.exportHistoryCsv(path, ['c2', 'nope', 'c1', 'c2'])).toBe(2);
     const csv = await readFile(path, 'utf8');
-    expect(csv.split('\r\n').map((line) => line.split(',').at(-1))).toEqual([
+    expect(csv.split('\r\n').map((line) => line.split(',')[7] ?? '')).toEqual([
       '"Call ID"',
       '"c2"',
       '"c1"',

@@ -6,11 +6,16 @@ import type {
   NotifyOptions,
   PopupView,
   UrlOpener,
+  NoticeAlert,
 } from '../../src-main/core/app/ports.ts';
 
 export class FakeNotifier implements Notifier {
   shown: { card: CallCard; options: NotifyOptions }[] = [];
+  notices: { alert: NoticeAlert; options: NotifyOptions }[] = [];
   open = new Set<string>();
+  showNotice(alert: NoticeAlert, options: NotifyOptions): void {
+    this.notices.push({ alert, options });
+  }
   show(card: CallCard, options: NotifyOptions): void {
     this.shown.push({ card, options });
     this.open.add(card.callId);
@@ -270,6 +275,9 @@ export class FakeConnection implements Connection {
   }
   status(s: ConnectionStatus) {
     for (const l of this.statuses) l(s);
+  }
+  notice(n: Notice) {
+    for (const l of this.notices) l(n);
   }
   pop(callId: string) {
     for (const l of this.pops)

@@ -10,20 +10,40 @@ import { card } from './support.ts';
 
 function notifier(platform: NodeJS.Platform = 'win32') {
   const clicks: string[] = [];
+  const noticeClicks: string[] = [];
   const n = new ElectronNotifier({
     create: (options: NotificationConstructorOptions) =>
       new Notification(options as Record<string, unknown>) as unknown as NotificationType,
     isSupported: () => Notification.isSupported(),
     onClick: (id) => clicks.push(id),
+    onNoticeClick: (id) => noticeClicks.push(id),
     logger: silentLogger,
     platform,
   });
-  return { n, clicks };
+  return { n, clicks, noticeClicks };
 }
 
 beforeEach(() => resetElectronMock());
 
 describe('ElectronNotifier', () => {
+  it('a voicemail or SMS notification is held until clicked, escapes markup on Linux, and a click reports its id', () => {
+    const { n, noticeClicks } = notifier('linux');
+    const body = '<a href="https://evil.example">win</a> & <b>more</b>';
+    n.showNotice({ id: 'sms:m1', title: 'SMS from Ada', body }, { silent: true });
+    expect(Notification.instances[0]?.options).toMatchObject({
+      title: 'SMS from Ada',
+      body: '&lt;a href="https://evil.example"&gt;win&lt;/a&gt; &amp; &lt;b&gt;more&lt;/b&gt;',
+      silent: true,
+    });
+    expect(n.size).toBe(1);
+    Notification.instances[0]?.click();
+    expect(noticeClicks).toEqual(['sms:m1']);
+    expect(n.size).toBe(0);
+    const other = notifier('darwin');
+    other.n.showNotice({ id: 'voicemail:v1', title: 'Voicemail', body }, { silent: false });
+    expect(Notification.instances[1]?.options).toMatchObject({ body });
+  });
+
   it('keeps a reference to each notification until it is clicked; a click reports the call', () => {
     const { n, clicks } = notifier();
     n.show(card('c1'), { silent: false });

@@ -124,6 +124,46 @@ describe('TrayController', () => {
     expect(fake().item('missed')).toBeUndefined();
   });
 
+  it('warns while a trunk is down (degraded icon, tooltip, menu) until it recovers, and says the phone presence', () => {
+    const { tray, fake, actions } = setup();
+    tray.setState(
+      status({
+        trunkWarning: {
+          trunks: ['SIP-Main'],
+          message: 'Calls from outside may not reach you: trunk SIP-Main is not registered.',
+        },
+        presence: { status: 'do_not_disturb', label: 'Do not disturb', doNotDisturb: true },
+        featureProblems: [
+          {
+            feature: 'sms',
+            reason: 'SMS is off: the key may not receive event code 30031.',
+            remedy: 'Grant event:30031.',
+          },
+        ],
+      }),
+      0,
+      [],
+    );
+    expect((fake().image as { path: string }).path).toContain('degraded');
+    expect(fake().tooltip).toContain('Calls from outside may not reach you');
+    expect(fake().tooltip).toContain('Phone: Do not disturb');
+    expect(fake().item('trunk')?.label).toBe(
+      '⚠ Calls from outside may not reach you: trunk SIP-Main is not registered.',
+    );
+    expect(fake().item('presence')?.label).toBe('Phone presence: Do not disturb');
+    fake().item('feature-sms')?.click?.();
+    expect(actions.openSettings).toHaveBeenCalled();
+    tray.setState(
+      status({ presence: { status: 'away', label: 'Away', doNotDisturb: false } }),
+      0,
+      [],
+    );
+    expect((fake().image as { path: string }).path).toContain('connected');
+    expect(fake().item('trunk')).toBeUndefined();
+    expect(fake().tooltip).not.toContain('Calls from outside');
+    expect(fake().item('presence')?.label).toBe('Phone presence: Away');
+  });
+
   it('says in the tooltip that the app recovered from internal errors', () => {
     const { tray, fake } = setup();
     tray.setState(status({ fault: { count: 1, at: 1 } }), 0, []);

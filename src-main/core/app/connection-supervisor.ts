@@ -5,6 +5,8 @@
  * 30 s; and the connection's status. What to connect to is not decided here: `plan()` (the
  * settings service's) says, each time a rebuild runs.
  */
+import type { Notice } from '../events/notices.ts';
+import type { FeatureStatus } from '../events/features.ts';
 import type { Clock } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import { recoveryPacer, type Fault } from '../../../src-shared/last-resort.ts';
@@ -46,6 +48,14 @@ export interface CallSink {
 }
 
 /** The extension list, loaded over the connection in force. */
+/** Where voicemail, SMS, trunk and presence notices go (NoticePresenter), and the features' states. */
+export interface NoticeSink {
+  handle(notice: Notice): void;
+  setFeatures(features: readonly FeatureStatus[]): void;
+  /** The connection went away for good: what it said of trunks, presence and scopes is void. */
+  reset(): void;
+}
+
 export interface DirectoryControl {
   start(): void;
   stop(): void;
@@ -60,6 +70,7 @@ export interface ConnectionSupervisorDeps {
   connect: ConnectionFactory;
   plan: () => ConnectionPlan;
   calls: CallSink;
+  notices: NoticeSink;
   directory: DirectoryControl;
 }
 
@@ -195,7 +206,10 @@ export class ConnectionSupervisor {
     const old = this.connection;
     this.connection = null;
     for (const off of this.detach.splice(0)) off();
-    if (!options.keepCards) this.d.calls.clear();
+    if (!options.keepCards) {
+      this.d.calls.clear();
+      this.d.notices.reset();
+    }
     if (old) await old.stop();
     this.d.directory.stop();
   }
@@ -241,7 +255,10 @@ export class ConnectionSupervisor {
       engine.onPop((pop) => calls.handlePop(pop)),
       engine.onDismiss((dismiss) => calls.handleDismiss(dismiss)),
       engine.onStatus((status) => this.setConnectionStatus(status)),
+      engine.onNotice((notice) => this.d.notices.handle(notice)),
+      engine.onFeatureStatus((features) => this.d.notices.setFeatures(features)),
     );
+    this.d.notices.setFeatures(engine.featureStatuses());
     this.setConnectionStatus({ state: 'connecting', reason: 'Connecting…' });
     engine.start();
     this.d.directory.start();

@@ -12,7 +12,7 @@
  *   start a new row or read backwards; every cell is quoted, with inner quotes doubled (RFC 4180).
  * - UTF-8 with a byte-order mark (so Excel reads accents and scripts right) and CRLF line ends.
  */
-import type { CallOutcome, HistoryEntry } from './views.ts';
+import type { CallOutcome, HistoryItem } from './views.ts';
 import { displayText } from './text.ts';
 
 const COLUMNS = [
@@ -24,6 +24,8 @@ const COLUMNS = [
   'Outcome',
   'Rang for (seconds)',
   'Call ID',
+  'Voicemail length (seconds)',
+  'Message',
 ] as const;
 
 const OUTCOME_WORDS: Record<CallOutcome, string> = {
@@ -62,14 +64,23 @@ export interface CsvOptions {
 }
 
 /** The entries as CSV text, in the order given. */
-export function historyToCsv(entries: readonly HistoryEntry[], options: CsvOptions = {}): string {
+export function historyToCsv(entries: readonly HistoryItem[], options: CsvOptions = {}): string {
   const dateTime = options.dateTime ?? localDateTime;
   const rows = [COLUMNS.map(csvCell).join(',')];
   for (const e of entries) {
     const rang =
-      e.endedAt !== null && e.endedAt >= e.startedAt
+      e.kind === 'call' && e.endedAt !== null && e.endedAt >= e.startedAt
         ? String(Math.round((e.endedAt - e.startedAt) / 1000))
         : '';
+    const outcome =
+      e.kind === 'voicemail'
+        ? 'Voicemail'
+        : e.kind === 'sms'
+          ? 'SMS'
+          : (OUTCOME_WORDS[e.outcome] ?? 'Ended');
+    const length = e.kind === 'voicemail' && e.durationSec !== null ? String(e.durationSec) : '';
+    // A message's line breaks become spaces: one row per item, whatever the text holds.
+    const message = e.kind === 'sms' ? e.text.replace(/\s+/g, ' ') : '';
     rows.push(
       [
         dateTime(e.startedAt),
@@ -77,9 +88,11 @@ export function historyToCsv(entries: readonly HistoryEntry[], options: CsvOptio
         e.from,
         e.toName ?? '',
         e.to,
-        OUTCOME_WORDS[e.outcome] ?? 'Ended',
+        outcome,
         rang,
         e.callId,
+        length,
+        message,
       ]
         .map(csvCell)
         .join(','),

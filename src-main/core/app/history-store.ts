@@ -1,14 +1,22 @@
 import { readFile, rename } from 'node:fs/promises';
-import { CALL_OUTCOMES, type CallOutcome, type HistoryEntry } from './views.ts';
+import {
+  CALL_OUTCOMES,
+  type CallOutcome,
+  type HistoryEntry,
+  type HistoryItem,
+  type SmsEntry,
+  type VoicemailEntry,
+} from './views.ts';
 import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
 import { parseJson } from '../../../src-shared/json-text.ts';
 import type { Clock } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import type { Logger } from '../../../src-shared/log.ts';
-import { boundedText, displayText } from './text.ts';
+import { boundedText, displayText, messageText } from './text.ts';
 
 /**
- * The call history: every call that rang for the user, with its time, caller and how it ended.
+ * The call history: every call that rang for the user, with its time, caller and how it ended,
+ * and the voicemails and text messages left for the user (one item per voicemail_id / message_id).
  * Kept in memory, newest first, capped at `limit`, and persisted as one JSON file written atomically
  * (writes are coalesced: at most one in flight, one more queued). A file that does not parse is
  * kept aside as `<name>.corrupt-<time>` and the history starts empty, with a warning logged.
@@ -27,10 +35,13 @@ export interface HistoryStoreOptions {
 
 interface HistoryFile {
   version: 1;
-  entries: HistoryEntry[];
+  entries: HistoryItem[];
 }
 
 export const MAX_HISTORY_LIMIT = 10_000;
+
+/** A voicemail or text message as recorded (the seen flag comes later). */
+export type HistoryNotice = Omit<VoicemailEntry, 'seen'> | Omit<SmsEntry, 'seen'>;
 
 /** What a ring records; the outcome, end and seen flag come later. */
 export type HistoryRing = Pick<
@@ -50,24 +61,20 @@ function clampLimit(n: number): number {
   return Number.isFinite(n) ? Math.min(MAX_HISTORY_LIMIT, Math.max(1, Math.floor(n))) : 500;
 }
 
-/** One entry from the file, or null when it is not one (files are untrusted input too). */
-function readEntry(v: unknown): HistoryEntry | null {
-  if (!v || typeof v !== 'object') return null;
-  const e = v as Record<string, unknown>;
+/** Fields every kind has, read from the file; null when they are not there. */
+function readCommon(e: Record<string, unknown>) {
   if (
     typeof e.callId !== 'string' ||
     e.callId === '' ||
     typeof e.from !== 'string' ||
-    typeof e.to !== 'string'
+    typeof e.to !== 'string' ||
+    typeof e.startedAt !== 'number' ||
+    !Number.isFinite(e.startedAt)
   )
     return null;
-  if (typeof e.startedAt !== 'number' || !Number.isFinite(e.startedAt)) return null;
-  if (!CALL_OUTCOMES.includes(e.outcome as CallOutcome)) return null;
-  // Files written before toDisplay/toName existed show `to` as it was received.
   const to = boundedText(e.to);
   return {
-    kind: 'call',
-    callId: boundedText(e.callId, 128),
+    callId: boundedText(e.callId, 160),
     from: boundedText(e.from),
     fromDisplay: displayText(e.fromDisplay),
     callerName: typeof e.callerName === 'string' ? displayText(e.callerName) || null : null,
@@ -75,9 +82,54 @@ function readEntry(v: unknown): HistoryEntry | null {
     toDisplay: typeof e.toDisplay === 'string' ? displayText(e.toDisplay) : displayText(to),
     toName: typeof e.toName === 'string' ? displayText(e.toName) || null : null,
     startedAt: e.startedAt,
+    seen: e.seen === true,
+  };
+}
+
+/** One item from the file, or null when it is not one (files are untrusted input too). */
+function readItem(v: unknown): HistoryItem | null {
+  if (!v || typeof v !== 'object') return null;
+  const e = v as Record<string, unknown>;
+  if (e.kind === 'voicemail') {
+    const common = readCommon(e);
+    const sec = e.durationSec;
+    return common
+      ? {
+          kind: 'voicemail',
+          ...common,
+          durationSec:
+            typeof sec === 'number' && Number.isFinite(sec) && sec >= 0 ? Math.round(sec) : null,
+        }
+      : null;
+  }
+  if (e.kind === 'sms') {
+    const common = readCommon(e);
+    return common
+      ? {
+          kind: 'sms',
+          ...common,
+          text: messageText(e.text),
+          textTruncated: e.textTruncated === true,
+        }
+      : null;
+  }
+  // Files written before kinds existed hold calls only.
+  if (e.kind !== undefined && e.kind !== 'call') return null;
+  return readEntry(e);
+}
+
+/** One call from the file, or null when it is not one. */
+function readEntry(e: Record<string, unknown>): HistoryEntry | null {
+  if (!CALL_OUTCOMES.includes(e.outcome as CallOutcome)) return null;
+  // Files written before toDisplay/toName existed show `to` as it was received (readCommon).
+  const common = readCommon(e);
+  if (!common) return null;
+  return {
+    kind: 'call',
+    ...common,
+    callId: boundedText(e.callId, 128),
     endedAt: typeof e.endedAt === 'number' && Number.isFinite(e.endedAt) ? e.endedAt : null,
     outcome: e.outcome as CallOutcome,
-    seen: e.seen === true,
   };
 }
 
@@ -89,8 +141,8 @@ export class HistoryStore {
   private readonly read: (path: string) => Promise<string>;
   private readonly moveAside: (from: string, to: string) => Promise<void>;
   private limit: number;
-  private entries: HistoryEntry[] = [];
-  private readonly changes: Emitter<[entries: HistoryEntry[]]>;
+  private entries: HistoryItem[] = [];
+  private readonly changes: Emitter<[entries: HistoryItem[]]>;
   private writing: Promise<void> | null = null;
   private dirty = false;
   /** False when saving would overwrite a file whose calls we could not read. */
@@ -127,9 +179,10 @@ export class HistoryStore {
     const json = parseJson(text);
     const parsed = json.ok ? (json.value as Partial<HistoryFile> | null) : null;
     if (parsed && typeof parsed === 'object' && Array.isArray(parsed.entries)) {
-      const entries = parsed.entries.map(readEntry).filter((e): e is HistoryEntry => e !== null);
+      const entries = parsed.entries.map(readItem).filter((e): e is HistoryItem => e !== null);
       // A call still "ringing" in the file rang when the app last ran: it is over now.
-      for (const e of entries) if (e.outcome === 'ringing') e.outcome = 'ended';
+      for (const e of entries)
+        if (e.kind === 'call' && e.outcome === 'ringing') e.outcome = 'ended';
       entries.sort((a, b) => b.startedAt - a.startedAt);
       this.entries = entries.slice(0, this.limit);
     } else {
@@ -150,23 +203,56 @@ export class HistoryStore {
     this.emit();
   }
 
-  list(): HistoryEntry[] {
+  list(): HistoryItem[] {
     return this.entries.map((e) => ({ ...e }));
   }
 
-  /** The newest `n` entries (the tray's recent calls), without copying the whole history. */
+  /** The newest `n` calls (the tray's recent calls), without copying the whole history. */
   recent(n: number): HistoryEntry[] {
-    return this.entries.slice(0, n).map((e) => ({ ...e }));
+    const calls: HistoryEntry[] = [];
+    for (const e of this.entries) {
+      if (calls.length >= n) break;
+      if (e.kind === 'call') calls.push({ ...e });
+    }
+    return calls;
   }
 
+  /** A call by its id (undefined for a voicemail or message: see item()). */
   get(callId: string): HistoryEntry | undefined {
+    const e = this.call(callId);
+    return e && { ...e };
+  }
+
+  /** An item of any kind by its id. */
+  item(callId: string): HistoryItem | undefined {
     const e = this.entries.find((x) => x.callId === callId);
     return e && { ...e };
   }
 
   /** Missed calls the user has not seen yet. */
   missedCount(): number {
-    return this.entries.filter((e) => e.outcome === 'missed' && !e.seen).length;
+    return this.entries.filter((e) => e.kind === 'call' && e.outcome === 'missed' && !e.seen)
+      .length;
+  }
+
+  /** Voicemails and messages the user has not seen yet. */
+  unseenNoticeCount(): number {
+    return this.entries.filter((e) => e.kind !== 'call' && !e.seen).length;
+  }
+
+  /**
+   * A voicemail or message arrived. Once per id: a second delivery changes nothing (false). It goes
+   * in by its time, so a replayed old one lands where it belongs, not on top.
+   */
+  recordNotice(notice: HistoryNotice): boolean {
+    if (this.entries.some((e) => e.callId === notice.callId)) return false;
+    const item = { ...notice, seen: false } as HistoryItem;
+    const at = this.entries.findIndex((e) => e.startedAt <= item.startedAt);
+    if (at === -1) this.entries.push(item);
+    else this.entries.splice(at, 0, item);
+    if (this.entries.length > this.limit) this.entries.length = this.limit;
+    this.changed();
+    return true;
   }
 
   setLimit(limit: number): void {
@@ -181,7 +267,7 @@ export class HistoryStore {
 
   /** A call started ringing (a second ring for the same call only fills in a name found later). */
   recordRing(ring: HistoryRing): void {
-    const existing = this.entries.find((e) => e.callId === ring.callId);
+    const existing = this.call(ring.callId);
     if (existing) {
       if (!existing.callerName && ring.callerName) {
         existing.callerName = ring.callerName;
@@ -213,7 +299,7 @@ export class HistoryStore {
     outcome: Exclude<CallOutcome, 'ringing'>,
     at = this.clock.now(),
   ): void {
-    const e = this.entries.find((x) => x.callId === callId);
+    const e = this.call(callId);
     if (!e) return;
     const next = outcomeRank(e.outcome) > outcomeRank(outcome) ? e.outcome : outcome;
     if (e.outcome === next && e.endedAt !== null) return;
@@ -232,13 +318,18 @@ export class HistoryStore {
     if (any) this.changed();
   }
 
-  onChange(listener: (entries: HistoryEntry[]) => void): () => void {
+  onChange(listener: (entries: HistoryItem[]) => void): () => void {
     return this.changes.on(listener);
   }
 
   /** Resolves when everything changed so far is on disk. */
   async flush(): Promise<void> {
     while (this.writing) await this.writing;
+  }
+
+  private call(callId: string): HistoryEntry | undefined {
+    const e = this.entries.find((x) => x.callId === callId);
+    return e?.kind === 'call' ? e : undefined;
   }
 
   private changed(): void {

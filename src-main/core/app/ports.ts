@@ -15,9 +15,19 @@ export interface NotifyOptions {
   silent: boolean;
 }
 
+/** A notification that is not a call (a voicemail, an SMS): plain text only, no markup. */
+export interface NoticeAlert {
+  /** `voicemail:<id>` / `sms:<id>`, the History item's id. */
+  id: string;
+  title: string;
+  body: string;
+}
+
 /** The OS notification centre. */
 export interface Notifier {
   show(card: CallCard, options: NotifyOptions): void;
+  /** A voicemail or SMS; clicking it opens the History. */
+  showNotice(alert: NoticeAlert, options: NotifyOptions): void;
   close(callId: string): void;
 }
 

@@ -17,6 +17,7 @@ import type { Settings } from '../settings/types.ts';
 import { CallPresenter, crmValuesOf } from './call-presenter.ts';
 import type { ConnectionFactory } from './connection.ts';
 import { ConnectionSupervisor } from './connection-supervisor.ts';
+import { NoticePresenter } from './notice-presenter.ts';
 import { Directory } from './directory.ts';
 import { historyToCsv } from './history-csv.ts';
 import type { HistoryStore } from './history-store.ts';
@@ -67,6 +68,7 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
 export class AppRuntime {
   readonly presenter: CallPresenter;
   readonly directory: Directory;
+  private readonly notices: NoticePresenter;
   readonly settingsService: SettingsService;
   readonly connection: ConnectionSupervisor;
   private readonly d: AppRuntimeDeps;
@@ -109,12 +111,22 @@ export class AppRuntime {
         ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
         : {}),
     });
+    this.notices = new NoticePresenter({
+      clock: deps.clock,
+      logger: deps.logger,
+      directory: this.directory,
+      history: deps.history,
+      notifier: deps.views.notifier,
+      settings: () => this.settingsService.settings(),
+      onStatusChange: () => this.publishStatus(),
+    });
     this.connection = new ConnectionSupervisor({
       clock: deps.clock,
       logger: this.logger,
       connect: deps.connect,
       plan: () => this.settingsService.plan(),
       calls: this.presenter,
+      notices: this.notices,
       directory: this.directory,
     });
     this.connection.onChange(() => this.publishStatus());
@@ -163,6 +175,7 @@ export class AppRuntime {
       doNotDisturb: settings.doNotDisturb,
       missedCount: this.d.history.missedCount(),
       demo: settings.demoMode,
+      ...this.notices.statusFields(),
       ...(fault ? { fault: { count: fault.count, at: fault.at } } : {}),
     };
   }
@@ -194,7 +207,7 @@ export class AppRuntime {
 
   /** Copies a history entry's caller number; false when the entry is gone. */
   copyHistoryNumber(callId: string): boolean {
-    const entry = this.d.history.get(callId);
+    const entry = this.d.history.item(callId);
     if (!entry) return false;
     this.d.views.clipboard.writeText(entry.from);
     return true;
@@ -202,7 +215,8 @@ export class AppRuntime {
 
   /** Opens the CRM link for a history entry with the same builder and gate as the popup's. */
   openHistoryCrm(callId: string): Promise<{ ok: boolean; message?: string }> {
-    const entry = this.d.history.get(callId);
+    // A voicemail or message opens the CRM for its caller too ({call_id} is the item's id).
+    const entry = this.d.history.item(callId);
     if (!entry)
       return Promise.resolve({ ok: false, message: 'That call is no longer in the history.' });
     return this.presenter.openCrmWith(crmValuesOf(entry));

@@ -64,6 +64,7 @@ const CONNECTION_FIELDS: ReadonlyArray<keyof Settings> = [
   'relayTenant',
   'staleRingSec',
   'demoMode',
+  'features',
 ];
 
 /** Whether a saved change needs a new connection (DND, linger, CRM, history limit do not). */

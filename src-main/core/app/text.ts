@@ -57,3 +57,26 @@ export function previewText(value: unknown, max = MAX_PREVIEW_TEXT): string {
         .join('')
         .trimEnd()}…`;
 }
+
+/** Longest message text kept (the service's own limit for an SMS). */
+export const MAX_MESSAGE_TEXT = 1600;
+
+/**
+ * Untrusted message text made fit to show in full: line breaks kept (at most two in a row), every
+ * other control, bidi-override and zero-width character removed, bounded. Shown only as a text
+ * node: nothing in it becomes markup or a link.
+ */
+export function messageText(value: unknown, max = MAX_MESSAGE_TEXT): string {
+  if (typeof value !== 'string') return '';
+  const lines = toWellFormed(value)
+    .replace(/\r\n?|[\u2028\u2029\u0085]/g, '\n')
+    .split('\n')
+    .map((line) => line.replace(/\t/g, ' ').replace(UNSAFE_FOR_DISPLAY, '').trimEnd());
+  return truncateCodePoints(
+    lines
+      .join('\n')
+      .replace(/\n{3,}/g, '\n\n')
+      .trim(),
+    max,
+  );
+}

@@ -73,8 +73,40 @@ export interface HistoryEntry extends CallFacts {
   seen: boolean;
 }
 
+/** What a voicemail or a text message has in common with a call in the history. */
+interface MessageFacts extends CallText {
+  /** The item's id in the history: `voicemail:<voicemail_id>` / `sms:<message_id>`. */
+  callId: string;
+  /** When it arrived (wall-clock ms). */
+  startedAt: number;
+  /** Unseen until the user opens the history. */
+  seen: boolean;
+}
+
+/**
+ * A voicemail left for one of the user's extensions (docs/wire-protocol.md section 6). `to` is the
+ * user's extension; `callerName` is the phone system's name for the caller, else the directory's.
+ */
+export interface VoicemailEntry extends MessageFacts {
+  kind: 'voicemail';
+  durationSec: number | null;
+}
+
+/** A text message to one of the user's numbers. */
+export interface SmsEntry extends MessageFacts {
+  kind: 'sms';
+  /**
+   * The message as inert text: at most 1,600 characters, line breaks kept, control, bidi-override
+   * and zero-width characters removed. Shown only as text, never as markup; links stay text.
+   */
+  text: string;
+  /** True when the service sent more than 1,600 characters and `text` is the start. */
+  textTruncated: boolean;
+}
+
 /** Everything the history lists; each kind has its own row view. */
-export type HistoryItem = HistoryEntry;
+export type HistoryItem = HistoryEntry | VoicemailEntry | SmsEntry;
+export type HistoryKind = HistoryItem['kind'];
 
 /** What came of "Export CSV…": the renderer learns the file's name, never its folder. */
 export type ExportResult =
@@ -96,6 +128,15 @@ export interface StatusView {
   doNotDisturb: boolean;
   missedCount: number;
   demo: boolean;
+  /**
+   * Present while a trunk of the phone system is not registered: calls from outside may not reach
+   * the user. Shown in the tray and above the popup's calls until it recovers.
+   */
+  trunkWarning?: { trunks: string[]; message: string };
+  /** The user's own presence as the phone system last said it (30009); absent until known. */
+  presence?: { status: string; label: string; doNotDisturb: boolean };
+  /** Features off because the key lacks their scope (10003), each with its remedy. */
+  featureProblems?: Array<{ feature: string; reason: string; remedy: string }>;
   /**
    * Present once an unexpected error was caught by the last resort (the app carried on and rebuilt
    * its connection): how many so far, and when the last one was (wall-clock ms). Details are in the log.

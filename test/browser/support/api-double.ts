@@ -13,7 +13,7 @@ import type {
   CrmPreview,
   EventChannel,
   ExportResult,
-  HistoryEntry,
+  HistoryItem,
   SaveResult,
   ScreenpopApi,
   SettingsPatch,
@@ -26,7 +26,7 @@ export interface DoubleFixture {
   calls: CallCard[];
   settings: SettingsView;
   status: StatusView;
-  history: HistoryEntry[];
+  history: HistoryItem[];
   testConnection: TestConnectionResult;
   /** What saveSettings answers; null: accept the patch and merge it. */
   saveResult: SaveResult | null;
