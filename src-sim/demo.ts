@@ -1,7 +1,8 @@
 /**
  * The demo: the simulator on 127.0.0.1 with background calls among the other extensions, and a
  * demo extension that rings every few seconds, from an outside number or a colleague, then is
- * answered there, answered by a colleague of a ring group, or missed. One scenario, on the injected
+ * answered there, answered by a colleague of a ring group, or missed; a missed caller leaves a
+ * voicemail, and every eighth call a text message arrives. One scenario, on the injected
  * clock, for the tray app's "Try the demo" (src-main/electron/main.ts) and `screenpop-headless --demo`.
  *
  * Every call is a script of steps on its own; a step never touches a call its script already ended
@@ -44,6 +45,12 @@ const OUTSIDE_CALLERS = [
   '+12125550187',
   '+493090182345',
   '+61298765432',
+];
+
+const DEMO_TEXTS = [
+  'Hi, this is about order 4711: could you call me back before 5 pm?',
+  'Running 10 minutes late for our meeting, sorry!',
+  'Thanks for your help today. The invoice arrived.',
 ];
 
 /** One demo call: who rings whom, then what happens after how long. */
@@ -148,6 +155,20 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
       rings++;
       const script = demoScript(rings, extension, colleagues);
       play(script, sim.ring({ from: script.from, to: script.to }), 0);
+      const n = rings;
+      // The caller who was missed leaves a voicemail once the phone stopped ringing.
+      if (n % 4 === 2)
+        later((script.steps[0]?.afterMs ?? 4_000) + 1_000, 'voicemail', () =>
+          sim.voicemail({ extension, from: script.from, durationSec: 12 + ((n * 7) % 50) }),
+        );
+      if (n % 8 === 0)
+        later(3_000, 'sms', () =>
+          sim.sms({
+            from: OUTSIDE_CALLERS[n % OUTSIDE_CALLERS.length]!,
+            to: extension,
+            text: DEMO_TEXTS[(n / 8) % DEMO_TEXTS.length]!,
+          }),
+        );
     });
   ringAfter(Math.min(2_000, ringEveryMs));
   logger.info('demo simulator started', { baseUrl: sim.baseUrl, extension });

@@ -49,11 +49,16 @@ describe('demo mode of the app', () => {
     await advanceWithRealIo(clock, 10 * 60_000);
 
     expect(demo?.rings).toBe(50);
-    const entries = history.list();
+    const entries = history.list().filter((e) => e.kind === 'call');
     // Each demo call popped once (one history entry, one notification) and none still rings (the
     // last rang at 590 s and ended within 8 s).
     expect(entries).toHaveLength(50);
     expect(views.notifier.shown).toHaveLength(50);
+    // Each missed caller (calls 2, 6, 10, ...) left a voicemail; every eighth call brought an SMS.
+    const kinds = history.list().map((e) => e.kind);
+    expect(kinds.filter((k) => k === 'voicemail')).toHaveLength(13);
+    expect(kinds.filter((k) => k === 'sms')).toHaveLength(6);
+    expect(views.notifier.notices).toHaveLength(19);
     // Answered here, answered by the demo's colleague (every fourth call), or missed.
     expect(new Set(entries.map((e) => e.kind === 'call' && e.outcome))).toEqual(
       new Set(['answered', 'answered-elsewhere', 'missed']),

@@ -48,6 +48,9 @@ describe('screenpop-headless --demo', () => {
         .map((p) => p.call_id)
         .sort(),
     );
+    // Missed callers leave a voicemail (calls 2, 6, ...), every eighth call brings an SMS.
+    expect(lines.filter((l) => l.type === 'voicemail')).toHaveLength(30);
+    expect(lines.filter((l) => l.type === 'sms')).toHaveLength(15);
     expect(lines.filter((l) => l.type === 'status').map((l) => l.state)).toEqual([
       'connecting',
       'connected',
