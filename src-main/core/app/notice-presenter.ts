@@ -97,9 +97,11 @@ export class NoticePresenter {
 
   /** Each feature's state from the engine: those off for lack of scope go in the status. */
   setFeatures(features: readonly FeatureStatus[]): void {
-    this.problems = features
+    const problems = features
       .filter((f) => f.state === 'no-scope')
       .map((f) => ({ feature: f.feature, reason: f.reason ?? '', remedy: f.remedy ?? '' }));
+    if (JSON.stringify(problems) === JSON.stringify(this.problems)) return;
+    this.problems = problems;
     this.o.onStatusChange();
   }
 
@@ -108,6 +110,8 @@ export class NoticePresenter {
    * presence and scopes no longer holds until the new one says it again.
    */
   reset(): void {
+    // Only a change is news: the status is not published for nothing (its timeline records each).
+    if (!this.trunksDown.length && !this.presence && !this.problems.length) return;
     this.trunksDown = [];
     this.presence = undefined;
     this.problems = [];
