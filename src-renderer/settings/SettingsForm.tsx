@@ -28,6 +28,7 @@ import {
 import {
   CORNERS,
   DISPLAYS,
+  PROXY_MODES,
   FIELDS,
   FORM_ERRORS,
   managedBanner,
@@ -418,6 +419,15 @@ export function SettingsForm({
                 </div>
                 {text('relayUrl', { type: 'url' })}
                 {text('relayTenant')}
+                <SelectField
+                  name="proxyMode"
+                  label={FIELDS.proxyMode.label}
+                  error={errorFor('proxyMode')}
+                  value={values.proxyMode}
+                  choices={PROXY_MODES}
+                  onChange={(v) => set('proxyMode', v)}
+                />
+                {text('proxyUrl', { type: 'url' })}
               </>,
             )}
           </>

@@ -83,6 +83,12 @@ export const FIELDS: Record<FieldName, FieldText> = {
     hint: 'The tenant name your relay administrator gave you; leave empty to use the first part of the service address.',
     placeholder: 'acme',
   },
+  proxyMode: { label: 'Proxy' },
+  proxyUrl: {
+    label: 'Proxy address',
+    hint: 'Used when Proxy is "This proxy". A proxy password is kept in the system keychain (see README, For administrators).',
+    placeholder: 'http://proxy.example.com:3128',
+  },
   crmUrlTemplate: {
     label: 'CRM link',
     hint: 'Each call fills in {from}, {to}, {call_id} and {caller_name}. Leave empty for no CRM button.',
@@ -154,6 +160,12 @@ export const CORNERS = [
   { value: 'top-right', label: 'Top right' },
   { value: 'bottom-left', label: 'Bottom left' },
   { value: 'bottom-right', label: 'Bottom right' },
+] as const;
+
+export const PROXY_MODES = [
+  { value: 'system', label: 'System proxy settings (PAC, WPAD)' },
+  { value: 'none', label: 'No proxy' },
+  { value: 'manual', label: 'This proxy' },
 ] as const;
 
 export const DISPLAYS = [

@@ -8,6 +8,7 @@ import type {
   EventSourceMode,
   PopupCorner,
   PopupDisplay,
+  ProxyMode,
   Settings,
 } from '../../src-main/core/settings/types.ts';
 import { FORM_ERRORS } from './fields.ts';
@@ -23,6 +24,8 @@ export interface FormValues {
   eventSource: EventSourceMode;
   relayUrl: string;
   relayTenant: string;
+  proxyMode: ProxyMode;
+  proxyUrl: string;
   crmUrlTemplate: string;
   autoOpenCrm: boolean;
   contactsFile: string;
@@ -64,6 +67,8 @@ export function toFormValues(settings: Settings): FormValues {
     eventSource: settings.eventSource,
     relayUrl: settings.relayUrl,
     relayTenant: settings.relayTenant,
+    proxyMode: settings.proxyMode,
+    proxyUrl: settings.proxyUrl,
     crmUrlTemplate: settings.crmUrlTemplate,
     autoOpenCrm: settings.autoOpenCrm,
     contactsFile: settings.contactsFile,
@@ -103,6 +108,8 @@ export function toPatch(values: FormValues): PatchResult {
       eventSource: values.eventSource,
       relayUrl: values.relayUrl.trim(),
       relayTenant: values.relayTenant.trim(),
+      proxyMode: values.proxyMode,
+      proxyUrl: values.proxyUrl.trim(),
       crmUrlTemplate: values.crmUrlTemplate.trim(),
       autoOpenCrm: values.autoOpenCrm,
       contactsFile: values.contactsFile.trim(),

@@ -67,6 +67,21 @@ function runnerFor(
   });
 }
 
+/** The runner's flags for the test CA and this relay, in `mode`. */
+function relayArgs(sim: SimProcess, relay: RelayProcess, mode: 'auto' | 'relay'): string[] {
+  const url = relay.url.replace(/^http/, 'ws');
+  return [
+    '--ca-file',
+    ca.caFile,
+    '--relay-url',
+    url,
+    '--relay-tenant',
+    sim.tenant,
+    '--event-source',
+    mode,
+  ];
+}
+
 /** Every stdout line and the stderr of the runner, where no secret may appear. */
 function everything(runner: RunnerProcess): string {
   return runner.proc.stdout.map((l) => l.text).join('\n') + runner.proc.stderr();
@@ -89,23 +104,19 @@ describe.runIf(run)(
         url: relay.webhookUrl(),
         secret: relay.webhookSecret,
       });
-      const runner = runnerFor(sim, { ...cleanEnv(), HTTPS_PROXY: proxy.url() }, [
-        '--ca-file',
-        ca.caFile,
-        '--relay-url',
-        relay.url.replace(/^http/, 'ws'),
-        '--relay-tenant',
-        sim.tenant,
-        '--event-source',
-        'auto',
-      ]);
+      const runner = runnerFor(
+        sim,
+        { ...cleanEnv(), HTTPS_PROXY: proxy.url() },
+        relayArgs(sim, relay, 'auto'),
+      );
       await runner.waitForState('connected', 60_000);
       const ledger = new RingLedger(runner);
       await ledger.ringAndSettle(sim);
       await ledger.ringAndSettle(sim);
       expectHealthy(runner, ledger, 2);
-      // get_token, extension/list, the server-clock HEAD and the subscribe socket: one tunnel each.
-      expect(proxy.connectsTo(sim.port), proxy.log()).toBeGreaterThanOrEqual(3);
+      // get_token, extension/list, the server-clock HEAD and the subscribe socket: one tunnel each
+      // (no keep-alive), so at least four to the simulator; the relay's socket is one more.
+      expect(proxy.connectsTo(sim.port), proxy.log()).toBeGreaterThanOrEqual(4);
       expect(proxy.connectsTo(relay.port), proxy.log()).toBeGreaterThanOrEqual(1);
       expect(runner.proc.stderr()).toMatch(/"via":"proxy 127\.0\.0\.1:\d+"/);
     });
@@ -162,6 +173,26 @@ describe.runIf(run)(
       expect(attempts.length).toBeGreaterThanOrEqual(1);
       expect(attempts.length).toBeLessThan(40);
       expect(everything(runner)).not.toContain('d0wn-proxy-secret');
+    });
+
+    it("names the relay's host when the relay's certificate is for another name, and stops", async () => {
+      const sim = await tlsSim(ca.issue('sim-ok'));
+      const relay = await new RelayProcess(group, {
+        tenant: sim.tenant,
+        serviceUrl: sim.baseUrl,
+        tls: certFiles(ca.issue('relay-other', { hosts: ['DNS:relay.other.example'] })),
+        env: { ...cleanEnv(), NODE_EXTRA_CA_CERTS: ca.caFile },
+      }).start();
+      // The relay alone: its socket's fault is the status (in auto mode the direct stream's state
+      // decides the combined one, see status.ts combineStatuses).
+      const runner = runnerFor(sim, cleanEnv(), relayArgs(sim, relay, 'relay'));
+      const exit = await runner.proc.exit;
+      const host = `127.0.0.1:${relay.port}`;
+      expect(runner.statuses().at(-1), runner.explain()).toMatchObject({
+        state: 'needs-attention',
+        reason: `The certificate ${host} presented is for another name: it is not ${host}'s.`,
+      });
+      expect(exit.code).toBe(3);
     });
 
     for (const [what, issue, args, words] of [

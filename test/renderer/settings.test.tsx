@@ -87,6 +87,10 @@ describe('settings', () => {
     fireEvent.click(screen.getByLabelText('Relay'));
     fireEvent.change(input('Relay address'), { target: { value: 'wss://relay.example.com' } });
     fireEvent.change(input('Relay tenant'), { target: { value: ' globex ' } });
+    fireEvent.change(screen.getByLabelText('Proxy'), { target: { value: 'manual' } });
+    fireEvent.change(input('Proxy address'), {
+      target: { value: ' http://proxy.example.com:3128 ' },
+    });
     fireEvent.click(screen.getByLabelText('Do not disturb'));
     fireEvent.change(screen.getByLabelText('Corner'), { target: { value: 'top-left' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
@@ -96,6 +100,8 @@ describe('settings', () => {
       eventSource: 'relay',
       relayUrl: 'wss://relay.example.com',
       relayTenant: 'globex',
+      proxyMode: 'manual',
+      proxyUrl: 'http://proxy.example.com:3128',
       doNotDisturb: true,
       popupCorner: 'top-left',
     });

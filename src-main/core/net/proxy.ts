@@ -188,28 +188,20 @@ export function parsePacResult(text: string): ProxyChoice {
 
 /**
  * The system's proxy through a `resolveProxy(url)` that answers in PAC words (Electron's
- * `session.resolveProxy`). The credentials of an authenticating system proxy are not known to
- * Chromium's answer: `auth` (the explicit proxy setting's user and password) is added when the
- * answer names that same host.
+ * `session.resolveProxy`). Chromium's answer carries no credentials: network.ts adds those kept
+ * in the keychain for the proxy it names.
  */
-export function pacProxyResolver(
-  resolveProxy: (url: string) => Promise<string>,
-  credentials?: ProxyServer,
-): ProxyResolver {
+export function pacProxyResolver(resolveProxy: (url: string) => Promise<string>): ProxyResolver {
   return {
     source: 'system (PAC / WPAD / system settings)',
     async resolve(url) {
       // Chromium resolves http(s) URLs; a WebSocket goes where its https/http twin goes.
       const asked = new URL(url.href.replace(/^ws(s?):/, 'http$1:'));
-      let choice: ProxyChoice;
       try {
-        choice = parsePacResult(await resolveProxy(asked.href));
+        return parsePacResult(await resolveProxy(asked.href));
       } catch {
         return DIRECT;
       }
-      if (choice.kind === 'proxy' && credentials?.auth && credentials.host === choice.host)
-        return { ...choice, auth: credentials.auth };
-      return choice;
     },
   };
 }
