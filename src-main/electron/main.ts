@@ -57,6 +57,7 @@ import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
 import { SettingsStore } from '../core/settings/settings-store.ts';
 import type { Settings } from '../core/settings/types.ts';
 import { proxyAccount, transportFor } from '../core/net/network.ts';
+import type { NetTransport } from '../core/net/transport.ts';
 import { startDemo } from '../../src-sim/demo.ts';
 import { updateSupport } from '../core/updates/install-kind.ts';
 import { RestartGate } from '../core/updates/restart-gate.ts';
@@ -213,6 +214,8 @@ async function start(): Promise<void> {
       systemProxy: (url) => session.defaultSession.resolveProxy(url),
       proxyCredentials: (proxy) => credentials.getSecret(proxyAccount(proxy)),
     });
+  /** The current connection's transport: its proxy and certificate decisions go in diagnostics. */
+  let connectionTransport: NetTransport | undefined;
   runtime = new AppRuntime({
     clock,
     logger,
@@ -240,7 +243,7 @@ async function start(): Promise<void> {
       logger,
       secrets,
       relayCursorStore: fileCursorStore(join(userData, 'relay-cursor.json')),
-      transport: network,
+      transport: (s) => (connectionTransport = network(s)),
     }),
     // The control surface lets the user (and the end-to-end suite) ring the demo from outside.
     startDemo: () => startDemo({ clock, logger, control: true }),
@@ -285,6 +288,10 @@ async function start(): Promise<void> {
   diagnostics.add(connectionSection(() => rt.status(), rt.timeline));
   diagnostics.add(connectionTestSection(() => rt.lastConnectionTest()));
   diagnostics.add(logSection(() => logRing.snapshot()));
+  diagnostics.add({
+    name: 'network',
+    collect: () => connectionTransport?.decisions() ?? { note: 'no connection made yet' },
+  });
   lastResort.onFault((fault) => rt.recoverFromFault(fault));
   rt.onStatus((status) => {
     windows.broadcast('status:changed', status);
