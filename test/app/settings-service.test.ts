@@ -136,6 +136,10 @@ describe('SettingsService', () => {
     expect(needsReconnect(change({ extensions: ['101', '102'] }))).toBe(true);
     expect(needsReconnect(change({ relayUrl: 'wss://relay.example.com' }))).toBe(true);
     expect(needsReconnect(change({ extensions: ['101'] }))).toBe(false); // equal, not the same array
+    // The connection's transport is built from these: a new proxy or CA file needs new sockets.
+    expect(needsReconnect(change({ proxyMode: 'none' }))).toBe(true);
+    expect(needsReconnect(change({ proxyUrl: 'http://proxy.example.com:3128' }))).toBe(true);
+    expect(needsReconnect(change({ caFile: '/etc/screenpop/ca.pem' }))).toBe(true);
   });
 
   it('plans the connection: none until set up, the keychain for the real service', async () => {

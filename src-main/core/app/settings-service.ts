@@ -65,6 +65,10 @@ const CONNECTION_FIELDS: ReadonlyArray<keyof Settings> = [
   'staleRingSec',
   'demoMode',
   'features',
+  // The transport (proxy and trusted CAs) is built with the connection.
+  'proxyMode',
+  'proxyUrl',
+  'caFile',
 ];
 
 /** Whether a saved change needs a new connection (DND, linger, CRM, history limit do not). */
