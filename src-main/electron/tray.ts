@@ -13,6 +13,7 @@ import type {
   Tray as TrayType,
 } from 'electron';
 import type { HistoryEntry, StatusView } from '../ipc/contract.ts';
+import { outcomeLabel } from '../ipc/contract.ts';
 import type { TrayView } from '../core/app/ports.ts';
 
 export type TrayIconName = 'connected' | 'connecting' | 'degraded' | 'offline' | 'needs-attention';
@@ -44,14 +45,6 @@ const STATE_WORDS: Record<StatusView['state'], string> = {
   degraded: 'Connected, with problems',
   offline: 'Offline',
   'needs-attention': 'Needs attention',
-};
-
-const OUTCOME_WORDS: Record<HistoryEntry['outcome'], string> = {
-  ringing: 'ringing',
-  answered: 'answered',
-  'answered-elsewhere': 'answered by a colleague',
-  missed: 'missed',
-  ended: 'ended',
 };
 
 /** Which icon a status shows; pausing looks offline. */
@@ -143,7 +136,7 @@ export function trayMenuTemplate(
       submenu: calls.length
         ? calls.map((e) => ({
             label: label(
-              `${timeOfDay(e.startedAt)}  ${e.callerName ?? e.fromDisplay ?? e.from}  (${OUTCOME_WORDS[e.outcome]}${e.outcome === 'missed' && !e.seen ? ', new' : ''})`.slice(
+              `${timeOfDay(e.startedAt)}  ${e.callerName ?? e.fromDisplay ?? e.from}  (${outcomeLabel(e.outcome).toLowerCase()}${e.outcome === 'missed' && !e.seen ? ', new' : ''})`.slice(
                 0,
                 100,
               ),

@@ -19,7 +19,7 @@ import type {
 } from '../core/app/views.ts';
 
 /** The shapes of the UI's data belong to the core (core/app/views.ts); the contract carries them. */
-export { CALL_OUTCOMES } from '../core/app/views.ts';
+export { CALL_OUTCOMES, outcomeLabel } from '../core/app/views.ts';
 export type {
   CallOutcome,
   CallText,

@@ -91,18 +91,8 @@ export function formatCallTime(at: number, now: number, locale?: string): string
   return new Intl.DateTimeFormat(locale, options).format(when);
 }
 
-const OUTCOME_WORDS: Record<CallOutcome, string> = {
-  ringing: 'Ringing',
-  answered: 'Answered',
-  'answered-elsewhere': 'Answered by a colleague',
-  missed: 'Missed',
-  ended: 'Ended',
-};
-
-/** A call's outcome in words; an unknown value (an older app's file) reads as "Ended". */
-export function outcomeLabel(outcome: CallOutcome): string {
-  return OUTCOME_WORDS[outcome] ?? 'Ended';
-}
+/** A call's outcome in words: one table for the popup, History, the CSV export and the tray. */
+export { outcomeLabel } from '../../src-main/ipc/contract.ts';
 
 /**
  * How long it rang, in the words that go after the outcome: "for 7 s" while ringing, "after 8 min"

@@ -12,7 +12,7 @@
  *   start a new row or read backwards; every cell is quoted, with inner quotes doubled (RFC 4180).
  * - UTF-8 with a byte-order mark (so Excel reads accents and scripts right) and CRLF line ends.
  */
-import type { CallOutcome, HistoryItem } from './views.ts';
+import { outcomeLabel, type HistoryItem } from './views.ts';
 import { displayText } from './text.ts';
 
 const COLUMNS = [
@@ -27,14 +27,6 @@ const COLUMNS = [
   'Voicemail length (seconds)',
   'Message',
 ] as const;
-
-const OUTCOME_WORDS: Record<CallOutcome, string> = {
-  ringing: 'Ringing',
-  answered: 'Answered',
-  'answered-elsewhere': 'Answered by a colleague',
-  missed: 'Missed',
-  ended: 'Ended',
-};
 
 /** The first characters a spreadsheet may read as the start of a formula. */
 const FORMULA_START = /^[=+\-@\t\r\uFF1D\uFF0B\uFF0D\uFF20]/;
@@ -73,11 +65,7 @@ export function historyToCsv(entries: readonly HistoryItem[], options: CsvOption
         ? String(Math.round((e.endedAt - e.startedAt) / 1000))
         : '';
     const outcome =
-      e.kind === 'voicemail'
-        ? 'Voicemail'
-        : e.kind === 'sms'
-          ? 'SMS'
-          : (OUTCOME_WORDS[e.outcome] ?? 'Ended');
+      e.kind === 'voicemail' ? 'Voicemail' : e.kind === 'sms' ? 'SMS' : outcomeLabel(e.outcome);
     const length = e.kind === 'voicemail' && e.durationSec !== null ? String(e.durationSec) : '';
     // A message's line breaks become spaces: one row per item, whatever the text holds.
     const message = e.kind === 'sms' ? e.text.replace(/\s+/g, ' ') : '';

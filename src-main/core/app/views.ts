@@ -1,8 +1,8 @@
 /**
  * The shapes of what the app shows: calls on the popup, the history, the status, settings as the
  * renderer sees them and the answers of its actions. The core produces them; the IPC contract
- * (src-main/ipc/contract.ts) re-exports them, so the renderer compiles against the same types. Types
- * and plain constants only, importing nothing that needs Node or the DOM: the renderer's DOM-only
+ * (src-main/ipc/contract.ts) re-exports them, so the renderer compiles against the same types. Types,
+ * plain constants and pure functions of them only, importing nothing that needs Node or the DOM: the renderer's DOM-only
  * build (tsconfig.web.json) includes this file.
  */
 import type { ConnectionState } from '../events/contracts.ts';
@@ -22,6 +22,22 @@ export const CALL_OUTCOMES: readonly CallOutcome[] = [
   'missed',
   'ended',
 ];
+
+const OUTCOME_WORDS: Record<CallOutcome, string> = {
+  ringing: 'Ringing',
+  answered: 'Answered',
+  'answered-elsewhere': 'Answered by a colleague',
+  missed: 'Missed',
+  ended: 'Ended',
+};
+
+/**
+ * A call's outcome in words, the same in the popup, History, the CSV export and the tray; an
+ * unknown value (an older app's file) reads as "Ended".
+ */
+export function outcomeLabel(outcome: CallOutcome): string {
+  return OUTCOME_WORDS[outcome] ?? 'Ended';
+}
 
 /** Who called whom, as plain text to show; cards and history entries both have it. */
 export interface CallText {
