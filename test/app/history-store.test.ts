@@ -42,7 +42,8 @@ describe('HistoryStore', () => {
     expect(again.missedCount()).toBe(1);
     again.markAllSeen();
     expect(again.missedCount()).toBe(0);
-    // No temporary files left behind by the atomic writes.
+    // No temporary files left behind by the atomic writes, once they are done (markAllSeen starts one).
+    await again.flush();
     expect((await readdir(tmp.path)).sort()).toEqual(['history.json']);
   });
 
