@@ -7,6 +7,7 @@ import { exportFileName } from '../core/app/history-csv.ts';
 import type { AppRuntime } from '../core/app/runtime.ts';
 import type { Clock } from '../../src-shared/clock.ts';
 import type { Logger } from '../../src-shared/log.ts';
+import type { LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import type { NativeDialogs } from './dialogs.ts';
 import type { IpcHandlers, TypedIpcMain } from './ipc-main.ts';
 import type { PopupWindow } from './popup-window.ts';
@@ -19,6 +20,7 @@ export interface IpcContext {
   dialogs: NativeDialogs;
   clock: Clock;
   logger: Logger;
+  language: LocaleState;
 }
 
 /**
@@ -40,6 +42,7 @@ export function ipcHandlers(ctx: IpcContext): IpcHandlers {
     },
     'popup:content-size': (_e, height) => popup.setContentHeight(height),
     'status:get': () => runtime.status(),
+    'i18n:get': () => ({ locale: ctx.language.locale }),
     'settings:get': () => runtime.settingsView(),
     'settings:save': (_e, patch) => runtime.saveSettings(patch),
     'settings:test-connection': (_e, patch) => runtime.testConnection(patch),

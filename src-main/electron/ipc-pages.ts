@@ -14,6 +14,7 @@ export const CHANNEL_PAGES: { [C in InvokeChannel]: readonly PageName[] } = {
   'popup:copy-number': ['popup'],
   'popup:content-size': ['popup'],
   'status:get': ALL,
+  'i18n:get': ALL,
   'settings:get': ALL,
   'settings:save': ['settings'],
   'settings:test-connection': ['settings'],

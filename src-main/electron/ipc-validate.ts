@@ -68,6 +68,7 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
     return [h];
   },
   'status:get': none,
+  'i18n:get': none,
   'settings:get': none,
   'settings:save': (a) => [settingsPatchArg(one(a))],
   'settings:test-connection': (a) => [settingsPatchArg(one(a))],

@@ -50,6 +50,8 @@ import {
 import { ServiceClient } from '../core/api/service-client.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
+import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
+import { localeForSetting, resolveLocale } from '../../src-shared/i18n/locales.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import { createLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { readAll, storeSecret } from '../core/credentials/provision.ts';
@@ -111,6 +113,9 @@ async function start(): Promise<void> {
   const logger = createAppLogger(join(userData, 'logs'), secrets, !app.isPackaged, logRing);
   // "Save diagnostics…": modules add their sections (network decisions, ...) to this one registry.
   const diagnostics = new Diagnostics();
+  // The language every window, the tray and notifications speak: the OS's until settings are read.
+  const osLanguages = (): string[] => app.getPreferredSystemLanguages();
+  const language = new LocaleState(resolveLocale(osLanguages()), logger);
   // The last resort: an unexpected error (a timer, a listener, an unhandled rejection) is logged
   // and the connection rebuilt (AppRuntime.recoverFromFault); it never ends the tray app.
   const lastResort = new LastResort({ logger, clock: systemClock, secrets });
@@ -298,6 +303,11 @@ async function start(): Promise<void> {
     popup.sendStatus(status);
   });
   rt.onSettings((view) => windows.broadcast('settings:changed', view));
+  const applyLanguage = (settings: Settings): void =>
+    language.set(localeForSetting(settings.language, osLanguages()));
+  applyLanguage(rt.settings());
+  rt.onSettings((view) => applyLanguage(view.settings));
+  language.onChange(() => windows.broadcast('i18n:changed', { locale: language.locale }));
   history.onChange((entries) => windows.broadcast('history:changed', entries));
 
   const ipc = new TypedIpcMain(
@@ -315,7 +325,7 @@ async function start(): Promise<void> {
     documentsFolder: () => app.getPath('documents'),
     logger,
   });
-  registerIpcHandlers(ipc, { runtime: rt, popup, windows, dialogs, clock, logger });
+  registerIpcHandlers(ipc, { runtime: rt, popup, windows, dialogs, clock, logger, language });
 
   // Updates: decided in the core (never restart while a call rings or just after), carried out
   // by electron-updater. SCREENPOP_DEV_UPDATES=1 exercises it in an unpackaged run (e2e suite).

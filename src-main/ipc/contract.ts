@@ -6,6 +6,7 @@
  */
 
 import type {
+  LocaleView,
   ContactsFilePick,
   CrmPreview,
   ExportResult,
@@ -19,7 +20,7 @@ import type {
 } from '../core/app/views.ts';
 
 /** The shapes of the UI's data belong to the core (core/app/views.ts); the contract carries them. */
-export { CALL_OUTCOMES, outcomeLabel } from '../core/app/views.ts';
+export { CALL_OUTCOMES, outcomeLabel, outcomeMessageId } from '../core/app/views.ts';
 export type {
   CallOutcome,
   CallText,
@@ -39,6 +40,7 @@ export type {
   SaveResult,
   TestConnectionResult,
   CrmPreview,
+  LocaleView,
 } from '../core/app/views.ts';
 
 /** renderer -> main, request/response (ipcRenderer.invoke / ipcMain.handle). */
@@ -53,6 +55,8 @@ export interface IpcInvokeMap {
    */
   'popup:content-size': (height: number) => void;
   'status:get': () => StatusView;
+  /** The language the windows speak (main decides: Settings, policy or the OS). */
+  'i18n:get': () => LocaleView;
   'settings:get': () => SettingsView;
   'settings:save': (patch: SettingsPatch) => SaveResult;
   'settings:test-connection': (patch: SettingsPatch) => TestConnectionResult;
@@ -80,6 +84,7 @@ export interface IpcEventMap {
   'status:changed': (status: StatusView) => void;
   'history:changed': (entries: HistoryItem[]) => void;
   'settings:changed': (view: SettingsView) => void;
+  'i18n:changed': (view: LocaleView) => void;
 }
 
 export type InvokeChannel = keyof IpcInvokeMap;
@@ -92,6 +97,7 @@ export const INVOKE_CHANNELS = [
   'popup:copy-number',
   'popup:content-size',
   'status:get',
+  'i18n:get',
   'settings:get',
   'settings:save',
   'settings:test-connection',
@@ -111,6 +117,7 @@ export const EVENT_CHANNELS = [
   'status:changed',
   'history:changed',
   'settings:changed',
+  'i18n:changed',
 ] as const satisfies readonly EventChannel[];
 
 /** Fails to compile when a channel of the maps is missing from its list above. */
@@ -137,6 +144,7 @@ export interface ScreenpopApi {
   copyNumber: Promisify<IpcInvokeMap['popup:copy-number']>;
   reportPopupSize: Promisify<IpcInvokeMap['popup:content-size']>;
   getStatus: Promisify<IpcInvokeMap['status:get']>;
+  getLocale: Promisify<IpcInvokeMap['i18n:get']>;
   getSettings: Promisify<IpcInvokeMap['settings:get']>;
   saveSettings: Promisify<IpcInvokeMap['settings:save']>;
   testConnection: Promisify<IpcInvokeMap['settings:test-connection']>;
@@ -153,4 +161,5 @@ export interface ScreenpopApi {
   onStatus: Subscribe<IpcEventMap['status:changed']>;
   onHistory: Subscribe<IpcEventMap['history:changed']>;
   onSettings: Subscribe<IpcEventMap['settings:changed']>;
+  onLocale: Subscribe<IpcEventMap['i18n:changed']>;
 }

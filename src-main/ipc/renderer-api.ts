@@ -52,6 +52,7 @@ export function createScreenpopApi(ipc: IpcTransport): ScreenpopApi {
     copyNumber: (callId) => invoke('popup:copy-number', callId),
     reportPopupSize: (height) => invoke('popup:content-size', height),
     getStatus: () => invoke('status:get'),
+    getLocale: () => invoke('i18n:get'),
     getSettings: () => invoke('settings:get'),
     saveSettings: (patch) => invoke('settings:save', patch),
     testConnection: (patch) => invoke('settings:test-connection', patch),
@@ -68,5 +69,6 @@ export function createScreenpopApi(ipc: IpcTransport): ScreenpopApi {
     onStatus: (listener) => subscribe('status:changed', listener),
     onHistory: (listener) => subscribe('history:changed', listener),
     onSettings: (listener) => subscribe('settings:changed', listener),
+    onLocale: (listener) => subscribe('i18n:changed', listener),
   };
 }

@@ -4,6 +4,8 @@ import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import type { ScreenpopApi } from '../../src-main/ipc/contract.ts';
 import { getApi } from './api.ts';
+import { I18nProvider, translatorFor } from './i18n.tsx';
+import { resolveLocale } from '../../src-shared/i18n/locales.ts';
 
 export function mount(render: (api: ScreenpopApi) => ReactNode): void {
   const element = document.getElementById('root');
@@ -12,10 +14,10 @@ export function mount(render: (api: ScreenpopApi) => ReactNode): void {
   createRoot(element).render(
     <StrictMode>
       {api ? (
-        render(api)
+        <I18nProvider api={api}>{render(api)}</I18nProvider>
       ) : (
         <p className="fatal" role="alert">
-          This page is part of the Screenpop app and cannot run on its own.
+          {translatorFor(resolveLocale(navigator.languages)).t('common.app-only')}
         </p>
       )}
     </StrictMode>,

@@ -48,6 +48,7 @@ export function fakeApi(view: SettingsView = savedView) {
     copyNumber: vi.fn<ScreenpopApi['copyNumber']>(async () => undefined),
     reportPopupSize: vi.fn<ScreenpopApi['reportPopupSize']>(async () => undefined),
     getStatus: vi.fn<ScreenpopApi['getStatus']>(async () => status),
+    getLocale: vi.fn<ScreenpopApi['getLocale']>(async () => ({ locale: 'en' as const })),
     getSettings: vi.fn<ScreenpopApi['getSettings']>(async () => view),
     saveSettings: vi.fn<ScreenpopApi['saveSettings']>(async () => ({ ok: true, view: savedView })),
     testConnection: vi.fn<ScreenpopApi['testConnection']>(async () => ({
@@ -79,6 +80,7 @@ export function fakeApi(view: SettingsView = savedView) {
     onStatus: vi.fn<ScreenpopApi['onStatus']>(on('status:changed')),
     onHistory: vi.fn<ScreenpopApi['onHistory']>(on('history:changed')),
     onSettings: vi.fn<ScreenpopApi['onSettings']>(on('settings:changed')),
+    onLocale: vi.fn<ScreenpopApi['onLocale']>(on('i18n:changed')),
   } satisfies ScreenpopApi;
   function emit<C extends EventChannel>(channel: C, payload: Parameters<IpcEventMap[C]>[0]): void {
     for (const listener of listeners.get(channel) ?? [])

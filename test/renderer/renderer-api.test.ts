@@ -53,6 +53,7 @@ describe('createScreenpopApi', () => {
       api.copyHistoryNumber('h1'),
       api.openHistoryCrm('h2'),
       api.exportHistoryCsv(['h1', 'h2']),
+      api.getLocale(),
       api.chooseContactsFile(),
       api.closeWindow(),
     ]);
@@ -73,6 +74,7 @@ describe('createScreenpopApi', () => {
       { channel: 'history:copy-number', args: ['h1'] },
       { channel: 'history:open-crm', args: ['h2'] },
       { channel: 'history:export-csv', args: [['h1', 'h2']] },
+      { channel: 'i18n:get', args: [] },
       { channel: 'settings:choose-contacts-file', args: [] },
       { channel: 'window:close', args: [] },
     ]);
@@ -90,17 +92,20 @@ describe('createScreenpopApi', () => {
       api.onStatus((...args) => got.push(['status', ...args])),
       api.onHistory((...args) => got.push(['history', ...args])),
       api.onSettings((...args) => got.push(['settings', ...args])),
+      api.onLocale((...args) => got.push(['locale', ...args])),
     ];
     expect(new Set(listeners.keys())).toEqual(new Set(EVENT_CHANNELS));
     send('popup:calls', [{ callId: 'c1' }]);
     send('status:changed', { state: 'connected' });
     send('history:changed', []);
     send('settings:changed', { hasSecret: true });
+    send('i18n:changed', { locale: 'ar' });
     expect(got).toEqual([
       ['calls', [{ callId: 'c1' }]],
       ['status', { state: 'connected' }],
       ['history', []],
       ['settings', { hasSecret: true }],
+      ['locale', { locale: 'ar' }],
     ]);
     const second = api.onCalls(() => got.push(['second']));
     offs[0]?.();
@@ -123,6 +128,7 @@ describe('createScreenpopApi', () => {
       'copyNumber',
       'reportPopupSize',
       'getStatus',
+      'getLocale',
       'getSettings',
       'saveSettings',
       'testConnection',
@@ -139,6 +145,7 @@ describe('createScreenpopApi', () => {
       'onStatus',
       'onHistory',
       'onSettings',
+      'onLocale',
     ];
     expect(Object.keys(api).sort()).toEqual([...expected].sort());
     for (const value of Object.values(api)) expect(typeof value).toBe('function');

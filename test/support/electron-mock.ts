@@ -401,6 +401,11 @@ class FakeApp extends EventEmitter {
   getVersion(): string {
     return '0.0.0-test';
   }
+  /** The OS's preferred languages, best first (tests set it to see the app follow the OS). */
+  preferredLanguages: string[] = ['en-US'];
+  getPreferredSystemLanguages(): string[] {
+    return [...this.preferredLanguages];
+  }
   getName(): string {
     return 'Screenpop';
   }

@@ -7,6 +7,8 @@
  */
 import type { ConnectionState } from '../events/contracts.ts';
 import type { Settings } from '../settings/types.ts';
+import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
+import type { Locale } from '../../../src-shared/i18n/locales.ts';
 
 /**
  * How a call turned out, in the same words for the popup's cards and the history: still ringing,
@@ -37,6 +39,16 @@ const OUTCOME_WORDS: Record<CallOutcome, string> = {
  */
 export function outcomeLabel(outcome: CallOutcome): string {
   return OUTCOME_WORDS[outcome] ?? 'Ended';
+}
+
+/** The message id of an outcome's words (common.outcome.*); an unknown value reads as "Ended". */
+export function outcomeMessageId(outcome: CallOutcome): MessageId {
+  return CALL_OUTCOMES.includes(outcome) ? `common.outcome.${outcome}` : 'common.outcome.ended';
+}
+
+/** The language the windows speak, as main decided it (Settings, policy or the OS). */
+export interface LocaleView {
+  locale: Locale;
 }
 
 /** Who called whom, as plain text to show; cards and history entries both have it. */

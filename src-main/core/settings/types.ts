@@ -93,9 +93,26 @@ export interface Settings {
    */
   caFile: string;
   features: FeatureSettings;
+  /** The app's language; 'system' follows the OS. A policy can lock it like any setting. */
+  language: LanguageSetting;
 }
 
 export type ProxyMode = 'system' | 'none' | 'manual';
+
+/**
+ * The language of every word Screenpop shows: 'system' follows the operating system's preferred
+ * languages (English when none of them is shipped). The codes are those of
+ * src-shared/i18n/locales.ts (kept as a literal list here: this file imports nothing).
+ */
+export type LanguageSetting = 'system' | 'en' | 'de' | 'fr' | 'es' | 'ar';
+export const LANGUAGE_SETTINGS: readonly LanguageSetting[] = [
+  'system',
+  'en',
+  'de',
+  'fr',
+  'es',
+  'ar',
+];
 
 export const DEFAULT_SETTINGS: Settings = {
   version: 1,
@@ -125,4 +142,5 @@ export const DEFAULT_SETTINGS: Settings = {
   proxyUrl: '',
   caFile: '',
   features: { voicemail: true, sms: true, trunk: true, presence: true },
+  language: 'system',
 };

@@ -9,7 +9,7 @@
 import { isAbsolute } from 'node:path';
 import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-schemes.ts';
 import type { FeatureSettings, Settings, UpdateSettings } from './types.ts';
-import { DEFAULT_SETTINGS } from './types.ts';
+import { DEFAULT_SETTINGS, LANGUAGE_SETTINGS } from './types.ts';
 
 export interface SettingsProblem {
   /** The setting's name (e.g. "baseUrl", "extensions[2]"), or "(file)" for the file as a whole. */
@@ -364,6 +364,7 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
   demoMode: bool(),
   updates: updatesCheck,
   features: featuresCheck,
+  language: oneOf(LANGUAGE_SETTINGS),
 };
 
 /** Fields in the order they are checked: crmUrlTemplate after the schemes it depends on. */

@@ -14,6 +14,7 @@ import type {
   EventChannel,
   ExportResult,
   HistoryItem,
+  LocaleView,
   SaveResult,
   ScreenpopApi,
   SettingsPatch,
@@ -36,6 +37,8 @@ export interface DoubleFixture {
   exportResult: ExportResult | null;
   /** What chooseContactsFile answers (the native dialog's outcome in main). */
   contactsPick: ContactsFilePick;
+  /** The language main tells the windows to speak. */
+  locale: LocaleView['locale'];
 }
 
 export interface RecordedCall {
@@ -102,6 +105,7 @@ export function installApiDouble(fixture: DoubleFixture): void {
     copyNumber: async (callId: string) => void record('copyNumber', [callId]),
     reportPopupSize: async (height: number) => void record('reportPopupSize', [height]),
     getStatus: async () => (record('getStatus', []), clone(fixture.status)),
+    getLocale: async () => (record('getLocale', []), { locale: fixture.locale }),
     getSettings: async () => (record('getSettings', []), clone(view)),
     saveSettings: async (patch: SettingsPatch): Promise<SaveResult> => {
       record('saveSettings', [patch]);
@@ -147,6 +151,7 @@ export function installApiDouble(fixture: DoubleFixture): void {
     onStatus: subscribe('onStatus', 'status:changed'),
     onHistory: subscribe('onHistory', 'history:changed'),
     onSettings: subscribe('onSettings', 'settings:changed'),
+    onLocale: subscribe('onLocale', 'i18n:changed'),
   } as ScreenpopApi;
 
   g.screenpop = Object.freeze(api);

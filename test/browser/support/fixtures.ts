@@ -212,6 +212,7 @@ export function fixture(overrides: Partial<DoubleFixture> = {}): DoubleFixture {
     demoView,
     exportResult: null,
     contactsPick: { status: 'cancelled' },
+    locale: 'en',
     ...overrides,
   };
 }

@@ -1,0 +1,62 @@
+/**
+ * The renderer's side of localization: main decides the language (Settings, policy or the OS) and
+ * tells each window (`getLocale`, `onLocale`); this provider holds the matching Translator
+ * (src-shared/i18n/translator.ts, the same one main uses), sets `lang` and `dir` on the page so
+ * the layout mirrors for right-to-left languages, and re-renders the page when the language
+ * changes. Components read it with `useT()`. Nothing is shown until the language is known, so a
+ * window never flashes English first.
+ */
+import type { ReactNode } from 'react';
+import { createContext, useContext, useEffect, useState } from 'react';
+import type { LocaleView, ScreenpopApi } from '../../src-main/ipc/contract.ts';
+import { isLocale, PSEUDO_LOCALE, type Locale } from '../../src-shared/i18n/locales.ts';
+import { createTranslator, type Translator } from '../../src-shared/i18n/translator.ts';
+
+const translators = new Map<Locale, Translator>();
+
+/** One translator per language for the page's life (building one parses its catalogue). */
+export function translatorFor(locale: Locale): Translator {
+  let translator = translators.get(locale);
+  if (!translator) {
+    translator = createTranslator(locale, {
+      onMissing: (id) => console.warn(`no ${locale} words for ${id}`),
+    });
+    translators.set(locale, translator);
+  }
+  return translator;
+}
+
+const TranslatorContext = createContext<Translator>(translatorFor('en'));
+
+/** The translator of the window's language. */
+export function useT(): Translator {
+  return useContext(TranslatorContext);
+}
+
+/** Sets the page's language and direction (the pseudo-locale is English to the browser). */
+function applyToDocument(translator: Translator): void {
+  const root = document.documentElement;
+  root.lang = translator.locale === PSEUDO_LOCALE ? 'en' : translator.locale;
+  root.dir = translator.dir;
+}
+
+export function I18nProvider({ api, children }: { api: ScreenpopApi; children: ReactNode }) {
+  const [translator, setTranslator] = useState<Translator | null>(null);
+  useEffect(() => {
+    let live = true;
+    const apply = (view: LocaleView): void => {
+      if (!live) return;
+      const next = translatorFor(isLocale(view?.locale) ? view.locale : 'en');
+      applyToDocument(next);
+      setTranslator(next);
+    };
+    const off = api.onLocale(apply);
+    api.getLocale().then(apply, () => apply({ locale: 'en' }));
+    return () => {
+      live = false;
+      off();
+    };
+  }, [api]);
+  if (!translator) return null;
+  return <TranslatorContext.Provider value={translator}>{children}</TranslatorContext.Provider>;
+}

@@ -1,0 +1,181 @@
+/**
+ * A Translator: the words and formats of one locale, built on FormatJS (@formatjs/intl: ICU
+ * MessageFormat with plural and select rules; numbers, dates, times and lengths of time through
+ * Intl). The same code serves the main process, the headless runner and the renderer; each holds
+ * the translator of the current language and swaps it when the language changes.
+ *
+ * Values put into a message are text from outside (a caller's name, a trunk, a host): each string
+ * value is wrapped in Unicode's first-strong isolate (U+2068 ... U+2069), so an Arabic name in an
+ * English sentence (or the reverse) keeps its own direction and cannot reorder the words around
+ * it. Plain-text outputs that are read by programs (the runner's lines) can turn that off.
+ */
+import { createIntl, createIntlCache, type IntlShape } from '@formatjs/intl';
+import type { MessageFormatElement } from '@formatjs/icu-messageformat-parser';
+import { CATALOGUES, flatMessages, type MessageId } from './catalogue.ts';
+import { directionOf, PSEUDO_LOCALE, type Locale } from './locales.ts';
+import { accent, pseudoMessage } from './pseudo.ts';
+
+export type { MessageId } from './catalogue.ts';
+export type MessageValues = Readonly<Record<string, string | number>>;
+
+export interface Translator {
+  readonly locale: Locale;
+  /** The tag given to Intl (the pseudo-locale formats as English). */
+  readonly intlLocale: string;
+  readonly dir: 'ltr' | 'rtl';
+  /** A message with its values; string values are bidi-isolated unless the translator is plain. */
+  t(id: MessageId, values?: MessageValues): string;
+  number(value: number, options?: Intl.NumberFormatOptions): string;
+  /** A date and/or time; `options` as Intl.DateTimeFormat's (default: medium date, short time). */
+  dateTime(ms: number, options?: Intl.DateTimeFormatOptions): string;
+  /** A time of day ("14:05", "2:05 PM"). */
+  time(ms: number): string;
+  /**
+   * A length of time, never like a clock time: "1 min, 5 sec" ('short', shown) or "1 minute,
+   * 5 seconds" ('long', for screen readers). From an hour on, seconds are left out. Negative spans
+   * (a wall clock that stepped back) read as 0 seconds.
+   */
+  duration(ms: number, style?: 'short' | 'long'): string;
+  /** "5 minutes ago", "yesterday": `ms` relative to `now`. */
+  relative(ms: number, now: number): string;
+  /** "a, b and c" in the locale's words. */
+  list(items: readonly string[]): string;
+}
+
+export interface TranslatorOptions {
+  /** false: leave string values as they are (no U+2068/U+2069), for plain-text outputs. */
+  isolate?: boolean;
+  /** Told about a message the locale lacks (English is shown instead); tests fail on it. */
+  onMissing?: (id: string, locale: Locale) => void;
+  /** The time zone for dates and times (tests); default the system's. */
+  timeZone?: string;
+}
+
+const FSI = '\u2068';
+const PDI = '\u2069';
+
+/** Messages as @formatjs/intl takes them: text, or already parsed (the pseudo-locale's). */
+type Messages = Record<string, string> | Record<string, MessageFormatElement[]>;
+
+const ENGLISH = flatMessages(CATALOGUES.en);
+const messageCache = new Map<Locale, Messages>();
+
+function messagesFor(locale: Locale): Messages {
+  const cached = messageCache.get(locale);
+  if (cached) return cached;
+  let messages: Messages;
+  if (locale === PSEUDO_LOCALE) {
+    const parsed: Record<string, MessageFormatElement[]> = {};
+    for (const [id, text] of ENGLISH) parsed[id] = pseudoMessage(text);
+    messages = parsed;
+  } else {
+    messages = Object.fromEntries(flatMessages(CATALOGUES[locale]));
+  }
+  messageCache.set(locale, messages);
+  return messages;
+}
+
+interface DurationFormatLike {
+  format(duration: Record<string, number>): string;
+}
+type DurationFormatConstructor = new (
+  locale: string,
+  options: { style: 'short' | 'long'; secondsDisplay?: 'always' },
+) => DurationFormatLike;
+
+const UNITS = ['hours', 'minutes', 'seconds'] as const;
+const UNIT_NAMES = { hours: 'hour', minutes: 'minute', seconds: 'second' } as const;
+
+function durationParts(ms: number): Record<string, number> {
+  const total = Number.isFinite(ms) ? Math.max(0, Math.floor(ms / 1000)) : 0;
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = total % 60;
+  const parts: Record<string, number> = {};
+  if (hours > 0) parts.hours = hours;
+  if (minutes > 0) parts.minutes = minutes;
+  if (hours === 0 && (seconds > 0 || minutes === 0)) parts.seconds = seconds;
+  return parts;
+}
+
+export function createTranslator(locale: Locale, options: TranslatorOptions = {}): Translator {
+  const pseudo = locale === PSEUDO_LOCALE;
+  const intlLocale = pseudo ? 'en' : locale;
+  const isolate = options.isolate ?? true;
+  const onMissing = options.onMissing;
+  const intl: IntlShape<string> = createIntl(
+    {
+      locale: intlLocale,
+      defaultLocale: 'en',
+      messages: messagesFor(locale),
+      ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+      onError: (error) => {
+        if (error.code === 'MISSING_TRANSLATION') return; // reported by t() with the id
+        onMissing?.(String(error.message), locale);
+      },
+    },
+    createIntlCache(),
+  );
+  // Formatted dates and numbers carry letters too ("PM", "min"): accented in the pseudo-locale,
+  // so every ASCII letter left on a pseudo screen is a word that skipped the catalogue.
+  const shown = pseudo ? accent : (text: string) => text;
+  const DurationFormat = (Intl as unknown as { DurationFormat?: DurationFormatConstructor })
+    .DurationFormat;
+
+  return {
+    locale,
+    intlLocale,
+    dir: directionOf(locale),
+    t(id, values) {
+      const has = Object.hasOwn(intl.messages, id);
+      if (!has) onMissing?.(id, locale);
+      const args: Record<string, string | number> = {};
+      if (values) {
+        for (const [key, value] of Object.entries(values)) {
+          args[key] = typeof value === 'string' && isolate ? `${FSI}${value}${PDI}` : value;
+        }
+      }
+      return intl.formatMessage({ id, defaultMessage: ENGLISH.get(id) ?? id }, args);
+    },
+    number: (value, opts) =>
+      shown(intl.formatNumber(value, opts as Parameters<IntlShape['formatNumber']>[1])),
+    dateTime: (ms, opts) =>
+      shown(intl.formatDate(ms, opts ?? { dateStyle: 'medium', timeStyle: 'short' })),
+    time: (ms) => shown(intl.formatTime(ms, { hour: 'numeric', minute: '2-digit' })),
+    duration(ms, style = 'short') {
+      const parts = durationParts(ms);
+      if (DurationFormat) {
+        // 'always' so that zero reads "0 sec" rather than nothing.
+        const zero = Object.keys(parts).length === 1 && parts.seconds === 0;
+        const format = new DurationFormat(intlLocale, {
+          style,
+          ...(zero ? { secondsDisplay: 'always' as const } : {}),
+        });
+        return shown(format.format(parts));
+      }
+      // Without Intl.DurationFormat (older engines): each unit by Intl.NumberFormat, as a list.
+      const words = UNITS.filter((u) => parts[u] !== undefined).map((u) =>
+        intl.formatNumber(parts[u]!, {
+          style: 'unit',
+          unit: UNIT_NAMES[u],
+          unitDisplay: style === 'long' ? 'long' : 'short',
+        }),
+      );
+      return shown(intl.formatList(words, { type: 'unit', style: 'narrow' }));
+    },
+    relative(ms, now) {
+      const seconds = Math.round((ms - now) / 1000);
+      const abs = Math.abs(seconds);
+      const [value, unit]: [number, Intl.RelativeTimeFormatUnit] =
+        abs < 60
+          ? [seconds, 'second']
+          : abs < 3600
+            ? [Math.round(seconds / 60), 'minute']
+            : abs < 86_400
+              ? [Math.round(seconds / 3600), 'hour']
+              : [Math.round(seconds / 86_400), 'day'];
+      return shown(intl.formatRelativeTime(value, unit, { numeric: 'auto' }));
+    },
+    list: (items) => shown(intl.formatList(items, { type: 'conjunction' })),
+  };
+}
