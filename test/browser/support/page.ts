@@ -123,14 +123,15 @@ export async function openPage(
   };
 }
 
-/** Writes test-results/screenshots/<name>.png (an element, or the whole page). */
+/** Writes <dir>/<name>.png, test-results/screenshots/ by default (an element, or the whole page). */
 export async function screenshot(
   target: Page | Locator,
   name: string,
   omitBackground = false,
+  dir = SCREENSHOT_DIR,
 ): Promise<string> {
-  await mkdir(SCREENSHOT_DIR, { recursive: true });
-  const path = `${SCREENSHOT_DIR}${name}.png`;
+  await mkdir(dir, { recursive: true });
+  const path = `${dir}${name}.png`;
   if ('goto' in target) {
     // Grow the viewport to the whole page instead of fullPage capture, so that sticky parts (the
     // settings' Save bar) sit where a user scrolled to the end would see them.
