@@ -115,13 +115,6 @@ export default tseslint.config(
     // and leave it as they are moved to t(); the pseudo-locale browser test catches the rest.
     files: ['src-renderer/**/*.tsx'],
     ignores: [
-      'src-renderer/history/CallRow.tsx',
-      'src-renderer/history/HistoryApp.tsx',
-      'src-renderer/history/NoticeRow.tsx',
-      'src-renderer/history/row-views.tsx',
-      'src-renderer/popup/CallCardView.tsx',
-      'src-renderer/popup/PopupApp.tsx',
-      'src-renderer/popup/card-views.tsx',
       'src-renderer/settings/ContactsFileField.tsx',
       'src-renderer/settings/CrmPreview.tsx',
       'src-renderer/settings/Field.tsx',

@@ -11,9 +11,10 @@ import {
   callerName,
   callerNumber,
   formatCallTime,
-  outcomeLabel,
+  outcomeWords,
   ringTime,
 } from '../shared/format.ts';
+import { useT } from '../shared/i18n.tsx';
 
 export interface CallRowProps {
   entry: HistoryEntry;
@@ -46,24 +47,29 @@ export function RowActions({
   onCopy: (id: string) => void;
   onOpenCrm: (id: string) => void;
 }) {
+  const t = useT();
   return (
     <div className="entry__actions">
       <button
         type="button"
         className="button button--small"
-        aria-label={copied ? `Copied number of ${spoken}` : `Copy number of ${spoken}`}
+        aria-label={t.t(copied ? 'history.copied-number-of' : 'history.copy-number-of', {
+          caller: spoken,
+        })}
         onClick={() => onCopy(id)}
       >
-        {copied ? 'Copied' : 'Copy'}
+        {copied ? t.t('history.copied') : t.t('history.copy')}
       </button>
       {canOpenCrm && (
         <button
           type="button"
           className="button button--small"
-          aria-label={`${named ? 'Open in CRM' : 'Search CRM for'} ${spoken}`}
+          aria-label={t.t(named ? 'history.open-crm-for' : 'history.search-crm-for', {
+            caller: spoken,
+          })}
           onClick={() => onOpenCrm(id)}
         >
-          {named ? 'Open in CRM' : 'Search CRM'}
+          {named ? t.t('history.open-crm') : t.t('history.search-crm')}
         </button>
       )}
     </div>
@@ -79,12 +85,13 @@ export function CallRow({
   onCopy,
   onOpenCrm,
 }: CallRowProps) {
+  const t = useT();
   const name = callerName(entry);
-  const number = callerNumber(entry);
-  const headline = callerHeadline(entry);
-  const line = calledLine(entry);
+  const number = callerNumber(entry, t);
+  const headline = callerHeadline(entry, t);
+  const line = calledLine(entry, t);
   const spoken = spokenText(headline, 40);
-  const rang = ringTime(entry, now);
+  const rang = ringTime(entry, now, t);
   return (
     <li
       className={`entry entry--${entry.outcome}`}
@@ -92,7 +99,7 @@ export function CallRow({
       data-outcome={entry.outcome}
     >
       <time className="entry__time" dateTime={new Date(entry.startedAt).toISOString()}>
-        {formatCallTime(entry.startedAt, now)}
+        {formatCallTime(entry.startedAt, now, t)}
       </time>
       <div className="entry__who">
         <InertText
@@ -104,19 +111,21 @@ export function CallRow({
           <InertText text={number} className="entry__number number" testId="history-number" />
         )}
         <span className="entry__to" data-testid="history-called">
-          <span className="entry__label">Called</span>
+          <span className="entry__label">{t.t('history.called')}</span>
           {line.name && <InertText text={line.name} className="entry__line-name" />}
           <InertText text={line.number} className="number" />
         </span>
       </div>
       <div className="entry__outcome">
-        <span className={`outcome outcome--${entry.outcome}`}>{outcomeLabel(entry.outcome)}</span>
+        <span className={`outcome outcome--${entry.outcome}`}>
+          {outcomeWords(entry.outcome, t)}
+        </span>
         {rang && (
           <span className="entry__duration" data-testid="history-duration">
             {rang}
           </span>
         )}
-        {isNew && <span className="new-mark">New</span>}
+        {isNew && <span className="new-mark">{t.t('history.new')}</span>}
       </div>
       <RowActions
         id={entry.callId}

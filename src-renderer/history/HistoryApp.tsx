@@ -9,26 +9,25 @@
  */
 import { useEffect, useId, useState } from 'react';
 import type { ExportResult, HistoryItem, ScreenpopApi } from '../../src-main/ipc/contract.ts';
+import type { Translator } from '../../src-shared/i18n/translator.ts';
+import { useT, useDocumentTitle } from '../shared/i18n.tsx';
 import { filterById, HISTORY_FILTERS, visibleItems } from './filters.ts';
 import { HistoryRowView, itemId, wantsAttention } from './row-views.tsx';
 
 const COPIED_FEEDBACK_MS = 1500;
 
-function plural(n: number, one: string, many = `${one}s`): string {
-  return `${n} ${n === 1 ? one : many}`;
-}
-
 /** "No missed calls match “ada”.", "No calls match “ada”.", "No missed calls." */
-function noMatch(filterWord: string, query: string): string {
-  const calls = filterWord ? `${filterWord} calls` : 'calls';
-  return query ? `No ${calls} match “${query}”.` : `No ${calls}.`;
+function noMatch(filterId: string, query: string, t: Translator): string {
+  return query
+    ? t.t('history.no-match-query', { filter: filterId, query })
+    : t.t('history.no-match', { filter: filterId });
 }
 
 /** What the status line says after an export. */
-function exportMessage(result: ExportResult): string {
+function exportMessage(result: ExportResult, t: Translator): string {
   switch (result.status) {
     case 'saved':
-      return `Saved ${plural(result.count, 'call')} to ${result.fileName}.`;
+      return t.t('history.export-saved', { count: result.count, file: result.fileName });
     case 'failed':
       return result.message;
     case 'cancelled':
@@ -37,6 +36,8 @@ function exportMessage(result: ExportResult): string {
 }
 
 export function HistoryApp({ api }: { api: ScreenpopApi }) {
+  const t = useT();
+  useDocumentTitle(t.t('history.title'));
   const [items, setItems] = useState<HistoryItem[] | null>(null);
   const [loadError, setLoadError] = useState(false);
   // Missed calls the user had not seen when they arrived here; they keep their "New" mark for
@@ -133,7 +134,7 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
     try {
       setExported(await api.exportHistoryCsv(shown.map(itemId)));
     } catch {
-      setExported({ status: 'failed', message: 'The export did not work. Please try again.' });
+      setExported({ status: 'failed', message: t.t('history.export-failed') });
     } finally {
       setExporting(false);
     }
@@ -143,13 +144,18 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
     <main className="history">
       <header className="history__header">
         <div className="history__title">
-          <h1>Call history</h1>
+          <h1>{t.t('history.title')}</h1>
           {all.length > 0 && (
             <p className="history__summary">
-              {plural(calls, 'call')}
-              {missed > 0 && `, ${missed} missed`}
-              {voicemails > 0 && `, ${plural(voicemails, 'voicemail')}`}
-              {messages > 0 && `, ${plural(messages, 'message')}`}
+              {t.list(
+                [
+                  t.t('history.summary-calls', { count: calls }),
+                  missed > 0 ? t.t('history.summary-missed', { count: missed }) : '',
+                  voicemails > 0 ? t.t('history.summary-voicemails', { count: voicemails }) : '',
+                  messages > 0 ? t.t('history.summary-messages', { count: messages }) : '',
+                ].filter(Boolean),
+                'unit',
+              )}
             </p>
           )}
         </div>
@@ -160,10 +166,10 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
           disabled={exporting || shown.length === 0}
           aria-describedby={`${searchId}-export`}
         >
-          {exporting ? 'Exporting…' : 'Export CSV…'}
+          {exporting ? t.t('history.exporting') : t.t('history.export')}
         </button>
         <p className="visually-hidden" id={`${searchId}-export`}>
-          Saves the calls shown below as a spreadsheet file.
+          {t.t('history.export-help')}
         </p>
       </header>
 
@@ -171,13 +177,13 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
         <div className="history__tools" role="search">
           <div className="search">
             <label htmlFor={searchId} className="search__label">
-              Search
+              {t.t('history.search')}
             </label>
             <input
               id={searchId}
               type="search"
               className="search__input"
-              placeholder="Name or number"
+              placeholder={t.t('history.search-placeholder')}
               autoComplete="off"
               spellCheck={false}
               value={query}
@@ -192,7 +198,7 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
             />
           </div>
           <fieldset className="filters">
-            <legend className="visually-hidden">Show</legend>
+            <legend className="visually-hidden">{t.t('history.filter.legend')}</legend>
             {HISTORY_FILTERS.map((f) => {
               const count = all.filter((item) => f.matches(item)).length;
               return (
@@ -205,7 +211,7 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
                     onChange={() => setFilterId(f.id)}
                   />
                   <span>
-                    {f.label} <span className="filter__count">{count}</span>
+                    {t.t(f.label)} <span className="filter__count">{t.number(count)}</span>
                   </span>
                 </label>
               );
@@ -220,30 +226,28 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
             className={exported.status === 'saved' ? 'status status--ok' : 'status status--error'}
             data-testid="export-status"
           >
-            {exportMessage(exported)}
+            {exportMessage(exported, t)}
           </p>
         )}
-        {copiedId && <p className="visually-hidden">Number copied</p>}
+        {copiedId && <p className="visually-hidden">{t.t('history.number-copied')}</p>}
         {narrowed && items && (
           <p className="visually-hidden">
-            Showing {plural(shown.length, 'call')} of {all.length}
+            {t.t('history.showing', { shown: shown.length, total: all.length })}
           </p>
         )}
       </div>
 
       {loadError ? (
         <p className="notice notice--error" role="alert">
-          The history could not be loaded.
+          {t.t('history.load-failed')}
         </p>
       ) : items === null ? (
-        <p aria-busy="true">Loading…</p>
+        <p aria-busy="true">{t.t('history.loading')}</p>
       ) : all.length === 0 ? (
-        <p className="history__empty">
-          No calls yet. Calls that ring your extension will be listed here.
-        </p>
+        <p className="history__empty">{t.t('history.empty')}</p>
       ) : shown.length === 0 ? (
         <div className="history__empty">
-          <p>{noMatch(filter.id === 'all' ? '' : filter.label.toLowerCase(), query.trim())}</p>
+          <p>{noMatch(filter.id, query.trim(), t)}</p>
           <button
             type="button"
             className="button"
@@ -252,11 +256,11 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
               setFilterId('all');
             }}
           >
-            Show all calls
+            {t.t('history.show-all')}
           </button>
         </div>
       ) : (
-        <ol className="entries" aria-label="Calls, newest first">
+        <ol className="entries" aria-label={t.t('history.list')}>
           {shown.map((item) => (
             <HistoryRowView
               key={itemId(item)}

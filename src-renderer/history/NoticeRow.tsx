@@ -15,6 +15,7 @@ import {
   formatCallTime,
   voicemailLength,
 } from '../shared/format.ts';
+import { useT } from '../shared/i18n.tsx';
 import { RowActions, type CallRowProps } from './CallRow.tsx';
 
 export type NoticeRowProps = Omit<CallRowProps, 'entry'> & { item: VoicemailEntry | SmsEntry };
@@ -28,16 +29,17 @@ export function NoticeRow({
   onCopy,
   onOpenCrm,
 }: NoticeRowProps) {
+  const t = useT();
   const name = callerName(item);
-  const number = callerNumber(item);
-  const headline = callerHeadline(item);
-  const line = calledLine(item);
+  const number = callerNumber(item, t);
+  const headline = callerHeadline(item, t);
+  const line = calledLine(item, t);
   const spoken = spokenText(headline, 40);
-  const length = item.kind === 'voicemail' ? voicemailLength(item.durationSec) : null;
+  const length = item.kind === 'voicemail' ? voicemailLength(item.durationSec, t) : null;
   return (
     <li className={`entry entry--${item.kind}`} data-call-id={item.callId} data-kind={item.kind}>
       <time className="entry__time" dateTime={new Date(item.startedAt).toISOString()}>
-        {formatCallTime(item.startedAt, now)}
+        {formatCallTime(item.startedAt, now, t)}
       </time>
       <div className="entry__who">
         <InertText
@@ -49,27 +51,31 @@ export function NoticeRow({
           <InertText text={number} className="entry__number number" testId="history-number" />
         )}
         <span className="entry__to" data-testid="history-called">
-          <span className="entry__label">{item.kind === 'sms' ? 'To' : 'For'}</span>
+          <span className="entry__label">
+            {item.kind === 'sms' ? t.t('history.sms-to') : t.t('history.voicemail-for')}
+          </span>
           {line.name && <InertText text={line.name} className="entry__line-name" />}
           <InertText text={line.number} className="number" />
         </span>
         {item.kind === 'sms' && (
           <p className="entry__message" data-testid="history-message">
-            <InertText text={item.text || '(empty message)'} fit="clamp" />
-            {item.textTruncated && <span className="entry__label"> (cut at 1,600 characters)</span>}
+            <InertText text={item.text || t.t('history.sms-empty')} fit="clamp" />
+            {item.textTruncated && (
+              <span className="entry__label"> {t.t('history.sms-cut', { limit: 1600 })}</span>
+            )}
           </p>
         )}
       </div>
       <div className="entry__outcome">
         <span className={`outcome outcome--${item.kind}`}>
-          {item.kind === 'sms' ? 'SMS' : 'Voicemail'}
+          {item.kind === 'sms' ? t.t('history.kind-sms') : t.t('history.kind-voicemail')}
         </span>
         {length && (
           <span className="entry__duration" data-testid="history-duration">
             {length}
           </span>
         )}
-        {isNew && <span className="new-mark">New</span>}
+        {isNew && <span className="new-mark">{t.t('history.new')}</span>}
       </div>
       <RowActions
         id={item.callId}

@@ -3,30 +3,35 @@
  * search over names, numbers and message text. No DOM, no React.
  */
 import type { HistoryItem } from '../../src-main/ipc/contract.ts';
+import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
 
 export interface HistoryFilter {
   id: string;
-  /** The chip's word. */
-  label: string;
+  /** The chip's word (a catalogue id). */
+  label: MessageId;
   matches(item: HistoryItem): boolean;
 }
 
 export const HISTORY_FILTERS: readonly HistoryFilter[] = [
-  { id: 'all', label: 'All', matches: () => true },
+  { id: 'all', label: 'history.filter.all', matches: () => true },
   {
     id: 'missed',
-    label: 'Missed',
+    label: 'history.filter.missed',
     matches: (item) => item.kind === 'call' && item.outcome === 'missed',
   },
   {
     id: 'answered',
-    label: 'Answered',
+    label: 'history.filter.answered',
     matches: (item) =>
       item.kind === 'call' &&
       (item.outcome === 'answered' || item.outcome === 'answered-elsewhere'),
   },
-  { id: 'voicemail', label: 'Voicemail', matches: (item) => item.kind === 'voicemail' },
-  { id: 'sms', label: 'SMS', matches: (item) => item.kind === 'sms' },
+  {
+    id: 'voicemail',
+    label: 'history.filter.voicemail',
+    matches: (item) => item.kind === 'voicemail',
+  },
+  { id: 'sms', label: 'history.filter.sms', matches: (item) => item.kind === 'sms' },
 ];
 
 export function filterById(id: string): HistoryFilter {

@@ -16,10 +16,10 @@ import {
   callerHeadline,
   callerName,
   callerNumber,
-  describeDuration,
-  outcomeLabel,
+  outcomeWords,
   ringTime,
 } from '../shared/format.ts';
+import { useT } from '../shared/i18n.tsx';
 import { cardActions, crmLabel } from './card-actions.ts';
 
 export interface CallCardViewProps {
@@ -47,14 +47,15 @@ export function CallCardView({
   onOpenCrm,
   onCopy,
 }: CallCardViewProps) {
+  const t = useT();
   const ringing = card.outcome === 'ringing';
-  const headline = callerHeadline(card);
+  const headline = callerHeadline(card, t);
   const name = callerName(card);
-  const number = callerNumber(card);
-  const line = calledLine(card);
+  const number = callerNumber(card, t);
+  const line = calledLine(card, t);
   const spoken = spokenText(headline);
   const actions = cardActions(card);
-  const elapsedMs = (card.endedAt ?? now) - card.startedAt;
+  const crm = crmLabel(card, t);
   // Ids from useId, not from the call id: a call id is the service's string and may hold spaces,
   // which would split an aria-labelledby list.
   const id = useId();
@@ -84,20 +85,17 @@ export function CallCardView({
                 {OUTCOME_ICON[card.outcome]}
               </span>
             )}
-            <span className="card__status">{outcomeLabel(card.outcome)}</span>{' '}
+            <span className="card__status">{outcomeWords(card.outcome, t)}</span>{' '}
             <span className="card__elapsed" data-testid="elapsed">
-              <span aria-hidden="true">{ringTime(card, now)}</span>
-              <span className="visually-hidden">
-                {ringing ? 'for ' : 'after '}
-                {describeDuration(elapsedMs)}
-              </span>
+              <span aria-hidden="true">{ringTime(card, now, t)}</span>
+              <span className="visually-hidden">{ringTime(card, now, t, 'long')}</span>
             </span>
           </p>
           <button
             type="button"
             className="card__dismiss"
-            aria-label={`Dismiss call from ${spoken}`}
-            title="Dismiss (Esc)"
+            aria-label={t.t('popup.dismiss-call', { caller: spoken })}
+            title={t.t('popup.dismiss-key')}
             onClick={() => onDismiss(card.callId)}
           >
             <span aria-hidden="true">×</span>
@@ -105,7 +103,7 @@ export function CallCardView({
         </div>
         <div className="card__detail" id={detailId}>
           <p className="card__line" data-testid="called-line">
-            <span className="card__label">Called</span>
+            <span className="card__label">{t.t('popup.called')}</span>
             {line.name && (
               <InertText text={line.name} className="card__line-name" testId="called-name" />
             )}
@@ -134,9 +132,9 @@ export function CallCardView({
                   type="button"
                   className={ringing ? 'button button--primary' : 'button button--quiet'}
                   onClick={() => onOpenCrm(card.callId)}
-                  title={`${crmLabel(card)} (Enter)`}
+                  title={t.t('popup.action-key', { action: crm })}
                 >
-                  {crmLabel(card)}
+                  {crm}
                 </button>
               ) : (
                 <button
@@ -145,7 +143,7 @@ export function CallCardView({
                   className={ringing ? 'button' : 'button button--quiet'}
                   onClick={() => onCopy(card.callId)}
                 >
-                  {copied ? 'Copied' : 'Copy number'}
+                  {copied ? t.t('popup.copied') : t.t('popup.copy-number')}
                 </button>
               ),
             )}

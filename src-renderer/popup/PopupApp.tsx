@@ -11,6 +11,8 @@ import type { PopupCard, ScreenpopApi, StatusView } from '../../src-main/ipc/con
 import { InertText } from '../shared/InertText.tsx';
 import { spokenText } from '../shared/InertText.tsx';
 import { calledLine, callerHeadline } from '../shared/format.ts';
+import { useDocumentTitle, useT } from '../shared/i18n.tsx';
+import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { cardActions } from './card-actions.ts';
 import { cardId, PopupCardView } from './card-views.tsx';
 import { useNow } from './use-now.ts';
@@ -27,13 +29,21 @@ export function stackOrder(calls: readonly PopupCard[]): PopupCard[] {
   });
 }
 
-export function announcementFor(call: PopupCard): string {
-  const line = calledLine(call);
+export function announcementFor(call: PopupCard, t: Translator): string {
+  const line = calledLine(call, t);
   const to = line.name ?? line.number;
-  return `Incoming call from ${spokenText(callerHeadline(call))}${to ? `, to ${spokenText(to, 40)}` : ''}`;
+  const caller = spokenText(callerHeadline(call, t));
+  return to
+    ? t.t('popup.announce-to', { caller, line: spokenText(to, 40) })
+    : t.t('popup.announce', { caller });
 }
 
 export function PopupApp({ api }: { api: ScreenpopApi }) {
+  const t = useT();
+  useDocumentTitle(t.t('popup.heading'));
+  // The announcement is made in the language of the moment a call arrives.
+  const tRef = useRef(t);
+  tRef.current = t;
   const [calls, setCalls] = useState<PopupCard[]>([]);
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
   const [announcement, setAnnouncement] = useState('');
@@ -59,7 +69,7 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
     );
     // Remember the calls still shown, so each ring is announced once; forget the rest.
     announced.current = new Set(next.map(cardId));
-    if (fresh) setAnnouncement(announcementFor(fresh));
+    if (fresh) setAnnouncement(announcementFor(fresh, tRef.current));
   }, []);
 
   useEffect(() => {
@@ -177,7 +187,7 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
 
   return (
     <main className="popup" ref={rootRef}>
-      <h1 className="visually-hidden">Incoming calls</h1>
+      <h1 className="visually-hidden">{t.t('popup.heading')}</h1>
       <div
         className="visually-hidden"
         role="alert"
@@ -188,7 +198,7 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
         {announcement}
       </div>
       <div className="visually-hidden" role="status" aria-live="polite">
-        {copiedId ? 'Number copied' : ''}
+        {copiedId ? t.t('popup.number-copied') : ''}
       </div>
       {status?.trunkWarning && (
         <p className="banner banner--warning" role="status" data-testid="trunk-warning">
@@ -198,14 +208,14 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
       )}
       {status?.presence?.doNotDisturb && (
         <p className="banner" data-testid="presence-dnd">
-          Your phone is set to Do not disturb.
+          {t.t('popup.phone-dnd')}
         </p>
       )}
       {visible.length > 0 && (
         <ol
           className="stack"
           ref={listRef}
-          aria-label={visible.length === 1 ? 'Call' : `${visible.length} calls`}
+          aria-label={t.t('popup.stack', { count: visible.length })}
         >
           {visible.map((card) => (
             <PopupCardView

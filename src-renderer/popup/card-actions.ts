@@ -5,6 +5,7 @@
  * back after a missed one; a call a colleague took, or one that just ended, needs nothing.
  */
 import type { CallCard } from '../../src-main/ipc/contract.ts';
+import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { callerName } from '../shared/format.ts';
 
 export type CardAction = 'crm' | 'copy';
@@ -24,6 +25,6 @@ export function cardActions(card: CallCard): CardAction[] {
 }
 
 /** A known caller has a record to open; for an unknown one the same link is a search. */
-export function crmLabel(card: CallCard): string {
-  return callerName(card) ? 'Open in CRM' : 'Search CRM';
+export function crmLabel(card: CallCard, t: Translator): string {
+  return callerName(card) ? t.t('popup.open-crm') : t.t('popup.search-crm');
 }

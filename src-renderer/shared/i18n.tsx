@@ -33,6 +33,13 @@ export function useT(): Translator {
   return useContext(TranslatorContext);
 }
 
+/** The window's title, in its language (the static <title> is English until this runs). */
+export function useDocumentTitle(title: string): void {
+  useEffect(() => {
+    document.title = title;
+  }, [title]);
+}
+
 /** Sets the page's language and direction (the pseudo-locale is English to the browser). */
 function applyToDocument(translator: Translator): void {
   const root = document.documentElement;

@@ -4,13 +4,16 @@
  * Intl). The same code serves the main process, the headless runner and the renderer; each holds
  * the translator of the current language and swaps it when the language changes.
  *
- * Values put into a message are text from outside (a caller's name, a trunk, a host): each string
- * value is wrapped in Unicode's first-strong isolate (U+2068 ... U+2069), so an Arabic name in an
- * English sentence (or the reverse) keeps its own direction and cannot reorder the words around
- * it. Plain-text outputs that are read by programs (the runner's lines) can turn that off.
+ * Values put into a message are text from outside (a caller's name, a trunk, a host): a string
+ * value is wrapped in Unicode's first-strong isolate (U+2068 ... U+2069) wherever its direction
+ * could disturb the sentence: always in a right-to-left language (a Latin name or a number in an
+ * Arabic sentence), and in a left-to-right one when the value holds right-to-left letters or bidi
+ * controls (an Arabic name in an English sentence). So a value keeps its own direction and cannot
+ * reorder the words around it. The pseudo-locale isolates every value, which is how its tests tell
+ * values from words. Plain-text outputs read by programs (the runner's lines) turn it off.
  */
 import { createIntl, createIntlCache, type IntlShape } from '@formatjs/intl';
-import type { MessageFormatElement } from '@formatjs/icu-messageformat-parser';
+import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
 import { CATALOGUES, flatMessages, type MessageId } from './catalogue.ts';
 import { directionOf, PSEUDO_LOCALE, type Locale } from './locales.ts';
 import { accent, pseudoMessage } from './pseudo.ts';
@@ -38,8 +41,8 @@ export interface Translator {
   duration(ms: number, style?: 'short' | 'long'): string;
   /** "5 minutes ago", "yesterday": `ms` relative to `now`. */
   relative(ms: number, now: number): string;
-  /** "a, b and c" in the locale's words. */
-  list(items: readonly string[]): string;
+  /** "a, b and c" in the locale's words; 'unit' lists parts of one figure: "6 calls, 2 missed". */
+  list(items: readonly string[], type?: 'conjunction' | 'unit'): string;
 }
 
 export interface TranslatorOptions {
@@ -53,6 +56,9 @@ export interface TranslatorOptions {
 
 const FSI = '\u2068';
 const PDI = '\u2069';
+/** Right-to-left letters (Hebrew, Arabic, Syriac, Thaana, NKo, ... and their presentation forms) or RTL controls. */
+const RTL_TEXT =
+  /[\u0590-\u08ff\ufb1d-\ufdff\ufe70-\ufefc\u200f\u202b\u202e\u2067]|\ud802[\udc00-\udfff]|\ud83a/;
 
 /** Messages as @formatjs/intl takes them: text, or already parsed (the pseudo-locale's). */
 type Messages = Record<string, string> | Record<string, MessageFormatElement[]>;
@@ -73,6 +79,21 @@ function messagesFor(locale: Locale): Messages {
   }
   messageCache.set(locale, messages);
   return messages;
+}
+
+/** Names of the select arguments of a message: their values are keys, never isolated. */
+function selectArguments(message: string | MessageFormatElement[] | undefined): Set<string> {
+  const names = new Set<string>();
+  const walk = (elements: MessageFormatElement[]): void => {
+    for (const el of elements) {
+      if (el.type === TYPE.select) names.add(el.value);
+      if (el.type === TYPE.select || el.type === TYPE.plural)
+        for (const option of Object.values(el.options)) walk(option.value);
+      if (el.type === TYPE.tag) walk(el.children);
+    }
+  };
+  if (message !== undefined) walk(typeof message === 'string' ? parse(message) : message);
+  return names;
 }
 
 interface DurationFormatLike {
@@ -102,6 +123,7 @@ export function createTranslator(locale: Locale, options: TranslatorOptions = {}
   const pseudo = locale === PSEUDO_LOCALE;
   const intlLocale = pseudo ? 'en' : locale;
   const isolate = options.isolate ?? true;
+  const isolateAll = pseudo || directionOf(locale) === 'rtl';
   const onMissing = options.onMissing;
   const intl: IntlShape<string> = createIntl(
     {
@@ -119,6 +141,15 @@ export function createTranslator(locale: Locale, options: TranslatorOptions = {}
   // Formatted dates and numbers carry letters too ("PM", "min"): accented in the pseudo-locale,
   // so every ASCII letter left on a pseudo screen is a word that skipped the catalogue.
   const shown = pseudo ? accent : (text: string) => text;
+  const selects = new Map<string, Set<string>>();
+  const selectsOf = (id: string): Set<string> => {
+    let names = selects.get(id);
+    if (!names) {
+      names = selectArguments((intl.messages as Messages)[id] ?? ENGLISH.get(id));
+      selects.set(id, names);
+    }
+    return names;
+  };
   const DurationFormat = (Intl as unknown as { DurationFormat?: DurationFormatConstructor })
     .DurationFormat;
 
@@ -132,7 +163,12 @@ export function createTranslator(locale: Locale, options: TranslatorOptions = {}
       const args: Record<string, string | number> = {};
       if (values) {
         for (const [key, value] of Object.entries(values)) {
-          args[key] = typeof value === 'string' && isolate ? `${FSI}${value}${PDI}` : value;
+          const wrap =
+            typeof value === 'string' &&
+            isolate &&
+            (isolateAll || RTL_TEXT.test(value)) &&
+            !selectsOf(id).has(key);
+          args[key] = wrap ? `${FSI}${value}${PDI}` : value;
         }
       }
       return intl.formatMessage({ id, defaultMessage: ENGLISH.get(id) ?? id }, args);
@@ -176,6 +212,7 @@ export function createTranslator(locale: Locale, options: TranslatorOptions = {}
               : [Math.round(seconds / 86_400), 'day'];
       return shown(intl.formatRelativeTime(value, unit, { numeric: 'auto' }));
     },
-    list: (items) => shown(intl.formatList(items, { type: 'conjunction' })),
+    list: (items, type = 'conjunction') =>
+      shown(intl.formatList(items, { type, style: type === 'unit' ? 'short' : 'long' })),
   };
 }

@@ -67,11 +67,11 @@ browserSuite('history in Chromium', ({ browser: getBrowser, origin }) => {
     const durations = await page.getByTestId('history-duration').allTextContents();
     expect(durations).toEqual([
       'for 3 min',
-      'after 30 s',
+      'after 30 sec',
       'after 8 min',
-      'after 12 s',
-      'after 40 s',
-      'after 1 min 35 s',
+      'after 12 sec',
+      'after 40 sec',
+      'after 1 min, 35 sec',
     ]);
     for (const d of durations) expect(d).not.toMatch(/\d:\d\d/);
     // Numbers and extensions read as on the popup's cards.

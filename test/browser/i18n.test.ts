@@ -47,7 +47,7 @@ const SCREENS: Screen[] = [
           call({ callId: 'c', callerName: null, canOpenCrm: false }),
         ],
       }),
-    ready: false,
+    ready: true,
   },
   {
     name: 'popup-done',
@@ -60,9 +60,9 @@ const SCREENS: Screen[] = [
           call({ callId: 'b', callerName: null, state: 'ended' }),
         ],
       }),
-    ready: false,
+    ready: true,
   },
-  { name: 'history', page: 'history', fixture: () => fixture(), ready: false },
+  { name: 'history', page: 'history', fixture: () => fixture(), ready: true },
   { name: 'settings', page: 'settings', fixture: () => fixture(), ready: false },
   {
     name: 'settings-managed',

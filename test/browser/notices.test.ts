@@ -143,13 +143,13 @@ browserSuite('voicemail, SMS and trunk status in Chromium', ({ browser: getBrows
     // Voicemail words: who, for which line, how long (never like a clock time).
     const v1 = page.locator('li[data-call-id="voicemail:v1"]');
     expect(await v1.textContent()).toContain('Voicemail');
-    expect(await v1.getByTestId('history-duration').textContent()).toBe('42 s');
+    expect(await v1.getByTestId('history-duration').textContent()).toBe('42 sec');
     expect(
       await page
         .locator('li[data-call-id="voicemail:v2"]')
         .getByTestId('history-duration')
         .textContent(),
-    ).toBe('2 min 5 s');
+    ).toBe('2 min, 5 sec');
     // The filters by kind, and a search in message text.
     expect(await page.locator('.history__summary').textContent()).toBe(
       '1 call, 1 missed, 2 voicemails, 2 messages',

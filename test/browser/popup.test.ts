@@ -51,9 +51,11 @@ browserSuite('popup in Chromium', ({ browser: getBrowser, origin }) => {
     expect(await card.getByTestId('called').textContent()).toBe('(415) 555-0100');
     // The elapsed time says what it is, and is never a clock-like 1:05.
     expect(await card.getByTestId('elapsed').textContent()).toMatch(
-      /^for 1 min (\d+) sfor 1 minute \1 seconds$/,
+      /^for 1 min, (\d+) secfor 1 minute, \1 seconds$/,
     );
-    expect(await visibleText(card.locator('.card__kicker'))).toMatch(/^Ringing for 1 min \d+ s$/);
+    expect(await visibleText(card.locator('.card__kicker'))).toMatch(
+      /^Ringing for 1 min, \d+ sec$/,
+    );
     // The called line sits above the caller and is no fainter than the caller's number.
     const line = await card.getByTestId('called-line').boundingBox();
     const name = await card.getByTestId('caller-headline').boundingBox();
@@ -172,7 +174,7 @@ browserSuite('popup in Chromium', ({ browser: getBrowser, origin }) => {
     // The ringing call moved on top.
     expect(await cards.nth(0).getAttribute('data-call-id')).toBe('c2');
     expect(await visibleText(done.locator('.card__kicker'))).toMatch(
-      /^✓ ?Answered after [2-5]\d s$/,
+      /^✓ ?Answered after [2-5]\d sec$/,
     );
     expect(await done.getByRole('button').allTextContents()).toEqual(['×', 'Open in CRM']);
     const doneHeight = (await done.boundingBox())?.height ?? 0;

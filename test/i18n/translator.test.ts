@@ -45,11 +45,21 @@ describe('translator', () => {
     ]);
   });
 
-  it('isolates string values so a name in another script keeps its own direction', () => {
-    const t = createTranslator('en');
-    expect(t.t('common.extension', { number: '205' })).toBe('Ext. \u2068205\u2069');
-    const plain = createTranslator('en', { isolate: false });
-    expect(plain.t('common.extension', { number: '205' })).toBe('Ext. 205');
+  it('isolates values whose direction could reorder the sentence', () => {
+    const en = createTranslator('en');
+    // A Latin value in an English sentence cannot disturb it; an Arabic one is isolated.
+    expect(en.t('popup.announce', { caller: 'Ada' })).toBe('Incoming call from Ada');
+    expect(en.t('popup.announce', { caller: 'محمد' })).toBe('Incoming call from \u2068محمد\u2069');
+    // In Arabic every value is isolated: a Latin name or a number keeps left-to-right order.
+    const ar = createTranslator('ar');
+    expect(ar.t('common.extension', { number: '205' })).toBe('تحويلة \u2068205\u2069');
+    const plain = createTranslator('ar', { isolate: false });
+    expect(plain.t('common.extension', { number: '205' })).toBe('تحويلة 205');
+  });
+
+  it('never isolates a select key (it would match no case)', () => {
+    const t = createTranslator('ar');
+    expect(t.t('history.no-match', { filter: 'missed' })).toBe('لا توجد مكالمات فائتة.');
   });
 
   it('formats dates, times and lengths of time in the locale', () => {

@@ -72,7 +72,7 @@ describe('history', () => {
       'after 10 min',
     );
     expect(within(items[1] as HTMLElement).getByTestId('history-duration').textContent).toBe(
-      'after 20 s',
+      'after 20 sec',
     );
     // Numbers read as in the popup: the extension labelled, the line that rang.
     expect(within(items[2] as HTMLElement).getByTestId('history-number').textContent).toBe(
