@@ -8,7 +8,8 @@ import { displayText } from '../../src-main/core/app/text.ts';
 import type { ContactsFilePick, ScreenpopApi } from '../../src-main/ipc/contract.ts';
 import { InertText } from '../shared/InertText.tsx';
 import { Field } from './Field.tsx';
-import { FIELDS } from './fields.ts';
+import { settingsWords } from './fields.ts';
+import { useT } from '../shared/i18n.tsx';
 
 /** The last part of a path, for the line that names the file (Windows or POSIX separators). */
 export function fileNameOf(path: string): string {
@@ -35,7 +36,8 @@ export interface ContactsFileFieldProps {
 export function ContactsFileField({ api, value, saved, error, onChange }: ContactsFileFieldProps) {
   const [picking, setPicking] = useState(false);
   const [pick, setPick] = useState<ContactsFilePick | null>(null);
-  const text = FIELDS.contactsFile;
+  const t = useT();
+  const text = settingsWords(t).FIELDS.contactsFile;
 
   async function choose(): Promise<void> {
     setPicking(true);
@@ -45,7 +47,7 @@ export function ContactsFileField({ api, value, saved, error, onChange }: Contac
       setPick(result);
       if (result.status === 'picked') onChange(result.path);
     } catch {
-      setPick({ status: 'failed', path: '', message: 'The file dialog could not open.' });
+      setPick({ status: 'failed', path: '', message: t.t('settings.contacts.dialog-failed') });
     } finally {
       setPicking(false);
     }
@@ -71,7 +73,7 @@ export function ContactsFileField({ api, value, saved, error, onChange }: Contac
                 />
               </>
             ) : (
-              <span className="file-field__none">No file chosen</span>
+              <span className="file-field__none">{t.t('settings.contacts.none')}</span>
             )}
           </div>
           <div className="file-field__actions">
@@ -85,7 +87,11 @@ export function ContactsFileField({ api, value, saved, error, onChange }: Contac
               onClick={() => void choose()}
               disabled={picking || control.readOnly === true}
             >
-              {picking ? 'Choosing…' : value ? 'Choose another file…' : 'Choose file…'}
+              {picking
+                ? t.t('settings.contacts.choosing')
+                : value
+                  ? t.t('settings.contacts.choose-another')
+                  : t.t('settings.contacts.choose')}
             </button>
             {value && !control.readOnly && (
               <button
@@ -96,14 +102,14 @@ export function ContactsFileField({ api, value, saved, error, onChange }: Contac
                   onChange('');
                 }}
               >
-                Remove
+                {t.t('settings.contacts.remove')}
               </button>
             )}
           </div>
           {pick?.status === 'picked' && pick.path === value && (
             <p className="file-field__found" role="status" data-testid="contacts-found">
-              {pick.contacts} {pick.contacts === 1 ? 'number' : 'numbers'} with names found.
-              {value !== saved && ' Save to use this file.'}
+              {t.t('settings.contacts.found', { count: pick.contacts })}
+              {value !== saved && ` ${t.t('settings.contacts.save-to-use')}`}
             </p>
           )}
         </div>

@@ -4,6 +4,7 @@
  */
 import { useEffect, useRef, useState } from 'react';
 import type { CrmPreview as CrmPreviewResult, ScreenpopApi } from '../../src-main/ipc/contract.ts';
+import { useT } from '../shared/i18n.tsx';
 
 const DEBOUNCE_MS = 200;
 
@@ -18,6 +19,9 @@ export function CrmPreview({
 }) {
   const [preview, setPreview] = useState<CrmPreviewResult | null>(null);
   const request = useRef(0);
+  const t = useT();
+  // The effect below reads the words of the moment its answer arrives.
+  const unavailable = t.t('settings.crm.unavailable');
 
   useEffect(() => {
     const mine = ++request.current;
@@ -31,25 +35,22 @@ export function CrmPreview({
           if (request.current === mine) setPreview(result);
         },
         () => {
-          if (request.current === mine)
-            setPreview({ ok: false, message: 'The preview is not available right now.' });
+          if (request.current === mine) setPreview({ ok: false, message: unavailable });
         },
       );
     }, DEBOUNCE_MS);
     return () => window.clearTimeout(timer);
-  }, [api, template]);
+  }, [api, template, unavailable]);
 
   return (
     <div className="crm-preview" id={id} aria-live="polite" data-testid="crm-preview">
       {template.trim() === '' ? (
-        <p className="field__hint">
-          No CRM link: the &ldquo;Open in CRM&rdquo; button stays hidden.
-        </p>
+        <p className="field__hint">{t.t('settings.crm.none')}</p>
       ) : preview === null ? (
-        <p className="field__hint">Preparing preview&hellip;</p>
+        <p className="field__hint">{t.t('settings.crm.preparing')}</p>
       ) : preview.ok ? (
         <p>
-          <span className="crm-preview__label">For a sample call this opens: </span>
+          <span className="crm-preview__label">{t.t('settings.crm.opens')} </span>
           <bdi dir="ltr" className="crm-preview__url" data-testid="crm-preview-url">
             {preview.url}
           </bdi>

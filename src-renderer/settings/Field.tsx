@@ -4,7 +4,8 @@
  */
 import type { ReactNode } from 'react';
 import { createContext, useContext } from 'react';
-import { lockedByText } from './fields.ts';
+import { settingsWords } from './fields.ts';
+import { useT } from '../shared/i18n.tsx';
 
 export interface FieldControlProps {
   id: string;
@@ -27,6 +28,7 @@ export function useLock(name: string): string | null {
 
 /** "Locked by …", tied to the control with aria-describedby. */
 export function LockNote({ id, by }: { id: string; by: string }) {
+  const { lockedByText } = settingsWords(useT());
   return (
     <p className="field__lock" id={id} data-testid="locked-note">
       {/* Drawn, not an emoji: not every system has an emoji font. */}
@@ -154,6 +156,8 @@ export interface TextFieldProps {
   /** A narrow input for a few characters (region, seconds). */
   short?: boolean;
   placeholder?: string;
+  /** The placeholder is words to translate ("Stored in keychain"), not an example of data. */
+  placeholderIsWords?: boolean;
   maxLength?: number;
   autoComplete?: string;
   min?: number;
@@ -162,12 +166,16 @@ export interface TextFieldProps {
 /** A Field holding one text input (or textarea) with the form's usual settings. */
 export function TextField(props: TextFieldProps) {
   const { name, label, hint, error, value, onChange, type = 'text', multiline, short } = props;
+  // Every text setting is data written left to right (addresses, keys, numbers, codes), in every
+  // language; its example placeholder is data too, not words to translate.
+  const data = { dir: 'ltr', translate: props.placeholderIsWords ? undefined : 'no' } as const;
   return (
     <Field name={name} label={label} hint={hint} error={error ?? null}>
       {(c) =>
         multiline ? (
           <textarea
             {...c}
+            {...data}
             rows={2}
             spellCheck={false}
             value={value}
@@ -176,6 +184,7 @@ export function TextField(props: TextFieldProps) {
         ) : (
           <input
             {...c}
+            {...data}
             type={type}
             className={short ? 'input--short' : undefined}
             inputMode={type === 'url' ? 'url' : type === 'number' ? 'numeric' : undefined}
@@ -196,17 +205,19 @@ export function TextField(props: TextFieldProps) {
 export interface SelectFieldProps<T extends string> {
   name: string;
   label: string;
+  hint?: string;
   error?: string | null;
   value: T;
-  choices: readonly { value: T; label: string }[];
+  /** `lang` marks a choice written in another language (a language's own name). */
+  choices: readonly { value: T; label: string; lang?: string }[];
   onChange: (value: T) => void;
 }
 
 /** A Field holding a select over a fixed set of choices. */
 export function SelectField<T extends string>(props: SelectFieldProps<T>) {
-  const { name, label, error, value, choices, onChange } = props;
+  const { name, label, hint, error, value, choices, onChange } = props;
   return (
-    <Field name={name} label={label} error={error ?? null}>
+    <Field name={name} label={label} error={error ?? null} {...(hint ? { hint } : {})}>
       {({ readOnly, ...c }) => (
         <select
           {...c}
@@ -218,7 +229,7 @@ export function SelectField<T extends string>(props: SelectFieldProps<T>) {
           }}
         >
           {choices.map((choice) => (
-            <option key={choice.value} value={choice.value}>
+            <option key={choice.value} value={choice.value} lang={choice.lang}>
               {choice.label}
             </option>
           ))}

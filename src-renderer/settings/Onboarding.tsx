@@ -1,4 +1,6 @@
 /** First run: two ways in. Connect a real phone system, or start the demo and see a ring at once. */
+import { useT } from '../shared/i18n.tsx';
+
 export interface OnboardingProps {
   onConnect: () => void;
   onDemo: () => void;
@@ -7,30 +9,24 @@ export interface OnboardingProps {
 }
 
 export function Onboarding({ onConnect, onDemo, startingDemo, demoError }: OnboardingProps) {
+  const t = useT();
   return (
     <section className="welcome" aria-labelledby="welcome-title">
-      <h1 id="welcome-title">Welcome to Screenpop</h1>
-      <p className="welcome__lead">
-        When your phone rings, Screenpop shows who is calling, before you pick up: their name, their
-        number, and a link to their record in your CRM.
-      </p>
+      <h1 id="welcome-title">{t.t('settings.welcome.title')}</h1>
+      <p className="welcome__lead">{t.t('settings.welcome.lead')}</p>
       <div className="choices">
         <button type="button" className="choice choice--primary" onClick={onConnect}>
-          <span className="choice__title">Connect to my phone system</span>
-          <span className="choice__text">
-            You will need the service address, an API key and secret, and your extension.
-          </span>
+          <span className="choice__title">{t.t('settings.welcome.connect')}</span>
+          <span className="choice__text">{t.t('settings.welcome.connect-text')}</span>
           <span className="choice__arrow" aria-hidden="true">
             →
           </span>
         </button>
         <button type="button" className="choice" onClick={onDemo} disabled={startingDemo}>
           <span className="choice__title">
-            {startingDemo ? 'Starting the demo…' : 'Try the demo'}
+            {startingDemo ? t.t('settings.welcome.demo-starting') : t.t('settings.welcome.demo')}
           </span>
-          <span className="choice__text">
-            A built-in practice phone system rings you in a few seconds. Nothing to set up.
-          </span>
+          <span className="choice__text">{t.t('settings.welcome.demo-text')}</span>
           <span className="choice__arrow" aria-hidden="true">
             →
           </span>

@@ -4,12 +4,15 @@
  */
 import { useEffect, useState } from 'react';
 import type { ScreenpopApi, SettingsView, StatusView } from '../../src-main/ipc/contract.ts';
+import { useDocumentTitle, useT } from '../shared/i18n.tsx';
 import { Onboarding } from './Onboarding.tsx';
 import { SettingsForm } from './SettingsForm.tsx';
 
 type Step = 'welcome' | 'connect' | 'settings';
 
 export function SettingsApp({ api }: { api: ScreenpopApi }) {
+  const t = useT();
+  useDocumentTitle(t.t('settings.title'));
   const [view, setView] = useState<SettingsView | null>(null);
   const [status, setStatus] = useState<StatusView | null>(null);
   const [step, setStep] = useState<Step | null>(null);
@@ -49,7 +52,7 @@ export function SettingsApp({ api }: { api: ScreenpopApi }) {
       setDemoStarted(true);
       setStep('settings');
     } catch {
-      setDemoError('The demo could not start. Please try again.');
+      setDemoError(t.t('settings.demo-failed'));
     } finally {
       setStartingDemo(false);
     }
@@ -59,7 +62,7 @@ export function SettingsApp({ api }: { api: ScreenpopApi }) {
     return (
       <main className="settings">
         <p className="notice notice--error" role="alert">
-          Settings could not be loaded. Close this window and open it again from the tray.
+          {t.t('settings.load-failed')}
         </p>
       </main>
     );
@@ -67,7 +70,7 @@ export function SettingsApp({ api }: { api: ScreenpopApi }) {
   if (!view || !step) {
     return (
       <main className="settings" aria-busy="true">
-        <p>Loading…</p>
+        <p>{t.t('settings.loading')}</p>
       </main>
     );
   }
@@ -100,8 +103,8 @@ export function SettingsApp({ api }: { api: ScreenpopApi }) {
           onBack={() => setStep('welcome')}
           header={
             <header className="settings__header">
-              <h1>Connect to your phone system</h1>
-              <p>Ask your administrator for these if you do not have them.</p>
+              <h1>{t.t('settings.connect-heading')}</h1>
+              <p>{t.t('settings.connect-lead')}</p>
             </header>
           }
         />
@@ -113,11 +116,10 @@ export function SettingsApp({ api }: { api: ScreenpopApi }) {
           onSaved={setView}
           header={
             <header className="settings__header">
-              <h1>Settings</h1>
+              <h1>{t.t('settings.heading')}</h1>
               {demoStarted && (
                 <p className="notice notice--info" role="status" data-testid="demo-started">
-                  The demo is running: a practice call will ring in a few seconds. Connect your real
-                  phone system here whenever you are ready.
+                  {t.t('settings.demo-running')}
                 </p>
               )}
             </header>

@@ -25,18 +25,8 @@ import {
   TextField,
   type TextFieldProps,
 } from './Field.tsx';
-import {
-  CORNERS,
-  DISPLAYS,
-  PROXY_MODES,
-  FIELDS,
-  FORM_ERRORS,
-  managedBanner,
-  SECRET_STORED,
-  SECTIONS,
-  SOURCE_CHOICES,
-  type SectionId,
-} from './fields.ts';
+import { settingsWords, type SectionId } from './fields.ts';
+import { useT } from '../shared/i18n.tsx';
 import type { FormValues } from './form-values.ts';
 import {
   changedSettings,
@@ -95,6 +85,19 @@ export function SettingsForm({
   header,
   onBack,
 }: SettingsFormProps) {
+  const t = useT();
+  const {
+    CORNERS,
+    DISPLAYS,
+    PROXY_MODES,
+    FIELDS,
+    FORM_ERRORS,
+    LANGUAGES,
+    managedBanner,
+    SECRET_STORED,
+    SECTIONS,
+    SOURCE_CHOICES,
+  } = settingsWords(t);
   const [values, setValues] = useState<FormValues>(() => toFormValues(view.settings));
   const [error, setError] = useState<FieldError | null>(null);
   const [saving, setSaving] = useState(false);
@@ -144,7 +147,7 @@ export function SettingsForm({
     setSaved(null);
     const built = toPatch(values);
     if (!built.ok) {
-      showError(built);
+      showError({ field: built.field, message: t.t(built.message) });
       return;
     }
     setSaving(true);
@@ -155,9 +158,7 @@ export function SettingsForm({
         setTest(null);
         baseline.current = toFormValues(result.view.settings);
         setValues(baseline.current);
-        setSaved(
-          onboarding ? 'Saved. Screenpop now watches for calls to your extension.' : 'Saved.',
-        );
+        setSaved(t.t(onboarding ? 'settings.saved-onboarding' : 'settings.saved'));
         onSaved(result.view);
       } else {
         showError({ field: result.field, message: result.message });
@@ -172,7 +173,7 @@ export function SettingsForm({
   async function testConnection(): Promise<void> {
     const built = toPatch(values);
     if (!built.ok) {
-      showError(built);
+      showError({ field: built.field, message: t.t(built.message) });
       return;
     }
     setTesting(true);
@@ -182,7 +183,11 @@ export function SettingsForm({
       setTest({ result: await api.testConnection(built.patch), unsaved });
     } catch {
       setTest({
-        result: { ok: false, message: 'The test could not run.', remedy: 'Try again in a moment.' },
+        result: {
+          ok: false,
+          message: t.t('settings.test-could-not-run'),
+          remedy: t.t('settings.try-again-moment'),
+        },
         unsaved,
       });
     } finally {
@@ -270,7 +275,7 @@ export function SettingsForm({
           </p>
         )}
         {!onboarding && (
-          <nav className="section-nav" aria-label="Settings sections">
+          <nav className="section-nav" aria-label={t.t('settings.sections-nav')}>
             <ul>
               {shownSections.map((s) => (
                 <li key={s.id}>
@@ -311,6 +316,7 @@ export function SettingsForm({
               type: 'password',
               autoComplete: 'new-password',
               placeholder: view.hasSecret ? SECRET_STORED.placeholder : '',
+              placeholderIsWords: true,
               ...(view.hasSecret
                 ? { hint: <span data-testid="secret-stored">{SECRET_STORED.hint}</span> }
                 : {}),
@@ -371,13 +377,26 @@ export function SettingsForm({
                 {check('sound')}
                 {check('startAtLogin')}
                 <fieldset className="features" data-testid="features">
-                  <legend className="field__label">Besides calls</legend>
+                  <legend className="field__label">{t.t('settings.besides-calls')}</legend>
                   {check('featureVoicemail')}
                   {check('featureSms')}
                   {check('featureTrunk')}
                   {check('featurePresence')}
                 </fieldset>
               </>,
+            )}
+
+            {section(
+              'language',
+              <SelectField
+                name="language"
+                label={FIELDS.language.label}
+                hint={FIELDS.language.hint}
+                error={errorFor('language')}
+                value={values.language}
+                choices={LANGUAGES}
+                onChange={(v) => set('language', v)}
+              />,
             )}
 
             {section(
@@ -442,18 +461,22 @@ export function SettingsForm({
           <div className="save-bar__row">
             {onBack && (
               <button type="button" className="button" onClick={onBack}>
-                Back
+                {t.t('settings.back')}
               </button>
             )}
             <button type="submit" className="button button--primary" disabled={saving}>
-              {saving ? 'Saving…' : onboarding ? 'Save and connect' : 'Save'}
+              {saving
+                ? t.t('settings.saving')
+                : onboarding
+                  ? t.t('settings.save-and-connect')
+                  : t.t('settings.save')}
             </button>
             <p className="save-bar__status" role="status" data-testid="save-status">
               {saved}
             </p>
             {!saved && dirty && (
               <p className="save-bar__dirty" data-testid="unsaved">
-                Unsaved changes
+                {t.t('settings.unsaved')}
               </p>
             )}
           </div>

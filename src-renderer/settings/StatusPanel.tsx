@@ -7,16 +7,11 @@
  */
 import type { StatusView, TestConnectionResult } from '../../src-main/ipc/contract.ts';
 import { InertText } from '../shared/InertText.tsx';
+import { useT, WithValues } from '../shared/i18n.tsx';
 
 type Tone = 'ok' | 'warn' | 'error';
 
-const STATE_WORDS: Record<StatusView['state'], string> = {
-  connected: 'Connected: calls will pop up.',
-  connecting: 'Connecting…',
-  degraded: 'Connected, but with problems: some calls may not pop up.',
-  offline: 'Offline: calls will not pop up until the connection is back.',
-  'needs-attention': 'Not connected: this needs your attention.',
-};
+const STATES = ['connected', 'connecting', 'degraded', 'offline', 'needs-attention'] as const;
 
 export function statusTone(status: StatusView): Tone {
   // Connected, but calls from outside may not come in, or a feature is off for lack of scope.
@@ -28,24 +23,22 @@ export function statusTone(status: StatusView): Tone {
 }
 
 function LiveStatus({ status }: { status: StatusView }) {
+  const t = useT();
+  const state = STATES.includes(status.state) ? status.state : 'connecting';
   return (
     <>
       <p className="notice__title">
-        {status.demo && <span className="badge">Demo</span>}{' '}
-        {STATE_WORDS[status.state] ?? status.state}
+        {status.demo && <span className="badge">{t.t('settings.demo-badge')}</span>}{' '}
+        {t.t(`settings.state.${state}`)}
       </p>
       {status.reason && <p>{status.reason}</p>}
       {status.remedy && (
         <p>
-          <strong>What to do:</strong> {status.remedy}
+          <strong>{t.t('settings.what-to-do')}</strong> {status.remedy}
         </p>
       )}
       {(status.paused || status.doNotDisturb) && (
-        <p>
-          {status.doNotDisturb
-            ? 'Do not disturb is on: no popups or sounds.'
-            : 'Popups are paused.'}
-        </p>
+        <p>{status.doNotDisturb ? t.t('settings.dnd-on') : t.t('settings.paused')}</p>
       )}
       {status.trunkWarning && (
         <p data-testid="status-trunk">
@@ -55,13 +48,18 @@ function LiveStatus({ status }: { status: StatusView }) {
       )}
       {status.presence && (
         <p data-testid="status-presence">
-          Your phone presence: <InertText text={status.presence.label} className="inline-inert" />
-          {status.presence.doNotDisturb && ' (the phone system holds your calls)'}
+          <WithValues
+            text={t.t('settings.presence', { presence: WithValues.slot('presence') })}
+            values={{
+              presence: <InertText text={status.presence.label} className="inline-inert" />,
+            }}
+          />
+          {status.presence.doNotDisturb && t.t('settings.presence-holds')}
         </p>
       )}
       {status.featureProblems?.map((problem) => (
         <p key={problem.feature} data-testid={`status-feature-${problem.feature}`}>
-          {problem.reason} <strong>What to do:</strong> {problem.remedy}
+          {problem.reason} <strong>{t.t('settings.what-to-do')}</strong> {problem.remedy}
         </p>
       ))}
     </>
@@ -77,42 +75,54 @@ function TestResult({
   extension?: string;
   unsaved: boolean;
 }) {
+  const t = useT();
+  const name = WithValues.slot('name');
   return (
     <>
       <p className="notice__title">
-        {result.ok ? 'Connection test: it works.' : 'Connection test: could not connect.'}
+        {result.ok ? t.t('settings.test.ok') : t.t('settings.test.failed')}
       </p>
       <p>{result.message}</p>
       {result.extensionName && (
         <p>
-          {extension ? `Extension ${extension} belongs to ` : 'Your extension belongs to '}
-          <InertText text={result.extensionName} className="inline-inert" />.
+          <WithValues
+            text={
+              extension
+                ? t.t('settings.test.extension-of', { extension, name })
+                : t.t('settings.test.your-extension-of', { name })
+            }
+            values={{ name: <InertText text={result.extensionName} className="inline-inert" /> }}
+          />
         </p>
       )}
       {result.ok && typeof result.extensionCount === 'number' && (
-        <p>
-          The service lists {result.extensionCount}{' '}
-          {result.extensionCount === 1 ? 'extension' : 'extensions'}.
-        </p>
+        <p>{t.t('settings.test.extension-count', { count: result.extensionCount })}</p>
       )}
       {!result.ok && result.remedy && (
         <p>
-          <strong>What to do:</strong> {result.remedy}
+          <strong>{t.t('settings.what-to-do')}</strong> {result.remedy}
         </p>
       )}
       {result.ipToAllow && (
         <p>
-          This computer&rsquo;s address, as the service sees it, is{' '}
-          <code data-testid="ip-to-allow">{result.ipToAllow}</code>. Add it to the API key&rsquo;s
-          IP allowlist in the admin console.
+          <WithValues
+            text={t.t('settings.test.ip', { ip: WithValues.slot('ip') })}
+            values={{
+              ip: (
+                <code data-testid="ip-to-allow" dir="ltr">
+                  {result.ipToAllow}
+                </code>
+              ),
+            }}
+          />
         </p>
       )}
       {!result.ok && typeof result.errcode === 'number' && (
-        <p className="notice__detail">Error code {result.errcode}</p>
+        <p className="notice__detail">
+          {t.t('settings.test.errcode', { code: String(result.errcode) })}
+        </p>
       )}
-      {unsaved && (
-        <p className="notice__detail">Tested with the values below, which are not saved yet.</p>
-      )}
+      {unsaved && <p className="notice__detail">{t.t('settings.test.unsaved')}</p>}
     </>
   );
 }
@@ -136,6 +146,7 @@ export function StatusPanel({
   onTest,
   extension,
 }: StatusPanelProps) {
+  const t = useT();
   const tone: Tone | null = test ? (test.ok ? 'ok' : 'error') : status ? statusTone(status) : null;
   return (
     <div className={tone ? `status-panel notice notice--${tone}` : 'status-panel'}>
@@ -153,7 +164,7 @@ export function StatusPanel({
       </div>
       <div className="status-panel__actions">
         <button type="button" className="button" onClick={onTest} disabled={testing}>
-          {testing ? 'Testing…' : 'Test connection'}
+          {testing ? t.t('settings.test.testing') : t.t('settings.test.button')}
         </button>
       </div>
     </div>

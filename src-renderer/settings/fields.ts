@@ -1,12 +1,18 @@
 /**
  * Every word the settings form shows about its fields, in one place: each field's label, help,
  * placeholder and the errors the form itself finds (main's errors arrive in words from main), and
- * the sections they belong to. The form looks fields up here by name, so a mark such as "locked by
- * your administrator" (an organisation's policy) or a translation is added once per field, here.
+ * the sections they belong to, in the window's language (catalogue namespace `settings`). The form
+ * looks fields up here by name, so a mark such as "locked by your administrator" is added once per
+ * field, here. Placeholders that are examples of data (addresses) stay as they are in every
+ * language.
  */
+import type { Translator } from '../../src-shared/i18n/translator.ts';
+import { LOCALES } from '../../src-shared/i18n/locales.ts';
+import type { LanguageSetting } from '../../src-main/core/settings/types.ts';
 import type { FormValues } from './form-values.ts';
 
-export type SectionId = 'connection' | 'phone' | 'popup' | 'notifications' | 'advanced';
+export type SectionId =
+  'connection' | 'phone' | 'popup' | 'notifications' | 'language' | 'advanced';
 
 export interface SectionText {
   id: SectionId;
@@ -14,35 +20,6 @@ export interface SectionText {
   /** One line under the title: what the section is for. */
   summary: string;
 }
-
-/** In page order. Onboarding shows only the first two. */
-export const SECTIONS: readonly SectionText[] = [
-  {
-    id: 'connection',
-    title: 'Connection',
-    summary: 'Your phone system’s address and the API key Screenpop signs in with.',
-  },
-  {
-    id: 'phone',
-    title: 'Your phone',
-    summary: 'The numbers that ring you: calls to them pop up.',
-  },
-  {
-    id: 'popup',
-    title: 'Screen-pop & CRM',
-    summary: 'Where the popup appears, and what it opens.',
-  },
-  {
-    id: 'notifications',
-    title: 'Notifications & start-up',
-    summary: 'Sounds, Do not disturb, and starting with your computer.',
-  },
-  {
-    id: 'advanced',
-    title: 'Advanced',
-    summary: 'How calls reach this computer. Change only if your administrator asks you to.',
-  },
-];
 
 export type FieldName = keyof FormValues;
 
@@ -52,123 +29,155 @@ export interface FieldText {
   placeholder?: string;
 }
 
-export const FIELDS: Record<FieldName, FieldText> = {
-  baseUrl: {
-    label: 'Service address',
-    hint: 'The address you sign in to, for example https://acme.example.com',
-    placeholder: 'https://acme.example.com',
-  },
-  apiKey: { label: 'API key', hint: 'From the admin console, under API keys.' },
-  secret: { label: 'API secret', hint: 'Kept in your system keychain, never in a file.' },
-  extensions: {
-    label: 'Your extensions',
-    hint: 'Separate several with commas or new lines, for example 101, 102',
-  },
-  dids: {
-    label: 'Your direct numbers (optional)',
-    hint: 'Numbers that ring you directly, in any common format.',
-  },
-  defaultRegion: {
-    label: 'Country for local numbers',
-    hint: 'Two letters, for example US or GB.',
-  },
-  eventSource: { label: 'Event source' },
-  relayUrl: {
-    label: 'Relay address',
-    hint: 'wss:// address from your administrator. Needed for Relay.',
-    placeholder: 'wss://relay.example.com',
-  },
-  relayTenant: {
-    label: 'Relay tenant',
-    hint: 'The tenant name your relay administrator gave you; leave empty to use the first part of the service address.',
-    placeholder: 'acme',
-  },
-  proxyMode: { label: 'Proxy' },
-  proxyUrl: {
-    label: 'Proxy address',
-    hint: 'Used when Proxy is "This proxy". A proxy password is kept in the system keychain (see README, For administrators).',
-    placeholder: 'http://proxy.example.com:3128',
-  },
-  crmUrlTemplate: {
-    label: 'CRM link',
-    hint: 'Each call fills in {from}, {to}, {call_id} and {caller_name}. Leave empty for no CRM button.',
-    placeholder: 'https://crm.example.com/search?phone={from}',
-  },
-  autoOpenCrm: { label: 'Open the CRM link by itself when a call rings' },
-  contactsFile: {
-    label: 'Contacts file (optional)',
-    hint: "A CSV or vCard file with names and numbers. Names from the phone system's directory are used too.",
-  },
-  doNotDisturb: {
-    label: 'Do not disturb',
-    hint: 'No popups or sounds; calls still go to the history.',
-  },
-  sound: { label: 'Play a sound when a call rings' },
-  startAtLogin: { label: 'Start Screenpop when I sign in' },
-  popupDisplay: { label: 'Show on' },
-  popupCorner: { label: 'Corner' },
-  popupLingerSec: { label: 'Stay after ringing stops (seconds)' },
-  featureVoicemail: {
-    label: 'Voicemail',
-    hint: 'A notification and a History entry when someone leaves you a voicemail.',
-  },
-  featureSms: {
-    label: 'Text messages (SMS)',
-    hint: 'A notification with the sender and the start of the message, and a History entry.',
-  },
-  featureTrunk: {
-    label: 'Warn when calls from outside may not reach me',
-    hint: 'Shown in the tray and above calls while a phone line (trunk) is down.',
-  },
-  featurePresence: {
-    label: 'Show my phone presence',
-    hint: 'Your presence as the phone system has it (Available, Do not disturb, …) in the tray.',
-  },
+/** Each language by its own name, the same in every catalogue (a reader finds their own). */
+const ENDONYMS: Record<(typeof LOCALES)[number], string> = {
+  en: 'English',
+  de: 'Deutsch',
+  fr: 'Français',
+  es: 'Español',
+  ar: 'العربية',
 };
 
-/** The words of the secret field when the keychain already holds one. */
-export const SECRET_STORED = {
-  placeholder: 'Stored in keychain',
-  hint: 'Stored in the keychain. Leave empty to keep it, or type a new one.',
-};
+const built = new WeakMap<Translator, ReturnType<typeof build>>();
 
-/** Beside a setting the organisation's policy locked. */
-export function lockedByText(by: string): string {
-  return `Locked by ${by}`;
+/** The settings window's words in `t`'s language (built once per language). */
+export function settingsWords(t: Translator) {
+  let words = built.get(t);
+  if (!words) {
+    words = build(t);
+    built.set(t, words);
+  }
+  return words;
 }
 
-/** The banner at the top of a managed computer's settings. */
-export function managedBanner(by: string, count: number): string {
-  return `${by} manages ${count === 1 ? 'one setting' : `${count} settings`} on this computer. Locked settings show a lock and cannot be changed here; everything else is yours to set.`;
+function build(t: Translator) {
+  /** In page order. Onboarding shows only the first two. */
+  const SECTIONS: readonly SectionText[] = (
+    ['connection', 'phone', 'popup', 'notifications', 'language', 'advanced'] as const
+  ).map((id) => ({
+    id,
+    title: t.t(`settings.section.${id}.title`),
+    summary: t.t(`settings.section.${id}.summary`),
+  }));
+
+  const FIELDS: Record<FieldName, FieldText> = {
+    baseUrl: {
+      label: t.t('settings.field.baseUrl.label'),
+      hint: t.t('settings.field.baseUrl.hint'),
+      placeholder: 'https://acme.example.com',
+    },
+    apiKey: { label: t.t('settings.field.apiKey.label'), hint: t.t('settings.field.apiKey.hint') },
+    secret: { label: t.t('settings.field.secret.label'), hint: t.t('settings.field.secret.hint') },
+    extensions: {
+      label: t.t('settings.field.extensions.label'),
+      hint: t.t('settings.field.extensions.hint'),
+    },
+    dids: { label: t.t('settings.field.dids.label'), hint: t.t('settings.field.dids.hint') },
+    defaultRegion: {
+      label: t.t('settings.field.defaultRegion.label'),
+      hint: t.t('settings.field.defaultRegion.hint'),
+    },
+    eventSource: { label: t.t('settings.field.eventSource.label') },
+    relayUrl: {
+      label: t.t('settings.field.relayUrl.label'),
+      hint: t.t('settings.field.relayUrl.hint'),
+      placeholder: 'wss://relay.example.com',
+    },
+    relayTenant: {
+      label: t.t('settings.field.relayTenant.label'),
+      hint: t.t('settings.field.relayTenant.hint'),
+      placeholder: 'acme',
+    },
+    proxyMode: { label: t.t('settings.field.proxyMode.label') },
+    proxyUrl: {
+      label: t.t('settings.field.proxyUrl.label'),
+      hint: t.t('settings.field.proxyUrl.hint'),
+      placeholder: 'http://proxy.example.com:3128',
+    },
+    crmUrlTemplate: {
+      label: t.t('settings.field.crmUrlTemplate.label'),
+      hint: t.t('settings.field.crmUrlTemplate.hint'),
+      placeholder: 'https://crm.example.com/search?phone={from}',
+    },
+    autoOpenCrm: { label: t.t('settings.field.autoOpenCrm.label') },
+    contactsFile: {
+      label: t.t('settings.field.contactsFile.label'),
+      hint: t.t('settings.field.contactsFile.hint'),
+    },
+    doNotDisturb: {
+      label: t.t('settings.field.doNotDisturb.label'),
+      hint: t.t('settings.field.doNotDisturb.hint'),
+    },
+    sound: { label: t.t('settings.field.sound.label') },
+    startAtLogin: { label: t.t('settings.field.startAtLogin.label') },
+    popupDisplay: { label: t.t('settings.field.popupDisplay.label') },
+    popupCorner: { label: t.t('settings.field.popupCorner.label') },
+    popupLingerSec: { label: t.t('settings.field.popupLingerSec.label') },
+    featureVoicemail: {
+      label: t.t('settings.field.featureVoicemail.label'),
+      hint: t.t('settings.field.featureVoicemail.hint'),
+    },
+    featureSms: {
+      label: t.t('settings.field.featureSms.label'),
+      hint: t.t('settings.field.featureSms.hint'),
+    },
+    featureTrunk: {
+      label: t.t('settings.field.featureTrunk.label'),
+      hint: t.t('settings.field.featureTrunk.hint'),
+    },
+    featurePresence: {
+      label: t.t('settings.field.featurePresence.label'),
+      hint: t.t('settings.field.featurePresence.hint'),
+    },
+    language: {
+      label: t.t('settings.field.language.label'),
+      hint: t.t('settings.field.language.hint'),
+    },
+  };
+
+  return {
+    SECTIONS,
+    FIELDS,
+    /** The words of the secret field when the keychain already holds one. */
+    SECRET_STORED: {
+      placeholder: t.t('settings.secret-stored.placeholder'),
+      hint: t.t('settings.secret-stored.hint'),
+    },
+    /** Beside a setting the organisation's policy locked. */
+    lockedByText: (by: string) => t.t('settings.locked-by', { by }),
+    /** The banner at the top of a managed computer's settings. */
+    managedBanner: (by: string, count: number) => t.t('settings.managed-banner', { by, count }),
+    /** Errors the form finds before asking main. */
+    FORM_ERRORS: {
+      popupLingerSec: t.t('settings.error.linger'),
+      saveFailed: t.t('settings.error.save-failed'),
+    },
+    /** The event source choices, with what each means. */
+    SOURCE_CHOICES: (['auto', 'direct', 'relay'] as const).map((value) => ({
+      value,
+      label: t.t(`settings.source.${value}.label`),
+      hint: t.t(`settings.source.${value}.hint`),
+    })),
+    CORNERS: (['top-left', 'top-right', 'bottom-left', 'bottom-right'] as const).map((value) => ({
+      value,
+      label: t.t(`settings.corner.${value}`),
+    })),
+    PROXY_MODES: (['system', 'none', 'manual'] as const).map((value) => ({
+      value,
+      label: t.t(`settings.proxy.${value}`),
+    })),
+    DISPLAYS: (['primary', 'pointer'] as const).map((value) => ({
+      value,
+      label: t.t(`settings.display.${value}`),
+    })),
+    /** "Same as the system", then each language in its own name (with its lang for readers). */
+    LANGUAGES: [
+      { value: 'system' as LanguageSetting, label: t.t('common.language.system') },
+      ...LOCALES.map((value) => ({
+        value: value as LanguageSetting,
+        label: ENDONYMS[value],
+        lang: value,
+      })),
+    ],
+  };
 }
-
-/** Errors the form finds before asking main. */
-export const FORM_ERRORS = {
-  popupLingerSec: 'Enter a number of seconds (0 or more).',
-  saveFailed: 'Saving failed. Please try again.',
-} as const;
-
-/** The event source choices, with what each means. */
-export const SOURCE_CHOICES = [
-  { value: 'auto', label: 'Automatic', hint: 'Direct connection, plus the relay when one is set.' },
-  { value: 'direct', label: 'Direct', hint: 'This computer connects to the phone system itself.' },
-  { value: 'relay', label: 'Relay', hint: "Through your organisation's webhook relay." },
-] as const;
-
-export const CORNERS = [
-  { value: 'top-left', label: 'Top left' },
-  { value: 'top-right', label: 'Top right' },
-  { value: 'bottom-left', label: 'Bottom left' },
-  { value: 'bottom-right', label: 'Bottom right' },
-] as const;
-
-export const PROXY_MODES = [
-  { value: 'system', label: 'System proxy settings (PAC, WPAD)' },
-  { value: 'none', label: 'No proxy' },
-  { value: 'manual', label: 'This proxy' },
-] as const;
-
-export const DISPLAYS = [
-  { value: 'primary', label: 'Main display' },
-  { value: 'pointer', label: 'Display with the mouse pointer' },
-] as const;

@@ -6,12 +6,13 @@
 import type { SettingsPatch } from '../../src-main/ipc/contract.ts';
 import type {
   EventSourceMode,
+  LanguageSetting,
   PopupCorner,
   PopupDisplay,
   ProxyMode,
   Settings,
 } from '../../src-main/core/settings/types.ts';
-import { FORM_ERRORS } from './fields.ts';
+import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
 
 export interface FormValues {
   baseUrl: string;
@@ -40,6 +41,7 @@ export interface FormValues {
   featureSms: boolean;
   featureTrunk: boolean;
   featurePresence: boolean;
+  language: LanguageSetting;
 }
 
 /** Splits a comma-, semicolon- or line-separated list; trims, drops blanks and repeats. */
@@ -82,11 +84,13 @@ export function toFormValues(settings: Settings): FormValues {
     featureSms: settings.features.sms,
     featureTrunk: settings.features.trunk,
     featurePresence: settings.features.presence,
+    language: settings.language,
   };
 }
 
+/** A form error names its field and its words (a catalogue id: the form translates it). */
 export type PatchResult =
-  { ok: true; patch: SettingsPatch } | { ok: false; field: string; message: string };
+  { ok: true; patch: SettingsPatch } | { ok: false; field: string; message: MessageId };
 
 export function toPatch(values: FormValues): PatchResult {
   const linger = values.popupLingerSec.trim();
@@ -95,7 +99,7 @@ export function toPatch(values: FormValues): PatchResult {
     return {
       ok: false,
       field: 'popupLingerSec',
-      message: FORM_ERRORS.popupLingerSec,
+      message: 'settings.error.linger',
     };
   }
   const patch: SettingsPatch = {
@@ -125,6 +129,7 @@ export function toPatch(values: FormValues): PatchResult {
         trunk: values.featureTrunk,
         presence: values.featurePresence,
       },
+      language: values.language,
     },
   };
   // The secret travels only when the user typed a new one, and only to be put in the keychain.

@@ -7,7 +7,7 @@
  * window never flashes English first.
  */
 import type { ReactNode } from 'react';
-import { createContext, useContext, useEffect, useState } from 'react';
+import { createContext, Fragment, useContext, useEffect, useState } from 'react';
 import type { LocaleView, ScreenpopApi } from '../../src-main/ipc/contract.ts';
 import { isLocale, PSEUDO_LOCALE, type Locale } from '../../src-shared/i18n/locales.ts';
 import { createTranslator, type Translator } from '../../src-shared/i18n/translator.ts';
@@ -67,3 +67,30 @@ export function I18nProvider({ api, children }: { api: ScreenpopApi; children: R
   if (!translator) return null;
   return <TranslatorContext.Provider value={translator}>{children}</TranslatorContext.Provider>;
 }
+
+const SLOT_START = '\ue000';
+const SLOT_END = '\ue001';
+
+/**
+ * A translated sentence with elements inside it (a caller's name as InertText, an address as
+ * <code>): the message is formatted with `WithValues.slot(name)` for each such value, and the
+ * slots are replaced by the elements, so the words stay in the order the language wants and the
+ * elements stay elements (never markup built from text).
+ */
+export function WithValues({ text, values }: { text: string; values: Record<string, ReactNode> }) {
+  const parts = text.split(new RegExp(`${SLOT_START}([\\w-]+)${SLOT_END}`));
+  return (
+    <>
+      {parts.map((part, i) =>
+        i % 2 === 1 ? (
+          <Fragment key={i}>{values[part] ?? null}</Fragment>
+        ) : (
+          <Fragment key={i}>{part}</Fragment>
+        ),
+      )}
+    </>
+  );
+}
+
+/** The placeholder for an element in a message (private-use characters around its name). */
+WithValues.slot = (name: string): string => `${SLOT_START}${name}${SLOT_END}`;

@@ -63,18 +63,18 @@ const SCREENS: Screen[] = [
     ready: true,
   },
   { name: 'history', page: 'history', fixture: () => fixture(), ready: true },
-  { name: 'settings', page: 'settings', fixture: () => fixture(), ready: false },
+  { name: 'settings', page: 'settings', fixture: () => fixture(), ready: true },
   {
     name: 'settings-managed',
     page: 'settings',
     fixture: () => fixture({ settings: managedView }),
-    ready: false,
+    ready: true,
   },
   {
     name: 'onboarding',
     page: 'settings',
     fixture: () => fixture({ settings: firstRunView }),
-    ready: false,
+    ready: true,
   },
 ];
 

@@ -53,7 +53,7 @@ describe('toPatch', () => {
       expect(toPatch({ ...base, popupLingerSec: bad })).toEqual({
         ok: false,
         field: 'popupLingerSec',
-        message: 'Enter a number of seconds (0 or more).',
+        message: 'settings.error.linger',
       });
     }
   });

@@ -223,6 +223,7 @@ describe('settings: one status, sections, the contacts file picker', () => {
       'Your phone',
       'Screen-pop & CRM',
       'Notifications & start-up',
+      'Language',
       'Advanced',
     ];
     expect(Array.from(nav.querySelectorAll('button')).map((b) => b.textContent)).toEqual(titles);

@@ -4,7 +4,8 @@
  * - Untranslated text. In the pseudo-locale every catalogue word is accented, so a plain ASCII
  *   letter on screen is a word that skipped the catalogue, unless it is data: text inside a bidi
  *   isolate (U+2068...U+2069, how t() wraps every value), untrusted text shown by InertText
- *   (<bdi>), a number (`.number`), what the user typed (input values), or text in another
+ *   (<bdi>), a number (`.number`), what the user typed (input values), data marked
+ *   `translate="no"` (settings inputs and their example placeholders), or text in another
  *   language on purpose (an element whose `lang` differs from the page's: the language names).
  *   In a real language, a text that is exactly an English catalogue message whose translation
  *   differs is untranslated.
@@ -95,7 +96,8 @@ export async function shownWords(page: Page): Promise<ShownText[]> {
         if (
           e.tagName === 'BDI' ||
           e.classList.contains('number') ||
-          e.classList.contains('inert-text')
+          e.classList.contains('inert-text') ||
+          e.getAttribute('translate') === 'no'
         )
           return true;
         const lang = e.getAttribute('lang');
