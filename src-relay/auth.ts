@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { Clock, TimerHandle } from '../src-shared/clock.ts';
 import type { Logger } from '../src-shared/log.ts';
-import { ERRCODE } from '../src-shared/service-errors.ts';
+import { ERRCODE } from '../src-shared/errcodes.ts';
 
 /**
  * Client authentication (docs/relay-protocol.md, "Authentication"): a desktop presents the access

@@ -4,7 +4,7 @@ import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import type { Clock } from '../src-shared/clock.ts';
 import type { Logger } from '../src-shared/log.ts';
-import { ERRCODE } from '../src-shared/service-errors.ts';
+import { ERRCODE } from '../src-shared/errcodes.ts';
 import { clientAddress, type Admission } from './admission.ts';
 import { tokenKey, type TokenValidator } from './auth.ts';
 import { ClientSession } from './client-session.ts';

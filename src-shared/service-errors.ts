@@ -1,8 +1,10 @@
 /**
  * The service's error codes, and what Screenpop says about each fault: one table of reasons and
  * remedies (docs/wire-protocol.md section 4), so that the tray, Test connection and the headless
- * runner say the same words for the same fault. The words are data keyed by a stable id
- * (`FaultId`, `HintId`), ready to be translated; `{name}` marks a value filled in by `words()`.
+ * runner say the same words for the same fault. The words are the catalogue's (namespace
+ * `status`: status.fault.<FaultId>.reason/remedy, status.hint.<HintId>), keyed by a stable id; a
+ * description carries them as phrases (`words`) for the edge to say in the user's language, and
+ * in English (`reason`, `remedy`) for logs, diagnostics and the runner's JSON.
  *
  * Every failure of a service call is one `ServiceError` (built from an answer by
  * `api/errors.ts`, or locally by the token manager); `describeError(anything)` turns it, or any
@@ -13,16 +15,11 @@
  * SecretRegistry by the caller (ServiceClient) and cut short.
  */
 
-/** The service's `errcode` values (docs/wire-protocol.md section 4). */
-export const ERRCODE = {
-  ok: 0,
-  invalidCredentials: 10001,
-  tokenExpired: 10002,
-  insufficientScope: 10003,
-  ipNotAllowed: 10004,
-  badRequest: 40000,
-  rateLimited: 42900,
-} as const;
+import { english, phrase, type PhraseValue, type Words } from './i18n/phrase.ts';
+
+import { ERRCODE } from './errcodes.ts';
+
+export { ERRCODE };
 
 /** What went wrong with a service call; decides what the token manager and the sources do. */
 export type ServiceErrorKind =
@@ -63,105 +60,11 @@ export type FaultId =
   | 'unexpected';
 
 export interface FaultWords {
-  /** What happened, in plain words. */
+  /** What happened, in plain words (English: logs, JSON; `words` says it in any language). */
   reason: string;
   /** What the user does about it (or that Screenpop deals with it by itself). */
   remedy: string;
 }
-
-export const FAULT_WORDS: Readonly<Record<FaultId, FaultWords>> = {
-  'invalid-credentials': {
-    reason: 'The service rejected the API key or secret.',
-    remedy:
-      'Check the API key and secret in Settings; if the secret is lost, regenerate the key in the admin console.',
-  },
-  'token-expired': {
-    reason: 'The access token expired.',
-    remedy:
-      "Screenpop refreshes it by itself; if this keeps happening, check this computer's date and time.",
-  },
-  'insufficient-scope': {
-    reason: 'The API key lacks a scope (permission) Screenpop needs.',
-    remedy: 'In the admin console, edit the API key and grant the missing scope.',
-  },
-  'ip-not-allowed': {
-    reason: "This computer's IP address is not on the API key's allowlist.",
-    remedy:
-      "In the admin console, edit the API key and add this computer's IP address to its allowlist.",
-  },
-  'bad-request': {
-    reason: 'The service rejected a request from Screenpop as malformed.',
-    remedy: 'Update Screenpop; if it persists, report it.',
-  },
-  'rate-limited': {
-    reason: 'The service is limiting requests.',
-    remedy: 'Screenpop waits and tries again by itself.',
-  },
-  server: {
-    reason: 'The service is having trouble.',
-    remedy: 'Screenpop tries again by itself.',
-  },
-  network: {
-    reason: 'The service cannot be reached.',
-    remedy:
-      'Check the network connection and the service address in Settings; Screenpop tries again by itself.',
-  },
-  timeout: {
-    reason: 'The service did not answer in time.',
-    remedy: 'Check the network connection; Screenpop tries again by itself.',
-  },
-  protocol: {
-    reason: 'The service gave an answer Screenpop does not understand.',
-    remedy: 'Check the service address in Settings (a proxy or login page may be in the way).',
-  },
-  'unknown-errcode': {
-    reason: 'The service answered with error code {errcode}.',
-    remedy: "Screenpop tries again later; if it persists, contact the service's administrator.",
-  },
-  'no-credentials': {
-    reason: 'No API key and secret are set up.',
-    remedy: 'Open Settings and enter the API key and secret from the admin console.',
-  },
-  'keychain-unreadable': {
-    reason: 'The API secret could not be read from the system keychain.',
-    remedy:
-      'Unlock the system keychain (or sign in again), then choose Try again now; if it keeps failing, enter the API secret again in Settings.',
-  },
-  'proxy-unreachable': {
-    reason: 'The proxy {proxy} cannot be reached.',
-    remedy:
-      'Check the proxy setting (or ask your network administrator whether the proxy is up); Screenpop tries again by itself.',
-  },
-  'proxy-auth': {
-    reason: 'The proxy {proxy} did not accept the proxy user name and password.',
-    remedy:
-      'Check the proxy user name and password with your network administrator, then choose Try again now.',
-  },
-  'proxy-refused': {
-    reason: 'The proxy {proxy} refused the connection to {host}.',
-    remedy:
-      'Ask your network administrator to allow {host} through the proxy, then choose Try again now.',
-  },
-  'certificate-untrusted': {
-    reason: "{host}'s certificate is not from an authority this computer trusts.",
-    remedy:
-      "If your organisation uses its own certificate authority (or a proxy that inspects TLS), your administrator installs it in the system's certificate store or sets it as Screenpop's CA file; then choose Try again now.",
-  },
-  'certificate-expired': {
-    reason: "{host}'s certificate has expired or is not valid yet.",
-    remedy:
-      "Check this computer's date and time; if they are right, the server's administrator must renew its certificate. Then choose Try again now.",
-  },
-  'certificate-host': {
-    reason: "The certificate {host} presented is for another name: it is not {host}'s.",
-    remedy:
-      'Check the address in Settings; if it is right, the server (or a proxy in the way) presents the wrong certificate: tell its administrator. Then choose Try again now.',
-  },
-  unexpected: {
-    reason: 'Something unexpected went wrong.',
-    remedy: 'Screenpop tries again by itself; if it keeps happening, see the log.',
-  },
-};
 
 /** Sentences added to a fault's words where more is known about it. */
 export type HintId =
@@ -176,30 +79,25 @@ export type HintId =
   | 'ip-private'
   | 'ip-unknown';
 
-export const HINT_WORDS: Readonly<Record<HintId, string>> = {
-  'scope-extension-list': 'Signed in, but the key may not list extensions.',
-  'scope-events': 'The key may not receive event codes {codes}.',
-  'scope-no-call-events': 'No call events will arrive, so nothing will pop.',
-  'scope-missing': 'Missing: {scopes}.',
-  'scope-feature-off': '{feature} is off: the key may not receive event code {code}.',
-  'ip-reported': "This computer's address, as the service sees it, is {ip}.",
-  'ip-same-network': 'The service is on this network, so the address it sees is {ip}.',
-  'ip-outbound': "This computer's outbound address is {ip}.",
-  'ip-private':
-    'Locally this computer is {ip}, a private address: the allowlist needs its public IP as the service sees it (your network administrator knows it).',
-  'ip-unknown': "The allowlist needs this computer's public IP as the service sees it.",
-};
-
-/** A template from the tables above with its `{name}` values filled in. */
-function words(template: string, values: Readonly<Record<string, string | number>> = {}) {
-  return template.replace(/\{(\w+)\}/g, (all, name: string) =>
-    name in values ? String(values[name]) : all,
-  );
+/** A fault's reason and remedy as phrases of the catalogue (status.fault.<id>.*). */
+export function faultWords(
+  fault: FaultId,
+  values?: Readonly<Record<string, string | number>>,
+): { reason: Words; remedy: Words } {
+  return {
+    reason: [phrase(`status.fault.${fault}.reason`, values)],
+    remedy: [phrase(`status.fault.${fault}.remedy`, values)],
+  };
 }
 
-/** A hint's sentence with its values filled in. */
-export function hint(id: HintId, values?: Readonly<Record<string, string | number>>): string {
-  return words(HINT_WORDS[id], values);
+/** A hint as a phrase (status.hint.<id>). */
+export function hintPhrase(id: HintId, values?: Readonly<Record<string, PhraseValue>>) {
+  return phrase(`status.hint.${id}`, values);
+}
+
+/** A hint's sentence in English, its values filled in. */
+export function hint(id: HintId, values?: Readonly<Record<string, PhraseValue>>): string {
+  return english([hintPhrase(id, values)]);
 }
 
 const KIND_BY_ERRCODE: ReadonlyMap<number, ServiceErrorKind> = new Map<number, ServiceErrorKind>([
@@ -338,6 +236,8 @@ export function isServiceError(value: unknown): value is ServiceError {
 /** A fault in the words the user sees, with what a program needs to act on it. */
 export interface ErrorDescription extends FaultWords {
   fault: FaultId;
+  /** The same reason and remedy as phrases, for the edge to say in the user's language. */
+  words: { reason: Words; remedy: Words };
   /** The service's errcode, when the service gave one. */
   errcode?: number;
   /** A person must act (fix the key, a scope, the allowlist, the keychain); retrying will not help. */
@@ -350,8 +250,7 @@ export function describeErrcode(errcode: number): ErrorDescription {
   const fault = kind ? FAULT_BY_KIND[kind] : 'unknown-errcode';
   return {
     fault,
-    reason: words(FAULT_WORDS[fault].reason, { errcode }),
-    remedy: words(FAULT_WORDS[fault].remedy, { errcode }),
+    ...said(faultWords(fault, { errcode: String(errcode) })),
     errcode,
     needsUser: kind !== undefined && needsUser(kind),
   };
@@ -364,17 +263,22 @@ export function describeErrcode(errcode: number): ErrorDescription {
  */
 export function describeError(error: unknown): ErrorDescription {
   if (!isServiceError(error)) {
-    return { fault: 'unexpected', ...FAULT_WORDS.unexpected, needsUser: false };
+    return { fault: 'unexpected', ...said(faultWords('unexpected')), needsUser: false };
   }
   const values: Record<string, string | number> = {
     ...error.values,
-    ...(error.errcode !== undefined && { errcode: error.errcode }),
+    // A code, not a quantity: "10001", never "10,001".
+    ...(error.errcode !== undefined && { errcode: String(error.errcode) }),
   };
   return {
     fault: error.fault,
-    reason: words(FAULT_WORDS[error.fault].reason, values),
-    remedy: words(FAULT_WORDS[error.fault].remedy, values),
+    ...said(faultWords(error.fault, values)),
     ...(error.errcode !== undefined && { errcode: error.errcode }),
     needsUser: needsUser(error.kind),
   };
+}
+
+/** Phrases with their English rendering beside them (what logs and JSON carry). */
+function said(words: { reason: Words; remedy: Words }) {
+  return { reason: english(words.reason), remedy: english(words.remedy), words };
 }

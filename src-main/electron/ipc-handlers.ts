@@ -67,7 +67,7 @@ export function ipcHandlers(ctx: IpcContext): IpcHandlers {
         ctx.logger.error('history export failed', { error: err });
         return {
           status: 'failed',
-          message: 'The file could not be written there. Choose another folder and try again.',
+          message: ctx.language.current().t('desktop.export-failed'),
         };
       }
     },

@@ -114,8 +114,19 @@ async function start(): Promise<void> {
   // "Save diagnostics…": modules add their sections (network decisions, ...) to this one registry.
   const diagnostics = new Diagnostics();
   // The language every window, the tray and notifications speak: the OS's until settings are read.
-  const osLanguages = (): string[] => app.getPreferredSystemLanguages();
+  // SCREENPOP_LANG (a language code, or en-XA, the pseudo-locale) overrides both, for developers.
+  const devLanguage = process.env.SCREENPOP_LANG;
+  const osLanguages = (): string[] => [
+    ...(devLanguage ? [devLanguage] : []),
+    ...app.getPreferredSystemLanguages(),
+  ];
   const language = new LocaleState(resolveLocale(osLanguages()), logger);
+  const applyLanguage = (settings: Settings): void =>
+    language.set(
+      devLanguage
+        ? resolveLocale(osLanguages())
+        : localeForSetting(settings.language, osLanguages()),
+    );
   // The last resort: an unexpected error (a timer, a listener, an unhandled rejection) is logged
   // and the connection rebuilt (AppRuntime.recoverFromFault); it never ends the tray app.
   const lastResort = new LastResort({ logger, clock: systemClock, secrets });
@@ -170,6 +181,7 @@ async function start(): Promise<void> {
     // A voicemail or SMS is in the History.
     onNoticeClick: () => windows.show('history'),
     logger,
+    words: language,
   });
   const trayIcon = (name: TrayIconName) =>
     nativeImage.createFromPath(join(assets, 'tray', `${name}.png`));
@@ -186,6 +198,7 @@ async function start(): Promise<void> {
       saveDiagnostics: () => void saveDiagnostics(),
       quit: () => app.quit(),
     },
+    words: language,
   });
 
   // The core. The organisation's policy first: its presets are the settings' defaults, its locks
@@ -261,7 +274,8 @@ async function start(): Promise<void> {
         listExtensions: (token) => client.listExtensions(token),
       };
     },
-    onSettingsApplied: (s) =>
+    onSettingsApplied: (s) => {
+      applyLanguage(s);
       void applyStartAtLogin(s.startAtLogin, {
         platform: process.platform,
         packaged: app.isPackaged,
@@ -272,7 +286,9 @@ async function start(): Promise<void> {
           'autostart',
         ),
         logger,
-      }),
+      });
+    },
+    words: language,
   });
   const rt = runtime;
   diagnostics.add(
@@ -303,11 +319,12 @@ async function start(): Promise<void> {
     popup.sendStatus(status);
   });
   rt.onSettings((view) => windows.broadcast('settings:changed', view));
-  const applyLanguage = (settings: Settings): void =>
-    language.set(localeForSetting(settings.language, osLanguages()));
-  applyLanguage(rt.settings());
-  rt.onSettings((view) => applyLanguage(view.settings));
-  language.onChange(() => windows.broadcast('i18n:changed', { locale: language.locale }));
+  language.onChange(() => {
+    const view = { locale: language.locale };
+    windows.broadcast('i18n:changed', view);
+    popup.sendLocale(view);
+    rt.languageChanged();
+  });
   history.onChange((entries) => windows.broadcast('history:changed', entries));
 
   const ipc = new TypedIpcMain(

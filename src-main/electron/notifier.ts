@@ -7,6 +7,7 @@ import type { Notification as NotificationType, NotificationConstructorOptions }
 import type { CallCard } from '../ipc/contract.ts';
 import type { NoticeAlert, Notifier, NotifyOptions } from '../core/app/ports.ts';
 import type { Logger } from '../../src-shared/log.ts';
+import { fixedTranslator, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
 
 export interface ElectronNotifierDeps {
   create: (options: NotificationConstructorOptions) => NotificationType;
@@ -16,12 +17,16 @@ export interface ElectronNotifierDeps {
   onNoticeClick?: (id: string) => void;
   logger: Logger;
   platform?: NodeJS.Platform;
+  /** The language of the words around caller ID (English when not given). */
+  words?: TranslatorSource;
 }
 
 /** Linux notification daemons interpret a subset of markup in the body: caller ID must not be markup. */
 export function escapeNotificationMarkup(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
+
+const PLAIN_ENGLISH = fixedTranslator('en', { isolate: false });
 
 export class ElectronNotifier implements Notifier {
   private readonly deps: ElectronNotifierDeps;
@@ -57,9 +62,12 @@ export class ElectronNotifier implements Notifier {
     if (!this.deps.isSupported()) return;
     this.close(card.callId);
     const linux = (this.deps.platform ?? process.platform) === 'linux';
-    const body = `${card.callerName ? `${card.fromDisplay} · ` : ''}calling ${card.toDisplay}`;
+    const t = (this.deps.words ?? PLAIN_ENGLISH).current();
+    const body = card.callerName
+      ? t.t('desktop.notify.number-calling', { number: card.fromDisplay, line: card.toDisplay })
+      : t.t('desktop.notify.calling', { line: card.toDisplay });
     const n = this.deps.create({
-      title: card.callerName || card.fromDisplay || 'Incoming call',
+      title: card.callerName || card.fromDisplay || t.t('desktop.notify.incoming'),
       body: linux ? escapeNotificationMarkup(body) : body,
       silent: options.silent,
       urgency: 'critical',

@@ -6,7 +6,7 @@
  * chosen corner of its work area, and its height follows the stacked cards the renderer reports.
  */
 import type { BrowserWindow as BrowserWindowType, Screen } from 'electron';
-import type { CallCard, StatusView } from '../ipc/contract.ts';
+import type { CallCard, LocaleView, StatusView } from '../ipc/contract.ts';
 import type { PopupView } from '../core/app/ports.ts';
 import type { Logger } from '../../src-shared/log.ts';
 import type { PopupCorner, PopupDisplay } from '../core/settings/types.ts';
@@ -80,6 +80,11 @@ export class PopupWindow implements PopupView {
     send(this.window, 'popup:calls', cards);
     this.place();
     if (!this.window.isVisible()) this.window.showInactive();
+  }
+
+  /** The language changed: the popup says its words in the new one (shown or not). */
+  sendLocale(view: LocaleView): void {
+    if (!this.window.isDestroyed()) send(this.window, 'i18n:changed', view);
   }
 
   /** The status (a trunk warning is shown above the calls); sent whether or not the popup shows. */

@@ -13,7 +13,9 @@ import type {
   Tray as TrayType,
 } from 'electron';
 import type { HistoryEntry, StatusView } from '../ipc/contract.ts';
-import { outcomeLabel } from '../ipc/contract.ts';
+import { outcomeMessageId } from '../ipc/contract.ts';
+import type { Translator } from '../../src-shared/i18n/translator.ts';
+import { fixedTranslator, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
 import type { TrayView } from '../core/app/ports.ts';
 
 export type TrayIconName = 'connected' | 'connecting' | 'degraded' | 'offline' | 'needs-attention';
@@ -34,18 +36,20 @@ export interface TrayControllerDeps {
   buildMenu: (template: MenuItemConstructorOptions[]) => MenuType;
   icon: (name: TrayIconName) => NativeImage;
   actions: TrayActions;
-  /** Local time of day for the recent-calls list. */
+  /** Local time of day for the recent-calls list (default: the language's own format). */
   timeOfDay?: (ms: number) => string;
   recentCount?: number;
+  /** The language of the menu and tooltip, asked at each update (English when not given). */
+  words?: TranslatorSource;
 }
 
-const STATE_WORDS: Record<StatusView['state'], string> = {
-  connected: 'Connected',
-  connecting: 'Connecting…',
-  degraded: 'Connected, with problems',
-  offline: 'Offline',
-  'needs-attention': 'Needs attention',
-};
+const STATES = ['connected', 'connecting', 'degraded', 'offline', 'needs-attention'] as const;
+
+function stateWords(status: StatusView, t: Translator): string {
+  if (status.paused) return t.t('desktop.paused');
+  const state = STATES.includes(status.state) ? status.state : 'connecting';
+  return t.t(`desktop.state.${state}`);
+}
 
 /** Which icon a status shows; pausing looks offline. */
 export function trayIconFor(status: StatusView): TrayIconName {
@@ -60,22 +64,15 @@ function label(text: string): string {
   return text.replace(/&/g, '&&');
 }
 
-function missedWords(n: number): string {
-  return `${n} missed call${n === 1 ? '' : 's'}`;
-}
-
-export function trayTooltip(status: StatusView, missedCount: number): string {
-  const parts = [`Screenpop: ${status.paused ? 'Paused' : STATE_WORDS[status.state]}`];
-  if (status.demo) parts[0] += ' (demo)';
-  if (status.trunkWarning) parts.push('Calls from outside may not reach you');
+export function trayTooltip(status: StatusView, missedCount: number, t: Translator): string {
+  const title = t.t('desktop.tooltip-title', { state: stateWords(status, t) });
+  const parts = [status.demo ? t.t('desktop.tooltip-demo', { line: title }) : title];
+  if (status.trunkWarning) parts.push(t.t('desktop.trunk-short'));
   if (!status.paused && status.reason && status.state !== 'connected') parts.push(status.reason);
-  if (status.presence?.doNotDisturb) parts.push('Phone: Do not disturb');
-  if (status.doNotDisturb) parts.push('Do Not Disturb is on');
-  if (missedCount > 0) parts.push(missedWords(missedCount));
-  if (status.fault)
-    parts.push(
-      `Recovered from ${status.fault.count === 1 ? 'an internal error' : `${status.fault.count} internal errors`} (see the log)`,
-    );
+  if (status.presence?.doNotDisturb) parts.push(t.t('desktop.phone-dnd'));
+  if (status.doNotDisturb) parts.push(t.t('desktop.dnd-on'));
+  if (missedCount > 0) parts.push(t.t('desktop.missed', { count: missedCount }));
+  if (status.fault) parts.push(t.t('desktop.recovered', { count: status.fault.count }));
   const text = parts.join('\n');
   // Windows cuts tray tooltips at 127 characters.
   return text.length > 127 ? `${text.slice(0, 126)}…` : text;
@@ -86,16 +83,21 @@ export function trayMenuTemplate(
   missedCount: number,
   recent: HistoryEntry[],
   actions: TrayActions,
-  timeOfDay: (ms: number) => string,
+  t: Translator,
+  timeOfDay: (ms: number) => string = (ms) => t.time(ms),
   recentCount = 8,
 ): MenuItemConstructorOptions[] {
-  const statusLine = status.paused
-    ? 'Paused'
-    : `${STATE_WORDS[status.state]}${status.reason && status.state !== 'connected' ? `: ${status.reason}` : ''}`;
+  const state = stateWords(status, t);
+  const statusLine =
+    !status.paused && status.reason && status.state !== 'connected'
+      ? t.t('desktop.status-line', { state, reason: status.reason })
+      : state;
   const items: MenuItemConstructorOptions[] = [
     {
       id: 'status',
-      label: label(`${status.demo ? 'Demo · ' : ''}${statusLine}`.slice(0, 120)),
+      label: label(
+        (status.demo ? t.t('desktop.demo-line', { line: statusLine }) : statusLine).slice(0, 120),
+      ),
       enabled: false,
     },
   ];
@@ -104,13 +106,15 @@ export function trayMenuTemplate(
   if (status.trunkWarning)
     items.push({
       id: 'trunk',
-      label: label(`⚠ ${status.trunkWarning.message}`.slice(0, 120)),
+      label: label(
+        t.t('desktop.trunk-line', { message: status.trunkWarning.message }).slice(0, 120),
+      ),
       enabled: false,
     });
   if (status.presence)
     items.push({
       id: 'presence',
-      label: label(`Phone presence: ${status.presence.label}`.slice(0, 120)),
+      label: label(t.t('desktop.presence-line', { presence: status.presence.label }).slice(0, 120)),
       enabled: false,
     });
   for (const problem of status.featureProblems ?? [])
@@ -122,47 +126,66 @@ export function trayMenuTemplate(
   if (missedCount > 0)
     items.push({
       id: 'missed',
-      label: label(missedWords(missedCount)),
+      label: label(t.t('desktop.missed', { count: missedCount })),
       click: () => actions.openHistory(),
     });
   if (!status.paused && status.state !== 'connected' && status.state !== 'connecting')
-    items.push({ id: 'retry', label: 'Try again now', click: () => actions.retryNow() });
+    items.push({ id: 'retry', label: t.t('desktop.retry'), click: () => actions.retryNow() });
   const calls = recent.slice(0, recentCount);
   items.push(
     { type: 'separator' },
     {
       id: 'recent',
-      label: 'Recent calls',
+      label: t.t('desktop.recent'),
       submenu: calls.length
         ? calls.map((e) => ({
             label: label(
-              `${timeOfDay(e.startedAt)}  ${e.callerName ?? e.fromDisplay ?? e.from}  (${outcomeLabel(e.outcome).toLowerCase()}${e.outcome === 'missed' && !e.seen ? ', new' : ''})`.slice(
-                0,
-                100,
-              ),
+              t
+                .t(
+                  e.outcome === 'missed' && !e.seen
+                    ? 'desktop.recent-call-new'
+                    : 'desktop.recent-call',
+                  {
+                    time: timeOfDay(e.startedAt),
+                    caller: e.callerName ?? e.fromDisplay ?? e.from,
+                    outcome: t.t(outcomeMessageId(e.outcome)).toLocaleLowerCase(t.intlLocale),
+                  },
+                )
+                .slice(0, 100),
             ),
             click: () => actions.openHistory(),
           }))
-        : [{ label: 'No calls yet', enabled: false }],
+        : [{ label: t.t('desktop.no-calls'), enabled: false }],
     },
     { type: 'separator' },
     {
       id: 'dnd',
-      label: 'Do Not Disturb',
+      label: t.t('desktop.dnd'),
       type: 'checkbox',
       checked: status.doNotDisturb,
       click: () => actions.toggleDoNotDisturb(),
     },
-    { id: 'pause', label: status.paused ? 'Resume' : 'Pause', click: () => actions.togglePause() },
+    {
+      id: 'pause',
+      label: status.paused ? t.t('desktop.resume') : t.t('desktop.pause'),
+      click: () => actions.togglePause(),
+    },
     { type: 'separator' },
-    { id: 'settings', label: 'Settings…', click: () => actions.openSettings() },
-    { id: 'history', label: 'History…', click: () => actions.openHistory() },
-    { id: 'diagnostics', label: 'Save diagnostics…', click: () => actions.saveDiagnostics() },
+    { id: 'settings', label: t.t('desktop.settings'), click: () => actions.openSettings() },
+    { id: 'history', label: t.t('desktop.history'), click: () => actions.openHistory() },
+    {
+      id: 'diagnostics',
+      label: t.t('desktop.diagnostics'),
+      click: () => actions.saveDiagnostics(),
+    },
     { type: 'separator' },
-    { id: 'quit', label: 'Quit Screenpop', role: undefined, click: () => actions.quit() },
+    { id: 'quit', label: t.t('desktop.quit'), role: undefined, click: () => actions.quit() },
   );
   return items;
 }
+
+/** Menu and tooltip text are plain: no bidi marks in a native menu's label. */
+const ENGLISH = fixedTranslator('en', { isolate: false });
 
 export class TrayController implements TrayView {
   private readonly deps: TrayControllerDeps;
@@ -182,12 +205,10 @@ export class TrayController implements TrayView {
       this.tray.setImage(this.deps.icon(iconName));
       this.lastIcon = iconName;
     }
-    this.tray.setToolTip(trayTooltip(status, missedCount));
+    const t = (this.deps.words ?? ENGLISH).current();
+    this.tray.setToolTip(trayTooltip(status, missedCount, t));
     // macOS shows a title beside the icon: the missed-call count.
     this.tray.setTitle(missedCount > 0 ? String(missedCount) : '');
-    const timeOfDay =
-      this.deps.timeOfDay ??
-      ((ms: number) => new Date(ms).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit' }));
     this.tray.setContextMenu(
       this.deps.buildMenu(
         trayMenuTemplate(
@@ -195,7 +216,8 @@ export class TrayController implements TrayView {
           missedCount,
           recent,
           this.deps.actions,
-          timeOfDay,
+          t,
+          this.deps.timeOfDay,
           this.deps.recentCount,
         ),
       ),

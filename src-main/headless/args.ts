@@ -6,6 +6,8 @@ import { isAbsolute } from 'node:path';
 import { parseArgs } from 'node:util';
 import { applyPatch } from '../core/settings/validate-settings.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
+import { LOCALES, PSEUDO_LOCALE } from '../../src-shared/i18n/locales.ts';
+import type { Translator } from '../../src-shared/i18n/translator.ts';
 
 export interface HeadlessArgs {
   baseUrl: string;
@@ -41,25 +43,41 @@ export class UsageError extends Error {
   }
 }
 
-export const USAGE = `Usage: screenpop-headless --base-url <https://tenant.example.com> --extension <n> [--extension <n> ...]
-                          [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>]
-                          [--heartbeat-sec <s>] [--ca-file <pem>] [--verbose]
-                          [--relay-url <wss://relay.example.org> [--relay-tenant <name>]
-                           [--event-source auto|direct|relay]]
-                          [--without voicemail|sms|trunk|presence ...]
-       screenpop-headless --demo [--extension 101]
-       screenpop-headless --store-secret [--base-url <url>]      (the secret on standard input)
-       screenpop-headless --diagnostics <file.tar.gz> [flags as above]
+/** The command lines of the help: syntax, the same in every language. */
+const SYNOPSIS = [
+  'screenpop-headless --base-url <https://tenant.example.com> --extension <n> [--extension <n> ...]',
+  '                   [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>]',
+  '                   [--heartbeat-sec <s>] [--ca-file <pem>] [--verbose] [--lang <code>]',
+  '                   [--relay-url <wss://relay.example.org> [--relay-tenant <name>]',
+  '                    [--event-source auto|direct|relay]]',
+  '                   [--without voicemail|sms|trunk|presence ...]',
+  'screenpop-headless --demo [--extension 101]',
+];
 
-Policy: the machine-wide policy (/etc/screenpop/policy.json, /Library/Application Support/
-Screenpop/policy.json, %ProgramData%\\Screenpop\\policy.json; --policy <file> for another) presets
-flags not given and overrides locked ones; its apiKey stands in for SCREENPOP_API_KEY.
+const POLICY_PATHS =
+  '/etc/screenpop/policy.json, /Library/Application Support/Screenpop/policy.json, %ProgramData%\\Screenpop\\policy.json';
 
-Credentials: SCREENPOP_API_KEY and SCREENPOP_API_SECRET; without SCREENPOP_API_SECRET the secret is
-read from the OS keychain (service "Screenpop", account "<api key>@<host of --base-url>").
-Proxy: HTTPS_PROXY (user:password@ for Basic) and NO_PROXY, or their lowercase forms.
-Output: one JSON object per line on stdout (see src-main/headless/README.md); logs on stderr.
-Exit codes: 0 stopped by SIGINT/SIGTERM, 1 unexpected failure, 2 usage error, 3 needs attention.`;
+/** The languages --lang takes (the pseudo-locale too, for tests). */
+export const LANG_CODES = [...LOCALES, PSEUDO_LOCALE];
+
+/** The command-line help in the runner's language. */
+export function usage(t: Translator): string {
+  const [first, ...rest] = SYNOPSIS;
+  return [
+    `${t.t('runner.usage')} ${first}`,
+    ...rest.map((line) => `       ${line}`),
+    `       screenpop-headless --store-secret [--base-url <url>]      ${t.t('runner.usage-secret-stdin')}`,
+    '       screenpop-headless --diagnostics <file.tar.gz> [...]',
+    '',
+    t.t('runner.help.policy', { paths: POLICY_PATHS }),
+    '',
+    t.t('runner.help.credentials'),
+    t.t('runner.help.proxy'),
+    t.t('runner.help.language', { codes: LANG_CODES.join('|') }),
+    t.t('runner.help.output'),
+    t.t('runner.help.exit'),
+  ].join('\n');
+}
 
 const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
@@ -95,6 +113,7 @@ export function parseHeadlessArgs(
         policy: { type: 'string' },
         diagnostics: { type: 'string' },
         'store-secret': { type: 'boolean' },
+        lang: { type: 'string' },
       },
     }));
   } catch (error) {
@@ -181,13 +200,20 @@ export function parseHeadlessArgs(
 }
 
 /** The flags that matter before the rest is parsed (where the policy is, how much to log). */
-export function preScan(argv: readonly string[]): { policy: string | null; verbose: boolean } {
+export function preScan(argv: readonly string[]): {
+  policy: string | null;
+  verbose: boolean;
+  lang: string | null;
+} {
   let policy: string | null = null;
+  let lang: string | null = null;
   argv.forEach((a, i) => {
     if (a === '--policy') policy = argv[i + 1] ?? null;
     else if (a.startsWith('--policy=')) policy = a.slice('--policy='.length);
+    else if (a === '--lang') lang = argv[i + 1] ?? null;
+    else if (a.startsWith('--lang=')) lang = a.slice('--lang='.length);
   });
-  return { policy: policy || null, verbose: argv.includes('--verbose') };
+  return { policy: policy || null, verbose: argv.includes('--verbose'), lang: lang || null };
 }
 
 /**

@@ -13,7 +13,9 @@ import { LogRing } from '../core/diagnostics/bounded-log.ts';
 import { loadMachinePolicy, presetDefaults } from '../core/settings/policy.ts';
 import { readAll, storeSecret } from '../core/credentials/provision.ts';
 import { effectiveSettings, writeRunnerDiagnostics } from './admin.ts';
-import { parseHeadlessArgs, preScan, USAGE, UsageError } from './args.ts';
+import { LANG_CODES, parseHeadlessArgs, preScan, usage, UsageError } from './args.ts';
+import { environmentLanguages, isLocale, resolveLocale } from '../../src-shared/i18n/locales.ts';
+import { createTranslator } from '../../src-shared/i18n/translator.ts';
 import { EXIT, runHeadless } from './runner.ts';
 import { whenToStop } from './stop-signal.ts';
 
@@ -25,6 +27,19 @@ const secrets = new SecretRegistry();
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   const early = preScan(argv);
+  // The language of the runner's words (terminal text: no bidi marks); JSON keys stay English.
+  const t = createTranslator(
+    early.lang && isLocale(early.lang)
+      ? early.lang
+      : resolveLocale(environmentLanguages(process.env)),
+    { isolate: false },
+  );
+  const USAGE = usage(t);
+  if (early.lang && !isLocale(early.lang)) {
+    const message = t.t('runner.bad-lang', { codes: LANG_CODES.join(', '), given: early.lang });
+    process.stderr.write(`screenpop-headless: ${message}\n${USAGE}\n`);
+    return EXIT.usage;
+  }
   // Every log line goes to stderr and into a ring that --diagnostics puts in its archive.
   const logRing = new LogRing();
   const logger = createLogger(
@@ -59,7 +74,7 @@ async function main(): Promise<number> {
   if (args.storeSecret) {
     if (process.stdin.isTTY) {
       process.stderr.write(
-        'screenpop-headless: pipe the secret on standard input, e.g.\n  printf %s "$SECRET" | screenpop-headless --store-secret --base-url https://acme.example.com\n',
+        `screenpop-headless: ${t.t('runner.pipe-secret')}\n  printf %s "$SECRET" | screenpop-headless --store-secret --base-url https://acme.example.com\n`,
       );
       return EXIT.usage;
     }
@@ -70,13 +85,11 @@ async function main(): Promise<number> {
         new KeytarCredentialStore(),
         secrets,
       );
-      process.stderr.write(
-        `screenpop-headless: the API secret for ${account} is in the keychain\n`,
-      );
+      process.stderr.write(`screenpop-headless: ${t.t('runner.secret-stored', { account })}\n`);
       return EXIT.ok;
     } catch (error) {
       process.stderr.write(
-        `screenpop-headless: the secret was not stored: ${secrets.scrub(error instanceof Error ? error.message : String(error))}\n`,
+        `screenpop-headless: ${t.t('runner.secret-not-stored', { error: secrets.scrub(error instanceof Error ? error.message : String(error)) })}\n`,
       );
       return EXIT.failure;
     }
@@ -99,14 +112,12 @@ async function main(): Promise<number> {
     });
     if (!result) return EXIT.failure;
     process.stderr.write(
-      `screenpop-headless: diagnostics written to ${path} (connection test: ${result.ok ? 'passed' : 'failed'})\n`,
+      `screenpop-headless: ${t.t('runner.diagnostics-written', { path, result: result.ok ? 'passed' : 'failed' })}\n`,
     );
     return EXIT.ok;
   }
   if (!args.demo && !settings.apiKey) {
-    process.stderr.write(
-      `screenpop-headless: set SCREENPOP_API_KEY (and SCREENPOP_API_SECRET, or keep the secret in the keychain)\n${USAGE}\n`,
-    );
+    process.stderr.write(`screenpop-headless: ${t.t('runner.needs-key')}\n${USAGE}\n`);
     return EXIT.usage;
   }
   // A proxy the administrator set that cannot be used must not be gone around silently.
@@ -138,6 +149,7 @@ async function main(): Promise<number> {
     clock: lastResort.guardClock(systemClock),
     lastResort,
     policy,
+    words: t,
   });
 }
 

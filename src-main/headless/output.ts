@@ -1,7 +1,8 @@
 /**
  * The runner's stdout: exactly one JSON object per line, nothing else (logs go to stderr). The
  * line shapes are a public interface, documented in README.md beside this file: add fields, never
- * rename or remove them.
+ * rename or remove them. Keys and values a program reads (state, errcode, ids) are the same in
+ * every language; the human words (a status's reason and remedy) follow the runner's language.
  */
 import type { ConnectionStatus } from '../core/events/contracts.ts';
 import type { Dismiss, Pop } from '../core/events/pipeline.ts';
@@ -9,6 +10,8 @@ import type { Fault } from '../../src-shared/last-resort.ts';
 import type { Notice } from '../core/events/notices.ts';
 import type { FeatureStatus } from '../core/events/features.ts';
 import { previewText } from '../core/app/text.ts';
+import { render, type Words } from '../../src-shared/i18n/phrase.ts';
+import type { Translator } from '../../src-shared/i18n/translator.ts';
 
 export interface StatusLine {
   type: 'status';
@@ -114,12 +117,25 @@ export type NoticeLine = VoicemailLine | SmsLine | TrunkLine | PresenceLine;
 
 export type OutputLine = StatusLine | PopLine | DismissLine | FaultLine | NoticeLine | FeatureLine;
 
-export function statusLine(s: ConnectionStatus): StatusLine {
+/**
+ * The words of a status or feature line in the runner's language (`t`); English (the text the
+ * source logged) without one. Keys, states and codes never change with the language.
+ */
+function said(
+  text: string | undefined,
+  words: Words | undefined,
+  t: Translator | undefined,
+): string | null {
+  if (t && words) return render(words, t);
+  return text ?? null;
+}
+
+export function statusLine(s: ConnectionStatus, t?: Translator): StatusLine {
   return {
     type: 'status',
     state: s.state,
-    reason: s.reason ?? null,
-    remedy: s.remedy ?? null,
+    reason: said(s.reason, s.words?.reason, t),
+    remedy: said(s.remedy, s.words?.remedy, t),
     errcode: s.errcode ?? null,
   };
 }
@@ -189,14 +205,14 @@ export function noticeLine(n: Notice, directoryName: string | null): NoticeLine 
   }
 }
 
-export function featureLine(f: FeatureStatus): FeatureLine {
+export function featureLine(f: FeatureStatus, t?: Translator): FeatureLine {
   return {
     type: 'feature',
     feature: f.feature,
     state: f.state,
     code: f.code,
-    reason: f.reason ?? null,
-    remedy: f.remedy ?? null,
+    reason: said(f.reason, f.words?.reason, t),
+    remedy: said(f.remedy, f.words?.remedy, t),
   };
 }
 

@@ -36,6 +36,7 @@ import {
   featureLine,
   type OutputLine,
 } from './output.ts';
+import type { Translator } from '../../src-shared/i18n/translator.ts';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, needsAttention: 3 } as const;
 
@@ -62,6 +63,8 @@ export interface RunnerDeps {
   policy?: Policy;
   /** Starts the policy's programs on ring (default: spawn without a shell). */
   runner?: ProgramRunner;
+  /** The language of the human words in status and feature lines (English when not given). */
+  words?: Translator;
 }
 
 /** Which service, with which key, and where its secret is. */
@@ -155,7 +158,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     connection = current;
     detach = [
       engine.onStatus((s) => {
-        emit(statusLine(s));
+        emit(statusLine(s, deps.words));
         if (s.state === 'needs-attention') attention?.(s);
       }),
       engine.onPop((p) => {
@@ -175,7 +178,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
         ),
       ),
       engine.onFeatureStatus((features) => {
-        for (const f of features) if (f.state === 'no-scope') emit(featureLine(f));
+        for (const f of features) if (f.state === 'no-scope') emit(featureLine(f, deps.words));
       }),
     ];
     engine.start();

@@ -63,7 +63,7 @@ function transform(elements: MessageFormatElement[]): MessageFormatElement[] {
 
 /** The pseudo-locale form of an ICU message, as a parsed message (what createIntl accepts). */
 export function pseudoMessage(message: string): MessageFormatElement[] {
-  const ast = parse(message);
+  const ast = parse(message, { ignoreTag: true });
   const pad = filler(literalLength(ast));
   return [
     { type: TYPE.literal, value: '[' },

@@ -92,7 +92,8 @@ function selectArguments(message: string | MessageFormatElement[] | undefined): 
       if (el.type === TYPE.tag) walk(el.children);
     }
   };
-  if (message !== undefined) walk(typeof message === 'string' ? parse(message) : message);
+  if (message !== undefined)
+    walk(typeof message === 'string' ? parse(message, { ignoreTag: true }) : message);
   return names;
 }
 
@@ -171,7 +172,10 @@ export function createTranslator(locale: Locale, options: TranslatorOptions = {}
           args[key] = wrap ? `${FSI}${value}${PDI}` : value;
         }
       }
-      return intl.formatMessage({ id, defaultMessage: ENGLISH.get(id) ?? id }, args);
+      // Screenpop's messages have no markup tags: "<file>" in a help text is just words.
+      return intl.formatMessage({ id, defaultMessage: ENGLISH.get(id) ?? id }, args, {
+        ignoreTag: true,
+      });
     },
     number: (value, opts) =>
       shown(intl.formatNumber(value, opts as Parameters<IntlShape['formatNumber']>[1])),

@@ -3,8 +3,8 @@ import { errorFromResponse, parseRetryAfter } from '../../src-main/core/api/erro
 import {
   describeErrcode,
   describeError,
-  FAULT_WORDS,
   ServiceError,
+  faultWords,
 } from '../../src-shared/service-errors.ts';
 
 describe('errorFromResponse', () => {
@@ -123,7 +123,9 @@ describe('the words for a fault (service-errors.ts)', () => {
     });
     expect(describeError(noSecret)).toEqual({
       fault: 'no-credentials',
-      ...FAULT_WORDS['no-credentials'],
+      reason: 'No API key and secret are set up.',
+      remedy: 'Open Settings and enter the API key and secret from the admin console.',
+      words: faultWords('no-credentials'),
       needsUser: true,
     });
     expect(describeError(errorFromResponse(503, 'down'))).toMatchObject({

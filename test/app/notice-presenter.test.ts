@@ -8,14 +8,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HistoryStore } from '../../src-main/core/app/history-store.ts';
 import {
   NoticePresenter,
-  durationWords,
   presenceLabel,
+  trunkWords,
 } from '../../src-main/core/app/notice-presenter.ts';
 import type { Notice } from '../../src-main/core/events/notices.ts';
 import { silentLogger } from '../../src-shared/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import { FakeNotifier } from './support.ts';
+import { createTranslator } from '../../src-shared/i18n/translator.ts';
 
 const tmp = useTempDir('sp-notices-');
 
@@ -71,14 +72,14 @@ function setup(settings = { doNotDisturb: false, sound: true }) {
 }
 
 describe('NoticePresenter', () => {
-  it('a voicemail: "Voicemail from <name>, 0:42" and a History item; the directory names a colleague', () => {
+  it('a voicemail: "Voicemail from <name>, 42 sec" and a History item; the directory names a colleague', () => {
     const t = setup();
     t.presenter.handle(t.vm({ callerName: 'Ada Lovelace' }));
     t.presenter.handle(t.vm({ voicemailId: 'v2', from: '102' }));
     t.presenter.handle(t.vm({ voicemailId: 'v3', durationSec: null }));
     expect(t.notifier.notices.map((n) => n.alert.title)).toEqual([
-      'Voicemail from Ada Lovelace, 0:42',
-      'Voicemail from Grace Hopper, 0:42',
+      'Voicemail from Ada Lovelace, 42 sec',
+      'Voicemail from Grace Hopper, 42 sec',
       'Voicemail from fmt(+4930123456)',
     ]);
     // Newest first, as calls.
@@ -150,11 +151,11 @@ describe('NoticePresenter', () => {
     });
     t.presenter.handle(trunk('B\u202E<b>', false, ['B\u202E<b>', 'SIP-Main']));
     expect(t.presenter.statusFields().trunkWarning?.message).toBe(
-      'Calls from outside may not reach you: trunks B<b>, SIP-Main are not registered.',
+      'Calls from outside may not reach you: trunks B<b> and SIP-Main are not registered.',
     );
     t.presenter.handle(trunk('E', false, ['A', 'B', 'C', 'D', 'E']));
     expect(t.presenter.statusFields().trunkWarning?.message).toBe(
-      'Calls from outside may not reach you: trunks A, B, C and 2 more are not registered.',
+      'Calls from outside may not reach you: trunks A, B, C, and 2 more are not registered.',
     );
     t.presenter.handle(trunk('SIP-Main', true, []));
     expect(t.presenter.statusFields().trunkWarning).toBeUndefined();
@@ -233,10 +234,19 @@ describe('NoticePresenter', () => {
     expect(edited?.callerName).toBeNull();
   });
 
-  it('words for durations and presence', () => {
-    expect([0, 42, 65, 3725].map(durationWords)).toEqual(['0:00', '0:42', '1:05', '1:02:05']);
-    expect(durationWords(null)).toBeNull();
-    expect(presenceLabel('business_trip')).toBe('Business trip');
-    expect(presenceLabel('\u202E')).toBe('Unknown');
+  it("words for presence and trunks, in the user's language", () => {
+    const en = createTranslator('en', { isolate: false });
+    const de = createTranslator('de', { isolate: false });
+    expect(presenceLabel('business_trip', en)).toBe('Business trip');
+    expect(presenceLabel('business_trip', de)).toBe('Geschäftsreise');
+    // A word the phone system sends that the catalogue does not know stays the system's word.
+    expect(presenceLabel('on_a_boat', de)).toBe('On a boat');
+    expect(presenceLabel('\u202E', en)).toBe('Unknown');
+    expect(trunkWords(['sip-1'], en)).toBe(
+      'Calls from outside may not reach you: trunk sip-1 is not registered.',
+    );
+    expect(trunkWords(['a', 'b', 'c', 'd', 'e'], de)).toBe(
+      'Externe Anrufe erreichen Sie eventuell nicht: Leitungen a, b, c und 2 weitere sind nicht registriert.',
+    );
   });
 });

@@ -11,6 +11,10 @@ import {
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
 import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
+import { phrase } from '../../src-shared/i18n/phrase.ts';
+import { faultWords } from '../../src-shared/service-errors.ts';
+import { saidStatus } from '../../src-main/core/events/status.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import {
@@ -176,7 +180,7 @@ describe('AppRuntime', () => {
     ];
     for (const l of c.featureListeners) l(c.features);
     expect(t.views.notifier.notices.map((n) => n.alert.title)).toEqual([
-      'Voicemail from Grace Hopper, 0:42',
+      'Voicemail from Grace Hopper, 42 sec',
       'SMS from +1',
     ]);
     expect(t.runtime.history().map((e) => e.kind)).toEqual(['sms', 'voicemail']);
@@ -421,5 +425,27 @@ describe('AppRuntime', () => {
     expect(await t.runtime.saveSettings({ settings: { contactsFile: '' } })).toMatchObject({
       ok: true,
     });
+  });
+});
+
+describe("AppRuntime in the user's language", () => {
+  it('says the connection status in the language in force, and again when it changes', async () => {
+    const language = new LocaleState('de', silentLogger);
+    const t = await setup(CONFIGURED, { secret: 's3cret-x', extra: { words: language } });
+    await t.runtime.start();
+    const c = t.connections[0]!;
+    c.status(saidStatus('offline', [phrase('status.cannot-reach')], faultWords('network').remedy));
+    expect(t.runtime.status()).toMatchObject({
+      state: 'offline',
+      reason: 'Der Dienst ist nicht erreichbar; neuer Versuch folgt.',
+    });
+    expect(t.runtime.status().remedy).toMatch(/^Prüfen Sie die Netzwerkverbindung/);
+    const heard: string[] = [];
+    t.runtime.onStatus((s) => heard.push(s.reason ?? ''));
+    language.set('ar');
+    t.runtime.languageChanged();
+    expect(heard).toEqual(['تعذّر الوصول إلى الخدمة؛ جارٍ إعادة المحاولة.']);
+    expect(t.views.tray.last?.status.reason).toBe(heard[0]);
+    await t.runtime.shutdown();
   });
 });

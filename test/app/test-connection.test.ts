@@ -5,7 +5,7 @@ import {
   type ConnectionProbe,
   type TestConnectionInput,
 } from '../../src-main/core/app/test-connection.ts';
-import { FAULT_WORDS, ServiceError } from '../../src-shared/service-errors.ts';
+import { ServiceError } from '../../src-shared/service-errors.ts';
 import { silentLogger } from '../../src-shared/log.ts';
 
 const input: TestConnectionInput = {
@@ -134,7 +134,9 @@ describe('testConnection', () => {
         Promise.reject(new ServiceError({ kind: 'network', message: 'fetch failed s3cret-value' })),
     });
     // The words of the tray and the runner for the same fault.
-    const { reason, remedy } = FAULT_WORDS.network;
+    const reason = 'The service cannot be reached.';
+    const remedy =
+      'Check the network connection and the service address in Settings; Screenpop tries again by itself.';
     expect(r).toEqual({ ok: false, message: reason, remedy });
     expect(JSON.stringify(r)).not.toContain('s3cret-value');
   });

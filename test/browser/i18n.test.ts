@@ -15,7 +15,12 @@ import { CATALOGUES, flatMessages } from '../../src-shared/i18n/catalogue.ts';
 import { LOCALES, PSEUDO_LOCALE, directionOf, type Locale } from '../../src-shared/i18n/locales.ts';
 import { createTranslator, type Translator } from '../../src-shared/i18n/translator.ts';
 import { axeViolations } from './support/axe.ts';
-import { call, fixture, managedView, firstRunView } from './support/fixtures.ts';
+import { call, fixture, history, managedView, firstRunView } from './support/fixtures.ts';
+import type { HistoryItem, StatusView } from '../../src-main/ipc/contract.ts';
+import { featureStatuses } from '../../src-main/core/events/features.ts';
+import { presenceLabel, trunkWords } from '../../src-main/core/app/notice-presenter.ts';
+import { render } from '../../src-shared/i18n/phrase.ts';
+import { describeError, hintPhrase, ServiceError } from '../../src-shared/service-errors.ts';
 import { clippedText, englishLeftovers, unaccented } from './support/i18n-checks.ts';
 import { openPage, screenshot, type PageName } from './support/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
@@ -76,9 +81,122 @@ const SCREENS: Screen[] = [
     fixture: () => fixture({ settings: firstRunView }),
     ready: true,
   },
+  {
+    // Main's words (a fault, a trunk warning, presence, a feature off) said in the screen's language
+    // by the same functions main uses.
+    name: 'settings-trouble',
+    page: 'settings',
+    fixture: (t) => fixture({ status: troubleStatus(t) }),
+    ready: true,
+  },
+  {
+    name: 'settings-test-failed',
+    page: 'settings',
+    fixture: (t) => {
+      const fault = describeError(new ServiceError({ kind: 'ip', errcode: 10004, message: 'x' }));
+      return fixture({
+        testConnection: {
+          ok: false,
+          message: render([...fault.words.reason, hintPhrase('ip-reported', { ip: IP })], t),
+          remedy: render(fault.words.remedy, t),
+          errcode: 10004,
+          ipToAllow: IP,
+        },
+      });
+    },
+    prepare: async (page, t) => {
+      await page.getByRole('button', { name: t.t('settings.test.button') }).click();
+      await page.getByTestId('connection-result').waitFor();
+    },
+    ready: true,
+  },
+  {
+    name: 'popup-trouble',
+    page: 'popup',
+    viewport: { width: 360, height: 560 },
+    fixture: (t) => fixture({ status: troubleStatus(t), calls: [call({ callId: 'a' })] }),
+    ready: true,
+  },
+  {
+    name: 'history-messages',
+    page: 'history',
+    fixture: () => fixture({ history: [...history(Date.now()), ...messages(Date.now())] }),
+    ready: true,
+  },
+  {
+    name: 'history-no-match',
+    page: 'history',
+    fixture: () => fixture(),
+    prepare: async (page) => {
+      await page.locator('input[type="radio"][value="missed"]').check();
+      await page.getByRole('searchbox').fill('zzz');
+      await page.locator('.history__empty').waitFor();
+    },
+    ready: true,
+  },
 ];
 
 const LANGUAGES: Locale[] = [...LOCALES, PSEUDO_LOCALE];
+const IP = '203.0.113.7';
+
+/** A status with everything main can say: a fault, a trunk down, presence, a feature off. */
+function troubleStatus(t: Translator): StatusView {
+  const fault = describeError(new ServiceError({ kind: 'network', message: 'x' }));
+  const [problem] = featureStatuses(
+    { voicemail: true, sms: true, trunk: true, presence: true },
+    [30031],
+  ).filter((f) => f.state === 'no-scope');
+  return {
+    state: 'offline',
+    reason: render(fault.words.reason, t),
+    remedy: render(fault.words.remedy, t),
+    paused: false,
+    doNotDisturb: true,
+    missedCount: 2,
+    demo: false,
+    trunkWarning: { trunks: ['SIP-Main'], message: trunkWords(['SIP-Main'], t) },
+    presence: { status: 'away', label: presenceLabel('away', t), doNotDisturb: false },
+    featureProblems: problem?.words
+      ? [
+          {
+            feature: problem.feature,
+            reason: render(problem.words.reason, t),
+            remedy: render(problem.words.remedy, t),
+          },
+        ]
+      : [],
+  };
+}
+
+/** A voicemail and a text message, as main records them. */
+function messages(now: number): HistoryItem[] {
+  const base = {
+    from: '+14155550123',
+    fromDisplay: '(415) 555-0123',
+    callerName: 'Ada Lovelace',
+    to: '101',
+    toDisplay: '101',
+    toName: null,
+    seen: false,
+  };
+  return [
+    {
+      ...base,
+      kind: 'voicemail',
+      callId: 'voicemail:v1',
+      startedAt: now - 120_000,
+      durationSec: 65,
+    },
+    {
+      ...base,
+      kind: 'sms',
+      callId: 'sms:s1',
+      startedAt: now - 60_000,
+      text: 'Please call me back',
+      textTruncated: true,
+    },
+  ];
+}
 const english = flatMessages(CATALOGUES.en);
 
 browserSuite('every screen in every language', ({ browser, origin }) => {

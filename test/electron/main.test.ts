@@ -325,6 +325,33 @@ describe('main.ts', () => {
     ).toMatchObject({ ok: false, field: 'contactsFile' });
   });
 
+  it('speaks the language chosen in Settings: tray, windows and popup at once, and back to the OS', async () => {
+    const settings = windowAt('app://screenpop/settings.html')!;
+    const popup = windowAt('app://screenpop/popup.html')!;
+    const saved = (await ipcMain.invoke(
+      'settings:save',
+      { sender: settings.webContents },
+      { settings: { language: 'de' } },
+    )) as { ok: boolean };
+    expect(saved.ok).toBe(true);
+    await vi.waitFor(() =>
+      expect(Tray.instances[0]!.item('settings')?.label).toBe('Einstellungen…'),
+    );
+    expect(settings.webContents.lastSent('i18n:changed')).toEqual([{ locale: 'de' }]);
+    expect(popup.webContents.lastSent('i18n:changed')).toEqual([{ locale: 'de' }]);
+    expect(await ipcMain.invoke('i18n:get', { sender: popup.webContents })).toEqual({
+      locale: 'de',
+    });
+    // 'system' follows the OS's languages (the mock's: en-US).
+    await ipcMain.invoke(
+      'settings:save',
+      { sender: settings.webContents },
+      { settings: { language: 'system' } },
+    );
+    await vi.waitFor(() => expect(Tray.instances[0]!.item('settings')?.label).toBe('Settings…'));
+    expect(popup.webContents.lastSent('i18n:changed')).toEqual([{ locale: 'en' }]);
+  });
+
   it('quits cleanly, stopping the connection', async () => {
     app.quit();
     await vi.waitFor(() => expect(app.exitCode).toBe(0), { timeout: 10_000 });

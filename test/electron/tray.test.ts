@@ -16,6 +16,8 @@ import {
   Tray,
   type MenuItem,
 } from '../support/electron-mock.ts';
+import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
+import { silentLogger } from '../../src-shared/log.ts';
 
 function setup() {
   const actions: TrayActions = {
@@ -193,5 +195,59 @@ describe('TrayController', () => {
       label: 'No calls yet',
       enabled: false,
     });
+  });
+});
+
+describe("TrayController in the user's language", () => {
+  function localized(locale: 'de' | 'ar' | 'en-XA') {
+    const language = new LocaleState(locale, silentLogger);
+    const tray = new TrayController({
+      createTray: (image) => new Tray(image) as unknown as TrayType,
+      buildMenu: (template) =>
+        Menu.buildFromTemplate(template as MenuItem[]) as unknown as MenuType,
+      icon: (name: TrayIconName) =>
+        nativeImage.createFromPath(`/app/assets/tray/${name}.png`) as unknown as NativeImage,
+      actions: setup().actions,
+      words: language,
+    });
+    return { tray, language, fake: () => Tray.instances.at(-1)! };
+  }
+  const labels = (items: MenuItem[]): string[] =>
+    items.flatMap((i) => [i.label ?? '', ...labels((i.submenu as MenuItem[] | undefined) ?? [])]);
+  const busy = status({
+    state: 'needs-attention',
+    reason: 'x',
+    remedy: 'y',
+    demo: true,
+    doNotDisturb: true,
+    fault: { count: 2, at: 0 },
+    presence: { status: 'away', label: 'Abwesend', doNotDisturb: true },
+  });
+
+  it('speaks German, and follows a change of language at the next update', () => {
+    const { tray, language, fake } = localized('de');
+    tray.setState(status(), 2, [entry()]);
+    expect(fake().item('settings')?.label).toBe('Einstellungen…');
+    expect(fake().item('missed')?.label).toBe('2 verpasste Anrufe');
+    expect(fake().tooltip).toContain('Screenpop: Verbunden');
+    language.set('ar');
+    tray.setState(status(), 2, [entry()]);
+    expect(fake().item('settings')?.label).toBe('الإعدادات…');
+    expect(fake().item('quit')?.label).toBe('إنهاء Screenpop');
+  });
+
+  it('in the pseudo-locale every word of the menu and tooltip comes from the catalogue', () => {
+    const { tray, fake } = localized('en-XA');
+    // The status's reason and remedy are main's words (already said by the runtime): left out.
+    tray.setState({ ...busy, reason: '', remedy: '' }, 3, [
+      entry(),
+      entry({ callId: 'c2', outcome: 'answered' }),
+    ]);
+    tray.setState({ ...busy, paused: true, reason: '', remedy: '' }, 3, [entry()]);
+    const words = [...labels(fake().menu?.template ?? []), ...fake().tooltip.split('\n')].map((l) =>
+      // Caller data is isolated by t() in the pseudo-locale; digits and times are not words.
+      l.replace(/\u2068[^\u2069]*\u2069/g, ''),
+    );
+    expect(words.filter((w) => /[A-Za-z]/.test(w.replace('Screenpop', '')))).toEqual([]);
   });
 });

@@ -80,7 +80,7 @@ describe.each(SOURCES)('%s keeps the EventSource contract', (_name, make) => {
     const heard: ConnectionStatus[] = [];
     source.onStatus((s) => heard.push(s));
     expect(heard).toEqual([]);
-    expect(source.status()).toEqual({ state: 'offline', reason: 'Not started.' });
+    expect(source.status()).toMatchObject({ state: 'offline', reason: 'Not started.' });
     source.start();
     await flushMicrotasks();
     await clock.advance(0);

@@ -19,6 +19,8 @@ import type { Settings } from '../settings/types.ts';
 import type { Connection, ConnectionFactory } from './connection.ts';
 import type { DirectoryEntry } from './directory.ts';
 import type { DismissEvent, PopEvent } from './ports.ts';
+import { english, phrase } from '../../../src-shared/i18n/phrase.ts';
+import { saidStatus } from '../events/status.ts';
 
 /** What the next rebuild connects to, or why it does not connect. */
 export type ConnectionPlan =
@@ -33,11 +35,11 @@ export type ConnectionPlan =
   | { connect: false; status: ConnectionStatus };
 
 /** The status before anything is set up (and until a plan says otherwise). */
-export const NOT_SET_UP: ConnectionStatus = {
-  state: 'needs-attention',
-  reason: 'Screenpop is not set up yet.',
-  remedy: 'Open Settings to connect to your phone system, or try the demo.',
-};
+export const NOT_SET_UP: ConnectionStatus = saidStatus(
+  'needs-attention',
+  [phrase('status.not-set-up')],
+  [phrase('status.not-set-up-remedy')],
+);
 
 /** Where a connection's calls go. */
 export interface CallSink {
@@ -112,7 +114,9 @@ export class ConnectionSupervisor {
 
   status(): SupervisedStatus {
     return {
-      connection: this.paused ? { state: 'offline', reason: 'Paused.' } : this.connectionStatus,
+      connection: this.paused
+        ? saidStatus('offline', [phrase('status.paused')])
+        : this.connectionStatus,
       paused: this.paused,
       fault: this.lastFault,
     };
@@ -236,10 +240,18 @@ export class ConnectionSupervisor {
       connection = this.d.connect({ baseUrl, settings, credentials });
     } catch (err) {
       this.logger.error('connection could not be set up', { error: err });
+      // The settings check's own words name the field; they are English (see the log).
+      const reason =
+        err instanceof Error ? err.message : english([phrase('status.settings-unusable')]);
+      const remedy = [phrase('status.settings-unusable-remedy')];
       this.setConnectionStatus({
         state: 'needs-attention',
-        reason: err instanceof Error ? err.message : 'The connection settings are not usable.',
-        remedy: 'Check the connection settings.',
+        reason,
+        remedy: english(remedy),
+        words: {
+          remedy,
+          ...(err instanceof Error ? {} : { reason: [phrase('status.settings-unusable')] }),
+        },
       });
       return;
     }
@@ -259,7 +271,7 @@ export class ConnectionSupervisor {
       engine.onFeatureStatus((features) => this.d.notices.setFeatures(features)),
     );
     this.d.notices.setFeatures(engine.featureStatuses());
-    this.setConnectionStatus({ state: 'connecting', reason: 'Connecting…' });
+    this.setConnectionStatus(saidStatus('connecting', [phrase('status.connecting')]));
     engine.start();
     this.d.directory.start();
     this.logger.info('connected to the service', { demo: plan.demo, mode: settings.eventSource });

@@ -8,7 +8,7 @@ import { TokenManager, type Credentials } from '../api/token-manager.ts';
 import type { Clock } from '../../../src-shared/clock.ts';
 import { ScreenpopEngine } from '../engine.ts';
 import type { ConnectionStatus, EventSource, WakeReason } from '../events/contracts.ts';
-import { StatusHolder } from '../events/status.ts';
+import { saidStatus, StatusHolder } from '../events/status.ts';
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
 import type { CursorStore } from '../relay-client/cursor-store.ts';
 import { relayFilterFor } from '../relay-client/filter.ts';
@@ -19,6 +19,7 @@ import type { Settings } from '../settings/types.ts';
 import type { DirectoryEntry } from './directory.ts';
 import type { DismissEvent, PopEvent } from './ports.ts';
 import type { CreateSocket } from '../events/socket.ts';
+import { phrase } from '../../../src-shared/i18n/phrase.ts';
 
 /** What the app needs of an engine (ScreenpopEngine has it all). */
 export interface EngineLike {
@@ -92,11 +93,11 @@ export function relayTenantFor(
 }
 
 /** What the relay reports while its tenant is not known: the user must set it in Settings. */
-export const RELAY_TENANT_UNKNOWN: ConnectionStatus = {
-  state: 'needs-attention',
-  reason: 'The relay tenant is not known: the service is reached by IP address or localhost.',
-  remedy: 'Set the relay tenant in Settings (the name your relay administrator gave you).',
-};
+export const RELAY_TENANT_UNKNOWN: ConnectionStatus = saidStatus(
+  'needs-attention',
+  [phrase('status.relay-tenant-unknown')],
+  [phrase('status.relay-tenant-unknown-remedy')],
+);
 
 /**
  * Stands in for the relay when it cannot be used: no socket, no frames, only its status, so that

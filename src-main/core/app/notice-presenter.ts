@@ -22,6 +22,9 @@ import type { CallerDirectory } from './directory.ts';
 import type { HistoryStore } from './history-store.ts';
 import type { Notifier } from './ports.ts';
 import { boundedText, displayText, messageText, previewText } from './text.ts';
+import { fixedTranslator, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
+import type { Translator } from '../../../src-shared/i18n/translator.ts';
+import { render, type Words } from '../../../src-shared/i18n/phrase.ts';
 
 export interface NoticePresenterOptions {
   clock: Clock;
@@ -32,42 +35,54 @@ export interface NoticePresenterOptions {
   settings: () => { doNotDisturb: boolean; sound: boolean };
   /** The trunk warning, presence or feature problems changed: publish the status. */
   onStatusChange: () => void;
+  /** The language the user reads (English, plain, when not given: tests and the runner's JSON). */
+  words?: TranslatorSource;
 }
 
-export const TRUNK_WARNING = 'Calls from outside may not reach you';
+/** The presence words the phone system is known to send (docs/wire-protocol.md section 6). */
+const KNOWN_PRESENCE = [
+  'available',
+  'away',
+  'do_not_disturb',
+  'lunch_break',
+  'business_trip',
+  'off_work',
+] as const;
 
-/** "0:42", "1:05:09"; null for an unknown duration. */
-export function durationWords(sec: number | null): string | null {
-  if (sec === null || !Number.isFinite(sec) || sec < 0) return null;
-  const s = Math.round(sec);
-  const two = (n: number) => String(n).padStart(2, '0');
-  const h = Math.floor(s / 3600);
-  const m = Math.floor((s % 3600) / 60);
-  return h > 0 ? `${h}:${two(m)}:${two(s % 60)}` : `${m}:${two(s % 60)}`;
-}
-
-/** "do_not_disturb" -> "Do not disturb"; any other word the phone system sends, readable. */
-export function presenceLabel(status: string): string {
+/**
+ * "do_not_disturb" -> "Do not disturb" in the user's language; any other word the phone system
+ * sends made readable as it is (it is the system's word, not ours).
+ */
+export function presenceLabel(status: string, t: Translator): string {
+  const known = KNOWN_PRESENCE.find((p) => p === status);
+  if (known) return t.t(`status.presence.${known}`);
   const words = displayText(status, 64).replace(/[_-]+/g, ' ').trim().toLowerCase();
-  return words ? words[0]!.toUpperCase() + words.slice(1) : 'Unknown';
+  return words ? words[0]!.toUpperCase() + words.slice(1) : t.t('status.presence.unknown');
 }
 
 /** The warning's sentence, naming at most three trunks (a tenant may have hundreds). */
-export function trunkWords(trunks: readonly string[]): string {
-  const named = trunks.slice(0, 3).join(', ');
-  const more = trunks.length > 3 ? ` and ${trunks.length - 3} more` : '';
-  const which = trunks.length === 1 ? `trunk ${named} is` : `trunks ${named}${more} are`;
-  return `${TRUNK_WARNING}: ${which} not registered.`;
+export function trunkWords(trunks: readonly string[], t: Translator): string {
+  const more = trunks.length - 3;
+  const names = trunks.slice(0, 3);
+  const list = t.list(more > 0 ? [...names, t.t('status.trunk-list-more', { more })] : names);
+  return t.t('status.trunk-warning', { count: trunks.length, trunks: list });
 }
 
 export class NoticePresenter {
   private readonly o: NoticePresenterOptions;
   private trunksDown: string[] = [];
   private presence: StatusView['presence'] | undefined;
-  private problems: NonNullable<StatusView['featureProblems']> = [];
+  private problems: Array<
+    NonNullable<StatusView['featureProblems']>[number] & {
+      words?: { reason: Words; remedy: Words };
+    }
+  > = [];
+
+  private readonly words: TranslatorSource;
 
   constructor(options: NoticePresenterOptions) {
     this.o = options;
+    this.words = options.words ?? fixedTranslator('en', { isolate: false });
   }
 
   handle(notice: Notice): void {
@@ -87,7 +102,8 @@ export class NoticePresenter {
       case 'presence':
         this.presence = {
           status: displayText(notice.status, 64),
-          label: presenceLabel(notice.status),
+          // Said when the status is read (statusFields), in the language of that moment.
+          label: '',
           doNotDisturb: notice.status === 'do_not_disturb',
         };
         this.o.onStatusChange();
@@ -99,7 +115,12 @@ export class NoticePresenter {
   setFeatures(features: readonly FeatureStatus[]): void {
     const problems = features
       .filter((f) => f.state === 'no-scope')
-      .map((f) => ({ feature: f.feature, reason: f.reason ?? '', remedy: f.remedy ?? '' }));
+      .map((f) => ({
+        feature: f.feature,
+        reason: f.reason ?? '',
+        remedy: f.remedy ?? '',
+        ...(f.words ? { words: f.words } : {}),
+      }));
     if (JSON.stringify(problems) === JSON.stringify(this.problems)) return;
     this.problems = problems;
     this.o.onStatusChange();
@@ -120,14 +141,23 @@ export class NoticePresenter {
 
   /** The fields this presenter adds to the StatusView. */
   statusFields(): Pick<StatusView, 'trunkWarning' | 'presence' | 'featureProblems'> {
+    const t = this.words.current();
     const trunks = this.trunksDown;
     return {
       ...(trunks.length > 0
-        ? { trunkWarning: { trunks: [...trunks], message: trunkWords(trunks) } }
+        ? { trunkWarning: { trunks: [...trunks], message: trunkWords(trunks, t) } }
         : {}),
-      ...(this.presence ? { presence: { ...this.presence } } : {}),
+      ...(this.presence
+        ? { presence: { ...this.presence, label: presenceLabel(this.presence.status, t) } }
+        : {}),
       ...(this.problems.length > 0
-        ? { featureProblems: this.problems.map((p) => ({ ...p })) }
+        ? {
+            featureProblems: this.problems.map(({ words, ...p }) =>
+              words
+                ? { ...p, reason: render(words.reason, t), remedy: render(words.remedy, t) }
+                : { ...p },
+            ),
+          }
         : {}),
     };
   }
@@ -153,7 +183,8 @@ export class NoticePresenter {
       toName: dir.lookup(to),
       startedAt,
     };
-    const who = callerName || fromDisplay || 'an unknown number';
+    const t = this.words.current();
+    const who = callerName || fromDisplay || t.t('status.unknown-number');
     if (notice.type === 'voicemail') {
       const added = this.o.history.recordNotice({
         kind: 'voicemail',
@@ -161,12 +192,18 @@ export class NoticePresenter {
         ...common,
         durationSec: notice.durationSec,
       });
-      const length = durationWords(notice.durationSec);
+      const sec = notice.durationSec;
+      const length =
+        sec !== null && Number.isFinite(sec) && sec >= 0 ? t.duration(sec * 1000) : null;
       if (added)
         this.notify(notice, {
           id: `voicemail:${notice.voicemailId}`,
-          title: `Voicemail from ${who}${length ? `, ${length}` : ''}`,
-          body: callerName ? `${fromDisplay} · for ${common.toDisplay}` : `For ${common.toDisplay}`,
+          title: length
+            ? t.t('status.voicemail-title-length', { who, length })
+            : t.t('status.voicemail-title', { who }),
+          body: callerName
+            ? t.t('status.voicemail-body-named', { number: fromDisplay, line: common.toDisplay })
+            : t.t('status.voicemail-body', { line: common.toDisplay }),
         });
       return;
     }
@@ -181,8 +218,8 @@ export class NoticePresenter {
     if (added)
       this.notify(notice, {
         id: `sms:${notice.messageId}`,
-        title: `SMS from ${who}`,
-        body: previewText(text) || '(empty message)',
+        title: t.t('status.sms-title', { who }),
+        body: previewText(text) || t.t('status.sms-empty'),
       });
   }
 

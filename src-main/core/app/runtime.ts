@@ -39,6 +39,7 @@ import type {
   StatusView,
   TestConnectionResult,
 } from './views.ts';
+import { render } from '../../../src-shared/i18n/phrase.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -119,6 +120,7 @@ export class AppRuntime {
       notifier: deps.views.notifier,
       settings: () => this.settingsService.settings(),
       onStatusChange: () => this.publishStatus(),
+      ...(deps.words ? { words: deps.words } : {}),
     });
     this.connection = new ConnectionSupervisor({
       clock: deps.clock,
@@ -167,10 +169,14 @@ export class AppRuntime {
   status(): StatusView {
     const { connection: s, paused, fault } = this.connection.status();
     const settings = this.settingsService.settings();
+    // The sources say their status in phrases; said here in the language in force now.
+    const t = this.d.words?.current();
+    const reason = t && s.words?.reason ? render(s.words.reason, t) : s.reason;
+    const remedy = t && s.words?.remedy ? render(s.words.remedy, t) : s.remedy;
     return {
       state: s.state,
-      ...(s.reason ? { reason: s.reason } : {}),
-      ...(s.remedy ? { remedy: s.remedy } : {}),
+      ...(reason ? { reason } : {}),
+      ...(remedy ? { remedy } : {}),
       paused,
       doNotDisturb: settings.doNotDisturb,
       missedCount: this.d.history.missedCount(),
@@ -187,6 +193,15 @@ export class AppRuntime {
    */
   recoverFromFault(fault: Fault): void {
     this.connection.recoverFromFault(fault);
+  }
+
+  /**
+   * The language changed (the composition root calls this on LocaleState.onChange): every view
+   * that holds words is said again, so the tray and the windows follow at once.
+   */
+  languageChanged(): void {
+    this.publishStatus();
+    this.settingsListeners.emit(this.settingsView());
   }
 
   onStatus(listener: (status: StatusView) => void): () => void {

@@ -29,6 +29,12 @@ import type {
   SettingsView,
   TestConnectionResult,
 } from './views.ts';
+import { phrase } from '../../../src-shared/i18n/phrase.ts';
+import { saidStatus } from '../events/status.ts';
+import { fixedTranslator, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
+import type { Translator } from '../../../src-shared/i18n/translator.ts';
+
+const PLAIN_ENGLISH = fixedTranslator('en', { isolate: false });
 
 export interface SettingsServiceDeps {
   logger: Logger;
@@ -40,6 +46,8 @@ export interface SettingsServiceDeps {
   localAddress?: (host: string) => Promise<string | null>;
   /** What a contacts file holds (the directory reads it). */
   inspectContactsFile: (path: string) => Promise<{ ok: boolean; count: number; message?: string }>;
+  /** The language the user reads (the app's LocaleState); English, plain, when not given. */
+  words?: TranslatorSource;
 }
 
 /** A saved change: the settings before and after, and whether a new secret was stored. */
@@ -81,11 +89,11 @@ export function needsReconnect(change: SettingsChange): boolean {
   );
 }
 
-const DEMO_FAILED = {
-  state: 'needs-attention',
-  reason: 'The demo could not start.',
-  remedy: 'Restart Screenpop, or set up a real connection in Settings.',
-} as const;
+const DEMO_FAILED = saidStatus(
+  'needs-attention',
+  [phrase('status.demo-failed')],
+  [phrase('status.demo-failed-remedy')],
+);
 
 export class SettingsService {
   private readonly d: SettingsServiceDeps;
@@ -100,6 +108,11 @@ export class SettingsService {
   constructor(deps: SettingsServiceDeps) {
     this.d = deps;
     this.logger = deps.logger;
+  }
+
+  /** The translator of the language in force now. */
+  private words(): Translator {
+    return (this.d.words ?? PLAIN_ENGLISH).current();
   }
 
   /** Reads the settings file; they are in force from now on. */
@@ -214,7 +227,11 @@ export class SettingsService {
   async testConnection(patch: SettingsPatch): Promise<TestConnectionResult> {
     const checked = this.d.settings.check(patch.settings);
     if (!checked.ok)
-      return { ok: false, message: checked.message, remedy: `Check the field "${checked.field}".` };
+      return {
+        ok: false,
+        message: checked.message,
+        remedy: this.words().t('status.test.check-field', { field: checked.field }),
+      };
     const s = checked.settings;
     const demo = s.demoMode && !this.leavesDemo(patch) ? this.demoService : null;
     const baseUrl = demo ? demo.baseUrl : s.baseUrl;
@@ -235,6 +252,7 @@ export class SettingsService {
       {
         createProbe: this.d.createProbe,
         logger: this.logger,
+        ...(this.d.words ? { words: this.d.words } : {}),
         ...(this.d.localAddress ? { localAddress: this.d.localAddress } : {}),
       },
     );

@@ -5,12 +5,16 @@ import type { Logger } from '../../../src-shared/log.ts';
 import {
   describeError,
   ERRCODE,
-  hint,
+  hintPhrase,
   isServiceError,
   type HintId,
 } from '../../../src-shared/service-errors.ts';
 import type { DirectoryEntry } from './directory.ts';
 import { normalizeNumber } from './phone.ts';
+import { fixedTranslator, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
+import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
+import type { Translator } from '../../../src-shared/i18n/translator.ts';
+import { render } from '../../../src-shared/i18n/phrase.ts';
 
 /**
  * "Test connection" in the settings window: exchanges the draft key and secret for a token and
@@ -37,25 +41,28 @@ export interface TestConnectionDeps {
   logger: Logger;
   /** Best-effort address of this computer towards `host`; defaults to the UDP-route trick. */
   localAddress?: (host: string) => Promise<string | null>;
+  /** The language of the result's words (English, plain, when not given). */
+  words?: TranslatorSource;
 }
 
+const PLAIN_ENGLISH = fixedTranslator('en', { isolate: false });
+
 /** Checks the base URL the way the service client will use it: https, or http for this computer. */
-export function checkBaseUrl(raw: string): { ok: true; url: URL } | { ok: false; message: string } {
+export function checkBaseUrl(
+  raw: string,
+): { ok: true; url: URL } | { ok: false; message: MessageId } {
   let url: URL;
   try {
     url = new URL(raw.trim());
   } catch {
-    return {
-      ok: false,
-      message: 'The service address is not a complete address (e.g. https://acme.example.com).',
-    };
+    return { ok: false, message: 'status.test.address-incomplete' };
   }
   const local =
     url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local))
-    return { ok: false, message: 'The service address must start with https://.' };
+    return { ok: false, message: 'status.test.address-https' };
   if (url.username || url.password)
-    return { ok: false, message: 'The service address must not contain a user name or password.' };
+    return { ok: false, message: 'status.test.address-credentials' };
   return { ok: true, url };
 }
 
@@ -106,24 +113,21 @@ export async function testConnection(
   input: TestConnectionInput,
   deps: TestConnectionDeps,
 ): Promise<TestConnectionResult> {
+  const t = (deps.words ?? PLAIN_ENGLISH).current();
   const base = checkBaseUrl(input.baseUrl);
   if (!base.ok)
-    return {
-      ok: false,
-      message: base.message,
-      remedy: 'Enter the address your administrator gave you.',
-    };
+    return { ok: false, message: t.t(base.message), remedy: t.t('status.test.address-remedy') };
   if (!input.apiKey.trim())
     return {
       ok: false,
-      message: 'The API key is empty.',
-      remedy: 'Paste the API key from the admin console.',
+      message: t.t('status.test.key-empty'),
+      remedy: t.t('status.test.key-remedy'),
     };
   if (!input.secret)
     return {
       ok: false,
-      message: 'No API secret is set.',
-      remedy: 'Paste the API secret shown when the key was created.',
+      message: t.t('status.test.secret-missing'),
+      remedy: t.t('status.test.secret-remedy'),
     };
   const probe = deps.createProbe({ ...input, secret: input.secret });
   let step: 'token' | 'list' = 'token';
@@ -133,7 +137,7 @@ export async function testConnection(
     const list = await probe.listExtensions(token);
     const result: TestConnectionResult = {
       ok: true,
-      message: `Connected. The service lists ${list.length} extension${list.length === 1 ? '' : 's'}.`,
+      message: t.t('status.test.connected-count', { count: list.length }),
       extensionCount: list.length,
     };
     const mine = input.extensions[0];
@@ -142,15 +146,21 @@ export async function testConnection(
       const found = list.find((e) => normalizeNumber(e.number, input.defaultRegion) === key);
       if (found) {
         result.extensionName = found.callerIdName;
-        result.message = `Connected. Extension ${mine} belongs to ${found.callerIdName}.`;
+        result.message = t.t('status.test.connected-named', {
+          extension: mine,
+          name: found.callerIdName,
+        });
       } else {
-        result.message = `Connected, but extension ${mine} is not in the service's list of ${list.length}.`;
-        result.remedy = 'Check the extension number.';
+        result.message = t.t('status.test.connected-missing', {
+          extension: mine,
+          count: list.length,
+        });
+        result.remedy = t.t('status.test.check-extension');
       }
     }
     return result;
   } catch (err) {
-    return explainFailure(err, step, base.url, deps);
+    return explainFailure(err, step, base.url, deps, t);
   }
 }
 
@@ -163,20 +173,21 @@ async function explainFailure(
   step: 'token' | 'list',
   base: URL,
   deps: TestConnectionDeps,
+  t: Translator,
 ): Promise<TestConnectionResult> {
   const fault = describeError(err);
   deps.logger.info('connection test failed', { step, errcode: fault.errcode, fault: fault.fault });
   const result: TestConnectionResult = {
     ok: false,
-    message: fault.reason,
-    remedy: fault.remedy,
+    message: render(fault.words.reason, t),
+    remedy: render(fault.words.remedy, t),
     ...(fault.errcode !== undefined && { errcode: fault.errcode }),
   };
   if (fault.errcode === ERRCODE.insufficientScope && step === 'list')
-    result.message = `${fault.reason} ${hint('scope-extension-list')}`;
+    result.message = render([...fault.words.reason, hintPhrase('scope-extension-list')], t);
   if (fault.errcode === ERRCODE.ipNotAllowed) {
     const { ip, hintId } = await addressToAllow(isServiceError(err) ? err.message : '', base, deps);
-    result.message = `${fault.reason} ${hint(hintId, ip ? { ip } : {})}`;
+    result.message = render([...fault.words.reason, hintPhrase(hintId, ip ? { ip } : {})], t);
     if (ip) result.ipToAllow = ip;
   }
   return result;

@@ -1,6 +1,7 @@
 import type { Clock } from '../../../src-shared/clock.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import type { CreateSocket } from './socket.ts';
+import type { Words } from '../../../src-shared/i18n/phrase.ts';
 
 /**
  * Contracts between the pieces of the event pipeline. They are shared by the direct WebSocket
@@ -19,6 +20,11 @@ export interface ConnectionStatus {
   /** What the user can do about it (the errcode's remedy). */
   remedy?: string;
   errcode?: number;
+  /**
+   * The reason and remedy as catalogue phrases (src-shared/i18n/phrase.ts), for the edge to say
+   * in the user's language; `reason` and `remedy` are their English (logs, the runner's JSON).
+   */
+  words?: { reason?: Words; remedy?: Words };
 }
 
 /** A bearer access token and the wall-clock time (ms since epoch) at which it stops working. */

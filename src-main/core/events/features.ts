@@ -4,7 +4,8 @@
  * that are on, and a key that lacks one code's scope turns off that feature alone, with the remedy,
  * while calls and the other features keep working.
  */
-import { describeErrcode, ERRCODE, hint } from '../../../src-shared/service-errors.ts';
+import { describeErrcode, ERRCODE, hintPhrase } from '../../../src-shared/service-errors.ts';
+import { english, phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import {
   PRESENCE_CHANGED,
   SMS_RECEIVED,
@@ -25,14 +26,6 @@ export const FEATURE_CODES: Readonly<Record<NoticeFeature, number>> = {
   sms: SMS_RECEIVED,
   trunk: TRUNK_STATUS_CHANGED,
   presence: PRESENCE_CHANGED,
-};
-
-/** The feature's name in a sentence. */
-export const FEATURE_NAMES: Readonly<Record<NoticeFeature, string>> = {
-  voicemail: 'Voicemail',
-  sms: 'SMS',
-  trunk: 'Trunk status',
-  presence: 'Presence',
 };
 
 export const ALL_FEATURES_ON: FeatureToggles = {
@@ -59,6 +52,8 @@ export interface FeatureStatus {
   state: 'on' | 'off' | 'no-scope';
   reason?: string;
   remedy?: string;
+  /** The reason and remedy as catalogue phrases, for the edge to say in the user's language. */
+  words?: { reason: Words; remedy: Words };
 }
 
 /** Each feature's state, from the settings and the codes the service refused (10003). */
@@ -71,12 +66,22 @@ export function featureStatuses(
     const code = FEATURE_CODES[feature];
     if (!features[feature]) return { feature, code, state: 'off' };
     if (!refused.includes(code)) return { feature, code, state: 'on' };
+    const words = {
+      reason: [
+        hintPhrase('scope-feature-off', {
+          feature: [phrase(`status.feature.${feature}`)],
+          code: String(code),
+        }),
+      ],
+      remedy: [...scope.words.remedy, hintPhrase('scope-missing', { scopes: `event:${code}` })],
+    };
     return {
       feature,
       code,
       state: 'no-scope',
-      reason: hint('scope-feature-off', { feature: FEATURE_NAMES[feature], code }),
-      remedy: `${scope.remedy} ${hint('scope-missing', { scopes: `event:${code}` })}`,
+      reason: english(words.reason),
+      remedy: english(words.remedy),
+      words,
     };
   });
 }

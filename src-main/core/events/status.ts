@@ -6,9 +6,10 @@ import { Emitter } from '../../../src-shared/emitter.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import type { ErrorDescription } from '../../../src-shared/service-errors.ts';
 import type { ConnectionState, ConnectionStatus } from './contracts.ts';
+import { english, phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 
 /** Every source's status before start() and after stop() finished. */
-export const NOT_STARTED: ConnectionStatus = { state: 'offline', reason: 'Not started.' };
+export const NOT_STARTED: ConnectionStatus = saidStatus('offline', [phrase('status.not-started')]);
 
 /**
  * A status and its listeners, held the way EventSource.onStatus promises (contracts.ts): a
@@ -44,13 +45,35 @@ export class StatusHolder {
 /** A status in a fault's words (reason, remedy, and the service's errcode when it gave one). */
 export function faultStatus(
   state: ConnectionState,
-  fault: Pick<ErrorDescription, 'reason' | 'remedy' | 'errcode'>,
+  fault: Pick<ErrorDescription, 'reason' | 'remedy' | 'errcode'> & {
+    words?: ErrorDescription['words'];
+  },
 ): ConnectionStatus {
   return {
     state,
     reason: fault.reason,
     remedy: fault.remedy,
     ...(fault.errcode !== undefined && { errcode: fault.errcode }),
+    ...(fault.words && { words: fault.words }),
+  };
+}
+
+/**
+ * A status in catalogue phrases: `reason`/`remedy` in English for logs and JSON, `words` for the
+ * edge to say in the user's language.
+ */
+export function saidStatus(
+  state: ConnectionState,
+  reason: Words,
+  remedy?: Words,
+  errcode?: number,
+): ConnectionStatus {
+  return {
+    state,
+    reason: english(reason),
+    ...(remedy && { remedy: english(remedy) }),
+    ...(errcode !== undefined && { errcode }),
+    words: remedy ? { reason, remedy } : { reason },
   };
 }
 
@@ -74,7 +97,7 @@ export function sameStatus(a: ConnectionStatus | undefined, b: ConnectionStatus)
 export function combineStatuses(
   statuses: ReadonlyArray<{ name: string; status: ConnectionStatus }>,
 ): ConnectionStatus {
-  if (statuses.length === 0) return { state: 'offline', reason: 'Not started.' };
+  if (statuses.length === 0) return NOT_STARTED;
   const up = statuses.filter(
     (s) => s.status.state === 'connected' || s.status.state === 'degraded',
   );
@@ -100,5 +123,16 @@ function withSource(
   const out: ConnectionStatus = { state, reason: prefix ? `${source.name}: ${what}` : what };
   if (status.remedy !== undefined) out.remedy = status.remedy;
   if (status.errcode !== undefined) out.errcode = status.errcode;
+  if (status.words) {
+    const reason = status.words.reason;
+    out.words = {
+      ...status.words,
+      ...(reason && {
+        reason: prefix
+          ? [phrase('status.from-source', { source: source.name, text: reason })]
+          : reason,
+      }),
+    };
+  }
   return out;
 }

@@ -30,7 +30,7 @@ import {
   describeErrcode,
   describeError,
   ERRCODE,
-  hint,
+  hintPhrase,
   type ErrorDescription,
   type ServiceError,
 } from '../../../src-shared/service-errors.ts';
@@ -52,7 +52,8 @@ import {
   type HandshakeRejection,
   type SocketConnection,
 } from './socket.ts';
-import { faultStatus, StatusHolder } from './status.ts';
+import { faultStatus, saidStatus, StatusHolder } from './status.ts';
+import { phrase, type Phrase } from '../../../src-shared/i18n/phrase.ts';
 
 export interface WebSocketSourceDeps extends StreamSourceDeps {
   baseUrl: string;
@@ -165,7 +166,7 @@ export class WebSocketEventSource implements EventSource {
     if (this.running) return;
     this.running = true;
     this.attention = false;
-    this.setStatus({ state: 'connecting', reason: 'Connecting to the service.' });
+    this.setStatus(saidStatus('connecting', [phrase('status.connecting-service')]));
     this.lastTick = { wall: this.clock.now(), mono: this.clock.monotonic() };
     this.scheduleTick();
     void this.open('primary');
@@ -186,7 +187,7 @@ export class WebSocketEventSource implements EventSource {
     this.primary = undefined;
     this.candidate = undefined;
     await Promise.all(closing.map((c) => this.retire(c, 1000, 'client stopping')));
-    this.setStatus({ state: 'offline', reason: 'Stopped.' });
+    this.setStatus(saidStatus('offline', [phrase('status.stopped')]));
   }
 
   wake(reason: WakeReason): void {
@@ -351,15 +352,19 @@ export class WebSocketEventSource implements EventSource {
     // remedy); the connection itself is fine. Without calls, nothing pops: that is degraded.
     if (missing.includes(CALL_STATE_CHANGED)) {
       const scope = describeErrcode(ERRCODE.insufficientScope);
-      const reason = [scope.reason, hint('scope-events', { codes: missing.join(', ') })];
-      if (missing.includes(CALL_STATE_CHANGED)) reason.push(hint('scope-no-call-events'));
+      const reason: Phrase[] = [
+        ...scope.words.reason,
+        hintPhrase('scope-events', { codes: missing.join(', ') }),
+      ];
+      if (missing.includes(CALL_STATE_CHANGED)) reason.push(hintPhrase('scope-no-call-events'));
       const scopes = missing.map((code) => `event:${code}`).join(', ');
       this.setStatus(
-        faultStatus('degraded', {
-          ...scope,
-          reason: reason.join(' '),
-          remedy: `${scope.remedy} ${hint('scope-missing', { scopes })}`,
-        }),
+        saidStatus(
+          'degraded',
+          reason,
+          [...scope.words.remedy, hintPhrase('scope-missing', { scopes })],
+          scope.errcode,
+        ),
       );
     } else {
       this.setStatus({ state: 'connected' });
@@ -448,33 +453,38 @@ export class WebSocketEventSource implements EventSource {
         (conn.rejection.status === 401 && conn.rejection.errcode === undefined);
       if (expired) {
         this.tokens.invalidate(conn.token.value);
-        this.retryAfterTokenExpiry('The access token was refused; fetching a new one.');
+        this.retryAfterTokenExpiry(phrase('status.token-refused'));
         return;
       }
-      this.setStatus({
-        state: 'offline',
-        reason: `The service refused the connection (HTTP ${conn.rejection.status}); retrying.`,
-        ...(conn.rejection.errcode !== undefined ? { errcode: conn.rejection.errcode } : {}),
-      });
+      this.setStatus(
+        saidStatus(
+          'offline',
+          [phrase('status.service-refused', { status: conn.rejection.status })],
+          undefined,
+          conn.rejection.errcode,
+        ),
+      );
       this.scheduleReconnect(this.backoff.next());
       return;
     }
     if (conn.tokenExpired || code === 4002) {
-      this.retryAfterTokenExpiry('The access token expired; reconnecting.');
+      this.retryAfterTokenExpiry(phrase('status.token-expired-reconnecting'));
       return;
     }
     if (wasSubscribed) {
-      const why = conn.foundDead ? 'The connection went silent' : `The connection closed (${code})`;
-      this.setStatus({ state: 'connecting', reason: `${why}; reconnecting.` });
+      const why = conn.foundDead
+        ? phrase('status.went-silent')
+        : phrase('status.closed', { code: String(code) });
+      this.setStatus(saidStatus('connecting', [why]));
     } else {
-      this.setStatus({ state: 'offline', reason: 'Cannot reach the service; retrying.' });
+      this.setStatus(saidStatus('offline', [phrase('status.cannot-reach')]));
     }
     this.scheduleReconnect(this.backoff.next());
   }
 
   /** 10002: reconnect with a new token at once, the first time; back off if it happens again. */
-  private retryAfterTokenExpiry(reason: string): void {
-    this.setStatus({ state: 'connecting', reason });
+  private retryAfterTokenExpiry(reason: Phrase): void {
+    this.setStatus(saidStatus('connecting', [reason]));
     const delay = this.tokenRetryUsed ? this.backoff.next() : 0;
     this.tokenRetryUsed = true;
     this.scheduleReconnect(delay);

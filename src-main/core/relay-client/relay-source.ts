@@ -40,7 +40,8 @@ import {
   type HandshakeRejection,
   type SocketConnection,
 } from '../events/socket.ts';
-import { faultStatus, StatusHolder } from '../events/status.ts';
+import { faultStatus, saidStatus, StatusHolder } from '../events/status.ts';
+import { phrase } from '../../../src-shared/i18n/phrase.ts';
 import {
   describeErrcode,
   describeError,
@@ -166,7 +167,7 @@ export class RelayEventSource implements EventSource {
     this.socket = undefined;
     this.phase = 'idle';
     await this.persistCursor();
-    this.setStatus({ state: 'offline', reason: 'Stopped.' });
+    this.setStatus(saidStatus('offline', [phrase('status.stopped')]));
   }
 
   wake(reason: WakeReason): void {
@@ -198,7 +199,7 @@ export class RelayEventSource implements EventSource {
     const live = this.generation.ticket();
     this.phase = 'connecting';
     if (this.current.get().state !== 'degraded' || !this.gapStatus)
-      this.setStatus({ state: 'connecting', reason: 'Connecting to the relay.' });
+      this.setStatus(saidStatus('connecting', [phrase('status.connecting-relay')]));
     await this.cursorLoaded;
     let token: string;
     try {
@@ -293,11 +294,7 @@ export class RelayEventSource implements EventSource {
           requested: control.requested,
           oldest: control.oldest,
         });
-        this.gapStatus = {
-          state: 'degraded',
-          reason:
-            'The relay no longer holds every event since this computer was last connected: calls in that time may have been missed.',
-        };
+        this.gapStatus = saidStatus('degraded', [phrase('status.relay-gap')]);
         this.setStatus(this.gapStatus);
         this.clock.clearTimeout(this.gapTimer);
         this.gapTimer = this.clock.setTimeout(
@@ -379,7 +376,7 @@ export class RelayEventSource implements EventSource {
       this.logger.warn('the relay refused the hello; resuming without a cursor (starting live)');
       this.cursor = null;
     }
-    this.setStatus({ state: 'offline', reason: 'The relay connection dropped; reconnecting.' });
+    this.setStatus(saidStatus('offline', [phrase('status.relay-dropped')]));
     // 1012: the relay restarts; everyone reconnects, so spread them (jitter) but start small.
     this.reconnectIn(this.backoff.next());
   }
@@ -399,15 +396,16 @@ export class RelayEventSource implements EventSource {
       return this.needAttention(faultStatus('needs-attention', fault));
     }
     if (status === 404)
-      return this.needAttention({
-        state: 'needs-attention',
-        reason: 'The relay does not serve this tenant.',
-        remedy: 'Check the relay address and tenant in Settings.',
-      });
-    this.setStatus({
-      state: 'offline',
-      reason: `The relay refused the connection (${status}); retrying.`,
-    });
+      return this.needAttention(
+        saidStatus(
+          'needs-attention',
+          [phrase('status.relay-no-tenant')],
+          [phrase('status.relay-no-tenant-remedy')],
+        ),
+      );
+    this.setStatus(
+      saidStatus('offline', [phrase('status.relay-refused', { status: String(status) })]),
+    );
     this.reconnectIn(this.backoff.next());
   }
 
@@ -448,7 +446,12 @@ export class RelayEventSource implements EventSource {
     this.phase = 'idle';
     this.clock.clearTimeout(this.heartbeatTimer);
     this.clock.clearTimeout(this.stableTimer);
-    this.setStatus({ state: 'connecting', reason: `Reconnecting to the relay (${why}).` });
+    this.logger.info('relay reconnecting', { why });
+    this.setStatus(
+      saidStatus('connecting', [
+        phrase(why === 'silent' ? 'status.relay-went-silent' : 'status.relay-reconnecting'),
+      ]),
+    );
     this.reconnectIn(0);
   }
 

@@ -154,10 +154,12 @@ export async function englishLeftovers(
 ): Promise<string[]> {
   // Only messages without arguments can be matched whole; those with arguments are covered by
   // the pseudo-locale run.
+  // (A word the language writes the same way elsewhere, "SMS", is not a leftover.)
+  const own = new Set([...translated.values()].map((text) => text.trim()));
   const untranslated = new Set<string>();
   for (const [id, text] of english) {
     if (text.includes('{')) continue;
-    if (translated.get(id) !== text) untranslated.add(text.trim());
+    if (translated.get(id) !== text && !own.has(text.trim())) untranslated.add(text.trim());
   }
   return (await shownWords(page))
     .filter((w) => untranslated.has(w.text))

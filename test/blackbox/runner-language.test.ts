@@ -1,0 +1,63 @@
+/**
+ * Black box: the real `screenpop-headless` in other languages. Its human words (the help, a status
+ * line's reason) follow --lang, else LANG; the JSON keys, states and codes never change. In the
+ * pseudo-locale every word it prints comes from the catalogue: an ASCII letter left in a reason is
+ * a string that skipped it.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { envWithout, NODE, ProcessGroup } from './processes.ts';
+import { RunnerProcess } from './services.ts';
+
+let group: ProcessGroup;
+afterEach(async () => {
+  await group?.cleanup();
+});
+
+const CLI = 'src-main/headless/cli.ts';
+const plainEnv = () => envWithout(['LANGUAGE', 'LC_ALL', 'LC_MESSAGES', 'LANG']);
+
+async function reasonsOf(args: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
+  const runner = new RunnerProcess(group.spawn('runner', NODE, [CLI, '--demo', ...args], { env }));
+  await runner.waitForState('connected', 20_000);
+  runner.proc.signal('SIGTERM');
+  expect(await runner.proc.exit).toEqual({ code: 0, signal: null });
+  expect(runner.badLines).toEqual([]);
+  return runner
+    .statuses()
+    .map((l) => l.reason)
+    .filter((r): r is string => typeof r === 'string');
+}
+
+describe('screenpop-headless in the user’s language', () => {
+  it(
+    '--lang en-XA: every reason it prints comes from the catalogue',
+    { timeout: 60_000 },
+    async () => {
+      group = new ProcessGroup();
+      const reasons = await reasonsOf(['--lang', 'en-XA'], plainEnv());
+      expect(reasons.length).toBeGreaterThan(0);
+      expect(reasons.filter((r) => /[A-Za-z]/.test(r))).toEqual([]);
+    },
+  );
+
+  it('follows LANG when --lang is not given', { timeout: 60_000 }, async () => {
+    group = new ProcessGroup();
+    const reasons = await reasonsOf([], { ...plainEnv(), LANG: 'de_DE.UTF-8' });
+    expect(reasons).toContain('Verbindung zum Dienst wird hergestellt.');
+  });
+
+  it(
+    'prints its help in Arabic, and refuses a language it does not ship',
+    { timeout: 30_000 },
+    async () => {
+      group = new ProcessGroup();
+      const help = group.spawn('help', NODE, [CLI, '--help', '--lang', 'ar'], { env: plainEnv() });
+      expect(await help.exit).toEqual({ code: 0, signal: null });
+      expect(help.stderr()).toContain('الاستخدام: screenpop-headless --base-url');
+      expect(help.stderr()).toContain('رموز الخروج');
+      const bad = group.spawn('bad', NODE, [CLI, '--lang', 'xx'], { env: plainEnv() });
+      expect(await bad.exit).toEqual({ code: 2, signal: null });
+      expect(bad.stderr()).toContain('--lang must be one of en, de, fr, es, ar, en-XA: xx');
+    },
+  );
+});
