@@ -34,8 +34,9 @@ const OUTCOME_WORDS: Record<CallOutcome, string> = {
 };
 
 /**
- * A call's outcome in words, the same in the popup, History, the CSV export and the tray; an
- * unknown value (an older app's file) reads as "Ended".
+ * A call's outcome in English words, for the CSV export (a data file other programs read, kept in
+ * English like the runner's JSON); an unknown value (an older app's file) reads as "Ended". What
+ * people read (popup, History, tray) says `outcomeMessageId` in their language.
  */
 export function outcomeLabel(outcome: CallOutcome): string {
   return OUTCOME_WORDS[outcome] ?? 'Ended';
