@@ -3,10 +3,11 @@
  * filters, search and export work on every kind.
  */
 import type { HistoryItem } from '../../src-main/ipc/contract.ts';
-import { CallRow, type CallRowProps } from './CallRow.tsx';
+import { CallRow } from './CallRow.tsx';
+import type { RowProps } from './EntryRow.tsx';
 import { NoticeRow } from './NoticeRow.tsx';
 
-export type RowViewProps = Omit<CallRowProps, 'entry'> & { item: HistoryItem };
+export type RowViewProps = RowProps & { item: HistoryItem };
 
 /** The id main knows an item by (what copy, CRM and export send). */
 export function itemId(item: HistoryItem): string {
