@@ -240,6 +240,27 @@ export function SettingsForm({
     );
   }
 
+  type ChoiceKey = 'popupDisplay' | 'popupCorner' | 'language' | 'proxyMode';
+
+  /** A select over `choices`, with its field's words (as text() and check() for theirs). */
+  function select<K extends ChoiceKey>(
+    name: K,
+    choices: readonly { value: FormValues[K]; label: string; lang?: string }[],
+  ) {
+    const words = FIELDS[name];
+    return (
+      <SelectField
+        name={name}
+        label={words.label}
+        {...(words.hint ? { hint: words.hint } : {})}
+        error={errorFor(name)}
+        value={values[name]}
+        choices={choices}
+        onChange={(v) => set(name, v)}
+      />
+    );
+  }
+
   function section(id: SectionId, body: ReactNode) {
     const words = SECTIONS.find((s) => s.id === id);
     return (
@@ -339,22 +360,8 @@ export function SettingsForm({
               'popup',
               <>
                 <div className="row">
-                  <SelectField
-                    name="popupDisplay"
-                    label={FIELDS.popupDisplay.label}
-                    error={errorFor('popupDisplay')}
-                    value={values.popupDisplay}
-                    choices={DISPLAYS}
-                    onChange={(v) => set('popupDisplay', v)}
-                  />
-                  <SelectField
-                    name="popupCorner"
-                    label={FIELDS.popupCorner.label}
-                    error={errorFor('popupCorner')}
-                    value={values.popupCorner}
-                    choices={CORNERS}
-                    onChange={(v) => set('popupCorner', v)}
-                  />
+                  {select('popupDisplay', DISPLAYS)}
+                  {select('popupCorner', CORNERS)}
                   {text('popupLingerSec', { type: 'number', short: true, min: 0 })}
                 </div>
                 {text('crmUrlTemplate')}
@@ -386,18 +393,7 @@ export function SettingsForm({
               </>,
             )}
 
-            {section(
-              'language',
-              <SelectField
-                name="language"
-                label={FIELDS.language.label}
-                hint={FIELDS.language.hint}
-                error={errorFor('language')}
-                value={values.language}
-                choices={LANGUAGES}
-                onChange={(v) => set('language', v)}
-              />,
-            )}
+            {section('language', select('language', LANGUAGES))}
 
             {section(
               'advanced',
@@ -438,14 +434,7 @@ export function SettingsForm({
                 </div>
                 {text('relayUrl', { type: 'url' })}
                 {text('relayTenant')}
-                <SelectField
-                  name="proxyMode"
-                  label={FIELDS.proxyMode.label}
-                  error={errorFor('proxyMode')}
-                  value={values.proxyMode}
-                  choices={PROXY_MODES}
-                  onChange={(v) => set('proxyMode', v)}
-                />
+                {select('proxyMode', PROXY_MODES)}
                 {text('proxyUrl', { type: 'url' })}
               </>,
             )}
