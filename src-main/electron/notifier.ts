@@ -7,7 +7,7 @@ import type { Notification as NotificationType, NotificationConstructorOptions }
 import type { CallCard } from '../ipc/contract.ts';
 import type { NoticeAlert, Notifier, NotifyOptions } from '../core/app/ports.ts';
 import type { Logger } from '../../src-shared/log.ts';
-import { fixedTranslator, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
+import { PLAIN_ENGLISH, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
 
 export interface ElectronNotifierDeps {
   create: (options: NotificationConstructorOptions) => NotificationType;
@@ -25,8 +25,6 @@ export interface ElectronNotifierDeps {
 export function escapeNotificationMarkup(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }
-
-const PLAIN_ENGLISH = fixedTranslator('en', { isolate: false });
 
 export class ElectronNotifier implements Notifier {
   private readonly deps: ElectronNotifierDeps;

@@ -13,9 +13,9 @@ import type {
   Tray as TrayType,
 } from 'electron';
 import type { HistoryEntry, StatusView } from '../ipc/contract.ts';
-import { outcomeMessageId } from '../ipc/contract.ts';
+import { knownState, outcomeMessageId } from '../ipc/contract.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
-import { fixedTranslator, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
+import { PLAIN_ENGLISH, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
 import type { TrayView } from '../core/app/ports.ts';
 
 export type TrayIconName = 'connected' | 'connecting' | 'degraded' | 'offline' | 'needs-attention';
@@ -43,12 +43,9 @@ export interface TrayControllerDeps {
   words?: TranslatorSource;
 }
 
-const STATES = ['connected', 'connecting', 'degraded', 'offline', 'needs-attention'] as const;
-
 function stateWords(status: StatusView, t: Translator): string {
   if (status.paused) return t.t('desktop.paused');
-  const state = STATES.includes(status.state) ? status.state : 'connecting';
-  return t.t(`desktop.state.${state}`);
+  return t.t(`desktop.state.${knownState(status.state)}`);
 }
 
 /** Which icon a status shows; pausing looks offline. */
@@ -184,9 +181,6 @@ export function trayMenuTemplate(
   return items;
 }
 
-/** Menu and tooltip text are plain: no bidi marks in a native menu's label. */
-const ENGLISH = fixedTranslator('en', { isolate: false });
-
 export class TrayController implements TrayView {
   private readonly deps: TrayControllerDeps;
   private tray: TrayType | null = null;
@@ -205,7 +199,7 @@ export class TrayController implements TrayView {
       this.tray.setImage(this.deps.icon(iconName));
       this.lastIcon = iconName;
     }
-    const t = (this.deps.words ?? ENGLISH).current();
+    const t = (this.deps.words ?? PLAIN_ENGLISH).current();
     this.tray.setToolTip(trayTooltip(status, missedCount, t));
     // macOS shows a title beside the icon: the missed-call count.
     this.tray.setTitle(missedCount > 0 ? String(missedCount) : '');

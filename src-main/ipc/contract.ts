@@ -20,7 +20,7 @@ import type {
 } from '../core/app/views.ts';
 
 /** The shapes of the UI's data belong to the core (core/app/views.ts); the contract carries them. */
-export { CALL_OUTCOMES, outcomeLabel, outcomeMessageId } from '../core/app/views.ts';
+export { CALL_OUTCOMES, knownState, outcomeLabel, outcomeMessageId } from '../core/app/views.ts';
 export type {
   CallOutcome,
   CallText,

@@ -6,12 +6,11 @@
  * field edited, settings saved, the live state changed), and the live state shows again.
  */
 import type { StatusView, TestConnectionResult } from '../../src-main/ipc/contract.ts';
+import { knownState } from '../../src-main/ipc/contract.ts';
 import { InertText } from '../shared/InertText.tsx';
 import { useT, WithValues } from '../shared/i18n.tsx';
 
 type Tone = 'ok' | 'warn' | 'error';
-
-const STATES = ['connected', 'connecting', 'degraded', 'offline', 'needs-attention'] as const;
 
 export function statusTone(status: StatusView): Tone {
   // Connected, but calls from outside may not come in, or a feature is off for lack of scope.
@@ -24,12 +23,11 @@ export function statusTone(status: StatusView): Tone {
 
 function LiveStatus({ status }: { status: StatusView }) {
   const t = useT();
-  const state = STATES.includes(status.state) ? status.state : 'connecting';
   return (
     <>
       <p className="notice__title">
         {status.demo && <span className="badge">{t.t('settings.demo-badge')}</span>}{' '}
-        {t.t(`settings.state.${state}`)}
+        {t.t(`settings.state.${knownState(status.state)}`)}
       </p>
       {status.reason && <p>{status.reason}</p>}
       {status.remedy && (

@@ -45,6 +45,12 @@ export class LocaleState implements TranslatorSource {
   }
 }
 
+/**
+ * English without isolation marks: what a service speaks when it is given no language (tests, the
+ * runner's JSON, logs). One shared instance: building a translator parses its catalogue.
+ */
+export const PLAIN_ENGLISH: TranslatorSource = fixedTranslator('en', { isolate: false });
+
 /** A fixed translator as a source (tests, one-shot commands). */
 export function fixedTranslator(locale: Locale, options: TranslatorOptions = {}): TranslatorSource {
   const translator = createTranslator(locale, options);

@@ -7,7 +7,8 @@
  * keep the English rendering, the same words support reads today.
  */
 import type { MessageId } from './catalogue.ts';
-import { createTranslator, type Translator } from './translator.ts';
+import { PLAIN_ENGLISH } from './locale-state.ts';
+import type { Translator } from './translator.ts';
 
 export type PhraseValue = string | number | Words;
 export interface Phrase {
@@ -16,9 +17,6 @@ export interface Phrase {
 }
 /** Sentences, said one after the other. */
 export type Words = readonly Phrase[];
-
-/** English as logs and the runner's JSON carry it: plain text, no isolation marks. */
-const ENGLISH = createTranslator('en', { isolate: false });
 
 /** A phrase (the values of the catalogue's message `id`). */
 export function phrase(id: MessageId, values?: Readonly<Record<string, PhraseValue>>): Phrase {
@@ -40,5 +38,5 @@ export function render(words: Words, t: Translator): string {
 
 /** The words in English (logs, JSON, the text fields kept for programs). */
 export function english(words: Words): string {
-  return render(words, ENGLISH);
+  return render(words, PLAIN_ENGLISH.current());
 }

@@ -22,7 +22,7 @@ import type { CallerDirectory } from './directory.ts';
 import type { HistoryStore } from './history-store.ts';
 import type { Notifier } from './ports.ts';
 import { boundedText, displayText, messageText, previewText } from './text.ts';
-import { fixedTranslator, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
+import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import { render, type Words } from '../../../src-shared/i18n/phrase.ts';
 
@@ -82,7 +82,7 @@ export class NoticePresenter {
 
   constructor(options: NoticePresenterOptions) {
     this.o = options;
-    this.words = options.words ?? fixedTranslator('en', { isolate: false });
+    this.words = options.words ?? PLAIN_ENGLISH;
   }
 
   handle(notice: Notice): void {

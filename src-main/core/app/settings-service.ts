@@ -31,10 +31,8 @@ import type {
 } from './views.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
 import { saidStatus } from '../events/status.ts';
-import { fixedTranslator, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
+import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
-
-const PLAIN_ENGLISH = fixedTranslator('en', { isolate: false });
 
 export interface SettingsServiceDeps {
   logger: Logger;

@@ -11,7 +11,7 @@ import {
 } from '../../../src-shared/service-errors.ts';
 import type { DirectoryEntry } from './directory.ts';
 import { normalizeNumber } from './phone.ts';
-import { fixedTranslator, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
+import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
@@ -44,8 +44,6 @@ export interface TestConnectionDeps {
   /** The language of the result's words (English, plain, when not given). */
   words?: TranslatorSource;
 }
-
-const PLAIN_ENGLISH = fixedTranslator('en', { isolate: false });
 
 /** Checks the base URL the way the service client will use it: https, or http for this computer. */
 export function checkBaseUrl(

@@ -42,6 +42,22 @@ export function outcomeLabel(outcome: CallOutcome): string {
   return OUTCOME_WORDS[outcome] ?? 'Ended';
 }
 
+const CONNECTION_STATES: readonly ConnectionState[] = [
+  'connected',
+  'connecting',
+  'degraded',
+  'offline',
+  'needs-attention',
+];
+
+/**
+ * A status's state as one the UI has words for (the tray, the status panel): a value an older or
+ * newer main might send reads as 'connecting'.
+ */
+export function knownState(state: ConnectionState): ConnectionState {
+  return CONNECTION_STATES.includes(state) ? state : 'connecting';
+}
+
 /** The message id of an outcome's words (common.outcome.*); an unknown value reads as "Ended". */
 export function outcomeMessageId(outcome: CallOutcome): MessageId {
   return CALL_OUTCOMES.includes(outcome) ? `common.outcome.${outcome}` : 'common.outcome.ended';
