@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from '../src-shared/clock.ts';
 import { LastResort } from '../src-shared/last-resort.ts';
+import { whenToStop, type StopReason } from '../src-shared/stop-signal.ts';
 import { SecretRegistry, createLogger, silentLogger, type Logger } from '../src-shared/log.ts';
 import { checkConfig, type ConfigReport } from './check-config.ts';
 import { loadConfig, type RelayConfig } from './config.ts';
@@ -100,17 +101,16 @@ async function main(): Promise<number | undefined> {
   }
   process.stdout.write(`relay listening on ${relay.url} (storage: ${store.kind})\n`);
 
-  let stopping = false;
-  const onSignal = (signal: NodeJS.Signals) => {
-    if (stopping) {
+  // SIGTERM, Ctrl+C, or (under `npm run relay`) npm going away: the shared rule
+  // (src-shared/stop-signal.ts). A second signal while draining means "now".
+  void whenToStop(process, {
+    onRepeat: (signal) => {
       logger.warn('second signal during shutdown; exiting now', { signal });
       process.exit(1);
-    }
-    stopping = true;
-    void shutdown(signal, config, relay, store, logger).then((code) => process.exit(code));
-  };
-  process.on('SIGTERM', onSignal);
-  process.on('SIGINT', onSignal);
+    },
+  })
+    .then((reason) => shutdown(reason, config, relay, store, logger))
+    .then((code) => process.exit(code));
   return undefined;
 }
 
@@ -151,13 +151,13 @@ async function checkOnly(
  * shutdownGraceMs + 15 s.
  */
 async function shutdown(
-  signal: NodeJS.Signals,
+  reason: StopReason,
   config: RelayConfig,
   relay: RelayServer,
   store: EventStore,
   logger: Logger,
 ): Promise<number> {
-  logger.info('shutdown requested', { signal });
+  logger.info('shutdown requested', { reason });
   const hold = setInterval(() => {}, 1_000);
   const deadline = setTimeout(() => {
     logger.error('shutdown did not finish in time; exiting', {

@@ -7,6 +7,8 @@
  * is never quoted (a snapshot holds callers' numbers).
  */
 
+import { listenFailure } from '../src-shared/listen-error.ts';
+
 /** A failure to start, already in plain words; cli.ts prints it and exits 1. */
 export class StartupError extends Error {
   constructor(message: string) {
@@ -73,28 +75,17 @@ export function redisStartupError(url: string, err: unknown, connectTimeoutMs: n
   );
 }
 
-/** server.listen failed. */
+/** server.listen failed: the shared causes (src-shared/listen-error.ts), the relay's remedies. */
 export function listenStartupError(host: string, port: number, err: unknown): Error {
-  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
-  const code = codeOf(err);
-  switch (code) {
-    case 'EADDRINUSE':
-      return new StartupError(
-        `cannot listen on ${where}: the port is in use by another program (EADDRINUSE). Stop that program (another relay?), or set port in the config (or RELAY_PORT).`,
-      );
-    case 'EACCES':
-      return new StartupError(
-        `cannot listen on ${where}: this user may not use port ${port} (EACCES). Use a port above 1023 behind your load balancer, or grant the relay CAP_NET_BIND_SERVICE.`,
-      );
-    case 'EADDRNOTAVAIL':
-    case 'ENOTFOUND':
-    case 'EAI_AGAIN':
-      return new StartupError(
-        `cannot listen on ${where}: ${host} is not an address of this machine (${code}). Set host in the config (or RELAY_HOST) to one of its addresses, or 0.0.0.0 for all.`,
-      );
-    default:
-      return new StartupError(`cannot listen on ${where}: ${messageOf(err).slice(0, 200)}`);
-  }
+  return new StartupError(
+    listenFailure(host, port, err, {
+      inUse: 'Stop that program (another relay?), or set port in the config (or RELAY_PORT).',
+      denied:
+        'Use a port above 1023 behind your load balancer, or grant the relay CAP_NET_BIND_SERVICE.',
+      notHere:
+        'Set host in the config (or RELAY_HOST) to one of its addresses, or 0.0.0.0 for all.',
+    }),
+  );
 }
 
 /** A file named in the config could not be used. `setting` is its path in the config. */

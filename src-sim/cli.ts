@@ -4,6 +4,8 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { listenFailure } from '../src-shared/listen-error.ts';
+import { whenToStop } from '../src-shared/stop-signal.ts';
 import { startSimulator } from './simulator.ts';
 import type { SimulatorOptions } from './types.ts';
 
@@ -107,7 +109,25 @@ const exclude = parsed.exclude
       .filter(Boolean)
   : [];
 
-const sim = await startSimulator(options);
+/** A failure to start, in one line (no stack trace): exit 1, as the relay does. */
+function cannotStart(message: string): never {
+  process.stderr.write(`sim: cannot start: ${message}\n`);
+  process.exit(1);
+}
+
+const sim = await startSimulator(options).catch((err: unknown) => {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('E'))
+    cannotStart(
+      listenFailure(options.host ?? '127.0.0.1', options.port ?? 0, err, {
+        inUse:
+          'Stop that program (another simulator?), or choose another port: --port <n>, or --port 0 for a free one.',
+        denied: 'Use a port above 1023 (--port <n>).',
+        notHere: 'Give --host one of its addresses (default 127.0.0.1).',
+      }),
+    );
+  cannotStart(err instanceof Error ? err.message : String(err));
+});
 if (trafficRate !== undefined)
   sim.startTraffic({ ratePerSec: trafficRate, excludeExtensions: exclude });
 
@@ -130,11 +150,9 @@ process.stdout.write(
   ].join('\n'),
 );
 
-let stopping = false;
-const stop = () => {
-  if (stopping) return;
-  stopping = true;
-  void sim.close().then(() => process.exit(0));
-};
-process.on('SIGINT', stop);
-process.on('SIGTERM', stop);
+// Ctrl+C, SIGTERM, or (under `npm run sim`) npm going away: the shared rule (src-shared/stop-signal.ts).
+const reason = await whenToStop(process);
+process.stderr.write(`sim: stopping (${reason})\n`);
+await sim.close();
+process.stderr.write('sim: stopped\n');
+process.exit(0);

@@ -17,7 +17,7 @@ import { LANG_CODES, parseHeadlessArgs, preScan, usage, UsageError } from './arg
 import { environmentLanguages, isLocale, resolveLocale } from '../../src-shared/i18n/locales.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
 import { EXIT, runHeadless } from './runner.ts';
-import { whenToStop } from './stop-signal.ts';
+import { whenToStop } from '../../src-shared/stop-signal.ts';
 
 /** A clean stop that takes longer than this (a hung socket close) ends with exit code 1. */
 const STOP_DEADLINE_MS = 10_000;

@@ -5,7 +5,7 @@
  * file outside the test runner.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -163,6 +163,41 @@ export class ProcessGroup {
       }
     }
     for (const dir of this.dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Child pids of `pid` (Linux /proc). */
+function childrenOf(pid: number): number[] {
+  const file = `/proc/${pid}/task/${pid}/children`;
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+}
+
+/**
+ * The process under `pid` (npm -> sh -> node) with `script` as one of its arguments: the program a
+ * `npm run <script>` started (not npm's shell, whose one argument only contains it). Throws,
+ * listing what is there, when none is.
+ */
+export function descendantOf(pid: number, script: string): number {
+  const descendants = (p: number): number[] => childrenOf(p).flatMap((c) => [c, ...descendants(c)]);
+  const pids = descendants(pid);
+  const found = pids.find((p) => {
+    try {
+      return readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes(script);
+    } catch {
+      return false; // gone meanwhile
+    }
+  });
+  if (found === undefined) throw new Error(`no ${script} under pid ${pid}: ${pids.join(', ')}`);
+  return found;
+}
+
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 

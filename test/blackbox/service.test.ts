@@ -9,33 +9,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProcessGroup, REPO, until } from './processes.ts';
+import { alive, descendantOf, ProcessGroup, REPO, until } from './processes.ts';
 import { RunnerProcess, SimProcess, startRunner } from './services.ts';
 
 let group: ProcessGroup;
 afterEach(async () => {
   await group?.cleanup();
 });
-
-/** Child pids of `pid` (Linux /proc). */
-function childrenOf(pid: number): number[] {
-  const dir = `/proc/${pid}/task`;
-  if (!existsSync(dir)) return [];
-  return readFileSync(join(dir, String(pid), 'children'), 'utf8')
-    .trim()
-    .split(/\s+/)
-    .filter(Boolean)
-    .map(Number);
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** The simulator's open sockets, once the count has settled (a close takes a moment to land). */
 async function openSockets(sim: SimProcess): Promise<number> {
@@ -106,19 +86,13 @@ describe('screenpop-headless as a service', { timeout: 60_000 }, () => {
     });
     await runner.waitForState('connected');
     // npm -> sh -> node: find the runner's own process.
-    const descendants = (pid: number): number[] =>
-      childrenOf(pid).flatMap((c) => [c, ...descendants(c)]);
-    const pids = descendants(runner.proc.pid);
-    const nodePid = pids.find((p) =>
-      readFileSync(`/proc/${p}/cmdline`, 'utf8').includes('src-main/headless/cli.ts'),
-    );
-    expect(nodePid, `processes under npm: ${pids.join(', ')}`).toBeDefined();
-    group.adopt(nodePid!);
+    const nodePid = descendantOf(runner.proc.pid, 'src-main/headless/cli.ts');
+    group.adopt(nodePid);
 
     runner.proc.signal('SIGTERM');
     await runner.proc.exit;
     await until(
-      () => !alive(nodePid!),
+      () => !alive(nodePid),
       'the runner to stop after npm',
       10_000,
       () => runner.explain(),
