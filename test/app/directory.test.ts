@@ -1,5 +1,4 @@
 import { describe, expect, it } from 'vitest';
-import { parseContacts } from '../../src-main/core/app/contacts-file.ts';
 import { Directory, type DirectoryEntry } from '../../src-main/core/app/directory.ts';
 import { formatNumber, normalizeNumber } from '../../src-main/core/app/phone.ts';
 import { silentLogger } from '../../src-shared/log.ts';
@@ -17,10 +16,10 @@ function makeDirectory(
     defaultRegion: 'US',
     refreshMs: 15 * 60_000,
     retryMinMs: 30_000,
-    readText: async (p) => {
+    readFile: async (p) => {
       const t = files[p];
       if (t === undefined) throw Object.assign(new Error('ENOENT'), { code: 'ENOENT' });
-      return t;
+      return new TextEncoder().encode(t);
     },
   });
   return { clock, dir };
@@ -43,30 +42,6 @@ describe('phone numbers', () => {
     // Caller text too long to show is cut, and says so.
     expect(formatNumber('9'.repeat(64), 'US')).toBe('9'.repeat(64));
     expect(formatNumber('9'.repeat(300), 'US')).toBe(`${'9'.repeat(63)}…`);
-  });
-});
-
-describe('contacts file', () => {
-  it('reads CSV with quoted fields and several number columns', () => {
-    const csv =
-      'Name,Phone,Mobile\r\n"Lovelace, Ada",(415) 555-0123,\r\n"Grace ""Amazing"" Hopper",,+44 20 7946 0958\n';
-    expect(parseContacts(csv)).toEqual([
-      { name: 'Lovelace, Ada', number: '(415) 555-0123' },
-      { name: 'Grace "Amazing" Hopper', number: '+44 20 7946 0958' },
-    ]);
-  });
-
-  it('reads vCard FN and TEL, with folded lines', () => {
-    const vcf =
-      'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Alan\r\n  Turing\r\nTEL;TYPE=work:+1-415-555-0199\r\nitem1.TEL:tel:+14155550100\r\nEND:VCARD\r\n';
-    expect(parseContacts(vcf)).toEqual([
-      { name: 'Alan Turing', number: '+1-415-555-0199' },
-      { name: 'Alan Turing', number: '+14155550100' },
-    ]);
-  });
-
-  it('gives nothing for a CSV without name/number columns', () => {
-    expect(parseContacts('a,b\n1,2\n')).toEqual([]);
   });
 });
 
@@ -161,6 +136,49 @@ describe('Directory', () => {
 
   it('treats an unreadable contacts file as no contacts', async () => {
     const { dir } = makeDirectory(async () => []);
-    expect(await dir.loadContactsFile('/missing.vcf')).toMatchObject({ ok: false, count: 0 });
+    expect(await dir.loadContactsFile('/missing.vcf')).toEqual({
+      ok: false,
+      problem: { kind: 'unreadable' },
+    });
+  });
+
+  it('never lets the contacts file rename a colleague, and says where each name came from', async () => {
+    const { dir } = makeDirectory(async () => [{ number: '102', callerIdName: 'Ada Lovelace' }], {
+      '/c.csv':
+        'First Name,Last Name,Company,Mobile Phone,Business Phone\n' +
+        'Bob,Builder,Builder & Co,(415) 555-0123,102\n',
+    });
+    dir.start();
+    await dir.refreshNow();
+    expect(await dir.loadContactsFile('/c.csv')).toEqual({ ok: true, count: 2 });
+    expect(dir.identify('102')).toEqual({
+      name: 'Ada Lovelace',
+      source: 'directory',
+      company: null,
+      numberKind: null,
+    });
+    expect(dir.identify('+1 415 555 0123')).toEqual({
+      name: 'Bob Builder',
+      source: 'contacts',
+      company: 'Builder & Co',
+      numberKind: 'mobile',
+    });
+    dir.stop();
+  });
+
+  it('says why a file gave nothing, and then has no contacts', async () => {
+    const { dir } = makeDirectory(async () => [], {
+      '/good.csv': 'Name,Phone\nBob,(415) 555-0123\n',
+      '/emails.csv': 'Name,E-mail Address\nBob,bob@example.com\n',
+    });
+    await dir.loadContactsFile('/good.csv');
+    expect(dir.lookup('+14155550123')).toBe('Bob');
+    expect(await dir.inspectContactsFile('/emails.csv')).toEqual({
+      ok: false,
+      problem: { kind: 'no-phone-column', columns: ['Name', 'E-mail Address'] },
+    });
+    expect(dir.lookup('+14155550123')).toBe('Bob'); // inspecting changes nothing
+    expect(await dir.loadContactsFile('/emails.csv')).toMatchObject({ ok: false });
+    expect(dir.lookup('+14155550123')).toBeNull();
   });
 });

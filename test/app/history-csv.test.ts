@@ -4,7 +4,7 @@
  * when parsed as RFC 4180.
  */
 import { describe, expect, it } from 'vitest';
-import { parseCsvRows } from '../../src-main/core/app/contacts-file.ts';
+import { parseCsvRows } from '../../src-main/core/contacts/csv.ts';
 import {
   csvCell,
   exportFileName,
@@ -21,6 +21,8 @@ function entry(over: Partial<HistoryEntry> & { callId: string }): HistoryEntry {
     from: '+14155550123',
     fromDisplay: '(415) 555-0123',
     callerName: 'Ada Lovelace',
+    callerCompany: null,
+    numberKind: null,
     to: '101',
     toDisplay: '101',
     toName: null,

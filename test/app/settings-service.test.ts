@@ -52,7 +52,7 @@ async function harness(initial: Partial<Settings> = {}, opts: { demoFails?: bool
     inspectContactsFile: async (path) =>
       path.endsWith('.csv')
         ? { ok: true, count: 3 }
-        : { ok: false, count: 0, message: 'No contacts found in that file.' },
+        : { ok: false, problem: { kind: 'no-phone-column', columns: ['Name', 'E-mail'] } },
   });
   return { settings, credentials, secrets, demo, probes, service };
 }
@@ -111,7 +111,8 @@ describe('SettingsService', () => {
     expect(await t.service.pickContactsFile('/home/a/notes.txt')).toEqual({
       status: 'failed',
       path: '/home/a/notes.txt',
-      message: 'No contacts found in that file.',
+      message:
+        'No contacts found: no column holds phone numbers. The file’s columns are: Name, E-mail. Export your contacts again as “Google CSV”, “Outlook CSV” or vCard, or name the columns “Name” and “Phone”.',
     });
     expect(await t.service.pickContactsFile('/home/a/c.csv')).toEqual({
       status: 'picked',

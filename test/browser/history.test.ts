@@ -8,7 +8,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { parseCsvRows } from '../../src-main/core/app/contacts-file.ts';
+import { parseCsvRows } from '../../src-main/core/contacts/csv.ts';
 import { buildCrmUrl } from '../../src-main/core/app/crm-url.ts';
 import { historyToCsv } from '../../src-main/core/app/history-csv.ts';
 import { writeFileAtomic } from '../../src-shared/atomic-file.ts';

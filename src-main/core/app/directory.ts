@@ -3,7 +3,8 @@ import { delay, type Clock, type TimerHandle } from '../../../src-shared/clock.t
 import { Emitter } from '../../../src-shared/emitter.ts';
 import { Generation } from '../generation.ts';
 import type { Logger } from '../../../src-shared/log.ts';
-import { MAX_CONTACTS_BYTES, parseContacts } from './contacts-file.ts';
+import { MAX_CONTACTS_BYTES, readContacts } from '../contacts/contacts-file.ts';
+import type { Contact, ContactsProblem, NumberKind } from '../contacts/types.ts';
 import { formatNumber, normalizeNumber } from './phone.ts';
 import { displayText } from './text.ts';
 
@@ -18,10 +19,30 @@ export interface DirectoryEntry {
   callerIdName: string;
 }
 
-export interface CallerDirectory {
+/** Who a number is, as the directory knows it. */
+export interface CallerIdentity {
+  name: string;
+  source: 'directory' | 'contacts';
+  /** The contact's organisation (contacts file only); null when not known. */
+  company: string | null;
+  /** What this number is to the contact (contacts file only): mobile, work… */
+  numberKind: NumberKind | null;
+}
+
+/** Names and formats numbers (the notices need no more). */
+export interface NameDirectory {
   lookup(number: string): string | null;
   format(number: string): string;
 }
+
+/** What the call presenter asks: who a number is, with where the name came from. */
+export interface CallerDirectory extends NameDirectory {
+  identify(number: string): CallerIdentity | null;
+}
+
+/** What came of reading a contacts file: how many numbers it names, or why none. */
+export type ContactsFileResult =
+  { ok: true; count: number } | { ok: false; problem: ContactsProblem | { kind: 'unreadable' } };
 
 export interface DirectoryOptions {
   clock: Clock;
@@ -32,16 +53,22 @@ export interface DirectoryOptions {
   refreshMs?: number;
   retryMinMs?: number;
   retryMaxMs?: number;
-  readText?: (path: string) => Promise<string>;
+  readFile?: (path: string) => Promise<Uint8Array>;
 }
 
 export const DIRECTORY_REFRESH_MS = 15 * 60_000;
 
-async function readBoundedText(path: string): Promise<string> {
+async function readBoundedFile(path: string): Promise<Uint8Array> {
   const info = await stat(path);
   if (!info.isFile()) throw new Error('not a file');
   if (info.size > MAX_CONTACTS_BYTES) throw new Error(`larger than ${MAX_CONTACTS_BYTES} bytes`);
-  return readFile(path, 'utf8');
+  return readFile(path);
+}
+
+interface ContactEntry {
+  name: string;
+  company: string | null;
+  numberKind: NumberKind;
 }
 
 export class Directory implements CallerDirectory {
@@ -51,11 +78,11 @@ export class Directory implements CallerDirectory {
   private readonly refreshMs: number;
   private readonly retryMinMs: number;
   private readonly retryMaxMs: number;
-  private readonly readText: (path: string) => Promise<string>;
+  private readonly readFile: (path: string) => Promise<Uint8Array>;
   private region: string | undefined;
   private extensions = new Map<string, string>();
-  private contacts = new Map<string, string>();
-  private contactsRaw: { name: string; number: string }[] = [];
+  private contacts = new Map<string, ContactEntry>();
+  private contactsRaw: Contact[] = [];
   private timer: TimerHandle | undefined;
   private failures = 0;
   private running = false;
@@ -75,7 +102,7 @@ export class Directory implements CallerDirectory {
     this.refreshMs = options.refreshMs ?? DIRECTORY_REFRESH_MS;
     this.retryMinMs = options.retryMinMs ?? 30_000;
     this.retryMaxMs = options.retryMaxMs ?? this.refreshMs;
-    this.readText = options.readText ?? readBoundedText;
+    this.readFile = options.readFile ?? readBoundedFile;
     this.changes = new Emitter(this.logger, 'directory');
   }
 
@@ -181,71 +208,109 @@ export class Directory implements CallerDirectory {
   }
 
   /** Loads (or, with '', clears) the contacts file. A bad file is logged and leaves no contacts. */
-  async loadContactsFile(path: string): Promise<{ ok: boolean; count: number; message?: string }> {
+  async loadContactsFile(path: string): Promise<ContactsFileResult> {
     if (!path) {
       this.contactsRaw = [];
       this.indexContacts();
       return { ok: true, count: 0 };
     }
-    try {
-      this.contactsRaw = parseContacts(await this.readText(path));
-      this.indexContacts();
-      this.logger.info('contacts file loaded', { contacts: this.contacts.size });
-      return { ok: true, count: this.contacts.size };
-    } catch (err) {
-      this.contactsRaw = [];
-      this.indexContacts();
-      this.logger.warn('contacts file could not be read', { error: err });
-      return { ok: false, count: 0, message: 'The contacts file could not be read.' };
+    const read = await this.readContactsFile(path);
+    this.contactsRaw = read.ok ? read.contacts : [];
+    this.indexContacts();
+    if (!read.ok) {
+      // The problem's kind only: the columns may be a headerless file's first row (people's data).
+      this.logger.warn('contacts file gave no contacts', { problem: read.problem.kind });
+      return read;
     }
+    this.logger.info('contacts file loaded', {
+      layout: read.layout,
+      contacts: read.contacts.length,
+      numbers: this.contacts.size,
+      skipped: read.skipped,
+    });
+    return { ok: true, count: this.contacts.size };
   }
 
   /**
    * Reads and parses a contacts file without using it (the settings' file picker says what is in
-   * a file before the user saves it).
+   * a file before the user saves it): how many numbers it names, or why none.
    */
-  async inspectContactsFile(
+  async inspectContactsFile(path: string): Promise<ContactsFileResult> {
+    const read = await this.readContactsFile(path);
+    if (!read.ok) return read;
+    return { ok: true, count: this.index(read.contacts).size };
+  }
+
+  private async readContactsFile(
     path: string,
-  ): Promise<{ ok: boolean; count: number; message?: string }> {
+  ): Promise<
+    | { ok: true; contacts: Contact[]; layout: string; skipped: number }
+    | { ok: false; problem: ContactsProblem | { kind: 'unreadable' } }
+  > {
+    let bytes: Uint8Array;
     try {
-      const count = parseContacts(await this.readText(path)).length;
-      return count > 0
-        ? { ok: true, count }
-        : {
-            ok: false,
-            count: 0,
-            message:
-              'No contacts found in this file. Use a CSV file with a name column and a phone column, or a vCard (.vcf) file.',
-          };
+      bytes = await this.readFile(path);
     } catch (err) {
       this.logger.warn('contacts file could not be read', { error: err });
-      return {
-        ok: false,
-        count: 0,
-        message: `The file could not be read (at most ${MAX_CONTACTS_BYTES / 1024 / 1024} MB, CSV or vCard).`,
-      };
+      return { ok: false, problem: { kind: 'unreadable' } };
     }
+    const reading = readContacts(bytes);
+    if (reading.problem || reading.contacts.length === 0)
+      return { ok: false, problem: reading.problem ?? { kind: 'empty' } };
+    return {
+      ok: true,
+      contacts: reading.contacts,
+      layout: reading.layout,
+      skipped: reading.skipped,
+    };
   }
 
   /** The caller's name: the extension list first (it is the tenant's truth), then contacts. */
   lookup(number: string): string | null {
+    return this.identify(number)?.name ?? null;
+  }
+
+  /**
+   * Who `number` is: a colleague on the tenant's extension list first (the phone system's own
+   * name for its extension is never overridden), then the contacts file with the contact's company
+   * and what this number is to them (mobile, work…).
+   */
+  identify(number: string): CallerIdentity | null {
     const key = normalizeNumber(number, this.region);
     if (!key) return null;
-    return this.extensions.get(key) ?? this.contacts.get(key) ?? null;
+    const colleague = this.extensions.get(key);
+    if (colleague) return { name: colleague, source: 'directory', company: null, numberKind: null };
+    const contact = this.contacts.get(key);
+    if (!contact) return null;
+    return {
+      name: contact.name,
+      source: 'contacts',
+      company: contact.company,
+      numberKind: contact.numberKind,
+    };
   }
 
   format(number: string): string {
     return formatNumber(number, this.region);
   }
 
-  private indexContacts(): void {
-    const next = new Map<string, string>();
-    for (const c of this.contactsRaw) {
-      const key = normalizeNumber(c.number, this.region);
+  /** Contacts by number; when two contacts share a number, the first in the file keeps it. */
+  private index(contacts: readonly Contact[]): Map<string, ContactEntry> {
+    const next = new Map<string, ContactEntry>();
+    for (const c of contacts) {
       const name = displayText(c.name);
-      if (key && name && !next.has(key)) next.set(key, name);
+      if (!name) continue;
+      const company = displayText(c.company) || null;
+      for (const n of c.numbers) {
+        const key = normalizeNumber(n.number, this.region);
+        if (key && !next.has(key)) next.set(key, { name, company, numberKind: n.kind });
+      }
     }
-    this.contacts = next;
+    return next;
+  }
+
+  private indexContacts(): void {
+    this.contacts = this.index(this.contactsRaw);
     this.emit();
   }
 

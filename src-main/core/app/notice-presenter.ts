@@ -18,7 +18,7 @@ import type { Logger } from '../../../src-shared/log.ts';
 import type { StatusView } from './views.ts';
 import type { FeatureStatus } from '../events/features.ts';
 import type { Notice } from '../events/notices.ts';
-import type { CallerDirectory } from './directory.ts';
+import type { NameDirectory } from './directory.ts';
 import type { HistoryStore } from './history-store.ts';
 import type { Notifier } from './ports.ts';
 import { boundedText, displayText, messageText, previewText } from './text.ts';
@@ -29,7 +29,7 @@ import { render, type Words } from '../../../src-shared/i18n/phrase.ts';
 export interface NoticePresenterOptions {
   clock: Clock;
   logger: Logger;
-  directory: CallerDirectory;
+  directory: NameDirectory;
   history: HistoryStore;
   notifier: Notifier;
   settings: () => { doNotDisturb: boolean; sound: boolean };

@@ -15,6 +15,8 @@ import {
 import { DEFAULT_SETTINGS, type Settings } from '../settings/types.ts';
 import { NOT_SET_UP, type ConnectionPlan } from './connection-supervisor.ts';
 import { previewCrmUrl } from './crm-url.ts';
+import type { ContactsFileResult } from './directory.ts';
+import { contactsProblemWords } from '../contacts/problem-words.ts';
 import type { DemoService } from './ports.ts';
 import type { SettingsPort } from './settings-port.ts';
 import {
@@ -29,7 +31,7 @@ import type {
   SettingsView,
   TestConnectionResult,
 } from './views.ts';
-import { phrase } from '../../../src-shared/i18n/phrase.ts';
+import { phrase, render } from '../../../src-shared/i18n/phrase.ts';
 import { saidStatus } from '../events/status.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
@@ -43,7 +45,7 @@ export interface SettingsServiceDeps {
   createProbe: (input: TestConnectionInput & { secret: string }) => ConnectionProbe;
   localAddress?: (host: string) => Promise<string | null>;
   /** What a contacts file holds (the directory reads it). */
-  inspectContactsFile: (path: string) => Promise<{ ok: boolean; count: number; message?: string }>;
+  inspectContactsFile: (path: string) => Promise<ContactsFileResult>;
   /** The language the user reads (the app's LocaleState); English, plain, when not given. */
   words?: TranslatorSource;
 }
@@ -272,7 +274,7 @@ export class SettingsService {
       : {
           status: 'failed',
           path,
-          message: inspected.message ?? 'The contacts file could not be read.',
+          message: render(contactsProblemWords(inspected.problem), this.words()),
         };
   }
 
