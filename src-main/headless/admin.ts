@@ -54,6 +54,7 @@ export function effectiveSettings(
     eventSource: args.eventSource,
     features: args.features,
     caFile: args.caFile || policy.settings.caFile || '',
+    contactsFile: args.contacts,
   };
   const settings = withLocks(wanted, policy);
   for (const key of Object.keys(policy.locked) as Array<keyof Settings>)

@@ -2,7 +2,7 @@
  * Command-line flags of screenpop-headless, validated at the boundary. A usage error is thrown as
  * UsageError (exit code 2); nothing here touches the network.
  */
-import { isAbsolute } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { applyPatch } from '../core/settings/validate-settings.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
@@ -24,6 +24,8 @@ export interface HeadlessArgs {
   eventSource: Settings['eventSource'];
   /** A PEM file of certificate authorities trusted besides the system's ('' = none). */
   caFile: string;
+  /** A contacts file (CSV or vCard) naming outside callers, as a full path ('' = none). */
+  contacts: string;
   /** Voicemail, SMS, trunk status, presence: all on unless turned off with --without. */
   features: Settings['features'];
   verbose: boolean;
@@ -47,7 +49,8 @@ export class UsageError extends Error {
 const SYNOPSIS = [
   'screenpop-headless --base-url <https://tenant.example.com> --extension <n> [--extension <n> ...]',
   '                   [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>]',
-  '                   [--heartbeat-sec <s>] [--ca-file <pem>] [--verbose] [--lang <code>]',
+  '                   [--heartbeat-sec <s>] [--ca-file <pem>] [--contacts <file.csv|file.vcf>]',
+  '                   [--verbose] [--lang <code>]',
   '                   [--relay-url <wss://relay.example.org> [--relay-tenant <name>]',
   '                    [--event-source auto|direct|relay]]',
   '                   [--without voicemail|sms|trunk|presence ...]',
@@ -107,6 +110,7 @@ export function parseHeadlessArgs(
         'relay-tenant': { type: 'string' },
         'event-source': { type: 'string' },
         'ca-file': { type: 'string' },
+        contacts: { type: 'string' },
         without: { type: 'string', multiple: true },
         verbose: { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
@@ -157,6 +161,9 @@ export function parseHeadlessArgs(
   const help = values.help ?? false;
   const caFile = (values['ca-file'] ?? '').trim();
   if (caFile && !isAbsolute(caFile)) throw new UsageError('--ca-file must be a full path');
+  // A relative path is the shell's: made full here, so the log and any message name the file read.
+  const contactsGiven = (values.contacts ?? defaults.contactsFile).trim();
+  const contacts = contactsGiven ? resolve(contactsGiven) : '';
   const diagnostics = values.diagnostics?.trim() || null;
   if (values.diagnostics !== undefined && !diagnostics)
     throw new UsageError('--diagnostics needs the path of the archive to write');
@@ -190,6 +197,7 @@ export function parseHeadlessArgs(
     heartbeatSec,
     ...relay,
     caFile,
+    contacts,
     features,
     verbose: values.verbose ?? false,
     help,

@@ -150,6 +150,11 @@ async function main(): Promise<number> {
     lastResort,
     policy,
     words: t,
+  }).catch((error: unknown) => {
+    // A contacts file that gives nothing is found only once the run has started.
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`screenpop-headless: ${error.message}\n`);
+    return EXIT.usage;
   });
 }
 

@@ -10,6 +10,8 @@ import type { Fault } from '../../src-shared/last-resort.ts';
 import type { Notice } from '../core/events/notices.ts';
 import type { FeatureStatus } from '../core/events/features.ts';
 import { previewText } from '../core/app/text.ts';
+import type { CallerIdentity } from '../core/app/directory.ts';
+import type { NameSource, NumberKind } from '../core/app/views.ts';
 import { render, type Words } from '../../src-shared/i18n/phrase.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 
@@ -30,6 +32,12 @@ export interface PopLine {
   to: string;
   event_id: string;
   caller_name: string | null;
+  /** Where caller_name came from: the tenant's extension list, the contacts file, the CRM, or none. */
+  name_source: NameSource;
+  /** The caller's company (contacts file); null when not known. */
+  caller_company: string | null;
+  /** What the number is to the caller (contacts file): mobile, work, home, main, other; or null. */
+  number_kind: NumberKind | null;
   /** Server time of the ring, ms since the epoch. */
   timestamp: number;
 }
@@ -140,7 +148,7 @@ export function statusLine(s: ConnectionStatus, t?: Translator): StatusLine {
   };
 }
 
-export function popLine(p: Pop, callerName: string | null): PopLine {
+export function popLine(p: Pop, caller: CallerIdentity | null): PopLine {
   return {
     type: 'pop',
     call_id: p.callId,
@@ -148,7 +156,10 @@ export function popLine(p: Pop, callerName: string | null): PopLine {
     from_truncated: p.fromTruncated === true,
     to: p.to,
     event_id: p.eventId,
-    caller_name: callerName,
+    caller_name: caller?.name ?? null,
+    name_source: caller?.source ?? 'none',
+    caller_company: caller?.company ?? null,
+    number_kind: caller?.numberKind ?? null,
     timestamp: p.timestamp,
   };
 }

@@ -25,7 +25,10 @@ import { spawnProgramRunner } from '../core/app/program-runner.ts';
 import type { ProgramRunner } from '../core/app/ring-actions.ts';
 import { effectiveSettings, runnerRingActions } from './admin.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
-import type { HeadlessArgs } from './args.ts';
+import { UsageError, type HeadlessArgs } from './args.ts';
+import { contactsProblemWords } from '../core/contacts/problem-words.ts';
+import { render } from '../../src-shared/i18n/phrase.ts';
+import { PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
 import {
   dismissLine,
   faultLine,
@@ -100,6 +103,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       defaultRegion: args.region,
       staleRingSec: args.staleRingSec,
       features: args.features,
+      contactsFile: args.contacts,
       // The demo is the direct stream alone, as in the tray app.
       eventSource: 'direct',
     };
@@ -143,6 +147,19 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       connection ? connection.fetchExtensions() : Promise.reject(new Error('not connected')),
     defaultRegion: args.region,
   });
+  // A contacts file that gives nothing is a usage error, said with what was found in it: the user
+  // asked for names from it, and a runner that pops "unknown caller" all day helps no one.
+  if (settings.contactsFile) {
+    const loaded = await directory.loadContactsFile(settings.contactsFile);
+    if (!loaded.ok) {
+      await demo?.close();
+      const why = render(
+        contactsProblemWords(loaded.problem),
+        deps.words ?? PLAIN_ENGLISH.current(),
+      );
+      throw new UsageError(`--contacts ${settings.contactsFile}: ${why}`);
+    }
+  }
 
   // Lines go out in the order things happened, even when a pop waits for the first extension list.
   let queue = Promise.resolve();
@@ -163,7 +180,9 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       }),
       engine.onPop((p) => {
         emit(
-          directory.firstLoad(FIRST_NAMES_WAIT_MS).then(() => popLine(p, directory.lookup(p.from))),
+          directory
+            .firstLoad(FIRST_NAMES_WAIT_MS)
+            .then(() => popLine(p, directory.identify(p.from))),
         );
         ringActions?.runOnce(p, directory.lookup(p.from));
       }),

@@ -41,6 +41,8 @@ export type {
   TestConnectionResult,
   CrmPreview,
   LocaleView,
+  NameSource,
+  NumberKind,
 } from '../core/app/views.ts';
 
 /** renderer -> main, request/response (ipcRenderer.invoke / ipcMain.handle). */

@@ -13,9 +13,11 @@ import type { CallCard } from '../../src-main/ipc/contract.ts';
 import { InertText, spokenText } from '../shared/InertText.tsx';
 import {
   calledLine,
+  callerCompany,
   callerHeadline,
   callerName,
   callerNumber,
+  numberKindWords,
   outcomeWords,
   ringTime,
 } from '../shared/format.ts';
@@ -52,6 +54,8 @@ export function CallCardView({
   const headline = callerHeadline(card, t);
   const name = callerName(card);
   const number = callerNumber(card, t);
+  const company = name ? callerCompany(card) : null;
+  const kind = name ? numberKindWords(card.numberKind, t) : null;
   const line = calledLine(card, t);
   const spoken = spokenText(headline);
   const actions = cardActions(card);
@@ -117,9 +121,19 @@ export function CallCardView({
               testId="caller-headline"
             />
           </h2>
+          {company && (
+            <p className="card__company">
+              <InertText text={company} testId="caller-company" />
+            </p>
+          )}
           {name && number && (
             <p className="card__number">
               <InertText text={number} className="number" testId="caller-number" />
+              {kind && (
+                <span className="card__number-kind" data-testid="number-kind">
+                  {kind}
+                </span>
+              )}
             </p>
           )}
         </div>

@@ -5,7 +5,7 @@
  * only get their kind ("Ext. 101") and words around them. Every word comes from the catalogue
  * through the window's Translator (src-shared/i18n), never assembled from caller text.
  */
-import type { CallOutcome, CallText } from '../../src-main/ipc/contract.ts';
+import type { CallOutcome, CallText, NumberKind } from '../../src-main/ipc/contract.ts';
 import { outcomeMessageId } from '../../src-main/ipc/contract.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 
@@ -37,6 +37,30 @@ export function callerNumber(call: CallText, t: Translator): string {
 /** The caller's name when known (and not blank). */
 export function callerName(call: CallText): string | null {
   return call.callerName?.trim() ? call.callerName : null;
+}
+
+/**
+ * What the caller's number is to them ("mobile", "work"), from the contacts file; null when not
+ * known or when it would say nothing ("other").
+ */
+export function numberKindWords(kind: NumberKind | null | undefined, t: Translator): string | null {
+  switch (kind) {
+    case 'mobile':
+      return t.t('common.number-kind.mobile');
+    case 'work':
+      return t.t('common.number-kind.work');
+    case 'home':
+      return t.t('common.number-kind.home');
+    case 'main':
+      return t.t('common.number-kind.main');
+    default:
+      return null;
+  }
+}
+
+/** The caller's company when known (and not blank). */
+export function callerCompany(call: { callerCompany?: string | null }): string | null {
+  return call.callerCompany?.trim() ? call.callerCompany : null;
 }
 
 /** The headline for a call: the caller's name when known, else the number, else "Unknown caller". */

@@ -117,6 +117,19 @@ export interface PresenterHarnessOptions {
   isUserNumber?: (to: string) => boolean;
 }
 
+/** A directory that knows these numbers' names (as colleagues, source 'directory'). */
+export function namesDirectory(names: Record<string, string>): CallerDirectory {
+  const lookup = (n: string) => names[n] ?? null;
+  return {
+    lookup,
+    identify: (n) => {
+      const name = lookup(n);
+      return name ? { name, source: 'directory', company: null, numberKind: null } : null;
+    },
+    format: (n) => formatNumber(n, 'US'),
+  };
+}
+
 /** A CallPresenter on the fake clock with fake views, and helpers to play the engine's events. */
 export function presenterHarness(options: PresenterHarnessOptions = {}) {
   const clock = new FakeClock();
@@ -146,10 +159,7 @@ export function presenterHarness(options: PresenterHarnessOptions = {}) {
   const presenter = new CallPresenter({
     clock,
     logger: silentLogger,
-    directory: options.directory ?? {
-      lookup: (n) => names[n] ?? null,
-      format: (n) => formatNumber(n, 'US'),
-    },
+    directory: options.directory ?? namesDirectory(names),
     history,
     notifier,
     popup,

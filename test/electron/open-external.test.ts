@@ -55,7 +55,11 @@ describe('SafeExternalOpener', () => {
     const opener = new SafeExternalOpener(shell, () => ['https'], silentLogger);
     const { presenter, pop } = presenterHarness({
       urlOpener: opener,
-      directory: { lookup: () => hostile, format: (n) => n },
+      directory: {
+        lookup: () => hostile,
+        identify: () => ({ name: hostile, source: 'contacts', company: null, numberKind: null }),
+        format: (n) => n,
+      },
       settings: { crmUrlTemplate: 'https://crm.example.com/find?phone={from}&name={caller_name}' },
     });
     presenter.handlePop(pop('c1', hostile));

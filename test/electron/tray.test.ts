@@ -54,6 +54,8 @@ const entry = (over: Partial<HistoryEntry> = {}): HistoryEntry => ({
   from: '+1',
   fromDisplay: '+1',
   callerName: 'Tom & Jerry',
+  callerCompany: null,
+  numberKind: null,
   to: '101',
   toDisplay: '101',
   toName: null,

@@ -111,6 +111,74 @@ describe('screenpop-headless', () => {
     expect(child.raw.join('\n') + child.stderr()).not.toContain(sim.apiKey.secret);
   });
 
+  it('--contacts names outside callers from an Outlook export and says where each name came from', async () => {
+    const sim = await startSimulator();
+    sims.push(sim);
+    const child = run(
+      [
+        '--base-url',
+        sim.baseUrl,
+        '--extension',
+        '101',
+        '--region',
+        'DE',
+        // Outlook's German export, in Windows-1252, as the user saved it.
+        '--contacts',
+        'test/contacts/fixtures/outlook-de.csv',
+      ],
+      { SCREENPOP_API_KEY: sim.apiKey.key, SCREENPOP_API_SECRET: sim.apiKey.secret },
+    );
+    await waitFor(
+      () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
+      'connected',
+      childWait(child),
+    );
+    const colleague = sim.extensions.find((e) => e.number !== '101')!;
+    const fromContact = sim.ring({ from: '+49 151 23456789', to: '101' });
+    const fromColleague = sim.ring({ from: colleague.number, to: '101' });
+    const unknown = sim.ring({ from: '+49 30 9999999', to: '101' });
+    await waitFor(
+      () => child.lines.filter((l) => l.type === 'pop').length >= 3,
+      'three pops',
+      childWait(child),
+    );
+    const pops = Object.fromEntries(
+      child.lines.filter((l) => l.type === 'pop').map((l) => [l.call_id, l]),
+    );
+    expect(pops[fromContact]).toMatchObject({
+      caller_name: 'Jürgen Müller',
+      name_source: 'contacts',
+      caller_company: 'Müller & Söhne KG',
+      number_kind: 'mobile',
+    });
+    expect(pops[fromColleague]).toMatchObject({
+      caller_name: colleague.caller_id_name,
+      name_source: 'directory',
+      caller_company: null,
+      number_kind: null,
+    });
+    expect(pops[unknown]).toMatchObject({ caller_name: null, name_source: 'none' });
+    child.proc.kill('SIGTERM');
+    expect(await child.exit).toBe(0);
+  });
+
+  it('--contacts with a file that names nobody exits 2 and says which columns it found, in the chosen language', async () => {
+    const child = run(
+      // Google's "Other contacts": people you e-mailed, with no numbers.
+      ['--demo', '--lang', 'de', '--contacts', 'test/contacts/fixtures/google-other-contacts.csv'],
+      {},
+    );
+    expect(await child.exit).toBe(2);
+    expect(child.raw).toEqual([]);
+    expect(child.stderr()).toContain('google-other-contacts.csv: Keine Kontakte gefunden:');
+    expect(child.stderr()).toContain(
+      'Namen werden aus First Name, Middle Name, Last Name, Organization Name und Nummern aus Phone 1 - Value gelesen, aber keine der 3 Zeilen der Datei hat beides ausgefüllt.',
+    );
+    const missing = run(['--demo', '--contacts', '/nonexistent/contacts.vcf'], {});
+    expect(await missing.exit).toBe(2);
+    expect(missing.stderr()).toContain('The contacts file could not be read.');
+  });
+
   it('pops a ring whose caller ID is longer than 256 characters, cut and flagged', async () => {
     const sim = await startSimulator();
     sims.push(sim);

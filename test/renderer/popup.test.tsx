@@ -19,6 +19,9 @@ function card(callId: string, callerName: string, startedAt: number, state = 'ri
     from: '+14155550123',
     fromDisplay: '+1 415-555-0123',
     callerName,
+    callerCompany: null,
+    numberKind: null,
+    nameSource: 'contacts',
     to: '101',
     toDisplay: '101',
     toName: null,
@@ -64,6 +67,25 @@ describe('popup', () => {
     );
     expect(alert.textContent).toBe('Incoming call from Katherine Johnson, to Ext. 101');
     expect(shown()).toEqual(['c', 'b']);
+  });
+
+  it("shows a contact's company and what the number is to them, as text", async () => {
+    const { api, emit } = fakeApi();
+    render(<PopupApp api={api} />);
+    await waitFor(() => expect(api.popupReady).toHaveBeenCalled());
+    act(() =>
+      emit('popup:calls', [
+        {
+          ...card('a', 'Ada Lovelace', 1000),
+          callerCompany: '<b>Analytical</b> Engines',
+          numberKind: 'mobile',
+        },
+        { ...card('b', 'Grace Hopper', 2000), numberKind: 'other' },
+      ]),
+    );
+    expect(screen.getByTestId('caller-company').textContent).toBe('<b>Analytical</b> Engines');
+    // "other" says nothing: only the mobile number is labelled.
+    expect(screen.getAllByTestId('number-kind').map((e) => e.textContent)).toEqual(['mobile']);
   });
 
   it('hides a dismissed call at once and while main still lists it', async () => {

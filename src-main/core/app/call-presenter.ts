@@ -144,12 +144,16 @@ export class CallPresenter {
     }
     const settings = this.o.settings();
     const from = boundedText(pop.from);
+    const caller = this.o.directory.identify(from);
     const card: CallCard = {
       kind: 'call',
       callId,
       from,
       fromDisplay: this.o.directory.format(from),
-      callerName: this.o.directory.lookup(from),
+      callerName: caller?.name ?? null,
+      callerCompany: caller?.company ?? null,
+      numberKind: caller?.numberKind ?? null,
+      nameSource: caller?.source ?? 'none',
       to,
       toDisplay: this.o.directory.format(to),
       toName: this.o.directory.lookup(to),
@@ -284,9 +288,12 @@ export class CallPresenter {
     let changed = false;
     for (const c of this.calls.values()) {
       if (c.card.callerName) continue;
-      const name = this.o.directory.lookup(c.card.from);
-      if (name) {
-        c.card.callerName = name;
+      const caller = this.o.directory.identify(c.card.from);
+      if (caller) {
+        c.card.callerName = caller.name;
+        c.card.callerCompany = caller.company;
+        c.card.numberKind = caller.numberKind;
+        c.card.nameSource = caller.source;
         this.o.history.recordRing(c.card);
         changed = true;
       }

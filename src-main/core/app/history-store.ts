@@ -13,6 +13,7 @@ import type { Clock } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { boundedText, displayText, messageText } from './text.ts';
+import { NUMBER_KINDS, type NumberKind } from '../contacts/types.ts';
 
 /**
  * The call history: every call that rang for the user, with its time, caller and how it ended,
@@ -47,7 +48,8 @@ export type HistoryNotice = Omit<VoicemailEntry, 'seen'> | Omit<SmsEntry, 'seen'
 export type HistoryRing = Pick<
   HistoryEntry,
   'callId' | 'from' | 'fromDisplay' | 'callerName' | 'to' | 'toDisplay' | 'toName' | 'startedAt'
->;
+> &
+  Partial<Pick<HistoryEntry, 'callerCompany' | 'numberKind'>>;
 
 /**
  * How much an outcome tells: an answer is final (answered here beats answered elsewhere), and a
@@ -130,6 +132,12 @@ function readEntry(e: Record<string, unknown>): HistoryEntry | null {
     callId: boundedText(e.callId, 128),
     endedAt: typeof e.endedAt === 'number' && Number.isFinite(e.endedAt) ? e.endedAt : null,
     outcome: e.outcome as CallOutcome,
+    // Files written before these existed have neither.
+    callerCompany:
+      typeof e.callerCompany === 'string' ? displayText(e.callerCompany) || null : null,
+    numberKind: NUMBER_KINDS.includes(e.numberKind as NumberKind)
+      ? (e.numberKind as NumberKind)
+      : null,
   };
 }
 
@@ -271,6 +279,8 @@ export class HistoryStore {
     if (existing) {
       if (!existing.callerName && ring.callerName) {
         existing.callerName = ring.callerName;
+        existing.callerCompany = ring.callerCompany ?? null;
+        existing.numberKind = ring.numberKind ?? null;
         this.changed();
       }
       return;
@@ -281,6 +291,8 @@ export class HistoryStore {
       from: ring.from,
       fromDisplay: ring.fromDisplay,
       callerName: ring.callerName,
+      callerCompany: ring.callerCompany ?? null,
+      numberKind: ring.numberKind ?? null,
       to: ring.to,
       toDisplay: ring.toDisplay,
       toName: ring.toName,

@@ -9,6 +9,15 @@ import type { ConnectionState } from '../events/contracts.ts';
 import type { Settings } from '../settings/types.ts';
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 import type { Locale } from '../../../src-shared/i18n/locales.ts';
+import type { NumberKind } from '../contacts/types.ts';
+
+export type { NumberKind } from '../contacts/types.ts';
+
+/**
+ * Where a call's caller name came from: the phone system's extension list (a colleague), the
+ * user's contacts file, the CRM lookup, or nowhere (unknown caller).
+ */
+export type NameSource = 'directory' | 'contacts' | 'crm' | 'none';
 
 /**
  * How a call turned out, in the same words for the popup's cards and the history: still ringing,
@@ -99,6 +108,10 @@ export interface CallFacts extends CallText {
   endedAt: number | null;
   /** How the call turned out, for the user. */
   outcome: CallOutcome;
+  /** The caller's company (contacts file or CRM); null when not known. */
+  callerCompany: string | null;
+  /** What the caller's number is to them (contacts file): mobile, work…; null when not known. */
+  numberKind: NumberKind | null;
 }
 
 /** One ringing (or just-ended, while it lingers) call as the popup shows it. All text is plain. */
@@ -107,6 +120,8 @@ export interface CallCard extends CallFacts {
   state: string;
   /** True when a CRM link can be opened for this call. */
   canOpenCrm: boolean;
+  /** Where `callerName` came from ('none' while it is unknown). */
+  nameSource: NameSource;
 }
 
 /** Everything the popup can show; each kind has its own view. */
