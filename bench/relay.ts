@@ -364,9 +364,8 @@ async function gapRun(
 ): Promise<GapResult> {
   const sim = await startSimulator();
   const config = {
-    ...defaultConfig(),
+    ...defaultConfig({ [sim.tenant]: { baseUrl: sim.baseUrl, secrets: [SECRET] } }),
     port: 0,
-    tenants: { [sim.tenant]: { baseUrl: sim.baseUrl, secrets: [SECRET] } },
   };
   const store = new MemoryStore({ clock: systemClock, retention: config.retention });
   const relay = await startRelay({ config, store, clock: systemClock, logger: silentLogger });

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Clock, TimerHandle } from '../src-shared/clock.ts';
 import type { Logger } from '../src-shared/log.ts';
 import { ERRCODE } from '../src-shared/errcodes.ts';
+import { RefusalBudget } from './refusal-budget.ts';
 
 /**
  * Client authentication (docs/relay-protocol.md, "Authentication"): a desktop presents the access
@@ -67,7 +68,7 @@ export class TokenValidator {
   private readonly waiting = new Map<string, Waiter[]>();
   private turns: string[] = [];
   private queued = 0;
-  private readonly refusals = new Map<string, { tokens: number; at: number }>();
+  private readonly refusals: RefusalBudget;
 
   constructor(options: TokenValidatorOptions) {
     this.deps = options;
@@ -81,6 +82,9 @@ export class TokenValidator {
       queueTimeoutMs: options.queueTimeoutMs ?? 10_000,
       maxFailuresPerAddressPerMinute: options.maxFailuresPerAddressPerMinute ?? 20,
     };
+    this.refusals = new RefusalBudget(this.options.maxFailuresPerAddressPerMinute, () =>
+      options.clock.monotonic(),
+    );
   }
 
   /** Checks waiting for a turn at the service now. */
@@ -100,16 +104,16 @@ export class TokenValidator {
     if (hit && hit.until > this.deps.clock.now()) return hit.verdict;
     const joined = this.pending.get(key);
     if (joined) return joined;
-    if (this.refusalBudget(address) < 1) return RATE_LIMITED;
+    if (!this.refusals.allows(address)) return RATE_LIMITED;
     const p = this.whenTurn(address).then(async (turn) => {
       if (turn !== 'go') return turn;
       try {
         // The budget may have run out while this check waited.
-        if (this.refusalBudget(address) < 1) return RATE_LIMITED;
+        if (!this.refusals.allows(address)) return RATE_LIMITED;
         const verdict = await this.ask(baseUrl, token);
         this.remember(key, verdict);
         if (!verdict.ok && (verdict.status === 401 || verdict.status === 403))
-          this.spendRefusal(address);
+          this.refusals.spend(address);
         return verdict;
       } finally {
         this.asking -= 1;
@@ -185,24 +189,6 @@ export class TokenValidator {
         this.deps.clock.now() +
         (verdict.ok ? this.options.positiveTtlMs : this.options.negativeTtlMs),
     });
-  }
-
-  /** Refusals an address may still cause now (a bucket refilled at the per-minute rate). */
-  private refusalBudget(address: string): number {
-    const b = this.refusals.get(address);
-    if (!b) return this.options.maxFailuresPerAddressPerMinute;
-    const cap = this.options.maxFailuresPerAddressPerMinute;
-    const now = this.deps.clock.monotonic();
-    b.tokens = Math.min(cap, b.tokens + ((now - b.at) * cap) / 60_000);
-    b.at = now;
-    if (b.tokens >= cap) this.refusals.delete(address);
-    return b.tokens;
-  }
-
-  private spendRefusal(address: string): void {
-    const tokens = this.refusalBudget(address) - 1;
-    if (this.refusals.size >= 100_000) this.refusals.delete(this.refusals.keys().next().value!);
-    this.refusals.set(address, { tokens, at: this.deps.clock.monotonic() });
   }
 
   private async ask(baseUrl: string, token: string): Promise<AuthVerdict> {

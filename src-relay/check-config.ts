@@ -44,6 +44,7 @@ export function checkConfig(config: RelayConfig, now: number): ConfigReport {
   checkTls(config, now, report, local);
   checkStorage(config, report, local);
   checkTenants(config, report, local);
+  checkUsers(config, report);
   return report;
 }
 
@@ -143,11 +144,30 @@ function checkStorage(config: RelayConfig, report: ConfigReport, local: boolean)
   }
 }
 
+function checkUsers(config: RelayConfig, report: ConfigReport): void {
+  if (!Object.values(config.tenants).some((t) => t.access === 'users')) return;
+  if (config.storage.kind === 'redis') {
+    report.summary.push('users: in Redis beside the events (relay users add|code|revoke|list)');
+    return;
+  }
+  const file = config.users.file!;
+  report.summary.push(`users: ${file} (relay users add|code|revoke|list)`);
+  const folder = dirname(file);
+  try {
+    accessSync(folder, constants.W_OK);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    report.errors.push(
+      `users.file: the relay cannot write into ${folder} (${code === 'ENOENT' ? 'it does not exist' : "no write permission for the relay's user"}); create the folder for the relay's user.`,
+    );
+  }
+}
+
 function checkTenants(config: RelayConfig, report: ConfigReport, local: boolean): void {
   for (const [name, tenant] of Object.entries(config.tenants)) {
     const count = tenant.secrets.length;
     report.summary.push(
-      `tenant ${name}: ${tenant.baseUrl}, ${count} webhook secret${count === 1 ? '' : 's'}`,
+      `tenant ${name}: ${tenant.baseUrl}, ${count} webhook secret${count === 1 ? '' : 's'}, ${tenant.access === 'users' ? "the relay's users only, each their own calls" : 'any service token of the tenant'}`,
     );
     const env = `RELAY_TENANT_${name.toUpperCase().replace(/[-.]/g, '_')}_SECRETS`;
     if (tenant.secrets.includes(EXAMPLE_SECRET)) {

@@ -9,8 +9,12 @@ import { startRelay, type RelayServer } from './server.ts';
 import { StartupError } from './startup-errors.ts';
 import { openStore } from './store/open-store.ts';
 import type { EventStore } from './store/types.ts';
+import { openUserStore } from './users/open-user-store.ts';
+import type { UserStore } from './users/types.ts';
+import { USERS_USAGE, usersCommand, UsersUsageError } from './users/users-cli.ts';
 
 const USAGE = `usage: npm run relay -- [--config <relay.json>] [--check-config]
+       npm run relay -- users add|code|revoke|list ... (organisation mode; users --help)
 
   -c, --config <file>   the relay's JSON config (or RELAY_CONFIG=<file>); environment variables
                         override it (src-relay/README.md)
@@ -64,7 +68,37 @@ function secretsOf(config: RelayConfig): SecretRegistry {
   return secrets;
 }
 
+/** `relay users ...` with the relay's own -c/--config (or RELAY_CONFIG). */
+async function users(argv: string[]): Promise<number> {
+  const rest: string[] = [];
+  let configPath = process.env.RELAY_CONFIG || undefined;
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!;
+    if (a === '-c' || a === '--config') configPath = argv[++i];
+    else if (a.startsWith('--config=')) configPath = a.slice('--config='.length);
+    else if (a === '-h' || a === '--help') {
+      process.stdout.write(USERS_USAGE + '\n');
+      return 0;
+    } else rest.push(a);
+  }
+  const config = loadConfig(configPath, process.env);
+  try {
+    return await usersCommand(rest, config, (line) => process.stdout.write(line + '\n'));
+  } catch (err) {
+    if (
+      err instanceof UsersUsageError ||
+      (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
+    ) {
+      process.stderr.write(`relay users: ${(err as Error).message}\n${USERS_USAGE}\n`);
+      return 2;
+    }
+    process.stderr.write(`relay users: ${scrubAll((err as Error).message)}\n`);
+    return 1;
+  }
+}
+
 async function main(): Promise<number | undefined> {
+  if (process.argv[2] === 'users') return users(process.argv.slice(3));
   let args: CliArgs;
   try {
     args = readArgs(process.argv.slice(2));
@@ -93,9 +127,12 @@ async function main(): Promise<number | undefined> {
   const clock = lastResort.guardClock(systemClock);
   const store = await openStore(config, clock, logger);
   let relay: RelayServer;
+  let userStore: UserStore | null = null;
   try {
-    relay = await startRelay({ config, store, logger, clock });
+    userStore = await openUserStore(config, clock, logger, { follow: true });
+    relay = await startRelay({ config, store, logger, clock, users: userStore });
   } catch (err) {
+    await userStore?.close().catch(() => {});
     await store.close().catch(() => {});
     throw err;
   }
@@ -109,7 +146,7 @@ async function main(): Promise<number | undefined> {
       process.exit(1);
     },
   })
-    .then((reason) => shutdown(reason, config, relay, store, logger))
+    .then((reason) => shutdown(reason, config, relay, store, userStore, logger))
     .then((code) => process.exit(code));
   return undefined;
 }
@@ -155,6 +192,7 @@ async function shutdown(
   config: RelayConfig,
   relay: RelayServer,
   store: EventStore,
+  userStore: UserStore | null,
   logger: Logger,
 ): Promise<number> {
   logger.info('shutdown requested', { reason });
@@ -178,6 +216,7 @@ async function shutdown(
     code = 1;
     logger.error('storage not closed cleanly', { err: (err as Error).message });
   }
+  await userStore?.close().catch(() => {});
   clearInterval(hold);
   clearTimeout(deadline);
   logger.info('relay stopped', { exitCode: code });

@@ -1,6 +1,6 @@
 import type { WebSocket } from 'ws';
 import type { Logger } from '../src-shared/log.ts';
-import type { ControlFrame, RelayFilter } from '../src-shared/relay-protocol.ts';
+import type { ControlFrame, RelayFilter, RelayIdentity } from '../src-shared/relay-protocol.ts';
 import {
   CloseCode,
   compareCursors,
@@ -14,6 +14,7 @@ import type { RelayMetrics } from './metrics.ts';
 import type { ReplayPages } from './replay-pages.ts';
 import type { BudgetHolder, SendBudget } from './send-budget.ts';
 import type { EventStore, StoredEvent } from './store/types.ts';
+import { PARTY_CODES, TENANT_WIDE_CODES } from './envelope.ts';
 import { socketOf, textFrameOf, writeAll, type FrameCache } from './ws-frames.ts';
 
 export interface SessionDeps {
@@ -33,6 +34,18 @@ export interface SessionDeps {
   onLive: (session: ClientSession, keys: FanoutKeys) => void;
   /** The newest cursor the tenant's fan-out has offered (a live session has all it wanted up to it). */
   tenantPosition: () => string | null;
+  /**
+   * Organisation mode: the user this session belongs to. Their extensions and numbers are the
+   * filter (the hello's are ignored), and only events addressed to them, or tenant-wide ones, pass.
+   */
+  identity?: RelayIdentity;
+  /** SHA-256 of the credential that opened it (to re-check a device after a change to its user). */
+  credentialHash?: string;
+  /**
+   * Monotonic ms at which the session's authorisation ends (closed 4002 then); default
+   * `authMaxAgeMs` after it opened. An OpenID sign-in ends no later than its token.
+   */
+  authDeadline?: number;
 }
 
 /**
@@ -74,12 +87,25 @@ export class ClientSession implements BudgetHolder {
   readonly openedAt: number;
   /** Monotonic ms of the last frame from the client. */
   lastHeard: number;
+  /** Monotonic ms at which the authorisation ends (the sweeper closes the session with 4002). */
+  readonly authDeadline: number;
+  /** Organisation mode: whose session this is. */
+  readonly identity: RelayIdentity | undefined;
+  readonly credentialHash: string;
   reportedUnsent = 0;
   private state: 'awaiting-hello' | 'replaying' | 'live' | 'closed' = 'awaiting-hello';
-  private filter: { extensions: Set<string>; numbers: NumberSet; events: Set<number> } = {
+  private filter: {
+    extensions: Set<string>;
+    numbers: NumberSet;
+    /** Codes delivered for the whole tenant. */
+    events: Set<number>;
+    /** Organisation mode: codes delivered when addressed to this user (calls always). */
+    own: Set<number> | null;
+  } = {
     extensions: new Set(),
     numbers: new NumberSet([]),
     events: new Set(),
+    own: null,
   };
   /** The newest cursor sent (or skipped past) on this socket. */
   private position: string | null = null;
@@ -99,6 +125,9 @@ export class ClientSession implements BudgetHolder {
     this.id = id;
     this.openedAt = deps.monotonic();
     this.lastHeard = this.openedAt;
+    this.identity = deps.identity;
+    this.credentialHash = deps.credentialHash ?? '';
+    this.authDeadline = deps.authDeadline ?? this.openedAt + deps.options.authMaxAgeMs;
     this.allowanceAt = this.openedAt;
     ws.on('message', (data, isBinary) => this.onMessage(isBinary ? null : data.toString()));
   }
@@ -207,10 +236,23 @@ export class ClientSession implements BudgetHolder {
   }
 
   private setFilter(f: RelayFilter): void {
+    const id = this.identity;
+    if (!id) {
+      this.filter = {
+        extensions: new Set(f.extensions),
+        numbers: new NumberSet(f.dids),
+        events: new Set(f.events),
+        own: null,
+      };
+      return;
+    }
+    // Organisation mode: the relay's grant, not the client's word. The hello only narrows which
+    // kinds of events it wants (a feature turned off); calls to the user are always sent.
     this.filter = {
-      extensions: new Set(f.extensions),
-      numbers: new NumberSet(f.dids),
-      events: new Set(f.events),
+      extensions: new Set(id.extensions),
+      numbers: new NumberSet(id.dids),
+      events: new Set(f.events.filter((code) => TENANT_WIDE_CODES.has(code))),
+      own: new Set([30011, ...f.events.filter((code) => PARTY_CODES.has(code))]),
     };
   }
 
@@ -220,10 +262,12 @@ export class ClientSession implements BudgetHolder {
   }
 
   private wants(event: StoredEvent): boolean {
-    if (this.filter.events.has(event.event)) return true;
-    if (event.event !== 30011 || event.to === null) return false;
-    if (this.filter.extensions.has(event.to)) return true;
-    return this.filter.numbers.size > 0 && this.filter.numbers.has(event.to);
+    const { filter } = this;
+    if (filter.events.has(event.event)) return true;
+    if (event.to === null) return false;
+    if (filter.own === null ? event.event !== 30011 : !filter.own.has(event.event)) return false;
+    if (filter.extensions.has(event.to)) return true;
+    return filter.numbers.size > 0 && filter.numbers.has(event.to);
   }
 
   /** Replay from `cursor` (or take the live position), then switch to live. */
@@ -303,6 +347,7 @@ export class ClientSession implements BudgetHolder {
       cursor: this.position,
       heartbeatMs: options.heartbeatMs,
       idleTimeoutMs: options.idleTimeoutMs,
+      ...(this.identity ? { identity: this.identity } : {}),
     });
     this.deliver(buffered, false);
   }

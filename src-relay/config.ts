@@ -40,6 +40,15 @@ const tenantSchema = z
         error: 'no webhook secrets',
       })
       .min(1, { error: 'no webhook secrets' }),
+    /**
+     * Who may read the tenant's stream. "service-token": any desktop holding a service access
+     * token of the tenant (it chooses its own filter). "users": only the relay's users (enrolled
+     * devices, and OpenID Connect sign-ins where configured), each receiving their own
+     * extensions' and numbers' events alone (docs/relay-protocol.md section 2.2).
+     */
+    access: z
+      .enum(['service-token', 'users'], { error: 'access must be "service-token" or "users"' })
+      .default('service-token'),
   })
   .strict();
 
@@ -152,6 +161,14 @@ const baseSchema = z
       .prefault({}),
     tenants: z.record(z.string(), tenantSchema),
     storage: storageSchema.prefault({ kind: 'memory' }),
+    /**
+     * Where the users of tenants with `access: "users"` are kept: with the memory event store, this
+     * JSON file (written atomically, mode 0600); with Redis, in Redis beside the events.
+     */
+    users: z
+      .object({ file: z.string().min(1, { error: 'users.file is empty' }).optional() })
+      .strict()
+      .prefault({}),
     retention: retentionSchema.prefault({}),
     clients: clientsSchema.prefault({}),
     auth: authSchema.prefault({}),
@@ -174,6 +191,13 @@ export const relayConfigSchema = baseSchema.superRefine((config, ctx) => {
         path: ['tenants', name],
         message: `tenant name "${name}" is not allowed (letters, digits, ".", "_", "-"; up to 63)`,
       });
+  const withUsers = names.filter((n) => config.tenants[n]!.access === 'users');
+  if (withUsers.length > 0 && config.storage.kind === 'memory' && !config.users.file)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['users', 'file'],
+      message: `users.file is needed: tenant ${withUsers[0]} has access "users" and the memory store keeps its users in that file (or use the redis storage)`,
+    });
   // The relay admits a client when its token works at the tenant's base URL; it cannot tell
   // which tenant a token belongs to. Two tenants behind one base URL would admit each other's
   // desktops to each other's stream, so that configuration is refused.
@@ -224,7 +248,7 @@ export function defaultConfig(tenants: RelayConfigInput['tenants'] = {}): RelayC
  * The config file (JSON, optional) merged over the defaults, then environment overrides:
  * RELAY_HOST, RELAY_PORT, RELAY_TLS_CERT + RELAY_TLS_KEY, RELAY_MAX_BODY_BYTES, RELAY_LOG_LEVEL,
  * RELAY_TRUST_PROXY (true|false), RELAY_STORAGE (memory|redis), RELAY_REDIS_URL (implies redis),
- * RELAY_REDIS_PREFIX, RELAY_SNAPSHOT_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS
+ * RELAY_REDIS_PREFIX, RELAY_SNAPSHOT_FILE, RELAY_USERS_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS
  * (comma-separated) and RELAY_TENANT_<NAME>_BASE_URL (NAME upper-cased, `-` and `.` as `_`).
  * Secrets belong in the environment or a file readable by the relay only; the relay never logs
  * them, and a file that is not JSON is reported by position only (never quoted).
@@ -267,6 +291,7 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Re
       ...(env.RELAY_REDIS_PREFIX !== undefined ? { keyPrefix: env.RELAY_REDIS_PREFIX } : {}),
     };
   }
+  if (env.RELAY_USERS_FILE) raw.users = { ...obj('users'), file: env.RELAY_USERS_FILE };
   if (env.RELAY_SNAPSHOT_FILE) {
     const storage = obj('storage');
     if (storage.kind === undefined || storage.kind === 'memory')

@@ -6,10 +6,36 @@ export interface RoutedEnvelope {
   eventId: string;
   event: number;
   tenant: string;
-  /** data.to of a 30011 event (who is being called), else null. */
+  /** The party the event is addressed to (partyOf), else null. */
   to: string | null;
   /** The body as text (the original bytes, validated as UTF-8 so a text frame carries them exactly). */
   text: string;
+}
+
+/**
+ * Which field of `data` names the extension or number an event is addressed to, per event code
+ * (docs/wire-protocol.md section 6): a call's called party, a voicemail's extension, an SMS's
+ * recipient, a presence change's extension. Routing and the organisation-mode filter read it; the
+ * one table of what belongs to whom.
+ */
+const PARTY_FIELD: ReadonlyMap<number, string> = new Map([
+  [30011, 'to'],
+  [30015, 'extension'],
+  [30031, 'to'],
+  [30009, 'extension'],
+]);
+
+/** Codes addressed to one party (PARTY_FIELD): in organisation mode only that party gets them. */
+export const PARTY_CODES: ReadonlySet<number> = new Set(PARTY_FIELD.keys());
+
+/** Codes about the whole tenant, sent to every user who asks in organisation mode (trunk status). */
+export const TENANT_WIDE_CODES: ReadonlySet<number> = new Set([30007]);
+
+/** The party an event is addressed to (at most 256 characters), or null. */
+export function partyOf(event: number, data: Record<string, unknown>): string | null {
+  const field = PARTY_FIELD.get(event);
+  const value = field === undefined ? undefined : data[field];
+  return typeof value === 'string' && value.length > 0 && value.length <= 256 ? value : null;
 }
 
 export type EnvelopeResult =
@@ -45,9 +71,6 @@ export function readEnvelope(raw: Uint8Array): EnvelopeResult {
   if (typeof tenant !== 'string') return { ok: false, reason: 'not-envelope' };
   if (!data || typeof data !== 'object' || Array.isArray(data))
     return { ok: false, reason: 'not-envelope' };
-  const to =
-    event === 30011 && typeof (data as Record<string, unknown>).to === 'string'
-      ? ((data as Record<string, unknown>).to as string)
-      : null;
+  const to = partyOf(event, data as Record<string, unknown>);
   return { ok: true, envelope: { eventId, event, tenant, to, text } };
 }

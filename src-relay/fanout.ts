@@ -8,7 +8,7 @@ export interface FanoutTarget<B extends { events: readonly StoredEvent[] }> {
 export interface FanoutKeys {
   extensions: readonly string[];
   events: readonly number[];
-  /** The session matches DIDs (by digit suffix), so it must see every 30011 with a `to`. */
+  /** The session matches DIDs (by digit suffix), so it must see every addressed event. */
   hasNumbers: boolean;
 }
 
@@ -102,7 +102,9 @@ export class TenantFanout<B extends { events: readonly StoredEvent[] }, S extend
     for (const s of this.unindexed) fn(s);
     const byEvent = this.byEvent.get(event.event);
     if (byEvent) for (const s of byEvent) fn(s);
-    if (event.event === 30011 && event.to !== null) {
+    // Addressed events (a call, a voicemail, an SMS, a presence change: envelope.ts partyOf) go to
+    // the sessions of that extension or of some number; each session's own filter has the last word.
+    if (event.to !== null) {
       const byExt = this.byExtension.get(event.to);
       if (byExt) for (const s of byExt) fn(s);
       for (const s of this.numbers) fn(s);

@@ -44,8 +44,20 @@ export const HANDSHAKE_REFUSALS = [
   'service-unavailable',
   'rate-limited',
   'too-many-sessions',
+  'sign-in-refused',
+  'not-mapped',
 ] as const;
 export type HandshakeRefusal = (typeof HANDSHAKE_REFUSALS)[number];
+
+/** Outcomes of POST /v1/enrol/<tenant> (a fixed list, for the metric's label). */
+export const ENROLMENT_RESULTS = [
+  'enrolled',
+  'code-refused',
+  'malformed',
+  'rate-limited',
+  'storage-error',
+] as const;
+export type EnrolmentResult = (typeof ENROLMENT_RESULTS)[number];
 
 export class RelayMetrics {
   received = 0;
@@ -57,6 +69,9 @@ export class RelayMetrics {
   readonly rejected = new Map<RejectReason, number>();
   readonly clientsClosed = new Map<string, number>();
   readonly handshakesRefused = new Map<HandshakeRefusal, number>();
+  readonly enrolments = new Map<EnrolmentResult, number>();
+  /** Sessions closed because their user was revoked or changed (organisation mode). */
+  usersEnded = 0;
   /** Read at scrape time. */
   connectedClients: () => number = () => 0;
   /** Unsent bytes held for all clients (the send budget's count), read at scrape time. */
@@ -135,6 +150,17 @@ export class RelayMetrics {
       'reason',
       () => this.handshakesRefused,
     );
+    byLabel(
+      'relay_enrolments_total',
+      'Enrolment codes presented, by result.',
+      'result',
+      () => this.enrolments,
+    );
+    total(
+      'relay_user_sessions_ended_total',
+      'Sessions closed because their user was revoked or their extensions changed.',
+      () => this.usersEnded,
+    );
     gauge('relay_connected_clients', 'Client WebSockets connected now.', () =>
       this.connectedClients(),
     );
@@ -158,6 +184,10 @@ export class RelayMetrics {
 
   refuseHandshake(reason: HandshakeRefusal): void {
     this.handshakesRefused.set(reason, (this.handshakesRefused.get(reason) ?? 0) + 1);
+  }
+
+  enrolment(result: EnrolmentResult): void {
+    this.enrolments.set(result, (this.enrolments.get(result) ?? 0) + 1);
   }
 
   clientClosed(code: number): void {

@@ -9,6 +9,8 @@ import type { RelayMetrics } from './metrics.ts';
 import type { EventStore } from './store/types.ts';
 import { pathOf, tenantInPath } from './tenants.ts';
 import { handleWebhook } from './webhook-handler.ts';
+import type { OrgRouteDeps } from './users/org-routes.ts';
+import { orgRoutes } from './users/org-routes.ts';
 
 export interface RouteDeps {
   config: RelayConfig;
@@ -18,10 +20,13 @@ export interface RouteDeps {
   inFlight: InFlight;
   draining: () => boolean;
   clock: Clock;
+  /** Organisation mode's requests (sign-in information, enrolment). */
+  org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo'>;
 }
 
 /**
- * The relay's plain HTTP requests: `POST /webhook/<tenant>`, `/healthz`, `/readyz`, `/metrics`.
+ * The relay's plain HTTP requests: `POST /webhook/<tenant>`, `/healthz`, `/readyz`, `/metrics`,
+ * and organisation mode's `GET /v1/org/<tenant>` and `POST /v1/enrol/<tenant>` (users/org-routes.ts).
  * While draining, everything answers 503 with `Connection: close`.
  */
 export function requestHandler(
@@ -31,6 +36,14 @@ export function requestHandler(
   const webhookLogger = logger.child({ component: 'webhook' });
   const rejectedLog = new SampledLog(webhookLogger, 'info', 'webhook rejected', deps.clock);
   const now = () => deps.clock.now();
+  const org = orgRoutes({
+    config,
+    users: deps.org?.users ?? null,
+    metrics,
+    logger,
+    clock: deps.clock,
+    ...(deps.org?.oidcInfo ? { oidcInfo: deps.org.oidcInfo } : {}),
+  });
   return (req, res) => {
     const path = pathOf(req.url);
     if (deps.draining()) {
@@ -60,6 +73,7 @@ export function requestHandler(
       );
       return;
     }
+    if (org(req, res, path)) return;
     const tenant = tenantInPath(config.tenants, path, '/webhook/');
     if (tenant === 'no-match') return reply(res, 404, { ok: false, error: 'not found' });
     if (req.method !== 'POST') return reply(res, 405, { ok: false, error: 'POST only' });

@@ -20,6 +20,8 @@ import type { EventStore } from './store/types.ts';
 import { listenStartupError } from './startup-errors.ts';
 import { startSweeper } from './sweeper.ts';
 import { upgradeHandler } from './upgrade.ts';
+import type { UserStore } from './users/types.ts';
+import { UserAuthenticator } from './users/user-auth.ts';
 
 /**
  * Largest frame a client may send. The biggest hello the protocol allows (three lists of 200
@@ -34,6 +36,8 @@ export interface RelayDeps {
   clock?: Clock;
   fetch?: typeof fetch;
   logger?: Logger;
+  /** The relay's users (users/open-user-store.ts), when a tenant has `access: "users"`. */
+  users?: UserStore | null;
 }
 
 export interface RelayServer {
@@ -76,6 +80,35 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   metrics.unsentBytes = () => budget.unsent;
   metrics.authQueued = () => validator.queueLength;
   const unsubscribe = store.subscribe((events) => sessions.publish(events));
+  const users = deps.users ?? null;
+  const userAuth = users
+    ? new UserAuthenticator({ users, logger: logger.child({ component: 'users' }) })
+    : undefined;
+  const unfollowUsers = users?.onChange((change) => {
+    if (userAuth) void endChangedSessions(change.tenant, change.user, userAuth);
+  });
+
+  /** After a change to a user (revoked, extensions changed), their open sessions are checked again. */
+  async function endChangedSessions(
+    tenant: string,
+    user: string,
+    auth: UserAuthenticator,
+  ): Promise<void> {
+    for (const session of [...sessions.ofUser(tenant, user)]) {
+      let verdict;
+      try {
+        verdict = await auth.recheck(tenant, session.identity!, session.credentialHash);
+      } catch (err) {
+        logger.warn('user not re-checked', { tenant, err: (err as Error).message });
+        continue;
+      }
+      if (verdict === 'ok') continue;
+      metrics.usersEnded += 1;
+      logger.info('user session ended', { tenant, user, session: session.id, why: verdict });
+      if (verdict === 'revoked') session.close(CloseCode.revoked, 'access revoked');
+      else session.close(CloseCode.reauthenticate, 'your extensions changed; reconnect');
+    }
+  }
 
   const onRequest = requestHandler({
     config,
@@ -85,6 +118,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     inFlight,
     draining: isDraining,
     clock,
+    org: { users },
   });
   // Node checks header and request time-outs only every connectionsCheckingInterval (30 s by
   // default), so a 10 s limit held for up to 40 s; a check every second keeps them near their value.
@@ -119,6 +153,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       validator,
       admission: new Admission(config.clients),
       budget,
+      ...(userAuth ? { userAuth } : {}),
     }),
   );
   const sweeper = startSweeper(clock, sessions, config.clients);
@@ -127,6 +162,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     const failed = (err: Error) => {
       sweeper.stop();
       unsubscribe();
+      unfollowUsers?.();
       reject(listenStartupError(config.host, config.port, err));
     };
     server.once('error', failed);
@@ -163,6 +199,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       await store.published(1_000);
       sweeper.stop();
       unsubscribe();
+      unfollowUsers?.();
       for (const s of sessions.all())
         s.close(CloseCode.serviceRestart, 'relay restarting; reconnect and resume');
       wss.close();

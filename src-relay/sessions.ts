@@ -37,6 +37,13 @@ export class SessionRegistry {
     return n;
   }
 
+  /** The tenant's sessions of one user (organisation mode). */
+  *ofUser(tenant: string, user: string): IterableIterator<ClientSession> {
+    const fanout = this.byTenant.get(tenant);
+    if (!fanout) return;
+    for (const s of fanout.sessions()) if (s.identity?.user === user) yield s;
+  }
+
   *all(): IterableIterator<ClientSession> {
     for (const fanout of this.byTenant.values()) yield* fanout.sessions();
   }

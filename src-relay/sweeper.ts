@@ -4,7 +4,8 @@ import type { ClientOptions } from './config.ts';
 import type { SessionRegistry } from './sessions.ts';
 
 /**
- * Closes, every few seconds: idle clients (4000), sessions past their authorisation age (4002),
+ * Closes, every few seconds: idle clients (4000), sessions past their authorisation (4002: the
+ * maximum age, or an OpenID sign-in's token expiry, whichever is first),
  * and sockets that never said hello (4400). Times are monotonic, so a wall-clock step closes
  * nobody.
  */
@@ -19,7 +20,7 @@ export function startSweeper(
     const t = clock.monotonic();
     for (const s of sessions.all()) {
       if (t - s.lastHeard > options.idleTimeoutMs) s.close(CloseCode.idle, 'no heartbeat');
-      else if (t - s.openedAt > options.authMaxAgeMs)
+      else if (t > s.authDeadline)
         s.close(CloseCode.reauthenticate, 'authorisation expired; reconnect with a fresh token');
       else s.checkHello(t, options.helloTimeoutMs);
     }

@@ -17,6 +17,9 @@ import type { SendBudget } from './send-budget.ts';
 import type { SessionRegistry } from './sessions.ts';
 import type { EventStore } from './store/types.ts';
 import { pathOf, tenantInPath } from './tenants.ts';
+import type { RelayIdentity } from '../src-shared/relay-protocol.ts';
+import { RefusalBudget } from './refusal-budget.ts';
+import type { UserAuthenticator } from './users/user-auth.ts';
 
 export interface UpgradeDeps {
   config: RelayConfig;
@@ -30,7 +33,20 @@ export interface UpgradeDeps {
   sessions: SessionRegistry;
   wss: WebSocketServer;
   draining: () => boolean;
+  /** Organisation mode (tenants with `access: "users"`): the relay's users. */
+  userAuth?: UserAuthenticator;
 }
+
+/** What admitted a client: a service token (any filter), or one of the relay's users (theirs). */
+type Admitted =
+  | { ok: true; identity?: RelayIdentity; credentialHash?: string }
+  | {
+      ok: false;
+      reason: HandshakeRefusal;
+      status: number;
+      errcode: number;
+      errmsg: string;
+    };
 
 /**
  * `GET /v1/stream/<tenant>` upgrades: the tenant must be configured, the client within its session
@@ -47,6 +63,67 @@ export function upgradeHandler(
   const clientLogger = logger.child({ component: 'client' });
   const replayPages = new ReplayPages(store);
   const refusedLog = new SampledLog(logger, 'info', 'client refused', clock);
+  // Organisation mode: refused credentials per client address, as the token check counts them.
+  const userRefusals = new RefusalBudget(config.auth.maxFailuresPerAddressPerMinute, () =>
+    clock.monotonic(),
+  );
+
+  /** The service's word on a token (service-token tenants), or the relay's on a user. */
+  async function admit(
+    tenant: { name: string; config: RelayConfig['tenants'][string] },
+    token: string,
+    address: string,
+    hash: string,
+  ): Promise<Admitted> {
+    if (tenant.config.access === 'users') {
+      if (!deps.userAuth || !userRefusals.allows(address))
+        return {
+          ok: false,
+          reason: 'rate-limited',
+          status: 429,
+          errcode: ERRCODE.rateLimited,
+          errmsg: 'too many refused sign-ins from this address; retry later',
+        };
+      const verdict = await deps.userAuth.authenticate(tenant.name, token);
+      if (verdict.ok)
+        return { ok: true, identity: verdict.identity, credentialHash: verdict.credentialHash };
+      if (verdict.status !== 503) userRefusals.spend(address);
+      return {
+        ok: false,
+        reason:
+          verdict.status === 403
+            ? 'not-mapped'
+            : verdict.status === 503
+              ? 'service-unavailable'
+              : 'sign-in-refused',
+        status: verdict.status,
+        errcode: verdict.errcode,
+        errmsg: verdict.reason,
+      };
+    }
+    const verdict = await validator.validate(
+      tenant.name,
+      tenant.config.baseUrl,
+      token,
+      address,
+      hash,
+    );
+    if (verdict.ok) return { ok: true };
+    return {
+      ok: false,
+      reason:
+        verdict.status === 401
+          ? 'token-rejected'
+          : verdict.status === 403
+            ? 'token-forbidden'
+            : verdict.status === 429
+              ? 'rate-limited'
+              : 'service-unavailable',
+      status: verdict.status,
+      errcode: verdict.errcode,
+      errmsg: verdict.reason,
+    };
+  }
 
   const refuse = (
     socket: Duplex,
@@ -88,25 +165,13 @@ export function upgradeHandler(
     socket.once('close', () => place.release());
     let admitted = false;
     try {
-      const verdict = await validator.validate(
-        tenant.name,
-        tenant.config.baseUrl,
-        token,
-        address,
-        hash,
-      );
+      const verdict = await admit(tenant, token, address, hash);
       if (!verdict.ok)
         return refuse(
           socket,
-          verdict.status === 401
-            ? 'token-rejected'
-            : verdict.status === 403
-              ? 'token-forbidden'
-              : verdict.status === 429
-                ? 'rate-limited'
-                : 'service-unavailable',
+          verdict.reason,
           verdict.status,
-          { errcode: verdict.errcode, errmsg: verdict.reason },
+          { errcode: verdict.errcode, errmsg: verdict.errmsg },
           { tenant: tenant.name, errcode: verdict.errcode },
         );
       if (deps.draining())
@@ -127,9 +192,20 @@ export function upgradeHandler(
           monotonic: () => clock.monotonic(),
           onLive: (s, keys) => fanout.index(s, keys),
           tenantPosition: () => fanout.lastCursor,
+          ...(verdict.identity
+            ? {
+                identity: verdict.identity,
+                credentialHash: verdict.credentialHash,
+                authDeadline: authDeadline(verdict.identity),
+              }
+            : {}),
         });
         fanout.add(session);
-        logger.info('client connected', { tenant: tenant.name, session: session.id });
+        logger.info('client connected', {
+          tenant: tenant.name,
+          session: session.id,
+          ...(session.identity ? { user: session.identity.user, via: session.identity.via } : {}),
+        });
         ws.on('close', (code: number) => {
           if (!session.isClosed) metrics.clientClosed(code);
           session.markClosed();
@@ -143,6 +219,15 @@ export function upgradeHandler(
       // A refused handshake, or a socket that went away before it could be upgraded.
       if (!admitted) place.release();
     }
+  }
+
+  /** An OpenID sign-in ends with its token (a fresh one reconnects), at the latest after the maximum age. */
+  function authDeadline(identity: RelayIdentity): number {
+    const left =
+      identity.expiresAt === null
+        ? config.clients.authMaxAgeMs
+        : Math.min(config.clients.authMaxAgeMs, Math.max(0, identity.expiresAt - clock.now()));
+    return clock.monotonic() + left;
   }
 
   return (req, socket, head) => {

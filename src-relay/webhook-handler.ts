@@ -85,7 +85,11 @@ export async function handleWebhook(
   reply(res, 200, { ok: true, cursor: result.cursor });
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<Buffer | 'too-large' | 'aborted'> {
+/** A request's body, read with a running limit. */
+export function readBody(
+  req: IncomingMessage,
+  limit: number,
+): Promise<Buffer | 'too-large' | 'aborted'> {
   return new Promise((resolve) => {
     const chunks: Buffer[] = [];
     let size = 0;

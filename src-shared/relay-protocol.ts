@@ -19,6 +19,69 @@ export function relayClientPath(tenant: string): string {
   return `/v1/stream/${encodeURIComponent(tenant)}`;
 }
 
+/** Where a device exchanges a one-time enrolment code for its credential (organisation mode). */
+export function relayEnrolPath(tenant: string): string {
+  return `/v1/enrol/${encodeURIComponent(tenant)}`;
+}
+
+/** What a tenant in organisation mode offers for sign-in (GET): its OpenID provider, enrolment. */
+export function relayOrgPath(tenant: string): string {
+  return `/v1/org/${encodeURIComponent(tenant)}`;
+}
+
+/**
+ * A device credential issued by the relay for an enrolment code starts with this, so the relay
+ * tells it from an OpenID Connect token (three dot-separated parts) without trying both.
+ */
+export const DEVICE_CREDENTIAL_PREFIX = 'sprd_';
+
+/**
+ * The relay's own `errcode` values (organisation mode), beside the service's (errcodes.ts): a
+ * refused handshake or enrolment says which of these it is so the desktop can say what to do.
+ */
+export const RELAY_ERRCODE = {
+  /** 401: no credential of this relay, an unknown or expired one, or a service token where the tenant wants a user. */
+  signInRequired: 46001,
+  /** 401: the user's access was revoked by the relay's administrator. */
+  revoked: 46002,
+  /** 403: signed in, but the relay has no extension for this user. */
+  notMapped: 46003,
+  /** 401 (enrolment): the code is unknown, already used or expired. */
+  codeRefused: 46004,
+} as const;
+
+/**
+ * Who a session belongs to in organisation mode, as the relay enforces it: only these extensions'
+ * and numbers' calls, voicemail and SMS (and tenant-wide notices) reach it. Sent in `ready` and
+ * in the enrolment answer, so the desktop knows whose rings it shows without holding any setting.
+ */
+export interface RelayIdentity {
+  /** The user's name on the relay (the administrator's `relay users add <name>`, or the e-mail address). */
+  user: string;
+  /** How the session signed in. */
+  via: 'device' | 'oidc';
+  extensions: string[];
+  dids: string[];
+  /** Wall-clock ms at which this sign-in stops being accepted (an OpenID token's expiry); null: no end. */
+  expiresAt: number | null;
+}
+
+/** The answer to a redeemed enrolment code (POST /v1/enrol/<tenant>). */
+export interface EnrolmentAnswer {
+  credential: string;
+  device: string;
+  identity: RelayIdentity;
+}
+
+/** The answer of GET /v1/org/<tenant>: how a desktop signs in to this tenant. */
+export interface OrgSignInInfo {
+  tenant: string;
+  /** The organisation's OpenID provider, when single sign-on is configured. */
+  oidc: { issuer: string; clientId: string; scopes: string[] } | null;
+  /** Whether one-time enrolment codes are accepted. */
+  enrolment: boolean;
+}
+
 /** Tenants name keys, paths and log fields: a conservative alphabet keeps them safe everywhere. */
 export const TENANT_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,62}$/;
 
@@ -53,6 +116,8 @@ export type ControlFrame =
       cursor: string | null;
       heartbeatMs: number;
       idleTimeoutMs: number;
+      /** Organisation mode: whose session this is (the relay's filter, not the hello's). */
+      identity?: RelayIdentity;
     }
   | { type: 'cursor'; cursor: string }
   | { type: 'gap'; requested: string; oldest: string | null; reason: string }
@@ -67,6 +132,8 @@ export const CloseCode = {
   badRequest: 4400,
   /** The client's authorisation reached its maximum age: reconnect with a fresh token. */
   reauthenticate: 4002,
+  /** Organisation mode: the user's access was revoked; do not reconnect until signed in again. */
+  revoked: 4003,
   /** The client could not keep up (send buffer over the limit): reconnect and resume. */
   slowConsumer: 4008,
   /** Relay restarting or shutting down: reconnect (elsewhere) and resume. */

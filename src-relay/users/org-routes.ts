@@ -1,0 +1,70 @@
+import type http from 'node:http';
+import type { Clock } from '../../src-shared/clock.ts';
+import type { Logger } from '../../src-shared/log.ts';
+import type { OrgSignInInfo } from '../../src-shared/relay-protocol.ts';
+import { clientAddress } from '../admission.ts';
+import type { RelayConfig } from '../config.ts';
+import { reply } from '../http-reply.ts';
+import type { RelayMetrics } from '../metrics.ts';
+import { RefusalBudget } from '../refusal-budget.ts';
+import { tenantInPath } from '../tenants.ts';
+import { handleEnrol } from './enrol-route.ts';
+import type { UserStore } from './types.ts';
+
+export interface OrgRouteDeps {
+  config: RelayConfig;
+  users: UserStore | null;
+  metrics: RelayMetrics;
+  logger: Logger;
+  clock: Clock;
+  /** The tenant's OpenID provider as desktops should use it, when configured. */
+  oidcInfo?: (tenant: string) => OrgSignInInfo['oidc'];
+}
+
+/**
+ * The organisation-mode requests: `GET /v1/org/<tenant>` (how to sign in) and
+ * `POST /v1/enrol/<tenant>` (an enrolment code for a device credential). A tenant without
+ * `access: "users"` answers 404 on both, as an unknown one does. Returns false for other paths.
+ */
+export function orgRoutes(
+  deps: OrgRouteDeps,
+): (req: http.IncomingMessage, res: http.ServerResponse, path: string) => boolean {
+  const refusals = new RefusalBudget(deps.config.auth.maxFailuresPerAddressPerMinute, () =>
+    deps.clock.monotonic(),
+  );
+  const logger = deps.logger.child({ component: 'enrol' });
+  const usersTenant = (path: string, prefix: '/v1/org/' | '/v1/enrol/') => {
+    const t = tenantInPath(deps.config.tenants, path, prefix);
+    if (t === 'no-match') return 'no-match';
+    return t && t.config.access === 'users' && deps.users ? t : null;
+  };
+  return (req, res, path) => {
+    const info = usersTenant(path, '/v1/org/');
+    if (info !== 'no-match') {
+      if (!info) return (reply(res, 404, { errcode: 0, errmsg: 'unknown tenant' }), true);
+      if (req.method !== 'GET') return (reply(res, 405, { errcode: 0, errmsg: 'GET only' }), true);
+      const answer: OrgSignInInfo = {
+        tenant: info.name,
+        oidc: deps.oidcInfo?.(info.name) ?? null,
+        enrolment: true,
+      };
+      reply(res, 200, answer);
+      return true;
+    }
+    const enrol = usersTenant(path, '/v1/enrol/');
+    if (enrol === 'no-match') return false;
+    if (!enrol) return (reply(res, 404, { errcode: 0, errmsg: 'unknown tenant' }), true);
+    if (req.method !== 'POST') return (reply(res, 405, { errcode: 0, errmsg: 'POST only' }), true);
+    handleEnrol(req, res, enrol.name, clientAddress(req, deps.config.trustProxy), {
+      users: deps.users!,
+      metrics: deps.metrics,
+      logger,
+      refusals,
+      now: () => deps.clock.now(),
+    }).catch((err: Error) => {
+      logger.error('enrolment failed', { err: err.message });
+      reply(res, 500, { errcode: 0, errmsg: 'internal error' });
+    });
+    return true;
+  };
+}

@@ -1,0 +1,306 @@
+import { Redis } from 'ioredis';
+import { Emitter } from '../../src-shared/emitter.ts';
+import { silentLogger, type Logger } from '../../src-shared/log.ts';
+import { redisStartupError } from '../startup-errors.ts';
+import { newDeviceId } from './secrets.ts';
+import type {
+  DeviceRecord,
+  NewUser,
+  RedeemResult,
+  UserChange,
+  UserRecord,
+  UserStore,
+} from './types.ts';
+import { NoSuchUserError, UserExistsError } from './types.ts';
+
+/**
+ * Users in the Redis the event store uses, shared by every relay instance (and the `relay users`
+ * command, which talks to the same Redis). Keys, all under the `{users}` hash tag (one cluster
+ * slot, so each change is one script):
+ * - `<prefix>{users}:<tenant>:users`    hash: name -> user record (JSON)
+ * - `<prefix>{users}:<tenant>:devices`  hash: SHA-256 of a device credential -> device (JSON)
+ * - `<prefix>{users}:code:<sha256>`     a pending enrolment code (JSON), expiring a day after it lapses
+ * Every change is published on `<prefix>users-changed` as `{"tenant","user"}`; each instance then
+ * re-checks that user's open sessions. Each rule is one Lua script, so a code is spent once even
+ * when two instances redeem it at the same moment.
+ */
+/** KEYS: users, devices; ARGV: name, user JSON, channel, change JSON. (A revoked user's devices are already gone.) */
+const ADD = `
+local old = redis.call('HGET', KEYS[1], ARGV[1])
+if old and cjson.decode(old).revokedAt == cjson.null then return 'exists' end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 'ok'
+`;
+
+/** KEYS: users, code; ARGV: name, code JSON, time to live. */
+const ISSUE = `
+local u = redis.call('HGET', KEYS[1], ARGV[1])
+if not u or cjson.decode(u).revokedAt ~= cjson.null then return 'no-user' end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 'ok'
+`;
+
+/** KEYS: code, users, devices; ARGV: tenant, now, credential hash, device JSON, channel. */
+const REDEEM = `
+local c = redis.call('GET', KEYS[1])
+if not c then return {'unknown'} end
+redis.call('DEL', KEYS[1])
+local code = cjson.decode(c)
+if code.tenant ~= ARGV[1] then return {'unknown'} end
+if code.expiresAt <= tonumber(ARGV[2]) then return {'expired'} end
+local u = redis.call('HGET', KEYS[2], code.user)
+if not u then return {'revoked'} end
+local user = cjson.decode(u)
+if user.revokedAt ~= cjson.null or code.createdAt < user.createdAt then return {'revoked'} end
+local device = cjson.decode(ARGV[4])
+device.user = code.user
+local dj = cjson.encode(device)
+redis.call('HSET', KEYS[3], ARGV[3], dj)
+redis.call('PUBLISH', ARGV[5], cjson.encode({tenant = ARGV[1], user = code.user}))
+return {'ok', u, dj}
+`;
+
+/** KEYS: users, devices; ARGV: name, now, channel, change JSON. */
+const REVOKE = `
+local u = redis.call('HGET', KEYS[1], ARGV[1])
+if not u then return 0 end
+local user = cjson.decode(u)
+if user.revokedAt == cjson.null then user.revokedAt = tonumber(ARGV[2]) end
+redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(user))
+local all = redis.call('HGETALL', KEYS[2])
+for i = 1, #all, 2 do
+  if cjson.decode(all[i + 1]).user == ARGV[1] then redis.call('HDEL', KEYS[2], all[i]) end
+end
+redis.call('PUBLISH', ARGV[3], ARGV[4])
+return 1
+`;
+
+type Script = (...args: string[]) => Promise<unknown>;
+
+export interface RedisUserStoreOptions {
+  url: string;
+  keyPrefix?: string;
+  logger?: Logger;
+  commandTimeoutMs?: number;
+}
+
+export class RedisUserStore implements UserStore {
+  readonly kind = 'redis' as const;
+  private readonly redis: Redis;
+  private subscriber: Redis | undefined;
+  private readonly prefix: string;
+  private readonly url: string;
+  private readonly logger: Logger;
+  private readonly changes: Emitter<[UserChange]>;
+  private lastError: Error | undefined;
+  private readonly common: Record<string, unknown>;
+
+  constructor(options: RedisUserStoreOptions) {
+    this.prefix = options.keyPrefix ?? 'relay:';
+    this.url = options.url;
+    this.logger = (options.logger ?? silentLogger).child({ component: 'users' });
+    this.changes = new Emitter(this.logger, 'users-change');
+    const timeout = options.commandTimeoutMs ?? 2_000;
+    this.common = {
+      lazyConnect: true,
+      maxRetriesPerRequest: 1,
+      enableOfflineQueue: false,
+      retryStrategy: (n: number) => Math.min(n * 200, 2000),
+      connectTimeout: Math.max(timeout, 1_000),
+    };
+    this.redis = new Redis(options.url, { ...this.common, commandTimeout: timeout });
+    this.redis.on('error', (err: Error) => {
+      this.lastError = err;
+      this.logger.warn('redis error', { err: err.message });
+    });
+    this.redis.defineCommand('usersAdd', { numberOfKeys: 2, lua: ADD });
+    this.redis.defineCommand('usersIssue', { numberOfKeys: 2, lua: ISSUE });
+    this.redis.defineCommand('usersRedeem', { numberOfKeys: 3, lua: REDEEM });
+    this.redis.defineCommand('usersRevoke', { numberOfKeys: 2, lua: REVOKE });
+  }
+
+  private get channel(): string {
+    return `${this.prefix}users-changed`;
+  }
+
+  private usersKey(tenant: string): string {
+    return `${this.prefix}{users}:${tenant}:users`;
+  }
+
+  private devicesKey(tenant: string): string {
+    return `${this.prefix}{users}:${tenant}:devices`;
+  }
+
+  private codeKey(hash: string): string {
+    return `${this.prefix}{users}:code:${hash}`;
+  }
+
+  private script(name: string): Script {
+    return (this.redis as unknown as Record<string, Script>)[name]!.bind(this.redis);
+  }
+
+  async open(): Promise<void> {
+    try {
+      await this.redis.connect();
+    } catch (err) {
+      this.redis.disconnect();
+      throw redisStartupError(this.url, this.lastError ?? err, 2_000);
+    }
+  }
+
+  /** Starts listening for changes made by any instance or the `relay users` command. */
+  async follow(): Promise<void> {
+    const sub = new Redis(this.url, { ...this.common, maxRetriesPerRequest: null });
+    sub.on('error', (err: Error) => this.logger.warn('redis error', { err: err.message }));
+    sub.on('message', (_channel: string, text: string) => {
+      try {
+        const change = JSON.parse(text) as UserChange;
+        if (typeof change.tenant === 'string' && typeof change.user === 'string')
+          this.changes.emit({ tenant: change.tenant, user: change.user });
+      } catch {
+        this.logger.warn('users change message not understood');
+      }
+    });
+    this.subscriber = sub;
+    await sub.connect();
+    await sub.subscribe(this.channel);
+  }
+
+  async close(): Promise<void> {
+    for (const c of [this.redis, this.subscriber])
+      if (c) await c.quit().catch(() => c.disconnect());
+  }
+
+  async addUser(user: NewUser, now: number): Promise<UserRecord> {
+    const record: UserRecord = { ...user, createdAt: now, revokedAt: null };
+    const answer = await this.script('usersAdd')(
+      this.usersKey(user.tenant),
+      this.devicesKey(user.tenant),
+      user.name,
+      JSON.stringify(record),
+      this.channel,
+      JSON.stringify({ tenant: user.tenant, user: user.name }),
+    );
+    if (answer === 'exists') throw new UserExistsError(user.name);
+    return record;
+  }
+
+  async issueCode(tenant: string, name: string, hash: string, ttlMs: number, now: number) {
+    const code = { tenant, user: name, createdAt: now, expiresAt: now + ttlMs };
+    const answer = await this.script('usersIssue')(
+      this.usersKey(tenant),
+      this.codeKey(hash),
+      name,
+      JSON.stringify(code),
+      String(ttlMs + 24 * 3600_000),
+    );
+    if (answer !== 'ok') throw new NoSuchUserError(name);
+  }
+
+  async redeem(
+    tenant: string,
+    codeHash: string,
+    credentialHash: string,
+    label: string,
+    now: number,
+  ): Promise<RedeemResult> {
+    const device = { tenant, user: '', id: newDeviceId(), label, enrolledAt: now };
+    const answer = (await this.script('usersRedeem')(
+      this.codeKey(codeHash),
+      this.usersKey(tenant),
+      this.devicesKey(tenant),
+      tenant,
+      String(now),
+      credentialHash,
+      JSON.stringify(device),
+      this.channel,
+    )) as string[];
+    if (answer[0] !== 'ok')
+      return { ok: false, reason: answer[0] as 'unknown' | 'expired' | 'revoked' };
+    return {
+      ok: true,
+      user: userFrom(answer[1]!),
+      device: JSON.parse(answer[2]!) as DeviceRecord,
+    };
+  }
+
+  async revoke(tenant: string, name: string, now: number): Promise<boolean> {
+    const answer = await this.script('usersRevoke')(
+      this.usersKey(tenant),
+      this.devicesKey(tenant),
+      name,
+      String(now),
+      this.channel,
+      JSON.stringify({ tenant, user: name }),
+    );
+    return answer === 1;
+  }
+
+  async list(tenant?: string): Promise<{ user: UserRecord; devices: DeviceRecord[] }[]> {
+    const tenants = tenant !== undefined ? [tenant] : await this.tenants();
+    const out: { user: UserRecord; devices: DeviceRecord[] }[] = [];
+    for (const t of tenants) {
+      const users = await this.redis.hvals(this.usersKey(t));
+      const devices = (await this.redis.hvals(this.devicesKey(t))).map(
+        (d) => JSON.parse(d) as DeviceRecord,
+      );
+      for (const u of users.map(userFrom).sort((a, b) => a.name.localeCompare(b.name)))
+        out.push({ user: u, devices: devices.filter((d) => d.user === u.name) });
+    }
+    return out;
+  }
+
+  async findUser(tenant: string, name: string): Promise<UserRecord | null> {
+    const u = await this.redis.hget(this.usersKey(tenant), name);
+    return u ? userFrom(u) : null;
+  }
+
+  async findByEmail(tenant: string, email: string): Promise<UserRecord | null> {
+    const want = email.trim().toLowerCase();
+    for (const u of (await this.redis.hvals(this.usersKey(tenant))).map(userFrom))
+      if (u.email !== null && u.email.toLowerCase() === want) return u;
+    return null;
+  }
+
+  async findDevice(
+    tenant: string,
+    credentialHash: string,
+  ): Promise<{ user: UserRecord; device: DeviceRecord } | null> {
+    const d = await this.redis.hget(this.devicesKey(tenant), credentialHash);
+    if (!d) return null;
+    const device = JSON.parse(d) as DeviceRecord;
+    const user = await this.findUser(tenant, device.user);
+    if (!user || user.revokedAt !== null) return null;
+    return { user, device };
+  }
+
+  onChange(listener: (change: UserChange) => void): () => void {
+    return this.changes.on(listener);
+  }
+
+  /** Tenants that have users (for `relay users list` across tenants). */
+  private async tenants(): Promise<string[]> {
+    const found = new Set<string>();
+    let cursor = '0';
+    const pattern = `${this.prefix}{users}:*:users`;
+    do {
+      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 200);
+      cursor = next;
+      for (const k of keys) found.add(k.slice(`${this.prefix}{users}:`.length, -':users'.length));
+    } while (cursor !== '0');
+    return [...found].sort();
+  }
+}
+
+function userFrom(text: string): UserRecord {
+  const u = JSON.parse(text) as UserRecord;
+  // cjson writes an empty list as {}: read it back as the empty list it was.
+  const list = (x: unknown) => (Array.isArray(x) ? (x as string[]) : []);
+  return {
+    ...u,
+    extensions: list(u.extensions),
+    dids: list(u.dids),
+    email: u.email ?? null,
+  };
+}

@@ -1,0 +1,139 @@
+import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src-shared/clock.ts';
+import { silentLogger } from '../../src-shared/log.ts';
+import { CloseCode } from '../../src-shared/relay-protocol.ts';
+import { RedisStore } from '../../src-relay/store/redis-store.ts';
+import { startRelay } from '../../src-relay/server.ts';
+import { RedisUserStore } from '../../src-relay/users/redis-user-store.ts';
+import { useTempDir } from '../support/temp-dir.ts';
+import {
+  SECRET,
+  TestClient,
+  redisAvailable,
+  relayConfig,
+  startRedis,
+  type RedisProcess,
+} from './helpers.ts';
+import { ALL_KINDS, addUser, enrol, postAll, twoUsersDay } from './users-support.ts';
+
+// Users in Redis, shared by two relay instances and the `relay users` command (docs/relay-protocol.md 2.2).
+const haveRedis = redisAvailable('test/relay/users-redis.test.ts');
+const tmp = useTempDir('relay-users-redis-');
+
+describe.skipIf(!haveRedis)('organisation mode with Redis: users shared by every instance', () => {
+  let redis: RedisProcess;
+  const cleanups: Array<() => Promise<void>> = [];
+  const tenants = {
+    acme: { baseUrl: 'http://127.0.0.1:9/acme', secrets: [SECRET], access: 'users' as const },
+  };
+
+  beforeAll(async () => {
+    redis = await startRedis();
+  });
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c();
+  });
+  afterAll(async () => {
+    await redis?.stop();
+  });
+
+  async function instance(prefix: string) {
+    const config = relayConfig(tenants, {
+      storage: { kind: 'redis', url: redis.url, keyPrefix: prefix },
+    });
+    const store = new RedisStore({
+      url: redis.url,
+      keyPrefix: prefix,
+      tenants: ['acme'],
+      clock: systemClock,
+      logger: silentLogger,
+      blockMs: 500,
+    });
+    await store.open();
+    const users = new RedisUserStore({ url: redis.url, keyPrefix: prefix });
+    await users.open();
+    await users.follow();
+    const relay = await startRelay({
+      config,
+      store,
+      clock: systemClock,
+      logger: silentLogger,
+      users,
+    });
+    cleanups.push(async () => {
+      await relay.close();
+      await store.close();
+      await users.close();
+    });
+    return { relay, users };
+  }
+
+  it('a device enrolled at one instance connects to another and gets only its user’s events; a code is spent once even when two instances race', async () => {
+    const a = await instance('t1:');
+    const b = await instance('t1:');
+    const aliceCode = await addUser(a.users, 'alice', ['101'], ['+49 30 555 0001']);
+    const bobCode = await addUser(b.users, 'bob', ['102'], ['+49 30 555 0002']);
+    const race = await Promise.all([enrol(a.relay.url, aliceCode), enrol(b.relay.url, aliceCode)]);
+    expect(race.map((r) => r.status).sort()).toEqual([200, 401]);
+    const alice = race.find((r) => r.status === 200)!.body;
+    const bob = (await enrol(a.relay.url, bobCode)).body;
+    const aliceClient = await TestClient.connect(b.relay.clientUrl('acme'), alice.credential, {
+      extensions: ['102'],
+      events: ALL_KINDS,
+    });
+    const bobClient = await TestClient.connect(a.relay.clientUrl('acme'), bob.credential, {
+      events: ALL_KINDS,
+    });
+    cleanups.push(
+      () => aliceClient.close(),
+      () => bobClient.close(),
+    );
+    const day = twoUsersDay();
+    await postAll(a.relay.webhookUrl('acme'), day.bodies);
+    await aliceClient.until(() => aliceClient.events.length >= day.alice.length);
+    await bobClient.until(() => bobClient.events.length >= day.bob.length);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(aliceClient.eventIds()).toEqual(day.alice);
+    expect(bobClient.eventIds()).toEqual(day.bob);
+  });
+
+  it('`relay users revoke` (a process of its own, talking to Redis) ends the session on whichever instance holds it', async () => {
+    const a = await instance('t2:');
+    const b = await instance('t2:');
+    const code = await addUser(a.users, 'alice', ['101']);
+    const { body } = await enrol(a.relay.url, code);
+    const client = await TestClient.connect(b.relay.clientUrl('acme'), body.credential, {});
+    cleanups.push(() => client.close());
+    const configFile = join(tmp.path, 'relay.json');
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        tenants,
+        storage: { kind: 'redis', url: redis.url, keyPrefix: 't2:' },
+      }),
+    );
+    const revoked = await new Promise<{ code: number | null; out: string }>((resolve) => {
+      const child = spawn(
+        process.execPath,
+        ['src-relay/cli.ts', 'users', 'revoke', 'alice', '-c', configFile],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.once('exit', (c) => resolve({ code: c, out }));
+    });
+    expect(revoked).toEqual({ code: 0, out: expect.stringContaining('user alice revoked') });
+    await client.until(() => client.closeCode !== null, 5_000);
+    expect(client.closeCode).toBe(CloseCode.revoked);
+    await expect(
+      TestClient.connect(a.relay.clientUrl('acme'), body.credential, {}),
+    ).rejects.toThrow('handshake refused: 401');
+    const list = await a.users.list('acme');
+    expect(list.map((u) => [u.user.name, u.user.revokedAt !== null, u.devices.length])).toEqual([
+      ['alice', true, 0],
+    ]);
+  });
+});

@@ -1,0 +1,302 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import {
+  CloseCode,
+  RELAY_ERRCODE,
+  relayOrgPath,
+  type ControlFrame,
+} from '../../src-shared/relay-protocol.ts';
+import {
+  normaliseEnrolmentCode,
+  newEnrolmentCode,
+  secretHash,
+} from '../../src-relay/users/secrets.ts';
+import { useTempDir } from '../support/temp-dir.ts';
+import { TestClient } from './helpers.ts';
+import {
+  ALL_KINDS,
+  addUser,
+  enrol,
+  orgConfig,
+  postAll,
+  startOrgRelay,
+  twoUsersDay,
+} from './users-support.ts';
+
+const tmp = useTempDir('relay-users-');
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+async function orgRelay(overrides: Record<string, unknown> = {}) {
+  const config = orgConfig(join(tmp.path, 'users.json'), overrides);
+  const org = await startOrgRelay(config);
+  cleanups.push(() => org.close());
+  return { ...org, config };
+}
+
+async function connect(url: string, credential: string, filter = {}) {
+  const client = await TestClient.connect(url, credential, filter);
+  cleanups.push(() => client.close());
+  return client;
+}
+
+function identityOf(client: TestClient) {
+  const ready = client.controls.find((c) => c.type === 'ready') as Extract<
+    ControlFrame,
+    { type: 'ready' }
+  >;
+  return ready.identity;
+}
+
+describe('enrolment codes', () => {
+  it('are 12 characters of Crockford base-32, read back whatever the case, spaces and look-alike letters', () => {
+    const code = newEnrolmentCode();
+    expect(code).toMatch(/^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/);
+    expect(normaliseEnrolmentCode(code.toLowerCase().replace(/-/g, ' '))).toBe(code);
+    expect(normaliseEnrolmentCode('0O1I-L234-5678')).toBe('0011-1234-5678');
+    expect(normaliseEnrolmentCode('ABCD-EFGH-JKM')).toBeNull();
+    expect(normaliseEnrolmentCode('ABCD-EFGH-JKMU')).toBeNull(); // U is not in the alphabet
+  });
+});
+
+describe('organisation mode: two users of one tenant', () => {
+  it('gives each enrolled device only its user’s calls, voicemail, SMS and presence, plus trunk status, whatever filter it asks for', async () => {
+    const { relay, users } = await orgRelay();
+    const aliceCode = await addUser(users, 'alice', ['101'], ['+49 30 555 0001']);
+    const bobCode = await addUser(users, 'bob', ['102'], ['+49 30 555 0002']);
+    const alice = await enrol(relay.url, aliceCode);
+    const bob = await enrol(relay.url, bobCode);
+    expect(alice.status).toBe(200);
+    expect(alice.body.credential).toMatch(/^sprd_[A-Za-z0-9_-]{43}$/);
+    expect(alice.body.identity).toEqual({
+      user: 'alice',
+      via: 'device',
+      extensions: ['101'],
+      dids: ['+49 30 555 0001'],
+      expiresAt: null,
+    });
+    // Alice asks for bob's extension and number, and for every kind of event: the relay's grant wins.
+    const a = await connect(relay.clientUrl('acme'), alice.body.credential, {
+      extensions: ['102', '103'],
+      dids: ['+49 30 555 0002'],
+      events: ALL_KINDS,
+    });
+    const b = await connect(relay.clientUrl('acme'), bob.body.credential, { events: ALL_KINDS });
+    expect(identityOf(a)?.user).toBe('alice');
+    expect(identityOf(b)?.extensions).toEqual(['102']);
+    const day = twoUsersDay();
+    await postAll(relay.webhookUrl('acme'), day.bodies);
+    await a.until(() => a.events.length >= day.alice.length);
+    await b.until(() => b.events.length >= day.bob.length);
+    // Every event is out of the relay (the last one, unknown to both, came after theirs).
+    await new Promise((r) => setTimeout(r, 200));
+    expect(a.eventIds()).toEqual(day.alice);
+    expect(b.eventIds()).toEqual(day.bob);
+    expect(a.events.join('\n')).not.toContain('for bob only');
+    expect(b.events.join('\n')).not.toContain('for alice only');
+  });
+
+  it('replays only the user’s own events to a device that resumes from a cursor', async () => {
+    const { relay, users } = await orgRelay();
+    const alice = await enrol(
+      relay.url,
+      await addUser(users, 'alice', ['101'], ['+49 30 555 0001']),
+    );
+    const first = await connect(relay.clientUrl('acme'), alice.body.credential, {
+      events: ALL_KINDS,
+    });
+    const cursor = first.cursor;
+    await first.close();
+    const day = twoUsersDay();
+    await postAll(relay.webhookUrl('acme'), day.bodies);
+    const again = await TestClient.connect(
+      relay.clientUrl('acme'),
+      alice.body.credential,
+      { extensions: ['102'], events: ALL_KINDS },
+      cursor,
+    );
+    cleanups.push(() => again.close());
+    expect(again.eventIds()).toEqual(day.alice);
+  });
+
+  it('leaves out what a user turned off (SMS) but always sends their calls', async () => {
+    const { relay, users } = await orgRelay();
+    const alice = await enrol(
+      relay.url,
+      await addUser(users, 'alice', ['101'], ['+49 30 555 0001']),
+    );
+    const a = await connect(relay.clientUrl('acme'), alice.body.credential, { events: [30007] });
+    const day = twoUsersDay();
+    await postAll(relay.webhookUrl('acme'), day.bodies);
+    await a.until(() => a.eventIds().includes('trunk'));
+    expect(a.eventIds()).toEqual(['ring-101', 'ring-did-alice', 'trunk']);
+  });
+});
+
+describe('organisation mode: who is admitted', () => {
+  it('refuses a service token, an unknown device credential and nothing at all, with the relay’s errcode', async () => {
+    const { relay } = await orgRelay();
+    for (const token of ['service-access-token', 'sprd_' + 'A'.repeat(43), 'a.b.c']) {
+      await expect(TestClient.connect(relay.clientUrl('acme'), token, {})).rejects.toThrow(
+        'handshake refused: 401',
+      );
+    }
+    const metrics = await (await fetch(relay.url + '/metrics')).text();
+    expect(metrics).toMatch(/relay_handshakes_refused_total\{reason="sign-in-refused"\} 3/);
+    expect(metrics).not.toMatch(/reason="token-rejected"/); // the service was never asked
+  });
+
+  it('spends a code once; a wrong, used or expired code is refused with 46004 and wrong codes are rate-limited per address', async () => {
+    const { relay, users } = await orgRelay({ auth: { maxFailuresPerAddressPerMinute: 3 } });
+    const code = await addUser(users, 'alice', ['101']);
+    expect((await enrol(relay.url, code.toLowerCase())).status).toBe(200);
+    const again = await enrol(relay.url, code);
+    expect(again.status).toBe(401);
+    expect(again.body.errcode).toBe(RELAY_ERRCODE.codeRefused);
+    expect((await enrol(relay.url, 'not a code')).status).toBe(400);
+    // A code past its time: issued (with its user) two hours ago, for one hour.
+    const past = Date.now() - 2 * 3_600_000;
+    await users.addUser(
+      { tenant: 'acme', name: 'carol', extensions: ['103'], dids: [], email: null },
+      past,
+    );
+    const late = newEnrolmentCode();
+    await users.issueCode('acme', 'carol', secretHash(late), 3_600_000, past);
+    const expired = await enrol(relay.url, late);
+    expect(expired.status).toBe(401);
+    expect(expired.body.errmsg).toContain('expired');
+    // Three refusals spent the budget: the right code of another user is not even looked at now.
+    const bobCode = await addUser(users, 'bob', ['102']);
+    expect((await enrol(relay.url, bobCode)).status).toBe(429);
+  });
+
+  it('says how to sign in to a users tenant, and nothing about others', async () => {
+    const config = orgConfig(join(tmp.path, 'users.json'));
+    config.tenants.other = {
+      baseUrl: 'http://127.0.0.1:9/other',
+      secrets: ['x'.repeat(20)],
+      access: 'service-token',
+    };
+    const org = await startOrgRelay(config);
+    cleanups.push(() => org.close());
+    const info = await fetch(org.relay.url + relayOrgPath('acme'));
+    expect(await info.json()).toEqual({ tenant: 'acme', oidc: null, enrolment: true });
+    expect((await fetch(org.relay.url + relayOrgPath('other'))).status).toBe(404);
+    expect(
+      (await fetch(org.relay.url + '/v1/enrol/other', { method: 'POST', body: '{}' })).status,
+    ).toBe(404);
+  });
+
+  it('keeps the users file private (0600) with hashes only: neither the code nor the credential is in it', async () => {
+    const { relay, users, config } = await orgRelay();
+    const code = await addUser(users, 'alice', ['101']);
+    const { body } = await enrol(relay.url, code);
+    const text = readFileSync(config.users.file!, 'utf8');
+    expect(text).toContain('alice');
+    expect(text).not.toContain(code);
+    expect(text).not.toContain(body.credential);
+    expect(statSync(config.users.file!).mode & 0o777).toBe(0o600);
+  });
+});
+
+describe('relay users (the administrator’s command, a process of its own)', () => {
+  function relayUsers(
+    configFile: string,
+    ...args: string[]
+  ): Promise<{ code: number | null; out: string; err: string }> {
+    return new Promise((resolve) => {
+      const child = spawn(
+        process.execPath,
+        ['src-relay/cli.ts', 'users', ...args, '-c', configFile],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      let out = '';
+      let err = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+      child.once('exit', (code) => resolve({ code, out, err }));
+    });
+  }
+
+  /** The in-process relay's config as a file, for the command (a process of its own) to read. */
+  function writeConfigFile(config: {
+    tenants: { acme?: { baseUrl: string } };
+    users: { file?: string };
+  }) {
+    const file = join(tmp.path, 'relay.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        tenants: {
+          acme: {
+            baseUrl: config.tenants.acme!.baseUrl,
+            secrets: ['s'.repeat(20)],
+            access: 'users',
+          },
+        },
+        users: { file: config.users.file },
+      }),
+    );
+    return file;
+  }
+
+  it('adds a user with a one-time code, and a revoke ends their open session at once (4003) and every later one', async () => {
+    const { relay, config } = await orgRelay();
+    const configFile = writeConfigFile(config);
+    const added = await relayUsers(
+      configFile,
+      'add',
+      'alice',
+      '--extension',
+      '101',
+      '--did',
+      '+49 30 555 0001',
+    );
+    expect(added.err).toBe('');
+    expect(added.code).toBe(0);
+    const code = /enrolment code: (\S+)/.exec(added.out)![1]!;
+    const { body } = await enrol(relay.url, code);
+    const client = await connect(relay.clientUrl('acme'), body.credential, {});
+    expect(identityOf(client)?.extensions).toEqual(['101']);
+
+    const listed = await relayUsers(configFile, 'list');
+    expect(listed.out).toMatch(
+      /^alice\tactive\textensions 101\tnumbers \+49 30 555 0001\t1 device \[[0-9a-f]{8} "test device"\]$/m,
+    );
+
+    const revoked = await relayUsers(configFile, 'revoke', 'alice');
+    expect(revoked.code).toBe(0);
+    await client.until(() => client.closeCode !== null, 5_000);
+    expect(client.closeCode).toBe(CloseCode.revoked);
+    await expect(TestClient.connect(relay.clientUrl('acme'), body.credential, {})).rejects.toThrow(
+      'handshake refused: 401',
+    );
+    // A fresh start: a new code works, the old credential still does not.
+    const readded = await relayUsers(configFile, 'add', 'alice', '--extension', '101');
+    const fresh = await enrol(relay.url, /enrolment code: (\S+)/.exec(readded.out)![1]!);
+    expect(fresh.status).toBe(200);
+    await expect(TestClient.connect(relay.clientUrl('acme'), body.credential, {})).rejects.toThrow(
+      'handshake refused: 401',
+    );
+  });
+
+  it('says what is wrong with a command line (exit 2) and refuses a user twice (exit 1)', async () => {
+    const { config } = await orgRelay();
+    const configFile = writeConfigFile(config);
+    const noExt = await relayUsers(configFile, 'add', 'alice');
+    expect(noExt.code).toBe(2);
+    expect(noExt.err).toContain('add needs at least one --extension');
+    const badExt = await relayUsers(configFile, 'add', 'alice', '--extension', '10a');
+    expect(badExt.err).toContain('--extension 10a: digits only');
+    expect((await relayUsers(configFile, 'add', 'alice', '--extension', '101')).code).toBe(0);
+    const twice = await relayUsers(configFile, 'add', 'alice', '--extension', '101');
+    expect(twice.code).toBe(1);
+    expect(twice.err).toContain('user alice exists');
+  });
+});
