@@ -108,9 +108,9 @@ export async function handleEnrol(
 /** What a device calls itself: one line of at most 100 printable characters. */
 function deviceLabel(value: unknown): string {
   if (typeof value !== 'string') return 'device';
+  // Control, zero-width and direction-changing characters would garble `relay users list`.
   // eslint-disable-next-line no-control-regex
-  const clean = value
-    .replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g, '')
-    .trim();
+  const unprintable = /[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2066-\u2069]/g;
+  const clean = value.replace(unprintable, '').trim();
   return clean.slice(0, 100) || 'device';
 }
