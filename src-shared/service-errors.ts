@@ -33,6 +33,7 @@ export type ServiceErrorKind =
   | 'timeout' // no answer within our per-request time-out
   | 'bad-request' // 400 / 40000: our request was malformed
   | 'protocol' // an answer we cannot understand (not JSON, missing fields)
+  | 'not-service' // the address answers, but never as the phone system's API (another web server)
   | 'proxy' // the proxy refused us (407 credentials, 403 policy): a person must fix it
   | 'certificate'; // the server's TLS certificate is not trusted, expired or for another host
 
@@ -48,6 +49,7 @@ export type FaultId =
   | 'network'
   | 'timeout'
   | 'protocol'
+  | 'not-phone-system'
   | 'unknown-errcode'
   | 'no-credentials'
   | 'keychain-unreadable'
@@ -144,6 +146,7 @@ const FAULT_BY_KIND: Readonly<Record<ServiceErrorKind, FaultId>> = {
   timeout: 'timeout',
   'bad-request': 'bad-request',
   protocol: 'protocol',
+  'not-service': 'not-phone-system',
   proxy: 'proxy-refused',
   certificate: 'certificate-untrusted',
 };
@@ -156,6 +159,8 @@ const NEEDS_USER: ReadonlySet<ServiceErrorKind> = new Set<ServiceErrorKind>([
   // Neither fixes itself by retrying; a silent retry loop would only hide it.
   'proxy',
   'certificate',
+  // A wrong service address (another web server) answers the same way every time.
+  'not-service',
 ]);
 
 /** True for kinds a person must fix; retrying by ourselves would only get an IP blocked. */

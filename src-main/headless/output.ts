@@ -12,7 +12,8 @@ import type { FeatureStatus } from '../core/events/features.ts';
 import { previewText } from '../core/app/text.ts';
 import type { CallerIdentity } from '../core/app/directory.ts';
 import type { NameSource, NumberKind } from '../core/app/views.ts';
-import { render, type Words } from '../../src-shared/i18n/phrase.ts';
+import { english, phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
+import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 
 export interface StatusLine {
@@ -126,15 +127,47 @@ export type NoticeLine = VoicemailLine | SmsLine | TrunkLine | PresenceLine;
 export type OutputLine = StatusLine | PopLine | DismissLine | FaultLine | NoticeLine | FeatureLine;
 
 /**
- * The words of a status or feature line in the runner's language (`t`); English (the text the
- * source logged) without one. Keys, states and codes never change with the language.
+ * The runner's own words for a status phrase whose app words name what the runner does not have
+ * (Settings, the tray's "Try again now"): `runner.status.<id>` stands in for `status.<id>`,
+ * naming its flags and environment variables instead.
+ */
+const RUNNER_SAYS: ReadonlyMap<MessageId, MessageId> = new Map<MessageId, MessageId>([
+  ['status.fault.invalid-credentials.remedy', 'runner.status.fault.invalid-credentials.remedy'],
+  ['status.fault.network.remedy', 'runner.status.fault.network.remedy'],
+  ['status.fault.protocol.remedy', 'runner.status.fault.protocol.remedy'],
+  ['status.fault.not-phone-system.remedy', 'runner.status.fault.not-phone-system.remedy'],
+  ['status.fault.no-credentials.remedy', 'runner.status.fault.no-credentials.remedy'],
+  ['status.fault.keychain-unreadable.remedy', 'runner.status.fault.keychain-unreadable.remedy'],
+  ['status.fault.proxy-auth.remedy', 'runner.status.fault.proxy-auth.remedy'],
+  ['status.fault.proxy-refused.remedy', 'runner.status.fault.proxy-refused.remedy'],
+  ['status.fault.certificate-untrusted.remedy', 'runner.status.fault.certificate-untrusted.remedy'],
+  ['status.fault.certificate-expired.remedy', 'runner.status.fault.certificate-expired.remedy'],
+  ['status.fault.certificate-host.remedy', 'runner.status.fault.certificate-host.remedy'],
+  ['status.relay-no-tenant-remedy', 'runner.status.relay-no-tenant-remedy'],
+  ['status.relay-tenant-unknown-remedy', 'runner.status.relay-tenant-unknown-remedy'],
+]);
+
+export function inRunnerWords(words: Words): Words {
+  return words.map(({ id, values }) => {
+    const inner = values
+      ? Object.fromEntries(
+          Object.entries(values).map(([k, v]) => [k, typeof v === 'object' ? inRunnerWords(v) : v]),
+        )
+      : undefined;
+    return phrase(RUNNER_SAYS.get(id) ?? id, inner);
+  });
+}
+
+/**
+ * The words of a status or feature line in the runner's language (`t`), English without one.
+ * Keys, states and codes never change with the language.
  */
 function said(
   text: string | undefined,
   words: Words | undefined,
   t: Translator | undefined,
 ): string | null {
-  if (t && words) return render(words, t);
+  if (words) return t ? render(inRunnerWords(words), t) : english(inRunnerWords(words));
   return text ?? null;
 }
 

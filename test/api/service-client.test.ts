@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceClient, EXTENSION_PAGE_SIZE } from '../../src-main/core/api/service-client.ts';
 import { SecretRegistry } from '../../src-shared/log.ts';
+import { describeError } from '../../src-shared/service-errors.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { FakeService, makeExtensions } from './fake-service.ts';
 import pkg from '../../package.json' with { type: 'json' };
@@ -67,8 +68,37 @@ describe('ServiceClient.getToken', () => {
     expect(err.message).not.toContain('leaky-access-token-1');
   });
 
-  it('rejects a non-JSON success and an answer without errcode as protocol errors', async () => {
+  it('an address that never answered as the service is not the phone system: needs attention', async () => {
+    // Another web server at the address: what a newcomer gets with a wrong --base-url.
     const { service, client } = setup();
+    service.script('/get_token', {
+      status: 404,
+      body: '<html><head><title>404 Not Found</title></head><body>nginx</body></html>',
+    });
+    let err = await rejection(client.getToken(service.key, service.secret));
+    expect(err).toMatchObject({ kind: 'not-service', fault: 'not-phone-system', retryable: false });
+    expect(describeError(err)).toMatchObject({
+      needsUser: true,
+      reason:
+        "acme.example.com answered, but not as the phone system's API: HTTP 404 with a web page titled “404 Not Found”.",
+    });
+    service.script('/get_token', { status: 200, body: '<html>Welcome</html>' });
+    err = await rejection(client.getToken(service.key, service.secret));
+    expect(describeError(err).reason).toBe(
+      "acme.example.com answered, but not as the phone system's API: HTTP 200 with a web page.",
+    );
+    service.script('/get_token', { status: 200, body: { access_token: 'x' } });
+    err = await rejection(client.getToken(service.key, service.secret));
+    expect(err.kind).toBe('not-service');
+    expect(describeError(err).reason).toContain('HTTP 200 with JSON without an errcode');
+    // Statuses that are a server or a proxy in trouble keep their kinds.
+    service.script('/get_token', { status: 503, body: '<html>down</html>' });
+    expect((await rejection(client.getToken(service.key, service.secret))).kind).toBe('server');
+  });
+
+  it('once the address answered as the service, the same answers are passing trouble (retried)', async () => {
+    const { service, client } = setup();
+    await client.getToken(service.key, service.secret);
     service.script('/get_token', { status: 200, body: '<html>Sign in to the Wi-Fi</html>' });
     expect((await rejection(client.getToken(service.key, service.secret))).kind).toBe('protocol');
     service.script('/get_token', { status: 200, body: { access_token: 'x' } });

@@ -16,6 +16,7 @@ import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 import { startSimulator } from '../../src-sim/index.ts';
+import { otherWebServer } from '../support/other-web-server.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -136,5 +137,34 @@ describe('serviceConnectionFactory and the relay tenant', () => {
     // Nothing was sent to the relay under a made-up tenant.
     await new Promise((r) => setTimeout(r, 100));
     expect(relay.paths).toEqual([]);
+  });
+});
+
+describe('a service address that answers, but is not the phone system', () => {
+  it('is needs-attention naming what was found there, and not retried in a loop', async () => {
+    const web = await otherWebServer();
+    cleanups.push(() => web.close());
+    const connect = serviceConnectionFactory({
+      clock: systemClock,
+      logger: memoryLogger(),
+      secrets: new SecretRegistry(),
+    });
+    const connection = connect({
+      baseUrl: web.baseUrl,
+      settings: settings({ baseUrl: web.baseUrl, apiKey: 'k' }),
+      credentials: async () => ({ key: 'k', secret: 's' }),
+    });
+    cleanups.push(() => connection.stop());
+    connection.engine.start();
+    await until(() => connection.engine.status().state === 'needs-attention');
+    expect(connection.engine.status()).toMatchObject({
+      reason: `${web.host} answered, but not as the phone system's API: HTTP 404 with a web page titled “404 Not Found”.`,
+      remedy: expect.stringContaining('Check the service address in Settings'),
+    });
+    // Before: "The service rejected a request from Screenpop as malformed. Update Screenpop",
+    // retried with the back-off for ever.
+    const asked = web.requests.length;
+    await new Promise((r) => setTimeout(r, 1_500));
+    expect(web.requests.length).toBe(asked);
   });
 });

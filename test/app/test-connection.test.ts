@@ -7,6 +7,9 @@ import {
 } from '../../src-main/core/app/test-connection.ts';
 import { ServiceError } from '../../src-shared/service-errors.ts';
 import { silentLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/clock.ts';
+import { ServiceClient } from '../../src-main/core/api/service-client.ts';
+import { otherWebServer } from '../support/other-web-server.ts';
 
 const input: TestConnectionInput = {
   baseUrl: 'https://acme.example.com',
@@ -139,5 +142,33 @@ describe('testConnection', () => {
       'Check the network connection and the service address in Settings; Screenpop tries again by itself.';
     expect(r).toEqual({ ok: false, message: reason, remedy });
     expect(JSON.stringify(r)).not.toContain('s3cret-value');
+  });
+
+  it('says what answers at an address that is not the phone system (a real web server)', async () => {
+    const web = await otherWebServer();
+    try {
+      const r = await testConnection(
+        { ...input, baseUrl: web.baseUrl },
+        {
+          createProbe: (i) => {
+            const client = new ServiceClient({ baseUrl: i.baseUrl, clock: systemClock });
+            return {
+              getToken: async () => (await client.getToken(i.apiKey, i.secret)).accessToken,
+              listExtensions: (token) => client.listExtensions(token),
+            };
+          },
+          logger: silentLogger,
+          localAddress: async () => null,
+        },
+      );
+      expect(r).toEqual({
+        ok: false,
+        message: `${web.host} answered, but not as the phone system's API: HTTP 404 with a web page titled “404 Not Found”.`,
+        remedy:
+          "Check the service address in Settings: it is your phone system's own address (as its admin console shows it), not another web server's.",
+      });
+    } finally {
+      await web.close();
+    }
   });
 });

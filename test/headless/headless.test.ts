@@ -306,14 +306,16 @@ describe('screenpop-headless', () => {
       SCREENPOP_API_SECRET: 'definitely-not-the-secret',
     });
     expect(await child.exit).toBe(3);
-    // The words the tray and Test connection use for the same fault.
-    const { reason, remedy } = describeErrcode(10001);
+    // The reason the tray and Test connection give for the same fault; the remedy names the
+    // runner's environment, not the app's Settings window.
+    const { reason } = describeErrcode(10001);
     expect(child.lines.at(-1)).toMatchObject({
       type: 'status',
       state: 'needs-attention',
       errcode: 10001,
       reason,
-      remedy,
+      remedy:
+        'Check SCREENPOP_API_KEY and SCREENPOP_API_SECRET (or the secret kept in the keychain: --store-secret); if the secret is lost, regenerate the key in the admin console.',
     });
     expect(child.stderr()).not.toContain('definitely-not-the-secret');
   });

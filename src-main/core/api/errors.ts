@@ -101,3 +101,82 @@ export function errorFromResponse(
     ...extra,
   });
 }
+
+/** What was found at an address that is not the phone system's API (the words' `{what}`). */
+export type NotServiceFinding = 'html' | 'json' | 'empty' | 'text' | 'redirect';
+
+/** HTTP statuses that mean "no such API here" when the body carries no errcode. */
+const NO_SUCH_PATH = new Set([404, 405, 410, 501]);
+
+/**
+ * True when an answer without a usable errcode says the address is not the phone system's API at
+ * all: a success, a redirect, or "no such path" whose body is not the service's JSON. (A 5xx, 401,
+ * 403 or 429 without errcode is a server or a proxy in trouble: those keep their kinds.)
+ */
+export function isNotServiceStatus(status: number): boolean {
+  return (status >= 200 && status < 400) || NO_SUCH_PATH.has(status);
+}
+
+/** The text of an HTML page's <title>, one short printable line ('' when there is none). */
+export function pageTitle(html: string): string {
+  const match = /<title[^>]*>([^<]{1,400})<\/title>/i.exec(html.slice(0, 64 * 1024));
+  if (!match) return '';
+  const decoded = match[1]!
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#0*39;|&apos;/g, "'")
+    .replace(/&nbsp;/g, ' ')
+    .replace(/&amp;/g, '&');
+  // Untrusted text that reaches the tray and the logs: no controls, no bidi or zero-width marks.
+  return oneLine(decoded.replace(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g, ''), 60)
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** What the body of such an answer is. */
+export function findingOf(text: string): NotServiceFinding {
+  const start = text.trimStart();
+  if (!start) return 'empty';
+  if (/^<(!doctype html|html|head|body|title|\?xml)|<html[\s>]/i.test(start.slice(0, 1024)))
+    return 'html';
+  try {
+    JSON.parse(text);
+    return 'json';
+  } catch {
+    return 'text';
+  }
+}
+
+/**
+ * The address answered, but not as the phone system's API (another web server, a web site, a
+ * different API): a person must correct the address, so no retry loop. The words say what was
+ * found there: the host, the HTTP status, a web page and its title, JSON without an errcode.
+ */
+export function notServiceError(
+  operation: string,
+  baseUrl: string,
+  status: number | null,
+  finding: NotServiceFinding,
+  title = '',
+): ServiceError {
+  const host = new URL(baseUrl).host;
+  const shown = {
+    html: 'a web page',
+    json: 'JSON without an errcode',
+    empty: 'an empty answer',
+    text: 'an answer that is not JSON',
+    redirect: 'a redirect elsewhere',
+  }[finding];
+  return new ServiceError({
+    kind: 'not-service',
+    message: `${operation}: ${host} is not the phone system's API: HTTP ${status ?? '3xx'} with ${shown}${title ? ` titled "${title}"` : ''}`,
+    ...(status !== null && { httpStatus: status }),
+    values: {
+      host,
+      status: status === null ? '3xx' : String(status),
+      what: finding,
+      title: title || 'none',
+    },
+  });
+}

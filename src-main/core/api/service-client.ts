@@ -11,9 +11,15 @@
 import type { Clock } from '../../../src-shared/clock.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
-import { isServiceError, ServiceError } from '../../../src-shared/service-errors.ts';
+import { isServiceError, readErrcode, ServiceError } from '../../../src-shared/service-errors.ts';
 import { networkFault } from '../net/net-errors.ts';
-import { errorFromResponse } from './errors.ts';
+import {
+  errorFromResponse,
+  findingOf,
+  isNotServiceStatus,
+  notServiceError,
+  pageTitle,
+} from './errors.ts';
 import type { Extension, TokenPair } from './wire.ts';
 import {
   asObject,
@@ -63,6 +69,12 @@ export class ServiceClient {
   private readonly timeoutMs: number;
   private readonly logger: Logger;
   private readonly secrets: SecretRegistry;
+  /**
+   * Whether this address has ever answered as the service (JSON with an errcode). Until it has, an
+   * answer that is not the service's means a wrong address (needs attention, no retry loop); after,
+   * the same answer is something passing in the way (a proxy's page during a deploy): retried.
+   */
+  private answeredAsService = false;
 
   constructor(deps: ServiceClientDeps) {
     const url = new URL(deps.baseUrl);
@@ -174,6 +186,16 @@ export class ServiceClient {
         status: response.status,
         ms: Math.round(this.clock.monotonic() - started),
       });
+      const coded = isJson && readErrcode(body) !== undefined;
+      if (coded) this.answeredAsService = true;
+      else if (!this.answeredAsService && isNotServiceStatus(response.status))
+        throw notServiceError(
+          spec.operation,
+          this.baseUrl,
+          response.status,
+          findingOf(text),
+          pageTitle(text),
+        );
       if (!isJson) {
         throw response.ok
           ? protocolError(spec.operation, `the answer (HTTP ${response.status}) is not JSON`)
@@ -210,6 +232,14 @@ export class ServiceClient {
     if (fault) return fault.scrubbed((t) => this.secrets.scrub(t));
     // fetch rejects with a TypeError whose cause says what went wrong (ECONNREFUSED, ENOTFOUND...).
     const cause = (err as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+    // The service never redirects its API (we refuse to follow: the secret would go along); an
+    // address that does is a web site, not the phone system.
+    if (
+      !this.answeredAsService &&
+      typeof cause?.message === 'string' &&
+      /redirect/i.test(cause.message)
+    )
+      return notServiceError(operation, this.baseUrl, null, 'redirect');
     const code = typeof cause?.code === 'string' ? cause.code : undefined;
     const detail = code ?? (err instanceof Error ? err.message : String(err));
     return new ServiceError({

@@ -1,0 +1,67 @@
+/**
+ * Black box: the real `screenpop-headless` as a newcomer meets it. Pointed at a web server that is
+ * not the phone system, it stops with needs-attention saying what answers there (exit 3), where it
+ * used to call it a malformed request of its own and retry for ever; its remedies name its flags
+ * and environment, never the app's Settings window.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { envWithout, ProcessGroup } from './processes.ts';
+import { startRunner } from './services.ts';
+import { otherWebServer, type OtherWebServer } from '../support/other-web-server.ts';
+
+let group: ProcessGroup;
+let web: OtherWebServer | undefined;
+afterEach(async () => {
+  await group?.cleanup();
+  await web?.close();
+  web = undefined;
+});
+
+const plainEnv = () => envWithout(['LANGUAGE', 'LC_ALL', 'LC_MESSAGES', 'LANG']);
+
+describe('screenpop-headless pointed at a web server that is not the phone system', () => {
+  it(
+    'stops with needs-attention naming what answers there, exit 3',
+    { timeout: 30_000 },
+    async () => {
+      group = new ProcessGroup();
+      web = await otherWebServer();
+      const runner = startRunner(group, {
+        baseUrl: web.baseUrl,
+        key: 'k',
+        secret: 's',
+        env: plainEnv(),
+      });
+      expect(await runner.proc.exit).toEqual({ code: 3, signal: null });
+      expect(runner.lines.at(-1)).toEqual({
+        type: 'status',
+        state: 'needs-attention',
+        reason: `${web.host} answered, but not as the phone system's API: HTTP 404 with a web page titled “404 Not Found”.`,
+        remedy:
+          "Check --base-url: it is your phone system's own address (as its admin console shows it), not another web server's.",
+        errcode: null,
+        at: expect.any(Number),
+      });
+      // One question was enough: no retry loop against somebody else's server.
+      expect(web.requests.filter((p) => p.endsWith('/get_token')).length).toBeLessThanOrEqual(2);
+    },
+  );
+
+  it('says so in the --lang language, naming the flag', { timeout: 30_000 }, async () => {
+    group = new ProcessGroup();
+    web = await otherWebServer();
+    const runner = startRunner(group, {
+      baseUrl: web.baseUrl,
+      key: 'k',
+      secret: 's',
+      args: ['--lang', 'de'],
+      env: plainEnv(),
+    });
+    expect((await runner.proc.exit).code).toBe(3);
+    expect(runner.lines.at(-1)).toMatchObject({
+      state: 'needs-attention',
+      reason: `${web.host} antwortet, aber nicht als API der Telefonanlage: HTTP 404 mit einer Webseite mit dem Titel „404 Not Found“.`,
+      remedy: expect.stringMatching(/^Prüfen Sie --base-url: /),
+    });
+  });
+});
