@@ -4,6 +4,8 @@ import { parseJson } from '../src-shared/json-text.ts';
 import type { LogLevel } from '../src-shared/log.ts';
 import { TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
 import { fileStartupError } from './startup-errors.ts';
+// check-config.ts imports this module too; the function is only called once both are loaded.
+import { isLoopbackHost } from './check-config.ts';
 
 /**
  * The relay's configuration: one schema (zod) gives the defaults, the types and the checks, so a
@@ -28,6 +30,51 @@ const count = (what: string) =>
     .int({ error: `must be a whole number (${what})` })
     .positive({ error: 'must be more than 0' });
 
+const extensionList = z
+  .array(z.string().regex(/^\d{1,12}$/, { error: 'an extension is digits (1-12)' }))
+  .min(1, { error: 'at least one extension' });
+
+/**
+ * Single sign-on with the organisation's OpenID Connect provider (organisation mode): desktops
+ * sign in through the system browser (authorization code + PKCE) and present the ID token; the
+ * relay checks it (issuer, audience, signature from the provider's JWKS, expiry) and maps the
+ * e-mail address to extensions.
+ */
+const oidcSchema = z
+  .object({
+    /** The provider's issuer, exactly as its discovery document says (https; http only on loopback). */
+    issuer: z.string({ error: 'oidc.issuer is required' }).refine(isIssuerUrl, {
+      error: 'oidc.issuer must be an https URL (http only for 127.0.0.1 or localhost)',
+    }),
+    /** The desktop app's client id at the provider (a public, native client: no secret). */
+    clientId: z
+      .string({ error: 'oidc.clientId is required' })
+      .min(1, { error: 'oidc.clientId is empty' }),
+    /** The audience tokens must carry; default clientId (the ID token's audience). */
+    audience: z.string().min(1).optional(),
+    /** Scopes the desktop asks for. */
+    scopes: z
+      .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/))
+      .default(['openid', 'email', 'profile', 'offline_access']),
+    /** The claim holding the user's e-mail address (Entra ID: preferred_username or upn). */
+    emailClaim: z.string().min(1).default('email'),
+    /** How far the provider's clock and the relay's may disagree on a token's times (s). */
+    clockToleranceSec: z.number().int().min(0).max(300).default(60),
+    /** Explicit mapping: e-mail address -> extensions (and numbers), before the users and the directory. */
+    users: z
+      .record(
+        z.string().regex(/^[^\s@]{1,64}@[^\s@]{1,255}$/, { error: 'not an e-mail address' }),
+        z
+          .object({
+            extensions: extensionList,
+            dids: z.array(z.string().min(3).max(40)).default([]),
+          })
+          .strict(),
+      )
+      .default({}),
+  })
+  .strict();
+
 const tenantSchema = z
   .object({
     /** The tenant's service base URL; client tokens are validated against it. */
@@ -49,6 +96,8 @@ const tenantSchema = z
     access: z
       .enum(['service-token', 'users'], { error: 'access must be "service-token" or "users"' })
       .default('service-token'),
+    /** Organisation mode's single sign-on (needs access "users"). */
+    oidc: oidcSchema.optional(),
   })
   .strict();
 
@@ -191,6 +240,13 @@ export const relayConfigSchema = baseSchema.superRefine((config, ctx) => {
         path: ['tenants', name],
         message: `tenant name "${name}" is not allowed (letters, digits, ".", "_", "-"; up to 63)`,
       });
+  for (const name of names)
+    if (config.tenants[name]!.oidc && config.tenants[name]!.access !== 'users')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tenants', name, 'oidc'],
+        message: `tenants.${name}.oidc needs "access": "users" (single sign-on admits the relay's users only)`,
+      });
   const withUsers = names.filter((n) => config.tenants[n]!.access === 'users');
   if (withUsers.length > 0 && config.storage.kind === 'memory' && !config.users.file)
     ctx.addIssue({
@@ -221,6 +277,7 @@ export type TenantConfig = RelayConfig['tenants'][string];
 export type StorageConfig = RelayConfig['storage'];
 export type ClientOptions = RelayConfig['clients'];
 export type AuthOptions = RelayConfig['auth'];
+export type OidcConfig = NonNullable<TenantConfig['oidc']>;
 export type RelayConfigInput = z.input<typeof relayConfigSchema>;
 
 /** Parses and checks a configuration object; throws `relay config: <path>: <problem>; ...`. */
@@ -316,6 +373,16 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Re
   }
   raw.tenants = tenants;
   return parseConfig(raw);
+}
+
+function isIssuerUrl(text: string): boolean {
+  try {
+    const u = new URL(text);
+    const host = u.hostname.replace(/^\[|\]$/g, '');
+    return u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(host));
+  } catch {
+    return false;
+  }
 }
 
 function isHttpUrl(text: string): boolean {

@@ -22,6 +22,7 @@ import { startSweeper } from './sweeper.ts';
 import { upgradeHandler } from './upgrade.ts';
 import type { UserStore } from './users/types.ts';
 import { UserAuthenticator } from './users/user-auth.ts';
+import { OidcVerifier, type EmailDirectory } from './users/oidc.ts';
 
 /**
  * Largest frame a client may send. The biggest hello the protocol allows (three lists of 200
@@ -38,6 +39,8 @@ export interface RelayDeps {
   logger?: Logger;
   /** The relay's users (users/open-user-store.ts), when a tenant has `access: "users"`. */
   users?: UserStore | null;
+  /** Extensions by e-mail address from the phone system (gateway mode), for single sign-on. */
+  directory?: EmailDirectory;
 }
 
 export interface RelayServer {
@@ -81,8 +84,27 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   metrics.authQueued = () => validator.queueLength;
   const unsubscribe = store.subscribe((events) => sessions.publish(events));
   const users = deps.users ?? null;
+  const oidc = new Map<string, OidcVerifier>();
+  for (const [name, tenant] of Object.entries(config.tenants))
+    if (tenant.oidc && tenant.access === 'users')
+      oidc.set(
+        name,
+        new OidcVerifier({
+          tenant: name,
+          config: tenant.oidc,
+          users,
+          clock,
+          logger: logger.child({ component: 'oidc', tenant: name }),
+          fetch: deps.fetch ?? fetch,
+          ...(deps.directory ? { directory: deps.directory } : {}),
+        }),
+      );
   const userAuth = users
-    ? new UserAuthenticator({ users, logger: logger.child({ component: 'users' }) })
+    ? new UserAuthenticator({
+        users,
+        logger: logger.child({ component: 'users' }),
+        oidc: (tenant) => oidc.get(tenant),
+      })
     : undefined;
   const unfollowUsers = users?.onChange((change) => {
     if (userAuth) void endChangedSessions(change.tenant, change.user, userAuth);
@@ -118,7 +140,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     inFlight,
     draining: isDraining,
     clock,
-    org: { users },
+    org: { users, oidcInfo: (tenant) => oidc.get(tenant)?.info() ?? null },
   });
   // Node checks header and request time-outs only every connectionsCheckingInterval (30 s by
   // default), so a 10 s limit held for up to 40 s; a check every second keeps them near their value.

@@ -1,0 +1,263 @@
+/**
+ * Single sign-on for organisation mode (docs/relay-protocol.md section 2.3), as RFC 8252 asks of a
+ * native app: the authorization code flow with PKCE (RFC 7636, S256) in the system browser, the
+ * answer received on a loopback address (http://127.0.0.1:<any free port>/callback, RFC 8252 7.3
+ * and 8.3), `state` against forged answers and `nonce` against a replayed ID token. The protocol
+ * work (discovery, the token request, the ID token's claims: iss, aud, exp, iat, nonce) is
+ * oauth4webapi's, a certified relying-party library; this module adds the loopback listener, the
+ * browser hand-off and the refresh.
+ *
+ * The app is a public client: no client secret. What it keeps is the refresh token (in the
+ * keychain) and the ID token (in memory), which it presents to the relay; neither is ever the
+ * phone system's secret.
+ */
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as oauth from 'oauth4webapi';
+import type { Clock } from '../../../src-shared/clock.ts';
+
+export interface OidcProviderInfo {
+  issuer: string;
+  clientId: string;
+  scopes: string[];
+}
+
+/** What a sign-in or a refresh yields. */
+export interface OidcTokens {
+  idToken: string;
+  /** Wall-clock ms at which the ID token stops being accepted (its `exp`). */
+  idTokenExpiresAt: number;
+  /** null when the provider gave none (then the user signs in again when the ID token ends). */
+  refreshToken: string | null;
+  /** The e-mail address the provider vouches for, when it says. */
+  email: string | null;
+}
+
+export interface OidcDeps {
+  clock: Clock;
+  /** The one way out (NetTransport.fetch): proxy and trusted CAs apply to the provider too. */
+  fetch: typeof fetch;
+  /** Hands the URL to the system browser (shell.openExternal; the runner prints it). */
+  openBrowser: (url: string) => Promise<void> | void;
+  /** The page the browser shows once it has come back: done, or what went wrong. */
+  page?: (outcome: 'signed-in' | 'failed') => string;
+  /** How long to wait for the person to finish in the browser. Default 5 minutes. */
+  timeoutMs?: number;
+}
+
+export class OidcSignInError extends Error {
+  /** `cancelled`: the person closed or refused it; `timeout`; `provider`: the provider or the answer failed. */
+  readonly kind: 'cancelled' | 'timeout' | 'provider';
+  constructor(kind: OidcSignInError['kind'], message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'OidcSignInError';
+    this.kind = kind;
+  }
+}
+
+/** oauth4webapi's options for our transport: string bodies, and http only for a loopback issuer. */
+function requestOptions(issuer: URL, deps: Pick<OidcDeps, 'fetch'>) {
+  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(issuer.hostname);
+  return {
+    [oauth.customFetch]: ((url: string, init: RequestInit) =>
+      deps.fetch(url, {
+        ...init,
+        body: init.body instanceof URLSearchParams ? init.body.toString() : init.body,
+      })) as typeof fetch,
+    ...(issuer.protocol === 'http:' && loopback ? { [oauth.allowInsecureRequests]: true } : {}),
+  };
+}
+
+async function discover(info: OidcProviderInfo, deps: Pick<OidcDeps, 'fetch'>) {
+  const issuer = new URL(info.issuer);
+  try {
+    const res = await oauth.discoveryRequest(issuer, requestOptions(issuer, deps));
+    return await oauth.processDiscoveryResponse(issuer, res);
+  } catch (err) {
+    throw new OidcSignInError('provider', `the sign-in provider ${issuer.host} could not be read`, {
+      cause: err,
+    });
+  }
+}
+
+/**
+ * Signs in through the system browser and returns the tokens. Rejects with OidcSignInError:
+ * cancelled (an error answer such as access_denied), timeout, or provider.
+ */
+export async function signInWithBrowser(
+  info: OidcProviderInfo,
+  deps: OidcDeps,
+): Promise<OidcTokens> {
+  const as = await discover(info, deps);
+  const client: oauth.Client = { client_id: info.clientId };
+  const verifier = oauth.generateRandomCodeVerifier();
+  const challenge = await oauth.calculatePKCECodeChallenge(verifier);
+  const state = oauth.generateRandomState();
+  const nonce = oauth.generateRandomNonce();
+  const loop = await listenOnLoopback(deps);
+  try {
+    const redirectUri = `http://127.0.0.1:${loop.port}/callback`;
+    const url = new URL(as.authorization_endpoint!);
+    url.searchParams.set('client_id', info.clientId);
+    url.searchParams.set('redirect_uri', redirectUri);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('scope', info.scopes.join(' '));
+    url.searchParams.set('code_challenge', challenge);
+    url.searchParams.set('code_challenge_method', 'S256');
+    url.searchParams.set('state', state);
+    url.searchParams.set('nonce', nonce);
+    await deps.openBrowser(url.href);
+    const callback = await loop.answer;
+    let params: URLSearchParams;
+    try {
+      params = oauth.validateAuthResponse(as, client, callback, state);
+    } catch (err) {
+      loop.respond('failed');
+      if (err instanceof oauth.AuthorizationResponseError)
+        throw new OidcSignInError('cancelled', `the sign-in was not completed (${err.error})`, {
+          cause: err,
+        });
+      throw new OidcSignInError('provider', 'the sign-in answer was not valid', { cause: err });
+    }
+    try {
+      const issuer = new URL(info.issuer);
+      const response = await oauth.authorizationCodeGrantRequest(
+        as,
+        client,
+        oauth.None(),
+        params,
+        redirectUri,
+        verifier,
+        requestOptions(issuer, deps),
+      );
+      const result = await oauth.processAuthorizationCodeResponse(as, client, response, {
+        expectedNonce: nonce,
+        requireIdToken: true,
+      });
+      loop.respond('signed-in');
+      return tokensOf(result);
+    } catch (err) {
+      loop.respond('failed');
+      throw new OidcSignInError('provider', 'the sign-in provider did not give a valid token', {
+        cause: err,
+      });
+    }
+  } finally {
+    loop.close();
+  }
+}
+
+/**
+ * A fresh ID token for a refresh token. Rejects with OidcSignInError('cancelled') when the
+ * provider refuses the refresh token (expired, revoked: the person signs in again), 'provider'
+ * when it cannot be reached or answers nonsense (try again later).
+ */
+export async function refreshSignIn(
+  info: OidcProviderInfo,
+  refreshToken: string,
+  deps: Pick<OidcDeps, 'fetch'>,
+): Promise<OidcTokens> {
+  const as = await discover(info, deps);
+  const client: oauth.Client = { client_id: info.clientId };
+  let result: oauth.TokenEndpointResponse;
+  try {
+    const response = await oauth.refreshTokenGrantRequest(
+      as,
+      client,
+      oauth.None(),
+      refreshToken,
+      requestOptions(new URL(info.issuer), deps),
+    );
+    result = await oauth.processRefreshTokenResponse(as, client, response);
+  } catch (err) {
+    if (err instanceof oauth.ResponseBodyError && err.error === 'invalid_grant')
+      throw new OidcSignInError('cancelled', 'the sign-in has ended; sign in again', {
+        cause: err,
+      });
+    throw new OidcSignInError('provider', 'the sign-in provider could not renew the sign-in', {
+      cause: err,
+    });
+  }
+  const tokens = tokensOf(result);
+  // Providers may keep the refresh token as it was (no rotation): keep using ours then.
+  return { ...tokens, refreshToken: tokens.refreshToken ?? refreshToken };
+}
+
+function tokensOf(result: oauth.TokenEndpointResponse): OidcTokens {
+  const claims = oauth.getValidatedIdTokenClaims(result);
+  if (!result.id_token || !claims)
+    throw new OidcSignInError('provider', 'the sign-in provider gave no ID token');
+  const email = typeof claims.email === 'string' ? claims.email : null;
+  return {
+    idToken: result.id_token,
+    idTokenExpiresAt: claims.exp * 1000,
+    refreshToken: typeof result.refresh_token === 'string' ? result.refresh_token : null,
+    email,
+  };
+}
+
+interface Loopback {
+  port: number;
+  /** The URL the browser came back with. */
+  answer: Promise<URL>;
+  /** The page shown in the browser for the answer. */
+  respond(outcome: 'signed-in' | 'failed'): void;
+  close(): void;
+}
+
+/**
+ * A one-shot HTTP listener on 127.0.0.1 (not `localhost`, which may resolve elsewhere, RFC 8252
+ * 8.3) at a port the OS picks. It takes the first request to /callback and answers it once the
+ * sign-in is settled; anything else is 404. It ends after the answer or the time-out.
+ */
+async function listenOnLoopback(deps: OidcDeps): Promise<Loopback> {
+  let pending: http.ServerResponse | undefined;
+  let settle!: (url: URL) => void;
+  let fail!: (err: Error) => void;
+  const answer = new Promise<URL>((resolve, reject) => {
+    settle = resolve;
+    fail = reject;
+  });
+  const server = http.createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    if (url.pathname !== '/callback' || pending || req.method !== 'GET') {
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end();
+      return;
+    }
+    pending = res;
+    settle(new URL(`http://127.0.0.1:${port}${req.url ?? ''}`));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  const timer = deps.clock.setTimeout(
+    () =>
+      fail(new OidcSignInError('timeout', 'the sign-in was not finished in the browser in time')),
+    deps.timeoutMs ?? 5 * 60_000,
+  );
+  void answer.catch(() => {});
+  return {
+    port,
+    answer,
+    respond(outcome) {
+      if (!pending || pending.headersSent) return;
+      const body =
+        deps.page?.(outcome) ?? (outcome === 'signed-in' ? 'Signed in.' : 'Not signed in.');
+      pending.writeHead(outcome === 'signed-in' ? 200 : 400, {
+        'Content-Type': 'text/plain; charset=utf-8',
+        'Cache-Control': 'no-store',
+      });
+      pending.end(body);
+    },
+    close() {
+      deps.clock.clearTimeout(timer);
+      // The answer page has been written; a browser's idle keep-alive connection must not hold
+      // the port, and one still reading gets a second before it is cut.
+      server.close();
+      server.closeIdleConnections();
+      setTimeout(() => server.closeAllConnections(), 1_000).unref();
+    },
+  };
+}

@@ -1,0 +1,237 @@
+import {
+  createRemoteJWKSet,
+  customFetch,
+  errors,
+  jwtVerify,
+  type JWTPayload,
+  type JWTVerifyGetKey,
+} from 'jose';
+import type { Clock } from '../../src-shared/clock.ts';
+import type { Logger } from '../../src-shared/log.ts';
+import { RELAY_ERRCODE, type OrgSignInInfo } from '../../src-shared/relay-protocol.ts';
+import type { OidcConfig } from '../config.ts';
+import type { UserStore } from './types.ts';
+import { identityOf, refusal, type OidcSignIn, type UserVerdict } from './user-auth.ts';
+import { secretHash } from './secrets.ts';
+
+/** Signature algorithms accepted: asymmetric only (a shared-secret HS256 token is refused). */
+const ALGORITHMS = [
+  'RS256',
+  'RS384',
+  'RS512',
+  'PS256',
+  'PS384',
+  'PS512',
+  'ES256',
+  'ES384',
+  'ES512',
+  'EdDSA',
+];
+
+/** After a failed discovery, the provider is asked again at most this often (ms). */
+const DISCOVERY_RETRY_MS = 10_000;
+
+/** Verified tokens remembered (until their expiry), so a reconnect with the same token costs a look-up. */
+const MAX_VERIFIED = 10_000;
+
+/**
+ * Where an e-mail address's extensions come from besides the config's mapping and the relay's
+ * users: the phone system's extension list (`email_addr`), when the relay holds the service's
+ * credential (gateway mode).
+ */
+export interface EmailDirectory {
+  extensionsFor(tenant: string, email: string): Promise<string[] | null>;
+}
+
+export interface OidcDeps {
+  tenant: string;
+  config: OidcConfig;
+  users: UserStore | null;
+  clock: Clock;
+  logger: Logger;
+  fetch: typeof fetch;
+  directory?: EmailDirectory;
+}
+
+/**
+ * A tenant's single sign-on (docs/relay-protocol.md section 2.3): the desktop presents the ID token
+ * its user got from the organisation's OpenID provider (authorization code + PKCE); the relay
+ * checks it as OpenID Connect Core 3.1.3.7 asks of a relying party that did not make the request:
+ * the signature with a key of the provider's JWKS (asymmetric algorithms only), `iss` equal to the
+ * configured issuer, `aud` holding the audience (the desktop's client id), `exp` in the future and
+ * `iat` present (with `clockToleranceSec` either way). (The `nonce` was the desktop's to check: it
+ * made the request.) The e-mail claim then names the user: the config's `users` mapping first,
+ * then a relay user with that `--email`, then the phone system's extension list.
+ *
+ * The provider's discovery document is read on first use (its `issuer` must equal the configured
+ * one, OpenID Connect Discovery 4.3); its JWKS is cached by jose and fetched again for an unknown
+ * key id at most every 30 s, so tokens signed with made-up key ids cannot make the relay hammer
+ * the provider.
+ */
+export class OidcVerifier implements OidcSignIn {
+  private readonly deps: OidcDeps;
+  private keys: Promise<JWTVerifyGetKey> | undefined;
+  private failedAt = -Infinity;
+  private readonly verified = new Map<string, JWTPayload>();
+
+  constructor(deps: OidcDeps) {
+    this.deps = deps;
+  }
+
+  /** What desktops need to sign in (GET /v1/org/<tenant>). */
+  info(): NonNullable<OrgSignInInfo['oidc']> {
+    const { issuer, clientId, scopes } = this.deps.config;
+    return { issuer, clientId, scopes };
+  }
+
+  async identify(token: string): Promise<UserVerdict> {
+    const checked = await this.verify(token);
+    return 'claims' in checked ? this.map(checked.claims) : checked;
+  }
+
+  private async verify(
+    token: string,
+  ): Promise<{ claims: JWTPayload } | Extract<UserVerdict, { ok: false }>> {
+    const { config, clock, logger } = this.deps;
+    const hash = secretHash(token);
+    const known = this.verified.get(hash);
+    const nowSec = clock.now() / 1000;
+    if (known && (known.exp ?? 0) + config.clockToleranceSec > nowSec) return { claims: known };
+    if (known) this.verified.delete(hash);
+    let keys: JWTVerifyGetKey;
+    try {
+      keys = await this.jwks();
+    } catch (err) {
+      logger.warn('sign-in provider not reachable', { err: (err as Error).message });
+      return refusal(503, 0, 'the relay cannot reach the sign-in provider now; retry later');
+    }
+    try {
+      const { payload } = await jwtVerify(token, keys, {
+        issuer: config.issuer,
+        audience: config.audience ?? config.clientId,
+        algorithms: ALGORITHMS,
+        clockTolerance: config.clockToleranceSec,
+        currentDate: new Date(clock.now()),
+        requiredClaims: ['exp', 'iat', 'sub'],
+      });
+      if (this.verified.size >= MAX_VERIFIED)
+        this.verified.delete(this.verified.keys().next().value!);
+      this.verified.set(hash, payload);
+      return { claims: payload };
+    } catch (err) {
+      const why = tokenFault(err);
+      logger.info('sign-in token refused', { why });
+      if (why === 'provider-unreachable')
+        return refusal(503, 0, 'the relay cannot reach the sign-in provider now; retry later');
+      return refusal(
+        401,
+        RELAY_ERRCODE.signInRequired,
+        why === 'expired'
+          ? 'your sign-in has expired; sign in again'
+          : 'this sign-in is not valid for this relay; sign in again',
+      );
+    }
+  }
+
+  /** The user an e-mail address is: the config's mapping, a relay user, the phone system's list. */
+  private async map(claims: JWTPayload): Promise<UserVerdict> {
+    const { config, tenant, users, directory, logger } = this.deps;
+    const raw = claims[config.emailClaim];
+    const expiresAt = typeof claims.exp === 'number' ? claims.exp * 1000 : null;
+    if (typeof raw !== 'string' || !raw.includes('@'))
+      return refusal(
+        403,
+        RELAY_ERRCODE.notMapped,
+        `the sign-in carries no e-mail address (claim ${config.emailClaim}); ask your administrator`,
+      );
+    if (claims.email_verified === false)
+      return refusal(
+        403,
+        RELAY_ERRCODE.notMapped,
+        'the provider has not verified this e-mail address; ask your administrator',
+      );
+    const email = raw.trim().toLowerCase();
+    const mapped = Object.entries(config.users).find(([e]) => e.toLowerCase() === email)?.[1];
+    if (mapped)
+      return {
+        ok: true,
+        identity: identityOf({ name: email, ...mapped }, 'oidc', expiresAt),
+        credentialHash: '',
+      };
+    try {
+      const user = await users?.findByEmail(tenant, email);
+      if (user) {
+        if (user.revokedAt !== null)
+          return refusal(
+            401,
+            RELAY_ERRCODE.revoked,
+            'your access was revoked; ask your administrator',
+          );
+        return { ok: true, identity: identityOf(user, 'oidc', expiresAt), credentialHash: '' };
+      }
+      const extensions = await directory?.extensionsFor(tenant, email);
+      if (extensions && extensions.length > 0)
+        return {
+          ok: true,
+          identity: identityOf({ name: email, extensions, dids: [] }, 'oidc', expiresAt),
+          credentialHash: '',
+        };
+    } catch (err) {
+      logger.warn('sign-in not mapped: a look-up failed', { err: (err as Error).message });
+      return refusal(503, 0, 'the relay cannot look up your extensions now; retry later');
+    }
+    logger.info('sign-in not mapped', { tenant });
+    return refusal(
+      403,
+      RELAY_ERRCODE.notMapped,
+      'you are signed in, but no extension is assigned to you on the relay; ask your administrator',
+    );
+  }
+
+  /** The provider's JWKS, found through its discovery document (once; again after a failure). */
+  private jwks(): Promise<JWTVerifyGetKey> {
+    if (this.keys) return this.keys;
+    const now = this.deps.clock.monotonic();
+    if (now - this.failedAt < DISCOVERY_RETRY_MS)
+      return Promise.reject(new Error('discovery failed a moment ago'));
+    const { config, fetch } = this.deps;
+    const discovered = (async () => {
+      const base = config.issuer.replace(/\/+$/, '');
+      const res = await fetch(`${base}/.well-known/openid-configuration`, {
+        signal: AbortSignal.timeout(5_000),
+        headers: { Accept: 'application/json' },
+      });
+      if (!res.ok) throw new Error(`discovery answered ${res.status}`);
+      const doc = (await res.json()) as { issuer?: unknown; jwks_uri?: unknown };
+      if (doc.issuer !== config.issuer)
+        throw new Error('the discovery document names another issuer (check oidc.issuer, exactly)');
+      if (typeof doc.jwks_uri !== 'string')
+        throw new Error('the discovery document has no jwks_uri');
+      return createRemoteJWKSet(new URL(doc.jwks_uri), {
+        timeoutDuration: 5_000,
+        cooldownDuration: 30_000,
+        cacheMaxAge: 10 * 60_000,
+        [customFetch]: fetch,
+      });
+    })();
+    this.keys = discovered;
+    discovered.catch(() => {
+      this.keys = undefined;
+      this.failedAt = this.deps.clock.monotonic();
+    });
+    return discovered;
+  }
+}
+
+/** Why jose refused a token, in one word for the log (never the token). */
+function tokenFault(err: unknown): string {
+  if (err instanceof errors.JWTExpired) return 'expired';
+  if (err instanceof errors.JWTClaimValidationFailed) return `claim-${err.claim}`;
+  if (err instanceof errors.JWSSignatureVerificationFailed) return 'signature';
+  if (err instanceof errors.JWKSNoMatchingKey) return 'unknown-key';
+  if (err instanceof errors.JOSEAlgNotAllowed) return 'algorithm';
+  if (err instanceof errors.JWKSTimeout) return 'provider-unreachable';
+  if (err instanceof errors.JOSEError) return err.code;
+  if (err instanceof TypeError) return 'provider-unreachable';
+  return 'malformed';
+}
