@@ -33,13 +33,20 @@ export class SecretRegistry {
     if (secret) this.secrets.delete(secret);
   }
 
-  /** Replaces every registered secret, and anything that looks like a bearer credential, in `text`. */
+  /**
+   * Replaces every registered secret, and anything that looks like a credential, in `text`: a
+   * bearer token, and the value of a token, secret or password query parameter (phone systems
+   * such as Yeastar's carry the access token in the URL: docs/phone-systems/yeastar-p-series.md).
+   */
   scrub(text: string): string {
     let out = text;
     for (const s of this.secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
     return out
       .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, `$1${REDACTED}`)
-      .replace(/([?&](?:access_token|token|refresh_token)=)[^&\s"]+/gi, `$1${REDACTED}`);
+      .replace(
+        /([?&](?:access_token|token|refresh_token|secret|client_secret|password)=)[^&\s"']+/gi,
+        `$1${REDACTED}`,
+      );
   }
 
   /** Deep copy of `value` with secret fields masked and registered secrets scrubbed from strings. */

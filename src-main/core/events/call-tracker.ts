@@ -22,7 +22,7 @@
  * (the user's own, few) are kept apart, at most 1,000 for an hour, so tenant traffic cannot push
  * out a popup's record before its dismiss arrives.
  */
-import { BoundedFifoMap } from './bounded-map.ts';
+import { BoundedFifoMap } from '../../../src-shared/bounded-map.ts';
 import type { CallStateData, Envelope } from './envelope.ts';
 import type { UserNumberMatcher } from './numbers.ts';
 

@@ -9,7 +9,7 @@
  * tenant-wide traffic the count bound wins (at 2,000 events/s the window is ~50 s); pops stay
  * correct beyond it because the call tracker never pops one call twice and never pops a stale ring.
  */
-import { BoundedFifoMap } from './bounded-map.ts';
+import { BoundedFifoMap } from '../../../src-shared/bounded-map.ts';
 
 export interface DedupeOptions {
   maxIds?: number;

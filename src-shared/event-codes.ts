@@ -1,0 +1,27 @@
+/**
+ * The core's event codes and envelope (docs/wire-protocol.md section 6): what every phone system's
+ * frames are decoded into before the pipeline sees them. The standard service speaks this format
+ * on the wire; another phone system's module (src-shared/phone-systems/) translates its own frames
+ * into it, so the app's pipeline, the relay's routing and the runner's lines know only these codes.
+ */
+export const CALL_STATE_CHANGED = 30011;
+export const TRUNK_STATUS_CHANGED = 30007;
+export const PRESENCE_CHANGED = 30009;
+export const VOICEMAIL_RECEIVED = 30015;
+export const SMS_RECEIVED = 30031;
+
+/** One event as the core handles it (docs/wire-protocol.md section 6). */
+export interface EventEnvelope {
+  event: number;
+  /** Milliseconds since the Unix epoch. */
+  timestamp: number;
+  tenant: string;
+  data: Record<string, unknown>;
+  event_id: string;
+  /**
+   * The wire carried no time of its own: `timestamp` is when this process received the frame, on
+   * its own clock. Such an event came live over a socket that never replays, so it is fresh by
+   * construction; it is no sample of another clock either (docs/phone-systems/yeastar-p-series.md).
+   */
+  receiptStamped?: true;
+}

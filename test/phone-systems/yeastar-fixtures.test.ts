@@ -1,0 +1,293 @@
+/**
+ * Every example frame and answer of Yeastar's P-Series developer guide (test/fixtures/yeastar-p-series,
+ * its README says which page each comes from), decoded by the code that meets them on the wire.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  YeastarEventDecoder,
+  type DecodeResult,
+} from '../../src-shared/phone-systems/yeastar-p-series.ts';
+import type { EventEnvelope } from '../../src-shared/event-codes.ts';
+import { SecretRegistry } from '../../src-shared/log.ts';
+import { parseExtensionPage, parseTokenPair } from '../../src-main/core/api/wire.ts';
+
+const DIR = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
+const read = (name: string) => readFileSync(join(DIR, name), 'utf8');
+/** Names of the fixtures this file decodes; the last test fails for one nobody reads. */
+const used = new Set<string>(['README.md']);
+const fixture = (name: string) => {
+  used.add(name);
+  return read(name);
+};
+
+const T0 = Date.UTC(2026, 0, 16, 9, 0, 0);
+
+function decodeAll(names: string[], decoder = new YeastarEventDecoder()): EventEnvelope[][] {
+  return names.map((name, i) => {
+    const result = decoder.decode(fixture(name), T0 + i * 1000, i * 1000);
+    expect(result, name).toMatchObject({ ok: true });
+    return (result as Extract<DecodeResult, { ok: true }>).envelopes;
+  });
+}
+
+const calls = (envelopes: EventEnvelope[]) =>
+  envelopes.map((e): Record<string, unknown> => ({ ...e.data, event: e.event }));
+
+describe('Yeastar P-Series frames from the guide', () => {
+  it('30011: an outside call ringing an extension is one ringing envelope for it, the caller from the inbound member', () => {
+    const [ring, answered] = decodeAll([
+      'constructed-30011-inbound-rings-101.json',
+      'constructed-30011-inbound-answered-by-101.json',
+    ]);
+    expect(calls(ring!)).toEqual([
+      {
+        event: 30011,
+        call_id: '1700000001.11',
+        from: '+4930123456',
+        to: '101',
+        state: 'ringing',
+        line: '5503301',
+        member_status: 'RING',
+      },
+    ]);
+    // The answer frame has `msg` as an object, not a string: the same call, now answered.
+    expect(calls(answered!)).toMatchObject([{ to: '101', state: 'answered', from: '+4930123456' }]);
+    expect(ring![0]!.receiptStamped).toBe(true);
+    expect(ring![0]!.timestamp).toBe(T0);
+    expect(ring![0]!.tenant).toBe('3631A2124XXX');
+  });
+
+  it('30011: a ring group rings both; when a colleague answers, the other is no longer ringing', () => {
+    const [ring, answered] = decodeAll([
+      'constructed-30011-ring-group-rings-101-102.json',
+      'constructed-30011-ring-group-answered-by-102.json',
+    ]);
+    expect(calls(ring!).map((c) => [c.to, c.state])).toEqual([
+      ['101', 'ringing'],
+      ['102', 'ringing'],
+    ]);
+    // 101 is not listed any more: its ring ended there (after the colleague's answer in order).
+    expect(calls(answered!).map((c) => [c.to, c.state])).toEqual([
+      ['102', 'answered'],
+      ['101', 'ended'],
+    ]);
+  });
+
+  it('30011: an internal call names the calling extension as the caller (ALERT), and ends with BYE', () => {
+    const decoder = new YeastarEventDecoder();
+    const [ring, bye] = decodeAll(
+      ['constructed-30011-internal-102-calls-101.json', 'constructed-30011-internal-hung-up.json'],
+      decoder,
+    );
+    expect(calls(ring!).map((c) => [c.from, c.to, c.state])).toEqual([
+      ['102', '102', 'calling'],
+      ['102', '101', 'ringing'],
+    ]);
+    expect(calls(bye!).map((c) => [c.to, c.state])).toEqual([
+      ['102', 'ended'],
+      ['101', 'ended'],
+    ]);
+    expect(decoder.callsRemembered).toBe(0); // every member BYE: the call is forgotten
+  });
+
+  it('30011: an extension dialling out is calling, not ringing (EARLYMEDIA is the outside party)', () => {
+    const [out] = decodeAll(['constructed-30011-outbound-101-dials-out.json']);
+    expect(calls(out!).map((c) => [c.to, c.state])).toEqual([['101', 'calling']]);
+  });
+
+  it('30010: the numeric trunk status becomes the core trunk event (1 idle = registered)', () => {
+    const [trunk] = decodeAll(['event-30010-trunk-idle.json']);
+    expect(trunk).toMatchObject([
+      { event: 30007, data: { trunk: 'peering', status: 'registered', vendor_status: 1 } },
+    ]);
+  });
+
+  it('30009: presence becomes the core presence event', () => {
+    const [presence] = decodeAll(['event-30009-presence-business-trip.json']);
+    expect(presence).toMatchObject([
+      { event: 30009, data: { extension: '2005', presence_status: 'business_trip' } },
+    ]);
+  });
+
+  it('codes the app does not use decode to nothing, whatever their msg (string, object, no sn)', () => {
+    const envelopes = decodeAll([
+      'event-30007-extension-registered-mobile.json',
+      'event-30007-extension-unregistered-web.json',
+      'event-30008-extension-ringing.json',
+      'event-30020-uacsta-call-start.json',
+      'event-30023-trunk-created.json',
+      'event-30034-system-info-msg-object.json',
+      'event-30035-system-warning-msg-object.json',
+      'event-30038-read-receipt.json',
+    ]);
+    expect(envelopes.flat()).toEqual([]);
+  });
+
+  it('the examples exactly as printed (not JSON) are refused with a reason, never a throw', () => {
+    const decoder = new YeastarEventDecoder();
+    expect(decoder.decode(fixture('event-30008-extension-ringing.as-printed.txt'), T0, 0)).toEqual({
+      ok: false,
+      reason: 'not-json',
+    });
+    expect(() => JSON.parse(fixture('response-success.as-printed.txt'))).toThrow();
+  });
+
+  it('the same frame twice (50 times) gives the same event ids; msg as string or object alike', () => {
+    const decoder = new YeastarEventDecoder();
+    const text = fixture('constructed-30011-ring-group-rings-101-102.json');
+    const ids = new Set<string>();
+    for (let i = 0; i < 50; i++) {
+      const r = decoder.decode(text, T0, i) as Extract<DecodeResult, { ok: true }>;
+      for (const e of r.envelopes) ids.add(e.event_id);
+    }
+    expect(ids.size).toBe(2);
+    // The same frame with msg as an object instead of a JSON string: the same ids.
+    const asObject = JSON.parse(text) as { msg: string };
+    const objectText = JSON.stringify({ ...asObject, msg: JSON.parse(asObject.msg) as unknown });
+    const other = new YeastarEventDecoder().decode(objectText, T0 + 5, 0) as Extract<
+      DecodeResult,
+      { ok: true }
+    >;
+    expect(new Set(other.envelopes.map((e) => e.event_id))).toEqual(ids);
+  });
+
+  it('stamps frames with their receipt time, strictly increasing even within one millisecond', () => {
+    const decoder = new YeastarEventDecoder();
+    const text = fixture('event-30009-presence-business-trip.json');
+    const stamps = [0, 1, 2].map(
+      (i) =>
+        (decoder.decode(text, T0, i) as Extract<DecodeResult, { ok: true }>).envelopes[0]!
+          .timestamp,
+    );
+    expect(stamps).toEqual([T0, T0 + 1, T0 + 2]);
+  });
+
+  it('get_token and refresh_token answers are token pairs of 1800 s and 86400 s', () => {
+    for (const name of ['get-token-response.json', 'refresh-token-response.json']) {
+      const pair = parseTokenPair(JSON.parse(fixture(name)), T0, 'get_token');
+      expect(pair.accessExpiresAt - T0).toBe(1800 * 1000);
+      expect(pair.refreshExpiresAt - T0).toBe(86400 * 1000);
+    }
+    expect(JSON.parse(fixture('get-token-request.json'))).toHaveProperty('username');
+    expect(JSON.parse(fixture('refresh-token-request.json'))).toHaveProperty('refresh_token');
+  });
+
+  it('the extension list (built from the page table) reads number and caller_id_name', () => {
+    const page = parseExtensionPage(
+      JSON.parse(fixture('constructed-extension-list-response.json')),
+      'extension/list',
+    );
+    expect(page).toEqual({
+      extensions: [
+        { number: '101', callerIdName: 'Ada Lovelace' },
+        { number: '102', callerIdName: 'Grace Hopper' },
+      ],
+      received: 2,
+      total: 2,
+    });
+  });
+
+  it('the subscribe and heartbeat words are those of the guide', () => {
+    expect(JSON.parse(fixture('subscribe-request.json'))).toEqual({ topic_list: [30011, 30012] });
+    expect(JSON.parse(fixture('subscribe-response.json'))).toEqual({
+      errcode: 0,
+      errmsg: 'SUCCESS',
+    });
+    expect(fixture('heartbeat-request.txt')).toBe('heartbeat');
+    expect(fixture('heartbeat-response.txt')).toBe('heartbeat response');
+  });
+
+  it('error answers carry errcode and errmsg', () => {
+    expect(JSON.parse(fixture('response-error-get-token.json'))).toMatchObject({ errcode: -1 });
+    expect(JSON.parse(fixture('response-error-parameter.json'))).toMatchObject({ errcode: 40002 });
+  });
+
+  it("tokens (and webhook secrets) in the guide's request URLs are scrubbed from any text", () => {
+    const scrubbed = new SecretRegistry().scrub(fixture('request-urls.txt'));
+    for (const token of [
+      '5SwyByhbSfsNlpI1v4GtHxEDmKsZwzjQ',
+      'QJZDwxIAXBoVrUmeyLiHS3zQXrdynAmh',
+      'Hb19mIhO9E1lfCWCF01P9D4R7MiG1Jow',
+      'DEfChNyQmVMUZip90i8PqCfotJL7kIQB',
+      'qnIdTBxyGgn2LckZrFw7IVeTRMJf3XfM',
+    ])
+      expect(scrubbed).not.toContain(token);
+    expect(scrubbed).toContain('/openapi/v1.0/subscribe?access_token=[REDACTED]');
+  });
+
+  it('decodes every fixture of the folder (none is left unread)', () => {
+    expect(readdirSync(DIR).filter((name) => !used.has(name))).toEqual([]);
+  });
+});
+
+describe('Yeastar P-Series decoding rules beyond the examples', () => {
+  const frame = (callId: string, members: unknown[], sn = 'SN1') =>
+    JSON.stringify({ type: 30011, sn, msg: JSON.stringify({ call_id: callId, members }) });
+  const ext = (number: string, status: string, channel?: string) => ({
+    extension: { number, member_status: status, ...(channel ? { channel_id: channel } : {}) },
+  });
+  const ok = (r: DecodeResult) => (r as Extract<DecodeResult, { ok: true }>).envelopes;
+
+  it('without channel ids, a second ring of the same extension in the same call is a new event', () => {
+    const d = new YeastarEventDecoder();
+    const first = ok(d.decode(frame('c1', [ext('101', 'RING')]), T0, 0));
+    const repeat = ok(d.decode(frame('c1', [ext('101', 'RING')]), T0 + 1, 1));
+    ok(d.decode(frame('c1', [ext('101', 'HOLD'), ext('103', 'ANSWER')]), T0 + 2, 2));
+    const again = ok(d.decode(frame('c1', [ext('101', 'RING')]), T0 + 3, 3));
+    expect(repeat[0]!.event_id).toBe(first[0]!.event_id);
+    expect(again[0]!.event_id).not.toBe(first[0]!.event_id);
+  });
+
+  it('a new ring leg (new channel) is a new event; the same one repeated is not', () => {
+    const d = new YeastarEventDecoder();
+    const a = ok(d.decode(frame('c2', [ext('101', 'RING', 'PJSIP/101-1')]), T0, 0));
+    const b = ok(d.decode(frame('c2', [ext('101', 'RING', 'PJSIP/101-1')]), T0, 1));
+    const c = ok(d.decode(frame('c2', [ext('101', 'RING', 'PJSIP/101-2')]), T0, 2));
+    expect(b[0]!.event_id).toBe(a[0]!.event_id);
+    expect(c[0]!.event_id).not.toBe(a[0]!.event_id);
+  });
+
+  it('the same member state from two PBXs (sn) are different events', () => {
+    const a = ok(
+      new YeastarEventDecoder().decode(frame('c3', [ext('101', 'RING', 'x')], 'A'), T0, 0),
+    );
+    const b = ok(
+      new YeastarEventDecoder().decode(frame('c3', [ext('101', 'RING', 'x')], 'B'), T0, 0),
+    );
+    expect(a[0]!.event_id).not.toBe(b[0]!.event_id);
+  });
+
+  it('refuses what does not fit, with a reason', () => {
+    const d = new YeastarEventDecoder();
+    expect(d.decode('x'.repeat(70_000), T0, 0)).toEqual({ ok: false, reason: 'oversized' });
+    expect(d.decode('[1,2]', T0, 0)).toEqual({ ok: false, reason: 'not-object' });
+    expect(d.decode('{"type":"30011"}', T0, 0)).toMatchObject({ ok: false, detail: 'type' });
+    expect(d.decode('{"type":30011,"msg":"{not json"}', T0, 0)).toMatchObject({
+      ok: false,
+      detail: 'msg',
+    });
+    expect(d.decode('{"type":30011,"msg":{"call_id":"c"}}', T0, 0)).toMatchObject({
+      ok: false,
+      detail: 'msg',
+    });
+    expect(d.decode('{"type":30010,"msg":{"trunk_name":"t","status":"1"}}', T0, 0)).toMatchObject({
+      ok: false,
+      detail: 'msg',
+    });
+  });
+
+  it('a member status it does not know is never a ring', () => {
+    const d = new YeastarEventDecoder();
+    const [e] = ok(d.decode(frame('c4', [ext('101', 'Ringing')]), T0, 0));
+    expect(e!.data.state).toBe('unknown');
+  });
+
+  it('memory is bounded: at most maxCalls calls are remembered', () => {
+    const d = new YeastarEventDecoder({ maxCalls: 10 });
+    for (let i = 0; i < 100; i++)
+      d.decode(frame(`call-${i}`, [ext('101', 'RING', `c${i}`)]), T0, i);
+    expect(d.callsRemembered).toBe(10);
+  });
+});
