@@ -35,7 +35,8 @@ export type ServiceErrorKind =
   | 'protocol' // an answer we cannot understand (not JSON, missing fields)
   | 'not-service' // the address answers, but never as the phone system's API (another web server)
   | 'proxy' // the proxy refused us (407 credentials, 403 policy): a person must fix it
-  | 'certificate'; // the server's TLS certificate is not trusted, expired or for another host
+  | 'certificate' // the server's TLS certificate is not trusted, expired or for another host
+  | 'sign-in'; // organisation mode: the relay or the sign-in provider refused who we are
 
 /** The faults Screenpop has words for. */
 export type FaultId =
@@ -52,6 +53,12 @@ export type FaultId =
   | 'not-phone-system'
   | 'unknown-errcode'
   | 'no-credentials'
+  | 'not-signed-in'
+  | 'sign-in-expired'
+  | 'not-enrolled'
+  | 'enrolment-refused'
+  | 'access-revoked'
+  | 'not-mapped'
   | 'keychain-unreadable'
   | 'proxy-unreachable'
   | 'proxy-auth'
@@ -149,6 +156,7 @@ const FAULT_BY_KIND: Readonly<Record<ServiceErrorKind, FaultId>> = {
   'not-service': 'not-phone-system',
   proxy: 'proxy-refused',
   certificate: 'certificate-untrusted',
+  'sign-in': 'sign-in-expired',
 };
 
 /** Kinds a person must fix (the key, its scopes, the allowlist): no retry until they act. */
@@ -161,6 +169,8 @@ const NEEDS_USER: ReadonlySet<ServiceErrorKind> = new Set<ServiceErrorKind>([
   'certificate',
   // A wrong service address (another web server) answers the same way every time.
   'not-service',
+  // Signing in again, enrolling again or an administrator's change: nothing a retry does.
+  'sign-in',
 ]);
 
 /** True for kinds a person must fix; retrying by ourselves would only get an IP blocked. */

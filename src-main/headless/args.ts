@@ -36,6 +36,13 @@ export interface HeadlessArgs {
   diagnostics: string | null;
   /** Read the API secret from stdin, store it in the keychain and exit. */
   storeSecret: boolean;
+  /**
+   * Organisation mode: the relay alone (`--relay-url` and `--relay-tenant`, no `--base-url`),
+   * signed in as one of the relay's users; no API key or secret on this machine.
+   */
+  organisation: boolean;
+  /** A one-time enrolment code to exchange for this device's credential first. */
+  enrol: string | null;
 }
 
 export class UsageError extends Error {
@@ -54,6 +61,7 @@ const SYNOPSIS = [
   '                   [--relay-url <wss://relay.example.org> [--relay-tenant <name>]',
   '                    [--event-source auto|direct|relay]]',
   '                   [--without voicemail|sms|trunk|presence ...]',
+  'screenpop-headless --relay-url <https://relay.example.org> --relay-tenant <name> [--enrol <code>]',
   'screenpop-headless --demo [--extension 101]',
 ];
 
@@ -117,6 +125,7 @@ export function parseHeadlessArgs(
         policy: { type: 'string' },
         diagnostics: { type: 'string' },
         'store-secret': { type: 'boolean' },
+        enrol: { type: 'string' },
         lang: { type: 'string' },
       },
     }));
@@ -169,8 +178,25 @@ export function parseHeadlessArgs(
     throw new UsageError('--diagnostics needs the path of the archive to write');
   const storeSecret = values['store-secret'] ?? false;
   let baseUrl = values['base-url'] ?? defaults.baseUrl;
+  const enrol = values.enrol?.trim() || null;
+  if (values.enrol !== undefined && !enrol)
+    throw new UsageError('--enrol needs the code your administrator gave you');
+  // The relay alone, without the phone system's address: organisation mode (no key, no secret).
+  const organisation = !demo && !help && !baseUrl && relay.relayUrl !== '' && !diagnostics;
+  if (enrol && !organisation)
+    throw new UsageError(
+      '--enrol signs this device in to the organisation’s relay: give --relay-url and --relay-tenant, without --base-url',
+    );
+  if (organisation) {
+    if (!relay.relayTenant)
+      throw new UsageError('--relay-tenant is needed with --relay-url alone (organisation mode)');
+    if (relay.eventSource === 'direct')
+      throw new UsageError(
+        '--event-source direct needs --base-url; organisation mode uses the relay',
+      );
+  }
   // A diagnostics archive is written whatever is missing (that is what it is for).
-  if (!demo && !help && !(diagnostics && !baseUrl)) {
+  if (!demo && !help && !organisation && !(diagnostics && !baseUrl)) {
     if (!baseUrl) throw new UsageError('--base-url is required (or --demo)');
     let url: URL;
     try {
@@ -204,6 +230,8 @@ export function parseHeadlessArgs(
     policy: values.policy?.trim() || null,
     diagnostics,
     storeSecret,
+    organisation,
+    enrol,
   };
 }
 

@@ -116,7 +116,8 @@ async function main(): Promise<number> {
     );
     return EXIT.ok;
   }
-  if (!args.demo && !settings.apiKey) {
+  // Organisation mode needs no key: the relay's own credential stands in for it.
+  if (!args.demo && !args.organisation && !settings.apiKey) {
     process.stderr.write(`screenpop-headless: ${t.t('runner.needs-key')}\n${USAGE}\n`);
     return EXIT.usage;
   }

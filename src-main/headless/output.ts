@@ -15,6 +15,7 @@ import type { NameSource, NumberKind } from '../core/app/views.ts';
 import { english, phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
 import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
+import type { RelayIdentity } from '../../src-shared/relay-protocol.ts';
 
 export interface StatusLine {
   type: 'status';
@@ -124,7 +125,27 @@ export interface FeatureLine {
 
 export type NoticeLine = VoicemailLine | SmsLine | TrunkLine | PresenceLine;
 
-export type OutputLine = StatusLine | PopLine | DismissLine | FaultLine | NoticeLine | FeatureLine;
+/** Organisation mode: who the relay says this runner is, each time it says so. */
+export interface SignedInLine {
+  type: 'signed-in';
+  user: string;
+  via: RelayIdentity['via'];
+  extensions: string[];
+  dids: string[];
+}
+
+export type OutputLine =
+  StatusLine | PopLine | DismissLine | FaultLine | NoticeLine | FeatureLine | SignedInLine;
+
+export function signedInLine(identity: RelayIdentity): SignedInLine {
+  return {
+    type: 'signed-in',
+    user: identity.user,
+    via: identity.via,
+    extensions: [...identity.extensions],
+    dids: [...identity.dids],
+  };
+}
 
 /**
  * The runner's own words for a status phrase whose app words name what the runner does not have
@@ -137,6 +158,9 @@ const RUNNER_SAYS: ReadonlyMap<MessageId, MessageId> = new Map<MessageId, Messag
   ['status.fault.protocol.remedy', 'runner.status.fault.protocol.remedy'],
   ['status.fault.not-phone-system.remedy', 'runner.status.fault.not-phone-system.remedy'],
   ['status.fault.no-credentials.remedy', 'runner.status.fault.no-credentials.remedy'],
+  ['status.fault.not-signed-in.remedy', 'runner.status.fault.not-signed-in.remedy'],
+  ['status.fault.not-enrolled.remedy', 'runner.status.fault.not-enrolled.remedy'],
+  ['status.fault.sign-in-expired.remedy', 'runner.status.fault.sign-in-expired.remedy'],
   ['status.fault.keychain-unreadable.remedy', 'runner.status.fault.keychain-unreadable.remedy'],
   ['status.fault.proxy-auth.remedy', 'runner.status.fault.proxy-auth.remedy'],
   ['status.fault.proxy-refused.remedy', 'runner.status.fault.proxy-refused.remedy'],

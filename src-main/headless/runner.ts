@@ -37,9 +37,16 @@ import {
   statusLine,
   noticeLine,
   featureLine,
+  signedInLine,
   type OutputLine,
 } from './output.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
+import { hostname } from 'node:os';
+import { describeError } from '../../src-shared/service-errors.ts';
+import { faultStatus } from '../core/events/status.ts';
+import { enrolDevice } from '../core/org/enrolment.ts';
+import { organisationConnection } from '../core/org/org-connection.ts';
+import { orgKeychainAccount, OrgTokenSource } from '../core/org/org-token-source.ts';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, needsAttention: 3 } as const;
 
@@ -81,9 +88,12 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const { args, logger, secrets } = deps;
   const clock = deps.clock ?? systemClock;
   let demo: DemoService | undefined;
-  let service: Service;
+  let service: Service | null = null;
   let settings: Settings;
-  if (args.demo) {
+  if (args.organisation) {
+    // The relay alone, as one of its users: no API key, no secret, no phone-system address.
+    settings = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
+  } else if (args.demo) {
     // Loaded only for --demo: the simulator is not part of a normal run. The same demo as the
     // tray app's, ringing every 5 s.
     const { startDemo } = await import('../../src-sim/demo.ts');
@@ -111,7 +121,6 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     settings = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
     service = await serviceFromEnv(deps.env, settings.baseUrl, settings.apiKey, secrets);
   }
-  const { baseUrl, apiKey } = service;
   // HTTPS_PROXY / NO_PROXY and --ca-file, for the API calls and both sockets alike.
   const transport = transportFor(
     // The demo's simulator is on this computer: never through a proxy.
@@ -130,12 +139,36 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     heartbeatMs: args.heartbeatSec * 1000,
     transport: () => transport,
   });
-  const config = {
-    baseUrl,
-    settings,
-    credentials: credentialsSource(service.store, () => ({ apiKey, baseUrl })),
-  };
   let connection: Connection | undefined;
+  // Lines go out in the order things happened, even when a pop waits for the first extension list.
+  let queue = Promise.resolve();
+  const emit = (line: OutputLine | Promise<OutputLine>) => {
+    queue = queue.then(async () => deps.write(formatLine(await line)));
+  };
+  let newConnection: () => Connection;
+  if (service) {
+    const { baseUrl, apiKey, store } = service;
+    const config = {
+      baseUrl,
+      settings,
+      credentials: credentialsSource(store, () => ({ apiKey, baseUrl })),
+    };
+    newConnection = () => connect(config);
+  } else {
+    const tokens = await organisationTokens(deps, settings, transport.fetch);
+    if (!tokens) return EXIT.needsAttention;
+    newConnection = () =>
+      organisationConnection(
+        { relayUrl: settings.relayUrl, tenant: settings.relayTenant, settings, tokens },
+        {
+          clock,
+          logger,
+          transport,
+          heartbeatMs: args.heartbeatSec * 1000,
+          onIdentity: (identity) => emit(signedInLine(identity)),
+        },
+      );
+  }
   // The policy's programs on ring, as in the tray app (links need a browser: not here).
   const ringActions = deps.policy?.onRing.length
     ? runnerRingActions(deps.policy.onRing, deps.runner ?? spawnProgramRunner(logger), logger)
@@ -161,16 +194,11 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     }
   }
 
-  // Lines go out in the order things happened, even when a pop waits for the first extension list.
-  let queue = Promise.resolve();
-  const emit = (line: OutputLine | Promise<OutputLine>) => {
-    queue = queue.then(async () => deps.write(formatLine(await line)));
-  };
   let attention: ((s: ConnectionStatus) => void) | undefined;
   const needsAttention = new Promise<ConnectionStatus>((resolve) => (attention = resolve));
   let detach: Array<() => void> = [];
   const open = (): void => {
-    const current = connect(config);
+    const current = newConnection();
     const { engine } = current;
     connection = current;
     detach = [
@@ -243,6 +271,56 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   await demo?.close();
   await queue;
   return outcome === 'stop' ? EXIT.ok : EXIT.needsAttention;
+}
+
+/**
+ * Organisation mode's credential: this device's enrolment, from `--enrol <code>` (exchanged at the
+ * relay now) or kept from an earlier run in the keychain (`org:<tenant>@<relay host>`). A machine
+ * without a usable keychain keeps it for this run only, and says so. Null (after printing the
+ * needs-attention status) when the code is refused.
+ */
+async function organisationTokens(
+  deps: RunnerDeps,
+  settings: Settings,
+  fetch: typeof globalThis.fetch,
+): Promise<OrgTokenSource | null> {
+  const { logger, secrets, args } = deps;
+  const clock = deps.clock ?? systemClock;
+  const account = orgKeychainAccount(settings.relayUrl, settings.relayTenant);
+  let store: CredentialStore = new KeytarCredentialStore();
+  const usable = await store.getSecret(account).then(
+    () => true,
+    (error: unknown) => {
+      logger.warn('the keychain cannot be used; the enrolment is kept for this run only', {
+        error: error instanceof Error ? error.message : String(error),
+      });
+      return false;
+    },
+  );
+  if (!usable) store = new MemoryCredentialStore();
+  const tokens = new OrgTokenSource({ store, account, fetch, clock, logger, secrets });
+  if (!args.enrol) return tokens;
+  try {
+    const answer = await enrolDevice({
+      relayUrl: settings.relayUrl,
+      tenant: settings.relayTenant,
+      code: args.enrol,
+      label: `screenpop-headless on ${hostname()}`,
+      fetch,
+      secrets,
+    });
+    await tokens.save({ kind: 'device', credential: answer.credential });
+    logger.info('enrolled', { user: answer.identity.user, device: answer.device });
+    return tokens;
+  } catch (error) {
+    const fault = describeError(error);
+    deps.write(
+      formatLine(
+        statusLine(faultStatus(fault.needsUser ? 'needs-attention' : 'offline', fault), deps.words),
+      ),
+    );
+    return null;
+  }
 }
 
 /** A secret given to this process (environment, demo): kept in memory, registered for scrubbing. */

@@ -285,6 +285,8 @@ export interface RelayOptions {
   /** Serve https/wss with this certificate. */
   tls?: { certFile: string; keyFile: string };
   env?: NodeJS.ProcessEnv;
+  /** Organisation mode: the tenant admits the relay's users (kept in this file), and single sign-on. */
+  users?: { file: string; oidc?: { issuer: string; clientId: string } };
 }
 
 export class RelayProcess {
@@ -309,16 +311,38 @@ export class RelayProcess {
     return `${this.url}/webhook/${this.options.tenant}`;
   }
 
+  /** `node src-relay/cli.ts users <args...> --config <file>`, as the administrator runs it: its stdout. */
+  async users(...args: string[]): Promise<string> {
+    const proc = this.group.spawn('relay users', NODE, [
+      'src-relay/cli.ts',
+      'users',
+      ...args,
+      '--config',
+      this.configFile,
+    ]);
+    const exit = await proc.exit;
+    if (exit.code !== 0)
+      throw new Error(`relay users ${args.join(' ')} failed\n${proc.describe()}`);
+    return proc.stdout.map((l) => l.text).join('\n');
+  }
+
   /** Starts `node src-relay/cli.ts --config <file>` (on the same port as before, when it ran already). */
   async start(): Promise<this> {
     this.port ||= await freePort();
-    const { tenant, serviceUrl, redisUrl, snapshotFile, tls } = this.options;
+    const { tenant, serviceUrl, redisUrl, snapshotFile, tls, users } = this.options;
     writeFileSync(
       this.configFile,
       JSON.stringify({
         host: '127.0.0.1',
         port: this.port,
-        tenants: { [tenant]: { baseUrl: serviceUrl, secrets: [this.webhookSecret] } },
+        tenants: {
+          [tenant]: {
+            baseUrl: serviceUrl,
+            secrets: [this.webhookSecret],
+            ...(users && { access: 'users', ...(users.oidc && { oidc: users.oidc }) }),
+          },
+        },
+        ...(users && { users: { file: users.file } }),
         storage: redisUrl
           ? { kind: 'redis', url: redisUrl }
           : { kind: 'memory', ...(snapshotFile ? { snapshotFile } : {}) },

@@ -46,16 +46,19 @@ import {
   describeErrcode,
   describeError,
   ERRCODE,
-  type ServiceError,
+  ServiceError,
+  type FaultId,
 } from '../../../src-shared/service-errors.ts';
 import { networkFault } from '../net/net-errors.ts';
 import {
   CloseCode,
   decodeControl,
   isCursor,
+  RELAY_ERRCODE,
   relayClientPath,
   sanitiseFilter,
   type RelayFilter,
+  type RelayIdentity,
 } from '../../../src-shared/relay-protocol.ts';
 import type { CursorStore } from './cursor-store.ts';
 
@@ -69,6 +72,19 @@ export interface RelaySourceDeps extends StreamSourceDeps {
   connectTimeoutMs?: number;
   /** How long the status stays degraded after a gap notice. */
   gapStatusMs?: number;
+  /**
+   * Organisation mode: the relay says whose session this is (`ready`'s identity): the user's
+   * extensions and numbers, which the relay enforces and the pipeline then matches on.
+   */
+  onIdentity?: (identity: RelayIdentity) => void;
+}
+
+/** Organisation mode's refusals (docs/relay-protocol.md 2.2, 2.3): a person must act. */
+function signInStatus(fault: FaultId): ConnectionStatus {
+  return faultStatus(
+    'needs-attention',
+    describeError(new ServiceError({ kind: 'sign-in', fault, message: fault })),
+  );
 }
 
 /** ws(s) URL of a tenant's stream on the relay; refuses plain text to anything but loopback. */
@@ -82,6 +98,17 @@ export function relayStreamUrl(relayUrl: string, tenant: string): string {
   url.pathname = url.pathname.replace(/\/+$/, '') + relayClientPath(tenant);
   url.search = '';
   url.hash = '';
+  return url.toString();
+}
+
+/**
+ * An https (http for loopback) address on the relay for a path: enrolment and sign-in requests go
+ * to the same relay, under the same rule, as the stream.
+ */
+export function relayHttpUrl(relayUrl: string, path: string): string {
+  const url = new URL(relayStreamUrl(relayUrl, 'x'));
+  url.protocol = url.protocol === 'wss:' ? 'https:' : 'http:';
+  url.pathname = url.pathname.replace(/\/v1\/stream\/x$/, '') + path;
   return url.toString();
 }
 
@@ -276,6 +303,7 @@ export class RelayEventSource implements EventSource {
         this.clock.clearTimeout(this.connectTimer);
         this.rejectedOnce = false;
         if (control.cursor !== null) this.advance(control.cursor);
+        if (control.identity) this.deps.onIdentity?.(control.identity);
         this.setStatus(this.gapStatus ?? { state: 'connected' });
         this.clock.clearTimeout(this.stableTimer);
         this.stableTimer = this.clock.setTimeout(
@@ -364,6 +392,7 @@ export class RelayEventSource implements EventSource {
       return this.reconnectIn(this.backoff.next());
     }
     this.logger.info('relay socket closed', { code });
+    if (code === CloseCode.revoked) return this.needAttention(signInStatus('access-revoked'));
     if (code === CloseCode.reauthenticate) {
       // At once after a session that lasted (the back-off was reset); counted, so that a relay
       // closing every session at once gets a growing wait instead of a reconnect loop.
@@ -384,6 +413,14 @@ export class RelayEventSource implements EventSource {
   private onRejected(rejection: HandshakeRejection): void {
     const { status, errcode } = rejection;
     this.logger.warn('relay refused the connection', { status, errcode });
+    if (errcode === RELAY_ERRCODE.revoked)
+      return this.needAttention(signInStatus('access-revoked'));
+    if (errcode === RELAY_ERRCODE.notMapped) return this.needAttention(signInStatus('not-mapped'));
+    if (errcode === RELAY_ERRCODE.signInRequired && this.rejectedOnce)
+      // Refused again with a credential just renewed (or a device the relay no longer knows).
+      return this.needAttention(
+        signInStatus(this.token?.startsWith('sprd_') ? 'not-enrolled' : 'sign-in-expired'),
+      );
     if ((status === 401 || errcode === ERRCODE.tokenExpired) && this.token) {
       this.deps.tokens.invalidate(this.token);
       if (!this.rejectedOnce) {

@@ -1,0 +1,96 @@
+/**
+ * A connection in organisation mode (docs/relay-protocol.md 2.2): the relay alone, with the
+ * organisation's credential (OrgTokenSource) instead of the phone system's. There is no service
+ * client, no token manager and no API key: the machine never talks to the phone system, and the
+ * relay decides whose calls come (the identity in `ready` becomes the user's numbers here).
+ */
+import type { Clock } from '../../../src-shared/clock.ts';
+import type { Logger } from '../../../src-shared/log.ts';
+import type { RelayIdentity } from '../../../src-shared/relay-protocol.ts';
+import type { Connection, Transport } from '../app/connection.ts';
+import { ScreenpopEngine } from '../engine.ts';
+import { noticeTopics } from '../events/features.ts';
+import type { TokenSource } from '../events/contracts.ts';
+import type { CursorStore } from '../relay-client/cursor-store.ts';
+import { RelayEventSource, relayHttpUrl } from '../relay-client/relay-source.ts';
+import type { Settings } from '../settings/types.ts';
+
+export interface OrgConnectionConfig {
+  relayUrl: string;
+  tenant: string;
+  settings: Settings;
+  tokens: TokenSource;
+}
+
+export interface OrgConnectionDeps {
+  clock: Clock;
+  logger: Logger;
+  transport: Transport;
+  relayCursorStore?: CursorStore;
+  heartbeatMs?: number;
+  /** Who is signed in, each time the relay says (a new session, a changed grant). */
+  onIdentity?: (identity: RelayIdentity) => void;
+}
+
+export function organisationConnection(
+  config: OrgConnectionConfig,
+  deps: OrgConnectionDeps,
+): Connection {
+  const { settings } = config;
+  const { clock, logger, transport } = deps;
+  // Until the relay has said who this is, nothing is the user's: no setting decides it.
+  const user = {
+    extensions: [] as string[],
+    dids: [] as string[],
+    defaultRegion: settings.defaultRegion,
+  };
+  // The relay source reports the identity; the engine it feeds is made just below.
+  const holder: { engine?: ScreenpopEngine } = {};
+  const onIdentity = (identity: RelayIdentity) => {
+    logger.info('signed in to the relay', { user: identity.user, via: identity.via });
+    holder.engine?.updateUser({
+      extensions: identity.extensions,
+      dids: identity.dids,
+      defaultRegion: settings.defaultRegion,
+    });
+    deps.onIdentity?.(identity);
+  };
+  const e = new ScreenpopEngine({
+    // The server clock is read from the relay (its HTTP Date header): the phone system is not ours to ask.
+    baseUrl: relayHttpUrl(config.relayUrl, '/healthz'),
+    tokens: config.tokens,
+    clock,
+    logger,
+    user,
+    staleRingMs: settings.staleRingSec * 1000,
+    features: settings.features,
+    mode: 'relay',
+    createRelaySource: () =>
+      new RelayEventSource({
+        relayUrl: config.relayUrl,
+        tenant: config.tenant,
+        tokens: config.tokens,
+        // The relay sends this user's own events whatever the hello says; the hello says which
+        // kinds (features) are wanted.
+        filter: { extensions: [], dids: [], events: noticeTopics(settings.features) },
+        clock,
+        logger,
+        onIdentity,
+        createSocket: transport.createSocket,
+        ...(deps.relayCursorStore ? { cursorStore: deps.relayCursorStore } : {}),
+        ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
+      }),
+    createSocket: transport.createSocket,
+    fetch: transport.fetch,
+    ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
+  });
+  holder.engine = e;
+  return {
+    engine: e,
+    // Colleagues' names come from the phone system's list, which this machine may not read.
+    fetchExtensions: () => Promise.resolve([]),
+    wake: (reason) => e.wake(reason),
+    retry: () => e.wake('user'),
+    stop: () => e.stop(),
+  };
+}

@@ -1,0 +1,182 @@
+/**
+ * Organisation mode end to end (issue 26's done-when): the simulator sends its webhooks to the
+ * relay; the relay's tenant admits its users only; one user signs in through the organisation's
+ * OpenID provider (a real one, oidc-provider on 127.0.0.1) from the desktop's core (sign-in,
+ * credential, relay-only engine), the other is the headless runner enrolled with a one-time code
+ * (`--relay-url ... --enrol <code>`, a process of its own). Each gets only their own rings, and
+ * neither side of the desktop holds the phone system's API key or secret.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src-shared/clock.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import {
+  relayOrgPath,
+  type OrgSignInInfo,
+  type RelayIdentity,
+} from '../../src-shared/relay-protocol.ts';
+import { MemoryCredentialStore } from '../../src-main/core/credentials/credential-store.ts';
+import { transportFor } from '../../src-main/core/net/network.ts';
+import { organisationConnection } from '../../src-main/core/org/org-connection.ts';
+import { signInWithBrowser } from '../../src-main/core/org/oidc-sign-in.ts';
+import { orgKeychainAccount, OrgTokenSource } from '../../src-main/core/org/org-token-source.ts';
+import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
+import type { Pop } from '../../src-main/core/events/pipeline.ts';
+import { DESKTOP_CLIENT_ID, startOidcProvider } from '../support/oidc-provider.ts';
+import { envWithout, NODE, ProcessGroup, until } from './processes.ts';
+import { RelayProcess, RunnerProcess, SimProcess } from './services.ts';
+
+let group: ProcessGroup;
+const stops: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const s of stops.splice(0).reverse()) await s();
+  await group?.cleanup();
+});
+
+describe('organisation mode: the relay between the phone system and its users', () => {
+  it('gives a desktop signed in by OpenID Connect and an enrolled runner only their own rings, with no API secret on either; a revoke stops the runner at once', async () => {
+    group = new ProcessGroup();
+    const idp = await startOidcProvider({ accounts: { alice: { email: 'alice@example.org' } } });
+    stops.push(() => idp.close());
+    // Background traffic among other extensions, never 101 or 102.
+    const sim = await new SimProcess(group, { traffic: 2, exclude: ['101', '102'] }).start();
+    const usersFile = join(group.tempDir('blackbox-users-'), 'users.json');
+    const relay = await new RelayProcess(group, {
+      tenant: sim.tenant,
+      serviceUrl: sim.baseUrl,
+      users: { file: usersFile, oidc: { issuer: idp.issuer, clientId: DESKTOP_CLIENT_ID } },
+    }).start();
+    await sim.control('POST', 'webhooks', { url: relay.webhookUrl(), secret: relay.webhookSecret });
+
+    // The administrator: alice signs in with her organisation account; the runner's user enrols.
+    await relay.users('add', 'alice', '--extension', '101', '--email', 'alice@example.org');
+    const added = await relay.users('add', 'reception', '--extension', '102');
+    const code = /enrolment code: (\S+)/.exec(added)![1]!;
+
+    // The runner, enrolled with the code; its environment has no key and no secret.
+    const runnerEnv = envWithout(['SCREENPOP_API_KEY', 'SCREENPOP_API_SECRET']);
+    const runner = new RunnerProcess(
+      group.spawn(
+        'runner',
+        NODE,
+        [
+          'src-main/headless/cli.ts',
+          '--relay-url',
+          relay.url.replace(/^http/, 'ws'),
+          '--relay-tenant',
+          sim.tenant,
+          '--enrol',
+          code,
+          '--heartbeat-sec',
+          '2',
+        ],
+        { env: runnerEnv },
+      ),
+    );
+    await runner.waitForState('connected', 60_000);
+    expect(runner.lines.find((l) => l.type === 'signed-in')).toMatchObject({
+      user: 'reception',
+      via: 'device',
+      extensions: ['102'],
+    });
+
+    // The desktop: what its Settings' "Sign in with your organisation" runs, without Electron.
+    const secrets = new SecretRegistry();
+    const transport = transportFor(
+      { proxyMode: 'none', proxyUrl: '', caFile: '' },
+      { logger: silentLogger, secrets, readFile: () => '' },
+    );
+    const info = (
+      (await (await fetch(relay.url + relayOrgPath(sim.tenant))).json()) as OrgSignInInfo
+    ).oidc!;
+    let page: Promise<string> = Promise.resolve('');
+    const tokens = await signInWithBrowser(info, {
+      clock: systemClock,
+      fetch: transport.fetch,
+      openBrowser: (url) => {
+        page = idp.signIn(url, 'alice');
+      },
+    });
+    expect(await page).toBe('Signed in.');
+    const keychain = new MemoryCredentialStore();
+    const account = orgKeychainAccount(relay.url, sim.tenant);
+    const source = new OrgTokenSource({
+      store: keychain,
+      account,
+      fetch: transport.fetch,
+      clock: systemClock,
+      logger: silentLogger,
+      secrets,
+    });
+    await source.save(
+      { kind: 'oidc', refreshToken: tokens.refreshToken!, provider: info, email: tokens.email },
+      { value: tokens.idToken, expiresAt: tokens.idTokenExpiresAt },
+    );
+    let identity: RelayIdentity | undefined;
+    const desktop = organisationConnection(
+      {
+        relayUrl: relay.url,
+        tenant: sim.tenant,
+        settings: { ...DEFAULT_SETTINGS, extensions: ['102'] },
+        tokens: source,
+      },
+      { clock: systemClock, logger: silentLogger, transport, onIdentity: (id) => (identity = id) },
+    );
+    const desktopPops: Pop[] = [];
+    desktop.engine.onPop((p) => desktopPops.push(p as Pop));
+    desktop.engine.start();
+    stops.push(() => desktop.stop());
+    await until(
+      () => desktop.engine.status().state === 'connected',
+      'the desktop to connect',
+      30_000,
+      () => JSON.stringify(desktop.engine.status()),
+    );
+    expect(identity).toMatchObject({ user: 'alice', via: 'oidc', extensions: ['101'] });
+
+    // Rings to both, and to a third extension nobody here has.
+    const sent = { '101': [] as string[], '102': [] as string[] };
+    for (let i = 0; i < 4; i++) {
+      sent['101'].push(await sim.ring(`+1415555${String(1000 + i)}`, '101'));
+      sent['102'].push(await sim.ring(`+1415555${String(2000 + i)}`, '102'));
+      await sim.ring(`+1415555${String(3000 + i)}`, '103');
+    }
+    await until(
+      () => desktopPops.length >= 4 && runner.pops().length >= 4,
+      'both to pop their four rings',
+      30_000,
+      () => `desktop pops ${desktopPops.length}\n${runner.explain()}`,
+    );
+    await new Promise((r) => setTimeout(r, 1_000)); // anything more would have come by now
+    expect(desktopPops.map((p) => p.callId).sort()).toEqual([...sent['101']].sort());
+    expect(
+      runner
+        .pops()
+        .map((p) => p.call_id)
+        .sort(),
+    ).toEqual([...sent['102']].sort());
+    expect(desktopPops.every((p) => p.to === '101')).toBe(true);
+    expect(runner.pops().every((p) => p.to === '102')).toBe(true);
+
+    // No API secret on the desktop side: not in the runner's environment, output or log, not in
+    // the desktop's keychain; the runner never asked the phone system for a token.
+    expect(runnerEnv.SCREENPOP_API_SECRET).toBeUndefined();
+    const runnerText = runner.proc.stdout.map((l) => l.text).join('\n') + runner.proc.describe();
+    expect(runnerText).not.toContain(sim.secret);
+    expect(runnerText).not.toContain(sim.key);
+    expect((await keychain.getSecret(account)) ?? '').not.toContain(sim.secret);
+    expect(await keychain.getSecret(`${sim.key}@${new URL(sim.baseUrl).host}`)).toBeNull();
+    expect(runner.badLines).toEqual([]);
+    expect(runner.proc.running()).toBe(true);
+
+    // The administrator revokes the runner's user: its session ends at once; it says why and
+    // what to do, and stops (exit 3, needs attention); alice's desktop is untouched.
+    await relay.users('revoke', 'reception');
+    await runner.waitForState('needs-attention', 15_000);
+    expect(runner.statuses().at(-1)).toMatchObject({
+      reason: 'Your administrator has ended your access to calls through the relay.',
+    });
+    expect((await runner.proc.exit).code).toBe(3);
+    expect(desktop.engine.status().state).toBe('connected');
+  });
+});
