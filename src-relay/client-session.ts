@@ -15,6 +15,7 @@ import type { ReplayPages } from './replay-pages.ts';
 import type { BudgetHolder, SendBudget } from './send-budget.ts';
 import type { EventStore, StoredEvent } from './store/types.ts';
 import { PARTY_CODES, TENANT_WIDE_CODES } from './envelope.ts';
+import { CALL_STATE_CHANGED } from '../src-shared/event-codes.ts';
 import { socketOf, textFrameOf, writeAll, type FrameCache } from './ws-frames.ts';
 
 export interface SessionDeps {
@@ -252,7 +253,7 @@ export class ClientSession implements BudgetHolder {
       extensions: new Set(id.extensions),
       numbers: new NumberSet(id.dids),
       events: new Set(f.events.filter((code) => TENANT_WIDE_CODES.has(code))),
-      own: new Set([30011, ...f.events.filter((code) => PARTY_CODES.has(code))]),
+      own: new Set([CALL_STATE_CHANGED, ...f.events.filter((code) => PARTY_CODES.has(code))]),
     };
   }
 
@@ -265,7 +266,8 @@ export class ClientSession implements BudgetHolder {
     const { filter } = this;
     if (filter.events.has(event.event)) return true;
     if (event.to === null) return false;
-    if (filter.own === null ? event.event !== 30011 : !filter.own.has(event.event)) return false;
+    if (filter.own === null ? event.event !== CALL_STATE_CHANGED : !filter.own.has(event.event))
+      return false;
     if (filter.extensions.has(event.to)) return true;
     return filter.numbers.size > 0 && filter.numbers.has(event.to);
   }

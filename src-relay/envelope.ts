@@ -1,3 +1,11 @@
+import {
+  CALL_STATE_CHANGED,
+  PRESENCE_CHANGED,
+  SMS_RECEIVED,
+  TRUNK_STATUS_CHANGED,
+  VOICEMAIL_RECEIVED,
+} from '../src-shared/event-codes.ts';
+
 /**
  * Reads the few envelope fields the relay routes on, from a body whose signature already holds.
  * The body itself is kept and forwarded byte for byte; this parse only decides storage and routing.
@@ -19,17 +27,17 @@ export interface RoutedEnvelope {
  * one table of what belongs to whom.
  */
 const PARTY_FIELD: ReadonlyMap<number, string> = new Map([
-  [30011, 'to'],
-  [30015, 'extension'],
-  [30031, 'to'],
-  [30009, 'extension'],
+  [CALL_STATE_CHANGED, 'to'],
+  [VOICEMAIL_RECEIVED, 'extension'],
+  [SMS_RECEIVED, 'to'],
+  [PRESENCE_CHANGED, 'extension'],
 ]);
 
 /** Codes addressed to one party (PARTY_FIELD): in organisation mode only that party gets them. */
 export const PARTY_CODES: ReadonlySet<number> = new Set(PARTY_FIELD.keys());
 
 /** Codes about the whole tenant, sent to every user who asks in organisation mode (trunk status). */
-export const TENANT_WIDE_CODES: ReadonlySet<number> = new Set([30007]);
+export const TENANT_WIDE_CODES: ReadonlySet<number> = new Set([TRUNK_STATUS_CHANGED]);
 
 /** The party an event is addressed to (at most 256 characters), or null. */
 export function partyOf(event: number, data: Record<string, unknown>): string | null {
