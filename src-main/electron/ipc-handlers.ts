@@ -47,6 +47,7 @@ export function ipcHandlers(ctx: IpcContext): IpcHandlers {
     'settings:save': (_e, patch) => runtime.saveSettings(patch),
     'settings:test-connection': (_e, patch) => runtime.testConnection(patch),
     'settings:preview-crm': (_e, template) => runtime.previewCrm(template),
+    'settings:test-crm-lookup': (_e, patch, number) => runtime.testCrmLookup(patch, number),
     'demo:start': () => runtime.startDemo(),
     'history:list': () => runtime.history(),
     'history:mark-seen': () => runtime.markHistorySeen(),

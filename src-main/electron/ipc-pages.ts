@@ -19,6 +19,7 @@ export const CHANNEL_PAGES: { [C in InvokeChannel]: readonly PageName[] } = {
   'settings:save': ['settings'],
   'settings:test-connection': ['settings'],
   'settings:preview-crm': ['settings'],
+  'settings:test-crm-lookup': ['settings'],
   'demo:start': ['settings'],
   'history:list': ['history', 'settings'],
   'history:mark-seen': ['history'],

@@ -16,6 +16,8 @@ const MAX_ID = 256;
 const MAX_TEMPLATE = 4096;
 const MAX_PATCH_JSON = 64 * 1024;
 const MAX_SECRET = 1024;
+/** A number typed into Test lookup: a telephone number is far shorter. */
+const MAX_NUMBER = 64;
 
 function none(args: unknown[]): [] {
   if (args.length !== 0) throw new IpcArgumentError('expected no arguments');
@@ -44,16 +46,19 @@ function callIdList(value: unknown): string[] {
 export function settingsPatchArg(value: unknown): SettingsPatch {
   if (!value || typeof value !== 'object' || Array.isArray(value))
     throw new IpcArgumentError('patch must be an object');
-  const { settings, secret, ...rest } = value as Record<string, unknown>;
+  const { settings, secret, crmSecret, ...rest } = value as Record<string, unknown>;
   if (Object.keys(rest).length > 0) throw new IpcArgumentError('unknown fields in patch');
   if (!settings || typeof settings !== 'object' || Array.isArray(settings))
     throw new IpcArgumentError('patch.settings must be an object');
   if (JSON.stringify(settings).length > MAX_PATCH_JSON)
     throw new IpcArgumentError('patch.settings is too large');
   if (secret !== undefined) shortString(secret, MAX_SECRET, 'patch.secret');
-  return secret === undefined
-    ? { settings: settings as SettingsPatch['settings'] }
-    : { settings: settings as SettingsPatch['settings'], secret: secret as string };
+  if (crmSecret !== undefined) shortString(crmSecret, MAX_SECRET, 'patch.crmSecret');
+  return {
+    settings: settings as SettingsPatch['settings'],
+    ...(secret !== undefined ? { secret: secret as string } : {}),
+    ...(crmSecret !== undefined ? { crmSecret: crmSecret as string } : {}),
+  };
 }
 
 export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
@@ -73,6 +78,10 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   'settings:save': (a) => [settingsPatchArg(one(a))],
   'settings:test-connection': (a) => [settingsPatchArg(one(a))],
   'settings:preview-crm': (a) => [shortString(one(a), MAX_TEMPLATE, 'template')],
+  'settings:test-crm-lookup': (a) => {
+    if (a.length !== 2) throw new IpcArgumentError('expected a patch and a number');
+    return [settingsPatchArg(a[0]), shortString(a[1], MAX_NUMBER, 'number')];
+  },
   'demo:start': none,
   'history:list': none,
   'history:mark-seen': none,

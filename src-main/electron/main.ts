@@ -263,6 +263,8 @@ async function start(): Promise<void> {
       relayCursorStore: fileCursorStore(join(userData, 'relay-cursor.json')),
       transport: (s) => (connectionTransport = network(s)),
     }),
+    // The CRM lookup goes out the same way as everything else (proxy, CAs).
+    crmNetwork: network,
     // The control surface lets the user (and the end-to-end suite) ring the demo from outside.
     startDemo: () => startDemo({ clock, logger, control: true }),
     createProbe: (input) => {
@@ -309,6 +311,11 @@ async function start(): Promise<void> {
   diagnostics.add(connectionSection(() => rt.status(), rt.timeline));
   diagnostics.add(connectionTestSection(() => rt.lastConnectionTest()));
   diagnostics.add(logSection(() => logRing.snapshot()));
+  diagnostics.add({
+    // Lookup counts, latency and kinds of failure: never a number, a name or the token.
+    name: 'crm',
+    collect: () => rt.crmStats() ?? { note: 'no CRM lookup set up' },
+  });
   diagnostics.add({
     name: 'network',
     collect: () => connectionTransport?.decisions() ?? { note: 'no connection made yet' },

@@ -9,6 +9,7 @@ import type {
   LocaleView,
   ContactsFilePick,
   CrmPreview,
+  CrmTestResult,
   ExportResult,
   HistoryItem,
   PopupCard,
@@ -40,6 +41,8 @@ export type {
   SaveResult,
   TestConnectionResult,
   CrmPreview,
+  CrmTestResult,
+  CrmLookupState,
   LocaleView,
   NameSource,
   NumberKind,
@@ -63,6 +66,8 @@ export interface IpcInvokeMap {
   'settings:save': (patch: SettingsPatch) => SaveResult;
   'settings:test-connection': (patch: SettingsPatch) => TestConnectionResult;
   'settings:preview-crm': (template: string) => CrmPreview;
+  /** Looks `number` up with the form's CRM settings (and the token typed, if any): Test lookup. */
+  'settings:test-crm-lookup': (patch: SettingsPatch, number: string) => CrmTestResult;
   'demo:start': () => SettingsView;
   'history:list': () => HistoryItem[];
   'history:mark-seen': () => void;
@@ -104,6 +109,7 @@ export const INVOKE_CHANNELS = [
   'settings:save',
   'settings:test-connection',
   'settings:preview-crm',
+  'settings:test-crm-lookup',
   'demo:start',
   'history:list',
   'history:mark-seen',
@@ -151,6 +157,7 @@ export interface ScreenpopApi {
   saveSettings: Promisify<IpcInvokeMap['settings:save']>;
   testConnection: Promisify<IpcInvokeMap['settings:test-connection']>;
   previewCrm: Promisify<IpcInvokeMap['settings:preview-crm']>;
+  testCrmLookup: Promisify<IpcInvokeMap['settings:test-crm-lookup']>;
   startDemo: Promisify<IpcInvokeMap['demo:start']>;
   listHistory: Promisify<IpcInvokeMap['history:list']>;
   markHistorySeen: Promisify<IpcInvokeMap['history:mark-seen']>;

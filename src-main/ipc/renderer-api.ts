@@ -57,6 +57,7 @@ export function createScreenpopApi(ipc: IpcTransport): ScreenpopApi {
     saveSettings: (patch) => invoke('settings:save', patch),
     testConnection: (patch) => invoke('settings:test-connection', patch),
     previewCrm: (template) => invoke('settings:preview-crm', template),
+    testCrmLookup: (patch, number) => invoke('settings:test-crm-lookup', patch, number),
     startDemo: () => invoke('demo:start'),
     listHistory: () => invoke('history:list'),
     markHistorySeen: () => invoke('history:mark-seen'),

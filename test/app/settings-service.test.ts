@@ -64,6 +64,7 @@ describe('SettingsService', () => {
     expect(t.service.view()).toEqual({
       settings: DEFAULT_SETTINGS,
       hasSecret: false,
+      hasCrmSecret: false,
       needsOnboarding: true,
     });
     await t.credentials.setSecret(ACME_ACCOUNT, 'the-secret-1');

@@ -31,6 +31,7 @@ export function card(callId: string, overrides: Partial<CallCard> = {}): CallCar
     callerCompany: null,
     numberKind: null,
     nameSource: 'directory',
+    crmLookup: null,
     to: '101',
     toDisplay: '101',
     toName: null,

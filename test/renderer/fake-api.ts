@@ -59,6 +59,12 @@ export function fakeApi(view: SettingsView = savedView) {
       ok: true as const,
       url: template.replace('{from}', '%2B14155550123'),
     })),
+    testCrmLookup: vi.fn<ScreenpopApi['testCrmLookup']>(async () => ({
+      ok: true,
+      message: 'HubSpot knows this number: Ada Lovelace.',
+      found: { name: 'Ada Lovelace', company: 'Analytical Engines', recordUrl: null },
+      ms: 180,
+    })),
     startDemo: vi.fn<ScreenpopApi['startDemo']>(async () => ({
       ...savedView,
       settings: { ...savedView.settings, demoMode: true },

@@ -22,6 +22,7 @@ function card(callId: string, callerName: string, startedAt: number, state = 'ri
     callerCompany: null,
     numberKind: null,
     nameSource: 'contacts',
+    crmLookup: null,
     to: '101',
     toDisplay: '101',
     toName: null,

@@ -56,6 +56,7 @@ describe('createScreenpopApi', () => {
       api.getLocale(),
       api.chooseContactsFile(),
       api.closeWindow(),
+      api.testCrmLookup(patch, '+14155550123'),
     ]);
     expect(invoked).toEqual([
       { channel: 'popup:ready', args: [] },
@@ -77,6 +78,7 @@ describe('createScreenpopApi', () => {
       { channel: 'i18n:get', args: [] },
       { channel: 'settings:choose-contacts-file', args: [] },
       { channel: 'window:close', args: [] },
+      { channel: 'settings:test-crm-lookup', args: [patch, '+14155550123'] },
     ]);
     // Every invoke channel of the contract is reachable, and nothing else is.
     expect(new Set(invoked.map((i) => i.channel))).toEqual(new Set(INVOKE_CHANNELS));
@@ -133,6 +135,7 @@ describe('createScreenpopApi', () => {
       'saveSettings',
       'testConnection',
       'previewCrm',
+      'testCrmLookup',
       'startDemo',
       'listHistory',
       'markHistorySeen',

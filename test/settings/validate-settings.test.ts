@@ -333,3 +333,46 @@ describe('the features setting', () => {
     expect(validateSettings({ features: { sms: 'no' } }).settings.features.sms).toBe(true);
   });
 });
+
+describe('the crmLookup setting', () => {
+  it('keeps a usable lookup and names what is wrong with an unusable one', () => {
+    const generic = {
+      provider: 'generic',
+      urlTemplate: ' https://crm.acme.example/api/callers?phone={number} ',
+      auth: 'basic',
+      nameField: 'contact.name',
+      companyField: '',
+      recordUrlField: 'links.0.href',
+      timeoutSec: 5,
+    };
+    expect(validateSettings({ crmLookup: generic })).toEqual({
+      settings: {
+        ...DEFAULT_SETTINGS,
+        crmLookup: { ...generic, urlTemplate: generic.urlTemplate.trim() },
+      },
+      problems: [],
+    });
+    expect(validateSettings({ crmLookup: { provider: 'hubspot' } }).settings.crmLookup).toEqual({
+      ...DEFAULT_SETTINGS.crmLookup,
+      provider: 'hubspot',
+    });
+    const bad = (crmLookup: unknown) =>
+      validateSettings({ crmLookup }).problems.map((p) => `${p.field}: ${p.message}`);
+    expect(bad({ provider: 'generic' })).toEqual([
+      'crmLookup: crmLookup urlTemplate is needed for the generic lookup, e.g. https://crm.example.com/api/lookup?phone={number}; the default is used',
+    ]);
+    expect(bad({ provider: 'generic', urlTemplate: 'https://crm.example/{number}' })[0]).toContain(
+      'only as the value of a query parameter',
+    );
+    expect(
+      bad({ provider: 'generic', urlTemplate: 'http://crm.example/?p={number}' })[0],
+    ).toContain('must start with https://');
+    expect(bad({ provider: 'salesforce' })[0]).toContain('provider must be one of');
+    expect(bad({ provider: 'hubspot', token: 'pat-na1-secret' })[0]).toContain(
+      'has unknown field "token"',
+    );
+    expect(bad({ provider: 'hubspot', token: 'pat-na1-secret' })[0]).not.toContain('pat-na1');
+    expect(bad({ nameField: '__proto__/x' })[0]).toContain('nameField must be a path');
+    expect(bad({ timeoutSec: 60 })[0]).toContain('timeoutSec must be a whole number from 1 to 10');
+  });
+});

@@ -15,6 +15,8 @@ import type {
   UrlOpener,
 } from './ports.ts';
 import { boundedText, displayText } from './text.ts';
+import type { CrmLookup, CrmResult } from '../crm/lookup.ts';
+import { vetExternalUrl } from './external-url.ts';
 
 /**
  * Turns the engine's pops and dismisses into what the user sees: the stack of call cards in the
@@ -54,6 +56,8 @@ export interface CallPresenterOptions {
   isUserNumber?: (to: string) => boolean;
   /** A new call started ringing for the user: the administrator's actions (ring-actions.ts). */
   onRing?: (values: CrmValues, options: { openLinks: boolean }) => void;
+  /** The CRM lookup in force (crm/build.ts), asked after each pop; null or absent: none. */
+  crm?: () => CrmLookup | null;
 }
 
 /** States after which the call is no longer ringing anywhere. Others may concern one party only. */
@@ -92,6 +96,8 @@ interface LiveCall {
   rangTo: Set<string>;
   answered: Answered;
   timer: TimerHandle | undefined;
+  /** The CRM's link to this caller's record, vetted; null when there is none. */
+  recordUrl: string | null;
 }
 
 export class CallPresenter {
@@ -165,6 +171,7 @@ export class CallPresenter {
       state: 'ringing',
       outcome: 'ringing',
       canOpenCrm: checkTemplate(settings.crmUrlTemplate, settings.crmAllowedSchemes).ok,
+      crmLookup: null,
     };
     const call: LiveCall = {
       card,
@@ -172,7 +179,11 @@ export class CallPresenter {
       rangTo: new Set([to]),
       answered: null,
       timer: undefined,
+      recordUrl: null,
     };
+    // A colleague is named by the phone system's own list: the CRM never renames them.
+    const crm = card.nameSource === 'directory' ? null : (this.o.crm?.() ?? null);
+    if (crm) card.crmLookup = 'pending';
     this.calls.set(callId, call);
     this.armRingTimeout(call);
     this.o.history.recordRing(card);
@@ -192,6 +203,33 @@ export class CallPresenter {
         this.o.onRing?.(crmValuesOf(card), { openLinks: !settings.doNotDisturb }),
       );
     this.changed(!settings.doNotDisturb);
+    // After the card is out: the lookup fills it in when (and if) the CRM answers.
+    if (crm) void crm.lookup(from).then((result) => this.enrich(callId, result));
+  }
+
+  /**
+   * A CRM answer for a call. Priority: a name the card already has (the contacts file's) stays;
+   * the CRM gives the name only to an unknown caller, the company when the card has none, and the
+   * link to the record. The history learns it even when the card is already gone.
+   */
+  private enrich(callId: string, result: CrmResult): void {
+    const call = this.calls.get(callId);
+    if (result.status === 'found') {
+      this.o.history.recordCaller(callId, { name: result.name, company: result.company });
+      if (!call) return;
+      const card = call.card;
+      if (!card.callerName) {
+        card.callerName = result.name;
+        card.nameSource = 'crm';
+      }
+      card.callerCompany ??= result.company;
+      call.recordUrl = result.recordUrl;
+      if (result.recordUrl) card.canOpenCrm = true;
+    }
+    if (!call) return;
+    call.card.crmLookup =
+      result.status === 'found' || result.status === 'not-found' ? result.status : 'failed';
+    this.changed();
   }
 
   handleDismiss(dismiss: DismissEvent): void {
@@ -254,9 +292,24 @@ export class CallPresenter {
   }
 
   async openCrm(callId: string): Promise<{ ok: boolean; message?: string }> {
-    const values = this.crmValues(callId);
-    if (!values) return { ok: false, message: 'That call is no longer shown.' };
-    return this.openCrmWith(values);
+    const call = this.calls.get(callId);
+    if (!call) return { ok: false, message: 'That call is no longer shown.' };
+    // The CRM's own record when the lookup found one, else the CRM link's search.
+    if (call.recordUrl) return this.openUrl(call.recordUrl);
+    return this.openCrmWith(crmValuesOf(call.card));
+  }
+
+  /** Opens a link the CRM gave, through the same gate as every other. */
+  private async openUrl(url: string): Promise<{ ok: boolean; message?: string }> {
+    const vetted = vetExternalUrl(url, this.o.settings().crmAllowedSchemes);
+    if (!vetted.ok) return vetted;
+    try {
+      await this.o.urlOpener.open(vetted.url);
+      return { ok: true };
+    } catch (err) {
+      this.logger.warn('CRM record could not be opened', { error: err });
+      return { ok: false, message: 'The CRM link could not be opened.' };
+    }
   }
 
   /** Builds the CRM link for a call's values with the settings in force, and opens it. */
@@ -305,7 +358,7 @@ export class CallPresenter {
   refreshSettings(): void {
     const s = this.o.settings();
     const can = checkTemplate(s.crmUrlTemplate, s.crmAllowedSchemes).ok;
-    for (const c of this.calls.values()) c.card.canOpenCrm = can;
+    for (const c of this.calls.values()) c.card.canOpenCrm = can || c.recordUrl !== null;
     if (this.calls.size > 0) this.changed();
   }
 

@@ -273,6 +273,25 @@ export class HistoryStore {
     }
   }
 
+  /**
+   * The CRM named a call's caller: the name when the entry has none (a name from the contacts file
+   * or the phone system stays), the company when it has none.
+   */
+  recordCaller(callId: string, caller: { name: string; company: string | null }): void {
+    const entry = this.call(callId);
+    if (!entry) return;
+    let changed = false;
+    if (!entry.callerName && caller.name) {
+      entry.callerName = caller.name;
+      changed = true;
+    }
+    if (!entry.callerCompany && caller.company) {
+      entry.callerCompany = caller.company;
+      changed = true;
+    }
+    if (changed) this.changed();
+  }
+
   /** A call started ringing (a second ring for the same call only fills in a name found later). */
   recordRing(ring: HistoryRing): void {
     const existing = this.call(ring.callId);

@@ -32,6 +32,7 @@ import type { RingActions } from './ring-actions.ts';
 import type {
   ContactsFilePick,
   CrmPreview,
+  CrmTestResult,
   HistoryItem,
   SaveResult,
   SettingsPatch,
@@ -40,6 +41,10 @@ import type {
   TestConnectionResult,
 } from './views.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
+import { buildCrmLookup } from '../crm/build.ts';
+import { testCrmLookup } from '../crm/test-lookup.ts';
+import { PLAIN_ENGLISH } from '../../../src-shared/i18n/locale-state.ts';
+import type { CrmLookup } from '../crm/lookup.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -61,10 +66,22 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
   ringActions?: RingActions;
   /** Called after settings are loaded or saved (start at login, etc.). */
   onSettingsApplied?: (settings: Settings) => void;
+  /**
+   * The way out for the CRM lookup: the transport for these settings (the same proxy and CAs as
+   * every other connection). Without it no lookup is made.
+   */
+  crmNetwork?: (settings: Settings) => { fetch: typeof fetch };
+  /** HubSpot's API address (tests and the benchmark point it at the fake). */
+  hubspotApi?: string;
   /** Writes an exported file (History > Export CSV…); atomic by default. */
   writeExport?: (path: string, data: string) => Promise<void>;
   directoryRefreshMs?: number;
 }
+
+/** Settings whose change builds a new CRM lookup (its own, and the transport's). */
+const CRM_FIELDS: ReadonlyArray<keyof Settings> = ['crmLookup', 'proxyMode', 'proxyUrl', 'caFile'];
+
+const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
 
 export class AppRuntime {
   readonly presenter: CallPresenter;
@@ -80,6 +97,8 @@ export class AppRuntime {
   private lastTest: { at: number; result: TestConnectionResult } | null = null;
   /** The connection's status changes, for diagnostics. */
   readonly timeline = new StatusTimeline();
+  /** The CRM lookup for the settings in force; null when none is set up. */
+  private crm: CrmLookup | null = null;
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -108,6 +127,7 @@ export class AppRuntime {
       clipboard: deps.views.clipboard,
       settings: () => this.settingsService.settings(),
       isUserNumber: (to) => this.connection.isUserNumber(to),
+      crm: () => this.crm,
       ...(deps.ringActions?.count
         ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
         : {}),
@@ -144,12 +164,15 @@ export class AppRuntime {
     this.directory.setDefaultRegion(settings.defaultRegion);
     if (settings.contactsFile) await this.directory.loadContactsFile(settings.contactsFile);
     this.safely(() => this.d.onSettingsApplied?.(settings));
+    this.rebuildCrm(settings);
     await this.settingsService.prepare();
     await this.connection.rebuild();
     return { needsOnboarding: this.settingsService.needsOnboarding() };
   }
 
   async shutdown(): Promise<void> {
+    this.crm?.close();
+    this.crm = null;
     await this.connection.stop();
     this.directory.stop();
     await this.d.history.flush();
@@ -317,6 +340,8 @@ export class AppRuntime {
     this.directory.setDefaultRegion(after.defaultRegion);
     if (after.contactsFile !== before.contactsFile)
       await this.directory.loadContactsFile(after.contactsFile);
+    if (change.crmSecretChanged || CRM_FIELDS.some((k) => changed(before[k], after[k])))
+      this.rebuildCrm(after);
     this.presenter.refreshSettings();
     this.safely(() => this.d.onSettingsApplied?.(after));
     if (needsReconnect(change))
@@ -325,6 +350,64 @@ export class AppRuntime {
       });
     this.settingsListeners.emit(this.settingsView());
     this.publishStatus();
+  }
+
+  /**
+   * Settings' "Test lookup": `number` looked up with the form's CRM settings (not saved yet) and
+   * the token typed in the form, else the one in the keychain; a fresh lookup, no cache.
+   */
+  async testCrmLookup(patch: SettingsPatch, number: string): Promise<CrmTestResult> {
+    const t = (this.d.words ?? PLAIN_ENGLISH).current();
+    const checked = this.settingsService.check(patch.settings);
+    if (!checked.ok) return { ok: false, message: checked.message };
+    const s = checked.settings;
+    const typed = patch.crmSecret?.trim();
+    if (typed) this.d.secrets.add(typed);
+    let lookup: CrmLookup | null = null;
+    if (this.d.crmNetwork && s.crmLookup.provider !== 'none')
+      try {
+        lookup = buildCrmLookup(s.crmLookup, {
+          clock: this.d.clock,
+          logger: this.d.logger,
+          secrets: this.d.secrets,
+          fetch: this.d.crmNetwork(s).fetch,
+          secret: async (account) => typed || (await this.d.credentials.getSecret(account)),
+          region: () => s.defaultRegion,
+          allowedSchemes: () => s.crmAllowedSchemes,
+          ...(this.d.hubspotApi ? { hubspotApi: this.d.hubspotApi } : {}),
+        });
+      } catch (err) {
+        this.logger.warn('CRM lookup test not started', { error: err });
+      }
+    return testCrmLookup(lookup, s.crmLookup, number, t, () => this.d.clock.now());
+  }
+
+  /** The CRM lookup's figures for the diagnostics (never a number, a name or the token). */
+  crmStats(): ReturnType<CrmLookup['stats']> | null {
+    return this.crm?.stats() ?? null;
+  }
+
+  /** A new CRM lookup for these settings (the old one's answers and pauses are forgotten). */
+  private rebuildCrm(settings: Settings): void {
+    this.crm?.close();
+    this.crm = null;
+    const network = this.d.crmNetwork;
+    if (!network || settings.crmLookup.provider === 'none') return;
+    try {
+      this.crm = buildCrmLookup(settings.crmLookup, {
+        clock: this.d.clock,
+        logger: this.d.logger,
+        secrets: this.d.secrets,
+        fetch: network(settings).fetch,
+        secret: (account) => this.d.credentials.getSecret(account),
+        region: () => this.settingsService.settings().defaultRegion,
+        allowedSchemes: () => this.settingsService.settings().crmAllowedSchemes,
+        ...(this.d.hubspotApi ? { hubspotApi: this.d.hubspotApi } : {}),
+      });
+    } catch (err) {
+      // An unusable proxy setting: no lookup (the connection's status says what is wrong).
+      this.logger.warn('CRM lookup not started', { error: err });
+    }
   }
 
   private publishStatus(): void {

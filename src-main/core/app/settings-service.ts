@@ -15,6 +15,7 @@ import {
 import { DEFAULT_SETTINGS, type Settings } from '../settings/types.ts';
 import { NOT_SET_UP, type ConnectionPlan } from './connection-supervisor.ts';
 import { previewCrmUrl } from './crm-url.ts';
+import { crmKeychainAccount } from '../crm/build.ts';
 import type { ContactsFileResult } from './directory.ts';
 import { contactsProblemWords } from '../contacts/problem-words.ts';
 import type { DemoService } from './ports.ts';
@@ -55,6 +56,8 @@ export interface SettingsChange {
   before: Settings;
   after: Settings;
   secretChanged: boolean;
+  /** A new CRM token or password was stored. */
+  crmSecretChanged?: boolean;
 }
 
 export type SaveOutcome =
@@ -101,6 +104,7 @@ export class SettingsService {
   private readonly demoSecrets = new MemoryCredentialStore();
   private current: Settings | null = null;
   private hasSecret = false;
+  private hasCrmSecret = false;
   private demoService: DemoService | null = null;
   /** Contacts files the user picked in the native dialog; the only new paths a save accepts. */
   private readonly pickedContactsFiles = new Set<string>();
@@ -136,6 +140,7 @@ export class SettingsService {
     return {
       settings: { ...current },
       hasSecret: this.hasSecret || current.demoMode,
+      hasCrmSecret: this.hasCrmSecret,
       needsOnboarding: this.needsOnboarding(),
     };
   }
@@ -211,7 +216,46 @@ export class SettingsService {
         };
       }
     }
-    return this.update(patch.settings, Boolean(secret));
+    const crmSecret = patch.crmSecret?.trim();
+    if (crmSecret) {
+      const stored = await this.storeCrmSecret(checked.settings, crmSecret);
+      if (!stored.ok) return stored;
+    }
+    const saved = await this.update(patch.settings, Boolean(secret));
+    if (saved.ok && crmSecret) saved.change.crmSecretChanged = true;
+    return saved;
+  }
+
+  /** The CRM lookup's token or `user:password`, into the keychain under its account. */
+  private async storeCrmSecret(
+    settings: Settings,
+    crmSecret: string,
+  ): Promise<{ ok: true } | { ok: false; field: string; message: string }> {
+    this.d.secrets.add(crmSecret);
+    const account = crmKeychainAccount(settings.crmLookup);
+    if (!account)
+      return {
+        ok: false,
+        field: 'crmLookup',
+        message: this.words().t('status.crm.secret-needs-lookup'),
+      };
+    try {
+      await this.d.credentials.setSecret(account, crmSecret);
+      this.hasCrmSecret = true;
+      return { ok: true };
+    } catch (err) {
+      this.logger.error('the CRM token could not be stored in the keychain', { error: err });
+      return {
+        ok: false,
+        field: 'crmSecret',
+        message: this.words().t('status.crm.secret-not-stored'),
+      };
+    }
+  }
+
+  /** A patch checked against the settings in force (and the policy), without saving it. */
+  check(patch: Partial<Settings>): ReturnType<SettingsPort['check']> {
+    return this.d.settings.check(patch);
   }
 
   /** Saves a change that needs no form (demo mode, Do Not Disturb from the tray). */
@@ -331,6 +375,10 @@ export class SettingsService {
   }
 
   private async refreshHasSecret(): Promise<void> {
+    const crmAccount = crmKeychainAccount(this.settings().crmLookup);
+    this.hasCrmSecret = crmAccount
+      ? (await this.d.credentials.getSecret(crmAccount).catch(() => null)) !== null
+      : false;
     const { apiKey, baseUrl } = this.settings();
     this.hasSecret = false;
     if (!apiKey || !baseUrl) return;

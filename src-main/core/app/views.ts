@@ -122,7 +122,15 @@ export interface CallCard extends CallFacts {
   canOpenCrm: boolean;
   /** Where `callerName` came from ('none' while it is unknown). */
   nameSource: NameSource;
+  /**
+   * The CRM lookup of this caller: 'pending' while it runs (the card says so), then what came of
+   * it; null when no lookup is made (none set up, or a colleague: the phone system names them).
+   */
+  crmLookup: CrmLookupState | null;
 }
+
+/** What came of a call's CRM lookup, as the card shows it. */
+export type CrmLookupState = 'pending' | 'found' | 'not-found' | 'failed';
 
 /** Everything the popup can show; each kind has its own view. */
 export type PopupCard = CallCard;
@@ -208,6 +216,8 @@ export interface StatusView {
 export interface SettingsView {
   settings: Settings;
   hasSecret: boolean;
+  /** Whether the keychain holds the CRM lookup's token or password (never the value). */
+  hasCrmSecret?: boolean;
   /** True until the user has completed onboarding (no base URL / key / extension yet). */
   needsOnboarding: boolean;
   /**
@@ -221,6 +231,21 @@ export interface SettingsPatch {
   settings: Partial<Settings>;
   /** A new API secret to store in the keychain; omitted or undefined keeps the stored one. */
   secret?: string;
+  /** A new token (or user:password) for the CRM lookup, for the keychain; omitted keeps it. */
+  crmSecret?: string;
+}
+
+/** What "Test lookup" found, in plain words for Settings. */
+export interface CrmTestResult {
+  ok: boolean;
+  /** What happened: who the CRM named, that it knows no one by the number, or what failed. */
+  message: string;
+  /** What to do about a failure. */
+  remedy?: string;
+  /** What the CRM answered (inert text), when it named someone. */
+  found?: { name: string; company: string | null; recordUrl: string | null };
+  /** How long the CRM took, ms. */
+  ms?: number;
 }
 
 export type SaveResult =

@@ -36,6 +36,28 @@ export interface FeatureSettings {
   presence: boolean;
 }
 
+/** Which CRM is asked who is calling (src-main/core/crm/): none, an in-house JSON API, HubSpot. */
+export type CrmLookupProvider = 'none' | 'generic' | 'hubspot';
+export type CrmLookupAuth = 'none' | 'bearer' | 'basic';
+
+/**
+ * The CRM lookup: after a call pops, its number is looked up and the card filled in. The token or
+ * password is never here: it lives in the keychain (crm/credentials.ts says under which account).
+ */
+export interface CrmLookupSettings {
+  provider: CrmLookupProvider;
+  /** generic: https address with {number} (E.164) or {digits} as a query value. */
+  urlTemplate: string;
+  /** generic: how to sign in (the token, or user:password, from the keychain). */
+  auth: CrmLookupAuth;
+  /** generic: where in the JSON answer the name, company and record link are (`a.b.0.c`). */
+  nameField: string;
+  companyField: string;
+  recordUrlField: string;
+  /** Seconds to wait for an answer (1 to 10). */
+  timeoutSec: number;
+}
+
 export interface Settings {
   /** Schema version of the file. */
   version: 1;
@@ -75,6 +97,8 @@ export interface Settings {
   staleRingSec: number;
   /** Optional contacts file (CSV or vCard) for caller names; empty for none. */
   contactsFile: string;
+  /** Looking callers up in a CRM after the pop. */
+  crmLookup: CrmLookupSettings;
   /** How many calls the history keeps. */
   historyLimit: number;
   /** Use the embedded simulator instead of a real service. */
@@ -135,6 +159,15 @@ export const DEFAULT_SETTINGS: Settings = {
   popupLingerSec: 4,
   staleRingSec: 45,
   contactsFile: '',
+  crmLookup: {
+    provider: 'none',
+    urlTemplate: '',
+    auth: 'bearer',
+    nameField: 'name',
+    companyField: 'company',
+    recordUrlField: 'url',
+    timeoutSec: 3,
+  },
   historyLimit: 500,
   demoMode: false,
   updates: { enabled: true, channel: 'latest', feedUrl: '' },

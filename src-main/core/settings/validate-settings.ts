@@ -8,7 +8,8 @@
  */
 import { isAbsolute } from 'node:path';
 import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-schemes.ts';
-import type { FeatureSettings, Settings, UpdateSettings } from './types.ts';
+import type { CrmLookupSettings, FeatureSettings, Settings, UpdateSettings } from './types.ts';
+import { fieldMappingOk, lookupTemplateProblem, type TemplateProblem } from '../crm/template.ts';
 import { DEFAULT_SETTINGS, LANGUAGE_SETTINGS } from './types.ts';
 
 export interface SettingsProblem {
@@ -321,6 +322,64 @@ function featuresCheck(v: unknown): { value: FeatureSettings } | { error: string
   return { value };
 }
 
+const LOOKUP_TEMPLATE_WORDS: Record<TemplateProblem, string> = {
+  empty: 'is needed for the generic lookup, e.g. https://crm.example.com/api/lookup?phone={number}',
+  'too-long': 'is longer than 2048 characters',
+  'not-a-url': 'is not a complete address; write it in full, starting with https://',
+  'not-https': 'must start with https://, so that callers’ numbers travel encrypted',
+  credentials:
+    'must not contain a user name or password; choose Basic sign-in and store them in Settings (the keychain)',
+  'unknown-placeholder': 'may use only the placeholders {number} and {digits}',
+  'placeholder-outside-query':
+    'may put {number} or {digits} only as the value of a query parameter (…?phone={number}), so a caller cannot change where the lookup goes',
+  'no-placeholder': 'must contain {number} or {digits} where the caller’s number goes',
+};
+
+/** The `crmLookup` object: each field checked, a missing one takes its default, an unknown one is an error. */
+function crmLookupCheck(v: unknown): { value: CrmLookupSettings } | { error: string } {
+  const known = Object.keys(DEFAULT_SETTINGS.crmLookup).join(', ');
+  if (v === null || typeof v !== 'object' || Array.isArray(v))
+    return { error: `must be an object, e.g. {"provider": "hubspot"} (known: ${known})` };
+  const raw = v as Record<string, unknown>;
+  const unknownKey = Object.keys(raw).find((k) => !Object.hasOwn(DEFAULT_SETTINGS.crmLookup, k));
+  if (unknownKey)
+    return { error: `has unknown field "${unknownKey.slice(0, 40)}" (known: ${known})` };
+  const value = { ...DEFAULT_SETTINGS.crmLookup, ...raw } as Record<string, unknown>;
+  const provider = oneOf(['none', 'generic', 'hubspot'] as const)(value.provider, DEFAULT_SETTINGS);
+  if ('error' in provider) return { error: `provider ${provider.error}` };
+  const auth = oneOf(['none', 'bearer', 'basic'] as const)(value.auth, DEFAULT_SETTINGS);
+  if ('error' in auth) return { error: `auth ${auth.error}` };
+  const timeout = integer(1, 10, ' seconds')(value.timeoutSec, DEFAULT_SETTINGS);
+  if ('error' in timeout) return { error: `timeoutSec ${timeout.error}` };
+  if (typeof value.urlTemplate !== 'string') return { error: 'urlTemplate must be text' };
+  const urlTemplate = value.urlTemplate.trim();
+  if (provider.value === 'generic' || urlTemplate !== '') {
+    const problem = lookupTemplateProblem(urlTemplate);
+    if (problem) return { error: `urlTemplate ${LOOKUP_TEMPLATE_WORDS[problem]}` };
+  }
+  const fields = ['nameField', 'companyField', 'recordUrlField'] as const;
+  for (const f of fields) {
+    const mapping = value[f];
+    if (typeof mapping !== 'string' || !fieldMappingOk(mapping))
+      return {
+        error: `${f} must be a path into the JSON answer such as "name" or "contact.company" (up to 4, separated by spaces)`,
+      };
+  }
+  if (provider.value === 'generic' && String(value.nameField).trim() === '')
+    return { error: 'nameField is needed: where the caller’s name is in the answer, e.g. "name"' };
+  return {
+    value: {
+      provider: provider.value,
+      urlTemplate,
+      auth: auth.value,
+      nameField: String(value.nameField).trim(),
+      companyField: String(value.companyField).trim(),
+      recordUrlField: String(value.recordUrlField).trim(),
+      timeoutSec: timeout.value,
+    },
+  };
+}
+
 const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settings[K]> } = {
   version: (v) =>
     v === 1
@@ -357,6 +416,7 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
   popupLingerSec: integer(0, 300, ' seconds'),
   staleRingSec: integer(5, 3600, ' seconds'),
   contactsFile: absolutePath('a CSV or vCard file (e.g. /home/me/contacts.vcf)'),
+  crmLookup: crmLookupCheck,
   proxyMode: oneOf(['system', 'none', 'manual'] as const),
   proxyUrl: proxyAddress,
   caFile: absolutePath('a PEM file of certificate authorities (e.g. /etc/screenpop/ca.pem)'),

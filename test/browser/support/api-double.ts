@@ -126,6 +126,15 @@ export function installApiDouble(fixture: DoubleFixture): void {
       if (g.__crmPreview) return g.__crmPreview(template);
       return { ok: true, url: `https://crm.example.com/search?phone=%2B14155550123` };
     },
+    testCrmLookup: async (patch: SettingsPatch, number: string) => {
+      record('testCrmLookup', [patch, number]);
+      return {
+        ok: true,
+        message: 'HubSpot knows this number: Ada Lovelace.',
+        found: { name: 'Ada Lovelace', company: 'Analytical Engines', recordUrl: null },
+        ms: 180,
+      };
+    },
     startDemo: async () => {
       record('startDemo', []);
       view = clone(fixture.demoView);

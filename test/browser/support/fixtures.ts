@@ -33,6 +33,7 @@ export function call(overrides: Partial<CallCard> & { callId: string }): CallCar
     callerCompany: null,
     numberKind: null,
     nameSource: 'directory',
+    crmLookup: null,
     to,
     toDisplay: shown(to),
     toName: null,

@@ -1,0 +1,82 @@
+/**
+ * The CRM lookup as the settings describe it: which connector, where its token or password is in
+ * the keychain, and the lookup service around it. The tray app (app/runtime.ts) and the headless
+ * runner build it the same way, each with its own transport (the one way out: proxy, CAs).
+ *
+ * Keychain: service `Screenpop`, account `crm-lookup@<host>`: `crm-lookup@api.hubapi.com` for
+ * HubSpot's private-app token, `crm-lookup@<host of the URL template>` for the generic lookup's
+ * bearer token or `user:password`.
+ */
+import type { Clock } from '../../../src-shared/clock.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
+import type { CrmLookupSettings } from '../settings/types.ts';
+import type { CrmConnector } from './connector.ts';
+import { GenericJsonConnector } from './generic.ts';
+import { HUBSPOT_API, HubSpotConnector } from './hubspot.ts';
+import { CrmLookup } from './lookup.ts';
+import { lookupTemplateProblem } from './template.ts';
+
+export const CRM_ACCOUNT_PREFIX = 'crm-lookup@';
+
+/** The keychain account of the lookup's token or password; null when no lookup is set up. */
+export function crmKeychainAccount(
+  settings: CrmLookupSettings,
+  hubspotApi: string = HUBSPOT_API,
+): string | null {
+  if (settings.provider === 'hubspot') return `${CRM_ACCOUNT_PREFIX}${new URL(hubspotApi).host}`;
+  if (settings.provider !== 'generic' || lookupTemplateProblem(settings.urlTemplate)) return null;
+  const probe = settings.urlTemplate.trim().replace(/\{[^{}]*\}/g, 'x');
+  return `${CRM_ACCOUNT_PREFIX}${new URL(probe).host}`;
+}
+
+/** Whether this lookup signs in with a secret from the keychain. */
+export function crmNeedsSecret(settings: CrmLookupSettings): boolean {
+  return (
+    settings.provider === 'hubspot' || (settings.provider === 'generic' && settings.auth !== 'none')
+  );
+}
+
+export interface CrmBuildDeps {
+  clock: Clock;
+  logger: Logger;
+  secrets: SecretRegistry;
+  fetch: typeof fetch;
+  /** Reads the lookup's secret (the keychain, or the runner's environment). */
+  secret: (account: string) => Promise<string | null>;
+  region: () => string;
+  allowedSchemes: () => readonly string[];
+  /** HubSpot's API address; tests and the benchmark point it at the fake. */
+  hubspotApi?: string;
+}
+
+/** The lookup service for these settings; null when the provider is 'none' (or not usable). */
+export function buildCrmLookup(settings: CrmLookupSettings, deps: CrmBuildDeps): CrmLookup | null {
+  const account = crmKeychainAccount(settings, deps.hubspotApi);
+  if (!account) return null;
+  const secret = () => deps.secret(account);
+  let connector: CrmConnector;
+  if (settings.provider === 'hubspot')
+    connector = new HubSpotConnector({
+      fetch: deps.fetch,
+      clock: deps.clock,
+      secrets: deps.secrets,
+      token: secret,
+      ...(deps.hubspotApi ? { apiBase: deps.hubspotApi } : {}),
+    });
+  else
+    connector = new GenericJsonConnector({
+      config: settings,
+      fetch: deps.fetch,
+      clock: deps.clock,
+      secrets: deps.secrets,
+      secret,
+    });
+  return new CrmLookup({
+    clock: deps.clock,
+    logger: deps.logger,
+    connector,
+    region: deps.region,
+    allowedSchemes: deps.allowedSchemes,
+    timeoutMs: settings.timeoutSec * 1000,
+  });
+}

@@ -1,0 +1,271 @@
+/**
+ * The HubSpot connector and the lookup service against the fake HubSpot (test/support/fake-hubspot.ts,
+ * built from HubSpot's API reference) over real HTTPS on 127.0.0.1, reached through the app's one
+ * transport trusting the test CA as an administrator's CA file, once through a real proxy
+ * (tinyproxy). Real clock throughout (real sockets); no timing is asserted beyond "answered".
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CrmLookup } from '../../src-main/core/crm/lookup.ts';
+import { HubSpotConnector } from '../../src-main/core/crm/hubspot.ts';
+import { transportFor } from '../../src-main/core/net/network.ts';
+import { systemClock } from '../../src-shared/clock.ts';
+import {
+  createLogger,
+  SecretRegistry,
+  silentLogger,
+  type LogRecord,
+} from '../../src-shared/log.ts';
+import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../support/certs.ts';
+import { startFakeHubSpot, type FakeHubSpot } from '../support/fake-hubspot.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ForwardProxy, tinyproxyAvailable } from '../blackbox/forward-proxy.ts';
+import { ProcessGroup } from '../blackbox/processes.ts';
+
+const canRun = certToolsAvailable('test/crm/hubspot.test.ts');
+const TOKEN = 'pat-na1-0f1e2d3c-test';
+
+let ca: TestCa;
+let server: CertFiles;
+const fakes: FakeHubSpot[] = [];
+const lookups: CrmLookup[] = [];
+
+let caDir = '';
+beforeAll(() => {
+  if (!canRun) return;
+  caDir = mkdtempSync(join(tmpdir(), 'crm-ca-'));
+  ca = makeTestCa(caDir);
+  server = ca.issue('hubspot');
+});
+afterAll(() => {
+  if (caDir) rmSync(caDir, { recursive: true, force: true });
+});
+afterEach(async () => {
+  for (const l of lookups.splice(0)) l.close();
+  for (const f of fakes.splice(0)) await f.close();
+});
+
+async function hubspot(
+  options: { tokens?: Record<string, string[]>; uiDomain?: string; searchPerSecond?: number } = {},
+) {
+  const fake = await startFakeHubSpot({
+    cert: server.cert,
+    key: server.key,
+    ...(options.searchPerSecond ? { searchPerSecond: options.searchPerSecond } : {}),
+    tokens: options.tokens ?? { [TOKEN]: ['crm.objects.contacts.read'] },
+    ...(options.uiDomain ? { uiDomain: options.uiDomain } : {}),
+  });
+  fakes.push(fake);
+  return fake;
+}
+
+function lookupFor(
+  fake: FakeHubSpot,
+  options: {
+    token?: string | null;
+    timeoutMs?: number;
+    proxyUrl?: string;
+    logger?: ReturnType<typeof createLogger>;
+    secrets?: SecretRegistry;
+  } = {},
+) {
+  const secrets = options.secrets ?? new SecretRegistry();
+  const transport = transportFor(
+    {
+      proxyMode: options.proxyUrl ? 'manual' : 'none',
+      proxyUrl: options.proxyUrl ?? '',
+      caFile: ca.caFile,
+    },
+    { logger: silentLogger, secrets, readFile: (p) => readFileSync(p, 'utf8') },
+  );
+  const connector = new HubSpotConnector({
+    fetch: transport.fetch,
+    clock: systemClock,
+    secrets,
+    token: async () => (options.token === undefined ? TOKEN : options.token),
+    apiBase: fake.url,
+  });
+  const lookup = new CrmLookup({
+    clock: systemClock,
+    logger: options.logger ?? silentLogger,
+    connector,
+    region: () => 'US',
+    allowedSchemes: () => ['https'],
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  });
+  lookups.push(lookup);
+  return lookup;
+}
+
+describe.skipIf(!canRun)('HubSpot lookup', () => {
+  it('asks the search API as HubSpot documents it and names the caller with a link to the record', async () => {
+    const fake = await hubspot();
+    // Stored as a person typed it: found through HubSpot's calculated searchable number.
+    const ada = fake.addContact({
+      firstname: 'Ada',
+      lastname: 'Lovelace',
+      company: 'Analytical Engines',
+      phone: '(415) 555-0123',
+    });
+    const lookup = lookupFor(fake);
+    expect(await lookup.lookup('+14155550123')).toEqual({
+      status: 'found',
+      name: 'Ada Lovelace',
+      company: 'Analytical Engines',
+      recordUrl: `https://app.hubspot.com/contacts/20251122/record/0-1/${ada.id}`,
+      cached: false,
+    });
+    expect(fake.searches).toHaveLength(1);
+    expect(fake.searches[0]?.authorization).toBe(`Bearer ${TOKEN}`);
+    expect(fake.searches[0]?.body).toEqual({
+      filterGroups: [
+        { filters: [{ propertyName: 'phone', operator: 'EQ', value: '+14155550123' }] },
+        { filters: [{ propertyName: 'mobilephone', operator: 'EQ', value: '+14155550123' }] },
+        {
+          filters: [
+            {
+              propertyName: 'hs_searchable_calculated_phone_number',
+              operator: 'EQ',
+              value: '4155550123',
+            },
+          ],
+        },
+        {
+          filters: [
+            {
+              propertyName: 'hs_searchable_calculated_mobile_number',
+              operator: 'EQ',
+              value: '4155550123',
+            },
+          ],
+        },
+      ],
+      properties: ['firstname', 'lastname', 'company', 'phone', 'mobilephone'],
+      sorts: [{ propertyName: 'lastmodifieddate', direction: 'DESCENDING' }],
+      limit: 5,
+    });
+    // The same caller again (or another number of the same account): the account is asked once.
+    expect(await lookup.lookup('(415) 555-0123')).toMatchObject({ status: 'found', cached: true });
+    fake.addContact({ firstname: 'Grace', lastname: 'Hopper', mobilephone: '+12125550104' });
+    expect(await lookup.lookup('+1 212 555 0104')).toMatchObject({ name: 'Grace Hopper' });
+    expect(fake.searches).toHaveLength(2);
+    expect(fake.accountRequests).toBe(1);
+  });
+
+  it('takes the most recently changed of several matches, never pages on, and remembers who is unknown', async () => {
+    const fake = await hubspot();
+    for (let i = 0; i < 12; i++)
+      fake.addContact({ firstname: `Old${i}`, phone: '+14155550123' }, Date.now() - 86_400_000);
+    fake.addContact({ firstname: 'Newest', phone: '+14155550123' }, Date.now());
+    const lookup = lookupFor(fake);
+    expect(await lookup.lookup('+14155550123')).toMatchObject({ name: 'Newest' });
+    expect(fake.searches).toHaveLength(1); // 13 matches, one page of 5: no second request
+    expect(await lookup.lookup('+14155559999')).toEqual({ status: 'not-found', cached: false });
+    expect(await lookup.lookup('+14155559999')).toEqual({ status: 'not-found', cached: true });
+    expect(fake.searches).toHaveLength(2);
+    expect(lookup.stats()).toMatchObject({ lookups: 2, found: 1, notFound: 1, cacheHits: 1 });
+  });
+
+  it('stops asking after a refused token (401) or a missing scope (403), without logging the token', async () => {
+    const records: LogRecord[] = [];
+    const secrets = new SecretRegistry();
+    const logger = createLogger({ secrets, sink: (r) => records.push(r) });
+    const fake = await hubspot({ tokens: { 'pat-na1-noscope': ['crm.objects.companies.read'] } });
+    const refused = lookupFor(fake, { token: 'pat-na1-wrong', logger, secrets });
+    expect(await refused.lookup('+14155550123')).toEqual({ status: 'failed', kind: 'auth' });
+    expect(await refused.lookup('+14155550124')).toEqual({ status: 'skipped', reason: 'refused' });
+    expect(fake.searches).toHaveLength(1);
+    const noScope = lookupFor(fake, { token: 'pat-na1-noscope', logger, secrets });
+    expect(await noScope.lookup('+14155550123')).toEqual({ status: 'failed', kind: 'forbidden' });
+    const none = lookupFor(fake, { token: null });
+    expect(await none.lookup('+14155550123')).toEqual({
+      status: 'failed',
+      kind: 'no-credentials',
+    });
+    const logged = JSON.stringify(records);
+    expect(logged).not.toContain('pat-na1-wrong');
+    expect(logged).not.toContain('pat-na1-noscope');
+    expect(logged).not.toContain('4155550123');
+  });
+
+  it("respects HubSpot's per-second limit: a 429 pauses every lookup, then lookups resume", async () => {
+    // The limit is the account's, shared with its other integrations: here one search a second.
+    const fake = await hubspot({ searchPerSecond: 1 });
+    fake.addContact({ firstname: 'Ada', phone: '+14155550100' });
+    const lookup = lookupFor(fake);
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => lookup.lookup(`+1415555010${i}`)),
+    );
+    const kinds = results.map((r) => (r.status === 'failed' ? r.kind : r.status));
+    expect(kinds).toContain('rate-limited');
+    const asked = fake.searches.length;
+    // Paused: nothing reaches HubSpot until the second is over.
+    expect(await lookup.lookup('+14155550199')).toEqual({ status: 'skipped', reason: 'paused' });
+    expect(fake.searches).toHaveLength(asked);
+    expect(lookup.stats().pausedUntil).not.toBeNull();
+    await new Promise((r) => setTimeout(r, 1_100));
+    expect(await lookup.lookup('+14155550100')).toMatchObject({ status: 'found', name: 'Ada' });
+  });
+
+  it('gives up after the time-out on a slow HubSpot', async () => {
+    const fake = await hubspot();
+    fake.delayMs = 2_000;
+    const lookup = lookupFor(fake, { timeoutMs: 300 });
+    expect(await lookup.lookup('+14155550123')).toEqual({ status: 'failed', kind: 'timeout' });
+    expect(lookup.stats().latencyMs.count).toBe(0); // failures are not latency samples
+  });
+
+  it('says a dropped connection or an error page is a failure, and pauses after three in a row', async () => {
+    const fake = await hubspot();
+    const lookup = lookupFor(fake);
+    fake.failNext(1, 'drop');
+    expect(await lookup.lookup('+14155550124')).toEqual({ status: 'failed', kind: 'network' });
+    fake.failNext(1, 'not-json');
+    expect(await lookup.lookup('+14155550125')).toEqual({ status: 'failed', kind: 'server' });
+    fake.failNext(1, 503);
+    expect(await lookup.lookup('+14155550126')).toEqual({ status: 'failed', kind: 'server' });
+    // Three failures in a row: the next lookups pause instead of asking a HubSpot in trouble.
+    expect(await lookup.lookup('+14155550127')).toEqual({ status: 'skipped', reason: 'paused' });
+    expect(fake.requests).toBe(3);
+    expect(lookup.stats().failures).toEqual({ network: 1, server: 2 });
+  });
+
+  it('makes hostile answers inert and never trusts a foreign ui domain for the record link', async () => {
+    const fake = await hubspot({ uiDomain: 'evil.example.com' });
+    const c = fake.addContact({
+      firstname: '\u202Egnp.exe\u202C <b>Mallory</b>',
+      lastname: '\u0000\u001b[31m' + 'x'.repeat(5000),
+      company: '=HYPERLINK("javascript:alert(1)")',
+      phone: '+14155550123',
+    });
+    const result = await lookupFor(fake).lookup('+14155550123');
+    expect(result.status).toBe('found');
+    if (result.status !== 'found') return;
+    for (const c of ['\u202E', '\u202C', '\u0000', '\u001b']) expect(result.name).not.toContain(c);
+    expect(result.name.startsWith('gnp.exe <b>Mallory</b>')).toBe(true);
+    expect(Array.from(result.name).length).toBeLessThanOrEqual(128);
+    expect(result.company).toBe('=HYPERLINK("javascript:alert(1)")'); // text, shown as text
+    expect(result.recordUrl).toBe(`https://app.hubspot.com/contacts/20251122/record/0-1/${c.id}`);
+  });
+});
+
+describe.skipIf(!canRun || !tinyproxyAvailable('test/crm/hubspot.test.ts'))(
+  'HubSpot lookup through a proxy',
+  () => {
+    const group = new ProcessGroup();
+    afterAll(() => group.cleanup());
+
+    it('goes through the proxy of the settings, like every other connection', async () => {
+      const proxy = await new ForwardProxy(group).start();
+      const fake = await hubspot();
+      fake.addContact({ firstname: 'Ada', phone: '+14155550123' });
+      const lookup = lookupFor(fake, { proxyUrl: proxy.url() });
+      expect(await lookup.lookup('+14155550123')).toMatchObject({ name: 'Ada' });
+      expect(readFileSync(proxy.logFile, 'utf8')).toContain(
+        `CONNECT ${new URL(fake.url).host} HTTP/1.1`,
+      );
+    });
+  },
+);
