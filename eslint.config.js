@@ -13,6 +13,56 @@ const NO_ELECTRON = {
 /** An import pattern for a top-level source folder, from anywhere below the repository's root. */
 const folder = (name) => [`**/${name}`, `**/${name}/**`];
 
+/**
+ * Every connection of the app goes through the one transport (src-main/core/net/transport.ts:
+ * proxy, CA file); the services take its `fetch` and `createSocket` in their constructors. Only
+ * net/ may open a socket or a request itself.
+ */
+const NO_WS = {
+  name: 'ws',
+  message:
+    'Sockets go through the transport: take a CreateSocket (NetTransport.createSocket) in the constructor.',
+};
+/** What the core may not import besides electron (see the core's block below). */
+const CORE_PATTERNS = [
+  {
+    group: folder('src-sim'),
+    message:
+      'The core must not import the simulator; take what you need as a port (see app/ports.ts DemoService) and wire it in the composition root.',
+  },
+  {
+    group: ['**/ipc/*'],
+    message:
+      'The core must not import the IPC contract; the shapes of the UI data are core/app/views.ts, which the contract re-exports.',
+  },
+];
+
+const TRANSPORT_FILES = ['src-main/core/net/**/*.ts'];
+const NO_DIRECT_NETWORK = {
+  'no-restricted-globals': [
+    'error',
+    {
+      name: 'fetch',
+      message:
+        'Requests go through the transport: take a fetch (NetTransport.fetch) in the constructor.',
+    },
+    {
+      name: 'WebSocket',
+      message:
+        'Sockets go through the transport: take a CreateSocket (NetTransport.createSocket) in the constructor.',
+    },
+  ],
+  'no-restricted-properties': [
+    'error',
+    {
+      object: 'globalThis',
+      property: 'fetch',
+      message:
+        'Requests go through the transport: take a fetch (NetTransport.fetch) in the constructor.',
+    },
+  ],
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'dist/', 'release/', 'test-results/', 'coverage/', '.tmp/'] },
   js.configs.recommended,
@@ -35,10 +85,16 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [NO_ELECTRON],
+          paths: [NO_ELECTRON, NO_WS],
         },
       ],
     },
+  },
+  {
+    // No way out of the app but the transport (net/): see NO_WS and NO_DIRECT_NETWORK.
+    files: ['src-main/**/*.ts'],
+    ignores: TRANSPORT_FILES,
+    rules: NO_DIRECT_NETWORK,
   },
   {
     // The core is also free of the simulator: the demo and the tests bring it in from outside
@@ -49,21 +105,17 @@ export default tseslint.config(
       'no-restricted-imports': [
         'error',
         {
-          paths: [NO_ELECTRON],
-          patterns: [
-            {
-              group: folder('src-sim'),
-              message:
-                'The core must not import the simulator; take what you need as a port (see app/ports.ts DemoService) and wire it in the composition root.',
-            },
-            {
-              group: ['**/ipc/*'],
-              message:
-                'The core must not import the IPC contract; the shapes of the UI data are core/app/views.ts, which the contract re-exports.',
-            },
-          ],
+          paths: [NO_ELECTRON, NO_WS],
+          patterns: CORE_PATTERNS,
         },
       ],
+    },
+  },
+  {
+    // The transport itself is where sockets and requests are made.
+    files: TRANSPORT_FILES,
+    rules: {
+      'no-restricted-imports': ['error', { paths: [NO_ELECTRON], patterns: CORE_PATTERNS }],
     },
   },
   {

@@ -23,6 +23,7 @@ import { ScreenpopEngine } from '../src-main/core/engine.ts';
 import { EventPipeline } from '../src-main/core/events/pipeline.ts';
 import { subscribeUrl } from '../src-main/core/events/ws-source.ts';
 import { startSimulator } from '../src-sim/index.ts';
+import { directTransport } from '../test/support/direct-transport.ts';
 
 const { values } = parseArgs({
   options: {
@@ -55,8 +56,9 @@ function percentiles(samples: number[]) {
 
 async function latency() {
   const sim = await startSimulator({ extensions: 40 });
+  const net = directTransport();
   const tokens = new TokenManager({
-    client: new ServiceClient({ baseUrl: sim.baseUrl, clock: systemClock }),
+    client: new ServiceClient({ baseUrl: sim.baseUrl, clock: systemClock, fetch: net.fetch }),
     credentials: async () => ({ key: sim.apiKey.key, secret: sim.apiKey.secret }),
     clock: systemClock,
   });
@@ -66,6 +68,8 @@ async function latency() {
     clock: systemClock,
     mode: 'direct',
     user: { extensions: [USER_EXT], dids: [], defaultRegion: 'US' },
+    createSocket: net.createSocket,
+    fetch: net.fetch,
   });
 
   const sentById = new Map<string, number>();

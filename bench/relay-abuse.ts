@@ -31,6 +31,7 @@ import { spawnRelay, type RelayProcess } from '../test/relay/relay-process.ts';
 import { WebSocketServer } from 'ws';
 import { systemClock } from '../src-shared/clock.ts';
 import { RelayEventSource } from '../src-main/core/relay-client/relay-source.ts';
+import { directTransport } from '../test/support/direct-transport.ts';
 
 const only = process.env.BENCH_ONLY?.split(',').map(Number);
 const want = (item: number) => !only || only.includes(item);
@@ -406,6 +407,7 @@ async function item9(): Promise<void> {
     },
     filter: { extensions: ['101'], dids: [], events: [] },
     clock: systemClock,
+    createSocket: directTransport().createSocket,
   });
   src.start();
   await sleep(3000);

@@ -48,6 +48,7 @@ import { startRedis, startTokenService } from '../test/relay/helpers.ts';
 import { spawnRelay } from '../test/relay/relay-process.ts';
 import { postRaw } from '../test/relay/attacks.ts';
 import { loadClient } from './ws-load-client.ts';
+import { directTransport } from '../test/support/direct-transport.ts';
 
 const SECRET = 'bench-webhook-secret-0123456789';
 /** Each client has a token of its own, as each desktop does (the relay caps sessions per token). */
@@ -370,8 +371,9 @@ async function gapRun(
   const store = new MemoryStore({ clock: systemClock, retention: config.retention });
   const relay = await startRelay({ config, store, clock: systemClock, logger: silentLogger });
   sim.addWebhook({ url: relay.webhookUrl(sim.tenant), secret: SECRET });
+  const net = directTransport();
   const tokens = new TokenManager({
-    client: new ServiceClient({ baseUrl: sim.baseUrl, clock: systemClock }),
+    client: new ServiceClient({ baseUrl: sim.baseUrl, clock: systemClock, fetch: net.fetch }),
     credentials: async () => ({ key: sim.apiKey.key, secret: sim.apiKey.secret }),
     clock: systemClock,
   });
@@ -383,6 +385,7 @@ async function gapRun(
     clock: systemClock,
     heartbeatMs: DIRECT_HEARTBEAT_MS,
     backoff: { baseMs: 200, capMs: 1000 },
+    createSocket: net.createSocket,
   });
   let faultAt = 0;
   const relaySource = new RelayEventSource({
@@ -392,6 +395,7 @@ async function gapRun(
     filter: relayFilterFor(USER),
     clock: systemClock,
     backoff: { baseMs: 200, capMs: 1000 },
+    createSocket: net.createSocket,
     // Switch-on-failure has no relay cursor of its own; the variant with a time cursor asks the
     // relay for everything since shortly before the failure (a cursor is `<ms>-<seq>`).
     ...(strategy === 'switch-on-failure+time-cursor'

@@ -23,6 +23,7 @@ import {
   FakeTray,
   MemorySettings,
 } from '../test/app/support.ts';
+import { directTransport } from '../test/support/direct-transport.ts';
 
 const rings = Number(process.argv[2] ?? 200);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -74,7 +75,12 @@ const runtime = new AppRuntime({
     clipboard: new FakeClipboard(),
     tray: new FakeTray(),
   },
-  connect: serviceConnectionFactory({ clock: systemClock, logger: silentLogger, secrets }),
+  connect: serviceConnectionFactory({
+    clock: systemClock,
+    logger: silentLogger,
+    secrets,
+    transport: () => directTransport({ secrets }),
+  }),
   startDemo: () => Promise.reject(new Error('no demo here')),
   createProbe: () => {
     throw new Error('no probe here');

@@ -18,7 +18,7 @@ import {
   type PipelineStats,
   type UserNumbers,
 } from './events/pipeline.ts';
-import type { CreateSocket } from './events/socket.ts';
+import type { CreateSocket } from './net/socket.ts';
 import { combineStatuses, StatusHolder } from './events/status.ts';
 import { WebSocketEventSource } from './events/ws-source.ts';
 import { probeServerClock } from './events/server-clock.ts';
@@ -43,7 +43,8 @@ export interface EngineDeps {
   staleRingMs?: number;
   mode?: EngineMode;
   createRelaySource?: () => EventSource;
-  createSocket?: CreateSocket;
+  /** The transport's socket factory and fetch (net/transport.ts): both required, see contracts.ts. */
+  createSocket: CreateSocket;
   /**
    * Voicemail, SMS, trunk status, presence: on or off (features.ts). The WebSocket subscribes to
    * 30011 and the codes of the features that are on; default: all on.
@@ -57,10 +58,10 @@ export interface EngineDeps {
   dedupe?: DedupeOptions;
   /**
    * Read the server's clock from the HTTP Date header of a HEAD request to the base address on
-   * start, every 5 minutes, on wake and after a clock jump (server-clock.ts); default true. `fetch` is for tests.
+   * start, every 5 minutes, on wake and after a clock jump (server-clock.ts); default true.
    */
   serverClock?: boolean;
-  fetch?: typeof fetch;
+  fetch: typeof fetch;
 }
 
 /** At most one server-clock probe per this interval. */
@@ -114,7 +115,7 @@ export class ScreenpopEngine {
         topics: [...(deps.topics ?? topicsFor(this.features))],
         clock: deps.clock,
         logger: deps.logger ?? silentLogger,
-        ...(deps.createSocket ? { createSocket: deps.createSocket } : {}),
+        createSocket: deps.createSocket,
         ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
       });
       this.sources.push(this.direct);
@@ -233,7 +234,7 @@ export class ScreenpopEngine {
       probeServerClock({
         baseUrl: deps.baseUrl,
         clock: deps.clock,
-        ...(deps.fetch ? { fetch: deps.fetch } : {}),
+        fetch: deps.fetch,
       }).then(
         (sample) => {
           if (sample && this.started)

@@ -126,8 +126,8 @@ export async function writeRunnerDiagnostics(
     networkProblem = err instanceof Error ? err.message : String(err);
   }
   const fetch = transport?.fetch;
-  const result: TestConnectionResult = networkProblem
-    ? { ok: false, message: networkProblem, remedy: 'Fix HTTPS_PROXY or the proxy setting.' }
+  const result: TestConnectionResult = !fetch
+    ? { ok: false, message: networkProblem ?? '', remedy: 'Fix HTTPS_PROXY or the proxy setting.' }
     : await testConnection(
         {
           baseUrl: settings.baseUrl,
@@ -145,7 +145,7 @@ export async function writeRunnerDiagnostics(
               clock,
               logger,
               secrets,
-              ...(fetch ? { fetch } : {}),
+              fetch,
             });
             return {
               getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,

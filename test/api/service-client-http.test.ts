@@ -9,6 +9,7 @@ import { ServiceError } from '../../src-shared/service-errors.ts';
 import { DEFAULT_USER_AGENT, ServiceClient } from '../../src-main/core/api/service-client.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { waitFor } from '../support/wait.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 interface Seen {
   method?: string;
@@ -62,7 +63,11 @@ describe('ServiceClient over real HTTP', () => {
       refresh_token_expire_time: 86400,
     };
     const { baseUrl, seen } = await server({ status: 200, body: JSON.stringify(pair) });
-    const client = new ServiceClient({ baseUrl, clock: new FakeClock() });
+    const client = new ServiceClient({
+      baseUrl,
+      clock: new FakeClock(),
+      fetch: directTransport().fetch,
+    });
     const result = await client.getToken('sk_key', 'ss_secret_value');
     expect(result.accessToken).toBe('at_real_socket_1');
     const [req] = seen;
@@ -81,7 +86,12 @@ describe('ServiceClient over real HTTP', () => {
   it('aborts a request the server never answers, at the time-out on the injected clock', async () => {
     const { baseUrl, seen } = await server(null);
     const clock = new FakeClock();
-    const client = new ServiceClient({ baseUrl, clock, timeoutMs: 15_000 });
+    const client = new ServiceClient({
+      baseUrl,
+      clock,
+      timeoutMs: 15_000,
+      fetch: directTransport().fetch,
+    });
     let result: unknown;
     const p = client.listExtensions('at_token_123456').then(
       () => (result = 'resolved'),
@@ -99,7 +109,11 @@ describe('ServiceClient over real HTTP', () => {
 
   it('turns a non-JSON 502 from a proxy into a retryable server error', async () => {
     const { baseUrl } = await server({ status: 502, body: '<html>Bad Gateway</html>' });
-    const err = await new ServiceClient({ baseUrl, clock: new FakeClock() })
+    const err = await new ServiceClient({
+      baseUrl,
+      clock: new FakeClock(),
+      fetch: directTransport().fetch,
+    })
       .refreshToken('rt_123456')
       .catch((e: unknown) => e);
     expect(err).toMatchObject({ kind: 'server', httpStatus: 502, retryable: true });

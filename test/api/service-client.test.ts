@@ -6,6 +6,7 @@ import { FakeClock } from '../support/fake-clock.ts';
 import { FakeService, makeExtensions } from './fake-service.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { rejection } from './reject.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 function setup(timeoutMs = 10_000) {
   const clock = new FakeClock();
@@ -254,7 +255,12 @@ describe('ServiceClient.listExtensions', () => {
 describe('ServiceClient construction', () => {
   it('refuses a base address with credentials in it', () => {
     expect(
-      () => new ServiceClient({ baseUrl: 'https://u:p@acme.example.com', clock: new FakeClock() }),
+      () =>
+        new ServiceClient({
+          baseUrl: 'https://u:p@acme.example.com',
+          clock: new FakeClock(),
+          fetch: directTransport().fetch,
+        }),
     ).toThrow(/credentials/);
   });
 });

@@ -8,6 +8,7 @@ import { flushMicrotasks } from '../support/fake-clock.ts';
 import type { Rig } from './token-scenarios.ts';
 import { startRig } from './token-scenarios.ts';
 import { rejection } from './reject.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -173,7 +174,11 @@ describe('against the simulator', () => {
     const r = await rig();
     const url = r.sim.baseUrl;
     await r.sim.close();
-    const client = new ServiceClient({ baseUrl: url, clock: r.clock });
+    const client = new ServiceClient({
+      baseUrl: url,
+      clock: r.clock,
+      fetch: directTransport().fetch,
+    });
     expect((await rejection(client.getToken('k', 's'))).kind).toBe('network');
   });
 });

@@ -14,6 +14,7 @@ import { SecretRegistry } from '../../src-shared/log.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 import type { Simulator } from '../../src-sim/index.ts';
 import { FakeClock } from '../support/fake-clock.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -39,7 +40,13 @@ export async function startRig(
   const clock = new FakeClock();
   const sim = await startSimulator({ clock, extensions: opts.extensions ?? 20 });
   const secrets = new SecretRegistry();
-  const client = new ServiceClient({ baseUrl: sim.baseUrl, clock, secrets, timeoutMs: 2 * MINUTE });
+  const client = new ServiceClient({
+    baseUrl: sim.baseUrl,
+    clock,
+    secrets,
+    timeoutMs: 2 * MINUTE,
+    fetch: directTransport({ secrets }).fetch,
+  });
   let creds: { key: string; secret: string } | null = opts.key ?? {
     key: sim.apiKey.key,
     secret: sim.apiKey.secret,

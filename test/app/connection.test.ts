@@ -17,6 +17,7 @@ import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 import { otherWebServer } from '../support/other-web-server.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -89,6 +90,7 @@ describe('serviceConnectionFactory and the relay tenant', () => {
       clock: systemClock,
       logger: memoryLogger(),
       secrets: new SecretRegistry(),
+      transport: () => directTransport(),
     });
     const connection = connect({
       baseUrl: sim.baseUrl,
@@ -113,6 +115,7 @@ describe('serviceConnectionFactory and the relay tenant', () => {
       clock: systemClock,
       logger,
       secrets: new SecretRegistry(),
+      transport: () => directTransport(),
     });
     const relay = await recordingRelay();
     const baseUrl = 'http://127.0.0.1:9';
@@ -148,6 +151,7 @@ describe('a service address that answers, but is not the phone system', () => {
       clock: systemClock,
       logger: memoryLogger(),
       secrets: new SecretRegistry(),
+      transport: () => directTransport(),
     });
     const connection = connect({
       baseUrl: web.baseUrl,

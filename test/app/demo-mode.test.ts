@@ -13,6 +13,7 @@ import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { startDemo, type Demo } from '../../src-sim/demo.ts';
 import { advanceWithRealIo, FakeClock } from '../support/fake-clock.ts';
 import { fakeViews, memoryHistory, MemorySettings } from './support.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -35,7 +36,12 @@ describe('demo mode of the app', () => {
       credentials: new MemoryCredentialStore(),
       history,
       views,
-      connect: serviceConnectionFactory({ clock, logger, secrets }),
+      connect: serviceConnectionFactory({
+        clock,
+        logger,
+        secrets,
+        transport: () => directTransport({ secrets }),
+      }),
       startDemo: async () => (demo = await startDemo({ clock, logger, ringEverySec: 12 })),
       createProbe: () => {
         throw new Error('not used');

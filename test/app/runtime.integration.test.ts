@@ -16,6 +16,7 @@ import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { describeErrcode } from '../../src-shared/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { fakeViews, memoryHistory, MemorySettings } from './support.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -34,10 +35,20 @@ function makeRuntime(settings: MemorySettings, credentials = new MemoryCredentia
     credentials,
     history,
     views,
-    connect: serviceConnectionFactory({ clock: systemClock, logger: silentLogger, secrets }),
+    connect: serviceConnectionFactory({
+      clock: systemClock,
+      logger: silentLogger,
+      secrets,
+      transport: () => directTransport({ secrets }),
+    }),
     startDemo: () => startDemo({ clock: systemClock, logger: silentLogger, ringEverySec: 1 }),
     createProbe: (input) => {
-      const client = new ServiceClient({ baseUrl: input.baseUrl, clock: systemClock, secrets });
+      const client = new ServiceClient({
+        baseUrl: input.baseUrl,
+        clock: systemClock,
+        secrets,
+        fetch: directTransport({ secrets }).fetch,
+      });
       return {
         getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,
         listExtensions: (t) => client.listExtensions(t),

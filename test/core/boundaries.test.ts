@@ -2,6 +2,7 @@
  * The dependency rules of DEVELOPERS.md, as ESLint enforces them (eslint.config.js): the core
  * imports neither Electron nor the simulator; the composition root and the runner may. The relay
  * and the simulator import nothing from the app; src-shared/ imports from none of the three.
+ * Every connection of the app goes through the transport (src-main/core/net/).
  */
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -80,5 +81,36 @@ describe('import boundaries', () => {
         "import { Emitter } from './emitter.ts';\nvoid Emitter;\n",
       ),
     ).toEqual([]);
+  });
+
+  it('only net/ opens connections: elsewhere in src-main, fetch, WebSocket and ws are refused', async () => {
+    const lint = async (filePath: string, source: string) => {
+      const [result] = await eslint.lintText(source, { filePath });
+      return (result?.messages ?? []).map((m) => `${m.ruleId}: ${m.message}`);
+    };
+    const GLOBAL_FETCH = "export const get = () => fetch('https://example.com');\n";
+    const THIS_FETCH = 'export const f = globalThis.fetch;\n';
+    const SOCKET = "export const s = () => new WebSocket('wss://example.com');\n";
+    const WS = "import WebSocket from 'ws';\nexport const s = WebSocket;\n";
+    for (const file of [
+      'src-main/core/events/example.ts',
+      'src-main/core/relay-client/example.ts',
+      'src-main/headless/example.ts',
+    ]) {
+      expect(await lint(file, GLOBAL_FETCH)).toEqual([
+        expect.stringMatching(/^no-restricted-globals: .*transport/),
+      ]);
+      expect(await lint(file, THIS_FETCH)).toEqual([
+        expect.stringMatching(/^no-restricted-properties: .*transport/),
+      ]);
+      expect(await lint(file, SOCKET)).toEqual([
+        expect.stringMatching(/^no-restricted-globals: .*transport/),
+      ]);
+      expect(await lint(file, WS)).toEqual([
+        expect.stringMatching(/^no-restricted-imports: .*transport/),
+      ]);
+    }
+    for (const source of [GLOBAL_FETCH, THIS_FETCH, SOCKET, WS])
+      expect(await lint('src-main/core/net/example.ts', source)).toEqual([]);
   });
 });

@@ -12,6 +12,7 @@ import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
 import { waitFor } from '../support/wait.ts';
 import { outsideNumber, tokenManagerFor } from './support.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 const USER = { extensions: ['101'], dids: [], defaultRegion: 'US' };
 const cleanups: Array<() => Promise<void> | void> = [];
@@ -74,6 +75,8 @@ async function engineWith(
     mode,
     createRelaySource: () => relay,
     heartbeatMs: 1_000,
+    createSocket: directTransport().createSocket,
+    fetch: directTransport().fetch,
   });
   const pops: Pop[] = [];
   const statuses: ConnectionStatus[] = [];
@@ -139,6 +142,8 @@ describe('ScreenpopEngine', () => {
           clock: systemClock,
           user: USER,
           mode: 'relay',
+          createSocket: directTransport().createSocket,
+          fetch: directTransport().fetch,
         }),
     ).toThrow(/relay/);
   });
@@ -191,6 +196,9 @@ describe('ScreenpopEngine', () => {
       user: USER,
       mode: 'relay',
       createRelaySource: () => relay,
+      createSocket: () => {
+        throw new Error('no socket in relay mode');
+      },
       fetch: fetchDate,
     });
     const pops: Pop[] = [];

@@ -12,6 +12,7 @@ import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { postJson } from '../sim/helpers.ts';
 import { sleepReal, waitFor } from '../support/wait.ts';
 import { outsideNumber, tokenManagerFor } from './support.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 const USER = { extensions: ['101'], dids: ['+1 (415) 555-0100'], defaultRegion: 'US' };
 const ALL_ON: FeatureToggles = { voicemail: true, sms: true, trunk: true, presence: true };
@@ -33,6 +34,8 @@ async function engineFor(
     mode: 'direct',
     features: opts.features ?? ALL_ON,
     heartbeatMs: 1_000,
+    createSocket: directTransport().createSocket,
+    fetch: directTransport().fetch,
   });
   const t = {
     engine,

@@ -6,10 +6,11 @@ import type { Clock } from '../../src-shared/clock.ts';
 import { ServiceClient } from '../../src-main/core/api/service-client.ts';
 import { TokenManager } from '../../src-main/core/api/token-manager.ts';
 import type { SimApiKey, Simulator } from '../../src-sim/index.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 export function tokenManagerFor(baseUrl: string, key: SimApiKey, clock: Clock): TokenManager {
   return new TokenManager({
-    client: new ServiceClient({ baseUrl, clock }),
+    client: new ServiceClient({ baseUrl, clock, fetch: directTransport().fetch }),
     credentials: async () => ({ key: key.key, secret: key.secret }),
     clock,
   });

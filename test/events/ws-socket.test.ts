@@ -11,6 +11,7 @@ import { systemClock } from '../../src-shared/clock.ts';
 import { EventPipeline, type Pop } from '../../src-main/core/events/pipeline.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { sleepReal, waitFor } from '../support/wait.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -33,7 +34,7 @@ async function tinyServer(onConnection: (ws: WebSocket, req: IncomingMessage) =>
 
 const TOKEN = { value: 'secret-token-abcdef', expiresAt: Date.now() + 30 * 60_000 };
 
-/** The source on the default socket factory, with a fixed token and a 1 s heartbeat; stopped after the test. */
+/** The source on the transport's socket factory, with a fixed token and a 1 s heartbeat; stopped after the test. */
 function sourceFor(baseUrl: string, backoff?: { baseMs: number; capMs: number }) {
   const source = new WebSocketEventSource({
     baseUrl,
@@ -41,13 +42,14 @@ function sourceFor(baseUrl: string, backoff?: { baseMs: number; capMs: number })
     topics: [30011],
     clock: systemClock,
     heartbeatMs: 1_000,
+    createSocket: directTransport().createSocket,
     ...(backoff ? { backoff } : {}),
   });
   cleanups.push(() => source.stop());
   return source;
 }
 
-describe('default socket factory over a real ws connection', () => {
+describe("the transport's socket factory over a real ws connection", () => {
   it('sends the bearer header, never the token in the URL; survives malformed, binary and oversized frames', async () => {
     const seen: { url?: string; auth?: string; ua?: string } = {};
     const ring = (id: string) =>

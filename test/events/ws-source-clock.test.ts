@@ -8,7 +8,7 @@ import type {
   ConnectionStatus,
   TokenSource,
 } from '../../src-main/core/events/contracts.ts';
-import type { CreateSocket, SocketCallbacks } from '../../src-main/core/events/socket.ts';
+import type { CreateSocket, SocketCallbacks } from '../../src-main/core/net/socket.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { delay } from '../../src-shared/clock.ts';
 import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';

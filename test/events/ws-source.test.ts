@@ -6,6 +6,7 @@ import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { sleepReal, waitFor } from '../support/wait.ts';
 import { outsideNumber, tokenManagerFor } from './support.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 const USER = { extensions: ['101'], dids: ['+1 (415) 555-0100'], defaultRegion: 'US' };
 
@@ -43,6 +44,7 @@ async function rig(
     clock,
     heartbeatMs: opts.heartbeatMs ?? 1_000,
     backoff: { baseMs: 50, capMs: 400 },
+    createSocket: directTransport().createSocket,
   });
   const pipeline = new EventPipeline({ clock, user: USER });
   pipeline.attach(source);

@@ -13,6 +13,7 @@ import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { tokenManagerFor } from '../events/support.ts';
 import { relayConfig } from './helpers.ts';
 import { sleepReal, waitFor } from '../support/wait.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 const WEBHOOK_SECRET = 'whsec-e2e-0123456789';
 const USER = { extensions: ['101'], dids: ['+1 (415) 555-0100'], defaultRegion: 'US' };
@@ -55,6 +56,7 @@ function relaySource(
     filter: relayFilterFor(USER, optIn),
     clock: systemClock,
     backoff: { baseMs: 50, capMs: 400 },
+    createSocket: directTransport().createSocket,
   });
 }
 
@@ -98,6 +100,8 @@ describe('relay end to end with the simulator', () => {
       user: USER,
       mode: 'auto',
       createRelaySource: () => relaySource(r, tokens),
+      createSocket: directTransport().createSocket,
+      fetch: directTransport().fetch,
     });
     const pops: Pop[] = [];
     engine.onPop((p) => pops.push(p));
@@ -144,6 +148,8 @@ describe('relay end to end with the simulator', () => {
       user: USER,
       mode: 'relay',
       createRelaySource: () => relaySource(r, tokens, noticeTopics(ALL_FEATURES_ON)),
+      createSocket: directTransport().createSocket,
+      fetch: directTransport().fetch,
     });
     const notices: Notice[] = [];
     engine.onNotice((n) => notices.push(n));

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import { RelayEventSource, relayStreamUrl } from '../../src-main/core/relay-client/relay-source.ts';
-import { createWsSocket, type CreateSocket } from '../../src-main/core/events/socket.ts';
+import type { CreateSocket } from '../../src-main/core/net/socket.ts';
 import {
   fileCursorStore,
   type CursorStore,
@@ -24,6 +24,7 @@ import {
   startTokenService,
 } from './helpers.ts';
 import { waitFor } from '../support/wait.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 interface Harness {
   clock: FakeClock;
@@ -69,6 +70,7 @@ function source(
     filter: { extensions: ['101'], dids: ['+44 20 7946 0000'], events: [] },
     clock: harness.clock,
     random: () => 0.5,
+    createSocket: directTransport().createSocket,
     ...extra,
   });
   src.onFrame((t) => frames.push(t));
@@ -302,7 +304,7 @@ describe('RelayEventSource', () => {
     let created = 0;
     const createSocket: CreateSocket = (url, headers, callbacks) => {
       const first = ++created === 1;
-      return createWsSocket(url, headers, {
+      return directTransport().createSocket(url, headers, {
         ...callbacks,
         message: (text) => (stalled && first ? undefined : callbacks.message(text)),
       });

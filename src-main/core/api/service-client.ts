@@ -45,7 +45,11 @@ const API = '/openapi/v1.0';
 export interface ServiceClientDeps {
   baseUrl: string;
   clock: Clock;
-  fetch?: typeof fetch;
+  /**
+   * The way out: NetTransport's fetch (net/transport.ts), so that every call goes through the
+   * proxy and trusts the CAs the settings name. Required: no caller can fall back on Node's own.
+   */
+  fetch: typeof fetch;
   userAgent?: string;
   timeoutMs?: number;
   logger?: Logger;
@@ -82,7 +86,7 @@ export class ServiceClient {
       throw new Error('The base address must not contain credentials.');
     this.baseUrl = url.origin + url.pathname.replace(/\/+$/, '');
     this.clock = deps.clock;
-    this.fetchImpl = deps.fetch ?? globalThis.fetch;
+    this.fetchImpl = deps.fetch;
     this.userAgent = deps.userAgent ?? DEFAULT_USER_AGENT;
     this.timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.logger = (deps.logger ?? silentLogger).child({ component: 'service-client' });

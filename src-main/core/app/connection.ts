@@ -18,7 +18,7 @@ import { RelayEventSource } from '../relay-client/relay-source.ts';
 import type { Settings } from '../settings/types.ts';
 import type { DirectoryEntry } from './directory.ts';
 import type { DismissEvent, PopEvent } from './ports.ts';
-import type { CreateSocket } from '../events/socket.ts';
+import type { CreateSocket } from '../net/socket.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
 
 /** What the app needs of an engine (ScreenpopEngine has it all). */
@@ -63,9 +63,10 @@ export interface ServiceConnectionDeps {
   heartbeatMs?: number;
   /**
    * The way out for this configuration's API calls and both sockets: proxy and trusted CAs
-   * (net/transport.ts). Default: Node's own, direct.
+   * (net/transport.ts's NetTransport, made by network.ts's transportFor). Required, so that no
+   * connection can go around the proxy or the CA file by accident.
    */
-  transport?: (settings: Settings) => Transport;
+  transport: (settings: Settings) => Transport;
 }
 
 /** What a connection needs of net/transport.ts's NetTransport. */
@@ -120,14 +121,8 @@ function unavailableRelaySource(status: ConnectionStatus, logger: Logger): Event
 export function serviceConnectionFactory(deps: ServiceConnectionDeps): ConnectionFactory {
   return ({ baseUrl, settings, credentials }) => {
     const { clock, logger, secrets } = deps;
-    const transport = deps.transport?.(settings);
-    const client = new ServiceClient({
-      baseUrl,
-      clock,
-      logger,
-      secrets,
-      ...(transport && { fetch: transport.fetch }),
-    });
+    const transport = deps.transport(settings);
+    const client = new ServiceClient({ baseUrl, clock, logger, secrets, fetch: transport.fetch });
     const tokens = new TokenManager({ client, credentials, clock, logger, secrets });
     const user = {
       extensions: settings.extensions,
@@ -155,7 +150,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
               clock,
               logger,
               ...(deps.relayCursorStore ? { cursorStore: deps.relayCursorStore } : {}),
-              ...(transport && { createSocket: transport.createSocket }),
+              createSocket: transport.createSocket,
               ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
             });
     const engine = new ScreenpopEngine({
@@ -169,7 +164,8 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
       mode: settings.eventSource,
       ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
       ...(createRelaySource ? { createRelaySource } : {}),
-      ...(transport && { createSocket: transport.createSocket, fetch: transport.fetch }),
+      createSocket: transport.createSocket,
+      fetch: transport.fetch,
     });
     return {
       engine,

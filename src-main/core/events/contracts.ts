@@ -1,6 +1,6 @@
 import type { Clock } from '../../../src-shared/clock.ts';
 import type { Logger } from '../../../src-shared/log.ts';
-import type { CreateSocket } from './socket.ts';
+import type { CreateSocket } from '../net/socket.ts';
 import type { Words } from '../../../src-shared/i18n/phrase.ts';
 
 /**
@@ -46,8 +46,12 @@ export interface StreamSourceDeps {
   tokens: TokenSource;
   clock: Clock;
   logger?: Logger;
-  /** The socket factory (socket.ts); tests pass a scripted far side. */
-  createSocket?: CreateSocket;
+  /**
+   * The socket factory: NetTransport's (net/transport.ts), so that the socket goes through the
+   * proxy and trusts the CAs the settings name; tests pass a scripted far side. Required: no
+   * source can fall back on a plain WebSocket that bypasses both.
+   */
+  createSocket: CreateSocket;
   /** Interval of the heartbeat; default 25 s (the far side closes a socket silent for 60 s). */
   heartbeatMs?: number;
   /** Randomness for the back-off jitter (tests pass a fixed one). */

@@ -20,16 +20,16 @@ export interface ServerTimeSample {
 export async function probeServerClock(opts: {
   baseUrl: string;
   clock: Clock;
-  fetch?: typeof fetch;
+  /** NetTransport's fetch (net/transport.ts): the probe goes the way every other call goes. */
+  fetch: typeof fetch;
   timeoutMs?: number;
 }): Promise<ServerTimeSample | undefined> {
-  const fetchImpl = opts.fetch ?? globalThis.fetch;
   const url = new URL(opts.baseUrl);
   url.pathname = '/';
   url.search = '';
   url.hash = '';
   const before = opts.clock.monotonic();
-  const response = await fetchImpl(url, {
+  const response = await opts.fetch(url, {
     method: 'HEAD',
     redirect: 'manual',
     signal: AbortSignal.timeout(opts.timeoutMs ?? 5_000),

@@ -46,12 +46,11 @@ import type {
 import { CALL_STATE_CHANGED } from './envelope.ts';
 import { HeartbeatWatch } from './heartbeat-watch.ts';
 import {
-  createWsSocket,
   handshakeRejection,
   type CreateSocket,
   type HandshakeRejection,
   type SocketConnection,
-} from './socket.ts';
+} from '../net/socket.ts';
 import { faultStatus, saidStatus, StatusHolder } from './status.ts';
 import { phrase, type Phrase } from '../../../src-shared/i18n/phrase.ts';
 
@@ -150,7 +149,7 @@ export class WebSocketEventSource implements EventSource {
       component: 'ws-source',
       source: this.name,
     });
-    this.createSocket = deps.createSocket ?? createWsSocket;
+    this.createSocket = deps.createSocket;
     this.heartbeatMs = deps.heartbeatMs ?? 25_000;
     this.stableMs = deps.stableMs ?? 30_000;
     this.rotateLeadMs = deps.rotateLeadMs ?? 60_000;

@@ -18,7 +18,7 @@ import net from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
-import { wsSocketFactory, type CreateSocket } from '../events/socket.ts';
+import { wsSocketFactory, type CreateSocket } from './socket.ts';
 import { describeProxy, type ProxyChoice, type ProxyResolver } from './proxy.ts';
 import { openTunnel } from './tunnel.ts';
 import type { Trust } from './trust.ts';

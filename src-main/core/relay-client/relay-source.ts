@@ -34,12 +34,11 @@ import type {
 } from '../events/contracts.ts';
 import { HeartbeatWatch } from '../events/heartbeat-watch.ts';
 import {
-  createWsSocket,
   handshakeRejection,
   type CreateSocket,
   type HandshakeRejection,
   type SocketConnection,
-} from '../events/socket.ts';
+} from '../net/socket.ts';
 import { faultStatus, saidStatus, StatusHolder } from '../events/status.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
 import {
@@ -150,7 +149,7 @@ export class RelayEventSource implements EventSource {
     this.name = deps.name ?? 'relay';
     this.clock = deps.clock;
     this.logger = (deps.logger ?? silentLogger).child({ component: 'relay-source' });
-    this.createSocket = deps.createSocket ?? createWsSocket;
+    this.createSocket = deps.createSocket;
     this.url = relayStreamUrl(deps.relayUrl, deps.tenant);
     this.heartbeatMs = deps.heartbeatMs ?? 25_000;
     this.backoff = new Backoff({ ...STREAM_BACKOFF, ...deps.backoff }, deps.random);

@@ -1,6 +1,9 @@
 /**
- * The one seam between the WebSocket source and a WebSocket library: a factory taking the URL,
- * handshake headers and callbacks. The default uses `ws`; tests may pass their own far side.
+ * The one seam between the WebSocket sources and a WebSocket library: a factory taking the URL,
+ * handshake headers and callbacks. The app's factory is NetTransport's (net/transport.ts), a `ws`
+ * socket going the transport's route (proxy tunnel, trusted CAs); tests may pass their own far
+ * side. There is no default factory: a socket that bypassed the transport would ignore the proxy
+ * and the CA file.
  *
  * Guarantees of a factory: `closed` is called exactly once per socket, last, whatever happened
  * (refused, rejected handshake, closed, terminated); `rejected` comes before it when the server
@@ -55,8 +58,8 @@ export interface SocketRoute {
   ca?: string[] | undefined;
 }
 
-/** A `ws` socket factory going the given route (the default: Node's own agent and trust). */
-export function wsSocketFactory(route: SocketRoute = {}): CreateSocket {
+/** A `ws` socket factory going the given route (NetTransport builds the one the app uses). */
+export function wsSocketFactory(route: SocketRoute): CreateSocket {
   return (url, headers, callbacks) => {
     const agent = route.agent?.(new URL(url));
     const ws = new WebSocket(url, {
@@ -70,8 +73,6 @@ export function wsSocketFactory(route: SocketRoute = {}): CreateSocket {
     return wire(ws, callbacks);
   };
 }
-
-export const createWsSocket: CreateSocket = wsSocketFactory();
 
 function wire(ws: WebSocket, callbacks: SocketCallbacks): SocketConnection {
   ws.on('open', () => callbacks.open());
