@@ -14,6 +14,7 @@ import { createSecureContext } from 'node:tls';
 import type { RelayConfig } from './config.ts';
 import { EXAMPLE_SECRET } from './config.ts';
 import { fileStartupError, printableRedisUrl } from './startup-errors.ts';
+import { isLoopbackHost } from '../src-shared/loopback.ts';
 
 export interface ConfigReport {
   /** The relay refuses to start with any of these. */
@@ -28,12 +29,6 @@ export interface ConfigReport {
 const EXPIRY_WARNING_MS = 14 * 24 * 3600_000;
 /** Shorter webhook secrets are warned about (the service's own are longer). */
 const SHORT_SECRET = 16;
-
-const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
-
-export function isLoopbackHost(host: string): boolean {
-  return LOOPBACK.has(host) || /^127\./.test(host);
-}
 
 export function checkConfig(config: RelayConfig, now: number): ConfigReport {
   const report: ConfigReport = { errors: [], warnings: [], summary: [] };
@@ -179,7 +174,7 @@ function checkTenants(config: RelayConfig, report: ConfigReport, local: boolean)
         `tenants.${name}.secrets has a secret shorter than ${SHORT_SECRET} characters; use the one the admin console generates`,
       );
     const url = new URL(tenant.baseUrl);
-    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname.replace(/^\[|\]$/g, '')))
+    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
       report.warnings.push(
         `tenants.${name}.baseUrl is plain http: desktops' access tokens would cross the network unencrypted when the relay checks them; use https`,
       );

@@ -1,3 +1,4 @@
+import { isLoopbackHost } from '../../src-shared/loopback.ts';
 /**
  * Where the app's own pages come from. Packaged and `npm start` builds serve dist/renderer/ over a
  * privileged custom scheme, app://screenpop/ (Electron's advice over file://: with the
@@ -16,8 +17,7 @@ export function devServerOrigin(raw: string | undefined, packaged: boolean): str
   if (packaged || !raw) return null;
   try {
     const u = new URL(raw);
-    if (u.protocol !== 'http:' || !['localhost', '127.0.0.1', '[::1]'].includes(u.hostname))
-      return null;
+    if (u.protocol !== 'http:' || !isLoopbackHost(u.hostname)) return null;
     return u.origin;
   } catch {
     return null;

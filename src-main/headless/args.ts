@@ -90,8 +90,6 @@ export function usage(t: Translator): string {
   ].join('\n');
 }
 
-const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
-
 /**
  * `defaults`: what a flag not given means (the built-in defaults, or those with the policy's
  * presets: policy.ts presetDefaults). The policy's locks are applied by the runner afterwards.
@@ -133,20 +131,18 @@ export function parseHeadlessArgs(
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const demo = values.demo ?? false;
-  const extensions = (values.extension ?? defaults.extensions).map((e) => e.trim());
-  for (const e of extensions)
-    if (!/^[0-9]{1,15}$/.test(e))
-      throw new UsageError(`--extension must be digits: ${JSON.stringify(e)}`);
-  const dids = (values.did ?? defaults.dids).map((d) => d.trim()).filter((d) => d.length > 0);
-  const region = (values.region ?? defaults.defaultRegion).trim().toUpperCase();
-  if (!/^[A-Z]{2}$/.test(region))
-    throw new UsageError('--region must be a two-letter country code, e.g. US');
-  const staleRingSec =
-    values['stale-ring-sec'] === undefined
-      ? defaults.staleRingSec
-      : Number(values['stale-ring-sec']);
-  if (!Number.isFinite(staleRingSec) || staleRingSec <= 0 || staleRingSec > 3600)
-    throw new UsageError('--stale-ring-sec must be between 1 and 3600');
+  // The flags that are settings go through the settings' own rules (validate-settings.ts): the
+  // runner accepts exactly what the Settings window accepts.
+  const user = settingsFlags(defaults, {
+    extensions: (values.extension ?? defaults.extensions).map((e) => e.trim()),
+    dids: (values.did ?? defaults.dids).map((d) => d.trim()).filter((d) => d.length > 0),
+    defaultRegion: values.region ?? defaults.defaultRegion,
+    staleRingSec:
+      values['stale-ring-sec'] === undefined
+        ? defaults.staleRingSec
+        : Number(values['stale-ring-sec']),
+  });
+  const { extensions, dids, defaultRegion: region, staleRingSec } = user;
   const heartbeatSec = values['heartbeat-sec'] === undefined ? 25 : Number(values['heartbeat-sec']);
   if (!Number.isFinite(heartbeatSec) || heartbeatSec < 2 || heartbeatSec > 30)
     throw new UsageError('--heartbeat-sec must be between 2 and 30');
@@ -197,19 +193,8 @@ export function parseHeadlessArgs(
   }
   // A diagnostics archive is written whatever is missing (that is what it is for).
   if (!demo && !help && !organisation && !(diagnostics && !baseUrl)) {
-    if (!baseUrl) throw new UsageError('--base-url is required (or --demo)');
-    let url: URL;
-    try {
-      url = new URL(baseUrl);
-    } catch {
-      throw new UsageError('--base-url is not a URL');
-    }
-    if (url.username || url.password)
-      throw new UsageError('--base-url must not contain credentials');
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && LOCAL_HOSTS.has(url.hostname))) {
-      throw new UsageError('--base-url must be https (http only for localhost)');
-    }
-    baseUrl = url.origin + url.pathname.replace(/\/+$/, '');
+    if (!baseUrl.trim()) throw new UsageError('--base-url is required (or --demo)');
+    baseUrl = settingsFlags(defaults, { baseUrl }).baseUrl;
     if (extensions.length === 0 && dids.length === 0 && !storeSecret && !diagnostics)
       throw new UsageError('give at least one --extension or --did');
   }
@@ -252,6 +237,29 @@ export function preScan(argv: readonly string[]): {
   return { policy: policy || null, verbose: argv.includes('--verbose'), lang: lang || null };
 }
 
+/** The flag that sets each setting, for the words of a usage error. */
+const FLAG_OF: Partial<Record<keyof Settings, string>> = {
+  baseUrl: '--base-url',
+  extensions: '--extension',
+  dids: '--did',
+  defaultRegion: '--region',
+  staleRingSec: '--stale-ring-sec',
+  relayUrl: '--relay-url',
+  relayTenant: '--relay-tenant',
+  eventSource: '--event-source',
+};
+
+/**
+ * Flags that are settings, checked by the settings' own rules (validate-settings.ts applyPatch, the
+ * same words as the Settings window); the first problem is the usage error, named by its flag.
+ */
+function settingsFlags(defaults: Settings, patch: Partial<Settings>): Settings {
+  const checked = applyPatch(defaults, patch);
+  if (checked.ok) return checked.settings;
+  const setting = checked.field.replace(/\[\d+\]$/, '') as keyof Settings;
+  throw new UsageError(`${FLAG_OF[setting] ?? setting}: ${checked.message}`);
+}
+
 /**
  * --relay-url, --relay-tenant and --event-source, checked by the app's own settings rules (the
  * same words as its Settings window). With a relay the default is 'auto' (the direct stream and the
@@ -264,20 +272,16 @@ function relayOptions(
 ): Pick<HeadlessArgs, 'relayUrl' | 'relayTenant' | 'eventSource'> {
   const relayUrl = url?.trim() ?? '';
   const eventSource = (source ?? (relayUrl ? 'auto' : 'direct')) as Settings['eventSource'];
-  const checked = applyPatch(DEFAULT_SETTINGS, {
+  const checked = settingsFlags(DEFAULT_SETTINGS, {
     relayUrl,
     relayTenant: tenant ?? '',
     eventSource,
   });
-  if (!checked.ok) {
-    const flag = { relayUrl: '--relay-url', relayTenant: '--relay-tenant' }[checked.field];
-    throw new UsageError(`${flag ?? '--event-source'}: ${checked.message}`);
-  }
-  if (eventSource !== 'direct' && !checked.settings.relayUrl)
+  if (eventSource !== 'direct' && !checked.relayUrl)
     throw new UsageError(`--event-source ${eventSource} needs --relay-url`);
   return {
-    relayUrl: checked.settings.relayUrl,
-    relayTenant: checked.settings.relayTenant,
-    eventSource: checked.settings.eventSource,
+    relayUrl: checked.relayUrl,
+    relayTenant: checked.relayTenant,
+    eventSource: checked.eventSource,
   };
 }

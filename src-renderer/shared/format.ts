@@ -8,14 +8,11 @@
 import type { CallOutcome, CallText, NumberKind } from '../../src-main/ipc/contract.ts';
 import { outcomeMessageId } from '../../src-main/ipc/contract.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
+import { isExtensionNumber } from '../../src-shared/extension-number.ts';
 
-/** Longest run of digits that is an internal extension (as main's phone.ts decides). */
-const MAX_EXTENSION_DIGITS = 6;
-
-/** True for an internal extension: a few digits, no "+". */
+/** True for an internal extension (src-shared/extension-number.ts), spaces around allowed. */
 export function isExtension(raw: string): boolean {
-  const text = raw.trim();
-  return /^[0-9]+$/.test(text) && text.length <= MAX_EXTENSION_DIGITS;
+  return isExtensionNumber(raw.trim());
 }
 
 /**

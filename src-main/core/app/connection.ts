@@ -20,6 +20,7 @@ import type { DirectoryEntry } from './directory.ts';
 import type { DismissEvent, PopEvent } from './ports.ts';
 import type { CreateSocket } from '../net/socket.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
+import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 
 /** What the app needs of an engine (ScreenpopEngine has it all). */
 export interface EngineLike {
@@ -88,7 +89,7 @@ export function relayTenantFor(
   const chosen = settings.relayTenant.trim();
   if (chosen) return chosen;
   const host = new URL(baseUrl).hostname;
-  if (host === 'localhost' || host.startsWith('[') || /^\d+(\.\d+){3}$/.test(host)) return null;
+  if (isLoopbackHost(host) || host.startsWith('[') || /^\d+(\.\d+){3}$/.test(host)) return null;
   const label = host.split('.')[0];
   return label ? label : null;
 }

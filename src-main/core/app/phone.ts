@@ -1,6 +1,7 @@
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { toE164 } from '../events/numbers.ts';
 import { displayText, truncateCodePoints } from './text.ts';
+import { MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
 
 /**
  * Numbers as the directory matches and the popup shows them. Telephone numbers are normalized to
@@ -8,9 +9,6 @@ import { displayText, truncateCodePoints } from './text.ts';
  * file matches "+14155550123" from the service. Short numbers (extensions) are not telephone numbers
  * and are matched on their digits.
  */
-
-/** Longest string of digits we treat as an internal extension. */
-const MAX_EXTENSION_DIGITS = 6;
 
 export function regionOf(code: string | undefined): CountryCode | undefined {
   const c = (code ?? '').trim().toUpperCase();

@@ -15,6 +15,7 @@ import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/l
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
+import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 
 /**
  * "Test connection" in the settings window: exchanges the draft key and secret for a token and
@@ -55,9 +56,7 @@ export function checkBaseUrl(
   } catch {
     return { ok: false, message: 'status.test.address-incomplete' };
   }
-  const local =
-    url.hostname === 'localhost' || url.hostname === '127.0.0.1' || url.hostname === '[::1]';
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && local))
+  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
     return { ok: false, message: 'status.test.address-https' };
   if (url.username || url.password)
     return { ok: false, message: 'status.test.address-credentials' };
@@ -207,7 +206,7 @@ async function addressToAllow(
   if (!local) return { ip: null, hintId: 'ip-unknown' };
   // A service on this computer or this private network sees the local address itself.
   const host = base.hostname.replace(/^\[|\]$/g, '');
-  if (host === 'localhost' || (isIP(host) !== 0 && isPrivate(host)))
+  if (isLoopbackHost(host) || (isIP(host) !== 0 && isPrivate(host)))
     return { ip: local, hintId: 'ip-same-network' };
   return { ip: local, hintId: isPrivate(local) ? 'ip-private' : 'ip-outbound' };
 }

@@ -5,6 +5,7 @@
  * "415-555-0100" and "14155550100" are one number for a US user.
  */
 import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { isExtensionNumber } from '../../../src-shared/extension-number.ts';
 
 export interface UserNumbers {
   extensions: string[];
@@ -13,7 +14,6 @@ export interface UserNumbers {
   defaultRegion: string;
 }
 
-const DIGITS = /^[0-9]+$/;
 const REGION = /^[A-Z]{2}$/;
 
 /** E.164 form of `text` in `region`, or undefined when it is not a possible telephone number. */
@@ -39,7 +39,7 @@ export class UserNumberMatcher {
     this.extensions = new Set();
     for (const ext of user.extensions) {
       const e = ext.trim();
-      if (DIGITS.test(e)) this.extensions.add(e);
+      if (isExtensionNumber(e)) this.extensions.add(e);
       else this.rejected.push(ext);
     }
     this.dids = new Set();
@@ -60,8 +60,8 @@ export class UserNumberMatcher {
     const trimmed = to.trim();
     if (this.extensions.has(trimmed)) return true;
     if (this.dids.size === 0) return false;
-    // Short digit strings are extensions of somebody else, not numbers: skip the parser.
-    if (DIGITS.test(trimmed) && trimmed.length < 7) return false;
+    // Extensions of somebody else are not telephone numbers: skip the parser.
+    if (isExtensionNumber(trimmed)) return false;
     const e164 = toE164(trimmed, this.region);
     return e164 !== undefined && this.dids.has(e164);
   }

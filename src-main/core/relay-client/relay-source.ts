@@ -60,6 +60,7 @@ import {
   type RelayIdentity,
 } from '../../../src-shared/relay-protocol.ts';
 import type { CursorStore } from './cursor-store.ts';
+import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 
 export interface RelaySourceDeps extends StreamSourceDeps {
   /** The relay's address: https://relay.example.org (or wss://...); http/ws only for loopback. */
@@ -89,7 +90,7 @@ function signInStatus(fault: FaultId): ConnectionStatus {
 /** ws(s) URL of a tenant's stream on the relay; refuses plain text to anything but loopback. */
 export function relayStreamUrl(relayUrl: string, tenant: string): string {
   const url = new URL(relayUrl);
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname);
+  const loopback = isLoopbackHost(url.hostname);
   if (url.protocol === 'https:') url.protocol = 'wss:';
   else if (url.protocol === 'http:') url.protocol = 'ws:';
   if (url.protocol !== 'wss:' && !(url.protocol === 'ws:' && loopback))

@@ -11,6 +11,8 @@ import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-scheme
 import type { CrmLookupSettings, FeatureSettings, Settings, UpdateSettings } from './types.ts';
 import { fieldMappingOk, lookupTemplateProblem, type TemplateProblem } from '../crm/template.ts';
 import { DEFAULT_SETTINGS, LANGUAGE_SETTINGS } from './types.ts';
+import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
 
 export interface SettingsProblem {
   /** The setting's name (e.g. "baseUrl", "extensions[2]"), or "(file)" for the file as a whole. */
@@ -38,8 +40,6 @@ export const FILE_FIELD = '(file)';
 const SECRET_LIKE = /secret|passw(or)?d|passphrase|token|credential|private.?key/i;
 
 const PLACEHOLDERS = ['{from}', '{to}', '{call_id}', '{caller_name}'];
-
-const LOCAL_HOSTS = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 type Check<T> = (value: unknown, draft: Settings) => { value: T } | { error: string };
 /** For lists: bad entries are dropped one by one and reported as `field[i]`. */
@@ -82,7 +82,7 @@ function serviceUrl(
   }
   const insecure = secure === 'https' ? 'http' : 'ws';
   const scheme = url.protocol.slice(0, -1);
-  if (scheme !== secure && !(scheme === insecure && LOCAL_HOSTS.has(url.hostname))) {
+  if (scheme !== secure && !(scheme === insecure && isLoopbackHost(url.hostname))) {
     return {
       error: `must start with ${secure}:// (${insecure}:// is allowed only for localhost or 127.0.0.1), so that the connection is encrypted`,
     };
@@ -203,9 +203,9 @@ const extensionNumber: ListCheck = (v) => {
       : typeof v === 'string'
         ? v.trim()
         : undefined;
-  return s !== undefined && /^\d{1,12}$/.test(s)
+  return s !== undefined && isExtensionNumber(s)
     ? { value: s }
-    : { error: 'is not an extension number (digits only, e.g. "101")' };
+    : { error: `is not an extension number (1 to ${MAX_EXTENSION_DIGITS} digits, e.g. "101")` };
 };
 
 const phoneNumber: ListCheck = (v) => {
