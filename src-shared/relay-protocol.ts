@@ -297,10 +297,3 @@ export function sanitiseFilter(filter: RelayFilter): { filter: RelayFilter; drop
     dropped,
   };
 }
-
-/** DIDs compare on their digits (and a leading +): "+1 (555) 010-2000" matches "+15550102000". */
-export function normaliseNumber(text: string): string {
-  const trimmed = text.trim();
-  const digits = trimmed.replace(/\D/g, '');
-  return trimmed.startsWith('+') ? `+${digits}` : digits;
-}

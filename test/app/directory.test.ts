@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Directory, type DirectoryEntry } from '../../src-main/core/app/directory.ts';
-import { formatNumber, normalizeNumber } from '../../src-main/core/app/phone.ts';
+import { formatNumber, numberKey } from '../../src-main/core/app/phone.ts';
 import { silentLogger } from '../../src-shared/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
@@ -27,11 +27,11 @@ function makeDirectory(
 
 describe('phone numbers', () => {
   it('normalizes the same number written differently to one key', () => {
-    expect(normalizeNumber('(415) 555-0123', 'US')).toBe('+14155550123');
-    expect(normalizeNumber('+1 415 555 0123', 'US')).toBe('+14155550123');
-    expect(normalizeNumber('020 7946 0958', 'GB')).toBe('+442079460958');
-    expect(normalizeNumber('101', 'US')).toBe('ext:101');
-    expect(normalizeNumber('anonymous', 'US')).toBeNull();
+    expect(numberKey('(415) 555-0123', 'US')).toBe('+14155550123');
+    expect(numberKey('+1 415 555 0123', 'US')).toBe('+14155550123');
+    expect(numberKey('020 7946 0958', 'GB')).toBe('+442079460958');
+    expect(numberKey('101', 'US')).toBe('ext:101');
+    expect(numberKey('anonymous', 'US')).toBeNull();
   });
 
   it('formats for reading', () => {

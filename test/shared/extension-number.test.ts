@@ -10,7 +10,7 @@ import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../src-shared/extens
 import { applyPatch, defaultSettings } from '../../src-main/core/settings/validate-settings.ts';
 import { parseHeadlessArgs } from '../../src-main/headless/args.ts';
 import { UserNumberMatcher } from '../../src-main/core/events/numbers.ts';
-import { formatNumber, normalizeNumber } from '../../src-main/core/app/phone.ts';
+import { formatNumber, numberKey } from '../../src-main/core/app/phone.ts';
 import { isExtension } from '../../src-renderer/shared/format.ts';
 
 const LONGEST = '1234567';
@@ -53,11 +53,11 @@ describe('what an extension is', () => {
     expect(matcher.rejected).toEqual([]);
     expect(matcher.matches(LONGEST)).toBe(true);
     expect(matcher.matches('4155550100')).toBe(true);
-    expect(normalizeNumber(LONGEST, 'US')).toBe(`ext:${LONGEST}`);
+    expect(numberKey(LONGEST, 'US')).toBe(`ext:${LONGEST}`);
     expect(formatNumber(LONGEST, 'US')).toBe(LONGEST);
     expect(isExtension(LONGEST)).toBe(true);
     // One digit more is a telephone number everywhere.
-    expect(normalizeNumber(TOO_LONG, 'US')).not.toMatch(/^ext:/);
+    expect(numberKey(TOO_LONG, 'US')).not.toMatch(/^ext:/);
     expect(isExtension(TOO_LONG)).toBe(false);
   });
 });

@@ -5,7 +5,7 @@ import { Generation } from '../generation.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { MAX_CONTACTS_BYTES, readContacts } from '../contacts/contacts-file.ts';
 import type { Contact, ContactsProblem, NumberKind } from '../contacts/types.ts';
-import { formatNumber, normalizeNumber } from './phone.ts';
+import { formatNumber, numberKey } from './phone.ts';
 import { displayText } from './text.ts';
 
 /**
@@ -179,7 +179,7 @@ export class Directory implements CallerDirectory {
         if (!current()) return;
         const next = new Map<string, string>();
         for (const e of list) {
-          const key = normalizeNumber(e.number, this.region);
+          const key = numberKey(e.number, this.region);
           const name = displayText(e.callerIdName);
           if (key && name) next.set(key, name);
         }
@@ -276,7 +276,7 @@ export class Directory implements CallerDirectory {
    * and what this number is to them (mobile, work…).
    */
   identify(number: string): CallerIdentity | null {
-    const key = normalizeNumber(number, this.region);
+    const key = numberKey(number, this.region);
     if (!key) return null;
     const colleague = this.extensions.get(key);
     if (colleague) return { name: colleague, source: 'directory', company: null, numberKind: null };
@@ -302,7 +302,7 @@ export class Directory implements CallerDirectory {
       if (!name) continue;
       const company = displayText(c.company) || null;
       for (const n of c.numbers) {
-        const key = normalizeNumber(n.number, this.region);
+        const key = numberKey(n.number, this.region);
         if (key && !next.has(key)) next.set(key, { name, company, numberKind: n.kind });
       }
     }

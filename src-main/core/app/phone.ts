@@ -1,5 +1,4 @@
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
-import { toE164 } from '../events/numbers.ts';
+import { parsePhone, regionOf, toE164 } from '../phone-number.ts';
 import { displayText, truncateCodePoints } from './text.ts';
 import { MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
 
@@ -10,35 +9,21 @@ import { MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
  * and are matched on their digits.
  */
 
-export function regionOf(code: string | undefined): CountryCode | undefined {
-  const c = (code ?? '').trim().toUpperCase();
-  return /^[A-Z]{2}$/.test(c) ? (c as CountryCode) : undefined;
-}
-
 function digitsOf(text: string): string {
   return text.replace(/[^0-9]/g, '');
-}
-
-function parse(text: string, region: string | undefined) {
-  try {
-    const p = parsePhoneNumberFromString(text, regionOf(region));
-    return p && p.isPossible() ? p : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 /**
  * A matching key for `raw`: E.164 for a possible telephone number, `ext:<digits>` for a short
  * number, null for text with no digits. Keys are equal exactly when the numbers are the same.
  */
-export function normalizeNumber(raw: unknown, region?: string): string | null {
+export function numberKey(raw: unknown, region?: string): string | null {
   if (typeof raw !== 'string') return null;
   const text = raw.trim().slice(0, 64);
   const digits = digitsOf(text);
   if (digits.length === 0) return null;
   if (digits.length <= MAX_EXTENSION_DIGITS && !text.startsWith('+')) return `ext:${digits}`;
-  const e164 = toE164(text, (region ?? '').trim().toUpperCase());
+  const e164 = toE164(text, region);
   if (e164) return e164;
   return text.startsWith('+') ? `+${digits}` : `raw:${digits}`;
 }
@@ -57,7 +42,7 @@ export function formatNumber(raw: unknown, region?: string): string {
   const digits = digitsOf(shown);
   if (digits.length === 0 || (digits.length <= MAX_EXTENSION_DIGITS && !shown.startsWith('+')))
     return shown;
-  const p = parse(shown, region);
+  const p = parsePhone(shown, region);
   if (!p) return shown;
   return p.country && p.country === regionOf(region) ? p.formatNational() : p.formatInternational();
 }

@@ -10,7 +10,7 @@ import {
   type HintId,
 } from '../../../src-shared/service-errors.ts';
 import type { DirectoryEntry } from './directory.ts';
-import { normalizeNumber } from './phone.ts';
+import { numberKey } from './phone.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
@@ -139,8 +139,8 @@ export async function testConnection(
     };
     const mine = input.extensions[0];
     if (mine) {
-      const key = normalizeNumber(mine, input.defaultRegion);
-      const found = list.find((e) => normalizeNumber(e.number, input.defaultRegion) === key);
+      const key = numberKey(mine, input.defaultRegion);
+      const found = list.find((e) => numberKey(e.number, input.defaultRegion) === key);
       if (found) {
         result.extensionName = found.callerIdName;
         result.message = t.t('status.test.connected-named', {

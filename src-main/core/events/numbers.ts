@@ -4,27 +4,14 @@
  * default region, and compared in E.164 form against the user's DIDs, so "+1 (415) 555-0100",
  * "415-555-0100" and "14155550100" are one number for a US user.
  */
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import { isExtensionNumber } from '../../../src-shared/extension-number.ts';
+import { toE164 } from '../phone-number.ts';
 
 export interface UserNumbers {
   extensions: string[];
   dids: string[];
   /** ISO 3166 alpha-2, e.g. "US": the country of numbers written without a country code. */
   defaultRegion: string;
-}
-
-const REGION = /^[A-Z]{2}$/;
-
-/** E.164 form of `text` in `region`, or undefined when it is not a possible telephone number. */
-export function toE164(text: string, region: string): string | undefined {
-  const country = REGION.test(region) ? (region as CountryCode) : undefined;
-  try {
-    const parsed = parsePhoneNumberFromString(text, country);
-    return parsed && parsed.isPossible() ? parsed.number : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 export class UserNumberMatcher {

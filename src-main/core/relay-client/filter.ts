@@ -1,30 +1,24 @@
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 import type { UserNumbers } from '../events/numbers.ts';
-import { normaliseNumber, type RelayFilter } from '../../../src-shared/relay-protocol.ts';
+import { parsePhone } from '../phone-number.ts';
+import type { RelayFilter } from '../../../src-shared/relay-protocol.ts';
 
 /**
  * The filter a desktop sends the relay, built from the same user settings the pipeline matches on.
  * The relay compares digits only and knows no region, so each DID is sent in the forms a `to` may
- * take (E.164, E.164 without +, national digits): the relay's filter is never narrower than the
- * pipeline's own match, which stays the final judge of what pops.
+ * take (E.164, E.164 without +, national digits, and its digits as written): the relay's filter is
+ * never narrower than the pipeline's own match, which stays the final judge of what pops.
  */
 export function relayFilterFor(user: UserNumbers, optInEvents: number[] = []): RelayFilter {
-  const region = /^[A-Z]{2}$/.test(user.defaultRegion.trim().toUpperCase())
-    ? (user.defaultRegion.trim().toUpperCase() as CountryCode)
-    : undefined;
   const dids = new Set<string>();
   for (const did of user.dids) {
-    const n = normaliseNumber(did);
-    if (n.replace('+', '')) dids.add(n);
-    try {
-      const parsed = parsePhoneNumberFromString(did, region);
-      if (parsed) {
-        dids.add(parsed.number);
-        dids.add(parsed.number.slice(1));
-        dids.add(String(parsed.nationalNumber));
-      }
-    } catch {
-      // not a number libphonenumber understands: the digits form above stays
+    const written = did.trim();
+    const digits = written.replace(/\D/g, '');
+    if (digits) dids.add(written.startsWith('+') ? `+${digits}` : digits);
+    const parsed = parsePhone(did, user.defaultRegion);
+    if (parsed) {
+      dids.add(parsed.number);
+      dids.add(parsed.number.slice(1));
+      dids.add(String(parsed.nationalNumber));
     }
   }
   return {
