@@ -1,8 +1,9 @@
 /**
  * Structured logging with redaction. Secrets (API secret, access and refresh tokens, webhook
  * secrets) are registered with a SecretRegistry as soon as they are known; every log line, and every
- * error message built through `redact`, has their occurrences replaced. Field names that always
- * carry secrets are masked whatever their value.
+ * error message built through `redact`, has their occurrences replaced. Fields whose names look
+ * like secrets (isSecretName) are masked whatever their value; values nested deeper than
+ * MAX_REDACT_DEPTH are left out, never passed on unchecked.
  */
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -18,8 +19,45 @@ export interface Logger {
 
 export const REDACTED = '[REDACTED]';
 
-const SECRET_FIELD =
-  /^(password|secret|api_?secret|access_?token|refresh_?token|token|authorization|signature|x-service-signature|webhook_?secret)$/i;
+/**
+ * A field name that looks like it carries a secret: it contains secret, password (passwd),
+ * passphrase, token, credential, private key, authorization or signature, in any case. The one
+ * rule for the log, the diagnostics archive and settings files (validate-settings.ts), so that no
+ * one of them keeps what another removes. An API key alone (`apiKey`) is not a secret.
+ */
+const SECRET_NAME =
+  /secret|passw(or)?d|passphrase|token|credential|private.?key|authorization|signature/i;
+
+export function isSecretName(name: string): boolean {
+  return SECRET_NAME.test(name);
+}
+
+/** Objects and lists nested deeper than this are left out of a redacted copy (TOO_DEEP). */
+export const MAX_REDACT_DEPTH = 8;
+export const TOO_DEEP = '[left out: nested too deep]';
+
+/**
+ * A deep copy of `value` for the outside world: `text` applied to every string, fields with a
+ * secret-looking name masked (or dropped), anything nested deeper than MAX_REDACT_DEPTH left out.
+ */
+export function redactTree(
+  value: unknown,
+  text: (s: string) => string,
+  secretField: 'mask' | 'drop',
+  depth = 0,
+): unknown {
+  if (typeof value === 'string') return text(value);
+  if (value instanceof Error) return { name: value.name, message: text(value.message) };
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_REDACT_DEPTH) return TOO_DEEP;
+  if (Array.isArray(value)) return value.map((v) => redactTree(v, text, secretField, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (!isSecretName(k)) out[k] = redactTree(v, text, secretField, depth + 1);
+    else if (secretField === 'mask') out[k] = REDACTED;
+  }
+  return out;
+}
 
 /** Known secret values, so that they can be scrubbed from any text. Shorter than 6 chars are ignored. */
 export class SecretRegistry {
@@ -50,15 +88,8 @@ export class SecretRegistry {
   }
 
   /** Deep copy of `value` with secret fields masked and registered secrets scrubbed from strings. */
-  redact(value: unknown, depth = 0): unknown {
-    if (typeof value === 'string') return this.scrub(value);
-    if (value instanceof Error) return { name: value.name, message: this.scrub(value.message) };
-    if (value === null || typeof value !== 'object' || depth > 6) return value;
-    if (Array.isArray(value)) return value.map((v) => this.redact(v, depth + 1));
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value))
-      out[k] = SECRET_FIELD.test(k) ? REDACTED : this.redact(v, depth + 1);
-    return out;
+  redact(value: unknown): unknown {
+    return redactTree(value, (s) => this.scrub(s), 'mask');
   }
 }
 

@@ -214,7 +214,7 @@ describe('validateSettings', () => {
     expect(r.problems.length).toBeGreaterThanOrEqual(6);
     expect(JSON.stringify(r.problems)).not.toContain(secret.slice(0, 8));
     expect(r.problems.map((p) => p.message)).toContain(
-      'extensions[1] is not an extension number (digits only, e.g. "101"); it was left out',
+      'extensions[1] is not an extension number (1 to 7 digits, e.g. "101"); it was left out',
     );
   });
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { memoryLogger, REDACTED, SecretRegistry } from '../../src-shared/log.ts';
+import { memoryLogger, REDACTED, SecretRegistry, TOO_DEEP } from '../../src-shared/log.ts';
+import { withoutSecrets } from '../../src-main/core/settings/validate-settings.ts';
 
 describe('logger redaction', () => {
   it('scrubs registered secrets from messages and nested fields', () => {
@@ -37,5 +38,44 @@ describe('logger redaction', () => {
     const log = memoryLogger(secrets);
     log.error('boom', { err: new Error('bad secret hunter2hunter2') });
     expect(log.records[0]?.err).toEqual({ name: 'Error', message: `bad secret ${REDACTED}` });
+  });
+
+  it('masks every field the diagnostics and settings files remove: one rule for secret-looking names', () => {
+    // Before, the log masked an exact list (token, password, ...) while diagnostics and settings
+    // removed anything containing one of those words: the log kept what diagnostics removed.
+    const fields = {
+      proxyPassword: 'pw-1',
+      clientSecret: 'cs-1',
+      id_token: 'it-1',
+      'X-Relay-Signature': 'sig-1',
+      privateKey: 'pk-1',
+      credentials: { user: 'u' },
+      passphrase: 'pp-1',
+      apiKey: 'key-is-not-secret',
+    };
+    const log = memoryLogger();
+    log.info('fields', fields);
+    const r = log.records[0]!;
+    const kept = withoutSecrets(fields) as Record<string, unknown>;
+    for (const name of Object.keys(fields)) {
+      if (name === 'apiKey') continue;
+      expect(r[name], name).toBe(REDACTED);
+      expect(kept, name).not.toHaveProperty(name);
+    }
+    expect(r.apiKey).toBe('key-is-not-secret');
+    expect(kept.apiKey).toBe('key-is-not-secret');
+  });
+
+  it('leaves out what is nested too deep instead of passing it on unscrubbed', () => {
+    const secrets = new SecretRegistry();
+    secrets.add('deep-secret-value');
+    const log = memoryLogger(secrets);
+    let nested: unknown = { note: 'deep-secret-value', token: 'x' };
+    for (let i = 0; i < 12; i++) nested = { inner: nested };
+    log.info('deep', { nested });
+    const line = JSON.stringify(log.records);
+    expect(line).not.toContain('deep-secret-value');
+    expect(line).toContain(TOO_DEEP);
+    expect(JSON.stringify(withoutSecrets({ nested }))).toContain(TOO_DEEP);
   });
 });

@@ -13,6 +13,7 @@ import { fieldMappingOk, lookupTemplateProblem, type TemplateProblem } from '../
 import { DEFAULT_SETTINGS, LANGUAGE_SETTINGS } from './types.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
+import { isSecretName, redactTree, REDACTED } from '../../../src-shared/log.ts';
 
 export interface SettingsProblem {
   /** The setting's name (e.g. "baseUrl", "extensions[2]"), or "(file)" for the file as a whole. */
@@ -35,9 +36,6 @@ export class SettingsValidationError extends Error {
 }
 
 export const FILE_FIELD = '(file)';
-
-/** Names that carry secrets. A key like `apiKey` is not secret by itself; a secret, password or token is. */
-const SECRET_LIKE = /secret|passw(or)?d|passphrase|token|credential|private.?key/i;
 
 const PLACEHOLDERS = ['{from}', '{to}', '{call_id}', '{caller_name}'];
 
@@ -477,7 +475,7 @@ function check(
   const raw = input as Record<string, unknown>;
   for (const key of Object.keys(raw)) {
     if (isKnown(key)) continue;
-    if (SECRET_LIKE.test(key)) {
+    if (isSecretName(key)) {
       problems.push({
         field: key,
         message: `"${key}" looks like a secret. Secrets are kept only in the system keychain, so it cannot be kept in the settings file${done('it was removed')}. Enter the API secret in Settings instead`,
@@ -514,18 +512,11 @@ function check(
 
 /**
  * A copy of a settings file's content that is safe to keep on disk as a backup: fields that look
- * like secrets are removed, and user:password@ in any address is masked. Objects and lists nested
- * deeper than any setting are left out, not copied unchecked.
+ * like secrets (log.ts isSecretName) are removed, and user:password@ in any address is masked.
+ * Objects and lists nested deeper than any setting are left out, not copied unchecked.
  */
-export function withoutSecrets(value: unknown, depth = 0): unknown {
-  if (typeof value === 'string') return value.replace(/(\/\/)[^/@\s]*@/g, '$1[REDACTED]@');
-  if (value === null || typeof value !== 'object') return value;
-  if (depth > 8) return '[left out: nested too deep]';
-  if (Array.isArray(value)) return value.map((v) => withoutSecrets(v, depth + 1));
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(value))
-    if (!SECRET_LIKE.test(k)) out[k] = withoutSecrets(v, depth + 1);
-  return out;
+export function withoutSecrets(value: unknown): unknown {
+  return redactTree(value, (s) => s.replace(/(\/\/)[^/@\s]*@/g, `$1${REDACTED}@`), 'drop');
 }
 
 /**
