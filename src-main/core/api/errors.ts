@@ -10,7 +10,7 @@ import {
   ServiceError,
   type ServiceErrorKind,
 } from '../../../src-shared/service-errors.ts';
-import { oneLine } from './plain-text.ts';
+import { previewText } from '../app/text.ts';
 
 /** Only for answers without a JSON errcode (docs/wire-protocol.md section 4: errcode decides first). */
 function kindForStatus(status: number): ServiceErrorKind {
@@ -85,7 +85,7 @@ export function errorFromResponse(
   if (parsed && parsed.errcode !== ERRCODE.ok) {
     const known = kindOfErrcode(parsed.errcode);
     const kind = known ?? (status >= 400 ? kindForStatus(status) : 'server');
-    const detail = parsed.errmsg ? ` (${oneLine(parsed.errmsg, 120)})` : '';
+    const detail = parsed.errmsg ? ` (${previewText(parsed.errmsg, 120)})` : '';
     return new ServiceError({
       kind,
       message: `${prefix}the service answered errcode ${parsed.errcode}${detail}, HTTP ${status}`,

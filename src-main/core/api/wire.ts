@@ -4,7 +4,7 @@
  * offending field, never its value (the value may be a token).
  */
 import { ServiceError } from '../../../src-shared/service-errors.ts';
-import { oneLine } from './plain-text.ts';
+import { previewText } from '../app/text.ts';
 
 /** A token pair with lifetimes turned into wall-clock deadlines (ms since the epoch). */
 export interface TokenPair {
@@ -142,7 +142,7 @@ export function parseExtensionPage(body: unknown, operation: string): ExtensionP
     const e = entry as Json;
     const number = text(e.number)?.trim();
     if (!number) continue;
-    extensions.push({ number, callerIdName: oneLine(text(e.caller_id_name) ?? '', 200) });
+    extensions.push({ number, callerIdName: previewText(e.caller_id_name, 200) });
   }
   const total = text(obj.total_number);
   const totalNumber = total !== undefined && /^\d+$/.test(total) ? Number(total) : undefined;
