@@ -1,47 +1,19 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
+import { textFrame, textFrameOf } from '../src-shared/ws-frame.ts';
 
 /**
- * Server-to-client WebSocket text frames (RFC 6455 section 5.2: FIN, opcode 1, unmasked) built
- * once and written as they are. An event fanned out to a thousand sockets is framed once, and a
- * burst of events with its `cursor` frame leaves in one write, instead of a frame header, a copy
- * of the text and a write per socket per event through `ws.send`.
+ * The relay's writes under `ws`: text frames (src-shared/ws-frame.ts) built once and written as
+ * they are. An event fanned out to a thousand sockets is framed once, and a burst of events with
+ * its `cursor` frame leaves in one write, instead of a frame header, a copy of the text and a
+ * write per socket per event through `ws.send`.
  *
  * Writing to the socket under `ws` is safe because the relay's server never compresses and never
  * sends fragmented or Blob messages: `ws`'s sender then keeps no state between frames and writes
  * each frame whole, so frames from here and from `ws` (pong, close) interleave only at frame
  * boundaries. `ws.bufferedAmount` counts these bytes too (it reads the socket's buffer).
  */
-export function textFrame(payload: Buffer): Buffer {
-  const frame = Buffer.allocUnsafe(headerSize(payload.length) + payload.length);
-  payload.copy(frame, writeHeader(frame, 0, payload.length));
-  return frame;
-}
-
-export function textFrameOf(text: string): Buffer {
-  return textFrame(Buffer.from(text, 'utf8'));
-}
-
-function headerSize(n: number): number {
-  return n < 126 ? 2 : n < 65_536 ? 4 : 10;
-}
-
-function writeHeader(out: Buffer, at: number, n: number): number {
-  out[at] = 0x81; // FIN + text
-  if (n < 126) {
-    out[at + 1] = n;
-    return at + 2;
-  }
-  if (n < 65_536) {
-    out[at + 1] = 126;
-    out.writeUInt16BE(n, at + 2);
-    return at + 4;
-  }
-  out[at + 1] = 127;
-  out.writeUInt32BE(Math.floor(n / 2 ** 32), at + 2);
-  out.writeUInt32BE(n >>> 0, at + 6);
-  return at + 10;
-}
+export { textFrame, textFrameOf };
 
 /** The socket under an open `ws` server socket, or null when there is none to write to. */
 export function socketOf(ws: WebSocket): Duplex | null {

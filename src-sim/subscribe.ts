@@ -7,7 +7,7 @@ import type { SimStats } from './types.ts';
 import type { AccessRecord, Credentials, KeyRecord } from './credentials.ts';
 import { bearerToken, normalizeIp } from './credentials.ts';
 import { ApiError, ERR, errorBody, rejectUpgrade } from './errors.ts';
-import { textFrame } from './ws-frame.ts';
+import { textFrame } from '../src-shared/ws-frame.ts';
 
 /**
  * The subscribe WebSocket of docs/wire-protocol.md section 5: bearer handshake, topic_list, heartbeat, idle
