@@ -3,6 +3,7 @@ import type { Clock, TimerHandle } from '../src-shared/clock.ts';
 import type { Logger } from '../src-shared/log.ts';
 import { ERRCODE } from '../src-shared/errcodes.ts';
 import { RefusalBudget } from './refusal-budget.ts';
+import { API_PATHS, serviceUrl } from '../src-shared/service-api.ts';
 
 /**
  * Client authentication (docs/relay-protocol.md, "Authentication"): a desktop presents the access
@@ -193,10 +194,8 @@ export class TokenValidator {
 
   private async ask(baseUrl: string, token: string): Promise<AuthVerdict> {
     // The API lives under the tenant's base address, path included (`https://pbx.example/t/acme`).
-    const url = new URL(baseUrl);
-    url.pathname = url.pathname.replace(/\/+$/, '') + '/openapi/v1.0/extension/list';
+    const url = serviceUrl(baseUrl, API_PATHS.extensionList);
     url.search = '?page=1&page_size=1';
-    url.hash = '';
     let res: Response;
     try {
       res = await this.deps.fetch(url, {

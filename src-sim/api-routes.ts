@@ -3,9 +3,10 @@ import type { Extension, SimStats } from './types.ts';
 import type { Credentials } from './credentials.ts';
 import { SCOPE_EXTENSION_READ, bearerToken, normalizeIp } from './credentials.ts';
 import { ApiError, ERR, readJsonBody, sendError, sendJson } from './errors.ts';
+import { API_PATHS, API_PREFIX as SERVICE_API_PREFIX } from '../src-shared/service-api.ts';
 
 /** The service's HTTP API under /openapi/v1.0/ (docs/wire-protocol.md sections 2 to 4). */
-export const API_PREFIX = '/openapi/v1.0/';
+export const API_PREFIX = `${SERVICE_API_PREFIX}/`;
 export const MAX_PAGE_SIZE = 100;
 export const DEFAULT_PAGE_SIZE = 20;
 
@@ -39,13 +40,13 @@ export async function handleApi(
   opts: ApiRoutesOptions,
 ): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://sim.invalid');
-  const path = url.pathname.slice(API_PREFIX.length);
+  const path = url.pathname;
   const ip = normalizeIp(req.socket.remoteAddress);
   const { credentials, stats } = opts;
   try {
-    if (path === 'get_token') stats.getToken++;
-    else if (path === 'refresh_token') stats.refreshToken++;
-    else if (path === 'extension/list') stats.extensionList++;
+    if (path === API_PATHS.getToken) stats.getToken++;
+    else if (path === API_PATHS.refreshToken) stats.refreshToken++;
+    else if (path === API_PATHS.extensionList) stats.extensionList++;
 
     const fault = opts.takeApiFault();
     if (fault) {
@@ -57,18 +58,18 @@ export async function handleApi(
     }
 
     const method = req.method ?? 'GET';
-    if (path === 'get_token' || path === 'refresh_token') {
+    if (path === API_PATHS.getToken || path === API_PATHS.refreshToken) {
       if (method !== 'POST') throw new ApiError(ERR.METHOD_NOT_ALLOWED);
       const body = await readJsonBody(req);
       // refresh_token needs no bearer header: an Authorization header, if sent, is ignored.
       const pair =
-        path === 'get_token'
+        path === API_PATHS.getToken
           ? credentials.exchange(body.username, body.password, ip)
           : credentials.refreshPair(body.refresh_token, ip);
       sendJson(res, 200, pair);
       return;
     }
-    if (path === 'extension/list') {
+    if (path === API_PATHS.extensionList) {
       if (method !== 'GET') throw new ApiError(ERR.METHOD_NOT_ALLOWED);
       req.resume();
       const access = credentials.authenticate(bearerToken(req.headers.authorization), ip);

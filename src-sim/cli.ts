@@ -8,6 +8,7 @@ import { listenFailure } from '../src-shared/listen-error.ts';
 import { whenToStop } from '../src-shared/stop-signal.ts';
 import { startSimulator } from './simulator.ts';
 import type { SimulatorOptions } from './types.ts';
+import { API_PATHS, serviceUrl } from '../src-shared/service-api.ts';
 
 const USAGE = `Usage: npm run sim -- [options]
   --port <n>             listen port (default 0: a free port)
@@ -137,7 +138,7 @@ process.stdout.write(
   [
     'Screenpop service simulator',
     `  Base URL:     ${sim.baseUrl}`,
-    `  Subscribe:    ${sim.baseUrl.replace(/^http/, 'ws')}/openapi/v1.0/subscribe`,
+    `  Subscribe:    ${serviceUrl(sim.baseUrl, API_PATHS.subscribe, { ws: true }).href}`,
     `  Tenant:       ${sim.tenant}`,
     `  API key:      ${sim.apiKey.key}`,
     `  API secret:   ${sim.apiKey.secret}`,

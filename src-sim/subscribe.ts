@@ -8,12 +8,13 @@ import type { AccessRecord, Credentials, KeyRecord } from './credentials.ts';
 import { bearerToken, normalizeIp } from './credentials.ts';
 import { ApiError, ERR, errorBody, rejectUpgrade } from './errors.ts';
 import { textFrame } from '../src-shared/ws-frame.ts';
+import { API_PATHS } from '../src-shared/service-api.ts';
 
 /**
  * The subscribe WebSocket of docs/wire-protocol.md section 5: bearer handshake, topic_list, heartbeat, idle
  * close 4000, TOKEN EXPIRED + 4002, and fan-out of event frames to subscribed sockets of a tenant.
  */
-export const SUBSCRIBE_PATH = '/openapi/v1.0/subscribe';
+export const SUBSCRIBE_PATH = API_PATHS.subscribe;
 export const CLOSE_IDLE = 4000;
 export const CLOSE_KEY_REVOKED = 4001;
 export const CLOSE_TOKEN_EXPIRED = 4002;

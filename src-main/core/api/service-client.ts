@@ -31,6 +31,7 @@ import {
 import pkg from '../../../package.json' with { type: 'json' };
 
 export type { Extension, TokenPair } from './wire.ts';
+import { API_PATHS, type ApiPath } from '../../../src-shared/service-api.ts';
 
 export const DEFAULT_USER_AGENT = `Screenpop/${pkg.version}`;
 /** Long enough for a slow mobile link, short enough that a dead one is noticed in a heartbeat's time. */
@@ -39,8 +40,6 @@ export const DEFAULT_TIMEOUT_MS = 15_000;
 export const EXTENSION_PAGE_SIZE = 100;
 /** A server that keeps sending pages must not keep us looping: 1000 pages = 100,000 extensions. */
 const MAX_EXTENSION_PAGES = 1000;
-
-const API = '/openapi/v1.0';
 
 export interface ServiceClientDeps {
   baseUrl: string;
@@ -59,7 +58,7 @@ export interface ServiceClientDeps {
 interface RequestSpec {
   operation: string;
   method: 'GET' | 'POST';
-  path: string;
+  path: ApiPath;
   query?: Record<string, string>;
   body?: Record<string, unknown>;
   bearer?: string;
@@ -120,7 +119,8 @@ export class ServiceClient {
     previous?: { token: string; expiresAt: number },
   ): Promise<TokenPair> {
     const issuedAt = this.clock.now();
-    const answer = await this.request({ operation, method: 'POST', path: `/${operation}`, body });
+    const path = operation === 'get_token' ? API_PATHS.getToken : API_PATHS.refreshToken;
+    const answer = await this.request({ operation, method: 'POST', path, body });
     return parseTokenPair(answer, issuedAt, operation, previous);
   }
 
@@ -132,7 +132,7 @@ export class ServiceClient {
       const body = await this.request({
         operation: 'extension/list',
         method: 'GET',
-        path: '/extension/list',
+        path: API_PATHS.extensionList,
         query: { page: String(page), page_size: String(EXTENSION_PAGE_SIZE) },
         bearer: accessToken,
       });
@@ -149,7 +149,7 @@ export class ServiceClient {
   }
 
   private async request(spec: RequestSpec): Promise<unknown> {
-    const url = new URL(this.baseUrl + API + spec.path);
+    const url = new URL(this.baseUrl + spec.path);
     for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, v);
     if (spec.bearer) this.secrets.add(spec.bearer);
     const headers: Record<string, string> = {

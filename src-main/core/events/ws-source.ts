@@ -53,6 +53,7 @@ import {
 } from '../net/socket.ts';
 import { faultStatus, saidStatus, StatusHolder } from './status.ts';
 import { phrase, type Phrase } from '../../../src-shared/i18n/phrase.ts';
+import { API_PATHS, serviceUrl } from '../../../src-shared/service-api.ts';
 
 export interface WebSocketSourceDeps extends StreamSourceDeps {
   baseUrl: string;
@@ -64,20 +65,12 @@ export interface WebSocketSourceDeps extends StreamSourceDeps {
   jumpThresholdMs?: number;
 }
 
-export const SUBSCRIBE_PATH = '/openapi/v1.0/subscribe';
 const HEARTBEAT = 'heartbeat';
 const HEARTBEAT_RESPONSE = 'heartbeat response';
 
 /** ws:// or wss:// address of the subscribe endpoint for a tenant's http(s) base address. */
 export function subscribeUrl(baseUrl: string): string {
-  const url = new URL(baseUrl);
-  if (url.protocol === 'http:') url.protocol = 'ws:';
-  else if (url.protocol === 'https:') url.protocol = 'wss:';
-  else throw new Error(`base address must be http(s), not ${url.protocol}`);
-  url.pathname = url.pathname.replace(/\/+$/, '') + SUBSCRIBE_PATH;
-  url.search = '';
-  url.hash = '';
-  return url.toString();
+  return serviceUrl(baseUrl, API_PATHS.subscribe, { ws: true }).toString();
 }
 
 type Role = 'primary' | 'candidate';
