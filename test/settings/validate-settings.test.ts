@@ -3,6 +3,7 @@ import { applyPatch, validateSettings } from '../../src-main/core/settings/setti
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import type { Settings } from '../../src-main/core/settings/types.ts';
 import { DENIED_SCHEMES, vetExternalUrl } from '../../src-main/core/app/external-url.ts';
+import { LOCALES, PSEUDO_LOCALE } from '../../src-shared/i18n/locales.ts';
 
 const fields = (problems: Array<{ field: string }>) => problems.map((p) => p.field);
 
@@ -245,6 +246,17 @@ describe('validateSettings', () => {
       'contactsFile',
     );
     expect(validateSettings({ contactsFile: '/x/contacts.csv' }).problems).toEqual([]);
+  });
+});
+
+describe('the language setting', () => {
+  it('takes "system" and exactly the shipped languages (one list: src-shared/i18n/locales.ts)', () => {
+    for (const language of ['system', ...LOCALES] as const)
+      expect(applyPatch(DEFAULT_SETTINGS, { language }).ok, language).toBe(true);
+    for (const language of [PSEUDO_LOCALE, 'it', 'EN', ''])
+      expect(applyPatch(DEFAULT_SETTINGS, { language } as Partial<Settings>).ok, language).toBe(
+        false,
+      );
   });
 });
 

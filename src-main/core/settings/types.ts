@@ -1,9 +1,12 @@
 /**
- * The shape of the user's settings. Pure types and defaults, no imports, so that the renderer
- * (through the IPC contract) and the main process compile against the same definition. Validation of
+ * The shape of the user's settings. Pure types and defaults, importing only the shipped languages
+ * (src-shared/i18n/locales.ts, itself free of imports), so that the renderer (through the IPC
+ * contract) and the main process compile against the same definition. Validation of
  * files and patches lives beside it in the settings store. The API secret is never part of Settings:
  * it lives only in the OS keychain.
  */
+import { LOCALES, type ShippedLocale } from '../../../src-shared/i18n/locales.ts';
+
 export type EventSourceMode = 'auto' | 'direct' | 'relay';
 export type PopupDisplay = 'primary' | 'pointer';
 export type PopupCorner = 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right';
@@ -125,18 +128,11 @@ export type ProxyMode = 'system' | 'none' | 'manual';
 
 /**
  * The language of every word Screenpop shows: 'system' follows the operating system's preferred
- * languages (English when none of them is shipped). The codes are those of
- * src-shared/i18n/locales.ts (kept as a literal list here: this file imports nothing).
+ * languages (English when none of them is shipped), or one of the shipped languages
+ * (src-shared/i18n/locales.ts LOCALES, the one list of them).
  */
-export type LanguageSetting = 'system' | 'en' | 'de' | 'fr' | 'es' | 'ar';
-export const LANGUAGE_SETTINGS: readonly LanguageSetting[] = [
-  'system',
-  'en',
-  'de',
-  'fr',
-  'es',
-  'ar',
-];
+export type LanguageSetting = 'system' | ShippedLocale;
+export const LANGUAGE_SETTINGS: readonly LanguageSetting[] = ['system', ...LOCALES];
 
 export const DEFAULT_SETTINGS: Settings = {
   version: 1,
