@@ -5,7 +5,7 @@ import type { LogLevel } from '../src-shared/log.ts';
 import { TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
 import { fileStartupError } from './startup-errors.ts';
 // check-config.ts imports this module too; the function is only called once both are loaded.
-import { isLoopbackHost } from './check-config.ts';
+import { isLoopbackHost } from '../src-shared/loopback.ts';
 
 /**
  * The relay's configuration: one schema (zod) gives the defaults, the types and the checks, so a
@@ -378,8 +378,7 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Re
 function isIssuerUrl(text: string): boolean {
   try {
     const u = new URL(text);
-    const host = u.hostname.replace(/^\[|\]$/g, '');
-    return u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(host));
+    return u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname));
   } catch {
     return false;
   }

@@ -10,6 +10,7 @@ import { silentLogger } from '../../src-shared/log.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { ServiceClient } from '../../src-main/core/api/service-client.ts';
 import { otherWebServer } from '../support/other-web-server.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 const input: TestConnectionInput = {
   baseUrl: 'https://acme.example.com',
@@ -151,7 +152,11 @@ describe('testConnection', () => {
         { ...input, baseUrl: web.baseUrl },
         {
           createProbe: (i) => {
-            const client = new ServiceClient({ baseUrl: i.baseUrl, clock: systemClock });
+            const client = new ServiceClient({
+              baseUrl: i.baseUrl,
+              clock: systemClock,
+              fetch: directTransport().fetch,
+            });
             return {
               getToken: async () => (await client.getToken(i.apiKey, i.secret)).accessToken,
               listExtensions: (token) => client.listExtensions(token),

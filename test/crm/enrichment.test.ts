@@ -23,6 +23,7 @@ import { startSimulator } from '../../src-sim/index.ts';
 import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../support/certs.ts';
 import { startFakeHubSpot } from '../support/fake-hubspot.ts';
 import { FakePopup, fakeViews, memoryHistory, MemorySettings } from '../app/support.ts';
+import { directTransport } from '../support/direct-transport.ts';
 
 const canRun = certToolsAvailable('test/crm/enrichment.test.ts');
 const TOKEN = 'pat-na1-enrich-test';
@@ -100,7 +101,12 @@ describe.skipIf(!canRun)('CRM lookup in the app', () => {
       credentials,
       history,
       views,
-      connect: serviceConnectionFactory({ clock: systemClock, logger: silentLogger, secrets }),
+      connect: serviceConnectionFactory({
+        clock: systemClock,
+        logger: silentLogger,
+        secrets,
+        transport: () => directTransport({ secrets }),
+      }),
       startDemo: () => Promise.reject(new Error('no demo here')),
       createProbe: () => {
         throw new Error('not used');

@@ -128,10 +128,8 @@ export function pageTitle(html: string): string {
     .replace(/&#0*39;|&apos;/g, "'")
     .replace(/&nbsp;/g, ' ')
     .replace(/&amp;/g, '&');
-  // Untrusted text that reaches the tray and the logs: no controls, no bidi or zero-width marks.
-  return oneLine(decoded.replace(/[\u200B-\u200F\u202A-\u202E\u2066-\u2069\uFEFF]/g, ''), 60)
-    .replace(/\s+/g, ' ')
-    .trim();
+  // Untrusted text that reaches the tray and the logs: the caller-text rule (app/text.ts).
+  return previewText(decoded.replace(/\s+/g, ' '), 60);
 }
 
 /** What the body of such an answer is. */

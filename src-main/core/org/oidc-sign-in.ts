@@ -15,6 +15,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import type { Clock } from '../../../src-shared/clock.ts';
+import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 
 export interface OidcProviderInfo {
   issuer: string;
@@ -57,7 +58,7 @@ export class OidcSignInError extends Error {
 
 /** oauth4webapi's options for our transport: string bodies, and http only for a loopback issuer. */
 function requestOptions(issuer: URL, deps: Pick<OidcDeps, 'fetch'>) {
-  const loopback = ['127.0.0.1', 'localhost', '[::1]'].includes(issuer.hostname);
+  const loopback = isLoopbackHost(issuer.hostname);
   return {
     [oauth.customFetch]: ((url: string, init: RequestInit) =>
       deps.fetch(url, {
