@@ -34,3 +34,28 @@ export function runAttached(
     });
   });
 }
+
+/**
+ * Runs a command with its stdout on the terminal and its stderr kept, for a step whose failure
+ * the caller explains in its own words (Electron's download prints a bare "TypeError: fetch
+ * failed" and its stack).
+ */
+export function runQuietErrors(
+  command: string,
+  args: readonly string[],
+  options: { cwd: string; env?: NodeJS.ProcessEnv },
+): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env ?? process.env,
+      stdio: ['inherit', 'inherit', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr?.on('data', (d: Buffer) => {
+      stderr = (stderr + d.toString()).slice(-16 * 1024);
+    });
+    child.on('error', (err) => resolve({ code: 127, stderr: err.message }));
+    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), stderr }));
+  });
+}

@@ -8,18 +8,36 @@
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { explainMissingElectron, hostLocateInput, locateElectron } from './electron-binary.ts';
-import { runAttached } from './run-command.ts';
+import { runAttached, runQuietErrors } from './run-command.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/**
+ * Electron's downloader failed: one line in words (it prints a bare "TypeError: fetch failed" and a
+ * stack), the way to provide Electron follows.
+ */
+function downloadFailure(stderr: string): string {
+  const first = stderr.split('\n').find((l) => l.trim() && !/^\s+at /.test(l)) ?? '';
+  const code = /\b(E[A-Z]{3,}|ERR_[A-Z_]+)\b/.exec(stderr)?.[1];
+  const why = /fetch failed|ENOTFOUND|ECONNREFUSED|EAI_AGAIN|ETIMEDOUT|ENETUNREACH|ECONNRESET/.test(
+    stderr,
+  )
+    ? `the download server could not be reached${code ? ` (${code})` : ''}`
+    : first.replace(/^\w*Error: /, '').slice(0, 200) || 'no reason given';
+  return `The download did not work: ${why}.`;
+}
 
 async function main(): Promise<number> {
   const input = hostLocateInput();
   let located = locateElectron(input);
   if (!located.ok && !input.env.ELECTRON_OVERRIDE_DIST_PATH) {
     process.stderr.write('Electron has not been downloaded yet; fetching it now (first run)…\n');
-    await runAttached(process.execPath, [join(input.electronPackageDir, 'install.js')], {
-      cwd: root,
-    });
+    const fetched = await runQuietErrors(
+      process.execPath,
+      [join(input.electronPackageDir, 'install.js')],
+      { cwd: root },
+    );
+    if (fetched.code !== 0) process.stderr.write(`${downloadFailure(fetched.stderr)}\n`);
     located = locateElectron(input);
   }
   if (!located.ok) {

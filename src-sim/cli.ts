@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { joinNegativeNumbers, valueOptionsOf } from '../src-shared/cli-args.ts';
 import { listenFailure } from '../src-shared/listen-error.ts';
 import { whenToStop } from '../src-shared/stop-signal.ts';
 import { startSimulator } from './simulator.ts';
@@ -26,6 +27,23 @@ const USAGE = `Usage: npm run sim -- [options]
   --control              enable the HTTP control surface under /_sim/
   --help`;
 
+const OPTIONS = {
+  port: { type: 'string' },
+  host: { type: 'string' },
+  tenant: { type: 'string' },
+  seed: { type: 'string' },
+  'clock-speed': { type: 'string' },
+  extensions: { type: 'string' },
+  'timestamp-unit': { type: 'string' },
+  traffic: { type: 'string' },
+  exclude: { type: 'string' },
+  'idle-timeout': { type: 'string' },
+  'tls-cert': { type: 'string' },
+  'tls-key': { type: 'string' },
+  control: { type: 'boolean' },
+  help: { type: 'boolean' },
+} as const;
+
 function fail(message: string): never {
   process.stderr.write(`${message}\n\n${USAGE}\n`);
   process.exit(2);
@@ -45,22 +63,9 @@ function number(
 let parsed;
 try {
   parsed = parseArgs({
-    options: {
-      port: { type: 'string' },
-      host: { type: 'string' },
-      tenant: { type: 'string' },
-      seed: { type: 'string' },
-      'clock-speed': { type: 'string' },
-      extensions: { type: 'string' },
-      'timestamp-unit': { type: 'string' },
-      traffic: { type: 'string' },
-      exclude: { type: 'string' },
-      'idle-timeout': { type: 'string' },
-      'tls-cert': { type: 'string' },
-      'tls-key': { type: 'string' },
-      control: { type: 'boolean' },
-      help: { type: 'boolean' },
-    },
+    // A negative number is a value to check, not a flag (parseArgs: "argument is ambiguous").
+    args: joinNegativeNumbers(process.argv.slice(2), valueOptionsOf(OPTIONS)),
+    options: OPTIONS,
     strict: true,
   }).values;
 } catch (err) {

@@ -4,6 +4,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { joinNegativeNumbers, valueOptionsOf } from '../../src-shared/cli-args.ts';
 import { applyPatch } from '../core/settings/validate-settings.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import { LOCALES, PSEUDO_LOCALE } from '../../src-shared/i18n/locales.ts';
@@ -90,6 +91,30 @@ export function usage(t: Translator): string {
   ].join('\n');
 }
 
+/** The runner's flags, as node:util parseArgs takes them. */
+const OPTIONS = {
+  'base-url': { type: 'string' },
+  extension: { type: 'string', multiple: true },
+  did: { type: 'string', multiple: true },
+  region: { type: 'string' },
+  demo: { type: 'boolean' },
+  'stale-ring-sec': { type: 'string' },
+  'heartbeat-sec': { type: 'string' },
+  'relay-url': { type: 'string' },
+  'relay-tenant': { type: 'string' },
+  'event-source': { type: 'string' },
+  'ca-file': { type: 'string' },
+  contacts: { type: 'string' },
+  without: { type: 'string', multiple: true },
+  verbose: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+  policy: { type: 'string' },
+  diagnostics: { type: 'string' },
+  'store-secret': { type: 'boolean' },
+  enrol: { type: 'string' },
+  lang: { type: 'string' },
+} as const;
+
 /**
  * `defaults`: what a flag not given means (the built-in defaults, or those with the policy's
  * presets: policy.ts presetDefaults). The policy's locks are applied by the runner afterwards.
@@ -101,31 +126,11 @@ export function parseHeadlessArgs(
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      // A negative number is a value to check, not a flag (parseArgs: "argument is ambiguous").
+      args: joinNegativeNumbers(argv, valueOptionsOf(OPTIONS)),
       strict: true,
       allowPositionals: false,
-      options: {
-        'base-url': { type: 'string' },
-        extension: { type: 'string', multiple: true },
-        did: { type: 'string', multiple: true },
-        region: { type: 'string' },
-        demo: { type: 'boolean' },
-        'stale-ring-sec': { type: 'string' },
-        'heartbeat-sec': { type: 'string' },
-        'relay-url': { type: 'string' },
-        'relay-tenant': { type: 'string' },
-        'event-source': { type: 'string' },
-        'ca-file': { type: 'string' },
-        contacts: { type: 'string' },
-        without: { type: 'string', multiple: true },
-        verbose: { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-        policy: { type: 'string' },
-        diagnostics: { type: 'string' },
-        'store-secret': { type: 'boolean' },
-        enrol: { type: 'string' },
-        lang: { type: 'string' },
-      },
+      options: OPTIONS,
     }));
   } catch (error) {
     throw new UsageError(error instanceof Error ? error.message : String(error));
@@ -225,6 +230,7 @@ export function preScan(argv: readonly string[]): {
   policy: string | null;
   verbose: boolean;
   lang: string | null;
+  help: boolean;
 } {
   let policy: string | null = null;
   let lang: string | null = null;
@@ -234,7 +240,12 @@ export function preScan(argv: readonly string[]): {
     else if (a === '--lang') lang = argv[i + 1] ?? null;
     else if (a.startsWith('--lang=')) lang = a.slice('--lang='.length);
   });
-  return { policy: policy || null, verbose: argv.includes('--verbose'), lang: lang || null };
+  return {
+    policy: policy || null,
+    verbose: argv.includes('--verbose'),
+    lang: lang || null,
+    help: argv.includes('--help') || argv.includes('-h'),
+  };
 }
 
 /** The flag that sets each setting, for the words of a usage error. */

@@ -40,6 +40,11 @@ async function main(): Promise<number> {
     process.stderr.write(`screenpop-headless: ${message}\n${USAGE}\n`);
     return EXIT.usage;
   }
+  // Asked for: on stdout, before anything is read or logged (a help is not a run).
+  if (early.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return EXIT.ok;
+  }
   // Every log line goes to stderr and into a ring that --diagnostics puts in its archive.
   const logRing = new LogRing();
   const logger = createLogger(
@@ -59,10 +64,6 @@ async function main(): Promise<number> {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`screenpop-headless: ${error.message}\n${USAGE}\n`);
     return EXIT.usage;
-  }
-  if (args.help) {
-    process.stderr.write(`${USAGE}\n`);
-    return EXIT.ok;
   }
   // The runner says which flags a lock overrides when it runs; here only for the one-shot commands.
   const settings = effectiveSettings(

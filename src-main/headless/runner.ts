@@ -270,7 +270,10 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   await close();
   await demo?.close();
   await queue;
-  return outcome === 'stop' ? EXIT.ok : EXIT.needsAttention;
+  const code = outcome === 'stop' ? EXIT.ok : EXIT.needsAttention;
+  // "stopping" said it began; this says it is done (sockets closed, every line written).
+  logger.info('stopped', { exitCode: code });
+  return code;
 }
 
 /**

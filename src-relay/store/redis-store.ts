@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../../src-shared/clock.ts';
+import { SampledLog } from '../log-sampler.ts';
 import type { Logger } from '../../src-shared/log.ts';
 import { compareCursors } from '../../src-shared/relay-protocol.ts';
 import { redisStartupError } from '../startup-errors.ts';
@@ -113,11 +114,25 @@ export class RedisStore implements EventStore {
       commandTimeout: this.blockMs + this.commandTimeoutMs,
     });
     this.redis.defineCommand('relayAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
-    for (const c of [this.redis, this.reader])
+    // While Redis is down, ioredis reports an error at every reconnect attempt of both
+    // connections (about twice a second): the first ones are logged, then one line a minute that
+    // counts the rest. /readyz and the webhooks' 503 say it all the time.
+    const errors = new SampledLog(this.logger, 'warn', 'redis error', this.clock, {
+      perWindow: 2,
+      windowMs: 60_000,
+    });
+    const failing = new Set<Redis>();
+    for (const c of [this.redis, this.reader]) {
       c.on('error', (err: Error) => {
         this.lastError = err;
-        this.logger.warn('redis error', { err: err.message });
+        failing.add(c);
+        errors.write({ err: err.message });
       });
+      // The line that says the errors are over.
+      c.on('ready', () => {
+        if (failing.delete(c)) this.logger.info('redis connection ready again');
+      });
+    }
   }
 
   /**

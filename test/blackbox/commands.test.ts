@@ -100,6 +100,20 @@ describe('commands from the README, through npm', { timeout: 60_000 }, () => {
     expectNoStack(sim.stderr());
   });
 
+  it('`npm run sim -- --port -1`: the flag’s own words, exit 2', async () => {
+    group = new ProcessGroup();
+    const sim = group.spawn('sim (npm, negative port)', 'npm', [
+      'run',
+      '-s',
+      'sim',
+      '--',
+      '--port',
+      '-1',
+    ]);
+    expect(await sim.exit).toEqual({ code: 2, signal: null });
+    expect(ownLines(sim.stderr())[0]).toBe('invalid --port: -1'); // before: "argument is ambiguous"
+  });
+
   it('`npm run relay -- --config <file>` on a busy port: one line, exit 1', async () => {
     group = new ProcessGroup();
     const port = await busyPort();

@@ -5,8 +5,8 @@
  * and environment, never the app's Settings window.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { envWithout, ProcessGroup } from './processes.ts';
-import { startRunner } from './services.ts';
+import { envWithout, NODE, ProcessGroup } from './processes.ts';
+import { RunnerProcess, startRunner } from './services.ts';
 import { otherWebServer, type OtherWebServer } from '../support/other-web-server.ts';
 
 let group: ProcessGroup;
@@ -17,6 +17,7 @@ afterEach(async () => {
   web = undefined;
 });
 
+const CLI = 'src-main/headless/cli.ts';
 const plainEnv = () => envWithout(['LANGUAGE', 'LC_ALL', 'LC_MESSAGES', 'LANG']);
 
 describe('screenpop-headless pointed at a web server that is not the phone system', () => {
@@ -63,5 +64,49 @@ describe('screenpop-headless pointed at a web server that is not the phone syste
       reason: `${web.host} antwortet, aber nicht als API der Telefonanlage: HTTP 404 mit einer Webseite mit dem Titel „404 Not Found“.`,
       remedy: expect.stringMatching(/^Prüfen Sie --base-url: /),
     });
+  });
+});
+
+describe('screenpop-headless on the command line', () => {
+  it('--help: the help on stdout and nothing else, exit 0', { timeout: 30_000 }, async () => {
+    group = new ProcessGroup();
+    const help = group.spawn('help', NODE, [CLI, '--help'], { env: plainEnv() });
+    expect(await help.exit).toEqual({ code: 0, signal: null });
+    expect(help.stderr()).toBe(''); // before: a JSON "no policy file" line, then the help
+    expect(help.stdout[0]?.text).toMatch(/^Usage: screenpop-headless --base-url/);
+    expect(help.stdout.map((l) => l.text).join('\n')).toContain('Exit codes:');
+  });
+
+  it(
+    'a negative number gets the flag’s own rule, not the parser’s jargon',
+    { timeout: 30_000 },
+    async () => {
+      group = new ProcessGroup();
+      const bad = group.spawn('negative', NODE, [CLI, '--demo', '--heartbeat-sec', '-5'], {
+        env: plainEnv(),
+      });
+      expect(await bad.exit).toEqual({ code: 2, signal: null });
+      expect(bad.stdout).toEqual([]);
+      expect(bad.stderr()).toContain(
+        'screenpop-headless: --heartbeat-sec must be between 2 and 30',
+      );
+      expect(bad.stderr()).not.toContain('ambiguous');
+    },
+  );
+
+  it('says "stopped" after "stopping" when it stops cleanly', { timeout: 30_000 }, async () => {
+    group = new ProcessGroup();
+    const runner = new RunnerProcess(
+      group.spawn('demo', NODE, [CLI, '--demo'], { env: plainEnv() }),
+    );
+    await runner.waitForState('connected', 20_000);
+    runner.proc.signal('SIGTERM');
+    expect(await runner.proc.exit).toEqual({ code: 0, signal: null });
+    const logged = runner.proc
+      .stderr()
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { msg: string }).msg);
+    expect(logged.slice(-2)).toEqual(['stopping', 'stopped']);
   });
 });

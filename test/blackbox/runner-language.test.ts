@@ -53,8 +53,9 @@ describe('screenpop-headless in the user’s language', () => {
       group = new ProcessGroup();
       const help = group.spawn('help', NODE, [CLI, '--help', '--lang', 'ar'], { env: plainEnv() });
       expect(await help.exit).toEqual({ code: 0, signal: null });
-      expect(help.stderr()).toContain('الاستخدام: screenpop-headless --base-url');
-      expect(help.stderr()).toContain('رموز الخروج');
+      const out = help.stdout.map((l) => l.text).join('\n');
+      expect(out).toContain('الاستخدام: screenpop-headless --base-url');
+      expect(out).toContain('رموز الخروج');
       const bad = group.spawn('bad', NODE, [CLI, '--lang', 'xx'], { env: plainEnv() });
       expect(await bad.exit).toEqual({ code: 2, signal: null });
       expect(bad.stderr()).toContain('--lang must be one of en, de, fr, es, ar, en-XA: xx');

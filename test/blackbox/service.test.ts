@@ -152,6 +152,6 @@ describe('bin/screenpop-headless.js', () => {
       encoding: 'utf8',
     });
     expect(run.status).toBe(0);
-    expect(run.stderr).toContain('Usage: screenpop-headless');
+    expect(run.stdout).toMatch(/^Usage: screenpop-headless/);
   });
 });

@@ -147,12 +147,14 @@ describe('screenpop-headless for administrators', () => {
 
   it('names each bad policy field on stderr, never its value, and runs with the rest', async () => {
     const { sim, policy } = await simAndPolicy({ settings: { baseUrl: 'ftp://x', sound: 7 } });
+    // The policy is read (and its refusals said) before the flags are checked; a usage error
+    // then ends the run at once. (--help reads nothing: it only prints the help.)
     const r = await run(
       process.execPath,
-      [CLI, '--policy', policy, '--base-url', sim.baseUrl, '--help'],
+      [CLI, '--policy', policy, '--base-url', sim.baseUrl, '--heartbeat-sec', '1'],
       { PATH: process.env.PATH ?? '' },
     );
-    expect(r.code).toBe(0);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain('"field":"settings.baseUrl"');
     expect(r.stderr).toContain('"field":"settings.sound"');
     expect(r.stderr).not.toContain('ftp://x');

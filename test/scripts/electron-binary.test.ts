@@ -186,7 +186,7 @@ describe('npm start (scripts/start.ts)', () => {
       electronPackageDir: electronPackageDir(),
     }).ok,
   )(
-    'tries Electron’s first-run download once, then explains instead of Electron’s stack trace',
+    'tries Electron’s first-run download once, then explains in words instead of its error and stack trace',
     async () => {
       const ran = await runScript('start.ts', {
         ELECTRON_MIRROR: await closedPort(),
@@ -194,6 +194,12 @@ describe('npm start (scripts/start.ts)', () => {
       });
       expect(ran.code).toBe(1);
       expect(ran.stderr).toContain('fetching it now (first run)');
+      // One line in words, not the downloader's bare "TypeError: fetch failed" and its stack.
+      expect(ran.stderr).toContain(
+        'The download did not work: the download server could not be reached',
+      );
+      expect(ran.stderr).not.toContain('TypeError');
+      expect(ran.stderr).not.toMatch(/^\s+at /m);
       expect(ran.stderr).toContain('is not on this computer yet');
       expect(ran.stderr).toContain('ELECTRON_OVERRIDE_DIST_PATH=/path/to/that/folder');
       expect(ran.stderr).not.toContain('npx install-electron');
