@@ -166,6 +166,6 @@ describe('IPC sender checks', () => {
     expect(t.popup.webContents.lastSent('popup:calls')).toEqual([[]]);
     t.popup.destroy();
     send(t.popup as never, 'popup:calls', []);
-    expect(t.popup.webContents.sent).toHaveLength(1);
+    expect(t.popup.contents.sent).toHaveLength(1);
   });
 });

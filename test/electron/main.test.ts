@@ -110,8 +110,7 @@ describe('main.ts', () => {
     expect(popup?.visible).toBe(false);
     expect(popup?.calls).toEqual([]);
     const settings = windowAt('app://screenpop/settings.html')!;
-    settings.emit('ready-to-show');
-    expect(settings.visible).toBe(true);
+    await vi.waitFor(() => expect(settings.visible).toBe(true));
     const view = (await ipcMain.invoke('settings:get', {
       sender: settings.webContents,
     })) as SettingsView;

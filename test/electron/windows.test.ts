@@ -13,7 +13,7 @@ import { fakeWindowFactory } from './support.ts';
 beforeEach(() => resetElectronMock());
 
 describe('AppWindows', () => {
-  it('keeps one window per page, shows it when ready, focuses it when asked again', () => {
+  it('keeps one window per page, shows it when ready, focuses it when asked again', async () => {
     const f = fakeWindowFactory();
     const w = new AppWindows({
       createWindow: f.create,
@@ -25,8 +25,9 @@ describe('AppWindows', () => {
     const win = f.last();
     expect(win.loadedUrl).toBe('app://screenpop/settings.html');
     expect(win.visible).toBe(false);
-    win.emit('ready-to-show');
-    expect(win.visible).toBe(true);
+    // Electron's 'ready-to-show' comes after the page has loaded and painted: shown then, focused.
+    await vi.waitFor(() => expect(win.visible).toBe(true));
+    expect(win.focused).toBe(true);
     w.show('settings');
     expect(BrowserWindow.instances).toHaveLength(1);
     expect(w.owns(win.webContents as unknown as WebContents)).toBe(true);
@@ -40,10 +41,11 @@ describe('AppWindows', () => {
     });
     expect(win.webContents.lastSent('status:changed')).toBeDefined();
 
-    w.closeFor(win.webContents as unknown as WebContents);
+    const contents = win.webContents as unknown as WebContents;
+    w.closeFor(contents);
     expect(win.destroyed).toBe(true);
     expect(w.get('settings')).toBeUndefined();
-    expect(w.owns(win.webContents as unknown as WebContents)).toBe(false);
+    expect(w.owns(contents)).toBe(false);
     w.show('settings');
     expect(BrowserWindow.instances).toHaveLength(2);
   });

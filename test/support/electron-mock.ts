@@ -18,22 +18,46 @@ export interface Rect {
 
 let nextId = 1;
 
+/**
+ * What Electron throws when a method of a destroyed BrowserWindow or WebContents is called (the
+ * native object is gone): `TypeError: Object has been destroyed`.
+ */
+function destroyedError(): TypeError {
+  return new TypeError('Object has been destroyed');
+}
+
+/** An Electron Event: preventDefault() and defaultPrevented, as listeners see it. */
+export function fakeEvent(): { preventDefault(): void; defaultPrevented: boolean } {
+  return {
+    defaultPrevented: false,
+    preventDefault() {
+      this.defaultPrevented = true;
+    },
+  };
+}
+
 export class FakeWebContents extends EventEmitter {
   readonly id = nextId++;
   url = '';
   sent: Array<{ channel: string; args: unknown[] }> = [];
   windowOpenHandler: ((details: { url: string }) => { action: 'allow' | 'deny' }) | null = null;
   destroyed = false;
+  private alive(): void {
+    if (this.destroyed) throw destroyedError();
+  }
   send(channel: string, ...args: unknown[]): void {
+    this.alive();
     this.sent.push({ channel, args });
   }
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'allow' | 'deny' }): void {
+    this.alive();
     this.windowOpenHandler = handler;
   }
   isDestroyed(): boolean {
     return this.destroyed;
   }
   getURL(): string {
+    this.alive();
     return this.url;
   }
   /** Plays a navigation attempt; returns whether the app prevented it. */
@@ -47,18 +71,35 @@ export class FakeWebContents extends EventEmitter {
   }
 }
 
+/**
+ * A BrowserWindow as Electron runs one:
+ * - `show` defaults to true (Electron's default); a hidden window gets 'ready-to-show' once its
+ *   page has loaded (on a later tick, as the first paint comes after the load), never a shown one;
+ * - close() is what the user's close button, Alt+F4 or Cmd+W does: 'close' is emitted, and unless
+ *   a listener prevents it the window is destroyed ('closed');
+ * - destroy() skips 'close' and always emits 'closed';
+ * - every method of a destroyed window (and of its web contents, and the `webContents` property
+ *   itself) throws "Object has been destroyed", except isDestroyed().
+ * Tests read what was done through the plain fields (visible, calls, bounds, contents, ...), which
+ * stay readable after destruction.
+ */
 export class BrowserWindow extends EventEmitter {
   static instances: BrowserWindow[] = [];
+  /** Tests set it to make the next windows' loadURL fail (as a missing page does). */
+  static failLoads = false;
   readonly options: Record<string, unknown>;
-  readonly webContents = new FakeWebContents();
+  /** The web contents, readable by tests after destruction (Electron's `webContents` throws then). */
+  readonly contents = new FakeWebContents();
   bounds: Rect;
-  visible = false;
+  visible: boolean;
   focused = false;
   destroyed = false;
   minimized = false;
   calls: string[] = [];
   alwaysOnTop: { flag: boolean; level?: string } = { flag: false };
   loadedUrl: string | null = null;
+  /** Tests set it to make the window's next calls throw as a broken native window would. */
+  broken: Error | null = null;
 
   constructor(options: Record<string, unknown> = {}) {
     super();
@@ -69,65 +110,117 @@ export class BrowserWindow extends EventEmitter {
       width: Number(options.width ?? 800),
       height: Number(options.height ?? 600),
     };
+    this.visible = options.show !== false;
     this.alwaysOnTop = { flag: options.alwaysOnTop === true };
     BrowserWindow.instances.push(this);
+  }
+  private alive(): void {
+    if (this.destroyed) throw destroyedError();
+    if (this.broken) throw this.broken;
+  }
+  get webContents(): FakeWebContents {
+    if (this.destroyed) throw destroyedError();
+    return this.contents;
   }
   static getAllWindows(): BrowserWindow[] {
     return BrowserWindow.instances.filter((w) => !w.destroyed);
   }
   static fromWebContents(contents: unknown): BrowserWindow | null {
-    return BrowserWindow.instances.find((w) => w.webContents === contents) ?? null;
+    return BrowserWindow.instances.find((w) => !w.destroyed && w.contents === contents) ?? null;
   }
   loadURL(url: string): Promise<void> {
+    this.alive();
     this.loadedUrl = url;
-    this.webContents.url = url;
+    this.contents.url = url;
+    if (BrowserWindow.failLoads)
+      return Promise.reject(new Error(`ERR_FILE_NOT_FOUND (-6) loading '${url}'`));
+    // The first paint of a hidden window comes after the load: 'ready-to-show' on a later tick.
+    setImmediate(() => {
+      if (!this.destroyed && !this.visible && this.options.paintWhenInitiallyHidden !== false)
+        this.emit('ready-to-show');
+    });
     return Promise.resolve();
   }
   show(): void {
+    this.alive();
     this.calls.push('show');
     this.visible = true;
     this.focused = true;
   }
   showInactive(): void {
+    this.alive();
     this.calls.push('showInactive');
     this.visible = true;
   }
   hide(): void {
+    this.alive();
     this.calls.push('hide');
     this.visible = false;
+    this.focused = false;
   }
   focus(): void {
+    this.alive();
     this.calls.push('focus');
     this.focused = true;
   }
   isVisible(): boolean {
+    this.alive();
     return this.visible;
   }
+  isFocused(): boolean {
+    this.alive();
+    return this.focused;
+  }
   isMinimized(): boolean {
+    this.alive();
     return this.minimized;
   }
   restore(): void {
+    this.alive();
     this.minimized = false;
   }
   setBounds(bounds: Rect): void {
+    this.alive();
     this.bounds = { ...bounds };
   }
   getBounds(): Rect {
+    this.alive();
     return { ...this.bounds };
   }
   setAlwaysOnTop(flag: boolean, level?: string): void {
+    this.alive();
     this.alwaysOnTop = { flag, ...(level ? { level } : {}) };
   }
-  setVisibleOnAllWorkspaces(): void {}
-  close(): void {
+  setVisibleOnAllWorkspaces(): void {
+    this.alive();
+  }
+  setSkipTaskbar(skip: boolean): void {
+    this.alive();
+    this.calls.push(`setSkipTaskbar(${skip})`);
+  }
+  removeMenu(): void {
+    this.alive();
+    this.calls.push('removeMenu');
+  }
+  /**
+   * The user's close button / Alt+F4 / Cmd+W, or win.close(): 'close' first, which a listener may
+   * prevent; otherwise the window is destroyed. Returns whether it was destroyed.
+   */
+  close(): boolean {
+    this.alive();
     this.calls.push('close');
+    const event = fakeEvent();
+    this.emit('close', event);
+    if (event.defaultPrevented) return false;
     this.destroy();
+    return true;
   }
   destroy(): void {
     if (this.destroyed) return;
     this.destroyed = true;
     this.visible = false;
-    this.webContents.destroyed = true;
+    this.contents.destroyed = true;
+    this.contents.emit('destroyed');
     this.emit('closed');
   }
   isDestroyed(): boolean {
@@ -139,31 +232,54 @@ export const nativeImage = {
   createFromPath: (path: string) => ({ path, isEmpty: () => false }),
 };
 
-export class Tray {
+/** A tray icon; after destroy() every method throws "Tray is destroyed", as Electron's does. */
+export class Tray extends EventEmitter {
   static instances: Tray[] = [];
   image: unknown;
+  pressedImage: unknown = null;
   tooltip = '';
   title = '';
   menu: { template: MenuItem[] } | null = null;
   destroyed = false;
+  /** Menus popped up by the app (a left click on Windows). */
+  poppedUp: Array<{ template: MenuItem[] } | undefined> = [];
   constructor(image: unknown) {
+    super();
     this.image = image;
     Tray.instances.push(this);
   }
+  private alive(): void {
+    if (this.destroyed) throw new Error('Tray is destroyed');
+  }
   setImage(image: unknown): void {
+    this.alive();
     this.image = image;
   }
+  setPressedImage(image: unknown): void {
+    this.alive();
+    this.pressedImage = image;
+  }
   setToolTip(text: string): void {
+    this.alive();
     this.tooltip = text;
   }
   setTitle(text: string): void {
+    this.alive();
     this.title = text;
   }
   setContextMenu(menu: { template: MenuItem[] }): void {
+    this.alive();
     this.menu = menu;
+  }
+  popUpContextMenu(menu?: { template: MenuItem[] }): void {
+    this.alive();
+    this.poppedUp.push(menu ?? this.menu ?? undefined);
   }
   destroy(): void {
     this.destroyed = true;
+  }
+  isDestroyed(): boolean {
+    return this.destroyed;
   }
   /** The menu item with this id (tests click it). */
   item(id: string): MenuItem | undefined {
@@ -260,6 +376,11 @@ export const dialog = {
   answer: null as string | null,
   pending: false,
   release: (() => {}) as () => void,
+  /** dialog.showErrorBox(title, content) calls (it works before 'ready' too). */
+  errorBoxes: [] as Array<{ title: string; content: string }>,
+  showErrorBox(title: string, content: string): void {
+    this.errorBoxes.push({ title, content });
+  },
   show(kind: 'open' | 'save', args: unknown[]) {
     const [first, second] = args;
     const hasParent = second !== undefined;
@@ -374,6 +495,8 @@ export const protocol = {
 
 export const net = { online: true, isOnline: () => net.online };
 
+export const nativeTheme = Object.assign(new EventEmitter(), { shouldUseDarkColors: false });
+
 class FakeApp extends EventEmitter {
   appPath = '/app';
   paths: Record<string, string> = {
@@ -425,15 +548,41 @@ class FakeApp extends EventEmitter {
   ready(): void {
     this.readyResolve();
   }
+  /**
+   * As Electron quits: 'before-quit' (preventable), then every window is asked to close (a window
+   * whose 'close' is prevented cancels the quit), then 'will-quit' (preventable), 'quit', exit 0.
+   */
   quit(): void {
     this.quitCalls++;
-    let prevented = false;
-    this.emit('before-quit', { preventDefault: () => (prevented = true) });
-    if (!prevented) this.exitCode = 0;
+    const before = fakeEvent();
+    this.emit('before-quit', before);
+    if (before.defaultPrevented) return;
+    for (const win of BrowserWindow.getAllWindows()) if (!win.close()) return;
+    const will = fakeEvent();
+    this.emit('will-quit', will);
+    if (will.defaultPrevented) return;
+    this.emit('quit', fakeEvent(), 0);
+    if (this.exitCode === null) this.exitCode = 0;
   }
+  /** Ends at once: windows are destroyed without 'close', no 'before-quit' nor 'will-quit'. */
   exit(code = 0): void {
+    if (this.exitCode !== null) return;
     this.exitCode = code;
+    for (const win of BrowserWindow.getAllWindows()) win.destroy();
   }
+  /** Chromium's command line: switches given at launch (tests set them) and those appended. */
+  commandLine = {
+    switches: new Map<string, string>(),
+    appendSwitch(name: string, value?: string): void {
+      this.switches.set(name, value ?? '');
+    },
+    hasSwitch(name: string): boolean {
+      return this.switches.has(name);
+    },
+    getSwitchValue(name: string): string {
+      return this.switches.get(name) ?? '';
+    },
+  };
 }
 
 export const app = new FakeApp();
@@ -450,6 +599,7 @@ export function resetElectronMock(): void {
   dialog.answer = null;
   dialog.pending = false;
   dialog.release = () => {};
+  dialog.errorBoxes = [];
   screen.displays = [
     {
       id: 1,
@@ -469,9 +619,11 @@ export function resetElectronMock(): void {
   session.defaultSession.permissionRequestHandler = null;
   session.defaultSession.permissionCheckHandler = null;
   session.defaultSession.headersListener = null;
+  BrowserWindow.failLoads = false;
   protocol.handlers.clear();
   protocol.privileged = [];
   net.online = true;
+  nativeTheme.shouldUseDarkColors = false;
 }
 resetElectronMock();
 
@@ -489,6 +641,7 @@ export default {
   powerMonitor,
   session,
   nativeImage,
+  nativeTheme,
   protocol,
   net,
 };
