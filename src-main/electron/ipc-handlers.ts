@@ -77,7 +77,7 @@ export function ipcHandlers(ctx: IpcContext): IpcHandlers {
       return path ? runtime.pickContactsFile(path) : { status: 'cancelled' };
     },
     'window:close': (event) => {
-      if (event.sender === popup.window.webContents) runtime.presenter.hidePopup();
+      if (popup.owns(event.sender)) runtime.presenter.hidePopup();
       else windows.closeFor(event.sender);
     },
   };

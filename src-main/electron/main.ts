@@ -15,6 +15,7 @@ import {
   ipcMain,
   Menu,
   nativeImage,
+  nativeTheme,
   net,
   Notification,
   powerMonitor,
@@ -26,6 +27,7 @@ import {
 } from 'electron';
 import electronUpdater from 'electron-updater';
 import { serviceConnectionFactory } from '../core/app/connection.ts';
+import { DesktopHealth } from '../core/app/desktop-health.ts';
 import { HistoryStore } from '../core/app/history-store.ts';
 import { AppRuntime } from '../core/app/runtime.ts';
 import { settingsPortFor } from '../core/app/settings-port.ts';
@@ -157,7 +159,8 @@ async function start(): Promise<void> {
   );
   const assets = join(root, 'assets');
 
-  // Adapters.
+  // Adapters. What they find wrong on this computer is said in the status (tray, Settings).
+  const health = new DesktopHealth(logger);
   const popup = new PopupWindow({
     createWindow: (options) => new BrowserWindow(options),
     screen,
@@ -166,6 +169,9 @@ async function start(): Promise<void> {
     placement: () =>
       runtime?.settings() ?? { popupDisplay: 'primary', popupCorner: 'bottom-right' },
     logger,
+    health,
+    onUserClose: () => runtime?.presenter.hidePopup(),
+    dark: () => nativeTheme.shouldUseDarkColors,
   });
   const windows = new AppWindows({
     createWindow: (options) => new BrowserWindow(options),
@@ -249,6 +255,7 @@ async function start(): Promise<void> {
     }),
     credentials,
     history,
+    health,
     views: {
       notifier,
       popup,
@@ -337,8 +344,7 @@ async function start(): Promise<void> {
   const ipc = new TypedIpcMain(
     ipcMain,
     {
-      isOurWebContents: (contents) =>
-        contents === popup.window.webContents || windows.owns(contents),
+      isOurWebContents: (contents) => popup.owns(contents) || windows.owns(contents),
       pageOf: (url) => origin.pageOf(url),
     },
     logger,
@@ -401,6 +407,7 @@ async function start(): Promise<void> {
     if (quitting) return;
     quitting = true;
     event.preventDefault();
+    popup.release();
     stopPower();
     updates.stop();
     void rt

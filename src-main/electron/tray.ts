@@ -70,6 +70,7 @@ export function trayTooltip(status: StatusView, missedCount: number, t: Translat
   if (status.doNotDisturb) parts.push(t.t('desktop.dnd-on'));
   if (missedCount > 0) parts.push(t.t('desktop.missed', { count: missedCount }));
   if (status.fault) parts.push(t.t('desktop.recovered', { count: status.fault.count }));
+  for (const problem of status.desktopProblems ?? []) parts.push(problem.reason);
   const text = parts.join('\n');
   // Windows cuts tray tooltips at 127 characters.
   return text.length > 127 ? `${text.slice(0, 126)}…` : text;
@@ -117,6 +118,14 @@ export function trayMenuTemplate(
   for (const problem of status.featureProblems ?? [])
     items.push({
       id: `feature-${problem.feature}`,
+      label: label(problem.reason.slice(0, 120)),
+      click: () => actions.openSettings(),
+    });
+  // What keeps Screenpop from working fully here (the popup, notifications, the keychain...):
+  // the reason as the line, and Settings, which shows the remedy, on click.
+  for (const problem of status.desktopProblems ?? [])
+    items.push({
+      id: `problem-${problem.id}`,
       label: label(problem.reason.slice(0, 120)),
       click: () => actions.openSettings(),
     });

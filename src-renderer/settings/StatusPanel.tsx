@@ -14,7 +14,10 @@ type Tone = 'ok' | 'warn' | 'error';
 
 export function statusTone(status: StatusView): Tone {
   // Connected, but calls from outside may not come in, or a feature is off for lack of scope.
-  if (status.state === 'connected' && (status.trunkWarning || status.featureProblems?.length))
+  if (
+    status.state === 'connected' &&
+    (status.trunkWarning || status.featureProblems?.length || status.desktopProblems?.length)
+  )
     return 'warn';
   if (status.state === 'connected') return 'ok';
   if (status.state === 'needs-attention') return 'error';
@@ -57,6 +60,11 @@ function LiveStatus({ status }: { status: StatusView }) {
       )}
       {status.featureProblems?.map((problem) => (
         <p key={problem.feature} data-testid={`status-feature-${problem.feature}`}>
+          {problem.reason} <strong>{t.t('settings.what-to-do')}</strong> {problem.remedy}
+        </p>
+      ))}
+      {status.desktopProblems?.map((problem) => (
+        <p key={problem.id} data-testid={`status-desktop-${problem.id}`}>
           {problem.reason} <strong>{t.t('settings.what-to-do')}</strong> {problem.remedy}
         </p>
       ))}

@@ -2,6 +2,7 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { DesktopHealth } from '../../src-main/core/app/desktop-health.ts';
 import { HistoryStore } from '../../src-main/core/app/history-store.ts';
 import { RingActions } from '../../src-main/core/app/ring-actions.ts';
 import { AppRuntime, type AppRuntimeDeps } from '../../src-main/core/app/runtime.ts';
@@ -446,6 +447,33 @@ describe("AppRuntime in the user's language", () => {
     t.runtime.languageChanged();
     expect(heard).toEqual(['تعذّر الوصول إلى الخدمة؛ جارٍ إعادة المحاولة.']);
     expect(t.views.tray.last?.status.reason).toBe(heard[0]);
+    await t.runtime.shutdown();
+  });
+
+  it('says what the desktop side found wrong (the popup), in the language in force, until it is over', async () => {
+    const language = new LocaleState('fr', silentLogger);
+    const health = new DesktopHealth(silentLogger);
+    const t = await setup(CONFIGURED, { secret: 's3cret-x', extra: { words: language, health } });
+    await t.runtime.start();
+    expect(t.runtime.status().desktopProblems).toBeUndefined();
+    health.report('popup', {
+      reason: [phrase('desktop.problem.popup.reason')],
+      remedy: [phrase('desktop.problem.popup.remedy')],
+    });
+    expect(t.views.tray.last?.status.desktopProblems).toEqual([
+      {
+        id: 'popup',
+        reason: 'La fenêtre d’appel n’a pas pu s’afficher.',
+        remedy: expect.stringMatching(/^Les notifications affichent toujours chaque appel/),
+      },
+    ]);
+    language.set('en');
+    t.runtime.languageChanged();
+    expect(t.views.tray.last?.status.desktopProblems?.[0]?.reason).toBe(
+      'The call popup could not be shown.',
+    );
+    health.clear('popup');
+    expect(t.views.tray.last?.status.desktopProblems).toBeUndefined();
     await t.runtime.shutdown();
   });
 });

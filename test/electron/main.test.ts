@@ -185,7 +185,32 @@ describe('main.ts', () => {
     await vi.waitFor(() => expect(popup.visible).toBe(false), { timeout: 5000 });
   });
 
+  it('the user closes the popup (Alt+F4 / Cmd+W) while a call rings: it hides, and the next ring shows it', async () => {
+    const popup = windowAt('app://screenpop/popup.html')!;
+    const first = sim.ring({ from: '+14155550123', to: '101' });
+    await vi.waitFor(() => expect(popup.visible).toBe(true), { timeout: 5000 });
+    expect(popup.close()).toBe(false);
+    expect(popup.destroyed).toBe(false);
+    expect(popup.visible).toBe(false);
+    sim.setCallState(first, 'ended');
+    const second = sim.ring({ from: '+442079460958', to: '101' });
+    await vi.waitFor(
+      () => {
+        expect(popup.visible).toBe(true);
+        expect(popup.webContents.lastSent('popup:calls')?.[0]).toMatchObject([{ callId: second }]);
+      },
+      { timeout: 5000 },
+    );
+    const settings = windowAt('app://screenpop/settings.html')!;
+    expect(
+      (settings.webContents.lastSent('status:changed')?.[0] as StatusView).desktopProblems,
+    ).toBeUndefined();
+    sim.setCallState(second, 'ended');
+    await vi.waitFor(() => expect(popup.visible).toBe(false), { timeout: 5000 });
+  });
+
   it('under Do Not Disturb: no notification, no popup, but the call is in the history', async () => {
+    const notifications = Notification.instances.length;
     Tray.instances[0]!.item('dnd')!.click!();
     await vi.waitFor(() => expect(Tray.instances[0]!.item('dnd')?.checked).toBe(true));
     const callId = sim.ring({ from: '+14155550123', to: '101' });
@@ -199,7 +224,7 @@ describe('main.ts', () => {
       },
       { timeout: 5000 },
     );
-    expect(Notification.instances).toHaveLength(1);
+    expect(Notification.instances).toHaveLength(notifications);
     expect(windowAt('app://screenpop/popup.html')!.visible).toBe(false);
     powerMonitor.emit('resume'); // a wake must not disturb anything
     const pushed = settings.webContents.sent.filter((m) => m.channel === 'history:changed');

@@ -2,17 +2,26 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => import('../support/electron-mock.ts'));
 
-import type { Screen } from 'electron';
+import type { Screen, WebContents } from 'electron';
 import type { PopupCorner, PopupDisplay } from '../../src-main/core/settings/types.ts';
 import { AppOrigin } from '../../src-main/electron/app-origin.ts';
 import { POPUP_MARGIN, POPUP_WIDTH, popupBounds } from '../../src-main/electron/popup-geometry.ts';
-import { PopupWindow } from '../../src-main/electron/popup-window.ts';
+import { DesktopHealth } from '../../src-main/core/app/desktop-health.ts';
+import {
+  POPUP_BACKGROUND,
+  PopupWindow,
+  type PopupWindowDeps,
+} from '../../src-main/electron/popup-window.ts';
+import { PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
 import { secureWebPreferences } from '../../src-main/electron/security.ts';
 import { silentLogger } from '../../src-shared/log.ts';
-import { resetElectronMock, screen } from '../support/electron-mock.ts';
+import { BrowserWindow, resetElectronMock, screen } from '../support/electron-mock.ts';
 import { card, fakeWindowFactory } from './support.ts';
 
-function popup(placement: { popupDisplay: PopupDisplay; popupCorner: PopupCorner }) {
+function popup(
+  placement: { popupDisplay: PopupDisplay; popupCorner: PopupCorner },
+  extra: Partial<PopupWindowDeps> = {},
+) {
   const factory = fakeWindowFactory();
   const p = new PopupWindow({
     createWindow: factory.create,
@@ -22,9 +31,12 @@ function popup(placement: { popupDisplay: PopupDisplay; popupCorner: PopupCorner
     placement: () => placement,
     logger: silentLogger,
     platform: 'win32',
+    ...extra,
   });
-  return { p, win: factory.last() };
+  return { p, win: factory.last(), factory };
 }
+
+const corner = { popupDisplay: 'primary', popupCorner: 'bottom-right' } as const;
 
 beforeEach(() => resetElectronMock());
 
@@ -81,6 +93,80 @@ describe('PopupWindow', () => {
     expect(win.bounds.height).toBe(wa.height - 2 * POPUP_MARGIN);
     expect(win.bounds.y).toBe(wa.y + POPUP_MARGIN);
     expect(win.calls).toEqual(['showInactive']);
+  });
+
+  it('is opaque in the page’s own colour (a transparent colour shows black on Windows), and a tool window there (not in Alt+Tab)', () => {
+    const { win } = popup(corner);
+    expect(win.options.backgroundColor).toBe(POPUP_BACKGROUND.light);
+    expect(win.options.transparent).toBeUndefined();
+    expect(win.options.type).toBe('toolbar');
+    const dark = popup(corner, { platform: 'darwin', dark: () => true }).win;
+    expect(dark.options.backgroundColor).toBe(POPUP_BACKGROUND.dark);
+    expect(dark.options.type).toBe('panel');
+    expect(popup(corner, { platform: 'linux' }).win.options.type).toBeUndefined();
+  });
+
+  it('cannot be closed for good: Alt+F4 / Cmd+W hide it, and the next ring shows it again', () => {
+    const closed: string[] = [];
+    const { p, win } = popup(corner, { onUserClose: () => closed.push('closed') });
+    p.show([card('c1')]);
+    expect(win.close()).toBe(false); // the user's close: prevented
+    expect(win.destroyed).toBe(false);
+    expect(win.visible).toBe(false);
+    expect(closed).toEqual(['closed']);
+    p.show([card('c2')]);
+    expect(win.visible).toBe(true);
+    expect(win.calls.filter((c) => c === 'showInactive')).toHaveLength(2);
+    expect(BrowserWindow.instances).toHaveLength(1);
+  });
+
+  it('a window destroyed anyway is made anew for the next ring, loaded, and is the one IPC trusts', () => {
+    const { p, win, factory } = popup(corner);
+    const first = win.webContents as unknown as WebContents;
+    expect(p.owns(first)).toBe(true);
+    win.destroy(); // e.g. the window system killed it
+    expect(() => win.isVisible()).toThrow('Object has been destroyed');
+    p.sendStatus({
+      state: 'connected',
+      paused: false,
+      doNotDisturb: false,
+      missedCount: 0,
+      demo: false,
+    });
+    p.show([card('c3')]);
+    const second = factory.last();
+    expect(second).not.toBe(win);
+    expect(second.visible).toBe(true);
+    expect(second.loadedUrl).toBe('app://screenpop/popup.html');
+    expect(p.currentCards()).toEqual([card('c3')]);
+    expect(p.owns(first)).toBe(false);
+    expect(p.owns(second.webContents as unknown as WebContents)).toBe(true);
+  });
+
+  it('a popup that cannot be shown says so in the status, and the next one that shows clears it', () => {
+    const health = new DesktopHealth(silentLogger);
+    const { p, win, factory } = popup(corner, { health });
+    win.broken = new Error('the window system refused');
+    p.show([card('c4')]); // never throws to the presenter
+    expect(health.list(PLAIN_ENGLISH.current())).toEqual([
+      {
+        id: 'popup',
+        reason: 'The call popup could not be shown.',
+        remedy: expect.stringContaining('Notifications still show each call.'),
+      },
+    ]);
+    p.show([card('c4')]); // a new window, which works
+    expect(factory.last()).not.toBe(win);
+    expect(factory.last().visible).toBe(true);
+    expect(health.has('popup')).toBe(false);
+  });
+
+  it('lets its window close when Screenpop quits, and makes no new one after', () => {
+    const { p, win } = popup(corner);
+    p.release();
+    expect(win.close()).toBe(true);
+    p.show([card('c5')]);
+    expect(BrowserWindow.instances).toHaveLength(1);
   });
 
   it('hides and clears the cards', () => {

@@ -168,6 +168,25 @@ describe('TrayController', () => {
     expect(fake().item('presence')?.label).toBe('Phone presence: Away');
   });
 
+  it('says what keeps Screenpop from working on this computer, and opens Settings (the remedy) on click', () => {
+    const { tray, fake, actions } = setup();
+    tray.setState(
+      status({
+        desktopProblems: [
+          { id: 'popup', reason: 'The call popup could not be shown.', remedy: 'Restart.' },
+        ],
+      }),
+      0,
+      [],
+    );
+    expect(fake().item('problem-popup')?.label).toBe('The call popup could not be shown.');
+    expect(fake().tooltip).toContain('The call popup could not be shown.');
+    fake().item('problem-popup')?.click?.();
+    expect(actions.openSettings).toHaveBeenCalled();
+    tray.setState(status(), 0, []);
+    expect(fake().item('problem-popup')).toBeUndefined();
+  });
+
   it('says in the tooltip that the app recovered from internal errors', () => {
     const { tray, fake } = setup();
     tray.setState(status({ fault: { count: 1, at: 1 } }), 0, []);

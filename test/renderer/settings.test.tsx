@@ -214,6 +214,30 @@ describe('settings: one status, sections, the contacts file picker', () => {
     expect(screen.queryByTestId('connection-result')).toBeNull();
   });
 
+  it('says what keeps Screenpop from working on this computer, with the remedy, as a warning', async () => {
+    const { api, emit } = fakeApi();
+    render(<SettingsApp api={api} />);
+    await screen.findByTestId('status');
+    expect(document.querySelector('.notice--ok')).not.toBeNull();
+    act(() =>
+      emit('status:changed', {
+        ...status,
+        desktopProblems: [
+          {
+            id: 'popup',
+            reason: 'The call popup could not be shown.',
+            remedy: 'Quit Screenpop and start it again.',
+          },
+        ],
+      }),
+    );
+    const problem = screen.getByTestId('status-desktop-popup');
+    expect(problem.textContent).toBe(
+      'The call popup could not be shown. What to do: Quit Screenpop and start it again.',
+    );
+    expect(document.querySelector('.notice--warn')).not.toBeNull();
+  });
+
   it('lays the settings out in named sections with a jump list, and says when changes are unsaved', async () => {
     const { api } = fakeApi();
     render(<SettingsApp api={api} />);

@@ -15,6 +15,7 @@ import { StatusTimeline } from '../diagnostics/bounded-log.ts';
 import type { WakeReason } from '../events/contracts.ts';
 import type { Settings } from '../settings/types.ts';
 import { CallPresenter, crmValuesOf } from './call-presenter.ts';
+import type { DesktopHealth } from './desktop-health.ts';
 import type { ConnectionFactory } from './connection.ts';
 import { ConnectionSupervisor } from './connection-supervisor.ts';
 import { NoticePresenter } from './notice-presenter.ts';
@@ -64,6 +65,8 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
   managed?: { by: string; locked: Array<keyof Settings> } | null;
   /** The administrator's actions on ring (policy.ts onRing), run for each new ringing call. */
   ringActions?: RingActions;
+  /** What the desktop side found wrong on this computer; shown in the status (desktop-health.ts). */
+  health?: DesktopHealth;
   /** Called after settings are loaded or saved (start at login, etc.). */
   onSettingsApplied?: (settings: Settings) => void;
   /**
@@ -154,6 +157,7 @@ export class AppRuntime {
     this.connection.onChange(() => this.publishStatus());
     deps.history.onChange(() => this.publishStatus());
     this.directory.onChange(() => this.presenter.refreshNames());
+    deps.health?.onChange(() => this.publishStatus());
   }
 
   /** Loads settings and history and connects if set up. Returns whether onboarding is needed. */
@@ -206,7 +210,13 @@ export class AppRuntime {
       demo: settings.demoMode,
       ...this.notices.statusFields(),
       ...(fault ? { fault: { count: fault.count, at: fault.at } } : {}),
+      ...this.desktopProblems(),
     };
+  }
+
+  private desktopProblems(): Pick<StatusView, 'desktopProblems'> {
+    const problems = this.d.health?.list((this.d.words ?? PLAIN_ENGLISH).current()) ?? [];
+    return problems.length > 0 ? { desktopProblems: problems } : {};
   }
 
   /**

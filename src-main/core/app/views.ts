@@ -206,6 +206,11 @@ export interface StatusView {
   /** Features off because the key lacks their scope (10003), each with its remedy. */
   featureProblems?: Array<{ feature: string; reason: string; remedy: string }>;
   /**
+   * What keeps Screenpop from working fully on this computer (desktop-health.ts: the popup, the
+   * notifications, the keychain, the tray, the window system, the sandbox), each with its remedy.
+   */
+  desktopProblems?: Array<{ id: string; reason: string; remedy: string }>;
+  /**
    * Present once an unexpected error was caught by the last resort (the app carried on and rebuilt
    * its connection): how many so far, and when the last one was (wall-clock ms). Details are in the log.
    */
