@@ -29,6 +29,7 @@ import electronUpdater from 'electron-updater';
 import { serviceConnectionFactory } from '../core/app/connection.ts';
 import { DesktopHealth } from '../core/app/desktop-health.ts';
 import { HistoryStore } from '../core/app/history-store.ts';
+import { QuitSequence } from '../core/app/quit-sequence.ts';
 import { AppRuntime } from '../core/app/runtime.ts';
 import { settingsPortFor } from '../core/app/settings-port.ts';
 import { spawnProgramRunner } from '../core/app/program-runner.ts';
@@ -52,7 +53,7 @@ import {
 import { ServiceClient } from '../core/api/service-client.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
-import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
+import { fixedTranslator, LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import { localeForSetting, resolveLocale } from '../../src-shared/i18n/locales.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import { createLogger, SecretRegistry } from '../../src-shared/log.ts';
@@ -101,10 +102,38 @@ if (process.argv.includes('--store-secret')) {
   app.quit();
 } else {
   app.setAppUserModelId(APP_ID);
-  app.whenReady().then(start, (err: unknown) => {
-    process.stderr.write(`Screenpop could not start: ${String(err)}\n`);
-    app.exit(1);
-  });
+  app.whenReady().then(start).catch(startFailed);
+}
+
+/**
+ * start() failed: say so and end. Carrying on would leave a process with no tray and no window
+ * that holds the single-instance lock, so that every later launch only wakes the broken one.
+ */
+function startFailed(err: unknown): void {
+  const error = (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
+  process.stderr.write(`Screenpop could not start: ${error}\n`);
+  let log: string | null = null;
+  try {
+    const logs = join(app.getPath('userData'), 'logs');
+    createAppLogger(logs, new SecretRegistry(), false).error('start-up failed', { error: err });
+    log = join(logs, 'screenpop.log');
+  } catch {
+    // No data folder: the words below still go out.
+  }
+  try {
+    const t = fixedTranslator(
+      resolveLocale([process.env.SCREENPOP_LANG, ...app.getPreferredSystemLanguages()]),
+    ).current();
+    dialog.showErrorBox(
+      t.t('desktop.start-failed.title'),
+      log
+        ? t.t('desktop.start-failed.body', { error, log })
+        : t.t('desktop.start-failed.body-no-log', { error }),
+    );
+  } catch (more) {
+    process.stderr.write(`Screenpop could not say so in a window: ${String(more)}\n`);
+  }
+  app.exit(1);
 }
 
 async function start(): Promise<void> {
@@ -158,6 +187,12 @@ async function start(): Promise<void> {
     !app.isPackaged,
   );
   const assets = join(root, 'assets');
+  let quit: QuitSequence | null = null;
+  // Windows sends no before-quit when the user logs off or the machine shuts down: each window
+  // hears 'session-end' (the popup always exists, hidden). The clean part gets what time is left.
+  app.on('browser-window-created', (_event, win) =>
+    win.on('session-end', () => void quit?.run('session-end')),
+  );
 
   // Adapters. What they find wrong on this computer is said in the status (tray, Settings).
   const health = new DesktopHealth(logger);
@@ -202,7 +237,7 @@ async function start(): Promise<void> {
       openSettings: () => windows.show('settings'),
       openHistory: () => windows.show('history'),
       saveDiagnostics: () => void saveDiagnostics(),
-      quit: () => app.quit(),
+      quit: () => void (quit ? quit.run('user') : app.quit()),
     },
     words: language,
   });
@@ -383,6 +418,7 @@ async function start(): Promise<void> {
       logger,
       devRun: devUpdates,
       devConfigFile: join(userData, 'dev-app-update.yml'),
+      beforeInstall: () => popup.release(),
     }),
     // A development run exercising the updater checks at once instead of after a minute.
     ...(devUpdates ? { firstCheckMs: 1000 } : {}),
@@ -402,24 +438,35 @@ async function start(): Promise<void> {
   app.on('activate', () => windows.show('settings'));
   if (process.platform === 'darwin') app.dock?.hide();
 
-  let quitting = false;
+  // Ending: one sequence, with a time limit, whoever asks (core/app/quit-sequence.ts).
+  quit = new QuitSequence({
+    clock,
+    logger,
+    shutdown: async () => {
+      popup.release();
+      stopPower();
+      updates.stop();
+      await rt.shutdown();
+    },
+    finish: (code) => {
+      ipc.removeAll();
+      tray.destroy();
+      popup.destroy();
+      windows.closeAll();
+      app.exit(code);
+    },
+  });
+  const q = quit;
+  // The OS quits the app (macOS logout or restart, an update's installer): always held for the
+  // clean part, which has its own time limit, then app.exit(). A second request shortens it.
   app.on('before-quit', (event) => {
-    if (quitting) return;
-    quitting = true;
     event.preventDefault();
-    popup.release();
-    stopPower();
-    updates.stop();
-    void rt
-      .shutdown()
-      .catch((err: unknown) => logger.error('shutdown failed', { error: err }))
-      .finally(() => {
-        ipc.removeAll();
-        tray.destroy();
-        popup.destroy();
-        windows.closeAll();
-        app.exit(0);
-      });
+    void q.run('os-quit');
+  });
+  // Linux (logind) and macOS shutdown: preventing it holds the shutdown only until the app exits.
+  powerMonitor.on('shutdown', (event?: { preventDefault(): void }) => {
+    event?.preventDefault();
+    void q.run('shutdown');
   });
 
   async function saveDiagnostics(): Promise<void> {

@@ -27,6 +27,11 @@ export interface ElectronUpdaterOptions {
    * electron-updater reads for its download cache's name (a packaged app has the real one).
    */
   devConfigFile?: string;
+  /**
+   * Called just before quitAndInstall: Electron's installer path closes every window first, so a
+   * window that refuses to close (the popup) must be let go, or the update never installs.
+   */
+  beforeInstall?: () => void;
 }
 
 export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPort {
@@ -84,6 +89,7 @@ export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPor
         return;
       }
       // Silent installer, then start the new version.
+      options.beforeInstall?.();
       get().quitAndInstall(true, true);
     },
   };

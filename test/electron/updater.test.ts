@@ -45,6 +45,7 @@ function setup(devRun = false, devConfigFile?: string) {
   let loads = 0;
   const fake = new FakeAppUpdater();
   const logger = memoryLogger();
+  const released: number[] = [];
   const port = electronUpdaterPort({
     load: () => {
       loads++;
@@ -53,8 +54,9 @@ function setup(devRun = false, devConfigFile?: string) {
     logger,
     devRun,
     ...(devConfigFile ? { devConfigFile } : {}),
+    beforeInstall: () => released.push(fake.quits.length),
   });
-  return { fake, port, logger, loads: () => loads };
+  return { fake, port, logger, loads: () => loads, released };
 }
 
 describe('electronUpdaterPort', () => {
@@ -91,7 +93,7 @@ describe('electronUpdaterPort', () => {
   });
 
   it('reports a downloaded version, logs updater errors, and installs silently then restarts', () => {
-    const { fake, port, logger } = setup();
+    const { fake, port, logger, released } = setup();
     const versions: string[] = [];
     port.onDownloaded((v) => versions.push(v));
     port.configure({ url: null, channel: 'latest' });
@@ -101,6 +103,8 @@ describe('electronUpdaterPort', () => {
     expect(logger.records.map((r) => r.msg)).toContain('updater error');
     port.install();
     expect(fake.quits).toEqual([[true, true]]);
+    // The popup was let go before quitAndInstall closed the windows.
+    expect(released).toEqual([0]);
   });
 
   it('in a development run checks for real but only logs where it would restart', () => {

@@ -113,6 +113,7 @@ export class BrowserWindow extends EventEmitter {
     this.visible = options.show !== false;
     this.alwaysOnTop = { flag: options.alwaysOnTop === true };
     BrowserWindow.instances.push(this);
+    app.emit('browser-window-created', fakeEvent(), this);
   }
   private alive(): void {
     if (this.destroyed) throw destroyedError();
