@@ -70,6 +70,7 @@ import { UpdateController } from '../core/updates/update-controller.ts';
 import { APP_ID } from './app-id.ts';
 import { APP_SCHEME, AppOrigin, contentSecurityPolicy, devServerOrigin } from './app-origin.ts';
 import { registerAppProtocol } from './app-protocol.ts';
+import { applyChromiumSwitches, devShmBytes } from './chromium-switches.ts';
 import { NativeDialogs } from './dialogs.ts';
 import { SafeExternalOpener } from './external.ts';
 import { registerIpcHandlers } from './ipc-handlers.ts';
@@ -93,6 +94,12 @@ import { AppWindows } from './windows.ts';
 protocol.registerSchemesAsPrivileged([
   { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
 ]);
+
+// Chromium switches the machine needs (a small /dev/shm in a container); before 'ready'.
+const switchesAdded = applyChromiumSwitches(app.commandLine, {
+  platform: process.platform,
+  devShmBytes: devShmBytes(process.platform),
+});
 
 if (process.argv.includes('--store-secret')) {
   // An administrator's script: `Screenpop --store-secret` with the secret on standard input.
@@ -168,6 +175,7 @@ async function start(): Promise<void> {
     packaged: app.isPackaged,
     platform: process.platform,
   });
+  for (const added of switchesAdded) logger.info('chromium switch added', { ...added });
 
   // Security before any window exists.
   const origin = new AppOrigin(devServerOrigin(process.env.SCREENPOP_DEV_URL, app.isPackaged));

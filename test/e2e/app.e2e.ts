@@ -262,6 +262,7 @@ describe('Screenpop in Electron', () => {
       'pause',
       'settings',
       'history',
+      'diagnostics',
       'quit',
     ]);
 

@@ -87,7 +87,9 @@ export async function launchScreenpop(
 ): Promise<RunningApp> {
   const app = await _electron.launch({
     executablePath: executable,
-    args: ['-r', HOOKS, ROOT, ...(options.args ?? [])],
+    // --disable-dev-shm-usage: Chromium's renderers crash on a container's small /dev/shm;
+    // passed here, not left to playwright's loader (the second launch has none, nor does the app).
+    args: ['-r', HOOKS, ROOT, '--disable-dev-shm-usage', ...(options.args ?? [])],
     cwd: ROOT,
     env: { ...session.env, ...options.env } as Record<string, string>,
     timeout: 60_000,
@@ -201,7 +203,7 @@ export function secondLaunch(
   timeoutMs = 30_000,
 ): Promise<number | null> {
   return new Promise((resolve, reject) => {
-    const child = spawn(executable, ['--no-sandbox', ROOT], {
+    const child = spawn(executable, ['--no-sandbox', ROOT, '--disable-dev-shm-usage'], {
       cwd: ROOT,
       env: session.env,
       stdio: 'ignore',
