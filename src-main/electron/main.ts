@@ -69,6 +69,7 @@ import { RestartGate } from '../core/updates/restart-gate.ts';
 import { UpdateController } from '../core/updates/update-controller.ts';
 import { APP_ID } from './app-id.ts';
 import { APP_SCHEME, AppOrigin, contentSecurityPolicy, devServerOrigin } from './app-origin.ts';
+import { applicationMenuTemplate } from './app-menu.ts';
 import { registerAppProtocol } from './app-protocol.ts';
 import { applyChromiumSwitches, devShmBytes } from './chromium-switches.ts';
 import { NativeDialogs } from './dialogs.ts';
@@ -86,7 +87,7 @@ import {
   hardenAllWebContents,
   secureWebPreferences,
 } from './security.ts';
-import { TrayController, type TrayIconName } from './tray.ts';
+import { TrayController, trayIconFile, type TrayIconName } from './tray.ts';
 import { electronUpdaterPort } from './updater.ts';
 import { AppWindows } from './windows.ts';
 
@@ -177,6 +178,10 @@ async function start(): Promise<void> {
   });
   for (const added of switchesAdded) logger.info('chromium switch added', { ...added });
 
+  // No default menu (Reload, Developer Tools, Electron's Help links); macOS keeps its edit keys.
+  const menu = applicationMenuTemplate(process.platform);
+  Menu.setApplicationMenu(menu ? Menu.buildFromTemplate(menu) : null);
+
   // Security before any window exists.
   const origin = new AppOrigin(devServerOrigin(process.env.SCREENPOP_DEV_URL, app.isPackaged));
   const csp = contentSecurityPolicy(origin.devOrigin);
@@ -233,7 +238,7 @@ async function start(): Promise<void> {
     words: language,
   });
   const trayIcon = (name: TrayIconName) =>
-    nativeImage.createFromPath(join(assets, 'tray', `${name}.png`));
+    nativeImage.createFromPath(join(assets, 'tray', trayIconFile(name, process.platform)));
   const tray = new TrayController({
     createTray: (image) => new Tray(image),
     buildMenu: (template) => Menu.buildFromTemplate(template),
@@ -248,6 +253,7 @@ async function start(): Promise<void> {
       quit: () => void (quit ? quit.run('user') : app.quit()),
     },
     words: language,
+    platform: process.platform,
   });
 
   // The core. The organisation's policy first: its presets are the settings' defaults, its locks

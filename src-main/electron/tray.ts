@@ -20,6 +20,17 @@ import type { TrayView } from '../core/app/ports.ts';
 
 export type TrayIconName = 'connected' | 'connecting' | 'degraded' | 'offline' | 'needs-attention';
 
+/**
+ * The icon file for a state, in the OS's own form (assets/tray-formats.ts makes them): an .ico on
+ * Windows (16 and 32 px in one file), a template image on macOS (the menu bar colours it, light or
+ * dark; nativeImage finds the @2x beside it), the coloured PNG elsewhere.
+ */
+export function trayIconFile(name: TrayIconName, platform: NodeJS.Platform): string {
+  if (platform === 'win32') return `${name}.ico`;
+  if (platform === 'darwin') return `${name}Template.png`;
+  return `${name}.png`;
+}
+
 export interface TrayActions {
   retryNow(): void;
   toggleDoNotDisturb(): void;
@@ -41,6 +52,7 @@ export interface TrayControllerDeps {
   recentCount?: number;
   /** The language of the menu and tooltip, asked at each update (English when not given). */
   words?: TranslatorSource;
+  platform?: NodeJS.Platform;
 }
 
 function stateWords(status: StatusView, t: Translator): string {
@@ -194,6 +206,7 @@ export class TrayController implements TrayView {
   private readonly deps: TrayControllerDeps;
   private tray: TrayType | null = null;
   private lastIcon: TrayIconName | null = null;
+  private destroyed = false;
 
   constructor(deps: TrayControllerDeps) {
     this.deps = deps;
@@ -201,9 +214,14 @@ export class TrayController implements TrayView {
 
   setState(status: StatusView, missedCount: number, recent: HistoryEntry[]): void {
     const iconName = trayIconFor(status);
+    if (this.destroyed) return;
     if (!this.tray) {
-      this.tray = this.deps.createTray(this.deps.icon(iconName));
+      const tray = this.deps.createTray(this.deps.icon(iconName));
+      this.tray = tray;
       this.lastIcon = iconName;
+      // Windows opens a tray icon's menu on a right click only; people click with the left.
+      if ((this.deps.platform ?? process.platform) === 'win32')
+        tray.on('click', () => tray.popUpContextMenu());
     } else if (iconName !== this.lastIcon) {
       this.tray.setImage(this.deps.icon(iconName));
       this.lastIcon = iconName;
@@ -232,7 +250,9 @@ export class TrayController implements TrayView {
     return this.lastIcon;
   }
 
+  /** Quitting: the icon goes, and a status that comes after does not make a new one. */
   destroy(): void {
+    this.destroyed = true;
     this.tray?.destroy();
     this.tray = null;
   }

@@ -33,6 +33,7 @@ import {
   clipboard,
   dialog,
   ipcMain,
+  Menu,
   Notification,
   powerMonitor,
   protocol,
@@ -87,6 +88,8 @@ afterAll(async () => {
 describe('main.ts', () => {
   it('secures the app before any page loads', () => {
     expect(app.appUserModelId).toBe('com.screenpop.desktop');
+    // Electron's default menu (Reload, Toggle Developer Tools, Help links) is gone (Linux here).
+    expect(Menu.application).toBeNull();
     expect(protocol.privileged).toEqual([
       { scheme: 'app', privileges: { standard: true, secure: true, supportFetchAPI: true } },
     ]);

@@ -143,8 +143,11 @@ describe('the packaged app (electron-builder --dir, as npm run dist lays it out)
     const scripts = files.filter((f) => /^dist\/renderer\/assets\/.*\.js$/.test(f));
     expect(scripts.some((f) => inAsar(f).includes('Minified React error'))).toBe(true);
 
-    const trayIcons = (await readdir(join(root, 'assets/tray'))).filter((f) => f.endsWith('.png'));
-    expect(trayIcons.length).toBe(10);
+    // Per state: the PNG and its @2x (Linux), the macOS template and its @2x, the Windows .ico.
+    const trayIcons = (await readdir(join(root, 'assets/tray'))).filter((f) =>
+      /\.(png|ico)$/.test(f),
+    );
+    expect(trayIcons.length).toBe(25);
     for (const icon of ['icon.png', 'icon-256.png', ...trayIcons.map((f) => `tray/${f}`)]) {
       expect(files).toContain(`assets/${icon}`);
     }
@@ -174,6 +177,7 @@ describe('the packaged app (electron-builder --dir, as npm run dist lays it out)
     expect(ours.filter((f) => !/^(dist|assets)(\/|$)/.test(f) && f !== 'package.json')).toEqual([]);
     expect(ours.filter((f) => /\.(md|yml|json)$/.test(f) && f !== 'package.json')).toEqual([]);
     expect(ours).not.toContain('assets/generate-icons.ts');
+    expect(ours).not.toContain('assets/tray-formats.ts');
     expect(ours).not.toContain('assets/screenshot-popup.png');
     // The bundle's own sources (its source map stays in dist/): the simulator is in it for demo
     // mode, but not its command line; the shared files (src-shared/) are, the relay that shares

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => import('../support/electron-mock.ts'));
@@ -6,9 +8,12 @@ import type { Menu as MenuType, NativeImage, Tray as TrayType } from 'electron';
 import type { HistoryEntry, StatusView } from '../../src-main/ipc/contract.ts';
 import {
   TrayController,
+  trayIconFile,
   type TrayActions,
   type TrayIconName,
 } from '../../src-main/electron/tray.ts';
+import { TRAY_STATES, trayFormats } from '../../assets/tray-formats.ts';
+import { applicationMenuTemplate } from '../../src-main/electron/app-menu.ts';
 import {
   Menu,
   nativeImage,
@@ -19,7 +24,7 @@ import {
 import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import { silentLogger } from '../../src-shared/log.ts';
 
-function setup() {
+function setup(platform: NodeJS.Platform = 'linux') {
   const actions: TrayActions = {
     retryNow: vi.fn(),
     toggleDoNotDisturb: vi.fn(),
@@ -36,6 +41,7 @@ function setup() {
       nativeImage.createFromPath(`/app/assets/tray/${name}.png`) as unknown as NativeImage,
     actions,
     timeOfDay: () => '09:15',
+    platform,
   });
   return { tray, actions, fake: () => Tray.instances[0]! };
 }
@@ -270,5 +276,60 @@ describe("TrayController in the user's language", () => {
       l.replace(/\u2068[^\u2069]*\u2069/g, ''),
     );
     expect(words.filter((w) => /[A-Za-z]/.test(w.replace('Screenpop', '')))).toEqual([]);
+  });
+});
+
+const trayDir = join(import.meta.dirname, '..', '..', 'assets', 'tray');
+
+describe('the tray on each OS', () => {
+  it('uses an .ico on Windows, a template image on macOS, the coloured PNG on Linux; every file is there', () => {
+    for (const state of TRAY_STATES) {
+      expect(trayIconFile(state, 'win32')).toBe(`${state}.ico`);
+      expect(trayIconFile(state, 'darwin')).toBe(`${state}Template.png`);
+      expect(trayIconFile(state, 'linux')).toBe(`${state}.png`);
+      for (const platform of ['win32', 'darwin', 'linux'] as const)
+        expect(
+          nativeImage.createFromPath(join(trayDir, trayIconFile(state, platform))).isEmpty(),
+          `${state} on ${platform}`,
+        ).toBe(false);
+    }
+  });
+
+  it('the .ico and template files are the drawn PNGs (npm exec -- node assets/tray-formats.ts), and the templates keep the states apart', () => {
+    const derived = trayFormats(trayDir);
+    for (const [name, bytes] of derived)
+      expect(readFileSync(join(trayDir, name)).equals(bytes), `${name} is stale`).toBe(true);
+    const templates = TRAY_STATES.map((s) => derived.get(`${s}Template@2x.png`)!.toString('hex'));
+    expect(new Set(templates).size).toBe(TRAY_STATES.length);
+  });
+
+  it('opens its menu on a left click on Windows (Windows shows it on a right click only)', () => {
+    const win = setup('win32');
+    win.tray.setState(status(), 0, []);
+    win.fake().emit('click');
+    expect(win.fake().poppedUp).toHaveLength(1);
+    resetElectronMock();
+    const linux = setup('linux');
+    linux.tray.setState(status(), 0, []);
+    expect(linux.fake().listenerCount('click')).toBe(0);
+  });
+
+  it('after destroy() (quitting) a late status makes no new icon', () => {
+    const { tray } = setup();
+    tray.setState(status(), 0, []);
+    tray.destroy();
+    expect(() => Tray.instances[0]!.setToolTip('x')).toThrow('Tray is destroyed');
+    tray.setState(status({ state: 'offline' }), 0, []);
+    expect(Tray.instances).toHaveLength(1);
+  });
+
+  it('has no application menu on Windows and Linux (no Reload, no Developer Tools); macOS keeps edit and window keys only', () => {
+    expect(applicationMenuTemplate('win32')).toBeNull();
+    expect(applicationMenuTemplate('linux')).toBeNull();
+    expect(applicationMenuTemplate('darwin')?.map((i) => i.role)).toEqual([
+      'appMenu',
+      'editMenu',
+      'windowMenu',
+    ]);
   });
 });

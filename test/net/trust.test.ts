@@ -20,6 +20,7 @@ describe('the trusted certificate authorities', () => {
     const trust = loadTrust({
       caFile: '',
       readFile: read,
+      extraCaCertsVariable: undefined,
       getCACertificates: (type) => {
         calls.push(type);
         return type === 'system' ? ['SYSTEM-PEM'] : ['DEFAULT-PEM'];
@@ -27,9 +28,35 @@ describe('the trusted certificate authorities', () => {
     });
     expect(trust.ca).toEqual(['DEFAULT-PEM', 'SYSTEM-PEM']);
     expect(trust.decisions[0]).toContain('the system store (1)');
+    expect(trust.decisions[1]).toBe('NODE_EXTRA_CA_CERTS: not set');
     const old = loadTrust({ caFile: '', readFile: read, getCACertificates: undefined });
     expect(old.ca).toBeUndefined();
     expect(old.decisions[0]).toContain('cannot read the system store');
+  });
+
+  it('say whether NODE_EXTRA_CA_CERTS was used: a packaged app (nodeOptions fuse off) ignores it', () => {
+    const node = (extra: string[]) => (type: string) =>
+      type === 'default' ? ['ROOT', ...extra] : type === 'extra' ? extra : [];
+    const used = loadTrust({
+      caFile: '',
+      readFile: read,
+      extraCaCertsVariable: '/etc/corp-ca.pem',
+      getCACertificates: node(['CORP']),
+    });
+    expect(used.decisions).toEqual([
+      "trust: Node's roots (1), the system store (0)",
+      'NODE_EXTRA_CA_CERTS: /etc/corp-ca.pem (1 certificate)',
+      'CA file: none',
+    ]);
+    const ignored = loadTrust({
+      caFile: '',
+      readFile: read,
+      extraCaCertsVariable: '/etc/corp-ca.pem',
+      getCACertificates: node([]),
+    });
+    expect(ignored.decisions[1]).toBe(
+      'NODE_EXTRA_CA_CERTS: /etc/corp-ca.pem is set but not used (a packaged Screenpop ignores it; use the caFile setting)',
+    );
   });
 
   it('name a CA file that cannot be used, and keep the rest', () => {

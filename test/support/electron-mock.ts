@@ -7,6 +7,7 @@
  * resetElectronMock() clears everything between tests.
  */
 import { EventEmitter } from 'node:events';
+import { existsSync } from 'node:fs';
 import { vi } from 'vitest';
 
 export interface Rect {
@@ -229,8 +230,9 @@ export class BrowserWindow extends EventEmitter {
   }
 }
 
+/** As Electron's: a path with no image file gives an empty image (a tray would show nothing). */
 export const nativeImage = {
-  createFromPath: (path: string) => ({ path, isEmpty: () => false }),
+  createFromPath: (path: string) => ({ path, isEmpty: () => !existsSync(path) }),
 };
 
 /** A tray icon; after destroy() every method throws "Tray is destroyed", as Electron's does. */
@@ -300,6 +302,11 @@ export interface MenuItem {
 
 export const Menu = {
   buildFromTemplate: (template: MenuItem[]) => ({ template }),
+  /** The application menu: 'default' (Electron's own) until the app sets one, or null for none. */
+  application: 'default' as { template: MenuItem[] } | null | 'default',
+  setApplicationMenu(menu: { template: MenuItem[] } | null): void {
+    this.application = menu;
+  },
 };
 
 export class Notification extends EventEmitter {
@@ -590,6 +597,7 @@ export const app = new FakeApp();
 
 export function resetElectronMock(): void {
   BrowserWindow.instances = [];
+  Menu.application = 'default';
   Tray.instances = [];
   Notification.instances = [];
   Notification.supported = true;

@@ -25,6 +25,8 @@ export interface TrustInput {
   readFile: (path: string) => string;
   /** For tests: the Node API, or undefined to act as a Node without it. */
   getCACertificates?: GetCACertificates | undefined;
+  /** NODE_EXTRA_CA_CERTS as set in the environment (default: process.env's). */
+  extraCaCertsVariable?: string | undefined;
 }
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
@@ -62,13 +64,22 @@ export function loadTrust(input: TrustInput): Trust {
   const get = 'getCACertificates' in input ? input.getCACertificates : nodeGetCACertificates();
   const decisions: string[] = [];
   let base: string[];
+  const variable =
+    'extraCaCertsVariable' in input ? input.extraCaCertsVariable : process.env.NODE_EXTRA_CA_CERTS;
   if (get) {
-    // 'default' is what Node trusts anyway: bundled roots plus NODE_EXTRA_CA_CERTS.
+    // 'default' is what Node trusts anyway: bundled roots plus NODE_EXTRA_CA_CERTS, when this
+    // process read it ('extra'). A packaged Screenpop does not: its nodeOptions fuse is off.
     const defaults = get('default');
     const system = safely(() => get('system'));
+    const extra = safely(() => get('extra'));
     base = [...defaults, ...system];
     decisions.push(
-      `trust: Node's roots and NODE_EXTRA_CA_CERTS (${defaults.length}), the system store (${system.length})`,
+      `trust: Node's roots (${defaults.length - extra.length}), the system store (${system.length})`,
+      variable
+        ? extra.length > 0
+          ? `NODE_EXTRA_CA_CERTS: ${variable} (${extra.length} certificate${extra.length === 1 ? '' : 's'})`
+          : `NODE_EXTRA_CA_CERTS: ${variable} is set but not used (a packaged Screenpop ignores it; use the caFile setting)`
+        : 'NODE_EXTRA_CA_CERTS: not set',
     );
   } else {
     base = [...tls.rootCertificates];
