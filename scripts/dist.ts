@@ -129,6 +129,40 @@ export async function preflight(
   };
 }
 
+/** The package.json field that marks an ad-hoc signed macOS build (read by src-main/electron/main.ts). */
+export const UNSIGNED_MARK = 'screenpopUnsigned';
+
+/**
+ * macOS without a Developer ID certificate in the environment (CSC_LINK or CSC_NAME): electron-builder
+ * would not sign at all, but flipping the fuses rewrites the executable, and Apple Silicon kills an
+ * executable whose signature no longer matches. So such a build is signed ad hoc ('-'), without the
+ * hardened runtime (which would refuse Electron's own frameworks under an ad-hoc signature), and
+ * marked, so that the app turns updates off (Squirrel.Mac installs only into signed apps) and says
+ * why it shows no notifications (macOS allows them only to signed apps).
+ */
+export function macSigningArgs(
+  env: Env,
+  platform: NodeJS.Platform,
+  argv: readonly string[],
+): { args: string[]; note: string | null } {
+  const targets = new Set(
+    argv.filter((a) => /^(--mac|--macos|-m|--linux|-l|--win|--windows|-w)$/.test(a)),
+  );
+  const forMac =
+    targets.size === 0
+      ? platform === 'darwin'
+      : targets.has('--mac') || targets.has('--macos') || targets.has('-m');
+  if (!forMac || env.CSC_LINK || env.CSC_NAME) return { args: [], note: null };
+  return {
+    args: [
+      '-c.mac.identity=-',
+      '-c.mac.hardenedRuntime=false',
+      `-c.extraMetadata.${UNSIGNED_MARK}=true`,
+    ],
+    note: 'no CSC_LINK or CSC_NAME: the macOS app is signed ad hoc, for testing (it runs on Apple Silicon; Gatekeeper warns on other Macs; no notifications, no self-update)',
+  };
+}
+
 async function main(): Promise<number> {
   const checked = await preflight(hostLocateInput());
   if (!checked.ok) {
@@ -136,10 +170,13 @@ async function main(): Promise<number> {
     return 1;
   }
   process.stderr.write(`npm run dist: ${checked.note}\n`);
+  const signing = macSigningArgs(process.env, process.platform, process.argv.slice(2));
+  if (signing.note) process.stderr.write(`npm run dist: ${signing.note}\n`);
   const built = await runAttached('npm', ['run', 'build'], { cwd: root });
   if (built !== 0) return built;
   const cli = join(root, 'node_modules', 'electron-builder', 'cli.js');
-  return runAttached(process.execPath, [cli, ...checked.builderArgs, ...process.argv.slice(2)], {
+  const builderArgs = [...checked.builderArgs, ...signing.args, ...process.argv.slice(2)];
+  return runAttached(process.execPath, [cli, ...builderArgs], {
     cwd: root,
     forwardSignals: true,
   });

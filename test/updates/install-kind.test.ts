@@ -1,6 +1,10 @@
 /** Which installations may update themselves. */
 import { describe, expect, it } from 'vitest';
-import { updateSupport, type InstallFacts } from '../../src-main/core/updates/install-kind.ts';
+import {
+  isPerMachinePath,
+  updateSupport,
+  type InstallFacts,
+} from '../../src-main/core/updates/install-kind.ts';
 
 const packaged: InstallFacts = {
   platform: 'linux',
@@ -32,6 +36,34 @@ describe('updateSupport', () => {
       reason: expect.stringContaining('rpm package'),
     });
     expect(updateSupport(packaged)).toMatchObject({ ok: false });
+  });
+
+  it('leaves an NSIS installation for all users to IT (the update would ask for admin rights between calls)', () => {
+    expect(
+      updateSupport({ ...packaged, platform: 'win32', nsisUninstaller: true, perMachine: true }),
+    ).toEqual({ ok: false, reason: expect.stringContaining('installed for all users') });
+    expect(
+      updateSupport({ ...packaged, platform: 'win32', nsisUninstaller: true, perMachine: false }),
+    ).toEqual({ ok: true });
+    const env = {
+      ProgramFiles: 'C:\\Program Files',
+      'ProgramFiles(x86)': 'C:\\Program Files (x86)',
+      LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local',
+    };
+    expect(isPerMachinePath('C:\\Program Files\\Screenpop\\Screenpop.exe', env)).toBe(true);
+    expect(isPerMachinePath('c:\\program files (x86)\\Screenpop\\Screenpop.exe', env)).toBe(true);
+    expect(
+      isPerMachinePath('C:\\Users\\ada\\AppData\\Local\\Programs\\screenpop\\Screenpop.exe', env),
+    ).toBe(false);
+    expect(isPerMachinePath('C:\\Program Files Extra\\Screenpop.exe', env)).toBe(false);
+  });
+
+  it('does not offer updates to an unsigned macOS build (Squirrel.Mac refuses them)', () => {
+    expect(updateSupport({ ...packaged, platform: 'darwin', signed: false })).toEqual({
+      ok: false,
+      reason: expect.stringContaining('unsigned'),
+    });
+    expect(updateSupport({ ...packaged, platform: 'darwin', signed: true })).toEqual({ ok: true });
   });
 
   it('skips a development run unless it asks to exercise the updater', () => {
