@@ -8,6 +8,15 @@
  */
 import { statfsSync } from 'node:fs';
 
+/**
+ * What every Linux launcher passes (electron-builder.yml linux.executableArgs for the menu entries,
+ * login-item.ts for the autostart entry): run under XWayland. As a native Wayland client (Electron
+ * 38+ on a Wayland session) the popup cannot be placed in its corner, kept above other windows or
+ * shown without focus. Only the command line can choose: Chromium picks the platform before the
+ * app's code runs, so appendSwitch would be too late.
+ */
+export const LINUX_LAUNCH_ARGS = ['--ozone-platform=x11'] as const;
+
 /** Below this size /dev/shm is too small for Chromium's renderers (Docker's default is 64 MiB). */
 export const MIN_DEV_SHM_BYTES = 512 * 1024 * 1024;
 

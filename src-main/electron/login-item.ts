@@ -1,13 +1,15 @@
 /**
  * "Start at login". macOS and Windows: app.setLoginItemSettings. Linux has no such API in
  * Electron, so an XDG autostart entry (~/.config/autostart/screenpop.desktop) is written or removed;
- * for an AppImage it points at the AppImage file (APPIMAGE), not at the temporary mount.
+ * for an AppImage it points at the AppImage file (APPIMAGE), not at the temporary mount, and it
+ * starts under XWayland like the menu entries (LINUX_LAUNCH_ARGS).
  * Only packaged apps register themselves: a development run would register the bare Electron binary.
  */
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { writeFileAtomic } from '../../src-shared/atomic-file.ts';
 import type { Logger } from '../../src-shared/log.ts';
+import { LINUX_LAUNCH_ARGS } from './chromium-switches.ts';
 
 export interface LoginItemDeps {
   platform: NodeJS.Platform;
@@ -33,7 +35,7 @@ export function autostartEntry(executable: string): string {
     'Type=Application',
     'Name=Screenpop',
     'Comment=Shows who is calling the moment your extension rings',
-    `Exec=${desktopExecQuote(executable)}`,
+    `Exec=${[desktopExecQuote(executable), ...LINUX_LAUNCH_ARGS].join(' ')}`,
     'Terminal=false',
     'X-GNOME-Autostart-enabled=true',
     '',

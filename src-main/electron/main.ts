@@ -54,7 +54,12 @@ import { ServiceClient } from '../core/api/service-client.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
 import { fixedTranslator, LocaleState } from '../../src-shared/i18n/locale-state.ts';
-import { localeForSetting, resolveLocale } from '../../src-shared/i18n/locales.ts';
+import {
+  environmentLanguages,
+  localeForSetting,
+  resolveLocale,
+} from '../../src-shared/i18n/locales.ts';
+import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import { createLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { readAll, storeSecret } from '../core/credentials/provision.ts';
@@ -64,13 +69,14 @@ import type { Settings } from '../core/settings/types.ts';
 import { proxyAccount, transportFor } from '../core/net/network.ts';
 import type { NetTransport } from '../core/net/transport.ts';
 import { startDemo } from '../../src-sim/demo.ts';
-import { updateSupport } from '../core/updates/install-kind.ts';
+import { isPerMachinePath, updateSupport } from '../core/updates/install-kind.ts';
 import { RestartGate } from '../core/updates/restart-gate.ts';
 import { UpdateController } from '../core/updates/update-controller.ts';
 import { APP_ID } from './app-id.ts';
 import { APP_SCHEME, AppOrigin, contentSecurityPolicy, devServerOrigin } from './app-origin.ts';
 import { applicationMenuTemplate } from './app-menu.ts';
 import { registerAppProtocol } from './app-protocol.ts';
+import { checkDesktop, storeSecretNeedsDisplay } from './desktop-checks.ts';
 import { applyChromiumSwitches, devShmBytes } from './chromium-switches.ts';
 import { NativeDialogs } from './dialogs.ts';
 import { SafeExternalOpener } from './external.ts';
@@ -78,7 +84,7 @@ import { registerIpcHandlers } from './ipc-handlers.ts';
 import { TypedIpcMain } from './ipc-main.ts';
 import { createAppLogger } from './logging.ts';
 import { applyStartAtLogin } from './login-item.ts';
-import { ElectronNotifier } from './notifier.ts';
+import { ElectronNotifier, UNSIGNED_MAC_WORDS } from './notifier.ts';
 import { PopupWindow } from './popup-window.ts';
 import { watchPower } from './power.ts';
 import {
@@ -104,7 +110,11 @@ const switchesAdded = applyChromiumSwitches(app.commandLine, {
 
 if (process.argv.includes('--store-secret')) {
   // An administrator's script: `Screenpop --store-secret` with the secret on standard input.
-  void provisionSecret().then((code) => app.exit(code));
+  const t = fixedTranslator(resolveLocale(environmentLanguages(process.env))).current();
+  if (storeSecretNeedsDisplay(process.platform, process.env, process.argv)) {
+    process.stderr.write(`Screenpop: ${t.t('desktop.store-secret.no-display')}\n`);
+    app.exit(2);
+  } else void provisionSecret(t).then((code) => app.exit(code));
 } else if (!app.requestSingleInstanceLock()) {
   // Another Screenpop is running; it gets 'second-instance' and shows its settings.
   app.quit();
@@ -228,14 +238,20 @@ async function start(): Promise<void> {
     logger,
     icon: join(assets, 'icon.png'),
   });
+  // An ad-hoc signed macOS test build (scripts/dist.ts without CSC_LINK): macOS refuses its
+  // notifications and Squirrel.Mac its updates; the status says so once, instead of every failure.
+  const unsignedMac = process.platform === 'darwin' && app.isPackaged && builtUnsigned(root);
+  if (unsignedMac) health.report('unsigned-build', UNSIGNED_MAC_WORDS);
   const notifier = new ElectronNotifier({
     create: (options) => new Notification(options),
     isSupported: () => Notification.isSupported(),
+    ...(unsignedMac ? {} : { health }),
     onClick: () => runtime?.presenter.showPopup(),
     // A voicemail or SMS is in the History.
     onNoticeClick: () => windows.show('history'),
     logger,
     words: language,
+    platform: process.platform,
   });
   const trayIcon = (name: TrayIconName) =>
     nativeImage.createFromPath(join(assets, 'tray', trayIconFile(name, process.platform)));
@@ -425,6 +441,8 @@ async function start(): Promise<void> {
       nsisUninstaller: existsSync(
         join(dirname(process.execPath), `Uninstall ${app.getName()}.exe`),
       ),
+      perMachine: process.platform === 'win32' && isPerMachinePath(process.execPath, process.env),
+      signed: !unsignedMac,
       devUpdates,
     }),
     port: electronUpdaterPort({
@@ -493,16 +511,31 @@ async function start(): Promise<void> {
       shell.showItemInFolder(path);
     } catch (err) {
       logger.error('diagnostics could not be saved', { error: err });
+      const t = language.current();
       dialog.showErrorBox(
-        'Diagnostics not saved',
-        'Screenpop could not write the diagnostics file there. Choose a folder you can write to (for example Documents) and try again.',
+        t.t('desktop.diagnostics-failed.title'),
+        t.t('desktop.diagnostics-failed.body'),
       );
     }
   }
 
+  // Linux: the sandbox off, a native Wayland window, no tray on GNOME: said in the status; without
+  // a tray the Settings window is the only way to the app, so it opens.
+  void checkDesktop(
+    { platform: process.platform, env: process.env, commandLine: app.commandLine },
+    health,
+    logger,
+  ).then(({ trayHidden }) => {
+    if (trayHidden) windows.show('settings');
+  });
+
   const { needsOnboarding } = await rt.start();
   updates.apply(rt.settings().updates);
-  if (needsOnboarding) windows.show('settings');
+  if (needsOnboarding) {
+    windows.show('settings');
+    // macOS asks for notification permission at the first notification: now, not at a call.
+    if (process.platform === 'darwin' && !unsignedMac) notifier.welcome();
+  }
   logger.info('ready', { needsOnboarding });
 }
 
@@ -510,7 +543,7 @@ async function start(): Promise<void> {
  * Stores the API secret from standard input in this user's keychain, for the service address and
  * API key the organisation's policy sets (README "Pre-provisioning the API secret"); no window.
  */
-async function provisionSecret(): Promise<number> {
+async function provisionSecret(t: Translator): Promise<number> {
   const secrets = new SecretRegistry();
   const logger = createLogger({ secrets }, { app: 'screenpop --store-secret' });
   try {
@@ -521,13 +554,25 @@ async function provisionSecret(): Promise<number> {
       new KeytarCredentialStore(),
       secrets,
     );
-    process.stderr.write(`Screenpop: the API secret for ${account} is in the keychain\n`);
+    process.stderr.write(`Screenpop: ${t.t('runner.secret-stored', { account })}\n`);
     return 0;
   } catch (err) {
-    process.stderr.write(
-      `Screenpop: the secret was not stored: ${secrets.scrub(err instanceof Error ? err.message : String(err))}\n`,
-    );
+    const error = secrets.scrub(err instanceof Error ? err.message : String(err));
+    process.stderr.write(`Screenpop: ${t.t('runner.secret-not-stored', { error })}\n`);
     return 1;
+  }
+}
+
+/** The mark scripts/dist.ts puts in the packaged package.json of an ad-hoc signed macOS build. */
+function builtUnsigned(appPath: string): boolean {
+  try {
+    const pkg = JSON.parse(readFileSync(join(appPath, 'package.json'), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    return pkg.screenpopUnsigned === true || pkg.screenpopUnsigned === 'true';
+  } catch {
+    return false;
   }
 }
 

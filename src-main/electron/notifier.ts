@@ -2,12 +2,19 @@
  * Native notifications for ringing calls. Each Notification is kept in a Map until it is clicked,
  * closed or replaced: a notification object that only a local variable refers to is garbage
  * collected, and its click is then lost. A click brings up the popup.
+ *
+ * A refusal is never silent: when the OS refuses a notification ('failed': on macOS, permission
+ * denied or an unsigned app; on Windows, notifications turned off) the status says so with the
+ * remedy (DesktopHealth 'notifications'), until one is shown again. On macOS the first start asks
+ * for permission during onboarding (welcome()), not at the first call.
  */
 import type { Notification as NotificationType, NotificationConstructorOptions } from 'electron';
 import type { CallCard } from '../ipc/contract.ts';
 import type { NoticeAlert, Notifier, NotifyOptions } from '../core/app/ports.ts';
 import type { Logger } from '../../src-shared/log.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
+import { phrase } from '../../src-shared/i18n/phrase.ts';
+import type { DesktopHealth, DesktopProblemWords } from '../core/app/desktop-health.ts';
 
 export interface ElectronNotifierDeps {
   create: (options: NotificationConstructorOptions) => NotificationType;
@@ -19,7 +26,24 @@ export interface ElectronNotifierDeps {
   platform?: NodeJS.Platform;
   /** The language of the words around caller ID (English when not given). */
   words?: TranslatorSource;
+  /** Where a refusal by the OS is said (the status: tray, Settings). */
+  health?: DesktopHealth;
 }
+
+/** The words for notifications the OS refuses, with the remedy for this OS. */
+export function notificationsOffWords(platform: NodeJS.Platform): DesktopProblemWords {
+  const os = platform === 'darwin' || platform === 'win32' ? platform : 'other';
+  return {
+    reason: [phrase('desktop.problem.notifications.reason')],
+    remedy: [phrase('desktop.problem.notifications.remedy', { os })],
+  };
+}
+
+/** An ad-hoc signed macOS build: no notifications (macOS allows them to signed apps only), no updates. */
+export const UNSIGNED_MAC_WORDS: DesktopProblemWords = {
+  reason: [phrase('desktop.problem.unsigned-mac.reason')],
+  remedy: [phrase('desktop.problem.unsigned-mac.remedy')],
+};
 
 /** Linux notification daemons interpret a subset of markup in the body: caller ID must not be markup. */
 export function escapeNotificationMarkup(text: string): string {
@@ -56,6 +80,22 @@ export class ElectronNotifier implements Notifier {
     n.show();
   }
 
+  /**
+   * macOS, first start: one notification during onboarding, so that macOS asks for permission
+   * while the user is looking, not at the first call (whose banner would be the prompt).
+   */
+  welcome(): void {
+    if (!this.deps.isSupported()) return;
+    const t = (this.deps.words ?? PLAIN_ENGLISH).current();
+    const n = this.deps.create({
+      title: t.t('desktop.notify.welcome.title'),
+      body: t.t('desktop.notify.welcome.body'),
+      silent: true,
+    });
+    this.keep('welcome', n, () => {});
+    n.show();
+  }
+
   show(card: CallCard, options: NotifyOptions): void {
     if (!this.deps.isSupported()) return;
     this.close(card.callId);
@@ -85,9 +125,14 @@ export class ElectronNotifier implements Notifier {
       onClick();
     });
     n.on('close', forget);
+    n.on('show', () => this.deps.health?.clear('notifications'));
     n.on('failed', (_e, error) => {
       forget();
       this.deps.logger.warn('notification failed', { error });
+      this.deps.health?.report(
+        'notifications',
+        notificationsOffWords(this.deps.platform ?? process.platform),
+      );
     });
     this.live.set(id, n);
   }

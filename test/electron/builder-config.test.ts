@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { APP_ID } from '../../src-main/electron/app-id.ts';
+import { LINUX_LAUNCH_ARGS } from '../../src-main/electron/chromium-switches.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -29,6 +30,7 @@ describe('electron-builder.yml', () => {
       enableEmbeddedAsarIntegrityValidation: true,
       onlyLoadAppFromAsar: true,
       grantFileProtocolExtraPrivileges: false,
+      resetAdHocDarwinSignature: true,
     });
   });
 
@@ -57,9 +59,9 @@ describe('electron-builder.yml', () => {
     }
   });
 
-  it('installs per machine on Windows: NSIS with a silent mode, and an MSI that upgrades in place', () => {
+  it('on Windows: NSIS per user (it updates itself without a UAC prompt), all users on request, and a per-machine MSI that upgrades in place', () => {
     const nsis = config.nsis as Record<string, unknown>;
-    expect(nsis).toMatchObject({ oneClick: false, perMachine: true, allowElevation: true });
+    expect(nsis).toMatchObject({ oneClick: false, perMachine: false, allowElevation: true });
     expect(nsis.deleteAppDataOnUninstall).toBe(false);
     const msi = config.msi as Record<string, unknown>;
     expect(msi).toMatchObject({ perMachine: true, runAfterFinish: false });
@@ -69,6 +71,12 @@ describe('electron-builder.yml', () => {
     };
     const derived = UUID.v5(APP_ID, UUID.parse('d752fe43-5d44-44d5-9fc9-6dd1bf19d5cc'));
     expect(msi.upgradeCode).toBe(derived.toUpperCase());
+  });
+
+  it('starts the Linux packages as the autostart entry does: under XWayland, never --no-sandbox', () => {
+    const linux = config.linux as { executableArgs: string[] };
+    expect(linux.executableArgs).toEqual([...LINUX_LAUNCH_ARGS]);
+    expect(JSON.stringify(config)).not.toContain('no-sandbox');
   });
 
   it('declares the runtime libraries of the Linux packages (keychain, notifications, Electron)', () => {

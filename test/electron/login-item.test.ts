@@ -25,7 +25,7 @@ describe('applyStartAtLogin', () => {
   it('writes and removes an XDG autostart entry on Linux', async () => {
     await applyStartAtLogin(true, deps());
     const text = await readFile(join(tmp.path, 'autostart', AUTOSTART_FILE), 'utf8');
-    expect(text).toContain('Exec="/home/ada/Apps/Screenpop-0.1.0.AppImage"');
+    expect(text).toContain('Exec="/home/ada/Apps/Screenpop-0.1.0.AppImage" --ozone-platform=x11\n');
     expect(text.startsWith('[Desktop Entry]\n')).toBe(true);
     await applyStartAtLogin(false, deps());
     expect(await readdir(join(tmp.path, 'autostart'))).toEqual([]);

@@ -56,6 +56,8 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+/** Starting the whole app can take seconds on a busy machine. */
+const WAIT = { timeout: 20_000 };
 let imports = 0;
 /** main.ts afresh (a new module instance each time, sharing this file's electron mock). */
 async function startMain(): Promise<void> {
@@ -76,7 +78,7 @@ describe('main.ts start and end', () => {
     app.preferredLanguages = ['de-DE'];
     try {
       await startMain();
-      await vi.waitFor(() => expect(app.exitCode).toBe(1));
+      await vi.waitFor(() => expect(app.exitCode).toBe(1), WAIT);
     } finally {
       app.preferredLanguages = ['en-US'];
     }
@@ -93,11 +95,11 @@ describe('main.ts start and end', () => {
 
   it('Windows log-off (session-end on a window) runs the clean quit: history written, tray gone, exit 0', async () => {
     await startMain();
-    await vi.waitFor(() => expect(settingsWindow()).toBeDefined());
-    await vi.waitFor(() => expect(Tray.instances).toHaveLength(1));
+    await vi.waitFor(() => expect(settingsWindow()).toBeDefined(), WAIT);
+    await vi.waitFor(() => expect(Tray.instances).toHaveLength(1), WAIT);
     const popup = BrowserWindow.instances.find((w) => w.loadedUrl?.endsWith('popup.html'))!;
     popup.emit('session-end', Object.assign(fakeEvent(), { reasons: ['logoff'] }));
-    await vi.waitFor(() => expect(app.exitCode).toBe(0));
+    await vi.waitFor(() => expect(app.exitCode).toBe(0), WAIT);
     expect(Tray.instances[0]?.destroyed).toBe(true);
     expect(BrowserWindow.getAllWindows()).toEqual([]);
     const log = await readFile(join(dir, 'logs', 'screenpop.log'), 'utf8');
@@ -106,11 +108,11 @@ describe('main.ts start and end', () => {
 
   it('a Linux or macOS shutdown is held (preventDefault) only for the clean quit, then the app exits', async () => {
     await startMain();
-    await vi.waitFor(() => expect(Tray.instances).toHaveLength(1));
+    await vi.waitFor(() => expect(Tray.instances).toHaveLength(1), WAIT);
     const event = fakeEvent();
     powerMonitor.emit('shutdown', event);
     expect(event.defaultPrevented).toBe(true);
-    await vi.waitFor(() => expect(app.exitCode).toBe(0));
+    await vi.waitFor(() => expect(app.exitCode).toBe(0), WAIT);
     // A quit from the OS meanwhile does not start a second one.
     const log = await readFile(join(dir, 'logs', 'screenpop.log'), 'utf8');
     expect(log.match(/"msg":"quitting"/g)).toHaveLength(1);
@@ -118,10 +120,10 @@ describe('main.ts start and end', () => {
 
   it('Quit in the tray ends the app cleanly; a quit the OS asks for meanwhile is the same one', async () => {
     await startMain();
-    await vi.waitFor(() => expect(Tray.instances).toHaveLength(1));
+    await vi.waitFor(() => expect(Tray.instances).toHaveLength(1), WAIT);
     Tray.instances[0]!.item('quit')!.click!();
     app.quit(); // e.g. macOS logging out at that moment: held, not a second quit
-    await vi.waitFor(() => expect(app.exitCode).toBe(0));
+    await vi.waitFor(() => expect(app.exitCode).toBe(0), WAIT);
     const log = await readFile(join(dir, 'logs', 'screenpop.log'), 'utf8');
     expect(log).toContain('"reason":"user"');
     expect(log.match(/"msg":"quitting"/g)).toHaveLength(1);

@@ -3,15 +3,18 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../support/electron-mock.ts'));
 
 import type { Notification as NotificationType, NotificationConstructorOptions } from 'electron';
+import { DesktopHealth } from '../../src-main/core/app/desktop-health.ts';
 import { ElectronNotifier } from '../../src-main/electron/notifier.ts';
+import { fixedTranslator, PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
 import { silentLogger } from '../../src-shared/log.ts';
 import { Notification, resetElectronMock } from '../support/electron-mock.ts';
 import { card } from './support.ts';
 
-function notifier(platform: NodeJS.Platform = 'win32') {
+function notifier(platform: NodeJS.Platform = 'win32', health?: DesktopHealth) {
   const clicks: string[] = [];
   const noticeClicks: string[] = [];
   const n = new ElectronNotifier({
+    ...(health ? { health } : {}),
     create: (options: NotificationConstructorOptions) =>
       new Notification(options as Record<string, unknown>) as unknown as NotificationType,
     isSupported: () => Notification.isSupported(),
@@ -109,5 +112,42 @@ describe('ElectronNotifier', () => {
     const { n } = notifier();
     n.show(card('c1'), { silent: false });
     expect(Notification.instances).toEqual([]);
+  });
+
+  it('a notification the OS refuses (macOS: permission denied) is said in the status with the remedy, until one shows', async () => {
+    const health = new DesktopHealth(silentLogger);
+    const { n } = notifier('darwin', health);
+    Notification.refusal = 'The operation couldn’t be completed. (UNErrorDomain error 1.)';
+    n.show(card('c1'), { silent: false });
+    await vi.waitFor(() => expect(health.has('notifications')).toBe(true));
+    const [problem] = health.list(PLAIN_ENGLISH.current());
+    expect(problem).toMatchObject({
+      id: 'notifications',
+      reason: 'Notifications are turned off for Screenpop: a ringing call shows only in the popup.',
+      remedy: expect.stringContaining('System Settings > Notifications > Screenpop'),
+    });
+    expect(n.size).toBe(0);
+    // In German, and for Windows its own settings.
+    const win = notifier('win32', health);
+    win.n.show(card('c2'), { silent: false });
+    await vi.waitFor(() =>
+      expect(health.list(fixedTranslator('de').current())[0]?.remedy).toContain(
+        'Einstellungen > System > Benachrichtigungen',
+      ),
+    );
+    Notification.refusal = null;
+    n.show(card('c3'), { silent: false });
+    await vi.waitFor(() => expect(health.has('notifications')).toBe(false));
+  });
+
+  it('on macOS asks for permission at onboarding with a quiet welcome notification', () => {
+    const { n } = notifier('darwin');
+    n.welcome();
+    expect(Notification.instances[0]?.options).toEqual({
+      title: 'Screenpop is ready',
+      body: 'Calls to your extension will show here. Allow notifications so that you see them.',
+      silent: true,
+    });
+    expect(Notification.instances[0]?.shown).toBe(true);
   });
 });

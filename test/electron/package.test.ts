@@ -22,6 +22,7 @@ import {
   writeStandInElectron,
   type PackedApp,
 } from '../../scripts/pack-dir.ts';
+import { ENTRIES_MARK } from '../support/linux-package-entries.ts';
 import { runQuiet } from '../support/run-quiet.ts';
 import { withBuildLock } from '../support/build-lock.ts';
 
@@ -153,6 +154,31 @@ describe('the packaged app (electron-builder --dir, as npm run dist lays it out)
     }
   });
 
+  it('Linux menu entries start under XWayland with the sandbox on; the deb sets the sandbox up (AppArmor, chrome-sandbox)', async () => {
+    // electron-builder's own targets on this folder, stopped where they have computed the
+    // entries (test/support/linux-package-entries.ts).
+    const run = await runQuiet(
+      process.execPath,
+      [join(root, 'test/support/linux-package-entries.ts'), packed.appDir, join(work, 'targets')],
+      root,
+    );
+    expect(run.code, run.output).toBe(0);
+    const entries = JSON.parse(run.output.split(ENTRIES_MARK)[1] ?? '{}') as Record<
+      'AppImage' | 'deb' | 'rpm',
+      { desktop: string; afterInstall?: string | null }
+    >;
+    const exec = (desktop: string) => /^Exec=(.*)$/m.exec(desktop)?.[1];
+    // electron-builder's default for the AppImage is `AppRun --no-sandbox %U`.
+    expect(exec(entries.AppImage.desktop)).toBe('AppRun --ozone-platform=x11 %U');
+    expect(exec(entries.deb.desktop)).toBe('/opt/Screenpop/screenpop --ozone-platform=x11 %U');
+    expect(exec(entries.rpm.desktop)).toBe('/opt/Screenpop/screenpop --ozone-platform=x11 %U');
+    for (const entry of Object.values(entries)) expect(entry.desktop).not.toContain('no-sandbox');
+    // What makes the deb the package for Ubuntu 24.04+: an AppArmor profile that allows the
+    // sandbox's user namespaces, and chrome-sandbox made setuid where namespaces are off.
+    expect(entries.deb.afterInstall).toContain('/etc/apparmor.d/screenpop');
+    expect(entries.deb.afterInstall).toContain("chmod 4755 '/opt/Screenpop/chrome-sandbox'");
+  }, 120_000);
+
   it('keeps keytar’s native module outside app.asar, where it can be loaded', async () => {
     const native = 'node_modules/keytar/build/Release/keytar.node';
     expect(asar.statFile(packed.asar, native)).toMatchObject({ unpacked: true });
@@ -208,7 +234,10 @@ describe('the packaged app (electron-builder --dir, as npm run dist lays it out)
       electronFuses: Record<string, boolean>;
     };
     const fuses = await readFuses(packed.executable);
-    for (const [name, value] of Object.entries(config.electronFuses)) {
+    // resetAdHocDarwinSignature is an instruction to re-sign a macOS binary, not a fuse in the wire.
+    const { resetAdHocDarwinSignature, ...wire } = config.electronFuses;
+    expect(resetAdHocDarwinSignature).toBe(true);
+    for (const [name, value] of Object.entries(wire)) {
       expect(fuses[name], name).toBe(value);
     }
   });

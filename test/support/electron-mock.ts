@@ -320,11 +320,22 @@ export class Notification extends EventEmitter {
     this.options = options;
     Notification.instances.push(this);
   }
+  /**
+   * Set it to play the OS refusing notifications: show() then emits 'failed' with this error (as
+   * macOS does when permission is denied or the app is unsigned), instead of 'show'.
+   */
+  static refusal: string | null = null;
   static isSupported(): boolean {
     return Notification.supported;
   }
+  /** As Electron: 'show' (or 'failed') comes on a later tick, when the OS has answered. */
   show(): void {
     this.shown = true;
+    const refusal = Notification.refusal;
+    setImmediate(() => {
+      if (refusal === null) this.emit('show', fakeEvent());
+      else this.emit('failed', fakeEvent(), refusal);
+    });
   }
   close(): void {
     this.closed = true;
@@ -601,6 +612,7 @@ export function resetElectronMock(): void {
   Tray.instances = [];
   Notification.instances = [];
   Notification.supported = true;
+  Notification.refusal = null;
   ipcMain.handlers.clear();
   shell.openExternal.mockClear();
   clipboard.text = '';

@@ -14,7 +14,7 @@ import type { Logger } from '../../../src-shared/log.ts';
 
 /** One id per kind of problem: reporting an id again replaces its words. */
 export type DesktopProblemId =
-  'popup' | 'notifications' | 'keychain' | 'tray' | 'window-system' | 'sandbox';
+  'popup' | 'notifications' | 'unsigned-build' | 'keychain' | 'tray' | 'window-system' | 'sandbox';
 
 export interface DesktopProblemWords {
   reason: Words;
