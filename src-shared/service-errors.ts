@@ -61,6 +61,8 @@ export type FaultId =
   | 'not-mapped'
   | 'keychain-unreadable'
   | 'proxy-unreachable'
+  | 'proxy-dropped'
+  | 'proxy-timeout'
   | 'proxy-auth'
   | 'proxy-refused'
   | 'certificate-untrusted'

@@ -37,6 +37,8 @@ const FAULTS: FaultId[] = [
   'no-credentials',
   'keychain-unreadable',
   'proxy-unreachable',
+  'proxy-dropped',
+  'proxy-timeout',
   'proxy-auth',
   'certificate-expired',
   'certificate-host',

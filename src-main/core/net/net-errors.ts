@@ -46,8 +46,15 @@ export function networkFault(
     if (e instanceof ProxyError) {
       const values = { host, proxy: e.proxy };
       const message = `${operation}: ${e.message}`;
+      // No decision of the proxy's: it could not be reached, ended the CONNECT without an answer
+      // (closed, reset, not HTTP), or did not finish its answer in time. Transient, like the
+      // network: the sources retry after their back-off.
       if (e.failure === 'unreachable')
         return new ServiceError({ kind: 'network', fault: 'proxy-unreachable', message, values });
+      if (e.failure === 'dropped')
+        return new ServiceError({ kind: 'network', fault: 'proxy-dropped', message, values });
+      if (e.failure === 'timeout')
+        return new ServiceError({ kind: 'timeout', fault: 'proxy-timeout', message, values });
       // A proxy that cannot reach the server itself (502/504) is the network's fault, not a policy.
       if (e.failure === 'refused' && e.status !== undefined && e.status >= 500)
         return new ServiceError({ kind: 'network', message, values });

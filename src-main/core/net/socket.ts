@@ -12,6 +12,7 @@
 import type { Agent } from 'node:http';
 import WebSocket from 'ws';
 import { ERRCODE, readErrcode } from '../../../src-shared/service-errors.ts';
+import { ABANDON_OPTION } from './tunnel.ts';
 
 export interface SocketCallbacks {
   open(): void;
@@ -62,19 +63,27 @@ export interface SocketRoute {
 export function wsSocketFactory(route: SocketRoute): CreateSocket {
   return (url, headers, callbacks) => {
     const agent = route.agent?.(new URL(url));
+    // Aborted when the socket is closed or terminated before it opened: a proxy's CONNECT still
+    // waiting for its answer ends with it, instead of running on to its own deadline.
+    const abandon = new AbortController();
     const ws = new WebSocket(url, {
       headers,
       maxPayload: MAX_PAYLOAD_BYTES,
       perMessageDeflate: false,
       followRedirects: false,
-      ...(agent && { agent }),
+      ...(agent && { agent, [ABANDON_OPTION]: abandon.signal }),
       ...(route.ca && { ca: route.ca }),
     });
-    return wire(ws, callbacks);
+    ws.once('close', () => abandon.abort());
+    return wire(ws, callbacks, () => abandon.abort());
   };
 }
 
-function wire(ws: WebSocket, callbacks: SocketCallbacks): SocketConnection {
+function wire(
+  ws: WebSocket,
+  callbacks: SocketCallbacks,
+  abandon: () => void = () => {},
+): SocketConnection {
   ws.on('open', () => callbacks.open());
   ws.on('message', (data, isBinary) => {
     if (isBinary) return; // the protocol is text frames only
@@ -109,9 +118,14 @@ function wire(ws: WebSocket, callbacks: SocketCallbacks): SocketConnection {
       if (ws.readyState === WebSocket.OPEN) ws.send(text);
     },
     close: (code, reason) => {
-      if (ws.readyState === WebSocket.CONNECTING) ws.terminate();
-      else ws.close(code, reason);
+      if (ws.readyState === WebSocket.CONNECTING) {
+        abandon();
+        ws.terminate();
+      } else ws.close(code, reason);
     },
-    terminate: () => ws.terminate(),
+    terminate: () => {
+      if (ws.readyState === WebSocket.CONNECTING) abandon();
+      ws.terminate();
+    },
   };
 }

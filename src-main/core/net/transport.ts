@@ -20,11 +20,16 @@ import type { Duplex } from 'node:stream';
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
 import { wsSocketFactory, type CreateSocket } from './socket.ts';
 import { describeProxy, type ProxyChoice, type ProxyResolver } from './proxy.ts';
-import { openTunnel } from './tunnel.ts';
+import { ABANDON_OPTION, openTunnel } from './tunnel.ts';
 import type { Trust } from './trust.ts';
 
-/** A proxy that does not answer CONNECT in this time is reported unreachable. */
-const TUNNEL_TIMEOUT_MS = 15_000;
+/**
+ * The whole CONNECT (reaching the proxy and its complete answer) must be done in this time, however
+ * the proxy trickles its bytes; then it is reported unreachable or too slow, and retried. Shorter
+ * than the API calls' time-out and the relay's connect timer (15 s each), so that a slow proxy is
+ * named as such rather than as a slow service.
+ */
+const TUNNEL_DEADLINE_MS = 10_000;
 /** The service's answers are small; a body above this is cut off as an error. */
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
@@ -44,7 +49,8 @@ export interface NetworkDecisions {
   caProblem?: string;
 }
 
-type ConnectOptions = http.ClientRequestArgs & tls.ConnectionOptions;
+type ConnectOptions = http.ClientRequestArgs &
+  tls.ConnectionOptions & { [ABANDON_OPTION]?: AbortSignal };
 type Callback = (err: Error | null, stream: Duplex) => void;
 
 /** `user:password`, the password alone and their Basic encoding are secrets. */
@@ -103,7 +109,8 @@ export class NetTransport {
   }
 
   /** A connected socket to options.host:port, direct or through the proxy, TLS when `secure`. */
-  private async open(secure: boolean, options: ConnectOptions): Promise<Duplex> {
+  private async open(secure: boolean, requested: ConnectOptions): Promise<Duplex> {
+    const { [ABANDON_OPTION]: abandon, ...options } = requested;
     const host = String(options.host ?? 'localhost').replace(/^\[|\]$/g, '');
     const port = Number(options.port ?? (secure ? 443 : 80));
     const target = new URL(
@@ -120,7 +127,11 @@ export class NetTransport {
       return secure ? tls.connect(tlsOptions) : net.connect({ host, port });
     }
     if (choice.auth) registerAuth(this.deps.secrets, choice.auth);
-    const tunnel = await openTunnel(choice, { host, port }, TUNNEL_TIMEOUT_MS);
+    const tunnel = await openTunnel(
+      choice,
+      { host, port },
+      { deadlineMs: TUNNEL_DEADLINE_MS, signal: abandon },
+    );
     if (!secure) return tunnel;
     const { host: _h, port: _p, ...rest } = tlsOptions;
     return tls.connect({ ...rest, socket: tunnel });
@@ -152,7 +163,7 @@ export class NetTransport {
           method: init.method ?? 'GET',
           headers,
           agent: secure ? this.httpsAgent : this.httpAgent,
-          ...(init.signal && { signal: init.signal }),
+          ...(init.signal && { signal: init.signal, [ABANDON_OPTION]: init.signal }),
         },
         (res) => {
           const status = res.statusCode ?? 0;

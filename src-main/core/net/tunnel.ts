@@ -8,11 +8,18 @@ import net from 'node:net';
 import type { ProxyServer } from './proxy.ts';
 
 export type ProxyFailure =
-  /** The proxy itself cannot be reached (refused, unknown host, no answer). */
+  /** The proxy itself cannot be reached (refused, unknown host, no connection). */
   | 'unreachable'
+  /**
+   * The proxy took the connection and then ended it without an answer (closed, reset), or answered
+   * something that is not HTTP: no decision of the proxy's, so worth trying again later.
+   */
+  | 'dropped'
+  /** The proxy had not finished its answer when the CONNECT's deadline passed (it drips or stalls). */
+  | 'timeout'
   /** 407 (or 401): the proxy wants (other) credentials. */
   | 'auth'
-  /** Any other refusal of the CONNECT (403 by policy, 502/504 the target unreachable from it). */
+  /** The proxy's explicit refusal of the CONNECT (403 by policy, 502/504 the target unreachable from it). */
   | 'refused';
 
 export class ProxyError extends Error {
@@ -47,60 +54,119 @@ function hostPort(host: string, port: number): string {
 }
 
 /**
+ * The request option that carries a connection's AbortSignal to the transport's agent (Node strips
+ * `signal` itself before the agent is asked for a socket): a fetch's signal, or the one a socket
+ * aborts when it is closed while still connecting. Aborting it ends a CONNECT still waiting.
+ */
+export const ABANDON_OPTION = 'screenpopAbandon';
+
+export interface TunnelLimits {
+  /**
+   * The whole CONNECT (reaching the proxy, its answer's head to the last byte) must be done within
+   * this many ms of the call: an absolute deadline, so that a proxy dripping its answer one byte at
+   * a time cannot hold the connection for ever.
+   */
+  deadlineMs: number;
+  /** The caller gave up (a fetch aborted, a socket closed while connecting): end the tunnel now. */
+  signal?: AbortSignal | undefined;
+}
+
+/**
+ * A proxy's answer head: its final status (2xx to 5xx), or undefined when it is not an HTTP/1.x
+ * status line we can act on (a 1xx to a CONNECT is not one either).
+ */
+function statusOf(head: Buffer): number | undefined {
+  const line = head.subarray(0, head.indexOf('\r\n')).toString('latin1');
+  const match = /^HTTP\/1\.[01] ([2-5]\d\d)(?: |$)/.exec(line);
+  return match ? Number(match[1]) : undefined;
+}
+
+/**
  * Opens a tunnel to `target` through `proxy`. Resolves with the connected socket once the proxy
- * answered 200; rejects with a ProxyError otherwise, or when `timeoutMs` passes first.
+ * answered 2xx; rejects with a ProxyError otherwise or when the deadline passes first, and with an
+ * AbortError when `limits.signal` aborts.
+ *
+ * Only the proxy's own answer (407, 403, 502, ...) is a decision of the proxy's. A connection
+ * closed or reset before any answer, an answer that is not HTTP and one that does not end in time
+ * are `dropped` / `timeout`: transient, like a network fault (net-errors.ts).
  */
 export function openTunnel(
   proxy: ProxyServer,
   target: { host: string; port: number },
-  timeoutMs: number,
+  limits: TunnelLimits,
 ): Promise<net.Socket> {
   const name = hostPort(proxy.host, proxy.port);
   const authority = hostPort(target.host, target.port);
+  const { deadlineMs, signal } = limits;
   return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(abortError(signal));
+      return;
+    }
     const socket = net.connect({ host: proxy.host, port: proxy.port });
     let head = Buffer.alloc(0);
     let settled = false;
-    const fail = (error: ProxyError) => {
-      if (settled) return;
+    let connected = false;
+    const finish = () => {
       settled = true;
+      clearTimeout(deadline);
+      signal?.removeEventListener('abort', onAbort);
+    };
+    const fail = (error: Error) => {
+      if (settled) return;
+      finish();
       socket.destroy();
       reject(error);
     };
-    socket.setTimeout(timeoutMs, () =>
-      fail(
-        new ProxyError(
-          'unreachable',
-          name,
-          `the proxy ${name} did not answer within ${Math.round(timeoutMs / 1000)} s`,
-          {
-            code: 'ETIMEDOUT',
-          },
+    const onAbort = () => fail(abortError(signal));
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const deadline = setTimeout(
+      () =>
+        fail(
+          connected
+            ? new ProxyError(
+                'timeout',
+                name,
+                `the proxy ${name} did not complete its answer within ${Math.round(deadlineMs / 1000)} s`,
+                { code: 'ETIMEDOUT' },
+              )
+            : new ProxyError(
+                'unreachable',
+                name,
+                `the proxy ${name} could not be reached within ${Math.round(deadlineMs / 1000)} s`,
+                { code: 'ETIMEDOUT' },
+              ),
         ),
-      ),
+      deadlineMs,
     );
     socket.once('error', (error: NodeJS.ErrnoException) =>
       fail(
-        new ProxyError(
-          'unreachable',
-          name,
-          `the proxy ${name} could not be reached (${error.code ?? 'error'})`,
-          {
-            code: error.code ?? 'ECONNRESET',
-          },
-        ),
+        connected
+          ? new ProxyError(
+              'dropped',
+              name,
+              `the proxy ${name} ended the connection before answering CONNECT (${error.code ?? 'error'})`,
+              { code: error.code ?? 'ECONNRESET' },
+            )
+          : new ProxyError(
+              'unreachable',
+              name,
+              `the proxy ${name} could not be reached (${error.code ?? 'error'})`,
+              { code: error.code ?? 'ECONNREFUSED' },
+            ),
       ),
     );
     socket.once('close', () =>
       fail(
         new ProxyError(
-          'refused',
+          'dropped',
           name,
           `the proxy ${name} closed the connection before answering CONNECT`,
         ),
       ),
     );
     socket.once('connect', () => {
+      connected = true;
       const lines = [`CONNECT ${authority} HTTP/1.1`, `Host: ${authority}`];
       if (proxy.auth)
         lines.push(
@@ -108,24 +174,29 @@ export function openTunnel(
         );
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);
     });
+    const notHttp = () =>
+      new ProxyError('dropped', name, `the proxy ${name} sent an answer that is not HTTP`);
     const onData = (chunk: Buffer) => {
       head = Buffer.concat([head, chunk]);
+      // Known as soon as the first line is there (or cannot be one): no need to wait for more.
+      if (head.length >= 9 && !/^HTTP\/1\.[01] $/.test(head.subarray(0, 9).toString('latin1'))) {
+        fail(notHttp());
+        return;
+      }
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) {
-        if (head.length > MAX_HEAD_BYTES)
-          fail(
-            new ProxyError('refused', name, `the proxy ${name} sent an answer that is not HTTP`),
-          );
+        if (head.length > MAX_HEAD_BYTES) fail(notHttp());
         return;
       }
       socket.off('data', onData);
-      const statusLine = head.subarray(0, head.indexOf('\r\n')).toString('latin1');
-      const status = Number(/^HTTP\/1\.[01] (\d{3})/.exec(statusLine)?.[1] ?? 0);
-      if (status === 200) {
+      const status = statusOf(head);
+      if (status === undefined) {
+        fail(notHttp());
+      } else if (status >= 200 && status < 300) {
+        // RFC 9110 9.3.6: any 2xx answer to CONNECT means the tunnel is open.
         const rest = head.subarray(end + 4);
         if (rest.length > 0) socket.unshift(rest);
-        settled = true;
-        socket.setTimeout(0);
+        finish();
         socket.removeAllListeners('error');
         socket.removeAllListeners('close');
         resolve(socket);
@@ -146,7 +217,7 @@ export function openTunnel(
           new ProxyError(
             'refused',
             name,
-            `the proxy ${name} refused the connection to ${authority} (HTTP ${status || 'answer not understood'})`,
+            `the proxy ${name} refused the connection to ${authority} (HTTP ${status})`,
             { status },
           ),
         );
@@ -154,4 +225,13 @@ export function openTunnel(
     };
     socket.on('data', onData);
   });
+}
+
+/** What an aborted fetch rejects with (a DOMException named AbortError), with the signal's reason. */
+function abortError(signal: AbortSignal | undefined): Error {
+  const error = new Error('the connection was abandoned before the proxy answered', {
+    cause: signal?.reason,
+  });
+  error.name = 'AbortError';
+  return error;
 }
