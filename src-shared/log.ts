@@ -5,6 +5,7 @@
  * like secrets (isSecretName) are masked whatever their value; values nested deeper than
  * MAX_REDACT_DEPTH are left out, never passed on unchecked.
  */
+import { MIN_SECRET_LENGTH, secretForms } from './secret-forms.ts';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
 
@@ -59,16 +60,24 @@ export function redactTree(
   return out;
 }
 
-/** Known secret values, so that they can be scrubbed from any text. Shorter than 6 chars are ignored. */
+/**
+ * Known secret values, so that they can be scrubbed from any text: each in every form it can be
+ * written (secret-forms.ts: percent-encoded, JSON-escaped, base64), in any letter case. Shorter
+ * than 6 chars are ignored.
+ */
 export class SecretRegistry {
-  private readonly secrets = new Set<string>();
+  private readonly secrets = new Map<string, string[]>();
+  /** Every form of every secret as one pattern, longest first; rebuilt after a change. */
+  private pattern: RegExp | null | undefined;
 
   add(secret: string | undefined | null): void {
-    if (secret && secret.length >= 6) this.secrets.add(secret);
+    if (!secret || secret.length < MIN_SECRET_LENGTH || this.secrets.has(secret)) return;
+    this.secrets.set(secret, secretForms(secret));
+    this.pattern = undefined;
   }
 
   remove(secret: string | undefined | null): void {
-    if (secret) this.secrets.delete(secret);
+    if (secret && this.secrets.delete(secret)) this.pattern = undefined;
   }
 
   /**
@@ -77,14 +86,25 @@ export class SecretRegistry {
    * such as Yeastar's carry the access token in the URL: docs/phone-systems/yeastar-p-series.md).
    */
   scrub(text: string): string {
-    let out = text;
-    for (const s of this.secrets) if (out.includes(s)) out = out.split(s).join(REDACTED);
+    const pattern = this.compiled();
+    const out = pattern ? text.replace(pattern, REDACTED) : text;
     return out
       .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, `$1${REDACTED}`)
       .replace(
         /([?&](?:access_token|token|refresh_token|secret|client_secret|password)=)[^&\s"']+/gi,
         `$1${REDACTED}`,
       );
+  }
+
+  private compiled(): RegExp | null {
+    if (this.pattern !== undefined) return this.pattern;
+    const forms = [...new Set([...this.secrets.values()].flat())].sort(
+      (a, b) => b.length - a.length,
+    );
+    this.pattern = forms.length
+      ? new RegExp(forms.map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|'), 'gi')
+      : null;
+    return this.pattern;
   }
 
   /** Deep copy of `value` with secret fields masked and registered secrets scrubbed from strings. */

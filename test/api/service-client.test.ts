@@ -52,6 +52,20 @@ describe('ServiceClient.getToken', () => {
     expect(err.remedy).toMatch(/regenerate/);
   });
 
+  it('scrubs the secret from errmsg before cutting it, wherever the cut falls', async () => {
+    const { service, client } = setup();
+    // The errmsg is cut to 120 characters; the secret sits across the cut at every offset.
+    for (let at = 100; at <= 120; at++) {
+      service.script('/get_token', {
+        status: 401,
+        body: { errcode: 10001, errmsg: `${'x'.repeat(at)}${service.secret} tail` },
+      });
+      const err = await rejection(client.getToken(service.key, service.secret));
+      for (let n = 6; n <= service.secret.length; n++)
+        expect(err.message, `secret at ${at}`).not.toContain(service.secret.slice(0, n));
+    }
+  });
+
   it('rejects a token pair with a missing field, naming the field and not the token', async () => {
     const { service, client } = setup();
     service.script('/get_token', {

@@ -169,7 +169,24 @@ describe('diagnostics archive', () => {
   it('numbers are cut to their last four digits; dates, addresses, versions and ids are kept', () => {
     expect(maskNumbers('from +1 415 555 0123 to 101')).toBe('from …0123 to 101');
     expect(maskNumbers('+44 20 7946 0958; 4155550123')).toBe('…0958; …0123');
+    // As people, phone systems and URLs also write them.
+    const written: Array<[string, string]> = [
+      ['call from 415.555.0124 ended', 'call from …0124 ended'],
+      ['+1.415.555.0128', '…0128'],
+      ['Tel. 030/1234567', 'Tel. …4567'],
+      ['＋１ ４１５ ５５５ ０１２３', '…0123'],
+      ['４１５５５５０１２５', '…0125'],
+      ['?from=%2B14155550126&x=1', '?from=…0126&x=1'],
+      ['+1%20415%20555%200127', '…0127'],
+      ['tel:+14155550129', 'tel:…0129'],
+      ['sip:4155550130@pbx.example.com', 'sip:…0130@pbx.example.com'],
+    ];
+    for (const [text, masked] of written) expect(maskNumbers(text), text).toBe(masked);
     for (const keep of [
+      '10.0.0.1',
+      '23.11.2026',
+      '23/11/2026',
+      '"time":"08:56:42.576Z"',
       '2026-11-23T10:00:00.000Z',
       'on 2026-11-23',
       '203.0.113.7:8443',

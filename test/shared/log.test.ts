@@ -78,4 +78,37 @@ describe('logger redaction', () => {
     expect(line).toContain(TOO_DEEP);
     expect(JSON.stringify(withoutSecrets({ nested }))).toContain(TOO_DEEP);
   });
+
+  it('scrubs a secret in the other forms it is written in: case, percent-encoding, JSON, base64', () => {
+    const secret = 'Pa55/w+rd"é\\tail';
+    const secrets = new SecretRegistry();
+    secrets.add(secret);
+    const b64 = (text: string) => Buffer.from(text, 'utf8').toString('base64');
+    const forms = {
+      upper: secret.toUpperCase(),
+      lower: secret.toLowerCase(),
+      percent: encodeURIComponent(secret),
+      percentLower: encodeURIComponent(secret).toLowerCase(),
+      json: JSON.stringify({ password: secret }),
+      jsonAscii: JSON.stringify(secret).replace(
+        /[^\x20-\x7e]/g,
+        (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`,
+      ),
+      // Inside longer base64 at each of the three alignments, and URL-safe.
+      basic: `Authorization: Basic ${b64(`agent7:${secret}`)}`,
+      aligned1: b64(`x${secret}yz`),
+      aligned2: b64(`xy${secret}z`),
+      urlSafe: b64(`agent7:${secret}`).replace(/\+/g, '-').replace(/\//g, '_'),
+    };
+    for (const [form, text] of Object.entries(forms)) {
+      const out = secrets.scrub(`before ${text} after`);
+      expect(out, form).toContain(REDACTED);
+      for (const leak of [secret, forms.percent, b64(secret).slice(0, 8)])
+        expect(out.toLowerCase(), form).not.toContain(leak.toLowerCase());
+    }
+    // Ordinary text is left alone, and removing a secret stops scrubbing it.
+    expect(secrets.scrub('Password reset for agent7')).toBe('Password reset for agent7');
+    secrets.remove(secret);
+    expect(secrets.scrub(`x ${secret}`)).toBe(`x ${secret}`);
+  });
 });

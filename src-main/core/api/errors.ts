@@ -59,6 +59,8 @@ export interface ErrorContext {
   operation?: string;
   /** Wall-clock now, for an HTTP-date Retry-After. */
   now?: number;
+  /** Removes secrets from the server's `errmsg` (SecretRegistry.scrub), before it is shortened. */
+  scrub?: (text: string) => string;
 }
 
 /**
@@ -85,7 +87,9 @@ export function errorFromResponse(
   if (parsed && parsed.errcode !== ERRCODE.ok) {
     const known = kindOfErrcode(parsed.errcode);
     const kind = known ?? (status >= 400 ? kindForStatus(status) : 'server');
-    const detail = parsed.errmsg ? ` (${previewText(parsed.errmsg, 120)})` : '';
+    // Scrubbed before it is cut: cut first, a secret across the cut would survive as its prefix.
+    const scrub = context.scrub ?? ((text: string) => text);
+    const detail = parsed.errmsg ? ` (${previewText(scrub(parsed.errmsg), 120)})` : '';
     return new ServiceError({
       kind,
       message: `${prefix}the service answered errcode ${parsed.errcode}${detail}, HTTP ${status}`,

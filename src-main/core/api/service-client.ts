@@ -220,7 +220,11 @@ export class ServiceClient {
   }
 
   private errorContext(spec: RequestSpec) {
-    return { operation: spec.operation, now: this.clock.now() };
+    return {
+      operation: spec.operation,
+      now: this.clock.now(),
+      scrub: (text: string) => this.secrets.scrub(text),
+    };
   }
 
   private toServiceError(err: unknown, operation: string, timedOut: boolean): ServiceError {

@@ -6,7 +6,8 @@
  * Everything is redacted on the way out, whatever a section returns: secrets registered with the
  * SecretRegistry (the API secret, access and refresh tokens) and bearer credentials are scrubbed,
  * fields named like secrets are masked, `user:password@` in addresses is removed, and telephone
- * numbers (7 digits or more) are cut to their last four digits. The file is written atomically.
+ * numbers (7 digits or more, however written) are cut to their last four digits. The file is
+ * written atomically.
  */
 import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
 import type { LogRecord, SecretRegistry } from '../../../src-shared/log.ts';
@@ -93,16 +94,54 @@ function readme(at: Date): string {
   ].join('\n');
 }
 
-/**
- * A telephone number as caller ID or settings hold it: 7 or more digits, a leading "+" and
- * spaces, "(", ")" or "-" between them allowed; not inside a word, a path, an address or an ISO
- * date. IP addresses and versions (dots) are left alone.
- */
-const PHONE = /(?<![\w.:/\\-])(?!\d{4}-\d{2}-\d{2})\+?\d(?:[\s()-]{0,2}\d){6,}(?![\w])/g;
+/** A digit in any script (full-width ０-９ too). */
+const DIGIT = String.raw`\p{Nd}`;
+/** Between digits: spaces, ( ) - . / (as 415.555.0124, 030/1234567), their full-width and dash forms, or percent-encoded. */
+const SEPARATOR = String.raw`(?:[\s()./\-\u2010-\u2015\u2212\uff08\uff09\uff0d\uff0e\uff0f]|%2[0389dDfF])`;
+/** A leading plus, as is, full-width or percent-encoded. */
+const PLUS = String.raw`(?:[+\uff0b]|%2[bB])`;
+/** Not inside a word, a path or an address, but right after `tel:` or `sip:`. */
+const START = String.raw`(?:(?<=(?:tel|sip|sips|callto):)|(?<![\p{L}\p{Nd}_.:/\\-]))`;
+/** Not an ISO date (2026-11-23). */
+const NOT_ISO_DATE = String.raw`(?!\d{4}-\d{2}-\d{2})`;
+const END = String.raw`(?![\p{L}\p{Nd}_])`;
 
-/** A number cut to its last four digits: "+14155550123" -> "…0123". */
+/**
+ * A telephone number as caller ID, settings or a URL hold it: 7 or more digits, a leading "+" and
+ * separators between them; not inside a word, a path, an address (but after `tel:` or `sip:`) or
+ * an ISO date. IP addresses, dates and versions are left alone (`looksLikeNumber`).
+ */
+const PHONE = new RegExp(
+  [START, NOT_ISO_DATE, PLUS, '?', DIGIT, '(?:', SEPARATOR, '{0,2}', DIGIT, '){6,}', END].join(''),
+  'gu',
+);
+
+/** False for a match that is an IPv4 address (203.0.113.7) or a date (23.11.2026, 23/11/2026). */
+function looksLikeNumber(match: string): boolean {
+  const text = decodeURIComponentSafe(match).normalize('NFKC');
+  if (/^\d{1,3}(?:\.\d{1,3}){3}$/.test(text)) return false;
+  if (/^\d{1,4}([./-])\d{1,2}\1\d{1,4}$/.test(text)) return false;
+  return true;
+}
+
+function decodeURIComponentSafe(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/** A number cut to its last four digits: "+14155550123" -> "…0123" (full-width digits as ASCII). */
 export function maskNumbers(text: string): string {
-  return text.replace(PHONE, (m) => `…${m.replace(/\D/g, '').slice(-4)}`);
+  return text.replace(PHONE, (m) =>
+    looksLikeNumber(m)
+      ? `…${decodeURIComponentSafe(m)
+          .normalize('NFKC')
+          .replace(/\P{Nd}/gu, '')
+          .slice(-4)}`
+      : m,
+  );
 }
 
 /** Keys whose text is a timestamp or an id, never a number to mask. */

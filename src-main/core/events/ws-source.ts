@@ -397,7 +397,9 @@ export class WebSocketEventSource implements EventSource {
       conn: conn.id,
       role: conn.role,
       code,
-      reason: reason.slice(0, 120),
+      // Whole (RFC 6455 keeps it within 123 bytes): the logger scrubs secrets, which a cut here
+      // would leave behind as their first characters.
+      reason,
       dead: conn.foundDead,
     });
     if (conn.tokenExpired || code === 4002) this.tokens.invalidate(conn.token.value);
