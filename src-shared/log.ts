@@ -5,6 +5,7 @@
  * like secrets (isSecretName) are masked whatever their value; values nested deeper than
  * MAX_REDACT_DEPTH are left out, never passed on unchecked.
  */
+import { jsonLine } from './json-text.ts';
 import { MIN_SECRET_LENGTH, secretForms } from './secret-forms.ts';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
@@ -131,7 +132,7 @@ export interface LoggerOptions {
 }
 
 export function createLogger(options: LoggerOptions = {}, bindings: LogFields = {}): Logger {
-  const sink = options.sink ?? ((r: LogRecord) => process.stderr.write(JSON.stringify(r) + '\n'));
+  const sink = options.sink ?? ((r: LogRecord) => process.stderr.write(jsonLine(r)));
   const min = ORDER[options.level ?? 'info'];
   const secrets = options.secrets ?? new SecretRegistry();
   const now = options.now ?? Date.now;

@@ -11,6 +11,7 @@ import {
   type SecretRegistry,
 } from '../../src-shared/log.ts';
 import { rotatingFileSink } from '../core/rotating-file.ts';
+import { jsonLine } from '../../src-shared/json-text.ts';
 
 export function createAppLogger(
   logDir: string,
@@ -22,7 +23,7 @@ export function createAppLogger(
   // At most ~10 MB on disk (screenpop.log + screenpop.log.1); on any file error, stderr only.
   const write = rotatingFileSink(join(logDir, 'screenpop.log'));
   const toFile = (record: LogRecord) => {
-    const line = JSON.stringify(record) + '\n';
+    const line = jsonLine(record);
     write(line);
     if (toStderr) process.stderr.write(line);
   };

@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
+import { jsonLine } from '../../src-shared/json-text.ts';
 import { envProxyResolver } from '../core/net/proxy.ts';
 import { readCaFile } from '../core/net/trust.ts';
 import { createLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
@@ -51,7 +52,7 @@ async function main(): Promise<number> {
     {
       secrets,
       level: early.verbose ? 'debug' : 'info',
-      sink: logRing.tee((r) => process.stderr.write(JSON.stringify(r) + '\n')),
+      sink: logRing.tee((r) => process.stderr.write(jsonLine(r))),
     },
     { app: 'screenpop-headless' },
   );

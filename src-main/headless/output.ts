@@ -9,9 +9,10 @@ import type { Dismiss, Pop } from '../core/events/pipeline.ts';
 import type { Fault } from '../../src-shared/last-resort.ts';
 import type { Notice } from '../core/events/notices.ts';
 import type { FeatureStatus } from '../core/events/features.ts';
-import { previewText } from '../core/app/text.ts';
+import { displayText, previewText } from '../core/app/text.ts';
 import type { CallerIdentity } from '../core/app/directory.ts';
 import type { NameSource, NumberKind } from '../core/app/views.ts';
+import { jsonLine } from '../../src-shared/json-text.ts';
 import { english, phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
 import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
@@ -225,6 +226,17 @@ export function dismissLine(d: Dismiss): DismissLine {
   return { type: 'dismiss', call_id: d.callId, state: d.state, to: d.to, event_id: d.eventId };
 }
 
+/** A name meant for people, cleaned as a pop's caller name is (displayText); null when nothing is left. */
+function shownText(text: string | null): string | null {
+  const shown = displayText(text);
+  return shown === '' ? null : shown;
+}
+
+/**
+ * Names and states meant for people (a caller's name, a trunk's, a presence) are cleaned of
+ * controls and bidi marks like a pop's caller name; numbers and ids keep what was sent (jsonLine
+ * escapes whatever they hold).
+ */
 export function noticeLine(n: Notice, directoryName: string | null): NoticeLine {
   const base = { event_id: n.eventId, timestamp: n.timestamp };
   switch (n.type) {
@@ -235,7 +247,7 @@ export function noticeLine(n: Notice, directoryName: string | null): NoticeLine 
         extension: n.extension,
         from: n.from,
         from_truncated: n.fromTruncated === true,
-        caller_name: n.callerName ?? directoryName,
+        caller_name: shownText(n.callerName) ?? directoryName,
         duration_sec: n.durationSec,
         notify: n.notify,
         ...base,
@@ -256,17 +268,17 @@ export function noticeLine(n: Notice, directoryName: string | null): NoticeLine 
     case 'trunk':
       return {
         type: 'trunk',
-        trunk: n.trunk,
-        status: n.status,
+        trunk: displayText(n.trunk),
+        status: displayText(n.status),
         registered: n.registered,
-        down: n.down,
+        down: n.down.map((trunk) => displayText(trunk)),
         ...base,
       };
     case 'presence':
       return {
         type: 'presence',
         extension: n.extension,
-        status: n.status,
+        status: displayText(n.status),
         do_not_disturb: n.status === 'do_not_disturb',
         ...base,
       };
@@ -288,11 +300,10 @@ export function faultLine(f: Fault): FaultLine {
   return { type: 'fault', origin: f.origin, message: f.message, count: f.count };
 }
 
-/** JSON.stringify escapes control characters and U+2028/9, so caller data cannot break a line. */
+/**
+ * One stdout line: every control, line-breaking and bidi character of caller data escaped, in every
+ * field (jsonLine), so that nothing a caller sends can split, reorder or colour a line.
+ */
 export function formatLine(line: OutputLine): string {
-  return (
-    JSON.stringify(line)
-      .replace(/\u2028/g, '\\u2028')
-      .replace(/\u2029/g, '\\u2029') + '\n'
-  );
+  return jsonLine(line);
 }

@@ -15,6 +15,8 @@ interface Child {
   proc: ChildProcessWithoutNullStreams;
   lines: Array<Record<string, unknown>>;
   raw: string[];
+  /** stdout exactly as written, for what a line reader other than Node's would see. */
+  out: () => string;
   stderr: () => string;
   exit: Promise<number | null>;
 }
@@ -37,10 +39,12 @@ function run(args: string[], env: Record<string, string>): Child {
     raw.push(l);
     lines.push(JSON.parse(l) as Record<string, unknown>);
   });
+  let out = '';
+  proc.stdout.on('data', (d: Buffer) => (out += d.toString()));
   let err = '';
   proc.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const exit = new Promise<number | null>((resolve) => proc.on('exit', (code) => resolve(code)));
-  const child = { proc, lines, raw, stderr: () => err, exit };
+  const child = { proc, lines, raw, out: () => out, stderr: () => err, exit };
   children.push(child);
   return child;
 }
@@ -296,6 +300,62 @@ describe('screenpop-headless', () => {
     expect(child.lines.some((l) => l.type === 'presence')).toBe(false);
     child.proc.kill('SIGTERM');
     expect(await child.exit).toBe(0);
+  });
+
+  it('escapes every control, line-breaking and bidi character in every field of every line', async () => {
+    const sim = await startSimulator();
+    sims.push(sim);
+    const child = run(['--base-url', sim.baseUrl, '--extension', '101'], {
+      SCREENPOP_API_KEY: sim.apiKey.key,
+      SCREENPOP_API_SECRET: sim.apiKey.secret,
+    });
+    await waitFor(
+      () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
+      'connected',
+      childWait(child),
+    );
+    // NEL (U+0085) ends a line for readers that split the Unicode way; U+009B is a terminal's CSI;
+    // RLO reverses what follows on screen; NUL, CR, LF; LS, PS; a zero-width space; a BOM.
+    const hostile = '\u0085\u009b31m\u202e\u0000\r\n\u2028\u2029\u200b\ufeff\u2066';
+    const from = `+1415555${hostile}0123`;
+    sim.ring({ from, to: '101' });
+    sim.voicemail({ extension: '101', from, durationSec: 5, callerName: `Eve${hostile}lyn` });
+    sim.setTrunkStatus(`SIP${hostile}Main`, `unregistered${hostile}`);
+    sim.setPresence('101', `away${hostile}`);
+    await waitFor(
+      () =>
+        ['pop', 'voicemail', 'trunk', 'presence'].every((t) =>
+          child.lines.some((l) => l.type === t),
+        ),
+      'the four lines',
+      childWait(child),
+    );
+    child.proc.kill('SIGTERM');
+    expect(await child.exit).toBe(0);
+    const out = child.out();
+    // Nothing but escapes in the text: no reader sees a line break, a control or a bidi mark; in
+    // the log lines on stderr neither.
+    const raw =
+      // eslint-disable-next-line no-control-regex
+      /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]/;
+    expect(out).not.toMatch(raw);
+    expect(child.stderr()).not.toMatch(raw);
+    const unicodeLines = out.split(/\r\n|[\n\r\v\f\u0085\u2028\u2029]/).filter((l) => l !== '');
+    expect(unicodeLines).toEqual(child.raw);
+    // The same values parse back: a number keeps what the phone system sent ...
+    const pop = child.lines.find((l) => l.type === 'pop')!;
+    expect(pop.from).toBe(from);
+    // ... and names and states meant for people are cleaned like a pop's caller name.
+    expect(child.lines.find((l) => l.type === 'voicemail')).toMatchObject({
+      from,
+      caller_name: 'Eve31mlyn',
+    });
+    expect(child.lines.find((l) => l.type === 'trunk')).toMatchObject({
+      trunk: 'SIP31mMain',
+      status: 'unregistered31m',
+      down: ['SIP31mMain'],
+    });
+    expect(child.lines.find((l) => l.type === 'presence')).toMatchObject({ status: 'away31m' });
   });
 
   it('exits 3 with a needs-attention line when the secret is wrong', async () => {

@@ -1,5 +1,12 @@
-import { describe, expect, it } from 'vitest';
-import { memoryLogger, REDACTED, SecretRegistry, TOO_DEEP } from '../../src-shared/log.ts';
+import { describe, expect, it, vi } from 'vitest';
+import { jsonLine } from '../../src-shared/json-text.ts';
+import {
+  createLogger,
+  memoryLogger,
+  REDACTED,
+  SecretRegistry,
+  TOO_DEEP,
+} from '../../src-shared/log.ts';
 import { withoutSecrets } from '../../src-main/core/settings/validate-settings.ts';
 
 describe('logger redaction', () => {
@@ -110,5 +117,27 @@ describe('logger redaction', () => {
     expect(secrets.scrub('Password reset for agent7')).toBe('Password reset for agent7');
     secrets.remove(secret);
     expect(secrets.scrub(`x ${secret}`)).toBe(`x ${secret}`);
+  });
+
+  it('writes each record as one JSON line, with line breaks, C1 controls and bidi marks escaped', () => {
+    const written: string[] = [];
+    const spy = vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
+      written.push(String(chunk));
+      return true;
+    });
+    try {
+      createLogger().warn('caller \u0085split\u2028here', { name: '\u202eevil\u009b31m\u200b' });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(written).toHaveLength(1);
+    const line = written[0]!;
+    expect(line.endsWith('\n')).toBe(true);
+    expect(line.slice(0, -1)).toMatch(/^[\x20-\x7e]+$/);
+    expect(JSON.parse(line)).toMatchObject({
+      msg: 'caller \u0085split\u2028here',
+      name: '\u202eevil\u009b31m\u200b',
+    });
+    expect(jsonLine({ a: '\u0000\u0085' })).toBe('{"a":"\\u0000\\u0085"}\n');
   });
 });

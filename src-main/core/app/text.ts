@@ -9,10 +9,11 @@
 export const MAX_CALLER_TEXT = 256;
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
-// C0/C1 controls, DEL, bidi embeddings/overrides/isolates, LRM/RLM/ALM, zero-width and BOM.
+// C0/C1 controls, DEL, the line and paragraph separators, bidi embeddings/overrides/isolates,
+// LRM/RLM/ALM, zero-width and BOM.
 const UNSAFE_FOR_DISPLAY =
   // eslint-disable-next-line no-control-regex
-  /[\u0000-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+  /[\u0000-\u001F\u007F-\u009F\u061C\u200B-\u200F\u2028-\u202E\u2060-\u2069\uFEFF]/g;
 
 /** Replaces lone surrogates with U+FFFD so the string is well-formed UTF-16 (encodable). */
 export function toWellFormed(text: string): string {

@@ -10,6 +10,7 @@
  * written atomically.
  */
 import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
+import { jsonLine } from '../../../src-shared/json-text.ts';
 import type { LogRecord, SecretRegistry } from '../../../src-shared/log.ts';
 import { withoutSecrets } from '../settings/validate-settings.ts';
 import { tarGz, type TarFile } from './tar-gz.ts';
@@ -61,7 +62,7 @@ export class Diagnostics {
       name === 'log' && Array.isArray(content)
         ? {
             name: `screenpop-diagnostics/log.jsonl`,
-            data: content.map((r) => JSON.stringify(r)).join('\n') + '\n',
+            data: content.map((r) => jsonLine(r)).join(''),
           }
         : {
             name: `screenpop-diagnostics/${name}.json`,
