@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
 import { jsonLine } from '../../src-shared/json-text.ts';
+import { checkAtomicTarget, UnusableTargetError } from '../../src-shared/atomic-file.ts';
 import { envProxyResolver } from '../core/net/proxy.ts';
 import { readCaFile } from '../core/net/trust.ts';
 import { createLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
@@ -98,6 +99,16 @@ async function main(): Promise<number> {
   }
   if (args.diagnostics) {
     const path = args.diagnostics;
+    // Before the connection test: a device, a pipe or a folder is refused at once, by name.
+    try {
+      await checkAtomicTarget(path, { createFolder: false });
+    } catch (error) {
+      if (!(error instanceof UnusableTargetError)) throw error;
+      process.stderr.write(
+        `screenpop-headless: ${t.t('runner.diagnostics-target', { path, what: error.what })}\n`,
+      );
+      return EXIT.usage;
+    }
     const result = await writeRunnerDiagnostics(path, {
       args,
       settings,

@@ -112,6 +112,8 @@ describe('diagnostics archive', () => {
       },
     });
 
+    // A new name in a folder that exists (a folder that does not is refused: atomic-file tests).
+    await mkdir(join(tmp.path, 'out'));
     const archive = join(tmp.path, 'out', 'diag.tar.gz');
     const names = await d.write(archive, { secrets, now: NOW });
     expect(names.map((n) => n.replace('screenpop-diagnostics/', '')).sort()).toEqual(

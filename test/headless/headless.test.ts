@@ -2,7 +2,10 @@
  * Black-box: the headless runner as a child process against an in-process simulator. Only stdout
  * lines, stderr and the exit code are observed.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeErrcode } from '../../src-shared/service-errors.ts';
@@ -356,6 +359,41 @@ describe('screenpop-headless', () => {
       down: ['SIP31mMain'],
     });
     expect(child.lines.find((l) => l.type === 'presence')).toMatchObject({ status: 'away31m' });
+  });
+
+  it('--diagnostics refuses a device, a FIFO and a missing folder by name, and leaves them as they were', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'screenpop-diag-target-'));
+    try {
+      const fifo = join(dir, 'pipe');
+      execFileSync('mkfifo', [fifo]);
+      const targets: Array<[string, RegExp]> = [
+        [fifo, /that is a named pipe \(FIFO\), not a file/],
+        [join(dir, 'typo', 'diag.tar.gz'), /its folder does not exist/],
+        [dir, /that is a folder, not a file/],
+      ];
+      // As root (tests and CI run as root), the same device node as /dev/null, in the folder.
+      const device = join(dir, 'null');
+      if (process.getuid?.() === 0) {
+        execFileSync('mknod', [device, 'c', '1', '3']);
+        symlinkSync(device, join(dir, 'to-null'));
+        targets.push([device, /that is a device, not a file/]);
+        targets.push([join(dir, 'to-null'), /that is a device, not a file/]);
+      } else console.warn('headless.test.ts: not root; the device-node case is skipped');
+      for (const [path, words] of targets) {
+        const child = run(['--diagnostics', path, '--base-url', 'https://x.example'], {});
+        expect(await child.exit, child.stderr()).toBe(2);
+        expect(child.stderr()).toContain(`--diagnostics ${path}: `);
+        expect(child.stderr()).toMatch(words);
+        expect(child.raw).toEqual([]);
+      }
+      expect(statSync(fifo).isFIFO()).toBe(true);
+      if (process.getuid?.() === 0) expect(statSync(device).isCharacterDevice()).toBe(true);
+      expect(readdirSync(dir).sort()).toEqual(
+        process.getuid?.() === 0 ? ['null', 'pipe', 'to-null'] : ['pipe'],
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('exits 3 with a needs-attention line when the secret is wrong', async () => {

@@ -75,7 +75,8 @@ export class Diagnostics {
     });
     // Last line of defence: every file's text scrubbed once more as a whole.
     for (const f of files) f.data = options.secrets.scrub(f.data);
-    await writeFileAtomic(path, tarGz(files, options.now), 0o600);
+    // A path a person named: a regular file or a new name in a folder that exists.
+    await writeFileAtomic(path, tarGz(files, options.now), 0o600, { createFolder: false });
     return files.map((f) => f.name);
   }
 }
