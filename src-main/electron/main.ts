@@ -67,6 +67,7 @@ import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
 import { SettingsStore } from '../core/settings/settings-store.ts';
 import type { Settings } from '../core/settings/types.ts';
 import { proxyAccount, transportFor } from '../core/net/network.ts';
+import { readCaText } from '../core/net/trust.ts';
 import type { NetTransport } from '../core/net/transport.ts';
 import { startDemo } from '../../src-sim/demo.ts';
 import { isPerMachinePath, updateSupport } from '../core/updates/install-kind.ts';
@@ -299,7 +300,7 @@ async function start(): Promise<void> {
     transportFor(s.demoMode ? { ...s, proxyMode: 'none' } : s, {
       logger,
       secrets,
-      readFile: (path) => readFileSync(path, 'utf8'),
+      readFile: readCaText,
       systemProxy: (url) => session.defaultSession.resolveProxy(url),
       proxyCredentials: (proxy) => credentials.getSecret(proxyAccount(proxy)),
     });

@@ -8,6 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { ServiceClient } from '../core/api/service-client.ts';
 import { transportFor } from '../core/net/network.ts';
+import { readCaText } from '../core/net/trust.ts';
 import type { NetTransport } from '../core/net/transport.ts';
 import { outboundAddress, testConnection } from '../core/app/test-connection.ts';
 import {
@@ -118,7 +119,7 @@ export async function writeRunnerDiagnostics(
   try {
     transport = transportFor(settings, {
       env: d.env,
-      readFile: (file) => readFileSync(file, 'utf8'),
+      readFile: readCaText,
       logger,
       secrets,
     });

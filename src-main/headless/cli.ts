@@ -2,13 +2,12 @@
  * Entry point of screenpop-headless (bin/screenpop-headless.js, `npm run headless -- ...`).
  * stdout carries only the JSON lines of output.ts; every log line goes to stderr, redacted.
  */
-import { readFileSync } from 'node:fs';
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
 import { jsonLine } from '../../src-shared/json-text.ts';
 import { checkAtomicTarget, UnusableTargetError } from '../../src-shared/atomic-file.ts';
 import { envProxyResolver } from '../core/net/proxy.ts';
-import { readCaFile } from '../core/net/trust.ts';
+import { readCaFile, readCaText } from '../core/net/trust.ts';
 import { createLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import { LogRing } from '../core/diagnostics/bounded-log.ts';
@@ -137,7 +136,7 @@ async function main(): Promise<number> {
   // A proxy the administrator set that cannot be used must not be gone around silently.
   try {
     envProxyResolver(process.env);
-    if (settings.caFile) readCaFile(settings.caFile, (path) => readFileSync(path, 'utf8'));
+    if (settings.caFile) readCaFile(settings.caFile, readCaText);
   } catch (error) {
     process.stderr.write(`screenpop-headless: ${(error as Error).message}\n`);
     return EXIT.usage;

@@ -4,9 +4,9 @@
  * the app, with pops, dismisses and status changes printed as JSON lines instead of shown. Used for
  * servers, kiosks, scripts and black-box tests. `--demo` starts the app's demo (src-sim/demo.ts).
  */
-import { readFileSync } from 'node:fs';
 import { serviceConnectionFactory, type Connection } from '../core/app/connection.ts';
 import { transportFor } from '../core/net/network.ts';
+import { readCaText } from '../core/net/trust.ts';
 import { Directory } from '../core/app/directory.ts';
 import type { DemoService } from '../core/app/ports.ts';
 import { systemClock, type Clock } from '../../src-shared/clock.ts';
@@ -130,7 +130,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       proxyUrl: settings.proxyUrl,
       caFile: settings.caFile,
     },
-    { env: deps.env, readFile: (path) => readFileSync(path, 'utf8'), logger, secrets },
+    { env: deps.env, readFile: readCaText, logger, secrets },
   );
   const connect = serviceConnectionFactory({
     clock,

@@ -396,6 +396,36 @@ describe('screenpop-headless', () => {
     }
   });
 
+  it('starts with a FIFO as --policy (says the policy is not a file, runs without it); refuses one as --ca-file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'screenpop-policy-fifo-'));
+    try {
+      const fifo = join(dir, 'policy.json');
+      execFileSync('mkfifo', [fifo]);
+      const child = run(['--policy', fifo, '--demo'], {});
+      await waitFor(
+        () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
+        'connected',
+        childWait(child),
+      );
+      expect(child.stderr()).toContain(
+        '"msg":"the policy is not a regular file (a FIFO, a device or a folder); no policy applies"',
+      );
+      child.proc.kill('SIGTERM');
+      expect(await child.exit).toBe(0);
+      // The same FIFO as the CA file: refused by name at once (exit 2), not read for ever.
+      const ca = run(['--ca-file', fifo, '--base-url', 'https://x.example', '--extension', '101'], {
+        SCREENPOP_API_KEY: 'ak_test',
+        SCREENPOP_API_SECRET: 'not-used-here',
+      });
+      expect(await ca.exit).toBe(2);
+      expect(ca.stderr()).toContain(
+        `The CA file ${fifo} is not a regular file (a FIFO, a device or a folder).`,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('exits 3 with a needs-attention line when the secret is wrong', async () => {
     const sim = await startSimulator();
     sims.push(sim);

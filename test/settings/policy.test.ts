@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,6 +7,7 @@ import { memoryLogger } from '../../src-shared/log.ts';
 import {
   loadPolicy,
   managedView,
+  MAX_POLICY_BYTES,
   policyPath,
   presetDefaults,
   validatePolicy,
@@ -139,8 +141,44 @@ describe('loadPolicy', () => {
     const errors = log.records.filter((r) => r.level === 'error').map((r) => r.msg);
     expect(errors).toEqual([
       'the policy is not valid JSON; no policy applies',
-      'policy file could not be read; no policy applies',
+      'the policy is not a regular file (a FIFO, a device or a folder); no policy applies',
     ]);
+  });
+
+  it('a FIFO or a device is refused at once, not waited on; an oversized file is refused', async () => {
+    const fifo = join(tmp.path, 'policy.fifo');
+    execFileSync('mkfifo', [fifo]);
+    const log = memoryLogger();
+    // A FIFO nobody writes to: reading it would wait for ever (start-up with it).
+    expect((await loadPolicy(fifo, log)).source).toBeNull();
+    // A device that never ends.
+    expect((await loadPolicy('/dev/zero', log)).source).toBeNull();
+    const big = join(tmp.path, 'big.json');
+    await writeFile(big, `{"managedBy":"x","pad":"${'a'.repeat(MAX_POLICY_BYTES)}"}`);
+    expect((await loadPolicy(big, log)).source).toBeNull();
+    expect(log.records.filter((r) => r.level === 'error').map((r) => [r.msg, r.path])).toEqual([
+      ['the policy is not a regular file (a FIFO, a device or a folder); no policy applies', fifo],
+      [
+        'the policy is not a regular file (a FIFO, a device or a folder); no policy applies',
+        '/dev/zero',
+      ],
+      [`the policy file is larger than ${MAX_POLICY_BYTES} bytes; no policy applies`, big],
+    ]);
+  });
+
+  it('names at most 20 problems one by one, then counts the rest in one line', async () => {
+    const path = join(tmp.path, 'noisy.json');
+    const junk = Object.fromEntries(Array.from({ length: 40_000 }, (_, i) => [`unknown${i}`, i]));
+    await writeFile(path, JSON.stringify({ managedBy: 'Acme IT', ...junk }));
+    const log = memoryLogger();
+    const policy = await loadPolicy(path, log);
+    expect(policy.managedBy).toBe('Acme IT');
+    const warnings = log.records.filter((r) => r.level === 'warn');
+    expect(warnings).toHaveLength(21);
+    expect(warnings.at(-1)).toMatchObject({
+      msg: 'more policy problems, not listed one by one; those parts are ignored too',
+      more: 40_000 - 20,
+    });
   });
 
   it('logs each bad field by name and applies the good ones', async () => {

@@ -7,6 +7,7 @@
  */
 import tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
+import { FileShapeError, readBoundedFileSync } from '../../../src-shared/bounded-file.ts';
 
 export interface Trust {
   /** The `ca` option for tls.connect; undefined: Node's defaults (nothing was added). */
@@ -31,12 +32,30 @@ export interface TrustInput {
 
 const PEM_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
+/** A bundle of every public CA is about 250 KB; a CA file above this is not one. */
+export const MAX_CA_FILE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * A CA file's text, read as readCaFile's callers should: a regular file only, at most
+ * MAX_CA_FILE_BYTES (a FIFO named as the CA file would otherwise block the process for ever).
+ */
+export function readCaText(path: string): string {
+  return readBoundedFileSync(path, MAX_CA_FILE_BYTES).toString('utf8');
+}
+
 /** The certificates of a PEM file, each checked to be one; throws with words naming the file. */
 export function readCaFile(path: string, readFile: (path: string) => string): string[] {
   let text: string;
   try {
     text = readFile(path);
   } catch (error) {
+    if (error instanceof FileShapeError)
+      throw new Error(
+        error.shape === 'not-a-file'
+          ? `The CA file ${path} is not a regular file (a FIFO, a device or a folder).`
+          : `The CA file ${path} is larger than ${error.maxBytes} bytes: it is not a CA file.`,
+        { cause: error },
+      );
     const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
     throw new Error(`The CA file ${path} cannot be read (${code}).`, { cause: error });
   }

@@ -17,8 +17,8 @@
  * says (a locked name without a value in `settings` is locked at the built-in default). No field
  * needs code of its own: every key of Settings can be preset and locked.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { FileShapeError, readBoundedFile } from '../../../src-shared/bounded-file.ts';
 import { parseJson } from '../../../src-shared/json-text.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from './types.ts';
@@ -55,6 +55,10 @@ const DEFAULT_MANAGER = 'your administrator';
 const MAX_ACTIONS = 10;
 const MAX_ARGS = 50;
 const MAX_ARG_LENGTH = 1000;
+/** A policy is a few kilobytes; anything above this is not one (and would cost a log line per key). */
+export const MAX_POLICY_BYTES = 1024 * 1024;
+/** Problems named one by one in the log; the rest are counted in one line. */
+const MAX_LOGGED_PROBLEMS = 20;
 
 /**
  * Where the machine-wide policy lives on each OS. Writable only by administrators there, which is
@@ -103,11 +107,20 @@ export async function loadPolicy(
   }
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    text = (await readBoundedFile(path, MAX_POLICY_BYTES)).toString('utf8');
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
       log.info('no policy file', { path });
+      return NO_POLICY;
+    }
+    if (err instanceof FileShapeError) {
+      log.error(
+        err.shape === 'not-a-file'
+          ? 'the policy is not a regular file (a FIFO, a device or a folder); no policy applies'
+          : `the policy file is larger than ${MAX_POLICY_BYTES} bytes; no policy applies`,
+        { path },
+      );
       return NO_POLICY;
     }
     log.error('policy file could not be read; no policy applies', { path, code: code ?? 'error' });
@@ -141,8 +154,12 @@ function policyFromText(text: string, source: string, log: Logger): Policy {
     return NO_POLICY;
   }
   const { policy, problems } = validatePolicy(json.value, source);
-  for (const p of problems)
+  for (const p of problems.slice(0, MAX_LOGGED_PROBLEMS))
     log.warn('policy problem; this part is ignored', { field: p.field, problem: p.message });
+  if (problems.length > MAX_LOGGED_PROBLEMS)
+    log.warn('more policy problems, not listed one by one; those parts are ignored too', {
+      more: problems.length - MAX_LOGGED_PROBLEMS,
+    });
   log.info('policy applied', {
     source,
     managedBy: policy.managedBy,
