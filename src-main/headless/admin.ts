@@ -198,7 +198,11 @@ export function runnerRingActions(
   actions: Policy['onRing'],
   runner: ProgramRunner,
   logger: Logger,
-): { runOnce(pop: { callId: string; from: string; to: string }, name: string | null): void } {
+): {
+  runOnce(pop: { callId: string; from: string; to: string }, name: string | null): void;
+  /** Stops every program still running (the runner stopping). */
+  stop(): Promise<void>;
+} {
   const ring = new RingActions({
     actions,
     urlOpener: { open: () => {} },
@@ -208,6 +212,7 @@ export function runnerRingActions(
   });
   const seen = new Set<string>();
   return {
+    stop: () => ring.stop(),
     runOnce(pop, name) {
       if (seen.has(pop.callId)) return;
       seen.add(pop.callId);

@@ -268,6 +268,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   await rebuilding;
   directory.stop();
   await close();
+  await ringActions?.stop();
   await demo?.close();
   await queue;
   const code = outcome === 'stop' ? EXIT.ok : EXIT.needsAttention;

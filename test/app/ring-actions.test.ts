@@ -53,6 +53,55 @@ describe('fillArgument', () => {
   });
 });
 
+describe('fillArgument judges the finished argument', () => {
+  it('never starts an argument with "-" or "/" the administrator did not write, wherever the placeholders sit', () => {
+    const templates = [
+      '{caller_name}{from}',
+      '{from}{caller_name}',
+      '{caller_name}-{from}',
+      '{caller_name}/{from}',
+      '{caller_name}{to}{from}',
+      '{call_id}',
+      'x{from}',
+    ];
+    const hostile = [
+      '-rf',
+      '--output=/etc/passwd',
+      '/delete',
+      ' -x',
+      '\u200b-x',
+      '\u202e-x',
+      '\u0000-x',
+    ];
+    const names = ['', '-', '--', ' ', 'Ann', '-Ann', '/s', '\u0000-'];
+    let checked = 0;
+    for (const template of templates)
+      for (const from of [...hostile, '+14155550123'])
+        for (const caller_name of names)
+          for (const call_id of ['c-1', '-c']) {
+            const arg = fillArgument(template, { from, to: '', call_id, caller_name });
+            expect(arg, JSON.stringify({ template, from, caller_name })).not.toMatch(/^[-/]/);
+            checked++;
+          }
+    expect(checked).toBe(7 * 8 * 8 * 2);
+    // The administrator's own leading dash stays; the value inside it is as given.
+    expect(
+      fillArgument('--from={from}', { from: '-rf', to: '', call_id: '', caller_name: '' }),
+    ).toBe('--from=-rf');
+    expect(
+      fillArgument('{caller_name}{from}', { from: '-rf', to: '', call_id: '', caller_name: '' }),
+    ).toBe('rf');
+    expect(
+      fillArgument('{caller_name}{from}', {
+        from: '+14155550123',
+        to: '',
+        call_id: '',
+        caller_name: 'Ann ',
+      }),
+    ).toBe('Ann+14155550123');
+  });
+});
+
 describe('RingActions with a real program (no shell)', () => {
   it('a hostile caller name reaches the program as the one argument it was given, never as a command', async () => {
     if (process.platform === 'win32') return;
@@ -116,6 +165,8 @@ describe('RingActions with a real program (no shell)', () => {
         run: () => {
           throw new Error('not expected');
         },
+        stopAll: () => Promise.resolve(),
+        running: () => 0,
       },
       logger: memoryLogger(),
       allowedSchemes: () => ['https'],

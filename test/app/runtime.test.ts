@@ -106,7 +106,11 @@ describe('AppRuntime', () => {
         ringActions: new RingActions({
           actions: policy.onRing,
           urlOpener: { open: () => {} },
-          runner: { run: (program, args) => void runs.push({ program, args }) },
+          runner: {
+            run: (program, args) => void runs.push({ program, args }),
+            stopAll: () => Promise.resolve(),
+            running: () => 0,
+          },
           logger,
           allowedSchemes: () => ['https'],
         }),

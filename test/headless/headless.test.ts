@@ -3,7 +3,15 @@
  * lines, stderr and the exit code are observed.
  */
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -425,6 +433,84 @@ describe('screenpop-headless', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+
+  it.runIf(process.platform !== 'win32')(
+    "runs at most 8 of the policy's ring programs at once, and stops them and their children when it stops",
+    async () => {
+      const sim = await startSimulator();
+      sims.push(sim);
+      const dir = mkdtempSync(join(tmpdir(), 'screenpop-ring-tree-'));
+      try {
+        // Ignores SIGTERM and leaves a child that ignores it too; both write their pid.
+        const program = join(dir, 'stubborn');
+        writeFileSync(
+          program,
+          [
+            '#!/bin/sh',
+            "trap '' TERM",
+            'sh -c \'trap "" TERM; echo $$ > "$0.child"; exec sleep 300\' "$1" &',
+            'echo $$ > "$1.parent"',
+            'wait',
+            '',
+          ].join('\n'),
+          { mode: 0o755 },
+        );
+        const policy = join(dir, 'policy.json');
+        writeFileSync(
+          policy,
+          JSON.stringify({ onRing: [{ run: program, args: [`${dir}/ring-{call_id}`] }] }),
+        );
+        const child = run(['--base-url', sim.baseUrl, '--extension', '101', '--policy', policy], {
+          SCREENPOP_API_KEY: sim.apiKey.key,
+          SCREENPOP_API_SECRET: sim.apiKey.secret,
+        });
+        await waitFor(
+          () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
+          'connected',
+          childWait(child),
+        );
+        for (let i = 0; i < 30; i++)
+          sim.ring({ from: `+1415555${String(i).padStart(4, '0')}`, to: '101' });
+        await waitFor(
+          () => child.lines.filter((l) => l.type === 'pop').length === 30,
+          '30 pops',
+          childWait(child),
+        );
+        const pidFiles = () =>
+          readdirSync(dir).filter((f) => f.endsWith('.parent') || f.endsWith('.child'));
+        await waitFor(
+          () => pidFiles().length >= 16,
+          'eight programs and their children',
+          childWait(child),
+        );
+        await new Promise((r) => setTimeout(r, 1_000));
+        // 30 rings, one action each: 8 started, the rest dropped with one line and a count.
+        expect(pidFiles().filter((f) => f.endsWith('.parent'))).toHaveLength(8);
+        expect(child.stderr()).toContain(
+          'ring action: too many programs running; this start is dropped',
+        );
+        const pids = pidFiles().map((f) => Number(readFileSync(join(dir, f), 'utf8')));
+        child.proc.kill('SIGTERM');
+        expect(await child.exit).toBe(0);
+        const running = (pid: number) => {
+          try {
+            process.kill(pid, 0);
+          } catch {
+            return false;
+          }
+          const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+          return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+        };
+        await waitFor(
+          () => pids.every((pid) => !running(pid)),
+          'every program and child gone',
+          childWait(child),
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('exits 3 with a needs-attention line when the secret is wrong', async () => {
     const sim = await startSimulator();

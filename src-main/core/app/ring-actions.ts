@@ -6,8 +6,10 @@
  *   placeholders only after the host, the result through the one URL gate;
  * - a program gets an argument list (never a shell, never one command line): each placeholder is
  *   replaced inside its own argument, so a value can never become a second argument or a shell
- *   command; control characters are removed, and a value that starts an argument loses leading
- *   "-" so that it cannot pass for an option.
+ *   command; control characters are removed, and an argument the administrator did not start
+ *   with "-" or "/" never starts with one, so that a value cannot pass for an option;
+ * - programs are bounded (program-runner.ts): a few at once, each stopped with what it started
+ *   after a time-out, all stopped when the app or the runner stops.
  * An action that fails is logged and the others still run; the pop itself never waits on them.
  */
 import type { Logger } from '../../../src-shared/log.ts';
@@ -16,20 +18,35 @@ import { buildCrmUrl, CRM_PLACEHOLDERS, type CrmValues } from './crm-url.ts';
 import type { UrlOpener } from './ports.ts';
 import { displayText } from './text.ts';
 
-/** Starts a program with an argument list, without a shell (program-runner.ts is the real one). */
+/**
+ * Starts a program with an argument list, without a shell, within limits (program-runner.ts is
+ * the real one: at most a few at once, each stopped with what it started after a time-out).
+ */
 export interface ProgramRunner {
   run(program: string, args: readonly string[]): void;
+  /** Stops every program still running (and what each started); resolves when none is left. */
+  stopAll(): Promise<void>;
+  /** Programs running now. */
+  running(): number;
 }
 
 const PLACEHOLDER = /\{([a-z_]+)\}/g;
 
-/** One argument template filled with a call's values, as one argument whatever the values hold. */
+/** What starts an option: "-" (POSIX, and most programs anywhere) and "/" (many Windows programs). */
+const OPTION_START = /^[-/]+/;
+
+/**
+ * One argument template filled with a call's values, as one argument whatever the values hold.
+ * The finished argument is judged, not where a placeholder sits: unless the administrator's own
+ * text starts it with "-" or "/", it never does (with `{caller_name}{from}` and no name, the number
+ * starts the argument; a caller ID of "-rf" must not become an option).
+ */
 export function fillArgument(template: string, values: CrmValues): string {
-  return template.replace(PLACEHOLDER, (whole, name: string, offset: number) => {
+  const filled = template.replace(PLACEHOLDER, (whole, name: string) => {
     if (!(CRM_PLACEHOLDERS as readonly string[]).includes(name)) return whole;
-    const value = displayText(values[name as keyof CrmValues] ?? '');
-    return offset === 0 ? value.replace(/^-+/, '') : value;
+    return displayText(values[name as keyof CrmValues] ?? '');
   });
+  return OPTION_START.test(template) ? filled : filled.replace(OPTION_START, '');
 }
 
 export interface RingActionsDeps {
@@ -52,6 +69,11 @@ export class RingActions {
 
   get count(): number {
     return this.d.actions.length;
+  }
+
+  /** Stops every program the actions started that still runs (the app or the runner stopping). */
+  stop(): Promise<void> {
+    return this.d.runner.stopAll();
   }
 
   /**

@@ -178,6 +178,7 @@ export class AppRuntime {
     this.crm?.close();
     this.crm = null;
     await this.connection.stop();
+    await this.d.ringActions?.stop();
     this.directory.stop();
     await this.d.history.flush();
     await this.settingsService.closeDemo();
