@@ -21,6 +21,7 @@ import type { DirectoryEntry } from './directory.ts';
 import type { DismissEvent, PopEvent } from './ports.ts';
 import { english, phrase } from '../../../src-shared/i18n/phrase.ts';
 import { saidStatus } from '../events/status.ts';
+import { SerialQueue } from '../../../src-shared/one-at-a-time.ts';
 
 /** What the next rebuild connects to, or why it does not connect. */
 export type ConnectionPlan =
@@ -95,7 +96,7 @@ export class ConnectionSupervisor {
   private paused = false;
   private lastFault: Fault | null = null;
   /** Serializes rebuilds (a save during a rebuild waits its turn). */
-  private chain: Promise<void> = Promise.resolve();
+  private readonly queue = new SerialQueue();
   /** Rebuilds after unexpected errors, at most once per 30 s (a fault that repeats is no loop). */
   private readonly recovery: { trigger(): void; cancel(): void };
   /** The numbers that reach the user on the connection in force (demo: the demo's extension). */
@@ -195,15 +196,13 @@ export class ConnectionSupervisor {
 
   /** Waits until queued rebuilds are done (tests). */
   idle(): Promise<void> {
-    return this.chain;
+    return this.queue.idle();
   }
 
   private enqueue(task: () => Promise<void>): Promise<void> {
-    const next = this.chain.then(task, task);
-    this.chain = next.catch((err: unknown) =>
-      this.logger.error('connection change failed', { error: err }),
-    );
-    return this.chain;
+    return this.queue
+      .run(task)
+      .catch((err: unknown) => this.logger.error('connection change failed', { error: err }));
   }
 
   private async disconnect(options: { keepCards?: boolean } = {}): Promise<void> {

@@ -14,12 +14,13 @@ import { Emitter } from '../../../src-shared/emitter.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { boundedText, displayText, messageText } from './text.ts';
 import { NUMBER_KINDS, type NumberKind } from '../contacts/types.ts';
+import { LatestWriter } from '../../../src-shared/one-at-a-time.ts';
 
 /**
  * The call history: every call that rang for the user, with its time, caller and how it ended,
  * and the voicemails and text messages left for the user (one item per voicemail_id / message_id).
  * Kept in memory, newest first, capped at `limit`, and persisted as one JSON file written atomically
- * (writes are coalesced: at most one in flight, one more queued). A file that does not parse is
+ * (writes are coalesced: at most one in flight, one more queued; src-shared/one-at-a-time.ts). A file that does not parse is
  * kept aside as `<name>.corrupt-<time>` and the history starts empty, with a warning logged.
  * A file that exists but cannot be read (locked, no permission), or a corrupt one that cannot be
  * moved aside, is never saved over: the history lives in memory only until the next start.
@@ -151,8 +152,7 @@ export class HistoryStore {
   private limit: number;
   private entries: HistoryItem[] = [];
   private readonly changes: Emitter<[entries: HistoryItem[]]>;
-  private writing: Promise<void> | null = null;
-  private dirty = false;
+  private readonly writer: LatestWriter;
   /** False when saving would overwrite a file whose calls we could not read. */
   private persist = true;
 
@@ -165,6 +165,14 @@ export class HistoryStore {
     this.write = options.write ?? ((p, d) => writeFileAtomic(p, d));
     this.read = options.read ?? ((p) => readFile(p, 'utf8'));
     this.moveAside = options.moveAside ?? rename;
+    this.writer = new LatestWriter(
+      () => {
+        const file: HistoryFile = { version: 1, entries: this.entries };
+        return this.write(this.path, JSON.stringify(file));
+      },
+      this.logger,
+      'history could not be saved',
+    );
   }
 
   /** Reads the file; a missing file is an empty history, a corrupt one is moved aside. */
@@ -354,8 +362,8 @@ export class HistoryStore {
   }
 
   /** Resolves when everything changed so far is on disk. */
-  async flush(): Promise<void> {
-    while (this.writing) await this.writing;
+  flush(): Promise<void> {
+    return this.writer.idle();
   }
 
   private call(callId: string): HistoryEntry | undefined {
@@ -366,24 +374,7 @@ export class HistoryStore {
   private changed(): void {
     this.emit();
     if (!this.persist) return;
-    this.dirty = true;
-    if (!this.writing) this.writing = this.persistLoop();
-  }
-
-  private async persistLoop(): Promise<void> {
-    try {
-      while (this.dirty) {
-        this.dirty = false;
-        const file: HistoryFile = { version: 1, entries: this.entries };
-        try {
-          await this.write(this.path, JSON.stringify(file));
-        } catch (err) {
-          this.logger.error('history could not be saved', { error: err });
-        }
-      }
-    } finally {
-      this.writing = null;
-    }
+    void this.writer.write();
   }
 
   private emit(): void {

@@ -61,6 +61,7 @@ import {
 } from '../../../src-shared/relay-protocol.ts';
 import type { CursorStore } from './cursor-store.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import { LatestWriter } from '../../../src-shared/one-at-a-time.ts';
 
 export interface RelaySourceDeps extends StreamSourceDeps {
   /** The relay's address: https://relay.example.org (or wss://...); http/ws only for loopback. */
@@ -142,7 +143,7 @@ export class RelayEventSource implements EventSource {
   private gapTimer: TimerHandle | undefined;
   private gapStatus: ConnectionStatus | undefined;
   private savedCursor: string | null = null;
-  private saving: Promise<void> | undefined;
+  private readonly saver: LatestWriter;
   private rejectedOnce = false;
 
   constructor(deps: RelaySourceDeps) {
@@ -160,6 +161,7 @@ export class RelayEventSource implements EventSource {
     if (dropped > 0)
       this.logger.warn('filter entries the relay would refuse were left out', { dropped });
     this.filter = filter;
+    this.saver = new LatestWriter(() => this.saveCursor(), this.logger, 'relay cursor not saved');
   }
 
   /** The last position this source processed (for tests and diagnostics). */
@@ -351,22 +353,14 @@ export class RelayEventSource implements EventSource {
 
   /** Saves the cursor when a store is configured; one write at a time, the latest value wins. */
   private persistCursor(): Promise<void> {
-    const store = this.deps.cursorStore;
-    if (!store) return Promise.resolve();
-    this.saving ??= (async () => {
-      try {
-        while (this.cursor !== null && this.cursor !== this.savedCursor) {
-          const c = this.cursor;
-          await store.save(c);
-          this.savedCursor = c;
-        }
-      } catch (err) {
-        this.logger.warn('relay cursor not saved', { err: (err as Error).message });
-      } finally {
-        this.saving = undefined;
-      }
-    })();
-    return this.saving;
+    return this.deps.cursorStore ? this.saver.write() : Promise.resolve();
+  }
+
+  private async saveCursor(): Promise<void> {
+    const c = this.cursor;
+    if (c === null || c === this.savedCursor || !this.deps.cursorStore) return;
+    await this.deps.cursorStore.save(c);
+    this.savedCursor = c;
   }
 
   private onClosed(

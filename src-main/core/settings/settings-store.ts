@@ -22,6 +22,7 @@ import {
   validateSettings,
   withoutSecrets,
 } from './validate-settings.ts';
+import { SerialQueue } from '../../../src-shared/one-at-a-time.ts';
 
 export type { SettingsProblem } from './validate-settings.ts';
 export { applyPatch, SettingsValidationError, validateSettings } from './validate-settings.ts';
@@ -45,7 +46,7 @@ export class SettingsStore {
   private readonly defaults: Settings;
   private current: Settings | null = null;
   /** Writes one at a time, in call order, so two quick updates never lose one another. */
-  private queue: Promise<unknown> = Promise.resolve();
+  private readonly queue = new SerialQueue();
 
   constructor(deps: SettingsStoreDeps) {
     this.path = deps.path;
@@ -75,7 +76,7 @@ export class SettingsStore {
   async save(settings: Settings): Promise<void> {
     const { settings: clean, problems } = validateSettings(settings);
     if (problems.length > 0) throw new SettingsValidationError(problems);
-    await this.serialized(() => this.write(clean));
+    await this.queue.run(() => this.write(clean));
   }
 
   /** Checks a patch against the current settings without saving. */
@@ -85,7 +86,7 @@ export class SettingsStore {
 
   /** Applies a patch (all or nothing) and writes it; throws SettingsValidationError {field, message}. */
   async update(patch: Partial<Settings>): Promise<Settings> {
-    return this.serialized(async () => {
+    return this.queue.run(async () => {
       const base = this.current ?? (await this.load()).settings;
       const result = applyPatch(base, patch);
       if (!result.ok)
@@ -93,12 +94,6 @@ export class SettingsStore {
       await this.write(result.settings);
       return structuredClone(result.settings);
     });
-  }
-
-  private serialized<T>(job: () => Promise<T>): Promise<T> {
-    const run = this.queue.then(job, job);
-    this.queue = run.catch(() => {});
-    return run;
   }
 
   private async write(settings: Settings): Promise<void> {
