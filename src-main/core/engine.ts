@@ -18,7 +18,7 @@ import {
   type PipelineStats,
   type UserNumbers,
 } from './events/pipeline.ts';
-import type { CreateSocket } from './net/socket.ts';
+import type { CreateSocket } from '../../src-shared/stream/socket.ts';
 import { combineStatuses, StatusHolder } from './events/status.ts';
 import { WebSocketEventSource } from './events/ws-source.ts';
 import { probeServerClock } from './events/server-clock.ts';

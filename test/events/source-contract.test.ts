@@ -10,7 +10,7 @@ import type {
   EventSource,
   TokenSource,
 } from '../../src-main/core/events/contracts.ts';
-import type { CreateSocket } from '../../src-main/core/net/socket.ts';
+import type { CreateSocket } from '../../src-shared/stream/socket.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { memoryLogger, type Logger } from '../../src-shared/log.ts';
 import { RelayEventSource } from '../../src-main/core/relay-client/relay-source.ts';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import { RelayEventSource, relayStreamUrl } from '../../src-main/core/relay-client/relay-source.ts';
-import type { CreateSocket } from '../../src-main/core/net/socket.ts';
+import type { CreateSocket } from '../../src-shared/stream/socket.ts';
 import {
   fileCursorStore,
   type CursorStore,

@@ -19,9 +19,9 @@ import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
 import type { AccessToken, TokenSource } from '../events/contracts.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
-import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../backoff.ts';
+import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../../../src-shared/backoff.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
-import { Generation } from '../generation.ts';
+import { Generation } from '../../../src-shared/generation.ts';
 import { isServiceError, needsUser, ServiceError } from '../../../src-shared/service-errors.ts';
 import type { ServiceClient, TokenPair } from './service-client.ts';
 

@@ -18,7 +18,7 @@ import { RelayEventSource } from '../relay-client/relay-source.ts';
 import type { Settings } from '../settings/types.ts';
 import type { DirectoryEntry } from './directory.ts';
 import type { DismissEvent, PopEvent } from './ports.ts';
-import type { CreateSocket } from '../net/socket.ts';
+import type { CreateSocket } from '../../../src-shared/stream/socket.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { delay, type Clock, type TimerHandle } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
-import { Generation } from '../generation.ts';
+import { Generation } from '../../../src-shared/generation.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { MAX_CONTACTS_BYTES, readContacts } from '../contacts/contacts-file.ts';
 import type { Contact, ContactsProblem, NumberKind } from '../contacts/types.ts';

@@ -1,7 +1,8 @@
 import type { Clock } from '../../../src-shared/clock.ts';
 import type { Logger } from '../../../src-shared/log.ts';
-import type { CreateSocket } from '../net/socket.ts';
+import type { CreateSocket } from '../../../src-shared/stream/socket.ts';
 import type { Words } from '../../../src-shared/i18n/phrase.ts';
+import type { WakeReason } from '../../../src-shared/stream/stream-engine.ts';
 
 /**
  * Contracts between the pieces of the event pipeline. They are shared by the direct WebSocket
@@ -60,13 +61,17 @@ export interface StreamSourceDeps {
   backoff?: { baseMs?: number; capMs?: number };
   /** How long a connection must stay up before the back-off starts again from its base. */
   stableMs?: number;
+  /** A connection not ready this long after its last sign of life is abandoned; default 15 s. */
+  connectTimeoutMs?: number;
+  /** A wall-clock jump ahead of the monotonic clock larger than this means the machine slept. */
+  jumpThresholdMs?: number;
   userAgent?: string;
   /** The source's name in the combined status ("relay: ..."). */
   name?: string;
 }
 
 /** Why a source should reconnect at once instead of waiting for its back-off timer. */
-export type WakeReason = 'resume' | 'online' | 'clock-jump' | 'user';
+export type { WakeReason };
 
 /**
  * A stream of event envelopes (the direct WebSocket, the webhook relay). Frames are handed on as

@@ -1,53 +1,17 @@
 /**
- * The one seam between the WebSocket sources and a WebSocket library: a factory taking the URL,
- * handshake headers and callbacks. The app's factory is NetTransport's (net/transport.ts), a `ws`
- * socket going the transport's route (proxy tunnel, trusted CAs); tests may pass their own far
- * side. There is no default factory: a socket that bypassed the transport would ignore the proxy
- * and the CA file.
- *
- * Guarantees of a factory: `closed` is called exactly once per socket, last, whatever happened
- * (refused, rejected handshake, closed, terminated); `rejected` comes before it when the server
- * answered the upgrade with an HTTP status instead of 101.
+ * The app's WebSocket factory: a `ws` socket going the transport's route (NetTransport: the proxy
+ * tunnel, the trusted CAs). The seam it fills (CreateSocket and its guarantees) is
+ * src-shared/stream/socket.ts. There is no default factory: a socket that bypassed the transport
+ * would ignore the proxy and the CA file.
  */
 import type { Agent } from 'node:http';
 import WebSocket from 'ws';
-import { ERRCODE, readErrcode } from '../../../src-shared/service-errors.ts';
+import type {
+  CreateSocket,
+  SocketCallbacks,
+  SocketConnection,
+} from '../../../src-shared/stream/socket.ts';
 import { ABANDON_OPTION } from './tunnel.ts';
-
-export interface SocketCallbacks {
-  open(): void;
-  message(text: string): void;
-  /** The handshake was answered with an HTTP error; `body` is at most 4 KiB of it. */
-  rejected(status: number, body: string): void;
-  error(error: Error): void;
-  closed(code: number, reason: string): void;
-}
-
-export interface SocketConnection {
-  send(text: string): void;
-  close(code: number, reason: string): void;
-  /** Drop the TCP connection now, without a closing handshake (for a socket found dead). */
-  terminate(): void;
-}
-
-export type CreateSocket = (
-  url: string,
-  headers: Record<string, string>,
-  callbacks: SocketCallbacks,
-) => SocketConnection;
-
-/** A refused handshake as the sources judge it: the HTTP status, and the errcode of its body. */
-export interface HandshakeRejection {
-  status: number;
-  /** The service's (or the relay's) errcode, when the body was JSON carrying a non-zero one. */
-  errcode?: number;
-}
-
-/** The one reading of a `rejected(status, body)` callback, for every source. */
-export function handshakeRejection(status: number, body: string): HandshakeRejection {
-  const errcode = readErrcode(body)?.errcode;
-  return errcode === undefined || errcode === ERRCODE.ok ? { status } : { status, errcode };
-}
 
 /** ws closes a connection with 1009 above this; the pipeline drops frames above 64 KiB itself. */
 const MAX_PAYLOAD_BYTES = 1024 * 1024;

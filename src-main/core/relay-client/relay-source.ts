@@ -1,19 +1,23 @@
 /**
  * The webhook relay as an event source (docs/relay-protocol.md): one WebSocket to the
- * organisation's relay, which replays what this desktop missed and then streams live events.
+ * organisation's relay, which replays what this desktop missed and then streams live events. Kept
+ * alive by the stream engine (src-shared/stream/stream-engine.ts: back-off, connect time-out,
+ * heartbeat, sleep and wake, fault verdicts); what is this stream's own:
  *
  * - Handshake: `Authorization: Bearer <service access token>` (from the TokenSource) on the upgrade
  *   to `<relay>/v1/stream/<tenant>`; wss is required unless the relay is on this machine.
  * - Hello: right after open, the filter (the user's extensions, DIDs, opt-in event codes) and the
  *   last cursor this desktop processed; the relay replays everything after it, sends a `gap`
- *   notice first when retention no longer covers it, then `ready`.
- * - Liveness: `{"type":"heartbeat"}` every `heartbeatMs`; a socket with nothing received for two
- *   intervals is terminated and replaced (half-open TCP after sleep or a network change).
- * - Reconnect: back-off with full jitter on the injected clock. A 4002 (re-authorise) after a
- *   stable session, and a 401 with 10002 (token invalidated first) once, reconnect at once; a 4002
- *   again before the back-off was reset waits like any other drop (a relay that closes every
- *   session at once must not get a reconnect loop). A 403 or an unknown tenant waits for
- *   wake('user').
+ *   notice first when retention no longer covers it, then `ready` (the connection is ready; while
+ *   the replay runs, each frame keeps the connect time-out from running out).
+ * - Heartbeat: `{"type":"heartbeat"}`, answered with the relay's cursor.
+ * - Replacement: on wake the socket is dropped and a new one resumes from the cursor (nothing is
+ *   missed, and no second session is held against the relay's per-token limit).
+ * - Verdicts: a 401, or 10002 (the token invalidated first), and a close 4002 (re-authorise)
+ *   reconnect at once, once while the back-off is at its base; a 403, an unknown tenant (404), a
+ *   revoked device or user (close 4003, 46003), a user the relay cannot map (46004), and a sign-in
+ *   refused again after an at-once retry need the user; a proxy or certificate fault needs the
+ *   user or backs off; the rest backs off.
  * - Cursor: advanced by `cursor` frames (sent after each burst) and heartbeat answers; optionally
  *   persisted through a CursorStore so a restarted app resumes where it stopped. Only values in
  *   the cursor format are taken (from the relay and from the store); a hello the relay refuses
@@ -21,24 +25,17 @@
  *   for ever.
  * Event frames are handed on untouched, as text, to onFrame listeners.
  */
-import { Backoff, STREAM_BACKOFF } from '../backoff.ts';
 import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
-import { Generation } from '../generation.ts';
 import { silentLogger, type Logger } from '../../../src-shared/log.ts';
+import { LatestWriter } from '../../../src-shared/one-at-a-time.ts';
 import type {
+  AccessToken,
   ConnectionStatus,
   EventSource,
   StreamSourceDeps,
   WakeReason,
 } from '../events/contracts.ts';
-import { HeartbeatWatch } from '../events/heartbeat-watch.ts';
-import {
-  handshakeRejection,
-  type CreateSocket,
-  type HandshakeRejection,
-  type SocketConnection,
-} from '../net/socket.ts';
 import { faultStatus, saidStatus, StatusHolder } from '../events/status.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
 import {
@@ -59,9 +56,16 @@ import {
   type RelayFilter,
   type RelayIdentity,
 } from '../../../src-shared/relay-protocol.ts';
-import type { CursorStore } from './cursor-store.ts';
+import {
+  StreamEngine,
+  type StreamEnd,
+  type StreamLink,
+  type Verdict,
+} from '../../../src-shared/stream/stream-engine.ts';
+import type { HandshakeRejection } from '../../../src-shared/stream/socket.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
-import { LatestWriter } from '../../../src-shared/one-at-a-time.ts';
+import { DEFAULT_USER_AGENT } from '../api/service-client.ts';
+import type { CursorStore } from './cursor-store.ts';
 
 export interface RelaySourceDeps extends StreamSourceDeps {
   /** The relay's address: https://relay.example.org (or wss://...); http/ws only for loopback. */
@@ -69,8 +73,6 @@ export interface RelaySourceDeps extends StreamSourceDeps {
   tenant: string;
   filter: RelayFilter;
   cursorStore?: CursorStore;
-  /** A socket that has not opened, or (while replaying) has been silent, this long is abandoned. */
-  connectTimeoutMs?: number;
   /** How long the status stays degraded after a gap notice. */
   gapStatusMs?: number;
   /**
@@ -113,48 +115,31 @@ export function relayHttpUrl(relayUrl: string, path: string): string {
   return url.toString();
 }
 
+type Link = StreamLink<AccessToken, ConnectionStatus>;
+
 export class RelayEventSource implements EventSource {
   readonly name: string;
   private readonly deps: RelaySourceDeps;
   private readonly clock: Clock;
   private readonly logger: Logger;
-  private readonly createSocket: CreateSocket;
   private readonly url: string;
-  private readonly backoff: Backoff;
-  private readonly heartbeatMs: number;
   private readonly filter: RelayFilter;
   private readonly frames: Emitter<[text: string, receivedAt: number]>;
   private readonly current: StatusHolder;
-  private running = false;
-  private attention = false;
-  /** Bumped on every connect and on stop, so late callbacks of an old socket are ignored. */
-  private readonly generation = new Generation();
-  private socket: SocketConnection | undefined;
-  private token: string | undefined;
-  private phase: 'idle' | 'connecting' | 'open' | 'ready' = 'idle';
+  private readonly engine: StreamEngine<AccessToken, ConnectionStatus>;
   private cursor: string | null = null;
   private cursorLoaded: Promise<void> | undefined;
-  /** Liveness of the socket by what arrives; a new one when it opens. */
-  private watch: HeartbeatWatch | undefined;
-  private retryTimer: TimerHandle | undefined;
-  private connectTimer: TimerHandle | undefined;
-  private heartbeatTimer: TimerHandle | undefined;
-  private stableTimer: TimerHandle | undefined;
-  private gapTimer: TimerHandle | undefined;
-  private gapStatus: ConnectionStatus | undefined;
   private savedCursor: string | null = null;
   private readonly saver: LatestWriter;
-  private rejectedOnce = false;
+  private gapTimer: TimerHandle | undefined;
+  private gapStatus: ConnectionStatus | undefined;
 
   constructor(deps: RelaySourceDeps) {
     this.deps = deps;
     this.name = deps.name ?? 'relay';
     this.clock = deps.clock;
     this.logger = (deps.logger ?? silentLogger).child({ component: 'relay-source' });
-    this.createSocket = deps.createSocket;
     this.url = relayStreamUrl(deps.relayUrl, deps.tenant);
-    this.heartbeatMs = deps.heartbeatMs ?? 25_000;
-    this.backoff = new Backoff({ ...STREAM_BACKOFF, ...deps.backoff }, deps.random);
     this.frames = new Emitter(this.logger, 'frame');
     this.current = new StatusHolder(this.logger);
     const { filter, dropped } = sanitiseFilter(deps.filter);
@@ -162,6 +147,50 @@ export class RelayEventSource implements EventSource {
       this.logger.warn('filter entries the relay would refuse were left out', { dropped });
     this.filter = filter;
     this.saver = new LatestWriter(() => this.saveCursor(), this.logger, 'relay cursor not saved');
+    const userAgent = deps.userAgent ?? DEFAULT_USER_AGENT;
+    this.engine = new StreamEngine<AccessToken, ConnectionStatus>(
+      {
+        grant: async () => {
+          await this.cursorLoaded;
+          return this.deps.tokens.getToken();
+        },
+        address: (token) => ({
+          url: this.url,
+          headers: { Authorization: `Bearer ${token.value}`, 'User-Agent': userAgent },
+        }),
+        opened: (link) =>
+          link.send(
+            JSON.stringify({ type: 'hello', v: 1, filter: this.filter, cursor: this.cursor }),
+          ),
+        message: (link, text) => this.onMessage(link, text),
+        heartbeat: JSON.stringify({ type: 'heartbeat' }),
+        ended: (link, end) => this.judgeEnd(link, end),
+        grantFailed: (error) => {
+          const fault = describeError(error);
+          return fault.needsUser
+            ? { next: 'attention', status: faultStatus('needs-attention', fault) }
+            : { next: 'back-off', status: faultStatus('offline', fault) };
+        },
+        connecting: () =>
+          this.gapStatus && this.current.get().state === 'degraded'
+            ? undefined
+            : saidStatus('connecting', [phrase('status.connecting-relay')]),
+      },
+      {
+        clock: deps.clock,
+        logger: this.logger,
+        createSocket: deps.createSocket,
+        status: (status) => this.current.set(status),
+        replace: 'drop',
+        droppedStatus: () => saidStatus('connecting', [phrase('status.relay-reconnecting')]),
+        ...(deps.heartbeatMs !== undefined && { heartbeatMs: deps.heartbeatMs }),
+        ...(deps.random && { random: deps.random }),
+        ...(deps.backoff && { backoff: deps.backoff }),
+        ...(deps.stableMs !== undefined && { stableMs: deps.stableMs }),
+        ...(deps.connectTimeoutMs !== undefined && { connectTimeoutMs: deps.connectTimeoutMs }),
+        ...(deps.jumpThresholdMs !== undefined && { jumpThresholdMs: deps.jumpThresholdMs }),
+      },
+    );
   }
 
   /** The last position this source processed (for tests and diagnostics). */
@@ -170,9 +199,7 @@ export class RelayEventSource implements EventSource {
   }
 
   start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.attention = false;
+    if (this.engine.isRunning) return;
     this.cursorLoaded ??= (this.deps.cursorStore?.load() ?? Promise.resolve(null)).then(
       (c) => {
         const valid = typeof c === 'string' && isCursor(c) ? c : null;
@@ -184,30 +211,19 @@ export class RelayEventSource implements EventSource {
       (err: Error) =>
         this.logger.warn('relay cursor not loaded; starting live', { err: err.message }),
     );
-    void this.connect();
+    this.engine.start();
   }
 
   async stop(): Promise<void> {
-    if (!this.running) return;
-    this.running = false;
-    this.generation.bump();
-    this.clearTimers();
-    this.socket?.close(1000, 'stopping');
-    this.socket = undefined;
-    this.phase = 'idle';
+    if (!this.engine.isRunning) return;
+    this.clock.clearTimeout(this.gapTimer);
+    await this.engine.stop();
     await this.persistCursor();
-    this.setStatus(saidStatus('offline', [phrase('status.stopped')]));
+    this.current.set(saidStatus('offline', [phrase('status.stopped')]));
   }
 
   wake(reason: WakeReason): void {
-    if (!this.running) return;
-    if (reason === 'user') this.attention = false;
-    if (this.attention) return;
-    this.logger.info('wake', { reason, phase: this.phase });
-    // After sleep or a network change the socket is probably dead; a new one resumes from the
-    // cursor, so replacing it costs nothing and finds out at once.
-    if (this.phase === 'ready' || this.phase === 'open') this.drop('woken');
-    else if (this.phase === 'idle') this.reconnectIn(0);
+    this.engine.wake(reason);
   }
 
   onFrame(listener: (text: string, receivedAt: number) => void): () => void {
@@ -222,78 +238,7 @@ export class RelayEventSource implements EventSource {
     return this.current.get();
   }
 
-  private async connect(): Promise<void> {
-    if (!this.running || this.attention || this.phase !== 'idle') return;
-    this.generation.bump();
-    const live = this.generation.ticket();
-    this.phase = 'connecting';
-    if (this.current.get().state !== 'degraded' || !this.gapStatus)
-      this.setStatus(saidStatus('connecting', [phrase('status.connecting-relay')]));
-    await this.cursorLoaded;
-    let token: string;
-    try {
-      token = (await this.deps.tokens.getToken()).value;
-    } catch (error) {
-      if (!live()) return;
-      this.phase = 'idle';
-      const fault = describeError(error);
-      if (fault.needsUser) return this.needAttention(faultStatus('needs-attention', fault));
-      this.setStatus(faultStatus('offline', fault));
-      return this.reconnectIn(this.backoff.next());
-    }
-    if (!live() || !this.running) return;
-    this.token = token;
-    const headers: Record<string, string> = {
-      Authorization: `Bearer ${token}`,
-      'User-Agent': this.deps.userAgent ?? 'Screenpop',
-    };
-    let rejection: HandshakeRejection | undefined;
-    let failure: ServiceError | undefined;
-    this.socket = this.createSocket(this.url, headers, {
-      open: () => {
-        if (!live()) return;
-        this.phase = 'open';
-        this.watch = new HeartbeatWatch(this.clock, this.heartbeatMs);
-        this.socket?.send(
-          JSON.stringify({ type: 'hello', v: 1, filter: this.filter, cursor: this.cursor }),
-        );
-        this.scheduleHeartbeat(live);
-      },
-      message: (text) => {
-        if (!live()) return;
-        this.watch?.heard();
-        if (this.phase !== 'ready') this.armConnectTimer(live); // replay in progress
-        this.onMessage(text);
-      },
-      rejected: (status, body) => {
-        if (live()) rejection = handshakeRejection(status, body);
-      },
-      error: (error) => {
-        if (!live()) return;
-        failure = networkFault(error, this.url, 'relay') ?? failure;
-        this.logger.debug('relay socket error', { error: error.message });
-      },
-      closed: (code, reason) => {
-        if (live()) this.onClosed(code, reason, rejection, failure);
-      },
-    });
-    this.armConnectTimer(live);
-  }
-
-  /**
-   * A connection attempt to an address that swallows packets would otherwise wait for the OS
-   * (minutes); a relay that accepted the socket but never says `ready` would hold us too.
-   */
-  private armConnectTimer(live: () => boolean): void {
-    this.clock.clearTimeout(this.connectTimer);
-    this.connectTimer = this.clock.setTimeout(() => {
-      if (!live() || this.phase === 'ready') return;
-      this.logger.warn('relay connection not ready in time; abandoning it', { phase: this.phase });
-      this.socket?.terminate(); // its `closed` follows, and with it the back-off
-    }, this.deps.connectTimeoutMs ?? 15_000);
-  }
-
-  private onMessage(text: string): void {
+  private onMessage(link: Link, text: string): void {
     const control = decodeControl(text);
     if (!control) {
       this.frames.emit(text, this.clock.now());
@@ -301,17 +246,9 @@ export class RelayEventSource implements EventSource {
     }
     switch (control.type) {
       case 'ready':
-        this.phase = 'ready';
-        this.clock.clearTimeout(this.connectTimer);
-        this.rejectedOnce = false;
         if (control.cursor !== null) this.advance(control.cursor);
         if (control.identity) this.deps.onIdentity?.(control.identity);
-        this.setStatus(this.gapStatus ?? { state: 'connected' });
-        this.clock.clearTimeout(this.stableTimer);
-        this.stableTimer = this.clock.setTimeout(
-          () => this.backoff.reset(),
-          this.deps.stableMs ?? 30_000,
-        );
+        link.ready(this.gapStatus ?? { state: 'connected' });
         break;
       case 'cursor':
         this.advance(control.cursor);
@@ -325,12 +262,12 @@ export class RelayEventSource implements EventSource {
           oldest: control.oldest,
         });
         this.gapStatus = saidStatus('degraded', [phrase('status.relay-gap')]);
-        this.setStatus(this.gapStatus);
+        this.current.set(this.gapStatus);
         this.clock.clearTimeout(this.gapTimer);
         this.gapTimer = this.clock.setTimeout(
           () => {
             this.gapStatus = undefined;
-            if (this.phase === 'ready') this.setStatus({ state: 'connected' });
+            if (link.isReady && this.engine.isRunning) this.current.set({ state: 'connected' });
           },
           this.deps.gapStatusMs ?? 5 * 60_000,
         );
@@ -353,7 +290,8 @@ export class RelayEventSource implements EventSource {
 
   /** Saves the cursor when a store is configured; one write at a time, the latest value wins. */
   private persistCursor(): Promise<void> {
-    return this.deps.cursorStore ? this.saver.write() : Promise.resolve();
+    if (!this.deps.cursorStore) return Promise.resolve();
+    return this.saver.write();
   }
 
   private async saveCursor(): Promise<void> {
@@ -363,141 +301,85 @@ export class RelayEventSource implements EventSource {
     this.savedCursor = c;
   }
 
-  private onClosed(
-    code: number,
-    reason: string,
-    rejection: HandshakeRejection | undefined,
-    failure?: ServiceError,
-  ): void {
-    const wasReady = this.phase === 'ready';
-    this.socket = undefined;
-    this.phase = 'idle';
-    this.clock.clearTimeout(this.connectTimer);
-    this.clock.clearTimeout(this.heartbeatTimer);
-    this.clock.clearTimeout(this.stableTimer);
-    if (!this.running) return;
-    if (rejection) return this.onRejected(rejection);
+  private judgeEnd(link: Link, end: StreamEnd): Verdict<ConnectionStatus> {
+    if (end.rejection) return this.judgeRejection(link, end.rejection, end.atOnceSpent);
+    const failure = end.error ? networkFault(end.error, this.url, 'relay') : undefined;
     if (failure) {
       // A proxy or certificate fault, named: needs a person, or (an unreachable proxy) the back-off.
       const fault = describeError(failure);
       this.logger.warn('relay socket failed', { fault: fault.fault, error: failure.message });
-      if (fault.needsUser) return this.needAttention(faultStatus('needs-attention', fault));
-      this.setStatus(faultStatus('offline', fault));
-      return this.reconnectIn(this.backoff.next());
+      return fault.needsUser
+        ? { next: 'attention', status: faultStatus('needs-attention', fault) }
+        : { next: 'back-off', status: faultStatus('offline', fault) };
     }
-    this.logger.info('relay socket closed', { code });
-    if (code === CloseCode.revoked) return this.needAttention(signInStatus('access-revoked'));
-    if (code === CloseCode.reauthenticate) {
-      // At once after a session that lasted (the back-off was reset); counted, so that a relay
-      // closing every session at once gets a growing wait instead of a reconnect loop.
-      const fresh = this.backoff.attempts === 0;
-      const wait = this.backoff.next();
-      return this.reconnectIn(fresh ? 0 : wait);
+    this.logger.info('relay socket closed', { code: end.code });
+    if (end.code === CloseCode.revoked)
+      return { next: 'attention', status: signInStatus('access-revoked') };
+    if (end.code === CloseCode.reauthenticate) return { next: 'at-once' };
+    if (end.foundDead && end.wasReady)
+      return {
+        next: 'back-off',
+        status: saidStatus('connecting', [phrase('status.relay-went-silent')]),
+      };
+    if (end.code === CloseCode.badRequest && !end.wasReady && /cursor/i.test(end.reason)) {
+      if (this.cursor) {
+        // The relay refused the cursor in our hello: it would refuse every hello that carries it.
+        this.logger.warn('the relay refused the hello; resuming without a cursor (starting live)');
+        this.cursor = null;
+      }
     }
-    if (code === CloseCode.badRequest && !wasReady && /cursor/i.test(reason) && this.cursor) {
-      // The relay refused the cursor in our hello: it would refuse every hello that carries it.
-      this.logger.warn('the relay refused the hello; resuming without a cursor (starting live)');
-      this.cursor = null;
-    }
-    this.setStatus(saidStatus('offline', [phrase('status.relay-dropped')]));
     // 1012: the relay restarts; everyone reconnects, so spread them (jitter) but start small.
-    this.reconnectIn(this.backoff.next());
+    return { next: 'back-off', status: saidStatus('offline', [phrase('status.relay-dropped')]) };
   }
 
-  private onRejected(rejection: HandshakeRejection): void {
+  private judgeRejection(
+    link: Link,
+    rejection: HandshakeRejection,
+    atOnceSpent: boolean,
+  ): Verdict<ConnectionStatus> {
     const { status, errcode } = rejection;
     this.logger.warn('relay refused the connection', { status, errcode });
     if (errcode === RELAY_ERRCODE.revoked)
-      return this.needAttention(signInStatus('access-revoked'));
-    if (errcode === RELAY_ERRCODE.notMapped) return this.needAttention(signInStatus('not-mapped'));
-    if (errcode === RELAY_ERRCODE.signInRequired && this.rejectedOnce)
+      return { next: 'attention', status: signInStatus('access-revoked') };
+    if (errcode === RELAY_ERRCODE.notMapped)
+      return { next: 'attention', status: signInStatus('not-mapped') };
+    if (errcode === RELAY_ERRCODE.signInRequired && atOnceSpent)
       // Refused again with a credential just renewed (or a device the relay no longer knows).
-      return this.needAttention(
-        signInStatus(this.token?.startsWith('sprd_') ? 'not-enrolled' : 'sign-in-expired'),
-      );
-    if ((status === 401 || errcode === ERRCODE.tokenExpired) && this.token) {
-      this.deps.tokens.invalidate(this.token);
-      if (!this.rejectedOnce) {
-        this.rejectedOnce = true;
-        return this.reconnectIn(0);
-      }
+      return {
+        next: 'attention',
+        status: signInStatus(
+          link.grant.value.startsWith('sprd_') ? 'not-enrolled' : 'sign-in-expired',
+        ),
+      };
+    if (status === 401 || errcode === ERRCODE.tokenExpired) {
+      this.deps.tokens.invalidate(link.grant.value);
+      return {
+        next: 'at-once',
+        ifWaiting: saidStatus('offline', [
+          phrase('status.relay-refused', { status: String(status) }),
+        ]),
+      };
     }
-    if (status === 403) {
-      const fault = describeErrcode(errcode ?? ERRCODE.insufficientScope);
-      return this.needAttention(faultStatus('needs-attention', fault));
-    }
+    if (status === 403)
+      return {
+        next: 'attention',
+        status: faultStatus(
+          'needs-attention',
+          describeErrcode(errcode ?? ERRCODE.insufficientScope),
+        ),
+      };
     if (status === 404)
-      return this.needAttention(
-        saidStatus(
+      return {
+        next: 'attention',
+        status: saidStatus(
           'needs-attention',
           [phrase('status.relay-no-tenant')],
           [phrase('status.relay-no-tenant-remedy')],
         ),
-      );
-    this.setStatus(
-      saidStatus('offline', [phrase('status.relay-refused', { status: String(status) })]),
-    );
-    this.reconnectIn(this.backoff.next());
-  }
-
-  private needAttention(status: ConnectionStatus): void {
-    this.attention = true;
-    this.setStatus(status);
-  }
-
-  private reconnectIn(ms: number): void {
-    this.clock.clearTimeout(this.retryTimer);
-    if (!this.running) return;
-    this.retryTimer = this.clock.setTimeout(() => void this.connect(), ms);
-  }
-
-  /**
-   * The dead-socket check every half interval (HeartbeatWatch), and a heartbeat with each check:
-   * the relay answers every one (with its cursor), which is what the watch hears while no event
-   * comes.
-   */
-  private scheduleHeartbeat(live: () => boolean): void {
-    this.heartbeatTimer = this.clock.setTimeout(() => {
-      if (!live() || !this.socket) return;
-      if (this.watch?.silent()) {
-        this.logger.warn('relay socket silent; replacing it');
-        this.drop('silent');
-        return;
-      }
-      this.socket.send(JSON.stringify({ type: 'heartbeat' }));
-      this.scheduleHeartbeat(live);
-    }, this.heartbeatMs / 2);
-  }
-
-  /** Abandons the current socket (without waiting for its close) and connects again at once. */
-  private drop(why: string): void {
-    this.generation.bump();
-    this.socket?.terminate();
-    this.socket = undefined;
-    this.phase = 'idle';
-    this.clock.clearTimeout(this.heartbeatTimer);
-    this.clock.clearTimeout(this.stableTimer);
-    this.logger.info('relay reconnecting', { why });
-    this.setStatus(
-      saidStatus('connecting', [
-        phrase(why === 'silent' ? 'status.relay-went-silent' : 'status.relay-reconnecting'),
-      ]),
-    );
-    this.reconnectIn(0);
-  }
-
-  private clearTimers(): void {
-    for (const t of [
-      this.retryTimer,
-      this.connectTimer,
-      this.heartbeatTimer,
-      this.stableTimer,
-      this.gapTimer,
-    ])
-      this.clock.clearTimeout(t);
-  }
-
-  private setStatus(status: ConnectionStatus): void {
-    this.current.set(status);
+      };
+    return {
+      next: 'back-off',
+      status: saidStatus('offline', [phrase('status.relay-refused', { status: String(status) })]),
+    };
   }
 }
