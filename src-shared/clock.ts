@@ -1,3 +1,6 @@
+/// <reference types="node" />
+// Node's globals are used here; the renderer's type check (tsconfig.web.json, without Node's
+// types) reaches this file through the core's types, so it names them itself.
 /**
  * Time, injected. Every service that waits, expires or measures takes a Clock in its constructor so
  * that tests can run hours of token lifecycle, heartbeats and back-off on a fake clock in

@@ -1,3 +1,6 @@
+/// <reference types="node" />
+// Node's globals are used here; the renderer's type check (tsconfig.web.json, without Node's
+// types) reaches this file through the core's types, so it names them itself.
 /**
  * Structured logging with redaction. Secrets (API secret, access and refresh tokens, webhook
  * secrets) are registered with a SecretRegistry as soon as they are known; every log line, and every

@@ -1,3 +1,6 @@
+/// <reference types="node" />
+// Node's globals are used here; the renderer's type check (tsconfig.web.json, without Node's
+// types) reaches this file through the core's types, so it names them itself.
 /**
  * The ways a registered secret can be written in text that reaches a log, an error or a diagnostics
  * archive, so that the SecretRegistry (log.ts) finds it in each: as is; percent-encoded (a secret
