@@ -17,6 +17,7 @@ import type { EventStore, StoredEvent } from './store/types.ts';
 import { PARTY_CODES, TENANT_WIDE_CODES } from './envelope.ts';
 import { CALL_STATE_CHANGED } from '../src-shared/event-codes.ts';
 import { socketOf, textFrameOf, writeAll, type FrameCache } from './ws-frames.ts';
+import { TokenBucket } from './token-bucket.ts';
 
 export interface SessionDeps {
   store: EventStore;
@@ -113,8 +114,8 @@ export class ClientSession implements BudgetHolder {
   private pending: StoredEvent[] = [];
   /** Set once the live feed has overtaken any replay: positions need no more checking. */
   private inOrder = false;
-  private frameAllowance = FRAME_BURST;
-  private allowanceAt: number;
+  /** Frames this client may still send: FRAME_BURST at once, maxFramesPerMinute refilled. */
+  private readonly frames: TokenBucket;
 
   private readonly ws: WebSocket;
   private readonly deps: SessionDeps;
@@ -129,7 +130,7 @@ export class ClientSession implements BudgetHolder {
     this.identity = deps.identity;
     this.credentialHash = deps.credentialHash ?? '';
     this.authDeadline = deps.authDeadline ?? this.openedAt + deps.options.authMaxAgeMs;
-    this.allowanceAt = this.openedAt;
+    this.frames = new TokenBucket(FRAME_BURST, deps.options.maxFramesPerMinute, deps.monotonic);
     ws.on('message', (data, isBinary) => this.onMessage(isBinary ? null : data.toString()));
   }
 
@@ -205,16 +206,9 @@ export class ClientSession implements BudgetHolder {
     if (this.state === 'closed') return;
     const now = this.deps.monotonic();
     this.lastHeard = now;
-    // A bucket of frames, refilled at maxFramesPerMinute: a desktop sends a hello and a heartbeat
-    // every 12.5 s; a flood (each heartbeat asks for a reply) is a protocol violation.
-    const perMs = this.deps.options.maxFramesPerMinute / 60_000;
-    this.frameAllowance = Math.min(
-      FRAME_BURST,
-      this.frameAllowance + (now - this.allowanceAt) * perMs,
-    );
-    this.allowanceAt = now;
-    if (this.frameAllowance < 1) return this.close(CloseCode.badRequest, 'too many frames');
-    this.frameAllowance -= 1;
+    // A desktop sends a hello and a heartbeat every 25 s; a flood (each heartbeat asks for a
+    // reply) is a protocol violation.
+    if (!this.frames.take()) return this.close(CloseCode.badRequest, 'too many frames');
     if (text === null)
       return this.close(CloseCode.badRequest, 'binary frames are not part of the protocol');
     const msg = parseClientMessage(text);

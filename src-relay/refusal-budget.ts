@@ -1,3 +1,5 @@
+import { TokenBucket } from './token-bucket.ts';
+
 /**
  * Refusals a client address may cause per minute (a token bucket refilled at that rate, as much
  * again in a burst): made-up service tokens at the token check, wrong enrolment codes at the
@@ -8,7 +10,7 @@
 export class RefusalBudget {
   private readonly perMinute: number;
   private readonly monotonic: () => number;
-  private readonly buckets = new Map<string, { tokens: number; at: number }>();
+  private readonly buckets = new Map<string, TokenBucket>();
 
   constructor(perMinute: number, monotonic: () => number) {
     this.perMinute = perMinute;
@@ -17,13 +19,10 @@ export class RefusalBudget {
 
   /** Refusals the address may still cause now. */
   left(address: string): number {
-    const b = this.buckets.get(address);
-    if (!b) return this.perMinute;
-    const now = this.monotonic();
-    b.tokens = Math.min(this.perMinute, b.tokens + ((now - b.at) * this.perMinute) / 60_000);
-    b.at = now;
-    if (b.tokens >= this.perMinute) this.buckets.delete(address);
-    return b.tokens;
+    const bucket = this.buckets.get(address);
+    if (!bucket) return this.perMinute;
+    if (bucket.isFull()) this.buckets.delete(address);
+    return bucket.level();
   }
 
   /** True while the address may cause another refusal. */
@@ -32,8 +31,12 @@ export class RefusalBudget {
   }
 
   spend(address: string): void {
-    const tokens = this.left(address) - 1;
+    const bucket =
+      this.buckets.get(address) ?? new TokenBucket(this.perMinute, this.perMinute, this.monotonic);
+    // Most recently refused last: the oldest is the first forgotten.
+    this.buckets.delete(address);
     if (this.buckets.size >= 100_000) this.buckets.delete(this.buckets.keys().next().value!);
-    this.buckets.set(address, { tokens, at: this.monotonic() });
+    bucket.spend();
+    this.buckets.set(address, bucket);
   }
 }
