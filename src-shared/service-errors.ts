@@ -60,6 +60,11 @@ export type FaultId =
   | 'access-revoked'
   | 'not-mapped'
   | 'keychain-unreadable'
+  // The keychain's own troubles, each with its remedy per OS (KeychainUnavailableError).
+  | 'keychain-not-installed'
+  | 'keychain-library-missing'
+  | 'keychain-no-service'
+  | 'keychain-refused'
   | 'proxy-unreachable'
   | 'proxy-dropped'
   | 'proxy-timeout'

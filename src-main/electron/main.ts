@@ -60,7 +60,11 @@ import {
   resolveLocale,
 } from '../../src-shared/i18n/locales.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
-import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
+import {
+  KeychainUnavailableError,
+  KeytarCredentialStore,
+} from '../core/credentials/keytar-store.ts';
+import { render } from '../../src-shared/i18n/phrase.ts';
 import { createLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { readAll, storeSecret } from '../core/credentials/provision.ts';
 import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
@@ -293,6 +297,15 @@ async function start(): Promise<void> {
     limit: 500,
   });
   const credentials = new KeytarCredentialStore();
+  // keytar is optional at install (a from-source install without libsecret): say now, in the
+  // status and Settings, what a secret would meet, not only when one is saved or read.
+  credentials.check().then(
+    () => health.clear('keychain'),
+    (err: unknown) => {
+      logger.warn('the keychain cannot be used', { error: err });
+      if (err instanceof KeychainUnavailableError) health.report('keychain', err.said);
+    },
+  );
   // The way out for every connection (core/net): the system's proxy as Chromium resolves it (PAC,
   // WPAD, the OS settings), or the settings' explicit one; the proxy's password from the keychain;
   // the system's CAs and the settings' CA file. The demo's simulator is on this computer: direct.
@@ -558,7 +571,14 @@ async function provisionSecret(t: Translator): Promise<number> {
     process.stderr.write(`Screenpop: ${t.t('runner.secret-stored', { account })}\n`);
     return 0;
   } catch (err) {
-    const error = secrets.scrub(err instanceof Error ? err.message : String(err));
+    // A keychain that cannot be used says why and what to install, in the user's language.
+    const error = secrets.scrub(
+      err instanceof KeychainUnavailableError
+        ? `${render(err.words, t)} (${err.detail})`
+        : err instanceof Error
+          ? err.message
+          : String(err),
+    );
     process.stderr.write(`Screenpop: ${t.t('runner.secret-not-stored', { error })}\n`);
     return 1;
   }

@@ -9,7 +9,12 @@ import { checkAtomicTarget, UnusableTargetError } from '../../src-shared/atomic-
 import { envProxyResolver } from '../core/net/proxy.ts';
 import { readCaFile, readCaText } from '../core/net/trust.ts';
 import { createLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
+import {
+  KeychainUnavailableError,
+  KeytarCredentialStore,
+} from '../core/credentials/keytar-store.ts';
+import { render } from '../../src-shared/i18n/phrase.ts';
+import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { LogRing } from '../core/diagnostics/bounded-log.ts';
 import { loadMachinePolicy, presetDefaults } from '../core/settings/policy.ts';
 import { readAll, storeSecret } from '../core/credentials/provision.ts';
@@ -91,7 +96,7 @@ async function main(): Promise<number> {
       return EXIT.ok;
     } catch (error) {
       process.stderr.write(
-        `screenpop-headless: ${t.t('runner.secret-not-stored', { error: secrets.scrub(error instanceof Error ? error.message : String(error)) })}\n`,
+        `screenpop-headless: ${t.t('runner.secret-not-stored', { error: secrets.scrub(keychainWords(error, t)) })}\n`,
       );
       return EXIT.failure;
     }
@@ -133,6 +138,17 @@ async function main(): Promise<number> {
     process.stderr.write(`screenpop-headless: ${t.t('runner.needs-key')}\n${USAGE}\n`);
     return EXIT.usage;
   }
+  // Without SCREENPOP_API_SECRET the secret comes from the keychain: a keychain module that is not
+  // installed (an optional dependency) or cannot load is said now, with what to install, before
+  // anything connects; never a file instead.
+  if (!args.demo && !process.env.SCREENPOP_API_SECRET) {
+    try {
+      await new KeytarCredentialStore().check();
+    } catch (error) {
+      process.stderr.write(`screenpop-headless: ${keychainWords(error, t)}\n`);
+      return EXIT.usage;
+    }
+  }
   // A proxy the administrator set that cannot be used must not be gone around silently.
   try {
     envProxyResolver(process.env);
@@ -169,6 +185,13 @@ async function main(): Promise<number> {
     process.stderr.write(`screenpop-headless: ${error.message}\n`);
     return EXIT.usage;
   });
+}
+
+/** A keychain error in the user's language (cause, remedy, the library's own words); else its message. */
+function keychainWords(error: unknown, t: Translator): string {
+  if (error instanceof KeychainUnavailableError)
+    return `${render(error.words, t)} (${error.detail})`;
+  return error instanceof Error ? error.message : String(error);
 }
 
 main().then(

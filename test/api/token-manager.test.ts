@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { KeychainUnavailableError } from '../../src-main/core/credentials/credential-store.ts';
 import { ServiceClient } from '../../src-main/core/api/service-client.ts';
-import { ServiceError } from '../../src-shared/service-errors.ts';
+import { describeError, ServiceError } from '../../src-shared/service-errors.ts';
 import type { Credentials, TokenHealth } from '../../src-main/core/api/token-manager.ts';
 import {
   DEFAULT_CREDENTIALS_TIMEOUT_MS,
@@ -272,6 +273,28 @@ describe('TokenManager: errors a person must fix', () => {
     expect(err.kind).toBe('credentials');
     expect(err.message).toMatch(/keychain/);
     expect(err.remedy).toMatch(/keychain/);
+  });
+
+  it('a keychain that names its trouble keeps its words: keytar not installed, with the remedy for the OS', async () => {
+    const { manager, service } = setup({
+      credentials: async () => {
+        throw new KeychainUnavailableError(
+          'not-installed',
+          "Cannot find package 'keytar'",
+          'linux',
+        );
+      },
+    });
+    const err = await rejection(manager.getToken());
+    expect(err.kind).toBe('credentials');
+    expect(err.fault).toBe('keychain-not-installed');
+    const said = describeError(err);
+    expect(said.reason).toBe(
+      'The keychain module (keytar) is not installed, so the API secret cannot be stored or read.',
+    );
+    expect(said.remedy).toContain('sudo apt-get install libsecret-1-dev');
+    expect(said.needsUser).toBe(true);
+    expect(service.requests).toHaveLength(0);
   });
 });
 

@@ -9,6 +9,7 @@ import { AppRuntime, type AppRuntimeDeps } from '../../src-main/core/app/runtime
 import { validatePolicy } from '../../src-main/core/settings/policy.ts';
 import {
   keychainAccount,
+  KeychainUnavailableError,
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
 import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
@@ -320,8 +321,32 @@ describe('AppRuntime', () => {
     await locked.runtime.start();
     expect(
       await locked.runtime.saveSettings({ settings: CONFIGURED, secret: 'new-secret-2' }),
-    ).toMatchObject({ ok: false, field: 'secret', message: expect.stringContaining('keychain') });
+    ).toMatchObject({
+      ok: false,
+      field: 'secret',
+      message:
+        'The system keychain refused the request. Unlock the system keychain (or sign in again), then try again.',
+    });
     expect(JSON.stringify(locked.logger.records)).not.toContain('new-secret-2');
+  });
+
+  it('a keychain module that is not installed is said with its remedy when the secret is saved, never written elsewhere', async () => {
+    const t = await setup({}, { extra: { words: new LocaleState('de', silentLogger) } });
+    t.credentials.setSecret = () =>
+      Promise.reject(
+        new KeychainUnavailableError(
+          'not-installed',
+          "Cannot find package 'keytar' imported from /app/main.cjs",
+          'linux',
+        ),
+      );
+    await t.runtime.start();
+    const saved = await t.runtime.saveSettings({ settings: CONFIGURED, secret: 'new-secret-3' });
+    expect(saved).toMatchObject({ ok: false, field: 'secret' });
+    const message = (saved as { message: string }).message;
+    expect(message).toMatch(/^Das Schlüsselbund-Modul \(keytar\) ist nicht installiert/);
+    expect(message).toContain('sudo apt-get install libsecret-1-dev');
+    expect(JSON.stringify(t.logger.records)).not.toContain('new-secret-3');
   });
 
   it('resumes the demo at start-up when demo mode was on, keeping its key out of the settings and keychain', async () => {

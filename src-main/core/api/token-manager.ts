@@ -24,6 +24,7 @@ import { Emitter } from '../../../src-shared/emitter.ts';
 import { Generation } from '../../../src-shared/generation.ts';
 import { isServiceError, needsUser, ServiceError } from '../../../src-shared/service-errors.ts';
 import type { ServiceClient, TokenPair } from './service-client.ts';
+import { KeychainUnavailableError } from '../credentials/credential-store.ts';
 
 export interface Credentials {
   key: string;
@@ -286,9 +287,13 @@ export class TokenManager implements TokenSource {
     try {
       creds = await this.readCredentials();
     } catch (err) {
+      // A keychain that names its trouble (not installed, no Secret Service...) keeps its words
+      // and remedy; anything else (a time-out) is "could not be read".
+      const keychain = err instanceof KeychainUnavailableError ? err : null;
       throw new ServiceError({
         kind: 'credentials',
-        fault: 'keychain-unreadable',
+        fault: keychain?.fault ?? 'keychain-unreadable',
+        ...(keychain ? { values: keychain.values } : {}),
         message: this.secrets.scrub(
           `The API secret could not be read from the system keychain (${err instanceof Error ? err.message : String(err)})`,
         ),

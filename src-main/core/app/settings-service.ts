@@ -9,6 +9,7 @@ import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
 import {
   keychainAccount,
   keychainAccountOrNull as accountFor,
+  KeychainUnavailableError,
   MemoryCredentialStore,
   type CredentialStore,
 } from '../credentials/credential-store.ts';
@@ -208,12 +209,13 @@ export class SettingsService {
         await this.d.credentials.setSecret(account, secret);
       } catch (err) {
         this.logger.error('the secret could not be stored in the keychain', { error: err });
-        return {
-          ok: false,
-          field: 'secret',
-          message:
-            'The secret could not be stored in the system keychain. Is the keychain unlocked?',
-        };
+        // The cause and its remedy (not installed, no Secret Service, locked...), in the user's
+        // language; a store that does not say is taken as refused.
+        const words =
+          err instanceof KeychainUnavailableError
+            ? err.words
+            : new KeychainUnavailableError('refused', String(err), process.platform).words;
+        return { ok: false, field: 'secret', message: render(words, this.words()) };
       }
     }
     const crmSecret = patch.crmSecret?.trim();

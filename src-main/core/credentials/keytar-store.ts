@@ -5,12 +5,17 @@
  * Entries: service `Screenpop` (KEYCHAIN_SERVICE), account `<apiKey>@<base address host>`
  * (keychainAccount()), password = the API secret.
  *
- * keytar is a native module that needs libsecret on Linux. It is loaded lazily, on first use, so that
- * a machine without it gets a clear, catchable error from the store instead of a crash when the app
- * starts. Its errors are rewrapped in words a user can act on; they never contain the secret.
+ * keytar is an optional dependency (a from-source install without libsecret's development files
+ * must still install: the demo, the simulator, the relay and the runner with SCREENPOP_API_SECRET
+ * need no keychain), loaded lazily where a secret is read or stored. Whatever keeps it from
+ * working becomes a KeychainUnavailableError that names the cause (not installed, library missing,
+ * no Secret Service, refused) with its remedy per OS; it never contains the secret. There is no
+ * fallback to a file: without a keychain, no secret is kept.
  */
-import { KEYCHAIN_SERVICE } from './credential-store.ts';
-import type { CredentialStore } from './credential-store.ts';
+import { KEYCHAIN_SERVICE, KeychainUnavailableError } from './credential-store.ts';
+import type { CredentialStore, KeychainProblem } from './credential-store.ts';
+
+export { KeychainUnavailableError } from './credential-store.ts';
 
 export interface KeytarApi {
   getPassword(service: string, account: string): Promise<string | null>;
@@ -18,24 +23,34 @@ export interface KeytarApi {
   deletePassword(service: string, account: string): Promise<boolean>;
 }
 
-export class KeychainUnavailableError extends Error {
-  constructor(message: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = 'KeychainUnavailableError';
-  }
-}
-
-const LINUX_HINT =
-  'On Linux, install libsecret (e.g. apt-get install libsecret-1-0) and run a Secret Service ' +
-  'such as gnome-keyring or KWallet, unlocked in your desktop session.';
-
 async function importKeytar(): Promise<KeytarApi> {
   const mod = (await import('keytar')) as KeytarApi & { default?: KeytarApi };
   return mod.default ?? mod;
 }
 
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message.split('\n')[0]! : String(err);
+function firstLine(err: unknown): string {
+  return (err instanceof Error ? err.message : String(err)).split('\n')[0]!.slice(0, 300);
+}
+
+/** Why loading keytar failed: the package is absent, or its native part cannot load. */
+export function loadProblem(err: unknown): KeychainProblem {
+  const code = (err as { code?: unknown } | null)?.code;
+  const text = firstLine(err);
+  const absent =
+    (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND') &&
+    /['"]keytar['"]|keytar/.test(text) &&
+    !/\.node\b/.test(text);
+  return absent ? 'not-installed' : 'library-missing';
+}
+
+/** Why a keychain call failed: no Secret Service to talk to, or the keychain said no. */
+export function callProblem(err: unknown): KeychainProblem {
+  const text = firstLine(err);
+  return /org\.freedesktop\.secrets|autolaunch D-Bus|Could not connect|DBUS_SESSION_BUS_ADDRESS|Failed to connect to socket|not provided by any \.service files/i.test(
+    text,
+  )
+    ? 'no-service'
+    : 'refused';
 }
 
 export interface KeytarStoreOptions {
@@ -43,50 +58,60 @@ export interface KeytarStoreOptions {
   service?: string;
   /** Loads keytar; tests may inject another implementation. */
   load?: () => Promise<KeytarApi>;
+  /** The OS the remedies are written for (default: this one). */
+  platform?: NodeJS.Platform;
 }
 
 export class KeytarCredentialStore implements CredentialStore {
   private readonly service: string;
   private readonly load: () => Promise<KeytarApi>;
+  private readonly platform: NodeJS.Platform;
   private keytar: Promise<KeytarApi> | undefined;
 
   constructor(options: KeytarStoreOptions = {}) {
     this.service = options.service ?? KEYCHAIN_SERVICE;
     this.load = options.load ?? importKeytar;
+    this.platform = options.platform ?? process.platform;
+  }
+
+  /**
+   * Whether keytar can be loaded at all (no secret is touched): resolves, or rejects with the
+   * KeychainUnavailableError saying why. For saying so before a secret is needed.
+   */
+  async check(): Promise<void> {
+    await this.loaded();
   }
 
   async getSecret(account: string): Promise<string | null> {
-    return this.run('read the API secret from', (k) => k.getPassword(this.service, account));
+    return this.run((k) => k.getPassword(this.service, account));
   }
 
   async setSecret(account: string, secret: string): Promise<void> {
     if (!secret) throw new Error('An empty secret cannot be stored.');
-    await this.run('store the API secret in', (k) => k.setPassword(this.service, account, secret));
+    await this.run((k) => k.setPassword(this.service, account, secret));
   }
 
   async deleteSecret(account: string): Promise<boolean> {
-    return this.run('delete the API secret from', (k) => k.deletePassword(this.service, account));
+    return this.run((k) => k.deletePassword(this.service, account));
   }
 
-  private async run<T>(what: string, op: (k: KeytarApi) => Promise<T>): Promise<T> {
+  private loaded(): Promise<KeytarApi> {
     // A failed load is retried on the next call (the user may install libsecret meanwhile).
     this.keytar ??= this.load().catch((err: unknown) => {
       this.keytar = undefined;
-      throw new KeychainUnavailableError(
-        `The system keychain cannot be used: keytar could not be loaded (${describe(err)}). ${process.platform === 'linux' ? LINUX_HINT : ''}`.trim(),
-        err,
-      );
+      throw new KeychainUnavailableError(loadProblem(err), firstLine(err), this.platform, err);
     });
-    const k = await this.keytar;
+    return this.keytar;
+  }
+
+  private async run<T>(op: (k: KeytarApi) => Promise<T>): Promise<T> {
+    const k = await this.loaded();
     try {
       return await op(k);
     } catch (err) {
       // keytar's messages come from libsecret/D-Bus (e.g. "Cannot autolaunch D-Bus"); they carry
-      // no secret, but say nothing to a user either.
-      throw new KeychainUnavailableError(
-        `Screenpop could not ${what} the system keychain (${describe(err)}). ${process.platform === 'linux' ? LINUX_HINT : 'Check that the keychain is unlocked.'}`,
-        err,
-      );
+      // no secret, but say nothing to a user either: the words name the cause and the remedy.
+      throw new KeychainUnavailableError(callProblem(err), firstLine(err), this.platform, err);
     }
   }
 }
