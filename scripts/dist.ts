@@ -163,7 +163,28 @@ export function macSigningArgs(
   };
 }
 
+/**
+ * keytar is an optional dependency (a checkout without libsecret's development files still
+ * installs), but an installer without it could keep no secret: npm run dist stops and says how to
+ * get it. Null when it is installed.
+ */
+export function keytarProblem(projectDir: string): string | null {
+  if (existsSync(join(projectDir, 'node_modules', 'keytar', 'package.json'))) return null;
+  return [
+    'npm run dist cannot package: keytar (the keychain binding the app stores the API secret with) is not installed.',
+    'It is an optional dependency that builds from source where no prebuilt binary is reachable:',
+    '  Debian, Ubuntu: sudo apt-get install libsecret-1-dev    Fedora: sudo dnf install libsecret-devel',
+    '  macOS: xcode-select --install    Windows: Visual Studio Build Tools (Desktop development with C++)',
+    'then run npm install again.',
+  ].join('\n');
+}
+
 async function main(): Promise<number> {
+  const noKeytar = keytarProblem(root);
+  if (noKeytar) {
+    process.stderr.write(`${noKeytar}\n`);
+    return 1;
+  }
   const checked = await preflight(hostLocateInput());
   if (!checked.ok) {
     process.stderr.write(`${checked.message}\n`);

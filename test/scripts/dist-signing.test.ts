@@ -1,6 +1,9 @@
 /** npm run dist on macOS without a certificate: an ad-hoc signed, marked test build (27.2). */
 import { describe, expect, it } from 'vitest';
-import { macSigningArgs, UNSIGNED_MARK } from '../../scripts/dist.ts';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { keytarProblem, macSigningArgs, UNSIGNED_MARK } from '../../scripts/dist.ts';
 
 describe('macSigningArgs', () => {
   it('signs a macOS build ad hoc, without the hardened runtime, and marks it, when no certificate is given', () => {
@@ -25,5 +28,20 @@ describe('macSigningArgs', () => {
     expect(macSigningArgs({}, 'darwin', ['--linux', 'deb']).args).toEqual([]);
     expect(macSigningArgs({}, 'linux', []).args).toEqual([]);
     expect(macSigningArgs({}, 'win32', ['-w']).args).toEqual([]);
+  });
+});
+
+describe('keytarProblem', () => {
+  it('stops npm run dist where keytar (optional at install) is missing, saying how to get it', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'sp-dist-'));
+    try {
+      expect(keytarProblem(dir)).toMatch(/^npm run dist cannot package: keytar/);
+      expect(keytarProblem(dir)).toContain('sudo apt-get install libsecret-1-dev');
+      mkdirSync(join(dir, 'node_modules', 'keytar'), { recursive: true });
+      writeFileSync(join(dir, 'node_modules', 'keytar', 'package.json'), '{}');
+      expect(keytarProblem(dir)).toBeNull();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

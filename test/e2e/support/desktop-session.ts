@@ -11,6 +11,7 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
+import { keytarMissing } from '../../support/keytar.ts';
 import { waitFor } from '../../support/wait.ts';
 
 export interface DesktopSession {
@@ -117,6 +118,8 @@ export async function startDesktopSession(): Promise<DesktopSession> {
     );
     if (keyring.status !== 0) missing.keyring = `gnome-keyring-daemon failed: ${keyring.stderr}`;
   }
+  // The app reaches the keychain through keytar, an optional dependency (it builds against libsecret).
+  missing.keyring ??= keytarMissing() ?? undefined;
 
   if (missing.bus || missing.display)
     missing.notifications = missing.bus ?? missing.display ?? 'no desktop';
