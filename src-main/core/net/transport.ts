@@ -69,6 +69,13 @@ export class NetTransport {
   private readonly routes = new Map<string, string>();
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
+  /**
+   * One TLS context for every connection of this transport, made on first use. Without it
+   * tls.connect builds a context from the `ca` list on every connection: with the system's CAs
+   * (about 700 certificates) that is 30 to 140 ms of blocked event loop per HTTPS request, which
+   * delayed the next ring's card while a CRM lookup connected (bench/crm-lookup.ts).
+   */
+  private context: tls.SecureContext | undefined;
 
   constructor(deps: NetTransportDeps) {
     this.deps = deps;
@@ -119,9 +126,10 @@ export class NetTransport {
     );
     const choice = await this.deps.resolver.resolve(target);
     this.note(target, choice);
+    const { ca: _ca, ...withoutCa } = options;
     const tlsOptions = {
-      ...options,
-      ...(this.deps.trust.ca && { ca: this.deps.trust.ca }),
+      ...withoutCa,
+      ...(this.deps.trust.ca && { secureContext: this.secureContext(this.deps.trust.ca) }),
       ...(!net.isIP(host) && { servername: options.servername || host }),
     } as tls.ConnectionOptions;
     if (choice.kind === 'direct') {
@@ -136,6 +144,11 @@ export class NetTransport {
     if (!secure) return tunnel;
     const { host: _h, port: _p, ...rest } = tlsOptions;
     return tls.connect({ ...rest, socket: tunnel });
+  }
+
+  private secureContext(ca: string[]): tls.SecureContext {
+    this.context ??= tls.createSecureContext({ ca });
+    return this.context;
   }
 
   private note(target: URL, choice: ProxyChoice): void {
