@@ -56,6 +56,7 @@ export function effectiveSettings(
     features: args.features,
     caFile: args.caFile || policy.settings.caFile || '',
     contactsFile: args.contacts,
+    crmLookup: args.crmLookup,
   };
   const settings = withLocks(wanted, policy);
   for (const key of Object.keys(policy.locked) as Array<keyof Settings>)

@@ -27,6 +27,8 @@ export interface HeadlessArgs {
   caFile: string;
   /** A contacts file (CSV or vCard) naming outside callers, as a full path ('' = none). */
   contacts: string;
+  /** The CRM lookup after each pop (provider 'none': no lookup). */
+  crmLookup: Settings['crmLookup'];
   /** Voicemail, SMS, trunk status, presence: all on unless turned off with --without. */
   features: Settings['features'];
   verbose: boolean;
@@ -58,6 +60,10 @@ const SYNOPSIS = [
   'screenpop-headless --base-url <https://tenant.example.com> --extension <n> [--extension <n> ...]',
   '                   [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>]',
   '                   [--heartbeat-sec <s>] [--ca-file <pem>] [--contacts <file.csv|file.vcf>]',
+  '                   [--crm hubspot | --crm generic --crm-url <https://…?phone={number}>',
+  '                    [--crm-auth none|bearer|basic] [--crm-name-field <path>]',
+  '                    [--crm-company-field <path>] [--crm-record-field <path>]]',
+  '                   [--crm-timeout-sec <s>]',
   '                   [--verbose] [--lang <code>]',
   '                   [--relay-url <wss://relay.example.org> [--relay-tenant <name>]',
   '                    [--event-source auto|direct|relay]]',
@@ -105,6 +111,13 @@ const OPTIONS = {
   'event-source': { type: 'string' },
   'ca-file': { type: 'string' },
   contacts: { type: 'string' },
+  crm: { type: 'string' },
+  'crm-url': { type: 'string' },
+  'crm-auth': { type: 'string' },
+  'crm-name-field': { type: 'string' },
+  'crm-company-field': { type: 'string' },
+  'crm-record-field': { type: 'string' },
+  'crm-timeout-sec': { type: 'string' },
   without: { type: 'string', multiple: true },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -174,6 +187,7 @@ export function parseHeadlessArgs(
   // A relative path is the shell's: made full here, so the log and any message name the file read.
   const contactsGiven = (values.contacts ?? defaults.contactsFile).trim();
   const contacts = contactsGiven ? resolve(contactsGiven) : '';
+  const crmLookup = crmOptions(values, defaults.crmLookup);
   const diagnostics = values.diagnostics?.trim() || null;
   if (values.diagnostics !== undefined && !diagnostics)
     throw new UsageError('--diagnostics needs the path of the archive to write');
@@ -214,6 +228,7 @@ export function parseHeadlessArgs(
     ...relay,
     caFile,
     contacts,
+    crmLookup,
     features,
     verbose: values.verbose ?? false,
     help,
@@ -258,6 +273,7 @@ const FLAG_OF: Partial<Record<keyof Settings, string>> = {
   relayUrl: '--relay-url',
   relayTenant: '--relay-tenant',
   eventSource: '--event-source',
+  crmLookup: '--crm',
 };
 
 /**
@@ -269,6 +285,29 @@ function settingsFlags(defaults: Settings, patch: Partial<Settings>): Settings {
   if (checked.ok) return checked.settings;
   const setting = checked.field.replace(/\[\d+\]$/, '') as keyof Settings;
   throw new UsageError(`${FLAG_OF[setting] ?? setting}: ${checked.message}`);
+}
+
+/** The --crm flags over the policy's (or built-in) lookup, checked by the settings' own rules. */
+function crmOptions(
+  values: Record<string, string | boolean | string[] | undefined>,
+  defaults: Settings['crmLookup'],
+): Settings['crmLookup'] {
+  const text = (name: string) => {
+    const v = values[name];
+    return typeof v === 'string' ? v.trim() : undefined;
+  };
+  const timeout = text('crm-timeout-sec');
+  const wanted = {
+    ...defaults,
+    ...(text('crm') !== undefined ? { provider: text('crm') } : {}),
+    ...(text('crm-url') !== undefined ? { urlTemplate: text('crm-url') } : {}),
+    ...(text('crm-auth') !== undefined ? { auth: text('crm-auth') } : {}),
+    ...(text('crm-name-field') !== undefined ? { nameField: text('crm-name-field') } : {}),
+    ...(text('crm-company-field') !== undefined ? { companyField: text('crm-company-field') } : {}),
+    ...(text('crm-record-field') !== undefined ? { recordUrlField: text('crm-record-field') } : {}),
+    ...(timeout !== undefined ? { timeoutSec: Number(timeout) } : {}),
+  } as Settings['crmLookup'];
+  return settingsFlags(DEFAULT_SETTINGS, { crmLookup: wanted }).crmLookup;
 }
 
 /**

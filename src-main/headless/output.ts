@@ -11,6 +11,7 @@ import type { Notice } from '../core/events/notices.ts';
 import type { FeatureStatus } from '../core/events/features.ts';
 import { displayText, previewText } from '../core/app/text.ts';
 import type { CallerIdentity } from '../core/app/directory.ts';
+import type { CrmResult } from '../core/crm/lookup.ts';
 import type { NameSource, NumberKind } from '../core/app/views.ts';
 import { jsonLine } from '../../src-shared/json-text.ts';
 import { english, phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
@@ -43,6 +44,26 @@ export interface PopLine {
   number_kind: NumberKind | null;
   /** Server time of the ring, ms since the epoch. */
   timestamp: number;
+}
+
+/**
+ * What the CRM answered for a popped call (after its pop line). `status`: `found` (with the name,
+ * company and record link as the CRM gave them, inert), `not-found`, `failed` (`reason`: timeout,
+ * rate-limited, auth, forbidden, network, server, bad-answer, no-credentials) or `skipped`
+ * (`reason`: not-a-number, paused, busy, refused). `name_source` says which name a card shows now:
+ * the contacts file's stays (`contacts`), else the CRM's (`crm`).
+ */
+export interface EnrichedLine {
+  type: 'enriched';
+  call_id: string;
+  provider: string;
+  status: CrmResult['status'];
+  reason: string | null;
+  caller_name: string | null;
+  caller_company: string | null;
+  record_url: string | null;
+  name_source: NameSource;
+  cached: boolean;
 }
 
 export interface DismissLine {
@@ -136,7 +157,14 @@ export interface SignedInLine {
 }
 
 export type OutputLine =
-  StatusLine | PopLine | DismissLine | FaultLine | NoticeLine | FeatureLine | SignedInLine;
+  | StatusLine
+  | PopLine
+  | EnrichedLine
+  | DismissLine
+  | FaultLine
+  | NoticeLine
+  | FeatureLine
+  | SignedInLine;
 
 export function signedInLine(identity: RelayIdentity): SignedInLine {
   return {
@@ -219,6 +247,28 @@ export function popLine(p: Pop, caller: CallerIdentity | null): PopLine {
     caller_company: caller?.company ?? null,
     number_kind: caller?.numberKind ?? null,
     timestamp: p.timestamp,
+  };
+}
+
+export function enrichedLine(
+  p: Pop,
+  known: CallerIdentity | null,
+  result: CrmResult,
+  provider: string,
+): EnrichedLine {
+  const found = result.status === 'found' ? result : null;
+  return {
+    type: 'enriched',
+    call_id: p.callId,
+    provider,
+    status: result.status,
+    reason:
+      result.status === 'failed' ? result.kind : result.status === 'skipped' ? result.reason : null,
+    caller_name: found?.name ?? null,
+    caller_company: found?.company ?? null,
+    record_url: found?.recordUrl ?? null,
+    name_source: known ? known.source : found ? 'crm' : 'none',
+    cached: result.status === 'found' || result.status === 'not-found' ? result.cached : false,
   };
 }
 

@@ -29,11 +29,13 @@ import { UsageError, type HeadlessArgs } from './args.ts';
 import { contactsProblemWords } from '../core/contacts/problem-words.ts';
 import { render } from '../../src-shared/i18n/phrase.ts';
 import { PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
+import { buildCrmLookup } from '../core/crm/build.ts';
 import {
   dismissLine,
   faultLine,
   formatLine,
   popLine,
+  enrichedLine,
   statusLine,
   noticeLine,
   featureLine,
@@ -114,6 +116,8 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       staleRingSec: args.staleRingSec,
       features: args.features,
       contactsFile: args.contacts,
+      crmLookup: args.crmLookup,
+      caFile: args.caFile,
       // The demo is the direct stream alone, as in the tray app.
       eventSource: 'direct',
     };
@@ -194,6 +198,25 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     }
   }
 
+  // The CRM lookup after each pop, through the same transport (proxy, CAs) as the connection; its
+  // token from SCREENPOP_CRM_TOKEN, else the keychain (crm-lookup@<host>).
+  const crm = buildCrmLookup(settings.crmLookup, {
+    clock,
+    logger,
+    secrets,
+    fetch: transport.fetch,
+    secret: async (account) => {
+      const fromEnv = deps.env.SCREENPOP_CRM_TOKEN?.trim();
+      if (fromEnv) return fromEnv;
+      return new KeytarCredentialStore().getSecret(account).catch(() => null);
+    },
+    region: () => settings.defaultRegion,
+    allowedSchemes: () => settings.crmAllowedSchemes,
+    ...(deps.env.SCREENPOP_HUBSPOT_API ? { hubspotApi: deps.env.SCREENPOP_HUBSPOT_API } : {}),
+  });
+  const crmToken = deps.env.SCREENPOP_CRM_TOKEN?.trim();
+  if (crmToken) secrets.add(crmToken);
+
   let attention: ((s: ConnectionStatus) => void) | undefined;
   const needsAttention = new Promise<ConnectionStatus>((resolve) => (attention = resolve));
   let detach: Array<() => void> = [];
@@ -207,12 +230,18 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
         if (s.state === 'needs-attention') attention?.(s);
       }),
       engine.onPop((p) => {
-        emit(
-          directory
-            .firstLoad(FIRST_NAMES_WAIT_MS)
-            .then(() => popLine(p, directory.identify(p.from))),
-        );
+        const named = directory
+          .firstLoad(FIRST_NAMES_WAIT_MS)
+          .then(() => directory.identify(p.from));
+        emit(named.then((who) => popLine(p, who)));
         ringActions?.runOnce(p, directory.lookup(p.from));
+        // After the pop line, never before it: a colleague is not looked up.
+        if (crm)
+          void named.then(async (who) => {
+            if (who?.source === 'directory') return;
+            const result = await crm.lookup(p.from);
+            emit(enrichedLine(p, who, result, crm.provider));
+          });
       }),
       engine.onDismiss((d) => emit(dismissLine(d))),
       engine.onNotice((n) =>
@@ -267,6 +296,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   offFault?.();
   await rebuilding;
   directory.stop();
+  crm?.close();
   await close();
   await ringActions?.stop();
   await demo?.close();

@@ -19,6 +19,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { describeErrcode } from '../../src-shared/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { waitFor } from '../support/wait.ts';
+import { certToolsAvailable, makeTestCa } from '../support/certs.ts';
+import { startFakeHubSpot } from '../support/fake-hubspot.ts';
 
 const CLI = 'src-main/headless/cli.ts';
 
@@ -193,6 +195,91 @@ describe('screenpop-headless', () => {
     expect(await missing.exit).toBe(2);
     expect(missing.stderr()).toContain('The contacts file could not be read.');
   });
+
+  it.skipIf(!certToolsAvailable('test/headless/headless.test.ts'))(
+    '--crm hubspot: an enriched line follows the pop line with what HubSpot answered; a colleague is not looked up',
+    async () => {
+      const sim = await startSimulator();
+      sims.push(sim);
+      const dir = mkdtempSync(join(tmpdir(), 'runner-crm-'));
+      const ca = makeTestCa(dir);
+      const cert = ca.issue('hubspot');
+      const hubspot = await startFakeHubSpot({
+        cert: cert.cert,
+        key: cert.key,
+        tokens: { 'pat-na1-runner': ['crm.objects.contacts.read'] },
+      });
+      const ada = hubspot.addContact({
+        firstname: 'Ada',
+        lastname: 'Lovelace',
+        company: 'Analytical Engines',
+        phone: '+14155550123',
+      });
+      try {
+        const child = run(
+          [
+            '--base-url',
+            sim.baseUrl,
+            '--extension',
+            '101',
+            '--crm',
+            'hubspot',
+            '--ca-file',
+            ca.caFile,
+          ],
+          {
+            SCREENPOP_API_KEY: sim.apiKey.key,
+            SCREENPOP_API_SECRET: sim.apiKey.secret,
+            SCREENPOP_CRM_TOKEN: 'pat-na1-runner',
+            SCREENPOP_HUBSPOT_API: hubspot.url,
+          },
+        );
+        await waitFor(
+          () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
+          'connected',
+          childWait(child),
+        );
+        const colleague = sim.extensions.find((e) => e.number !== '101')!;
+        const outside = sim.ring({ from: '+14155550123', to: '101' });
+        const internal = sim.ring({ from: colleague.number, to: '101' });
+        const unknown = sim.ring({ from: '+14155550999', to: '101' });
+        await waitFor(
+          () => child.lines.filter((l) => l.type === 'enriched').length >= 2,
+          'enriched lines',
+          childWait(child),
+        );
+        const lines = child.lines.filter((l) => l.type === 'pop' || l.type === 'enriched');
+        const at = (type: string, id: string) =>
+          lines.findIndex((l) => l.type === type && l.call_id === id);
+        expect(at('pop', outside)).toBeLessThan(at('enriched', outside));
+        expect(lines[at('pop', outside)]).toMatchObject({ caller_name: null, name_source: 'none' });
+        expect(lines[at('enriched', outside)]).toEqual({
+          type: 'enriched',
+          call_id: outside,
+          provider: 'hubspot',
+          status: 'found',
+          reason: null,
+          caller_name: 'Ada Lovelace',
+          caller_company: 'Analytical Engines',
+          record_url: `https://app.hubspot.com/contacts/20251122/record/0-1/${ada.id}`,
+          name_source: 'crm',
+          cached: false,
+        });
+        expect(lines[at('enriched', unknown)]).toMatchObject({
+          status: 'not-found',
+          caller_name: null,
+        });
+        expect(at('enriched', internal)).toBe(-1);
+        expect(hubspot.searches).toHaveLength(2);
+        child.proc.kill('SIGTERM');
+        expect(await child.exit).toBe(0);
+        expect(child.stderr()).not.toContain('pat-na1-runner');
+      } finally {
+        await hubspot.close();
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 
   it('pops a ring whose caller ID is longer than 256 characters, cut and flagged', async () => {
     const sim = await startSimulator();
@@ -554,6 +641,20 @@ describe('screenpop-headless', () => {
       const child = run(args, { SCREENPOP_API_KEY: 'k' });
       expect(await child.exit).toBe(2);
       expect(child.raw).toEqual([]);
+    }
+  });
+
+  it('exits 2 for a CRM lookup it could not use, naming what is wrong', async () => {
+    const cases: Array<[string[], string]> = [
+      [['--crm', 'generic', '--crm-url', 'http://crm.example/?phone={number}'], 'https://'],
+      [['--crm', 'generic', '--crm-url', 'https://crm.example/{number}'], 'query parameter'],
+      [['--crm', 'salesforce'], 'provider must be one of'],
+    ];
+    for (const [args, words] of cases) {
+      const child = run(['--demo', ...args], {});
+      expect(await child.exit).toBe(2);
+      expect(child.raw).toEqual([]);
+      expect(child.stderr()).toContain(words);
     }
   });
 
