@@ -7,40 +7,13 @@
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { crc32, deflateSync } from 'node:zlib';
+import { encodePng } from './tray-formats.ts';
 
 type RGBA = [number, number, number, number];
 /** Signed distance (in px, negative inside) from a point to a shape, in a unit square scaled to size. */
 type Shape = (x: number, y: number) => number;
 
 const here = dirname(fileURLToPath(import.meta.url));
-
-function png(size: number, pixels: Uint8Array): Buffer {
-  const chunk = (type: string, data: Buffer) => {
-    const len = Buffer.alloc(4);
-    len.writeUInt32BE(data.length);
-    const body = Buffer.concat([Buffer.from(type, 'ascii'), data]);
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32BE(crc32(body) >>> 0);
-    return Buffer.concat([len, body, crc]);
-  };
-  const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(size, 0);
-  ihdr.writeUInt32BE(size, 4);
-  ihdr[8] = 8; // bit depth
-  ihdr[9] = 6; // RGBA
-  const raw = Buffer.alloc(size * (size * 4 + 1));
-  for (let y = 0; y < size; y++) {
-    raw[y * (size * 4 + 1)] = 0; // filter: none
-    Buffer.from(pixels.buffer, y * size * 4, size * 4).copy(raw, y * (size * 4 + 1) + 1);
-  }
-  return Buffer.concat([
-    Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    chunk('IHDR', ihdr),
-    chunk('IDAT', deflateSync(raw, { level: 9 })),
-    chunk('IEND', Buffer.alloc(0)),
-  ]);
-}
 
 /** Paints layers (shape + colour) back to front with anti-aliased edges. */
 function render(size: number, layers: Array<[Shape, RGBA]>): Buffer {
@@ -63,7 +36,7 @@ function render(size: number, layers: Array<[Shape, RGBA]>): Buffer {
       px[i + 2] = a > 0 ? Math.round(b) : 0;
       px[i + 3] = Math.round(a * 255);
     }
-  return png(size, px);
+  return encodePng(size, size, Buffer.from(px.buffer));
 }
 
 const circle =

@@ -65,6 +65,7 @@ export function decodePng(file: Buffer): { width: number; height: number; rgba: 
   return { width, height, rgba };
 }
 
+/** An 8-bit RGBA PNG, unfiltered rows (generate-icons.ts draws with it too). */
 export function encodePng(width: number, height: number, rgba: Buffer): Buffer {
   const chunk = (type: string, data: Buffer) => {
     const len = Buffer.alloc(4);
