@@ -13,5 +13,7 @@ export interface DemoService {
   tenant: string;
   /** The extension the demo user answers. */
   extension: string;
+  /** The phone system the simulator speaks (src-main/core/settings/types.ts); standard if absent. */
+  phoneSystem?: 'standard' | 'yeastar-p-series';
   close(): Promise<void>;
 }

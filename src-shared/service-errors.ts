@@ -32,6 +32,7 @@ export type ServiceErrorKind =
   | 'network' // no answer: DNS, refused, reset
   | 'timeout' // no answer within our per-request time-out
   | 'bad-request' // 400 / 40000: our request was malformed
+  | 'unsupported' // the phone system's API is off, or not one we speak: a person must fix it
   | 'protocol' // an answer we cannot understand (not JSON, missing fields)
   | 'not-service' // the address answers, but never as the phone system's API (another web server)
   | 'proxy' // the proxy refused us (407 credentials, 403 policy): a person must fix it
@@ -73,6 +74,14 @@ export type FaultId =
   | 'certificate-untrusted'
   | 'certificate-expired'
   | 'certificate-host'
+  | 'api-unavailable'
+  // Yeastar P-Series (docs/phone-systems/yeastar-p-series.md section 6), in its own terms.
+  | 'ys-credentials'
+  | 'ys-api-off'
+  | 'ys-api-version'
+  | 'ys-access-denied'
+  | 'ys-ip-blocked'
+  | 'ys-ip-forbidden'
   | 'unexpected';
 
 export interface FaultWords {
@@ -149,6 +158,25 @@ export function kindOfErrcode(errcode: number): ServiceErrorKind | undefined {
   return KIND_BY_ERRCODE.get(errcode);
 }
 
+/** What an errcode means: its kind (what the app does), and the words when not the kind's own. */
+export interface ErrcodeMeaning {
+  kind: ServiceErrorKind;
+  fault?: FaultId;
+}
+
+/**
+ * Reads a phone system's errcodes: each system has its own table (10004 is "IP not allowed" on the
+ * standard service and "token expired" on Yeastar's), so every reader of an errcode takes one.
+ * `operation` is the API call that answered (some codes mean different things on get_token).
+ */
+export type ErrcodeReader = (errcode: number, operation?: string) => ErrcodeMeaning | undefined;
+
+/** The standard service's table (docs/wire-protocol.md section 4). */
+export const standardErrcodes: ErrcodeReader = (errcode) => {
+  const kind = KIND_BY_ERRCODE.get(errcode);
+  return kind ? { kind } : undefined;
+};
+
 const FAULT_BY_KIND: Readonly<Record<ServiceErrorKind, FaultId>> = {
   credentials: 'invalid-credentials',
   expired: 'token-expired',
@@ -164,6 +192,7 @@ const FAULT_BY_KIND: Readonly<Record<ServiceErrorKind, FaultId>> = {
   proxy: 'proxy-refused',
   certificate: 'certificate-untrusted',
   'sign-in': 'sign-in-expired',
+  unsupported: 'api-unavailable',
 };
 
 /** Kinds a person must fix (the key, its scopes, the allowlist): no retry until they act. */
@@ -171,6 +200,7 @@ const NEEDS_USER: ReadonlySet<ServiceErrorKind> = new Set<ServiceErrorKind>([
   'credentials',
   'scope',
   'ip',
+  'unsupported',
   // Neither fixes itself by retrying; a silent retry loop would only hide it.
   'proxy',
   'certificate',
@@ -266,15 +296,28 @@ export interface ErrorDescription extends FaultWords {
   needsUser: boolean;
 }
 
-/** The words for an errcode the service sent (in an answer, a frame, a refused handshake). */
-export function describeErrcode(errcode: number): ErrorDescription {
-  const kind = kindOfErrcode(errcode);
-  const fault = kind ? FAULT_BY_KIND[kind] : 'unknown-errcode';
+/**
+ * The words for an errcode the service sent (in an answer, a frame, a refused handshake), read
+ * through the phone system's table (the standard service's by default).
+ */
+export function describeErrcode(
+  errcode: number,
+  read: ErrcodeReader = standardErrcodes,
+): ErrorDescription {
+  return describeMeaning(read(errcode), errcode);
+}
+
+/** The words for what a phone system's errcode (or a refusal without one) means. */
+export function describeMeaning(
+  meaning: ErrcodeMeaning | undefined,
+  errcode?: number,
+): ErrorDescription {
+  const fault = meaning ? (meaning.fault ?? FAULT_BY_KIND[meaning.kind]) : 'unknown-errcode';
   return {
     fault,
-    ...said(faultWords(fault, { errcode: String(errcode) })),
-    errcode,
-    needsUser: kind !== undefined && needsUser(kind),
+    ...said(faultWords(fault, errcode !== undefined ? { errcode: String(errcode) } : {})),
+    ...(errcode !== undefined && { errcode }),
+    needsUser: meaning !== undefined && needsUser(meaning.kind),
   };
 }
 

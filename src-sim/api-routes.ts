@@ -1,9 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Extension, SimStats } from './types.ts';
 import type { Credentials } from './credentials.ts';
-import { SCOPE_EXTENSION_READ, bearerToken, normalizeIp } from './credentials.ts';
-import { ApiError, ERR, readJsonBody, sendError, sendJson } from './errors.ts';
+import { SCOPE_EXTENSION_READ, normalizeIp } from './credentials.ts';
+import { ApiError, ERR, readJsonBody, sendJson } from './errors.ts';
 import { API_PATHS, API_PREFIX as SERVICE_API_PREFIX } from '../src-shared/service-api.ts';
+import type { SimDialect } from './phone-system.ts';
 
 /** The service's HTTP API under /openapi/v1.0/ (docs/wire-protocol.md sections 2 to 4). */
 export const API_PREFIX = `${SERVICE_API_PREFIX}/`;
@@ -21,6 +22,8 @@ export interface ApiRoutesOptions {
   extensions: () => ReadonlyArray<Extension>;
   /** The next injected API failure, if any. */
   takeApiFault: () => HttpFault | null;
+  /** The phone system's words: where the token is, how errors are answered. */
+  dialect: SimDialect;
 }
 
 /** A positive integer query parameter, or the default when absent; anything else is a 40000. */
@@ -42,7 +45,13 @@ export async function handleApi(
   const url = new URL(req.url ?? '/', 'http://sim.invalid');
   const path = url.pathname;
   const ip = normalizeIp(req.socket.remoteAddress);
-  const { credentials, stats } = opts;
+  const { credentials, stats, dialect } = opts;
+  // The call's name (get_token, extension/list): some phone systems answer its errors their way.
+  const operation = path.slice(SERVICE_API_PREFIX.length + 1);
+  const fail = (errcode: number, errmsg?: string, headers: Record<string, string> = {}) => {
+    const answer = dialect.apiError(errcode, operation, errmsg);
+    sendJson(res, answer.status, answer.body, headers);
+  };
   try {
     if (path === API_PATHS.getToken) stats.getToken++;
     else if (path === API_PATHS.refreshToken) stats.refreshToken++;
@@ -53,7 +62,7 @@ export async function handleApi(
       const headers: Record<string, string> = {};
       if (fault.retryAfterSec !== undefined) headers['Retry-After'] = String(fault.retryAfterSec);
       req.resume();
-      sendError(res, fault.status * 100, undefined, headers);
+      fail(fault.status * 100, undefined, headers);
       return;
     }
 
@@ -72,7 +81,7 @@ export async function handleApi(
     if (path === API_PATHS.extensionList) {
       if (method !== 'GET') throw new ApiError(ERR.METHOD_NOT_ALLOWED);
       req.resume();
-      const access = credentials.authenticate(bearerToken(req.headers.authorization), ip);
+      const access = credentials.authenticate(dialect.token(req), ip);
       if (!credentials.hasScope(access.key, SCOPE_EXTENSION_READ))
         throw new ApiError(ERR.INSUFFICIENT_SCOPE);
       const page = intParam(url.searchParams, 'page', 1, 1_000_000_000);
@@ -87,7 +96,7 @@ export async function handleApi(
   } catch (err) {
     if (err instanceof ApiError) {
       if (err.errcode === ERR.TOKEN_EXPIRED) stats.tokenExpiredRejections++;
-      sendError(res, err.errcode, err.errmsg);
-    } else sendError(res, 50000);
+      fail(err.errcode, err.errmsg);
+    } else fail(50000);
   }
 }

@@ -3,12 +3,20 @@ import type { Dispatcher } from './dispatcher.ts';
 /** Call bookkeeping behind ring()/setCallState(): which parties a call rang and their state. */
 export const CALL_STATE_CHANGED = 30011;
 
+/** What drives a call book (the standard one here, Yeastar's in yeastar-calls.ts). */
+export interface CallBookLike {
+  ring(opts: { from: string; to: string | string[]; callId?: string }): string;
+  setState(callId: string, state: string, opts?: { to?: string }): void;
+  forget(callId: string): void;
+  activeCalls(): number;
+}
+
 interface Call {
   from: string;
   parties: Map<string, string>;
 }
 
-export class CallBook {
+export class CallBook implements CallBookLike {
   private readonly calls = new Map<string, Call>();
   private readonly dispatcher: Dispatcher;
   private readonly instanceId: string;

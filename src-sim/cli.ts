@@ -24,6 +24,8 @@ const USAGE = `Usage: npm run sim -- [options]
   --idle-timeout <ms>    close silent sockets after this many real ms (default 60000)
   --tls-cert <file>      serve https/wss with this PEM certificate (and --tls-key)
   --tls-key <file>       the certificate's PEM private key
+  --phone-system <s>     standard (default) or yeastar-p-series
+  --token-lifetime <s>   access token lifetime in seconds (default 1800)
   --control              enable the HTTP control surface under /_sim/
   --help`;
 
@@ -40,6 +42,8 @@ const OPTIONS = {
   'idle-timeout': { type: 'string' },
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
+  'phone-system': { type: 'string' },
+  'token-lifetime': { type: 'string' },
   control: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
@@ -78,6 +82,9 @@ if (parsed.help) {
 
 const unit = parsed['timestamp-unit'];
 if (unit !== undefined && unit !== 'ms' && unit !== 's') fail(`invalid --timestamp-unit: ${unit}`);
+const phoneSystem = parsed['phone-system'];
+if (phoneSystem !== undefined && phoneSystem !== 'standard' && phoneSystem !== 'yeastar-p-series')
+  fail(`invalid --phone-system: ${phoneSystem} (standard or yeastar-p-series)`);
 const tenant = parsed.tenant;
 if (tenant !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(tenant))
   fail(`invalid --tenant: ${tenant}`);
@@ -106,6 +113,10 @@ const options: SimulatorOptions = {
   timestampUnit: unit ?? 'ms',
   idleTimeoutMs: number(parsed['idle-timeout'], 'idle-timeout', (n) => n > 0) ?? 60_000,
   control: parsed.control ?? false,
+  phoneSystem: phoneSystem ?? 'standard',
+  accessTokenLifetimeSec:
+    number(parsed['token-lifetime'], 'token-lifetime', (n) => Number.isInteger(n) && n >= 4) ??
+    1800,
 };
 const trafficRate = number(parsed.traffic, 'traffic', (n) => n > 0 && n <= 100_000);
 const exclude = parsed.exclude
@@ -142,6 +153,7 @@ const last = sim.extensions[sim.extensions.length - 1]?.number;
 process.stdout.write(
   [
     'Screenpop service simulator',
+    `  Phone system: ${sim.phoneSystem}`,
     `  Base URL:     ${sim.baseUrl}`,
     `  Subscribe:    ${serviceUrl(sim.baseUrl, API_PATHS.subscribe, { ws: true }).href}`,
     `  Tenant:       ${sim.tenant}`,

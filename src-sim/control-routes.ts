@@ -166,7 +166,7 @@ const ROUTES: Record<string, Route> = {
   },
   'POST faults/close': (sim, b) => (sim.closeAllSockets(optNum(b, 'code')), ok()),
   'POST faults/stall': (sim) => (sim.stallSockets(), ok()),
-  'POST faults/duplicate': (sim, b) => (sim.duplicateNext(num(b, 'n')), ok()),
+  'POST faults/duplicate': (sim, b) => (sim.duplicateNext(num(b, 'n'), optNum(b, 'copies')), ok()),
   'POST faults/reorder': (sim, b) => (sim.reorderNext(num(b, 'n')), ok()),
   'POST faults/fail-http': (sim, b) => {
     const opts: FailHttpOptions = {

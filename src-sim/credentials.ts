@@ -101,12 +101,19 @@ export class Credentials {
   private readonly clock: Clock;
   private readonly rng: Rng;
   private readonly defaultTenant: string;
+  private readonly accessLifetimeS: number;
   private keyCount = 0;
 
-  constructor(clock: Clock, rng: Rng, defaultTenant: string) {
+  constructor(
+    clock: Clock,
+    rng: Rng,
+    defaultTenant: string,
+    accessLifetimeS = ACCESS_TOKEN_LIFETIME_S,
+  ) {
     this.clock = clock;
     this.rng = rng;
     this.defaultTenant = defaultTenant;
+    this.accessLifetimeS = accessLifetimeS;
   }
 
   createKey(
@@ -214,7 +221,7 @@ export class Credentials {
     this.access.set(accessToken, {
       token: accessToken,
       key,
-      expiresAt: now + ACCESS_TOKEN_LIFETIME_S * 1000,
+      expiresAt: now + this.accessLifetimeS * 1000,
     });
     this.refresh.set(refreshToken, {
       token: refreshToken,
@@ -225,7 +232,7 @@ export class Credentials {
       errcode: 0,
       errmsg: 'SUCCESS',
       access_token: accessToken,
-      access_token_expire_time: ACCESS_TOKEN_LIFETIME_S,
+      access_token_expire_time: this.accessLifetimeS,
       refresh_token: refreshToken,
       refresh_token_expire_time: REFRESH_TOKEN_LIFETIME_S,
     };

@@ -30,6 +30,11 @@ export interface DemoOptions {
   control?: boolean;
   /** Seeds the simulator (key, names, traffic); default from the clock, so each start differs. */
   seed?: number;
+  /**
+   * The phone system the simulator plays; default the standard service. Yeastar P-Series has no
+   * voicemail or SMS events, so its demo leaves those out.
+   */
+  phoneSystem?: 'standard' | 'yeastar-p-series';
 }
 
 /** A running demo: what the app needs of it (DemoService), and the simulator for tests and logs. */
@@ -107,11 +112,14 @@ export function demoScript(n: number, extension: string, colleagues: readonly st
 
 export async function startDemo(options: DemoOptions): Promise<Demo> {
   const { clock, logger } = options;
+  const phoneSystem = options.phoneSystem ?? 'standard';
   const sim = await startSimulator({
     clock,
     control: options.control ?? false,
     seed: options.seed ?? Math.floor(clock.now() / 1000) % 100_000,
+    phoneSystem,
   });
+  const notices = phoneSystem === 'standard';
   const numbers = sim.extensions.map((e) => e.number);
   const extension = options.extension ?? numbers[0] ?? '101';
   const colleagues = numbers.filter((n) => n !== extension).slice(0, 4);
@@ -157,11 +165,11 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
       play(script, sim.ring({ from: script.from, to: script.to }), 0);
       const n = rings;
       // The caller who was missed leaves a voicemail once the phone stopped ringing.
-      if (n % 4 === 2)
+      if (notices && n % 4 === 2)
         later((script.steps[0]?.afterMs ?? 4_000) + 1_000, 'voicemail', () =>
           sim.voicemail({ extension, from: script.from, durationSec: 12 + ((n * 7) % 50) }),
         );
-      if (n % 8 === 0)
+      if (notices && n % 8 === 0)
         later(3_000, 'sms', () =>
           sim.sms({
             from: OUTSIDE_CALLERS[n % OUTSIDE_CALLERS.length]!,
@@ -171,7 +179,7 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
         );
     });
   ringAfter(Math.min(2_000, ringEveryMs));
-  logger.info('demo simulator started', { baseUrl: sim.baseUrl, extension });
+  logger.info('demo simulator started', { baseUrl: sim.baseUrl, extension, phoneSystem });
   return {
     sim,
     baseUrl: sim.baseUrl,
@@ -179,6 +187,7 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
     secret: sim.apiKey.secret,
     tenant: sim.tenant,
     extension,
+    phoneSystem,
     get rings() {
       return rings;
     },

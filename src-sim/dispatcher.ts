@@ -18,6 +18,8 @@ export interface DispatcherOptions {
   instanceId: string;
   stats: SimStats;
   targets: DispatchTarget[];
+  /** The frame text of an envelope (the phone system's framing); the envelope's JSON by default. */
+  encode?: (envelope: Envelope) => string;
 }
 
 type SentListener = (envelope: Envelope, frameText: string) => void;
@@ -27,6 +29,7 @@ export class Dispatcher {
   private readonly listeners = new Set<SentListener>();
   private counter = 0;
   private duplicates = 0;
+  private copies = 2;
   private reorderSize = 0;
   private held: Array<{ envelope: Envelope; text: string }> = [];
 
@@ -53,7 +56,7 @@ export class Dispatcher {
       data,
       event_id: opts.eventId ?? `evt_${this.opts.instanceId}_${(++this.counter).toString(36)}`,
     };
-    const text = JSON.stringify(envelope);
+    const text = this.opts.encode ? this.opts.encode(envelope) : JSON.stringify(envelope);
     if (this.reorderSize > 0) {
       this.held.push({ envelope, text });
       if (this.held.length >= this.reorderSize) {
@@ -66,8 +69,10 @@ export class Dispatcher {
     return envelope;
   }
 
-  duplicateNext(n: number): void {
+  /** Each of the next `n` events is sent `copies` times (default twice), the same bytes each time. */
+  duplicateNext(n: number, copies = 2): void {
     this.duplicates = Math.max(0, Math.floor(n));
+    this.copies = Math.max(2, Math.floor(copies));
   }
 
   reorderNext(n: number): void {
@@ -102,7 +107,7 @@ export class Dispatcher {
   }
 
   private dispatch(envelope: Envelope, text: string): void {
-    const times = this.duplicates > 0 ? 2 : 1;
+    const times = this.duplicates > 0 ? this.copies : 1;
     if (this.duplicates > 0) this.duplicates--;
     const payload = Buffer.from(text, 'utf8');
     for (let i = 0; i < times; i++) {

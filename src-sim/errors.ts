@@ -97,14 +97,19 @@ const REASONS: Record<number, string> = {
   503: 'Service Unavailable',
 };
 
-/** A refused WebSocket handshake is a plain HTTP response on the raw socket, then the socket closes. */
+/**
+ * A refused WebSocket handshake is a plain HTTP response on the raw socket, then the socket closes.
+ * `refusal` is an errcode (answered as the standard service does) or a phone system's answer.
+ */
 export function rejectUpgrade(
   socket: Duplex,
-  errcode: number,
+  refusal: number | { status: number; body: string },
   headers: Record<string, string> = {},
 ): void {
-  const status = statusFor(errcode);
-  const body = errorBody(errcode);
+  const { status, body } =
+    typeof refusal === 'number'
+      ? { status: statusFor(refusal), body: errorBody(refusal) }
+      : refusal;
   const lines = [
     `HTTP/1.1 ${status} ${REASONS[status] ?? 'Error'}`,
     'Content-Type: application/json; charset=utf-8',

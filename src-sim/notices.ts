@@ -39,19 +39,58 @@ function need(value: unknown, name: string): string {
   return value;
 }
 
+/** Yeastar P-Series' events for trunks and presence (docs/phone-systems/yeastar-p-series.md). */
+export const YEASTAR_TRUNK_REGISTRATION = 30010;
+export const YEASTAR_PRESENCE = 30009;
+
+/**
+ * A trunk status as Yeastar's number ("(30010) Trunk Registration State Changed"): the standard
+ * words the control surface takes, or the number itself.
+ */
+function yeastarTrunkStatus(status: string): number {
+  if (/^\d{1,3}$/.test(status)) return Number(status);
+  const known: Record<string, number> = {
+    registered: 1,
+    busy: 2,
+    registering: 4,
+    unregistered: 41,
+    unreachable: 42,
+    unavailable: 43,
+    disabled: 44,
+  };
+  const n = known[status];
+  if (n === undefined)
+    throw new RangeError(`unknown trunk status for this phone system: ${status}`);
+  return n;
+}
+
 export class NoticeBook {
   private readonly dispatcher: Dispatcher;
   private readonly instanceId: string;
   private readonly now: () => number;
+  private readonly yeastar: boolean;
   private counter = 0;
 
-  constructor(dispatcher: Dispatcher, instanceId: string, now: () => number) {
+  constructor(
+    dispatcher: Dispatcher,
+    instanceId: string,
+    now: () => number,
+    phoneSystem: 'standard' | 'yeastar-p-series' = 'standard',
+  ) {
     this.dispatcher = dispatcher;
     this.instanceId = instanceId;
     this.now = now;
+    this.yeastar = phoneSystem === 'yeastar-p-series';
+  }
+
+  /** Yeastar P-Series publishes no voicemail or SMS events: asking for one is a mistake. */
+  private offered(what: string): void {
+    if (this.yeastar)
+      throw new RangeError(`${what} is not offered by this phone system (Yeastar P-Series)`);
   }
 
   voicemail(opts: VoicemailOptions): Envelope {
+    this.offered('voicemail');
     const sec = opts.durationSec;
     if (!Number.isInteger(sec) || sec < 0)
       throw new RangeError('durationSec must be a non-negative integer');
@@ -67,6 +106,7 @@ export class NoticeBook {
   }
 
   sms(opts: SmsOptions): Envelope {
+    this.offered('SMS');
     if (typeof opts.text !== 'string') throw new TypeError('text must be a string');
     if (Array.from(opts.text).length > MAX_SMS_TEXT)
       throw new RangeError(`text must be at most ${MAX_SMS_TEXT} characters`);
@@ -80,6 +120,13 @@ export class NoticeBook {
   }
 
   trunkStatus(trunk: string, status: string): Envelope {
+    if (this.yeastar)
+      return this.dispatcher.emit(YEASTAR_TRUNK_REGISTRATION, {
+        trunk_name: need(trunk, 'trunk'),
+        kind: 'PJSIP',
+        status: yeastarTrunkStatus(need(status, 'status')),
+        registered_ip: '192.0.2.10:5060',
+      });
     return this.dispatcher.emit(TRUNK_STATUS_CHANGED, {
       trunk: need(trunk, 'trunk'),
       status: need(status, 'status'),
@@ -87,6 +134,12 @@ export class NoticeBook {
   }
 
   presence(extension: string, status: string): Envelope {
+    if (this.yeastar)
+      return this.dispatcher.emit(YEASTAR_PRESENCE, {
+        extension: need(extension, 'extension'),
+        // The guide's word for a lunch break is "lunch".
+        status: status === 'lunch_break' ? 'lunch' : need(status, 'status'),
+      });
     return this.dispatcher.emit(PRESENCE_CHANGED, {
       extension: need(extension, 'extension'),
       presence_status: need(status, 'status'),

@@ -25,6 +25,8 @@ import type { HttpFault } from './api-routes.ts';
 import { CONTROL_PREFIX, handleControl } from './control-routes.ts';
 import { TrafficGenerator } from './traffic.ts';
 import { ERR, rejectUpgrade, sendError } from './errors.ts';
+import { simDialect } from './phone-system.ts';
+import { YeastarCallBook } from './yeastar-calls.ts';
 
 /** Assembles the simulator's parts behind one HTTP server (API, subscribe WebSocket, control surface). */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
@@ -46,7 +48,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const trafficRng = rng.fork(3);
 
   const stats = createStats();
-  const credentials = new Credentials(clock, keyRng, tenant);
+  const credentials = new Credentials(clock, keyRng, tenant, options.accessTokenLifetimeSec);
   const mainKey = credentials.createKey({ name: 'Screenpop' });
   const extensions = createDirectory(extensionCount, tenant, directoryRng);
 
@@ -64,15 +66,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     return taken;
   };
 
+  const phoneSystem = options.phoneSystem ?? 'standard';
+  const dialect = simDialect(phoneSystem);
   const hub = new SubscribeHub({
     clock,
     credentials,
     stats,
+    dialect,
     idleTimeoutMs,
     maxBufferedBytes: options.maxBufferedBytes ?? MAX_BUFFERED_BYTES,
     takeHandshakeFault: () => takeFault('handshake'),
   });
-  const webhooks = new Webhooks(clock, stats, tenant);
+  const webhooks = new Webhooks(clock, stats, tenant, dialect);
   const dispatcher = new Dispatcher({
     clock,
     tenant,
@@ -80,9 +85,16 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     instanceId,
     stats,
     targets: [{ send: (to, event, payload) => hub.broadcast(to, event, payload) }, webhooks],
+    encode: dialect.encode,
   });
-  const calls = new CallBook(dispatcher, instanceId);
-  const notices = new NoticeBook(dispatcher, instanceId, () => clock.now());
+  const calls =
+    phoneSystem === 'yeastar-p-series'
+      ? new YeastarCallBook(dispatcher, instanceId, {
+          isExtension: (n) => extensions.some((e) => e.number === n),
+          now: () => clock.now(),
+        })
+      : new CallBook(dispatcher, instanceId);
+  const notices = new NoticeBook(dispatcher, instanceId, () => clock.now(), phoneSystem);
   const traffic = new TrafficGenerator({ clock, rng: trafficRng, calls, extensions });
 
   const controlEnabled = options.control ?? true;
@@ -98,6 +110,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       void handleApi(req, res, {
         credentials,
         stats,
+        dialect,
         extensions: () => extensions,
         takeApiFault: () => takeFault('api'),
       });
@@ -134,6 +147,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const sim: Simulator = {
     baseUrl,
     tenant,
+    phoneSystem,
     apiKey: publicKey(mainKey),
     clock,
     extensions,
@@ -158,7 +172,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     listWebhooks: () => webhooks.list(),
     closeAllSockets: (code = 1001) => hub.closeAll(code),
     stallSockets: () => hub.stallAll(),
-    duplicateNext: (n) => dispatcher.duplicateNext(n),
+    duplicateNext: (n, copies) => dispatcher.duplicateNext(n, copies),
     reorderNext: (n) => dispatcher.reorderNext(n),
     failHttp: (opts) => {
       if (![500, 502, 503, 429].includes(opts.status))

@@ -5,8 +5,9 @@ import type { RawData, WebSocket } from 'ws';
 import type { Clock, TimerHandle } from '../src-shared/clock.ts';
 import type { SimStats } from './types.ts';
 import type { AccessRecord, Credentials, KeyRecord } from './credentials.ts';
-import { bearerToken, normalizeIp } from './credentials.ts';
-import { ApiError, ERR, errorBody, rejectUpgrade } from './errors.ts';
+import { normalizeIp } from './credentials.ts';
+import { ApiError, ERR, rejectUpgrade } from './errors.ts';
+import type { SimDialect } from './phone-system.ts';
 import { textFrame } from '../src-shared/ws-frame.ts';
 import { API_PATHS } from '../src-shared/service-api.ts';
 
@@ -20,8 +21,6 @@ export const CLOSE_KEY_REVOKED = 4001;
 export const CLOSE_TOKEN_EXPIRED = 4002;
 /** Default for the unread bytes a socket may queue before it is dropped as a dead consumer. */
 export const MAX_BUFFERED_BYTES = 32 * 1024 * 1024;
-const TOKEN_EXPIRED_FRAME = errorBody(ERR.TOKEN_EXPIRED);
-const SUBSCRIBED_FRAME = errorBody(ERR.OK);
 
 interface Client {
   ws: WebSocket;
@@ -51,14 +50,8 @@ export interface SubscribeHubOptions {
   maxBufferedBytes: number;
   /** The next injected handshake failure, if any (failHttp with target 'handshake' or 'all'). */
   takeHandshakeFault: () => HandshakeFault | null;
-}
-
-function bearerFrom(req: IncomingMessage): string | undefined {
-  if (req.headers.authorization) return bearerToken(req.headers.authorization);
-  // Some real platforms take the token in the URL; the simulator accepts it, our client never sends it.
-  const q = (req.url ?? '').indexOf('?');
-  if (q < 0) return undefined;
-  return new URLSearchParams((req.url ?? '').slice(q + 1)).get('access_token') ?? undefined;
+  /** The phone system's words: the handshake's token, refusals, control frames, scopes. */
+  dialect: SimDialect;
 }
 
 export class SubscribeHub {
@@ -80,19 +73,19 @@ export class SubscribeHub {
     if (fault) {
       const headers: Record<string, string> = {};
       if (fault.retryAfterSec !== undefined) headers['Retry-After'] = String(fault.retryAfterSec);
-      rejectUpgrade(socket, fault.status * 100, headers);
+      rejectUpgrade(socket, this.opts.dialect.handshakeError(fault.status * 100), headers);
       return;
     }
     let access: AccessRecord;
     try {
       access = this.opts.credentials.authenticate(
-        bearerFrom(req),
+        this.opts.dialect.token(req),
         normalizeIp(req.socket.remoteAddress),
       );
     } catch (err) {
       const code = err instanceof ApiError ? err.errcode : ERR.TOKEN_EXPIRED;
       if (code === ERR.TOKEN_EXPIRED) this.opts.stats.tokenExpiredRejections++;
-      rejectUpgrade(socket, code);
+      rejectUpgrade(socket, this.opts.dialect.handshakeError(code));
       return;
     }
     this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws, socket, access));
@@ -148,22 +141,24 @@ export class SubscribeHub {
       parsed = undefined;
     }
     const list = (parsed as { topic_list?: unknown } | undefined)?.topic_list;
+    const { dialect } = this.opts;
     if (!Array.isArray(list) || !list.every((c) => Number.isInteger(c) && c > 0)) {
-      client.ws.send(errorBody(ERR.BAD_REQUEST, 'EXPECTED {"topic_list":[<event codes>]}'));
+      client.ws.send(dialect.frame(ERR.BAD_REQUEST, 'EXPECTED {"topic_list":[<event codes>]}'));
       return;
     }
     const allowed = new Set<number>();
     const denied: number[] = [];
     for (const code of list as number[]) {
-      if (this.opts.credentials.hasScope(client.key, `event:${code}`)) allowed.add(code);
+      if (!dialect.eventScopes || this.opts.credentials.hasScope(client.key, `event:${code}`))
+        allowed.add(code);
       else denied.push(code);
     }
     // A later topic_list replaces the earlier one; codes lacking scope are never delivered.
     client.topics = allowed;
     client.ws.send(
       denied.length === 0
-        ? SUBSCRIBED_FRAME
-        : errorBody(ERR.INSUFFICIENT_SCOPE, `INSUFFICIENT SCOPE FOR ${denied.join(',')}`),
+        ? dialect.frame(ERR.OK)
+        : dialect.frame(ERR.INSUFFICIENT_SCOPE, `INSUFFICIENT SCOPE FOR ${denied.join(',')}`),
     );
   }
 
@@ -195,7 +190,7 @@ export class SubscribeHub {
 
   private expireClient(client: Client): void {
     if (client.stalled || client.ws.readyState !== client.ws.OPEN) return;
-    client.ws.send(TOKEN_EXPIRED_FRAME);
+    client.ws.send(this.opts.dialect.frame(ERR.TOKEN_EXPIRED));
     client.ws.close(CLOSE_TOKEN_EXPIRED, 'TOKEN EXPIRED');
   }
 
@@ -234,7 +229,7 @@ export class SubscribeHub {
     for (const client of this.all) {
       if (client.key.key !== key || client.stalled || client.ws.readyState !== client.ws.OPEN)
         continue;
-      client.ws.send(errorBody(ERR.INVALID_KEY));
+      client.ws.send(this.opts.dialect.frame(ERR.INVALID_KEY));
       client.ws.close(CLOSE_KEY_REVOKED, 'KEY REVOKED');
     }
   }

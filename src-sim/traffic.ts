@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from '../src-shared/clock.ts';
 import type { Rng } from './rng.ts';
-import type { CallBook } from './calls.ts';
+import type { CallBookLike } from './calls.ts';
 import type { Extension, TrafficOptions } from './types.ts';
 
 /**
@@ -14,7 +14,7 @@ import type { Extension, TrafficOptions } from './types.ts';
 export interface TrafficGeneratorOptions {
   clock: Clock;
   rng: Rng;
-  calls: CallBook;
+  calls: CallBookLike;
   extensions: ReadonlyArray<Extension>;
 }
 

@@ -39,6 +39,17 @@ export interface SimulatorOptions {
    * expired certificates); default plain http.
    */
   tls?: { cert: string | Buffer; key: string | Buffer };
+  /**
+   * Added: the phone system to be: 'standard' (docs/wire-protocol.md, the default) or
+   * 'yeastar-p-series' (docs/phone-systems/yeastar-p-series.md: the token in the query, Yeastar's
+   * errcodes, report frames, X-Signature webhooks, no voicemail or SMS events).
+   */
+  phoneSystem?: 'standard' | 'yeastar-p-series';
+  /**
+   * Added: the access token's lifetime in (simulated) seconds, as get_token answers it; default
+   * 1800. Shorter lets a real-time client's refresh before expiry be watched in seconds.
+   */
+  accessTokenLifetimeSec?: number;
 }
 
 export interface SimApiKey {
@@ -110,6 +121,8 @@ export interface Simulator {
   /** 'http://127.0.0.1:PORT' (API paths /openapi/v1.0/..., WS at ws://.../openapi/v1.0/subscribe). */
   readonly baseUrl: string;
   readonly tenant: string;
+  /** Added: the phone system it speaks. */
+  readonly phoneSystem: 'standard' | 'yeastar-p-series';
   /** Created at start: all scopes, no allowlist. */
   readonly apiKey: SimApiKey;
   readonly clock: Clock;
@@ -156,8 +169,8 @@ export interface Simulator {
   closeAllSockets(code?: number): void;
   /** Keep TCP open, stop reading and writing (half-open). Applies to the sockets open now. */
   stallSockets(): void;
-  /** Each of the next n events is sent twice. */
-  duplicateNext(n: number): void;
+  /** Each of the next n events is sent twice (added: `copies` times, the same bytes each time). */
+  duplicateNext(n: number, copies?: number): void;
   /** The next n events are held and sent in reverse order. */
   reorderNext(n: number): void;
   /** The next `count` API calls fail with `status`. */

@@ -3,7 +3,7 @@ import https from 'node:https';
 import type { Clock, TimerHandle } from '../src-shared/clock.ts';
 import type { SimStats, WebhookInfo } from './types.ts';
 import type { DispatchTarget } from './dispatcher.ts';
-import { SIGNATURE_HEADER, signBody } from './webhook-signature.ts';
+import { STANDARD_DIALECT, type SimDialect } from './phone-system.ts';
 
 /**
  * Webhook delivery (docs/wire-protocol.md section 7): POST the envelope's exact bytes, signed, to each
@@ -33,7 +33,8 @@ interface Hook {
 interface Delivery {
   hook: Hook;
   body: Buffer;
-  signature: string;
+  /** The headers that sign the body (the phone system's scheme). */
+  signature: Record<string, string>;
   startedAt: number;
   retries: number;
   timer: TimerHandle | undefined;
@@ -52,10 +53,18 @@ export class Webhooks implements DispatchTarget {
   private counter = 0;
   private closed = false;
 
-  constructor(clock: Clock, stats: SimStats, defaultTenant: string) {
+  private readonly dialect: SimDialect;
+
+  constructor(
+    clock: Clock,
+    stats: SimStats,
+    defaultTenant: string,
+    dialect: SimDialect = STANDARD_DIALECT,
+  ) {
     this.clock = clock;
     this.stats = stats;
     this.defaultTenant = defaultTenant;
+    this.dialect = dialect;
   }
 
   add(opts: { url: string; secret: string; events?: number[]; tenant?: string }): string {
@@ -112,7 +121,7 @@ export class Webhooks implements DispatchTarget {
       const delivery: Delivery = {
         hook,
         body: frame,
-        signature: signBody(hook.secret, frame),
+        signature: this.dialect.webhookHeaders(hook.secret, frame),
         startedAt: this.clock.monotonic(),
         retries: 0,
         timer: undefined,
@@ -153,7 +162,7 @@ export class Webhooks implements DispatchTarget {
       headers: {
         'Content-Type': 'application/json',
         'Content-Length': String(d.body.length),
-        [SIGNATURE_HEADER]: d.signature,
+        ...d.signature,
         'User-Agent': 'screenpop-simulator/1.0',
       },
     });

@@ -31,6 +31,8 @@ import {
   type FeatureToggles,
 } from './events/features.ts';
 import type { Notice } from './events/notices.ts';
+import type { PhoneSystemWire } from './wire/phone-system.ts';
+import { STANDARD_WIRE } from './wire/standard.ts';
 
 export type EngineMode = 'auto' | 'direct' | 'relay';
 
@@ -54,6 +56,11 @@ export interface EngineDeps {
   topics?: number[];
   /** A voicemail or SMS older than this is history, not a notification. Default 1 hour. */
   staleNoticeMs?: number;
+  /**
+   * The phone system's wire format (src-main/core/wire/): the direct stream's dialect, decoder and
+   * event codes; the standard service's by default. The relay always hands on the core's envelopes.
+   */
+  wire?: PhoneSystemWire;
   heartbeatMs?: number;
   dedupe?: DedupeOptions;
   /**
@@ -88,6 +95,7 @@ export class ScreenpopEngine {
   private readonly features: FeatureToggles;
   private readonly direct: WebSocketEventSource | undefined;
   private readonly featureChanges: Emitter<[FeatureStatus[]]>;
+  private readonly wire: PhoneSystemWire;
 
   constructor(deps: EngineDeps) {
     const mode = deps.mode ?? 'auto';
@@ -108,11 +116,15 @@ export class ScreenpopEngine {
       throw new Error("event source mode 'relay' needs a relay (relayUrl is empty)");
     this.features = deps.features ?? ALL_FEATURES_ON;
     this.featureChanges = new Emitter(this.logger, 'features');
+    this.wire = deps.wire ?? STANDARD_WIRE;
     if (mode !== 'relay') {
       this.direct = new WebSocketEventSource({
         baseUrl: deps.baseUrl,
         tokens: deps.tokens,
-        topics: [...(deps.topics ?? topicsFor(this.features))],
+        dialect: this.wire.stream,
+        topics: [
+          ...(deps.topics ?? topicsFor(this.features, this.wire.featureCodes, this.wire.callCode)),
+        ],
         clock: deps.clock,
         logger: deps.logger ?? silentLogger,
         createSocket: deps.createSocket,
@@ -128,7 +140,9 @@ export class ScreenpopEngine {
     if (this.started) return;
     this.started = true;
     for (const source of this.sources) {
-      this.detach.push(this.pipeline.attach(source));
+      // The direct stream speaks the phone system's format; the relay hands on the core's own.
+      const decode = source === this.direct ? this.wire.stream.decoder() : undefined;
+      this.detach.push(this.pipeline.attach(source, decode));
       this.detach.push(
         source.onStatus((status) => {
           this.sourceStatus.set(source.name, status);
@@ -186,7 +200,11 @@ export class ScreenpopEngine {
    * a feature that is on is reported on.
    */
   featureStatuses(): FeatureStatus[] {
-    return featureStatuses(this.features, this.direct?.refusedTopics() ?? []);
+    return featureStatuses(
+      this.features,
+      this.direct?.refusedTopics() ?? [],
+      this.wire.featureCodes,
+    );
   }
 
   /** Every change of featureStatuses() from now on. */

@@ -51,6 +51,7 @@ import {
   withLocks,
 } from '../core/settings/policy.ts';
 import { ServiceClient } from '../core/api/service-client.ts';
+import { wireFor } from '../core/wire/index.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
 import { fixedTranslator, LocaleState } from '../../src-shared/i18n/locale-state.ts';
@@ -352,11 +353,18 @@ async function start(): Promise<void> {
     // The CRM lookup goes out the same way as everything else (proxy, CAs).
     crmNetwork: network,
     // The control surface lets the user (and the end-to-end suite) ring the demo from outside.
-    startDemo: () => startDemo({ clock, logger, control: true }),
+    startDemo: (phoneSystem) => startDemo({ clock, logger, control: true, phoneSystem }),
     createProbe: (input) => {
       // The settings in force (with the policy's locks), as the connection uses them.
       const { fetch } = network(runtime?.settings() ?? settingsStore.settings());
-      const client = new ServiceClient({ baseUrl: input.baseUrl, clock, logger, secrets, fetch });
+      const client = new ServiceClient({
+        baseUrl: input.baseUrl,
+        clock,
+        logger,
+        secrets,
+        fetch,
+        api: wireFor(input.phoneSystem).api,
+      });
       return {
         getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,
         listExtensions: (token) => client.listExtensions(token),

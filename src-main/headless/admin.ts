@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { ServiceClient } from '../core/api/service-client.ts';
+import { wireFor } from '../core/wire/index.ts';
 import { transportFor } from '../core/net/network.ts';
 import { readCaText } from '../core/net/trust.ts';
 import type { NetTransport } from '../core/net/transport.ts';
@@ -44,6 +45,7 @@ export function effectiveSettings(
   const wanted: Settings = {
     ...DEFAULT_SETTINGS,
     ...policy.settings,
+    phoneSystem: args.phoneSystem,
     baseUrl: args.baseUrl,
     apiKey: env.SCREENPOP_API_KEY?.trim() || policy.settings.apiKey || '',
     extensions: args.extensions,
@@ -132,6 +134,7 @@ export async function writeRunnerDiagnostics(
     ? { ok: false, message: networkProblem ?? '', remedy: 'Fix HTTPS_PROXY or the proxy setting.' }
     : await testConnection(
         {
+          phoneSystem: settings.phoneSystem,
           baseUrl: settings.baseUrl,
           apiKey: settings.apiKey,
           secret,
@@ -148,6 +151,7 @@ export async function writeRunnerDiagnostics(
               logger,
               secrets,
               fetch,
+              api: wireFor(input.phoneSystem).api,
             });
             return {
               getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,

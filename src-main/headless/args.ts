@@ -11,6 +11,8 @@ import { LOCALES, PSEUDO_LOCALE } from '../../src-shared/i18n/locales.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 
 export interface HeadlessArgs {
+  /** The phone system behind --base-url: its token calls, stream and events (--phone-system). */
+  phoneSystem: Settings['phoneSystem'];
   baseUrl: string;
   extensions: string[];
   dids: string[];
@@ -58,6 +60,7 @@ export class UsageError extends Error {
 /** The command lines of the help: syntax, the same in every language. */
 const SYNOPSIS = [
   'screenpop-headless --base-url <https://tenant.example.com> --extension <n> [--extension <n> ...]',
+  '                   [--phone-system standard|yeastar-p-series]',
   '                   [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>]',
   '                   [--heartbeat-sec <s>] [--ca-file <pem>] [--contacts <file.csv|file.vcf>]',
   '                   [--crm hubspot | --crm generic --crm-url <https://…?phone={number}>',
@@ -69,7 +72,7 @@ const SYNOPSIS = [
   '                    [--event-source auto|direct|relay]]',
   '                   [--without voicemail|sms|trunk|presence ...]',
   'screenpop-headless --relay-url <https://relay.example.org> --relay-tenant <name> [--enrol <code>]',
-  'screenpop-headless --demo [--extension 101]',
+  'screenpop-headless --demo [--extension 101] [--phone-system standard|yeastar-p-series]',
 ];
 
 const POLICY_PATHS =
@@ -100,6 +103,7 @@ export function usage(t: Translator): string {
 /** The runner's flags, as node:util parseArgs takes them. */
 const OPTIONS = {
   'base-url': { type: 'string' },
+  'phone-system': { type: 'string' },
   extension: { type: 'string', multiple: true },
   did: { type: 'string', multiple: true },
   region: { type: 'string' },
@@ -152,6 +156,7 @@ export function parseHeadlessArgs(
   // The flags that are settings go through the settings' own rules (validate-settings.ts): the
   // runner accepts exactly what the Settings window accepts.
   const user = settingsFlags(defaults, {
+    phoneSystem: (values['phone-system'] ?? defaults.phoneSystem).trim() as Settings['phoneSystem'],
     extensions: (values.extension ?? defaults.extensions).map((e) => e.trim()),
     dids: (values.did ?? defaults.dids).map((d) => d.trim()).filter((d) => d.length > 0),
     defaultRegion: values.region ?? defaults.defaultRegion,
@@ -160,7 +165,7 @@ export function parseHeadlessArgs(
         ? defaults.staleRingSec
         : Number(values['stale-ring-sec']),
   });
-  const { extensions, dids, defaultRegion: region, staleRingSec } = user;
+  const { extensions, dids, defaultRegion: region, staleRingSec, phoneSystem } = user;
   const heartbeatSec = values['heartbeat-sec'] === undefined ? 25 : Number(values['heartbeat-sec']);
   if (!Number.isFinite(heartbeatSec) || heartbeatSec < 2 || heartbeatSec > 30)
     throw new UsageError('--heartbeat-sec must be between 2 and 30');
@@ -218,6 +223,7 @@ export function parseHeadlessArgs(
       throw new UsageError('give at least one --extension or --did');
   }
   return {
+    phoneSystem,
     baseUrl,
     extensions: demo && extensions.length === 0 ? ['101'] : extensions,
     dids,
@@ -265,6 +271,7 @@ export function preScan(argv: readonly string[]): {
 
 /** The flag that sets each setting, for the words of a usage error. */
 const FLAG_OF: Partial<Record<keyof Settings, string>> = {
+  phoneSystem: '--phone-system',
   baseUrl: '--base-url',
   extensions: '--extension',
   dids: '--did',

@@ -34,6 +34,11 @@ export interface PopLine {
   /** True when the caller ID was longer than 256 characters and `from` is only its start. */
   from_truncated: boolean;
   to: string;
+  /**
+   * Added: the number the caller dialled (a DID) or the trunk it came in on, where the phone
+   * system says it (Yeastar P-Series); null otherwise.
+   */
+  line: string | null;
   event_id: string;
   caller_name: string | null;
   /** Where caller_name came from: the tenant's extension list, the contacts file, the CRM, or none. */
@@ -42,7 +47,10 @@ export interface PopLine {
   caller_company: string | null;
   /** What the number is to the caller (contacts file): mobile, work, home, main, other; or null. */
   number_kind: NumberKind | null;
-  /** Server time of the ring, ms since the epoch. */
+  /**
+   * Server time of the ring, ms since the epoch; where the phone system's reports carry no time
+   * (Yeastar P-Series), the time the runner received it.
+   */
   timestamp: number;
 }
 
@@ -135,12 +143,15 @@ export interface PresenceLine extends NoticeLineBase {
   do_not_disturb: boolean;
 }
 
-/** A feature the key may not receive (10003 for its code): off alone, with the remedy. */
+/**
+ * A feature the key may not receive (10003 for its code): off alone, with the remedy; or one the
+ * phone system does not offer (`not-offered`, `code` null: nothing is subscribed for it).
+ */
 export interface FeatureLine {
   type: 'feature';
   feature: FeatureStatus['feature'];
   state: FeatureStatus['state'];
-  code: number;
+  code: number | null;
   reason: string | null;
   remedy: string | null;
 }
@@ -186,6 +197,9 @@ const RUNNER_SAYS: ReadonlyMap<MessageId, MessageId> = new Map<MessageId, Messag
   ['status.fault.network.remedy', 'runner.status.fault.network.remedy'],
   ['status.fault.protocol.remedy', 'runner.status.fault.protocol.remedy'],
   ['status.fault.not-phone-system.remedy', 'runner.status.fault.not-phone-system.remedy'],
+  ['status.fault.ys-credentials.remedy', 'runner.status.fault.ys-credentials.remedy'],
+  ['status.fault.ys-api-off.remedy', 'runner.status.fault.ys-api-off.remedy'],
+  ['status.fault.ys-ip-blocked.remedy', 'runner.status.fault.ys-ip-blocked.remedy'],
   ['status.fault.no-credentials.remedy', 'runner.status.fault.no-credentials.remedy'],
   ['status.fault.not-signed-in.remedy', 'runner.status.fault.not-signed-in.remedy'],
   ['status.fault.not-enrolled.remedy', 'runner.status.fault.not-enrolled.remedy'],
@@ -220,6 +234,8 @@ function said(
   words: Words | undefined,
   t: Translator | undefined,
 ): string | null {
+  // No words (a feature not offered has no remedy) is no text, not an empty one.
+  if (words && words.length === 0) return null;
   if (words) return t ? render(inRunnerWords(words), t) : english(inRunnerWords(words));
   return text ?? null;
 }
@@ -241,6 +257,7 @@ export function popLine(p: Pop, caller: CallerIdentity | null): PopLine {
     from: p.from,
     from_truncated: p.fromTruncated === true,
     to: p.to,
+    line: p.line ?? null,
     event_id: p.eventId,
     caller_name: caller?.name ?? null,
     name_source: caller?.source ?? 'none',

@@ -104,10 +104,12 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       logger,
       extension: args.extensions[0] ?? '101',
       ringEverySec: 5,
+      phoneSystem: args.phoneSystem,
     });
     service = await inMemory(demo.baseUrl, demo.apiKey, demo.secret, secrets);
     settings = {
       ...DEFAULT_SETTINGS,
+      phoneSystem: args.phoneSystem,
       baseUrl: demo.baseUrl,
       apiKey: demo.apiKey,
       extensions: args.extensions,
@@ -257,6 +259,10 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
         for (const f of features) if (f.state === 'no-scope') emit(featureLine(f, deps.words));
       }),
     ];
+    // What this phone system has no event for is said once, at the start (nothing is subscribed).
+    for (const f of engine.featureStatuses())
+      if (f.state === 'not-offered' && settings.features[f.feature])
+        emit(featureLine(f, deps.words));
     engine.start();
   };
   /** Stops the connection; the last status line stays the one that explains why. */

@@ -108,10 +108,12 @@ export interface CheckboxProps {
   label: string;
   hint?: string;
   checked: boolean;
+  /** Not a choice here (a feature the phone system does not offer). */
+  disabled?: boolean;
   onChange: (checked: boolean) => void;
 }
 
-export function Checkbox({ name, label, hint, checked, onChange }: CheckboxProps) {
+export function Checkbox({ name, label, hint, checked, disabled, onChange }: CheckboxProps) {
   const lockedBy = useLock(name);
   const id = fieldId(name);
   const describedBy =
@@ -126,7 +128,7 @@ export function Checkbox({ name, label, hint, checked, onChange }: CheckboxProps
         id={id}
         type="checkbox"
         checked={checked}
-        disabled={lockedBy !== null}
+        disabled={lockedBy !== null || disabled === true}
         onChange={(e) => onChange(e.currentTarget.checked)}
         aria-describedby={describedBy}
       />

@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from 'react';
 import type { ScreenpopApi, SettingsView, StatusView } from '../../src-main/ipc/contract.ts';
+import type { PhoneSystem } from '../../src-main/core/settings/types.ts';
 import { useDocumentTitle, useT } from '../shared/i18n.tsx';
 import { Onboarding } from './Onboarding.tsx';
 import { SettingsForm } from './SettingsForm.tsx';
@@ -20,6 +21,8 @@ export function SettingsApp({ api }: { api: ScreenpopApi }) {
   const [startingDemo, setStartingDemo] = useState(false);
   const [demoError, setDemoError] = useState<string | null>(null);
   const [demoStarted, setDemoStarted] = useState(false);
+  /** The welcome step's answer; saved before either way in (the demo plays it too). */
+  const [phoneSystem, setPhoneSystem] = useState<PhoneSystem | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -44,10 +47,18 @@ export function SettingsApp({ api }: { api: ScreenpopApi }) {
     };
   }, [api]);
 
+  /** Saves the welcome step's phone system, when it differs from the one in force. */
+  async function keepPhoneSystem(): Promise<void> {
+    if (!view || !phoneSystem || phoneSystem === view.settings.phoneSystem) return;
+    const saved = await api.saveSettings({ settings: { phoneSystem } });
+    if (saved.ok) setView(saved.view);
+  }
+
   async function startDemo(): Promise<void> {
     setStartingDemo(true);
     setDemoError(null);
     try {
+      await keepPhoneSystem();
       setView(await api.startDemo());
       setDemoStarted(true);
       setStep('settings');
@@ -79,7 +90,12 @@ export function SettingsApp({ api }: { api: ScreenpopApi }) {
     return (
       <main className="settings">
         <Onboarding
-          onConnect={() => setStep('connect')}
+          phoneSystem={phoneSystem ?? view.settings.phoneSystem}
+          onPhoneSystem={setPhoneSystem}
+          onConnect={() => {
+            if (!phoneSystem || phoneSystem === view.settings.phoneSystem) setStep('connect');
+            else void keepPhoneSystem().finally(() => setStep('connect'));
+          }}
           onDemo={() => void startDemo()}
           startingDemo={startingDemo}
           demoError={demoError}

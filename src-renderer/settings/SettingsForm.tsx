@@ -25,7 +25,7 @@ import {
   TextField,
   type TextFieldProps,
 } from './Field.tsx';
-import { settingsWords, type SectionId } from './fields.ts';
+import { settingsWords, type FieldName, type SectionId } from './fields.ts';
 import { useT } from '../shared/i18n.tsx';
 import type { FormValues } from './form-values.ts';
 import {
@@ -56,6 +56,7 @@ interface FieldError {
 
 /** Fields a connection test depends on: editing one makes a shown test result stale. */
 const CONNECTION_FIELDS = new Set<keyof FormValues>([
+  'phoneSystem',
   'baseUrl',
   'apiKey',
   'secret',
@@ -91,6 +92,9 @@ export function SettingsForm({
     DISPLAYS,
     PROXY_MODES,
     FIELDS,
+    fieldWords,
+    NOT_OFFERED,
+    PHONE_SYSTEM_CHOICES,
     FORM_ERRORS,
     LANGUAGES,
     managedBanner,
@@ -208,7 +212,7 @@ export function SettingsForm({
       'name' | 'label' | 'hint' | 'placeholder' | 'value' | 'onChange' | 'error'
     > & { hint?: ReactNode; placeholder?: string } = {},
   ) {
-    const words = FIELDS[name];
+    const words = fieldWords(name, values.phoneSystem);
     return (
       <TextField
         hint={words.hint}
@@ -227,32 +231,37 @@ export function SettingsForm({
     [K in keyof FormValues]: FormValues[K] extends boolean ? K : never;
   }[keyof FormValues];
 
-  function check(name: BoolKey) {
+  function check(name: BoolKey, options: { notOffered?: boolean } = {}) {
     const words = FIELDS[name];
+    // A feature the phone system has no event for: shown off, and why (nothing is subscribed).
+    const hint = options.notOffered ? NOT_OFFERED : words.hint;
     return (
       <Checkbox
         name={name}
         label={words.label}
-        {...(words.hint ? { hint: words.hint } : {})}
-        checked={values[name]}
+        {...(hint ? { hint } : {})}
+        checked={options.notOffered ? false : values[name]}
+        {...(options.notOffered ? { disabled: true } : {})}
         onChange={(v) => set(name, v)}
       />
     );
   }
 
-  type ChoiceKey = 'popupDisplay' | 'popupCorner' | 'language' | 'proxyMode';
+  type ChoiceKey = 'popupDisplay' | 'popupCorner' | 'language' | 'proxyMode' | 'phoneSystem';
 
   /** A select over `choices`, with its field's words (as text() and check() for theirs). */
   function select<K extends ChoiceKey>(
     name: K,
-    choices: readonly { value: FormValues[K]; label: string; lang?: string }[],
+    choices: readonly { value: FormValues[K]; label: string; lang?: string; hint?: string }[],
   ) {
-    const words = FIELDS[name];
+    const words = FIELDS[name as FieldName];
+    // A choice that says what it needs (a phone system) is the field's help while it is chosen.
+    const hint = choices.find((c) => c.value === values[name])?.hint ?? words.hint;
     return (
       <SelectField
         name={name}
         label={words.label}
-        {...(words.hint ? { hint: words.hint } : {})}
+        {...(hint ? { hint } : {})}
         error={errorFor(name)}
         value={values[name]}
         choices={choices}
@@ -285,6 +294,8 @@ export function SettingsForm({
   const lockedBy = (name: string): string | null =>
     managed && (managed.locked as string[]).includes(name) ? managed.by : null;
   const sourceLock = lockedBy('eventSource');
+  // Yeastar P-Series publishes no voicemail or SMS events (docs/phone-systems/yeastar-p-series.md).
+  const yeastar = values.phoneSystem === 'yeastar-p-series';
 
   return (
     <LockContext.Provider value={lockedBy}>
@@ -328,9 +339,11 @@ export function SettingsForm({
                 testUnsaved={test?.unsaved ?? false}
                 testing={testing}
                 onTest={() => void testConnection()}
+                phoneSystem={values.phoneSystem}
                 {...(firstExtension ? { extension: firstExtension } : {})}
               />
             </div>
+            {select('phoneSystem', PHONE_SYSTEM_CHOICES)}
             {text('baseUrl', { type: 'url' })}
             {text('apiKey')}
             {text('secret', {
@@ -385,8 +398,8 @@ export function SettingsForm({
                 {check('startAtLogin')}
                 <fieldset className="features" data-testid="features">
                   <legend className="field__label">{t.t('settings.besides-calls')}</legend>
-                  {check('featureVoicemail')}
-                  {check('featureSms')}
+                  {check('featureVoicemail', { notOffered: yeastar })}
+                  {check('featureSms', { notOffered: yeastar })}
                   {check('featureTrunk')}
                   {check('featurePresence')}
                 </fieldset>

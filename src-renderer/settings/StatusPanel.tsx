@@ -9,6 +9,7 @@ import type { StatusView, TestConnectionResult } from '../../src-main/ipc/contra
 import { knownState } from '../../src-main/ipc/contract.ts';
 import { InertText } from '../shared/InertText.tsx';
 import { useT, WithValues } from '../shared/i18n.tsx';
+import type { PhoneSystem } from '../../src-main/core/settings/types.ts';
 
 type Tone = 'ok' | 'warn' | 'error';
 
@@ -76,10 +77,12 @@ function TestResult({
   result,
   extension,
   unsaved,
+  phoneSystem,
 }: {
   result: TestConnectionResult;
   extension?: string;
   unsaved: boolean;
+  phoneSystem: PhoneSystem;
 }) {
   const t = useT();
   const name = WithValues.slot('name');
@@ -112,7 +115,10 @@ function TestResult({
       {result.ipToAllow && (
         <p>
           <WithValues
-            text={t.t('settings.test.ip', { ip: WithValues.slot('ip') })}
+            text={t.t(
+              phoneSystem === 'yeastar-p-series' ? 'settings.test.ip-yeastar' : 'settings.test.ip',
+              { ip: WithValues.slot('ip') },
+            )}
             values={{
               ip: (
                 <code data-testid="ip-to-allow" dir="ltr">
@@ -142,6 +148,8 @@ export interface StatusPanelProps {
   testing: boolean;
   onTest: () => void;
   extension?: string;
+  /** Whose terms a test result speaks (the one chosen in the form). */
+  phoneSystem?: PhoneSystem;
 }
 
 export function StatusPanel({
@@ -151,6 +159,7 @@ export function StatusPanel({
   testing,
   onTest,
   extension,
+  phoneSystem = 'standard',
 }: StatusPanelProps) {
   const t = useT();
   const tone: Tone | null = test ? (test.ok ? 'ok' : 'error') : status ? statusTone(status) : null;
@@ -163,7 +172,12 @@ export function StatusPanel({
         data-testid={test ? 'connection-result' : 'status'}
       >
         {test ? (
-          <TestResult result={test} unsaved={testUnsaved} {...(extension ? { extension } : {})} />
+          <TestResult
+            result={test}
+            unsaved={testUnsaved}
+            phoneSystem={phoneSystem}
+            {...(extension ? { extension } : {})}
+          />
         ) : (
           status && <LiveStatus status={status} />
         )}

@@ -8,7 +8,8 @@
  */
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { LOCALES } from '../../src-shared/i18n/locales.ts';
-import type { LanguageSetting } from '../../src-main/core/settings/types.ts';
+import type { LanguageSetting, PhoneSystem } from '../../src-main/core/settings/types.ts';
+import { PHONE_SYSTEMS } from '../../src-main/core/settings/types.ts';
 import type { FormValues } from './form-values.ts';
 
 export type SectionId =
@@ -61,6 +62,7 @@ function build(t: Translator) {
   }));
 
   const FIELDS: Record<FieldName, FieldText> = {
+    phoneSystem: { label: t.t('settings.field.phoneSystem.label') },
     baseUrl: {
       label: t.t('settings.field.baseUrl.label'),
       hint: t.t('settings.field.baseUrl.hint'),
@@ -135,9 +137,32 @@ function build(t: Translator) {
     },
   };
 
+  /** A field's words in a phone system's own terms, where they differ from the standard ones. */
+  const SYSTEM_FIELDS: Partial<Record<PhoneSystem, Partial<Record<FieldName, FieldText>>>> = {
+    'yeastar-p-series': {
+      baseUrl: { ...FIELDS.baseUrl, hint: t.t('settings.field.baseUrl.yeastar-hint') },
+      apiKey: {
+        label: t.t('settings.field.apiKey.yeastar-label'),
+        hint: t.t('settings.field.apiKey.yeastar-hint'),
+      },
+      secret: { ...FIELDS.secret, label: t.t('settings.field.secret.yeastar-label') },
+    },
+  };
+
   return {
     SECTIONS,
     FIELDS,
+    /** `name`'s words for the phone system chosen in the form. */
+    fieldWords: (name: FieldName, system: PhoneSystem): FieldText =>
+      SYSTEM_FIELDS[system]?.[name] ?? FIELDS[name],
+    /** The phone systems Screenpop speaks, with what each needs. */
+    PHONE_SYSTEM_CHOICES: PHONE_SYSTEMS.map((value) => ({
+      value,
+      label: t.t(`settings.phone-system.${value}.label`),
+      hint: t.t(`settings.phone-system.${value}.hint`),
+    })),
+    /** Under a feature the phone system has no event for. */
+    NOT_OFFERED: t.t('settings.feature-not-offered'),
     /** The words of the secret field when the keychain already holds one. */
     SECRET_STORED: {
       placeholder: t.t('settings.secret-stored.placeholder'),

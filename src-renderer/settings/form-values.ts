@@ -7,6 +7,7 @@ import type { SettingsPatch } from '../../src-main/ipc/contract.ts';
 import type {
   EventSourceMode,
   LanguageSetting,
+  PhoneSystem,
   PopupCorner,
   PopupDisplay,
   ProxyMode,
@@ -15,6 +16,7 @@ import type {
 import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
 
 export interface FormValues {
+  phoneSystem: PhoneSystem;
   baseUrl: string;
   apiKey: string;
   /** A new secret typed by the user; empty keeps the stored one. Never filled from main. */
@@ -60,6 +62,7 @@ export function formatList(items: readonly string[]): string {
 
 export function toFormValues(settings: Settings): FormValues {
   return {
+    phoneSystem: settings.phoneSystem,
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
     secret: '',
@@ -104,6 +107,7 @@ export function toPatch(values: FormValues): PatchResult {
   }
   const patch: SettingsPatch = {
     settings: {
+      phoneSystem: values.phoneSystem,
       baseUrl: values.baseUrl.trim(),
       apiKey: values.apiKey.trim(),
       extensions: parseList(values.extensions),

@@ -38,6 +38,25 @@ export const YEASTAR_EVENT = {
   callState: 30011,
 } as const;
 
+/** The vendor's errcodes we act on ("Error Code and Error Message", "Response Result"). */
+export const YEASTAR_ERRCODE = {
+  ok: 0,
+  failure: -1,
+  internalServerError: -2,
+  interfaceNotExisted: 10001,
+  apiVersionOutOfMaintenance: 10002,
+  apiVersionUnsupported: 10003,
+  tokenExpired: 10004,
+  accessDenied: 10005,
+  parameterSyntaxError: 40001,
+  parameterError: 40002,
+  duplicateKeyValue: 40003,
+  fileSizeExceeded: 40004,
+  accountIpBlocked: 70004,
+  actionForbidden: 70084,
+  ipForbidden: 70087,
+} as const;
+
 /** Frames larger than this are dropped unparsed, as the standard stream's are. */
 export const YEASTAR_MAX_FRAME_CHARS = 64 * 1024;
 /** A call lists few members; members past this are not read (a conference of hundreds). */
@@ -226,8 +245,10 @@ export class YeastarEventDecoder {
       return { ok: true, envelopes: [envelope] };
     }
     const extension = field(msg.extension);
-    const status = field(msg.status);
-    if (!extension || !status) return { ok: false, reason: 'bad-field', detail: 'msg' };
+    const vendor = field(msg.status);
+    if (!extension || !vendor) return { ok: false, reason: 'bad-field', detail: 'msg' };
+    // The core's word for a lunch break is lunch_break; the other five are the same words.
+    const status = vendor === 'lunch' ? 'lunch_break' : vendor;
     return {
       ok: true,
       envelopes: [
@@ -235,7 +256,7 @@ export class YeastarEventDecoder {
           event: PRESENCE_CHANGED,
           ...base,
           data: { extension, presence_status: status },
-          event_id: eventIdOf([sn, type, extension, status, stamp]),
+          event_id: eventIdOf([sn, type, extension, vendor, stamp]),
         },
       ],
     };

@@ -21,6 +21,7 @@ export async function startSimAndRunner(
     key: sim.key,
     secret: sim.secret,
     args: HEARTBEAT_ARGS,
+    ...(simOptions.phoneSystem ? { phoneSystem: simOptions.phoneSystem } : {}),
   });
   await runner.waitForState('connected');
   return { sim, runner, ledger: new RingLedger(runner) };

@@ -30,6 +30,10 @@ export interface SimOptions {
   /** Serve https/wss with this certificate; `caFile` is what this test trusts for /_sim/. */
   tls?: { certFile: string; keyFile: string; caFile: string };
   env?: NodeJS.ProcessEnv;
+  /** `--phone-system`: the wire format the simulator speaks (standard by default). */
+  phoneSystem?: 'standard' | 'yeastar-p-series';
+  /** `--token-lifetime`: access token lifetime in seconds (default 1800). */
+  tokenLifetimeSec?: number;
 }
 
 export class SimProcess {
@@ -70,6 +74,8 @@ export class SimProcess {
     if (o.traffic !== undefined) args.push('--traffic', String(o.traffic));
     if (o.exclude?.length) args.push('--exclude', o.exclude.join(','));
     if (o.tls) args.push('--tls-cert', o.tls.certFile, '--tls-key', o.tls.keyFile);
+    if (o.phoneSystem) args.push('--phone-system', o.phoneSystem);
+    if (o.tokenLifetimeSec) args.push('--token-lifetime', String(o.tokenLifetimeSec));
     const proc = this.group.spawn('simulator', NODE, args, o.env ? { env: o.env } : {});
     this.proc = proc;
     await until(
@@ -122,8 +128,8 @@ export class SimProcess {
     return (await this.control<{ call_id: string }>('POST', 'ring', { from, to })).call_id;
   }
 
-  async setState(callId: string, state: string): Promise<void> {
-    await this.control('POST', 'state', { callId, state });
+  async setState(callId: string, state: string, to?: string): Promise<void> {
+    await this.control('POST', 'state', { callId, state, ...(to !== undefined ? { to } : {}) });
   }
 }
 
@@ -208,10 +214,13 @@ export interface RunnerOptions {
   env?: NodeJS.ProcessEnv;
   /** Spawn through `npm run -s headless --` instead of `node src-main/headless/cli.ts`. */
   viaNpm?: boolean;
+  /** `--phone-system` (the runner's default, standard, when absent). */
+  phoneSystem?: 'standard' | 'yeastar-p-series';
 }
 
 export function startRunner(group: ProcessGroup, o: RunnerOptions): RunnerProcess {
   const flags = ['--base-url', o.baseUrl, '--extension', o.extension ?? '101', ...(o.args ?? [])];
+  if (o.phoneSystem) flags.push('--phone-system', o.phoneSystem);
   const env = {
     ...(o.env ?? process.env),
     SCREENPOP_API_KEY: o.key,

@@ -5,9 +5,10 @@
  */
 import {
   ERRCODE,
-  kindOfErrcode,
   readErrcode,
   ServiceError,
+  standardErrcodes,
+  type ErrcodeReader,
   type ServiceErrorKind,
 } from '../../../src-shared/service-errors.ts';
 import { previewText } from '../app/text.ts';
@@ -61,6 +62,8 @@ export interface ErrorContext {
   now?: number;
   /** Removes secrets from the server's `errmsg` (SecretRegistry.scrub), before it is shortened. */
   scrub?: (text: string) => string;
+  /** The phone system's errcode table (src-main/core/wire/); the standard service's by default. */
+  errcodes?: ErrcodeReader;
 }
 
 /**
@@ -85,8 +88,8 @@ export function errorFromResponse(
     ...(retryAfterMs !== undefined && { retryAfterMs }),
   };
   if (parsed && parsed.errcode !== ERRCODE.ok) {
-    const known = kindOfErrcode(parsed.errcode);
-    const kind = known ?? (status >= 400 ? kindForStatus(status) : 'server');
+    const known = (context.errcodes ?? standardErrcodes)(parsed.errcode, context.operation);
+    const kind = known?.kind ?? (status >= 400 ? kindForStatus(status) : 'server');
     // Scrubbed before it is cut: cut first, a secret across the cut would survive as its prefix.
     const scrub = context.scrub ?? ((text: string) => text);
     const detail = parsed.errmsg ? ` (${previewText(scrub(parsed.errmsg), 120)})` : '';
@@ -94,6 +97,7 @@ export function errorFromResponse(
       kind,
       message: `${prefix}the service answered errcode ${parsed.errcode}${detail}, HTTP ${status}`,
       errcode: parsed.errcode,
+      ...(known?.fault && { fault: known.fault }),
       ...extra,
     });
   }

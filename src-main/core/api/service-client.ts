@@ -6,7 +6,10 @@
  * - Every failure is a ServiceError (errors.ts); its message is scrubbed of every registered secret.
  * - The secret and each token are registered with the SecretRegistry the moment they are known, so
  *   that no later log line or error can show them.
- * - Tokens travel only in JSON bodies and the Authorization header, never in a URL.
+ * - Tokens travel in JSON bodies and where the phone system wants them (`api`, src-main/core/wire/):
+ *   the Authorization header for the standard service, never a URL; `?access_token=` for a system
+ *   that wants it in the query (Yeastar's), a URL that is then never logged and is scrubbed anyway.
+ * - The phone system's errcodes are read through its own table (`api.errcodes`).
  */
 import type { Clock } from '../../../src-shared/clock.ts';
 import type { Logger } from '../../../src-shared/log.ts';
@@ -29,6 +32,8 @@ import {
   tokenStringsIn,
 } from './wire.ts';
 import pkg from '../../../package.json' with { type: 'json' };
+import type { ApiDialect } from '../wire/phone-system.ts';
+import { STANDARD_WIRE } from '../wire/standard.ts';
 
 export type { Extension, TokenPair } from './wire.ts';
 import { API_PATHS, type ApiPath } from '../../../src-shared/service-api.ts';
@@ -53,6 +58,8 @@ export interface ServiceClientDeps {
   timeoutMs?: number;
   logger?: Logger;
   secrets?: SecretRegistry;
+  /** How this phone system's API takes the token and what its errcodes mean; standard by default. */
+  api?: ApiDialect;
 }
 
 interface RequestSpec {
@@ -78,6 +85,7 @@ export class ServiceClient {
    * the same answer is something passing in the way (a proxy's page during a deploy): retried.
    */
   private answeredAsService = false;
+  private readonly api: ApiDialect;
 
   constructor(deps: ServiceClientDeps) {
     const url = new URL(deps.baseUrl);
@@ -90,6 +98,7 @@ export class ServiceClient {
     this.timeoutMs = deps.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.logger = (deps.logger ?? silentLogger).child({ component: 'service-client' });
     this.secrets = deps.secrets ?? new SecretRegistry();
+    this.api = deps.api ?? STANDARD_WIRE.api;
   }
 
   /** Exchanges the API key and secret for a token pair (10001 bad key/secret, 10004 IP). */
@@ -157,7 +166,9 @@ export class ServiceClient {
       Accept: 'application/json',
     };
     if (spec.body) headers['Content-Type'] = 'application/json';
-    if (spec.bearer) headers.Authorization = `Bearer ${spec.bearer}`;
+    if (spec.bearer && this.api.tokenIn === 'query')
+      url.searchParams.set('access_token', spec.bearer);
+    else if (spec.bearer) headers.Authorization = `Bearer ${spec.bearer}`;
 
     const controller = new AbortController();
     let timedOut = false;
@@ -224,6 +235,7 @@ export class ServiceClient {
       operation: spec.operation,
       now: this.clock.now(),
       scrub: (text: string) => this.secrets.scrub(text),
+      errcodes: this.api.errcodes,
     };
   }
 

@@ -21,6 +21,7 @@ import type { DismissEvent, PopEvent } from './ports.ts';
 import type { CreateSocket } from '../../../src-shared/stream/socket.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import { wireFor } from '../wire/index.ts';
 
 /** What the app needs of an engine (ScreenpopEngine has it all). */
 export interface EngineLike {
@@ -123,7 +124,16 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
   return ({ baseUrl, settings, credentials }) => {
     const { clock, logger, secrets } = deps;
     const transport = deps.transport(settings);
-    const client = new ServiceClient({ baseUrl, clock, logger, secrets, fetch: transport.fetch });
+    // The phone system's token calls, stream and event codes (src-main/core/wire/).
+    const wire = wireFor(settings.phoneSystem);
+    const client = new ServiceClient({
+      baseUrl,
+      clock,
+      logger,
+      secrets,
+      api: wire.api,
+      fetch: transport.fetch,
+    });
     const tokens = new TokenManager({ client, credentials, clock, logger, secrets });
     const user = {
       extensions: settings.extensions,
@@ -146,8 +156,9 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
               relayUrl,
               tenant,
               tokens,
-              // The relay passes codes other than 30011 only as tenant-wide opt-ins.
-              filter: relayFilterFor(user, noticeTopics(settings.features)),
+              // The relay passes codes other than 30011 only as tenant-wide opt-ins (the core's
+              // codes: the relay hands on the core's envelopes whatever the phone system).
+              filter: relayFilterFor(user, noticeTopics(settings.features, wire.featureCodes)),
               clock,
               logger,
               ...(deps.relayCursorStore ? { cursorStore: deps.relayCursorStore } : {}),
@@ -162,6 +173,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
       user,
       staleRingMs: settings.staleRingSec * 1000,
       features: settings.features,
+      wire,
       mode: settings.eventSource,
       ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
       ...(createRelaySource ? { createRelaySource } : {}),

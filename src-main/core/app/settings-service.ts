@@ -13,7 +13,7 @@ import {
   MemoryCredentialStore,
   type CredentialStore,
 } from '../credentials/credential-store.ts';
-import { DEFAULT_SETTINGS, type Settings } from '../settings/types.ts';
+import { DEFAULT_SETTINGS, type PhoneSystem, type Settings } from '../settings/types.ts';
 import { NOT_SET_UP, type ConnectionPlan } from './connection-supervisor.ts';
 import { previewCrmUrl } from './crm-url.ts';
 import { crmKeychainAccount } from '../crm/build.ts';
@@ -43,7 +43,8 @@ export interface SettingsServiceDeps {
   secrets: SecretRegistry;
   settings: SettingsPort;
   credentials: CredentialStore;
-  startDemo: () => Promise<DemoService>;
+  /** Starts the demo's simulator playing `phoneSystem` (the one in the settings). */
+  startDemo: (phoneSystem: PhoneSystem) => Promise<DemoService>;
   createProbe: (input: TestConnectionInput & { secret: string }) => ConnectionProbe;
   localAddress?: (host: string) => Promise<string | null>;
   /** What a contacts file holds (the directory reads it). */
@@ -66,6 +67,7 @@ export type SaveOutcome =
 
 /** Fields whose change needs a new connection. */
 const CONNECTION_FIELDS: ReadonlyArray<keyof Settings> = [
+  'phoneSystem',
   'baseUrl',
   'apiKey',
   'extensions',
@@ -162,6 +164,10 @@ export class SettingsService {
    * (a failure is logged; the plan then says so), and whether the keychain holds the secret.
    */
   async prepare(): Promise<void> {
+    // The demo plays the phone system chosen: another choice is another demo.
+    const wanted = this.settings().phoneSystem;
+    if (this.demoService && (this.demoService.phoneSystem ?? 'standard') !== wanted)
+      await this.closeDemo();
     if (this.settings().demoMode && !this.demoService)
       await this.startDemo().catch((err: unknown) =>
         this.logger.error('demo could not start', { error: err }),
@@ -289,6 +295,7 @@ export class SettingsService {
     if (!secret && account) secret = await this.d.credentials.getSecret(account).catch(() => null);
     return testConnection(
       {
+        phoneSystem: demo ? (demo.phoneSystem ?? 'standard') : s.phoneSystem,
         baseUrl,
         apiKey,
         secret,
@@ -327,7 +334,7 @@ export class SettingsService {
   /** Starts the demo's simulator (once); its made-up secret is kept in memory only. */
   async startDemo(): Promise<DemoService> {
     if (this.demoService) return this.demoService;
-    const demo = await this.d.startDemo();
+    const demo = await this.d.startDemo(this.settings().phoneSystem);
     this.d.secrets.add(demo.secret);
     await this.demoSecrets.setSecret(keychainAccount(demo.apiKey, demo.baseUrl), demo.secret);
     this.demoService = demo;
@@ -358,6 +365,7 @@ export class SettingsService {
         relayUrl: '',
         relayTenant: demo.tenant,
         eventSource: 'direct',
+        phoneSystem: demo.phoneSystem ?? 'standard',
       },
       credentials: this.demoSecrets,
       demo: true,

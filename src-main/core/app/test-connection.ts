@@ -4,7 +4,6 @@ import type { TestConnectionResult } from './views.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import {
   describeError,
-  ERRCODE,
   hintPhrase,
   isServiceError,
   type HintId,
@@ -16,6 +15,7 @@ import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import type { PhoneSystem } from '../settings/types.ts';
 
 /**
  * "Test connection" in the settings window: exchanges the draft key and secret for a token and
@@ -28,6 +28,8 @@ export interface ConnectionProbe {
 }
 
 export interface TestConnectionInput {
+  /** The phone system the probe speaks (src-main/core/wire/); the standard service if absent. */
+  phoneSystem?: PhoneSystem;
   baseUrl: string;
   apiKey: string;
   /** The secret to test: the draft one, or the stored one. */
@@ -180,9 +182,12 @@ async function explainFailure(
     remedy: render(fault.words.remedy, t),
     ...(fault.errcode !== undefined && { errcode: fault.errcode }),
   };
-  if (fault.errcode === ERRCODE.insufficientScope && step === 'list')
+  const kind = isServiceError(err) ? err.kind : undefined;
+  // The standard service's scope names; other phone systems say theirs in their own fault words.
+  if (fault.fault === 'insufficient-scope' && step === 'list')
     result.message = render([...fault.words.reason, hintPhrase('scope-extension-list')], t);
-  if (fault.errcode === ERRCODE.ipNotAllowed) {
+  // An address to allow (not one blocked for failed logins: allowing it changes nothing).
+  if (kind === 'ip' && fault.fault !== 'ys-ip-blocked') {
     const { ip, hintId } = await addressToAllow(isServiceError(err) ? err.message : '', base, deps);
     result.message = render([...fault.words.reason, hintPhrase(hintId, ip ? { ip } : {})], t);
     if (ip) result.ipToAllow = ip;
@@ -191,7 +196,7 @@ async function explainFailure(
 }
 
 /**
- * For 10004: the address the service reported in its error text if it did, else this computer's
+ * For an address not allowed (10004; Yeastar's 70087): the address the service reported in its error text if it did, else this computer's
  * outbound address, and which of the two it is (behind NAT the local address is not the one the
  * service sees).
  */

@@ -10,10 +10,12 @@
  */
 import { MAX_CALL_FIELD_CHARS, type Envelope } from './envelope.ts';
 
-export const TRUNK_STATUS_CHANGED = 30007;
-export const PRESENCE_CHANGED = 30009;
-export const VOICEMAIL_RECEIVED = 30015;
-export const SMS_RECEIVED = 30031;
+export {
+  PRESENCE_CHANGED,
+  SMS_RECEIVED,
+  TRUNK_STATUS_CHANGED,
+  VOICEMAIL_RECEIVED,
+} from '../../../src-shared/event-codes.ts';
 
 /** The service sends at most this many characters of SMS text; a longer text is cut and flagged. */
 export const MAX_SMS_TEXT_CHARS = 1600;

@@ -6,6 +6,7 @@
  * Tolerance, as the protocol asks: extra top-level fields are ignored, `timestamp` below 1e11 is
  * seconds (normalised here to ms), `data` of codes other than 30011 is passed on opaque.
  */
+import type { EventEnvelope } from '../../../src-shared/event-codes.ts';
 
 /** Frames larger than this are dropped unparsed (bytes of UTF-16 text length; an envelope is ~300). */
 export const MAX_FRAME_CHARS = 64 * 1024;
@@ -18,16 +19,13 @@ export const MAX_EVENT_ID_CHARS = 128;
  */
 export const MAX_CALL_FIELD_CHARS = 256;
 
-export const CALL_STATE_CHANGED = 30011;
+export { CALL_STATE_CHANGED } from '../../../src-shared/event-codes.ts';
 
-export interface Envelope {
-  event: number;
-  /** Always milliseconds since the Unix epoch (normalised from seconds where needed). */
-  timestamp: number;
-  tenant: string;
-  data: Record<string, unknown>;
-  event_id: string;
-}
+/**
+ * One event as the pipeline handles it: `timestamp` always milliseconds since the Unix epoch
+ * (normalised from seconds where needed); `receiptStamped` when the wire carried no time.
+ */
+export type Envelope = EventEnvelope;
 
 export interface CallStateData {
   call_id: string;
@@ -36,12 +34,30 @@ export interface CallStateData {
   state: string;
   /** Present when the caller ID was longer than MAX_CALL_FIELD_CHARS and `from` is its start. */
   fromTruncated?: true;
+  /** The number the caller dialled (a DID) or the trunk, where the phone system says it. */
+  line?: string;
 }
 
 export type RejectReason = 'oversized' | 'not-json' | 'not-object' | 'bad-field';
 
 export type ParseResult =
   { ok: true; envelope: Envelope } | { ok: false; reason: RejectReason; detail?: string };
+
+/** A frame in a phone system's wire format, as the core's envelopes (none for a code not used). */
+export type DecodeResult =
+  { ok: true; envelopes: Envelope[] } | { ok: false; reason: RejectReason; detail?: string };
+
+/**
+ * Turns one frame's text into envelopes: the one seam between a wire format and the pipeline
+ * (src-main/core/wire/). `receivedAt` is wall-clock ms, `nowMonotonic` the monotonic clock.
+ */
+export type FrameDecoder = (text: string, receivedAt: number, nowMonotonic: number) => DecodeResult;
+
+/** The standard service's frames: exactly one envelope each (docs/wire-protocol.md section 6). */
+export const decodeStandardFrame: FrameDecoder = (text) => {
+  const parsed = parseEnvelope(text);
+  return parsed.ok ? { ok: true, envelopes: [parsed.envelope] } : parsed;
+};
 
 /** A value below this is a timestamp in seconds (1e11 s is the year 5138; 1e11 ms is 1973). */
 const SECONDS_LIMIT = 1e11;
@@ -105,7 +121,9 @@ export function callStateData(envelope: Envelope): CallStateData | undefined {
     return undefined;
   // An anonymous caller may come with an empty `from`; that is still a ring.
   if (typeof from !== 'string') return undefined;
-  if (boundedString(from, true)) return { call_id: callId, from, to, state };
+  const line = envelope.data.line;
+  const extra = boundedString(line, false) ? { line } : {};
+  if (boundedString(from, true)) return { call_id: callId, from, to, state, ...extra };
   const cut = Array.from(from).slice(0, MAX_CALL_FIELD_CHARS).join('');
-  return { call_id: callId, from: cut, to, state, fromTruncated: true };
+  return { call_id: callId, from: cut, to, state, fromTruncated: true, ...extra };
 }

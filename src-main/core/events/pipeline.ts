@@ -1,8 +1,10 @@
 /**
  * From frames to calls. Every source (direct WebSocket, webhook relay, tests) feeds raw frame text
- * into `ingest`, the single merge point; then, once per frame: parse and validate at the boundary,
- * dedupe on event_id, sample the server/desktop clock offset, hand the envelope to `onEvent`
- * listeners, and for 30011 let the call tracker decide pop / dismiss.
+ * into `ingest`, the single merge point; then, once per frame: decode it into the core's envelopes
+ * at the boundary (the source's wire format: `attach(source, decode)`, the standard one by
+ * default), and per envelope dedupe on event_id, sample the server/desktop clock offset, hand the
+ * envelope to `onEvent` listeners, and for 30011 let the call tracker decide pop / dismiss. An
+ * envelope stamped on receipt (a wire without time) is fresh by construction and no clock sample.
  *
  * Nothing a frame contains can throw out of `ingest`: malformed and oversized frames are counted and
  * logged (reason, size and source only; frame text is caller data and never logged), and a
@@ -17,9 +19,10 @@ import { DedupeSet, type DedupeOptions } from './dedupe.ts';
 import {
   CALL_STATE_CHANGED,
   callStateData,
-  parseEnvelope,
+  decodeStandardFrame,
   type CallStateData,
   type Envelope,
+  type FrameDecoder,
   type RejectReason,
 } from './envelope.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
@@ -37,6 +40,8 @@ export interface Pop {
   /** Present when the caller ID was longer and `from` is only its start (say so when showing it). */
   fromTruncated?: true;
   to: string;
+  /** The number the caller dialled (a DID) or the trunk, where the phone system says it. */
+  line?: string;
   eventId: string;
   /** Server timestamp of the ring, ms since the epoch. */
   timestamp: number;
@@ -153,17 +158,31 @@ export class EventPipeline {
     this.onClockJump = deps.onClockJump;
   }
 
-  /** The merge point: one raw frame from `meta.source`, received at wall time `meta.receivedAt`. */
-  ingest(text: string, meta: { source: string; receivedAt: number }): void {
+  /**
+   * The merge point: one raw frame from `meta.source`, received at wall time `meta.receivedAt`, in
+   * the wire format `decode` reads (the standard service's by default).
+   */
+  ingest(
+    text: string,
+    meta: { source: string; receivedAt: number },
+    decode: FrameDecoder = decodeStandardFrame,
+  ): void {
     this.counts.frames++;
-    const parsed = parseEnvelope(text);
-    if (!parsed.ok) {
-      this.reject(parsed.reason, meta.source, text.length, parsed.detail);
+    const nowMono = this.clock.monotonic();
+    const decoded = decode(text, meta.receivedAt, nowMono);
+    if (!decoded.ok) {
+      this.reject(decoded.reason, meta.source, text.length, decoded.detail);
       return;
     }
-    const envelope = parsed.envelope;
-    const nowMono = this.clock.monotonic();
     this.checkClockJump(nowMono);
+    for (const envelope of decoded.envelopes) this.handle(envelope, meta, nowMono);
+  }
+
+  private handle(
+    envelope: Envelope,
+    meta: { source: string; receivedAt: number },
+    nowMono: number,
+  ): void {
     if (!this.dedupe.firstSeen(envelope.event_id, nowMono)) {
       this.counts.duplicates++;
       return;
@@ -175,8 +194,9 @@ export class EventPipeline {
       return;
     }
     const call = isCall ? callStateData(envelope) : undefined;
-    // An event rejected below says nothing trustworthy about the server's clock either.
-    if (!isCall || call) this.offset.add(envelope.timestamp, nowMono);
+    // An event rejected below says nothing trustworthy about the server's clock either; one
+    // stamped on receipt says nothing about it at all.
+    if ((!isCall || call) && !envelope.receiptStamped) this.offset.add(envelope.timestamp, nowMono);
     this.events.emit(envelope);
     if (!isCall) return;
     if (call) this.onCallState(envelope, call, meta, nowMono);
@@ -192,10 +212,13 @@ export class EventPipeline {
     this.offset.addReference(serverMs, atMonotonic);
   }
 
-  /** Feeds `source`'s frames into `ingest`; returns a function that detaches it. */
-  attach(source: EventSource): () => void {
+  /**
+   * Feeds `source`'s frames into `ingest`, decoded by `decode` (its wire format; the standard one
+   * by default); returns a function that detaches it.
+   */
+  attach(source: EventSource, decode: FrameDecoder = decodeStandardFrame): () => void {
     return source.onFrame((text, receivedAt) =>
-      this.ingest(text, { source: source.name, receivedAt }),
+      this.ingest(text, { source: source.name, receivedAt }, decode),
     );
   }
 
@@ -245,7 +268,9 @@ export class EventPipeline {
     nowMono: number,
   ): void {
     let age = 0;
-    const ageOf = () => (age = this.offset.ageOf(envelope.timestamp, nowMono));
+    // Stamped on receipt: it came live over a socket that never replays (age 0 by construction).
+    const ageOf = () =>
+      (age = envelope.receiptStamped ? 0 : this.offset.ageOf(envelope.timestamp, nowMono));
     const decision = this.tracker.handle(envelope, call, this.matcher, ageOf, nowMono);
     switch (decision.kind) {
       case 'pop':
@@ -255,6 +280,7 @@ export class EventPipeline {
           from: call.from,
           ...(call.fromTruncated ? { fromTruncated: true as const } : {}),
           to: call.to,
+          ...(call.line !== undefined ? { line: call.line } : {}),
           eventId: envelope.event_id,
           timestamp: envelope.timestamp,
           receivedAt: meta.receivedAt,
@@ -293,13 +319,16 @@ export class EventPipeline {
     // rejected one says nothing trustworthy about the server's clock.
     let sampled = false;
     const sample = () => {
-      if (!sampled) this.offset.add(envelope.timestamp, nowMono);
+      if (!sampled && !envelope.receiptStamped) this.offset.add(envelope.timestamp, nowMono);
       sampled = true;
     };
     const decision = this.noticeTracker.handle(
       envelope,
       this.matcher,
-      () => (sample(), this.offset.ageOf(envelope.timestamp, nowMono)),
+      () => (
+        sample(),
+        envelope.receiptStamped ? 0 : this.offset.ageOf(envelope.timestamp, nowMono)
+      ),
       nowMono,
       meta,
     );

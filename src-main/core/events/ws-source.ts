@@ -1,9 +1,11 @@
 /**
  * The direct event stream: one WebSocket to the service (docs/wire-protocol.md section 5), kept
  * alive by the stream engine (src-shared/stream/stream-engine.ts: back-off, connect time-out,
- * heartbeat, sleep and wake, make-before-break rotation, fault verdicts). What is this stream's own:
+ * heartbeat, sleep and wake, make-before-break rotation, fault verdicts). What is this stream's own
+ * (and, where phone systems differ, its `dialect`: src-main/core/wire/):
  *
- * - Handshake: `Authorization: Bearer` and `User-Agent` headers; the token never goes in the URL.
+ * - Handshake: `Authorization: Bearer` and `User-Agent` headers; the token never goes in the URL
+ *   (the standard service; Yeastar's wants it in the URL, which is then never logged).
  * - Subscribe: `{"topic_list":[...]}` right after open; `errcode` 0 means subscribed (ready), 10003
  *   means subscribed without the codes the key lacks a scope for (status degraded, with the remedy).
  * - Heartbeat: the text frame `heartbeat`, answered by `heartbeat response`.
@@ -29,7 +31,6 @@ import {
   hintPhrase,
   type ErrorDescription,
 } from '../../../src-shared/service-errors.ts';
-import { API_PATHS, serviceUrl } from '../../../src-shared/service-api.ts';
 import {
   StreamEngine,
   type StreamEnd,
@@ -50,6 +51,8 @@ import { CALL_STATE_CHANGED } from './envelope.ts';
 import { faultStatus, saidStatus, StatusHolder } from './status.ts';
 import { phrase, type Phrase } from '../../../src-shared/i18n/phrase.ts';
 import { DEFAULT_USER_AGENT } from '../api/service-client.ts';
+import type { StreamDialect } from '../wire/phone-system.ts';
+import { STANDARD_STREAM } from '../wire/standard.ts';
 
 export interface WebSocketSourceDeps extends StreamSourceDeps {
   baseUrl: string;
@@ -57,21 +60,19 @@ export interface WebSocketSourceDeps extends StreamSourceDeps {
   topics: number[];
   /** How long before the access token expires the replacement socket is opened; default 60 s. */
   rotateLeadMs?: number;
+  /** The phone system's stream (src-main/core/wire/); the standard service's by default. */
+  dialect?: StreamDialect;
 }
 
-const HEARTBEAT = 'heartbeat';
-const HEARTBEAT_RESPONSE = 'heartbeat response';
-
-/** ws:// or wss:// address of the subscribe endpoint for a tenant's http(s) base address. */
-export function subscribeUrl(baseUrl: string): string {
-  return serviceUrl(baseUrl, API_PATHS.subscribe, { ws: true }).toString();
-}
+export { subscribeUrl } from '../wire/standard.ts';
 
 type Link = StreamLink<AccessToken, ConnectionStatus>;
 
 export class WebSocketEventSource implements EventSource {
   readonly name: string;
+  /** The socket's address without credentials: for words, logs and proxy decisions. */
   private readonly url: string;
+  private readonly dialect: StreamDialect;
   private readonly tokens: TokenSource;
   private readonly topics: number[];
   private readonly clock: Clock;
@@ -88,7 +89,9 @@ export class WebSocketEventSource implements EventSource {
 
   constructor(deps: WebSocketSourceDeps) {
     this.name = deps.name ?? 'direct';
-    this.url = subscribeUrl(deps.baseUrl);
+    this.dialect = deps.dialect ?? STANDARD_STREAM;
+    this.url = this.dialect.publicUrl(deps.baseUrl);
+    const { baseUrl } = deps;
     this.tokens = deps.tokens;
     this.topics = [...deps.topics];
     this.clock = deps.clock;
@@ -104,12 +107,12 @@ export class WebSocketEventSource implements EventSource {
       {
         grant: () => this.tokens.getToken(),
         address: (token) => ({
-          url: this.url,
-          headers: { Authorization: `Bearer ${token.value}`, 'User-Agent': this.userAgent },
+          url: this.dialect.url(baseUrl, token.value),
+          headers: this.dialect.headers(token.value, this.userAgent),
         }),
-        opened: (link) => link.send(JSON.stringify({ topic_list: this.topics })),
+        opened: (link) => link.send(this.dialect.subscribe(this.topics)),
         message: (link, text) => this.onMessage(link, text),
-        heartbeat: HEARTBEAT,
+        heartbeat: this.dialect.heartbeat,
         ended: (link, end) => this.judgeEnd(link, end),
         grantFailed: (error) => this.judgeTokenError(error),
         expiresAt: (token) => token.expiresAt,
@@ -178,20 +181,22 @@ export class WebSocketEventSource implements EventSource {
   // ---- receiving ----
 
   private onMessage(link: Link, text: string): void {
-    if (text === HEARTBEAT_RESPONSE) return;
+    if (text === this.dialect.heartbeatResponse) return;
     const control = controlMessage(text);
     if (!control) {
       this.frames.emit(text, this.clock.now());
       return;
     }
     const { errcode } = control;
-    const scope = errcode === ERRCODE.insufficientScope;
+    // The phone system's own table: 10004 is an address on one and a token on another.
+    const scope = errcode === this.dialect.partialSubscribe;
+    const kind = errcode === ERRCODE.ok ? undefined : this.dialect.errcodes(errcode)?.kind;
     if ((errcode === ERRCODE.ok || scope) && !link.isReady) {
       this.onSubscribed(link, scope ? missingCodes(control.errmsg, this.topics) : []);
-    } else if (errcode === ERRCODE.invalidCredentials || errcode === ERRCODE.ipNotAllowed) {
+    } else if (kind === 'credentials' || kind === 'ip') {
       // The key was revoked or the IP blocked while connected; the server closes next.
-      this.needAttention(describeErrcode(errcode));
-    } else if (errcode === ERRCODE.tokenExpired) {
+      this.needAttention(describeErrcode(errcode, this.dialect.errcodes));
+    } else if (kind === 'expired') {
       this.logger.info('token expired on the socket', { conn: link.id });
       this.tokenExpired.add(link);
       this.tokens.invalidate(link.grant.value);
@@ -266,16 +271,14 @@ export class WebSocketEventSource implements EventSource {
   }
 
   private judgeRejection(link: Link, rejection: HandshakeRejection): Verdict<ConnectionStatus> {
-    // A refusal a person must fix (10001, 10004; a bare 403 is a 10004).
-    const errcode =
-      rejection.errcode ?? (rejection.status === 403 ? ERRCODE.ipNotAllowed : undefined);
+    // The refusal's errcode, or the one its bare status stands for (401 token, 403 address), read
+    // through the phone system's table; one a person must fix (a key, an address) stops retries.
+    const errcode = rejection.errcode ?? this.dialect.refusedStatus[rejection.status];
     if (errcode !== undefined) {
-      const fault = describeErrcode(errcode);
+      const fault = describeErrcode(errcode, this.dialect.errcodes);
       if (fault.needsUser) return { next: 'attention', status: this.attentionStatus(fault) };
     }
-    const expired =
-      rejection.errcode === ERRCODE.tokenExpired ||
-      (rejection.status === 401 && rejection.errcode === undefined);
+    const expired = errcode !== undefined && this.dialect.errcodes(errcode)?.kind === 'expired';
     if (expired) {
       this.tokens.invalidate(link.grant.value);
       return {

@@ -8,6 +8,12 @@
 import { LOCALES, type ShippedLocale } from '../../../src-shared/i18n/locales.ts';
 
 export type EventSourceMode = 'auto' | 'direct' | 'relay';
+/**
+ * Which phone system's wire format the connection speaks: the standard service of
+ * docs/wire-protocol.md, or Yeastar's P-Series PBX (docs/phone-systems/yeastar-p-series.md).
+ */
+export type PhoneSystem = 'standard' | 'yeastar-p-series';
+export const PHONE_SYSTEMS: readonly PhoneSystem[] = ['standard', 'yeastar-p-series'];
 export type PopupDisplay = 'primary' | 'pointer';
 export type PopupCorner = 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right';
 
@@ -64,6 +70,8 @@ export interface CrmLookupSettings {
 export interface Settings {
   /** Schema version of the file. */
   version: 1;
+  /** The phone system behind `baseUrl` (its token calls, stream and events differ). */
+  phoneSystem: PhoneSystem;
   /** The tenant's base address, e.g. https://acme.example.com (https; http only for localhost). */
   baseUrl: string;
   /** The API key (sent as `username`); not secret by itself. Empty until onboarding. */
@@ -136,6 +144,7 @@ export const LANGUAGE_SETTINGS: readonly LanguageSetting[] = ['system', ...LOCAL
 
 export const DEFAULT_SETTINGS: Settings = {
   version: 1,
+  phoneSystem: 'standard',
   baseUrl: '',
   apiKey: '',
   extensions: [],

@@ -10,7 +10,7 @@ import { isAbsolute } from 'node:path';
 import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-schemes.ts';
 import type { CrmLookupSettings, FeatureSettings, Settings, UpdateSettings } from './types.ts';
 import { fieldMappingOk, lookupTemplateProblem, type TemplateProblem } from '../crm/template.ts';
-import { DEFAULT_SETTINGS, LANGUAGE_SETTINGS } from './types.ts';
+import { DEFAULT_SETTINGS, LANGUAGE_SETTINGS, PHONE_SYSTEMS } from './types.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
 import { isSecretName, redactTree, REDACTED } from '../../../src-shared/log.ts';
@@ -386,6 +386,7 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
           error:
             'is not one this Screenpop understands (expected 1); the file may come from a newer version',
         },
+  phoneSystem: oneOf(PHONE_SYSTEMS),
   baseUrl: (v) => serviceUrl(v, 'https', "tenant's base address from your administrator"),
   apiKey: (v) =>
     typeof v === 'string' && /^[\x21-\x7e]{0,256}$/.test(v.trim())

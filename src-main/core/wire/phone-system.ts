@@ -1,0 +1,50 @@
+/**
+ * One phone system's wire format, as the core sees it: the seams where the standard service
+ * (docs/wire-protocol.md) and Yeastar's P-Series (docs/phone-systems/yeastar-p-series.md) differ.
+ * Everything past these seams (token manager, pipeline, call tracker, notices, the app) is the same
+ * for every phone system: no other module checks which one is in use.
+ */
+import type { ErrcodeReader } from '../../../src-shared/service-errors.ts';
+import type { FrameDecoder } from '../events/envelope.ts';
+import type { FeatureCodes } from '../events/features.ts';
+import type { PhoneSystem } from '../settings/types.ts';
+
+/** The HTTP API: token calls and extension list (service-client.ts). */
+export interface ApiDialect {
+  /** Where a call carries the access token: the Authorization header, or `?access_token=`. */
+  tokenIn: 'authorization' | 'query';
+  /** The system's errcodes (each system has its own table). */
+  errcodes: ErrcodeReader;
+}
+
+/** The event stream (events/ws-source.ts). */
+export interface StreamDialect {
+  /** The socket's address, with `token` where this system wants it. */
+  url(baseUrl: string, token: string): string;
+  /** The same address without any credential: for words, logs and proxy decisions. */
+  publicUrl(baseUrl: string): string;
+  /** Handshake headers. */
+  headers(token: string, userAgent: string): Record<string, string>;
+  /** The frame that subscribes to `topics`. */
+  subscribe(topics: readonly number[]): string;
+  heartbeat: string;
+  heartbeatResponse: string;
+  /** The errcodes of control frames and refused handshakes. */
+  errcodes: ErrcodeReader;
+  /** The errcode a refused handshake without one stands for, by HTTP status (401, 403). */
+  refusedStatus: Readonly<Record<number, number>>;
+  /** The errcode of a subscribe answer meaning "subscribed, except the codes named" (if any). */
+  partialSubscribe?: number;
+  /** A decoder of this stream's frames into the core's envelopes; a new one per stream. */
+  decoder(): FrameDecoder;
+}
+
+export interface PhoneSystemWire {
+  id: PhoneSystem;
+  api: ApiDialect;
+  stream: StreamDialect;
+  /** The event code of calls on this system's stream. */
+  callCode: number;
+  /** The code each notice feature rides on, null where the system has no such event. */
+  featureCodes: FeatureCodes;
+}

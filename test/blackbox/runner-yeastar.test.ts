@@ -1,0 +1,164 @@
+/**
+ * Black box, Yeastar P-Series: the simulator as a process speaking the vendor's wire
+ * (`node src-sim/cli.ts --phone-system yeastar-p-series`: the token in the query, report frames
+ * with members and no event id or time, its errcodes) and `screenpop-headless --phone-system
+ * yeastar-p-series` as another, judged by its stdout lines alone. Each scenario ends with the
+ * ledger's verdict: every ring popped, once, fresh, and the runner still running.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RingLedger } from './ledger.ts';
+import { ProcessGroup, sleep } from './processes.ts';
+import { expectHealthy, HEARTBEAT_ARGS, startSimAndRunner } from './scenario.ts';
+import { SimProcess, startRunner } from './services.ts';
+
+const YEASTAR = { phoneSystem: 'yeastar-p-series' as const };
+
+let group: ProcessGroup;
+beforeEach(() => {
+  group = new ProcessGroup();
+});
+afterEach(async () => {
+  await group.cleanup();
+});
+
+describe(
+  'screenpop-headless --phone-system yeastar-p-series as a process',
+  { timeout: 90_000 },
+  () => {
+    it('pops direct rings with the caller and the line dialled, and dismisses them', async () => {
+      const { sim, runner, ledger } = await startSimAndRunner(group, YEASTAR);
+      // Voicemail and SMS are said once to be not offered; nothing is subscribed for them.
+      expect(runner.lines.filter((l) => l.type === 'feature')).toEqual([
+        expect.objectContaining({ feature: 'voicemail', state: 'not-offered', code: null }),
+        expect.objectContaining({ feature: 'sms', state: 'not-offered', code: null }),
+      ]);
+      for (let i = 0; i < 3; i++) await ledger.ringAndSettle(sim);
+      const pop = runner.pops()[0]!;
+      expect(pop).toMatchObject({ to: '101', line: '5550100', caller_name: null });
+      expect(String(pop.event_id)).toMatch(/^ys1-[0-9a-f]{40}$/);
+      // The runner stamps the ring with the time it arrived: within a second of the pop line.
+      expect(Math.abs(pop.at - Number(pop.timestamp))).toBeLessThan(1_000);
+      await runner.waitFor(
+        () => runner.lines.filter((l) => l.type === 'dismiss').length === 3,
+        'three dismisses',
+        10_000,
+      );
+      expectHealthy(runner, ledger, 3);
+    });
+
+    it('a ring group of two extensions pops once and is dismissed when the colleague answers', async () => {
+      const { sim, runner, ledger } = await startSimAndRunner(group, {
+        ...YEASTAR,
+        exclude: ['101', '102'],
+      });
+      const callId = await sim.ring('+14155550123', ['101', '102']);
+      await runner.waitFor(() => runner.pops().length === 1, 'the pop', 10_000);
+      await sim.setState(callId, 'answered', '102');
+      await runner.waitFor(
+        () => runner.lines.some((l) => l.type === 'dismiss' && l.call_id === callId),
+        'the dismiss',
+        10_000,
+      );
+      expect(runner.lines.find((l) => l.type === 'dismiss')).toMatchObject({
+        call_id: callId,
+        state: 'answered',
+        to: '102',
+      });
+      await sim.setState(callId, 'ended');
+      await sleep(500);
+      expect(runner.pops().filter((p) => p.call_id === callId)).toHaveLength(1);
+      expect(ledger.figures().unexpected).toEqual([callId]); // rung by hand, not by the ledger
+    });
+
+    it('an internal call is named from the extension list', async () => {
+      const { sim, runner } = await startSimAndRunner(group, YEASTAR);
+      const { data } = await sim.control<{
+        data: Array<{ number: string; caller_id_name: string }>;
+      }>('GET', 'extensions');
+      const colleague = data.find((e) => e.number === '104')!;
+      await sim.ring('104', '101');
+      await runner.waitFor(() => runner.pops().length === 1, 'the pop', 10_000);
+      expect(runner.pops()[0]).toMatchObject({
+        from: '104',
+        caller_name: colleague.caller_id_name,
+        line: null,
+      });
+    });
+
+    it('the same report sent 50 times pops once', async () => {
+      const { sim, runner, ledger } = await startSimAndRunner(group, YEASTAR);
+      await sim.control('POST', 'faults/duplicate', { n: 1, copies: 50 });
+      const callId = await ledger.ring(sim);
+      await runner.waitFor(() => ledger.popCount(callId) > 0, 'the pop', 10_000);
+      await sleep(1_000);
+      expect(ledger.popCount(callId)).toBe(1);
+      await ledger.settle(sim);
+      expectHealthy(runner, ledger, 1);
+    });
+
+    it('reconnects after 1012 and finds a half-open socket by its heartbeat', async () => {
+      const { sim, runner, ledger } = await startSimAndRunner(group, YEASTAR);
+      let mark = runner.lines.length;
+      await sim.control('POST', 'faults/close', { code: 1012 });
+      await runner.waitForDrop(mark);
+      await runner.waitForState('connected');
+      await ledger.ringAndSettle(sim);
+      mark = runner.lines.length;
+      await sim.control('POST', 'faults/stall');
+      await runner.waitForDrop(mark, 20_000);
+      expect(runner.lines.slice(mark).some((l) => String(l.reason).includes('silent'))).toBe(true);
+      await runner.waitForState('connected');
+      await ledger.ringAndSettle(sim);
+      expectHealthy(runner, ledger, 2);
+    });
+
+    it('refreshes its token before it expires: the stream never drops', async () => {
+      const sim = await new SimProcess(group, {
+        ...YEASTAR,
+        tokenLifetimeSec: 12,
+        traffic: 3,
+        exclude: ['101'],
+      }).start();
+      const runner = startRunner(group, {
+        baseUrl: sim.baseUrl,
+        key: sim.key,
+        secret: sim.secret,
+        args: HEARTBEAT_ARGS,
+        ...YEASTAR,
+      });
+      await runner.waitForState('connected');
+      const ledger = new RingLedger(runner);
+      const mark = runner.lines.length;
+      // Three token lifetimes, ringing all along.
+      for (let i = 0; i < 6; i++) {
+        await ledger.ringAndSettle(sim);
+        await sleep(5_000);
+      }
+      const { stats } = await sim.control<{
+        stats: { refreshToken: number; getToken: number; tokenExpiredRejections: number };
+      }>('GET', 'stats');
+      expect(stats.refreshToken).toBeGreaterThanOrEqual(2);
+      expect(stats.tokenExpiredRejections).toBe(0);
+      expect(runner.lines.slice(mark).filter((l) => l.type === 'status')).toEqual([]);
+      expectHealthy(runner, ledger, 6);
+    });
+
+    it("a wrong Client Secret stops with exit 3 and says so in the phone system's terms", async () => {
+      const sim = await new SimProcess(group, YEASTAR).start();
+      const runner = startRunner(group, {
+        baseUrl: sim.baseUrl,
+        key: sim.key,
+        secret: 'not-the-secret',
+        args: HEARTBEAT_ARGS,
+        ...YEASTAR,
+      });
+      expect((await runner.proc.exit).code).toBe(3);
+      expect(runner.statuses().at(-1)).toMatchObject({
+        state: 'needs-attention',
+        errcode: -1,
+        reason: expect.stringContaining('Client ID or Client Secret'),
+      });
+      expect(runner.proc.stderr()).not.toContain('not-the-secret');
+    });
+  },
+);
