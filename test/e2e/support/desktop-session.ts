@@ -2,11 +2,13 @@
  * A private desktop for the e2e suite on Linux, built from processes this suite starts and stops
  * by pid: an X display (Xvfb), a D-Bus session bus, an unlocked gnome-keyring on it (the OS keychain
  * keytar talks to) and a notification server (dunst, which owns org.freedesktop.Notifications, so
- * Electron's libnotify notifications are really shown). Everything lives in a temporary HOME, so
+ * Electron's libnotify notifications are really shown), and, where weston is installed, a headless
+ * Wayland compositor for the Wayland scenario. Everything lives in a temporary HOME, so
  * the developer's keychain, settings and notifications are never touched. Each missing tool is
  * reported in words, and the scenarios that need it skip with that reason.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
@@ -19,7 +21,18 @@ export interface DesktopSession {
   /** The environment for every process of the session (the app included). */
   env: NodeJS.ProcessEnv;
   /** What this session lacks, per capability (absent key: available). */
-  missing: { display?: string; bus?: string; keyring?: string; notifications?: string };
+  missing: {
+    display?: string;
+    bus?: string;
+    keyring?: string;
+    notifications?: string;
+    wayland?: string;
+  };
+  /**
+   * A Wayland compositor (weston, headless) beside the X display: what a scenario adds to the
+   * environment to run the app as a Wayland client, as on Ubuntu GNOME or Fedora.
+   */
+  wayland?: { WAYLAND_DISPLAY: string; XDG_SESSION_TYPE: 'wayland' };
   stop(): Promise<void>;
 }
 
@@ -119,7 +132,31 @@ export async function startDesktopSession(): Promise<DesktopSession> {
     if (keyring.status !== 0) missing.keyring = `gnome-keyring-daemon failed: ${keyring.stderr}`;
   }
   // The app reaches the keychain through keytar, an optional dependency (it builds against libsecret).
-  missing.keyring ??= keytarMissing() ?? undefined;
+  const noKeytar = keytarMissing();
+  if (noKeytar && !missing.keyring) missing.keyring = noKeytar;
+
+  // A headless Wayland compositor (no GPU needed), for the scenario that shows what a native
+  // Wayland window means for the popup.
+  let wayland: DesktopSession['wayland'];
+  if (!hasCommand('weston')) missing.wayland = 'weston not found (apt-get install weston)';
+  else {
+    const socket = 'wayland-screenpop';
+    const weston = spawn(
+      'weston',
+      ['--backend=headless-backend.so', `--socket=${socket}`, '--idle-time=0'],
+      { env, stdio: 'ignore' },
+    );
+    children.push(weston);
+    try {
+      await waitFor(() => existsSync(join(runtime, socket)), 'weston to open its socket', {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      });
+      wayland = { WAYLAND_DISPLAY: socket, XDG_SESSION_TYPE: 'wayland' };
+    } catch (err) {
+      missing.wayland = `weston did not start: ${(err as Error).message}`;
+    }
+  }
 
   if (missing.bus || missing.display)
     missing.notifications = missing.bus ?? missing.display ?? 'no desktop';
@@ -155,6 +192,7 @@ export async function startDesktopSession(): Promise<DesktopSession> {
     home,
     env,
     missing,
+    ...(wayland ? { wayland } : {}),
     async stop() {
       for (const child of children.reverse()) await stopChild(child);
       await rm(home, { recursive: true, force: true });
