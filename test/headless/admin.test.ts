@@ -10,6 +10,7 @@ import { chmod, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
+import { childEnv } from '../support/child-env.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const CLI = 'src-main/headless/cli.ts';
@@ -79,7 +80,7 @@ describe('screenpop-headless for administrators', () => {
         '101',
       ],
       {
-        env: { PATH: process.env.PATH ?? '', SCREENPOP_API_SECRET: sim.apiKey.secret },
+        env: childEnv({ SCREENPOP_API_SECRET: sim.apiKey.secret }),
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
@@ -113,7 +114,7 @@ describe('screenpop-headless for administrators', () => {
       ],
     });
     const child = spawn(process.execPath, [CLI, '--policy', policy], {
-      env: { PATH: process.env.PATH ?? '', SCREENPOP_API_SECRET: sim.apiKey.secret },
+      env: childEnv({ SCREENPOP_API_SECRET: sim.apiKey.secret }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -152,7 +153,7 @@ describe('screenpop-headless for administrators', () => {
     const r = await run(
       process.execPath,
       [CLI, '--policy', policy, '--base-url', sim.baseUrl, '--heartbeat-sec', '1'],
-      { PATH: process.env.PATH ?? '' },
+      childEnv(),
     );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('"field":"settings.baseUrl"');
@@ -232,9 +233,7 @@ describe('screenpop-headless for administrators', () => {
         '--base-url',
         'https://acme.example.com',
       ],
-      {
-        PATH: process.env.PATH ?? '',
-      },
+      childEnv(),
     );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('the API key and the service address are needed');

@@ -18,6 +18,7 @@ import { createInterface } from 'node:readline';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeErrcode } from '../../src-shared/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
+import { childEnv } from '../support/child-env.ts';
 import { waitFor } from '../support/wait.ts';
 import { certToolsAvailable, makeTestCa } from '../support/certs.ts';
 import { startFakeHubSpot } from '../support/fake-hubspot.ts';
@@ -43,7 +44,7 @@ afterEach(async () => {
 
 function run(args: string[], env: Record<string, string>): Child {
   const proc = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
+    env: childEnv(env),
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   const raw: string[] = [];

@@ -231,14 +231,22 @@ export const REDIS_BIN = '/usr/bin/redis-server';
 /**
  * Whether Redis tests can run; on CI a missing redis-server is a failure, not a skip. Locally,
  * `file` (the test file) is named in a warning saying it was skipped and what to install.
+ *
+ * A file that starts redis-server has "redis" in its name: redis-server cannot start under
+ * libfaketime, and CI's run at a future date leaves such files out by that name (.ci/run). A
+ * fifth file listed by hand was missed there once and failed CI.
  */
-export function redisAvailable(file?: string): boolean {
+export function redisAvailable(file: string): boolean {
+  if (!/redis[^/]*\.test\.ts$/.test(file))
+    throw new Error(
+      `${file} starts redis-server, so its name must contain "redis" (CI's run at a future date leaves those files out by name)`,
+    );
   const ok = existsSync(REDIS_BIN);
   if (!ok && process.env.CI === 'true')
     throw new Error(
       `redis-server not found at ${REDIS_BIN}; CI must install it (.ci/run installs redis-server)`,
     );
-  if (!ok && file)
+  if (!ok)
     console.warn(`${file} skipped: ${REDIS_BIN} is not installed (apt-get install redis-server)`);
   return ok;
 }
