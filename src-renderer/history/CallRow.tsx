@@ -1,9 +1,11 @@
 /**
- * One call in the history: the shared row (EntryRow) with the line it rang ("Called"), how it
- * ended and after how long ("Answered after 8 min", never "8:00", which reads as a time of day).
+ * One call in the history: the shared row (EntryRow) with the line it rang ("Called"), the
+ * caller's company when the contacts file or the CRM knew it, how it ended and after how long
+ * ("Answered after 8 min", never "8:00", which reads as a time of day).
  */
 import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
-import { outcomeWords, ringTime } from '../shared/format.ts';
+import { callerCompany, outcomeWords, ringTime } from '../shared/format.ts';
+import { InertText } from '../shared/InertText.tsx';
 import { useT } from '../shared/i18n.tsx';
 import { EntryRow, type RowProps } from './EntryRow.tsx';
 
@@ -13,10 +15,17 @@ export interface CallRowProps extends RowProps {
 
 export function CallRow({ entry, ...row }: CallRowProps) {
   const t = useT();
+  // The caller's company (contacts file or CRM), under who called.
+  const company = callerCompany(entry);
   return (
     <EntryRow
       {...row}
       item={entry}
+      {...(company
+        ? {
+            extra: <InertText text={company} className="entry__company" testId="history-company" />,
+          }
+        : {})}
       className={`entry entry--${entry.outcome}`}
       data={{ 'data-outcome': entry.outcome }}
       lineLabel={t.t('history.called')}

@@ -45,7 +45,13 @@ describe('history CSV', () => {
   it('writes a header and one row per call, in the order given, with durations in seconds', () => {
     const csv = historyToCsv(
       [
-        entry({ callId: 'c1', toName: 'Sales line', to: '+14155550100' }),
+        entry({
+          callId: 'c1',
+          toName: 'Sales line',
+          to: '+14155550100',
+          callerCompany: '=Analytical Engines',
+          numberKind: 'mobile',
+        }),
         entry({ callId: 'c2', callerName: null, outcome: 'missed', endedAt: null }),
         entry({ callId: 'c3', outcome: 'answered-elsewhere' }),
       ],
@@ -63,6 +69,8 @@ describe('history CSV', () => {
         'Call ID',
         'Voicemail length (seconds)',
         'Message',
+        'Caller company',
+        'Caller number type',
       ],
       [
         '2026-11-22 09:05:00',
@@ -75,8 +83,10 @@ describe('history CSV', () => {
         'c1',
         '',
         '',
+        "'=Analytical Engines",
+        'mobile',
       ],
-      ['2026-11-22 09:05:00', '', "'+14155550123", '', '101', 'Missed', '', 'c2', '', ''],
+      ['2026-11-22 09:05:00', '', "'+14155550123", '', '101', 'Missed', '', 'c2', '', '', '', ''],
       [
         '2026-11-22 09:05:00',
         'Ada Lovelace',
@@ -86,6 +96,8 @@ describe('history CSV', () => {
         'Answered by a colleague',
         '480',
         'c3',
+        '',
+        '',
         '',
         '',
       ],
@@ -113,7 +125,7 @@ describe('history CSV', () => {
     const [, row] = rows(csv);
     expect(row?.[1]).toBe(expected);
     expect(row?.[2]).toBe(expected);
-    expect(row).toHaveLength(10);
+    expect(row).toHaveLength(12);
   });
 
   it('keeps markup, line breaks and bidi overrides from making rows or reordering text', () => {
@@ -140,6 +152,8 @@ describe('history CSV', () => {
       'Answered',
       '480',
       'linebreak',
+      '',
+      '',
       '',
       '',
     ]);
@@ -171,13 +185,15 @@ describe('history CSV', () => {
       { dateTime: utc },
     );
     const [, vm, sms] = rows(csv);
-    expect(vm?.slice(5)).toEqual(['Voicemail', '', 'voicemail:v1', '42', '']);
+    expect(vm?.slice(5)).toEqual(['Voicemail', '', 'voicemail:v1', '42', '', '', '']);
     expect(sms?.slice(5)).toEqual([
       'SMS',
       '',
       'sms:m1',
       '',
       `'=HYPERLINK("https://evil.example") second line`,
+      '',
+      '',
     ]);
   });
 

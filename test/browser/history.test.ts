@@ -198,7 +198,7 @@ browserSuite('history in Chromium', ({ browser: getBrowser, origin }) => {
       'gnp.exe',
     ]);
     for (const row of rows.slice(1)) {
-      expect(row).toHaveLength(10);
+      expect(row).toHaveLength(12);
       for (const cell of row) expect(cell).not.toMatch(/^[=+\-@\t\r]/);
     }
 

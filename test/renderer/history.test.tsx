@@ -14,7 +14,7 @@ const entries: HistoryEntry[] = [
     kind: 'call',
     toDisplay: '101',
     toName: null,
-    callerCompany: null,
+    callerCompany: 'Navy <b>Research</b>',
     numberKind: null,
     callId: 'old',
     from: '205',
@@ -73,6 +73,11 @@ describe('history', () => {
     expect(items[1]?.textContent).toContain('New');
     expect(items[1]?.className).toContain('entry--missed');
     expect(items[2]?.textContent).toContain('Answered');
+    // The caller's company (from the contacts file or the CRM), as text.
+    expect(within(items[2] as HTMLElement).getByTestId('history-company').textContent).toBe(
+      'Navy <b>Research</b>',
+    );
+    expect(within(items[1] as HTMLElement).queryByTestId('history-company')).toBeNull();
     // A duration in words, never clock-like ("10:00" would read as a time of day).
     expect(within(items[2] as HTMLElement).getByTestId('history-duration').textContent).toBe(
       'after 10 min',

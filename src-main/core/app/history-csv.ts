@@ -26,6 +26,9 @@ const COLUMNS = [
   'Call ID',
   'Voicemail length (seconds)',
   'Message',
+  // Added later, at the end, so a sheet that reads the columns by position keeps working.
+  'Caller company',
+  'Caller number type',
 ] as const;
 
 /** The first characters a spreadsheet may read as the start of a formula. */
@@ -81,6 +84,8 @@ export function historyToCsv(entries: readonly HistoryItem[], options: CsvOption
         e.callId,
         length,
         message,
+        e.kind === 'call' ? (e.callerCompany ?? '') : '',
+        e.kind === 'call' ? (e.numberKind ?? '') : '',
       ]
         .map(csvCell)
         .join(','),
