@@ -8,9 +8,20 @@ import { TokenManager } from '../../src-main/core/api/token-manager.ts';
 import type { SimApiKey, Simulator } from '../../src-sim/index.ts';
 import { directTransport } from '../support/direct-transport.ts';
 
-export function tokenManagerFor(baseUrl: string, key: SimApiKey, clock: Clock): TokenManager {
+export function tokenManagerFor(
+  baseUrl: string,
+  key: SimApiKey,
+  clock: Clock,
+  /** The service client's answer deadline in `clock`'s time (a scaled clock wants a larger one). */
+  timeoutMs?: number,
+): TokenManager {
   return new TokenManager({
-    client: new ServiceClient({ baseUrl, clock, fetch: directTransport().fetch }),
+    client: new ServiceClient({
+      baseUrl,
+      clock,
+      fetch: directTransport().fetch,
+      ...(timeoutMs !== undefined && { timeoutMs }),
+    }),
     credentials: async () => ({ key: key.key, secret: key.secret }),
     clock,
   });

@@ -31,12 +31,16 @@ async function rig(
     heartbeatMs?: number;
     key?: Simulator['apiKey'];
     topics?: number[];
+    /** Answer and connect deadlines in `clock`'s time; the defaults (15 s) otherwise. */
+    timeoutMs?: number;
+    rotateLeadMs?: number;
+    staleRingMs?: number;
   } = {},
 ): Promise<Rig> {
   const sim = opts.sim ?? (await startSimulator());
   if (!opts.sim) cleanups.push(() => sim.close());
   const clock = opts.clock ?? systemClock;
-  const tokens = tokenManagerFor(sim.baseUrl, opts.key ?? sim.apiKey, clock);
+  const tokens = tokenManagerFor(sim.baseUrl, opts.key ?? sim.apiKey, clock, opts.timeoutMs);
   const source = new WebSocketEventSource({
     baseUrl: sim.baseUrl,
     tokens,
@@ -44,9 +48,15 @@ async function rig(
     clock,
     heartbeatMs: opts.heartbeatMs ?? 1_000,
     backoff: { baseMs: 50, capMs: 400 },
+    ...(opts.timeoutMs !== undefined && { connectTimeoutMs: opts.timeoutMs }),
+    ...(opts.rotateLeadMs !== undefined && { rotateLeadMs: opts.rotateLeadMs }),
     createSocket: directTransport().createSocket,
   });
-  const pipeline = new EventPipeline({ clock, user: USER });
+  const pipeline = new EventPipeline({
+    clock,
+    user: USER,
+    ...(opts.staleRingMs !== undefined && { staleRingMs: opts.staleRingMs }),
+  });
   pipeline.attach(source);
   const r: Rig = { sim, source, pipeline, pops: [], dismisses: [], statuses: [] };
   pipeline.onPop((p) => r.pops.push(p));
@@ -137,10 +147,22 @@ describe('WebSocketEventSource against the simulator', () => {
   });
 
   it('rotates to a fresh token before expiry without missing or doubling a ring', async () => {
-    // At 360x a 1800 s token lasts 5 real seconds; client and server share the scaled clock.
-    const sim = await startSimulator({ clockSpeed: 360 });
+    // At 120x a 600 s token lasts 5 real seconds; client and server share the scaled clock. The
+    // client's margins are scaled too, or a busy machine's delays look like faults: its default
+    // 15 s deadlines would be 125 real milliseconds (a slower token request was a timeout), a ring
+    // delivered 375 real ms late would be 45 s old and not popped as stale, and its 60 s rotation
+    // lead would be 0.5 s. 4 minutes (2 real seconds) still comes after the token manager's
+    // 5-minute refresh.
+    const sim = await startSimulator({ clockSpeed: 120, accessTokenLifetimeSec: 600 });
     cleanups.push(() => sim.close());
-    const r = await rig({ sim, clock: sim.clock, heartbeatMs: 600_000 });
+    const r = await rig({
+      sim,
+      clock: sim.clock,
+      heartbeatMs: 600_000,
+      timeoutMs: 120 * 15_000,
+      staleRingMs: 120 * 45_000,
+      rotateLeadMs: 4 * 60_000,
+    });
     await waitFor(connected(r), 'connected');
     const rung: string[] = [];
     const until = Date.now() + 7_000;
@@ -154,6 +176,7 @@ describe('WebSocketEventSource against the simulator', () => {
       () => undefined,
     );
     const popped = r.pops.map((p) => p.callId);
+    expect(r.pipeline.stats().staleRings).toBe(0);
     expect(new Set(popped).size).toBe(popped.length); // none twice
     expect([...popped].sort()).toEqual([...rung].sort()); // none missed
     expect(sim.stats().wsConnections).toBeGreaterThanOrEqual(2); // at least one rotation
