@@ -116,12 +116,8 @@ export interface StreamProtocol<Grant, S> {
   renewed?(current: Grant, next: Grant): boolean;
 }
 
-export interface StreamEngineOptions<S> {
-  clock: Clock;
-  logger: Logger;
-  createSocket: CreateSocket;
-  /** Where statuses go (the source's StatusHolder). */
-  status(status: S): void;
+/** The engine's timings, which every stream source passes through as its callers set them. */
+export interface StreamTuning {
   /** Heartbeat interval; default 25 s (the far sides close a socket silent for 60 s). */
   heartbeatMs?: number;
   /** Randomness for the back-off jitter (tests pass a fixed one). */
@@ -134,6 +130,26 @@ export interface StreamEngineOptions<S> {
   connectTimeoutMs?: number;
   /** A wall-clock jump ahead of the monotonic clock larger than this means the machine slept. */
   jumpThresholdMs?: number;
+}
+
+/** The timings a source's caller set, and only those (an unset one keeps the engine's default). */
+export function streamTuning(from: StreamTuning): StreamTuning {
+  return {
+    ...(from.heartbeatMs !== undefined && { heartbeatMs: from.heartbeatMs }),
+    ...(from.random && { random: from.random }),
+    ...(from.backoff && { backoff: from.backoff }),
+    ...(from.stableMs !== undefined && { stableMs: from.stableMs }),
+    ...(from.connectTimeoutMs !== undefined && { connectTimeoutMs: from.connectTimeoutMs }),
+    ...(from.jumpThresholdMs !== undefined && { jumpThresholdMs: from.jumpThresholdMs }),
+  };
+}
+
+export interface StreamEngineOptions<S> extends StreamTuning {
+  clock: Clock;
+  logger: Logger;
+  createSocket: CreateSocket;
+  /** Where statuses go (the source's StatusHolder). */
+  status(status: S): void;
   /** How long before its grant expires a connection is replaced; default 60 s. */
   rotateLeadMs?: number;
   /**

@@ -2,7 +2,7 @@ import type { Clock } from '../../../src-shared/clock.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import type { CreateSocket } from '../../../src-shared/stream/socket.ts';
 import type { Words } from '../../../src-shared/i18n/phrase.ts';
-import type { WakeReason } from '../../../src-shared/stream/stream-engine.ts';
+import type { StreamTuning, WakeReason } from '../../../src-shared/stream/stream-engine.ts';
 
 /**
  * Contracts between the pieces of the event pipeline. They are shared by the direct WebSocket
@@ -43,7 +43,7 @@ export interface TokenSource {
 }
 
 /** What both sources take besides their own settings (the direct WebSocket's, the relay's). */
-export interface StreamSourceDeps {
+export interface StreamSourceDeps extends StreamTuning {
   tokens: TokenSource;
   clock: Clock;
   logger?: Logger;
@@ -53,18 +53,6 @@ export interface StreamSourceDeps {
    * source can fall back on a plain WebSocket that bypasses both.
    */
   createSocket: CreateSocket;
-  /** Interval of the heartbeat; default 25 s (the far side closes a socket silent for 60 s). */
-  heartbeatMs?: number;
-  /** Randomness for the back-off jitter (tests pass a fixed one). */
-  random?: () => number;
-  /** Changes to STREAM_BACKOFF (../backoff.ts). */
-  backoff?: { baseMs?: number; capMs?: number };
-  /** How long a connection must stay up before the back-off starts again from its base. */
-  stableMs?: number;
-  /** A connection not ready this long after its last sign of life is abandoned; default 15 s. */
-  connectTimeoutMs?: number;
-  /** A wall-clock jump ahead of the monotonic clock larger than this means the machine slept. */
-  jumpThresholdMs?: number;
   userAgent?: string;
   /** The source's name in the combined status ("relay: ..."). */
   name?: string;

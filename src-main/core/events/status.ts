@@ -5,6 +5,7 @@
 import { Emitter } from '../../../src-shared/emitter.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import type { ErrorDescription } from '../../../src-shared/service-errors.ts';
+import type { Verdict } from '../../../src-shared/stream/stream-engine.ts';
 import type { ConnectionState, ConnectionStatus } from './contracts.ts';
 import { english, phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 
@@ -56,6 +57,16 @@ export function faultStatus(
     ...(fault.errcode !== undefined && { errcode: fault.errcode }),
     ...(fault.words && { words: fault.words }),
   };
+}
+
+/**
+ * What a fault means for a stream: one a person must fix (a proxy's refusal, a certificate, a
+ * wrong secret) needs attention and waits for them; any other is retried after the back-off.
+ */
+export function faultVerdict(fault: ErrorDescription): Verdict<ConnectionStatus> {
+  return fault.needsUser
+    ? { next: 'attention', status: faultStatus('needs-attention', fault) }
+    : { next: 'back-off', status: faultStatus('offline', fault) };
 }
 
 /**

@@ -33,6 +33,7 @@ import {
 } from '../../../src-shared/service-errors.ts';
 import {
   StreamEngine,
+  streamTuning,
   type StreamEnd,
   type StreamLink,
   type Verdict,
@@ -48,7 +49,7 @@ import type {
   WakeReason,
 } from './contracts.ts';
 import { CALL_STATE_CHANGED } from './envelope.ts';
-import { faultStatus, saidStatus, StatusHolder } from './status.ts';
+import { faultStatus, faultVerdict, saidStatus, StatusHolder } from './status.ts';
 import { phrase, type Phrase } from '../../../src-shared/i18n/phrase.ts';
 import { DEFAULT_USER_AGENT } from '../api/service-client.ts';
 import type { StreamDialect } from '../wire/phone-system.ts';
@@ -124,13 +125,8 @@ export class WebSocketEventSource implements EventSource {
         createSocket: deps.createSocket,
         status: (status) => this.current.set(status),
         replace: 'make-before-break',
-        ...(deps.heartbeatMs !== undefined && { heartbeatMs: deps.heartbeatMs }),
-        ...(deps.random && { random: deps.random }),
-        ...(deps.backoff && { backoff: deps.backoff }),
-        ...(deps.stableMs !== undefined && { stableMs: deps.stableMs }),
-        ...(deps.connectTimeoutMs !== undefined && { connectTimeoutMs: deps.connectTimeoutMs }),
+        ...streamTuning(deps),
         ...(deps.rotateLeadMs !== undefined && { rotateLeadMs: deps.rotateLeadMs }),
-        ...(deps.jumpThresholdMs !== undefined && { jumpThresholdMs: deps.jumpThresholdMs }),
       },
     );
   }
@@ -251,9 +247,7 @@ export class WebSocketEventSource implements EventSource {
       // unreachable proxy is retried after the back-off like an unreachable service.
       const fault = describeError(failure);
       this.logger.warn('socket failed', { fault: fault.fault, error: failure.message });
-      return fault.needsUser
-        ? { next: 'attention', status: faultStatus('needs-attention', fault) }
-        : { next: 'back-off', status: faultStatus('offline', fault) };
+      return faultVerdict(fault);
     }
     if (end.rejection) return this.judgeRejection(link, end.rejection);
     if (expired)

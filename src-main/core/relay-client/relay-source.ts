@@ -36,7 +36,7 @@ import type {
   StreamSourceDeps,
   WakeReason,
 } from '../events/contracts.ts';
-import { faultStatus, saidStatus, StatusHolder } from '../events/status.ts';
+import { faultStatus, faultVerdict, saidStatus, StatusHolder } from '../events/status.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
 import {
   describeErrcode,
@@ -58,6 +58,7 @@ import {
 } from '../../../src-shared/relay-protocol.ts';
 import {
   StreamEngine,
+  streamTuning,
   type StreamEnd,
   type StreamLink,
   type Verdict,
@@ -165,12 +166,7 @@ export class RelayEventSource implements EventSource {
         message: (link, text) => this.onMessage(link, text),
         heartbeat: JSON.stringify({ type: 'heartbeat' }),
         ended: (link, end) => this.judgeEnd(link, end),
-        grantFailed: (error) => {
-          const fault = describeError(error);
-          return fault.needsUser
-            ? { next: 'attention', status: faultStatus('needs-attention', fault) }
-            : { next: 'back-off', status: faultStatus('offline', fault) };
-        },
+        grantFailed: (error) => faultVerdict(describeError(error)),
         connecting: () =>
           this.gapStatus && this.current.get().state === 'degraded'
             ? undefined
@@ -183,12 +179,7 @@ export class RelayEventSource implements EventSource {
         status: (status) => this.current.set(status),
         replace: 'drop',
         droppedStatus: () => saidStatus('connecting', [phrase('status.relay-reconnecting')]),
-        ...(deps.heartbeatMs !== undefined && { heartbeatMs: deps.heartbeatMs }),
-        ...(deps.random && { random: deps.random }),
-        ...(deps.backoff && { backoff: deps.backoff }),
-        ...(deps.stableMs !== undefined && { stableMs: deps.stableMs }),
-        ...(deps.connectTimeoutMs !== undefined && { connectTimeoutMs: deps.connectTimeoutMs }),
-        ...(deps.jumpThresholdMs !== undefined && { jumpThresholdMs: deps.jumpThresholdMs }),
+        ...streamTuning(deps),
       },
     );
   }
@@ -308,9 +299,7 @@ export class RelayEventSource implements EventSource {
       // A proxy or certificate fault, named: needs a person, or (an unreachable proxy) the back-off.
       const fault = describeError(failure);
       this.logger.warn('relay socket failed', { fault: fault.fault, error: failure.message });
-      return fault.needsUser
-        ? { next: 'attention', status: faultStatus('needs-attention', fault) }
-        : { next: 'back-off', status: faultStatus('offline', fault) };
+      return faultVerdict(fault);
     }
     this.logger.info('relay socket closed', { code: end.code });
     if (end.code === CloseCode.revoked)
