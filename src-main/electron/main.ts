@@ -50,8 +50,7 @@ import {
   presetDefaults,
   withLocks,
 } from '../core/settings/policy.ts';
-import { ServiceClient } from '../core/api/service-client.ts';
-import { wireFor } from '../core/wire/index.ts';
+import { serviceProbe } from '../core/app/service-probe.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
 import { fixedTranslator, LocaleState } from '../../src-shared/i18n/locale-state.ts';
@@ -354,22 +353,14 @@ async function start(): Promise<void> {
     crmNetwork: network,
     // The control surface lets the user (and the end-to-end suite) ring the demo from outside.
     startDemo: (phoneSystem) => startDemo({ clock, logger, control: true, phoneSystem }),
-    createProbe: (input) => {
-      // The settings in force (with the policy's locks), as the connection uses them.
-      const { fetch } = network(runtime?.settings() ?? settingsStore.settings());
-      const client = new ServiceClient({
-        baseUrl: input.baseUrl,
+    // Through the settings in force (with the policy's locks), as the connection uses them.
+    createProbe: (input) =>
+      serviceProbe(input, {
         clock,
         logger,
         secrets,
-        fetch,
-        api: wireFor(input.phoneSystem).api,
-      });
-      return {
-        getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,
-        listExtensions: (token) => client.listExtensions(token),
-      };
-    },
+        fetch: network(runtime?.settings() ?? settingsStore.settings()).fetch,
+      }),
     onSettingsApplied: (s) => {
       applyLanguage(s);
       void applyStartAtLogin(s.startAtLogin, {

@@ -6,8 +6,7 @@
  * - `--diagnostics <file>`: a connection test and the archive of src-main/core/diagnostics/.
  */
 import { readFileSync } from 'node:fs';
-import { ServiceClient } from '../core/api/service-client.ts';
-import { wireFor } from '../core/wire/index.ts';
+import { serviceProbe } from '../core/app/service-probe.ts';
 import { transportFor } from '../core/net/network.ts';
 import { readCaText } from '../core/net/trust.ts';
 import type { NetTransport } from '../core/net/transport.ts';
@@ -144,20 +143,7 @@ export async function writeRunnerDiagnostics(
         {
           logger,
           localAddress: outboundAddress,
-          createProbe: (input) => {
-            const client = new ServiceClient({
-              baseUrl: input.baseUrl,
-              clock,
-              logger,
-              secrets,
-              fetch,
-              api: wireFor(input.phoneSystem).api,
-            });
-            return {
-              getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,
-              listExtensions: (token) => client.listExtensions(token),
-            };
-          },
+          createProbe: (input) => serviceProbe(input, { clock, logger, secrets, fetch }),
         },
       );
   const at = clock.now();

@@ -1,0 +1,28 @@
+import type { Clock } from '../../../src-shared/clock.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
+import { ServiceClient } from '../api/service-client.ts';
+import { wireFor } from '../wire/index.ts';
+import type { ConnectionProbe, TestConnectionInput } from './test-connection.ts';
+
+/**
+ * The probe Test connection (the settings window) and the runner's diagnostics use: a service
+ * client on the draft address, speaking the draft phone system's wire format, through the one
+ * transport's fetch (proxy, CAs), its secrets registered with the scrubber.
+ */
+export function serviceProbe(
+  input: TestConnectionInput & { secret: string },
+  deps: { clock: Clock; logger: Logger; secrets: SecretRegistry; fetch: typeof fetch },
+): ConnectionProbe {
+  const client = new ServiceClient({
+    baseUrl: input.baseUrl,
+    clock: deps.clock,
+    logger: deps.logger,
+    secrets: deps.secrets,
+    fetch: deps.fetch,
+    api: wireFor(input.phoneSystem).api,
+  });
+  return {
+    getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,
+    listExtensions: (token) => client.listExtensions(token),
+  };
+}
