@@ -6,6 +6,8 @@ import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
 import { jsonLine } from '../../src-shared/json-text.ts';
 import { checkAtomicTarget, UnusableTargetError } from '../../src-shared/atomic-file.ts';
+import { networkInterfaces } from 'node:os';
+import { externalAddresses } from '../core/net/network-watch.ts';
 import { envProxyResolver } from '../core/net/proxy.ts';
 import { readCaFile, readCaText } from '../core/net/trust.ts';
 import { createLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
@@ -179,6 +181,7 @@ async function main(): Promise<number> {
     lastResort,
     policy,
     words: t,
+    networkAddresses: () => externalAddresses(networkInterfaces()),
   }).catch((error: unknown) => {
     // A contacts file that gives nothing is found only once the run has started.
     if (!(error instanceof UsageError)) throw error;

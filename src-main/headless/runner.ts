@@ -7,6 +7,7 @@
 import { serviceConnectionFactory, type Connection } from '../core/app/connection.ts';
 import { transportFor } from '../core/net/network.ts';
 import { readCaText } from '../core/net/trust.ts';
+import { watchNetwork } from '../core/net/network-watch.ts';
 import { Directory } from '../core/app/directory.ts';
 import type { DemoService } from '../core/app/ports.ts';
 import { systemClock, type Clock } from '../../src-shared/clock.ts';
@@ -77,6 +78,11 @@ export interface RunnerDeps {
   runner?: ProgramRunner;
   /** The language of the human words in status and feature lines (English when not given). */
   words?: Translator;
+  /**
+   * The machine's non-loopback addresses (cli.ts: os.networkInterfaces). When one appears, the
+   * network came back: the connection retries at once (core/net/network-watch.ts).
+   */
+  networkAddresses?: () => readonly string[];
 }
 
 /** Which service, with which key, and where its secret is. */
@@ -292,12 +298,25 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
 
   open();
   directory.start();
+  // The demo's simulator is on this machine: no network to come back.
+  const stopWatching =
+    deps.networkAddresses && !args.demo
+      ? watchNetwork({
+          addresses: deps.networkAddresses,
+          clock,
+          wake: (reason) => {
+            logger.info('a network address appeared; reconnecting now');
+            connection?.wake(reason);
+          },
+        })
+      : undefined;
   const outcome = await Promise.race([
     deps.stopSignal.then(() => 'stop' as const),
     needsAttention.then(() => 'attention' as const),
   ]);
   logger.info(outcome === 'stop' ? 'stopping' : 'needs attention; stopping');
   stopping = true;
+  stopWatching?.();
   pacer.cancel();
   offFault?.();
   await rebuilding;

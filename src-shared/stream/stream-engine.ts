@@ -261,8 +261,9 @@ export class StreamEngine<Grant, S> {
     if (reason === 'user') {
       this.attention = false;
       this.atOnceSpent = false;
-      this.backoff.reset();
     }
+    // The user asked, or the network came back: the waits grown meanwhile start again from the base.
+    if (reason === 'user' || reason === 'online') this.backoff.reset();
     if (this.attention) return;
     this.replaceNow();
   }

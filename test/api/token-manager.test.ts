@@ -344,7 +344,7 @@ describe('TokenManager: back-off', () => {
     expect(service.counts.getToken).toBe(4);
   });
 
-  it('caps the exponential wait at five minutes and scales it by the random draw', async () => {
+  it('caps the exponential wait at 30 s and scales it by the random draw', async () => {
     const { clock, service, manager } = setup({ random: () => 0.5 });
     service.script('/get_token', 'network', 20);
     await rejection(manager.getToken());
@@ -356,7 +356,7 @@ describe('TokenManager: back-off', () => {
       await clock.advance(h.retryAt - clock.now());
     }
     expect(waits.slice(0, 4)).toEqual([500, 1000, 2000, 4000]);
-    expect(Math.max(...waits)).toBe(150_000); // 0.5 x the 5-minute cap
+    expect(Math.max(...waits)).toBe(15_000); // 0.5 x the 30 s cap (backoff.ts says why)
   });
 
   it('honours Retry-After on 429 even when the jitter draws zero', async () => {
@@ -395,6 +395,30 @@ describe('TokenManager: back-off', () => {
     manager.wake();
     await flushMicrotasks();
     expect(service.counts.getToken).toBe(2);
+    expect(manager.health().state).toBe('ok');
+  });
+
+  it('when the network comes back, a grown back-off wait is over at once', async () => {
+    const { clock, service, manager } = setup({ random: () => 1 });
+    // Six failures in a row (1, 2, 4, 8, 16 s apart): the next wait has grown to the 30 s cap.
+    service.script('/get_token', 'network', 6);
+    await rejection(manager.getToken());
+    await clock.advance(31_000 + 500);
+    expect(service.counts.getToken).toBe(6);
+    const health = manager.health();
+    expect(health.state).toBe('backoff');
+    const waitLeft = (health as { retryAt: number }).retryAt - clock.now();
+    expect(waitLeft).toBeGreaterThan(25_000);
+    // A wake that is not the network (a resume) keeps the wait...
+    manager.wake('resume');
+    await flushMicrotasks();
+    expect(service.counts.getToken).toBe(6);
+    // ...the network back ends it: one request now, and a caller meanwhile joins it.
+    manager.wake('online');
+    const token = manager.getToken();
+    await flushMicrotasks();
+    expect(service.counts.getToken).toBe(7);
+    expect((await token).value).toMatch(/^at-/);
     expect(manager.health().state).toBe('ok');
   });
 });

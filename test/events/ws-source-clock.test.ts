@@ -137,8 +137,8 @@ describe('WebSocketEventSource timing (fake clock)', () => {
       }
       delays.push(waited);
     }
-    // random() = 0.5: half of 500, 1000, 2000, 4000, 8000, 16000 ms
-    expect(delays).toEqual([250, 500, 1000, 2000, 4000, 8000]);
+    // random() = 0.5: half of 500, 1000, 2000, 4000, 8000, then the 10 s cap
+    expect(delays).toEqual([250, 500, 1000, 2000, 4000, 5000]);
     expect(t.source.status().state).toBe('offline');
     await t.accept(6);
     await t.clock.advance(30_000); // stable: the back-off starts again from its base

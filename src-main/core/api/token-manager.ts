@@ -16,7 +16,7 @@
  *   the current token is still usable.
  */
 import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
-import type { AccessToken, TokenSource } from '../events/contracts.ts';
+import type { AccessToken, TokenSource, WakeReason } from '../events/contracts.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
 import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../../../src-shared/backoff.ts';
@@ -191,13 +191,22 @@ export class TokenManager implements TokenSource {
     this.background();
   }
 
-  /** The machine woke, or the network came back: re-judge everything on the wall clock. */
-  wake(): void {
+  /**
+   * The machine woke, or the network came back: re-judge everything on the wall clock. When the
+   * network came back ('online'), a back-off wait is over at once: the failures it counted were
+   * the network's, and a phone app must not sit out the rest of a wait grown during the outage.
+   */
+  wake(reason?: WakeReason): void {
     if (this.stopped || this.state.state === 'needs-attention') return;
     const now = this.clock.now();
     if (this.state.state === 'backoff') {
       this.clearRetryTimer();
-      if (now >= this.state.retryAt) this.background();
+      if (reason === 'online') {
+        // As retry(): callers asking meanwhile join the request instead of getting the old error.
+        this.backoff.reset();
+        this.setHealth({ state: 'ok' });
+        this.background();
+      } else if (now >= this.state.retryAt) this.background();
       else this.scheduleRetry(this.state.retryAt - now);
       return;
     }

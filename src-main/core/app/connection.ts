@@ -184,7 +184,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
       engine,
       fetchExtensions: () => tokens.call((token) => client.listExtensions(token)),
       wake(reason) {
-        tokens.wake();
+        tokens.wake(reason);
         engine.wake(reason);
       },
       retry() {
