@@ -421,6 +421,23 @@ describe('TokenManager: back-off', () => {
     expect((await token).value).toMatch(/^at-/);
     expect(manager.health().state).toBe('ok');
   });
+
+  it('the network coming back does not cut short a wait the service asked for (429 Retry-After)', async () => {
+    const { clock, service, manager } = setup({ random: () => 0 });
+    service.script('/get_token', {
+      status: 429,
+      body: { errcode: 42900 },
+      headers: { 'Retry-After': '120' },
+    });
+    await rejection(manager.getToken());
+    manager.wake('online');
+    await flushMicrotasks();
+    expect(service.counts.getToken).toBe(1);
+    expect(manager.health()).toMatchObject({ state: 'backoff' });
+    await clock.advance(120_000);
+    expect(service.counts.getToken).toBe(2);
+    expect(manager.health().state).toBe('ok');
+  });
 });
 
 describe('TokenManager: secrecy and lifecycle', () => {

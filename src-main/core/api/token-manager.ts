@@ -195,13 +195,15 @@ export class TokenManager implements TokenSource {
    * The machine woke, or the network came back: re-judge everything on the wall clock. When the
    * network came back ('online'), a back-off wait is over at once: the failures it counted were
    * the network's, and a phone app must not sit out the rest of a wait grown during the outage.
+   * A Retry-After the service sent is still obeyed (backoff.ts: always).
    */
   wake(reason?: WakeReason): void {
     if (this.stopped || this.state.state === 'needs-attention') return;
     const now = this.clock.now();
     if (this.state.state === 'backoff') {
       this.clearRetryTimer();
-      if (reason === 'online') {
+      // A wait the service asked for (429 + Retry-After) is kept: the network was not its cause.
+      if (reason === 'online' && this.state.error.retryAfterMs === undefined) {
         // As retry(): callers asking meanwhile join the request instead of getting the old error.
         this.backoff.reset();
         this.setHealth({ state: 'ok' });
