@@ -27,6 +27,26 @@ describe('watchNetwork (the runner’s "network came back")', () => {
     expect(clock.pendingTimers()).toBe(0);
   });
 
+  it('keeps watching when reading the addresses throws, and wakes once they come back', async () => {
+    const clock = new FakeClock();
+    const machine: { addresses?: string[] } = {}; // none readable yet
+    const woken: WakeReason[] = [];
+    const stop = watchNetwork({
+      addresses: () => {
+        if (!machine.addresses) throw new Error('uv_interface_addresses: unknown system error');
+        return machine.addresses;
+      },
+      clock,
+      wake: (r) => woken.push(r),
+    });
+    await clock.advance(15_000);
+    expect(woken).toEqual([]);
+    machine.addresses = ['192.168.1.20'];
+    await clock.advance(5_000);
+    expect(woken).toEqual(['online']);
+    stop();
+  });
+
   it('compares the non-internal addresses of os.networkInterfaces()', () => {
     expect(
       externalAddresses({

@@ -19,15 +19,26 @@ export interface NetworkWatchDeps {
 
 export function watchNetwork(deps: NetworkWatchDeps): () => void {
   const pollMs = deps.pollMs ?? 5_000;
-  let known = new Set(deps.addresses());
+  // os.networkInterfaces() can throw (a sandbox without netlink, an odd interface): then this look
+  // sees nothing new, and the timer keeps going; a throw must never leave a timer callback.
+  const look = (): Set<string> | undefined => {
+    try {
+      return new Set(deps.addresses());
+    } catch {
+      return undefined;
+    }
+  };
+  let known = look() ?? new Set<string>();
   let timer: TimerHandle | undefined;
   let stopped = false;
   const poll = () => {
     if (stopped) return;
-    const now = new Set(deps.addresses());
-    const gained = [...now].some((a) => !known.has(a));
-    known = now;
-    if (gained) deps.wake('online');
+    const now = look();
+    if (now) {
+      const gained = [...now].some((a) => !known.has(a));
+      known = now;
+      if (gained) deps.wake('online');
+    }
     timer = deps.clock.setTimeout(poll, pollMs);
   };
   timer = deps.clock.setTimeout(poll, pollMs);
