@@ -49,6 +49,10 @@ export function ipcHandlers(ctx: IpcContext): IpcHandlers {
     'settings:preview-crm': (_e, template) => runtime.previewCrm(template),
     'settings:test-crm-lookup': (_e, patch, number) => runtime.testCrmLookup(patch, number),
     'demo:start': () => runtime.startDemo(),
+    'org:sign-in': (_e, relay) => runtime.signInToOrganisation(relay),
+    'org:enrol': (_e, relay, code) => runtime.enrolInOrganisation(relay, code),
+    'org:cancel-sign-in': () => runtime.cancelOrganisationSignIn(),
+    'org:sign-out': () => runtime.signOutOfOrganisation(),
     'history:list': () => runtime.history(),
     'history:mark-seen': () => runtime.markHistorySeen(),
     'history:copy-number': (_e, callId) => {

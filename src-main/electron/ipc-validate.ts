@@ -3,7 +3,7 @@
  * compromised renderer is exactly the case IPC checks exist for. The map is typed over the contract,
  * so a channel added to contract.ts without a validator here does not compile.
  */
-import type { IpcInvokeMap, InvokeChannel, SettingsPatch } from '../ipc/contract.ts';
+import type { IpcInvokeMap, InvokeChannel, OrgRelayPatch, SettingsPatch } from '../ipc/contract.ts';
 import { MAX_HISTORY_LIMIT } from '../core/app/history-store.ts';
 
 export class IpcArgumentError extends Error {
@@ -18,6 +18,11 @@ const MAX_PATCH_JSON = 64 * 1024;
 const MAX_SECRET = 1024;
 /** A number typed into Test lookup: a telephone number is far shorter. */
 const MAX_NUMBER = 64;
+/** An address (the settings allow no longer one to be useful) and a relay's tenant name. */
+const MAX_ADDRESS = 2048;
+const MAX_TENANT = 64;
+/** An enrolment code: 12 Crockford characters with separators, and room for stray spaces. */
+const MAX_CODE = 64;
 
 function none(args: unknown[]): [] {
   if (args.length !== 0) throw new IpcArgumentError('expected no arguments');
@@ -61,6 +66,18 @@ export function settingsPatchArg(value: unknown): SettingsPatch {
   };
 }
 
+/** The form's relay address and tenant: exactly these two strings; the settings rules judge them. */
+export function orgRelayArg(value: unknown): OrgRelayPatch {
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new IpcArgumentError('relay must be an object');
+  const { relayUrl, relayTenant, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) throw new IpcArgumentError('unknown fields in relay');
+  return {
+    relayUrl: shortString(relayUrl, MAX_ADDRESS, 'relay.relayUrl'),
+    relayTenant: shortString(relayTenant, MAX_TENANT, 'relay.relayTenant'),
+  };
+}
+
 export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   'popup:ready': none,
   'popup:dismiss': (a) => [shortString(one(a), MAX_ID, 'callId')],
@@ -83,6 +100,13 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
     return [settingsPatchArg(a[0]), shortString(a[1], MAX_NUMBER, 'number')];
   },
   'demo:start': none,
+  'org:sign-in': (a) => [orgRelayArg(one(a))],
+  'org:enrol': (a) => {
+    if (a.length !== 2) throw new IpcArgumentError('expected the relay and a code');
+    return [orgRelayArg(a[0]), shortString(a[1], MAX_CODE, 'code')];
+  },
+  'org:cancel-sign-in': none,
+  'org:sign-out': none,
   'history:list': none,
   'history:mark-seen': none,
   'history:copy-number': (a) => [shortString(one(a), MAX_ID, 'callId')],

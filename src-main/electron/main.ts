@@ -6,6 +6,7 @@
  * before any window exists. Bundled by scripts/build-main.ts to dist/main/main.cjs.
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
   app,
@@ -34,6 +35,8 @@ import { AppRuntime } from '../core/app/runtime.ts';
 import { settingsPortFor } from '../core/app/settings-port.ts';
 import { spawnProgramRunner } from '../core/app/program-runner.ts';
 import { RingActions } from '../core/app/ring-actions.ts';
+import { OrganisationAccount } from '../core/org/org-account.ts';
+import { withOrganisationMode } from '../core/org/org-connection.ts';
 import { LogRing } from '../core/diagnostics/bounded-log.ts';
 import { Diagnostics, logSection } from '../core/diagnostics/diagnostics.ts';
 import {
@@ -319,6 +322,19 @@ async function start(): Promise<void> {
     });
   /** The current connection's transport: its proxy and certificate decisions go in diagnostics. */
   let connectionTransport: NetTransport | undefined;
+  const connectionNetwork = (s: Settings) => (connectionTransport = network(s));
+  const relayCursorStore = fileCursorStore(join(userData, 'relay-cursor.json'));
+  // Organisation mode: signed in through the system browser (the one link gate) to the relay.
+  const organisation = new OrganisationAccount({
+    store: credentials,
+    clock,
+    logger,
+    secrets,
+    network,
+    openBrowser: (url) => opener.open(url),
+    deviceLabel: `Screenpop on ${hostname()}`,
+    browserPage: (outcome) => language.current().t(`status.org.browser-page-${outcome}`),
+  });
   runtime = new AppRuntime({
     clock,
     logger,
@@ -342,13 +358,17 @@ async function start(): Promise<void> {
       clipboard: { writeText: (text) => clipboard.writeText(text) },
       tray,
     },
-    connect: serviceConnectionFactory({
-      clock,
-      logger,
-      secrets,
-      relayCursorStore: fileCursorStore(join(userData, 'relay-cursor.json')),
-      transport: (s) => (connectionTransport = network(s)),
-    }),
+    connect: withOrganisationMode(
+      serviceConnectionFactory({
+        clock,
+        logger,
+        secrets,
+        relayCursorStore,
+        transport: connectionNetwork,
+      }),
+      { clock, logger, account: organisation, transport: connectionNetwork, relayCursorStore },
+    ),
+    organisation,
     // The CRM lookup goes out the same way as everything else (proxy, CAs).
     crmNetwork: network,
     // The control surface lets the user (and the end-to-end suite) ring the demo from outside.

@@ -12,6 +12,8 @@ import type {
   CrmTestResult,
   ExportResult,
   HistoryItem,
+  OrgRelayPatch,
+  OrgSignInResult,
   PopupCard,
   SaveResult,
   SettingsPatch,
@@ -46,6 +48,8 @@ export type {
   LocaleView,
   NameSource,
   NumberKind,
+  OrgRelayPatch,
+  OrgSignInResult,
 } from '../core/app/views.ts';
 
 /** renderer -> main, request/response (ipcRenderer.invoke / ipcMain.handle). */
@@ -69,6 +73,17 @@ export interface IpcInvokeMap {
   /** Looks `number` up with the form's CRM settings (and the token typed, if any): Test lookup. */
   'settings:test-crm-lookup': (patch: SettingsPatch, number: string) => CrmTestResult;
   'demo:start': () => SettingsView;
+  /**
+   * Organisation mode: signs in with the organisation's provider in the system browser, for the
+   * form's relay and tenant; on success the settings go to organisation mode (no API key or secret).
+   */
+  'org:sign-in': (relay: OrgRelayPatch) => OrgSignInResult;
+  /** Organisation mode: spends a one-time enrolment code from the administrator. */
+  'org:enrol': (relay: OrgRelayPatch, code: string) => OrgSignInResult;
+  /** Ends a sign-in that waits for the browser. */
+  'org:cancel-sign-in': () => void;
+  /** Forgets this computer's sign-in with the organisation. */
+  'org:sign-out': () => SettingsView;
   'history:list': () => HistoryItem[];
   'history:mark-seen': () => void;
   /** Copies the caller's number of a history entry (main's clipboard). */
@@ -111,6 +126,10 @@ export const INVOKE_CHANNELS = [
   'settings:preview-crm',
   'settings:test-crm-lookup',
   'demo:start',
+  'org:sign-in',
+  'org:enrol',
+  'org:cancel-sign-in',
+  'org:sign-out',
   'history:list',
   'history:mark-seen',
   'history:copy-number',
@@ -159,6 +178,10 @@ export interface ScreenpopApi {
   previewCrm: Promisify<IpcInvokeMap['settings:preview-crm']>;
   testCrmLookup: Promisify<IpcInvokeMap['settings:test-crm-lookup']>;
   startDemo: Promisify<IpcInvokeMap['demo:start']>;
+  signInToOrganisation: Promisify<IpcInvokeMap['org:sign-in']>;
+  enrolInOrganisation: Promisify<IpcInvokeMap['org:enrol']>;
+  cancelOrganisationSignIn: Promisify<IpcInvokeMap['org:cancel-sign-in']>;
+  signOutOfOrganisation: Promisify<IpcInvokeMap['org:sign-out']>;
   listHistory: Promisify<IpcInvokeMap['history:list']>;
   markHistorySeen: Promisify<IpcInvokeMap['history:mark-seen']>;
   copyHistoryNumber: Promisify<IpcInvokeMap['history:copy-number']>;

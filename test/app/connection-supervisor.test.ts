@@ -84,7 +84,12 @@ describe('ConnectionSupervisor', () => {
   it('builds the connection the plan asks for, with its credentials, and reports its status', async () => {
     const t = harness();
     await t.credentials.setSecret(keychainAccount('key1', 'https://acme.example.com'), 's3cret');
-    expect(t.supervisor.status()).toEqual({ connection: NOT_SET_UP, paused: false, fault: null });
+    expect(t.supervisor.status()).toEqual({
+      connection: NOT_SET_UP,
+      paused: false,
+      fault: null,
+      identity: null,
+    });
     await t.supervisor.rebuild();
     const [c] = t.connections;
     expect(c?.started).toBe(true);

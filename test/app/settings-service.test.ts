@@ -159,6 +159,28 @@ describe('SettingsService', () => {
     });
   });
 
+  it('an organisation-mode computer plays the demo as the demo: its plan is not organisation mode', async () => {
+    const t = await harness({
+      demoMode: true,
+      connectionMode: 'organisation',
+      relayUrl: 'wss://relay.acme.example.com',
+      relayTenant: 'acme',
+    });
+    await t.service.load();
+    await t.service.prepare();
+    const plan = t.service.plan();
+    if (!plan.connect) throw new Error('the demo should connect');
+    // withOrganisationMode builds the relay-only connection for connectionMode "organisation":
+    // the demo's simulator must get the API-key connection, with the demo's key.
+    expect(plan).toMatchObject({
+      demo: true,
+      settings: { connectionMode: 'api-key', baseUrl: 'http://127.0.0.1:9', relayUrl: '' },
+    });
+    // Leaving the demo: organisation mode again, waiting for its sign-in.
+    await t.service.update({ demoMode: false });
+    expect(t.service.plan()).toMatchObject({ connect: false });
+  });
+
   it("in demo mode plans the demo's service with its secret in memory, and leaving it closes nothing by itself", async () => {
     const t = await harness({ demoMode: true });
     await t.service.load();

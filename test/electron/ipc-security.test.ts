@@ -37,7 +37,7 @@ function setup() {
     throw new Error('keychain said no for secret-value-123456');
   });
   secrets.add('secret-value-123456');
-  return { logger, popup, settings, foreign, dismissed };
+  return { logger, popup, settings, foreign, dismissed, ipc };
 }
 
 describe('IPC sender checks', () => {
@@ -145,6 +145,37 @@ describe('IPC sender checks', () => {
     expect(() => INVOKE_VALIDATORS['settings:choose-contacts-file'](['/etc/passwd'])).toThrow();
     expect(() => INVOKE_VALIDATORS['history:copy-number']([{ callId: 'c1' }])).toThrow();
     expect(() => INVOKE_VALIDATORS['history:open-crm']([])).toThrow();
+  });
+
+  it('organisation sign-in: only the settings page, exactly a relay address and tenant (and a code), before the browser opens', async () => {
+    const relay = { relayUrl: 'wss://relay.acme.example.com', relayTenant: 'acme' };
+    const signedIn: unknown[] = [];
+    t.ipc.handle('org:sign-in', (_e, r) => {
+      signedIn.push(r);
+      return { ok: false, message: 'x' };
+    });
+    // The popup (a caller's text is on it) cannot start a sign-in.
+    expect(await ipcMain.invoke('org:sign-in', { sender: t.popup.webContents }, relay)).toBe(
+      undefined,
+    );
+    await expect(
+      ipcMain.invoke('org:sign-in', { sender: t.settings.webContents }, { ...relay, issuer: 'x' }),
+    ).rejects.toThrow('Invalid arguments');
+    await ipcMain.invoke('org:sign-in', { sender: t.settings.webContents }, relay);
+    expect(signedIn).toEqual([relay]);
+    for (const c of ['org:sign-in', 'org:enrol', 'org:cancel-sign-in', 'org:sign-out'] as const)
+      expect(CHANNEL_PAGES[c]).toEqual(['settings']);
+    const enrol = INVOKE_VALIDATORS['org:enrol'];
+    expect(enrol([relay, 'K7QX-2M4P-ZR9T'])).toEqual([relay, 'K7QX-2M4P-ZR9T']);
+    expect(() => enrol([relay])).toThrow();
+    expect(() => enrol([relay, 'x'.repeat(65)])).toThrow();
+    expect(() => enrol([{ relayUrl: relay.relayUrl }, 'K7'])).toThrow();
+    expect(() => INVOKE_VALIDATORS['org:sign-in']([{ ...relay, relayTenant: 7 }])).toThrow();
+    expect(() =>
+      INVOKE_VALIDATORS['org:sign-in']([{ ...relay, relayUrl: 'x'.repeat(2049) }]),
+    ).toThrow();
+    expect(() => INVOKE_VALIDATORS['org:sign-out'](['now'])).toThrow();
+    expect(() => INVOKE_VALIDATORS['org:cancel-sign-in']([1])).toThrow();
   });
 
   it('gives the dialogs and history actions to the one page that needs each', () => {

@@ -32,7 +32,9 @@ import { withBuildLock } from '../support/build-lock.ts';
 
 const yaml = createRequire(import.meta.url)('js-yaml') as { load(text: string): unknown };
 const MiB = 1024 * 1024;
-const BUDGET = { asar: 3.75 * MiB, unpacked: 256 * 1024 };
+// 4 MiB since organisation mode (issue 26): its OpenID Connect client (oauth4webapi, ~37 KB in
+// main.cjs, plus its source map) and its words in five languages took app.asar to 3.83 MiB.
+const BUDGET = { asar: 4 * MiB, unpacked: 256 * 1024 };
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let work: string;

@@ -238,4 +238,30 @@ describe('screenpop-headless for administrators', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('the API key and the service address are needed');
   });
+
+  it('--store-secret refuses on a computer the policy puts in organisation mode (no API secret on the desktops)', async () => {
+    const policy = join(tmp.path, 'organisation.json');
+    await writeFile(
+      policy,
+      JSON.stringify({
+        settings: {
+          connectionMode: 'organisation',
+          baseUrl: 'https://acme.example.com',
+          apiKey: 'ak_acme',
+          relayUrl: 'wss://relay.acme.example.com',
+          relayTenant: 'acme',
+        },
+        locked: ['connectionMode'],
+      }),
+    );
+    const r = await run(
+      process.execPath,
+      [CLI, '--policy', policy, '--store-secret'],
+      { PATH: process.env.PATH ?? '' },
+      'S3cr3t-value',
+    );
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('the policy sets organisation mode');
+    expect(r.stderr).not.toContain('S3cr3t-value');
+  });
 });

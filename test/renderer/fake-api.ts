@@ -23,6 +23,19 @@ export const savedView: SettingsView = {
   needsOnboarding: false,
 };
 
+/** Organisation mode, signed in by single sign-on. */
+export const organisationView: SettingsView = {
+  settings: {
+    ...DEFAULT_SETTINGS,
+    connectionMode: 'organisation',
+    relayUrl: 'wss://relay.acme.example.com',
+    relayTenant: 'acme',
+  },
+  hasSecret: false,
+  needsOnboarding: false,
+  organisation: { signedIn: { via: 'oidc', email: 'alice@example.org' } },
+};
+
 export const status: StatusView = {
   state: 'connected',
   paused: false,
@@ -68,6 +81,21 @@ export function fakeApi(view: SettingsView = savedView) {
     startDemo: vi.fn<ScreenpopApi['startDemo']>(async () => ({
       ...savedView,
       settings: { ...savedView.settings, demoMode: true },
+    })),
+    signInToOrganisation: vi.fn<ScreenpopApi['signInToOrganisation']>(async () => ({
+      ok: true,
+      view: organisationView,
+    })),
+    enrolInOrganisation: vi.fn<ScreenpopApi['enrolInOrganisation']>(async () => ({
+      ok: true,
+      view: organisationView,
+    })),
+    cancelOrganisationSignIn: vi.fn<ScreenpopApi['cancelOrganisationSignIn']>(
+      async () => undefined,
+    ),
+    signOutOfOrganisation: vi.fn<ScreenpopApi['signOutOfOrganisation']>(async () => ({
+      ...organisationView,
+      organisation: { signedIn: null },
     })),
     listHistory: vi.fn<ScreenpopApi['listHistory']>(async () => []),
     markHistorySeen: vi.fn<ScreenpopApi['markHistorySeen']>(async () => undefined),

@@ -57,6 +57,10 @@ describe('createScreenpopApi', () => {
       api.chooseContactsFile(),
       api.closeWindow(),
       api.testCrmLookup(patch, '+14155550123'),
+      api.signInToOrganisation({ relayUrl: 'wss://relay.example.org', relayTenant: 'acme' }),
+      api.enrolInOrganisation({ relayUrl: 'wss://relay.example.org', relayTenant: 'acme' }, 'K7'),
+      api.cancelOrganisationSignIn(),
+      api.signOutOfOrganisation(),
     ]);
     expect(invoked).toEqual([
       { channel: 'popup:ready', args: [] },
@@ -79,6 +83,16 @@ describe('createScreenpopApi', () => {
       { channel: 'settings:choose-contacts-file', args: [] },
       { channel: 'window:close', args: [] },
       { channel: 'settings:test-crm-lookup', args: [patch, '+14155550123'] },
+      {
+        channel: 'org:sign-in',
+        args: [{ relayUrl: 'wss://relay.example.org', relayTenant: 'acme' }],
+      },
+      {
+        channel: 'org:enrol',
+        args: [{ relayUrl: 'wss://relay.example.org', relayTenant: 'acme' }, 'K7'],
+      },
+      { channel: 'org:cancel-sign-in', args: [] },
+      { channel: 'org:sign-out', args: [] },
     ]);
     // Every invoke channel of the contract is reachable, and nothing else is.
     expect(new Set(invoked.map((i) => i.channel))).toEqual(new Set(INVOKE_CHANNELS));
@@ -137,6 +151,10 @@ describe('createScreenpopApi', () => {
       'previewCrm',
       'testCrmLookup',
       'startDemo',
+      'signInToOrganisation',
+      'enrolInOrganisation',
+      'cancelOrganisationSignIn',
+      'signOutOfOrganisation',
       'listHistory',
       'markHistorySeen',
       'copyHistoryNumber',

@@ -78,6 +78,29 @@ describe('validatePolicy', () => {
     expect(Object.keys(everything.policy.locked).sort()).toEqual(all.sort());
   });
 
+  it('organisation mode: the relay address and tenant preset and locked; an API key beside it is left out, by name', () => {
+    const { policy, problems } = validatePolicy({
+      settings: {
+        connectionMode: 'organisation',
+        relayUrl: 'wss://relay.acme.example.com',
+        relayTenant: 'acme',
+        apiKey: 'ak_would_reach_every_desktop',
+      },
+      locked: ['connectionMode', 'relayUrl', 'relayTenant', 'apiKey'],
+    });
+    expect(policy.locked).toEqual({
+      connectionMode: 'organisation',
+      relayUrl: 'wss://relay.acme.example.com',
+      relayTenant: 'acme',
+    });
+    expect(policy.settings.apiKey).toBeUndefined();
+    expect(problems.map((p) => p.field)).toEqual(['settings.apiKey', 'locked.apiKey']);
+    expect(problems[0]?.message).toMatch(/not used in organisation mode/);
+    expect(JSON.stringify(problems)).not.toContain('ak_would');
+    // The same key in API-key mode is kept (the mode decides, not the key).
+    expect(validatePolicy(ACME).policy.locked.apiKey).toBe('ak_acme');
+  });
+
   it('names each bad part, never quotes a value, ignores it and keeps the rest; never throws', () => {
     const secretish = 'hunter2-SECRET-value';
     const { policy, problems } = validatePolicy({

@@ -117,15 +117,19 @@ describe('validateSettings', () => {
     ]);
   });
 
-  it('relay tenant: trimmed, up to 64 of A-Z a-z 0-9 . _ -, empty allowed; bad ones fall back to the default', () => {
+  it("relay tenant: trimmed, the relay's own rule (a letter or digit, then up to 62 of A-Z a-z 0-9 . _ -), empty allowed; bad ones fall back to the default", () => {
     expect(validateSettings({ relayTenant: '  globex ' })).toEqual({
       settings: { ...DEFAULT_SETTINGS, relayTenant: 'globex' },
       problems: [],
     });
     expect(validateSettings({ relayTenant: '' }).problems).toEqual([]);
-    expect(validateSettings({ relayTenant: 'a'.repeat(64) }).problems).toEqual([]);
+    expect(validateSettings({ relayTenant: 'a'.repeat(63) }).problems).toEqual([]);
     for (const bad of [
-      'a'.repeat(65),
+      // The relay refuses these tenant names (TENANT_PATTERN): a setting it would refuse is refused here.
+      'a'.repeat(64),
+      '.acme',
+      '-acme',
+      '..',
       'acme/eu',
       'ac me',
       '../x',

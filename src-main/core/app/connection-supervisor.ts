@@ -22,6 +22,7 @@ import type { DismissEvent, PopEvent } from './ports.ts';
 import { english, phrase } from '../../../src-shared/i18n/phrase.ts';
 import { saidStatus } from '../events/status.ts';
 import { SerialQueue } from '../../../src-shared/one-at-a-time.ts';
+import type { RelayIdentity } from '../../../src-shared/relay-protocol.ts';
 
 /** What the next rebuild connects to, or why it does not connect. */
 export type ConnectionPlan =
@@ -84,6 +85,8 @@ export interface SupervisedStatus {
   paused: boolean;
   /** The last unexpected error the last resort caught; null if none. */
   fault: Fault | null;
+  /** Organisation mode: who the relay says is signed in; null until it has (or in API-key mode). */
+  identity: RelayIdentity | null;
 }
 
 export class ConnectionSupervisor {
@@ -103,6 +106,8 @@ export class ConnectionSupervisor {
   private userNumbers: UserNumberMatcher | null = null;
   /** The service (address and key) the directory's extension list came from. */
   private directoryService = '';
+  /** Organisation mode: who the relay said this is, for the connection in force. */
+  private identity: RelayIdentity | null = null;
 
   constructor(deps: ConnectionSupervisorDeps) {
     this.d = deps;
@@ -120,6 +125,7 @@ export class ConnectionSupervisor {
         : this.connectionStatus,
       paused: this.paused,
       fault: this.lastFault,
+      identity: this.identity,
     };
   }
 
@@ -212,6 +218,7 @@ export class ConnectionSupervisor {
     if (!options.keepCards) {
       this.d.calls.clear();
       this.d.notices.reset();
+      this.identity = null;
     }
     if (old) await old.stop();
     this.d.directory.stop();
@@ -228,9 +235,11 @@ export class ConnectionSupervisor {
     if (this.paused) return;
     const { settings } = plan;
     const { baseUrl, apiKey } = settings;
+    const organisation = settings.connectionMode === 'organisation' && !plan.demo;
+    // Organisation mode: the relay says whose numbers these are (onIdentity below), not settings.
     this.userNumbers = new UserNumberMatcher({
-      extensions: settings.extensions,
-      dids: settings.dids,
+      extensions: organisation ? (this.identity?.extensions ?? []) : settings.extensions,
+      dids: organisation ? (this.identity?.dids ?? []) : settings.dids,
       defaultRegion: settings.defaultRegion,
     });
     const credentials = credentialsSource(plan.credentials, () => ({ apiKey, baseUrl }));
@@ -255,7 +264,9 @@ export class ConnectionSupervisor {
       return;
     }
     this.connection = connection;
-    const service = JSON.stringify([baseUrl, apiKey]);
+    const service = JSON.stringify(
+      organisation ? [settings.relayUrl, settings.relayTenant] : [baseUrl, apiKey],
+    );
     if (service !== this.directoryService) {
       this.d.directory.forgetExtensions();
       this.directoryService = service;
@@ -269,6 +280,18 @@ export class ConnectionSupervisor {
       engine.onNotice((notice) => this.d.notices.handle(notice)),
       engine.onFeatureStatus((features) => this.d.notices.setFeatures(features)),
     );
+    if (connection.onIdentity)
+      this.detach.push(
+        connection.onIdentity((identity) => {
+          this.identity = identity;
+          this.userNumbers = new UserNumberMatcher({
+            extensions: identity.extensions,
+            dids: identity.dids,
+            defaultRegion: settings.defaultRegion,
+          });
+          this.changes.emit();
+        }),
+      );
     this.d.notices.setFeatures(engine.featureStatuses());
     this.setConnectionStatus(saidStatus('connecting', [phrase('status.connecting')]));
     engine.start();

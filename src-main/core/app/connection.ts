@@ -22,6 +22,7 @@ import type { CreateSocket } from '../../../src-shared/stream/socket.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 import { wireFor } from '../wire/index.ts';
+import type { RelayIdentity } from '../../../src-shared/relay-protocol.ts';
 
 /** What the app needs of an engine (ScreenpopEngine has it all). */
 export interface EngineLike {
@@ -45,6 +46,10 @@ export interface Connection {
   /** The user asks to try again now (after fixing the key, the allowlist or the network). */
   retry(): void;
   stop(): Promise<void>;
+  /** Organisation mode: who the relay last said this is (null until it has). */
+  identity?(): RelayIdentity | null;
+  /** Organisation mode: each time the relay says who this is (a new session, a changed grant). */
+  onIdentity?(listener: (identity: RelayIdentity) => void): () => void;
 }
 
 export interface ConnectionConfig {

@@ -35,6 +35,8 @@ import type {
   CrmPreview,
   CrmTestResult,
   HistoryItem,
+  OrgRelayPatch,
+  OrgSignInResult,
   SaveResult,
   SettingsPatch,
   SettingsView,
@@ -46,6 +48,10 @@ import { buildCrmLookup } from '../crm/build.ts';
 import { testCrmLookup } from '../crm/test-lookup.ts';
 import { PLAIN_ENGLISH } from '../../../src-shared/i18n/locale-state.ts';
 import type { CrmLookup } from '../crm/lookup.ts';
+import type { OrganisationAccount } from '../org/org-account.ts';
+import { OrgAccountError } from '../org/org-account.ts';
+import { isOrganisationMode } from './settings-service.ts';
+import type { FaultId } from '../../../src-shared/service-errors.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -76,10 +82,22 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
   crmNetwork?: (settings: Settings) => { fetch: typeof fetch };
   /** HubSpot's API address (tests and the benchmark point it at the fake). */
   hubspotApi?: string;
+  /**
+   * Organisation mode's sign-in (core/org/org-account.ts): Settings' Sign in, Enrol and Sign out,
+   * and Test connection in that mode. Without it the mode cannot be signed in to.
+   */
+  organisation?: OrganisationAccount;
   /** Writes an exported file (History > Export CSV…); atomic by default. */
   writeExport?: (path: string, data: string) => Promise<void>;
   directoryRefreshMs?: number;
 }
+
+/** Organisation mode's faults that end when the user signs in (or enrols) again. */
+const SIGN_IN_AGAIN: ReadonlySet<FaultId> = new Set<FaultId>([
+  'not-signed-in',
+  'sign-in-expired',
+  'not-enrolled',
+]);
 
 /** Settings whose change builds a new CRM lookup (its own, and the transport's). */
 const CRM_FIELDS: ReadonlyArray<keyof Settings> = ['crmLookup', 'proxyMode', 'proxyUrl', 'caFile'];
@@ -195,7 +213,7 @@ export class AppRuntime {
   }
 
   status(): StatusView {
-    const { connection: s, paused, fault } = this.connection.status();
+    const { connection: s, paused, fault, identity } = this.connection.status();
     const settings = this.settingsService.settings();
     // The sources say their status in phrases; said here in the language in force now.
     const t = this.d.words?.current();
@@ -212,6 +230,19 @@ export class AppRuntime {
       ...this.notices.statusFields(),
       ...(fault ? { fault: { count: fault.count, at: fault.at } } : {}),
       ...this.desktopProblems(),
+      ...(isOrganisationMode(settings)
+        ? {
+            organisation: {
+              user: identity?.user ?? null,
+              via: identity?.via ?? null,
+              extensions: identity ? [...identity.extensions] : [],
+              signInNeeded:
+                s.state === 'needs-attention' &&
+                s.fault !== undefined &&
+                SIGN_IN_AGAIN.has(s.fault),
+            },
+          }
+        : {}),
     };
   }
 
@@ -308,6 +339,77 @@ export class AppRuntime {
   /** The last "Test connection" and when it ran (diagnostics). */
   lastConnectionTest(): { at: number; result: TestConnectionResult } | null {
     return this.lastTest;
+  }
+
+  /**
+   * Settings' "Sign in with your organisation": the organisation's provider in the system browser,
+   * for the relay and tenant in the form (the policy's when it locks them); on success the
+   * settings go to organisation mode with that relay (the API key and secret leave this computer)
+   * and the connection is rebuilt with the new sign-in.
+   */
+  signInToOrganisation(relay: OrgRelayPatch): Promise<OrgSignInResult> {
+    return this.organisationStep(relay, (account, s) => account.signIn(s));
+  }
+
+  /** Settings' "Enrol": a one-time code from the administrator, for the form's relay and tenant. */
+  enrolInOrganisation(relay: OrgRelayPatch, code: string): Promise<OrgSignInResult> {
+    return this.organisationStep(relay, (account, s) => account.enrol(s, code.trim()));
+  }
+
+  /** Settings' Cancel while the browser is open. */
+  cancelOrganisationSignIn(): void {
+    this.d.organisation?.cancel();
+  }
+
+  /** Settings' "Sign out": forgets this computer's sign-in; calls stop until signed in again. */
+  async signOutOfOrganisation(): Promise<SettingsView> {
+    const settings = this.settingsService.settings();
+    if (this.d.organisation && settings.relayUrl && settings.relayTenant)
+      await this.d.organisation
+        .signOut(settings)
+        .catch((err: unknown) => this.logger.error('sign-out failed', { error: err }));
+    await this.settingsService.prepare();
+    await this.connection.rebuild();
+    const view = this.settingsView();
+    this.settingsListeners.emit(view);
+    this.publishStatus();
+    return view;
+  }
+
+  private async organisationStep(
+    relay: OrgRelayPatch,
+    step: (account: OrganisationAccount, settings: Settings) => Promise<unknown>,
+  ): Promise<OrgSignInResult> {
+    const t = (this.d.words ?? PLAIN_ENGLISH).current();
+    const patch: Partial<Settings> = {
+      connectionMode: 'organisation',
+      relayUrl: relay.relayUrl,
+      relayTenant: relay.relayTenant,
+      demoMode: false,
+    };
+    const checked = this.settingsService.check(patch);
+    if (!checked.ok) return checked;
+    const problem = this.settingsService.organisationProblem(checked.settings);
+    if (problem) return problem;
+    const account = this.d.organisation;
+    if (!account) return { ok: false, message: t.t('status.org.not-available') };
+    try {
+      await step(account, checked.settings);
+    } catch (err) {
+      if (!(err instanceof OrgAccountError)) throw err;
+      const { failure } = err;
+      return {
+        ok: false,
+        message: render(failure.reason, t),
+        ...(failure.remedy.length ? { remedy: render(failure.remedy, t) } : {}),
+        ...(failure.cancelled ? { cancelled: true } : {}),
+      };
+    }
+    // The new credential is a new secret: the connection is rebuilt even if no setting changed.
+    const saved = await this.settingsService.update(patch, true);
+    if (!saved.ok) return saved;
+    await this.apply(saved.change);
+    return { ok: true, view: this.settingsView() };
   }
 
   async startDemo(): Promise<SettingsView> {

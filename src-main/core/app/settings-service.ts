@@ -34,7 +34,9 @@ import type {
   TestConnectionResult,
 } from './views.ts';
 import { phrase, render } from '../../../src-shared/i18n/phrase.ts';
-import { saidStatus } from '../events/status.ts';
+import { faultStatus, saidStatus } from '../events/status.ts';
+import { describeError, ServiceError } from '../../../src-shared/service-errors.ts';
+import type { OrganisationAccount, OrgSignInState } from '../org/org-account.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 
@@ -51,6 +53,8 @@ export interface SettingsServiceDeps {
   inspectContactsFile: (path: string) => Promise<ContactsFileResult>;
   /** The language the user reads (the app's LocaleState); English, plain, when not given. */
   words?: TranslatorSource;
+  /** Organisation mode's sign-in (core/org/org-account.ts); without it the mode cannot connect. */
+  organisation?: Pick<OrganisationAccount, 'stored' | 'test'>;
 }
 
 /** A saved change: the settings before and after, and whether a new secret was stored. */
@@ -76,6 +80,7 @@ const CONNECTION_FIELDS: ReadonlyArray<keyof Settings> = [
   'eventSource',
   'relayUrl',
   'relayTenant',
+  'connectionMode',
   'staleRingSec',
   'demoMode',
   'features',
@@ -95,6 +100,19 @@ export function needsReconnect(change: SettingsChange): boolean {
   );
 }
 
+/** Organisation mode without a sign-in on this computer (or without the relay's address). */
+const NOT_SIGNED_IN = faultStatus(
+  'needs-attention',
+  describeError(
+    new ServiceError({ kind: 'sign-in', fault: 'not-signed-in', message: 'not signed in' }),
+  ),
+);
+
+/** Whether these settings are organisation mode (the demo is always the API-key kind). */
+export function isOrganisationMode(settings: Settings): boolean {
+  return settings.connectionMode === 'organisation' && !settings.demoMode;
+}
+
 const DEMO_FAILED = saidStatus(
   'needs-attention',
   [phrase('status.demo-failed')],
@@ -108,6 +126,8 @@ export class SettingsService {
   private current: Settings | null = null;
   private hasSecret = false;
   private hasCrmSecret = false;
+  /** Organisation mode: the sign-in the keychain holds for the settings' relay and tenant. */
+  private orgSignIn: OrgSignInState | null = null;
   private demoService: DemoService | null = null;
   /** Contacts files the user picked in the native dialog; the only new paths a save accepts. */
   private readonly pickedContactsFiles = new Set<string>();
@@ -145,12 +165,17 @@ export class SettingsService {
       hasSecret: this.hasSecret || current.demoMode,
       hasCrmSecret: this.hasCrmSecret,
       needsOnboarding: this.needsOnboarding(),
+      ...(isOrganisationMode(current)
+        ? { organisation: { signedIn: this.orgSignIn ? { ...this.orgSignIn } : null } }
+        : {}),
     };
   }
 
   needsOnboarding(): boolean {
     if (!this.current) return true;
     if (this.current.demoMode) return false;
+    if (isOrganisationMode(this.current))
+      return !this.current.relayUrl || !this.current.relayTenant || !this.orgSignIn;
     return (
       !this.current.baseUrl ||
       !this.current.apiKey ||
@@ -172,7 +197,29 @@ export class SettingsService {
       await this.startDemo().catch((err: unknown) =>
         this.logger.error('demo could not start', { error: err }),
       );
+    if (isOrganisationMode(this.settings())) await this.dropApiKey();
     await this.refreshHasSecret();
+  }
+
+  /**
+   * Organisation mode keeps no API key or secret on this computer: the secret of the key the
+   * settings held is deleted from the keychain and the key from the settings file. Runs on every
+   * prepare in this mode, so a machine switched by its policy is cleaned up at start too.
+   */
+  private async dropApiKey(): Promise<void> {
+    const { apiKey, baseUrl } = this.settings();
+    const account = accountFor(apiKey, baseUrl);
+    if (account)
+      await this.d.credentials.deleteSecret(account).then(
+        (deleted) => deleted && this.logger.info('the API secret was removed from the keychain'),
+        (err: unknown) =>
+          this.logger.error('the API secret could not be removed from the keychain', {
+            error: err,
+          }),
+      );
+    if (!apiKey) return;
+    const saved = await this.d.settings.update({ apiKey: '' });
+    if (saved.ok) this.current = saved.settings;
   }
 
   /**
@@ -201,6 +248,10 @@ export class SettingsService {
     const checked = this.d.settings.check(patch.settings);
     if (!checked.ok) return checked;
     const secret = patch.secret?.trim();
+    if (isOrganisationMode(checked.settings)) {
+      const refused = this.organisationProblem(checked.settings, Boolean(secret));
+      if (refused) return refused;
+    }
     if (secret) {
       this.d.secrets.add(secret);
       const account = accountFor(checked.settings.apiKey, checked.settings.baseUrl);
@@ -232,6 +283,24 @@ export class SettingsService {
     const saved = await this.update(patch.settings, Boolean(secret));
     if (saved.ok && crmSecret) saved.change.crmSecretChanged = true;
     return saved;
+  }
+
+  /**
+   * What organisation mode needs before it is saved: the relay's address and tenant, and no API
+   * secret to store (only a page that is not ours would send one: the form has no such field).
+   */
+  organisationProblem(
+    settings: Settings,
+    typedSecret = false,
+  ): { ok: false; field: string; message: string } | null {
+    const t = this.words();
+    if (typedSecret)
+      return { ok: false, field: 'secret', message: t.t('status.org.no-api-secret') };
+    if (!settings.relayUrl)
+      return { ok: false, field: 'relayUrl', message: t.t('status.org.relay-url-needed') };
+    if (!settings.relayTenant)
+      return { ok: false, field: 'relayTenant', message: t.t('status.org.relay-tenant-needed') };
+    return null;
   }
 
   /** The CRM lookup's token or `user:password`, into the keychain under its account. */
@@ -273,7 +342,8 @@ export class SettingsService {
     if (!saved.ok) return saved;
     this.current = saved.settings;
     await this.prepare();
-    return { ok: true, change: { before, after: saved.settings, secretChanged } };
+    // prepare() may have changed them again (organisation mode drops the API key).
+    return { ok: true, change: { before, after: this.settings(), secretChanged } };
   }
 
   async testConnection(patch: SettingsPatch): Promise<TestConnectionResult> {
@@ -285,6 +355,7 @@ export class SettingsService {
         remedy: this.words().t('status.test.check-field', { field: checked.field }),
       };
     const s = checked.settings;
+    if (isOrganisationMode(s)) return this.testOrganisation(s);
     const demo = s.demoMode && !this.leavesDemo(patch) ? this.demoService : null;
     const baseUrl = demo ? demo.baseUrl : s.baseUrl;
     const apiKey = demo ? demo.apiKey : s.apiKey;
@@ -309,6 +380,38 @@ export class SettingsService {
         ...(this.d.localAddress ? { localAddress: this.d.localAddress } : {}),
       },
     );
+  }
+
+  /** Test connection in organisation mode: the relay, this computer's sign-in, who it is. */
+  private async testOrganisation(s: Settings): Promise<TestConnectionResult> {
+    const t = this.words();
+    const problem = this.organisationProblem(s);
+    if (problem)
+      return {
+        ok: false,
+        message: problem.message,
+        remedy: t.t('status.test.check-field', { field: problem.field }),
+      };
+    if (!this.d.organisation)
+      return { ok: false, message: render(NOT_SIGNED_IN.words?.reason ?? [], t) };
+    const tested = await this.d.organisation.test(s);
+    if (!tested.ok)
+      return {
+        ok: false,
+        message: render(tested.failure.reason, t),
+        remedy: render(tested.failure.remedy, t),
+      };
+    const { identity } = tested;
+    return {
+      ok: true,
+      message: t.t('status.org.test-signed-in', {
+        user: identity.user,
+        via: identity.via,
+        tenant: s.relayTenant,
+        extensions: t.list(identity.extensions),
+        count: identity.extensions.length,
+      }),
+    };
   }
 
   previewCrm(template: string): CrmPreview {
@@ -350,6 +453,10 @@ export class SettingsService {
   /** What a connection built now should connect to, or why none should be. */
   plan(): ConnectionPlan {
     const s = this.settings();
+    if (isOrganisationMode(s))
+      return s.relayUrl && s.relayTenant && this.orgSignIn
+        ? { connect: true, settings: s, credentials: this.d.credentials, demo: false }
+        : { connect: false, status: NOT_SIGNED_IN };
     const demo = s.demoMode ? this.demoService : null;
     if (s.demoMode && !demo) return { connect: false, status: DEMO_FAILED };
     if (!demo && this.needsOnboarding()) return { connect: false, status: NOT_SET_UP };
@@ -366,6 +473,9 @@ export class SettingsService {
         relayTenant: demo.tenant,
         eventSource: 'direct',
         phoneSystem: demo.phoneSystem ?? 'standard',
+        // The demo is its own simulated phone system, reached with its key: never the relay of
+        // an organisation-mode computer (the connection factory decides by this field).
+        connectionMode: 'api-key',
       },
       credentials: this.demoSecrets,
       demo: true,
@@ -391,6 +501,14 @@ export class SettingsService {
       : false;
     const { apiKey, baseUrl } = this.settings();
     this.hasSecret = false;
+    this.orgSignIn = isOrganisationMode(this.settings())
+      ? await (this.d.organisation?.stored(this.settings()) ?? Promise.resolve(null)).catch(
+          (err: unknown) => {
+            this.logger.warn('keychain could not be read', { error: err });
+            return null;
+          },
+        )
+      : null;
     if (!apiKey || !baseUrl) return;
     try {
       this.hasSecret =

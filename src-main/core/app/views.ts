@@ -215,6 +215,16 @@ export interface StatusView {
    * its connection): how many so far, and when the last one was (wall-clock ms). Details are in the log.
    */
   fault?: { count: number; at: number };
+  /**
+   * Organisation mode: who is signed in, as the relay says (`user` null until it has said), and
+   * whether the user must sign in again (or enrol again) before calls come back.
+   */
+  organisation?: {
+    user: string | null;
+    via: 'oidc' | 'device' | null;
+    extensions: string[];
+    signInNeeded: boolean;
+  };
 }
 
 /** Settings as the renderer sees them: never the secret, only whether the keychain holds one. */
@@ -230,7 +240,31 @@ export interface SettingsView {
    * it locked (shown read-only, "Locked by <by>"). Saving leaves locked settings as they are.
    */
   managed?: { by: string; locked: Array<keyof Settings> };
+  /**
+   * Organisation mode: the sign-in this computer keeps for the relay and tenant of the settings
+   * (never the credential itself); null when there is none. Absent in API-key mode.
+   */
+  organisation?: { signedIn: { via: 'oidc' | 'device'; email: string | null } | null };
 }
+
+/** Where "Sign in with your organisation" and "Enrol" sign in: the form's relay and tenant. */
+export interface OrgRelayPatch {
+  relayUrl: string;
+  relayTenant: string;
+}
+
+/** What came of Sign in, Enrol or Sign out: the new settings, or what went wrong and what to do. */
+export type OrgSignInResult =
+  | { ok: true; view: SettingsView }
+  | {
+      ok: false;
+      /** The form's field at fault (the relay address or tenant), when one is. */
+      field?: string;
+      message: string;
+      remedy?: string;
+      /** The person cancelled (or started another sign-in): nothing went wrong. */
+      cancelled?: boolean;
+    };
 
 export interface SettingsPatch {
   settings: Partial<Settings>;

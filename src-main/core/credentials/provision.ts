@@ -35,6 +35,10 @@ export async function storeSecret(
   store: CredentialStore,
   secrets: SecretRegistry,
 ): Promise<string> {
+  if (settings.connectionMode === 'organisation')
+    throw new Error(
+      'the policy sets organisation mode (connectionMode "organisation"): the desktops keep no API secret; users sign in with the organisation instead',
+    );
   const account = keychainAccountOrNull(settings.apiKey, settings.baseUrl);
   if (!account)
     throw new Error(

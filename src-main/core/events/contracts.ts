@@ -3,6 +3,7 @@ import type { Logger } from '../../../src-shared/log.ts';
 import type { CreateSocket } from '../../../src-shared/stream/socket.ts';
 import type { Words } from '../../../src-shared/i18n/phrase.ts';
 import type { StreamTuning, WakeReason } from '../../../src-shared/stream/stream-engine.ts';
+import type { FaultId } from '../../../src-shared/service-errors.ts';
 
 /**
  * Contracts between the pieces of the event pipeline. They are shared by the direct WebSocket
@@ -26,6 +27,8 @@ export interface ConnectionStatus {
    * in the user's language; `reason` and `remedy` are their English (logs, the runner's JSON).
    */
   words?: { reason?: Words; remedy?: Words };
+  /** Which fault of service-errors.ts this is, when it is one (organisation mode: sign in again). */
+  fault?: FaultId;
 }
 
 /** A bearer access token and the wall-clock time (ms since epoch) at which it stops working. */

@@ -48,12 +48,14 @@ export function faultStatus(
   state: ConnectionState,
   fault: Pick<ErrorDescription, 'reason' | 'remedy' | 'errcode'> & {
     words?: ErrorDescription['words'];
+    fault?: ErrorDescription['fault'];
   },
 ): ConnectionStatus {
   return {
     state,
     reason: fault.reason,
     remedy: fault.remedy,
+    ...(fault.fault !== undefined && { fault: fault.fault }),
     ...(fault.errcode !== undefined && { errcode: fault.errcode }),
     ...(fault.words && { words: fault.words }),
   };
@@ -134,6 +136,7 @@ function withSource(
   const out: ConnectionStatus = { state, reason: prefix ? `${source.name}: ${what}` : what };
   if (status.remedy !== undefined) out.remedy = status.remedy;
   if (status.errcode !== undefined) out.errcode = status.errcode;
+  if (status.fault !== undefined) out.fault = status.fault;
   if (status.words) {
     const reason = status.words.reason;
     out.words = {

@@ -44,6 +44,8 @@ export interface OidcDeps {
   page?: (outcome: 'signed-in' | 'failed') => string;
   /** How long to wait for the person to finish in the browser. Default 5 minutes. */
   timeoutMs?: number;
+  /** Ends the wait at once (the person pressed Cancel, or started another sign-in). */
+  signal?: AbortSignal;
 }
 
 export class OidcSignInError extends Error {
@@ -238,6 +240,9 @@ async function listenOnLoopback(deps: OidcDeps): Promise<Loopback> {
       fail(new OidcSignInError('timeout', 'the sign-in was not finished in the browser in time')),
     deps.timeoutMs ?? 5 * 60_000,
   );
+  const abort = () => fail(new OidcSignInError('cancelled', 'the sign-in was cancelled'));
+  if (deps.signal?.aborted) abort();
+  deps.signal?.addEventListener('abort', abort, { once: true });
   void answer.catch(() => {});
   return {
     port,
@@ -254,6 +259,7 @@ async function listenOnLoopback(deps: OidcDeps): Promise<Loopback> {
     },
     close() {
       deps.clock.clearTimeout(timer);
+      deps.signal?.removeEventListener('abort', abort);
       // The answer page has been written; a browser's idle keep-alive connection must not hold
       // the port, and one still reading gets a second before it is cut.
       server.close();

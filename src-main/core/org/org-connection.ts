@@ -5,15 +5,17 @@
  * relay decides whose calls come (the identity in `ready` becomes the user's numbers here).
  */
 import type { Clock } from '../../../src-shared/clock.ts';
+import { Emitter } from '../../../src-shared/emitter.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import type { RelayIdentity } from '../../../src-shared/relay-protocol.ts';
-import type { Connection, Transport } from '../app/connection.ts';
+import type { Connection, ConnectionFactory, Transport } from '../app/connection.ts';
 import { ScreenpopEngine } from '../engine.ts';
 import { noticeTopics } from '../events/features.ts';
 import type { TokenSource } from '../events/contracts.ts';
 import type { CursorStore } from '../relay-client/cursor-store.ts';
 import { RelayEventSource, relayHttpUrl } from '../relay-client/relay-source.ts';
 import type { Settings } from '../settings/types.ts';
+import type { OrganisationAccount } from './org-account.ts';
 
 export interface OrgConnectionConfig {
   relayUrl: string;
@@ -46,14 +48,18 @@ export function organisationConnection(
   };
   // The relay source reports the identity; the engine it feeds is made just below.
   const holder: { engine?: ScreenpopEngine } = {};
+  const identities = new Emitter<[RelayIdentity]>(logger, 'identity');
+  let current: RelayIdentity | null = null;
   const onIdentity = (identity: RelayIdentity) => {
     logger.info('signed in to the relay', { user: identity.user, via: identity.via });
+    current = identity;
     holder.engine?.updateUser({
       extensions: identity.extensions,
       dids: identity.dids,
       defaultRegion: settings.defaultRegion,
     });
     deps.onIdentity?.(identity);
+    identities.emit(identity);
   };
   const e = new ScreenpopEngine({
     // The server clock is read from the relay (its HTTP Date header): the phone system is not ours to ask.
@@ -92,5 +98,41 @@ export function organisationConnection(
     wake: (reason) => e.wake(reason),
     retry: () => e.wake('user'),
     stop: () => e.stop(),
+    identity: () => current,
+    onIdentity: (listener) => identities.on(listener),
+  };
+}
+
+export interface OrgConnectionFactoryDeps extends Omit<
+  OrgConnectionDeps,
+  'transport' | 'onIdentity'
+> {
+  /** The way out for these settings (proxy, CAs), as the API-key mode's connections use it. */
+  transport: (settings: Settings) => Transport;
+  /** Holds the sign-in of each relay and tenant (one credential source per keychain account). */
+  account: OrganisationAccount;
+}
+
+/**
+ * The app's connection factory: organisation mode's connection for settings in that mode (the
+ * relay alone, with the organisation's credential), `apiKeyMode`'s otherwise.
+ */
+export function withOrganisationMode(
+  apiKeyMode: ConnectionFactory,
+  deps: OrgConnectionFactoryDeps,
+): ConnectionFactory {
+  return (config) => {
+    const { settings } = config;
+    if (settings.connectionMode !== 'organisation') return apiKeyMode(config);
+    const { account, transport, ...rest } = deps;
+    return organisationConnection(
+      {
+        relayUrl: settings.relayUrl,
+        tenant: settings.relayTenant,
+        settings,
+        tokens: account.tokens(settings),
+      },
+      { ...rest, transport: transport(settings) },
+    );
   };
 }

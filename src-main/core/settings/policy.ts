@@ -238,8 +238,34 @@ export function validatePolicy(
       });
   }
 
+  withoutApiKeyInOrganisationMode(settings, locked, problems);
   const onRing = ringActions(input.onRing, settings, locked, problems);
   return { policy: { source, managedBy, settings, locked, onRing }, problems };
+}
+
+/**
+ * Organisation mode keeps no API key on the desktops (docs/threat-model.md): a policy that sets
+ * the mode and also an API key would put the key on every computer; the key is left out.
+ */
+function withoutApiKeyInOrganisationMode(
+  settings: Partial<Settings>,
+  locked: Partial<Settings>,
+  problems: PolicyProblem[],
+): void {
+  const mode = locked.connectionMode ?? settings.connectionMode;
+  if (mode !== 'organisation') return;
+  for (const [where, part] of [
+    ['settings', settings],
+    ['locked', locked],
+  ] as const) {
+    if (!part.apiKey) continue;
+    delete part.apiKey;
+    problems.push({
+      field: `${where}.apiKey`,
+      message:
+        'is not used in organisation mode (connectionMode "organisation": the desktops hold no API key); it was left out',
+    });
+  }
 }
 
 /** The `settings` object checked with the settings file's own rules; each refused field left out. */

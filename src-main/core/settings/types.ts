@@ -14,6 +14,13 @@ export type EventSourceMode = 'auto' | 'direct' | 'relay';
  */
 export type PhoneSystem = 'standard' | 'yeastar-p-series';
 export const PHONE_SYSTEMS: readonly PhoneSystem[] = ['standard', 'yeastar-p-series'];
+/**
+ * How this computer gets its calls: 'api-key' = with the phone system's API key and secret (in
+ * the keychain); 'organisation' = signed in to the organisation's relay as one of its users (single
+ * sign-on or an enrolment code): no API key or secret on the machine, only the user's own calls.
+ */
+export type ConnectionMode = 'api-key' | 'organisation';
+export const CONNECTION_MODES: readonly ConnectionMode[] = ['api-key', 'organisation'];
 export type PopupDisplay = 'primary' | 'pointer';
 export type PopupCorner = 'top-left' | 'top-right' | 'bottom-left' | 'bottom-right';
 
@@ -91,6 +98,12 @@ export interface Settings {
    * (acme.example.com -> acme); a service reached by IP address or localhost then needs it set.
    */
   relayTenant: string;
+  /**
+   * 'organisation': the relay (relayUrl, relayTenant) alone, signed in as the user; baseUrl,
+   * apiKey, extensions and dids are not used (the relay says whose calls these are) and no API
+   * secret is kept. An administrator presets and locks it with the relay's address and tenant.
+   */
+  connectionMode: ConnectionMode;
   /** CRM link with {from} {to} {call_id} {caller_name} placeholders; empty disables the action. */
   crmUrlTemplate: string;
   /** URL schemes the CRM link may use; administrators may add e.g. "salesforce". */
@@ -153,6 +166,7 @@ export const DEFAULT_SETTINGS: Settings = {
   eventSource: 'auto',
   relayUrl: '',
   relayTenant: '',
+  connectionMode: 'api-key',
   crmUrlTemplate: '',
   crmAllowedSchemes: ['https'],
   autoOpenCrm: false,

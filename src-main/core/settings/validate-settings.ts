@@ -10,10 +10,11 @@ import { isAbsolute } from 'node:path';
 import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-schemes.ts';
 import type { CrmLookupSettings, FeatureSettings, Settings, UpdateSettings } from './types.ts';
 import { fieldMappingOk, lookupTemplateProblem, type TemplateProblem } from '../crm/template.ts';
-import { DEFAULT_SETTINGS, LANGUAGE_SETTINGS, PHONE_SYSTEMS } from './types.ts';
+import { CONNECTION_MODES, DEFAULT_SETTINGS, LANGUAGE_SETTINGS, PHONE_SYSTEMS } from './types.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
 import { isSecretName, redactTree, REDACTED } from '../../../src-shared/log.ts';
+import { TENANT_PATTERN } from '../../../src-shared/relay-protocol.ts';
 
 export interface SettingsProblem {
   /** The setting's name (e.g. "baseUrl", "extensions[2]"), or "(file)" for the file as a whole. */
@@ -398,13 +399,15 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
       : { error: 'must be a two-letter country code, e.g. "US" or "GB"' },
   eventSource: oneOf(['auto', 'direct', 'relay'] as const),
   relayUrl: (v) => serviceUrl(v, 'wss', "webhook relay's address"),
+  // The relay's own rule for tenant names (a name it would refuse is refused here, by the field).
   relayTenant: (v) =>
-    typeof v === 'string' && /^[A-Za-z0-9._-]{0,64}$/.test(v.trim())
+    typeof v === 'string' && (v.trim() === '' || TENANT_PATTERN.test(v.trim()))
       ? { value: v.trim() }
       : {
           error:
-            'must be the tenant name your relay administrator gave you (up to 64 letters, digits, ".", "_" or "-", e.g. "acme"), or empty to use the first part of the service address',
+            'must be the tenant name your relay administrator gave you (up to 63 letters, digits, ".", "_" or "-" after a letter or digit, e.g. "acme"), or empty to use the first part of the service address',
         },
+  connectionMode: oneOf(CONNECTION_MODES),
   crmUrlTemplate: crmTemplate,
   autoOpenCrm: bool(),
   doNotDisturb: bool(),

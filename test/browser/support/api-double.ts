@@ -15,6 +15,8 @@ import type {
   ExportResult,
   HistoryItem,
   LocaleView,
+  OrgRelayPatch,
+  OrgSignInResult,
   SaveResult,
   ScreenpopApi,
   SettingsPatch,
@@ -35,6 +37,12 @@ export interface DoubleFixture {
   demoView: SettingsView;
   /** What exportHistoryCsv answers; null: saved, with the number of ids sent. */
   exportResult: ExportResult | null;
+  /**
+   * What signInToOrganisation and enrolInOrganisation answer; null: signed in (single sign-on as
+   * alice@example.org, or an enrolled device), the view in organisation mode with the form's relay.
+   * 'pending': the browser is open until cancelOrganisationSignIn.
+   */
+  orgResult: OrgSignInResult | null | 'pending';
   /** What chooseContactsFile answers (the native dialog's outcome in main). */
   contactsPick: ContactsFilePick;
   /** The language main tells the windows to speak. */
@@ -94,6 +102,26 @@ export function installApiDouble(fixture: DoubleFixture): void {
       };
     };
   let view: SettingsView = clone(fixture.settings);
+  let cancelPending: (() => void) | undefined;
+  /** Sign in or Enrol as main answers them, by the fixture. */
+  const organisationAnswer = (
+    relay: OrgRelayPatch,
+    signedIn: { via: 'oidc' | 'device'; email: string | null },
+  ): Promise<OrgSignInResult> => {
+    if (fixture.orgResult === 'pending')
+      return new Promise((resolve) => {
+        cancelPending = () =>
+          resolve({ ok: false, message: 'Sign-in cancelled.', cancelled: true });
+      });
+    if (fixture.orgResult) return Promise.resolve(clone(fixture.orgResult));
+    view = {
+      settings: { ...view.settings, ...relay, connectionMode: 'organisation', apiKey: '' },
+      hasSecret: false,
+      needsOnboarding: false,
+      organisation: { signedIn },
+    };
+    return Promise.resolve({ ok: true, view: clone(view) });
+  };
 
   const api = {
     popupReady: async () => (record('popupReady', []), clone(fixture.calls)),
@@ -138,6 +166,23 @@ export function installApiDouble(fixture: DoubleFixture): void {
     startDemo: async () => {
       record('startDemo', []);
       view = clone(fixture.demoView);
+      return clone(view);
+    },
+    signInToOrganisation: (relay: OrgRelayPatch) => {
+      record('signInToOrganisation', [relay]);
+      return organisationAnswer(relay, { via: 'oidc', email: 'alice@example.org' });
+    },
+    enrolInOrganisation: (relay: OrgRelayPatch, code: string) => {
+      record('enrolInOrganisation', [relay, code]);
+      return organisationAnswer(relay, { via: 'device', email: null });
+    },
+    cancelOrganisationSignIn: async () => {
+      record('cancelOrganisationSignIn', []);
+      cancelPending?.();
+    },
+    signOutOfOrganisation: async () => {
+      record('signOutOfOrganisation', []);
+      view = { ...view, needsOnboarding: true, organisation: { signedIn: null } };
       return clone(view);
     },
     listHistory: async () => (record('listHistory', []), clone(fixture.history)),

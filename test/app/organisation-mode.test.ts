@@ -1,0 +1,384 @@
+/**
+ * Organisation mode in the app's core (AppRuntime, what Settings' "Sign in with your
+ * organisation", "Enrol", "Sign out" and "Test connection" call, and what the status, the tray
+ * and the popup then show), against the relay itself (users mode, in this process) and a real
+ * OpenID provider (oidc-provider on 127.0.0.1) whose login page the test answers as a person would.
+ * The connection is the one the app builds (withOrganisationMode over the API-key factory).
+ */
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src-shared/clock.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
+import { HistoryStore } from '../../src-main/core/app/history-store.ts';
+import { AppRuntime } from '../../src-main/core/app/runtime.ts';
+import { settingsPortFor } from '../../src-main/core/app/settings-port.ts';
+import {
+  keychainAccount,
+  MemoryCredentialStore,
+} from '../../src-main/core/credentials/credential-store.ts';
+import { transportFor } from '../../src-main/core/net/network.ts';
+import { OrganisationAccount } from '../../src-main/core/org/org-account.ts';
+import { withOrganisationMode } from '../../src-main/core/org/org-connection.ts';
+import { orgKeychainAccount } from '../../src-main/core/org/org-token-source.ts';
+import { SettingsStore } from '../../src-main/core/settings/settings-store.ts';
+import { validatePolicy } from '../../src-main/core/settings/policy.ts';
+import type { Settings } from '../../src-main/core/settings/types.ts';
+import {
+  DESKTOP_CLIENT_ID,
+  startOidcProvider,
+  type OidcProviderHandle,
+} from '../support/oidc-provider.ts';
+import { useTempDir } from '../support/temp-dir.ts';
+import { waitFor } from '../support/wait.ts';
+import { addUser, orgConfig, postAll, startOrgRelay } from '../relay/users-support.ts';
+import { FakeClipboard, FakeNotifier, FakeOpener, FakePopup, FakeTray } from './support.ts';
+
+const tmp = useTempDir('app-organisation-');
+let idp: OidcProviderHandle;
+const cleanups: Array<() => Promise<void>> = [];
+
+beforeAll(async () => {
+  idp = await startOidcProvider({ accounts: { alice: { email: 'alice@example.org' } } });
+});
+afterAll(async () => {
+  await idp?.close();
+});
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+const API_KEY_MODE = {
+  baseUrl: 'https://acme.example.com',
+  apiKey: 'ak_live_acme',
+  extensions: ['102'],
+};
+
+/** The relay with users (alice by e-mail, reception by code), and the app beside it. */
+async function setUp(
+  options: {
+    sso?: boolean;
+    browser?: (url: string) => Promise<void> | void;
+    provider?: OidcProviderHandle;
+    /** The organisation's policy (policy.json) on this computer. */
+    policy?: Record<string, unknown>;
+  } = {},
+) {
+  const provider = options.provider ?? idp;
+  const config = orgConfig(join(tmp.path, 'users.json'));
+  if (options.sso !== false)
+    config.tenants.acme!.oidc = {
+      issuer: provider.issuer,
+      clientId: DESKTOP_CLIENT_ID,
+      scopes: ['openid', 'email', 'offline_access'],
+      emailClaim: 'email',
+      clockToleranceSec: 0,
+      users: {},
+    };
+  const org = await startOrgRelay(config);
+  cleanups.push(() => org.close());
+  await org.users.addUser(
+    { tenant: 'acme', name: 'alice', extensions: ['101'], dids: [], email: 'alice@example.org' },
+    Date.now(),
+  );
+  const code = await addUser(org.users, 'reception', ['103']);
+
+  const secrets = new SecretRegistry();
+  const logger = memoryLogger(secrets);
+  const keychain = new MemoryCredentialStore();
+  // The computer was in API-key mode: its key's secret is in the keychain.
+  await keychain.setSecret(keychainAccount(API_KEY_MODE.apiKey, API_KEY_MODE.baseUrl), 'S3cr3t!');
+  const network = (s: Pick<Settings, 'proxyMode' | 'proxyUrl' | 'caFile'>) =>
+    transportFor(s, { logger, secrets, readFile: () => '' });
+  const pages: Promise<string>[] = [];
+  const account = new OrganisationAccount({
+    store: keychain,
+    clock: systemClock,
+    logger,
+    secrets,
+    network,
+    openBrowser: async (url) => {
+      if (options.browser) return options.browser(url);
+      pages.push(provider.signIn(url, 'alice'));
+    },
+    deviceLabel: 'Screenpop on test-pc',
+    browserPage: (outcome) => (outcome === 'signed-in' ? 'Signed in, close this tab.' : 'Failed.'),
+    testTimeoutMs: 10_000,
+  });
+  const settingsFile = join(tmp.path, `settings-${cleanups.length}.json`);
+  const store = new SettingsStore({ path: settingsFile, logger });
+  await store.load();
+  await store.update(API_KEY_MODE);
+  const popup = new FakePopup();
+  const tray = new FakeTray();
+  const runtime = new AppRuntime({
+    clock: systemClock,
+    logger,
+    secrets,
+    settings: settingsPortFor(store, logger, validatePolicy(options.policy ?? {}).policy),
+    credentials: keychain,
+    history: new HistoryStore({
+      path: join(tmp.path, `history-${cleanups.length}.json`),
+      clock: systemClock,
+      logger,
+      limit: 50,
+    }),
+    views: {
+      notifier: new FakeNotifier(),
+      popup,
+      urlOpener: new FakeOpener(),
+      clipboard: new FakeClipboard(),
+      tray,
+    },
+    connect: withOrganisationMode(
+      serviceConnectionFactory({ clock: systemClock, logger, secrets, transport: network }),
+      { clock: systemClock, logger, transport: network, account, heartbeatMs: 2_000 },
+    ),
+    organisation: account,
+    startDemo: () => Promise.reject(new Error('no demo here')),
+    createProbe: () => ({
+      getToken: () => Promise.reject(new Error('the phone system is not asked in this test')),
+      listExtensions: async () => [],
+    }),
+  });
+  cleanups.push(() => runtime.shutdown());
+  const relayAddress = org.relay.url.replace(/^http/, 'ws');
+  // A ring now (an old one would be stale and never pop).
+  const ring = (to: string, id: string) =>
+    postAll(org.relay.webhookUrl('acme'), [
+      JSON.stringify({
+        event: 30011,
+        timestamp: Date.now(),
+        tenant: 'acme',
+        event_id: id,
+        data: { call_id: id, from: '+442071234567', to, state: 'ringing' },
+      }),
+    ]);
+  return { org, code, keychain, secrets, runtime, popup, tray, pages, relayAddress, ring, logger };
+}
+
+describe('organisation mode in the app', () => {
+  it('signs in through the browser: the API key and secret leave the computer, only the user’s own rings pop, the status and Test connection say who; sign-out stops the calls and says what to do', async () => {
+    const t = await setUp();
+    await t.runtime.start();
+    const result = await t.runtime.signInToOrganisation({
+      relayUrl: t.relayAddress,
+      relayTenant: 'acme',
+    });
+    expect(result).toMatchObject({ ok: true });
+    expect(await t.pages[0]).toBe('Signed in, close this tab.');
+    const view = t.runtime.settingsView();
+    expect(view.settings.connectionMode).toBe('organisation');
+    expect(view.settings.apiKey).toBe('');
+    expect(view.organisation).toEqual({ signedIn: { via: 'oidc', email: 'alice@example.org' } });
+    expect(view.needsOnboarding).toBe(false);
+    // No API secret on the machine: the keychain holds the organisation's sign-in only.
+    expect(
+      await t.keychain.getSecret(keychainAccount(API_KEY_MODE.apiKey, API_KEY_MODE.baseUrl)),
+    ).toBeNull();
+    expect(await t.keychain.getSecret(orgKeychainAccount(t.relayAddress, 'acme'))).toContain(
+      '"kind":"oidc"',
+    );
+
+    await waitFor(() => t.runtime.status().state === 'connected', 'connected', {
+      timeoutMs: 15_000,
+    });
+    await waitFor(() => t.runtime.status().organisation?.user !== null, 'the identity');
+    expect(t.runtime.status().organisation).toEqual({
+      user: 'alice',
+      via: 'oidc',
+      extensions: ['101'],
+      signInNeeded: false,
+    });
+    expect(t.tray.last?.status.organisation?.user).toBe('alice');
+
+    // The settings still say extension 102 (API-key mode's): the relay's identity decides.
+    await t.ring('102', 'ring-102');
+    await t.ring('103', 'ring-103');
+    await t.ring('101', 'ring-101');
+    await waitFor(() => t.popup.cards.length > 0, 'a pop');
+    expect(t.popup.cards.map((c) => c.callId)).toEqual(['ring-101']);
+
+    const test = await t.runtime.testConnection({ settings: {} });
+    expect(test).toEqual({
+      ok: true,
+      message:
+        'Signed in to acme as alice (single sign-on). Calls to extension 101 come to this computer.',
+    });
+
+    const out = await t.runtime.signOutOfOrganisation();
+    expect(out.organisation).toEqual({ signedIn: null });
+    expect(out.needsOnboarding).toBe(true);
+    expect(await t.keychain.getSecret(orgKeychainAccount(t.relayAddress, 'acme'))).toBeNull();
+    const status = t.runtime.status();
+    expect(status.state).toBe('needs-attention');
+    expect(status.reason).toBe('Not signed in to your organisation.');
+    expect(status.organisation?.signInNeeded).toBe(true);
+    const untested = await t.runtime.testConnection({ settings: {} });
+    expect(untested).toMatchObject({ ok: false, message: 'Not signed in to your organisation.' });
+    // Nothing secret reached the log.
+    const logged = JSON.stringify(t.logger.records);
+    expect(logged).not.toContain('S3cr3t!');
+    expect(logged).not.toMatch(/eyJ[\w-]{10,}\./);
+  }, 60_000);
+
+  it('enrols with a one-time code (a wrong code says why and changes nothing), then pops that user’s rings only', async () => {
+    const t = await setUp({ sso: false });
+    await t.runtime.start();
+    const wrong = await t.runtime.enrolInOrganisation(
+      { relayUrl: t.relayAddress, relayTenant: 'acme' },
+      'ABCD-EFGH-JKMN',
+    );
+    expect(wrong).toMatchObject({ ok: false });
+    expect(!wrong.ok && wrong.message).toMatch(/^The relay did not accept the enrolment code/);
+    expect(!wrong.ok && wrong.remedy).toMatch(/ask your administrator for a new one/);
+    expect(t.runtime.settings().connectionMode).toBe('api-key');
+    expect(
+      await t.keychain.getSecret(keychainAccount(API_KEY_MODE.apiKey, API_KEY_MODE.baseUrl)),
+    ).toBe('S3cr3t!');
+
+    // Single sign-on is not offered by this relay: the words send the user to the code.
+    const sso = await t.runtime.signInToOrganisation({
+      relayUrl: t.relayAddress,
+      relayTenant: 'acme',
+    });
+    expect(sso).toEqual({
+      ok: false,
+      message: 'The relay offers no single sign-on for “acme”.',
+      remedy: 'Enrol this computer with the code your administrator gave you.',
+    });
+
+    const enrolled = await t.runtime.enrolInOrganisation(
+      { relayUrl: t.relayAddress, relayTenant: 'acme' },
+      t.code,
+    );
+    expect(enrolled).toMatchObject({ ok: true });
+    expect(t.runtime.settingsView().organisation).toEqual({
+      signedIn: { via: 'device', email: null },
+    });
+    expect(t.secrets.scrub(`code ${t.code}`)).not.toContain(t.code);
+    await waitFor(() => t.runtime.status().organisation?.user === 'reception', 'identity', {
+      timeoutMs: 15_000,
+    });
+    await t.ring('101', 'for-alice');
+    await t.ring('103', 'for-reception');
+    await waitFor(() => t.popup.cards.length > 0, 'a pop');
+    expect(t.popup.cards.map((c) => c.callId)).toEqual(['for-reception']);
+  }, 60_000);
+
+  it('when the provider no longer renews the sign-in: needs attention, "sign in again" in the status and the tray; signing in again brings the calls back', async () => {
+    // ID tokens of 4 s: the relay ends each session with its token (4002), and the app renews.
+    const shortLived = await startOidcProvider({
+      accounts: { alice: { email: 'alice@example.org' } },
+      idTokenTtlSec: 4,
+    });
+    cleanups.push(() => shortLived.close());
+    const t = await setUp({ provider: shortLived });
+    await t.runtime.start();
+    const relay = { relayUrl: t.relayAddress, relayTenant: 'acme' };
+    expect(await t.runtime.signInToOrganisation(relay)).toMatchObject({ ok: true });
+    await waitFor(() => t.runtime.status().organisation?.user === 'alice', 'signed in', {
+      timeoutMs: 15_000,
+    });
+    // The organisation ends the grant at its provider (a password change, an administrator).
+    const kept = JSON.parse(
+      (await t.keychain.getSecret(orgKeychainAccount(t.relayAddress, 'acme')))!,
+    ) as { refreshToken: string };
+    await (await shortLived.provider.RefreshToken.find(kept.refreshToken))!.destroy();
+
+    await waitFor(() => t.runtime.status().state === 'needs-attention', 'needs attention', {
+      timeoutMs: 20_000,
+    });
+    const status = t.runtime.status();
+    expect(status).toMatchObject({
+      reason: 'Your sign-in with your organisation has ended.',
+      remedy: 'Sign in again with your organisation in Settings.',
+      organisation: { signInNeeded: true },
+    });
+    expect(t.tray.last?.status.organisation?.signInNeeded).toBe(true);
+
+    expect(await t.runtime.signInToOrganisation(relay)).toMatchObject({ ok: true });
+    await waitFor(() => t.runtime.status().state === 'connected', 'connected again', {
+      timeoutMs: 15_000,
+    });
+    expect(t.runtime.status().organisation?.signInNeeded).toBe(false);
+  }, 60_000);
+
+  it('a computer its policy puts in organisation mode loses the API key and secret at start, and a save cannot store a secret again', async () => {
+    const t = await setUp({
+      policy: { settings: { connectionMode: 'organisation' }, locked: ['connectionMode'] },
+    });
+    expect(await t.runtime.start()).toEqual({ needsOnboarding: true });
+    expect(t.runtime.settings()).toMatchObject({ connectionMode: 'organisation', apiKey: '' });
+    expect(
+      await t.keychain.getSecret(keychainAccount(API_KEY_MODE.apiKey, API_KEY_MODE.baseUrl)),
+    ).toBeNull();
+    expect(t.runtime.status()).toMatchObject({
+      state: 'needs-attention',
+      reason: 'Not signed in to your organisation.',
+      organisation: { user: null, signInNeeded: true },
+    });
+    const saved = await t.runtime.saveSettings({
+      settings: { relayUrl: t.relayAddress, relayTenant: 'acme', apiKey: 'ak_again' },
+      secret: 'S3cr3t!',
+    });
+    expect(saved).toEqual({
+      ok: false,
+      field: 'secret',
+      message: 'In organisation mode this computer keeps no API secret.',
+    });
+    // Without the secret, the relay is saved and the key is dropped again.
+    expect(
+      await t.runtime.saveSettings({
+        settings: { relayUrl: t.relayAddress, relayTenant: 'acme', apiKey: 'ak_again' },
+      }),
+    ).toMatchObject({ ok: true, view: { settings: { apiKey: '', relayTenant: 'acme' } } });
+    expect(
+      await t.keychain.getSecret(keychainAccount('ak_again', API_KEY_MODE.baseUrl)),
+    ).toBeNull();
+  }, 30_000);
+
+  it('says plainly what is wrong with the relay address or tenant, and a sign-in the person cancels ends at once', async () => {
+    let opened = '';
+    const t = await setUp({ browser: (url) => void (opened = url) });
+    await t.runtime.start();
+    expect(
+      await t.runtime.signInToOrganisation({ relayUrl: '', relayTenant: 'acme' }),
+    ).toMatchObject({
+      ok: false,
+      field: 'relayUrl',
+      message: 'Enter the relay address your administrator gave you.',
+    });
+    expect(
+      await t.runtime.signInToOrganisation({ relayUrl: t.relayAddress, relayTenant: '-x' }),
+    ).toMatchObject({ ok: false, field: 'relayTenant' });
+    expect(
+      await t.runtime.signInToOrganisation({ relayUrl: t.relayAddress, relayTenant: 'globex' }),
+    ).toEqual({
+      ok: false,
+      message: 'The relay offers no organisation sign-in for the tenant “globex”.',
+      remedy: 'Check the relay address and tenant name with your administrator.',
+    });
+    expect(
+      await t.runtime.signInToOrganisation({ relayUrl: 'ws://127.0.0.1:9', relayTenant: 'acme' }),
+    ).toEqual({
+      ok: false,
+      message: 'The relay 127.0.0.1:9 could not be reached.',
+      remedy: 'Check the relay address in Settings and your network connection, then try again.',
+    });
+
+    const pending = t.runtime.signInToOrganisation({
+      relayUrl: t.relayAddress,
+      relayTenant: 'acme',
+    });
+    await waitFor(() => opened !== '', 'the browser opened');
+    expect(new URL(opened).searchParams.get('code_challenge_method')).toBe('S256');
+    t.runtime.cancelOrganisationSignIn();
+    expect(await pending).toEqual({ ok: false, message: 'Sign-in cancelled.', cancelled: true });
+    // Still the API key's computer: nothing was changed by the attempts.
+    expect(t.runtime.settings()).toMatchObject({
+      connectionMode: 'api-key',
+      apiKey: 'ak_live_acme',
+    });
+  }, 60_000);
+});
