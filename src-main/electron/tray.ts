@@ -78,6 +78,8 @@ export function trayTooltip(status: StatusView, missedCount: number, t: Translat
   const parts = [status.demo ? t.t('desktop.tooltip-demo', { line: title }) : title];
   if (status.trunkWarning) parts.push(t.t('desktop.trunk-short'));
   if (!status.paused && status.reason && status.state !== 'connected') parts.push(status.reason);
+  if (status.organisation?.user && !status.organisation.signInNeeded)
+    parts.push(t.t('desktop.signed-in-line', { user: status.organisation.user }));
   if (status.presence?.doNotDisturb) parts.push(t.t('desktop.phone-dnd'));
   if (status.doNotDisturb) parts.push(t.t('desktop.dnd-on'));
   if (missedCount > 0) parts.push(t.t('desktop.missed', { count: missedCount }));
@@ -113,6 +115,19 @@ export function trayMenuTemplate(
   ];
   if (status.remedy && !status.paused && status.state !== 'connected')
     items.push({ id: 'remedy', label: label(status.remedy.slice(0, 120)), enabled: false });
+  // Organisation mode: who is signed in, or the way to sign in again when the sign-in has ended.
+  if (status.organisation?.signInNeeded)
+    items.push({
+      id: 'sign-in',
+      label: t.t('desktop.sign-in-again'),
+      click: () => actions.openSettings(),
+    });
+  else if (status.organisation?.user)
+    items.push({
+      id: 'signed-in',
+      label: label(t.t('desktop.signed-in-line', { user: status.organisation.user }).slice(0, 120)),
+      enabled: false,
+    });
   if (status.trunkWarning)
     items.push({
       id: 'trunk',

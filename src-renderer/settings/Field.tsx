@@ -240,3 +240,65 @@ export function SelectField<T extends string>(props: SelectFieldProps<T>) {
     </Field>
   );
 }
+
+export interface RadiosProps<T extends string> {
+  /** The setting's name (its lock, its error, the ids of its choices). */
+  name: string;
+  label: string;
+  error?: string | null;
+  value: T;
+  /** Each choice with what it means. */
+  choices: readonly { value: T; label: string; hint: string }[];
+  onChange: (value: T) => void;
+}
+
+/** A group of radio buttons over a setting's choices, each with its meaning under it. */
+export function Radios<T extends string>(props: RadiosProps<T>) {
+  const { name, label, error, value, choices, onChange } = props;
+  const lockedBy = useLock(name);
+  const id = fieldId(name);
+  const lockId = `${id}-lock`;
+  return (
+    <div
+      className="radios"
+      role="radiogroup"
+      id={id}
+      tabIndex={-1}
+      aria-labelledby={`${id}-label`}
+      data-field={name}
+      data-locked={lockedBy ? 'true' : undefined}
+    >
+      <p className="field__label" id={`${id}-label`}>
+        {label}
+      </p>
+      {choices.map((choice) => (
+        <div className="radio" key={choice.value}>
+          <input
+            id={`${id}-${choice.value}`}
+            type="radio"
+            name={name}
+            value={choice.value}
+            checked={value === choice.value}
+            disabled={lockedBy !== null}
+            onChange={() => onChange(choice.value)}
+            aria-describedby={[lockedBy ? lockId : '', `${id}-${choice.value}-hint`]
+              .filter(Boolean)
+              .join(' ')}
+          />
+          <div>
+            <label htmlFor={`${id}-${choice.value}`}>{choice.label}</label>
+            <p className="field__hint" id={`${id}-${choice.value}-hint`}>
+              {choice.hint}
+            </p>
+          </div>
+        </div>
+      ))}
+      {lockedBy && <LockNote id={lockId} by={lockedBy} />}
+      {error && (
+        <p className="field__error" data-testid={`error-${name}`}>
+          {error}
+        </p>
+      )}
+    </div>
+  );
+}

@@ -20,11 +20,12 @@ import {
   Checkbox,
   fieldId,
   LockContext,
-  LockNote,
+  Radios,
   SelectField,
   TextField,
   type TextFieldProps,
 } from './Field.tsx';
+import { OrganisationSignIn } from './OrganisationSignIn.tsx';
 import { settingsWords, type FieldName, type SectionId } from './fields.ts';
 import { useT } from '../shared/i18n.tsx';
 import type { FormValues } from './form-values.ts';
@@ -57,6 +58,9 @@ interface FieldError {
 /** Fields a connection test depends on: editing one makes a shown test result stale. */
 const CONNECTION_FIELDS = new Set<keyof FormValues>([
   'phoneSystem',
+  'connectionMode',
+  'relayUrl',
+  'relayTenant',
   'baseUrl',
   'apiKey',
   'secret',
@@ -71,9 +75,8 @@ function sectionDomId(id: SectionId): string {
 
 /** True when the form differs from what main last sent (a typed secret counts). */
 function isDirty(values: FormValues, baseline: FormValues): boolean {
-  if (values.secret !== '') return true;
   const built = toPatch(values);
-  if (!built.ok) return true;
+  if (!built.ok || built.patch.secret !== undefined) return true;
   return Object.keys(changedSettings(built.patch, baseline).settings).length > 0;
 }
 
@@ -97,6 +100,7 @@ export function SettingsForm({
     PHONE_SYSTEM_CHOICES,
     FORM_ERRORS,
     LANGUAGES,
+    MODE_CHOICES,
     managedBanner,
     SECRET_STORED,
     SECTIONS,
@@ -270,6 +274,25 @@ export function SettingsForm({
     );
   }
 
+  type RadioKey = 'eventSource' | 'connectionMode';
+
+  /** Radio buttons over `choices`, each with its meaning (as select() for a list). */
+  function radios<K extends RadioKey>(
+    name: K,
+    choices: readonly { value: FormValues[K]; label: string; hint: string }[],
+  ) {
+    return (
+      <Radios
+        name={name}
+        label={FIELDS[name].label}
+        error={errorFor(name)}
+        value={values[name]}
+        choices={choices}
+        onChange={(v) => set(name, v)}
+      />
+    );
+  }
+
   function section(id: SectionId, body: ReactNode) {
     const words = SECTIONS.find((s) => s.id === id);
     return (
@@ -278,7 +301,11 @@ export function SettingsForm({
           <h2 id={`${id}-title`} tabIndex={-1}>
             {words?.title}
           </h2>
-          <p className="section__summary">{words?.summary}</p>
+          <p className="section__summary">
+            {id === 'connection' && organisation
+              ? t.t('settings.section.connection.summary-organisation')
+              : words?.summary}
+          </p>
         </div>
         {body}
       </section>
@@ -293,9 +320,11 @@ export function SettingsForm({
   const managed = view.managed;
   const lockedBy = (name: string): string | null =>
     managed && (managed.locked as string[]).includes(name) ? managed.by : null;
-  const sourceLock = lockedBy('eventSource');
   // Yeastar P-Series publishes no voicemail or SMS events (docs/phone-systems/yeastar-p-series.md).
   const yeastar = values.phoneSystem === 'yeastar-p-series';
+  // Organisation mode: the relay alone, signed in as the user; no key, no secret, no extensions.
+  const organisation = values.connectionMode === 'organisation';
+  const orgExtensions = status?.organisation?.extensions ?? [];
 
   return (
     <LockContext.Provider value={lockedBy}>
@@ -343,26 +372,69 @@ export function SettingsForm({
                 {...(firstExtension ? { extension: firstExtension } : {})}
               />
             </div>
-            {select('phoneSystem', PHONE_SYSTEM_CHOICES)}
-            {text('baseUrl', { type: 'url' })}
-            {text('apiKey')}
-            {text('secret', {
-              type: 'password',
-              autoComplete: 'new-password',
-              placeholder: view.hasSecret ? SECRET_STORED.placeholder : '',
-              placeholderIsWords: true,
-              ...(view.hasSecret
-                ? { hint: <span data-testid="secret-stored">{SECRET_STORED.hint}</span> }
-                : {}),
-            })}
+            {radios('connectionMode', MODE_CHOICES)}
+            {organisation ? (
+              <>
+                {text('relayUrl', { type: 'url', hint: t.t('settings.org.relay-url-hint') })}
+                {text('relayTenant', { hint: t.t('settings.org.relay-tenant-hint') })}
+                <OrganisationSignIn
+                  api={api}
+                  view={view}
+                  relay={{
+                    relayUrl: values.relayUrl.trim(),
+                    relayTenant: values.relayTenant.trim(),
+                  }}
+                  leavesApiKey={view.settings.connectionMode !== 'organisation' && view.hasSecret}
+                  onChanged={(next, what) => {
+                    setError(null);
+                    setTest(null);
+                    setSaved(
+                      t.t(
+                        what === 'signed-in'
+                          ? 'settings.org.signed-in-now'
+                          : 'settings.org.signed-out-now',
+                      ),
+                    );
+                    onSaved(next);
+                  }}
+                  onFieldError={(field, message) => showError({ field, message })}
+                />
+              </>
+            ) : (
+              <>
+                {select('phoneSystem', PHONE_SYSTEM_CHOICES)}
+                {text('baseUrl', { type: 'url' })}
+                {text('apiKey')}
+                {text('secret', {
+                  type: 'password',
+                  autoComplete: 'new-password',
+                  placeholder: view.hasSecret ? SECRET_STORED.placeholder : '',
+                  placeholderIsWords: true,
+                  ...(view.hasSecret
+                    ? { hint: <span data-testid="secret-stored">{SECRET_STORED.hint}</span> }
+                    : {}),
+                })}
+              </>
+            )}
           </>,
         )}
 
         {section(
           'phone',
           <>
-            {text('extensions', { multiline: true })}
-            {text('dids', { multiline: true })}
+            {organisation ? (
+              <p className="field__hint org-extensions" data-testid="org-extensions">
+                {t.t('settings.org.extensions-from-relay', {
+                  count: orgExtensions.length,
+                  extensions: t.list(orgExtensions),
+                })}
+              </p>
+            ) : (
+              <>
+                {text('extensions', { multiline: true })}
+                {text('dids', { multiline: true })}
+              </>
+            )}
             {text('defaultRegion', { short: true, maxLength: 2 })}
           </>,
         )}
@@ -411,42 +483,13 @@ export function SettingsForm({
             {section(
               'advanced',
               <>
-                <div className="radios" role="radiogroup" aria-labelledby="source-label">
-                  <p className="field__label" id="source-label">
-                    {FIELDS.eventSource.label}
-                  </p>
-                  {SOURCE_CHOICES.map((choice) => (
-                    <div className="radio" key={choice.value}>
-                      <input
-                        id={`source-${choice.value}`}
-                        type="radio"
-                        name="eventSource"
-                        value={choice.value}
-                        checked={values.eventSource === choice.value}
-                        disabled={sourceLock !== null}
-                        onChange={() => set('eventSource', choice.value)}
-                        aria-describedby={[
-                          sourceLock ? 'source-lock' : '',
-                          `source-${choice.value}-hint`,
-                        ]
-                          .filter(Boolean)
-                          .join(' ')}
-                      />
-                      <div>
-                        <label htmlFor={`source-${choice.value}`}>{choice.label}</label>
-                        <p className="field__hint" id={`source-${choice.value}-hint`}>
-                          {choice.hint}
-                        </p>
-                      </div>
-                    </div>
-                  ))}
-                  {sourceLock && <LockNote id="source-lock" by={sourceLock} />}
-                  {errorFor('eventSource') && (
-                    <p className="field__error">{errorFor('eventSource')}</p>
-                  )}
-                </div>
-                {text('relayUrl', { type: 'url' })}
-                {text('relayTenant')}
+                {!organisation && (
+                  <>
+                    {radios('eventSource', SOURCE_CHOICES)}
+                    {text('relayUrl', { type: 'url' })}
+                    {text('relayTenant')}
+                  </>
+                )}
                 {select('proxyMode', PROXY_MODES)}
                 {text('proxyUrl', { type: 'url' })}
               </>,

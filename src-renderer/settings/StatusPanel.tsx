@@ -33,6 +33,16 @@ function LiveStatus({ status }: { status: StatusView }) {
         {status.demo && <span className="badge">{t.t('settings.demo-badge')}</span>}{' '}
         {t.t(`settings.state.${knownState(status.state)}`)}
       </p>
+      {status.organisation?.user && (
+        <p data-testid="status-signed-in">
+          <WithValues
+            text={t.t('settings.org.who', { user: WithValues.slot('user') })}
+            values={{
+              user: <InertText text={status.organisation.user} className="inline-inert" />,
+            }}
+          />
+        </p>
+      )}
       {status.reason && <p>{status.reason}</p>}
       {status.remedy && (
         <p>

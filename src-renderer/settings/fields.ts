@@ -80,6 +80,7 @@ function build(t: Translator) {
       hint: t.t('settings.field.defaultRegion.hint'),
     },
     eventSource: { label: t.t('settings.field.eventSource.label') },
+    connectionMode: { label: t.t('settings.field.connectionMode.label') },
     relayUrl: {
       label: t.t('settings.field.relayUrl.label'),
       hint: t.t('settings.field.relayUrl.hint'),
@@ -177,6 +178,12 @@ function build(t: Translator) {
       popupLingerSec: t.t('settings.error.linger'),
       saveFailed: t.t('settings.error.save-failed'),
     },
+    /** How this computer gets its calls: the API key, or signed in to the organisation. */
+    MODE_CHOICES: (['api-key', 'organisation'] as const).map((value) => ({
+      value,
+      label: t.t(`settings.mode.${value}.label`),
+      hint: t.t(`settings.mode.${value}.hint`),
+    })),
     /** The event source choices, with what each means. */
     SOURCE_CHOICES: (['auto', 'direct', 'relay'] as const).map((value) => ({
       value,

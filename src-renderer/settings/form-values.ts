@@ -5,6 +5,7 @@
  */
 import type { SettingsPatch } from '../../src-main/ipc/contract.ts';
 import type {
+  ConnectionMode,
   EventSourceMode,
   LanguageSetting,
   PhoneSystem,
@@ -17,6 +18,8 @@ import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
 
 export interface FormValues {
   phoneSystem: PhoneSystem;
+  /** API key of the phone system, or signed in to the organisation's relay. */
+  connectionMode: ConnectionMode;
   baseUrl: string;
   apiKey: string;
   /** A new secret typed by the user; empty keeps the stored one. Never filled from main. */
@@ -63,6 +66,7 @@ export function formatList(items: readonly string[]): string {
 export function toFormValues(settings: Settings): FormValues {
   return {
     phoneSystem: settings.phoneSystem,
+    connectionMode: settings.connectionMode,
     baseUrl: settings.baseUrl,
     apiKey: settings.apiKey,
     secret: '',
@@ -108,6 +112,7 @@ export function toPatch(values: FormValues): PatchResult {
   const patch: SettingsPatch = {
     settings: {
       phoneSystem: values.phoneSystem,
+      connectionMode: values.connectionMode,
       baseUrl: values.baseUrl.trim(),
       apiKey: values.apiKey.trim(),
       extensions: parseList(values.extensions),
@@ -136,8 +141,10 @@ export function toPatch(values: FormValues): PatchResult {
       language: values.language,
     },
   };
-  // The secret travels only when the user typed a new one, and only to be put in the keychain.
-  if (values.secret !== '') patch.secret = values.secret;
+  // The secret travels only when the user typed a new one, and only to be put in the keychain;
+  // never in organisation mode, which keeps no API secret (its field is not even shown).
+  if (values.secret !== '' && values.connectionMode !== 'organisation')
+    patch.secret = values.secret;
   return { ok: true, patch };
 }
 

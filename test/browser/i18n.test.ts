@@ -15,7 +15,17 @@ import { CATALOGUES, flatMessages } from '../../src-shared/i18n/catalogue.ts';
 import { LOCALES, PSEUDO_LOCALE, directionOf, type Locale } from '../../src-shared/i18n/locales.ts';
 import { createTranslator, type Translator } from '../../src-shared/i18n/translator.ts';
 import { axeViolations } from './support/axe.ts';
-import { call, fixture, history, managedView, firstRunView } from './support/fixtures.ts';
+import {
+  call,
+  fixture,
+  history,
+  managedView,
+  firstRunView,
+  notSignedInStatus,
+  organisationManagedView,
+  organisationStatus,
+  organisationView,
+} from './support/fixtures.ts';
 import type { HistoryItem, StatusView } from '../../src-main/ipc/contract.ts';
 import { featureStatuses } from '../../src-main/core/events/features.ts';
 import { presenceLabel, trunkWords } from '../../src-main/core/app/notice-presenter.ts';
@@ -74,6 +84,22 @@ const SCREENS: Screen[] = [
     name: 'onboarding',
     page: 'settings',
     fixture: () => fixture({ settings: firstRunView }),
+  },
+  {
+    // Organisation mode, signed in: who, the relay's extensions, sign out, sign in again.
+    name: 'settings-organisation',
+    page: 'settings',
+    fixture: () => fixture({ settings: organisationView, status: organisationStatus }),
+  },
+  {
+    // A policy's organisation mode before the first sign-in: locked, the two ways in.
+    name: 'settings-organisation-locked',
+    page: 'settings',
+    fixture: (t) =>
+      fixture({
+        settings: { ...organisationManagedView, needsOnboarding: false },
+        status: notSignedInStatus(t),
+      }),
   },
   {
     // Main's words (a fault, a trunk warning, presence, a feature off) said in the screen's language

@@ -114,7 +114,7 @@ browserSuite('settings, onboarding and history in Chromium', ({ browser: getBrow
     expect(await page.getByTestId('status').count()).toBe(0);
     expect(await tones()).toBe(1);
     expect(await page.locator('.notice--error').count()).toBe(1);
-    await page.getByLabel('API key').fill('ak_live_other');
+    await page.getByLabel('API key', { exact: true }).fill('ak_live_other');
     expect(await page.getByTestId('connection-result').count()).toBe(0);
     expect(await page.getByTestId('status').textContent()).toContain('Connected');
     await expectClean(opened);

@@ -334,7 +334,7 @@ describe('Screenpop in Electron', () => {
       const settings = await app.page('settings');
       await settings.getByRole('button', { name: /Connect to my phone system/ }).click();
       await settings.getByLabel('Service address').fill(sim.baseUrl);
-      await settings.getByLabel('API key').fill(sim.apiKey.key);
+      await settings.getByLabel('API key', { exact: true }).fill(sim.apiKey.key);
       await settings.getByLabel('API secret').fill(sim.apiKey.secret);
       await settings.getByLabel('Your extensions').fill(sim.extensions[0]?.number ?? '101');
       await settings.getByRole('button', { name: 'Save and connect' }).click();

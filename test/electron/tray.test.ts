@@ -193,6 +193,35 @@ describe('TrayController', () => {
     expect(fake().item('problem-popup')).toBeUndefined();
   });
 
+  it('organisation mode: says who is signed in; when the sign-in has ended, "Sign in again…" opens Settings', () => {
+    const { tray, fake, actions } = setup();
+    const who = { user: 'alice@example.org', via: 'oidc' as const, extensions: ['101'] };
+    tray.setState(status({ organisation: { ...who, signInNeeded: false } }), 0, []);
+    expect(fake().item('signed-in')?.label).toBe('Signed in as alice@example.org');
+    expect(fake().item('signed-in')?.enabled).toBe(false);
+    expect(fake().tooltip).toContain('Signed in as alice@example.org');
+    expect(fake().item('sign-in')).toBeUndefined();
+    tray.setState(
+      status({
+        state: 'needs-attention',
+        reason: 'Your sign-in with your organisation has ended.',
+        remedy: 'Sign in again with your organisation in Settings.',
+        organisation: { ...who, signInNeeded: true },
+      }),
+      0,
+      [],
+    );
+    expect(fake().item('signed-in')).toBeUndefined();
+    expect(fake().tooltip).toContain('Your sign-in with your organisation has ended.');
+    expect(fake().item('sign-in')?.label).toBe('Sign in again…');
+    fake().item('sign-in')?.click?.();
+    expect(actions.openSettings).toHaveBeenCalled();
+    // API-key mode says nothing of a sign-in.
+    tray.setState(status(), 0, []);
+    expect(fake().item('signed-in')).toBeUndefined();
+    expect(fake().item('sign-in')).toBeUndefined();
+  });
+
   it('says in the tooltip that the app recovered from internal errors', () => {
     const { tray, fake } = setup();
     tray.setState(status({ fault: { count: 1, at: 1 } }), 0, []);

@@ -48,6 +48,15 @@ describe('toPatch', () => {
     });
   });
 
+  it('never sends a secret typed before switching to organisation mode (which keeps none)', () => {
+    const result = toPatch({ ...base, secret: 'typed-before', connectionMode: 'organisation' });
+    expect(result).toMatchObject({
+      ok: true,
+      patch: { settings: { connectionMode: 'organisation' } },
+    });
+    expect(result.ok && 'secret' in result.patch).toBe(false);
+  });
+
   it('refuses a linger time that is not a number of seconds, naming the field', () => {
     for (const bad of ['', 'soon', '-1']) {
       expect(toPatch({ ...base, popupLingerSec: bad })).toEqual({

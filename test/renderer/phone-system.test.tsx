@@ -1,7 +1,8 @@
 // @vitest-environment jsdom
 /**
  * The phone system in the settings window: asked first on the welcome step (and played by the
- * demo), the first field of Connection, and the words that follow it (Yeastar's Client ID and
+ * demo), the first field of Connection after how this computer connects (API key or organisation),
+ * and the words that follow it (Yeastar's Client ID and
  * Client Secret, features it does not offer, the address to allow in its terms).
  */
 import { cleanup, fireEvent, render, screen, waitFor } from '@testing-library/react';
@@ -18,12 +19,14 @@ beforeAll(() => {
 const input = (label: RegExp | string) => screen.getByLabelText(label) as HTMLInputElement;
 
 describe('the phone system in settings', () => {
-  it('is the first field of Connection; Yeastar P-Series speaks its own words and saves the choice', async () => {
+  it('is the first field of Connection after the connection mode; Yeastar P-Series speaks its own words and saves the choice', async () => {
     const { api } = fakeApi();
     render(<SettingsApp api={api} />);
     const select = (await screen.findByLabelText('Phone system')) as HTMLSelectElement;
     const connection = document.getElementById('section-connection')!;
-    expect(connection.querySelector('select, input')).toBe(select);
+    // The connection mode comes first (organisation mode has no phone system to choose: the
+    // relay talks to it); in API-key mode the phone system is the first thing asked.
+    expect(connection.querySelector('select, input:not([name="connectionMode"])')).toBe(select);
     expect(select.value).toBe('standard');
     expect(input('API key')).toBeTruthy();
     expect(input('Voicemail').disabled).toBe(false);

@@ -10,6 +10,9 @@ import type {
   TestConnectionResult,
 } from '../../../src-main/ipc/contract.ts';
 import type { DoubleFixture } from './api-double.ts';
+import { describeError, ServiceError } from '../../../src-shared/service-errors.ts';
+import { render } from '../../../src-shared/i18n/phrase.ts';
+import type { Translator } from '../../../src-shared/i18n/translator.ts';
 
 /** Numbers as main's directory formats them (US user), so the fixtures show what the app shows. */
 const shown = (raw: string) => formatNumber(raw, 'US');
@@ -107,6 +110,57 @@ export const managedView: SettingsView = {
     ],
   },
 };
+
+/** Organisation mode, signed in by the organisation's single sign-on. */
+export const organisationView: SettingsView = {
+  settings: {
+    ...DEFAULT_SETTINGS,
+    connectionMode: 'organisation',
+    relayUrl: 'wss://relay.acme.example.com',
+    relayTenant: 'acme',
+  },
+  hasSecret: false,
+  needsOnboarding: false,
+  organisation: { signedIn: { via: 'oidc', email: 'alice@example.org' } },
+};
+
+/** A computer the policy puts in organisation mode (relay and tenant locked), not signed in yet. */
+export const organisationManagedView: SettingsView = {
+  ...organisationView,
+  needsOnboarding: true,
+  organisation: { signedIn: null },
+  managed: {
+    by: 'Acme IT (helpdesk 4000)',
+    locked: ['connectionMode', 'relayUrl', 'relayTenant'],
+  },
+};
+
+/** Signed in and connected: the relay said who this is. */
+export const organisationStatus: StatusView = {
+  state: 'connected',
+  paused: false,
+  doNotDisturb: false,
+  missedCount: 0,
+  demo: false,
+  organisation: { user: 'alice', via: 'oidc', extensions: ['101'], signInNeeded: false },
+};
+
+/** Organisation mode without a sign-in, as main says it in the language of `t`. */
+export function notSignedInStatus(t: Translator): StatusView {
+  const fault = describeError(
+    new ServiceError({ kind: 'sign-in', fault: 'not-signed-in', message: 'x' }),
+  );
+  return {
+    state: 'needs-attention',
+    reason: render(fault.words.reason, t),
+    remedy: render(fault.words.remedy, t),
+    paused: false,
+    doNotDisturb: false,
+    missedCount: 0,
+    demo: false,
+    organisation: { user: null, via: null, extensions: [], signInNeeded: true },
+  };
+}
 
 /** A connection test that failed with 10004, naming the address to allow. */
 export const ipNotAllowedTest: TestConnectionResult = {
@@ -217,6 +271,7 @@ export function fixture(overrides: Partial<DoubleFixture> = {}): DoubleFixture {
     saveResult: null,
     demoView,
     exportResult: null,
+    orgResult: null,
     contactsPick: { status: 'cancelled' },
     locale: 'en',
     ...overrides,
