@@ -28,6 +28,8 @@ import {
   TRUNK_STATUS_CHANGED,
   type EventEnvelope,
 } from '../event-codes.ts';
+// A type only: the relay loads this module and none of the desktop's words.
+import type { ErrcodeReader } from '../service-errors.ts';
 
 /** The vendor's event codes we read ("API Events Overview", event pages "(300xx) ..."). */
 export const YEASTAR_EVENT = {
@@ -57,6 +59,45 @@ export const YEASTAR_ERRCODE = {
   ipForbidden: 70087,
 } as const;
 
+/**
+ * The P-Series errcodes (section 6 of the doc, from "Error Code and Error Message"), as what the
+ * app does about them and in the system's own terms. The one table: the app's API calls and stream
+ * (src-main/core/wire/) and the relay's token check (src-relay/auth.ts) read it.
+ */
+export const yeastarErrcodes: ErrcodeReader = (errcode, operation) => {
+  switch (errcode) {
+    case YEASTAR_ERRCODE.failure:
+      // get_token's refusal of the Client ID or Secret ("Response Result"); a refused refresh
+      // token is answered by a new get_token.
+      if (operation === 'get_token') return { kind: 'credentials', fault: 'ys-credentials' };
+      if (operation === 'refresh_token') return { kind: 'expired' };
+      return { kind: 'server' };
+    case YEASTAR_ERRCODE.internalServerError:
+      return { kind: 'server' };
+    case YEASTAR_ERRCODE.interfaceNotExisted:
+      return { kind: 'unsupported', fault: 'ys-api-off' };
+    case YEASTAR_ERRCODE.apiVersionOutOfMaintenance:
+    case YEASTAR_ERRCODE.apiVersionUnsupported:
+      return { kind: 'unsupported', fault: 'ys-api-version' };
+    case YEASTAR_ERRCODE.tokenExpired:
+      return { kind: 'expired' };
+    case YEASTAR_ERRCODE.accessDenied:
+    case YEASTAR_ERRCODE.actionForbidden:
+      return { kind: 'scope', fault: 'ys-access-denied' };
+    case YEASTAR_ERRCODE.parameterSyntaxError:
+    case YEASTAR_ERRCODE.parameterError:
+    case YEASTAR_ERRCODE.duplicateKeyValue:
+    case YEASTAR_ERRCODE.fileSizeExceeded:
+      return { kind: 'bad-request' };
+    case YEASTAR_ERRCODE.accountIpBlocked:
+      return { kind: 'ip', fault: 'ys-ip-blocked' };
+    case YEASTAR_ERRCODE.ipForbidden:
+      return { kind: 'ip', fault: 'ys-ip-forbidden' };
+    default:
+      return undefined;
+  }
+};
+
 /** Frames larger than this are dropped unparsed, as the standard stream's are. */
 export const YEASTAR_MAX_FRAME_CHARS = 64 * 1024;
 /** A call lists few members; members past this are not read (a conference of hundreds). */
@@ -69,7 +110,7 @@ export type DecodeReject = 'oversized' | 'not-json' | 'not-object' | 'bad-field'
 export type DecodeResult =
   { ok: true; envelopes: EventEnvelope[] } | { ok: false; reason: DecodeReject; detail?: string };
 
-/** member_status ("(30011) Call State Changed") in the core's words: only RING rings. */
+/** member_status ("(30011) Call Status Changed") in the core's words: only RING rings. */
 export function coreCallState(memberStatus: string): string {
   switch (memberStatus) {
     case 'RING':
@@ -91,7 +132,7 @@ export function coreCallState(memberStatus: string): string {
   }
 }
 
-/** Trunk status numbers ("(30010) Trunk Registration State Changed") in the core's words. */
+/** Trunk status numbers ("(30010) Trunk Registration Status Changed") in the core's words. */
 export function coreTrunkStatus(status: number): string {
   if (status === 1 || status === 2 || status === 3) return 'registered'; // idle, busy, unmonitored
   if (status === 4 || status === 5) return 'registering';

@@ -7,48 +7,13 @@ import {
   YEASTAR_ERRCODE,
   YEASTAR_EVENT,
   YeastarEventDecoder,
+  yeastarErrcodes,
 } from '../../../src-shared/phone-systems/yeastar-p-series.ts';
-import type { ErrcodeReader } from '../../../src-shared/service-errors.ts';
 import type { PhoneSystemWire, StreamDialect } from './phone-system.ts';
 import { subscribeUrl } from './standard.ts';
 
-/**
- * The P-Series errcodes (section 6 of the doc, from "Error Code and Error Message"), as what the
- * app does about them and in the system's own terms.
- */
-export const yeastarErrcodes: ErrcodeReader = (errcode, operation) => {
-  switch (errcode) {
-    case YEASTAR_ERRCODE.failure:
-      // get_token's refusal of the Client ID or Secret ("Response Result"); a refused refresh
-      // token is answered by a new get_token.
-      if (operation === 'get_token') return { kind: 'credentials', fault: 'ys-credentials' };
-      if (operation === 'refresh_token') return { kind: 'expired' };
-      return { kind: 'server' };
-    case YEASTAR_ERRCODE.internalServerError:
-      return { kind: 'server' };
-    case YEASTAR_ERRCODE.interfaceNotExisted:
-      return { kind: 'unsupported', fault: 'ys-api-off' };
-    case YEASTAR_ERRCODE.apiVersionOutOfMaintenance:
-    case YEASTAR_ERRCODE.apiVersionUnsupported:
-      return { kind: 'unsupported', fault: 'ys-api-version' };
-    case YEASTAR_ERRCODE.tokenExpired:
-      return { kind: 'expired' };
-    case YEASTAR_ERRCODE.accessDenied:
-    case YEASTAR_ERRCODE.actionForbidden:
-      return { kind: 'scope', fault: 'ys-access-denied' };
-    case YEASTAR_ERRCODE.parameterSyntaxError:
-    case YEASTAR_ERRCODE.parameterError:
-    case YEASTAR_ERRCODE.duplicateKeyValue:
-    case YEASTAR_ERRCODE.fileSizeExceeded:
-      return { kind: 'bad-request' };
-    case YEASTAR_ERRCODE.accountIpBlocked:
-      return { kind: 'ip', fault: 'ys-ip-blocked' };
-    case YEASTAR_ERRCODE.ipForbidden:
-      return { kind: 'ip', fault: 'ys-ip-forbidden' };
-    default:
-      return undefined;
-  }
-};
+// The errcode table lives beside the frames: the relay reads it too (it may not import src-main).
+export { yeastarErrcodes };
 
 /** The socket's address with the token where the guide puts it ("Monitor Events via WebSocket"). */
 export function yeastarSubscribeUrl(baseUrl: string, token: string): string {
