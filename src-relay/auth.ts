@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Clock, TimerHandle } from '../src-shared/clock.ts';
 import type { Logger } from '../src-shared/log.ts';
 import { ERRCODE } from '../src-shared/errcodes.ts';
+import { yeastarErrcodes } from '../src-shared/phone-systems/yeastar-p-series.ts';
 import { RefusalBudget } from './refusal-budget.ts';
 import { API_PATHS, serviceUrl } from '../src-shared/service-api.ts';
 
@@ -99,6 +100,7 @@ export class TokenValidator {
     token: string,
     address = 'unknown',
     hash = tokenKey(token),
+    phoneSystem: 'standard' | 'yeastar-p-series' = 'standard',
   ): Promise<AuthVerdict> {
     const key = tenant + ':' + hash;
     const hit = this.cache.get(key);
@@ -111,7 +113,7 @@ export class TokenValidator {
       try {
         // The budget may have run out while this check waited.
         if (!this.refusals.allows(address)) return RATE_LIMITED;
-        const verdict = await this.ask(baseUrl, token);
+        const verdict = await this.ask(baseUrl, token, phoneSystem);
         this.remember(key, verdict);
         if (!verdict.ok && (verdict.status === 401 || verdict.status === 403))
           this.refusals.spend(address);
@@ -192,14 +194,25 @@ export class TokenValidator {
     });
   }
 
-  private async ask(baseUrl: string, token: string): Promise<AuthVerdict> {
+  private async ask(
+    baseUrl: string,
+    token: string,
+    phoneSystem: 'standard' | 'yeastar-p-series',
+  ): Promise<AuthVerdict> {
+    // Yeastar P-Series takes the token in the query and a User-Agent it requires
+    // (docs/phone-systems/yeastar-p-series.md section 1); the token is registered nowhere here and
+    // the URL is never logged.
+    const yeastar = phoneSystem === 'yeastar-p-series';
     // The API lives under the tenant's base address, path included (`https://pbx.example/t/acme`).
     const url = serviceUrl(baseUrl, API_PATHS.extensionList);
     url.search = '?page=1&page_size=1';
     let res: Response;
     try {
+      if (yeastar) url.searchParams.set('access_token', token);
       res = await this.deps.fetch(url, {
-        headers: { Authorization: `Bearer ${token}` },
+        headers: yeastar
+          ? { 'User-Agent': 'Screenpop-relay' }
+          : { Authorization: `Bearer ${token}` },
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (err) {
@@ -214,7 +227,8 @@ export class TokenValidator {
     let errcode: number | undefined;
     try {
       const body = (await res.json()) as { errcode?: unknown };
-      if (typeof body.errcode === 'number') errcode = body.errcode;
+      if (typeof body.errcode === 'number')
+        errcode = yeastar ? standardOfYeastar(body.errcode) : body.errcode;
     } catch {
       // not JSON: decide on the status alone (docs/wire-protocol.md section 4)
     }
@@ -259,3 +273,24 @@ const BUSY: AuthVerdict = {
   errcode: 0,
   reason: 'too many token checks waiting; retry later',
 };
+
+/**
+ * A Yeastar P-Series errcode as the relay protocol's (the standard service's, which desktops read),
+ * through the one table of that system's codes (yeastarErrcodes): a token refused, an address
+ * refused, a permission missing; any other code is none of those (a 503 verdict: the service could
+ * not say).
+ */
+function standardOfYeastar(errcode: number): number {
+  if (errcode === 0) return ERRCODE.ok;
+  switch (yeastarErrcodes(errcode, 'extension/list')?.kind) {
+    case 'expired':
+    case 'credentials':
+      return ERRCODE.tokenExpired;
+    case 'ip':
+      return ERRCODE.ipNotAllowed;
+    case 'scope':
+      return ERRCODE.insufficientScope;
+    default:
+      return -1;
+  }
+}

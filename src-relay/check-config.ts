@@ -29,6 +29,8 @@ export interface ConfigReport {
 const EXPIRY_WARNING_MS = 14 * 24 * 3600_000;
 /** Shorter webhook secrets are warned about (the service's own are longer). */
 const SHORT_SECRET = 16;
+/** A Yeastar P-Series webhook Secret's length ("Monitor Events via Webhook"). */
+const YEASTAR_SECRET_CHARS = 32;
 
 export function checkConfig(config: RelayConfig, now: number): ConfigReport {
   const report: ConfigReport = { errors: [], warnings: [], summary: [] };
@@ -161,15 +163,24 @@ function checkUsers(config: RelayConfig, report: ConfigReport): void {
 function checkTenants(config: RelayConfig, report: ConfigReport, local: boolean): void {
   for (const [name, tenant] of Object.entries(config.tenants)) {
     const count = tenant.secrets.length;
+    const yeastar = tenant.phoneSystem === 'yeastar-p-series';
+    const from = tenant.allowFrom?.length
+      ? `, webhooks from ${tenant.allowFrom.join(' ')} only`
+      : '';
     report.summary.push(
-      `tenant ${name}: ${tenant.baseUrl}, ${count} webhook secret${count === 1 ? '' : 's'}, ${tenant.access === 'users' ? "the relay's users only, each their own calls" : 'any service token of the tenant'}`,
+      `tenant ${name}: ${tenant.baseUrl}${yeastar ? ' (Yeastar P-Series)' : ''}, ${count} webhook secret${count === 1 ? '' : 's'}${from}, ${tenant.access === 'users' ? "the relay's users only, each their own calls" : 'any service token of the tenant'}`,
     );
     const env = `RELAY_TENANT_${name.toUpperCase().replace(/[-.]/g, '_')}_SECRETS`;
     if (tenant.secrets.includes(EXAMPLE_SECRET)) {
       const words = `tenants.${name}.secrets holds the example secret of deploy/relay/relay.json, which anyone can read: with it anyone could sign webhooks and make desktops pop calls that never rang. Put the tenant's webhook secret from the admin console there (or in ${env})`;
       if (local) report.warnings.push(words);
       else report.errors.push(`${words}; the relay does not serve beyond this computer with it.`);
-    } else if (tenant.secrets.some((s) => s.length < SHORT_SECRET))
+    } else if (yeastar && tenant.secrets.some((s) => s.length !== YEASTAR_SECRET_CHARS))
+      // "Monitor Events via Webhook": the PBX generates each webhook's Secret, 32 characters.
+      report.warnings.push(
+        `tenants.${name}.secrets has a secret that is not ${YEASTAR_SECRET_CHARS} characters long: a Yeastar P-Series webhook's Secret is the ${YEASTAR_SECRET_CHARS}-character key shown beside the webhook in the PBX (Integrations > API > Webhook Event Push); copy all of it, or no delivery will be accepted`,
+      );
+    else if (tenant.secrets.some((s) => s.length < SHORT_SECRET))
       report.warnings.push(
         `tenants.${name}.secrets has a secret shorter than ${SHORT_SECRET} characters; use the one the admin console generates`,
       );

@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
 import { parseJson } from '../src-shared/json-text.ts';
 import type { LogLevel } from '../src-shared/log.ts';
@@ -98,6 +99,29 @@ const tenantSchema = z
       .default('service-token'),
     /** Organisation mode's single sign-on (needs access "users"). */
     oidc: oidcSchema.optional(),
+    /**
+     * What the tenant's service speaks: "standard" (docs/wire-protocol.md) or "yeastar-p-series"
+     * (docs/phone-systems/yeastar-p-series.md): its webhooks' body and signature (X-Signature,
+     * Base64), and how a desktop's access token is checked (in the query). Desktops get the core's
+     * envelopes either way. Absent: "standard".
+     */
+    phoneSystem: z
+      .enum(['standard', 'yeastar-p-series'], {
+        error: 'phoneSystem must be "standard" or "yeastar-p-series"',
+      })
+      .optional(),
+    /**
+     * Where webhook deliveries may come from (IP addresses or CIDR ranges); absent or empty:
+     * anywhere. The signature is checked either way; this also keeps replays of a captured
+     * delivery out.
+     */
+    allowFrom: z
+      .array(
+        z.string().refine(isAddressOrRange, {
+          error: 'an allowFrom entry is not an IP address or CIDR range (e.g. "203.0.113.0/24")',
+        }),
+      )
+      .optional(),
   })
   .strict();
 
@@ -382,6 +406,28 @@ function isIssuerUrl(text: string): boolean {
   } catch {
     return false;
   }
+}
+
+function isAddressOrRange(text: string): boolean {
+  return addressList([text]) !== null;
+}
+
+/** The addresses and CIDR ranges of `entries` as one BlockList; null if one is neither. */
+export function addressList(entries: readonly string[]): BlockList | null {
+  const list = new BlockList();
+  for (const entry of entries) {
+    const [address = '', prefix, extra] = entry.trim().split('/');
+    const type = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : null;
+    if (!type || extra !== undefined) return null;
+    if (prefix === undefined) {
+      list.addAddress(address, type);
+      continue;
+    }
+    const bits = Number(prefix);
+    if (!/^\d{1,3}$/.test(prefix) || bits > (type === 'ipv4' ? 32 : 128)) return null;
+    list.addSubnet(address, bits, type);
+  }
+  return list;
 }
 
 function isHttpUrl(text: string): boolean {

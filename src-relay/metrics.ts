@@ -32,6 +32,7 @@ export const REJECT_REASONS = [
   'unknown-tenant',
   'storage-error',
   'aborted',
+  'source-not-allowed',
 ] as const;
 export type RejectReason = (typeof REJECT_REASONS)[number];
 

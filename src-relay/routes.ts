@@ -9,6 +9,7 @@ import type { RelayMetrics } from './metrics.ts';
 import type { EventStore } from './store/types.ts';
 import { pathOf, tenantInPath } from './tenants.ts';
 import { handleWebhook } from './webhook-handler.ts';
+import { YeastarIntake } from './yeastar-intake.ts';
 import type { OrgRouteDeps } from './users/org-routes.ts';
 import { orgRoutes } from './users/org-routes.ts';
 
@@ -36,6 +37,8 @@ export function requestHandler(
   const webhookLogger = logger.child({ component: 'webhook' });
   const rejectedLog = new SampledLog(webhookLogger, 'info', 'webhook rejected', deps.clock);
   const now = () => deps.clock.now();
+  // Yeastar P-Series tenants' deliveries are decoded here (one decoder per tenant, this process).
+  const yeastar = new YeastarIntake(() => deps.clock.monotonic());
   const org = orgRoutes({
     config,
     users: deps.org?.users ?? null,
@@ -76,7 +79,12 @@ export function requestHandler(
     if (org(req, res, path)) return;
     const tenant = tenantInPath(config.tenants, path, '/webhook/');
     if (tenant === 'no-match') return reply(res, 404, { ok: false, error: 'not found' });
-    if (req.method !== 'POST') return reply(res, 405, { ok: false, error: 'POST only' });
+    // A PBX lets its administrator choose GET for a webhook (Yeastar: "Request Method"); say what to pick.
+    if (req.method !== 'POST')
+      return reply(res, 405, {
+        ok: false,
+        error: "POST only: set the webhook's request method to POST in the phone system",
+      });
     if (!tenant) {
       metrics.received += 1;
       metrics.reject('unknown-tenant');
@@ -91,6 +99,8 @@ export function requestHandler(
         rejectedLog,
         maxBodyBytes: config.maxBodyBytes,
         now,
+        yeastar,
+        trustProxy: config.trustProxy,
       }).catch((err: Error) => {
         logger.error('webhook handler failed', { err: err.message });
         reply(res, 500, { ok: false, error: 'internal error' });

@@ -1,8 +1,11 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * X-Service-Signature verification (docs/wire-protocol.md section 7): `sha256=<hex>`, hex = HMAC-SHA256 of the
- * exact raw body bytes keyed with the webhook secret's UTF-8 bytes.
+ * Webhook signature verification. Two schemes, each HMAC-SHA256 of the exact raw body bytes keyed
+ * with the webhook secret's UTF-8 bytes, differing only in how the header writes the digest:
+ * - the standard service's `X-Service-Signature: sha256=<hex>` (docs/wire-protocol.md section 7);
+ * - Yeastar P-Series' `X-Signature: <Base64>` ("Monitor Events via Webhook",
+ *   docs/phone-systems/yeastar-p-series.md section 7).
  *
  * The header is decoded to 32 bytes before any comparison, so a malformed or wrong-length value is
  * rejected on its shape alone and the comparison itself is always timingSafeEqual over equal
@@ -11,23 +14,45 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
  */
 export type SignatureVerdict = 'valid' | 'missing' | 'malformed' | 'mismatch';
 
-const HEADER = /^sha256=([0-9a-fA-F]{64})$/;
+const HEX_HEADER = /^sha256=([0-9a-fA-F]{64})$/;
+/** 32 bytes in Base64: 43 characters and one `=`. */
+const BASE64_HEADER = /^([A-Za-z0-9+/]{43}=)$/;
 
 export function signBody(secret: string, body: Uint8Array | string): string {
   return 'sha256=' + createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex');
 }
 
+/** The standard service's `X-Service-Signature`. */
 export function verifySignature(
   rawBody: Uint8Array,
   header: string | string[] | undefined,
   secrets: readonly string[],
 ): SignatureVerdict {
+  return verify(rawBody, header, secrets, HEX_HEADER, 'hex');
+}
+
+/** Yeastar P-Series' `X-Signature`. */
+export function verifyYeastarSignature(
+  rawBody: Uint8Array,
+  header: string | string[] | undefined,
+  secrets: readonly string[],
+): SignatureVerdict {
+  return verify(rawBody, header, secrets, BASE64_HEADER, 'base64');
+}
+
+function verify(
+  rawBody: Uint8Array,
+  header: string | string[] | undefined,
+  secrets: readonly string[],
+  shape: RegExp,
+  encoding: 'hex' | 'base64',
+): SignatureVerdict {
   if (header === undefined || header === '') return 'missing';
-  // Several X-Service-Signature headers are ambiguous: refuse rather than pick one.
+  // Several signature headers are ambiguous: refuse rather than pick one.
   if (Array.isArray(header)) return 'malformed';
-  const match = HEADER.exec(header.trim());
+  const match = shape.exec(header.trim());
   if (!match) return 'malformed';
-  const presented = Buffer.from(match[1]!, 'hex');
+  const presented = Buffer.from(match[1]!, encoding);
   if (presented.length !== 32) return 'malformed';
   let ok = false;
   // No early exit: the time taken does not say which secret (if any) matched.

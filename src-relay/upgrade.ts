@@ -107,6 +107,7 @@ export function upgradeHandler(
       token,
       address,
       hash,
+      tenant.config.phoneSystem,
     );
     if (verdict.ok) return { ok: true };
     return {

@@ -1,12 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { BlockList } from 'node:net';
 import type { Logger } from '../src-shared/log.ts';
-import type { TenantConfig } from './config.ts';
+import { addressList, type TenantConfig } from './config.ts';
+import { clientAddress } from './admission.ts';
 import { reply } from './http-reply.ts';
 import { readEnvelope } from './envelope.ts';
 import type { SampledLog } from './log-sampler.ts';
 import type { RejectReason, RelayMetrics } from './metrics.ts';
-import { verifySignature } from './signature.ts';
+import { verifySignature, verifyYeastarSignature } from './signature.ts';
 import type { EventStore } from './store/types.ts';
+import type { IntakeEvent, YeastarIntake } from './yeastar-intake.ts';
 
 export interface WebhookDeps {
   store: EventStore;
@@ -16,6 +19,10 @@ export interface WebhookDeps {
   rejectedLog: SampledLog;
   maxBodyBytes: number;
   now: () => number;
+  /** Decodes a Yeastar P-Series tenant's deliveries (yeastar-intake.ts). */
+  yeastar: YeastarIntake;
+  /** Client addresses from X-Forwarded-For (behind a reverse proxy), for `allowFrom`. */
+  trustProxy: boolean;
 }
 
 /**
@@ -39,6 +46,15 @@ export async function handleWebhook(
     reply(res, status, { ok: false, error: message });
   };
 
+  // A tenant that names where its deliveries come from refuses any other address before reading.
+  const allowed = allowList(config);
+  if (allowed) {
+    const address = clientAddress(req, deps.trustProxy);
+    const family = address.includes(':') ? 'ipv6' : 'ipv4';
+    if (!allowed.check(address, family))
+      return reject(403, 'source-not-allowed', 'deliveries are not accepted from this address');
+  }
+
   // A body over the limit is refused without reading it (reply() closes the connection).
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > deps.maxBodyBytes)
@@ -50,39 +66,63 @@ export async function handleWebhook(
     return;
   }
 
-  const verdict = verifySignature(raw, req.headers['x-service-signature'], config.secrets);
+  const yeastar = config.phoneSystem === 'yeastar-p-series';
+  const verdict = yeastar
+    ? verifyYeastarSignature(raw, req.headers['x-signature'], config.secrets)
+    : verifySignature(raw, req.headers['x-service-signature'], config.secrets);
   if (verdict !== 'valid')
     return reject(401, `signature-${verdict}`, 'signature missing or invalid');
 
-  const parsed = readEnvelope(raw);
-  if (!parsed.ok) return reject(400, parsed.reason, 'body is not a JSON event envelope');
-  const env = parsed.envelope;
-  if (env.tenant !== tenant)
-    return reject(400, 'tenant-mismatch', 'envelope tenant does not match the URL');
+  let events: IntakeEvent[];
+  if (yeastar) {
+    // The vendor's report, decoded into the core's envelopes (none for a code desktops do not use).
+    const decoded = deps.yeastar.decode(tenant, raw, deps.now());
+    if (!decoded.ok) return reject(400, decoded.reason, 'body is not a Yeastar P-Series report');
+    events = decoded.events;
+  } else {
+    const parsed = readEnvelope(raw);
+    if (!parsed.ok) return reject(400, parsed.reason, 'body is not a JSON event envelope');
+    const env = parsed.envelope;
+    if (env.tenant !== tenant)
+      return reject(400, 'tenant-mismatch', 'envelope tenant does not match the URL');
+    events = [{ eventId: env.eventId, event: env.event, to: env.to, body: env.text }];
+  }
 
-  let result;
-  try {
-    result = await deps.store.append({
-      tenant,
-      eventId: env.eventId,
-      event: env.event,
-      to: env.to,
-      body: env.text,
-      receivedAt: deps.now(),
-    });
-  } catch (err) {
-    metrics.reject('storage-error');
-    logger.error('webhook not stored', { tenant, err: (err as Error).message });
-    res.setHeader('Retry-After', '5');
-    return reply(res, 503, { ok: false, error: 'not stored; retry' });
+  let stored = 0;
+  let cursor: string | undefined;
+  for (const event of events) {
+    let result;
+    try {
+      result = await deps.store.append({ tenant, ...event, receivedAt: deps.now() });
+    } catch (err) {
+      metrics.reject('storage-error');
+      logger.error('webhook not stored', { tenant, err: (err as Error).message });
+      res.setHeader('Retry-After', '5');
+      return reply(res, 503, { ok: false, error: 'not stored; retry' });
+    }
+    if (result.status === 'duplicate') {
+      metrics.duplicates += 1;
+      logger.debug('webhook duplicate acknowledged', { tenant, event_id: event.eventId });
+      continue;
+    }
+    metrics.stored += 1;
+    stored += 1;
+    cursor = result.cursor;
   }
-  if (result.status === 'duplicate') {
-    metrics.duplicates += 1;
-    logger.debug('webhook duplicate acknowledged', { tenant, event_id: env.eventId });
-    return reply(res, 200, { ok: true, duplicate: true });
+  if (stored === 0 && events.length > 0) return reply(res, 200, { ok: true, duplicate: true });
+  reply(res, 200, { ok: true, ...(cursor !== undefined && { cursor }), stored });
+}
+
+const allowLists = new WeakMap<TenantConfig, BlockList | null>();
+
+/** A tenant's `allowFrom` as one list (built once per config; the schema checked every entry). */
+function allowList(config: TenantConfig): BlockList | null {
+  let list = allowLists.get(config);
+  if (list === undefined) {
+    list = config.allowFrom?.length ? addressList(config.allowFrom) : null;
+    allowLists.set(config, list);
   }
-  metrics.stored += 1;
-  reply(res, 200, { ok: true, cursor: result.cursor });
+  return list;
 }
 
 /** A request's body, read with a running limit. */
