@@ -2,7 +2,7 @@ import type { Dispatcher } from './dispatcher.ts';
 import type { CallBookLike } from './calls.ts';
 
 /**
- * Calls as Yeastar P-Series reports them ("(30011) Call State Changed",
+ * Calls as Yeastar P-Series reports them ("(30011) Call Status Changed",
  * docs/phone-systems/yeastar-p-series.md section 5): one report per change, listing every member
  * of the call with its status. An outside caller is an `inbound` member (from, to = the DID
  * dialled, trunk_name), a colleague calling is an `extension` member in ALERT; each extension rung
@@ -10,7 +10,8 @@ import type { CallBookLike } from './calls.ts';
  * the standard CallBook, so the traffic generator, the demo and the control surface drive both:
  *
  * - ring(): one report, the callee extensions in RING.
- * - setCallState(id, 'answered', {to}): that extension ANSWER (the caller ANSWERED); 'hold': HOLD;
+ * - setCallState(id, 'answered', {to}): that extension ANSWER (the caller ANSWERED), and the
+ *   others still ringing leave the call (not listed from then on); 'hold': HOLD;
  *   'ended': BYE in this report, and the member is gone from the next ones (assumption: a report
  *   is a snapshot of the members now). A call whose extensions have all ended sends a last report
  *   with every member BYE, and is forgotten.
@@ -99,6 +100,12 @@ export class YeastarCallBook implements CallBookLike {
         : [...call.members.values()];
     for (const member of targets) member.status = status;
     if (status === 'ANSWER' || status === 'HOLD') call.caller.status = 'ANSWERED';
+    // Answered by one of several rung (a ring group, a queue): the others stop ringing and are
+    // not listed from this report on (the doc's section 5, "Answered by a colleague"; the page's
+    // fixture constructed-30011-ring-group-answered-by-102.json).
+    if (status === 'ANSWER')
+      for (const [number, member] of call.members)
+        if (member.status === 'RING') call.members.delete(number);
     if ([...call.members.values()].every((m) => m.status === 'BYE')) {
       call.caller.status = 'BYE';
       this.report(callId, call);

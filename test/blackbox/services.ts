@@ -296,12 +296,15 @@ export interface RelayOptions {
   env?: NodeJS.ProcessEnv;
   /** Organisation mode: the tenant admits the relay's users (kept in this file), and single sign-on. */
   users?: { file: string; oidc?: { issuer: string; clientId: string } };
+  /** The tenant's phone system (its webhooks' body and signature, how tokens are checked). */
+  phoneSystem?: 'standard' | 'yeastar-p-series';
 }
 
 export class RelayProcess {
   proc!: Spawned;
   port = 0;
-  readonly webhookSecret = 'whsec-blackbox-1';
+  /** 32 characters, as a Yeastar P-Series PBX generates its webhook Secrets. */
+  readonly webhookSecret = 'whsec-blackbox-1-0123456789abcde';
   private readonly configFile: string;
   private readonly group: ProcessGroup;
   private readonly options: RelayOptions;
@@ -338,7 +341,7 @@ export class RelayProcess {
   /** Starts `node src-relay/cli.ts --config <file>` (on the same port as before, when it ran already). */
   async start(): Promise<this> {
     this.port ||= await freePort();
-    const { tenant, serviceUrl, redisUrl, snapshotFile, tls, users } = this.options;
+    const { tenant, serviceUrl, redisUrl, snapshotFile, tls, users, phoneSystem } = this.options;
     writeFileSync(
       this.configFile,
       JSON.stringify({
@@ -349,6 +352,7 @@ export class RelayProcess {
             baseUrl: serviceUrl,
             secrets: [this.webhookSecret],
             ...(users && { access: 'users', ...(users.oidc && { oidc: users.oidc }) }),
+            ...(phoneSystem && { phoneSystem }),
           },
         },
         ...(users && { users: { file: users.file } }),
@@ -377,6 +381,16 @@ export class RelayProcess {
   }
 }
 
+/** The runner's flags for reading `relay`'s stream of `tenant`. */
+export function relayArgs(
+  relay: RelayProcess,
+  tenant: string,
+  eventSource: 'auto' | 'relay',
+): string[] {
+  const url = relay.url.replace(/^http/, 'ws');
+  return ['--relay-url', url, '--relay-tenant', tenant, '--event-source', eventSource];
+}
+
 // ---- all four: the runner in auto mode ----
 
 export interface AutoModeRig {
@@ -390,37 +404,38 @@ export interface AutoModeRig {
 /**
  * redis-server, the simulator (background traffic away from 101, webhooks to the relay), the relay
  * on Redis, and the runner for extension 101 with `--relay-url ... --event-source auto`; resolves
- * once the runner says `connected` (both streams up).
+ * once the runner says `connected` (both streams up). `phoneSystem`: all three speak that system
+ * (the simulator's wire, the relay tenant's webhooks and token checks, the runner's client).
  */
 export async function startAutoMode(
   group: ProcessGroup,
-  options: { seed?: number; runnerArgs?: string[] } = {},
+  options: {
+    seed?: number;
+    runnerArgs?: string[];
+    phoneSystem?: 'standard' | 'yeastar-p-series';
+  } = {},
 ): Promise<AutoModeRig> {
+  const { phoneSystem } = options;
   const redis = await new RedisProcess(group).start();
   const sim = await new SimProcess(group, {
     traffic: 3,
     exclude: ['101'],
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(phoneSystem && { phoneSystem }),
   }).start();
   const relay = await new RelayProcess(group, {
     tenant: sim.tenant,
     serviceUrl: sim.baseUrl,
     redisUrl: redis.url,
+    ...(phoneSystem && { phoneSystem }),
   }).start();
   await sim.control('POST', 'webhooks', { url: relay.webhookUrl(), secret: relay.webhookSecret });
   const runner = startRunner(group, {
     baseUrl: sim.baseUrl,
     key: sim.key,
     secret: sim.secret,
-    args: [
-      ...(options.runnerArgs ?? []),
-      '--relay-url',
-      relay.url.replace(/^http/, 'ws'),
-      '--relay-tenant',
-      sim.tenant,
-      '--event-source',
-      'auto',
-    ],
+    args: [...(options.runnerArgs ?? []), ...relayArgs(relay, sim.tenant, 'auto')],
+    ...(phoneSystem && { phoneSystem }),
   });
   await runner.waitForState('connected', 60_000);
   return { redis, sim, relay, runner, ledger: new RingLedger(runner) };

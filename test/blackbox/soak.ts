@@ -1,6 +1,7 @@
 /**
- * `npm run soak -- --minutes N [--seed S]`: the shipped processes for N minutes under faults chosen
- * at random from a seed, and the figures a user would judge them by. Prints, per minute and in
+ * `npm run soak -- --minutes N [--seed S] [--phone-system standard|yeastar-p-series]`: the shipped
+ * processes for N minutes, all speaking that phone system's wire, under faults chosen at random from
+ * a seed, and the figures a user would judge them by. Prints, per minute and in
  * total, rings sent / popped / missed / doubled / stale and the resident memory (RSS) of the runner
  * and the relay, as a table and as JSON; exits 1 when a ring was missed, doubled or stale, or when
  * the runner died.
@@ -27,12 +28,21 @@ const { values } = parseArgs({
   options: {
     minutes: { type: 'string', default: '10' },
     seed: { type: 'string' },
+    'phone-system': { type: 'string', default: 'standard' },
     help: { type: 'boolean' },
   },
 });
+const USAGE =
+  'Usage: npm run soak -- --minutes <n> [--seed <n>] [--phone-system standard|yeastar-p-series]\n';
 if (values.help) {
-  process.stdout.write('Usage: npm run soak -- --minutes <n> [--seed <n>]\n');
+  process.stdout.write(USAGE);
   process.exit(0);
+}
+const PHONE_SYSTEMS = ['standard', 'yeastar-p-series'] as const;
+const phoneSystem = PHONE_SYSTEMS.find((p) => p === values['phone-system']);
+if (!phoneSystem) {
+  process.stderr.write(`--phone-system must be standard or yeastar-p-series\n${USAGE}`);
+  process.exit(2);
 }
 const minutes = Number(values.minutes);
 if (!(minutes > 0 && minutes <= 24 * 60)) {
@@ -159,11 +169,13 @@ async function main(): Promise<number> {
   process.once('SIGINT', stopAll);
   process.once('SIGTERM', stopAll);
   try {
-    const rig = await startAutoMode(group, { seed });
+    const rig = await startAutoMode(group, { seed, phoneSystem });
     const { sim, runner } = rig;
     const started = Date.now();
     const end = started + minutes * 60_000;
-    process.stderr.write(`soak: seed ${seed}, ${minutes} min, runner pid ${runner.proc.pid}\n`);
+    process.stderr.write(
+      `soak: seed ${seed}, ${minutes} min, ${phoneSystem}, runner pid ${runner.proc.pid}\n`,
+    );
 
     // Rings, every 2-5 s, each ended 3-8 s later.
     let stopRinging = false;
@@ -251,6 +263,7 @@ async function main(): Promise<number> {
     const summary = {
       seed,
       minutes,
+      phoneSystem,
       sent: figures.sent,
       popped: figures.popped,
       missed: figures.missed.length,
@@ -270,7 +283,7 @@ async function main(): Promise<number> {
         (m) =>
           `${String(m.minute).padStart(3)} ${String(m.sent).padStart(5)} ${String(m.popped).padStart(6)} ${String(m.missed).padStart(6)} ${String(m.doubled).padStart(7)} ${String(m.stale).padStart(5)} ${String(m.runnerRssMb ?? '-').padStart(10)} ${String(m.relayRssMb ?? '-').padStart(9)}  ${m.faults.join(', ')}`,
       ),
-      `all ${String(summary.sent).padStart(5)} ${String(summary.popped).padStart(6)} ${String(summary.missed).padStart(6)} ${String(summary.doubled).padStart(7)} ${String(summary.stale).padStart(5)}   (seed ${seed}; ${summary.faults} faults; runner ${running ? 'running' : 'DEAD'})`,
+      `all ${String(summary.sent).padStart(5)} ${String(summary.popped).padStart(6)} ${String(summary.missed).padStart(6)} ${String(summary.doubled).padStart(7)} ${String(summary.stale).padStart(5)}   (seed ${seed}; ${phoneSystem}; ${summary.faults} faults; runner ${running ? 'running' : 'DEAD'})`,
     ];
     process.stdout.write(`${JSON.stringify(summary)}\n\n${table.join('\n')}\n`);
     const ok =
