@@ -44,7 +44,7 @@ export const YEASTAR_TRUNK_REGISTRATION = 30010;
 export const YEASTAR_PRESENCE = 30009;
 
 /**
- * A trunk status as Yeastar's number ("(30010) Trunk Registration State Changed"): the standard
+ * A trunk status as Yeastar's number ("(30010) Trunk Registration Status Changed"): the standard
  * words the control surface takes, or the number itself.
  */
 function yeastarTrunkStatus(status: string): number {
