@@ -49,6 +49,7 @@ import {
 } from '../core/diagnostics/sections.ts';
 import {
   loadMachinePolicy,
+  proxyPolicyOf,
   managedView,
   presetDefaults,
   withLocks,
@@ -319,6 +320,7 @@ async function start(): Promise<void> {
       readFile: readCaText,
       systemProxy: (url) => session.defaultSession.resolveProxy(url),
       proxyCredentials: (proxy) => credentials.getSecret(proxyAccount(proxy)),
+      proxyPolicy: proxyPolicyOf(policy),
     });
   /** The current connection's transport: its proxy and certificate decisions go in diagnostics. */
   let connectionTransport: NetTransport | undefined;

@@ -27,12 +27,18 @@ import {
 } from '../core/diagnostics/sections.ts';
 import { StatusTimeline } from '../core/diagnostics/bounded-log.ts';
 import { RingActions, type ProgramRunner } from '../core/app/ring-actions.ts';
-import { withLocks, type Policy } from '../core/settings/policy.ts';
+import { proxyPolicyOf, withLocks, type Policy } from '../core/settings/policy.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import type { TestConnectionResult } from '../ipc/contract.ts';
 import type { Clock } from '../../src-shared/clock.ts';
 import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
 import type { HeadlessArgs } from './args.ts';
+import {
+  environmentLanguages,
+  isLocale,
+  resolveLocale,
+  type Locale,
+} from '../../src-shared/i18n/locales.ts';
 
 /** The settings this run uses: flags (already over the policy's presets), then the policy's locks. */
 export function effectiveSettings(
@@ -58,6 +64,7 @@ export function effectiveSettings(
     caFile: args.caFile || policy.settings.caFile || '',
     contactsFile: args.contacts,
     crmLookup: args.crmLookup,
+    demoMode: args.demo,
   };
   const settings = withLocks(wanted, policy);
   for (const key of Object.keys(policy.locked) as Array<keyof Settings>)
@@ -67,6 +74,32 @@ export function effectiveSettings(
         managedBy: policy.managedBy,
       });
   return settings;
+}
+
+/**
+ * The runner's language: the policy's locked `language` wins over --lang (with the same warning as
+ * any lock); then --lang; then the policy's preset; then the environment (LANGUAGE, LANG, ...).
+ * `system` means the environment's.
+ */
+export function runnerLocale(
+  flag: string | null,
+  env: Record<string, string | undefined>,
+  policy: Policy,
+  logger: Logger,
+): Locale {
+  const fromEnvironment = () => resolveLocale(environmentLanguages(env));
+  const locked = policy.locked.language;
+  if (locked !== undefined) {
+    if (flag !== null && flag !== locked)
+      logger.warn('the policy locks this setting; the value given here is not used', {
+        setting: 'language',
+        managedBy: policy.managedBy,
+      });
+    return locked === 'system' ? fromEnvironment() : locked;
+  }
+  if (flag !== null && isLocale(flag)) return flag;
+  const preset = policy.settings.language;
+  return preset !== undefined && preset !== 'system' ? preset : fromEnvironment();
 }
 
 export function appVersion(): string {
@@ -124,6 +157,7 @@ export async function writeRunnerDiagnostics(
       readFile: readCaText,
       logger,
       secrets,
+      proxyPolicy: proxyPolicyOf(d.policy),
     });
   } catch (err) {
     networkProblem = err instanceof Error ? err.message : String(err);

@@ -20,7 +20,7 @@ import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { LogRing } from '../core/diagnostics/bounded-log.ts';
 import { loadMachinePolicy, presetDefaults } from '../core/settings/policy.ts';
 import { readAll, storeSecret } from '../core/credentials/provision.ts';
-import { effectiveSettings, writeRunnerDiagnostics } from './admin.ts';
+import { effectiveSettings, runnerLocale, writeRunnerDiagnostics } from './admin.ts';
 import { LANG_CODES, parseHeadlessArgs, preScan, usage, UsageError } from './args.ts';
 import { environmentLanguages, isLocale, resolveLocale } from '../../src-shared/i18n/locales.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
@@ -36,13 +36,13 @@ async function main(): Promise<number> {
   const argv = process.argv.slice(2);
   const early = preScan(argv);
   // The language of the runner's words (terminal text: no bidi marks); JSON keys stay English.
-  const t = createTranslator(
+  let t = createTranslator(
     early.lang && isLocale(early.lang)
       ? early.lang
       : resolveLocale(environmentLanguages(process.env)),
     { isolate: false },
   );
-  const USAGE = usage(t);
+  let USAGE = usage(t);
   if (early.lang && !isLocale(early.lang)) {
     const message = t.t('runner.bad-lang', { codes: LANG_CODES.join(', '), given: early.lang });
     process.stderr.write(`screenpop-headless: ${message}\n${USAGE}\n`);
@@ -65,6 +65,12 @@ async function main(): Promise<number> {
   );
   // The organisation's policy, as the tray app reads it: presets are the flags' defaults.
   const policy = await loadMachinePolicy(logger, process.platform, process.env, early.policy);
+  // A language the policy locks (or presets, without --lang) is the runner's from here on.
+  const locale = runnerLocale(early.lang, process.env, policy, logger);
+  if (locale !== t.locale) {
+    t = createTranslator(locale, { isolate: false });
+    USAGE = usage(t);
+  }
   let args;
   try {
     args = parseHeadlessArgs(argv, presetDefaults(policy));
@@ -136,8 +142,16 @@ async function main(): Promise<number> {
     return EXIT.ok;
   }
   // Organisation mode needs no key: the relay's own credential stands in for it.
-  if (!args.demo && !args.organisation && !settings.apiKey) {
-    process.stderr.write(`screenpop-headless: ${t.t('runner.needs-key')}\n${USAGE}\n`);
+  if (!settings.demoMode && !args.organisation && !settings.apiKey) {
+    // A lock on apiKey without a value: SCREENPOP_API_KEY is not used, so asking for it would
+    // send the administrator round in circles.
+    const words =
+      args.demo && policy.locked.demoMode === false
+        ? t.t('runner.demo-locked', { managedBy: policy.managedBy })
+        : Object.hasOwn(policy.locked, 'apiKey')
+          ? t.t('runner.key-locked-empty', { managedBy: policy.managedBy })
+          : t.t('runner.needs-key');
+    process.stderr.write(`screenpop-headless: ${words}\n${USAGE}\n`);
     return EXIT.usage;
   }
   // Without SCREENPOP_API_SECRET the secret comes from the keychain: a keychain module that is not

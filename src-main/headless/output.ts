@@ -212,6 +212,7 @@ const RUNNER_SAYS: ReadonlyMap<MessageId, MessageId> = new Map<MessageId, Messag
   ['status.fault.certificate-host.remedy', 'runner.status.fault.certificate-host.remedy'],
   ['status.relay-no-tenant-remedy', 'runner.status.relay-no-tenant-remedy'],
   ['status.relay-tenant-unknown-remedy', 'runner.status.relay-tenant-unknown-remedy'],
+  ['status.proxy-manual-unusable-remedy', 'runner.status.proxy-manual-unusable-remedy'],
 ]);
 
 export function inRunnerWords(words: Words): Words {

@@ -6,6 +6,8 @@
  */
 import { serviceConnectionFactory, type Connection } from '../core/app/connection.ts';
 import { transportFor } from '../core/net/network.ts';
+import { ProxyConfigError } from '../core/net/proxy.ts';
+import type { NetTransport } from '../core/net/transport.ts';
 import { readCaText } from '../core/net/trust.ts';
 import { watchNetwork } from '../core/net/network-watch.ts';
 import { Directory } from '../core/app/directory.ts';
@@ -21,11 +23,11 @@ import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import type { ConnectionStatus } from '../core/events/contracts.ts';
 import { recoveryPacer, type LastResort } from '../../src-shared/last-resort.ts';
 import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
-import { NO_POLICY, type Policy } from '../core/settings/policy.ts';
+import { NO_POLICY, proxyPolicyOf, type Policy } from '../core/settings/policy.ts';
 import { spawnProgramRunner } from '../core/app/program-runner.ts';
 import type { ProgramRunner } from '../core/app/ring-actions.ts';
 import { effectiveSettings, runnerRingActions } from './admin.ts';
-import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
+import type { Settings } from '../core/settings/types.ts';
 import { UsageError, type HeadlessArgs } from './args.ts';
 import { contactsProblemWords } from '../core/contacts/problem-words.ts';
 import { render } from '../../src-shared/i18n/phrase.ts';
@@ -46,7 +48,7 @@ import {
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { hostname } from 'node:os';
 import { describeError } from '../../src-shared/service-errors.ts';
-import { faultStatus } from '../core/events/status.ts';
+import { faultStatus, saidStatus } from '../core/events/status.ts';
 import { enrolDevice } from '../core/org/enrolment.ts';
 import { organisationConnection } from '../core/org/org-connection.ts';
 import { orgKeychainAccount, OrgTokenSource } from '../core/org/org-token-source.ts';
@@ -97,53 +99,76 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const clock = deps.clock ?? systemClock;
   let demo: DemoService | undefined;
   let service: Service | null = null;
+  // Flags over the policy's presets, its locks over both (a locked region, demoMode, ... wins).
+  const effective = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
   let settings: Settings;
   if (args.organisation) {
     // The relay alone, as one of its users: no API key, no secret, no phone-system address.
-    settings = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
-  } else if (args.demo) {
+    settings = effective;
+  } else if (effective.demoMode) {
     // Loaded only for --demo: the simulator is not part of a normal run. The same demo as the
     // tray app's, ringing every 5 s.
     const { startDemo } = await import('../../src-sim/demo.ts');
     demo = await startDemo({
       clock,
       logger,
-      extension: args.extensions[0] ?? '101',
+      extension: effective.extensions[0] ?? '101',
       ringEverySec: 5,
-      phoneSystem: args.phoneSystem,
+      // The demo's simulator speaks the phone system the client will (a locked one included).
+      phoneSystem: effective.phoneSystem,
     });
     service = await inMemory(demo.baseUrl, demo.apiKey, demo.secret, secrets);
     settings = {
-      ...DEFAULT_SETTINGS,
-      phoneSystem: args.phoneSystem,
+      ...effective,
       baseUrl: demo.baseUrl,
       apiKey: demo.apiKey,
-      extensions: args.extensions,
-      dids: args.dids,
-      defaultRegion: args.region,
-      staleRingSec: args.staleRingSec,
-      features: args.features,
-      contactsFile: args.contacts,
-      crmLookup: args.crmLookup,
-      caFile: args.caFile,
-      // The demo is the direct stream alone, as in the tray app.
+      // The demo is the direct stream alone, as in the tray app, on this computer: no proxy.
       eventSource: 'direct',
+      relayUrl: '',
+      proxyMode: 'none',
+      proxyUrl: '',
     };
   } else {
-    settings = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
+    settings = effective;
     service = await serviceFromEnv(deps.env, settings.baseUrl, settings.apiKey, secrets);
   }
   // HTTPS_PROXY / NO_PROXY and --ca-file, for the API calls and both sockets alike.
-  const transport = transportFor(
-    // The demo's simulator is on this computer: never through a proxy.
-    // Without a policy: the system's (HTTPS_PROXY / NO_PROXY); a policy may set or lock another.
-    {
-      proxyMode: args.demo ? 'none' : settings.proxyMode,
-      proxyUrl: settings.proxyUrl,
-      caFile: settings.caFile,
-    },
-    { env: deps.env, readFile: readCaText, logger, secrets },
-  );
+  let transport: NetTransport;
+  try {
+    transport = transportFor(
+      // The demo's simulator is on this computer: never through a proxy.
+      // Without a policy: the system's (HTTPS_PROXY / NO_PROXY); a policy may set or lock another.
+      {
+        proxyMode: settings.proxyMode,
+        proxyUrl: settings.proxyUrl,
+        caFile: settings.caFile,
+      },
+      {
+        env: deps.env,
+        readFile: readCaText,
+        logger,
+        secrets,
+        proxyPolicy: proxyPolicyOf(deps.policy ?? NO_POLICY),
+      },
+    );
+  } catch (error) {
+    // A proxy was asked for (the policy's, or the setting's) and cannot be used: fail closed with
+    // a status saying whose it is, rather than connect around it.
+    if (!(error instanceof ProxyConfigError) || !error.words) throw error;
+    logger.error('the proxy setting cannot be used; not connecting around it', {
+      error: error.message,
+    });
+    deps.write(
+      formatLine(
+        statusLine(
+          saidStatus('needs-attention', error.words.reason, error.words.remedy),
+          deps.words,
+        ),
+      ),
+    );
+    await demo?.close();
+    return EXIT.needsAttention;
+  }
   const connect = serviceConnectionFactory({
     clock,
     logger,
@@ -190,7 +215,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     logger,
     fetchExtensions: () =>
       connection ? connection.fetchExtensions() : Promise.reject(new Error('not connected')),
-    defaultRegion: args.region,
+    defaultRegion: settings.defaultRegion,
   });
   // A contacts file that gives nothing is a usage error, said with what was found in it: the user
   // asked for names from it, and a runner that pops "unknown caller" all day helps no one.

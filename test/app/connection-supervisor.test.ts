@@ -15,7 +15,10 @@ import {
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { transportFor } from '../../src-main/core/net/network.ts';
+import { render } from '../../src-shared/i18n/phrase.ts';
+import { createTranslator } from '../../src-shared/i18n/translator.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { FakeConnection } from './support.ts';
 
@@ -183,6 +186,40 @@ describe('ConnectionSupervisor', () => {
     t.failConnect(null);
     await t.supervisor.rebuild();
     expect(t.connections).toHaveLength(1);
+  });
+
+  it("a proxy the policy asks for that cannot be used: needs attention naming the policy, in the user's language", async () => {
+    const t = harness();
+    // What the real transport throws for proxyMode manual without a usable address.
+    let thrown: unknown;
+    try {
+      transportFor(
+        { proxyMode: 'manual', proxyUrl: '', caFile: '' },
+        {
+          logger: t.logger,
+          secrets: new SecretRegistry(),
+          readFile: () => '',
+          proxyPolicy: 'Acme IT',
+        },
+      );
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(Error);
+    t.failConnect(thrown as Error);
+    await t.supervisor.rebuild();
+    const status = t.supervisor.status().connection;
+    expect(status).toMatchObject({
+      state: 'needs-attention',
+      reason:
+        'The policy of Acme IT sends connections through a proxy, but the proxy address it gives is missing or was refused: Screenpop does not connect around the proxy.',
+      remedy:
+        'Ask Acme IT to correct proxyUrl in the policy (the log names what is wrong with it).',
+    });
+    expect(render(status.words!.reason!, createTranslator('de', { isolate: false }))).toBe(
+      'Die Richtlinie von Acme IT leitet Verbindungen über einen Proxy, aber die angegebene Proxy-Adresse fehlt oder wurde abgelehnt: Screenpop verbindet sich nicht am Proxy vorbei.',
+    );
+    expect(t.connections).toHaveLength(0);
   });
 
   it('pause stops the connection and ends its calls; wake and retry reach only a live one; resume rebuilds', async () => {

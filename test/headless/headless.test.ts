@@ -22,6 +22,8 @@ import { childEnv } from '../support/child-env.ts';
 import { waitFor } from '../support/wait.ts';
 import { certToolsAvailable, makeTestCa } from '../support/certs.ts';
 import { startFakeHubSpot } from '../support/fake-hubspot.ts';
+import { phrase, render } from '../../src-shared/i18n/phrase.ts';
+import { createTranslator } from '../../src-shared/i18n/translator.ts';
 
 const CLI = 'src-main/headless/cli.ts';
 
@@ -599,6 +601,148 @@ describe('screenpop-headless', () => {
       }
     },
   );
+
+  describe("the policy's locks beat the runner's flags, and say so", () => {
+    const withPolicy = (policy: unknown): { dir: string; file: string } => {
+      const dir = mkdtempSync(join(tmpdir(), 'screenpop-locks-'));
+      const file = join(dir, 'policy.json');
+      writeFileSync(file, JSON.stringify({ managedBy: 'Acme IT', ...(policy as object) }));
+      return { dir, file };
+    };
+
+    it("a locked language beats --lang (the status words are the policy's language)", async () => {
+      const sim = await startSimulator();
+      sims.push(sim);
+      const { dir, file } = withPolicy({ settings: { language: 'de' }, locked: ['language'] });
+      try {
+        const child = run(
+          ['--base-url', sim.baseUrl, '--extension', '101', '--policy', file, '--lang', 'fr'],
+          { SCREENPOP_API_KEY: sim.apiKey.key, SCREENPOP_API_SECRET: sim.apiKey.secret },
+        );
+        await waitFor(
+          () => child.lines.some((l) => l.type === 'status' && l.state === 'connecting'),
+          'connecting',
+          childWait(child),
+        );
+        const connecting = child.lines.find((l) => l.type === 'status')!;
+        expect(connecting.reason).toBe(
+          render([phrase('status.connecting-service')], createTranslator('de', { isolate: false })),
+        );
+        expect(child.stderr()).toMatch(/"setting":"language","managedBy":"Acme IT"/);
+        child.proc.kill('SIGTERM');
+        expect(await child.exit).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('a demo locked off is not started by --demo, and says why', async () => {
+      const { dir, file } = withPolicy({ locked: ['demoMode'] });
+      try {
+        const child = run(['--demo', '--policy', file], {});
+        expect(await child.exit).toBe(2);
+        expect(child.stderr()).toContain(
+          'the policy of Acme IT locks the demo off (demoMode), so --demo is not used',
+        );
+        expect(child.raw).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('a lock on apiKey without a value is named, not "set SCREENPOP_API_KEY" when it is set', async () => {
+      const { dir, file } = withPolicy({ locked: ['apiKey'] });
+      try {
+        const child = run(
+          ['--base-url', 'https://x.example', '--extension', '101', '--policy', file],
+          {
+            SCREENPOP_API_KEY: 'ak_given',
+            SCREENPOP_API_SECRET: 'not-used-here',
+          },
+        );
+        expect(await child.exit).toBe(2);
+        expect(child.stderr()).toContain(
+          'the policy of Acme IT locks apiKey without giving one, so SCREENPOP_API_KEY is not used',
+        );
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('a locked region is the one contacts are read with, whatever --region says', async () => {
+      const sim = await startSimulator();
+      sims.push(sim);
+      const { dir, file } = withPolicy({
+        settings: { defaultRegion: 'GB' },
+        locked: ['defaultRegion'],
+      });
+      try {
+        const contacts = join(dir, 'contacts.vcf');
+        // A national number: London's only when read as GB.
+        writeFileSync(
+          contacts,
+          'BEGIN:VCARD\r\nVERSION:3.0\r\nFN:Ada Lovelace\r\nTEL:020 7946 0958\r\nEND:VCARD\r\n',
+        );
+        const child = run(
+          [
+            '--base-url',
+            sim.baseUrl,
+            '--extension',
+            '101',
+            '--policy',
+            file,
+            '--region',
+            'US',
+            '--contacts',
+            contacts,
+          ],
+          { SCREENPOP_API_KEY: sim.apiKey.key, SCREENPOP_API_SECRET: sim.apiKey.secret },
+        );
+        await waitFor(
+          () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
+          'connected',
+          childWait(child),
+        );
+        sim.ring({ from: '+442079460958', to: '101' });
+        await waitFor(() => child.lines.some((l) => l.type === 'pop'), 'the pop', childWait(child));
+        expect(child.lines.find((l) => l.type === 'pop')).toMatchObject({
+          caller_name: 'Ada Lovelace',
+        });
+        expect(child.stderr()).toMatch(/"setting":"defaultRegion","managedBy":"Acme IT"/);
+        child.proc.kill('SIGTERM');
+        expect(await child.exit).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+
+    it('a policy proxy whose address was refused fails closed, naming the policy; it never connects directly', async () => {
+      const sim = await startSimulator();
+      sims.push(sim);
+      const { dir, file } = withPolicy({
+        settings: { proxyMode: 'manual', proxyUrl: 'socks5://proxy.acme.example:1080' },
+        locked: ['proxyMode', 'proxyUrl'],
+      });
+      try {
+        const child = run(['--base-url', sim.baseUrl, '--extension', '101', '--policy', file], {
+          SCREENPOP_API_KEY: sim.apiKey.key,
+          SCREENPOP_API_SECRET: sim.apiKey.secret,
+        });
+        expect(await child.exit).toBe(3);
+        expect(child.lines.at(-1)).toMatchObject({
+          type: 'status',
+          state: 'needs-attention',
+          reason:
+            'The policy of Acme IT sends connections through a proxy, but the proxy address it gives is missing or was refused: Screenpop does not connect around the proxy.',
+          remedy:
+            'Ask Acme IT to correct proxyUrl in the policy (the log names what is wrong with it).',
+        });
+        expect(sim.stats().getToken).toBe(0);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
+  });
 
   it('exits 3 with a needs-attention line when the secret is wrong', async () => {
     const sim = await startSimulator();

@@ -19,7 +19,7 @@ import type { Settings } from '../settings/types.ts';
 import type { Connection, ConnectionFactory } from './connection.ts';
 import type { DirectoryEntry } from './directory.ts';
 import type { DismissEvent, PopEvent } from './ports.ts';
-import { english, phrase } from '../../../src-shared/i18n/phrase.ts';
+import { english, phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import { saidStatus } from '../events/status.ts';
 import { SerialQueue } from '../../../src-shared/one-at-a-time.ts';
 import type { RelayIdentity } from '../../../src-shared/relay-protocol.ts';
@@ -248,7 +248,13 @@ export class ConnectionSupervisor {
       connection = this.d.connect({ baseUrl, settings, credentials });
     } catch (err) {
       this.logger.error('connection could not be set up', { error: err });
-      // The settings check's own words name the field; they are English (see the log).
+      // Words of its own (an unusable proxy setting) in the user's language; else the settings
+      // check's own words name the field and are English (see the log).
+      const own = (err as { words?: { reason: Words; remedy: Words } } | null)?.words;
+      if (own) {
+        this.setConnectionStatus(saidStatus('needs-attention', own.reason, own.remedy));
+        return;
+      }
       const reason =
         err instanceof Error ? err.message : english([phrase('status.settings-unusable')]);
       const remedy = [phrase('status.settings-unusable-remedy')];

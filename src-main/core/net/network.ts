@@ -20,6 +20,7 @@ import {
   type ProxyResolver,
 } from './proxy.ts';
 import { NetTransport } from './transport.ts';
+import { english, phrase } from '../../../src-shared/i18n/phrase.ts';
 import { loadTrust } from './trust.ts';
 
 export interface NetworkDeps {
@@ -32,6 +33,11 @@ export interface NetworkDeps {
   env?: Record<string, string | undefined>;
   /** `user:password` for a proxy, or null when none is kept for it. */
   proxyCredentials?: (proxy: { host: string; port: number }) => Promise<string | null>;
+  /**
+   * Who manages this computer, when the organisation's policy sets the proxy setting: a proxy it
+   * asks for that cannot be used is then said to be the policy's.
+   */
+  proxyPolicy?: string | undefined;
 }
 
 /** The keychain account of a proxy's `user:password`. */
@@ -70,15 +76,28 @@ function resolverFor(
 ): ProxyResolver {
   if (settings.proxyMode === 'none') return fixedProxyResolver(null, 'none (proxy setting: none)');
   if (settings.proxyMode === 'manual') {
-    if (!settings.proxyUrl) {
-      deps.logger.warn('proxy setting "manual" without a proxy address: connecting directly');
-      return fixedProxyResolver(null, 'none (proxy setting: manual, but no address)');
-    }
+    // Fail closed: a proxy was asked for; going direct would go around it.
+    if (!settings.proxyUrl) throw unusableManualProxy(deps.proxyPolicy);
     const server = parseProxyUrl(settings.proxyUrl);
     return fixedProxyResolver(server, `setting (${server.host}:${server.port})`);
   }
   if (deps.systemProxy) return pacProxyResolver(deps.systemProxy);
   return envProxyResolver(deps.env ?? {});
+}
+
+/** "manual" without a usable address, in words naming the policy when it is the policy's. */
+function unusableManualProxy(managedBy: string | undefined): ProxyConfigError {
+  const words =
+    managedBy === undefined
+      ? {
+          reason: [phrase('status.proxy-manual-unusable')],
+          remedy: [phrase('status.proxy-manual-unusable-remedy')],
+        }
+      : {
+          reason: [phrase('status.policy-proxy-unusable', { managedBy })],
+          remedy: [phrase('status.policy-proxy-unusable-remedy', { managedBy })],
+        };
+  return new ProxyConfigError(english(words.reason), words);
 }
 
 /**

@@ -9,6 +9,7 @@
  * password (Basic) are secrets: `ProxyChoice.auth` is never logged, and `describeProxy` shows the
  * host and port alone.
  */
+import type { Words } from '../../../src-shared/i18n/phrase.ts';
 
 export interface ProxyServer {
   host: string;
@@ -36,9 +37,13 @@ export function describeProxy(choice: ProxyChoice): string {
 }
 
 export class ProxyConfigError extends Error {
-  constructor(message: string) {
+  /** The reason and remedy as phrases, for the edge to say in the user's language (else: message). */
+  readonly words?: { reason: Words; remedy: Words };
+
+  constructor(message: string, words?: { reason: Words; remedy: Words }) {
     super(message);
     this.name = 'ProxyConfigError';
+    if (words) this.words = words;
   }
 }
 

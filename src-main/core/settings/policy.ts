@@ -414,6 +414,16 @@ export function withoutLocked<T extends Partial<Settings>>(patch: T, policy: Pol
   return out;
 }
 
+/**
+ * Who manages this computer when its policy sends connections through a proxy of its own
+ * (proxyMode "manual", preset or locked): a proxy that cannot be used is then the policy's to fix,
+ * and connections fail closed naming it (net/network.ts).
+ */
+export function proxyPolicyOf(policy: Policy): string | undefined {
+  const mode = policy.locked.proxyMode ?? policy.settings.proxyMode;
+  return mode === 'manual' ? policy.managedBy : undefined;
+}
+
 /** What the Settings window is told: who manages the computer and which settings are locked. */
 export function managedView(policy: Policy): { by: string; locked: SettingName[] } | null {
   if (policy.source === null) return null;
