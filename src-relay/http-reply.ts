@@ -23,7 +23,7 @@ export function reply(res: ServerResponse, status: number, body: unknown): void 
 }
 
 /** True while a request that carries a body has not been read to its end. */
-function hasUnreadBody(req: IncomingMessage): boolean {
+export function hasUnreadBody(req: IncomingMessage): boolean {
   if (req.complete) return false;
   const length = Number(req.headers['content-length'] ?? 0);
   return req.headers['transfer-encoding'] !== undefined || length > 0;

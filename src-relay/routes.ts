@@ -2,7 +2,7 @@ import type http from 'node:http';
 import type { Clock } from '../src-shared/clock.ts';
 import type { Logger } from '../src-shared/log.ts';
 import type { RelayConfig } from './config.ts';
-import { reply } from './http-reply.ts';
+import { hasUnreadBody, reply } from './http-reply.ts';
 import type { InFlight } from './in-flight.ts';
 import { SampledLog } from './log-sampler.ts';
 import type { RelayMetrics } from './metrics.ts';
@@ -28,7 +28,9 @@ export interface RouteDeps {
 /**
  * The relay's plain HTTP requests: `POST /webhook/<tenant>`, `/healthz`, `/readyz`, `/metrics`,
  * and organisation mode's `GET /v1/org/<tenant>` and `POST /v1/enrol/<tenant>` (users/org-routes.ts).
- * While draining, everything answers 503 with `Connection: close`.
+ * While draining, everything answers 503 with `Connection: close`. Only the two that take a body
+ * (`takesBody`) read one: any other request that carries a body is answered 413 at once, before
+ * its handler runs (/metrics once answered 200 while 64 MiB streamed in).
  */
 export function requestHandler(
   deps: RouteDeps,
@@ -54,6 +56,8 @@ export function requestHandler(
       res.setHeader('Retry-After', '1');
       return reply(res, 503, { ok: false, error: 'relay shutting down' });
     }
+    if (!takesBody(path) && hasUnreadBody(req))
+      return reply(res, 413, { ok: false, error: 'this path takes no request body' });
     if (path === '/healthz') return reply(res, 200, { ok: true });
     if (path === '/readyz') {
       // The store's ping is bounded (Redis: commandTimeoutMs): a hung backend is not ready.
@@ -107,4 +111,9 @@ export function requestHandler(
       }),
     );
   };
+}
+
+/** The paths whose requests carry a body: the webhook intake and organisation mode's enrolment. */
+function takesBody(path: string): boolean {
+  return path.startsWith('/webhook/') || path.startsWith('/v1/enrol/');
 }

@@ -320,6 +320,25 @@ describe('item 8: bodies, slow requests and metric labels', () => {
     },
   );
 
+  // Issue 20, item 10: /metrics answered 200 while 64 MiB streamed in (it wrote its answer without
+  // reply(), so nothing bounded the rest); now every path but the two that take a body answers 413
+  // before its handler runs. (A sender that keeps streaming may lose the answer to the reset.)
+  const noBody = ['/metrics', '/healthz', '/readyz', '/v1/org/acme', '/nothing-here'];
+  it.each(noBody)('a body streamed to %s, which takes none, is cut at once', async (path) => {
+    const r = await streamBody(relay.url, path, 4);
+    expect(r.status).not.toBe(200);
+    expect(r.ended).toBe('closed-by-relay');
+    expect(r.bytes).toBeLessThan(16 * 1024 * 1024);
+  });
+
+  it('a body sent to any path that takes none is refused with 413, before its handler runs', async () => {
+    for (const path of noBody) {
+      const r = await fetch(relay.url + path, { method: 'POST', body: '{"a":1}' });
+      expect(r.status, path).toBe(413);
+      expect(await r.json(), path).toEqual({ ok: false, error: 'this path takes no request body' });
+    }
+  });
+
   it('a request without a body keeps its connection (only unread bodies close it)', async () => {
     for (const path of ['/healthz', '/nothing-here'])
       expect((await fetch(relay.url + path)).headers.get('connection')).toBe('keep-alive');

@@ -270,6 +270,29 @@ describe('the systemd unit (deploy/relay/screenpop-relay.service)', () => {
     expect(r.status).toBe(0);
   });
 
+  // Issue 20, item 10: with the example config (memory, no snapshotFile) every restart started
+  // the store empty and sent every desktop a gap notice (1,000 of 1,000 in 5 restarts).
+  it("keeps the memory store's snapshot in its state folder (written when the relay stops)", async () => {
+    const state = join(tmp.path, 'state');
+    mkdirSync(state);
+    const env = Object.fromEntries(
+      [
+        ...localUnit(tmp.path)
+          .replaceAll('/var/lib/screenpop-relay', state)
+          .matchAll(/^Environment=(\w+)=(.*)$/gm),
+      ].map((m) => [m[1]!, m[2]!]),
+    );
+    expect(env.RELAY_SNAPSHOT_FILE).toBe(join(state, 'snapshot.json'));
+    const file = join(deploy, 'relay.json');
+    const check = await runRelayCli(['--check-config', '--config', file], {
+      env: { ...process.env, ...env },
+    });
+    expect(check.out).toContain(`storage: memory, snapshot ${join(state, 'snapshot.json')}`);
+    const relay = await spawnRelay({ configFile: file, env });
+    expect((await relay.stop()).code).toBe(0);
+    expect(existsSync(join(state, 'snapshot.json'))).toBe(true);
+  });
+
   it('runs the config check before the relay, with the same config', async () => {
     const pre = /^ExecStartPre=(.+)$/m.exec(unit)![1]!.split(' ');
     const start = /^ExecStart=(.+)$/m.exec(unit)![1]!.split(' ');
