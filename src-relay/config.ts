@@ -3,6 +3,7 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
 import { parseJson } from '../src-shared/json-text.ts';
 import type { LogLevel } from '../src-shared/log.ts';
+import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../src-shared/extension-number.ts';
 import { TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
 import { fileStartupError } from './startup-errors.ts';
 // check-config.ts imports this module too; the function is only called once both are loaded.
@@ -31,8 +32,13 @@ const count = (what: string) =>
     .int({ error: `must be a whole number (${what})` })
     .positive({ error: 'must be more than 0' });
 
+// The one rule of what an extension is (src-shared/extension-number.ts), as Settings and the runner.
 const extensionList = z
-  .array(z.string().regex(/^\d{1,12}$/, { error: 'an extension is digits (1-12)' }))
+  .array(
+    z.string().refine(isExtensionNumber, {
+      error: `an extension is 1 to ${MAX_EXTENSION_DIGITS} digits`,
+    }),
+  )
   .min(1, { error: 'at least one extension' });
 
 /**

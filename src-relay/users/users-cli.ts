@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from '../../src-shared/clock.ts';
 import { silentLogger } from '../../src-shared/log.ts';
+import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../src-shared/extension-number.ts';
 import { relayEnrolPath } from '../../src-shared/relay-protocol.ts';
 import type { RelayConfig } from '../config.ts';
 import { hasUserTenants, openUserStore } from './open-user-store.ts';
@@ -23,8 +24,6 @@ export const USERS_USAGE = `usage: npm run relay -- users <command> [-c relay.js
 The users are kept where the relay's config says (users.file, or Redis with the redis storage);
 the running relay sees each change at once. A code is shown once and stored as its SHA-256 only.`;
 
-/** A user's extension: digits, as on the phone system (1-12). */
-const EXTENSION = /^\d{1,12}$/;
 /** A number that reaches the user: digits with the usual punctuation, at least 3 digits. */
 const NUMBER = /^\+?[0-9 ()./-]{3,40}$/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
@@ -109,7 +108,10 @@ export async function usersCommand(
           'add needs at least one --extension (the user’s extension number)',
         );
       for (const e of extensions)
-        if (!EXTENSION.test(e)) throw new UsersUsageError(`--extension ${e}: digits only (1-12)`);
+        if (!isExtensionNumber(e))
+          throw new UsersUsageError(
+            `--extension ${e}: an extension is 1 to ${MAX_EXTENSION_DIGITS} digits, e.g. 101`,
+          );
       const dids = values.did ?? [];
       for (const d of dids)
         if (!NUMBER.test(d.trim()) || !/\d{3}/.test(d.replace(/\D/g, '')))

@@ -90,6 +90,43 @@ describe('config', () => {
     }
   });
 
+  it("single sign-on's explicit mapping takes extensions by the one rule (1 to 7 digits), as Settings and `relay users`", () => {
+    const dir = mkdtempSync(join(tmpdir(), 'relay-config-'));
+    try {
+      const file = join(dir, 'relay.json');
+      const withMapping = (extensions: string[]) =>
+        writeFileSync(
+          file,
+          JSON.stringify({
+            users: { file: join(dir, 'users.json') },
+            tenants: {
+              acme: {
+                baseUrl: 'https://a.example',
+                secrets: ['s'],
+                access: 'users',
+                oidc: {
+                  issuer: 'https://login.example.org',
+                  clientId: 'screenpop',
+                  users: { 'bob@example.org': { extensions } },
+                },
+              },
+            },
+          }),
+        );
+      withMapping(['1234567']);
+      expect(loadConfig(file, {}).tenants.acme!.oidc!.users['bob@example.org']!.extensions).toEqual(
+        ['1234567'],
+      );
+      // Eight digits are a telephone number everywhere else (Settings would never match them).
+      withMapping(['12345678']);
+      expect(() => loadConfig(file, {})).toThrow(/an extension is 1 to 7 digits/);
+      withMapping(['10a']);
+      expect(() => loadConfig(file, {})).toThrow(/an extension is 1 to 7 digits/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it('reports a config file that is not JSON by position, never quoting it (it holds secrets)', () => {
     const dir = mkdtempSync(join(tmpdir(), 'relay-config-'));
     try {
