@@ -6,7 +6,7 @@
  * blocking (O_NONBLOCK: opening a FIFO with no writer returns at once), judged by what the opened
  * descriptor is (fstat: no race with a swap after a check), and read to at most `maxBytes` + 1.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 export type FileShape = 'not-a-file' | 'too-large';
@@ -35,12 +35,20 @@ export class FileShapeError extends Error {
 /** Read-only, and not blocking on a FIFO (where the platform has O_NONBLOCK). */
 const FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
 
-/** The regular file at `path`, at most `maxBytes` long. Rejects with FileShapeError or fs's error. */
-export async function readBoundedFile(path: string, maxBytes: number): Promise<Buffer> {
+/**
+ * The regular file at `path`, at most `maxBytes` long. Rejects with FileShapeError or fs's error.
+ * `opened` is given the opened file's status (who owns it, its mode: policy-trust.ts).
+ */
+export async function readBoundedFile(
+  path: string,
+  maxBytes: number,
+  opened?: (info: Stats) => void,
+): Promise<Buffer> {
   const handle = await open(path, FLAGS);
   try {
     const info = await handle.stat();
     if (!info.isFile()) throw new FileShapeError(path, 'not-a-file', maxBytes);
+    opened?.(info);
     if (info.size > maxBytes) throw new FileShapeError(path, 'too-large', maxBytes);
     // The size may have changed since fstat: read one byte more than allowed to know.
     const buffer = Buffer.alloc(maxBytes + 1);

@@ -286,7 +286,6 @@ async function start(): Promise<void> {
   const policy = await loadMachinePolicy(
     logger,
     process.platform,
-    process.env,
     (!app.isPackaged && process.env.SCREENPOP_POLICY_FILE) || null,
   );
   const settingsStore = new SettingsStore({
@@ -582,7 +581,7 @@ async function provisionSecret(t: Translator): Promise<number> {
   const secrets = new SecretRegistry();
   const logger = createLogger({ secrets }, { app: 'screenpop --store-secret' });
   try {
-    const policy = await loadMachinePolicy(logger, process.platform, process.env);
+    const policy = await loadMachinePolicy(logger, process.platform);
     const account = await storeSecret(
       withLocks(presetDefaults(policy), policy),
       await readAll(process.stdin),

@@ -76,7 +76,7 @@ const SYNOPSIS = [
 ];
 
 const POLICY_PATHS =
-  '/etc/screenpop/policy.json, /Library/Application Support/Screenpop/policy.json, %ProgramData%\\Screenpop\\policy.json';
+  '/etc/screenpop/policy.json, /Library/Application Support/Screenpop/policy.json, C:\\ProgramData\\Screenpop\\policy.json';
 
 /** The languages --lang takes (the pseudo-locale too, for tests). */
 export const LANG_CODES = [...LOCALES, PSEUDO_LOCALE];

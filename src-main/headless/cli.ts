@@ -64,7 +64,7 @@ async function main(): Promise<number> {
     { app: 'screenpop-headless' },
   );
   // The organisation's policy, as the tray app reads it: presets are the flags' defaults.
-  const policy = await loadMachinePolicy(logger, process.platform, process.env, early.policy);
+  const policy = await loadMachinePolicy(logger, process.platform, early.policy);
   // A language the policy locks (or presets, without --lang) is the runner's from here on.
   const locale = runnerLocale(early.lang, process.env, policy, logger);
   if (locale !== t.locale) {

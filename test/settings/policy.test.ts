@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { settingsPortFor } from '../../src-main/core/app/settings-port.ts';
 import { memoryLogger } from '../../src-shared/log.ts';
 import {
@@ -13,6 +15,7 @@ import {
   validatePolicy,
 } from '../../src-main/core/settings/policy.ts';
 import { parseRegQuery, readRegistryPolicy } from '../../src-main/core/settings/registry-policy.ts';
+import { posixPolicyTrust, writableByOthers } from '../../src-main/core/settings/policy-trust.ts';
 import { SettingsStore } from '../../src-main/core/settings/settings-store.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { useTempDir } from '../support/temp-dir.ts';
@@ -50,10 +53,8 @@ const ACME = {
 };
 
 describe('policy paths', () => {
-  it('one machine-wide file per OS', () => {
-    expect(policyPath('win32', { ProgramData: 'D:\\PD' })).toBe(
-      join('D:\\PD', 'Screenpop', 'policy.json'),
-    );
+  it('one machine-wide file per OS, at a fixed path (never from %ProgramData%)', () => {
+    expect(policyPath('win32')).toBe('C:\\ProgramData\\Screenpop\\policy.json');
     expect(policyPath('darwin')).toBe('/Library/Application Support/Screenpop/policy.json');
     expect(policyPath('linux')).toBe('/etc/screenpop/policy.json');
   });
@@ -219,6 +220,114 @@ describe('loadPolicy', () => {
   });
 });
 
+// Issue 20, item 1: a policy anyone could write applied to every user of the computer.
+describe('the machine policy is honoured only from a file no ordinary user could write (POSIX)', () => {
+  const isRoot = process.getuid?.() === 0;
+  const NOBODY = 65534;
+  const policyText = JSON.stringify({ managedBy: 'Planted IT', locked: ['startAtLogin'] });
+  const trusted = posixPolicyTrust();
+
+  async function judged(path: string) {
+    const log = memoryLogger();
+    const policy = await loadPolicy(path, log, { trust: trusted });
+    const refusal = log.records.find((r) => r.level === 'error');
+    return { applied: policy.source !== null, why: refusal?.why as string | undefined, refusal };
+  }
+
+  it('the rule: owned by root, writable by no other user (group 0 may)', () => {
+    expect(writableByOthers('f', { uid: 0, gid: 0, mode: 0o100644 })).toBeNull();
+    expect(writableByOthers('f', { uid: 0, gid: 0, mode: 0o100664 })).toBeNull();
+    expect(writableByOthers('f', { uid: 0, gid: 20, mode: 0o100664 })).toBe(
+      'f is writable by group 20',
+    );
+    expect(writableByOthers('f', { uid: 0, gid: 0, mode: 0o40777 })).toBe(
+      'f is writable by every user',
+    );
+    expect(writableByOthers('f', { uid: 0, gid: 0, mode: 0o41777 })).toBe(
+      'f is writable by every user',
+    );
+    expect(writableByOthers('f', { uid: 1000, gid: 0, mode: 0o100600 })).toBe(
+      'f is owned by user 1000, not by root',
+    );
+  });
+
+  it.skipIf(isRoot)('a file of this (ordinary) user is ignored, saying why', async () => {
+    const path = join(tmp.path, 'policy.json');
+    await writeFile(path, policyText);
+    const r = await judged(path);
+    expect(r.applied).toBe(false);
+    expect(r.why).toBe(
+      `the policy file ${path} is owned by user ${process.getuid!()}, not by root`,
+    );
+  });
+
+  // Real files, owners and modes (root can make another user's file): skipped with a warning
+  // otherwise. The tree is under root's home (root's, 0700): /tmp (1777) fails the rule itself.
+  if (!isRoot) console.warn('policy trust with other owners skipped: needs root (chown)');
+  describe.runIf(isRoot)('as root, with real owners and modes', () => {
+    let base: string;
+    let folder: string;
+    let path: string;
+    beforeEach(async () => {
+      base = mkdtempSync(join(homedir(), '.screenpop-policy-trust-'));
+      chmodSync(base, 0o755);
+      folder = join(base, 'Screenpop');
+      mkdirSync(folder, { mode: 0o755 });
+      path = join(folder, 'policy.json');
+      await writeFile(path, policyText, { mode: 0o644 });
+    });
+    afterEach(() => rmSync(base, { recursive: true, force: true }));
+
+    it('applies a root-owned file in root-owned folders nobody else may write', async () => {
+      expect((await judged(path)).applied).toBe(true);
+      chmodSync(path, 0o664); // group root may write: as sudo allows
+      expect((await judged(path)).applied).toBe(true);
+    });
+
+    it('ignores a file another user owns, or a group or everyone may write, and says why', async () => {
+      chownSync(path, NOBODY, 0);
+      const r = await judged(path);
+      expect(r.applied).toBe(false);
+      expect(r.refusal?.msg).toBe(
+        'the policy file could have been written by a user who is not an administrator; it is ignored',
+      );
+      expect(r.why).toBe(`the policy file ${path} is owned by user ${NOBODY}, not by root`);
+      chownSync(path, 0, NOBODY);
+      chmodSync(path, 0o664);
+      expect((await judged(path)).why).toBe(
+        `the policy file ${path} is writable by group ${NOBODY}`,
+      );
+      chownSync(path, 0, 0);
+      chmodSync(path, 0o646);
+      expect((await judged(path)).why).toBe(`the policy file ${path} is writable by every user`);
+    });
+
+    it('ignores a root-owned file in a folder another user owns or anyone may write to', async () => {
+      chownSync(folder, NOBODY, 0);
+      expect((await judged(path)).why).toBe(
+        `the folder ${folder} is owned by user ${NOBODY}, not by root`,
+      );
+      chownSync(folder, 0, 0);
+      chmodSync(folder, 0o1777); // sticky or not: anyone could have planted it
+      expect((await judged(path)).why).toBe(`the folder ${folder} is writable by every user`);
+      chmodSync(folder, 0o755);
+      chmodSync(base, 0o777); // a folder further up counts as much
+      expect((await judged(path)).why).toBe(`the folder ${base} is writable by every user`);
+    });
+
+    it('judges where a link leads: a trusted folder linking into one anyone may write is not trusted', async () => {
+      const open = join(base, 'open');
+      mkdirSync(open, { mode: 0o755 });
+      chmodSync(open, 0o777);
+      const planted = join(open, 'policy.json');
+      await writeFile(planted, policyText, { mode: 0o644 });
+      rmSync(path);
+      symlinkSync(planted, path);
+      expect((await judged(path)).why).toBe(`the folder ${open} is writable by every user`);
+    });
+  });
+});
+
 describe('settings under a policy', () => {
   async function managedPort(userFile?: object) {
     const path = join(tmp.path, 'settings.json');
@@ -286,19 +395,20 @@ describe('Windows registry policy (reg.exe through execFile)', () => {
       ),
     ).toBeNull();
     const calls: Array<[string, string[]]> = [];
-    const text = await readRegistryPolicy({ SystemRoot: 'C:\\Windows' }, async (file, args) => {
+    const text = await readRegistryPolicy(async (file, args) => {
       calls.push([file, args]);
       return OUTPUT;
     });
     expect(text).toContain('Acme IT');
     expect(calls).toEqual([
       [
-        join('C:\\Windows', 'System32', 'reg.exe'),
+        // Fixed, never from %SystemRoot% (a user may point that at a reg.exe of their own).
+        'C:\\Windows\\System32\\reg.exe',
         ['query', 'HKLM\\SOFTWARE\\Policies\\Screenpop', '/v', 'Policy', '/reg:64'],
       ],
     ]);
     // No key or value: reg.exe exits 1.
-    const none = await readRegistryPolicy({}, () =>
+    const none = await readRegistryPolicy(() =>
       Promise.reject(Object.assign(new Error('x'), { code: 1 })),
     );
     expect(none).toBeNull();

@@ -17,13 +17,13 @@
  * says (a locked name without a value in `settings` is locked at the built-in default). No field
  * needs code of its own: every key of Settings can be preset and locked.
  */
-import { join } from 'node:path';
 import { FileShapeError, readBoundedFile } from '../../../src-shared/bounded-file.ts';
 import { parseJson } from '../../../src-shared/json-text.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from './types.ts';
 import { readRegistryPolicy, REGISTRY_KEY, REGISTRY_VALUE } from './registry-policy.ts';
 import { validateSettings } from './validate-settings.ts';
+import { posixPolicyTrust, type Ownership, type PolicyTrust } from './policy-trust.ts';
 
 export type SettingName = Exclude<keyof Settings, 'version'>;
 
@@ -61,19 +61,12 @@ export const MAX_POLICY_BYTES = 1024 * 1024;
 const MAX_LOGGED_PROBLEMS = 20;
 
 /**
- * Where the machine-wide policy lives on each OS. Writable only by administrators there, which is
- * what makes it a policy: `programData` is %ProgramData% on Windows (C:\ProgramData by default).
+ * Where the machine-wide policy lives on each OS: fixed paths, never from the environment (a user
+ * may set %ProgramData% for the programs they start, and so choose a policy of their own). On
+ * Windows it is C:\ProgramData (a Windows installed on another drive: see README).
  */
-export function policyPath(
-  platform: NodeJS.Platform,
-  env: Record<string, string | undefined> = {},
-): string {
-  if (platform === 'win32')
-    return join(
-      env.ProgramData || env.PROGRAMDATA || 'C:\\ProgramData',
-      'Screenpop',
-      'policy.json',
-    );
+export function policyPath(platform: NodeJS.Platform): string {
+  if (platform === 'win32') return 'C:\\ProgramData\\Screenpop\\policy.json';
   if (platform === 'darwin') return '/Library/Application Support/Screenpop/policy.json';
   return '/etc/screenpop/policy.json';
 }
@@ -92,7 +85,7 @@ export interface PolicyProblem {
 export async function loadPolicy(
   path: string,
   logger: Logger,
-  options: { registry?: () => Promise<string | null | Error> } = {},
+  options: { registry?: () => Promise<string | null | Error>; trust?: PolicyTrust } = {},
 ): Promise<Policy> {
   const log = logger.child({ component: 'policy' });
   if (options.registry) {
@@ -106,8 +99,11 @@ export async function loadPolicy(
       });
   }
   let text: string;
+  let owner: Ownership | undefined;
   try {
-    text = (await readBoundedFile(path, MAX_POLICY_BYTES)).toString('utf8');
+    text = (await readBoundedFile(path, MAX_POLICY_BYTES, (info) => (owner = info))).toString(
+      'utf8',
+    );
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') {
@@ -126,24 +122,33 @@ export async function loadPolicy(
     log.error('policy file could not be read; no policy applies', { path, code: code ?? 'error' });
     return NO_POLICY;
   }
+  const distrust = options.trust && owner ? await options.trust(path, owner) : null;
+  if (distrust) {
+    log.error(
+      'the policy file could have been written by a user who is not an administrator; it is ignored',
+      { path, why: distrust },
+    );
+    return NO_POLICY;
+  }
   return policyFromText(text, path, log);
 }
 
 /**
- * This computer's policy: on Windows the registry, then the file; elsewhere the file.
- * `path` replaces the OS's file (tests, --policy); then the registry is not read either.
+ * This computer's policy: on Windows the registry, then the file; elsewhere the file, honoured only
+ * when no one but root could have written it (policy-trust.ts). `path` replaces the OS's file
+ * (tests, --policy: a file its caller chose, for that run alone); then the registry is not read
+ * and the file is not judged.
  */
 export function loadMachinePolicy(
   logger: Logger,
   platform: NodeJS.Platform,
-  env: Record<string, string | undefined>,
   path: string | null = null,
 ): Promise<Policy> {
   if (path) return loadPolicy(path, logger);
   return loadPolicy(
-    policyPath(platform, env),
+    policyPath(platform),
     logger,
-    platform === 'win32' ? { registry: () => readRegistryPolicy(env) } : {},
+    platform === 'win32' ? { registry: () => readRegistryPolicy() } : { trust: posixPolicyTrust() },
   );
 }
 

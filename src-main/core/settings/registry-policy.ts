@@ -2,11 +2,16 @@
  * Windows: the policy can also come from the registry, where Group Policy puts what a domain's
  * administrators push: the value `Policy` (REG_SZ, the same JSON document as policy.json) under
  * `HKLM\SOFTWARE\Policies\Screenpop`. Read with Windows' own reg.exe through execFile (no shell,
- * no native module), by its full path (not looked up on PATH), in the 64-bit view.
+ * no native module), by its fixed full path (not looked up on PATH, not from the environment), in
+ * the 64-bit view.
  */
 import { execFile } from 'node:child_process';
-import { join } from 'node:path';
 
+/**
+ * reg.exe under the fixed system folder: never from %SystemRoot%, which any user may set for the
+ * programs they start (and so run a reg.exe of their own that answers with a policy of theirs).
+ */
+export const REG_EXE = 'C:\\Windows\\System32\\reg.exe';
 export const REGISTRY_KEY = 'HKLM\\SOFTWARE\\Policies\\Screenpop';
 export const REGISTRY_VALUE = 'Policy';
 
@@ -37,12 +42,12 @@ const realExec: ExecFileText = (file, args) =>
  * or an Error when reg.exe could not be run at all.
  */
 export async function readRegistryPolicy(
-  env: Record<string, string | undefined>,
   exec: ExecFileText = realExec,
 ): Promise<string | null | Error> {
-  const reg = join(env.SystemRoot || env.SYSTEMROOT || 'C:\\Windows', 'System32', 'reg.exe');
   try {
-    return parseRegQuery(await exec(reg, ['query', REGISTRY_KEY, '/v', REGISTRY_VALUE, '/reg:64']));
+    return parseRegQuery(
+      await exec(REG_EXE, ['query', REGISTRY_KEY, '/v', REGISTRY_VALUE, '/reg:64']),
+    );
   } catch (err) {
     const code = (err as { code?: unknown }).code;
     if (code === 1) return null;
