@@ -108,6 +108,22 @@ describe('the relay image (deploy/relay/Dockerfile)', () => {
     ).toEqual([]);
   });
 
+  // Issue 20, item 10: the image ran a memory store without a snapshot, so every restart sent
+  // every desktop a gap notice. (No engine here: the lines are checked, not run.)
+  it("keeps a memory store's snapshot in a folder of the relay's user", () => {
+    expect(stage.env).toMatch(/RELAY_SNAPSHOT_FILE=\/var\/lib\/screenpop-relay\/snapshot\.json/);
+    const last = dockerfile
+      .replace(/\\\n/g, ' ')
+      .split(/^FROM /m)
+      .at(-1)!;
+    const made = last.search(
+      /^RUN install -d -o node -g node -m 0750 \/var\/lib\/screenpop-relay$/m,
+    );
+    expect(made, 'a RUN line creates the folder for the user node').toBeGreaterThan(0);
+    expect(made).toBeLessThan(last.search(/^USER node$/m));
+    expect(last).toMatch(/^VOLUME \/var\/lib\/screenpop-relay$/m);
+  });
+
   it('starts from exactly what the COPY lines put in the image', async () => {
     // The image's tree in a folder: /app (WORKDIR) and /etc, filled by the COPY lines only.
     const image = tmp.path;
