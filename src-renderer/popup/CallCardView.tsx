@@ -126,6 +126,11 @@ export function CallCardView({
               <InertText text={company} testId="caller-company" />
             </p>
           )}
+          {ringing && card.crmLookup === 'pending' && (
+            <p className="card__lookup" data-testid="crm-looking-up">
+              {t.t('popup.crm-looking-up')}
+            </p>
+          )}
           {name && number && (
             <p className="card__number">
               <InertText text={number} className="number" testId="caller-number" />

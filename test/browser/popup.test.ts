@@ -494,6 +494,67 @@ browserSuite('popup in Chromium', ({ browser: getBrowser, origin }) => {
     await opened.close();
   });
 
+  it('shows what the CRM and the contacts file said: name, company, the number’s kind, a lookup still running (light, dark, Arabic)', async () => {
+    const calls: CallCard[] = [
+      call({
+        callId: 'e1',
+        callerName: 'Ada Lovelace',
+        nameSource: 'crm',
+        callerCompany: 'Analytical Engines Ltd',
+        crmLookup: 'found',
+        startedAt: SHOT_TIME - 9_000,
+      }),
+      call({
+        callId: 'e2',
+        callerName: 'Jürgen Müller',
+        nameSource: 'contacts',
+        callerCompany: 'Müller & Söhne KG',
+        numberKind: 'mobile',
+        from: '+4915123456789',
+        startedAt: SHOT_TIME - 5_000,
+        crmLookup: 'found',
+      }),
+      call({
+        callId: 'e3',
+        callerName: null,
+        nameSource: 'none',
+        from: '+13125550175',
+        startedAt: SHOT_TIME - 2_000,
+        crmLookup: 'pending',
+      }),
+    ];
+    for (const [scheme, locale] of [
+      ['light', 'en'],
+      ['dark', 'en'],
+      ['light', 'ar'],
+    ] as const) {
+      const opened = await openPage(getBrowser(), origin(), 'popup', fixture({ calls, locale }), {
+        colorScheme: scheme,
+        viewport: { width: 360, height: 620 },
+        fixedTime: SHOT_TIME,
+      });
+      const { page } = opened;
+      await expect.poll(() => page.locator('li[data-call-id]').count()).toBe(3);
+      const contact = page.locator('li[data-call-id="e2"]');
+      expect(await contact.getByTestId('caller-company').textContent()).toBe('Müller & Söhne KG');
+      expect(await contact.getByTestId('number-kind').textContent()).toBe(
+        locale === 'ar' ? 'جوّال' : 'mobile',
+      );
+      expect(
+        await page.locator('li[data-call-id="e1"]').getByTestId('caller-company').textContent(),
+      ).toBe('Analytical Engines Ltd');
+      expect(
+        await page.locator('li[data-call-id="e3"]').getByTestId('crm-looking-up').count(),
+      ).toBe(1);
+      expect(
+        await page.locator('li[data-call-id="e1"]').getByTestId('crm-looking-up').count(),
+      ).toBe(0);
+      await screenshot(page.locator('.popup'), `popup-enriched-${locale}-${scheme}`);
+      await expectClean(opened);
+      await opened.close();
+    }
+  });
+
   for (const scheme of ['light', 'dark'] as const) {
     it(`screenshots: one call, three calls, calls that are done, and 200 % (${scheme})`, async () => {
       const one = [call({ callId: 's1', startedAt: SHOT_TIME - 7_000 })];
