@@ -16,6 +16,7 @@ import type {
 } from '../../src-main/ipc/contract.ts';
 import { ContactsFileField } from './ContactsFileField.tsx';
 import { CrmPreview } from './CrmPreview.tsx';
+import { CrmTest } from './CrmTest.tsx';
 import {
   Checkbox,
   fieldId,
@@ -55,6 +56,22 @@ interface FieldError {
   message: string;
 }
 
+/** The form's CRM fields, by the part of the one setting `crmLookup` each holds. */
+const CRM_FIELD_OF_PART: Record<string, keyof FormValues> = {
+  provider: 'crmProvider',
+  urlTemplate: 'crmUrl',
+  auth: 'crmAuth',
+  nameField: 'crmNameField',
+  companyField: 'crmCompanyField',
+  recordUrlField: 'crmRecordField',
+  timeoutSec: 'crmTimeoutSec',
+};
+
+/** The CRM fields are one setting, `crmLookup`: a policy locks them together. */
+const CRM_SETTING_OF: Record<string, string> = Object.fromEntries(
+  Object.values(CRM_FIELD_OF_PART).map((k) => [k, 'crmLookup']),
+);
+
 /** Fields a connection test depends on: editing one makes a shown test result stale. */
 const CONNECTION_FIELDS = new Set<keyof FormValues>([
   'phoneSystem',
@@ -76,7 +93,8 @@ function sectionDomId(id: SectionId): string {
 /** True when the form differs from what main last sent (a typed secret counts). */
 function isDirty(values: FormValues, baseline: FormValues): boolean {
   const built = toPatch(values);
-  if (!built.ok || built.patch.secret !== undefined) return true;
+  if (!built.ok || built.patch.secret !== undefined || built.patch.crmSecret !== undefined)
+    return true;
   return Object.keys(changedSettings(built.patch, baseline).settings).length > 0;
 }
 
@@ -92,6 +110,9 @@ export function SettingsForm({
   const t = useT();
   const {
     CORNERS,
+    CRM_AUTHS,
+    CRM_PROVIDERS,
+    CRM_SECRET_HUBSPOT,
     DISPLAYS,
     PROXY_MODES,
     FIELDS,
@@ -143,8 +164,18 @@ export function SettingsForm({
   }
 
   function showError(reported: FieldError): void {
-    // Main names list entries as `extensions[1]`: the error belongs next to the list's field.
-    const next = { field: reported.field.replace(/\[\d+\]$/, ''), message: reported.message };
+    // Main names list entries as `extensions[1]`: the error belongs next to the list's field. The
+    // CRM lookup is one setting shown as several fields: main names the part (`crmLookup.nameField`)
+    // when it can, else its error goes next to the address (own CRM) or the choice of CRM.
+    const field = reported.field.replace(/\[\d+\]$/, '');
+    const part = /^crmLookup\.(\w+)$/.exec(field)?.[1];
+    const crmField =
+      (part !== undefined ? CRM_FIELD_OF_PART[part] : undefined) ??
+      (values.crmProvider === 'generic' ? 'crmUrl' : 'crmProvider');
+    const next = {
+      field: field.startsWith('crmLookup') ? crmField : field,
+      message: reported.message,
+    };
     setError(next);
     // The user pressed Save in this window, so moving focus to the field is expected here.
     window.requestAnimationFrame(() => document.getElementById(fieldId(next.field))?.focus());
@@ -155,7 +186,7 @@ export function SettingsForm({
     setSaved(null);
     const built = toPatch(values);
     if (!built.ok) {
-      showError({ field: built.field, message: t.t(built.message) });
+      showError({ field: built.field, message: t.t(built.message, built.values) });
       return;
     }
     setSaving(true);
@@ -181,7 +212,7 @@ export function SettingsForm({
   async function testConnection(): Promise<void> {
     const built = toPatch(values);
     if (!built.ok) {
-      showError({ field: built.field, message: t.t(built.message) });
+      showError({ field: built.field, message: t.t(built.message, built.values) });
       return;
     }
     setTesting(true);
@@ -251,7 +282,14 @@ export function SettingsForm({
     );
   }
 
-  type ChoiceKey = 'popupDisplay' | 'popupCorner' | 'language' | 'proxyMode' | 'phoneSystem';
+  type ChoiceKey =
+    | 'popupDisplay'
+    | 'popupCorner'
+    | 'language'
+    | 'proxyMode'
+    | 'phoneSystem'
+    | 'crmProvider'
+    | 'crmAuth';
 
   /** A select over `choices`, with its field's words (as text() and check() for theirs). */
   function select<K extends ChoiceKey>(
@@ -316,10 +354,17 @@ export function SettingsForm({
   const generalError = error && !knownFields.has(error.field) ? error.message : null;
   const firstExtension = parseList(values.extensions)[0];
   const dirty = isDirty(values, baseline.current);
+  const crmUnsaved =
+    values.crmSecret !== '' ||
+    Object.keys(CRM_SETTING_OF).some(
+      (k) => values[k as keyof FormValues] !== baseline.current[k as keyof FormValues],
+    );
   const shownSections = onboarding ? SECTIONS.slice(0, 2) : SECTIONS;
   const managed = view.managed;
   const lockedBy = (name: string): string | null =>
-    managed && (managed.locked as string[]).includes(name) ? managed.by : null;
+    managed && (managed.locked as string[]).includes(CRM_SETTING_OF[name] ?? name)
+      ? managed.by
+      : null;
   // Yeastar P-Series publishes no voicemail or SMS events (docs/phone-systems/yeastar-p-series.md).
   const yeastar = values.phoneSystem === 'yeastar-p-series';
   // Organisation mode: the relay alone, signed in as the user; no key, no secret, no extensions.
@@ -459,6 +504,66 @@ export function SettingsForm({
                   error={errorFor('contactsFile')}
                   onChange={(path) => set('contactsFile', path)}
                 />
+              </>,
+            )}
+
+            {section(
+              'crm',
+              <>
+                {select('crmProvider', CRM_PROVIDERS)}
+                {values.crmProvider === 'generic' && (
+                  <>
+                    {text('crmUrl', { type: 'url' })}
+                    {select('crmAuth', CRM_AUTHS)}
+                    <div className="row">
+                      {text('crmNameField', { short: true })}
+                      {text('crmCompanyField', { short: true })}
+                      {text('crmRecordField', { short: true })}
+                    </div>
+                  </>
+                )}
+                {(values.crmProvider === 'hubspot' ||
+                  (values.crmProvider === 'generic' && values.crmAuth !== 'none')) && (
+                  <TextField
+                    name="crmSecret"
+                    type="password"
+                    autoComplete="new-password"
+                    label={
+                      values.crmProvider === 'hubspot'
+                        ? CRM_SECRET_HUBSPOT.label
+                        : FIELDS.crmSecret.label
+                    }
+                    hint={
+                      values.crmProvider === 'hubspot'
+                        ? CRM_SECRET_HUBSPOT.hint
+                        : FIELDS.crmSecret.hint
+                    }
+                    placeholder={view.hasCrmSecret ? t.t('settings.crm-secret.stored') : ''}
+                    placeholderIsWords
+                    error={errorFor('crmSecret')}
+                    value={values.crmSecret}
+                    onChange={(v) => set('crmSecret', v)}
+                  />
+                )}
+                {values.crmProvider !== 'none' && (
+                  <>
+                    {text('crmTimeoutSec', { type: 'number', short: true, min: 1 })}
+                    <CrmTest
+                      api={api}
+                      disabled={false}
+                      unsaved={crmUnsaved}
+                      patch={() => {
+                        const built = toPatch(values);
+                        if (built.ok) return built.patch;
+                        showError({
+                          field: built.field,
+                          message: t.t(built.message, built.values),
+                        });
+                        return null;
+                      }}
+                    />
+                  </>
+                )}
               </>,
             )}
 

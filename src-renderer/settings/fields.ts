@@ -9,11 +9,11 @@
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { LOCALES } from '../../src-shared/i18n/locales.ts';
 import type { LanguageSetting, PhoneSystem } from '../../src-main/core/settings/types.ts';
-import { PHONE_SYSTEMS } from '../../src-main/core/settings/types.ts';
+import { CRM_TIMEOUT_SEC, PHONE_SYSTEMS } from '../../src-main/core/settings/types.ts';
 import type { FormValues } from './form-values.ts';
 
 export type SectionId =
-  'connection' | 'phone' | 'popup' | 'notifications' | 'language' | 'advanced';
+  'connection' | 'phone' | 'popup' | 'crm' | 'notifications' | 'language' | 'advanced';
 
 export interface SectionText {
   id: SectionId;
@@ -54,7 +54,7 @@ export function settingsWords(t: Translator) {
 function build(t: Translator) {
   /** In page order. Onboarding shows only the first two. */
   const SECTIONS: readonly SectionText[] = (
-    ['connection', 'phone', 'popup', 'notifications', 'language', 'advanced'] as const
+    ['connection', 'phone', 'popup', 'crm', 'notifications', 'language', 'advanced'] as const
   ).map((id) => ({
     id,
     title: t.t(`settings.section.${id}.title`),
@@ -106,6 +106,27 @@ function build(t: Translator) {
     contactsFile: {
       label: t.t('settings.field.contactsFile.label'),
       hint: t.t('settings.field.contactsFile.hint'),
+    },
+    crmProvider: {
+      label: t.t('settings.field.crmProvider.label'),
+      hint: t.t('settings.field.crmProvider.hint'),
+    },
+    crmUrl: {
+      label: t.t('settings.field.crmUrl.label'),
+      hint: t.t('settings.field.crmUrl.hint'),
+      placeholder: 'https://crm.example.com/api/callers?phone={number}',
+    },
+    crmAuth: { label: t.t('settings.field.crmAuth.label') },
+    crmNameField: { label: t.t('settings.field.crmNameField.label'), placeholder: 'name' },
+    crmCompanyField: { label: t.t('settings.field.crmCompanyField.label'), placeholder: 'company' },
+    crmRecordField: { label: t.t('settings.field.crmRecordField.label'), placeholder: 'url' },
+    crmTimeoutSec: {
+      label: t.t('settings.field.crmTimeoutSec.label'),
+      hint: t.t('settings.field.crmTimeoutSec.hint', { ...CRM_TIMEOUT_SEC }),
+    },
+    crmSecret: {
+      label: t.t('settings.field.crmSecret.label'),
+      hint: t.t('settings.field.crmSecret.hint'),
     },
     doNotDisturb: {
       label: t.t('settings.field.doNotDisturb.label'),
@@ -194,6 +215,19 @@ function build(t: Translator) {
       value,
       label: t.t(`settings.corner.${value}`),
     })),
+    CRM_PROVIDERS: (['none', 'hubspot', 'generic'] as const).map((value) => ({
+      value,
+      label: t.t(`settings.crm-provider.${value}`),
+    })),
+    CRM_AUTHS: (['bearer', 'basic', 'none'] as const).map((value) => ({
+      value,
+      label: t.t(`settings.crm-auth.${value}`),
+    })),
+    /** The token field's label and help for HubSpot (a private app's token). */
+    CRM_SECRET_HUBSPOT: {
+      label: t.t('settings.field.crmSecret.label-hubspot'),
+      hint: t.t('settings.field.crmSecret.hint-hubspot'),
+    },
     PROXY_MODES: (['system', 'none', 'manual'] as const).map((value) => ({
       value,
       label: t.t(`settings.proxy.${value}`),

@@ -4,8 +4,11 @@
  * turn what the user typed into the patch's shape.
  */
 import type { SettingsPatch } from '../../src-main/ipc/contract.ts';
+import { CRM_TIMEOUT_SEC } from '../../src-main/core/settings/types.ts';
 import type {
   ConnectionMode,
+  CrmLookupAuth,
+  CrmLookupProvider,
   EventSourceMode,
   LanguageSetting,
   PhoneSystem,
@@ -35,6 +38,16 @@ export interface FormValues {
   crmUrlTemplate: string;
   autoOpenCrm: boolean;
   contactsFile: string;
+  /** Settings.crmLookup, flat (one field each). */
+  crmProvider: CrmLookupProvider;
+  crmUrl: string;
+  crmAuth: CrmLookupAuth;
+  crmNameField: string;
+  crmCompanyField: string;
+  crmRecordField: string;
+  crmTimeoutSec: string;
+  /** A new CRM token (or user:password) typed by the user; empty keeps the stored one. */
+  crmSecret: string;
   doNotDisturb: boolean;
   sound: boolean;
   startAtLogin: boolean;
@@ -81,6 +94,14 @@ export function toFormValues(settings: Settings): FormValues {
     crmUrlTemplate: settings.crmUrlTemplate,
     autoOpenCrm: settings.autoOpenCrm,
     contactsFile: settings.contactsFile,
+    crmProvider: settings.crmLookup.provider,
+    crmUrl: settings.crmLookup.urlTemplate,
+    crmAuth: settings.crmLookup.auth,
+    crmNameField: settings.crmLookup.nameField,
+    crmCompanyField: settings.crmLookup.companyField,
+    crmRecordField: settings.crmLookup.recordUrlField,
+    crmTimeoutSec: String(settings.crmLookup.timeoutSec),
+    crmSecret: '',
     doNotDisturb: settings.doNotDisturb,
     sound: settings.sound,
     startAtLogin: settings.startAtLogin,
@@ -97,7 +118,8 @@ export function toFormValues(settings: Settings): FormValues {
 
 /** A form error names its field and its words (a catalogue id: the form translates it). */
 export type PatchResult =
-  { ok: true; patch: SettingsPatch } | { ok: false; field: string; message: MessageId };
+  | { ok: true; patch: SettingsPatch }
+  | { ok: false; field: string; message: MessageId; values?: Record<string, number> };
 
 export function toPatch(values: FormValues): PatchResult {
   const linger = values.popupLingerSec.trim();
@@ -109,6 +131,17 @@ export function toPatch(values: FormValues): PatchResult {
       message: 'settings.error.linger',
     };
   }
+  // The typed text must become a number; its range is the setting's own (CRM_TIMEOUT_SEC).
+  const timeout = values.crmTimeoutSec.trim();
+  const timeoutSec = Number(timeout);
+  const { min, max } = CRM_TIMEOUT_SEC;
+  if (!/^\d{1,3}$/.test(timeout) || timeoutSec < min || timeoutSec > max)
+    return {
+      ok: false,
+      field: 'crmTimeoutSec',
+      message: 'settings.error.crm-timeout',
+      values: { min, max },
+    };
   const patch: SettingsPatch = {
     settings: {
       phoneSystem: values.phoneSystem,
@@ -126,6 +159,15 @@ export function toPatch(values: FormValues): PatchResult {
       crmUrlTemplate: values.crmUrlTemplate.trim(),
       autoOpenCrm: values.autoOpenCrm,
       contactsFile: values.contactsFile.trim(),
+      crmLookup: {
+        provider: values.crmProvider,
+        urlTemplate: values.crmUrl.trim(),
+        auth: values.crmAuth,
+        nameField: values.crmNameField.trim(),
+        companyField: values.crmCompanyField.trim(),
+        recordUrlField: values.crmRecordField.trim(),
+        timeoutSec,
+      },
       doNotDisturb: values.doNotDisturb,
       sound: values.sound,
       startAtLogin: values.startAtLogin,
@@ -145,6 +187,7 @@ export function toPatch(values: FormValues): PatchResult {
   // never in organisation mode, which keeps no API secret (its field is not even shown).
   if (values.secret !== '' && values.connectionMode !== 'organisation')
     patch.secret = values.secret;
+  if (values.crmSecret !== '') patch.crmSecret = values.crmSecret;
   return { ok: true, patch };
 }
 
@@ -162,6 +205,7 @@ export function changedSettings(patch: SettingsPatch, baseline: FormValues): Set
   }
   const changed: SettingsPatch = { settings: settings as SettingsPatch['settings'] };
   if (patch.secret !== undefined) changed.secret = patch.secret;
+  if (patch.crmSecret !== undefined) changed.crmSecret = patch.crmSecret;
   return changed;
 }
 

@@ -10,22 +10,32 @@ import {
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { join } from 'node:path';
+import { settingsPortFor, type SettingsPort } from '../../src-main/core/app/settings-port.ts';
+import { SettingsStore } from '../../src-main/core/settings/settings-store.ts';
+import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { useTempDir } from '../support/temp-dir.ts';
+import { fixedTranslator, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
 import { MemorySettings } from './support.ts';
 
+const tmp = useTempDir('settings-service-');
 const ACME = { baseUrl: 'https://acme.example.com', apiKey: 'key1', extensions: ['101'] };
 const ACME_ACCOUNT = keychainAccount('key1', 'https://acme.example.com');
 
-async function harness(initial: Partial<Settings> = {}, opts: { demoFails?: boolean } = {}) {
+async function harness(
+  initial: Partial<Settings> = {},
+  opts: { demoFails?: boolean; words?: TranslatorSource; port?: SettingsPort } = {},
+) {
   const settings = new MemorySettings(initial);
   const credentials = new MemoryCredentialStore();
   const secrets = new SecretRegistry();
   const demo = { starts: 0, closes: 0 };
   const probes: Array<{ baseUrl: string; secret: string }> = [];
   const service = new SettingsService({
+    ...(opts.words ? { words: opts.words } : {}),
     logger: memoryLogger(secrets),
     secrets,
-    settings,
+    settings: opts.port ?? settings,
     credentials,
     startDemo: async () => {
       demo.starts++;
@@ -124,6 +134,62 @@ describe('SettingsService', () => {
       ok: true,
     });
     expect(await t.service.save({ settings: { contactsFile: '' } })).toMatchObject({ ok: true });
+  });
+
+  it('says what is wrong with the CRM lookup in the user’s language and names its part, saving nothing', async () => {
+    // The real settings file and its validation (MemorySettings checks only the address).
+    const store = new SettingsStore({ path: join(tmp.path, 'settings.json') });
+    const t = await harness(ACME, {
+      words: fixedTranslator('de'),
+      port: settingsPortFor(store, silentLogger),
+    });
+    await t.service.load();
+    const generic = {
+      ...DEFAULT_SETTINGS.crmLookup,
+      provider: 'generic' as const,
+      nameField: 'name',
+    };
+    const refused = async (crmLookup: object) => {
+      const saved = await t.service.save({ settings: { crmLookup } as Partial<Settings> });
+      expect(saved.ok).toBe(false);
+      return saved.ok ? null : { field: saved.field, message: saved.message };
+    };
+    expect(
+      await refused({ ...generic, urlTemplate: 'http://crm.example.com/?phone={number}' }),
+    ).toEqual({
+      field: 'crmLookup.urlTemplate',
+      message:
+        'Die Abfrageadresse muss mit https:// beginnen: Die Nummer des Anrufers wird nie unverschlüsselt übertragen.',
+    });
+    expect(await refused({ ...generic, urlTemplate: 'https://{number}.crm.example.com/' })).toEqual(
+      {
+        field: 'crmLookup.urlTemplate',
+        message:
+          'Setzen Sie {number} oder {digits} nur als Wert eines Abfrageparameters ein (…?phone={number}), damit ein Anrufer nicht ändern kann, wohin die Abfrage geht.',
+      },
+    );
+    const url = 'https://crm.example.com/callers?phone={number}';
+    expect(await refused({ ...generic, urlTemplate: url, nameField: '' })).toMatchObject({
+      field: 'crmLookup.nameField',
+    });
+    expect(await refused({ ...generic, urlTemplate: url, companyField: 'a..b' })).toEqual({
+      field: 'crmLookup.companyField',
+      message: expect.stringContaining('z. B. name oder contact.company'),
+    });
+    expect(await refused({ ...generic, urlTemplate: url, timeoutSec: 60 })).toEqual({
+      field: 'crmLookup.timeoutSec',
+      message: 'Geben Sie eine ganze Zahl von Sekunden zwischen 1 und 10 ein.',
+    });
+    // What the form never sends keeps validate-settings' own words.
+    expect(await refused({ ...generic, provider: 'salesforce' })).toMatchObject({
+      field: 'crmLookup',
+    });
+    expect(t.service.settings().crmLookup).toEqual(DEFAULT_SETTINGS.crmLookup);
+    expect(
+      await t.service.save({ settings: { crmLookup: { ...generic, urlTemplate: url } } }),
+    ).toMatchObject({
+      ok: true,
+    });
   });
 
   it('says which saved changes need a new connection', () => {

@@ -17,6 +17,7 @@ import { createTranslator, type Translator } from '../../src-shared/i18n/transla
 import { axeViolations } from './support/axe.ts';
 import {
   call,
+  connectedView,
   fixture,
   history,
   managedView,
@@ -26,6 +27,8 @@ import {
   organisationStatus,
   organisationView,
 } from './support/fixtures.ts';
+import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
+import { describeTest } from '../../src-main/core/crm/test-lookup.ts';
 import type { HistoryItem, StatusView } from '../../src-main/ipc/contract.ts';
 import { featureStatuses } from '../../src-main/core/events/features.ts';
 import { presenceLabel, trunkWords } from '../../src-main/core/app/notice-presenter.ts';
@@ -58,6 +61,26 @@ const SCREENS: Screen[] = [
           call({ callId: 'a', to: '+14155550100', toName: 'Sales line' }),
           call({ callId: 'b', callerName: 'محمد الأحمد', from: '+97144555000' }),
           call({ callId: 'c', callerName: null, canOpenCrm: false }),
+        ],
+      }),
+  },
+  {
+    // What the contacts file and the CRM said: a company, the number's kind, a lookup running.
+    name: 'popup-enriched',
+    page: 'popup',
+    viewport: { width: 360, height: 560 },
+    fixture: () =>
+      fixture({
+        calls: [
+          call({ callId: 'a', nameSource: 'crm', callerCompany: 'Analytical Engines Ltd' }),
+          call({
+            callId: 'b',
+            callerName: 'Jürgen Müller',
+            nameSource: 'contacts',
+            callerCompany: 'Müller & Söhne KG',
+            numberKind: 'mobile',
+          }),
+          call({ callId: 'c', callerName: null, crmLookup: 'pending' }),
         ],
       }),
   },
@@ -126,6 +149,29 @@ const SCREENS: Screen[] = [
     prepare: async (page, t) => {
       await page.getByRole('button', { name: t.t('settings.test.button') }).click();
       await page.getByTestId('connection-result').waitFor();
+    },
+  },
+  {
+    // The CRM section set up for an in-house CRM, after a Test lookup that failed (main's words).
+    name: 'settings-crm',
+    page: 'settings',
+    fixture: (t) => {
+      const crmLookup = {
+        ...DEFAULT_SETTINGS.crmLookup,
+        provider: 'generic' as const,
+        urlTemplate: 'https://crm.example.com/api/callers?phone={number}',
+        auth: 'bearer' as const,
+        nameField: 'name',
+      };
+      return fixture({
+        settings: { ...connectedView, settings: { ...connectedView.settings, crmLookup } },
+        testCrmLookup: describeTest({ status: 'failed', kind: 'auth' }, crmLookup, t, 240),
+      });
+    },
+    prepare: async (page, t) => {
+      await page.locator('#crm-test-number').fill('+1 415 555 0123');
+      await page.getByRole('button', { name: t.t('settings.crm-test.button') }).click();
+      await page.locator('.crm-test__result').waitFor();
     },
   },
   {

@@ -246,6 +246,7 @@ describe('settings: one status, sections, the contacts file picker', () => {
       'Connection',
       'Your phone',
       'Screen-pop & CRM',
+      'CRM lookup',
       'Notifications & start-up',
       'Language',
       'Advanced',
@@ -314,6 +315,96 @@ describe('settings: one status, sections, the contacts file picker', () => {
     expect(api.saveSettings.mock.calls[0]?.[0]).toEqual({
       settings: { contactsFile: 'C:\\Users\\ada\\<b>contacts</b>.csv' },
     });
+  });
+});
+
+describe('settings: the CRM lookup', () => {
+  it('sets up the HubSpot lookup: the token field appears, Test lookup shows what HubSpot answered, Save stores the token', async () => {
+    const { api } = fakeApi();
+    render(<SettingsApp api={api} />);
+    const provider = (await waitFor(() =>
+      input('Look callers up in'),
+    )) as unknown as HTMLSelectElement;
+    expect(screen.queryByLabelText('HubSpot access token')).toBeNull();
+    expect(screen.queryByTestId('crm-test')).toBeNull();
+    fireEvent.change(provider, { target: { value: 'hubspot' } });
+    const token = input('HubSpot access token');
+    expect(token.type).toBe('password');
+    fireEvent.change(token, { target: { value: 'pat-na1-typed' } });
+    fireEvent.change(input('Number to look up'), { target: { value: '+1 415 555 0123' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Test lookup' }));
+    await waitFor(() => expect(api.testCrmLookup).toHaveBeenCalledTimes(1));
+    const [patch, number] = api.testCrmLookup.mock.calls[0] ?? [];
+    expect(number).toBe('+1 415 555 0123');
+    expect(patch).toMatchObject({
+      settings: { crmLookup: { provider: 'hubspot', timeoutSec: 3 } },
+      crmSecret: 'pat-na1-typed',
+    });
+    const result = await screen.findByTestId('crm-test-result');
+    await waitFor(() =>
+      expect(result.textContent).toContain('HubSpot knows this number: Ada Lovelace.'),
+    );
+    expect(screen.getByTestId('crm-test-company').textContent).toBe('Analytical Engines');
+    expect(result.textContent).toContain('not saved yet');
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    await waitFor(() => expect(api.saveSettings).toHaveBeenCalledTimes(1));
+    expect(api.saveSettings.mock.calls[0]?.[0]).toMatchObject({
+      settings: { crmLookup: { provider: 'hubspot' } },
+      crmSecret: 'pat-na1-typed',
+    });
+  });
+
+  it('puts a CRM lookup error next to its field (the address, the part main names, the time-out), and locks every CRM field with the policy', async () => {
+    const { api } = fakeApi();
+    api.saveSettings.mockResolvedValueOnce({
+      ok: false,
+      field: 'crmLookup',
+      message: 'crmLookup urlTemplate must start with https://',
+    });
+    render(<SettingsApp api={api} />);
+    const provider = (await waitFor(() =>
+      input('Look callers up in'),
+    )) as unknown as HTMLSelectElement;
+    fireEvent.change(provider, { target: { value: 'generic' } });
+    fireEvent.change(input('Lookup address'), {
+      target: { value: 'http://crm.example.com/?phone={number}' },
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    const error = await screen.findByTestId('error-crmUrl');
+    expect(error.textContent).toContain('must start with https://');
+    // Main names the part of the setting: the error goes next to that field.
+    api.saveSettings.mockResolvedValueOnce({
+      ok: false,
+      field: 'crmLookup.nameField',
+      message: 'Geben Sie an, wo der Name des Anrufers in der Antwort steht, z. B. name.',
+    });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect((await screen.findByTestId('error-crmNameField')).textContent).toContain(
+      'Geben Sie an, wo der Name',
+    );
+    expect(screen.queryByTestId('error-crmUrl')).toBeNull();
+    // The form's own check of the time-out, with the setting's range in the words.
+    fireEvent.change(input('Wait for the CRM (seconds)'), { target: { value: '30' } });
+    fireEvent.click(screen.getByRole('button', { name: 'Save' }));
+    expect((await screen.findByTestId('error-crmTimeoutSec')).textContent).toContain(
+      'Enter a whole number of seconds from 1 to 10.',
+    );
+    expect(api.saveSettings).toHaveBeenCalledTimes(2);
+    cleanup();
+
+    const locked = fakeApi({
+      ...savedView,
+      settings: {
+        ...savedView.settings,
+        crmLookup: { ...DEFAULT_SETTINGS.crmLookup, provider: 'hubspot' },
+      },
+      managed: { by: 'Acme IT', locked: ['crmLookup'] },
+    });
+    render(<SettingsApp api={locked.api} />);
+    const lockedProvider = await waitFor(() => input('Look callers up in'));
+    expect(lockedProvider.closest('[data-field]')?.getAttribute('data-locked')).toBe('true');
+    // The token is the user's to enter even when the lookup is locked.
+    expect(input('HubSpot access token').readOnly).toBe(false);
   });
 });
 

@@ -17,6 +17,7 @@ import { DEFAULT_SETTINGS, type PhoneSystem, type Settings } from '../settings/t
 import { NOT_SET_UP, type ConnectionPlan } from './connection-supervisor.ts';
 import { previewCrmUrl } from './crm-url.ts';
 import { crmKeychainAccount } from '../crm/build.ts';
+import { crmSettingsProblem } from '../crm/settings-problem.ts';
 import type { ContactsFileResult } from './directory.ts';
 import { contactsProblemWords } from '../contacts/problem-words.ts';
 import type { DemoService } from './ports.ts';
@@ -245,7 +246,7 @@ export class SettingsService {
         message: 'Choose the contacts file with "Choose file…".',
       };
     }
-    const checked = this.d.settings.check(patch.settings);
+    const checked = this.check(patch.settings);
     if (!checked.ok) return checked;
     const secret = patch.secret?.trim();
     if (isOrganisationMode(checked.settings)) {
@@ -330,9 +331,22 @@ export class SettingsService {
     }
   }
 
-  /** A patch checked against the settings in force (and the policy), without saving it. */
+  /**
+   * A patch checked against the settings in force (and the policy), without saving it. A problem
+   * in the CRM lookup is said in the user's language and names its part (`crmLookup.urlTemplate`),
+   * so Settings shows it next to that field.
+   */
   check(patch: Partial<Settings>): ReturnType<SettingsPort['check']> {
-    return this.d.settings.check(patch);
+    const checked = this.d.settings.check(patch);
+    if (checked.ok || checked.field !== 'crmLookup') return checked;
+    const problem = crmSettingsProblem(patch.crmLookup);
+    return problem
+      ? {
+          ok: false,
+          field: `crmLookup.${problem.part}`,
+          message: render(problem.words, this.words()),
+        }
+      : checked;
   }
 
   /** Saves a change that needs no form (demo mode, Do Not Disturb from the tray). */
@@ -347,7 +361,7 @@ export class SettingsService {
   }
 
   async testConnection(patch: SettingsPatch): Promise<TestConnectionResult> {
-    const checked = this.d.settings.check(patch.settings);
+    const checked = this.check(patch.settings);
     if (!checked.ok)
       return {
         ok: false,

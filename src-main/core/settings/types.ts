@@ -70,9 +70,12 @@ export interface CrmLookupSettings {
   nameField: string;
   companyField: string;
   recordUrlField: string;
-  /** Seconds to wait for an answer (1 to 10). */
+  /** Seconds to wait for an answer (CRM_TIMEOUT_SEC). */
   timeoutSec: number;
 }
+
+/** The CRM lookup's time-out, in whole seconds (crm/README.md says why 3 by default). */
+export const CRM_TIMEOUT_SEC = { min: 1, max: 10 } as const;
 
 export interface Settings {
   /** Schema version of the file. */

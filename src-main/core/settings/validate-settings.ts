@@ -10,7 +10,13 @@ import { isAbsolute } from 'node:path';
 import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-schemes.ts';
 import type { CrmLookupSettings, FeatureSettings, Settings, UpdateSettings } from './types.ts';
 import { fieldMappingOk, lookupTemplateProblem, type TemplateProblem } from '../crm/template.ts';
-import { CONNECTION_MODES, DEFAULT_SETTINGS, LANGUAGE_SETTINGS, PHONE_SYSTEMS } from './types.ts';
+import {
+  CONNECTION_MODES,
+  CRM_TIMEOUT_SEC,
+  DEFAULT_SETTINGS,
+  LANGUAGE_SETTINGS,
+  PHONE_SYSTEMS,
+} from './types.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
 import { isSecretName, redactTree, REDACTED } from '../../../src-shared/log.ts';
@@ -348,7 +354,11 @@ function crmLookupCheck(v: unknown): { value: CrmLookupSettings } | { error: str
   if ('error' in provider) return { error: `provider ${provider.error}` };
   const auth = oneOf(['none', 'bearer', 'basic'] as const)(value.auth, DEFAULT_SETTINGS);
   if ('error' in auth) return { error: `auth ${auth.error}` };
-  const timeout = integer(1, 10, ' seconds')(value.timeoutSec, DEFAULT_SETTINGS);
+  const timeout = integer(
+    CRM_TIMEOUT_SEC.min,
+    CRM_TIMEOUT_SEC.max,
+    ' seconds',
+  )(value.timeoutSec, DEFAULT_SETTINGS);
   if ('error' in timeout) return { error: `timeoutSec ${timeout.error}` };
   if (typeof value.urlTemplate !== 'string') return { error: 'urlTemplate must be text' };
   const urlTemplate = value.urlTemplate.trim();

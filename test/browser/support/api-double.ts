@@ -19,6 +19,7 @@ import type {
   OrgSignInResult,
   SaveResult,
   ScreenpopApi,
+  CrmTestResult,
   SettingsPatch,
   SettingsView,
   StatusView,
@@ -47,6 +48,8 @@ export interface DoubleFixture {
   contactsPick: ContactsFilePick;
   /** The language main tells the windows to speak. */
   locale: LocaleView['locale'];
+  /** What testCrmLookup answers (Settings' Test lookup); absent: HubSpot found Ada Lovelace. */
+  testCrmLookup?: CrmTestResult;
 }
 
 export interface RecordedCall {
@@ -156,6 +159,7 @@ export function installApiDouble(fixture: DoubleFixture): void {
     },
     testCrmLookup: async (patch: SettingsPatch, number: string) => {
       record('testCrmLookup', [patch, number]);
+      if (fixture.testCrmLookup) return clone(fixture.testCrmLookup);
       return {
         ok: true,
         message: 'HubSpot knows this number: Ada Lovelace.',
