@@ -213,7 +213,10 @@ browserSuite('settings: sign in with your organisation', ({ browser: getBrowser,
         expect(overflow, `${screen.name} ${locale} ${scheme} overflows sideways`).toBe(0);
         expect(await axeViolations(opened.page)).toEqual([]);
         await screenshot(opened.page, `${screen.name}-${locale}-${scheme}`);
-        // The part this change is about, at a size people can look at.
+        // The part this change is about, at a size people can look at; with the whole page in
+        // view, so that the sticky Save bar sits at the end instead of across the section.
+        const height = Number(await opened.page.evaluate('document.documentElement.scrollHeight'));
+        await opened.page.setViewportSize({ width: 620, height });
         await screenshot(
           opened.page.locator('#section-connection'),
           `${screen.name}-connection-${locale}-${scheme}`,
