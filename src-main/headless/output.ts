@@ -212,6 +212,8 @@ const RUNNER_SAYS: ReadonlyMap<MessageId, MessageId> = new Map<MessageId, Messag
   ['status.fault.certificate-host.remedy', 'runner.status.fault.certificate-host.remedy'],
   ['status.relay-no-tenant-remedy', 'runner.status.relay-no-tenant-remedy'],
   ['status.relay-tenant-unknown-remedy', 'runner.status.relay-tenant-unknown-remedy'],
+  // Organisation mode's sign-in in the app; should a runner status ever carry it, it names the flag.
+  ['status.org.relay-unreachable-remedy', 'runner.status.org.relay-unreachable-remedy'],
   ['status.proxy-manual-unusable-remedy', 'runner.status.proxy-manual-unusable-remedy'],
 ]);
 
