@@ -1,0 +1,50 @@
+import { describe, expect, it } from 'vitest';
+import { BoundedFifoMap } from '../../src-shared/bounded-map.ts';
+
+describe('BoundedFifoMap', () => {
+  it('holds a small ring while few keys are held, whatever the bound', () => {
+    const map = new BoundedFifoMap<number>(100_000, 60_000);
+    map.set('a', 1, 0);
+    expect(map.ringSize).toBeLessThanOrEqual(64);
+    expect(map.get('a', 0)).toBe(1);
+  });
+
+  it('grows the ring as keys arrive, keeping first-set order across the growth', () => {
+    const map = new BoundedFifoMap<number>(1_000, 60_000);
+    // Wrap the first ring (evictions by age move its head) before it grows.
+    for (let i = 0; i < 40; i++) map.set(`old-${i}`, i, i);
+    for (let i = 0; i < 40; i++) map.set(`k-${i}`, i, 1_000 + i);
+    expect(map.get('old-0', 60_040)).toBeUndefined(); // older than the ttl
+    for (let i = 40; i < 500; i++) map.set(`k-${i}`, i, 60_040);
+    expect(map.ringSize).toBeGreaterThanOrEqual(500);
+    expect(map.ringSize).toBeLessThanOrEqual(1_000);
+    for (let i = 0; i < 500; i++) expect(map.get(`k-${i}`, 60_040)).toBe(i);
+    // The oldest go first: k-0 was set at 1,000, k-39 at 1,039.
+    expect(map.get('k-0', 61_001)).toBeUndefined();
+    expect(map.get('k-39', 61_001)).toBe(39);
+  });
+
+  it('never holds more than its capacity, forgetting the first set', () => {
+    const map = new BoundedFifoMap<number>(100, 60_000);
+    for (let i = 0; i < 1_000; i++) map.set(`k-${i}`, i, i);
+    expect(map.size).toBe(100);
+    expect(map.ringSize).toBe(100);
+    expect(map.has('k-899', 1_000)).toBe(false);
+    expect(map.has('k-900', 1_000)).toBe(true);
+    expect(map.has('k-999', 1_000)).toBe(true);
+  });
+
+  it('keeps a key set again in its first place, and forgets a deleted one', () => {
+    const map = new BoundedFifoMap<string>(4, 60_000); // a deleted key keeps its slot until it is the oldest
+    map.set('a', 'first', 0);
+    map.set('b', 'b', 1);
+    map.set('a', 'again', 2);
+    map.delete('b');
+    map.set('c', 'c', 3);
+    map.set('d', 'd', 4);
+    expect(map.get('a', 5)).toBe('again');
+    map.set('e', 'e', 5); // the ring is full: 'a' was first set, so it goes first
+    expect(map.has('a', 5)).toBe(false);
+    expect([...'cde'].every((k) => map.has(k, 5))).toBe(true);
+  });
+});
