@@ -10,7 +10,8 @@
  *
  * `fetch` is the small part of WHATWG fetch the service client uses (method, headers, a string
  * body, an AbortSignal, `redirect: 'error'`), over node:http(s) with the agents below; a failure
- * rejects like fetch does, a TypeError whose `cause` is the socket's (or the proxy's) error.
+ * rejects like fetch does, a TypeError whose `cause` is the socket's (or the proxy's) error. It
+ * answers with a LeanResponse (lean-response.ts): a Response without loading Node's fetch.
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -23,6 +24,7 @@ import { wsSocketFactory } from './socket.ts';
 import { describeProxy, type ProxyChoice, type ProxyResolver } from './proxy.ts';
 import { ABANDON_OPTION, openTunnel } from './tunnel.ts';
 import type { Trust } from './trust.ts';
+import { LeanHeaders, LeanResponse } from './lean-response.ts';
 
 /**
  * The whole CONNECT (reaching the proxy and its complete answer) must be done in this time, however
@@ -167,7 +169,7 @@ export class NetTransport {
     if (init.body != null && typeof init.body !== 'string')
       return Promise.reject(new TypeError('fetch: only string bodies are supported'));
     const headers: Record<string, string> = {};
-    new Headers(init.headers).forEach((value, name) => (headers[name] = value));
+    for (const [name, value] of new LeanHeaders(init.headers)) headers[name] = value;
     const body = init.body ?? undefined;
     if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
     return new Promise((resolve, reject) => {
@@ -200,22 +202,23 @@ export class NetTransport {
           });
           res.once('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
           res.once('end', () => {
-            const responseHeaders = new Headers();
-            for (const [name, value] of Object.entries(res.headers)) {
-              for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
-                responseHeaders.append(name, v);
-            }
             const empty = status === 204 || status === 205 || status === 304;
             try {
+              const responseHeaders = new LeanHeaders();
+              for (const [name, value] of Object.entries(res.headers)) {
+                for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
+                  responseHeaders.append(name, v);
+              }
               resolve(
-                new Response(empty ? null : Buffer.concat(chunks), {
+                new LeanResponse(empty ? null : Buffer.concat(chunks), {
                   status,
                   statusText: res.statusMessage ?? '',
                   headers: responseHeaders,
+                  url: url.href,
                 }),
               );
             } catch (error) {
-              // A status Response refuses (above 599): as fetch would, a failed fetch.
+              // A status Response refuses (above 599), or a header fetch refuses: a failed fetch.
               reject(new TypeError('fetch failed', { cause: error }));
             }
           });
