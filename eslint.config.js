@@ -64,7 +64,17 @@ const NO_DIRECT_NETWORK = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'release/', 'test-results/', 'coverage/', '.tmp/'] },
+  {
+    ignores: [
+      'node_modules/',
+      'dist/',
+      'dist-headless/',
+      'release/',
+      'test-results/',
+      'coverage/',
+      '.tmp/',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

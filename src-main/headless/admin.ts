@@ -6,6 +6,7 @@
  * - `--diagnostics <file>`: a connection test and the archive of src-main/core/diagnostics/.
  */
 import { readFileSync } from 'node:fs';
+import packageJson from '../../package.json' with { type: 'json' };
 import { serviceProbe } from '../core/app/service-probe.ts';
 import { transportFor } from '../core/net/network.ts';
 import { readCaText } from '../core/net/trust.ts';
@@ -102,15 +103,10 @@ export function runnerLocale(
   return preset !== undefined && preset !== 'system' ? preset : fromEnvironment();
 }
 
+/** The version of this checkout or build (package.json is bundled into the built runner). */
 export function appVersion(): string {
-  try {
-    const pkg = JSON.parse(
-      readFileSync(new URL('../../package.json', import.meta.url), 'utf8'),
-    ) as { version?: unknown };
-    return typeof pkg.version === 'string' ? pkg.version : 'unknown';
-  } catch {
-    return 'unknown';
-  }
+  const version: unknown = packageJson.version;
+  return typeof version === 'string' ? version : 'unknown';
 }
 
 export interface DiagnosticsRunDeps {

@@ -4,7 +4,7 @@
  * both demo modes are on a fake clock: test/headless/demo.test.ts and test/app/demo-mode.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { NODE, ProcessGroup, sleep } from './processes.ts';
+import { ProcessGroup, sleep } from './processes.ts';
 import { RunnerProcess } from './services.ts';
 
 let group: ProcessGroup;
@@ -18,9 +18,7 @@ describe('screenpop-headless --demo as a process', () => {
     { timeout: 60_000 },
     async () => {
       group = new ProcessGroup();
-      const runner = new RunnerProcess(
-        group.spawn('runner --demo', NODE, ['src-main/headless/cli.ts', '--demo']),
-      );
+      const runner = new RunnerProcess(await group.spawnRunner('runner --demo', ['--demo']));
       await runner.waitForState('connected', 20_000);
       await sleep(25_000);
       expect(runner.proc.running(), runner.explain()).toBe(true);

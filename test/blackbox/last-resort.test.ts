@@ -11,7 +11,6 @@ import { RingLedger } from './ledger.ts';
 import { ProcessGroup } from './processes.ts';
 import { expectHealthy, HEARTBEAT_ARGS } from './scenario.ts';
 import { RunnerProcess, SimProcess } from './services.ts';
-import { NODE } from './processes.ts';
 
 let group: ProcessGroup;
 afterEach(async () => {
@@ -27,20 +26,11 @@ describe('screenpop-headless last resort', () => {
       const sim = await new SimProcess(group, {}).start();
       const trigger = join(group.tempDir('blackbox-faults-'), 'now');
       const runner = new RunnerProcess(
-        group.spawn(
+        await group.spawnRunner(
           'runner (faults injected)',
-          NODE,
-          [
-            '--import',
-            './test/blackbox/fixtures/inject-faults.ts',
-            'src-main/headless/cli.ts',
-            '--base-url',
-            sim.baseUrl,
-            '--extension',
-            '101',
-            ...HEARTBEAT_ARGS,
-          ],
+          ['--base-url', sim.baseUrl, '--extension', '101', ...HEARTBEAT_ARGS],
           {
+            nodeArgs: ['--import', './test/blackbox/fixtures/inject-faults.ts'],
             env: {
               ...process.env,
               SCREENPOP_API_KEY: sim.key,

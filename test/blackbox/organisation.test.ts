@@ -23,7 +23,7 @@ import { orgKeychainAccount, OrgTokenSource } from '../../src-main/core/org/org-
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import type { Pop } from '../../src-main/core/events/pipeline.ts';
 import { DESKTOP_CLIENT_ID, startOidcProvider } from '../support/oidc-provider.ts';
-import { envWithout, NODE, ProcessGroup, until } from './processes.ts';
+import { envWithout, ProcessGroup, until } from './processes.ts';
 import { RelayProcess, RunnerProcess, SimProcess } from './services.ts';
 
 let group: ProcessGroup;
@@ -56,11 +56,9 @@ describe('organisation mode: the relay between the phone system and its users', 
     // The runner, enrolled with the code; its environment has no key and no secret.
     const runnerEnv = envWithout(['SCREENPOP_API_KEY', 'SCREENPOP_API_SECRET']);
     const runner = new RunnerProcess(
-      group.spawn(
+      await group.spawnRunner(
         'runner',
-        NODE,
         [
-          'src-main/headless/cli.ts',
           '--relay-url',
           relay.url.replace(/^http/, 'ws'),
           '--relay-tenant',

@@ -11,11 +11,34 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { buildHeadless, headlessBuildIsCurrent } from '../../scripts/build-headless.ts';
+import { withBuildLock } from '../support/build-lock.ts';
 
 /** The repository root: every command runs from there, as a user runs them. */
 export const REPO = resolve(import.meta.dirname, '..', '..');
 /** The Node that runs the tests (Node 24 from the `node` devDependency under npm scripts). */
 export const NODE = process.execPath;
+/**
+ * The runner as it ships: bin/screenpop-headless.js, which runs the bundle in dist-headless/
+ * (scripts/build-headless.ts). Call `ensureRunnerBuilt()` before spawning it.
+ */
+export const RUNNER = 'bin/screenpop-headless.js';
+
+let runnerBuilt: Promise<void> | undefined;
+/**
+ * Builds dist-headless/ when it does not match the sources (once per process, under a lock shared
+ * by the test files running in parallel), so that every black-box test runs what ships, as it is now.
+ */
+export function ensureRunnerBuilt(): Promise<void> {
+  runnerBuilt ??= withBuildLock(
+    async () => {
+      if (!headlessBuildIsCurrent()) await buildHeadless({ quiet: true });
+    },
+    180_000,
+    'build-headless',
+  );
+  return runnerBuilt;
+}
 
 export interface Exit {
   code: number | null;
@@ -128,6 +151,20 @@ export class ProcessGroup {
     const proc = new Spawned(name, child);
     this.procs.push(proc);
     return proc;
+  }
+
+  /**
+   * The runner as it ships (`node [nodeArgs] bin/screenpop-headless.js ...args`), built first when
+   * the sources changed.
+   */
+  async spawnRunner(
+    name: string,
+    args: string[],
+    options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {},
+  ): Promise<Spawned> {
+    await ensureRunnerBuilt();
+    const env = options.env ? { env: options.env } : {};
+    return this.spawn(name, NODE, [...(options.nodeArgs ?? []), RUNNER, ...args], env);
   }
 
   /** Kill `pid` in cleanup() as well (a process this group did not spawn itself). */

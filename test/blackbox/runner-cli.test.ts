@@ -27,7 +27,7 @@ describe('screenpop-headless pointed at a web server that is not the phone syste
     async () => {
       group = new ProcessGroup();
       web = await otherWebServer();
-      const runner = startRunner(group, {
+      const runner = await startRunner(group, {
         baseUrl: web.baseUrl,
         key: 'k',
         secret: 's',
@@ -51,7 +51,7 @@ describe('screenpop-headless pointed at a web server that is not the phone syste
   it('says so in the --lang language, naming the flag', { timeout: 30_000 }, async () => {
     group = new ProcessGroup();
     web = await otherWebServer();
-    const runner = startRunner(group, {
+    const runner = await startRunner(group, {
       baseUrl: web.baseUrl,
       key: 'k',
       secret: 's',

@@ -5,7 +5,7 @@
  * a string that skipped it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { envWithout, NODE, ProcessGroup } from './processes.ts';
+import { envWithout, ProcessGroup } from './processes.ts';
 import { RunnerProcess } from './services.ts';
 
 let group: ProcessGroup;
@@ -13,11 +13,10 @@ afterEach(async () => {
   await group?.cleanup();
 });
 
-const CLI = 'src-main/headless/cli.ts';
 const plainEnv = () => envWithout(['LANGUAGE', 'LC_ALL', 'LC_MESSAGES', 'LANG']);
 
 async function reasonsOf(args: string[], env: NodeJS.ProcessEnv): Promise<string[]> {
-  const runner = new RunnerProcess(group.spawn('runner', NODE, [CLI, '--demo', ...args], { env }));
+  const runner = new RunnerProcess(await group.spawnRunner('runner', ['--demo', ...args], { env }));
   await runner.waitForState('connected', 20_000);
   runner.proc.signal('SIGTERM');
   expect(await runner.proc.exit).toEqual({ code: 0, signal: null });
@@ -51,12 +50,12 @@ describe('screenpop-headless in the user’s language', () => {
     { timeout: 30_000 },
     async () => {
       group = new ProcessGroup();
-      const help = group.spawn('help', NODE, [CLI, '--help', '--lang', 'ar'], { env: plainEnv() });
+      const help = await group.spawnRunner('help', ['--help', '--lang', 'ar'], { env: plainEnv() });
       expect(await help.exit).toEqual({ code: 0, signal: null });
       const out = help.stdout.map((l) => l.text).join('\n');
       expect(out).toContain('الاستخدام: screenpop-headless --base-url');
       expect(out).toContain('رموز الخروج');
-      const bad = group.spawn('bad', NODE, [CLI, '--lang', 'xx'], { env: plainEnv() });
+      const bad = await group.spawnRunner('bad', ['--lang', 'xx'], { env: plainEnv() });
       expect(await bad.exit).toEqual({ code: 2, signal: null });
       expect(bad.stderr()).toContain('--lang must be one of en, de, fr, es, ar, en-XA: xx');
     },

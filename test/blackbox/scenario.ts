@@ -16,7 +16,7 @@ export async function startSimAndRunner(
   simOptions: SimOptions = {},
 ): Promise<{ sim: SimProcess; runner: RunnerProcess; ledger: RingLedger }> {
   const sim = await new SimProcess(group, { traffic: 3, exclude: ['101'], ...simOptions }).start();
-  const runner = startRunner(group, {
+  const runner = await startRunner(group, {
     baseUrl: sim.baseUrl,
     key: sim.key,
     secret: sim.secret,

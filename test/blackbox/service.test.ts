@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alive, descendantOf, ProcessGroup, REPO, until } from './processes.ts';
+import { alive, descendantOf, ProcessGroup, REPO, RUNNER, until } from './processes.ts';
 import { RunnerProcess, SimProcess, startRunner } from './services.ts';
 
 let group: ProcessGroup;
@@ -78,7 +78,7 @@ describe('screenpop-headless as a service', { timeout: 60_000 }, () => {
   it('SIGTERM to `npm run -s headless` stops the runner too: no orphan, sockets closed', async () => {
     group = new ProcessGroup();
     const sim = await new SimProcess(group, {}).start();
-    const runner = startRunner(group, {
+    const runner = await startRunner(group, {
       baseUrl: sim.baseUrl,
       key: sim.key,
       secret: sim.secret,
@@ -86,7 +86,7 @@ describe('screenpop-headless as a service', { timeout: 60_000 }, () => {
     });
     await runner.waitForState('connected');
     // npm -> sh -> node: find the runner's own process.
-    const nodePid = descendantOf(runner.proc.pid, 'src-main/headless/cli.ts');
+    const nodePid = descendantOf(runner.proc.pid, RUNNER);
     group.adopt(nodePid);
 
     runner.proc.signal('SIGTERM');
@@ -103,7 +103,7 @@ describe('screenpop-headless as a service', { timeout: 60_000 }, () => {
   it('keeps its exit codes through npm: 2 for a usage error, 3 when the key is refused', async () => {
     group = new ProcessGroup();
     const sim = await new SimProcess(group, {}).start();
-    const usage = startRunner(group, {
+    const usage = await startRunner(group, {
       baseUrl: sim.baseUrl,
       key: sim.key,
       secret: sim.secret,
@@ -111,7 +111,7 @@ describe('screenpop-headless as a service', { timeout: 60_000 }, () => {
       viaNpm: true,
     });
     expect((await usage.proc.exit).code).toBe(2);
-    const refused = startRunner(group, {
+    const refused = await startRunner(group, {
       baseUrl: sim.baseUrl,
       key: sim.key,
       secret: 'not-the-secret',

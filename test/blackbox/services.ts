@@ -1,8 +1,8 @@
 /**
  * The four shipped processes of a black-box run, each started with its documented command line:
  * - the simulator, `node src-sim/cli.ts --control` (src-sim/README.md), driven through `/_sim/`;
- * - the headless runner, `node src-main/headless/cli.ts` (src-main/headless/README.md), observed
- *   through its stdout JSON lines only;
+ * - the headless runner as it ships, `node bin/screenpop-headless.js` (src-main/headless/README.md),
+ *   built first when the sources changed, observed through its stdout JSON lines only;
  * - the relay, `node src-relay/cli.ts --config <file>` (src-relay/README.md);
  * - `redis-server`, for the relay's Redis backend.
  * Each can be stopped, killed and started again on the same port (and, for Redis, the same data).
@@ -12,7 +12,15 @@ import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { join } from 'node:path';
 import { RingLedger } from './ledger.ts';
-import { envWithout, freePort, NODE, until, type ProcessGroup, type Spawned } from './processes.ts';
+import {
+  ensureRunnerBuilt,
+  envWithout,
+  freePort,
+  NODE,
+  until,
+  type ProcessGroup,
+  type Spawned,
+} from './processes.ts';
 
 const START_MS = 20_000;
 
@@ -212,13 +220,13 @@ export interface RunnerOptions {
   /** More flags, e.g. ['--heartbeat-sec', '5']. */
   args?: string[];
   env?: NodeJS.ProcessEnv;
-  /** Spawn through `npm run -s headless --` instead of `node src-main/headless/cli.ts`. */
+  /** Spawn through `npm run -s headless --` instead of `node bin/screenpop-headless.js`. */
   viaNpm?: boolean;
   /** `--phone-system` (the runner's default, standard, when absent). */
   phoneSystem?: 'standard' | 'yeastar-p-series';
 }
 
-export function startRunner(group: ProcessGroup, o: RunnerOptions): RunnerProcess {
+export async function startRunner(group: ProcessGroup, o: RunnerOptions): Promise<RunnerProcess> {
   const flags = ['--base-url', o.baseUrl, '--extension', o.extension ?? '101', ...(o.args ?? [])];
   if (o.phoneSystem) flags.push('--phone-system', o.phoneSystem);
   const env = {
@@ -226,9 +234,10 @@ export function startRunner(group: ProcessGroup, o: RunnerOptions): RunnerProces
     SCREENPOP_API_KEY: o.key,
     SCREENPOP_API_SECRET: o.secret,
   };
+  if (o.viaNpm) await ensureRunnerBuilt(); // npm runs bin/screenpop-headless.js
   const proc = o.viaNpm
     ? group.spawn('runner (npm)', 'npm', ['run', '-s', 'headless', '--', ...flags], { env })
-    : group.spawn('runner', NODE, ['src-main/headless/cli.ts', ...flags], { env });
+    : await group.spawnRunner('runner', flags, { env });
   return new RunnerProcess(proc);
 }
 
@@ -430,7 +439,7 @@ export async function startAutoMode(
     ...(phoneSystem && { phoneSystem }),
   }).start();
   await sim.control('POST', 'webhooks', { url: relay.webhookUrl(), secret: relay.webhookSecret });
-  const runner = startRunner(group, {
+  const runner = await startRunner(group, {
     baseUrl: sim.baseUrl,
     key: sim.key,
     secret: sim.secret,
