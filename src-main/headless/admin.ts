@@ -5,7 +5,6 @@
  * - `--store-secret`: core/credentials/provision.ts;
  * - `--diagnostics <file>`: a connection test and the archive of src-main/core/diagnostics/.
  */
-import { readFileSync } from 'node:fs';
 import packageJson from '../../package.json' with { type: 'json' };
 import { serviceProbe } from '../core/app/service-probe.ts';
 import { transportFor } from '../core/net/network.ts';

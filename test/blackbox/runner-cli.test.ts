@@ -5,7 +5,7 @@
  * and environment, never the app's Settings window.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { envWithout, NODE, ProcessGroup } from './processes.ts';
+import { envWithout, ProcessGroup } from './processes.ts';
 import { RunnerProcess, startRunner } from './services.ts';
 import { otherWebServer, type OtherWebServer } from '../support/other-web-server.ts';
 
@@ -17,7 +17,6 @@ afterEach(async () => {
   web = undefined;
 });
 
-const CLI = 'src-main/headless/cli.ts';
 const plainEnv = () => envWithout(['LANGUAGE', 'LC_ALL', 'LC_MESSAGES', 'LANG']);
 
 describe('screenpop-headless pointed at a web server that is not the phone system', () => {
@@ -70,7 +69,7 @@ describe('screenpop-headless pointed at a web server that is not the phone syste
 describe('screenpop-headless on the command line', () => {
   it('--help: the help on stdout and nothing else, exit 0', { timeout: 30_000 }, async () => {
     group = new ProcessGroup();
-    const help = group.spawn('help', NODE, [CLI, '--help'], { env: plainEnv() });
+    const help = await group.spawnRunner('help', ['--help'], { env: plainEnv() });
     expect(await help.exit).toEqual({ code: 0, signal: null });
     expect(help.stderr()).toBe(''); // before: a JSON "no policy file" line, then the help
     expect(help.stdout[0]?.text).toMatch(/^Usage: screenpop-headless --base-url/);
@@ -82,7 +81,7 @@ describe('screenpop-headless on the command line', () => {
     { timeout: 30_000 },
     async () => {
       group = new ProcessGroup();
-      const bad = group.spawn('negative', NODE, [CLI, '--demo', '--heartbeat-sec', '-5'], {
+      const bad = await group.spawnRunner('negative', ['--demo', '--heartbeat-sec', '-5'], {
         env: plainEnv(),
       });
       expect(await bad.exit).toEqual({ code: 2, signal: null });
@@ -97,7 +96,7 @@ describe('screenpop-headless on the command line', () => {
   it('says "stopped" after "stopping" when it stops cleanly', { timeout: 30_000 }, async () => {
     group = new ProcessGroup();
     const runner = new RunnerProcess(
-      group.spawn('demo', NODE, [CLI, '--demo'], { env: plainEnv() }),
+      await group.spawnRunner('demo', ['--demo'], { env: plainEnv() }),
     );
     await runner.waitForState('connected', 20_000);
     runner.proc.signal('SIGTERM');

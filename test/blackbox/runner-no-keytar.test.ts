@@ -1,16 +1,25 @@
 /**
  * Black box: the real runner on a checkout where keytar is not installed (an optional dependency
- * that could not be built: no libsecret development files). The checkout is a copy of the sources
- * whose node_modules links to every package of this one except keytar, so Node resolves `keytar`
- * exactly as on such a machine. Without SCREENPOP_API_SECRET the runner and `--store-secret` say
- * what is missing and what to install (in the --lang language) and exit; with the secret in the
- * environment, and in demo mode, it works as before.
+ * that could not be built: no libsecret development files). The checkout is a copy of what ships
+ * (bin/, the built dist-headless/, package.json) whose node_modules links to every package of this
+ * one except keytar, so Node resolves `keytar` exactly as on such a machine. Without
+ * SCREENPOP_API_SECRET the runner and `--store-secret` say what is missing and what to install (in
+ * the --lang language) and exit; with the secret in the environment, and in demo mode, it works as
+ * before.
  */
 import { cpSync, mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
-import { envWithout, NODE, ProcessGroup, REPO, until } from './processes.ts';
+import {
+  ensureRunnerBuilt,
+  envWithout,
+  NODE,
+  ProcessGroup,
+  REPO,
+  RUNNER,
+  until,
+} from './processes.ts';
 
 let group: ProcessGroup | undefined;
 let sim: Simulator | undefined;
@@ -25,9 +34,10 @@ afterEach(async () => {
 });
 afterAll(() => setup.cleanup());
 
-beforeAll(() => {
+beforeAll(async () => {
+  await ensureRunnerBuilt();
   checkout = setup.tempDir('screenpop-no-keytar-');
-  for (const part of ['src-main', 'src-shared', 'src-sim', 'bin', 'package.json'])
+  for (const part of ['bin', 'dist-headless', 'package.json'])
     cpSync(join(REPO, part), join(checkout, part), { recursive: true });
   mkdirSync(join(checkout, 'node_modules'));
   for (const entry of readdirSync(join(REPO, 'node_modules')))
@@ -40,15 +50,10 @@ const plainEnv = () =>
 
 function runner(args: string[], env: NodeJS.ProcessEnv) {
   const g = (group = new ProcessGroup());
-  return g.spawn(
-    'runner without keytar',
-    NODE,
-    [join(checkout, 'src-main/headless/cli.ts'), ...args],
-    {
-      env,
-      cwd: checkout,
-    },
-  );
+  return g.spawn('runner without keytar', NODE, [join(checkout, RUNNER), ...args], {
+    env,
+    cwd: checkout,
+  });
 }
 
 describe('the runner where keytar is not installed', () => {
@@ -76,7 +81,7 @@ describe('the runner where keytar is not installed', () => {
       'sh',
       [
         '-c',
-        `printf %s 's3cret-nowhere' | "${NODE}" src-main/headless/cli.ts --store-secret --base-url https://acme.example.com --lang de`,
+        `printf %s 's3cret-nowhere' | "${NODE}" ${RUNNER} --store-secret --base-url https://acme.example.com --lang de`,
       ],
       { env: { ...plainEnv(), SCREENPOP_API_KEY: 'k3y' }, cwd: checkout },
     );
@@ -89,11 +94,9 @@ describe('the runner where keytar is not installed', () => {
     expect(said).not.toContain('s3cret-nowhere');
     expect(readdirSync(checkout).sort()).toEqual([
       'bin',
+      'dist-headless',
       'node_modules',
       'package.json',
-      'src-main',
-      'src-shared',
-      'src-sim',
     ]);
   });
 

@@ -1,7 +1,7 @@
 /**
  * What every black-box scenario of the runner starts from and ends with: the simulator as a
  * process (`node src-sim/cli.ts --control`, background traffic on other extensions) and the runner
- * as another (`node src-main/headless/cli.ts`, heartbeat every 2 s so that a dead connection is
+ * as another (`node bin/screenpop-headless.js`, the build, heartbeat every 2 s so that a dead connection is
  * found in 4-5 s instead of 50-62 s; everything else is the default).
  */
 import { expect } from 'vitest';

@@ -8,11 +8,21 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { alive, descendantOf, ProcessGroup, REPO, RUNNER, until } from './processes.ts';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import {
+  alive,
+  descendantOf,
+  ensureRunnerBuilt,
+  ProcessGroup,
+  REPO,
+  RUNNER,
+  until,
+} from './processes.ts';
 import { RunnerProcess, SimProcess, startRunner } from './services.ts';
 
 let group: ProcessGroup;
+// The unit's ExecStart and bin run the build (dist-headless/): make it match the sources first.
+beforeAll(() => ensureRunnerBuilt(), 180_000);
 afterEach(async () => {
   await group?.cleanup();
 });
