@@ -18,8 +18,11 @@
  *   (the black-box tests rebuild only then).
  *
  * Run: npm run build:headless (npm ci runs it too, as the `prepare` script).
+ * `--if-stale`: build only when the sources changed since the last build, silently otherwise;
+ * `npm run headless` runs this first (`preheadless`), so a developer's edit or a `git pull` is
+ * never run from an old build. The systemd unit runs bin/ directly and skips it.
  */
-import { build, type Plugin } from 'esbuild';
+import type { Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -67,6 +70,9 @@ export async function buildHeadless(
   const root = ROOT;
   const outDir = resolve(root, options.outDir ?? HEADLESS_DIR);
   const file = join(outDir, HEADLESS_FILE);
+  // Loaded here, not at the top: `--if-stale` with a current build needs no esbuild (a checkout
+  // installed without its development dependencies can still run `npm run headless`).
+  const { build } = await import('esbuild');
   const result = await build({
     absWorkingDir: root,
     entryPoints: ['src-main/headless/cli.ts'],
@@ -128,7 +134,9 @@ export function headlessBuildIsCurrent(outDir = HEADLESS_DIR): boolean {
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
-  buildHeadless().then(
+  const ifStale = process.argv.includes('--if-stale');
+  if (ifStale && headlessBuildIsCurrent()) process.exit(0);
+  buildHeadless({ quiet: ifStale }).then(
     (built) =>
       process.stderr.write(
         `screenpop-headless built: ${relative(ROOT, built.file)} (${Math.round(built.bytes / 1024)} KiB, ${built.inputs} inputs)\n`,
