@@ -4,15 +4,13 @@
  * temporary folders removed), even when a test fails half-way. No vitest import: `soak.ts` uses this
  * file outside the test runner.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { buildHeadless, headlessBuildIsCurrent } from '../../scripts/build-headless.ts';
-import { withBuildLock } from '../support/build-lock.ts';
 
 /** The repository root: every command runs from there, as a user runs them. */
 export const REPO = resolve(import.meta.dirname, '..', '..');
@@ -24,20 +22,23 @@ export const NODE = process.execPath;
  */
 export const RUNNER = 'bin/screenpop-headless.js';
 
-let runnerBuilt: Promise<void> | undefined;
+let runnerBuilt = false;
 /**
- * Builds dist-headless/ when it does not match the sources (once per process, under a lock shared
- * by the test files running in parallel), so that every black-box test runs what ships, as it is now.
+ * Builds dist-headless/ when it does not match the sources (`build-headless.ts --if-stale`, as
+ * `npm run headless` does; once per test process), so that every black-box test runs what ships,
+ * as it is now. Synchronous, so that spawning the runner stays synchronous for every caller: a hash
+ * check (a fraction of a second) when the build is current, a few seconds when not. Test files
+ * building at the same time are safe: each file of the build is written atomically, inputs.json
+ * last.
  */
-export function ensureRunnerBuilt(): Promise<void> {
-  runnerBuilt ??= withBuildLock(
-    async () => {
-      if (!headlessBuildIsCurrent()) await buildHeadless({ quiet: true });
-    },
-    180_000,
-    'build-headless',
-  );
-  return runnerBuilt;
+export function ensureRunnerBuilt(): void {
+  if (runnerBuilt) return;
+  execFileSync(NODE, ['scripts/build-headless.ts', '--if-stale'], {
+    cwd: REPO,
+    stdio: ['ignore', 'ignore', 'pipe'],
+    timeout: 180_000,
+  });
+  runnerBuilt = true;
 }
 
 export interface Exit {
@@ -157,12 +158,12 @@ export class ProcessGroup {
    * The runner as it ships (`node [nodeArgs] bin/screenpop-headless.js ...args`), built first when
    * the sources changed.
    */
-  async spawnRunner(
+  spawnRunner(
     name: string,
     args: string[],
     options: { env?: NodeJS.ProcessEnv; nodeArgs?: string[] } = {},
-  ): Promise<Spawned> {
-    await ensureRunnerBuilt();
+  ): Spawned {
+    ensureRunnerBuilt();
     const env = options.env ? { env: options.env } : {};
     return this.spawn(name, NODE, [...(options.nodeArgs ?? []), RUNNER, ...args], env);
   }

@@ -100,7 +100,7 @@ async function connectedBehind(args: string[] = HEARTBEAT_ARGS): Promise<{
   const proxy = await new HostileProxy(group).start();
   const sim = await new SimProcess(group, { traffic: 3, exclude: ['101'] }).start();
   const env = envWithout([...PROXY_VARS, ...PROXY_VARS.map((v) => v.toLowerCase())]);
-  const runner = await startRunner(group, {
+  const runner = startRunner(group, {
     baseUrl: sim.baseUrl,
     key: sim.key,
     secret: sim.secret,

@@ -57,7 +57,7 @@ function runnerFor(
   sim: SimProcess,
   env: NodeJS.ProcessEnv,
   args: string[] = ['--ca-file', ca.caFile],
-): Promise<RunnerProcess> {
+): RunnerProcess {
   return startRunner(group, {
     baseUrl: sim.baseUrl,
     key: sim.key,
@@ -104,7 +104,7 @@ describe.runIf(run)(
         url: relay.webhookUrl(),
         secret: relay.webhookSecret,
       });
-      const runner = await runnerFor(
+      const runner = runnerFor(
         sim,
         { ...cleanEnv(), HTTPS_PROXY: proxy.url() },
         relayArgs(sim, relay, 'auto'),
@@ -125,7 +125,7 @@ describe.runIf(run)(
       const auth = { user: 'agent7', password: 'pr0xy-Pa55word' };
       const proxy = await new ForwardProxy(group, auth).start();
       const sim = await tlsSim(ca.issue('sim-auth'));
-      const good = await runnerFor(sim, { ...cleanEnv(), https_proxy: proxy.url() });
+      const good = runnerFor(sim, { ...cleanEnv(), https_proxy: proxy.url() });
       await good.waitForState('connected', 60_000);
       const ledger = new RingLedger(good);
       await ledger.ringAndSettle(sim);
@@ -135,7 +135,7 @@ describe.runIf(run)(
       await good.proc.stop();
 
       const wrong = { user: 'agent7', password: 'Wr0ng-pa55word' };
-      const bad = await runnerFor(sim, { ...cleanEnv(), HTTPS_PROXY: proxy.url(wrong) });
+      const bad = runnerFor(sim, { ...cleanEnv(), HTTPS_PROXY: proxy.url(wrong) });
       const exit = await bad.proc.exit;
       const status = bad.statuses().at(-1);
       expect(status, bad.explain()).toMatchObject({ state: 'needs-attention' });
@@ -152,7 +152,7 @@ describe.runIf(run)(
     it('says which proxy is down and keeps trying with a back-off, not a tight loop', async () => {
       const sim = await tlsSim(ca.issue('sim-down'));
       const port = await freePort(); // nothing listens there
-      const runner = await runnerFor(sim, {
+      const runner = runnerFor(sim, {
         ...cleanEnv(),
         HTTPS_PROXY: `http://someone:d0wn-proxy-secret@127.0.0.1:${port}`,
       });
@@ -185,7 +185,7 @@ describe.runIf(run)(
       }).start();
       // The relay alone: its socket's fault is the status (in auto mode the direct stream's state
       // decides the combined one, see status.ts combineStatuses).
-      const runner = await runnerFor(sim, cleanEnv(), relayArgs(sim, relay, 'relay'));
+      const runner = runnerFor(sim, cleanEnv(), relayArgs(sim, relay, 'relay'));
       const exit = await runner.proc.exit;
       const host = `127.0.0.1:${relay.port}`;
       expect(runner.statuses().at(-1), runner.explain()).toMatchObject({
@@ -218,11 +218,7 @@ describe.runIf(run)(
     ] as const) {
       it(`stops with a plain status naming the host for ${what}, without a retry loop`, async () => {
         const sim = await tlsSim(issue());
-        const runner = await runnerFor(
-          sim,
-          cleanEnv(),
-          args.length ? ['--ca-file', ca.caFile] : [],
-        );
+        const runner = runnerFor(sim, cleanEnv(), args.length ? ['--ca-file', ca.caFile] : []);
         const exit = await runner.proc.exit;
         const host = new URL(sim.baseUrl).host;
         expect(runner.statuses().at(-1), runner.explain()).toMatchObject({

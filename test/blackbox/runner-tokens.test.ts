@@ -21,7 +21,7 @@ describe('screenpop-headless as a process: the token calls fail', { timeout: 90_
   it('keeps running through get_token answering 503 at start, and connects once it works', async () => {
     const sim = await new SimProcess(group, {}).start();
     await sim.control('POST', 'faults/fail-http', { status: 503, count: 3, target: 'api' });
-    const runner = await startRunner(group, {
+    const runner = startRunner(group, {
       baseUrl: sim.baseUrl,
       key: sim.key,
       secret: sim.secret,

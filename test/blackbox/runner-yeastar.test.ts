@@ -119,7 +119,7 @@ describe(
         traffic: 3,
         exclude: ['101'],
       }).start();
-      const runner = await startRunner(group, {
+      const runner = startRunner(group, {
         baseUrl: sim.baseUrl,
         key: sim.key,
         secret: sim.secret,
@@ -145,7 +145,7 @@ describe(
 
     it("a wrong Client Secret stops with exit 3 and says so in the phone system's terms", async () => {
       const sim = await new SimProcess(group, YEASTAR).start();
-      const runner = await startRunner(group, {
+      const runner = startRunner(group, {
         baseUrl: sim.baseUrl,
         key: sim.key,
         secret: 'not-the-secret',

@@ -226,7 +226,7 @@ export interface RunnerOptions {
   phoneSystem?: 'standard' | 'yeastar-p-series';
 }
 
-export async function startRunner(group: ProcessGroup, o: RunnerOptions): Promise<RunnerProcess> {
+export function startRunner(group: ProcessGroup, o: RunnerOptions): RunnerProcess {
   const flags = ['--base-url', o.baseUrl, '--extension', o.extension ?? '101', ...(o.args ?? [])];
   if (o.phoneSystem) flags.push('--phone-system', o.phoneSystem);
   const env = {
@@ -234,10 +234,10 @@ export async function startRunner(group: ProcessGroup, o: RunnerOptions): Promis
     SCREENPOP_API_KEY: o.key,
     SCREENPOP_API_SECRET: o.secret,
   };
-  if (o.viaNpm) await ensureRunnerBuilt(); // npm runs bin/screenpop-headless.js
+  if (o.viaNpm) ensureRunnerBuilt(); // npm runs bin/screenpop-headless.js
   const proc = o.viaNpm
     ? group.spawn('runner (npm)', 'npm', ['run', '-s', 'headless', '--', ...flags], { env })
-    : await group.spawnRunner('runner', flags, { env });
+    : group.spawnRunner('runner', flags, { env });
   return new RunnerProcess(proc);
 }
 

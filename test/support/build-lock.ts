@@ -1,20 +1,18 @@
 /**
- * `npm run build` writes the repository's dist/ (as npm start and npm run dist do), and the
- * black-box tests build the runner into dist-headless/. Test files run in parallel processes, so
- * the tests that build take a lock first: a folder created atomically, holding the owner's pid so
- * that a lock left by a killed run is taken over.
+ * `npm run build` writes the repository's dist/ (as npm start and npm run dist do). Test files run
+ * in parallel processes, so the tests that build there take this lock first: a folder created
+ * atomically, holding the owner's pid so that a lock left by a killed run is taken over.
  */
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { sleepReal } from './wait.ts';
 
-const lockPath = (name: string) =>
-  fileURLToPath(new URL(`../../.tmp/${name}.lock`, import.meta.url));
+const LOCK = fileURLToPath(new URL('../../.tmp/build.lock', import.meta.url));
 
-function ownerAlive(lock: string): boolean {
+function ownerAlive(): boolean {
   try {
-    const pid = Number(readFileSync(`${lock}/pid`, 'utf8'));
+    const pid = Number(readFileSync(`${LOCK}/pid`, 'utf8'));
     process.kill(pid, 0);
     return true;
   } catch (err) {
@@ -23,36 +21,30 @@ function ownerAlive(lock: string): boolean {
   }
 }
 
-/** `name`: 'build' for dist/ (npm run build); 'build-headless' for dist-headless/. */
-export async function withBuildLock<T>(
-  body: () => Promise<T>,
-  timeoutMs = 180_000,
-  name = 'build',
-): Promise<T> {
-  const lock = lockPath(name);
-  mkdirSync(dirname(lock), { recursive: true });
+export async function withBuildLock<T>(body: () => Promise<T>, timeoutMs = 180_000): Promise<T> {
+  mkdirSync(dirname(LOCK), { recursive: true });
   const started = Date.now();
   for (;;) {
     try {
-      mkdirSync(lock);
-      writeFileSync(`${lock}/pid`, String(process.pid));
+      mkdirSync(LOCK);
+      writeFileSync(`${LOCK}/pid`, String(process.pid));
       break;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
       const waited = Date.now() - started;
       // An owner that is gone (a killed run) leaves the lock behind: take it over. A lock without
       // its pid file yet is being taken right now, hence the 2 s before judging.
-      if (waited > 2_000 && !ownerAlive(lock)) {
-        rmSync(lock, { recursive: true, force: true });
+      if (waited > 2_000 && !ownerAlive()) {
+        rmSync(LOCK, { recursive: true, force: true });
         continue;
       }
-      if (waited > timeoutMs) throw new Error(`timed out waiting for ${lock}`, { cause: err });
+      if (waited > timeoutMs) throw new Error(`timed out waiting for ${LOCK}`, { cause: err });
       await sleepReal(100);
     }
   }
   try {
     return await body();
   } finally {
-    rmSync(lock, { recursive: true, force: true });
+    rmSync(LOCK, { recursive: true, force: true });
   }
 }
