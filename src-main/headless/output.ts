@@ -57,7 +57,7 @@ export interface PopLine {
 /**
  * What the CRM answered for a popped call (after its pop line). `status`: `found` (with the name,
  * company and record link as the CRM gave them, inert), `not-found`, `failed` (`reason`: timeout,
- * rate-limited, auth, forbidden, network, server, bad-answer, no-credentials) or `skipped`
+ * rate-limited, auth, forbidden, network, certificate, server, bad-answer, no-credentials) or `skipped`
  * (`reason`: not-a-number, paused, busy, refused). `name_source` says which name a card shows now:
  * the contacts file's stays (`contacts`), else the CRM's (`crm`).
  */

@@ -8,6 +8,9 @@ import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CrmLookup } from '../../src-main/core/crm/lookup.ts';
 import { HubSpotConnector } from '../../src-main/core/crm/hubspot.ts';
+import { describeTest } from '../../src-main/core/crm/test-lookup.ts';
+import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
+import { PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import {
@@ -48,11 +51,16 @@ afterEach(async () => {
 });
 
 async function hubspot(
-  options: { tokens?: Record<string, string[]>; uiDomain?: string; searchPerSecond?: number } = {},
+  options: {
+    tokens?: Record<string, string[]>;
+    uiDomain?: string;
+    searchPerSecond?: number;
+    cert?: CertFiles;
+  } = {},
 ) {
   const fake = await startFakeHubSpot({
-    cert: server.cert,
-    key: server.key,
+    cert: (options.cert ?? server).cert,
+    key: (options.cert ?? server).key,
     ...(options.searchPerSecond ? { searchPerSecond: options.searchPerSecond } : {}),
     tokens: options.tokens ?? { [TOKEN]: ['crm.objects.contacts.read'] },
     ...(options.uiDomain ? { uiDomain: options.uiDomain } : {}),
@@ -230,6 +238,33 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
     expect(await lookup.lookup('+14155550127')).toEqual({ status: 'skipped', reason: 'paused' });
     expect(fake.requests).toBe(3);
     expect(lookup.stats().failures).toEqual({ network: 1, server: 2 });
+  });
+
+  it('says a refused certificate as such (untrusted, expired), with the words and remedy of the connection', async () => {
+    // Another organisation's CA (not the one given as the CA file), then an expired certificate.
+    const otherDir = mkdtempSync(join(caDir, 'other-'));
+    const other = makeTestCa(otherDir, 'Someone Else Root CA').issue('hubspot-other');
+    const expired = ca.issue('hubspot-expired', { expired: true });
+    const t = PLAIN_ENGLISH.current();
+    const hubspotSettings = { ...DEFAULT_SETTINGS.crmLookup, provider: 'hubspot' as const };
+    for (const [cert, fault] of [
+      [other, 'certificate-untrusted'],
+      [expired, 'certificate-expired'],
+    ] as const) {
+      const fake = await hubspot({ cert });
+      const host = new URL(fake.url).host;
+      const result = await lookupFor(fake).lookup('+14155550123');
+      expect(result).toEqual({
+        status: 'failed',
+        kind: 'certificate',
+        certificate: { fault, host },
+      });
+      expect(fake.searches).toHaveLength(0);
+      const said = describeTest(result, hubspotSettings, t, 12);
+      expect(said.message).toBe(t.t(`status.fault.${fault}.reason`, { host }));
+      expect(said.message).toContain(host);
+      expect(said.remedy).toBe(t.t(`status.fault.${fault}.remedy`, { host }));
+    }
   });
 
   it('makes hostile answers inert and never trusts a foreign ui domain for the record link', async () => {

@@ -38,8 +38,10 @@ export type CrmFailureKind =
   | 'auth'
   /** Signed in, but not allowed to read contacts (403; HubSpot: a missing scope). */
   | 'forbidden'
-  /** The CRM could not be reached (DNS, refused, reset, proxy, certificate). */
+  /** The CRM could not be reached (DNS, refused, reset, proxy). */
   | 'network'
+  /** The CRM's TLS certificate was refused (untrusted, expired, another host's): `certificate`. */
+  | 'certificate'
   /** The CRM answered with an error of its own (5xx, or 4xx other than the above). */
   | 'server'
   /** The answer was not what this connector reads (not JSON, too large, a redirect). */
@@ -47,23 +49,37 @@ export type CrmFailureKind =
   /** No token or password is stored for this CRM. */
   | 'no-credentials';
 
+/** A refused certificate, as the service connection names it (core/net/net-errors.ts). */
+export interface CrmCertificateProblem {
+  fault: 'certificate-untrusted' | 'certificate-expired' | 'certificate-host';
+  host: string;
+}
+
 export class CrmError extends Error {
   readonly kind: CrmFailureKind;
   /** HTTP status when there was one. */
   readonly status: number | undefined;
   /** For 'rate-limited': how long the CRM asked us to wait (ms), when it said. */
   readonly retryAfterMs: number | undefined;
+  /** For 'certificate': which refusal, and the host whose certificate it was. */
+  readonly certificate: CrmCertificateProblem | undefined;
 
   constructor(
     kind: CrmFailureKind,
     message: string,
-    options: { status?: number; retryAfterMs?: number; cause?: unknown } = {},
+    options: {
+      status?: number;
+      retryAfterMs?: number;
+      cause?: unknown;
+      certificate?: CrmCertificateProblem;
+    } = {},
   ) {
     super(message, options.cause !== undefined ? { cause: options.cause } : undefined);
     this.name = 'CrmError';
     this.kind = kind;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
+    this.certificate = options.certificate;
   }
 }
 

@@ -5,7 +5,12 @@
  * failure a CrmError with a kind the user can act on.
  */
 import { parseJson } from '../../../src-shared/json-text.ts';
-import { CrmError } from './connector.ts';
+import { networkFault } from '../net/net-errors.ts';
+import { CrmError, type CrmCertificateProblem } from './connector.ts';
+
+function isCertificateFault(fault: string): fault is CrmCertificateProblem['fault'] {
+  return ['certificate-untrusted', 'certificate-expired', 'certificate-host'].includes(fault);
+}
 
 /** A CRM's answer about one number is small; anything larger is not an answer we read. */
 export const MAX_ANSWER_BYTES = 256 * 1024;
@@ -41,6 +46,14 @@ export async function exchangeJson(
     const cause = error instanceof Error ? error.cause : undefined;
     if (cause instanceof Error && /redirect/i.test(cause.message))
       throw new CrmError('bad-answer', 'the CRM answered with a redirect', { cause: error });
+    // A refused certificate is said as the service connection says it (which refusal, which host),
+    // so Test lookup can tell the user what to do instead of "could not be reached".
+    const refused = networkFault(error, url, 'crm lookup');
+    if (refused?.kind === 'certificate' && isCertificateFault(refused.fault))
+      throw new CrmError('certificate', refused.message, {
+        cause: error,
+        certificate: { fault: refused.fault, host: new URL(url).host },
+      });
     throw new CrmError('network', 'the CRM could not be reached', { cause: error });
   }
   if (response.status >= 300 && response.status < 400)

@@ -29,6 +29,7 @@ import {
   CrmError,
   type CrmAnswer,
   type CrmConnector,
+  type CrmCertificateProblem,
   type CrmFailureKind,
   type CrmQuery,
 } from './connector.ts';
@@ -68,7 +69,7 @@ export type CrmResult =
       cached: boolean;
     }
   | { status: 'not-found'; cached: boolean }
-  | { status: 'failed'; kind: CrmFailureKind }
+  | { status: 'failed'; kind: CrmFailureKind; certificate?: CrmCertificateProblem }
   | { status: 'skipped'; reason: CrmSkip };
 
 export interface CrmStats {
@@ -358,6 +359,8 @@ export class CrmLookup {
       kind,
       ...(error instanceof CrmError && error.status !== undefined ? { status: error.status } : {}),
     });
-    return { status: 'failed', kind };
+    return error instanceof CrmError && error.certificate
+      ? { status: 'failed', kind, certificate: error.certificate }
+      : { status: 'failed', kind };
   }
 }

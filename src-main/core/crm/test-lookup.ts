@@ -6,7 +6,7 @@
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import type { CrmLookupSettings } from '../settings/types.ts';
 import type { CrmTestResult } from '../app/views.ts';
-import type { CrmFailureKind } from './connector.ts';
+import type { CrmCertificateProblem, CrmFailureKind } from './connector.ts';
 import type { CrmLookup, CrmResult } from './lookup.ts';
 
 /** How a CRM is named in words: "HubSpot", or the host of the lookup address. */
@@ -23,10 +23,19 @@ function failure(
   kind: CrmFailureKind,
   settings: CrmLookupSettings,
   t: Translator,
+  certificate: CrmCertificateProblem | undefined,
 ): Pick<CrmTestResult, 'message' | 'remedy'> {
   const provider = crmName(settings);
   const hubspot = settings.provider === 'hubspot';
   switch (kind) {
+    case 'certificate': {
+      // The words the connection status uses for the same refusal, naming the CRM's host.
+      const { fault, host } = certificate ?? { fault: 'certificate-untrusted', host: provider };
+      return {
+        message: t.t(`status.fault.${fault}.reason`, { host }),
+        remedy: t.t(`status.fault.${fault}.remedy`, { host }),
+      };
+    }
     case 'timeout':
       return {
         message: t.t('status.crm.fail.timeout', { provider, seconds: settings.timeoutSec }),
@@ -93,7 +102,7 @@ export function describeTest(
     case 'not-found':
       return { ok: true, message: t.t('status.crm.test.not-found', { provider }), ms };
     case 'failed':
-      return { ok: false, ...failure(result.kind, settings, t), ms };
+      return { ok: false, ...failure(result.kind, settings, t, result.certificate), ms };
     case 'skipped':
       return { ok: false, message: t.t('status.crm.test.not-a-number') };
   }
