@@ -6,7 +6,7 @@
  * one. A build records the hash of each input, so a changed source makes it stale. And it never
  * loads Node's fetch implementation (the transport answers with its own Response).
  */
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -76,6 +76,19 @@ describe('the built runner', () => {
     expect(run.stderr).toContain('screenpop-headless is not built');
     expect(run.stderr).toContain('npm run build:headless');
     expect(run.stderr).toContain('npm run headless:dev');
+  });
+
+  it('npm’s prepare without the development dependencies (the relay’s --omit=dev install) says so and succeeds', () => {
+    group = new ProcessGroup();
+    const dir = group.tempDir('runner-omit-dev-');
+    mkdirSync(join(dir, 'scripts'));
+    cpSync(join(REPO, 'scripts/prepare.js'), join(dir, 'scripts/prepare.js'));
+    cpSync(join(REPO, 'package.json'), join(dir, 'package.json'));
+    const run = spawnSync(NODE, ['scripts/prepare.js'], { cwd: dir, encoding: 'utf8' });
+    expect(run.status).toBe(0); // before: `node scripts/build-headless.ts` failed the whole install
+    expect(run.stderr).toContain('screenpop-headless not built');
+    expect(run.stderr).toContain('npm run build:headless');
+    expect(readdirSync(dir).sort()).toEqual(['package.json', 'scripts']);
   });
 
   it('is current right after a build, and stale once an input differs from its recorded hash', async () => {
