@@ -338,6 +338,28 @@ describe('organisation mode in the app', () => {
     ).toBeNull();
   }, 30_000);
 
+  it('a Save that switches to organisation mode keeps the API key and secret until this computer is signed in', async () => {
+    const t = await setUp();
+    await t.runtime.start();
+    const account = keychainAccount(API_KEY_MODE.apiKey, API_KEY_MODE.baseUrl);
+    const saved = await t.runtime.saveSettings({
+      settings: { connectionMode: 'organisation', relayUrl: t.relayAddress, relayTenant: 'acme' },
+    });
+    expect(saved).toMatchObject({ ok: true, view: { settings: { apiKey: API_KEY_MODE.apiKey } } });
+    expect(await t.keychain.getSecret(account)).toBe('S3cr3t!');
+    // Changing their mind brings back what they had, key and secret.
+    expect(await t.runtime.saveSettings({ settings: { connectionMode: 'api-key' } })).toMatchObject(
+      { ok: true, view: { settings: { apiKey: API_KEY_MODE.apiKey } } },
+    );
+    expect(await t.keychain.getSecret(account)).toBe('S3cr3t!');
+    // Signed in, the key and secret leave the computer.
+    expect(
+      await t.runtime.signInToOrganisation({ relayUrl: t.relayAddress, relayTenant: 'acme' }),
+    ).toMatchObject({ ok: true });
+    expect(t.runtime.settings().apiKey).toBe('');
+    expect(await t.keychain.getSecret(account)).toBeNull();
+  }, 30_000);
+
   it('says plainly what is wrong with the relay address or tenant, and a sign-in the person cancels ends at once', async () => {
     let opened = '';
     const t = await setUp({ browser: (url) => void (opened = url) });

@@ -14,6 +14,8 @@ export interface SettingsPort {
   check(patch: Partial<Settings>): SettingsUpdate;
   /** Validates, merges and saves atomically. */
   update(patch: Partial<Settings>): Promise<SettingsUpdate>;
+  /** Whether the policy locks this setting (the user cannot change it). */
+  locked?(key: keyof Settings): boolean;
 }
 
 /**
@@ -35,6 +37,7 @@ export function settingsPortFor(
         });
       return withLocks(settings, policy);
     },
+    locked: (key) => key in policy.locked,
     check: (patch) => {
       const result = store.check(withoutLocked(patch, policy));
       return result.ok ? { ok: true, settings: withLocks(result.settings, policy) } : result;

@@ -198,14 +198,22 @@ export class SettingsService {
       await this.startDemo().catch((err: unknown) =>
         this.logger.error('demo could not start', { error: err }),
       );
-    if (isOrganisationMode(this.settings())) await this.dropApiKey();
     await this.refreshHasSecret();
+    // Once this computer holds a sign-in, or when the policy locks the mode (the key can never be
+    // used again): a Save that switches the mode before anyone signed in must not cost the user
+    // the key and secret they may still go back to.
+    const forGood = this.orgSignIn !== null || this.d.settings.locked?.('connectionMode') === true;
+    if (isOrganisationMode(this.settings()) && forGood) {
+      await this.dropApiKey();
+      await this.refreshHasSecret();
+    }
   }
 
   /**
    * Organisation mode keeps no API key or secret on this computer: the secret of the key the
    * settings held is deleted from the keychain and the key from the settings file. Runs on every
-   * prepare in this mode, so a machine switched by its policy is cleaned up at start too.
+   * prepare in this mode once signed in (or locked to it), so a machine switched by its policy is
+   * cleaned up at start too.
    */
   private async dropApiKey(): Promise<void> {
     const { apiKey, baseUrl } = this.settings();
