@@ -336,7 +336,8 @@ export function defaultConfig(tenants: RelayConfigInput['tenants'] = {}): RelayC
  * RELAY_HOST, RELAY_PORT, RELAY_TLS_CERT + RELAY_TLS_KEY, RELAY_MAX_BODY_BYTES, RELAY_LOG_LEVEL,
  * RELAY_TRUST_PROXY (true|false), RELAY_STORAGE (memory|redis), RELAY_REDIS_URL (implies redis),
  * RELAY_REDIS_PREFIX, RELAY_SNAPSHOT_FILE, RELAY_USERS_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS
- * (comma-separated) and RELAY_TENANT_<NAME>_BASE_URL (NAME upper-cased, `-` and `.` as `_`).
+ * (comma-separated), RELAY_TENANT_<NAME>_BASE_URL and RELAY_TENANT_<NAME>_PHONE_SYSTEM (NAME
+ * upper-cased, `-` and `.` as `_`).
  * Secrets belong in the environment or a file readable by the relay only; the relay never logs
  * them, and a file that is not JSON is reported by position only (never quoted).
  */
@@ -386,7 +387,7 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Re
   }
   const tenants = obj('tenants');
   for (const [name, value] of Object.entries(env)) {
-    const m = /^RELAY_TENANT_([A-Z0-9_]+)_(SECRETS|BASE_URL)$/.exec(name);
+    const m = /^RELAY_TENANT_([A-Z0-9_]+)_(SECRETS|BASE_URL|PHONE_SYSTEM)$/.exec(name);
     if (!m || value === undefined) continue;
     const envName = m[1]!;
     const tenant =
@@ -398,6 +399,7 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Re
         .split(',')
         .map((s) => s.trim())
         .filter(Boolean);
+    else if (m[2] === 'PHONE_SYSTEM') Object.assign(t, { phoneSystem: value.trim() });
     else t.baseUrl = value;
     tenants[tenant] = t;
   }

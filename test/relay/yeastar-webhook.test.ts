@@ -17,7 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { YeastarEventDecoder } from '../../src-shared/phone-systems/yeastar-p-series.ts';
 import { signBody } from '../../src-relay/signature.ts';
 import { TestClient } from './helpers.ts';
-import { runRelayWith, spawnRelay, type RelayProcess } from './relay-process.ts';
+import { runRelayCli, runRelayWith, spawnRelay, type RelayProcess } from './relay-process.ts';
 import { sleepReal } from '../support/wait.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
@@ -345,6 +345,22 @@ describe('relay config: a Yeastar P-Series tenant', { timeout: 90_000 }, () => {
         `tenants.t${i}.allowFrom.1: an allowFrom entry is not an IP address or CIDR range`,
       ),
     );
+  });
+
+  it('a tenant made from the environment alone can be a Yeastar one (RELAY_TENANT_<NAME>_PHONE_SYSTEM)', async () => {
+    const env = (phoneSystem: string) => ({
+      ...process.env,
+      RELAY_PORT: '0',
+      RELAY_TENANT_ACME_SECRETS: SECRET,
+      RELAY_TENANT_ACME_BASE_URL: 'https://pbx.example',
+      RELAY_TENANT_ACME_PHONE_SYSTEM: phoneSystem,
+    });
+    const good = await runRelayCli(['--check-config'], { env: env('yeastar-p-series') });
+    expect(good.code).toBe(0);
+    expect(good.out).toContain('tenant acme: https://pbx.example (Yeastar P-Series)');
+    const typo = await runRelayCli(['--check-config'], { env: env('yeastar') });
+    expect(typo.code).not.toBe(0);
+    expect(typo.err).toContain('tenants.acme.phoneSystem: phoneSystem must be');
   });
 
   it('--check-config says the phone system and warns of a Secret that is not the 32 characters the PBX shows', async () => {
