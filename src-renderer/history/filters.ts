@@ -1,6 +1,6 @@
 /**
  * What the history can be narrowed to: one filter (All, Missed, Answered, Voicemail, SMS) and a
- * search over names, numbers and message text. No DOM, no React.
+ * search over names, companies, numbers and message text. No DOM, no React.
  */
 import type { HistoryItem } from '../../src-main/ipc/contract.ts';
 import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
@@ -41,12 +41,13 @@ export function filterById(id: string): HistoryFilter {
 const digitsOf = (text: string) => text.replace(/[^0-9]/g, '');
 
 /**
- * The words a search looks in: names, numbers as received and as shown, the called line, and a
- * message's text.
+ * The words a search looks in: names, the caller's company (contacts file or CRM), numbers as
+ * received and as shown, the called line, and a message's text.
  */
 function haystack(item: HistoryItem): string[] {
   return [
     item.callerName ?? '',
+    item.kind === 'call' ? (item.callerCompany ?? '') : '',
     item.from,
     item.fromDisplay,
     item.toName ?? '',

@@ -140,7 +140,7 @@ describe('history', () => {
     expect(await screen.findByText(/No calls yet/)).toBeTruthy();
   });
 
-  it('searches names and numbers whatever their spacing, and filters missed and answered calls', async () => {
+  it('searches names, companies and numbers whatever their spacing, and filters missed and answered calls', async () => {
     const { api } = fakeApi();
     api.listHistory.mockResolvedValue(entries);
     render(<HistoryApp api={api} />);
@@ -153,6 +153,9 @@ describe('history', () => {
     fireEvent.change(search, { target: { value: '+442079' } });
     expect(ids()).toEqual(['missed']);
     fireEvent.change(search, { target: { value: 'grace' } });
+    expect(ids()).toEqual(['old']);
+    // The company the contacts file or the CRM gave.
+    fireEvent.change(search, { target: { value: 'navy research' } });
     expect(ids()).toEqual(['old']);
     fireEvent.change(search, { target: { value: '<script>' } });
     expect(ids()).toEqual(['live']);
