@@ -5,6 +5,7 @@
 import { useEffect, useRef, useState } from 'react';
 import type { CrmPreview as CrmPreviewResult, ScreenpopApi } from '../../src-main/ipc/contract.ts';
 import { useT } from '../shared/i18n.tsx';
+import { phrase, render } from '../../src-shared/i18n/phrase.ts';
 
 const DEBOUNCE_MS = 200;
 
@@ -20,8 +21,6 @@ export function CrmPreview({
   const [preview, setPreview] = useState<CrmPreviewResult | null>(null);
   const request = useRef(0);
   const t = useT();
-  // The effect below reads the words of the moment its answer arrives.
-  const unavailable = t.t('settings.crm.unavailable');
 
   useEffect(() => {
     const mine = ++request.current;
@@ -35,12 +34,17 @@ export function CrmPreview({
           if (request.current === mine) setPreview(result);
         },
         () => {
-          if (request.current === mine) setPreview({ ok: false, message: unavailable });
+          if (request.current === mine)
+            setPreview({
+              ok: false,
+              words: [phrase('settings.crm.unavailable')],
+              message: 'unavailable',
+            });
         },
       );
     }, DEBOUNCE_MS);
     return () => window.clearTimeout(timer);
-  }, [api, template, unavailable]);
+  }, [api, template]);
 
   return (
     <div className="crm-preview" id={id} aria-live="polite" data-testid="crm-preview">
@@ -57,7 +61,7 @@ export function CrmPreview({
         </p>
       ) : (
         <p className="field__error" data-testid="crm-preview-error">
-          {preview.message}
+          {render(preview.words, t)}
         </p>
       )}
     </div>

@@ -38,6 +38,7 @@ import {
   toPatch,
 } from './form-values.ts';
 import { StatusPanel } from './StatusPanel.tsx';
+import { refusalText } from './refusal-words.ts';
 
 export interface SettingsFormProps {
   api: ScreenpopApi;
@@ -200,7 +201,13 @@ export function SettingsForm({
         setSaved(t.t(onboarding ? 'settings.saved-onboarding' : 'settings.saved'));
         onSaved(result.view);
       } else {
-        showError({ field: result.field, message: result.message });
+        // The CRM lookup's parts go beside their fields too (showError maps them).
+        const name = result.field.replace(/\[\d+\]$/, '');
+        const beside = knownFields.has(name) || name.startsWith('crmLookup');
+        showError({
+          field: result.field,
+          message: refusalText(result.field, result.words, beside, t),
+        });
       }
     } catch {
       setError({ field: '', message: FORM_ERRORS.saveFailed });

@@ -124,6 +124,17 @@ export const CATALOGUES: Readonly<Record<'en' | 'de' | 'fr' | 'es' | 'ar', Catal
   },
 };
 
+/** Whether `id` is a message of the catalogue (for ids built from a name, e.g. a field's label). */
+export function isMessageId(id: string): id is MessageId {
+  const dot = id.indexOf('.');
+  const namespace = id.slice(0, dot) as Namespace;
+  return (
+    dot > 0 &&
+    Object.hasOwn(SOURCE, namespace) &&
+    Object.hasOwn(SOURCE[namespace], id.slice(dot + 1))
+  );
+}
+
 /** A catalogue as one map from message id to message text. */
 export function flatMessages(catalogue: Catalogue): Map<string, string> {
   const out = new Map<string, string>();

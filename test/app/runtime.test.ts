@@ -14,7 +14,7 @@ import {
 } from '../../src-main/core/credentials/credential-store.ts';
 import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
-import { phrase } from '../../src-shared/i18n/phrase.ts';
+import { phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
 import { faultWords } from '../../src-shared/service-errors.ts';
 import { saidStatus } from '../../src-main/core/events/status.ts';
 import { FakeClock } from '../support/fake-clock.ts';
@@ -331,7 +331,8 @@ describe('AppRuntime', () => {
   });
 
   it('a keychain module that is not installed is said with its remedy when the secret is saved, never written elsewhere', async () => {
-    const t = await setup({}, { extra: { words: new LocaleState('de', silentLogger) } });
+    const german = new LocaleState('de', silentLogger);
+    const t = await setup({}, { extra: { words: german } });
     t.credentials.setSecret = () =>
       Promise.reject(
         new KeychainUnavailableError(
@@ -343,7 +344,8 @@ describe('AppRuntime', () => {
     await t.runtime.start();
     const saved = await t.runtime.saveSettings({ settings: CONFIGURED, secret: 'new-secret-3' });
     expect(saved).toMatchObject({ ok: false, field: 'secret' });
-    const message = (saved as { message: string }).message;
+    // The window says the refusal's words in its language; `message` is their English (logs).
+    const message = render((saved as { words: Words }).words, german.current());
     expect(message).toMatch(/^Das Schlüsselbund-Modul \(keytar\) ist nicht installiert/);
     expect(message).toContain('sudo apt-get install libsecret-1-dev');
     expect(JSON.stringify(t.logger.records)).not.toContain('new-secret-3');

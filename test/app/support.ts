@@ -82,11 +82,10 @@ export class MemorySettings implements SettingsPort {
   check(patch: Partial<Settings>): SettingsUpdate {
     const next = { ...this.current, ...patch };
     if (next.baseUrl && !/^https?:\/\//.test(next.baseUrl))
-      return {
-        ok: false,
-        field: 'baseUrl',
-        message: 'The service address must start with https://.',
-      };
+      return refusal(
+        'baseUrl',
+        phrase('status.settings.address-insecure', { secure: 'https', insecure: 'http' }),
+      );
     return { ok: true, settings: next };
   }
   async update(patch: Partial<Settings>): Promise<SettingsUpdate> {
@@ -231,6 +230,8 @@ import type { Connection, ConnectionConfig } from '../../src-main/core/app/conne
 import type { ConnectionStatus, WakeReason } from '../../src-main/core/events/contracts.ts';
 import type { Notice } from '../../src-main/core/events/notices.ts';
 import type { FeatureStatus } from '../../src-main/core/events/features.ts';
+import { refusal } from '../../src-main/core/app/settings-port.ts';
+import { phrase } from '../../src-shared/i18n/phrase.ts';
 
 /** A connection as the app sees it, played by the test: statuses, pops, wakes, retries, stop. */
 export class FakeConnection implements Connection {

@@ -8,6 +8,7 @@ import { axeViolations } from './support/axe.ts';
 import { call, firstRunView, fixture, ipNotAllowedTest } from './support/fixtures.ts';
 import { openPage, type PageName } from './support/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
+import { phrase } from '../../src-shared/i18n/phrase.ts';
 
 type Case = [string, PageName, ReturnType<typeof fixture>, ((page: Page) => Promise<void>)?];
 
@@ -39,7 +40,12 @@ const cases: Case[] = [
     'settings',
     fixture({
       testConnection: ipNotAllowedTest,
-      saveResult: { ok: false, field: 'extensions', message: 'Enter at least one extension.' },
+      saveResult: {
+        ok: false,
+        field: 'extensions',
+        words: [phrase('status.settings.extension', { max: '7' })],
+        message: 'extensions is not an extension number',
+      },
     }),
     async (page) => {
       await page.getByRole('button', { name: 'Test connection' }).click();

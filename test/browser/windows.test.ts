@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 import { connectedView, firstRunView, fixture, ipNotAllowedTest } from './support/fixtures.ts';
 import { computedStyle, openPage, SCREENSHOT_DIR, screenshot } from './support/page.ts';
 import { browserSuite, expectClean, realCrmPreview } from './support/suite.ts';
+import { phrase } from '../../src-shared/i18n/phrase.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
 
@@ -58,7 +59,8 @@ browserSuite('settings, onboarding and history in Chromium', ({ browser: getBrow
         saveResult: {
           ok: false,
           field: 'extensions',
-          message: 'Enter at least one extension, like 101.',
+          words: [phrase('status.settings.extension', { max: '7' })],
+          message: 'extensions is not an extension number',
         },
       }),
       { viewport: { width: 720, height: 900 } },
@@ -68,7 +70,7 @@ browserSuite('settings, onboarding and history in Chromium', ({ browser: getBrow
     await page.getByLabel('Service address').press('Enter');
     await expect.poll(() => page.getByTestId('error-extensions').count()).toBe(1);
     expect(await page.getByTestId('error-extensions').textContent()).toBe(
-      'Enter at least one extension, like 101.',
+      'Is not an extension number (1 to 7 digits, e.g. "101")',
     );
     expect(await page.getByLabel('Your extensions').getAttribute('aria-invalid')).toBe('true');
     const saves = await opened.recorded('saveSettings');

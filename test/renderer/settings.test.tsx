@@ -8,6 +8,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { SettingsApp } from '../../src-renderer/settings/SettingsApp.tsx';
 import { fakeApi, savedView, status } from './fake-api.ts';
+import { phrase } from '../../src-shared/i18n/phrase.ts';
 
 afterEach(cleanup);
 // jsdom lays nothing out and has no scrollIntoView; the jump list and the test button call it.
@@ -46,14 +47,18 @@ describe('settings', () => {
     api.saveSettings.mockResolvedValueOnce({
       ok: false,
       field: 'baseUrl',
-      message: 'Use an https:// address.',
+      words: [phrase('status.settings.address-insecure', { secure: 'https', insecure: 'http' })],
+      message: 'baseUrl must start with https://',
     });
     render(<SettingsApp api={api} />);
     const baseUrl = await waitFor(() => input('Service address'));
     fireEvent.change(baseUrl, { target: { value: 'http://acme.example.com' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     const error = await screen.findByTestId('error-baseUrl');
-    expect(error.textContent).toBe('Use an https:// address.');
+    // main's words, said in the window's language, as a sentence beside the field.
+    expect(error.textContent).toBe(
+      'Must start with https:// (http:// is allowed only for localhost or 127.0.0.1), so that the connection is encrypted',
+    );
     expect(baseUrl.getAttribute('aria-invalid')).toBe('true');
     expect(baseUrl.getAttribute('aria-describedby')?.split(' ')).toContain(error.id);
     expect(error.closest('[data-field]')?.getAttribute('data-field')).toBe('baseUrl');
@@ -67,14 +72,15 @@ describe('settings', () => {
     api.saveSettings.mockResolvedValueOnce({
       ok: false,
       field: 'extensions[1]',
-      message: 'extensions[1] must be digits only, like 101.',
+      words: [phrase('status.settings.extension', { max: '7' })],
+      message: 'extensions[1] is not an extension number',
     });
     render(<SettingsApp api={api} />);
     const extensions = await waitFor(() => input('Your extensions'));
     fireEvent.change(extensions, { target: { value: '101, abc' } });
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect((await screen.findByTestId('error-extensions')).textContent).toBe(
-      'extensions[1] must be digits only, like 101.',
+      'Entry 2: is not an extension number (1 to 7 digits, e.g. "101")',
     );
     expect(extensions.getAttribute('aria-invalid')).toBe('true');
   });
@@ -150,7 +156,11 @@ describe('settings', () => {
     api.previewCrm.mockImplementation(async (template: string) =>
       template.startsWith('https:')
         ? { ok: true, url: 'https://crm.example.com/?p=%2B14155550123' }
-        : { ok: false, message: 'The CRM link must start with https://.' },
+        : {
+            ok: false,
+            words: [phrase('status.link.crm-scheme', { scheme: 'javascript' })],
+            message: 'The CRM link must start with https://',
+          },
     );
     render(<SettingsApp api={api} />);
     const template = await waitFor(() => input('CRM link'));
@@ -161,7 +171,9 @@ describe('settings', () => {
     fireEvent.change(template, { target: { value: 'javascript:alert({from})' } });
     expect(
       (await screen.findByTestId('crm-preview-error', {}, { timeout: 2000 })).textContent,
-    ).toBe('The CRM link must start with https://.');
+    ).toBe(
+      'The CRM link must start with https:// (or a scheme your administrator allowed), not "javascript:".',
+    );
     expect(api.previewCrm).toHaveBeenLastCalledWith('javascript:alert({from})');
   });
 
@@ -359,6 +371,12 @@ describe('settings: the CRM lookup', () => {
     api.saveSettings.mockResolvedValueOnce({
       ok: false,
       field: 'crmLookup',
+      words: [
+        phrase('status.settings.inner', {
+          name: 'urlTemplate',
+          problem: [phrase('status.settings.lookup-https')],
+        }),
+      ],
       message: 'crmLookup urlTemplate must start with https://',
     });
     render(<SettingsApp api={api} />);
@@ -376,11 +394,12 @@ describe('settings: the CRM lookup', () => {
     api.saveSettings.mockResolvedValueOnce({
       ok: false,
       field: 'crmLookup.nameField',
-      message: 'Geben Sie an, wo der Name des Anrufers in der Antwort steht, z. B. name.',
+      words: [phrase('settings.error.crm-name-needed')],
+      message: 'Say where the caller’s name is in the answer, e.g. name.',
     });
     fireEvent.click(screen.getByRole('button', { name: 'Save' }));
     expect((await screen.findByTestId('error-crmNameField')).textContent).toContain(
-      'Geben Sie an, wo der Name',
+      'Say where the caller’s name is in the answer',
     );
     expect(screen.queryByTestId('error-crmUrl')).toBeNull();
     // The form's own check of the time-out, with the setting's range in the words.

@@ -1,4 +1,10 @@
-import { allowedSchemeSet, vetExternalUrl, type UrlCheck } from './external-url.ts';
+import {
+  allowedSchemeSet,
+  urlRefusal,
+  vetExternalUrl,
+  type UrlCheck,
+  type UrlRefusal,
+} from './external-url.ts';
 import { boundedText } from './text.ts';
 
 /**
@@ -26,7 +32,8 @@ export const SAMPLE_CALL: CrmValues = {
   caller_name: 'Ada Lovelace',
 };
 
-const MAX_TEMPLATE = 2048;
+/** Longest CRM link template (the settings' check and the link's are one rule). */
+export const MAX_TEMPLATE = 2048;
 const TOKEN = /\{([^{}]*)\}/g;
 
 function isPlaceholder(name: string): name is Placeholder {
@@ -37,18 +44,18 @@ function isPlaceholder(name: string): name is Placeholder {
 export function checkTemplate(
   template: string,
   allowedSchemes: readonly string[],
-): { ok: true } | { ok: false; message: string } {
+): { ok: true } | UrlRefusal {
   if (typeof template !== 'string' || template.trim() === '')
-    return { ok: false, message: 'No CRM link is set.' };
+    return urlRefusal('status.link.crm-none');
   if (template.length > MAX_TEMPLATE)
-    return { ok: false, message: `The CRM link is longer than ${MAX_TEMPLATE} characters.` };
+    return urlRefusal('status.link.crm-too-long', { max: String(MAX_TEMPLATE) });
   for (const m of template.matchAll(TOKEN)) {
     const name = m[1] ?? '';
     if (!isPlaceholder(name))
-      return {
-        ok: false,
-        message: `Unknown placeholder {${name}}; use {from}, {to}, {call_id} or {caller_name}.`,
-      };
+      return urlRefusal('status.link.crm-placeholder', {
+        placeholder: `{${name}}`,
+        known: CRM_PLACEHOLDERS.map((p) => `{${p}}`).join(', '),
+      });
   }
   // Substitute a marker and see where the parser put it.
   const marker = 'spmarker0';
@@ -56,25 +63,13 @@ export function checkTemplate(
   try {
     probe = new URL(template.trim().replace(TOKEN, marker));
   } catch {
-    return {
-      ok: false,
-      message: 'The CRM link is not a complete address (it must start with https://).',
-    };
+    return urlRefusal('status.link.crm-invalid');
   }
   const head = `${probe.protocol}${probe.username}${probe.password}${probe.host}`;
-  if (head.includes(marker))
-    return {
-      ok: false,
-      message:
-        'Placeholders may only appear in the path or query of the CRM link, not in its scheme or host.',
-    };
+  if (head.includes(marker)) return urlRefusal('status.link.crm-placeholder-host');
   const scheme = probe.protocol.replace(/:$/, '');
-  if (!allowedSchemeSet(allowedSchemes).has(scheme)) {
-    return {
-      ok: false,
-      message: `The CRM link must start with https:// (or a scheme your administrator allowed), not "${scheme}:".`,
-    };
-  }
+  if (!allowedSchemeSet(allowedSchemes).has(scheme))
+    return urlRefusal('status.link.crm-scheme', { scheme });
   return { ok: true };
 }
 
@@ -91,10 +86,7 @@ export function buildCrmUrl(
   // CRM. No real caller value is only dots, so such a call gets no link.
   for (const name of CRM_PLACEHOLDERS)
     if (/^\.{1,2}$/.test(boundedText(values[name] ?? '').trim()))
-      return {
-        ok: false,
-        message: `The call's ${name} ("${values[name]}") cannot be put in a link.`,
-      };
+      return urlRefusal('status.link.crm-value', { name, value: values[name] ?? '' });
   const filled = template
     .trim()
     .replace(TOKEN, (_m, name: string) =>

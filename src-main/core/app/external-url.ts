@@ -6,43 +6,48 @@
  */
 
 import { DENIED_SCHEMES, allowedSchemeSet } from '../url-schemes.ts';
+import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
+import { english, phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 
 export { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-schemes.ts';
 
-export type UrlCheck = { ok: true; url: string } | { ok: false; message: string };
+/**
+ * A URL the app may open, or why not: as catalogue phrases (`words`, said by the edge in the
+ * user's language: the Settings window's CRM preview) and in English (`message`, for logs).
+ */
+export type UrlCheck = { ok: true; url: string } | UrlRefusal;
+export interface UrlRefusal {
+  ok: false;
+  words: Words;
+  message: string;
+}
+
+/** A refusal in the words of the catalogue message `id`. */
+export function urlRefusal(id: MessageId, values?: Record<string, string>): UrlRefusal {
+  const words = [phrase(id, values)];
+  return { ok: false, words, message: english(words) };
+}
 
 /** Longest URL we open: Windows' ShellExecute and many browsers cut beyond a few KB. */
 export const MAX_URL_LENGTH = 4096;
 
 /** Checks that `raw` is a URL the app may open. Returns the parser's serialization, not the input. */
 export function vetExternalUrl(raw: unknown, allowedSchemes: readonly string[] = []): UrlCheck {
-  if (typeof raw !== 'string' || raw.length === 0)
-    return { ok: false, message: 'No link to open.' };
-  if (raw.length > MAX_URL_LENGTH)
-    return { ok: false, message: `The link is longer than ${MAX_URL_LENGTH} characters.` };
+  const tooLong = () => urlRefusal('status.link.too-long', { max: String(MAX_URL_LENGTH) });
+  if (typeof raw !== 'string' || raw.length === 0) return urlRefusal('status.link.none');
+  if (raw.length > MAX_URL_LENGTH) return tooLong();
   let url: URL;
   try {
     url = new URL(raw);
   } catch {
-    return {
-      ok: false,
-      message: 'The link is not a complete address (it must start with https://).',
-    };
+    return urlRefusal('status.link.invalid');
   }
   const scheme = url.protocol.replace(/:$/, '').toLowerCase();
-  if (DENIED_SCHEMES.has(scheme))
-    return { ok: false, message: `Links starting with "${scheme}:" are never opened.` };
-  if (!allowedSchemeSet(allowedSchemes).has(scheme)) {
-    return {
-      ok: false,
-      message: `Links starting with "${scheme}:" are not allowed; only https and schemes your administrator added.`,
-    };
-  }
-  if (url.username !== '' || url.password !== '')
-    return { ok: false, message: 'Links with a user name or password in them are not opened.' };
-  if (scheme === 'https' && url.hostname === '')
-    return { ok: false, message: 'The link has no host name.' };
-  if (url.href.length > MAX_URL_LENGTH)
-    return { ok: false, message: `The link is longer than ${MAX_URL_LENGTH} characters.` };
+  if (DENIED_SCHEMES.has(scheme)) return urlRefusal('status.link.scheme-denied', { scheme });
+  if (!allowedSchemeSet(allowedSchemes).has(scheme))
+    return urlRefusal('status.link.scheme-not-allowed', { scheme });
+  if (url.username !== '' || url.password !== '') return urlRefusal('status.link.credentials');
+  if (scheme === 'https' && url.hostname === '') return urlRefusal('status.link.no-host');
+  if (url.href.length > MAX_URL_LENGTH) return tooLong();
   return { ok: true, url: url.href };
 }

@@ -3,9 +3,17 @@ import type { Logger } from '../../../src-shared/log.ts';
 import { NO_POLICY, withLocks, withoutLocked, type Policy } from '../settings/policy.ts';
 import { SettingsValidationError, type SettingsStore } from '../settings/settings-store.ts';
 import type { Settings } from '../settings/types.ts';
+import { english, phrase, type Phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 
-export type SettingsUpdate =
-  { ok: true; settings: Settings } | { ok: false; field: string; message: string };
+/** A refused patch: the field, the problem's words (said by the edge) and its English (logs). */
+export interface SettingsRefusal {
+  ok: false;
+  field: string;
+  words: Words;
+  message: string;
+}
+
+export type SettingsUpdate = { ok: true; settings: Settings } | SettingsRefusal;
 
 /** The settings file, as the settings service needs it (SettingsStore adapts to this). */
 export interface SettingsPort {
@@ -48,10 +56,15 @@ export function settingsPortFor(
         return { ok: true, settings: withLocks(saved, policy) };
       } catch (err) {
         if (err instanceof SettingsValidationError)
-          return { ok: false, field: err.field, message: err.message };
+          return { ok: false, field: err.field, words: err.words, message: err.message };
         logger.error('settings could not be saved', { error: err });
-        return { ok: false, field: '(file)', message: 'The settings could not be saved to disk.' };
+        return refusal('(file)', phrase('status.settings.not-saved'));
       }
     },
   };
+}
+
+/** A refusal in the words of `problem` (its English is the log's). */
+export function refusal(field: string, problem: Phrase): SettingsRefusal {
+  return { ok: false, field, words: [problem], message: english([problem]) };
 }

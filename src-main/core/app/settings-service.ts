@@ -21,7 +21,7 @@ import { crmSettingsProblem } from '../crm/settings-problem.ts';
 import type { ContactsFileResult } from './directory.ts';
 import { contactsProblemWords } from '../contacts/problem-words.ts';
 import type { DemoService } from './ports.ts';
-import type { SettingsPort } from './settings-port.ts';
+import { refusal, type SettingsPort, type SettingsRefusal } from './settings-port.ts';
 import {
   testConnection,
   type ConnectionProbe,
@@ -34,12 +34,13 @@ import type {
   SettingsView,
   TestConnectionResult,
 } from './views.ts';
-import { phrase, render } from '../../../src-shared/i18n/phrase.ts';
+import { english, phrase, render } from '../../../src-shared/i18n/phrase.ts';
 import { faultStatus, saidStatus } from '../events/status.ts';
 import { describeError, ServiceError } from '../../../src-shared/service-errors.ts';
 import type { OrganisationAccount, OrgSignInState } from '../org/org-account.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
+import { settingLabel, withSetting } from '../../../src-shared/i18n/setting-words.ts';
 
 export interface SettingsServiceDeps {
   logger: Logger;
@@ -67,8 +68,7 @@ export interface SettingsChange {
   crmSecretChanged?: boolean;
 }
 
-export type SaveOutcome =
-  { ok: true; change: SettingsChange } | { ok: false; field: string; message: string };
+export type SaveOutcome = { ok: true; change: SettingsChange } | SettingsRefusal;
 
 /** Fields whose change needs a new connection. */
 const CONNECTION_FIELDS: ReadonlyArray<keyof Settings> = [
@@ -248,11 +248,7 @@ export class SettingsService {
       contacts !== before.contactsFile &&
       !this.pickedContactsFiles.has(contacts)
     ) {
-      return {
-        ok: false,
-        field: 'contactsFile',
-        message: 'Choose the contacts file with "Choose file…".',
-      };
+      return refusal('contactsFile', phrase('status.settings.contacts-pick'));
     }
     const checked = this.check(patch.settings);
     if (!checked.ok) return checked;
@@ -265,11 +261,10 @@ export class SettingsService {
       this.d.secrets.add(secret);
       const account = accountFor(checked.settings.apiKey, checked.settings.baseUrl);
       if (!account) {
-        return {
-          ok: false,
-          field: checked.settings.apiKey.trim() ? 'baseUrl' : 'apiKey',
-          message: 'Enter the service address and the API key that go with this secret.',
-        };
+        return refusal(
+          checked.settings.apiKey.trim() ? 'baseUrl' : 'apiKey',
+          phrase('status.settings.secret-needs-address'),
+        );
       }
       try {
         await this.d.credentials.setSecret(account, secret);
@@ -281,7 +276,7 @@ export class SettingsService {
           err instanceof KeychainUnavailableError
             ? err.words
             : new KeychainUnavailableError('refused', String(err), process.platform).words;
-        return { ok: false, field: 'secret', message: render(words, this.words()) };
+        return { ok: false, field: 'secret', words, message: english(words) };
       }
     }
     const crmSecret = patch.crmSecret?.trim();
@@ -298,17 +293,11 @@ export class SettingsService {
    * What organisation mode needs before it is saved: the relay's address and tenant, and no API
    * secret to store (only a page that is not ours would send one: the form has no such field).
    */
-  organisationProblem(
-    settings: Settings,
-    typedSecret = false,
-  ): { ok: false; field: string; message: string } | null {
-    const t = this.words();
-    if (typedSecret)
-      return { ok: false, field: 'secret', message: t.t('status.org.no-api-secret') };
-    if (!settings.relayUrl)
-      return { ok: false, field: 'relayUrl', message: t.t('status.org.relay-url-needed') };
+  organisationProblem(settings: Settings, typedSecret = false): SettingsRefusal | null {
+    if (typedSecret) return refusal('secret', phrase('status.org.no-api-secret'));
+    if (!settings.relayUrl) return refusal('relayUrl', phrase('status.org.relay-url-needed'));
     if (!settings.relayTenant)
-      return { ok: false, field: 'relayTenant', message: t.t('status.org.relay-tenant-needed') };
+      return refusal('relayTenant', phrase('status.org.relay-tenant-needed'));
     return null;
   }
 
@@ -316,26 +305,17 @@ export class SettingsService {
   private async storeCrmSecret(
     settings: Settings,
     crmSecret: string,
-  ): Promise<{ ok: true } | { ok: false; field: string; message: string }> {
+  ): Promise<{ ok: true } | SettingsRefusal> {
     this.d.secrets.add(crmSecret);
     const account = crmKeychainAccount(settings.crmLookup);
-    if (!account)
-      return {
-        ok: false,
-        field: 'crmLookup',
-        message: this.words().t('status.crm.secret-needs-lookup'),
-      };
+    if (!account) return refusal('crmLookup', phrase('status.crm.secret-needs-lookup'));
     try {
       await this.d.credentials.setSecret(account, crmSecret);
       this.hasCrmSecret = true;
       return { ok: true };
     } catch (err) {
       this.logger.error('the CRM token could not be stored in the keychain', { error: err });
-      return {
-        ok: false,
-        field: 'crmSecret',
-        message: this.words().t('status.crm.secret-not-stored'),
-      };
+      return refusal('crmSecret', phrase('status.crm.secret-not-stored'));
     }
   }
 
@@ -352,7 +332,8 @@ export class SettingsService {
       ? {
           ok: false,
           field: `crmLookup.${problem.part}`,
-          message: render(problem.words, this.words()),
+          words: problem.words,
+          message: english(problem.words),
         }
       : checked;
   }
@@ -373,8 +354,11 @@ export class SettingsService {
     if (!checked.ok)
       return {
         ok: false,
-        message: checked.message,
-        remedy: this.words().t('status.test.check-field', { field: checked.field }),
+        message: render(withSetting(checked.field, checked.words), this.words()),
+        remedy: render(
+          [phrase('status.test.check-field', { field: settingLabel(checked.field) })],
+          this.words(),
+        ),
       };
     const s = checked.settings;
     if (isOrganisationMode(s)) return this.testOrganisation(s);
@@ -411,8 +395,11 @@ export class SettingsService {
     if (problem)
       return {
         ok: false,
-        message: problem.message,
-        remedy: t.t('status.test.check-field', { field: problem.field }),
+        message: render(problem.words, t),
+        remedy: render(
+          [phrase('status.test.check-field', { field: settingLabel(problem.field) })],
+          t,
+        ),
       };
     if (!this.d.organisation)
       return { ok: false, message: render(NOT_SIGNED_IN.words?.reason ?? [], t) };

@@ -10,6 +10,7 @@ import type { Settings } from '../settings/types.ts';
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 import type { Locale } from '../../../src-shared/i18n/locales.ts';
 import type { NumberKind } from '../contacts/types.ts';
+import type { Words } from '../../../src-shared/i18n/phrase.ts';
 
 export type { NumberKind } from '../contacts/types.ts';
 
@@ -287,8 +288,12 @@ export interface CrmTestResult {
   ms?: number;
 }
 
+/**
+ * A refused save names the field and says why as catalogue phrases (the window says them in its
+ * language, beside the field); `message` is their English, for logs.
+ */
 export type SaveResult =
-  { ok: true; view: SettingsView } | { ok: false; field: string; message: string };
+  { ok: true; view: SettingsView } | { ok: false; field: string; words: Words; message: string };
 
 export interface TestConnectionResult {
   ok: boolean;
@@ -304,4 +309,5 @@ export interface TestConnectionResult {
   extensionCount?: number;
 }
 
-export type CrmPreview = { ok: true; url: string } | { ok: false; message: string };
+/** The CRM link filled with a sample call, or why it cannot be (phrases, and their English). */
+export type CrmPreview = { ok: true; url: string } | { ok: false; words: Words; message: string };

@@ -90,7 +90,9 @@ export class SettingsStore {
       const base = this.current ?? (await this.load()).settings;
       const result = applyPatch(base, patch);
       if (!result.ok)
-        throw new SettingsValidationError([{ field: result.field, message: result.message }]);
+        throw new SettingsValidationError([
+          { field: result.field, words: result.words, message: result.message },
+        ]);
       await this.write(result.settings);
       return structuredClone(result.settings);
     });

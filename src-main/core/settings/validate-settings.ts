@@ -5,6 +5,10 @@
  * unknown fields are dropped with a warning; a field that looks like a secret is removed and
  * reported (secrets live only in the keychain). No message ever quotes the value it is about: the
  * messages are logged and shown, and a value typed or pasted into the wrong field may be a secret.
+ *
+ * A problem is a catalogue phrase (`status.settings.*`): the window and the runner say it in the
+ * user's language beside the field (or with its label, or its flag); `message` is its English with
+ * the setting's name, for logs and errors.
  */
 import { isAbsolute } from 'node:path';
 import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-schemes.ts';
@@ -21,102 +25,127 @@ import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
 import { isSecretName, redactTree, REDACTED } from '../../../src-shared/log.ts';
 import { TENANT_PATTERN } from '../../../src-shared/relay-protocol.ts';
+import { english, phrase, type Phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
+import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
+import { CRM_PLACEHOLDERS, MAX_TEMPLATE } from '../app/crm-url.ts';
 
 export interface SettingsProblem {
   /** The setting's name (e.g. "baseUrl", "extensions[2]"), or "(file)" for the file as a whole. */
   field: string;
+  /**
+   * What is wrong and what to write, without the setting's name: said by the edge. Absent for a
+   * problem of the file itself (unreadable, not JSON), which is only logged.
+   */
+  words?: Words;
+  /** In English with the setting's name (and, for a file, what was done): logs, errors. */
+  message: string;
+}
+
+/** A problem with a patch: the first one, for the edge to say next to its field. */
+export interface PatchProblem {
+  ok: false;
+  field: string;
+  words: Words;
   message: string;
 }
 
 /** Thrown by SettingsStore.save/update for a value the user must correct. */
 export class SettingsValidationError extends Error {
   readonly field: string;
+  readonly words: Words;
   readonly problems: SettingsProblem[];
 
   constructor(problems: SettingsProblem[]) {
-    const first = problems[0] ?? { field: '(settings)', message: 'invalid settings' };
+    const first = problems[0] ?? {
+      field: '(settings)',
+      words: [phrase('status.settings.invalid')],
+      message: 'invalid settings',
+    };
     super(first.message);
     this.name = 'SettingsValidationError';
     this.field = first.field;
+    this.words = first.words ?? [phrase('status.settings.invalid')];
     this.problems = problems;
   }
 }
 
 export const FILE_FIELD = '(file)';
 
-const PLACEHOLDERS = ['{from}', '{to}', '{call_id}', '{caller_name}'];
+/** The CRM link's placeholders, as the template writes them (app/crm-url.ts: one list). */
+const PLACEHOLDERS = CRM_PLACEHOLDERS.map((p) => `{${p}}`);
 
-type Check<T> = (value: unknown, draft: Settings) => { value: T } | { error: string };
+/** A setting's problem: a phrase of the catalogue's `status.settings.*`. */
+type Problem = { error: Phrase };
+type Check<T> = (value: unknown, draft: Settings) => { value: T } | Problem;
 /** For lists: bad entries are dropped one by one and reported as `field[i]`. */
-type ListCheck = (value: unknown) => { value: string } | { error: string };
+type ListCheck = (value: unknown) => { value: string } | Problem;
+
+/** The problem `id` (a `status.settings.*` message) with its values. */
+function problem(id: MessageId, values?: Record<string, string | number | Words>): Problem {
+  return { error: phrase(id, values) };
+}
+
+/** A problem of a field inside an object setting ("enabled must be true or false"). */
+function inner(name: string, error: Phrase): Problem {
+  return problem('status.settings.inner', { name, problem: [error] });
+}
+
+/** `"a", "b", "c"`: the choices of a setting, as the messages quote them. */
+function quoted(options: readonly string[]): string {
+  return options.map((o) => `"${o}"`).join(', ');
+}
 
 function bool(): Check<boolean> {
-  return (v) => (typeof v === 'boolean' ? { value: v } : { error: 'must be true or false' });
+  return (v) => (typeof v === 'boolean' ? { value: v } : problem('status.settings.boolean'));
 }
 
 function oneOf<T extends string>(options: readonly T[]): Check<T> {
   return (v) =>
     typeof v === 'string' && (options as readonly string[]).includes(v)
       ? { value: v as T }
-      : { error: `must be one of ${options.map((o) => `"${o}"`).join(', ')}` };
+      : problem('status.settings.one-of', { options: quoted(options) });
 }
 
-function integer(min: number, max: number, unit = ''): Check<number> {
+function integer(min: number, max: number, unit: 'seconds' | 'calls' | '' = ''): Check<number> {
+  const id = unit
+    ? (`status.settings.whole-${unit}` as const)
+    : ('status.settings.whole-number' as const);
   return (v) =>
     typeof v === 'number' && Number.isInteger(v) && v >= min && v <= max
       ? { value: v }
-      : { error: `must be a whole number from ${min} to ${max}${unit}` };
+      : problem(id, { min: String(min), max: String(max) });
 }
 
 /** An http(s)/ws(s) address; `secure` is the scheme required except on this computer. */
-function serviceUrl(
-  v: unknown,
-  secure: 'https' | 'wss',
-  what: string,
-): { value: string } | { error: string } {
-  if (typeof v !== 'string') return { error: `must be text: the ${what}` };
+function serviceUrl(v: unknown, secure: 'https' | 'wss'): { value: string } | Problem {
+  const example = `${secure}://acme.example.com`;
+  if (typeof v !== 'string') return problem('status.settings.address-text', { example });
   const text = v.trim();
   if (text === '') return { value: '' };
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return {
-      error: `is not a web address; write it in full, e.g. ${secure}://acme.example.com`,
-    };
+    return problem('status.settings.address-invalid', { example });
   }
   const insecure = secure === 'https' ? 'http' : 'ws';
   const scheme = url.protocol.slice(0, -1);
-  if (scheme !== secure && !(scheme === insecure && isLoopbackHost(url.hostname))) {
-    return {
-      error: `must start with ${secure}:// (${insecure}:// is allowed only for localhost or 127.0.0.1), so that the connection is encrypted`,
-    };
-  }
-  if (url.username || url.password) {
-    return {
-      error:
-        'must not contain a user name or password; the API secret is kept in the system keychain',
-    };
-  }
-  if (url.search || url.hash || text.includes('?') || text.includes('#')) {
-    return {
-      error:
-        'must not contain a query (?...) or fragment (#...); enter only the address, e.g. ' +
-        `${secure}://acme.example.com`,
-    };
-  }
+  if (scheme !== secure && !(scheme === insecure && isLoopbackHost(url.hostname)))
+    return problem('status.settings.address-insecure', { secure, insecure });
+  if (url.username || url.password) return problem('status.settings.address-credentials');
+  if (url.search || url.hash || text.includes('?') || text.includes('#'))
+    return problem('status.settings.address-query', { example });
   return { value: url.origin + url.pathname.replace(/\/+$/, '') };
 }
 
 /** A full path of a file, or empty. */
-function absolutePath(what: string): Check<string> {
+function absolutePath(kind: 'contacts' | 'ca'): Check<string> {
+  const bad = problem(`status.settings.path-${kind}`);
   return (v) => {
-    if (typeof v !== 'string') return { error: `must be text: the full path of ${what}` };
+    if (typeof v !== 'string') return bad;
     const p = v.trim();
     if (p === '') return { value: '' };
-    return p.length <= 4096 && !p.includes('\0') && isAbsolute(p)
-      ? { value: p }
-      : { error: `must be the full path of ${what}, or empty` };
+    return p.length <= 4096 && !p.includes('\0') && isAbsolute(p) ? { value: p } : bad;
   };
 }
 
@@ -124,28 +153,21 @@ function absolutePath(what: string): Check<string> {
  * The explicit proxy, http://host:port. Never a user name or password: settings files hold no
  * secrets (the proxy's password is kept in the system keychain).
  */
-function proxyAddress(v: unknown): { value: string } | { error: string } {
-  const example = 'e.g. http://proxy.example.com:3128';
-  if (typeof v !== 'string') return { error: `must be text: the proxy's address, ${example}` };
+function proxyAddress(v: unknown): { value: string } | Problem {
+  const example = 'http://proxy.example.com:3128';
+  if (typeof v !== 'string') return problem('status.settings.proxy-text', { example });
   const text = v.trim();
   if (text === '') return { value: '' };
   let url: URL;
   try {
     url = new URL(text);
   } catch {
-    return { error: `is not an address; write it in full, ${example}` };
+    return problem('status.settings.proxy-invalid', { example });
   }
-  if (url.protocol !== 'http:')
-    return {
-      error: `must start with http:// (the proxy is reached in plain HTTP and tunnels TLS), ${example}`,
-    };
-  if (url.username || url.password)
-    return {
-      error:
-        "must not contain a user name or password; the proxy's password is kept in the system keychain",
-    };
+  if (url.protocol !== 'http:') return problem('status.settings.proxy-http', { example });
+  if (url.username || url.password) return problem('status.settings.proxy-credentials');
   if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash)
-    return { error: `must be only the proxy's address and port, ${example}` };
+    return problem('status.settings.proxy-only-address', { example });
   return { value: `http://${url.host}` };
 }
 
@@ -161,9 +183,9 @@ function stringList(
   value: unknown,
   field: string,
   done: Done,
-) => { value: string[]; problems: SettingsProblem[] } | { error: string } {
+) => { value: string[]; problems: SettingsProblem[] } | Problem {
   return (value, field, done) => {
-    if (!Array.isArray(value)) return { error: 'must be a list, e.g. ["101"]' };
+    if (!Array.isArray(value)) return problem('status.settings.list');
     // A Set keeps the first of each value: a pasted list of 200,000 entries is checked in linear
     // time (the main process must not block on it), and only its first entries are looked at.
     const out = new Set<string>();
@@ -182,21 +204,24 @@ function stringList(
       }
       bad += 1;
       if (bad <= MAX_LIST_PROBLEMS)
-        problems.push({
-          field: `${field}[${i}]`,
-          message: `${field}[${i}] ${r.error}${done('it was left out')}`,
-        });
+        problems.push(said(`${field}[${i}]`, r.error, done('it was left out')));
     }
     if (bad > MAX_LIST_PROBLEMS)
-      problems.push({
-        field,
-        message: `${field} has ${bad - MAX_LIST_PROBLEMS} more entries like those${done('they were left out')}`,
-      });
+      problems.push(
+        said(
+          field,
+          phrase('status.settings.more-entries', { count: String(bad - MAX_LIST_PROBLEMS) }),
+          done('they were left out'),
+        ),
+      );
     if (extra > 0)
-      problems.push({
-        field,
-        message: `${field} holds more than ${maxItems} entries${done(`the ${extra} after the first ${maxItems} were left out`)}`,
-      });
+      problems.push(
+        said(
+          field,
+          phrase('status.settings.too-many', { max: String(maxItems) }),
+          done(`the ${extra} after the first ${maxItems} were left out`),
+        ),
+      );
     return { value: [...out], problems };
   };
 }
@@ -210,7 +235,7 @@ const extensionNumber: ListCheck = (v) => {
         : undefined;
   return s !== undefined && isExtensionNumber(s)
     ? { value: s }
-    : { error: `is not an extension number (1 to ${MAX_EXTENSION_DIGITS} digits, e.g. "101")` };
+    : problem('status.settings.extension', { max: String(MAX_EXTENSION_DIGITS) });
 };
 
 const phoneNumber: ListCheck = (v) => {
@@ -218,20 +243,17 @@ const phoneNumber: ListCheck = (v) => {
   const digits = s?.replace(/\D/g, '').length ?? 0;
   return s !== undefined && /^\+?[\d\s().-]{3,32}$/.test(s) && digits >= 3 && digits <= 17
     ? { value: s }
-    : { error: 'is not a telephone number (e.g. "+1 415 555 0100")' };
+    : problem('status.settings.phone-number');
 };
 
 const urlScheme: ListCheck = (v) => {
   const s = typeof v === 'string' ? normalizeScheme(v) : null;
-  if (s === null) return { error: 'is not a URL scheme (e.g. "salesforce")' };
+  if (s === null) return problem('status.settings.scheme');
   // The same list the link gate applies (url-schemes.ts): a scheme accepted here always opens.
   if (DENIED_SCHEMES.has(s))
-    return {
-      error:
-        s === 'http'
-          ? 'is "http", which would send callers\' details unencrypted; CRM links use https'
-          : `is "${s}", which can run code, read files or leak data and is never allowed for CRM links`,
-    };
+    return s === 'http'
+      ? problem('status.settings.scheme-http')
+      : problem('status.settings.scheme-denied', { scheme: s });
   return { value: s };
 };
 
@@ -245,36 +267,38 @@ const LISTS = {
  * The CRM link: placeholders only after the address's host (caller ID is chosen by the caller and
  * must never pick where the link goes), a scheme from crmAllowedSchemes.
  */
-function crmTemplate(v: unknown, draft: Settings): { value: string } | { error: string } {
-  if (typeof v !== 'string')
-    return { error: 'must be text, e.g. https://crm.example.com/search?q={from}' };
+function crmTemplate(v: unknown, draft: Settings): { value: string } | Problem {
+  const example = 'https://crm.example.com/search?q={from}';
+  if (typeof v !== 'string') return problem('status.settings.crm-text', { example });
   const text = v.trim();
   if (text === '') return { value: '' };
-  if (text.length > 2000) return { error: 'is longer than 2000 characters' };
+  if (text.length > MAX_TEMPLATE)
+    return problem('status.settings.too-long', { max: String(MAX_TEMPLATE) });
   const unknown = (text.match(/\{[^}]*\}/g) ?? []).filter((p) => !PLACEHOLDERS.includes(p));
   if (unknown.length > 0)
-    return { error: `has unknown placeholder ${unknown[0]}; use ${PLACEHOLDERS.join(', ')}` };
+    return problem('status.settings.crm-placeholder', {
+      placeholder: unknown[0]!,
+      known: PLACEHOLDERS.join(', '),
+    });
   let url: URL;
   try {
     url = new URL(text.replaceAll(/\{[a-z_]+\}/g, 'placeholder0'));
   } catch {
-    return { error: 'is not a web address; e.g. https://crm.example.com/search?q={from}' };
+    return problem('status.settings.crm-invalid', { example });
   }
   const scheme = url.protocol.slice(0, -1);
   if (!allowedSchemeSet(draft.crmAllowedSchemes).has(scheme)) {
-    return {
-      error: DENIED_SCHEMES.has(scheme)
-        ? `uses "${scheme}:", which links are never opened with; use https`
-        : `uses "${scheme}:", which is not in crmAllowedSchemes (${draft.crmAllowedSchemes.join(', ') || 'empty'}); an administrator can add it there`,
-    };
+    if (DENIED_SCHEMES.has(scheme)) return problem('status.settings.crm-scheme-denied', { scheme });
+    return draft.crmAllowedSchemes.length > 0
+      ? problem('status.settings.crm-scheme-not-allowed', {
+          scheme,
+          allowed: draft.crmAllowedSchemes.join(', '),
+        })
+      : problem('status.settings.crm-scheme-none-allowed', { scheme });
   }
-  if (url.username || url.password) return { error: 'must not contain a user name or password' };
+  if (url.username || url.password) return problem('status.settings.crm-credentials');
   const head = text.slice(0, text.indexOf(':') + 1 + (url.host ? 2 + url.host.length : 0));
-  if (head.includes('{'))
-    return {
-      error:
-        'may use placeholders only after the host name (in the path or query), so a caller cannot choose where the link goes',
-    };
+  if (head.includes('{')) return problem('status.settings.crm-placeholder-host');
   return { value: text };
 }
 
@@ -282,100 +306,108 @@ function crmTemplate(v: unknown, draft: Settings): { value: string } | { error: 
  * The `updates` object: each field checked, a missing one takes its default, an unknown one is an
  * error (a misspelt `enabled` must not leave updates on unnoticed).
  */
-function updatesCheck(v: unknown): { value: UpdateSettings } | { error: string } {
+function updatesCheck(v: unknown): { value: UpdateSettings } | Problem {
+  const known = Object.keys(DEFAULT_SETTINGS.updates).join(', ');
   if (v === null || typeof v !== 'object' || Array.isArray(v))
-    return {
-      error: 'must be an object, e.g. {"enabled": true, "channel": "latest", "feedUrl": ""}',
-    };
+    return problem('status.settings.object', {
+      example: '{"enabled": true, "channel": "latest", "feedUrl": ""}',
+      known,
+    });
   const raw = v as Record<string, unknown>;
   const unknownKey = Object.keys(raw).find((k) => !Object.hasOwn(DEFAULT_SETTINGS.updates, k));
   if (unknownKey)
-    return {
-      error: `has unknown field "${unknownKey.slice(0, 40)}" (known: enabled, channel, feedUrl)`,
-    };
+    return problem('status.settings.unknown-key', { name: unknownKey.slice(0, 40), known });
   const value = { ...DEFAULT_SETTINGS.updates };
   if (raw.enabled !== undefined) {
-    if (typeof raw.enabled !== 'boolean') return { error: 'enabled must be true or false' };
+    if (typeof raw.enabled !== 'boolean')
+      return inner('enabled', phrase('status.settings.boolean'));
     value.enabled = raw.enabled;
   }
   if (raw.channel !== undefined) {
     if (typeof raw.channel !== 'string' || !/^[a-z][a-z0-9-]{0,31}$/.test(raw.channel.trim()))
-      return { error: 'channel must be a channel name such as "latest" or "beta"' };
+      return inner('channel', phrase('status.settings.channel'));
     value.channel = raw.channel.trim();
   }
   if (raw.feedUrl !== undefined) {
-    const feed = serviceUrl(raw.feedUrl, 'https', 'update feed address from your administrator');
-    if ('error' in feed) return { error: `feedUrl ${feed.error}` };
+    const feed = serviceUrl(raw.feedUrl, 'https');
+    if ('error' in feed) return inner('feedUrl', feed.error);
     value.feedUrl = feed.value;
   }
   return { value };
 }
 
 /** The `features` object: each a boolean, a missing one on, an unknown one an error. */
-function featuresCheck(v: unknown): { value: FeatureSettings } | { error: string } {
+function featuresCheck(v: unknown): { value: FeatureSettings } | Problem {
   const known = Object.keys(DEFAULT_SETTINGS.features).join(', ');
   if (v === null || typeof v !== 'object' || Array.isArray(v))
-    return { error: `must be an object, e.g. {"voicemail": true, "sms": false} (known: ${known})` };
+    return problem('status.settings.object', {
+      example: '{"voicemail": true, "sms": false}',
+      known,
+    });
   const raw = v as Record<string, unknown>;
   const value = { ...DEFAULT_SETTINGS.features };
   for (const [key, on] of Object.entries(raw)) {
     if (!Object.hasOwn(value, key))
-      return { error: `has unknown field "${key.slice(0, 40)}" (known: ${known})` };
-    if (typeof on !== 'boolean') return { error: `${key} must be true or false` };
+      return problem('status.settings.unknown-key', { name: key.slice(0, 40), known });
+    if (typeof on !== 'boolean') return inner(key, phrase('status.settings.boolean'));
     value[key as keyof FeatureSettings] = on;
   }
   return { value };
 }
 
-const LOOKUP_TEMPLATE_WORDS: Record<TemplateProblem, string> = {
-  empty: 'is needed for the generic lookup, e.g. https://crm.example.com/api/lookup?phone={number}',
-  'too-long': 'is longer than 2048 characters',
-  'not-a-url': 'is not a complete address; write it in full, starting with https://',
-  'not-https': 'must start with https://, so that callers’ numbers travel encrypted',
-  credentials:
-    'must not contain a user name or password; choose Basic sign-in and store them in Settings (the keychain)',
-  'unknown-placeholder': 'may use only the placeholders {number} and {digits}',
-  'placeholder-outside-query':
-    'may put {number} or {digits} only as the value of a query parameter (…?phone={number}), so a caller cannot change where the lookup goes',
-  'no-placeholder': 'must contain {number} or {digits} where the caller’s number goes',
+/** The lookup template's problems (crm/template.ts), as phrases; its placeholders are values. */
+const LOOKUP_PLACEHOLDERS = { number: '{number}', digits: '{digits}' };
+const LOOKUP_TEMPLATE_WORDS: Record<TemplateProblem, Phrase> = {
+  empty: phrase('status.settings.lookup-empty', {
+    example: 'https://crm.example.com/api/lookup?phone={number}',
+  }),
+  'too-long': phrase('status.settings.too-long', { max: '2048' }),
+  'not-a-url': phrase('status.settings.lookup-invalid'),
+  'not-https': phrase('status.settings.lookup-https'),
+  credentials: phrase('status.settings.lookup-credentials'),
+  'unknown-placeholder': phrase('status.settings.lookup-placeholder', LOOKUP_PLACEHOLDERS),
+  'placeholder-outside-query': phrase('status.settings.lookup-placeholder-query', {
+    ...LOOKUP_PLACEHOLDERS,
+    example: '…?phone={number}',
+  }),
+  'no-placeholder': phrase('status.settings.lookup-no-placeholder', LOOKUP_PLACEHOLDERS),
 };
 
 /** The `crmLookup` object: each field checked, a missing one takes its default, an unknown one is an error. */
-function crmLookupCheck(v: unknown): { value: CrmLookupSettings } | { error: string } {
+function crmLookupCheck(v: unknown): { value: CrmLookupSettings } | Problem {
   const known = Object.keys(DEFAULT_SETTINGS.crmLookup).join(', ');
   if (v === null || typeof v !== 'object' || Array.isArray(v))
-    return { error: `must be an object, e.g. {"provider": "hubspot"} (known: ${known})` };
+    return problem('status.settings.object', { example: '{"provider": "hubspot"}', known });
   const raw = v as Record<string, unknown>;
   const unknownKey = Object.keys(raw).find((k) => !Object.hasOwn(DEFAULT_SETTINGS.crmLookup, k));
   if (unknownKey)
-    return { error: `has unknown field "${unknownKey.slice(0, 40)}" (known: ${known})` };
+    return problem('status.settings.unknown-key', { name: unknownKey.slice(0, 40), known });
   const value = { ...DEFAULT_SETTINGS.crmLookup, ...raw } as Record<string, unknown>;
   const provider = oneOf(['none', 'generic', 'hubspot'] as const)(value.provider, DEFAULT_SETTINGS);
-  if ('error' in provider) return { error: `provider ${provider.error}` };
+  if ('error' in provider) return inner('provider', provider.error);
   const auth = oneOf(['none', 'bearer', 'basic'] as const)(value.auth, DEFAULT_SETTINGS);
-  if ('error' in auth) return { error: `auth ${auth.error}` };
+  if ('error' in auth) return inner('auth', auth.error);
   const timeout = integer(
     CRM_TIMEOUT_SEC.min,
     CRM_TIMEOUT_SEC.max,
-    ' seconds',
+    'seconds',
   )(value.timeoutSec, DEFAULT_SETTINGS);
-  if ('error' in timeout) return { error: `timeoutSec ${timeout.error}` };
-  if (typeof value.urlTemplate !== 'string') return { error: 'urlTemplate must be text' };
+  if ('error' in timeout) return inner('timeoutSec', timeout.error);
+  if (typeof value.urlTemplate !== 'string')
+    return inner('urlTemplate', phrase('status.settings.text'));
   const urlTemplate = value.urlTemplate.trim();
   if (provider.value === 'generic' || urlTemplate !== '') {
-    const problem = lookupTemplateProblem(urlTemplate);
-    if (problem) return { error: `urlTemplate ${LOOKUP_TEMPLATE_WORDS[problem]}` };
+    const found = lookupTemplateProblem(urlTemplate);
+    if (found) return inner('urlTemplate', LOOKUP_TEMPLATE_WORDS[found]);
   }
   const fields = ['nameField', 'companyField', 'recordUrlField'] as const;
   for (const f of fields) {
     const mapping = value[f];
     if (typeof mapping !== 'string' || !fieldMappingOk(mapping))
-      return {
-        error: `${f} must be a path into the JSON answer such as "name" or "contact.company" (up to 4, separated by spaces)`,
-      };
+      return inner(f, phrase('status.settings.lookup-field-path'));
   }
   if (provider.value === 'generic' && String(value.nameField).trim() === '')
-    return { error: 'nameField is needed: where the caller’s name is in the answer, e.g. "name"' };
+    return inner('nameField', phrase('status.settings.lookup-name-needed'));
   return {
     value: {
       provider: provider.value,
@@ -390,33 +422,24 @@ function crmLookupCheck(v: unknown): { value: CrmLookupSettings } | { error: str
 }
 
 const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settings[K]> } = {
-  version: (v) =>
-    v === 1
-      ? { value: 1 }
-      : {
-          error:
-            'is not one this Screenpop understands (expected 1); the file may come from a newer version',
-        },
+  version: (v) => (v === 1 ? { value: 1 } : problem('status.settings.version')),
   phoneSystem: oneOf(PHONE_SYSTEMS),
-  baseUrl: (v) => serviceUrl(v, 'https', "tenant's base address from your administrator"),
+  baseUrl: (v) => serviceUrl(v, 'https'),
   apiKey: (v) =>
     typeof v === 'string' && /^[\x21-\x7e]{0,256}$/.test(v.trim())
       ? { value: v.trim() }
-      : { error: 'must be the API key as shown in the admin console (no spaces)' },
+      : problem('status.settings.api-key'),
   defaultRegion: (v) =>
     typeof v === 'string' && /^[A-Za-z]{2}$/.test(v.trim())
       ? { value: v.trim().toUpperCase() }
-      : { error: 'must be a two-letter country code, e.g. "US" or "GB"' },
+      : problem('status.settings.region'),
   eventSource: oneOf(['auto', 'direct', 'relay'] as const),
-  relayUrl: (v) => serviceUrl(v, 'wss', "webhook relay's address"),
+  relayUrl: (v) => serviceUrl(v, 'wss'),
   // The relay's own rule for tenant names (a name it would refuse is refused here, by the field).
   relayTenant: (v) =>
     typeof v === 'string' && (v.trim() === '' || TENANT_PATTERN.test(v.trim()))
       ? { value: v.trim() }
-      : {
-          error:
-            'must be the tenant name your relay administrator gave you (up to 63 letters, digits, ".", "_" or "-" after a letter or digit, e.g. "acme"), or empty to use the first part of the service address',
-        },
+      : problem('status.settings.relay-tenant'),
   connectionMode: oneOf(CONNECTION_MODES),
   crmUrlTemplate: crmTemplate,
   autoOpenCrm: bool(),
@@ -425,14 +448,14 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
   startAtLogin: bool(),
   popupDisplay: oneOf(['primary', 'pointer'] as const),
   popupCorner: oneOf(['top-left', 'top-right', 'bottom-left', 'bottom-right'] as const),
-  popupLingerSec: integer(0, 300, ' seconds'),
-  staleRingSec: integer(5, 3600, ' seconds'),
-  contactsFile: absolutePath('a CSV or vCard file (e.g. /home/me/contacts.vcf)'),
+  popupLingerSec: integer(0, 300, 'seconds'),
+  staleRingSec: integer(5, 3600, 'seconds'),
+  contactsFile: absolutePath('contacts'),
   crmLookup: crmLookupCheck,
   proxyMode: oneOf(['system', 'none', 'manual'] as const),
   proxyUrl: proxyAddress,
-  caFile: absolutePath('a PEM file of certificate authorities (e.g. /etc/screenpop/ca.pem)'),
-  historyLimit: integer(0, 10_000, ' calls'),
+  caFile: absolutePath('ca'),
+  historyLimit: integer(0, 10_000, 'calls'),
   demoMode: bool(),
   updates: updatesCheck,
   features: featuresCheck,
@@ -480,26 +503,24 @@ function check(
   const settings = structuredClone(base);
   const problems: SettingsProblem[] = [];
   if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    problems.push({
-      field: FILE_FIELD,
-      message: `the settings are not a JSON object${done('defaults are used')}`,
-    });
+    problems.push(
+      whole(FILE_FIELD, phrase('status.settings.not-object'), done('defaults are used')),
+    );
     return { settings, problems };
   }
   const raw = input as Record<string, unknown>;
   for (const key of Object.keys(raw)) {
     if (isKnown(key)) continue;
-    if (isSecretName(key)) {
-      problems.push({
-        field: key,
-        message: `"${key}" looks like a secret. Secrets are kept only in the system keychain, so it cannot be kept in the settings file${done('it was removed')}. Enter the API secret in Settings instead`,
-      });
-    } else {
-      problems.push({
-        field: key,
-        message: `"${key}" is not a Screenpop setting (check its spelling)${done('it was dropped')}`,
-      });
-    }
+    // The key is a name in a file someone wrote: cut, it is still recognisable.
+    const name = key.slice(0, 80);
+    if (isSecretName(key))
+      problems.push(
+        whole(key, phrase('status.settings.secret-field', { name }), done('it was removed')),
+      );
+    else
+      problems.push(
+        whole(key, phrase('status.settings.unknown-setting', { name }), done('it was dropped')),
+      );
   }
   const draft = settings as unknown as Record<string, unknown>;
   for (const key of ORDER) {
@@ -507,8 +528,7 @@ function check(
     const value = raw[key];
     if (key in LISTS) {
       const r = LISTS[key as keyof typeof LISTS](value, key, done);
-      if ('error' in r)
-        problems.push({ field: key, message: `${key} ${r.error}${done('the default is used')}` });
+      if ('error' in r) problems.push(said(key, r.error, done('the default is used')));
       else {
         draft[key] = r.value;
         problems.push(...r.problems);
@@ -517,11 +537,20 @@ function check(
     }
     const check = CHECKS[key as keyof typeof CHECKS] as Check<unknown>;
     const r = check(value, settings);
-    if ('error' in r)
-      problems.push({ field: key, message: `${key} ${r.error}${done('the default is used')}` });
+    if ('error' in r) problems.push(said(key, r.error, done('the default is used')));
     else draft[key] = r.value;
   }
   return { settings, problems };
+}
+
+/** A setting's problem: its words, and in English after the setting's name (logs, errors). */
+function said(field: string, error: Phrase, done: string): SettingsProblem {
+  return { field, words: [error], message: `${field} ${english([error])}${done}` };
+}
+
+/** A problem said as a whole sentence that names the setting itself (unknown, secret-looking). */
+function whole(field: string, error: Phrase, done: string): SettingsProblem {
+  return { field, words: [error], message: `${english([error])}${done}` };
 }
 
 /**
@@ -540,8 +569,10 @@ export function withoutSecrets(value: unknown): unknown {
 export function applyPatch(
   current: Settings,
   patch: Partial<Settings>,
-): { ok: true; settings: Settings } | { ok: false; field: string; message: string } {
+): { ok: true; settings: Settings } | PatchProblem {
   const { settings, problems } = check({ ...current, ...patch }, false);
   const first = problems[0];
-  return first ? { ok: false, field: first.field, message: first.message } : { ok: true, settings };
+  if (!first) return { ok: true, settings };
+  const words = first.words ?? [phrase('status.settings.invalid')];
+  return { ok: false, field: first.field, words, message: first.message };
 }

@@ -64,6 +64,8 @@ export async function expectClean(opened: OpenedPage): Promise<void> {
 export function realCrmPreview(allowedSchemes: readonly string[]) {
   return (template: string): CrmPreview => {
     const result = previewCrmUrl(template, allowedSchemes);
-    return result.ok ? { ok: true, url: result.url } : { ok: false, message: result.message };
+    return result.ok
+      ? { ok: true, url: result.url }
+      : { ok: false, words: result.words, message: result.message };
   };
 }
