@@ -9,6 +9,8 @@ import { applyPatch } from '../core/settings/validate-settings.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import { LOCALES, PSEUDO_LOCALE } from '../../src-shared/i18n/locales.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
+import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
+import { english, phrase, type PhraseValue, type Words } from '../../src-shared/i18n/phrase.ts';
 
 export interface HeadlessArgs {
   /** The phone system behind --base-url: its token calls, stream and events (--phone-system). */
@@ -50,11 +52,44 @@ export interface HeadlessArgs {
   enrol: string | null;
 }
 
+/**
+ * A command line the runner cannot run: `words` are catalogue phrases (`runner.usage.*`), said by
+ * cli.ts in the runner's language (--lang); the message is their English, for logs and tests.
+ */
 export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
+  readonly words: Words;
+  constructor(words: Words) {
+    super(english(words));
     this.name = 'UsageError';
+    this.words = words;
   }
+}
+
+/** A usage error in the words of `runner.usage.<id>`. */
+function usageError(id: UsageId, values?: Readonly<Record<string, PhraseValue>>): UsageError {
+  return new UsageError([phrase(`runner.usage.${id}`, values)]);
+}
+type UsageId = MessageId extends infer M
+  ? M extends `runner.usage.${infer Id}`
+    ? Id
+    : never
+  : never;
+
+/**
+ * node:util parseArgs's error as our words: its codes are stable, its English sentences are not
+ * ours (the option is the first quoted name in them). Anything else keeps Node's words as a detail.
+ */
+function parseError(error: unknown): UsageError {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' ? message : String(error);
+  const flag = /'([^' ]+)/.exec(text)?.[1];
+  if (flag && code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION')
+    return usageError('unknown-option', { flag });
+  if (flag && code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE')
+    return usageError(/does not take/.test(text) ? 'takes-no-value' : 'needs-value', { flag });
+  if (flag && code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL')
+    return usageError('positional', { given: flag });
+  return usageError('not-parsed', { detail: text });
 }
 
 /** The command lines of the help: syntax, the same in every language. */
@@ -150,7 +185,7 @@ export function parseHeadlessArgs(
       options: OPTIONS,
     }));
   } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
+    throw parseError(error);
   }
   const demo = values.demo ?? false;
   // The flags that are settings go through the settings' own rules (validate-settings.ts): the
@@ -168,7 +203,7 @@ export function parseHeadlessArgs(
   const { extensions, dids, defaultRegion: region, staleRingSec, phoneSystem } = user;
   const heartbeatSec = values['heartbeat-sec'] === undefined ? 25 : Number(values['heartbeat-sec']);
   if (!Number.isFinite(heartbeatSec) || heartbeatSec < 2 || heartbeatSec > 30)
-    throw new UsageError('--heartbeat-sec must be between 2 and 30');
+    throw usageError('number-range', { flag: '--heartbeat-sec', min: 2, max: 30 });
   // A preset event source counts only when the policy changed it from the built-in 'auto'.
   const relay = relayOptions(
     values['relay-url'] ?? (defaults.relayUrl || undefined),
@@ -181,46 +216,39 @@ export function parseHeadlessArgs(
   for (const name of values.without ?? []) {
     const key = name.trim() as keyof Settings['features'];
     if (!Object.hasOwn(features, key))
-      throw new UsageError(
-        `--without must be one of ${Object.keys(features).join(', ')}: ${JSON.stringify(name)}`,
-      );
+      throw usageError('one-of', {
+        flag: '--without',
+        options: Object.keys(features).join(', '),
+        given: JSON.stringify(name),
+      });
     features[key] = false;
   }
   const help = values.help ?? false;
   const caFile = (values['ca-file'] ?? '').trim();
-  if (caFile && !isAbsolute(caFile)) throw new UsageError('--ca-file must be a full path');
+  if (caFile && !isAbsolute(caFile)) throw usageError('full-path', { flag: '--ca-file' });
   // A relative path is the shell's: made full here, so the log and any message name the file read.
   const contactsGiven = (values.contacts ?? defaults.contactsFile).trim();
   const contacts = contactsGiven ? resolve(contactsGiven) : '';
   const crmLookup = crmOptions(values, defaults.crmLookup);
   const diagnostics = values.diagnostics?.trim() || null;
-  if (values.diagnostics !== undefined && !diagnostics)
-    throw new UsageError('--diagnostics needs the path of the archive to write');
+  if (values.diagnostics !== undefined && !diagnostics) throw usageError('diagnostics-path');
   const storeSecret = values['store-secret'] ?? false;
   let baseUrl = values['base-url'] ?? defaults.baseUrl;
   const enrol = values.enrol?.trim() || null;
-  if (values.enrol !== undefined && !enrol)
-    throw new UsageError('--enrol needs the code your administrator gave you');
+  if (values.enrol !== undefined && !enrol) throw usageError('enrol-code');
   // The relay alone, without the phone system's address: organisation mode (no key, no secret).
   const organisation = !demo && !help && !baseUrl && relay.relayUrl !== '' && !diagnostics;
-  if (enrol && !organisation)
-    throw new UsageError(
-      '--enrol signs this device in to the organisation’s relay: give --relay-url and --relay-tenant, without --base-url',
-    );
+  if (enrol && !organisation) throw usageError('enrol-needs-relay');
   if (organisation) {
-    if (!relay.relayTenant)
-      throw new UsageError('--relay-tenant is needed with --relay-url alone (organisation mode)');
-    if (relay.eventSource === 'direct')
-      throw new UsageError(
-        '--event-source direct needs --base-url; organisation mode uses the relay',
-      );
+    if (!relay.relayTenant) throw usageError('organisation-tenant');
+    if (relay.eventSource === 'direct') throw usageError('organisation-direct');
   }
   // A diagnostics archive is written whatever is missing (that is what it is for).
   if (!demo && !help && !organisation && !(diagnostics && !baseUrl)) {
-    if (!baseUrl.trim()) throw new UsageError('--base-url is required (or --demo)');
+    if (!baseUrl.trim()) throw usageError('base-url');
     baseUrl = settingsFlags(defaults, { baseUrl }).baseUrl;
     if (extensions.length === 0 && dids.length === 0 && !storeSecret && !diagnostics)
-      throw new UsageError('give at least one --extension or --did');
+      throw usageError('extension');
   }
   return {
     phoneSystem,
@@ -291,7 +319,7 @@ function settingsFlags(defaults: Settings, patch: Partial<Settings>): Settings {
   const checked = applyPatch(defaults, patch);
   if (checked.ok) return checked.settings;
   const setting = checked.field.replace(/\[\d+\]$/, '') as keyof Settings;
-  throw new UsageError(`${FLAG_OF[setting] ?? setting}: ${checked.message}`);
+  throw usageError('flag-problem', { flag: FLAG_OF[setting] ?? setting, problem: checked.words });
 }
 
 /** The --crm flags over the policy's (or built-in) lookup, checked by the settings' own rules. */
@@ -335,7 +363,7 @@ function relayOptions(
     eventSource,
   });
   if (eventSource !== 'direct' && !checked.relayUrl)
-    throw new UsageError(`--event-source ${eventSource} needs --relay-url`);
+    throw usageError('source-needs-relay', { source: eventSource });
   return {
     relayUrl: checked.relayUrl,
     relayTenant: checked.relayTenant,

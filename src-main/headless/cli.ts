@@ -76,7 +76,7 @@ async function main(): Promise<number> {
     args = parseHeadlessArgs(argv, presetDefaults(policy));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`screenpop-headless: ${error.message}\n${USAGE}\n`);
+    process.stderr.write(`screenpop-headless: ${render(error.words, t)}\n${USAGE}\n`);
     return EXIT.usage;
   }
   // The runner says which flags a lock overrides when it runs; here only for the one-shot commands.
@@ -199,7 +199,7 @@ async function main(): Promise<number> {
   }).catch((error: unknown) => {
     // A contacts file that gives nothing is found only once the run has started.
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`screenpop-headless: ${error.message}\n`);
+    process.stderr.write(`screenpop-headless: ${render(error.words, t)}\n`);
     return EXIT.usage;
   });
 }

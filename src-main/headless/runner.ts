@@ -30,8 +30,7 @@ import { effectiveSettings, runnerRingActions } from './admin.ts';
 import type { Settings } from '../core/settings/types.ts';
 import { UsageError, type HeadlessArgs } from './args.ts';
 import { contactsProblemWords } from '../core/contacts/problem-words.ts';
-import { render } from '../../src-shared/i18n/phrase.ts';
-import { PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
+import { phrase } from '../../src-shared/i18n/phrase.ts';
 import { buildCrmLookup } from '../core/crm/build.ts';
 import {
   dismissLine,
@@ -223,11 +222,12 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     const loaded = await directory.loadContactsFile(settings.contactsFile);
     if (!loaded.ok) {
       await demo?.close();
-      const why = render(
-        contactsProblemWords(loaded.problem),
-        deps.words ?? PLAIN_ENGLISH.current(),
-      );
-      throw new UsageError(`--contacts ${settings.contactsFile}: ${why}`);
+      throw new UsageError([
+        phrase('runner.usage.flag-problem', {
+          flag: `--contacts ${settings.contactsFile}`,
+          problem: contactsProblemWords(loaded.problem),
+        }),
+      ]);
     }
   }
 

@@ -60,4 +60,51 @@ describe('screenpop-headless in the user’s language', () => {
       expect(bad.stderr()).toContain('--lang must be one of en, de, fr, es, ar, en-XA: xx');
     },
   );
+
+  it(
+    'says its usage errors in the chosen language: its own, node’s parser’s and the settings rules’',
+    { timeout: 60_000 },
+    async () => {
+      group = new ProcessGroup();
+      const said = async (name: string, args: string[]): Promise<string> => {
+        const run = group.spawn(name, NODE, [CLI, ...args], { env: plainEnv() });
+        expect(await run.exit).toEqual({ code: 2, signal: null });
+        return (
+          run
+            .stderr()
+            .split('\n')
+            .find((l) => l.startsWith('screenpop-headless: ')) ?? ''
+        );
+      };
+      const base = ['--base-url', 'https://acme.example.com', '--extension', '101'];
+      // The settings' rule, named by the flag (the Settings window's German words).
+      expect(await said('stale', ['--lang', 'de', ...base, '--stale-ring-sec', '2.5'])).toBe(
+        'screenpop-headless: --stale-ring-sec: muss eine ganze Zahl von 5 bis 3600 Sekunden sein',
+      );
+      expect(await said('unknown', ['--lang', 'de', '--demo', '--bogus'])).toBe(
+        'screenpop-headless: --bogus ist keine Option von screenpop-headless (siehe --help)',
+      );
+      expect(await said('missing', ['--lang', 'fr', '--demo', '--base-url'])).toBe(
+        'screenpop-headless: --base-url demande une valeur',
+      );
+      expect(await said('nothing', ['--lang=es', '--base-url', 'https://acme.example.com'])).toBe(
+        'screenpop-headless: indique al menos un --extension o un --did',
+      );
+      const arabic = await said('insecure', [
+        '--lang',
+        'ar',
+        '--base-url',
+        'http://acme.example.com',
+        '--extension',
+        '101',
+      ]);
+      expect(arabic).toMatch(/[\u0600-\u06ff]/);
+      expect(arabic).toContain('https://');
+      // In the pseudo-locale every word comes from the catalogue: no English word is left bare.
+      const pseudo = await said('pseudo', ['--lang', 'en-XA', ...base, '--heartbeat-sec', '99']);
+      expect(pseudo.replace(/^screenpop-headless: /, '').replace(/--[a-z-]+|\d+/g, '')).not.toMatch(
+        /[A-Za-z]{2,}/,
+      );
+    },
+  );
 });
