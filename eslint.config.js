@@ -5,9 +5,20 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
 
+/**
+ * Electron at the edge: only src-main/electron/ (the composition root, windows, IPC handlers,
+ * preload) imports it; everything else runs under Node and Vitest without it. Every block below
+ * that sets no-restricted-imports repeats these two (a later block replaces the rule's options).
+ */
 const NO_ELECTRON = {
   name: 'electron',
-  message: 'The core must not import electron; add an adapter in src-main/electron/.',
+  message:
+    'The core must not import electron: only src-main/electron/ does; add an adapter there and take it as a dependency.',
+};
+const NO_ELECTRON_PATHS = {
+  group: ['electron/*'],
+  message:
+    'The core must not import electron: only src-main/electron/ does; add an adapter there and take it as a dependency.',
 };
 
 /** An import pattern for a top-level source folder, from anywhere below the repository's root. */
@@ -25,6 +36,7 @@ const NO_WS = {
 };
 /** What the core may not import besides electron (see the core's block below). */
 const CORE_PATTERNS = [
+  NO_ELECTRON_PATHS,
   {
     group: folder('src-sim'),
     message:
@@ -89,6 +101,14 @@ export default tseslint.config(
     },
   },
   {
+    // Electron only in src-main/electron/ (see NO_ELECTRON); the blocks below narrow further.
+    files: ['src-*/**/*.{ts,tsx}', 'bench/**/*.ts', 'assets/**/*.ts'],
+    ignores: ['src-main/electron/**'],
+    rules: {
+      'no-restricted-imports': ['error', { paths: [NO_ELECTRON], patterns: [NO_ELECTRON_PATHS] }],
+    },
+  },
+  {
     // The core decides; it must stay free of Electron so it runs under Node and Vitest.
     files: ['src-main/core/**/*.ts', 'src-main/headless/**/*.ts'],
     rules: {
@@ -96,6 +116,7 @@ export default tseslint.config(
         'error',
         {
           paths: [NO_ELECTRON, NO_WS],
+          patterns: [NO_ELECTRON_PATHS],
         },
       ],
     },
@@ -138,6 +159,7 @@ export default tseslint.config(
         {
           paths: [NO_ELECTRON],
           patterns: [
+            NO_ELECTRON_PATHS,
             {
               group: folder('src-main'),
               message:
@@ -157,6 +179,7 @@ export default tseslint.config(
         {
           paths: [NO_ELECTRON],
           patterns: [
+            NO_ELECTRON_PATHS,
             {
               group: [...folder('src-main'), ...folder('src-relay'), ...folder('src-sim')],
               message:

@@ -29,6 +29,30 @@ describe('import boundaries', () => {
     ]);
   });
 
+  it('electron is imported only in src-main/electron/: anywhere else a planted import fails', async () => {
+    const SUBPATH = "import { ipcRenderer } from 'electron/renderer';\nvoid ipcRenderer;\n";
+    const TYPES =
+      "import type { BrowserWindow } from 'electron';\nexport type W = BrowserWindow;\n";
+    for (const file of [
+      'src-main/ipc/example.ts',
+      'src-main/core/events/example.ts',
+      'src-main/core/net/example.ts',
+      'src-main/headless/example.ts',
+      'src-renderer/settings/example.tsx',
+      'src-renderer/shared/example.ts',
+      'src-shared/example.ts',
+      'src-relay/example.ts',
+      'src-sim/example.ts',
+      'bench/example.ts',
+    ])
+      for (const source of [ELECTRON, SUBPATH, TYPES])
+        expect(await restricted(file, source), `${file}: ${source}`).toEqual([
+          expect.stringContaining('only src-main/electron/ does'),
+        ]);
+    for (const source of [ELECTRON, SUBPATH, TYPES])
+      expect(await restricted('src-main/electron/example.ts', source)).toEqual([]);
+  });
+
   it('the core imports its UI shapes from app/views.ts, never the IPC contract', async () => {
     const CONTRACT =
       "import type { CallCard } from '../../ipc/contract.ts';\nexport type X = CallCard;\n";
