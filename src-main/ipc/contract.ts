@@ -1,8 +1,9 @@
 /**
  * The one IPC contract between the main process, the preload and the renderer (the pattern of
  * GitHub Desktop's ipc-shared.ts): a map from channel to signature that all three compile against.
- * It imports types only (the shapes of the data, from core/app/views.ts), and nothing that needs
- * Node, so the renderer's DOM-only build includes it.
+ * It takes the shapes of the data from core/app/views.ts (types, and the few pure helpers it
+ * re-exports: outcome labels, knownState), and nothing that needs Node, so the renderer's DOM-only
+ * build includes it.
  */
 
 import type {
