@@ -25,6 +25,7 @@ import { LANG_CODES, parseHeadlessArgs, preScan, usage, UsageError } from './arg
 import { environmentLanguages, isLocale, resolveLocale } from '../../src-shared/i18n/locales.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
 import { EXIT, runHeadless } from './runner.ts';
+import { inRunnerWords } from './output.ts';
 import { whenToStop } from '../../src-shared/stop-signal.ts';
 
 /** A clean stop that takes longer than this (a hung socket close) ends with exit code 1. */
@@ -76,7 +77,9 @@ async function main(): Promise<number> {
     args = parseHeadlessArgs(argv, presetDefaults(policy));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`screenpop-headless: ${render(error.words, t)}\n${USAGE}\n`);
+    process.stderr.write(
+      `screenpop-headless: ${render(inRunnerWords(error.words), t)}\n${USAGE}\n`,
+    );
     return EXIT.usage;
   }
   // The runner says which flags a lock overrides when it runs; here only for the one-shot commands.
@@ -199,7 +202,7 @@ async function main(): Promise<number> {
   }).catch((error: unknown) => {
     // A contacts file that gives nothing is found only once the run has started.
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`screenpop-headless: ${render(error.words, t)}\n`);
+    process.stderr.write(`screenpop-headless: ${render(inRunnerWords(error.words), t)}\n`);
     return EXIT.usage;
   });
 }

@@ -215,6 +215,7 @@ const RUNNER_SAYS: ReadonlyMap<MessageId, MessageId> = new Map<MessageId, Messag
   // Organisation mode's sign-in in the app; should a runner status ever carry it, it names the flag.
   ['status.org.relay-unreachable-remedy', 'runner.status.org.relay-unreachable-remedy'],
   ['status.proxy-manual-unusable-remedy', 'runner.status.proxy-manual-unusable-remedy'],
+  ['status.settings.lookup-credentials', 'runner.status.settings.lookup-credentials'],
 ]);
 
 export function inRunnerWords(words: Words): Words {

@@ -100,6 +100,19 @@ describe('screenpop-headless in the user’s language', () => {
       ]);
       expect(arabic).toMatch(/[\u0600-\u06ff]/);
       expect(arabic).toContain('https://');
+      // Words that would send a runner user to Settings name its flag and variable instead.
+      const crm = await said('crm', [
+        '--lang',
+        'de',
+        '--demo',
+        '--crm',
+        'generic',
+        '--crm-url',
+        'https://u:p@crm.example.com/lookup?phone={number}',
+      ]);
+      expect(crm).toContain('--crm-auth basic');
+      expect(crm).toContain('SCREENPOP_CRM_TOKEN');
+      expect(crm).not.toContain('Einstellungen');
       // In the pseudo-locale every word comes from the catalogue: no English word is left bare.
       const pseudo = await said('pseudo', ['--lang', 'en-XA', ...base, '--heartbeat-sec', '99']);
       expect(pseudo.replace(/^screenpop-headless: /, '').replace(/--[a-z-]+|\d+/g, '')).not.toMatch(

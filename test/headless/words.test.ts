@@ -11,8 +11,15 @@ import { describeError, ServiceError } from '../../src-shared/service-errors.ts'
 import { statusLine } from '../../src-main/headless/output.ts';
 
 const english = flatMessages(CATALOGUES.en);
-/** Words only the tray app can reach (onboarding, its built-in demo). */
-const APP_ONLY = new Set(['status.not-set-up-remedy', 'status.demo-failed-remedy']);
+/**
+ * Words only the tray app can reach (onboarding, its built-in demo, a secret-looking field in its
+ * settings file: the runner reads no settings file, and its flags have no such field).
+ */
+const APP_ONLY = new Set([
+  'status.not-set-up-remedy',
+  'status.demo-failed-remedy',
+  'status.settings.secret-field',
+]);
 
 function argumentsOf(message: string): string[] {
   return [...new Set([...message.matchAll(/\{(\w+)/g)].map((m) => m[1]!))].sort();

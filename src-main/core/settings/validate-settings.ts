@@ -116,18 +116,31 @@ function integer(min: number, max: number, unit: 'seconds' | 'calls' | '' = ''):
       : problem(id, { min: String(min), max: String(max) });
 }
 
+/**
+ * A typed address read as a URL: `empty` when none is given, else the URL or the problem (not
+ * text, not an address), in the words of `kind`'s messages with `example`.
+ */
+function readAddress(
+  v: unknown,
+  kind: 'address' | 'proxy',
+  example: string,
+): { empty: true } | { url: URL; text: string } | Problem {
+  if (typeof v !== 'string') return problem(`status.settings.${kind}-text`, { example });
+  const text = v.trim();
+  if (text === '') return { empty: true };
+  try {
+    return { url: new URL(text), text };
+  } catch {
+    return problem(`status.settings.${kind}-invalid`, { example });
+  }
+}
+
 /** An http(s)/ws(s) address; `secure` is the scheme required except on this computer. */
 function serviceUrl(v: unknown, secure: 'https' | 'wss'): { value: string } | Problem {
   const example = `${secure}://acme.example.com`;
-  if (typeof v !== 'string') return problem('status.settings.address-text', { example });
-  const text = v.trim();
-  if (text === '') return { value: '' };
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return problem('status.settings.address-invalid', { example });
-  }
+  const read = readAddress(v, 'address', example);
+  if (!('url' in read)) return 'error' in read ? read : { value: '' };
+  const { url, text } = read;
   const insecure = secure === 'https' ? 'http' : 'ws';
   const scheme = url.protocol.slice(0, -1);
   if (scheme !== secure && !(scheme === insecure && isLoopbackHost(url.hostname)))
@@ -155,15 +168,9 @@ function absolutePath(kind: 'contacts' | 'ca'): Check<string> {
  */
 function proxyAddress(v: unknown): { value: string } | Problem {
   const example = 'http://proxy.example.com:3128';
-  if (typeof v !== 'string') return problem('status.settings.proxy-text', { example });
-  const text = v.trim();
-  if (text === '') return { value: '' };
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return problem('status.settings.proxy-invalid', { example });
-  }
+  const read = readAddress(v, 'proxy', example);
+  if (!('url' in read)) return 'error' in read ? read : { value: '' };
+  const { url } = read;
   if (url.protocol !== 'http:') return problem('status.settings.proxy-http', { example });
   if (url.username || url.password) return problem('status.settings.proxy-credentials');
   if ((url.pathname !== '/' && url.pathname !== '') || url.search || url.hash)
