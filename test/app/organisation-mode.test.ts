@@ -33,6 +33,7 @@ import { useTempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../support/wait.ts';
 import { addUser, orgConfig, postAll, startOrgRelay } from '../relay/users-support.ts';
 import { FakeClipboard, FakeNotifier, FakeOpener, FakePopup, FakeTray } from './support.ts';
+import { phrase } from '../../src-shared/i18n/phrase.ts';
 
 const tmp = useTempDir('app-organisation-');
 let idp: OidcProviderHandle;
@@ -325,6 +326,7 @@ describe('organisation mode in the app', () => {
     expect(saved).toEqual({
       ok: false,
       field: 'secret',
+      words: [phrase('status.org.no-api-secret')],
       message: 'In organisation mode this computer keeps no API secret.',
     });
     // Without the secret, the relay is saved and the key is dropped again.

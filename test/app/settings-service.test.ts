@@ -17,6 +17,7 @@ import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log
 import { useTempDir } from '../support/temp-dir.ts';
 import { fixedTranslator, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
 import { MemorySettings } from './support.ts';
+import { render } from '../../src-shared/i18n/phrase.ts';
 
 const tmp = useTempDir('settings-service-');
 const ACME = { baseUrl: 'https://acme.example.com', apiKey: 'key1', extensions: ['101'] };
@@ -139,6 +140,7 @@ describe('SettingsService', () => {
   it('says what is wrong with the CRM lookup in the user’s language and names its part, saving nothing', async () => {
     // The real settings file and its validation (MemorySettings checks only the address).
     const store = new SettingsStore({ path: join(tmp.path, 'settings.json') });
+    const german = fixedTranslator('de').current();
     const t = await harness(ACME, {
       words: fixedTranslator('de'),
       port: settingsPortFor(store, silentLogger),
@@ -152,7 +154,8 @@ describe('SettingsService', () => {
     const refused = async (crmLookup: object) => {
       const saved = await t.service.save({ settings: { crmLookup } as Partial<Settings> });
       expect(saved.ok).toBe(false);
-      return saved.ok ? null : { field: saved.field, message: saved.message };
+      // The window says the refusal's words in its language (here German).
+      return saved.ok ? null : { field: saved.field, message: render(saved.words, german) };
     };
     expect(
       await refused({ ...generic, urlTemplate: 'http://crm.example.com/?phone={number}' }),

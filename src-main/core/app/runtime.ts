@@ -387,10 +387,11 @@ export class AppRuntime {
       relayTenant: relay.relayTenant,
       demoMode: false,
     };
+    // A refused field is said beside it, in the window's language (the refusal's words).
     const checked = this.settingsService.check(patch);
-    if (!checked.ok) return checked;
+    if (!checked.ok) return { ok: false, field: checked.field, message: render(checked.words, t) };
     const problem = this.settingsService.organisationProblem(checked.settings);
-    if (problem) return problem;
+    if (problem) return { ok: false, field: problem.field, message: render(problem.words, t) };
     const account = this.d.organisation;
     if (!account) return { ok: false, message: t.t('status.org.not-available') };
     try {
