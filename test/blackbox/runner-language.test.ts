@@ -67,7 +67,7 @@ describe('screenpop-headless in the user’s language', () => {
     async () => {
       group = new ProcessGroup();
       const said = async (name: string, args: string[]): Promise<string> => {
-        const run = group.spawn(name, NODE, [CLI, ...args], { env: plainEnv() });
+        const run = await group.spawnRunner(name, args, { env: plainEnv() });
         expect(await run.exit).toEqual({ code: 2, signal: null });
         return (
           run
