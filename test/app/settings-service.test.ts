@@ -195,6 +195,20 @@ describe('SettingsService', () => {
     });
   });
 
+  it('refuses "This proxy" without its address at the field, in the user’s language', async () => {
+    const t = await harness(ACME, { words: fixedTranslator('de') });
+    await t.service.load();
+    const saved = await t.service.save({ settings: { proxyMode: 'manual', proxyUrl: '' } });
+    expect(saved).toMatchObject({ ok: false, field: 'proxyUrl' });
+    expect(saved.ok ? '' : saved.message).toContain('Geben Sie die Adresse des Proxys ein');
+    expect(t.settings.current.proxyMode).not.toBe('manual');
+    expect(
+      await t.service.save({
+        settings: { proxyMode: 'manual', proxyUrl: 'http://proxy.example.com:3128' },
+      }),
+    ).toMatchObject({ ok: true });
+  });
+
   it('says which saved changes need a new connection', () => {
     const before = { ...DEFAULT_SETTINGS, ...ACME };
     const change = (after: Partial<Settings>, secretChanged = false) => ({

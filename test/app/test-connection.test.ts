@@ -6,7 +6,8 @@ import {
   type TestConnectionInput,
 } from '../../src-main/core/app/test-connection.ts';
 import { ServiceError } from '../../src-shared/service-errors.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { transportFor } from '../../src-main/core/net/network.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { ServiceClient } from '../../src-main/core/api/service-client.ts';
 import { otherWebServer } from '../support/other-web-server.ts';
@@ -40,6 +41,24 @@ function run(
 }
 
 describe('testConnection', () => {
+  it('"This proxy" without an address: says why the test cannot go out and what to do', async () => {
+    const result = await testConnection(input, {
+      // What the real transport throws for proxyMode manual without an address.
+      createProbe: () =>
+        transportFor(
+          { proxyMode: 'manual', proxyUrl: '', caFile: '' },
+          { logger: silentLogger, secrets: new SecretRegistry(), readFile: () => '' },
+        ) as never,
+      logger: silentLogger,
+      localAddress: async () => null,
+    });
+    expect(result).toMatchObject({
+      ok: false,
+      message:
+        'The proxy setting sends connections through a proxy, but no usable proxy address is set: Screenpop does not connect around the proxy.',
+    });
+  });
+
   it('checks the draft before calling anything', async () => {
     expect(await run({}, null, { baseUrl: 'http://acme.example.com' })).toMatchObject({
       ok: false,

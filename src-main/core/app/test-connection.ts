@@ -16,6 +16,7 @@ import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 import type { PhoneSystem } from '../settings/types.ts';
+import { ProxyConfigError } from '../net/proxy.ts';
 
 /**
  * "Test connection" in the settings window: exchanges the draft key and secret for a token and
@@ -128,7 +129,20 @@ export async function testConnection(
       message: t.t('status.test.secret-missing'),
       remedy: t.t('status.test.secret-remedy'),
     };
-  const probe = deps.createProbe({ ...input, secret: input.secret });
+  let probe: ConnectionProbe;
+  try {
+    probe = deps.createProbe({ ...input, secret: input.secret });
+  } catch (err) {
+    // The way out cannot be built (a "This proxy" setting without a usable address): say why and
+    // what to do, not "the test could not run".
+    if (err instanceof ProxyConfigError && err.words)
+      return {
+        ok: false,
+        message: render(err.words.reason, t),
+        remedy: render(err.words.remedy, t),
+      };
+    throw err;
+  }
   let step: 'token' | 'list' = 'token';
   try {
     const token = await probe.getToken();

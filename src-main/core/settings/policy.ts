@@ -420,13 +420,12 @@ export function withoutLocked<T extends Partial<Settings>>(patch: T, policy: Pol
 }
 
 /**
- * Who manages this computer when its policy sends connections through a proxy of its own
- * (proxyMode "manual", preset or locked): a proxy that cannot be used is then the policy's to fix,
- * and connections fail closed naming it (net/network.ts).
+ * Who manages this computer when its policy locks connections to a proxy of its own (proxyMode
+ * "manual", locked): a proxy that cannot be used is then the policy's to fix, and connections fail
+ * closed naming it (net/network.ts). A preset the user can change is the user's setting.
  */
 export function proxyPolicyOf(policy: Policy): string | undefined {
-  const mode = policy.locked.proxyMode ?? policy.settings.proxyMode;
-  return mode === 'manual' ? policy.managedBy : undefined;
+  return policy.locked.proxyMode === 'manual' ? policy.managedBy : undefined;
 }
 
 /** What the Settings window is told: who manages the computer and which settings are locked. */
