@@ -340,6 +340,18 @@ describe('organisation mode in the app', () => {
     ).toBeNull();
   }, 30_000);
 
+  it('a policy that locks API-key mode: signing in is refused at the mode, nothing is stored', async () => {
+    const t = await setUp({
+      policy: { settings: { connectionMode: 'api-key' }, locked: ['connectionMode'] },
+    });
+    await t.runtime.start();
+    expect(
+      await t.runtime.signInToOrganisation({ relayUrl: t.relayAddress, relayTenant: 'acme' }),
+    ).toMatchObject({ ok: false, field: 'connectionMode' });
+    expect(await t.keychain.getSecret(orgKeychainAccount(t.relayAddress, 'acme'))).toBeNull();
+    expect(t.runtime.settings().connectionMode).toBe('api-key');
+  });
+
   it('a Save that switches to organisation mode keeps the API key and secret until this computer is signed in', async () => {
     const t = await setUp();
     await t.runtime.start();

@@ -200,7 +200,10 @@ describe('SettingsService', () => {
     await t.service.load();
     const saved = await t.service.save({ settings: { proxyMode: 'manual', proxyUrl: '' } });
     expect(saved).toMatchObject({ ok: false, field: 'proxyUrl' });
-    expect(saved.ok ? '' : saved.message).toContain('Geben Sie die Adresse des Proxys ein');
+    // The window says the refusal's words in its language (here German).
+    expect(saved.ok ? '' : render(saved.words, fixedTranslator('de').current())).toContain(
+      'Geben Sie die Adresse des Proxys ein',
+    );
     expect(t.settings.current.proxyMode).not.toBe('manual');
     expect(
       await t.service.save({

@@ -390,6 +390,14 @@ export class AppRuntime {
     // A refused field is said beside it, in the window's language (the refusal's words).
     const checked = this.settingsService.check(patch);
     if (!checked.ok) return { ok: false, field: checked.field, message: render(checked.words, t) };
+    // A policy that locks API-key mode leaves the mode out of the patch: signing in would store
+    // a credential and say "signed in" while nothing changed.
+    if (checked.settings.connectionMode !== 'organisation')
+      return {
+        ok: false,
+        field: 'connectionMode',
+        message: t.t('settings.locked-by', { by: this.settingsView().managed?.by ?? '' }),
+      };
     const problem = this.settingsService.organisationProblem(checked.settings);
     if (problem) return { ok: false, field: problem.field, message: render(problem.words, t) };
     const account = this.d.organisation;

@@ -255,11 +255,7 @@ export class SettingsService {
     // "This proxy" with no address fails closed (net/network.ts): say so at the field, not later
     // as a connection that never starts.
     if (checked.settings.proxyMode === 'manual' && !checked.settings.proxyUrl)
-      return {
-        ok: false,
-        field: 'proxyUrl',
-        message: this.words().t('settings.field.proxyUrl.needed'),
-      };
+      return refusal('proxyUrl', phrase('settings.field.proxyUrl.needed'));
     const secret = patch.secret?.trim();
     if (isOrganisationMode(checked.settings)) {
       const refused = this.organisationProblem(checked.settings, Boolean(secret));
