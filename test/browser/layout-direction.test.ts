@@ -1,0 +1,150 @@
+/**
+ * Issue 21, items 8 and 9, in real Chromium:
+ * - Mixed-direction text: every value from outside (a caller's name, company, number) starts at
+ *   the window's start edge (left in English, right in Arabic) whatever its own script, while
+ *   staying isolated (its own direction inside its bdi). Before, an Arabic name in the English
+ *   popup sat flush right and a Latin name or number in the Arabic popup flush left: a zig-zag.
+ * - Light mode: an editable field is not filled grey (read as disabled), and a field the
+ *   organisation's policy locked looks unlike an editable one (fill and border, not only paler text).
+ * Screenshots (light, dark, Arabic) go to test-results/screenshots/.
+ */
+import { expect, it } from 'vitest';
+import { call, fixture, managedView } from './support/fixtures.ts';
+import { computedStyle, openPage, screenshot } from './support/page.ts';
+import { browserSuite, expectClean } from './support/suite.ts';
+import type { Locator } from 'playwright-core';
+
+const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
+
+/**
+ * How far a value's text sits from its block's start edge, in CSS px (0 = flush with the start):
+ * the text's own box (a Range over it) against the content box of the element that holds it.
+ */
+function startGap(target: Locator, rtl: boolean): Promise<number> {
+  // Runs in the page (the tests compile without the DOM library: the shapes it uses, typed here).
+  interface Box {
+    left: number;
+    right: number;
+  }
+  interface Dom {
+    document: {
+      createRange(): { selectNodeContents(n: unknown): void; getBoundingClientRect(): Box };
+    };
+    getComputedStyle(e: unknown): Record<string, string>;
+  }
+  return target.evaluate((el, rtlPage) => {
+    const dom = globalThis as unknown as Dom;
+    const block = (el as unknown as { parentElement: { getBoundingClientRect(): Box } })
+      .parentElement;
+    const box = block.getBoundingClientRect();
+    const style = dom.getComputedStyle(block);
+    const px = (name: string) => parseFloat(style[name] ?? '0');
+    const left = box.left + px('borderLeftWidth') + px('paddingLeft');
+    const right = box.right - px('borderRightWidth') - px('paddingRight');
+    const range = dom.document.createRange();
+    range.selectNodeContents(el);
+    const text = range.getBoundingClientRect();
+    return Math.round(rtlPage ? right - text.right : text.left - left);
+  }, rtl);
+}
+
+const ARABIC_NAME = 'محمد العلي';
+const ARABIC_COMPANY = 'شركة النور للتجارة';
+
+browserSuite('direction and fields', ({ browser: getBrowser, origin }) => {
+  for (const locale of ['en', 'ar'] as const) {
+    it(`aligns every caller value by the window's direction, each one isolated (${locale})`, async () => {
+      const rtl = locale === 'ar';
+      const calls = [
+        call({
+          callId: 'latin',
+          callerName: 'Ada Lovelace',
+          callerCompany: 'Analytical Engines Ltd',
+          nameSource: 'contacts',
+          startedAt: SHOT_TIME - 9_000,
+        }),
+        call({
+          callId: 'arabic',
+          callerName: ARABIC_NAME,
+          callerCompany: ARABIC_COMPANY,
+          nameSource: 'contacts',
+          from: '+97145550123',
+          startedAt: SHOT_TIME - 5_000,
+        }),
+        call({
+          callId: 'number',
+          callerName: null,
+          nameSource: 'none',
+          from: '+13125550175',
+          startedAt: SHOT_TIME - 2_000,
+        }),
+      ];
+      const opened = await openPage(getBrowser(), origin(), 'popup', fixture({ calls, locale }), {
+        viewport: { width: 360, height: 640 },
+        fixedTime: SHOT_TIME,
+      });
+      const { page } = opened;
+      await expect.poll(() => page.locator('li[data-call-id]').count()).toBe(3);
+      expect(await page.evaluate('document.documentElement.dir')).toBe(rtl ? 'rtl' : 'ltr');
+      const gaps: Record<string, number> = {};
+      for (const id of ['latin', 'arabic', 'number']) {
+        const card = page.locator(`li[data-call-id="${id}"]`);
+        gaps[`${id} headline`] = await startGap(card.getByTestId('caller-headline'), rtl);
+        if (id !== 'number') {
+          gaps[`${id} company`] = await startGap(card.getByTestId('caller-company'), rtl);
+          gaps[`${id} number`] = await startGap(card.getByTestId('caller-number'), rtl);
+        }
+      }
+      for (const [what, gap] of Object.entries(gaps)) {
+        expect({ what, flushWithStart: Math.abs(gap) <= 1 }).toEqual({
+          what,
+          flushWithStart: true,
+        });
+      }
+      // Still isolated: each value keeps its own direction inside its bdi.
+      const arabic = page.locator('li[data-call-id="arabic"]').getByTestId('caller-headline');
+      expect(await computedStyle(arabic, 'direction')).toBe('rtl');
+      expect(await computedStyle(arabic, 'unicode-bidi')).toBe('isolate');
+      const latin = page.locator('li[data-call-id="latin"]').getByTestId('caller-headline');
+      expect(await computedStyle(latin, 'direction')).toBe('ltr');
+      await screenshot(page.locator('.popup'), `popup-mixed-direction-${locale}-light`);
+      await expectClean(opened);
+      await opened.close();
+    });
+  }
+
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`editable fields are not filled like disabled ones; locked ones look locked (${scheme})`, async () => {
+      const opened = await openPage(
+        getBrowser(),
+        origin(),
+        'settings',
+        fixture({ settings: managedView }),
+        { colorScheme: scheme, viewport: { width: 720, height: 900 } },
+      );
+      const { page } = opened;
+      const locked = page.getByLabel('Service address');
+      await expect.poll(() => locked.getAttribute('readonly')).not.toBeNull();
+      const editable = page.locator('.field:not(.field--locked) input[type="text"]').first();
+      expect(await editable.isEditable()).toBe(true);
+      const editableFill = await computedStyle(editable, 'background-color');
+      const lockedFill = await computedStyle(locked, 'background-color');
+      if (scheme === 'light') expect(editableFill).toBe('rgb(255, 255, 255)');
+      expect(lockedFill).not.toBe(editableFill);
+      expect(await computedStyle(editable, 'border-top-style')).toBe('solid');
+      expect(await computedStyle(locked, 'border-top-style')).toBe('dashed');
+      // The locked value stays readable: the same text colour as an editable one.
+      expect(await computedStyle(locked, 'color')).toBe(await computedStyle(editable, 'color'));
+      await screenshot(
+        page.locator('section').filter({ has: locked }).first(),
+        `settings-fields-locked-${scheme}`,
+      );
+      await screenshot(
+        page.locator('section').filter({ has: editable }).first(),
+        `settings-fields-editable-${scheme}`,
+      );
+      await expectClean(opened);
+      await opened.close();
+    });
+  }
+});
