@@ -147,4 +147,73 @@ browserSuite('direction and fields', ({ browser: getBrowser, origin }) => {
       await opened.close();
     });
   }
+
+  it('at 400 px: a done card keeps its outcome and time on one line; the "Besides calls" group has no default fieldset border; the proxy choice is shown whole', async () => {
+    const calls = [
+      call({
+        callId: 'elsewhere',
+        state: 'answered',
+        outcome: 'answered-elsewhere',
+        startedAt: SHOT_TIME - 20_000,
+      }),
+    ];
+    const popup = await openPage(getBrowser(), origin(), 'popup', fixture({ calls }), {
+      viewport: { width: 360, height: 300 },
+      fixedTime: SHOT_TIME,
+    });
+    const card = popup.page.locator('li[data-call-id="elsewhere"]');
+    await expect.poll(() => card.getAttribute('data-outcome')).toBe('answered-elsewhere');
+    await screenshot(popup.page.locator('.popup'), 'popup-done-narrow-light');
+    const status = await card.locator('.card__status').boundingBox();
+    const time = await card.locator('.card__elapsed [aria-hidden="true"]').boundingBox();
+    expect(status && time && Math.abs(status.y - time.y) <= 2).toBe(true);
+    await expectClean(popup);
+    await popup.close();
+
+    const settings = await openPage(getBrowser(), origin(), 'settings', fixture(), {
+      viewport: { width: 400, height: 800 },
+    });
+    const { page } = settings;
+    const features = page.getByTestId('features');
+    await features.waitFor();
+    expect(await computedStyle(features, 'border-top-style')).toBe('none');
+    // A select cannot wrap its chosen option: the proxy choice needs the text's width in the box.
+    const proxy = page.getByLabel('Proxy', { exact: true });
+    await proxy.selectOption('system');
+    const room = await proxy.evaluate((el) => {
+      const select = el as unknown as {
+        clientWidth: number;
+        selectedOptions: ArrayLike<{ text: string }>;
+        ownerDocument: { createElement(t: string): unknown; body: { append(e: unknown): void } };
+      };
+      const probe = select.ownerDocument.createElement('span') as {
+        textContent: string;
+        style: Record<string, string>;
+        getBoundingClientRect(): { width: number };
+        remove(): void;
+      };
+      probe.textContent = select.selectedOptions[0]?.text ?? '';
+      probe.style.font =
+        (
+          globalThis as unknown as { getComputedStyle(e: unknown): Record<string, string> }
+        ).getComputedStyle(el).font ?? '';
+      probe.style.whiteSpace = 'nowrap';
+      select.ownerDocument.body.append(probe);
+      const width = probe.getBoundingClientRect().width;
+      probe.remove();
+      // The option's text plus the select's padding and its arrow (about 2.5 em at 16 px).
+      return select.clientWidth - width - 40;
+    });
+    expect(room).toBeGreaterThanOrEqual(0);
+    await screenshot(
+      page.locator('section').filter({ has: proxy }).first(),
+      'settings-advanced-400-light',
+    );
+    await screenshot(
+      page.locator('section').filter({ has: features }).first(),
+      'settings-features-400-light',
+    );
+    await expectClean(settings);
+    await settings.close();
+  });
 });
