@@ -125,6 +125,16 @@ async function main(): Promise<number | undefined> {
   const lastResort = new LastResort({ logger, clock: systemClock, secrets });
   lastResort.installOn(process);
   const clock = lastResort.guardClock(systemClock);
+  // SIGTERM, Ctrl+C, or (under `npm run relay`) npm going away: the shared rule
+  // (src-shared/stop-signal.ts). Listened for before the relay starts and says it is listening: a
+  // stop sent the moment that line is read met Node's default action (killed by the signal, no
+  // drain, no snapshot). A second signal while draining means "now".
+  const stopRequested = whenToStop(process, {
+    onRepeat: (signal) => {
+      logger.warn('second signal during shutdown; exiting now', { signal });
+      process.exit(1);
+    },
+  });
   const store = await openStore(config, clock, logger);
   let relay: RelayServer;
   let userStore: UserStore | null = null;
@@ -138,14 +148,7 @@ async function main(): Promise<number | undefined> {
   }
   process.stdout.write(`relay listening on ${relay.url} (storage: ${store.kind})\n`);
 
-  // SIGTERM, Ctrl+C, or (under `npm run relay`) npm going away: the shared rule
-  // (src-shared/stop-signal.ts). A second signal while draining means "now".
-  void whenToStop(process, {
-    onRepeat: (signal) => {
-      logger.warn('second signal during shutdown; exiting now', { signal });
-      process.exit(1);
-    },
-  })
+  void stopRequested
     .then((reason) => shutdown(reason, config, relay, store, userStore, logger))
     .then((code) => process.exit(code));
   return undefined;

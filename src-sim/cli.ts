@@ -132,6 +132,10 @@ function cannotStart(message: string): never {
   process.exit(1);
 }
 
+// Ctrl+C, SIGTERM, or (under `npm run sim`) npm going away: the shared rule (src-shared/stop-signal.ts).
+// Listened for before the simulator starts and says it is ready: a stop sent the moment the banner
+// is read must not meet Node's default action (killed, port and temp files left behind).
+const stopRequested = whenToStop(process);
 const sim = await startSimulator(options).catch((err: unknown) => {
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && code.startsWith('E'))
@@ -168,8 +172,7 @@ process.stdout.write(
   ].join('\n'),
 );
 
-// Ctrl+C, SIGTERM, or (under `npm run sim`) npm going away: the shared rule (src-shared/stop-signal.ts).
-const reason = await whenToStop(process);
+const reason = await stopRequested;
 process.stderr.write(`sim: stopping (${reason})\n`);
 await sim.close();
 process.stderr.write('sim: stopped\n');
