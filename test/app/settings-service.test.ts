@@ -183,10 +183,17 @@ describe('SettingsService', () => {
       field: 'crmLookup.timeoutSec',
       message: 'Geben Sie eine ganze Zahl von Sekunden zwischen 1 und 10 ein.',
     });
-    // What the form never sends keeps validate-settings' own words.
-    expect(await refused({ ...generic, provider: 'salesforce' })).toMatchObject({
-      field: 'crmLookup',
+    // What the form never sends keeps validate-settings' own words, still naming its part.
+    expect(await refused({ ...generic, provider: 'salesforce' })).toEqual({
+      field: 'crmLookup.provider',
+      message: expect.stringContaining('"hubspot"'),
     });
+    // The rules are validate-settings' alone: a template with spaces around it is trimmed there.
+    expect(
+      await t.service.save({
+        settings: { crmLookup: { ...generic, urlTemplate: ` ${url} `, timeoutSec: 11 } },
+      }),
+    ).toMatchObject({ ok: false, field: 'crmLookup.timeoutSec' });
     expect(t.service.settings().crmLookup).toEqual(DEFAULT_SETTINGS.crmLookup);
     expect(
       await t.service.save({ settings: { crmLookup: { ...generic, urlTemplate: url } } }),

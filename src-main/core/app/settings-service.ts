@@ -331,7 +331,7 @@ export class SettingsService {
   check(patch: Partial<Settings>): ReturnType<SettingsPort['check']> {
     const checked = this.d.settings.check(patch);
     if (checked.ok || checked.field !== 'crmLookup') return checked;
-    const problem = crmSettingsProblem(patch.crmLookup);
+    const problem = crmSettingsProblem(checked.words);
     return problem
       ? {
           ok: false,

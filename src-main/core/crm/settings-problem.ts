@@ -1,51 +1,38 @@
 /**
- * What is wrong with a CRM lookup the user set up in Settings, in words for the user (the part
- * of the setting it is in, so Settings shows it next to that field). The rules are the ones
- * validate-settings.ts applies (template.ts's, CRM_TIMEOUT_SEC): validate-settings keeps the
- * English sentence for the settings file, the policy and the runner; this says the same problem in
- * the language of Settings.
+ * A CRM lookup that validate-settings.ts refused (the one place its rules live), said for the
+ * Settings window: the part of the setting the problem is in, so Settings shows it next to that
+ * field, in the window's own words for what the form offers. A problem the form has no words of its
+ * own for (a provider or sign-in it does not offer) keeps the validator's, which are translated too.
  */
-import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
-import { CRM_TIMEOUT_SEC, DEFAULT_SETTINGS, type CrmLookupSettings } from '../settings/types.ts';
-import { fieldMappingOk, lookupTemplateProblem, type TemplateProblem } from './template.ts';
+import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 
-export type CrmSettingsPart = keyof CrmLookupSettings;
-
-const TEMPLATE_WORDS: Record<TemplateProblem, MessageId> = {
-  empty: 'settings.error.crm-url.empty',
-  'too-long': 'settings.error.crm-url.too-long',
-  'not-a-url': 'settings.error.crm-url.not-a-url',
-  'not-https': 'settings.error.crm-url.not-https',
-  credentials: 'settings.error.crm-url.credentials',
-  'unknown-placeholder': 'settings.error.crm-url.unknown-placeholder',
-  'placeholder-outside-query': 'settings.error.crm-url.placeholder-outside-query',
-  'no-placeholder': 'settings.error.crm-url.no-placeholder',
+/** The validator's problem (status.settings.*) -> the form's words for it (settings.error.*). */
+const FORM_WORDS: Partial<Record<MessageId, MessageId>> = {
+  'status.settings.whole-seconds': 'settings.error.crm-timeout',
+  'status.settings.lookup-empty': 'settings.error.crm-url.empty',
+  'status.settings.too-long': 'settings.error.crm-url.too-long',
+  'status.settings.lookup-invalid': 'settings.error.crm-url.not-a-url',
+  'status.settings.lookup-https': 'settings.error.crm-url.not-https',
+  'status.settings.lookup-credentials': 'settings.error.crm-url.credentials',
+  'status.settings.lookup-placeholder': 'settings.error.crm-url.unknown-placeholder',
+  'status.settings.lookup-placeholder-query': 'settings.error.crm-url.placeholder-outside-query',
+  'status.settings.lookup-no-placeholder': 'settings.error.crm-url.no-placeholder',
+  'status.settings.lookup-field-path': 'settings.error.crm-field-path',
+  'status.settings.lookup-name-needed': 'settings.error.crm-name-needed',
 };
 
 /**
- * The first problem of a CRM lookup setting (missing parts take their default), or null: also
- * for a value that is not one the form makes (not an object, a part that is not text), which
- * validate-settings describes.
+ * The part and the form's words of a refused `crmLookup` (`refused`: the validator's words, a
+ * `status.settings.inner` phrase naming the part), or null when the problem is the whole value.
  */
-export function crmSettingsProblem(value: unknown): { part: CrmSettingsPart; words: Words } | null {
-  if (value === null || typeof value !== 'object' || Array.isArray(value)) return null;
-  const s = { ...DEFAULT_SETTINGS.crmLookup, ...(value as Partial<CrmLookupSettings>) };
-  const texts = [s.urlTemplate, s.nameField, s.companyField, s.recordUrlField];
-  if (texts.some((t) => typeof t !== 'string')) return null;
-  const timeout = s.timeoutSec;
-  if (!Number.isInteger(timeout) || timeout < CRM_TIMEOUT_SEC.min || timeout > CRM_TIMEOUT_SEC.max)
-    return {
-      part: 'timeoutSec',
-      words: [phrase('settings.error.crm-timeout', { ...CRM_TIMEOUT_SEC })],
-    };
-  if (s.provider === 'generic' || s.urlTemplate.trim() !== '') {
-    const problem = lookupTemplateProblem(s.urlTemplate);
-    if (problem) return { part: 'urlTemplate', words: [phrase(TEMPLATE_WORDS[problem])] };
-  }
-  for (const part of ['nameField', 'companyField', 'recordUrlField'] as const)
-    if (!fieldMappingOk(s[part])) return { part, words: [phrase('settings.error.crm-field-path')] };
-  if (s.provider === 'generic' && s.nameField.trim() === '')
-    return { part: 'nameField', words: [phrase('settings.error.crm-name-needed')] };
-  return null;
+export function crmSettingsProblem(refused: Words): { part: string; words: Words } | null {
+  const outer = refused.length === 1 ? refused[0] : undefined;
+  if (outer?.id !== 'status.settings.inner') return null;
+  const part = outer.values?.name;
+  const inner = outer.values?.problem;
+  if (typeof part !== 'string' || typeof inner !== 'object' || inner.length !== 1) return null;
+  const problem = inner[0]!;
+  const own = FORM_WORDS[problem.id];
+  return { part, words: own ? [phrase(own, problem.values)] : inner };
 }
