@@ -155,6 +155,13 @@ interface CallMemory {
   ringing: Map<string, RingMemory>;
   /** Times each extension entered RING (only consulted for frames without channel ids). */
   rings: Map<string, number>;
+  /**
+   * The call's latest report (a digest of its text) and what it decoded to. The same report again
+   * next is a retry of it (the relay answered 503 when storing failed, and the PBX sends it again):
+   * it gets the same envelopes, since the memory above already moved on and would no longer say
+   * which extensions stopped ringing.
+   */
+  last?: { digest: string; envelopes: EventEnvelope[] };
 }
 
 export interface YeastarDecoderOptions {
@@ -269,7 +276,14 @@ export class YeastarEventDecoder {
     const stamp = Math.max(Math.round(receivedAt), this.lastStamp + 1);
     this.lastStamp = stamp;
     const base = { timestamp: stamp, tenant: sn, receiptStamped: true as const };
-    if (type === YEASTAR_EVENT.callState) return this.callState(msg, sn, base, nowMonotonic);
+    if (type === YEASTAR_EVENT.callState)
+      return this.callState(
+        msg,
+        sn,
+        base,
+        nowMonotonic,
+        createHash('sha256').update(text).digest('base64'),
+      );
     if (type === YEASTAR_EVENT.trunkRegistration) {
       const trunk = field(msg.trunk_name);
       const status = msg.status;
@@ -308,10 +322,13 @@ export class YeastarEventDecoder {
     sn: string,
     base: { timestamp: number; tenant: string; receiptStamped: true },
     now: number,
+    digest: string,
   ): DecodeResult {
     const callId = field(msg.call_id);
     const members = membersOf(msg.members);
     if (!callId || !members) return { ok: false, reason: 'bad-field', detail: 'msg' };
+    const known = this.calls.get(callId, now);
+    if (known?.last?.digest === digest) return { ok: true, envelopes: [...known.last.envelopes] };
     const inbound = members.find((m) => m.kind === 'inbound');
     const calling = members.find((m) => m.kind === 'extension' && m.status === 'ALERT');
     const from = inbound
@@ -320,7 +337,7 @@ export class YeastarEventDecoder {
         ? (field(calling.info.number) ?? '')
         : '';
     const line = inbound ? (field(inbound.info.to) ?? field(inbound.info.trunk_name) ?? '') : '';
-    const memory = this.calls.get(callId, now) ?? { ringing: new Map(), rings: new Map() };
+    const memory: CallMemory = known ?? { ringing: new Map(), rings: new Map() };
     const envelopes: EventEnvelope[] = [];
     const listed = new Set<string>();
     const envelope = (number: string, state: string, id: string, vendor: string) =>
@@ -374,6 +391,7 @@ export class YeastarEventDecoder {
         '',
       );
     }
+    memory.last = { digest, envelopes: [...envelopes] };
     const over = members.length > 0 && members.every((m) => m.status === 'BYE');
     if (over) this.calls.delete(callId);
     else this.calls.set(callId, memory, now);

@@ -75,6 +75,28 @@ describe('Yeastar P-Series frames from the guide', () => {
     ]);
   });
 
+  it('30011: the same report again next (a retried delivery) decodes to the same envelopes, the ended ring too', () => {
+    // The relay decodes, then fails to store and answers 503; the PBX sends the report again.
+    const [, answered, retried] = decodeAll([
+      'constructed-30011-ring-group-rings-101-102.json',
+      'constructed-30011-ring-group-answered-by-102.json',
+      'constructed-30011-ring-group-answered-by-102.json',
+    ]);
+    expect(retried).toEqual(answered);
+    expect(calls(retried!).map((c) => [c.to, c.state])).toContainEqual(['101', 'ended']);
+    // Not a retry: the same text after another report of the call is decoded anew.
+    const [, , , again] = decodeAll([
+      'constructed-30011-ring-group-rings-101-102.json',
+      'constructed-30011-ring-group-answered-by-102.json',
+      'constructed-30011-ring-group-rings-101-102.json',
+      'constructed-30011-ring-group-answered-by-102.json',
+    ]);
+    expect(calls(again!).map((c) => [c.to, c.state])).toEqual([
+      ['102', 'answered'],
+      ['101', 'ended'],
+    ]);
+  });
+
   it('30011: an internal call names the calling extension as the caller (ALERT), and ends with BYE', () => {
     const decoder = new YeastarEventDecoder();
     const [ring, bye] = decodeAll(
