@@ -22,12 +22,12 @@
  * `npm run headless` runs this first (`preheadless`), so a developer's edit or a `git pull` is
  * never run from an old build. The systemd unit runs bin/ directly and skips it.
  */
-import type { Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { writeFileAtomic } from '../src-shared/atomic-file.ts';
+import { catalogueMessagesOnly } from './catalogue-messages-only.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const HEADLESS_DIR = 'dist-headless';
@@ -39,23 +39,6 @@ const THIS_FILE = relative(ROOT, fileURLToPath(import.meta.url));
 export const HEADLESS_EXTERNALS = ['keytar', 'bufferutil', 'utf-8-validate'];
 
 const sha256 = (data: string | Uint8Array) => createHash('sha256').update(data).digest('hex');
-
-/** Catalogue files as { id: { message } }: descriptions and review marks stay in the sources. */
-const messagesOnly: Plugin = {
-  name: 'catalogue-messages-only',
-  setup(b) {
-    b.onLoad({ filter: /[\\/]i18n[\\/]catalogues[\\/].+\.json$/ }, (args) => {
-      const entries = JSON.parse(readFileSync(args.path, 'utf8')) as Record<
-        string,
-        { message: string }
-      >;
-      const kept = Object.fromEntries(
-        Object.entries(entries).map(([id, entry]) => [id, { message: entry.message }]),
-      );
-      return { contents: JSON.stringify(kept), loader: 'json' };
-    });
-  },
-};
 
 export interface HeadlessBuild {
   file: string;
@@ -92,7 +75,7 @@ export async function buildHeadless(
     legalComments: 'none',
     sourcemap: 'linked',
     define: { 'process.env.NODE_ENV': '"production"' },
-    plugins: [messagesOnly],
+    plugins: [catalogueMessagesOnly],
     metafile: true,
     write: false,
     logLevel: options.quiet ? 'warning' : 'info',

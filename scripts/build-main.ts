@@ -11,6 +11,7 @@
  */
 import { build, type BuildOptions } from 'esbuild';
 import { fileURLToPath } from 'node:url';
+import { catalogueMessagesOnly } from './catalogue-messages-only.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -49,6 +50,12 @@ export async function buildMain(options: { outDir?: string; quiet?: boolean } = 
       // import('keytar') becomes require('keytar'): the CommonJS loader is what finds a native
       // module unpacked beside app.asar.
       supported: { 'dynamic-import': false },
+      // Smaller app.asar (the package budget): whitespace and syntax minified, names kept so a
+      // logged stack still names functions (the linked map, left out of the package, maps it back);
+      // the catalogues without their translators' notes.
+      minifyWhitespace: true,
+      minifySyntax: true,
+      plugins: [catalogueMessagesOnly],
     }),
     build({
       ...common,
