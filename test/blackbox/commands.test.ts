@@ -153,6 +153,9 @@ describe('commands from the README, through npm', { timeout: 60_000 }, () => {
     // It can start again on the same port at once.
     const again = group.spawn('sim again', 'npm', ['run', 'sim', '--', '--port', String(port)]);
     await waitForLine(again, 'Screenpop service simulator');
+    // Stopped with the group: npm killed outright leaves its shell, and the simulator under it
+    // never sees its parent change (every run of this test left one running before).
+    group.adopt(descendantOf(again.pid, 'src-sim/cli.ts'));
   });
 
   it('SIGTERM to `npm run relay` stops the relay too, after its drain', async () => {
