@@ -3,8 +3,8 @@
  * it, electron-builder packs it with electron-builder.yml into a Linux folder against a stand-in
  * Electron (scripts/pack-dir.ts), and this test opens the app.asar that came out.
  *
- * Size budget (stated in README.md): app.asar at most 3.75 MiB, app.asar.unpacked at most 256 KiB.
- * Measured: 3.54 MiB and 109 KiB (npm run pack prints both); it was 2.5 MiB before the five
+ * Size budget (stated in README.md): app.asar at most 4 MiB, app.asar.unpacked at most 256 KiB.
+ * Measured: 3.60 MiB and 109 KiB (npm run pack prints both; see BUDGET below); it was 2.5 MiB before the five
  * languages' catalogues and FormatJS (issue 14), which the main bundle and the windows each carry,
  * 3.26 MiB before what landed with issues 19 to 26 (+0.2 MiB: the organisation sign-in among it) and the
  * first-launch code and its words (issue 27: +0.07 MiB: the catalogues' desktop problems, carried
