@@ -1,17 +1,47 @@
 // The renderer build: three pages (popup, settings with onboarding, history) from src-renderer/
-// into dist/renderer/, loaded by Electron from file:// (hence base './'). Every page carries a
-// strict CSP meta tag, so the output must contain no inline script or style: the modulepreload
-// polyfill (an inline-capable helper Electron does not need) is off and assets are never inlined.
+// into dist/renderer/, loaded by Electron from app://screenpop/ (relative paths, hence base './').
+// Every page carries a strict CSP meta tag, so the output must contain no inline script or style:
+// the modulepreload polyfill (an inline-capable helper Electron does not need) is off and assets
+// are never inlined.
 import { fileURLToPath } from 'node:url';
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
+import { contentSecurityPolicy } from './src-shared/content-security-policy.ts';
 
 const root = fileURLToPath(new URL('./src-renderer/', import.meta.url));
+
+/**
+ * Writes the CSP meta tag into every page from the one policy main also sends as a header, first
+ * in <head> so it holds before anything else loads. Under the dev server the policy lets the page
+ * reach that server (hot reload); the build gets connect-src 'none'.
+ */
+function cspMetaTag(): Plugin {
+  return {
+    name: 'screenpop-csp-meta',
+    transformIndexHtml: {
+      order: 'pre',
+      handler(_html, ctx) {
+        const devUrl = ctx.server?.resolvedUrls?.local[0];
+        const devOrigin = devUrl ? new URL(devUrl).origin : null;
+        return [
+          {
+            tag: 'meta',
+            attrs: {
+              'http-equiv': 'Content-Security-Policy',
+              content: contentSecurityPolicy(devOrigin, 'meta'),
+            },
+            injectTo: 'head-prepend',
+          },
+        ];
+      },
+    },
+  };
+}
 
 export default defineConfig({
   root,
   base: './',
-  plugins: [react()],
+  plugins: [cspMetaTag(), react()],
   build: {
     outDir: fileURLToPath(new URL('./dist/renderer/', import.meta.url)),
     emptyOutDir: true,

@@ -55,22 +55,3 @@ export class AppOrigin {
     return this.devOrigin !== null && u.origin === this.devOrigin;
   }
 }
-
-/** The Content-Security-Policy sent as a header with every page of ours (the meta tag can't carry frame-ancestors). */
-export function contentSecurityPolicy(devOrigin: string | null): string {
-  const connect = devOrigin
-    ? `connect-src ${devOrigin} ${devOrigin.replace(/^http/, 'ws')}`
-    : "connect-src 'none'";
-  return [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "font-src 'self'",
-    connect,
-    "object-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-}

@@ -82,7 +82,8 @@ import { isPerMachinePath, updateSupport } from '../core/updates/install-kind.ts
 import { RestartGate } from '../core/updates/restart-gate.ts';
 import { UpdateController } from '../core/updates/update-controller.ts';
 import { APP_ID } from './app-id.ts';
-import { APP_SCHEME, AppOrigin, contentSecurityPolicy, devServerOrigin } from './app-origin.ts';
+import { APP_SCHEME, AppOrigin, devServerOrigin } from './app-origin.ts';
+import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
 import { applicationMenuTemplate } from './app-menu.ts';
 import { registerAppProtocol } from './app-protocol.ts';
 import { checkDesktop, storeSecretNeedsDisplay } from './desktop-checks.ts';

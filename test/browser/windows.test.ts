@@ -10,6 +10,7 @@ import { connectedView, firstRunView, fixture, ipNotAllowedTest } from './suppor
 import { computedStyle, openPage, SCREENSHOT_DIR, screenshot } from './support/page.ts';
 import { browserSuite, expectClean, realCrmPreview } from './support/suite.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
+import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
 
@@ -291,4 +292,29 @@ browserSuite('settings, onboarding and history in Chromium', ({ browser: getBrow
       }
     });
   }
+
+  it('every page carries the one CSP main sends, as the first tag of its head', async () => {
+    const context = await getBrowser().newContext();
+    try {
+      const page = await context.newPage();
+      for (const name of ['popup', 'settings', 'history']) {
+        await page.goto(`${origin()}/${name}.html`);
+        const head = page.locator('head > *').first();
+        const first = [await head.getAttribute('http-equiv'), await head.getAttribute('content')];
+        expect(first, name).toEqual([
+          'Content-Security-Policy',
+          contentSecurityPolicy(null, 'meta'),
+        ]);
+        expect(await page.locator('meta[http-equiv="Content-Security-Policy"]').count(), name).toBe(
+          1,
+        );
+      }
+      // The header's only difference: frame-ancestors, which a meta tag cannot carry.
+      expect(contentSecurityPolicy(null, 'header')).toBe(
+        `${contentSecurityPolicy(null, 'meta')}; frame-ancestors 'none'`,
+      );
+    } finally {
+      await context.close();
+    }
+  });
 });

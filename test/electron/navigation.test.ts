@@ -6,7 +6,8 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../support/electron-mock.ts'));
 
 import type { App, Protocol, Session, WebContents } from 'electron';
-import { AppOrigin, contentSecurityPolicy } from '../../src-main/electron/app-origin.ts';
+import { AppOrigin } from '../../src-main/electron/app-origin.ts';
+import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
 import { registerAppProtocol, resolveAppFile } from '../../src-main/electron/app-protocol.ts';
 import { SafeExternalOpener } from '../../src-main/electron/external.ts';
 import {
