@@ -153,8 +153,8 @@ describe('commands from the README, through npm', { timeout: 60_000 }, () => {
     // It can start again on the same port at once.
     const again = group.spawn('sim again', 'npm', ['run', 'sim', '--', '--port', String(port)]);
     await waitForLine(again, 'Screenpop service simulator');
-    // Stopped with the group: npm killed outright leaves its shell, and the simulator under it
-    // never sees its parent change (every run of this test left one running before).
+    // The group's cleanup kills npm outright; the simulator then stops by itself, as npm's shell's
+    // parent changes (npm-killed.test.ts). Adopted as well, so a failure here leaves nothing behind.
     group.adopt(descendantOf(again.pid, 'src-sim/cli.ts'));
   });
 
