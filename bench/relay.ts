@@ -19,15 +19,22 @@
  * CPU and write syscalls (/proc/<pid>/io `syscw`) per receipt; control frames per receipt; relay
  * memory (VmRSS idle / with clients / after, VmHWM peak).
  *
+ * Connect cost (BENCH_ONLY=connect, or BENCH_CONNECT_ROUNDS=n beside the rest): 1,000 clients
+ * (BENCH_CONNECT_CLIENTS) connecting to one relay, rounds interleaved: every token new (one check
+ * at the service each), the same tokens again (the relay's cached answers, src-relay/auth.ts), and
+ * bench/floor-server.ts (a bare server with no check), with the load average beside each figure.
+ *
  * Part 2, the gap each strategy leaves when the direct stream drops (simulator, in process): hot
  * standby (relay attached all along) against switch-on-failure (relay started when the direct
  * source leaves `connected`), for a clean close and for a half-open stall.
  *
  * Bounded: fixed counts and time-outs; everything it starts it stops. Prints a table and JSON.
- * BENCH_ONLY=throughput|gap runs one part; BENCH_CASES=broadcast-100,open-loop picks cases.
+ * BENCH_ONLY=throughput|gap|connect runs one part; BENCH_CASES=broadcast-100,open-loop picks cases.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { fileURLToPath } from 'node:url';
 import { systemClock } from '../src-shared/clock.ts';
 import { ServiceClient } from '../src-main/core/api/service-client.ts';
 import { TokenManager } from '../src-main/core/api/token-manager.ts';
@@ -97,6 +104,18 @@ function procStats(pid: number): {
     cpuMs: ticks * 10,
     writeSyscalls: Number(/syscw:\s+(\d+)/.exec(io)?.[1] ?? NaN),
   };
+}
+
+/**
+ * BENCH_HEAP_SNAPSHOTS=1 with BENCH_RELAY_NODE_ARGS="--heapsnapshot-signal=SIGUSR2
+ * --diagnostic-dir=<dir>": a heap snapshot of the relay with its clients connected and another
+ * after the webhooks (for finding where memory goes; the timings of such a run are not figures).
+ */
+async function heapSnapshot(pid: number): Promise<void> {
+  if (!process.env.BENCH_HEAP_SNAPSHOTS) return;
+  process.kill(pid, 'SIGUSR2');
+  // Writing blocks the relay; its /metrics answers again when the snapshot is written.
+  await sleep(15_000);
 }
 
 /** p50 and p99 of a Prometheus histogram, as the upper bound of the bucket they fall in. */
@@ -173,6 +192,7 @@ async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<Cas
     if (clients.length < spec.clients) throw new Error('not every client connected');
     const connectSec = (performance.now() - t0) / 1000;
     const withClients = procStats(pid);
+    await heapSnapshot(pid);
     controls = 0;
 
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
@@ -209,6 +229,7 @@ async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<Cas
     while (receipts < expected && Date.now() < deadline) await sleep(20);
     const after = procStats(pid);
     agent.destroy();
+    await heapSnapshot(pid);
     const metrics = await (await fetch(relay.url + '/metrics')).text();
     const seen = latencies.slice(0, Math.min(receipts, latencies.length)).sort();
     return {
@@ -260,6 +281,8 @@ async function connectClients(
   into: { close(): void }[],
   each: (i: number) => {
     extension: number;
+    /** Default: tokenOf(i). */
+    token?: string;
     localAddress?: string;
     onControl(): void;
     onEvent(n: number, at: number): void;
@@ -268,10 +291,10 @@ async function connectClients(
   for (let i = 0; i < count; i += 100) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(100, count - i) }, (_, j) => {
-        const { extension, ...rest } = each(i + j);
+        const { extension, token, ...rest } = each(i + j);
         return loadClient({
           url: wsUrl,
-          token: tokenOf(i + j),
+          token: token ?? tokenOf(i + j),
           hello: {
             type: 'hello',
             v: 1,
@@ -341,6 +364,115 @@ async function idleCase(count: number, backend: 'memory' | 'redis'): Promise<Idl
     await service.close();
   }
 }
+
+interface ConnectRow {
+  round: number;
+  /** relay-cold: every token new to the relay (one check at the service each); relay-warm: the
+   * same tokens again within the answer cache's lifetime; floor: bench/floor-server.ts. */
+  variant: 'relay-cold' | 'relay-warm' | 'floor';
+  clients: number;
+  connected: number;
+  seconds: number;
+  serviceChecks: number;
+  load: string;
+}
+
+const loadAverage = () => readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+
+/** Starts bench/floor-server.ts as a child process; resolves with its URL and a stop function. */
+export async function spawnFloor(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const child = spawn(
+    process.execPath,
+    [fileURLToPath(new URL('floor-server.ts', import.meta.url))],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /floor listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]!);
+    });
+    child.once('exit', (code) => reject(new Error(`floor server exited with ${code}`)));
+  });
+  return {
+    url,
+    pid: child.pid!,
+    stop: () =>
+      new Promise<void>((r) => {
+        if (child.exitCode !== null || child.signalCode !== null) return r();
+        child.once('exit', () => r());
+        child.kill('SIGTERM');
+      }),
+  };
+}
+
+/**
+ * Connect cost (issue 24 item 5): `count` clients connecting (100 at a time) to one relay process,
+ * rounds interleaved: every token new (the relay asks the service for each), the same tokens again
+ * (answers cached: no call), and the floor server (no check at all), the load average beside each.
+ */
+async function connectCase(count: number, rounds: number): Promise<ConnectRow[]> {
+  const service = await startTokenService(TOKENS);
+  const relay = await spawnRelay({
+    env: {
+      RELAY_LOG_LEVEL: 'warn',
+      RELAY_STORAGE: 'memory',
+      RELAY_TENANT_ACME_SECRETS: SECRET,
+      RELAY_TENANT_ACME_BASE_URL: service.baseUrl,
+    },
+  });
+  const floor = await spawnFloor();
+  const rows: ConnectRow[] = [];
+  try {
+    for (let round = 1; round <= rounds; round++) {
+      const runs: [ConnectRow['variant'], string][] = [
+        ['relay-cold', relay.url],
+        ['relay-warm', relay.url],
+        ['floor', floor.url],
+      ];
+      for (const [variant, base] of round % 2 ? runs : [runs[2]!, runs[0]!, runs[1]!]) {
+        const clients: { close(): void }[] = [];
+        const calls = service.calls();
+        const load = loadAverage();
+        const t0 = performance.now();
+        await connectClients(
+          base.replace(/^http/, 'ws') + relayClientPath('acme'),
+          count,
+          clients,
+          (i) => ({
+            extension: 100 + (i % 100),
+            token: `bench-client-token-r${round}-${i}`,
+            onControl: () => {},
+            onEvent: () => {},
+          }),
+        );
+        const seconds = (performance.now() - t0) / 1000;
+        rows.push({
+          round,
+          variant,
+          clients: count,
+          connected: clients.length,
+          seconds: round3(seconds),
+          serviceChecks: service.calls() - calls,
+          load,
+        });
+        for (const c of clients) c.close();
+        // Let the relay release the sessions (the per-token and per-address caps) before the next run.
+        await sleep(1500);
+      }
+    }
+  } finally {
+    await floor.stop();
+    await relay.stop();
+    await service.close();
+  }
+  return rows;
+}
+
+const round3 = (n: number) => round(n, 3);
 
 interface GapResult {
   strategy: 'hot-standby' | 'switch-on-failure' | 'switch-on-failure+time-cursor';
@@ -463,19 +595,27 @@ async function gapRun(
 
 async function main(): Promise<void> {
   const started = performance.now();
-  // BENCH_ONLY=throughput|gap runs one part (for development); the default runs both.
+  // BENCH_ONLY=throughput|gap|connect runs one part; the default runs throughput and gap.
   const only = process.env.BENCH_ONLY;
   const pick = process.env.BENCH_CASES?.split(',');
   const results: CaseResult[] = [];
-  if (only !== 'gap')
+  if (only !== 'gap' && only !== 'connect')
     for (const spec of CASES.filter((c) => !pick || pick.includes(c.name)))
       for (const b of ['memory', 'redis'] as const) results.push(await runCase(spec, b));
   const idleCount = Number(process.env.BENCH_IDLE_CLIENTS ?? 0);
   const idle: IdleResult[] = [];
-  if (idleCount > 0 && only !== 'gap')
+  if (idleCount > 0 && only !== 'gap' && only !== 'connect')
     for (const b of ['memory', 'redis'] as const) idle.push(await idleCase(idleCount, b));
+  const connect: ConnectRow[] = [];
+  if (only === 'connect' || process.env.BENCH_CONNECT_ROUNDS)
+    connect.push(
+      ...(await connectCase(
+        Number(process.env.BENCH_CONNECT_CLIENTS ?? 1000),
+        Number(process.env.BENCH_CONNECT_ROUNDS ?? 3),
+      )),
+    );
   const gaps: GapResult[] = [];
-  if (only !== 'throughput')
+  if (only !== 'throughput' && only !== 'connect')
     for (const fault of ['close', 'stall'] as const)
       for (const strategy of [
         'hot-standby',
@@ -485,7 +625,7 @@ async function main(): Promise<void> {
         gaps.push(await gapRun(strategy, fault));
 
   const lines: string[] = [];
-  const load = readFileSync('/proc/loadavg', 'utf8').split(' ').slice(0, 3).join(' ');
+  const load = loadAverage();
   lines.push(
     `relay throughput (${new Date().toISOString()}, load ${load}); closed loop = ${CONCURRENCY} posters, latency as the client sees it`,
   );
@@ -515,6 +655,17 @@ async function main(): Promise<void> {
     lines.push(
       `idle clients: ${r.backend} ${r.connected}/${r.clients} connected in ${r.connectSec} s; relay RSS idle ${r.relayMemoryMiB.idle} MiB, with clients ${r.relayMemoryMiB.withClients} MiB (peak ${r.relayMemoryMiB.peak})`,
     );
+  if (connect.length) {
+    lines.push('');
+    lines.push(
+      'connect cost: relay-cold = every token new (one check at the service each, answered by this process), relay-warm = the same tokens again (cached answers), floor = bench/floor-server.ts (no check)',
+    );
+    lines.push('round  variant     connected  seconds  service checks  load (1/5/15 min)');
+    for (const c of connect)
+      lines.push(
+        `${String(c.round).padStart(5)}  ${c.variant.padEnd(10)}  ${`${c.connected}/${c.clients}`.padStart(9)}  ${String(c.seconds).padStart(7)}  ${String(c.serviceChecks).padStart(14)}  ${c.load}`,
+      );
+  }
   lines.push('');
   lines.push(
     `failover gap: rings every 50 ms, direct heartbeat ${DIRECT_HEARTBEAT_MS} ms (dead after 2 silent intervals)`,
@@ -526,7 +677,7 @@ async function main(): Promise<void> {
     );
   lines.push('', `total ${round((performance.now() - started) / 1000)} s`);
   process.stdout.write(
-    lines.join('\n') + '\n\n' + JSON.stringify({ results, idle, gaps }, null, 2) + '\n',
+    lines.join('\n') + '\n\n' + JSON.stringify({ results, idle, connect, gaps }, null, 2) + '\n',
   );
 }
 

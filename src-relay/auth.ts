@@ -89,6 +89,11 @@ export class TokenValidator {
     );
   }
 
+  /** Answers held now (expired ones included until they are asked again or dropped). */
+  get cachedAnswers(): number {
+    return this.cache.size;
+  }
+
   /** Checks waiting for a turn at the service now. */
   get queueLength(): number {
     return this.queued;
@@ -104,7 +109,7 @@ export class TokenValidator {
   ): Promise<AuthVerdict> {
     const key = tenant + ':' + hash;
     const hit = this.cache.get(key);
-    if (hit && hit.until > this.deps.clock.now()) return hit.verdict;
+    if (hit && hit.until > this.deps.clock.monotonic()) return hit.verdict;
     const joined = this.pending.get(key);
     if (joined) return joined;
     if (!this.refusals.allows(address)) return RATE_LIMITED;
@@ -181,15 +186,24 @@ export class TokenValidator {
     return true;
   }
 
+  /**
+   * Keeps the service's answer: a working token for `positiveTtlMs`, a refusal (401/403) for
+   * `negativeTtlMs` (so a made-up token cannot hammer the service, yet a user who fixed an
+   * allowlist waits seconds, not minutes); an outage not at all. A newer answer replaces an older
+   * one for the same token (a 401 after a positive answer expired revokes it), and counts as the
+   * newest for the bound: past `maxEntries` the oldest answer is dropped. Lifetimes run on the
+   * monotonic clock: a wall clock set back cannot stretch them.
+   */
   private remember(key: string, verdict: AuthVerdict): void {
     // A service outage (503) is not remembered: the next client tries again.
     if (!verdict.ok && (verdict.status === 503 || verdict.status === 429)) return;
+    this.cache.delete(key);
     if (this.cache.size >= this.options.maxEntries)
       this.cache.delete(this.cache.keys().next().value!);
     this.cache.set(key, {
       verdict,
       until:
-        this.deps.clock.now() +
+        this.deps.clock.monotonic() +
         (verdict.ok ? this.options.positiveTtlMs : this.options.negativeTtlMs),
     });
   }
