@@ -7,6 +7,7 @@ import { checkConfig, type ConfigReport } from './check-config.ts';
 import { loadConfig, type RelayConfig } from './config.ts';
 import { startRelay, type RelayServer } from './server.ts';
 import { StartupError } from './startup-errors.ts';
+import { assertWsInternals } from './ws-internals.ts';
 import { openStore } from './store/open-store.ts';
 import type { EventStore } from './store/types.ts';
 import { openUserStore } from './users/open-user-store.ts';
@@ -110,6 +111,8 @@ async function main(): Promise<number | undefined> {
     process.stdout.write(USAGE + '\n');
     return 0;
   }
+  // Before anything else: a `ws` whose internals changed would serve clients nothing, silently.
+  assertWsInternals();
   const configPath = args.config ?? (process.env.RELAY_CONFIG || undefined);
   const config = loadConfig(configPath, process.env);
   const secrets = secretsOf(config);

@@ -11,7 +11,9 @@ import { textFrame, textFrameOf } from '../src-shared/ws-frame.ts';
  * Writing to the socket under `ws` is safe because the relay's server never compresses and never
  * sends fragmented or Blob messages: `ws`'s sender then keeps no state between frames and writes
  * each frame whole, so frames from here and from `ws` (pong, close) interleave only at frame
- * boundaries. `ws.bufferedAmount` counts these bytes too (it reads the socket's buffer).
+ * boundaries. `ws.bufferedAmount` counts these bytes too (it reads the socket's buffer). These are
+ * `ws`'s internals, not its API: package.json pins `ws` to a minor range and ws-internals.ts checks
+ * each assumption at start-up (the relay refuses to start if one no longer holds).
  */
 export { textFrame, textFrameOf };
 

@@ -142,19 +142,23 @@ export function runRelayCli(
 
 /**
  * The relay run to its end with `config` (over one tenant, port 0) written into `dir`, and
- * `args` before --config (e.g. --check-config).
+ * `args` before --config (e.g. --check-config), and `env` added to this process's environment.
  */
 export function runRelayWith(
   dir: string,
   config: Record<string, unknown>,
   args: string[] = [],
+  env?: Record<string, string>,
 ): Promise<{ code: number | null; out: string; err: string }> {
   const file = join(dir, 'relay.json');
   const tenants = {
     acme: { baseUrl: 'https://acme.pbx.example', secrets: ['whsec-0123456789abcdef'] },
   };
   writeFileSync(file, JSON.stringify({ tenants, port: 0, ...config }));
-  return runRelayCli([...args, '--config', file], { timeoutMs: 15_000 });
+  return runRelayCli([...args, '--config', file], {
+    timeoutMs: 15_000,
+    ...(env ? { env: { ...process.env, ...env } } : {}),
+  });
 }
 
 /** VmRSS of a process in MiB (NaN once it has gone). */
