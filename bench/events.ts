@@ -17,7 +17,7 @@ import { runInNewContext } from 'node:vm';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { systemClock } from '../src-shared/clock.ts';
-import { ServiceClient } from '../src-main/core/api/service-client.ts';
+import { ServiceClient } from '../src-shared/api/service-client.ts';
 import { TokenManager } from '../src-main/core/api/token-manager.ts';
 import { ScreenpopEngine } from '../src-main/core/engine.ts';
 import { EventPipeline } from '../src-main/core/events/pipeline.ts';

@@ -18,7 +18,7 @@
  */
 import { parseArgs } from 'node:util';
 import { memoryLogger } from '../src-shared/log.ts';
-import { ServiceClient } from '../src-main/core/api/service-client.ts';
+import { ServiceClient } from '../src-shared/api/service-client.ts';
 import { TokenManager } from '../src-main/core/api/token-manager.ts';
 import { TOKEN_BACKOFF, STREAM_BACKOFF } from '../src-shared/backoff.ts';
 import { WebSocketEventSource } from '../src-main/core/events/ws-source.ts';

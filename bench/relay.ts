@@ -36,7 +36,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { systemClock } from '../src-shared/clock.ts';
-import { ServiceClient } from '../src-main/core/api/service-client.ts';
+import { ServiceClient } from '../src-shared/api/service-client.ts';
 import { TokenManager } from '../src-main/core/api/token-manager.ts';
 import { EventPipeline } from '../src-main/core/events/pipeline.ts';
 import { WebSocketEventSource } from '../src-main/core/events/ws-source.ts';

@@ -10,6 +10,20 @@ export const PRESENCE_CHANGED = 30009;
 export const VOICEMAIL_RECEIVED = 30015;
 export const SMS_RECEIVED = 30031;
 
+/** The notices built on the catalogue beyond rings (src-main/core/events/features.ts). */
+export type NoticeFeature = 'voicemail' | 'sms' | 'trunk' | 'presence';
+
+/** The core's own code of each notice feature. */
+export const FEATURE_CODES: Readonly<Record<NoticeFeature, number>> = {
+  voicemail: VOICEMAIL_RECEIVED,
+  sms: SMS_RECEIVED,
+  trunk: TRUNK_STATUS_CHANGED,
+  presence: PRESENCE_CHANGED,
+};
+
+/** The code each feature rides on in a phone system's wire format; null: it has no such event. */
+export type FeatureCodes = Readonly<Record<NoticeFeature, number | null>>;
+
 /** One event as the core handles it (docs/wire-protocol.md section 6). */
 export interface EventEnvelope {
   event: number;

@@ -31,8 +31,8 @@ import {
   type FeatureToggles,
 } from './events/features.ts';
 import type { Notice } from './events/notices.ts';
-import type { PhoneSystemWire } from './wire/phone-system.ts';
-import { STANDARD_WIRE } from './wire/standard.ts';
+import type { PhoneSystemWire } from '../../src-shared/wire/phone-system.ts';
+import { STANDARD_WIRE } from '../../src-shared/wire/standard.ts';
 
 export type EngineMode = 'auto' | 'direct' | 'relay';
 
@@ -57,7 +57,7 @@ export interface EngineDeps {
   /** A voicemail or SMS older than this is history, not a notification. Default 1 hour. */
   staleNoticeMs?: number;
   /**
-   * The phone system's wire format (src-main/core/wire/): the direct stream's dialect, decoder and
+   * The phone system's wire format (src-shared/wire/): the direct stream's dialect, decoder and
    * event codes; the standard service's by default. The relay always hands on the core's envelopes.
    */
   wire?: PhoneSystemWire;

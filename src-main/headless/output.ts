@@ -9,7 +9,7 @@ import type { Dismiss, Pop } from '../core/events/pipeline.ts';
 import type { Fault } from '../../src-shared/last-resort.ts';
 import type { Notice } from '../core/events/notices.ts';
 import type { FeatureStatus } from '../core/events/features.ts';
-import { displayText, previewText } from '../core/app/text.ts';
+import { displayText, previewText } from '../../src-shared/text.ts';
 import type { CallerIdentity } from '../core/app/directory.ts';
 import type { CrmResult } from '../core/crm/lookup.ts';
 import type { NameSource, NumberKind } from '../core/app/views.ts';

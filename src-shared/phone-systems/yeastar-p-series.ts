@@ -62,7 +62,7 @@ export const YEASTAR_ERRCODE = {
 /**
  * The P-Series errcodes (section 6 of the doc, from "Error Code and Error Message"), as what the
  * app does about them and in the system's own terms. The one table: the app's API calls and stream
- * (src-main/core/wire/) and the relay's token check (src-relay/auth.ts) read it.
+ * (src-shared/wire/) and the relay's token check (src-relay/auth.ts) read it.
  */
 export const yeastarErrcodes: ErrcodeReader = (errcode, operation) => {
   switch (errcode) {

@@ -1,7 +1,7 @@
 /**
  * The seam between a stream and a WebSocket library: a factory taking the URL, handshake headers
- * and callbacks. The app's factory is its transport's (src-main/core/net/socket.ts, a `ws` socket
- * through the proxy and trusting the CA file); tests pass their own far side.
+ * and callbacks. ws-socket.ts is the `ws` factory (the app's goes its transport's route: through
+ * the proxy, trusting the CA file); tests pass their own far side.
  *
  * Guarantees of a factory: `closed` is called exactly once per socket, last, whatever happened
  * (refused, rejected handshake, closed, terminated); `rejected` comes before it when the server

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { errorFromResponse, parseRetryAfter } from '../../src-main/core/api/errors.ts';
+import { errorFromResponse, parseRetryAfter } from '../../src-shared/api/errors.ts';
 import {
   describeErrcode,
   describeError,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ServiceClient, EXTENSION_PAGE_SIZE } from '../../src-main/core/api/service-client.ts';
+import { ServiceClient, EXTENSION_PAGE_SIZE } from '../../src-shared/api/service-client.ts';
 import { SecretRegistry } from '../../src-shared/log.ts';
 import { describeError } from '../../src-shared/service-errors.ts';
 import { FakeClock } from '../support/fake-clock.ts';

@@ -3,7 +3,7 @@
  * FakeClock: expiry, refresh, each errcode the spec names, and the HTTP faults.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServiceClient } from '../../src-main/core/api/service-client.ts';
+import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { flushMicrotasks } from '../support/fake-clock.ts';
 import type { Rig } from './token-scenarios.ts';
 import { startRig } from './token-scenarios.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { KeychainUnavailableError } from '../../src-main/core/credentials/credential-store.ts';
-import { ServiceClient } from '../../src-main/core/api/service-client.ts';
+import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { describeError, ServiceError } from '../../src-shared/service-errors.ts';
 import type { Credentials, TokenHealth } from '../../src-main/core/api/token-manager.ts';
 import {

@@ -7,7 +7,7 @@
  * longer than one simulated step: a request still in flight while the test moves time forward must
  * not be aborted by time that did not really pass.
  */
-import { ServiceClient } from '../../src-main/core/api/service-client.ts';
+import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { isServiceError } from '../../src-shared/service-errors.ts';
 import { TokenManager } from '../../src-main/core/api/token-manager.ts';
 import { SecretRegistry } from '../../src-shared/log.ts';

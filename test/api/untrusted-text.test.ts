@@ -1,11 +1,11 @@
 /**
  * Text from the service (an extension's caller_id_name, an errmsg) goes through the same one-line
- * rule as caller text (app/text.ts previewText): before, api/plain-text.ts only replaced C0/C1
+ * rule as caller text (src-shared/text.ts previewText): before, api/plain-text.ts only replaced C0/C1
  * controls, so a bidi override or a lone surrogate reached the tray, the card and the log.
  */
 import { describe, expect, it } from 'vitest';
-import { parseExtensionPage } from '../../src-main/core/api/wire.ts';
-import { errorFromResponse } from '../../src-main/core/api/errors.ts';
+import { parseExtensionPage } from '../../src-shared/api/wire.ts';
+import { errorFromResponse } from '../../src-shared/api/errors.ts';
 
 const HOSTILE = 'Ann\u202Eenna\u2066\u200B Lee\r\nsecond line\uD800\u0000';
 

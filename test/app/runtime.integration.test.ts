@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest';
 import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
 import { startDemo } from '../../src-sim/demo.ts';
 import { AppRuntime } from '../../src-main/core/app/runtime.ts';
-import { ServiceClient } from '../../src-main/core/api/service-client.ts';
+import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import {
   keychainAccount,

@@ -9,7 +9,7 @@ import { ServiceError } from '../../src-shared/service-errors.ts';
 import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { systemClock } from '../../src-shared/clock.ts';
-import { ServiceClient } from '../../src-main/core/api/service-client.ts';
+import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { otherWebServer } from '../support/other-web-server.ts';
 import { directTransport } from '../support/direct-transport.ts';
 

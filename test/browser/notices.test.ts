@@ -7,7 +7,7 @@
  * what the page would get.
  */
 import { expect, it } from 'vitest';
-import { displayText, messageText } from '../../src-main/core/app/text.ts';
+import { displayText, messageText } from '../../src-shared/text.ts';
 import type {
   HistoryItem,
   SmsEntry,

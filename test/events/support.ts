@@ -3,7 +3,7 @@
  * ServiceClient in front of it. Waiting helpers are in ../support/wait.ts.
  */
 import type { Clock } from '../../src-shared/clock.ts';
-import { ServiceClient } from '../../src-main/core/api/service-client.ts';
+import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { TokenManager } from '../../src-main/core/api/token-manager.ts';
 import type { SimApiKey, Simulator } from '../../src-sim/index.ts';
 import { directTransport } from '../support/direct-transport.ts';

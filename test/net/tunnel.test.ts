@@ -8,7 +8,7 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { networkFault } from '../../src-main/core/net/net-errors.ts';
+import { networkFault } from '../../src-shared/net-errors.ts';
 import { fixedProxyResolver } from '../../src-main/core/net/proxy.ts';
 import { NetTransport } from '../../src-main/core/net/transport.ts';
 import { openTunnel, ProxyError } from '../../src-main/core/net/tunnel.ts';

@@ -7,9 +7,9 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { ServiceClient } from '../../src-main/core/api/service-client.ts';
-import { wireFor } from '../../src-main/core/wire/index.ts';
-import { yeastarSubscribeUrl } from '../../src-main/core/wire/yeastar-p-series.ts';
+import { ServiceClient } from '../../src-shared/api/service-client.ts';
+import { wireFor } from '../../src-shared/wire/index.ts';
+import { yeastarSubscribeUrl } from '../../src-shared/wire/yeastar-p-series.ts';
 import {
   describeError,
   isServiceError,

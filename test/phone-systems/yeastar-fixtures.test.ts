@@ -11,7 +11,7 @@ import {
 } from '../../src-shared/phone-systems/yeastar-p-series.ts';
 import type { EventEnvelope } from '../../src-shared/event-codes.ts';
 import { SecretRegistry } from '../../src-shared/log.ts';
-import { parseExtensionPage, parseTokenPair } from '../../src-main/core/api/wire.ts';
+import { parseExtensionPage, parseTokenPair } from '../../src-shared/api/wire.ts';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
 const read = (name: string) => readFileSync(join(DIR, name), 'utf8');

@@ -23,7 +23,7 @@ import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../../../src-shared/
 import { Emitter } from '../../../src-shared/emitter.ts';
 import { Generation } from '../../../src-shared/generation.ts';
 import { isServiceError, needsUser, ServiceError } from '../../../src-shared/service-errors.ts';
-import type { ServiceClient, TokenPair } from './service-client.ts';
+import type { ServiceClient, TokenPair } from '../../../src-shared/api/service-client.ts';
 import { KeychainUnavailableError } from '../credentials/credential-store.ts';
 
 export interface Credentials {

@@ -1,7 +1,7 @@
 import type { CallCard, CallOutcome } from './views.ts';
 import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
-import { MAX_CALL_FIELD_CHARS } from '../events/envelope.ts';
+import { MAX_CALL_FIELD_CHARS } from '../../../src-shared/wire/envelope.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { buildCrmUrl, checkTemplate, type CrmValues } from './crm-url.ts';
 import type { CallerDirectory } from './directory.ts';
@@ -14,7 +14,7 @@ import type {
   PopupView,
   UrlOpener,
 } from './ports.ts';
-import { boundedText, displayText } from './text.ts';
+import { boundedText, displayText } from '../../../src-shared/text.ts';
 import type { CrmLookup, CrmResult } from '../crm/lookup.ts';
 import { vetExternalUrl } from './external-url.ts';
 

@@ -3,7 +3,7 @@
  * ScreenpopEngine (direct WebSocket, plus the webhook relay when one is configured). The app builds
  * a new one whenever the connection settings change, and stops the old one.
  */
-import { ServiceClient } from '../api/service-client.ts';
+import { ServiceClient } from '../../../src-shared/api/service-client.ts';
 import { TokenManager, type Credentials } from '../api/token-manager.ts';
 import type { Clock } from '../../../src-shared/clock.ts';
 import { ScreenpopEngine } from '../engine.ts';
@@ -21,7 +21,7 @@ import type { DismissEvent, PopEvent } from './ports.ts';
 import type { CreateSocket } from '../../../src-shared/stream/socket.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
-import { wireFor } from '../wire/index.ts';
+import { wireFor } from '../../../src-shared/wire/index.ts';
 import type { RelayIdentity } from '../../../src-shared/relay-protocol.ts';
 
 /** What the app needs of an engine (ScreenpopEngine has it all). */
@@ -129,7 +129,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
   return ({ baseUrl, settings, credentials }) => {
     const { clock, logger, secrets } = deps;
     const transport = deps.transport(settings);
-    // The phone system's token calls, stream and event codes (src-main/core/wire/).
+    // The phone system's token calls, stream and event codes (src-shared/wire/).
     const wire = wireFor(settings.phoneSystem);
     const client = new ServiceClient({
       baseUrl,

@@ -5,7 +5,7 @@ import {
   type UrlCheck,
   type UrlRefusal,
 } from './external-url.ts';
-import { boundedText } from './text.ts';
+import { boundedText } from '../../../src-shared/text.ts';
 
 /**
  * The CRM link: a template such as `https://crm.example.com/search?phone={from}&call={call_id}`

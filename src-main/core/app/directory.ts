@@ -6,7 +6,7 @@ import type { Logger } from '../../../src-shared/log.ts';
 import { MAX_CONTACTS_BYTES, readContacts } from '../contacts/contacts-file.ts';
 import type { Contact, ContactsProblem, NumberKind } from '../contacts/types.ts';
 import { formatNumber, numberKey } from './phone.ts';
-import { displayText } from './text.ts';
+import { displayText } from '../../../src-shared/text.ts';
 
 /**
  * Who is calling, by number: the tenant's extension list (extension/list, through the token

@@ -13,7 +13,7 @@
  * - UTF-8 with a byte-order mark (so Excel reads accents and scripts right) and CRLF line ends.
  */
 import { outcomeLabel, type HistoryItem } from './views.ts';
-import { displayText } from './text.ts';
+import { displayText } from '../../../src-shared/text.ts';
 
 const COLUMNS = [
   'Started',

@@ -12,7 +12,7 @@ import { parseJson } from '../../../src-shared/json-text.ts';
 import type { Clock } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import type { Logger } from '../../../src-shared/log.ts';
-import { boundedText, displayText, messageText } from './text.ts';
+import { boundedText, displayText, messageText } from '../../../src-shared/text.ts';
 import { NUMBER_KINDS, type NumberKind } from '../contacts/types.ts';
 import { LatestWriter } from '../../../src-shared/one-at-a-time.ts';
 

@@ -21,7 +21,7 @@ import type { Notice } from '../events/notices.ts';
 import type { NameDirectory } from './directory.ts';
 import type { HistoryStore } from './history-store.ts';
 import type { Notifier } from './ports.ts';
-import { boundedText, displayText, messageText, previewText } from './text.ts';
+import { boundedText, displayText, messageText, previewText } from '../../../src-shared/text.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import { render, type Words } from '../../../src-shared/i18n/phrase.ts';

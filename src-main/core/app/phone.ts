@@ -1,5 +1,5 @@
 import { parsePhone, regionOf, toE164 } from '../phone-number.ts';
-import { displayText, truncateCodePoints } from './text.ts';
+import { displayText, truncateCodePoints } from '../../../src-shared/text.ts';
 import { MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
 
 /**

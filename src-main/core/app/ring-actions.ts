@@ -16,7 +16,7 @@ import type { Logger } from '../../../src-shared/log.ts';
 import type { RingAction } from '../settings/policy.ts';
 import { buildCrmUrl, CRM_PLACEHOLDERS, type CrmValues } from './crm-url.ts';
 import type { UrlOpener } from './ports.ts';
-import { displayText } from './text.ts';
+import { displayText } from '../../../src-shared/text.ts';
 
 /**
  * Starts a program with an argument list, without a shell, within limits (program-runner.ts is

@@ -1,7 +1,7 @@
 import type { Clock } from '../../../src-shared/clock.ts';
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
-import { ServiceClient } from '../api/service-client.ts';
-import { wireFor } from '../wire/index.ts';
+import { ServiceClient } from '../../../src-shared/api/service-client.ts';
+import { wireFor } from '../../../src-shared/wire/index.ts';
 import type { ConnectionProbe, TestConnectionInput } from './test-connection.ts';
 
 /**

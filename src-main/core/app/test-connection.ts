@@ -29,7 +29,7 @@ export interface ConnectionProbe {
 }
 
 export interface TestConnectionInput {
-  /** The phone system the probe speaks (src-main/core/wire/); the standard service if absent. */
+  /** The phone system the probe speaks (src-shared/wire/); the standard service if absent. */
   phoneSystem?: PhoneSystem;
   baseUrl: string;
   apiKey: string;

@@ -5,7 +5,7 @@
  * failure a CrmError with a kind the user can act on.
  */
 import { parseJson } from '../../../src-shared/json-text.ts';
-import { networkFault } from '../net/net-errors.ts';
+import { networkFault } from '../../../src-shared/net-errors.ts';
 import { CrmError, type CrmCertificateProblem } from './connector.ts';
 
 function isCertificateFault(fault: string): fault is CrmCertificateProblem['fault'] {

@@ -24,7 +24,7 @@ import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js'
 import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { vetExternalUrl } from '../app/external-url.ts';
-import { displayText } from '../app/text.ts';
+import { displayText } from '../../../src-shared/text.ts';
 import {
   CrmError,
   type CrmAnswer,

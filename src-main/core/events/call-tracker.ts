@@ -23,7 +23,7 @@
  * out a popup's record before its dismiss arrives.
  */
 import { BoundedFifoMap } from '../../../src-shared/bounded-map.ts';
-import type { CallStateData, Envelope } from './envelope.ts';
+import type { CallStateData, Envelope } from '../../../src-shared/wire/envelope.ts';
 import type { UserNumberMatcher } from './numbers.ts';
 
 export interface CallTrackerOptions {

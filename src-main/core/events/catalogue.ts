@@ -6,9 +6,9 @@
  *
  * Every string here is chosen by someone outside: a caller, a texter, the phone system. Strings are
  * made well-formed UTF-16 and bounded here; making them fit to show (no controls, no bidi overrides,
- * no zero-width tricks) is displayText's job (../app/text.ts), applied where they are shown.
+ * no zero-width tricks) is displayText's job (src-shared/text.ts), applied where they are shown.
  */
-import { MAX_CALL_FIELD_CHARS, type Envelope } from './envelope.ts';
+import { MAX_CALL_FIELD_CHARS, type Envelope } from '../../../src-shared/wire/envelope.ts';
 
 export {
   PRESENCE_CHANGED,

@@ -3,31 +3,24 @@
  * scope (docs/wire-protocol.md section 6): the stream subscribes only to the codes of the features
  * that are on, and a key that lacks one code's scope turns off that feature alone, with the remedy,
  * while calls and the other features keep working. A phone system names its own code per feature,
- * or none where it has no such event (src-main/core/wire/): that feature is "not offered".
+ * or none where it has no such event (src-shared/wire/): that feature is "not offered".
  */
 import { describeErrcode, ERRCODE, hintPhrase } from '../../../src-shared/service-errors.ts';
 import { english, phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
-import {
-  PRESENCE_CHANGED,
-  SMS_RECEIVED,
-  TRUNK_STATUS_CHANGED,
-  VOICEMAIL_RECEIVED,
-} from './catalogue.ts';
-import { CALL_STATE_CHANGED } from './envelope.ts';
+import { CALL_STATE_CHANGED } from '../../../src-shared/wire/envelope.ts';
+import type { FeatureCodes, NoticeFeature } from '../../../src-shared/event-codes.ts';
+import { FEATURE_CODES } from '../../../src-shared/event-codes.ts';
 
-export type NoticeFeature = 'voicemail' | 'sms' | 'trunk' | 'presence';
+export {
+  FEATURE_CODES,
+  type FeatureCodes,
+  type NoticeFeature,
+} from '../../../src-shared/event-codes.ts';
 
 /** On/off per feature (Settings.features). */
 export type FeatureToggles = Readonly<Record<NoticeFeature, boolean>>;
 
 export const NOTICE_FEATURES: readonly NoticeFeature[] = ['voicemail', 'sms', 'trunk', 'presence'];
-
-export const FEATURE_CODES: Readonly<Record<NoticeFeature, number>> = {
-  voicemail: VOICEMAIL_RECEIVED,
-  sms: SMS_RECEIVED,
-  trunk: TRUNK_STATUS_CHANGED,
-  presence: PRESENCE_CHANGED,
-};
 
 export const ALL_FEATURES_ON: FeatureToggles = {
   voicemail: true,
@@ -35,9 +28,6 @@ export const ALL_FEATURES_ON: FeatureToggles = {
   trunk: true,
   presence: true,
 };
-
-/** The code each feature rides on in a phone system's wire format; null: it has no such event. */
-export type FeatureCodes = Readonly<Record<NoticeFeature, number | null>>;
 
 /**
  * The codes of the features that are on and offered. With the default, the core's own codes:

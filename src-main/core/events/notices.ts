@@ -26,7 +26,7 @@ import {
   trunkData,
   voicemailData,
 } from './catalogue.ts';
-import type { Envelope } from './envelope.ts';
+import type { Envelope } from '../../../src-shared/wire/envelope.ts';
 import type { UserNumberMatcher } from './numbers.ts';
 
 export const NOTICE_CODES: readonly number[] = [

@@ -24,12 +24,12 @@ import {
   type Envelope,
   type FrameDecoder,
   type RejectReason,
-} from './envelope.ts';
+} from '../../../src-shared/wire/envelope.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import { UserNumberMatcher, type UserNumbers } from './numbers.ts';
 import { NoticeTracker, type Notice } from './notices.ts';
 
-export type { Envelope } from './envelope.ts';
+export type { Envelope } from '../../../src-shared/wire/envelope.ts';
 export type { UserNumbers } from './numbers.ts';
 export type { Notice } from './notices.ts';
 

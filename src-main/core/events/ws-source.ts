@@ -2,7 +2,7 @@
  * The direct event stream: one WebSocket to the service (docs/wire-protocol.md section 5), kept
  * alive by the stream engine (src-shared/stream/stream-engine.ts: back-off, connect time-out,
  * heartbeat, sleep and wake, make-before-break rotation, fault verdicts). What is this stream's own
- * (and, where phone systems differ, its `dialect`: src-main/core/wire/):
+ * (and, where phone systems differ, its `dialect`: src-shared/wire/):
  *
  * - Handshake: `Authorization: Bearer` and `User-Agent` headers; the token never goes in the URL
  *   (the standard service; Yeastar's wants it in the URL, which is then never logged).
@@ -16,7 +16,7 @@
  * - Verdicts: 10002 (a frame before close 4002, close 4002, or a 401 handshake) invalidates the
  *   token and reconnects at once (once, while the back-off is at its base); 10001/10004 (or a 403
  *   handshake, or either as a frame while connected) need the user; a proxy or certificate fault
- *   needs the user or backs off (net/net-errors.ts); anything else (1001, 1012, 4000, refused, 5xx)
+ *   needs the user or backs off (src-shared/net-errors.ts); anything else (1001, 1012, 4000, refused, 5xx)
  *   backs off.
  *
  * Frames other than heartbeats and acks are handed on untouched, as text, to `onFrame` listeners.
@@ -39,7 +39,7 @@ import {
   type Verdict,
 } from '../../../src-shared/stream/stream-engine.ts';
 import type { HandshakeRejection } from '../../../src-shared/stream/socket.ts';
-import { networkFault } from '../net/net-errors.ts';
+import { networkFault } from '../../../src-shared/net-errors.ts';
 import type {
   AccessToken,
   ConnectionStatus,
@@ -48,12 +48,12 @@ import type {
   TokenSource,
   WakeReason,
 } from './contracts.ts';
-import { CALL_STATE_CHANGED } from './envelope.ts';
+import { CALL_STATE_CHANGED } from '../../../src-shared/wire/envelope.ts';
 import { faultStatus, faultVerdict, saidStatus, StatusHolder } from './status.ts';
 import { phrase, type Phrase } from '../../../src-shared/i18n/phrase.ts';
-import { DEFAULT_USER_AGENT } from '../api/service-client.ts';
-import type { StreamDialect } from '../wire/phone-system.ts';
-import { STANDARD_STREAM } from '../wire/standard.ts';
+import { DEFAULT_USER_AGENT } from '../../../src-shared/api/service-client.ts';
+import type { StreamDialect } from '../../../src-shared/wire/phone-system.ts';
+import { STANDARD_STREAM } from '../../../src-shared/wire/standard.ts';
 
 export interface WebSocketSourceDeps extends StreamSourceDeps {
   baseUrl: string;
@@ -61,11 +61,11 @@ export interface WebSocketSourceDeps extends StreamSourceDeps {
   topics: number[];
   /** How long before the access token expires the replacement socket is opened; default 60 s. */
   rotateLeadMs?: number;
-  /** The phone system's stream (src-main/core/wire/); the standard service's by default. */
+  /** The phone system's stream (src-shared/wire/); the standard service's by default. */
   dialect?: StreamDialect;
 }
 
-export { subscribeUrl } from '../wire/standard.ts';
+export { subscribeUrl } from '../../../src-shared/wire/standard.ts';
 
 type Link = StreamLink<AccessToken, ConnectionStatus>;
 

@@ -20,7 +20,7 @@ import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
 import type { CreateSocket } from '../../../src-shared/stream/socket.ts';
-import { wsSocketFactory } from './socket.ts';
+import { wsSocketFactory } from '../../../src-shared/stream/ws-socket.ts';
 import { describeProxy, type ProxyChoice, type ProxyResolver } from './proxy.ts';
 import { ABANDON_OPTION, openTunnel } from './tunnel.ts';
 import type { Trust } from './trust.ts';

@@ -6,45 +6,9 @@
  */
 import net from 'node:net';
 import type { ProxyServer } from './proxy.ts';
+import { ProxyError } from '../../../src-shared/proxy-error.ts';
 
-export type ProxyFailure =
-  /** The proxy itself cannot be reached (refused, unknown host, no connection). */
-  | 'unreachable'
-  /**
-   * The proxy took the connection and then ended it without an answer (closed, reset), or answered
-   * something that is not HTTP: no decision of the proxy's, so worth trying again later.
-   */
-  | 'dropped'
-  /** The proxy had not finished its answer when the CONNECT's deadline passed (it drips or stalls). */
-  | 'timeout'
-  /** 407 (or 401): the proxy wants (other) credentials. */
-  | 'auth'
-  /** The proxy's explicit refusal of the CONNECT (403 by policy, 502/504 the target unreachable from it). */
-  | 'refused';
-
-export class ProxyError extends Error {
-  readonly failure: ProxyFailure;
-  /** `host:port` of the proxy. */
-  readonly proxy: string;
-  /** The proxy's HTTP status for a refused CONNECT. */
-  readonly status?: number;
-  /** The OS error code when the proxy could not be reached (ECONNREFUSED, ENOTFOUND, ...). */
-  readonly code: string;
-
-  constructor(
-    failure: ProxyFailure,
-    proxy: string,
-    message: string,
-    detail: { status?: number; code?: string } = {},
-  ) {
-    super(message);
-    this.name = 'ProxyError';
-    this.failure = failure;
-    this.proxy = proxy;
-    if (detail.status !== undefined) this.status = detail.status;
-    this.code = detail.code ?? `EPROXY_${failure.toUpperCase()}`;
-  }
-}
+export { ProxyError, type ProxyFailure } from '../../../src-shared/proxy-error.ts';
 
 /** The proxy's answer head is small; anything larger is not a proxy speaking HTTP. */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -53,12 +17,7 @@ function hostPort(host: string, port: number): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-/**
- * The request option that carries a connection's AbortSignal to the transport's agent (Node strips
- * `signal` itself before the agent is asked for a socket): a fetch's signal, or the one a socket
- * aborts when it is closed while still connecting. Aborting it ends a CONNECT still waiting.
- */
-export const ABANDON_OPTION = 'screenpopAbandon';
+export { ABANDON_OPTION } from '../../../src-shared/stream/ws-socket.ts';
 
 export interface TunnelLimits {
   /**

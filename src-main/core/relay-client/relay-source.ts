@@ -45,7 +45,7 @@ import {
   ServiceError,
   type FaultId,
 } from '../../../src-shared/service-errors.ts';
-import { networkFault } from '../net/net-errors.ts';
+import { networkFault } from '../../../src-shared/net-errors.ts';
 import {
   CloseCode,
   decodeControl,
@@ -65,7 +65,7 @@ import {
 } from '../../../src-shared/stream/stream-engine.ts';
 import type { HandshakeRejection } from '../../../src-shared/stream/socket.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
-import { DEFAULT_USER_AGENT } from '../api/service-client.ts';
+import { DEFAULT_USER_AGENT } from '../../../src-shared/api/service-client.ts';
 import type { CursorStore } from './cursor-store.ts';
 
 export interface RelaySourceDeps extends StreamSourceDeps {

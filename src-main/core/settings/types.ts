@@ -8,12 +8,8 @@
 import { LOCALES, type ShippedLocale } from '../../../src-shared/i18n/locales.ts';
 
 export type EventSourceMode = 'auto' | 'direct' | 'relay';
-/**
- * Which phone system's wire format the connection speaks: the standard service of
- * docs/wire-protocol.md, or Yeastar's P-Series PBX (docs/phone-systems/yeastar-p-series.md).
- */
-export type PhoneSystem = 'standard' | 'yeastar-p-series';
-export const PHONE_SYSTEMS: readonly PhoneSystem[] = ['standard', 'yeastar-p-series'];
+import type { PhoneSystem } from '../../../src-shared/phone-systems/names.ts';
+export { PHONE_SYSTEMS, type PhoneSystem } from '../../../src-shared/phone-systems/names.ts';
 /**
  * How this computer gets its calls: 'api-key' = with the phone system's API key and secret (in
  * the keychain); 'organisation' = signed in to the organisation's relay as one of its users (single

@@ -6,7 +6,7 @@
  * Tolerance, as the protocol asks: extra top-level fields are ignored, `timestamp` below 1e11 is
  * seconds (normalised here to ms), `data` of codes other than 30011 is passed on opaque.
  */
-import type { EventEnvelope } from '../../../src-shared/event-codes.ts';
+import type { EventEnvelope } from '../event-codes.ts';
 
 /** Frames larger than this are dropped unparsed (bytes of UTF-16 text length; an envelope is ~300). */
 export const MAX_FRAME_CHARS = 64 * 1024;
@@ -19,7 +19,7 @@ export const MAX_EVENT_ID_CHARS = 128;
  */
 export const MAX_CALL_FIELD_CHARS = 256;
 
-export { CALL_STATE_CHANGED } from '../../../src-shared/event-codes.ts';
+export { CALL_STATE_CHANGED } from '../event-codes.ts';
 
 /**
  * One event as the pipeline handles it: `timestamp` always milliseconds since the Unix epoch
@@ -49,7 +49,7 @@ export type DecodeResult =
 
 /**
  * Turns one frame's text into envelopes: the one seam between a wire format and the pipeline
- * (src-main/core/wire/). `receivedAt` is wall-clock ms, `nowMonotonic` the monotonic clock.
+ * (src-shared/wire/). `receivedAt` is wall-clock ms, `nowMonotonic` the monotonic clock.
  */
 export type FrameDecoder = (text: string, receivedAt: number, nowMonotonic: number) => DecodeResult;
 

@@ -1,23 +1,25 @@
 /**
- * The app's WebSocket factory: a `ws` socket going the transport's route (NetTransport: the proxy
- * tunnel, the trusted CAs). The seam it fills (CreateSocket and its guarantees) is
- * src-shared/stream/socket.ts. There is no default factory: a socket that bypassed the transport
- * would ignore the proxy and the CA file.
+ * A `ws` socket factory filling the seam of socket.ts (CreateSocket and its guarantees). The app
+ * passes its transport's route (src-main/core/net/transport.ts: the proxy tunnel, the trusted CAs;
+ * there is no default, so no socket of the app bypasses the proxy or the CA file); the relay's
+ * gateway passes its own (src-relay/gateway/).
  */
 import type { Agent } from 'node:http';
 import WebSocket from 'ws';
-import type {
-  CreateSocket,
-  SocketCallbacks,
-  SocketConnection,
-} from '../../../src-shared/stream/socket.ts';
-import { ABANDON_OPTION } from './tunnel.ts';
+import type { CreateSocket, SocketCallbacks, SocketConnection } from './socket.ts';
+
+/**
+ * The request option that carries a connection's AbortSignal to the transport's agent (Node strips
+ * `signal` itself before the agent is asked for a socket): a fetch's signal, or the one a socket
+ * aborts when it is closed while still connecting. Aborting it ends a CONNECT still waiting.
+ */
+export const ABANDON_OPTION = 'screenpopAbandon';
 
 /** ws closes a connection with 1009 above this; the pipeline drops frames above 64 KiB itself. */
 const MAX_PAYLOAD_BYTES = 1024 * 1024;
 const MAX_REJECTION_BODY = 4096;
 
-/** How a socket reaches its server: the agent (proxy tunnel) and the trusted CAs (net/transport.ts). */
+/** How a socket reaches its server: the agent (proxy tunnel) and the trusted CAs (src-main/core/net/transport.ts). */
 export interface SocketRoute {
   agent?: (url: URL) => Agent | undefined;
   ca?: string[] | undefined;

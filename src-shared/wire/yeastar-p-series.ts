@@ -8,7 +8,7 @@ import {
   YEASTAR_EVENT,
   YeastarEventDecoder,
   yeastarErrcodes,
-} from '../../../src-shared/phone-systems/yeastar-p-series.ts';
+} from '../phone-systems/yeastar-p-series.ts';
 import type { PhoneSystemWire, StreamDialect } from './phone-system.ts';
 import { subscribeUrl } from './standard.ts';
 

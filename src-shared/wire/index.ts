@@ -1,5 +1,5 @@
 /** The wire format of each phone system Screenpop speaks (README.md beside this file). */
-import type { PhoneSystem } from '../settings/types.ts';
+import type { PhoneSystem } from '../phone-systems/names.ts';
 import type { PhoneSystemWire } from './phone-system.ts';
 import { STANDARD_WIRE } from './standard.ts';
 import { YEASTAR_P_SERIES_WIRE } from './yeastar-p-series.ts';

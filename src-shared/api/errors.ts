@@ -10,8 +10,8 @@ import {
   standardErrcodes,
   type ErrcodeReader,
   type ServiceErrorKind,
-} from '../../../src-shared/service-errors.ts';
-import { previewText } from '../app/text.ts';
+} from '../service-errors.ts';
+import { previewText } from '../text.ts';
 
 /** Only for answers without a JSON errcode (docs/wire-protocol.md section 4: errcode decides first). */
 function kindForStatus(status: number): ServiceErrorKind {
@@ -62,7 +62,7 @@ export interface ErrorContext {
   now?: number;
   /** Removes secrets from the server's `errmsg` (SecretRegistry.scrub), before it is shortened. */
   scrub?: (text: string) => string;
-  /** The phone system's errcode table (src-main/core/wire/); the standard service's by default. */
+  /** The phone system's errcode table (src-shared/wire/); the standard service's by default. */
   errcodes?: ErrcodeReader;
 }
 
@@ -136,7 +136,7 @@ export function pageTitle(html: string): string {
     .replace(/&#0*39;|&apos;/g, "'")
     .replace(/&nbsp;/g, ' ')
     .replace(/&amp;/g, '&');
-  // Untrusted text that reaches the tray and the logs: the caller-text rule (app/text.ts).
+  // Untrusted text that reaches the tray and the logs: the caller-text rule (src-shared/text.ts).
   return previewText(decoded.replace(/\s+/g, ' '), 60);
 }
 

@@ -3,8 +3,8 @@
  * and 3). Everything past this file handles typed values only. Errors name the
  * offending field, never its value (the value may be a token).
  */
-import { ServiceError } from '../../../src-shared/service-errors.ts';
-import { previewText } from '../app/text.ts';
+import { ServiceError } from '../service-errors.ts';
+import { previewText } from '../text.ts';
 
 /** A token pair with lifetimes turned into wall-clock deadlines (ms since the epoch). */
 export interface TokenPair {

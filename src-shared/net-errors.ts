@@ -4,8 +4,8 @@
  * certificate. Used by the service client for API calls and by both event sources for their
  * sockets, so each says the same for the same fault.
  */
-import { ServiceError } from '../../../src-shared/service-errors.ts';
-import { ProxyError } from './tunnel.ts';
+import { ServiceError } from './service-errors.ts';
+import { ProxyError } from './proxy-error.ts';
 
 const UNTRUSTED = new Set([
   'UNABLE_TO_VERIFY_LEAF_SIGNATURE',

@@ -6,16 +6,16 @@
  * - Every failure is a ServiceError (errors.ts); its message is scrubbed of every registered secret.
  * - The secret and each token are registered with the SecretRegistry the moment they are known, so
  *   that no later log line or error can show them.
- * - Tokens travel in JSON bodies and where the phone system wants them (`api`, src-main/core/wire/):
+ * - Tokens travel in JSON bodies and where the phone system wants them (`api`, src-shared/wire/):
  *   the Authorization header for the standard service, never a URL; `?access_token=` for a system
  *   that wants it in the query (Yeastar's), a URL that is then never logged and is scrubbed anyway.
  * - The phone system's errcodes are read through its own table (`api.errcodes`).
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import type { Logger } from '../../../src-shared/log.ts';
-import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
-import { isServiceError, readErrcode, ServiceError } from '../../../src-shared/service-errors.ts';
-import { networkFault } from '../net/net-errors.ts';
+import type { Clock } from '../clock.ts';
+import type { Logger } from '../log.ts';
+import { SecretRegistry, silentLogger } from '../log.ts';
+import { isServiceError, readErrcode, ServiceError } from '../service-errors.ts';
+import { networkFault } from '../net-errors.ts';
 import {
   errorFromResponse,
   findingOf,
@@ -31,12 +31,12 @@ import {
   protocolError,
   tokenStringsIn,
 } from './wire.ts';
-import pkg from '../../../package.json' with { type: 'json' };
+import pkg from '../../package.json' with { type: 'json' };
 import type { ApiDialect } from '../wire/phone-system.ts';
 import { STANDARD_WIRE } from '../wire/standard.ts';
 
 export type { Extension, TokenPair } from './wire.ts';
-import { API_PATHS, type ApiPath } from '../../../src-shared/service-api.ts';
+import { API_PATHS, type ApiPath } from '../service-api.ts';
 
 export const DEFAULT_USER_AGENT = `Screenpop/${pkg.version}`;
 /** Long enough for a slow mobile link, short enough that a dead one is noticed in a heartbeat's time. */
