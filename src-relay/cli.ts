@@ -1,3 +1,4 @@
+import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
 import { systemClock } from '../src-shared/clock.ts';
 import { LastResort } from '../src-shared/last-resort.ts';
@@ -57,7 +58,7 @@ function readArgs(argv: string[]): CliArgs {
 
 /** Every secret of the config, registered so that no log line or error can show one. */
 function secretsOf(config: RelayConfig): SecretRegistry {
-  const secrets = new SecretRegistry();
+  const secrets = new SecretRegistry().hideHome(homedir());
   for (const t of Object.values(config.tenants)) for (const s of t.secrets) secrets.add(s);
   if (config.storage.kind === 'redis') {
     try {

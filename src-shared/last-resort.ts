@@ -72,8 +72,8 @@ export class LastResort {
         origin,
         count: this.count,
         name,
-        message: text,
-        ...(error instanceof Error && error.stack ? { stack: error.stack } : {}),
+        // An Error keeps its code, cause chain and stack (scrubbed: log.ts errorRecord).
+        error: error instanceof Error ? error : text,
       });
       this.listeners.emit(fault);
     } catch {

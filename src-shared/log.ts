@@ -41,9 +41,44 @@ export function isSecretName(name: string): boolean {
 export const MAX_REDACT_DEPTH = 8;
 export const TOO_DEEP = '[left out: nested too deep]';
 
+/** How many causes of an error are kept (its cause, the cause's cause, ...); deeper: TOO_DEEP. */
+export const MAX_CAUSE_DEPTH = 4;
+/** Lines of an error's stack kept (its first line and the innermost frames). */
+export const MAX_STACK_LINES = 24;
+
+/**
+ * What support needs of an error, each string through `text` (the scrubber): its name, message,
+ * `code` (ECONNRESET, a service errcode), its stack cut to MAX_STACK_LINES and its `cause` chain
+ * MAX_CAUSE_DEPTH deep. A secret inside a cause or a stack goes through the same scrubber as the
+ * message (a stack's first line repeats the message), so it never reaches the log.
+ */
+function errorRecord(
+  err: Error,
+  text: (s: string) => string,
+  secretField: 'mask' | 'drop',
+  causes: number,
+): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: err.name, message: text(err.message) };
+  const code = (err as { code?: unknown }).code;
+  if (typeof code === 'string') out.code = text(code);
+  else if (typeof code === 'number') out.code = code;
+  if (typeof err.stack === 'string')
+    out.stack = text(err.stack.split('\n').slice(0, MAX_STACK_LINES).join('\n'));
+  const cause: unknown = err.cause;
+  if (cause !== undefined)
+    out.cause =
+      causes >= MAX_CAUSE_DEPTH
+        ? TOO_DEEP
+        : cause instanceof Error
+          ? errorRecord(cause, text, secretField, causes + 1)
+          : redactTree(cause, text, secretField, MAX_REDACT_DEPTH - 2);
+  return out;
+}
+
 /**
  * A deep copy of `value` for the outside world: `text` applied to every string, fields with a
- * secret-looking name masked (or dropped), anything nested deeper than MAX_REDACT_DEPTH left out.
+ * secret-looking name masked (or dropped), anything nested deeper than MAX_REDACT_DEPTH left out,
+ * errors as errorRecord keeps them.
  */
 export function redactTree(
   value: unknown,
@@ -52,7 +87,7 @@ export function redactTree(
   depth = 0,
 ): unknown {
   if (typeof value === 'string') return text(value);
-  if (value instanceof Error) return { name: value.name, message: text(value.message) };
+  if (value instanceof Error) return errorRecord(value, text, secretField, 0);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_REDACT_DEPTH) return TOO_DEEP;
   if (Array.isArray(value)) return value.map((v) => redactTree(v, text, secretField, depth + 1));
@@ -73,6 +108,30 @@ export class SecretRegistry {
   private readonly secrets = new Map<string, string[]>();
   /** Every form of every secret as one pattern, longest first; rebuilt after a change. */
   private pattern: RegExp | null | undefined;
+  /** The user's home folder in the forms a path takes in text, each written as `~`. */
+  private home: RegExp | null = null;
+
+  /**
+   * Writes `home` (the user's home folder, os.homedir()) as `~` wherever it appears, as the log
+   * and the diagnostics archive need it: stacks and file names otherwise carry the user's account
+   * name. Its forms: as is, with / for \ (a file: URL), with \\ (JSON), percent-encoded.
+   */
+  hideHome(home: string | undefined): this {
+    const trimmed = home?.replace(/[\\/]+$/, '');
+    if (!trimmed || trimmed.length < 2) return this;
+    const forms = new Set([
+      trimmed,
+      trimmed.replace(/\\/g, '/'),
+      trimmed.replace(/\\/g, '\\\\'),
+      encodeURI(trimmed.replace(/\\/g, '/')),
+    ]);
+    const escaped = [...forms]
+      .sort((a, b) => b.length - a.length)
+      .map((f) => f.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+    // Not when it is only the start of a longer name (/home/al in /home/alice).
+    this.home = new RegExp(`(?:${escaped.join('|')})(?![\\p{L}\\p{N}_.-])`, 'giu');
+    return this;
+  }
 
   add(secret: string | undefined | null): void {
     if (!secret || secret.length < MIN_SECRET_LENGTH || this.secrets.has(secret)) return;
@@ -91,7 +150,8 @@ export class SecretRegistry {
    */
   scrub(text: string): string {
     const pattern = this.compiled();
-    const out = pattern ? text.replace(pattern, REDACTED) : text;
+    let out = pattern ? text.replace(pattern, REDACTED) : text;
+    if (this.home) out = out.replace(this.home, '~');
     return out
       .replace(/(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi, `$1${REDACTED}`)
       .replace(

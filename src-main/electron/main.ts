@@ -6,7 +6,7 @@
  * before any window exists. Bundled by scripts/build-main.ts to dist/main/main.cjs.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import {
   app,
@@ -143,7 +143,10 @@ function startFailed(err: unknown): void {
   let log: string | null = null;
   try {
     const logs = join(app.getPath('userData'), 'logs');
-    createAppLogger(logs, new SecretRegistry(), false).error('start-up failed', { error: err });
+    createAppLogger(logs, new SecretRegistry().hideHome(homedir()), false).error(
+      'start-up failed',
+      { error: err },
+    );
     log = join(logs, 'screenpop.log');
   } catch {
     // No data folder: the words below still go out.
@@ -167,7 +170,7 @@ function startFailed(err: unknown): void {
 async function start(): Promise<void> {
   const root = app.getAppPath();
   const userData = app.getPath('userData');
-  const secrets = new SecretRegistry();
+  const secrets = new SecretRegistry().hideHome(homedir());
   const logRing = new LogRing();
   const logger = createAppLogger(join(userData, 'logs'), secrets, !app.isPackaged, logRing);
   // "Save diagnostics…": modules add their sections (network decisions, ...) to this one registry.
@@ -579,7 +582,7 @@ async function start(): Promise<void> {
  * API key the organisation's policy sets (README "Pre-provisioning the API secret"); no window.
  */
 async function provisionSecret(t: Translator): Promise<number> {
-  const secrets = new SecretRegistry();
+  const secrets = new SecretRegistry().hideHome(homedir());
   const logger = createLogger({ secrets }, { app: 'screenpop --store-secret' });
   try {
     const policy = await loadMachinePolicy(logger, process.platform);

@@ -6,7 +6,7 @@ import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
 import { jsonLine } from '../../src-shared/json-text.ts';
 import { checkAtomicTarget, UnusableTargetError } from '../../src-shared/atomic-file.ts';
-import { networkInterfaces } from 'node:os';
+import { homedir, networkInterfaces } from 'node:os';
 import { externalAddresses } from '../core/net/network-watch.ts';
 import { envProxyResolver } from '../core/net/proxy.ts';
 import { readCaFile, readCaText } from '../core/net/trust.ts';
@@ -31,7 +31,8 @@ import { whenToStop } from '../../src-shared/stop-signal.ts';
 /** A clean stop that takes longer than this (a hung socket close) ends with exit code 1. */
 const STOP_DEADLINE_MS = 10_000;
 
-const secrets = new SecretRegistry();
+// Stacks and paths in the log and the diagnostics archive say ~, not the user's account name.
+const secrets = new SecretRegistry().hideHome(homedir());
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);

@@ -59,7 +59,7 @@ describe('LastResort', () => {
     expect(t.faults[0]?.message).toBe('Error: login failed for [REDACTED]');
     const record = t.logger.records.find((r) => r.level === 'error');
     expect(record).toMatchObject({ origin: 'listener', count: 1, name: 'Error' });
-    expect(String(record?.stack)).toContain('last-resort.test.ts');
+    expect(String((record?.error as { stack?: string }).stack)).toContain('last-resort.test.ts');
     expect(JSON.stringify(t.logger.records)).not.toContain('ss_the-api-secret');
   });
 

@@ -2,6 +2,8 @@ import { describe, expect, it, vi } from 'vitest';
 import { jsonLine } from '../../src-shared/json-text.ts';
 import {
   createLogger,
+  MAX_CAUSE_DEPTH,
+  MAX_STACK_LINES,
   memoryLogger,
   REDACTED,
   SecretRegistry,
@@ -44,7 +46,85 @@ describe('logger redaction', () => {
     secrets.add('hunter2hunter2');
     const log = memoryLogger(secrets);
     log.error('boom', { err: new Error('bad secret hunter2hunter2') });
-    expect(log.records[0]?.err).toEqual({ name: 'Error', message: `bad secret ${REDACTED}` });
+    expect(log.records[0]?.err).toMatchObject({ name: 'Error', message: `bad secret ${REDACTED}` });
+    expect(JSON.stringify(log.records)).not.toContain('hunter2hunter2');
+  });
+
+  it('keeps what support needs of an error: code, cause chain, stack; a secret in any never reaches the log', () => {
+    // Before, an error was logged as its name and message only.
+    const secrets = new SecretRegistry();
+    secrets.add('tok_in_the_cause_123');
+    secrets.add('ss_in_the_stack_456');
+    const log = memoryLogger(secrets);
+    const root = Object.assign(new Error('socket hang up (Bearer tok_in_the_cause_123)'), {
+      code: 'ECONNRESET',
+    });
+    const middle = new Error('refresh failed', { cause: root });
+    // A stack whose frames carry a secret (an URL with the secret in a frame's name).
+    middle.stack = `Error: refresh failed\n    at https://x/?k=ss_in_the_stack_456 (/opt/app/a.js:1:2)`;
+    const top = Object.assign(new Error('could not connect', { cause: middle }), { code: 40002 });
+    log.error('connect failed', {
+      error: top,
+      plain: { cause: { detail: 'tok_in_the_cause_123' } },
+    });
+    const e = log.records[0]!.error as Record<string, unknown>;
+    expect(e).toMatchObject({ name: 'Error', message: 'could not connect', code: 40002 });
+    expect(String(e.stack)).toMatch(/^Error: could not connect\n\s+at .*log\.test\.ts/);
+    const m = e.cause as Record<string, unknown>;
+    expect(m).toMatchObject({ message: 'refresh failed' });
+    expect(m.stack).toBe(
+      `Error: refresh failed\n    at https://x/?k=${REDACTED} (/opt/app/a.js:1:2)`,
+    );
+    expect(m.cause).toMatchObject({
+      message: `socket hang up (Bearer ${REDACTED})`,
+      code: 'ECONNRESET',
+    });
+    const line = jsonLine(log.records[0]!);
+    expect(line).not.toContain('tok_in_the_cause_123');
+    expect(line).not.toContain('ss_in_the_stack_456');
+  });
+
+  it('bounds an error: MAX_CAUSE_DEPTH causes, MAX_STACK_LINES lines, a cycle ends', () => {
+    const log = memoryLogger();
+    let err = new Error('cause 0');
+    for (let i = 1; i <= 10; i++) err = new Error(`cause ${i}`, { cause: err });
+    err.stack = ['Error: cause 10', ...Array.from({ length: 100 }, (_, i) => `    at f${i}`)].join(
+      '\n',
+    );
+    const loop: Error & { cause?: unknown } = new Error('loop');
+    loop.cause = loop;
+    log.error('deep', { err, loop });
+    let e = log.records[0]!.err as Record<string, unknown>;
+    expect(String(e.stack).split('\n')).toHaveLength(MAX_STACK_LINES);
+    for (let i = 0; i < MAX_CAUSE_DEPTH; i++) e = e.cause as Record<string, unknown>;
+    expect(e.message).toBe(`cause ${10 - MAX_CAUSE_DEPTH}`);
+    expect(e.cause).toBe(TOO_DEEP);
+    expect(JSON.stringify(log.records[0]!.loop).length).toBeLessThan(20_000);
+  });
+
+  it('writes the home folder as ~ in every line, in each form a path takes', () => {
+    const secrets = new SecretRegistry().hideHome('/home/alice');
+    const log = memoryLogger(secrets);
+    const err = new Error('cannot read /home/alice/.config/Screenpop/settings.json');
+    err.stack = 'Error: x\n    at read (file:///home/alice/app/main.js:3:9)';
+    log.warn('failed in /home/alice', {
+      error: err,
+      other: '/home/alicebob/x',
+      json: '"/home/alice"',
+    });
+    const r = log.records[0]!;
+    expect(r.msg).toBe('failed in ~');
+    expect(r.error).toMatchObject({
+      message: 'cannot read ~/.config/Screenpop/settings.json',
+      stack: 'Error: x\n    at read (file://~/app/main.js:3:9)',
+    });
+    expect(r.other).toBe('/home/alicebob/x');
+    expect(r.json).toBe('"~"');
+    const windows = new SecretRegistry().hideHome('C:\\Users\\Alice Smith\\');
+    expect(
+      windows.scrub('at C:\\Users\\Alice Smith\\app\\x.js and file:///c:/users/alice%20smith/x'),
+    ).toBe('at ~\\app\\x.js and file:///~/x');
+    expect(windows.scrub(JSON.stringify('C:\\Users\\Alice Smith\\x'))).toBe('"~\\\\x"');
   });
 
   it('masks every field the diagnostics and settings files remove: one rule for secret-looking names', () => {
