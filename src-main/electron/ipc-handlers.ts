@@ -80,11 +80,33 @@ export function ipcHandlers(ctx: IpcContext): IpcHandlers {
       const path = await dialogs.chooseContactsFile(event.sender);
       return path ? runtime.pickContactsFile(path) : { status: 'cancelled' };
     },
+    'renderer:error': (event, report) => {
+      // Through the logger like every line: secrets and the home folder scrubbed, stack bounded.
+      ctx.logger.error('error in a window', {
+        page: pageOf(event.senderFrame?.url),
+        kind: report.kind,
+        error: {
+          name: report.name,
+          message: report.message,
+          ...(report.stack ? { stack: report.stack } : {}),
+          ...(report.componentStack ? { componentStack: report.componentStack } : {}),
+        },
+      });
+    },
     'window:close': (event) => {
       if (popup.owns(event.sender)) runtime.presenter.hidePopup();
       else windows.closeFor(event.sender);
     },
   };
+}
+
+/** The page's file name (popup.html), never its query. */
+function pageOf(url: string | undefined): string {
+  try {
+    return new URL(url ?? '').pathname.split('/').pop()?.slice(0, 64) || '(none)';
+  } catch {
+    return '(none)';
+  }
 }
 
 export function registerIpcHandlers(ipc: TypedIpcMain, ctx: IpcContext): void {

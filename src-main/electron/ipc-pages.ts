@@ -32,4 +32,5 @@ export const CHANNEL_PAGES: { [C in InvokeChannel]: readonly PageName[] } = {
   'history:export-csv': ['history'],
   'settings:choose-contacts-file': ['settings'],
   'window:close': ALL,
+  'renderer:error': ALL,
 };

@@ -3,7 +3,13 @@
  * compromised renderer is exactly the case IPC checks exist for. The map is typed over the contract,
  * so a channel added to contract.ts without a validator here does not compile.
  */
-import type { IpcInvokeMap, InvokeChannel, OrgRelayPatch, SettingsPatch } from '../ipc/contract.ts';
+import type {
+  IpcInvokeMap,
+  InvokeChannel,
+  OrgRelayPatch,
+  RendererErrorReport,
+  SettingsPatch,
+} from '../ipc/contract.ts';
 import { MAX_HISTORY_LIMIT } from '../core/app/history-store.ts';
 
 export class IpcArgumentError extends Error {
@@ -78,6 +84,39 @@ export function orgRelayArg(value: unknown): OrgRelayPatch {
   };
 }
 
+/** A renderer error's fields: enough for support, never a way to fill the log. */
+const MAX_ERROR_NAME = 100;
+const MAX_ERROR_MESSAGE = 2000;
+const MAX_ERROR_STACK = 8000;
+const ERROR_KINDS: readonly RendererErrorReport['kind'][] = [
+  'error',
+  'unhandledrejection',
+  'render',
+];
+
+/** Exactly the report's fields, each a string within its size (longer text is cut, not refused). */
+export function rendererErrorArg(value: unknown): RendererErrorReport {
+  if (!value || typeof value !== 'object' || Array.isArray(value))
+    throw new IpcArgumentError('report must be an object');
+  const { kind, name, message, stack, componentStack, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) throw new IpcArgumentError('unknown fields in report');
+  if (!ERROR_KINDS.includes(kind as RendererErrorReport['kind']))
+    throw new IpcArgumentError(`report.kind must be one of ${ERROR_KINDS.join(', ')}`);
+  const text = (v: unknown, max: number, what: string): string => {
+    if (typeof v !== 'string') throw new IpcArgumentError(`${what} must be a string`);
+    return v.length > max ? `${v.slice(0, max)}…` : v;
+  };
+  const report: RendererErrorReport = {
+    kind: kind as RendererErrorReport['kind'],
+    name: text(name, MAX_ERROR_NAME, 'report.name'),
+    message: text(message, MAX_ERROR_MESSAGE, 'report.message'),
+  };
+  if (stack !== undefined) report.stack = text(stack, MAX_ERROR_STACK, 'report.stack');
+  if (componentStack !== undefined)
+    report.componentStack = text(componentStack, MAX_ERROR_STACK, 'report.componentStack');
+  return report;
+}
+
 export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   'popup:ready': none,
   'popup:dismiss': (a) => [shortString(one(a), MAX_ID, 'callId')],
@@ -114,4 +153,5 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   'history:export-csv': (a) => [callIdList(one(a))],
   'settings:choose-contacts-file': none,
   'window:close': none,
+  'renderer:error': (a) => [rendererErrorArg(one(a))],
 };

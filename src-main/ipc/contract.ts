@@ -53,6 +53,20 @@ export type {
   OrgSignInResult,
 } from '../core/app/views.ts';
 
+/**
+ * An error in a window, for main's log (support reads it there; a renderer has no log of its own):
+ * an uncaught `error`, an `unhandledrejection`, or a React render error caught by the page's
+ * error boundary (with its component stack). Main caps every field's size (ipc-validate.ts).
+ */
+export interface RendererErrorReport {
+  kind: 'error' | 'unhandledrejection' | 'render';
+  name: string;
+  message: string;
+  stack?: string;
+  /** Where in the React tree a render error happened. */
+  componentStack?: string;
+}
+
 /** renderer -> main, request/response (ipcRenderer.invoke / ipcMain.handle). */
 export interface IpcInvokeMap {
   'popup:ready': () => PopupCard[];
@@ -99,6 +113,8 @@ export interface IpcInvokeMap {
   /** The native open-file dialog for the contacts file; nothing is saved until Save. */
   'settings:choose-contacts-file': () => ContactsFilePick;
   'window:close': () => void;
+  /** An error in this window, written to main's log (the one channel for renderer errors). */
+  'renderer:error': (report: RendererErrorReport) => void;
 }
 
 /** main -> renderer, one-way (webContents.send / ipcRenderer.on). */
@@ -138,6 +154,7 @@ export const INVOKE_CHANNELS = [
   'history:export-csv',
   'settings:choose-contacts-file',
   'window:close',
+  'renderer:error',
 ] as const satisfies readonly InvokeChannel[];
 
 export const EVENT_CHANNELS = [
@@ -190,6 +207,7 @@ export interface ScreenpopApi {
   exportHistoryCsv: Promisify<IpcInvokeMap['history:export-csv']>;
   chooseContactsFile: Promisify<IpcInvokeMap['settings:choose-contacts-file']>;
   closeWindow: Promisify<IpcInvokeMap['window:close']>;
+  reportError: Promisify<IpcInvokeMap['renderer:error']>;
   onCalls: Subscribe<IpcEventMap['popup:calls']>;
   onStatus: Subscribe<IpcEventMap['status:changed']>;
   onHistory: Subscribe<IpcEventMap['history:changed']>;

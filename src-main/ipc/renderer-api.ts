@@ -70,6 +70,7 @@ export function createScreenpopApi(ipc: IpcTransport): ScreenpopApi {
     exportHistoryCsv: (callIds) => invoke('history:export-csv', callIds),
     chooseContactsFile: () => invoke('settings:choose-contacts-file'),
     closeWindow: () => invoke('window:close'),
+    reportError: (report) => invoke('renderer:error', report),
     onCalls: (listener) => subscribe('popup:calls', listener),
     onStatus: (listener) => subscribe('status:changed', listener),
     onHistory: (listener) => subscribe('history:changed', listener),

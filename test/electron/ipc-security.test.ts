@@ -4,6 +4,7 @@ vi.mock('electron', () => import('../support/electron-mock.ts'));
 
 import type { IpcMain, WebContents } from 'electron';
 import { AppOrigin } from '../../src-main/electron/app-origin.ts';
+import { ipcHandlers, type IpcContext } from '../../src-main/electron/ipc-handlers.ts';
 import { send, TypedIpcMain } from '../../src-main/electron/ipc-main.ts';
 import { INVOKE_CHANNELS } from '../../src-main/ipc/contract.ts';
 import { CHANNEL_PAGES } from '../../src-main/electron/ipc-pages.ts';
@@ -176,6 +177,43 @@ describe('IPC sender checks', () => {
     ).toThrow();
     expect(() => INVOKE_VALIDATORS['org:sign-out'](['now'])).toThrow();
     expect(() => INVOKE_VALIDATORS['org:cancel-sign-in']([1])).toThrow();
+  });
+
+  it('renderer errors: one channel, sender checked, exact fields, sizes capped, logged scrubbed', async () => {
+    t.ipc.handle(
+      'renderer:error',
+      ipcHandlers({ logger: t.logger } as unknown as IpcContext)['renderer:error'],
+    );
+    const report = {
+      kind: 'render',
+      name: 'TypeError',
+      message: 'failed with secret-value-123456',
+      stack: `TypeError: failed\n    at x (app://screenpop/assets/popup.js:1:2?k=secret-value-123456)`,
+      componentStack: '\n    at CallCardView',
+    };
+    await ipcMain.invoke('renderer:error', { sender: t.popup.webContents }, report);
+    const logged = t.logger.records.find((r) => r.msg === 'error in a window');
+    expect(logged).toMatchObject({
+      level: 'error',
+      page: 'popup.html',
+      kind: 'render',
+      error: { name: 'TypeError', componentStack: '\n    at CallCardView' },
+    });
+    expect(JSON.stringify(t.logger.records)).not.toContain('secret-value-123456');
+    // A foreign page cannot write to the log through it.
+    await ipcMain.invoke('renderer:error', { sender: t.foreign.webContents }, report);
+    expect(t.logger.records.filter((r) => r.msg === 'error in a window')).toHaveLength(1);
+    const v = INVOKE_VALIDATORS['renderer:error'];
+    await expect(
+      ipcMain.invoke('renderer:error', { sender: t.popup.webContents }, { ...report, extra: 1 }),
+    ).rejects.toThrow('Invalid arguments');
+    expect(() => v([{ ...report, kind: 'fatal' }])).toThrow();
+    expect(() => v([{ ...report, message: 42 }])).toThrow();
+    expect(() => v([report, report])).toThrow();
+    const [big] = v([{ ...report, message: 'm'.repeat(1e6), stack: 's'.repeat(1e6) }]);
+    expect(big.message.length).toBeLessThanOrEqual(2001);
+    expect(big.stack!.length).toBeLessThanOrEqual(8001);
+    expect(CHANNEL_PAGES['renderer:error']).toEqual(['popup', 'settings', 'history']);
   });
 
   it('gives the dialogs and history actions to the one page that needs each', () => {

@@ -110,6 +110,7 @@ export function fakeApi(view: SettingsView = savedView) {
       status: 'cancelled' as const,
     })),
     closeWindow: vi.fn<ScreenpopApi['closeWindow']>(async () => undefined),
+    reportError: vi.fn<ScreenpopApi['reportError']>(async () => undefined),
     onCalls: vi.fn<ScreenpopApi['onCalls']>(on('popup:calls')),
     onStatus: vi.fn<ScreenpopApi['onStatus']>(on('status:changed')),
     onHistory: vi.fn<ScreenpopApi['onHistory']>(on('history:changed')),

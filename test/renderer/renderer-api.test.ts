@@ -56,6 +56,7 @@ describe('createScreenpopApi', () => {
       api.getLocale(),
       api.chooseContactsFile(),
       api.closeWindow(),
+      api.reportError({ kind: 'error', name: 'Error', message: 'm' }),
       api.testCrmLookup(patch, '+14155550123'),
       api.signInToOrganisation({ relayUrl: 'wss://relay.example.org', relayTenant: 'acme' }),
       api.enrolInOrganisation({ relayUrl: 'wss://relay.example.org', relayTenant: 'acme' }, 'K7'),
@@ -82,6 +83,7 @@ describe('createScreenpopApi', () => {
       { channel: 'i18n:get', args: [] },
       { channel: 'settings:choose-contacts-file', args: [] },
       { channel: 'window:close', args: [] },
+      { channel: 'renderer:error', args: [{ kind: 'error', name: 'Error', message: 'm' }] },
       { channel: 'settings:test-crm-lookup', args: [patch, '+14155550123'] },
       {
         channel: 'org:sign-in',
@@ -162,6 +164,7 @@ describe('createScreenpopApi', () => {
       'exportHistoryCsv',
       'chooseContactsFile',
       'closeWindow',
+      'reportError',
       'onCalls',
       'onStatus',
       'onHistory',

@@ -205,6 +205,7 @@ export function installApiDouble(fixture: DoubleFixture): void {
     },
     chooseContactsFile: async () => (record('chooseContactsFile', []), clone(fixture.contactsPick)),
     closeWindow: async () => void record('closeWindow', []),
+    reportError: async (report: unknown) => void record('reportError', [report]),
     onCalls: subscribe('onCalls', 'popup:calls'),
     onStatus: subscribe('onStatus', 'status:changed'),
     onHistory: subscribe('onHistory', 'history:changed'),
