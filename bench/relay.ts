@@ -17,7 +17,8 @@
  * leaving the poster to the frame's arrival in the client: p50, p99, max); the relay's own
  * `relay_delivery_lag_ms` histogram read from /metrics (p50/p99 bucket bounds) beside it; relay
  * CPU and write syscalls (/proc/<pid>/io `syscw`) per receipt; control frames per receipt; relay
- * memory (VmRSS idle / with clients / after, VmHWM peak).
+ * memory (VmRSS idle / with clients / after, VmHWM peak) and V8's heap (total, used) and external
+ * memory from its /metrics.
  *
  * Connect cost (BENCH_ONLY=connect, or BENCH_CONNECT_ROUNDS=n beside the rest): 1,000 clients
  * (BENCH_CONNECT_CLIENTS) connecting to one relay, rounds interleaved: every token new (one check
@@ -62,6 +63,17 @@ const SECRET = 'bench-webhook-secret-0123456789';
 const tokenOf = (i: number) => `bench-client-token-${i}`;
 const TOKENS = { has: (t: string) => t.startsWith('bench-client-token-') };
 const CONCURRENCY = 32;
+/**
+ * The Node options the relay is deployed with (test/relay/deploy.test.ts keeps them one);
+ * BENCH_RELAY_NODE_ARGS replaces them ('' for none).
+ */
+const RELAY_NODE_ARGS = '--max-semi-space-size=4';
+const relayNodeArgs = () =>
+  (process.env.BENCH_RELAY_NODE_ARGS ?? RELAY_NODE_ARGS).split(' ').filter(Boolean);
+/** BENCH_BACKENDS=memory (or redis) runs one backend; the default runs both. */
+const BACKENDS = (['memory', 'redis'] as const).filter(
+  (b) => !process.env.BENCH_BACKENDS || process.env.BENCH_BACKENDS.split(',').includes(b),
+);
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const pct = (sorted: ArrayLike<number>, p: number) =>
@@ -152,6 +164,25 @@ interface CaseResult {
   controlFramesPerReceipt: number;
   connectSec: number;
   relayMemoryMiB: { idle: number; withClients: number; after: number; peak: number };
+  /** V8's heap (total reserved, used) and memory outside it (external, array buffers), from /metrics. */
+  relayHeapMiB: { withClients: HeapFigures; after: HeapFigures };
+}
+
+interface HeapFigures {
+  total: number;
+  used: number;
+  external: number;
+}
+
+/** The relay's heap figures from its /metrics (prom-client's default Node metrics), MiB. */
+function heapOf(metrics: string): HeapFigures {
+  const mib = (name: string) =>
+    round(Number(new RegExp(`^${name} (\\S+)`, 'm').exec(metrics)?.[1] ?? NaN) / 2 ** 20);
+  return {
+    total: mib('nodejs_heap_size_total_bytes'),
+    used: mib('nodejs_heap_size_used_bytes'),
+    external: mib('nodejs_external_memory_bytes'),
+  };
 }
 
 async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<CaseResult> {
@@ -164,7 +195,7 @@ async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<Cas
       RELAY_TENANT_ACME_BASE_URL: service.baseUrl,
       ...(redis ? { RELAY_REDIS_URL: redis.url } : { RELAY_STORAGE: 'memory' }),
     },
-    nodeArgs: process.env.BENCH_RELAY_NODE_ARGS?.split(' ').filter(Boolean),
+    nodeArgs: relayNodeArgs(),
   }).catch(async (err: unknown) => {
     // Leave no redis-server behind (a child process outlives this one).
     await redis?.stop();
@@ -192,6 +223,7 @@ async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<Cas
     if (clients.length < spec.clients) throw new Error('not every client connected');
     const connectSec = (performance.now() - t0) / 1000;
     const withClients = procStats(pid);
+    const heapWithClients = heapOf(await (await fetch(relay.url + '/metrics')).text());
     await heapSnapshot(pid);
     controls = 0;
 
@@ -262,6 +294,7 @@ async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<Cas
         after: after.rssMiB,
         peak: after.hwmMiB,
       },
+      relayHeapMiB: { withClients: heapWithClients, after: heapOf(metrics) },
     };
   } finally {
     for (const c of clients) c.close();
@@ -329,6 +362,7 @@ async function idleCase(count: number, backend: 'memory' | 'redis'): Promise<Idl
       clients: { maxSessionsPerAddress: count + 100 },
     },
     env: { RELAY_LOG_LEVEL: 'warn' },
+    nodeArgs: relayNodeArgs(),
   });
   const clients: { close(): void }[] = [];
   try {
@@ -423,6 +457,7 @@ async function connectCase(count: number, rounds: number): Promise<ConnectRow[]>
       RELAY_TENANT_ACME_SECRETS: SECRET,
       RELAY_TENANT_ACME_BASE_URL: service.baseUrl,
     },
+    nodeArgs: relayNodeArgs(),
   });
   const floor = await spawnFloor();
   const rows: ConnectRow[] = [];
@@ -601,11 +636,11 @@ async function main(): Promise<void> {
   const results: CaseResult[] = [];
   if (only !== 'gap' && only !== 'connect')
     for (const spec of CASES.filter((c) => !pick || pick.includes(c.name)))
-      for (const b of ['memory', 'redis'] as const) results.push(await runCase(spec, b));
+      for (const b of BACKENDS) results.push(await runCase(spec, b));
   const idleCount = Number(process.env.BENCH_IDLE_CLIENTS ?? 0);
   const idle: IdleResult[] = [];
   if (idleCount > 0 && only !== 'gap' && only !== 'connect')
-    for (const b of ['memory', 'redis'] as const) idle.push(await idleCase(idleCount, b));
+    for (const b of BACKENDS) idle.push(await idleCase(idleCount, b));
   const connect: ConnectRow[] = [];
   if (only === 'connect' || process.env.BENCH_CONNECT_ROUNDS)
     connect.push(
@@ -650,6 +685,10 @@ async function main(): Promise<void> {
           34,
         ),
       ].join('  '),
+    );
+  for (const r of results)
+    lines.push(
+      `  ${r.case} ${r.backend}: V8 heap total/used, external (MiB): with clients ${r.relayHeapMiB.withClients.total}/${r.relayHeapMiB.withClients.used}, ${r.relayHeapMiB.withClients.external}; after ${r.relayHeapMiB.after.total}/${r.relayHeapMiB.after.used}, ${r.relayHeapMiB.after.external}`,
     );
   for (const r of idle)
     lines.push(

@@ -80,6 +80,30 @@ function allowedByDockerignore(): string[] {
 const within = (file: string, folder: string) =>
   file === folder.replace(/\/$/, '') || file.startsWith(folder.replace(/\/?$/, '/'));
 
+describe("the relay's Node options", () => {
+  it('starts with the same young-generation size wherever it is started (image, unit, npm scripts)', () => {
+    const flag = /--max-semi-space-size=\d+/;
+    const found = [
+      /^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(join(deploy, 'Dockerfile'), 'utf8'))?.[1],
+      /^Environment=NODE_OPTIONS=(.+)$/m.exec(
+        readFileSync(join(deploy, 'screenpop-relay.service'), 'utf8'),
+      )?.[1],
+      (
+        JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+          scripts: Record<string, string>;
+        }
+      ).scripts.relay,
+      (
+        JSON.parse(readFileSync(join(root, 'src-relay/package.json'), 'utf8')) as {
+          scripts: Record<string, string>;
+        }
+      ).scripts.start,
+    ].map((text) => flag.exec(text ?? '')?.[0]);
+    expect(found[0]).toMatch(flag);
+    expect(new Set(found)).toEqual(new Set([found[0]]));
+  });
+});
+
 describe('the relay image (deploy/relay/Dockerfile)', () => {
   const dockerfile = readFileSync(join(deploy, 'Dockerfile'), 'utf8');
   const stage = finalStage(dockerfile);
