@@ -6,9 +6,8 @@
  * owned by root and writable by no other user (group-writable only for group 0). A policy that
  * fails it is ignored with a log line saying why (policy.ts).
  *
- * Windows is not judged here yet: its ACL needs reading with a system tool (README, "For
- * administrators", says what administrators must do meanwhile); the file there is at least read
- * from a fixed path, never one from the environment.
+ * Windows has its own rule on the file's and folder's ACL (windows-acl.ts), with the same
+ * `PolicyTrust` shape.
  */
 import { realpath, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';

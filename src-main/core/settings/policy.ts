@@ -24,6 +24,7 @@ import { DEFAULT_SETTINGS, type Settings } from './types.ts';
 import { readRegistryPolicy, REGISTRY_KEY, REGISTRY_VALUE } from './registry-policy.ts';
 import { validateSettings } from './validate-settings.ts';
 import { posixPolicyTrust, type Ownership, type PolicyTrust } from './policy-trust.ts';
+import { windowsPolicyTrust } from './windows-acl.ts';
 
 export type SettingName = Exclude<keyof Settings, 'version'>;
 
@@ -134,8 +135,9 @@ export async function loadPolicy(
 }
 
 /**
- * This computer's policy: on Windows the registry, then the file; elsewhere the file, honoured only
- * when no one but root could have written it (policy-trust.ts). `path` replaces the OS's file
+ * This computer's policy: on Windows the registry, then the file; the file is honoured only when no
+ * one but root (policy-trust.ts) or, on Windows, the system and the administrators (windows-acl.ts)
+ * could have written it. `path` replaces the OS's file
  * (tests, --policy: a file its caller chose, for that run alone); then the registry is not read
  * and the file is not judged.
  */
@@ -145,11 +147,17 @@ export function loadMachinePolicy(
   path: string | null = null,
 ): Promise<Policy> {
   if (path) return loadPolicy(path, logger);
-  return loadPolicy(
-    policyPath(platform),
-    logger,
-    platform === 'win32' ? { registry: () => readRegistryPolicy() } : { trust: posixPolicyTrust() },
-  );
+  return loadPolicy(policyPath(platform), logger, machinePolicyChecks(platform));
+}
+
+/** Where the OS's own policy comes from besides its file, and the rule its file must pass. */
+export function machinePolicyChecks(platform: NodeJS.Platform): {
+  registry?: () => Promise<string | null | Error>;
+  trust: PolicyTrust;
+} {
+  return platform === 'win32'
+    ? { registry: () => readRegistryPolicy(), trust: windowsPolicyTrust() }
+    : { trust: posixPolicyTrust() };
 }
 
 function policyFromText(text: string, source: string, log: Logger): Policy {

@@ -8,10 +8,15 @@
 import { execFile } from 'node:child_process';
 
 /**
- * reg.exe under the fixed system folder: never from %SystemRoot%, which any user may set for the
- * programs they start (and so run a reg.exe of their own that answers with a policy of theirs).
+ * Windows' system folder, fixed: never from %SystemRoot% or %windir%, which any user may set for the
+ * programs they start (and so run a reg.exe or powershell.exe of their own that answers with a
+ * policy of theirs, or calls a planted one trusted). The OS's own answer (GetSystemDirectoryW) is
+ * not reachable from Node without a native module, so this is Windows' default folder, the one
+ * every supported Windows installs to unless set up otherwise (README: a Windows elsewhere).
  */
-export const REG_EXE = 'C:\\Windows\\System32\\reg.exe';
+export const SYSTEM32 = 'C:\\Windows\\System32';
+/** reg.exe in the system folder. */
+export const REG_EXE = `${SYSTEM32}\\reg.exe`;
 export const REGISTRY_KEY = 'HKLM\\SOFTWARE\\Policies\\Screenpop';
 export const REGISTRY_VALUE = 'Policy';
 
