@@ -175,7 +175,7 @@ export function keytarProblem(projectDir: string): string | null {
     'It is an optional dependency that builds from source where no prebuilt binary is reachable:',
     '  Debian, Ubuntu: sudo apt-get install libsecret-1-dev    Fedora: sudo dnf install libsecret-devel',
     '  macOS: xcode-select --install    Windows: Visual Studio Build Tools (Desktop development with C++)',
-    'then run npm install again.',
+    'then run npm ci again.',
   ].join('\n');
 }
 

@@ -3,7 +3,7 @@
  * and what to tell a person when it is not there.
  *
  * What Electron 45's npm package does (read in node_modules/electron/*.js): it has no install
- * script, so `npm install` never downloads anything and ELECTRON_SKIP_BINARY_DOWNLOAD has no effect
+ * script, so `npm ci` never downloads anything and ELECTRON_SKIP_BINARY_DOWNLOAD has no effect
  * (no code reads it any more). The first `require('electron')` from Node (which is what the
  * `electron` command and playwright do) looks for `path.txt` + `dist/`, and when they are missing
  * runs `install.js`, which downloads electron-v<version>-<platform>-<arch>.zip with @electron/get
@@ -99,7 +99,7 @@ export function locateElectron(input: LocateInput): LocateResult {
   }
   return {
     ok: false,
-    missing: `The Electron ${wanted} program for ${input.platform}-${input.arch} is not on this computer yet: npm install does not download it, and the download Electron makes on its first run has not happened or failed.`,
+    missing: `The Electron ${wanted} program for ${input.platform}-${input.arch} is not on this computer yet: npm ci does not download it, and the download Electron makes on its first run has not happened or failed.`,
   };
 }
 

@@ -149,7 +149,7 @@ describe('KeytarCredentialStore without a usable keychain', () => {
     expect(err.message).toMatch(/^The keychain module \(keytar\) is not installed/);
     expect(err.message).toContain('sudo apt-get install libsecret-1-dev');
     expect(err.message).toContain('sudo dnf install libsecret-devel');
-    expect(err.message).toContain('npm install again');
+    expect(err.message).toContain('npm ci again');
     const mac = new KeytarCredentialStore({
       load: () => Promise.reject(absent),
       platform: 'darwin',

@@ -111,7 +111,7 @@ describe('scripts/build-main.ts', () => {
           'The keychain module (keytar) is not installed, so the API secret cannot be stored or read.',
         );
         expect(problem.remedy).toContain(
-          process.platform === 'linux' ? 'sudo apt-get install libsecret-1-dev' : 'npm install',
+          process.platform === 'linux' ? 'sudo apt-get install libsecret-1-dev' : 'npm ci',
         );
         expect(electronMock.Tray.instances[0]?.item('problem-keychain')?.label).toBe(
           problem.reason,

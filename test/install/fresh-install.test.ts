@@ -1,11 +1,11 @@
 /**
  * A newcomer's machine without libsecret's development files (a fresh desktop or server image):
- * a fresh copy of this checkout is installed with `npm install` while pkg-config cannot find
- * libsecret, so keytar's build from source fails, as it does there. keytar is an optional
+ * a fresh copy of this checkout is installed with `npm ci` (README's one install command) while
+ * pkg-config cannot find libsecret, so keytar's build from source fails, as it does there. keytar is an optional
  * dependency: the install must succeed without it, the demo must ring, and the runner must say
  * what is missing when it needs the keychain. Prints the install's time and size.
  *
- * Its own script, not part of npm test (a whole npm install takes a minute or two):
+ * Its own script, not part of npm test (a whole install takes a minute or two):
  *   npm run test:install     (.ci/run runs it; it uses npm's cache, so it runs offline once
  *                             `npm ci` has filled it)
  */
@@ -62,20 +62,20 @@ beforeAll(async () => {
   }
   install = await run(
     'npm',
-    ['install', '--prefer-offline', '--no-audit', '--no-fund'],
+    ['ci', '--prefer-offline', '--no-audit', '--no-fund'],
     // As .ci/run: keytar builds from source (no prebuilt binary is reachable), here without libsecret.
     { ...userEnv(), ...HIDE_LIBSECRET, npm_config_build_from_source: 'keytar' },
     15 * 60_000,
   );
   const size = execFileSync('du', ['-sk', join(copy, 'node_modules')], { encoding: 'utf8' });
   console.info(
-    `fresh install without libsecret: npm install exited ${install.code} in ${(install.ms / 1000).toFixed(1)} s; node_modules ${(Number(size.split('\t')[0]) / 1024).toFixed(0)} MiB`,
+    `fresh install without libsecret: npm ci exited ${install.code} in ${(install.ms / 1000).toFixed(1)} s; node_modules ${(Number(size.split('\t')[0]) / 1024).toFixed(0)} MiB`,
   );
 }, 16 * 60_000);
 
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
-describe('npm install on a machine without libsecret', () => {
+describe('npm ci on a machine without libsecret', () => {
   it('succeeds, without keytar', () => {
     expect(install.code, install.output.slice(-4000)).toBe(0);
     expect(existsSync(join(copy, 'node_modules', 'keytar'))).toBe(false);

@@ -11,6 +11,6 @@ export function keytarMissing(): string | null {
     return null;
   } catch (err) {
     const why = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-    return `keytar is not installed or does not load (${why}): apt-get install libsecret-1-dev, then npm install`;
+    return `keytar is not installed or does not load (${why}): apt-get install libsecret-1-dev, then npm ci`;
   }
 }
