@@ -9,8 +9,9 @@
  *
  * The ACL is read as SDDL (owner and DACL) with Windows PowerShell's Get-Acl, run by its fixed full
  * path; icacls is not used to read it because it prints account names in the system's language and
- * not the owner. The decision (`sddlTrust`) is a pure function of that text, tested on recorded
- * output; only `windowsPolicyTrust` runs the tool.
+ * not the owner. The decision (`sddlTrust`) is a pure function of that text, tested on Get-Acl
+ * output constructed from Windows' defaults (test/fixtures/windows-acl: none recorded on Windows
+ * yet); only `windowsPolicyTrust` runs the tool.
  *
  * The rule, per security descriptor:
  * - the owner (who may always rewrite the ACL) is SYSTEM, Administrators or TrustedInstaller. A file
