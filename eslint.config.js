@@ -193,6 +193,26 @@ export default tseslint.config(
   {
     files: ['src-renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      // The renderer compiles against main's types (the IPC contract, the settings' shapes) but
+      // runs none of main's code: a pure helper both sides need lives in src-shared/.
+      'no-restricted-imports': 'off',
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [NO_ELECTRON],
+          patterns: [
+            NO_ELECTRON_PATHS,
+            {
+              group: folder('src-main'),
+              allowTypeImports: true,
+              message:
+                'The renderer imports only types from src-main/ (import type); move a pure helper it needs to src-shared/.',
+            },
+          ],
+        },
+      ],
+    },
   },
   {
     // Every word a window shows comes from the catalogue (src-shared/i18n): no letters written as

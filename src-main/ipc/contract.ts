@@ -1,9 +1,8 @@
 /**
  * The one IPC contract between the main process, the preload and the renderer (the pattern of
  * GitHub Desktop's ipc-shared.ts): a map from channel to signature that all three compile against.
- * It takes the shapes of the data from core/app/views.ts (types, and the few pure helpers it
- * re-exports: outcome labels, knownState), and nothing that needs Node, so the renderer's DOM-only
- * build includes it.
+ * It takes the shapes of the data from core/app/views.ts, types only (the pure helpers both sides
+ * use are in src-shared/), so the renderer's DOM-only build includes it.
  */
 
 import type {
@@ -24,7 +23,6 @@ import type {
 } from '../core/app/views.ts';
 
 /** The shapes of the UI's data belong to the core (core/app/views.ts); the contract carries them. */
-export { CALL_OUTCOMES, knownState, outcomeLabel, outcomeMessageId } from '../core/app/views.ts';
 export type {
   CallOutcome,
   CallText,

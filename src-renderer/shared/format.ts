@@ -6,7 +6,7 @@
  * through the window's Translator (src-shared/i18n), never assembled from caller text.
  */
 import type { CallOutcome, CallText, NumberKind } from '../../src-main/ipc/contract.ts';
-import { outcomeMessageId } from '../../src-main/ipc/contract.ts';
+import { outcomeMessageId } from '../../src-shared/call-outcome.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { isExtensionNumber } from '../../src-shared/extension-number.ts';
 

@@ -12,7 +12,11 @@ const eslint = new ESLint({ cwd: process.cwd() });
 async function restricted(filePath: string, source: string): Promise<string[]> {
   const [result] = await eslint.lintText(source, { filePath });
   return (result?.messages ?? [])
-    .filter((m) => m.ruleId === 'no-restricted-imports')
+    .filter(
+      (m) =>
+        m.ruleId === 'no-restricted-imports' ||
+        m.ruleId === '@typescript-eslint/no-restricted-imports',
+    )
     .map((m) => m.message);
 }
 
@@ -51,6 +55,25 @@ describe('import boundaries', () => {
         ]);
     for (const source of [ELECTRON, SUBPATH, TYPES])
       expect(await restricted('src-main/electron/example.ts', source)).toEqual([]);
+  });
+
+  it('the renderer imports only types from src-main/; pure helpers come from src-shared/', async () => {
+    const VALUE =
+      "import { knownState } from '../../src-main/core/app/views.ts';\nvoid knownState;\n";
+    const INLINE_VALUE =
+      "import { type StatusView, knownState } from '../../src-main/core/app/views.ts';\nexport const k: (s: StatusView) => unknown = (s) => knownState(s.state);\n";
+    const TYPE_ONLY =
+      "import type { StatusView } from '../../src-main/ipc/contract.ts';\nexport type S = StatusView;\n";
+    const SHARED =
+      "import { knownState } from '../../src-shared/connection-state.ts';\nvoid knownState;\n";
+    for (const file of ['src-renderer/settings/example.tsx', 'src-renderer/shared/example.ts']) {
+      for (const source of [VALUE, INLINE_VALUE])
+        expect(await restricted(file, source), source).toEqual([
+          expect.stringContaining('The renderer imports only types from src-main/'),
+        ]);
+      expect(await restricted(file, TYPE_ONLY)).toEqual([]);
+      expect(await restricted(file, SHARED)).toEqual([]);
+    }
   });
 
   it('the core imports its UI shapes from app/views.ts, never the IPC contract', async () => {

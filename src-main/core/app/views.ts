@@ -7,7 +7,7 @@
  */
 import type { ConnectionState } from '../events/contracts.ts';
 import type { Settings } from '../settings/types.ts';
-import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
+import type { CallOutcome } from '../../../src-shared/call-outcome.ts';
 import type { Locale } from '../../../src-shared/i18n/locales.ts';
 import type { NumberKind } from '../contacts/types.ts';
 import type { Words } from '../../../src-shared/i18n/phrase.ts';
@@ -20,58 +20,13 @@ export type { NumberKind } from '../contacts/types.ts';
  */
 export type NameSource = 'directory' | 'contacts' | 'crm' | 'none';
 
-/**
- * How a call turned out, in the same words for the popup's cards and the history: still ringing,
- * answered on one of the user's own numbers, answered by someone else (a colleague, a hunt group),
- * missed (the caller hung up while it rang), or ended some other way (voicemail, the ring timed out).
- */
-export type CallOutcome = 'ringing' | 'answered' | 'answered-elsewhere' | 'missed' | 'ended';
-
-export const CALL_OUTCOMES: readonly CallOutcome[] = [
-  'ringing',
-  'answered',
-  'answered-elsewhere',
-  'missed',
-  'ended',
-];
-
-const OUTCOME_WORDS: Record<CallOutcome, string> = {
-  ringing: 'Ringing',
-  answered: 'Answered',
-  'answered-elsewhere': 'Answered by a colleague',
-  missed: 'Missed',
-  ended: 'Ended',
-};
-
-/**
- * A call's outcome in English words, for the CSV export (a data file other programs read, kept in
- * English like the runner's JSON); an unknown value (an older app's file) reads as "Ended". What
- * people read (popup, History, tray) says `outcomeMessageId` in their language.
- */
-export function outcomeLabel(outcome: CallOutcome): string {
-  return OUTCOME_WORDS[outcome] ?? 'Ended';
-}
-
-const CONNECTION_STATES: readonly ConnectionState[] = [
-  'connected',
-  'connecting',
-  'degraded',
-  'offline',
-  'needs-attention',
-];
-
-/**
- * A status's state as one the UI has words for (the tray, the status panel): a value an older or
- * newer main might send reads as 'connecting'.
- */
-export function knownState(state: ConnectionState): ConnectionState {
-  return CONNECTION_STATES.includes(state) ? state : 'connecting';
-}
-
-/** The message id of an outcome's words (common.outcome.*); an unknown value reads as "Ended". */
-export function outcomeMessageId(outcome: CallOutcome): MessageId {
-  return CALL_OUTCOMES.includes(outcome) ? `common.outcome.${outcome}` : 'common.outcome.ended';
-}
+export {
+  CALL_OUTCOMES,
+  outcomeLabel,
+  outcomeMessageId,
+  type CallOutcome,
+} from '../../../src-shared/call-outcome.ts';
+export { knownState } from '../../../src-shared/connection-state.ts';
 
 /** The language the windows speak, as main decided it (Settings, policy or the OS). */
 export interface LocaleView {

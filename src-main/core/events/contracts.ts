@@ -11,9 +11,8 @@ import type { FaultId } from '../../../src-shared/service-errors.ts';
  * token manager (src-main/core/api), so that each can be built and tested on its own.
  */
 
-/** What the tray shows. `needs-attention` stops retries until the user acts (bad key, IP blocked). */
-export type ConnectionState =
-  'connected' | 'connecting' | 'degraded' | 'offline' | 'needs-attention';
+import type { ConnectionState } from '../../../src-shared/connection-state.ts';
+export type { ConnectionState } from '../../../src-shared/connection-state.ts';
 
 export interface ConnectionStatus {
   state: ConnectionState;

@@ -70,8 +70,7 @@ export interface CrmLookupSettings {
   timeoutSec: number;
 }
 
-/** The CRM lookup's time-out, in whole seconds (crm/README.md says why 3 by default). */
-export const CRM_TIMEOUT_SEC = { min: 1, max: 10 } as const;
+export { CRM_TIMEOUT_SEC } from '../../../src-shared/settings-limits.ts';
 
 export interface Settings {
   /** Schema version of the file. */
