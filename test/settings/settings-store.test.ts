@@ -1,5 +1,8 @@
-import { chmod, readdir, readFile, writeFile, mkdir } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { chmod, chown, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { beforeEach, describe, expect, it } from 'vitest';
 import {
   SettingsStore,
@@ -20,6 +23,39 @@ beforeEach(() => {
 const store = (logger = memoryLogger()) => new SettingsStore({ path, logger, now: () => NOW });
 const backups = async () =>
   (await readdir(tmp.path)).filter((f) => f.startsWith('settings.json.bad-'));
+const asRoot = process.getuid?.() === 0;
+/** nobody's and nogroup's id on Debian (and most Linux systems). */
+const NOBODY = 65534;
+
+/**
+ * SettingsStore.load() of `file` in a child process that is not root: when this process is root,
+ * the child imports the store (the sources may sit where only root reads, as in CI's clone), then
+ * drops to `nobody` (setgroups, setgid, setuid) before it loads. Answers what load() answered.
+ */
+async function loadAsUnprivileged(file: string) {
+  const store = new URL('../../src-main/core/settings/settings-store.ts', import.meta.url).href;
+  const script = `
+    const { SettingsStore } = await import(${JSON.stringify(store)});
+    if (process.getuid() === 0) {
+      process.setgroups([${NOBODY}]);
+      process.setgid(${NOBODY});
+      process.setuid(${NOBODY});
+    }
+    const logger = { debug() {}, info() {}, warn() {}, error() {}, child() { return logger; } };
+    const r = await new SettingsStore({ path: ${JSON.stringify(file)}, logger, now: () => 0 }).load();
+    process.stdout.write(JSON.stringify({ uid: process.getuid(), ...r }));`;
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '-e', script],
+    { timeout: 20_000 },
+  );
+  return JSON.parse(stdout) as {
+    uid: number;
+    settings: unknown;
+    problems: { message: string }[];
+  };
+}
+
 const onDisk = async () => JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
 
 describe('SettingsStore', () => {
@@ -172,18 +208,24 @@ describe('SettingsStore', () => {
     expect(await readdir(tmp.path)).toEqual([]);
   });
 
-  it.skipIf(process.getuid?.() === 0)(
-    'a read-only folder: problems reported, the app keeps going',
-    async () => {
-      await writeFile(path, '{not json');
-      await chmod(tmp.path, 0o500);
-      try {
-        const r = await store().load();
-        expect(r.settings).toEqual(DEFAULT_SETTINGS);
-        expect(r.problems[0]?.message).toMatch(/could not be kept/);
-      } finally {
-        await chmod(tmp.path, 0o700);
-      }
-    },
-  );
+  // A read-only folder means nothing to root (root writes anyway), and CI runs as root: the
+  // scenario runs in a child process that drops to `nobody` when this test runs as root, so it
+  // runs (and can fail) in CI too instead of being skipped there.
+  it('a read-only folder: problems reported, the app keeps going (as an unprivileged user)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'screenpop-settings-ro-'));
+    try {
+      const file = join(dir, 'settings.json');
+      await writeFile(file, '{not json');
+      if (asRoot) await chown(dir, NOBODY, NOBODY).then(() => chown(file, NOBODY, NOBODY));
+      await chmod(dir, 0o500);
+      const r = await loadAsUnprivileged(file);
+      expect(r.uid).not.toBe(0);
+      expect(r.settings).toEqual(DEFAULT_SETTINGS);
+      expect(r.problems[0]?.message).toMatch(/could not be kept/);
+      expect(await readFile(file, 'utf8')).toBe('{not json');
+    } finally {
+      await chmod(dir, 0o700);
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
 });
