@@ -30,9 +30,9 @@
  * source leaves `connected`), for a clean close and for a half-open stall.
  *
  * Bounded: fixed counts and time-outs; everything it starts it stops. Prints a table and JSON.
- * BENCH_ONLY=throughput|gap|connect runs one part; BENCH_CASES=broadcast-100,open-loop picks cases.
+ * BENCH_ONLY=throughput|gap|connect|floor runs one part; BENCH_CASES=broadcast-100,open-loop picks cases.
  */
-import { spawn } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { fileURLToPath } from 'node:url';
@@ -509,6 +509,173 @@ async function connectCase(count: number, rounds: number): Promise<ConnectRow[]>
 
 const round3 = (n: number) => round(n, 3);
 
+interface FloorRow {
+  round: number;
+  /** floor: bench/floor-server.ts; memory / redis: the relay with that backend. */
+  target: 'floor' | 'memory' | 'redis';
+  clients: number;
+  processes: number;
+  webhooks: number;
+  rate: number;
+  receipts: number;
+  expectedReceipts: number;
+  /** From each webhook's due time to the frame's arrival in a client (ms). */
+  latencyMs: { p50: number; p99: number; max: number };
+  load: string;
+}
+
+/**
+ * Latency under a fixed rate, over the floor (issue 24 item 4): `clients` clients spread over
+ * `processes` load-generator processes (load-worker.ts), every webhook to every client at `rate`/s,
+ * latency from each webhook's due time; the floor server, the relay on memory and on Redis in
+ * turn, rounds interleaved, the load average beside each.
+ */
+async function floorCases(
+  clients: number,
+  processes: number,
+  webhooks: number,
+  rate: number,
+  rounds: number,
+): Promise<FloorRow[]> {
+  const rows: FloorRow[] = [];
+  const order: FloorRow['target'][] = ['floor', 'memory', 'redis'];
+  for (let round = 1; round <= rounds; round++)
+    for (const target of round % 2 ? order : [...order].reverse())
+      rows.push(await floorRun(target, round, clients, processes, webhooks, rate));
+  return rows;
+}
+
+async function floorRun(
+  target: FloorRow['target'],
+  round: number,
+  clients: number,
+  processes: number,
+  webhooks: number,
+  rate: number,
+): Promise<FloorRow> {
+  const service = target === 'floor' ? undefined : await startTokenService(TOKENS);
+  const redis = target === 'redis' ? await startRedis() : undefined;
+  const stops: (() => Promise<unknown>)[] = [];
+  const workers: ChildProcess[] = [];
+  try {
+    let base: string;
+    if (target === 'floor') {
+      const floor = await spawnFloor();
+      stops.push(() => floor.stop());
+      base = floor.url;
+    } else {
+      const relay = await spawnRelay({
+        env: {
+          RELAY_LOG_LEVEL: 'warn',
+          RELAY_TENANT_ACME_SECRETS: SECRET,
+          RELAY_TENANT_ACME_BASE_URL: service!.baseUrl,
+          ...(redis ? { RELAY_REDIS_URL: redis.url } : { RELAY_STORAGE: 'memory' }),
+        },
+        nodeArgs: relayNodeArgs(),
+      });
+      stops.push(() => relay.stop());
+      base = relay.url;
+    }
+    const url = base.replace(/^http/, 'ws') + relayClientPath('acme');
+    const hello = {
+      type: 'hello',
+      v: 1,
+      filter: { extensions: ['100'], dids: [], events: [] },
+      cursor: null,
+    };
+    const per = Math.ceil(clients / processes);
+    const answer = (w: ChildProcess, key: string) =>
+      new Promise<Record<string, unknown>>((resolve, reject) => {
+        const on = (m: Record<string, unknown>) => {
+          if (key in m) {
+            w.off('message', on);
+            resolve(m);
+          }
+        };
+        w.on('message', on);
+        w.once('exit', () => reject(new Error('a load worker exited')));
+      });
+    for (let p = 0; p < processes; p++)
+      workers.push(
+        fork(fileURLToPath(new URL('load-worker.ts', import.meta.url)), {
+          serialization: 'advanced',
+          stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        }),
+      );
+    const connected = await Promise.all(
+      workers.map((w, p) => {
+        const tokens = Array.from(
+          { length: Math.max(0, Math.min(per, clients - p * per)) },
+          (_, j) => tokenOf(p * per + j),
+        );
+        const done = answer(w, 'connected');
+        w.send({ connect: { url, hello, tokens } });
+        return done.then((m) => m.connected as number);
+      }),
+    );
+    const total = connected.reduce((a, b) => a + b, 0);
+    if (total < clients) throw new Error(`${target}: ${total} of ${clients} clients connected`);
+    const load = loadAverage();
+    const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+    const atMs = performance.timeOrigin + performance.now() + 200;
+    for (const w of workers) w.send({ start: { atMs, rate, webhooks } });
+    const answers: Promise<number>[] = [];
+    for (let i = 0; i < webhooks; i++) {
+      const wait = atMs + (i * 1000) / rate - (performance.timeOrigin + performance.now());
+      if (wait > 0) await sleep(wait);
+      const body = `{"event_id":"${i}","event":30011,"timestamp":${Date.now()},"tenant":"acme","data":{"call_id":"c${i}","from":"+14155550123","to":"100","state":"ringing"}}`;
+      answers.push(postRaw(base + '/webhook/acme', body, signBody(SECRET, body), agent));
+    }
+    const accepted = (await Promise.all(answers)).filter((st) => st === 200).length;
+    agent.destroy();
+    const expected = accepted * clients;
+    let got: Float64Array[] = [];
+    const deadline = Date.now() + 30_000;
+    for (;;) {
+      const reports = await Promise.all(
+        workers.map((w) => {
+          const r = answer(w, 'latencies');
+          w.send({ report: true });
+          return r;
+        }),
+      );
+      got = reports.map((r) => r.latencies as Float64Array);
+      if (got.reduce((a, l) => a + l.length, 0) >= expected || Date.now() > deadline) break;
+      await sleep(200);
+    }
+    const all = new Float64Array(got.reduce((a, l) => a + l.length, 0));
+    let at = 0;
+    for (const l of got) {
+      all.set(l, at);
+      at += l.length;
+    }
+    all.sort();
+    return {
+      round,
+      target,
+      clients,
+      processes,
+      webhooks,
+      rate,
+      receipts: all.length,
+      expectedReceipts: expected,
+      latencyMs: {
+        p50: round2(pct(all, 50)),
+        p99: round2(pct(all, 99)),
+        max: round2(all.at(-1) ?? NaN),
+      },
+      load,
+    };
+  } finally {
+    for (const w of workers) if (w.connected) w.disconnect();
+    for (const stop of stops) await stop();
+    await redis?.stop();
+    await service?.close();
+  }
+}
+
+const round2 = (n: number) => round(n, 2);
+
 interface GapResult {
   strategy: 'hot-standby' | 'switch-on-failure' | 'switch-on-failure+time-cursor';
   fault: 'close' | 'stall';
@@ -630,17 +797,16 @@ async function gapRun(
 
 async function main(): Promise<void> {
   const started = performance.now();
-  // BENCH_ONLY=throughput|gap|connect runs one part; the default runs throughput and gap.
+  // BENCH_ONLY=throughput|gap|connect|floor runs one part; the default runs throughput and gap.
   const only = process.env.BENCH_ONLY;
   const pick = process.env.BENCH_CASES?.split(',');
   const results: CaseResult[] = [];
-  if (only !== 'gap' && only !== 'connect')
+  if (only !== 'gap' && only !== 'connect' && only !== 'floor')
     for (const spec of CASES.filter((c) => !pick || pick.includes(c.name)))
       for (const b of BACKENDS) results.push(await runCase(spec, b));
   const idleCount = Number(process.env.BENCH_IDLE_CLIENTS ?? 0);
   const idle: IdleResult[] = [];
-  if (idleCount > 0 && only !== 'gap' && only !== 'connect')
-    for (const b of BACKENDS) idle.push(await idleCase(idleCount, b));
+  if (idleCount > 0 && !only) for (const b of BACKENDS) idle.push(await idleCase(idleCount, b));
   const connect: ConnectRow[] = [];
   if (only === 'connect' || process.env.BENCH_CONNECT_ROUNDS)
     connect.push(
@@ -649,8 +815,19 @@ async function main(): Promise<void> {
         Number(process.env.BENCH_CONNECT_ROUNDS ?? 3),
       )),
     );
+  const floors: FloorRow[] = [];
+  if (only === 'floor')
+    floors.push(
+      ...(await floorCases(
+        Number(process.env.BENCH_FLOOR_CLIENTS ?? 1000),
+        Number(process.env.BENCH_FLOOR_PROCESSES ?? 4),
+        Number(process.env.BENCH_FLOOR_WEBHOOKS ?? 500),
+        Number(process.env.BENCH_FLOOR_RATE ?? 50),
+        Number(process.env.BENCH_FLOOR_ROUNDS ?? 2),
+      )),
+    );
   const gaps: GapResult[] = [];
-  if (only !== 'throughput' && only !== 'connect')
+  if (only !== 'throughput' && only !== 'connect' && only !== 'floor')
     for (const fault of ['close', 'stall'] as const)
       for (const strategy of [
         'hot-standby',
@@ -705,6 +882,25 @@ async function main(): Promise<void> {
         `${String(c.round).padStart(5)}  ${c.variant.padEnd(10)}  ${`${c.connected}/${c.clients}`.padStart(9)}  ${String(c.seconds).padStart(7)}  ${String(c.serviceChecks).padStart(14)}  ${c.load}`,
       );
   }
+  if (floors.length) {
+    lines.push('');
+    lines.push(
+      `latency over the floor: ${floors[0]!.clients} clients in ${floors[0]!.processes} load processes, every webhook to every client, ${floors[0]!.webhooks} webhooks at ${floors[0]!.rate}/s; latency from each webhook's due time`,
+    );
+    lines.push(
+      'round  target  receipts/expected  p50 / p99 / max (ms)  p99 above the floor of its round (ms)  load (1/5/15 min)',
+    );
+    for (const f of floors) {
+      const floor = floors.find((x) => x.round === f.round && x.target === 'floor');
+      const above =
+        f.target === 'floor' || !floor
+          ? '-'
+          : String(round2(f.latencyMs.p99 - floor.latencyMs.p99));
+      lines.push(
+        `${String(f.round).padStart(5)}  ${f.target.padEnd(6)}  ${`${f.receipts}/${f.expectedReceipts}`.padStart(17)}  ${`${f.latencyMs.p50} / ${f.latencyMs.p99} / ${f.latencyMs.max}`.padStart(20)}  ${above.padStart(37)}  ${f.load}`,
+      );
+    }
+  }
   lines.push('');
   lines.push(
     `failover gap: rings every 50 ms, direct heartbeat ${DIRECT_HEARTBEAT_MS} ms (dead after 2 silent intervals)`,
@@ -716,7 +912,10 @@ async function main(): Promise<void> {
     );
   lines.push('', `total ${round((performance.now() - started) / 1000)} s`);
   process.stdout.write(
-    lines.join('\n') + '\n\n' + JSON.stringify({ results, idle, connect, gaps }, null, 2) + '\n',
+    lines.join('\n') +
+      '\n\n' +
+      JSON.stringify({ results, idle, connect, floors, gaps }, null, 2) +
+      '\n',
   );
 }
 
