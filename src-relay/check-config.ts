@@ -15,6 +15,7 @@ import type { RelayConfig } from './config.ts';
 import { EXAMPLE_SECRET } from './config.ts';
 import { fileStartupError, printableRedisUrl } from './startup-errors.ts';
 import { isLoopbackHost } from '../src-shared/loopback.ts';
+import { readableByOthers, readGatewayCredential, sourceOf } from './gateway/credential.ts';
 
 export interface ConfigReport {
   /** The relay refuses to start with any of these. */
@@ -32,7 +33,11 @@ const SHORT_SECRET = 16;
 /** A Yeastar P-Series webhook Secret's length ("Monitor Events via Webhook"). */
 const YEASTAR_SECRET_CHARS = 32;
 
-export function checkConfig(config: RelayConfig, now: number): ConfigReport {
+export function checkConfig(
+  config: RelayConfig,
+  now: number,
+  env: NodeJS.ProcessEnv = {},
+): ConfigReport {
   const report: ConfigReport = { errors: [], warnings: [], summary: [] };
   const scheme = config.tls ? 'https' : 'http';
   const host = config.host.includes(':') ? `[${config.host}]` : config.host;
@@ -42,6 +47,7 @@ export function checkConfig(config: RelayConfig, now: number): ConfigReport {
   checkStorage(config, report, local);
   checkTenants(config, report, local);
   checkUsers(config, report);
+  checkGateways(config, report, env);
   return report;
 }
 
@@ -188,6 +194,30 @@ function checkTenants(config: RelayConfig, report: ConfigReport, local: boolean)
     if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
       report.warnings.push(
         `tenants.${name}.baseUrl is plain http: desktops' access tokens would cross the network unencrypted when the relay checks them; use https`,
+      );
+  }
+}
+
+/** Gateway mode: where each tenant's key and secret come from, and that they are there. */
+function checkGateways(config: RelayConfig, report: ConfigReport, env: NodeJS.ProcessEnv): void {
+  for (const [name, tenant] of Object.entries(config.tenants)) {
+    const gateway = tenant.gateway;
+    if (!gateway) continue;
+    const ways = [gateway.stream && 'its own stream', tenant.secrets.length > 0 && 'webhooks']
+      .filter(Boolean)
+      .join(' and ');
+    report.summary.push(
+      `tenant ${name}: gateway (the relay holds the API credential; events from ${ways}${gateway.stream && tenant.secrets.length > 0 ? ', each stored once' : ''}); key from ${sourceOf(name, gateway, 'apiKey')}, secret from ${sourceOf(name, gateway, 'secret')}`,
+    );
+    try {
+      readGatewayCredential(name, gateway, env);
+    } catch (err) {
+      report.errors.push((err as Error).message);
+      continue;
+    }
+    if (gateway.secretFile !== undefined && readableByOthers(gateway.secretFile))
+      report.warnings.push(
+        `tenants.${name}.gateway.secretFile ${gateway.secretFile} may be read by other users of this computer: make it readable by the relay's user only (chmod 600)`,
       );
   }
 }

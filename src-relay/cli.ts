@@ -12,6 +12,7 @@ import { assertWsInternals } from './ws-internals.ts';
 import { openStore } from './store/open-store.ts';
 import type { EventStore } from './store/types.ts';
 import { openUserStore } from './users/open-user-store.ts';
+import { readGatewayCredential, type GatewayCredential } from './gateway/credential.ts';
 import type { UserStore } from './users/types.ts';
 import { USERS_USAGE, usersCommand, UsersUsageError } from './users/users-cli.ts';
 
@@ -117,7 +118,7 @@ async function main(): Promise<number | undefined> {
   const configPath = args.config ?? (process.env.RELAY_CONFIG || undefined);
   const config = loadConfig(configPath, process.env);
   const secrets = secretsOf(config);
-  const report = checkConfig(config, Date.now());
+  const report = checkConfig(config, Date.now(), process.env);
   if (args.checkConfig) return checkOnly(configPath, config, report, secrets);
   if (report.errors.length > 0)
     throw new StartupError(`the config cannot be used:\n  ${report.errors.join('\n  ')}`);
@@ -139,12 +140,30 @@ async function main(): Promise<number | undefined> {
       process.exit(1);
     },
   });
+  // Gateway mode: the phone system's key and secret, from files or the environment (never the
+  // JSON), registered for scrubbing before anything can log.
+  const gateway = new Map<string, GatewayCredential>();
+  for (const [name, tenant] of Object.entries(config.tenants))
+    if (tenant.gateway) {
+      const credential = readGatewayCredential(name, tenant.gateway, process.env);
+      secrets.add(credential.secret);
+      secrets.add(credential.apiKey);
+      gateway.set(name, credential);
+    }
   const store = await openStore(config, clock, logger);
   let relay: RelayServer;
   let userStore: UserStore | null = null;
   try {
     userStore = await openUserStore(config, clock, logger, { follow: true });
-    relay = await startRelay({ config, store, logger, clock, users: userStore });
+    relay = await startRelay({
+      config,
+      store,
+      logger,
+      clock,
+      users: userStore,
+      gateway,
+      secrets,
+    });
   } catch (err) {
     await userStore?.close().catch(() => {});
     await store.close().catch(() => {});

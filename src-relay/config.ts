@@ -82,6 +82,34 @@ const oidcSchema = z
   })
   .strict();
 
+/**
+ * Gateway mode (docs/relay-protocol.md section 2.4): the relay holds the phone system's API key and
+ * secret itself and keeps its own event stream to the service, so no desktop needs them. The key
+ * and the secret are never written in this JSON: each is read at start from a file (readable by
+ * the relay's user only) or an environment variable.
+ */
+const secretSource = (what: string) =>
+  z
+    .string({ error: `${what} must be text` })
+    .min(1, { error: `${what} is empty` })
+    .optional();
+const gatewaySchema = z
+  .object({
+    /** A file holding the API key (Client ID), or the environment variable holding it. */
+    apiKeyFile: secretSource('gateway.apiKeyFile'),
+    apiKeyEnv: secretSource('gateway.apiKeyEnv'),
+    /** A file holding the API secret (Client Secret), or the environment variable holding it. */
+    secretFile: secretSource('gateway.secretFile'),
+    secretEnv: secretSource('gateway.secretEnv'),
+    /**
+     * Keep the service's event stream open (default). With webhook secrets as well, both deliver
+     * and each event is stored once (by event_id); false: webhooks only (the credential then serves
+     * the e-mail directory for single sign-on).
+     */
+    stream: z.boolean().default(true),
+  })
+  .strict();
+
 const tenantSchema = z
   .object({
     /** The tenant's service base URL; client tokens are validated against it. */
@@ -93,7 +121,7 @@ const tenantSchema = z
       .array(z.string().min(1, { error: 'a webhook secret is empty' }), {
         error: 'no webhook secrets',
       })
-      .min(1, { error: 'no webhook secrets' }),
+      .default([]),
     /**
      * Who may read the tenant's stream. "service-token": any desktop holding a service access
      * token of the tenant (it chooses its own filter). "users": only the relay's users (enrolled
@@ -105,6 +133,8 @@ const tenantSchema = z
       .default('service-token'),
     /** Organisation mode's single sign-on (needs access "users"). */
     oidc: oidcSchema.optional(),
+    /** Gateway mode: the relay holds the service's credential and keeps its own stream. */
+    gateway: gatewaySchema.optional(),
     /**
      * What the tenant's service speaks: "standard" (docs/wire-protocol.md) or "yeastar-p-series"
      * (docs/phone-systems/yeastar-p-series.md): its webhooks' body and signature (X-Signature,
@@ -277,6 +307,28 @@ export const relayConfigSchema = baseSchema.superRefine((config, ctx) => {
         path: ['tenants', name, 'oidc'],
         message: `tenants.${name}.oidc needs "access": "users" (single sign-on admits the relay's users only)`,
       });
+  for (const name of names) {
+    const t = config.tenants[name]!;
+    // Events come from webhooks, or from the gateway's own stream: a tenant needs one of them.
+    if (t.secrets.length === 0 && !t.gateway?.stream)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tenants', name, 'secrets'],
+        message: `no webhook secrets (tenants.${name}.secrets), and no gateway stream: give the tenant its webhook secret, or a gateway (tenants.${name}.gateway) to keep its own stream`,
+      });
+    const g = t.gateway;
+    if (!g) continue;
+    for (const [what, file, env] of [
+      ['apiKey', g.apiKeyFile, g.apiKeyEnv],
+      ['secret', g.secretFile, g.secretEnv],
+    ] as const)
+      if ((file === undefined) === (env === undefined))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tenants', name, 'gateway'],
+          message: `tenants.${name}.gateway needs exactly one of ${what}File (a file holding it) or ${what}Env (an environment variable holding it); never the value itself`,
+        });
+  }
   const withUsers = names.filter((n) => config.tenants[n]!.access === 'users');
   if (withUsers.length > 0 && config.storage.kind === 'memory' && !config.users.file)
     ctx.addIssue({
@@ -308,6 +360,7 @@ export type StorageConfig = RelayConfig['storage'];
 export type ClientOptions = RelayConfig['clients'];
 export type AuthOptions = RelayConfig['auth'];
 export type OidcConfig = NonNullable<TenantConfig['oidc']>;
+export type GatewayConfig = NonNullable<TenantConfig['gateway']>;
 export type RelayConfigInput = z.input<typeof relayConfigSchema>;
 
 /** Parses and checks a configuration object; throws `relay config: <path>: <problem>; ...`. */

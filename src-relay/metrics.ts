@@ -60,6 +60,10 @@ export const ENROLMENT_RESULTS = [
 ] as const;
 export type EnrolmentResult = (typeof ENROLMENT_RESULTS)[number];
 
+/** Gateway mode: the states of a tenant's upstream stream (gateway/upstream.ts). */
+export const UPSTREAM_STATES = ['connecting', 'connected', 'reconnecting', 'refused'] as const;
+export type UpstreamState = (typeof UPSTREAM_STATES)[number];
+
 export class RelayMetrics {
   received = 0;
   stored = 0;
@@ -73,6 +77,10 @@ export class RelayMetrics {
   readonly enrolments = new Map<EnrolmentResult, number>();
   /** Sessions closed because their user was revoked or changed (organisation mode). */
   usersEnded = 0;
+  /** Gateway mode: frames of the relay's own upstream streams, by tenant and result. */
+  readonly upstreamEvents = new Map<string, number>();
+  /** Gateway mode: each upstream's state, read at scrape time (tenant -> state). */
+  upstreamStates: () => ReadonlyMap<string, UpstreamState> = () => new Map();
   /** Read at scrape time. */
   connectedClients: () => number = () => 0;
   /** Unsent bytes held for all clients (the send budget's count), read at scrape time. */
@@ -162,6 +170,33 @@ export class RelayMetrics {
       'Sessions closed because their user was revoked or their extensions changed.',
       () => this.usersEnded,
     );
+    new Counter({
+      name: 'relay_upstream_events_total',
+      help: "Event frames of the gateway's own upstream stream, by tenant and result (stored, duplicate: already delivered by a webhook or the stream, rejected, storage-error).",
+      labelNames: ['tenant', 'result'],
+      registers,
+      collect: () => {
+        const counter = this.registry.getSingleMetric('relay_upstream_events_total') as Counter;
+        counter.reset();
+        for (const [key, n] of this.upstreamEvents) {
+          const [tenant, result] = key.split('\u0000') as [string, string];
+          counter.inc({ tenant, result }, n);
+        }
+      },
+    });
+    new Gauge({
+      name: 'relay_upstream_state',
+      help: "Gateway mode: 1 for the current state of each tenant's upstream stream (connecting, connected, reconnecting, refused), 0 for the others.",
+      labelNames: ['tenant', 'state'],
+      registers,
+      collect: () => {
+        const gauge = this.registry.getSingleMetric('relay_upstream_state') as Gauge;
+        gauge.reset();
+        for (const [tenant, current] of this.upstreamStates())
+          for (const state of UPSTREAM_STATES)
+            gauge.set({ tenant, state }, state === current ? 1 : 0);
+      },
+    });
     gauge('relay_connected_clients', 'Client WebSockets connected now.', () =>
       this.connectedClients(),
     );
@@ -177,6 +212,11 @@ export class RelayMetrics {
       buckets: LAG_BUCKETS_MS,
       registers,
     });
+  }
+
+  upstream(tenant: string, result: 'stored' | 'duplicate' | 'rejected' | 'storage-error'): void {
+    const key = `${tenant}\u0000${result}`;
+    this.upstreamEvents.set(key, (this.upstreamEvents.get(key) ?? 0) + 1);
   }
 
   reject(reason: RejectReason): void {

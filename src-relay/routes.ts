@@ -23,6 +23,8 @@ export interface RouteDeps {
   clock: Clock;
   /** Organisation mode's requests (sign-in information, enrolment). */
   org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo'>;
+  /** Gateway mode: each tenant's upstream stream's state, for /healthz. */
+  upstreams?: () => Record<string, { state: string; since: string }>;
 }
 
 /**
@@ -58,7 +60,15 @@ export function requestHandler(
     }
     if (!takesBody(path) && hasUnreadBody(req))
       return reply(res, 413, { ok: false, error: 'this path takes no request body' });
-    if (path === '/healthz') return reply(res, 200, { ok: true });
+    if (path === '/healthz') {
+      // Alive whatever the upstream does (a restart would not bring the phone system back); its
+      // state is detail for the administrator and the metric relay_upstream_state.
+      const upstream = deps.upstreams?.();
+      return reply(res, 200, {
+        ok: true,
+        ...(upstream && Object.keys(upstream).length > 0 && { upstream }),
+      });
+    }
     if (path === '/readyz') {
       // The store's ping is bounded (Redis: commandTimeoutMs): a hung backend is not ready.
       store.ping().then(

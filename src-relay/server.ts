@@ -23,6 +23,12 @@ import { upgradeHandler } from './upgrade.ts';
 import type { UserStore } from './users/types.ts';
 import { UserAuthenticator } from './users/user-auth.ts';
 import { OidcVerifier, type EmailDirectory } from './users/oidc.ts';
+import { SecretRegistry } from '../src-shared/log.ts';
+import type { CreateSocket } from '../src-shared/stream/socket.ts';
+import { wsSocketFactory } from '../src-shared/stream/ws-socket.ts';
+import type { GatewayCredential } from './gateway/credential.ts';
+import { GatewayDirectory } from './gateway/directory.ts';
+import type { GatewayUpstream } from './gateway/upstream.ts';
 
 /**
  * Largest frame a client may send. The biggest hello the protocol allows (three lists of 200
@@ -39,8 +45,16 @@ export interface RelayDeps {
   logger?: Logger;
   /** The relay's users (users/open-user-store.ts), when a tenant has `access: "users"`. */
   users?: UserStore | null;
-  /** Extensions by e-mail address from the phone system (gateway mode), for single sign-on. */
+  /** Extensions by e-mail address; by default, in gateway mode, the phone system's extension list. */
   directory?: EmailDirectory;
+  /** Gateway mode: the credential of each tenant with `gateway` (gateway/credential.ts). */
+  gateway?: ReadonlyMap<string, GatewayCredential>;
+  /** Where secrets and tokens are registered for scrubbing (the logger's registry). */
+  secrets?: SecretRegistry;
+  /** The upstream streams' sockets (default: `ws`, straight to the service). */
+  createSocket?: CreateSocket;
+  /** The upstream streams' timings (tests shorten them). */
+  upstreamTuning?: { backoff?: { baseMs?: number; capMs?: number }; heartbeatMs?: number };
 }
 
 export interface RelayServer {
@@ -84,6 +98,48 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   metrics.authQueued = () => validator.queueLength;
   const unsubscribe = store.subscribe((events) => sessions.publish(events));
   const users = deps.users ?? null;
+  // Gateway mode: the relay's own stream per tenant, started (its first token a startup check)
+  // before the relay listens.
+  const upstreams = new Map<string, GatewayUpstream>();
+  // Loaded only for a gateway: the service client brings the shared words (i18n), which a relay
+  // without one need not parse at every start.
+  const { GatewayUpstream } = deps.gateway?.size
+    ? await import('./gateway/upstream.ts')
+    : { GatewayUpstream: undefined };
+  for (const [name, credential] of deps.gateway ?? []) {
+    if (!GatewayUpstream) break;
+    const tenant = config.tenants[name];
+    if (!tenant?.gateway) continue;
+    upstreams.set(
+      name,
+      new GatewayUpstream({
+        tenant: name,
+        config: tenant,
+        credential,
+        store,
+        clock,
+        logger: logger.child({ component: 'upstream', tenant: name }),
+        metrics,
+        fetch: deps.fetch ?? fetch,
+        createSocket: deps.createSocket ?? wsSocketFactory({}),
+        secrets: deps.secrets ?? new SecretRegistry(),
+        ...deps.upstreamTuning,
+      }),
+    );
+  }
+  const stopUpstreams = () => Promise.all([...upstreams.values()].map((u) => u.stop()));
+  try {
+    for (const [name, upstream] of upstreams)
+      await upstream.start(config.tenants[name]!.gateway!.stream);
+  } catch (err) {
+    unsubscribe();
+    await stopUpstreams();
+    throw err;
+  }
+  metrics.upstreamStates = () =>
+    new Map([...upstreams].map(([name, u]) => [name, u.state().state]));
+  const directory =
+    deps.directory ?? (upstreams.size > 0 ? new GatewayDirectory(upstreams, clock) : undefined);
   const oidc = new Map<string, OidcVerifier>();
   for (const [name, tenant] of Object.entries(config.tenants))
     if (tenant.oidc && tenant.access === 'users')
@@ -96,7 +152,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
           clock,
           logger: logger.child({ component: 'oidc', tenant: name }),
           fetch: deps.fetch ?? fetch,
-          ...(deps.directory ? { directory: deps.directory } : {}),
+          ...(directory ? { directory } : {}),
         }),
       );
   const userAuth = users
@@ -141,6 +197,13 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     draining: isDraining,
     clock,
     org: { users, oidcInfo: (tenant) => oidc.get(tenant)?.info() ?? null },
+    upstreams: () =>
+      Object.fromEntries(
+        [...upstreams].map(([name, u]) => {
+          const { state, since } = u.state();
+          return [name, { state, since: new Date(since).toISOString() }];
+        }),
+      ),
   });
   // Node checks header and request time-outs only every connectionsCheckingInterval (30 s by
   // default), so a 10 s limit held for up to 40 s; a check every second keeps them near their value.
@@ -185,6 +248,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       sweeper.stop();
       unsubscribe();
       unfollowUsers?.();
+      void stopUpstreams();
       reject(listenStartupError(config.host, config.port, err));
     };
     server.once('error', failed);
@@ -222,6 +286,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       sweeper.stop();
       unsubscribe();
       unfollowUsers?.();
+      await stopUpstreams();
       for (const s of sessions.all())
         s.close(CloseCode.serviceRestart, 'relay restarting; reconnect and resume');
       wss.close();

@@ -73,20 +73,9 @@ export async function handleWebhook(
   if (verdict !== 'valid')
     return reject(401, `signature-${verdict}`, 'signature missing or invalid');
 
-  let events: IntakeEvent[];
-  if (yeastar) {
-    // The vendor's report, decoded into the core's envelopes (none for a code desktops do not use).
-    const decoded = deps.yeastar.decode(tenant, raw, deps.now());
-    if (!decoded.ok) return reject(400, decoded.reason, 'body is not a Yeastar P-Series report');
-    events = decoded.events;
-  } else {
-    const parsed = readEnvelope(raw);
-    if (!parsed.ok) return reject(400, parsed.reason, 'body is not a JSON event envelope');
-    const env = parsed.envelope;
-    if (env.tenant !== tenant)
-      return reject(400, 'tenant-mismatch', 'envelope tenant does not match the URL');
-    events = [{ eventId: env.eventId, event: env.event, to: env.to, body: env.text }];
-  }
+  const decoded = decodeDelivery(tenant, config, raw, deps.yeastar, deps.now());
+  if (!decoded.ok) return reject(400, decoded.reason, decoded.error);
+  const events = decoded.events;
 
   let stored = 0;
   let cursor: string | undefined;
@@ -111,6 +100,45 @@ export async function handleWebhook(
   }
   if (stored === 0 && events.length > 0) return reply(res, 200, { ok: true, duplicate: true });
   reply(res, 200, { ok: true, ...(cursor !== undefined && { cursor }), stored });
+}
+
+export type DeliveryResult =
+  { ok: true; events: IntakeEvent[] } | { ok: false; reason: RejectReason; error: string };
+
+/**
+ * One delivery of a tenant's phone system (a webhook's body, or a frame of the gateway's own
+ * stream) as the events the store keeps: a Yeastar P-Series report decoded into the core's
+ * envelopes, a standard envelope kept byte for byte (its tenant must be this one). The one reading
+ * both ways in share, so an event carried by both has one event_id and is stored once.
+ */
+export function decodeDelivery(
+  tenant: string,
+  config: TenantConfig,
+  raw: Uint8Array,
+  yeastar: YeastarIntake,
+  now: number,
+): DeliveryResult {
+  if (config.phoneSystem === 'yeastar-p-series') {
+    // The vendor's report, decoded into the core's envelopes (none for a code desktops do not use).
+    const decoded = yeastar.decode(tenant, raw, now);
+    if (!decoded.ok)
+      return { ok: false, reason: decoded.reason, error: 'body is not a Yeastar P-Series report' };
+    return decoded;
+  }
+  const parsed = readEnvelope(raw);
+  if (!parsed.ok)
+    return { ok: false, reason: parsed.reason, error: 'body is not a JSON event envelope' };
+  const env = parsed.envelope;
+  if (env.tenant !== tenant)
+    return {
+      ok: false,
+      reason: 'tenant-mismatch',
+      error: 'envelope tenant does not match the URL',
+    };
+  return {
+    ok: true,
+    events: [{ eventId: env.eventId, event: env.event, to: env.to, body: env.text }],
+  };
 }
 
 const allowLists = new WeakMap<TenantConfig, BlockList | null>();

@@ -18,6 +18,8 @@ export interface TokenPair {
 export interface Extension {
   number: string;
   callerIdName: string;
+  /** `email_addr`, lower-cased, when the entry has a plausible one (the relay maps sign-ins by it). */
+  email?: string;
 }
 
 export interface ExtensionPage {
@@ -142,7 +144,12 @@ export function parseExtensionPage(body: unknown, operation: string): ExtensionP
     const e = entry as Json;
     const number = text(e.number)?.trim();
     if (!number) continue;
-    extensions.push({ number, callerIdName: previewText(e.caller_id_name, 200) });
+    const email = text(e.email_addr)?.trim().toLowerCase();
+    extensions.push({
+      number,
+      callerIdName: previewText(e.caller_id_name, 200),
+      ...(email && /^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email) && { email }),
+    });
   }
   const total = text(obj.total_number);
   const totalNumber = total !== undefined && /^\d+$/.test(total) ? Number(total) : undefined;

@@ -28,7 +28,7 @@ import {
   TRUNK_STATUS_CHANGED,
   type EventEnvelope,
 } from '../event-codes.ts';
-// A type only: the relay loads this module and none of the desktop's words.
+// A type only: this module needs no words (the relay's webhook intake loads it).
 import type { ErrcodeReader } from '../service-errors.ts';
 
 /** The vendor's event codes we read ("API Events Overview", event pages "(300xx) ..."). */

@@ -193,7 +193,7 @@ describe('ServiceClient.listExtensions', () => {
     const { accessToken } = await client.getToken(service.key, service.secret);
     const list = await client.listExtensions(accessToken);
     expect(list).toHaveLength(250);
-    expect(list[0]).toEqual({ number: '101', callerIdName: 'Person 1' });
+    expect(list[0]).toMatchObject({ number: '101', callerIdName: 'Person 1' });
     const reqs = service.requestsTo('/extension/list');
     expect(reqs.map((r) => r.url.searchParams.get('page'))).toEqual(['1', '2', '3']);
     for (const r of reqs) {

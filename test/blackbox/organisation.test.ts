@@ -25,6 +25,8 @@ import type { Pop } from '../../src-main/core/events/pipeline.ts';
 import { DESKTOP_CLIENT_ID, startOidcProvider } from '../support/oidc-provider.ts';
 import { envWithout, ProcessGroup, until } from './processes.ts';
 import { RelayProcess, RunnerProcess, SimProcess } from './services.ts';
+import { ServiceClient } from '../../src-shared/api/service-client.ts';
+import { wireFor } from '../../src-shared/wire/index.ts';
 
 let group: ProcessGroup;
 const stops: Array<() => Promise<void>> = [];
@@ -78,59 +80,12 @@ describe('organisation mode: the relay between the phone system and its users', 
       extensions: ['102'],
     });
 
-    // The desktop: what its Settings' "Sign in with your organisation" runs, without Electron.
-    const secrets = new SecretRegistry();
-    const transport = transportFor(
-      { proxyMode: 'none', proxyUrl: '', caFile: '' },
-      { logger: silentLogger, secrets, readFile: () => '' },
+    const { desktop, desktopPops, keychain, account, identity } = await signInDesktop(
+      relay,
+      sim.tenant,
+      idp,
     );
-    const info = (
-      (await (await fetch(relay.url + relayOrgPath(sim.tenant))).json()) as OrgSignInInfo
-    ).oidc!;
-    let page: Promise<string> = Promise.resolve('');
-    const tokens = await signInWithBrowser(info, {
-      clock: systemClock,
-      fetch: transport.fetch,
-      openBrowser: (url) => {
-        page = idp.signIn(url, 'alice');
-      },
-    });
-    expect(await page).toBe('Signed in.');
-    const keychain = new MemoryCredentialStore();
-    const account = orgKeychainAccount(relay.url, sim.tenant);
-    const source = new OrgTokenSource({
-      store: keychain,
-      account,
-      fetch: transport.fetch,
-      clock: systemClock,
-      logger: silentLogger,
-      secrets,
-    });
-    await source.save(
-      { kind: 'oidc', refreshToken: tokens.refreshToken!, provider: info, email: tokens.email },
-      { value: tokens.idToken, expiresAt: tokens.idTokenExpiresAt },
-    );
-    let identity: RelayIdentity | undefined;
-    const desktop = organisationConnection(
-      {
-        relayUrl: relay.url,
-        tenant: sim.tenant,
-        settings: { ...DEFAULT_SETTINGS, extensions: ['102'] },
-        tokens: source,
-      },
-      { clock: systemClock, logger: silentLogger, transport, onIdentity: (id) => (identity = id) },
-    );
-    const desktopPops: Pop[] = [];
-    desktop.engine.onPop((p) => desktopPops.push(p as Pop));
-    desktop.engine.start();
-    stops.push(() => desktop.stop());
-    await until(
-      () => desktop.engine.status().state === 'connected',
-      'the desktop to connect',
-      30_000,
-      () => JSON.stringify(desktop.engine.status()),
-    );
-    expect(identity).toMatchObject({ user: 'alice', via: 'oidc', extensions: ['101'] });
+    expect(identity()).toMatchObject({ user: 'alice', via: 'oidc', extensions: ['101'] });
 
     // Rings to both, and to a third extension nobody here has.
     const sent = { '101': [] as string[], '102': [] as string[] };
@@ -178,3 +133,197 @@ describe('organisation mode: the relay between the phone system and its users', 
     expect(desktop.engine.status().state).toBe('connected');
   });
 });
+
+// Issue 26 item 1: the relay as the organisation's gateway. The API key and secret are only in the
+// relay's environment; the relay keeps its own stream to the phone system besides the webhooks,
+// and stores each event once; alice is mapped by the phone system's own extension list (her
+// e-mail address there), without a relay user.
+describe.each(['standard', 'yeastar-p-series'] as const)(
+  'organisation mode with the relay as the gateway (%s)',
+  (phoneSystem) => {
+    it('gives each user only their own rings, once each from stream and webhooks together, with the API secret only in the relay', async () => {
+      group = new ProcessGroup();
+      const sim = await new SimProcess(group, { phoneSystem }).start();
+      // The address the phone system's extension list gives extension 101 (asked as the relay asks).
+      const service = new ServiceClient({
+        baseUrl: sim.baseUrl,
+        clock: systemClock,
+        fetch,
+        api: wireFor(phoneSystem).api,
+      });
+      const token = await service.getToken(sim.key, sim.secret);
+      const email = (await service.listExtensions(token.accessToken)).find(
+        (e) => e.number === '101',
+      )!.email!;
+      const idp = await startOidcProvider({ accounts: { alice: { email } } });
+      stops.push(() => idp.close());
+      const relay = await new RelayProcess(group, {
+        tenant: sim.tenant,
+        serviceUrl: sim.baseUrl,
+        phoneSystem,
+        users: {
+          file: join(group.tempDir('blackbox-users-'), 'users.json'),
+          oidc: { issuer: idp.issuer, clientId: DESKTOP_CLIENT_ID },
+        },
+        gateway: { apiKeyEnv: 'ACME_API_KEY', secretEnv: 'ACME_API_SECRET' },
+        env: { ...process.env, ACME_API_KEY: sim.key, ACME_API_SECRET: sim.secret },
+      }).start();
+      expect(relay.configText()).not.toContain(sim.secret);
+      // /healthz says the state of the relay's own stream to the phone system.
+      let health: HealthAnswer | undefined;
+      for (let i = 0; i < 100 && health?.upstream?.[sim.tenant]?.state !== 'connected'; i++) {
+        if (i > 0) await new Promise((r) => setTimeout(r, 200));
+        health = (await (await fetch(relay.url + '/healthz')).json()) as HealthAnswer;
+      }
+      expect(health).toMatchObject({
+        ok: true,
+        upstream: { [sim.tenant]: { state: 'connected' } },
+      });
+      await sim.control('POST', 'webhooks', {
+        url: relay.webhookUrl(),
+        secret: relay.webhookSecret,
+      });
+      const added = await relay.users('add', 'reception', '--extension', '102');
+      const code = /enrolment code: (\S+)/.exec(added)![1]!;
+      const runnerEnv = envWithout(['SCREENPOP_API_KEY', 'SCREENPOP_API_SECRET']);
+      const runner = new RunnerProcess(
+        await group.spawnRunner(
+          'runner',
+          [
+            '--relay-url',
+            relay.url.replace(/^http/, 'ws'),
+            '--relay-tenant',
+            sim.tenant,
+            '--enrol',
+            code,
+            '--heartbeat-sec',
+            '2',
+          ],
+          { env: runnerEnv },
+        ),
+      );
+      const { desktopPops, keychain, account, identity } = await signInDesktop(
+        relay,
+        sim.tenant,
+        idp,
+      );
+      // No relay user and no mapping for alice: the phone system's list said 101 is hers.
+      expect(identity()).toMatchObject({ user: email, via: 'oidc', extensions: ['101'] });
+      await runner.waitForState('connected', 30_000);
+
+      const sent = { '101': [] as string[], '102': [] as string[] };
+      for (let i = 0; i < 3; i++) {
+        sent['101'].push(await sim.ring(`+1415555${String(1000 + i)}`, '101'));
+        sent['102'].push(await sim.ring(`+1415555${String(2000 + i)}`, '102'));
+        await sim.ring(`+1415555${String(3000 + i)}`, '103');
+      }
+      await until(
+        () => desktopPops.length >= 3 && runner.pops().length >= 3,
+        'both to pop their three rings',
+        30_000,
+        () => `desktop pops ${desktopPops.length}\n${runner.explain()}`,
+      );
+      await new Promise((r) => setTimeout(r, 1_000)); // anything more would have come by now
+      expect(desktopPops.map((p) => p.callId).sort()).toEqual([...sent['101']].sort());
+      expect(
+        runner
+          .pops()
+          .map((p) => p.call_id)
+          .sort(),
+      ).toEqual([...sent['102']].sort());
+
+      // Both ways in delivered the rings, and the relay kept each event once.
+      const metrics = await (await fetch(relay.url + '/metrics')).text();
+      expect(metrics).toMatch(
+        new RegExp(`relay_upstream_state\\{tenant="${sim.tenant}",state="connected"\\} 1`),
+      );
+      const count = (result: string) =>
+        Number(
+          new RegExp(
+            `relay_upstream_events_total\\{tenant="${sim.tenant}",result="${result}"\\} (\\d+)`,
+          ).exec(metrics)?.[1] ?? 0,
+        );
+      // Nine rings came by both ways: whichever came second was a duplicate, kept once.
+      const webhookDuplicates = Number(
+        /^relay_webhooks_duplicate_total (\d+)$/m.exec(metrics)?.[1],
+      );
+      expect(count('stored') + count('duplicate')).toBeGreaterThanOrEqual(9);
+      expect(webhookDuplicates + count('duplicate')).toBeGreaterThanOrEqual(9);
+
+      // The API secret exists only in the relay's environment: not in its config file, not in
+      // the runner's environment, output or log, not in the desktop's keychain.
+      const runnerText = runner.proc.stdout.map((l) => l.text).join('\n') + runner.proc.describe();
+      for (const secret of [sim.secret, sim.key]) {
+        expect(Object.values(runnerEnv)).not.toContain(secret);
+        expect(runnerText).not.toContain(secret);
+        expect((await keychain.getSecret(account)) ?? '').not.toContain(secret);
+      }
+      expect(relay.proc.describe()).not.toContain(sim.secret);
+      expect(runner.badLines).toEqual([]);
+    });
+  },
+);
+
+interface HealthAnswer {
+  ok: boolean;
+  upstream?: Record<string, { state: string; since: string }>;
+}
+
+/** The desktop: what its Settings' "Sign in with your organisation" runs, without Electron. */
+async function signInDesktop(
+  relay: RelayProcess,
+  tenant: string,
+  idp: Awaited<ReturnType<typeof startOidcProvider>>,
+) {
+  const secrets = new SecretRegistry();
+  const transport = transportFor(
+    { proxyMode: 'none', proxyUrl: '', caFile: '' },
+    { logger: silentLogger, secrets, readFile: () => '' },
+  );
+  const info = ((await (await fetch(relay.url + relayOrgPath(tenant))).json()) as OrgSignInInfo)
+    .oidc!;
+  let page: Promise<string> = Promise.resolve('');
+  const tokens = await signInWithBrowser(info, {
+    clock: systemClock,
+    fetch: transport.fetch,
+    openBrowser: (url) => {
+      page = idp.signIn(url, 'alice');
+    },
+  });
+  expect(await page).toBe('Signed in.');
+  const keychain = new MemoryCredentialStore();
+  const account = orgKeychainAccount(relay.url, tenant);
+  const source = new OrgTokenSource({
+    store: keychain,
+    account,
+    fetch: transport.fetch,
+    clock: systemClock,
+    logger: silentLogger,
+    secrets,
+  });
+  await source.save(
+    { kind: 'oidc', refreshToken: tokens.refreshToken!, provider: info, email: tokens.email },
+    { value: tokens.idToken, expiresAt: tokens.idTokenExpiresAt },
+  );
+  let identity: RelayIdentity | undefined;
+  const desktop = organisationConnection(
+    {
+      relayUrl: relay.url,
+      tenant,
+      settings: { ...DEFAULT_SETTINGS, extensions: ['102'] },
+      tokens: source,
+    },
+    { clock: systemClock, logger: silentLogger, transport, onIdentity: (id) => (identity = id) },
+  );
+  const desktopPops: Pop[] = [];
+  desktop.engine.onPop((p) => desktopPops.push(p as Pop));
+  desktop.engine.start();
+  stops.push(() => desktop.stop());
+  await until(
+    () => desktop.engine.status().state === 'connected',
+    'the desktop to connect',
+    30_000,
+    () => JSON.stringify(desktop.engine.status()),
+  );
+  return { desktop, desktopPops, keychain, account, identity: () => identity };
+}

@@ -307,6 +307,11 @@ export interface RelayOptions {
   users?: { file: string; oidc?: { issuer: string; clientId: string } };
   /** The tenant's phone system (its webhooks' body and signature, how tokens are checked). */
   phoneSystem?: 'standard' | 'yeastar-p-series';
+  /**
+   * Gateway mode: the relay holds the API key and secret, read from these environment variables
+   * (give them in `env`), and keeps its own stream (unless `stream: false`).
+   */
+  gateway?: { apiKeyEnv: string; secretEnv: string; stream?: boolean };
 }
 
 export class RelayProcess {
@@ -332,6 +337,11 @@ export class RelayProcess {
     return `${this.url}/webhook/${this.options.tenant}`;
   }
 
+  /** The config file the relay was started with, as written. */
+  configText(): string {
+    return readFileSync(this.configFile, 'utf8');
+  }
+
   /** `node src-relay/cli.ts users <args...> --config <file>`, as the administrator runs it: its stdout. */
   async users(...args: string[]): Promise<string> {
     const proc = this.group.spawn('relay users', NODE, [
@@ -350,7 +360,8 @@ export class RelayProcess {
   /** Starts `node src-relay/cli.ts --config <file>` (on the same port as before, when it ran already). */
   async start(): Promise<this> {
     this.port ||= await freePort();
-    const { tenant, serviceUrl, redisUrl, snapshotFile, tls, users, phoneSystem } = this.options;
+    const { tenant, serviceUrl, redisUrl, snapshotFile, tls, users, phoneSystem, gateway } =
+      this.options;
     writeFileSync(
       this.configFile,
       JSON.stringify({
@@ -362,6 +373,7 @@ export class RelayProcess {
             secrets: [this.webhookSecret],
             ...(users && { access: 'users', ...(users.oidc && { oidc: users.oidc }) }),
             ...(phoneSystem && { phoneSystem }),
+            ...(gateway && { gateway }),
           },
         },
         ...(users && { users: { file: users.file } }),

@@ -196,14 +196,15 @@ describe('Yeastar P-Series frames from the guide', () => {
     expect(JSON.parse(fixture('refresh-token-request.json'))).toHaveProperty('refresh_token');
   });
 
-  it('the extension list (built from the page table) reads number and caller_id_name', () => {
+  it('the extension list (built from the page table) reads number, caller_id_name and email_addr', () => {
     const page = parseExtensionPage(
       JSON.parse(fixture('constructed-extension-list-response.json')),
       'extension/list',
     );
     expect(page).toEqual({
       extensions: [
-        { number: '101', callerIdName: 'Ada Lovelace' },
+        // The relay's gateway maps single sign-on by email_addr; an empty one is no address.
+        { number: '101', callerIdName: 'Ada Lovelace', email: 'ada@example.com' },
         { number: '102', callerIdName: 'Grace Hopper' },
       ],
       received: 2,

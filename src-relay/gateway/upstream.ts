@@ -1,0 +1,309 @@
+/**
+ * Gateway mode's upstream (docs/relay-protocol.md section 2.4): the relay's own event stream to a
+ * tenant's phone system, with the API key and secret only the relay holds. The same engine as the
+ * desktop's direct stream (src-shared/stream/stream-engine.ts: back-off, connect time-out,
+ * heartbeat, make-before-break rotation before the access token expires) speaking the phone
+ * system's wire format (src-shared/wire/); tokens from the shared service client
+ * (src-shared/api/service-client.ts). Each frame is read as a webhook's body is
+ * (webhook-handler.ts decodeDelivery) and stored with `store.append`, which keeps an event_id
+ * once: the stream and the webhooks together deliver each event once.
+ *
+ * A relay has nobody to ask: every fault backs off and tries again (a revoked key too: its state
+ * says "refused", and the log says so at most a few times a minute), and the relay never exits
+ * for the upstream. Only the first token, at start, is a startup check (`start()` rejects with a
+ * StartupError in words), so a wrong key or address is said at once rather than retried silently.
+ */
+import type { Clock } from '../../src-shared/clock.ts';
+import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
+import { ServiceClient } from '../../src-shared/api/service-client.ts';
+import type { TokenPair } from '../../src-shared/api/wire.ts';
+import { isServiceError } from '../../src-shared/service-errors.ts';
+import {
+  StreamEngine,
+  type StreamEnd,
+  type Verdict,
+} from '../../src-shared/stream/stream-engine.ts';
+import type { CreateSocket } from '../../src-shared/stream/socket.ts';
+import { wireFor } from '../../src-shared/wire/index.ts';
+import type { PhoneSystemWire } from '../../src-shared/wire/phone-system.ts';
+import type { TenantConfig } from '../config.ts';
+import { SampledLog } from '../log-sampler.ts';
+import type { RelayMetrics, UpstreamState } from '../metrics.ts';
+import { StartupError } from '../startup-errors.ts';
+import type { EventStore } from '../store/types.ts';
+import { decodeDelivery } from '../webhook-handler.ts';
+import { YeastarIntake } from '../yeastar-intake.ts';
+import type { GatewayCredential } from './credential.ts';
+
+/** A token is renewed when less than this is left of it. */
+const RENEW_MARGIN_MS = 60_000;
+
+interface AccessToken {
+  value: string;
+  expiresAt: number;
+}
+
+export interface UpstreamDeps {
+  tenant: string;
+  config: TenantConfig;
+  credential: GatewayCredential;
+  store: EventStore;
+  clock: Clock;
+  logger: Logger;
+  metrics: RelayMetrics;
+  fetch: typeof fetch;
+  createSocket: CreateSocket;
+  secrets: SecretRegistry;
+  /** The engine's timings (tests shorten the back-off and heartbeat). */
+  backoff?: { baseMs?: number; capMs?: number };
+  heartbeatMs?: number;
+}
+
+/** The access token of the relay's credential: fetched, refreshed, and fetched again when refused. */
+export class GatewayTokens {
+  private pair: TokenPair | undefined;
+  private pending: Promise<TokenPair> | undefined;
+
+  private readonly client: ServiceClient;
+  private readonly credential: GatewayCredential;
+  private readonly clock: Clock;
+
+  constructor(client: ServiceClient, credential: GatewayCredential, clock: Clock) {
+    this.client = client;
+    this.credential = credential;
+    this.clock = clock;
+  }
+
+  async get(): Promise<AccessToken> {
+    const pair = this.pair;
+    if (pair && pair.accessExpiresAt - this.clock.now() > RENEW_MARGIN_MS)
+      return { value: pair.accessToken, expiresAt: pair.accessExpiresAt };
+    this.pending ??= this.fetch().finally(() => (this.pending = undefined));
+    const next = (this.pair = await this.pending);
+    return { value: next.accessToken, expiresAt: next.accessExpiresAt };
+  }
+
+  /** The service said `value` expired: the next get() fetches another. */
+  invalidate(value: string): void {
+    if (this.pair?.accessToken === value) this.pair = undefined;
+  }
+
+  private async fetch(): Promise<TokenPair> {
+    const pair = this.pair;
+    if (pair && pair.refreshExpiresAt - this.clock.now() > RENEW_MARGIN_MS) {
+      try {
+        return await this.client.refreshToken(pair.refreshToken, pair.refreshExpiresAt);
+      } catch {
+        // A refused or failed refresh: the key and secret are still the relay's own.
+      }
+    }
+    return this.client.getToken(this.credential.apiKey, this.credential.secret);
+  }
+}
+
+export class GatewayUpstream {
+  readonly tenant: string;
+  readonly client: ServiceClient;
+  readonly tokens: GatewayTokens;
+  private readonly wire: PhoneSystemWire;
+  private readonly deps: UpstreamDeps;
+  private readonly engine: StreamEngine<AccessToken, UpstreamState>;
+  private readonly intake: YeastarIntake;
+  private readonly lostLog: SampledLog;
+  private current: UpstreamState = 'connecting';
+  private since: number;
+  private readonly expired = new WeakSet<object>();
+  private storing: Promise<void> = Promise.resolve();
+
+  constructor(deps: UpstreamDeps) {
+    this.deps = deps;
+    this.tenant = deps.tenant;
+    this.wire = wireFor(deps.config.phoneSystem);
+    this.since = deps.clock.now();
+    this.client = new ServiceClient({
+      baseUrl: deps.config.baseUrl,
+      clock: deps.clock,
+      fetch: deps.fetch,
+      logger: deps.logger,
+      secrets: deps.secrets,
+      api: this.wire.api,
+    });
+    deps.secrets.add(deps.credential.secret);
+    this.tokens = new GatewayTokens(this.client, deps.credential, deps.clock);
+    this.intake = new YeastarIntake(() => deps.clock.monotonic());
+    this.lostLog = new SampledLog(deps.logger, 'warn', 'upstream not connected', deps.clock, {
+      perWindow: 3,
+      windowMs: 60_000,
+    });
+    const stream = this.wire.stream;
+    const topics = [
+      this.wire.callCode,
+      ...Object.values(this.wire.featureCodes).filter((c): c is number => c !== null),
+    ];
+    const userAgent = 'Screenpop-relay';
+    this.engine = new StreamEngine<AccessToken, UpstreamState>(
+      {
+        grant: () => this.tokens.get(),
+        address: (token) => ({
+          url: stream.url(deps.config.baseUrl, token.value),
+          headers: stream.headers(token.value, userAgent),
+        }),
+        opened: (link) => link.send(stream.subscribe(topics)),
+        message: (link, text) => this.onMessage(link, text),
+        heartbeat: stream.heartbeat,
+        ended: (link, end) => this.judgeEnd(link, end),
+        grantFailed: (error) => this.judgeGrantError(error),
+        connecting: () => (this.current === 'connected' ? 'reconnecting' : undefined),
+        expiresAt: (token) => token.expiresAt,
+        renewed: (current, next) => current.value !== next.value,
+      },
+      {
+        clock: deps.clock,
+        logger: deps.logger,
+        createSocket: deps.createSocket,
+        status: (state) => this.setState(state),
+        replace: 'make-before-break',
+        ...(deps.backoff && { backoff: deps.backoff }),
+        ...(deps.heartbeatMs !== undefined && { heartbeatMs: deps.heartbeatMs }),
+      },
+    );
+  }
+
+  state(): { state: UpstreamState; since: number } {
+    return { state: this.current, since: this.since };
+  }
+
+  /**
+   * The first access token (a startup check: a refused key, a blocked address or an unreachable
+   * service is a StartupError in words), then the stream, kept open from then on.
+   */
+  async start(stream: boolean): Promise<void> {
+    try {
+      await this.tokens.get();
+    } catch (err) {
+      throw startupFailure(this.tenant, this.deps.config.baseUrl, err);
+    }
+    if (stream) this.engine.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.engine.stop();
+  }
+
+  private setState(state: UpstreamState): void {
+    if (state === this.current) return;
+    this.current = state;
+    this.since = this.deps.clock.now();
+    if (state === 'connected') this.deps.logger.info('upstream connected', { state });
+    else this.lostLog.write({ state });
+  }
+
+  private onMessage(
+    link: { grant: AccessToken; isReady: boolean; ready(s: UpstreamState): void },
+    text: string,
+  ): void {
+    const stream = this.wire.stream;
+    if (text === stream.heartbeatResponse) return;
+    const control = controlFrame(text);
+    if (control !== undefined) {
+      const kind = control === 0 ? undefined : stream.errcodes(control)?.kind;
+      if ((control === 0 || control === stream.partialSubscribe) && !link.isReady)
+        link.ready('connected');
+      else if (kind === 'expired') {
+        this.expired.add(link);
+        this.tokens.invalidate(link.grant.value);
+      } else this.deps.logger.warn('upstream error frame', { errcode: control });
+      return;
+    }
+    // One frame after the other, as they came: the store's order is the desktops' order.
+    this.storing = this.storing.then(() => this.store(text));
+  }
+
+  private async store(text: string): Promise<void> {
+    const { deps } = this;
+    const now = deps.clock.now();
+    const decoded = decodeDelivery(deps.tenant, deps.config, Buffer.from(text), this.intake, now);
+    if (!decoded.ok) {
+      deps.metrics.upstream(deps.tenant, 'rejected');
+      deps.logger.debug('upstream frame not an event', { reason: decoded.reason });
+      return;
+    }
+    for (const event of decoded.events) {
+      try {
+        const result = await deps.store.append({ tenant: deps.tenant, ...event, receivedAt: now });
+        if (result.status === 'duplicate') deps.metrics.upstream(deps.tenant, 'duplicate');
+        else {
+          deps.metrics.stored += 1;
+          deps.metrics.upstream(deps.tenant, 'stored');
+        }
+      } catch (err) {
+        deps.metrics.upstream(deps.tenant, 'storage-error');
+        deps.logger.error('upstream event not stored', { err: (err as Error).message });
+      }
+    }
+  }
+
+  private judgeEnd(link: { grant: AccessToken }, end: StreamEnd): Verdict<UpstreamState> {
+    const wasConnected = end.wasReady || this.current === 'connected';
+    const lost: UpstreamState = wasConnected ? 'reconnecting' : this.current;
+    const errcode =
+      end.rejection &&
+      (end.rejection.errcode ?? this.wire.stream.refusedStatus[end.rejection.status]);
+    const kind = errcode === undefined ? undefined : this.wire.stream.errcodes(errcode)?.kind;
+    if (this.expired.has(link) || end.code === 4002 || kind === 'expired') {
+      this.tokens.invalidate(link.grant.value);
+      return { next: 'at-once', status: lost };
+    }
+    if (kind === 'credentials' || kind === 'ip') return { next: 'back-off', status: 'refused' };
+    return { next: 'back-off', status: lost === 'connecting' ? 'connecting' : 'reconnecting' };
+  }
+
+  private judgeGrantError(error: unknown): Verdict<UpstreamState> {
+    const kind = isServiceError(error) ? error.kind : undefined;
+    this.deps.logger.debug('upstream token failed', { kind });
+    return {
+      next: 'back-off',
+      status: kind === 'credentials' || kind === 'ip' ? 'refused' : 'reconnecting',
+    };
+  }
+}
+
+/** The errcode of a control frame (`{"errcode":N}` without an event), else undefined. */
+function controlFrame(text: string): number | undefined {
+  if (text.length > 4096 || !text.includes('"errcode"')) return undefined;
+  try {
+    const value: unknown = JSON.parse(text);
+    if (!value || typeof value !== 'object' || Array.isArray(value) || 'event' in value)
+      return undefined;
+    const { errcode } = value as { errcode?: unknown };
+    return typeof errcode === 'number' ? errcode : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The first token failed at start: what failed and what to change, no secret. */
+function startupFailure(tenant: string, baseUrl: string, err: unknown): Error {
+  const where = `tenants.${tenant}.gateway: the phone system at ${baseUrl}`;
+  if (!isServiceError(err)) return new StartupError(`${where} could not be asked for a token.`);
+  const said = `(${err.message.slice(0, 200)})`;
+  switch (err.kind) {
+    case 'credentials':
+      return new StartupError(
+        `${where} refused the gateway's API key and secret ${said}. Check the key and secret files (or variables) named in tenants.${tenant}.gateway, and that the API is enabled for them.`,
+      );
+    case 'ip':
+      return new StartupError(
+        `${where} does not accept API calls from this relay's address ${said}. Add the relay's public IP address to the API's allowed addresses in the phone system.`,
+      );
+    case 'network':
+    case 'timeout':
+      return new StartupError(
+        `${where} cannot be reached ${said}. Check tenants.${tenant}.baseUrl and that this host may connect to it.`,
+      );
+    default:
+      return new StartupError(
+        `${where} did not give a token ${said}. Check tenants.${tenant}.baseUrl (it must be the phone system's API address).`,
+      );
+  }
+}
