@@ -1,9 +1,10 @@
-// ESLint flat config: typescript-eslint's recommended rules for all TypeScript, React-free (the
-// renderer relies on the compiler's JSX checks), with Prettier owning formatting.
+// ESLint flat config: typescript-eslint's recommended rules for all TypeScript, React's rules of
+// hooks for the renderer (it relies on the compiler for the rest of JSX), Prettier owning formatting.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import globals from 'globals';
+import reactHooks from 'eslint-plugin-react-hooks';
 
 /**
  * Electron at the edge: only src-main/electron/ (the composition root, windows, IPC handlers,
@@ -212,6 +213,16 @@ export default tseslint.config(
           ],
         },
       ],
+    },
+  },
+  {
+    // React's rules of hooks (called unconditionally, at the top of components and hooks) and
+    // complete effect dependencies: a stale closure in an effect is a bug the compiler cannot see.
+    files: ['src-renderer/**/*.{ts,tsx}'],
+    plugins: { 'react-hooks': reactHooks },
+    rules: {
+      'react-hooks/rules-of-hooks': 'error',
+      'react-hooks/exhaustive-deps': 'error',
     },
   },
   {

@@ -76,6 +76,24 @@ describe('import boundaries', () => {
     }
   });
 
+  it("React's rules of hooks hold in the renderer: a conditional hook and a stale effect fail", async () => {
+    const hooks = async (source: string) => {
+      const [result] = await eslint.lintText(source, {
+        filePath: 'src-renderer/settings/example.tsx',
+      });
+      return (result?.messages ?? []).map((m) => m.ruleId);
+    };
+    const CONDITIONAL =
+      "import { useState } from 'react';\nexport function A({ on }: { on: boolean }) {\n  if (on) useState(0);\n  return null;\n}\n";
+    const STALE =
+      "import { useEffect } from 'react';\nexport function B({ id }: { id: string }) {\n  useEffect(() => {\n    document.title = id;\n  }, []);\n  return null;\n}\n";
+    const RIGHT =
+      "import { useEffect } from 'react';\nexport function C({ id }: { id: string }) {\n  useEffect(() => {\n    document.title = id;\n  }, [id]);\n  return null;\n}\n";
+    expect(await hooks(CONDITIONAL)).toContain('react-hooks/rules-of-hooks');
+    expect(await hooks(STALE)).toContain('react-hooks/exhaustive-deps');
+    expect(await hooks(RIGHT)).toEqual([]);
+  });
+
   it('the core imports its UI shapes from app/views.ts, never the IPC contract', async () => {
     const CONTRACT =
       "import type { CallCard } from '../../ipc/contract.ts';\nexport type X = CallCard;\n";
