@@ -787,7 +787,8 @@ describe('screenpop-headless', () => {
       expect(await child.exit).toBe(2);
       expect(child.raw).toEqual([]);
     }
-  });
+    // Seven runners one after another, each allowed childWait's 10 s: 30 s ran out at load 20.
+  }, 80_000);
 
   it('exits 2 for a CRM lookup it could not use, naming what is wrong', async () => {
     const cases: Array<[string[], string]> = [
