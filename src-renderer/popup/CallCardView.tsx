@@ -108,10 +108,12 @@ export function CallCardView({
         <div className="card__detail" id={detailId}>
           <p className="card__line" data-testid="called-line">
             <span className="card__label">{t.t('popup.called')}</span>
-            {line.name && (
-              <InertText text={line.name} className="card__line-name" testId="called-name" />
-            )}
-            <InertText text={line.number} className="number" testId="called" />
+            <span className="card__line-what">
+              {line.name && (
+                <InertText text={line.name} className="card__line-name" testId="called-name" />
+              )}
+              <InertText text={line.number} className="number" testId="called" />
+            </span>
           </p>
           <h2 className="card__caller" id={headingId}>
             <InertText

@@ -9,8 +9,15 @@
  * Screenshots (light, dark, Arabic) go to test-results/screenshots/.
  */
 import { expect, it } from 'vitest';
-import { call, fixture, managedView } from './support/fixtures.ts';
-import { computedStyle, openPage, screenshot } from './support/page.ts';
+import { call, connectedView, fixture, managedView } from './support/fixtures.ts';
+import {
+  computedStyle,
+  fitsWhole,
+  lineCount,
+  openPage,
+  SCREENSHOT_DIR,
+  screenshot,
+} from './support/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 import type { Locator } from 'playwright-core';
 
@@ -46,6 +53,25 @@ function startGap(target: Locator, rtl: boolean): Promise<number> {
     const text = range.getBoundingClientRect();
     return Math.round(rtlPage ? right - text.right : text.left - left);
   }, rtl);
+}
+
+/** The vertical middle of the first line of text inside the located element, in CSS px. */
+function firstLineMiddle(target: Locator): Promise<number> {
+  interface Rect {
+    top: number;
+    height: number;
+  }
+  interface Dom {
+    document: {
+      createRange(): { selectNodeContents(n: unknown): void; getClientRects(): ArrayLike<Rect> };
+    };
+  }
+  return target.evaluate((el) => {
+    const range = (globalThis as unknown as Dom).document.createRange();
+    range.selectNodeContents(el);
+    const first = Array.from(range.getClientRects()).find((r) => r.height > 0);
+    return first ? first.top + first.height / 2 : NaN;
+  });
 }
 
 const ARABIC_NAME = 'محمد العلي';
@@ -216,4 +242,115 @@ browserSuite('direction and fields', ({ browser: getBrowser, origin }) => {
     await expectClean(settings);
     await settings.close();
   });
+
+  // Issue 21 item 10, the rest. Before (old CSS, en and ar): the section links took 4 rows; the
+  // status's first line sat 7 px above its button's label; a named line's number went under the
+  // "Called" label, on the band's second row (en: 63 px from the name's start; ar: name and number
+  // both wrapped under the long label). Recorded: navRows 4, statusOffBy 6, numberPastLabel false.
+  for (const [locale, scheme] of [
+    ['en', 'light'],
+    ['ar', 'dark'],
+  ] as const) {
+    it(`at 400 px the section links take one row; the status lines up with its button; a line's number stays whole under its name (${locale}, ${scheme})`, async () => {
+      const settings = await openPage(
+        getBrowser(),
+        origin(),
+        'settings',
+        fixture({ settings: connectedView, locale }),
+        { viewport: { width: 400, height: 700 }, colorScheme: scheme },
+      );
+      const { page } = settings;
+      const links = page.locator('.section-nav__link');
+      await links.first().waitFor();
+      const tops = await links.evaluateAll((els) =>
+        els.map((e) =>
+          Math.round(
+            (e as unknown as { getBoundingClientRect(): { top: number } }).getBoundingClientRect()
+              .top,
+          ),
+        ),
+      );
+      expect(tops.length).toBeGreaterThanOrEqual(6);
+      await page.screenshot({
+        path: `${SCREENSHOT_DIR}settings-top-400-${locale}-${scheme}.png`,
+        clip: { x: 0, y: 0, width: 400, height: 360 },
+        animations: 'disabled',
+      });
+      // The page itself does not scroll sideways (only the row of links may), and the last link
+      // can be reached: scrolled to, whole, and it goes to its section.
+      const pageWidth = Number(await page.evaluate('document.documentElement.scrollWidth'));
+      const last = links.last();
+      await last.scrollIntoViewIfNeeded();
+      const lastBox = await last.boundingBox();
+      const lastWhole = !!lastBox && lastBox.x >= 0 && lastBox.x + lastBox.width <= 400;
+      await last.click();
+      await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('advanced-title');
+
+      // Beside its button (a wide window), the status's first line and the button's label share a
+      // middle.
+      await page.setViewportSize({ width: 720, height: 700 });
+      const panel = page.locator('.status-panel');
+      await panel.scrollIntoViewIfNeeded();
+      const textMiddle = await firstLineMiddle(panel.locator('.status-panel__text'));
+      const buttonMiddle = await firstLineMiddle(panel.locator('.status-panel__actions button'));
+      await screenshot(panel, `settings-status-720-${locale}-${scheme}`);
+      await expectClean(settings);
+      await settings.close();
+
+      const popup = await openPage(
+        getBrowser(),
+        origin(),
+        'popup',
+        fixture({
+          locale,
+          calls: [
+            call({
+              callId: 'line',
+              to: '+442079460958',
+              toName: 'Sales and support line',
+              startedAt: SHOT_TIME - 7_000,
+            }),
+          ],
+        }),
+        { viewport: { width: 360, height: 300 }, colorScheme: scheme, fixedTime: SHOT_TIME },
+      );
+      const band = popup.page.locator('li[data-call-id="line"]').getByTestId('called-line');
+      await band.waitFor();
+      const number = band.getByTestId('called');
+      const numberBox = await number.boundingBox();
+      const nameBox = await band.getByTestId('called-name').boundingBox();
+      const labelBox = await band.locator('.card__label').boundingBox();
+      if (!numberBox || !nameBox || !labelBox) throw new Error('no box');
+      const rtl = locale === 'ar';
+      const startOf = (b: { x: number; width: number }) => (rtl ? b.x + b.width : b.x);
+      const endOf = (b: { x: number; width: number }) => (rtl ? b.x : b.x + b.width);
+      // How far the number starts past the label's end edge (negative: under the label).
+      const pastLabel = Math.round(
+        rtl ? endOf(labelBox) - startOf(numberBox) : startOf(numberBox) - endOf(labelBox),
+      );
+      const seen = {
+        navRows: new Set(tops).size,
+        pageWidth,
+        lastWhole,
+        statusOffBy: Math.round(Math.abs(textMiddle - buttonMiddle)),
+        numberLines: await lineCount(number),
+        numberWhole: await fitsWhole(number),
+        numberFromNameStart: Math.round(Math.abs(startOf(numberBox) - startOf(nameBox))),
+        numberPastLabel: pastLabel > 0,
+      };
+      await screenshot(popup.page.locator('.popup'), `popup-named-line-360-${locale}-${scheme}`);
+      await expectClean(popup);
+      await popup.close();
+      expect(seen).toEqual({
+        navRows: 1,
+        pageWidth: 400,
+        lastWhole: true,
+        statusOffBy: expect.toSatisfy((n: number) => n <= 1) as number,
+        numberLines: 1,
+        numberWhole: true,
+        numberFromNameStart: expect.toSatisfy((n: number) => n <= 1) as number,
+        numberPastLabel: true,
+      });
+    });
+  }
 });

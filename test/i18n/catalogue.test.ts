@@ -79,6 +79,23 @@ describe('catalogues', () => {
     });
   }
 
+  // Issue 21: the proxy field's help sent agents to "(see README, For administrators)": a file they
+  // never see, its title left English in every language and broken by bidi in Arabic. The words
+  // on the screens say what to do; the runner's help (for administrators at a terminal) may name
+  // its README.
+  it('no message on a screen sends the user to the README', () => {
+    const pointing: string[] = [];
+    for (const locale of LOCALES) {
+      for (const namespace of NAMESPACES.filter((n) => n !== 'runner')) {
+        for (const [key, entry] of Object.entries(CATALOGUES[locale][namespace])) {
+          if (/README|For administrators/i.test(entry.message))
+            pointing.push(`${locale} ${namespace}.${key}`);
+        }
+      }
+    }
+    expect(pointing).toEqual([]);
+  });
+
   it('every English message parses', () => {
     const broken = [...english].filter(([, message]) => {
       try {
