@@ -1,8 +1,9 @@
 /**
  * Draws the app's icons as PNG files, with no image library: the tray icons (one per connection
  * state, 16 px and 32 px for @2x displays; the state is told by shape as well as colour) and the
- * application icon (1024 px, from which electron-builder makes .icns and .ico).
- * Run: npm exec -- node assets/generate-icons.ts
+ * application icon (1024 px, from which electron-builder makes .icns and .ico). Both show a
+ * telephone handset: the tray icon says "phone" and, being the app icon's mark, "this app".
+ * Run: npm exec -- node assets/generate-icons.ts, then npm exec -- node assets/tray-formats.ts
  */
 import { writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -62,41 +63,94 @@ const rotated =
     return shape(cx + (x - cx) * c - (y - cy) * s, cy + (x - cx) * s + (y - cy) * c);
   };
 
+/** Union and difference of shapes (signed distances). */
+const union =
+  (...shapes: Shape[]): Shape =>
+  (x, y) =>
+    Math.min(...shapes.map((s) => s(x, y)));
+const minus =
+  (shape: Shape, cut: Shape): Shape =>
+  (x, y) =>
+    Math.max(shape(x, y), -cut(x, y));
+
+/**
+ * A telephone handset (the "phone" in every icon): a thick quarter arc with an earpiece and a
+ * mouthpiece at its ends, both facing the corner the arc opens to (bottom right), where the tray
+ * icons put their state sign. `s` scales it about the arc's centre, (cx, cy).
+ */
+function handset(cx: number, cy: number, s: number): Shape {
+  const r = 0.34 * s;
+  const w = 0.15 * s;
+  const left: [number, number] = [cx - r, cy];
+  const top: [number, number] = [cx, cy - r];
+  const arc: Shape = (x, y) =>
+    x <= cx && y <= cy
+      ? Math.abs(Math.hypot(x - cx, y - cy) - r) - w / 2
+      : Math.min(Math.hypot(x - left[0], y - left[1]), Math.hypot(x - top[0], y - top[1])) - w / 2;
+  return union(
+    arc,
+    box(left[0] + 0.045 * s, cy + 0.05 * s, 0.12 * s, 0.085 * s, 0.05 * s),
+    box(cx + 0.05 * s, top[1] + 0.045 * s, 0.085 * s, 0.12 * s, 0.05 * s),
+  );
+}
+
 const WHITE: RGBA = [255, 255, 255, 255];
+
+/**
+ * The tray icons: the app's mark (a white handset on a rounded tile) on a tile coloured by the
+ * state, with the state's sign in the corner the handset opens to, so the states differ by shape
+ * as well as colour (and in the single-colour macOS templates). Each tile colour has a luminance
+ * of about 0.2, which gives at least 3:1 (WCAG's figure for icons) against a light (#f0f0f0) and a
+ * dark (#202020) panel both, and 4:1 for its white handset and sign (test/electron/tray.test.ts).
+ */
+const TILE = box(0.5, 0.5, 0.48, 0.48, 0.16);
+const PHONE = handset(0.6, 0.6, 1.05);
+const tray = (colour: RGBA, ...sign: Shape[]): Array<[Shape, RGBA]> => [
+  [TILE, colour],
+  [PHONE, WHITE],
+  ...sign.map((s): [Shape, RGBA] => [s, WHITE]),
+];
+const TRAY_COLOURS = {
+  connected: [22, 143, 63, 255],
+  connecting: [47, 110, 230, 255],
+  degraded: [194, 96, 10, 255],
+  offline: [117, 123, 134, 255],
+  'needs-attention': [224, 48, 47, 255],
+} satisfies Record<string, RGBA>;
+
 const TRAY: Record<string, Array<[Shape, RGBA]>> = {
-  // Filled green disc with a white dot: all good.
-  connected: [
-    [circle(0.5, 0.5, 0.44), [22, 163, 74, 255]],
-    [circle(0.5, 0.5, 0.14), WHITE],
-  ],
-  // Grey ring: trying.
-  connecting: [[ring(0.5, 0.5, 0.36, 0.14), [107, 114, 128, 255]]],
-  // Amber disc with a white bar: working, with problems.
-  degraded: [
-    [circle(0.5, 0.5, 0.44), [217, 119, 6, 255]],
-    [box(0.5, 0.5, 0.26, 0.08, 0.03), WHITE],
-  ],
-  // Grey disc struck through: no connection (or paused).
+  // The handset alone: connected, calls will pop.
+  connected: tray(TRAY_COLOURS.connected),
+  // Two dots after the handset: trying.
+  connecting: tray(TRAY_COLOURS.connecting, circle(0.62, 0.8, 0.075), circle(0.82, 0.8, 0.075)),
+  // A bar: working, with problems (a trunk down).
+  degraded: tray(TRAY_COLOURS.degraded, box(0.74, 0.78, 0.17, 0.07, 0.03)),
+  // The handset struck through (a band cut out round the stroke so it reads at 16 px): offline.
   offline: [
-    [circle(0.5, 0.5, 0.44), [107, 114, 128, 255]],
-    [rotated(box(0.5, 0.5, 0.32, 0.06, 0.03), Math.PI / 4), WHITE],
+    [TILE, TRAY_COLOURS.offline],
+    [minus(PHONE, rotated(box(0.5, 0.5, 0.6, 0.13), Math.PI / 4)), WHITE],
+    [rotated(box(0.5, 0.5, 0.36, 0.055, 0.03), Math.PI / 4), WHITE],
   ],
-  // Red disc with "!": the user must act (bad key, IP not allowed).
-  'needs-attention': [
-    [circle(0.5, 0.5, 0.44), [220, 38, 38, 255]],
-    [box(0.5, 0.4, 0.065, 0.2, 0.03), WHITE],
-    [circle(0.5, 0.76, 0.075), WHITE],
-  ],
+  // "!": the user must act (bad key, IP not allowed).
+  'needs-attention': tray(
+    TRAY_COLOURS['needs-attention'],
+    box(0.76, 0.62, 0.065, 0.14, 0.03),
+    circle(0.76, 0.86, 0.07),
+  ),
 };
 
-// The app icon: a blue rounded square with a white call "bubble" popping from the corner.
+// The app icon: the same white handset on a blue rounded square, with two "ringing" arcs in the
+// corner it opens to: a phone that rings, not a chat bubble (the old icon read as a messaging app).
+const BLUE: RGBA = [37, 99, 235, 255];
+const wave =
+  (rad: number): Shape =>
+  (x, y) =>
+    Math.max(ring(0.56, 0.56, rad, 0.06)(x, y), 0.56 - x, 0.56 - y);
 const APP: Array<[Shape, RGBA]> = [
-  [box(0.5, 0.5, 0.44, 0.44, 0.1), [37, 99, 235, 255]],
-  [box(0.5, 0.46, 0.28, 0.2, 0.06), WHITE],
-  [rotated(box(0.38, 0.655, 0.075, 0.075, 0.01), Math.PI / 4, 0.38, 0.655), WHITE],
-  [circle(0.39, 0.46, 0.045), [37, 99, 235, 255]],
-  [circle(0.5, 0.46, 0.045), [37, 99, 235, 255]],
-  [circle(0.61, 0.46, 0.045), [37, 99, 235, 255]],
+  [box(0.5, 0.5, 0.44, 0.44, 0.1), BLUE],
+  [handset(0.56, 0.56, 0.95), WHITE],
+  [wave(0.17), WHITE],
+  [wave(0.29), WHITE],
 ];
 
 function write(path: string, data: Buffer): void {

@@ -12,7 +12,7 @@ import {
   type TrayActions,
   type TrayIconName,
 } from '../../src-main/electron/tray.ts';
-import { TRAY_STATES, trayFormats } from '../../assets/tray-formats.ts';
+import { decodePng, TRAY_STATES, trayFormats } from '../../assets/tray-formats.ts';
 import { applicationMenuTemplate } from '../../src-main/electron/app-menu.ts';
 import {
   Menu,
@@ -330,6 +330,46 @@ describe('the tray on each OS', () => {
       expect(readFileSync(join(trayDir, name)).equals(bytes), `${name} is stale`).toBe(true);
     const templates = TRAY_STATES.map((s) => derived.get(`${s}Template@2x.png`)!.toString('hex'));
     expect(new Set(templates).size).toBe(TRAY_STATES.length);
+  });
+
+  // Issue 21 item 11. Measured on the old icons (16 px): the green and amber discs had 2.9:1 and
+  // 2.8:1 against a light panel; "connecting" was a thin grey ring covering 31 % of the square.
+  it('every 16 px state icon reads on a light (#f0f0f0) and a dark (#202020) panel: a tile of at least 3:1 against both, a white sign of at least 3:1 on it, and ink over half the square', () => {
+    const linear = (c: number) => {
+      const v = c / 255;
+      return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+    };
+    const luminance = (r: number, g: number, b: number) =>
+      0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+    const contrast = (a: number, b: number) => (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+    const seen: Record<string, unknown> = {};
+    for (const state of TRAY_STATES) {
+      const { width, height, rgba } = decodePng(readFileSync(join(trayDir, `${state}.png`)));
+      const counts = new Map<string, number>();
+      let ink = 0;
+      let whiteish = 0;
+      for (let i = 0; i < rgba.length; i += 4) {
+        if (rgba[i + 3]! >= 128) ink++;
+        if (rgba[i + 3] !== 255) continue;
+        if (Math.min(rgba[i]!, rgba[i + 1]!, rgba[i + 2]!) >= 240) whiteish++;
+        const key = `${rgba[i]},${rgba[i + 1]},${rgba[i + 2]}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      // The tile: the most common opaque colour.
+      const [r, g, b] = [...counts]
+        .sort((x, y) => y[1] - x[1])[0]![0]
+        .split(',')
+        .map(Number) as [number, number, number];
+      const l = luminance(r, g, b);
+      seen[state] = {
+        light: contrast(l, luminance(0xf0, 0xf0, 0xf0)) >= 3,
+        dark: contrast(l, luminance(0x20, 0x20, 0x20)) >= 3,
+        sign: whiteish > 0 && contrast(l, 1) >= 3,
+        ink: ink / (width * height) >= 0.5,
+      };
+    }
+    const good = { light: true, dark: true, sign: true, ink: true };
+    expect(seen).toEqual(Object.fromEntries(TRAY_STATES.map((s) => [s, good])));
   });
 
   it('opens its menu on a left click on Windows (Windows shows it on a right click only)', () => {
