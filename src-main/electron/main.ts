@@ -52,7 +52,6 @@ import {
   proxyPolicyOf,
   managedView,
   presetDefaults,
-  withLocks,
 } from '../core/settings/policy.ts';
 import { serviceProbe } from '../core/app/service-probe.ts';
 import { systemClock } from '../../src-shared/clock.ts';
@@ -63,14 +62,12 @@ import {
   localeForSetting,
   resolveLocale,
 } from '../../src-shared/i18n/locales.ts';
-import type { Translator } from '../../src-shared/i18n/translator.ts';
 import {
   KeychainUnavailableError,
   KeytarCredentialStore,
 } from '../core/credentials/keytar-store.ts';
-import { render } from '../../src-shared/i18n/phrase.ts';
-import { createLogger, SecretRegistry } from '../../src-shared/log.ts';
-import { readAll, storeSecret } from '../core/credentials/provision.ts';
+import { SecretRegistry } from '../../src-shared/log.ts';
+import { provisionSecret } from './store-secret.ts';
 import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
 import { SettingsStore } from '../core/settings/settings-store.ts';
 import type { Settings } from '../core/settings/types.ts';
@@ -575,37 +572,6 @@ async function start(): Promise<void> {
     if (process.platform === 'darwin' && !unsignedMac) notifier.welcome();
   }
   logger.info('ready', { needsOnboarding });
-}
-
-/**
- * Stores the API secret from standard input in this user's keychain, for the service address and
- * API key the organisation's policy sets (README "Pre-provisioning the API secret"); no window.
- */
-async function provisionSecret(t: Translator): Promise<number> {
-  const secrets = new SecretRegistry().hideHome(homedir());
-  const logger = createLogger({ secrets }, { app: 'screenpop --store-secret' });
-  try {
-    const policy = await loadMachinePolicy(logger, process.platform);
-    const account = await storeSecret(
-      withLocks(presetDefaults(policy), policy),
-      await readAll(process.stdin),
-      new KeytarCredentialStore(),
-      secrets,
-    );
-    process.stderr.write(`Screenpop: ${t.t('runner.secret-stored', { account })}\n`);
-    return 0;
-  } catch (err) {
-    // A keychain that cannot be used says why and what to install, in the user's language.
-    const error = secrets.scrub(
-      err instanceof KeychainUnavailableError
-        ? `${render(err.words, t)} (${err.detail})`
-        : err instanceof Error
-          ? err.message
-          : String(err),
-    );
-    process.stderr.write(`Screenpop: ${t.t('runner.secret-not-stored', { error })}\n`);
-    return 1;
-  }
 }
 
 /** The mark scripts/dist.ts puts in the packaged package.json of an ad-hoc signed macOS build. */
