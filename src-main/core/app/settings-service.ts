@@ -10,7 +10,6 @@ import {
   keychainAccount,
   keychainAccountOrNull as accountFor,
   KeychainUnavailableError,
-  MemoryCredentialStore,
   type CredentialStore,
 } from '../credentials/credential-store.ts';
 import { DEFAULT_SETTINGS, type PhoneSystem, type Settings } from '../settings/types.ts';
@@ -20,6 +19,7 @@ import { crmKeychainAccount } from '../crm/build.ts';
 import { crmSettingsProblem } from '../crm/settings-problem.ts';
 import type { ContactsFileResult } from './directory.ts';
 import { contactsProblemWords } from '../contacts/problem-words.ts';
+import { DemoLifecycle } from './demo-lifecycle.ts';
 import type { DemoService } from './ports.ts';
 import { refusal, type SettingsPort, type SettingsRefusal } from './settings-port.ts';
 import {
@@ -123,19 +123,24 @@ const DEMO_FAILED = saidStatus(
 export class SettingsService {
   private readonly d: SettingsServiceDeps;
   private readonly logger: Logger;
-  private readonly demoSecrets = new MemoryCredentialStore();
   private current: Settings | null = null;
   private hasSecret = false;
   private hasCrmSecret = false;
   /** Organisation mode: the sign-in the keychain holds for the settings' relay and tenant. */
   private orgSignIn: OrgSignInState | null = null;
-  private demoService: DemoService | null = null;
+  /** The demo's simulator and its in-memory secret (demo-lifecycle.ts). */
+  private readonly demo: DemoLifecycle;
   /** Contacts files the user picked in the native dialog; the only new paths a save accepts. */
   private readonly pickedContactsFiles = new Set<string>();
 
   constructor(deps: SettingsServiceDeps) {
     this.d = deps;
     this.logger = deps.logger;
+    this.demo = new DemoLifecycle({
+      start: deps.startDemo,
+      secrets: deps.secrets,
+      logger: deps.logger,
+    });
   }
 
   /** The translator of the language in force now. */
@@ -190,14 +195,7 @@ export class SettingsService {
    * (a failure is logged; the plan then says so), and whether the keychain holds the secret.
    */
   async prepare(): Promise<void> {
-    // The demo plays the phone system chosen: another choice is another demo.
-    const wanted = this.settings().phoneSystem;
-    if (this.demoService && (this.demoService.phoneSystem ?? 'standard') !== wanted)
-      await this.closeDemo();
-    if (this.settings().demoMode && !this.demoService)
-      await this.startDemo().catch((err: unknown) =>
-        this.logger.error('demo could not start', { error: err }),
-      );
+    await this.demo.follow(this.settings().demoMode, this.settings().phoneSystem);
     await this.refreshHasSecret();
     // Once this computer holds a sign-in, or when the policy locks the mode (the key can never be
     // used again): a Save that switches the mode before anyone signed in must not cost the user
@@ -366,7 +364,7 @@ export class SettingsService {
       };
     const s = checked.settings;
     if (isOrganisationMode(s)) return this.testOrganisation(s);
-    const demo = s.demoMode && !this.leavesDemo(patch) ? this.demoService : null;
+    const demo = s.demoMode && !this.leavesDemo(patch) ? this.demo.running : null;
     const baseUrl = demo ? demo.baseUrl : s.baseUrl;
     const apiKey = demo ? demo.apiKey : s.apiKey;
     let secret = patch.secret?.trim() || null;
@@ -447,20 +445,14 @@ export class SettingsService {
         };
   }
 
-  /** Starts the demo's simulator (once); its made-up secret is kept in memory only. */
-  async startDemo(): Promise<DemoService> {
-    if (this.demoService) return this.demoService;
-    const demo = await this.d.startDemo(this.settings().phoneSystem);
-    this.d.secrets.add(demo.secret);
-    await this.demoSecrets.setSecret(keychainAccount(demo.apiKey, demo.baseUrl), demo.secret);
-    this.demoService = demo;
-    return demo;
+  /** Starts the demo's simulator for the settings' phone system (once; demo-lifecycle.ts). */
+  startDemo(): Promise<DemoService> {
+    return this.demo.start(this.settings().phoneSystem);
   }
 
   /** Closes the demo's simulator, if it runs (demo mode left, or shutdown). */
-  async closeDemo(): Promise<void> {
-    await this.demoService?.close().catch(() => {});
-    this.demoService = null;
+  closeDemo(): Promise<void> {
+    return this.demo.close();
   }
 
   /** What a connection built now should connect to, or why none should be. */
@@ -470,7 +462,7 @@ export class SettingsService {
       return s.relayUrl && s.relayTenant && this.orgSignIn
         ? { connect: true, settings: s, credentials: this.d.credentials, demo: false }
         : { connect: false, status: NOT_SIGNED_IN };
-    const demo = s.demoMode ? this.demoService : null;
+    const demo = s.demoMode ? this.demo.running : null;
     if (s.demoMode && !demo) return { connect: false, status: DEMO_FAILED };
     if (!demo && this.needsOnboarding()) return { connect: false, status: NOT_SET_UP };
     if (!demo) return { connect: true, settings: s, credentials: this.d.credentials, demo: false };
@@ -490,7 +482,7 @@ export class SettingsService {
         // an organisation-mode computer (the connection factory decides by this field).
         connectionMode: 'api-key',
       },
-      credentials: this.demoSecrets,
+      credentials: this.demo.credentials,
       demo: true,
     };
   }
