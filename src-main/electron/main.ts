@@ -86,6 +86,7 @@ import { registerAppProtocol } from './app-protocol.ts';
 import { checkDesktop, storeSecretNeedsDisplay } from './desktop-checks.ts';
 import { applyChromiumSwitches, devShmBytes } from './chromium-switches.ts';
 import { NativeDialogs } from './dialogs.ts';
+import { diagnosticsAction } from './diagnostics-action.ts';
 import { SafeExternalOpener } from './external.ts';
 import { registerIpcHandlers } from './ipc-handlers.ts';
 import { TypedIpcMain } from './ipc-main.ts';
@@ -536,23 +537,16 @@ async function start(): Promise<void> {
     void q.run('shutdown');
   });
 
-  async function saveDiagnostics(): Promise<void> {
-    const day = new Date(clock.now()).toISOString().slice(0, 10);
-    const path = await dialogs.chooseDiagnosticsPath(`screenpop-diagnostics-${day}.tar.gz`);
-    if (!path) return;
-    try {
-      await diagnostics.write(path, { secrets, now: clock.now() });
-      logger.info('diagnostics saved');
-      shell.showItemInFolder(path);
-    } catch (err) {
-      logger.error('diagnostics could not be saved', { error: err });
-      const t = language.current();
-      dialog.showErrorBox(
-        t.t('desktop.diagnostics-failed.title'),
-        t.t('desktop.diagnostics-failed.body'),
-      );
-    }
-  }
+  const saveDiagnostics = diagnosticsAction({
+    chooseDiagnosticsPath: (name) => dialogs.chooseDiagnosticsPath(name),
+    diagnostics,
+    secrets,
+    clock,
+    logger,
+    language,
+    showItemInFolder: (path) => shell.showItemInFolder(path),
+    showErrorBox: (title, body) => dialog.showErrorBox(title, body),
+  });
 
   // Linux: the sandbox off, a native Wayland window, no tray on GNOME: said in the status; without
   // a tray the Settings window is the only way to the app, so it opens.
