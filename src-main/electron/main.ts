@@ -5,9 +5,9 @@
  * openExternal, clipboard, power events) and the IPC handlers, and applies the security settings
  * before any window exists. Bundled by scripts/build-main.ts to dist/main/main.cjs.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import {
   app,
   BrowserWindow,
@@ -26,7 +26,6 @@ import {
   shell,
   Tray,
 } from 'electron';
-import electronUpdater from 'electron-updater';
 import { serviceConnectionFactory } from '../core/app/connection.ts';
 import { DesktopHealth } from '../core/app/desktop-health.ts';
 import { HistoryStore } from '../core/app/history-store.ts';
@@ -75,9 +74,6 @@ import { proxyAccount, transportFor } from '../core/net/network.ts';
 import { readCaText } from '../core/net/trust.ts';
 import type { NetTransport } from '../core/net/transport.ts';
 import { startDemo } from '../../src-sim/demo.ts';
-import { isPerMachinePath, updateSupport } from '../core/updates/install-kind.ts';
-import { RestartGate } from '../core/updates/restart-gate.ts';
-import { UpdateController } from '../core/updates/update-controller.ts';
 import { APP_ID } from './app-id.ts';
 import { APP_SCHEME, AppOrigin, devServerOrigin } from './app-origin.ts';
 import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
@@ -102,7 +98,7 @@ import {
   secureWebPreferences,
 } from './security.ts';
 import { TrayController, trayIconFile, type TrayIconName } from './tray.ts';
-import { electronUpdaterPort } from './updater.ts';
+import { appUpdates } from './updates.ts';
 import { AppWindows } from './windows.ts';
 
 // Must happen before 'ready': app:// is a standard, secure origin ('self' in the CSP works, fetch works).
@@ -458,38 +454,14 @@ async function start(): Promise<void> {
   });
   registerIpcHandlers(ipc, { runtime: rt, popup, windows, dialogs, clock, logger, language });
 
-  // Updates: decided in the core (never restart while a call rings or just after), carried out
-  // by electron-updater. SCREENPOP_DEV_UPDATES=1 exercises it in an unpackaged run (e2e suite).
-  const devUpdates = !app.isPackaged && process.env.SCREENPOP_DEV_UPDATES === '1';
-  const gate = new RestartGate({ clock, logger });
-  rt.presenter.onCardsChange((cards) =>
-    gate.setRinging(cards.filter((c) => c.state === 'ringing').map((c) => c.callId)),
-  );
-  const updates = new UpdateController({
+  // Updates: decided in the core, carried out by electron-updater (updates.ts).
+  const updates = appUpdates({
     clock,
     logger,
-    gate,
-    support: updateSupport({
-      platform: process.platform,
-      packaged: app.isPackaged,
-      appImage: process.env.APPIMAGE,
-      packageType: packageType(process.resourcesPath),
-      nsisUninstaller: existsSync(
-        join(dirname(process.execPath), `Uninstall ${app.getName()}.exe`),
-      ),
-      perMachine: process.platform === 'win32' && isPerMachinePath(process.execPath, process.env),
-      signed: !unsignedMac,
-      devUpdates,
-    }),
-    port: electronUpdaterPort({
-      load: () => electronUpdater.autoUpdater,
-      logger,
-      devRun: devUpdates,
-      devConfigFile: join(userData, 'dev-app-update.yml'),
-      beforeInstall: () => popup.release(),
-    }),
-    // A development run exercising the updater checks at once instead of after a minute.
-    ...(devUpdates ? { firstCheckMs: 1000 } : {}),
+    presenter: rt.presenter,
+    popup,
+    userData,
+    unsignedMac,
   });
   rt.onSettings((view) => updates.apply(view.settings.updates));
 
@@ -578,15 +550,5 @@ function builtUnsigned(appPath: string): boolean {
     return pkg.screenpopUnsigned === true || pkg.screenpopUnsigned === 'true';
   } catch {
     return false;
-  }
-}
-
-/** electron-builder's resources/package-type (deb, rpm, pacman) when installed from such a package. */
-function packageType(resourcesPath: string | undefined): string | null {
-  if (!resourcesPath) return null;
-  try {
-    return readFileSync(join(resourcesPath, 'package-type'), 'utf8').trim() || null;
-  } catch {
-    return null;
   }
 }
