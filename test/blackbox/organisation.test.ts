@@ -87,27 +87,7 @@ describe('organisation mode: the relay between the phone system and its users', 
     );
     expect(identity()).toMatchObject({ user: 'alice', via: 'oidc', extensions: ['101'] });
 
-    // Rings to both, and to a third extension nobody here has.
-    const sent = { '101': [] as string[], '102': [] as string[] };
-    for (let i = 0; i < 4; i++) {
-      sent['101'].push(await sim.ring(`+1415555${String(1000 + i)}`, '101'));
-      sent['102'].push(await sim.ring(`+1415555${String(2000 + i)}`, '102'));
-      await sim.ring(`+1415555${String(3000 + i)}`, '103');
-    }
-    await until(
-      () => desktopPops.length >= 4 && runner.pops().length >= 4,
-      'both to pop their four rings',
-      30_000,
-      () => `desktop pops ${desktopPops.length}\n${runner.explain()}`,
-    );
-    await new Promise((r) => setTimeout(r, 1_000)); // anything more would have come by now
-    expect(desktopPops.map((p) => p.callId).sort()).toEqual([...sent['101']].sort());
-    expect(
-      runner
-        .pops()
-        .map((p) => p.call_id)
-        .sort(),
-    ).toEqual([...sent['102']].sort());
+    await expectEachGetsOwnRings(sim, desktopPops, runner, 4);
     expect(desktopPops.every((p) => p.to === '101')).toBe(true);
     expect(runner.pops().every((p) => p.to === '102')).toBe(true);
 
@@ -211,26 +191,7 @@ describe.each(['standard', 'yeastar-p-series'] as const)(
       expect(identity()).toMatchObject({ user: email, via: 'oidc', extensions: ['101'] });
       await runner.waitForState('connected', 30_000);
 
-      const sent = { '101': [] as string[], '102': [] as string[] };
-      for (let i = 0; i < 3; i++) {
-        sent['101'].push(await sim.ring(`+1415555${String(1000 + i)}`, '101'));
-        sent['102'].push(await sim.ring(`+1415555${String(2000 + i)}`, '102'));
-        await sim.ring(`+1415555${String(3000 + i)}`, '103');
-      }
-      await until(
-        () => desktopPops.length >= 3 && runner.pops().length >= 3,
-        'both to pop their three rings',
-        30_000,
-        () => `desktop pops ${desktopPops.length}\n${runner.explain()}`,
-      );
-      await new Promise((r) => setTimeout(r, 1_000)); // anything more would have come by now
-      expect(desktopPops.map((p) => p.callId).sort()).toEqual([...sent['101']].sort());
-      expect(
-        runner
-          .pops()
-          .map((p) => p.call_id)
-          .sort(),
-      ).toEqual([...sent['102']].sort());
+      await expectEachGetsOwnRings(sim, desktopPops, runner, 3);
 
       // Both ways in delivered the rings, and the relay kept each event once.
       const metrics = await (await fetch(relay.url + '/metrics')).text();
@@ -267,6 +228,38 @@ describe.each(['standard', 'yeastar-p-series'] as const)(
 interface HealthAnswer {
   ok: boolean;
   upstream?: Record<string, { state: string; since: string }>;
+}
+
+/**
+ * Rings `count` times each to 101 (the desktop's user), 102 (the runner's) and 103 (nobody here),
+ * then requires each side to have popped exactly its own rings, once, a second after the last.
+ */
+async function expectEachGetsOwnRings(
+  sim: SimProcess,
+  desktopPops: Pop[],
+  runner: RunnerProcess,
+  count: number,
+): Promise<void> {
+  const sent = { '101': [] as string[], '102': [] as string[] };
+  for (let i = 0; i < count; i++) {
+    sent['101'].push(await sim.ring(`+1415555${String(1000 + i)}`, '101'));
+    sent['102'].push(await sim.ring(`+1415555${String(2000 + i)}`, '102'));
+    await sim.ring(`+1415555${String(3000 + i)}`, '103');
+  }
+  await until(
+    () => desktopPops.length >= count && runner.pops().length >= count,
+    `both to pop their ${count} rings`,
+    30_000,
+    () => `desktop pops ${desktopPops.length}\n${runner.explain()}`,
+  );
+  await new Promise((r) => setTimeout(r, 1_000)); // anything more would have come by now
+  expect(desktopPops.map((p) => p.callId).sort()).toEqual([...sent['101']].sort());
+  expect(
+    runner
+      .pops()
+      .map((p) => p.call_id)
+      .sort(),
+  ).toEqual([...sent['102']].sort());
 }
 
 /** The desktop: what its Settings' "Sign in with your organisation" runs, without Electron. */
