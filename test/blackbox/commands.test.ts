@@ -6,10 +6,18 @@
  * port). The runner's own case is in service.test.ts; all three share src-shared/stop-signal.ts.
  */
 import { writeFileSync } from 'node:fs';
-import { createServer, connect, type Server } from 'node:net';
+import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { alive, descendantOf, freePort, ProcessGroup, until, type Spawned } from './processes.ts';
+import {
+  alive,
+  descendantOf,
+  freePort,
+  listening,
+  ProcessGroup,
+  until,
+  type Spawned,
+} from './processes.ts';
 
 let group: ProcessGroup;
 let blocker: Server | undefined;
@@ -25,18 +33,6 @@ async function busyPort(): Promise<number> {
   blocker = createServer();
   await new Promise<void>((done) => blocker!.listen(port, '127.0.0.1', done));
   return port;
-}
-
-/** True when something accepts a TCP connection on 127.0.0.1:port. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-  });
 }
 
 /** A relay config on `port` with one tenant, in a temporary folder. */

@@ -7,20 +7,21 @@
  * commands.test.ts). Each must now stop by itself, cleanly (its "stopped" words), within a bounded
  * time, leaving its port free and nothing behind. Linux only (/proc): see stop-signal.ts.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   alive,
   descendantOf,
   freePort,
+  listening,
   ProcessGroup,
   RUNNER,
   until,
   type Spawned,
 } from './processes.ts';
 import { SimProcess, startRunner } from './services.ts';
+import { procStat } from '../../src-shared/stop-signal.ts';
 
 let group: ProcessGroup;
 afterEach(async () => {
@@ -30,30 +31,14 @@ afterEach(async () => {
 /** How long after npm's death each program may take to be gone (its poll is 1 s; the relay drains 1 s). */
 const STOP_WITHIN_MS = 8_000;
 
-/** True when something accepts a TCP connection on 127.0.0.1:port. */
-function listening(port: number): Promise<boolean> {
-  return new Promise((done) => {
-    const socket = connect(port, '127.0.0.1');
-    socket.once('connect', () => {
-      socket.destroy();
-      done(true);
-    });
-    socket.once('error', () => done(false));
-  });
-}
-
-function parentOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  return Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-}
-
 /**
  * npm -> sh -> program: the program's pid and its shell's, both adopted by the group (killed in
  * cleanup if this test fails, so that no run of it leaves anything behind).
  */
 function programUnder(npm: Spawned, script: string): { program: number; shell: number } {
   const program = descendantOf(npm.pid, script);
-  const shell = parentOf(program);
+  const shell = procStat(program)?.ppid;
+  if (shell === undefined) throw new Error(`cannot read /proc/${program}/stat`);
   expect(shell).not.toBe(npm.pid); // what this test is about: a shell between npm and the program
   group.adopt(program);
   group.adopt(shell);
