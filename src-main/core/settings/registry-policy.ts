@@ -5,7 +5,7 @@
  * no native module), by its fixed full path (not looked up on PATH, not from the environment), in
  * the 64-bit view.
  */
-import { execFile } from 'node:child_process';
+import { runSystemTool } from './system-tool.ts';
 
 /**
  * Windows' system folder, fixed: never from %SystemRoot% or %windir%, which any user may set for the
@@ -33,14 +33,7 @@ export function parseRegQuery(output: string): string | null {
 export type ExecFileText = (file: string, args: string[]) => Promise<string>;
 
 const realExec: ExecFileText = (file, args) =>
-  new Promise((resolve, reject) =>
-    execFile(
-      file,
-      args,
-      { windowsHide: true, timeout: 5000, maxBuffer: 1024 * 1024, encoding: 'utf8' },
-      (err, stdout) => (err ? reject(err) : resolve(stdout)),
-    ),
-  );
+  runSystemTool(file, args, { timeoutMs: 5000, maxBytes: 1024 * 1024 });
 
 /**
  * The registry policy's JSON text, `null` when there is none (no key or value: reg.exe exits 1),

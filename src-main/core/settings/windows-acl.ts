@@ -29,7 +29,7 @@
  * Anything the rule cannot read (an unknown right, ACE type or flag, text that is not SDDL) is a
  * reason to refuse: the rule fails closed.
  */
-import { execFile } from 'node:child_process';
+import { runSystemTool } from './system-tool.ts';
 import { win32 } from 'node:path';
 import type { PolicyTrust } from './policy-trust.ts';
 import { SYSTEM32 } from './registry-policy.ts';
@@ -301,15 +301,7 @@ export type RunTool = (
 ) => Promise<string>;
 
 const runTool: RunTool = (file, args, env) =>
-  new Promise((resolve, reject) =>
-    execFile(
-      file,
-      args,
-      { env, windowsHide: true, timeout: 15_000, maxBuffer: 64 * 1024, encoding: 'utf8' },
-      (err, stdout, stderr) =>
-        err ? reject(Object.assign(err, { stderr: String(stderr) })) : resolve(stdout),
-    ),
-  );
+  runSystemTool(file, args, { env, timeoutMs: 15_000, maxBytes: 64 * 1024 });
 
 /**
  * What PowerShell runs: the two paths come in the environment (never in the command's text), the
