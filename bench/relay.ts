@@ -30,6 +30,14 @@
  * source leaves `connected`), for a clean close and for a half-open stall.
  *
  * Bounded: fixed counts and time-outs; everything it starts it stops. Prints a table and JSON.
+ * Latency over the floor (BENCH_ONLY=floor, issue 24 item 4): BENCH_FLOOR_CLIENTS (1,000) clients
+ * in BENCH_FLOOR_PROCESSES (8) load processes (load-worker.ts), BENCH_FLOOR_WEBHOOKS (500) webhooks
+ * at BENCH_FLOOR_RATE (50)/s, every webhook to every client, BENCH_FLOOR_ROUNDS (2) interleaved
+ * rounds of bench/floor-server.ts (a bare server writing frames as the relay does), the relay on
+ * memory and on Redis, and smee.io when BENCH_SMEE_DIR names a checkout of it (smee-server.ts);
+ * BENCH_FLOOR_TARGETS=floor,memory picks some. Each row gives the CPU of every process (poster, load
+ * processes, server) so that a saturated generator or machine shows.
+ *
  * BENCH_ONLY=throughput|gap|connect|floor runs one part; BENCH_CASES=broadcast-100,open-loop picks cases.
  */
 import { fork, spawn, type ChildProcess } from 'node:child_process';
@@ -56,6 +64,7 @@ import { startRedis, startTokenService } from '../test/relay/helpers.ts';
 import { spawnRelay } from '../test/relay/relay-process.ts';
 import { postRaw } from '../test/relay/attacks.ts';
 import { loadClient } from './ws-load-client.ts';
+import { smeeUnavailable, spawnSmee } from './smee-server.ts';
 import { directTransport } from '../test/support/direct-transport.ts';
 
 const SECRET = 'bench-webhook-secret-0123456789';
@@ -511,8 +520,8 @@ const round3 = (n: number) => round(n, 3);
 
 interface FloorRow {
   round: number;
-  /** floor: bench/floor-server.ts; memory / redis: the relay with that backend. */
-  target: 'floor' | 'memory' | 'redis';
+  /** floor: bench/floor-server.ts; memory / redis: the relay with that backend; smee: smee.io. */
+  target: FloorTarget;
   clients: number;
   processes: number;
   webhooks: number;
@@ -521,14 +530,25 @@ interface FloorRow {
   expectedReceipts: number;
   /** From each webhook's due time to the frame's arrival in a client (ms). */
   latencyMs: { p50: number; p99: number; max: number };
+  /** How late the poster sent webhooks against their due times (ms): the generator's own lag. */
+  postLateMs: { p99: number; max: number };
+  /** CPU of the poster (this process) over the posting, % of one core. */
+  posterCpuPct: number;
+  /** Per load process: CPU (% of one core) and event-loop utilization (0-1), start to last receipt. */
+  workers: { cpuPct: number; elu: number }[];
+  /** The server under test over the same span: CPU (% of one core) and write syscalls per receipt. */
+  server: { cpuPct: number; writesPerReceipt: number };
   load: string;
 }
+
+type FloorTarget = 'floor' | 'memory' | 'redis' | 'smee';
 
 /**
  * Latency under a fixed rate, over the floor (issue 24 item 4): `clients` clients spread over
  * `processes` load-generator processes (load-worker.ts), every webhook to every client at `rate`/s,
- * latency from each webhook's due time; the floor server, the relay on memory and on Redis in
- * turn, rounds interleaved, the load average beside each.
+ * latency from each webhook's due time; the floor server, the relay on memory and on Redis, and
+ * smee.io (when BENCH_SMEE_DIR names a checkout, smee-server.ts) in turn, rounds interleaved (the
+ * order reversed every other round), the load average and the CPU of every process beside each.
  */
 async function floorCases(
   clients: number,
@@ -536,33 +556,42 @@ async function floorCases(
   webhooks: number,
   rate: number,
   rounds: number,
+  smeeDir: string | undefined,
 ): Promise<FloorRow[]> {
   const rows: FloorRow[] = [];
-  const order: FloorRow['target'][] = ['floor', 'memory', 'redis'];
+  const pick = process.env.BENCH_FLOOR_TARGETS?.split(',');
+  const order = (['floor', 'memory', 'redis', 'smee'] as const).filter(
+    (t) => (t !== 'smee' || smeeDir) && (!pick || pick.includes(t)),
+  );
   for (let round = 1; round <= rounds; round++)
     for (const target of round % 2 ? order : [...order].reverse())
-      rows.push(await floorRun(target, round, clients, processes, webhooks, rate));
+      rows.push(await floorRun(target, round, clients, processes, webhooks, rate, smeeDir));
   return rows;
 }
 
 async function floorRun(
-  target: FloorRow['target'],
-  round: number,
+  target: FloorTarget,
+  roundNo: number,
   clients: number,
   processes: number,
   webhooks: number,
   rate: number,
+  smeeDir: string | undefined,
 ): Promise<FloorRow> {
-  const service = target === 'floor' ? undefined : await startTokenService(TOKENS);
+  const isRelay = target === 'memory' || target === 'redis';
+  const service = isRelay ? await startTokenService(TOKENS) : undefined;
   const redis = target === 'redis' ? await startRedis() : undefined;
   const stops: (() => Promise<unknown>)[] = [];
   const workers: ChildProcess[] = [];
   try {
-    let base: string;
+    let server: { url: string; pid: number };
     if (target === 'floor') {
-      const floor = await spawnFloor();
-      stops.push(() => floor.stop());
-      base = floor.url;
+      server = await spawnFloor();
+      stops.push(() => (server as Awaited<ReturnType<typeof spawnFloor>>).stop());
+    } else if (target === 'smee') {
+      const smee = await spawnSmee(smeeDir!);
+      stops.push(() => smee.stop());
+      server = smee;
     } else {
       const relay = await spawnRelay({
         env: {
@@ -574,9 +603,15 @@ async function floorRun(
         nodeArgs: relayNodeArgs(),
       });
       stops.push(() => relay.stop());
-      base = relay.url;
+      server = relay;
     }
-    const url = base.replace(/^http/, 'ws') + relayClientPath('acme');
+    // smee.io: one channel, its SSE stream for every client, webhooks posted to the channel.
+    const streamUrl =
+      target === 'smee'
+        ? `${server.url}/bench-channel`
+        : server.url.replace(/^http/, 'ws') + relayClientPath('acme');
+    const postUrl =
+      target === 'smee' ? `${server.url}/bench-channel` : `${server.url}/webhook/acme`;
     const hello = {
       type: 'hello',
       v: 1,
@@ -609,30 +644,47 @@ async function floorRun(
           (_, j) => tokenOf(p * per + j),
         );
         const done = answer(w, 'connected');
-        w.send({ connect: { url, hello, tokens } });
+        w.send({
+          connect: { kind: target === 'smee' ? 'sse' : 'ws', url: streamUrl, hello, tokens },
+        });
         return done.then((m) => m.connected as number);
       }),
     );
     const total = connected.reduce((a, b) => a + b, 0);
     if (total < clients) throw new Error(`${target}: ${total} of ${clients} clients connected`);
+    // Let the connect burst settle (the relay's first GC, smee.io's log lines) before the clock starts.
+    await sleep(1000);
     const load = loadAverage();
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     const atMs = performance.timeOrigin + performance.now() + 200;
     for (const w of workers) w.send({ start: { atMs, rate, webhooks } });
+    const server0 = procStats(server.pid);
+    const wall0 = performance.now();
+    const poster0 = process.cpuUsage();
+    const late = new Float64Array(webhooks);
     const answers: Promise<number>[] = [];
     for (let i = 0; i < webhooks; i++) {
-      const wait = atMs + (i * 1000) / rate - (performance.timeOrigin + performance.now());
+      const dueAt = atMs + (i * 1000) / rate;
+      const wait = dueAt - (performance.timeOrigin + performance.now());
       if (wait > 0) await sleep(wait);
+      late[i] = performance.timeOrigin + performance.now() - dueAt;
       const body = `{"event_id":"${i}","event":30011,"timestamp":${Date.now()},"tenant":"acme","data":{"call_id":"c${i}","from":"+14155550123","to":"100","state":"ringing"}}`;
-      answers.push(postRaw(base + '/webhook/acme', body, signBody(SECRET, body), agent));
+      answers.push(postRaw(postUrl, body, signBody(SECRET, body), agent));
     }
+    const posterCpu = process.cpuUsage(poster0);
+    const postingMs = performance.now() - wall0;
     const accepted = (await Promise.all(answers)).filter((st) => st === 200).length;
     agent.destroy();
     const expected = accepted * clients;
+    let reports: Record<string, unknown>[] = [];
     let got: Float64Array[] = [];
+    let server1 = server0;
+    let wall1 = wall0;
     const deadline = Date.now() + 30_000;
     for (;;) {
-      const reports = await Promise.all(
+      server1 = procStats(server.pid);
+      wall1 = performance.now();
+      reports = await Promise.all(
         workers.map((w) => {
           const r = answer(w, 'latencies');
           w.send({ report: true });
@@ -641,7 +693,7 @@ async function floorRun(
       );
       got = reports.map((r) => r.latencies as Float64Array);
       if (got.reduce((a, l) => a + l.length, 0) >= expected || Date.now() > deadline) break;
-      await sleep(200);
+      await sleep(50);
     }
     const all = new Float64Array(got.reduce((a, l) => a + l.length, 0));
     let at = 0;
@@ -650,8 +702,9 @@ async function floorRun(
       at += l.length;
     }
     all.sort();
+    late.sort();
     return {
-      round,
+      round: roundNo,
       target,
       clients,
       processes,
@@ -663,6 +716,18 @@ async function floorRun(
         p50: round2(pct(all, 50)),
         p99: round2(pct(all, 99)),
         max: round2(all.at(-1) ?? NaN),
+      },
+      postLateMs: { p99: round2(pct(late, 99)), max: round2(late.at(-1) ?? NaN) },
+      posterCpuPct: round((100 * (posterCpu.user + posterCpu.system)) / 1000 / postingMs),
+      workers: reports.map((r) => ({
+        cpuPct: round((100 * (r.cpuMs as number)) / (r.spanMs as number)),
+        elu: round2(r.elu as number),
+      })),
+      server: {
+        cpuPct: round((100 * (server1.cpuMs - server0.cpuMs)) / (wall1 - wall0)),
+        writesPerReceipt: round2(
+          (server1.writeSyscalls - server0.writeSyscalls) / Math.max(1, all.length),
+        ),
       },
       load,
     };
@@ -820,10 +885,11 @@ async function main(): Promise<void> {
     floors.push(
       ...(await floorCases(
         Number(process.env.BENCH_FLOOR_CLIENTS ?? 1000),
-        Number(process.env.BENCH_FLOOR_PROCESSES ?? 4),
+        Number(process.env.BENCH_FLOOR_PROCESSES ?? 8),
         Number(process.env.BENCH_FLOOR_WEBHOOKS ?? 500),
         Number(process.env.BENCH_FLOOR_RATE ?? 50),
         Number(process.env.BENCH_FLOOR_ROUNDS ?? 2),
+        process.env.BENCH_SMEE_DIR,
       )),
     );
   const gaps: GapResult[] = [];
@@ -883,21 +949,39 @@ async function main(): Promise<void> {
       );
   }
   if (floors.length) {
+    const f0 = floors[0]!;
     lines.push('');
     lines.push(
-      `latency over the floor: ${floors[0]!.clients} clients in ${floors[0]!.processes} load processes, every webhook to every client, ${floors[0]!.webhooks} webhooks at ${floors[0]!.rate}/s; latency from each webhook's due time`,
+      `latency over the floor: ${f0.clients} clients in ${f0.processes} load processes, every webhook to every client, ${f0.webhooks} webhooks at ${f0.rate}/s; latency from each webhook's due time (floor = bench/floor-server.ts, writing as the relay does)`,
     );
+    const smeeWhy = smeeUnavailable(process.env.BENCH_SMEE_DIR);
+    if (smeeWhy) lines.push(`smee.io not run: ${smeeWhy}`);
     lines.push(
-      'round  target  receipts/expected  p50 / p99 / max (ms)  p99 above the floor of its round (ms)  load (1/5/15 min)',
+      'round  target  receipts/expected  p50 / p99 / max (ms)  above floor p50 / p99  post late p99/max  poster cpu  load procs cpu % (elu)       server cpu  writes/rcpt  load (1/5/15 min)',
     );
     for (const f of floors) {
       const floor = floors.find((x) => x.round === f.round && x.target === 'floor');
       const above =
         f.target === 'floor' || !floor
           ? '-'
-          : String(round2(f.latencyMs.p99 - floor.latencyMs.p99));
+          : `${round2(f.latencyMs.p50 - floor.latencyMs.p50)} / ${round2(f.latencyMs.p99 - floor.latencyMs.p99)}`;
       lines.push(
-        `${String(f.round).padStart(5)}  ${f.target.padEnd(6)}  ${`${f.receipts}/${f.expectedReceipts}`.padStart(17)}  ${`${f.latencyMs.p50} / ${f.latencyMs.p99} / ${f.latencyMs.max}`.padStart(20)}  ${above.padStart(37)}  ${f.load}`,
+        [
+          String(f.round).padStart(5),
+          f.target.padEnd(6),
+          `${f.receipts}/${f.expectedReceipts}`.padStart(17),
+          `${f.latencyMs.p50} / ${f.latencyMs.p99} / ${f.latencyMs.max}`.padStart(20),
+          above.padStart(21),
+          `${f.postLateMs.p99} / ${f.postLateMs.max}`.padStart(17),
+          `${f.posterCpuPct} %`.padStart(10),
+          f.workers
+            .map((w) => `${w.cpuPct}(${w.elu})`)
+            .join(' ')
+            .padEnd(27),
+          `${f.server.cpuPct} %`.padStart(10),
+          String(f.server.writesPerReceipt).padStart(11),
+          f.load,
+        ].join('  '),
       );
     }
   }
