@@ -4,9 +4,9 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
-import { loadTrust } from '../../src-main/core/net/trust.ts';
+import { lazyTrust, loadTrust } from '../../src-main/core/net/trust.ts';
 import { applyPatch } from '../../src-main/core/settings/validate-settings.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { certToolsAvailable, makeTestCa, type TestCa } from '../support/certs.ts';
@@ -68,6 +68,40 @@ describe('the trusted certificate authorities', () => {
   });
 });
 
+describe('lazyTrust: the CA file now, the system store on first use', () => {
+  it('reads the CA file when made, the store at the first get() only, and keeps the result', () => {
+    const stores: string[] = [];
+    const files: string[] = [];
+    const trust = lazyTrust({
+      caFile: '/etc/corp-ca.pem',
+      readFile: (path) => {
+        files.push(path);
+        return 'no certificate here';
+      },
+      extraCaCertsVariable: undefined,
+      getCACertificates: (type) => {
+        stores.push(type);
+        return type === 'system' ? ['SYSTEM-PEM'] : ['DEFAULT-PEM'];
+      },
+    });
+    // The administrator's file is judged at once (a start-up warning), the store is not read.
+    expect(files).toEqual(['/etc/corp-ca.pem']);
+    expect(trust.problem).toMatch(/CA file \/etc\/corp-ca.pem holds no PEM certificate/);
+    expect(trust.caFile).toBe(`CA file: ${trust.problem}`);
+    expect(stores).toEqual([]);
+    expect(trust.loaded).toBe(false);
+    const first = trust.get();
+    expect(stores).toEqual(['default', 'system', 'extra']);
+    expect(trust.loaded).toBe(true);
+    expect(first.ca).toEqual(['DEFAULT-PEM', 'SYSTEM-PEM']);
+    expect(first.problem).toBe(trust.problem);
+    expect(first.decisions.at(-1)).toBe(trust.caFile);
+    expect(trust.get()).toBe(first);
+    expect(stores).toHaveLength(3);
+    expect(files).toHaveLength(1);
+  });
+});
+
 describe('settings: proxy and CA file', () => {
   it('take an http proxy address without credentials, and a full path', () => {
     const ok = applyPatch(DEFAULT_SETTINGS, {
@@ -109,6 +143,31 @@ describe.runIf(run)('the transport against a server of a private CA', () => {
       { proxyMode: 'none', proxyUrl: '', caFile },
       { logger: silentLogger, secrets: new SecretRegistry(), readFile: read },
     );
+
+  it('warns of a bad CA file at start; reads the store and logs the trust at the first TLS connection', async () => {
+    const logger = memoryLogger();
+    const made = (caFile: string) =>
+      transportFor(
+        { proxyMode: 'none', proxyUrl: '', caFile },
+        { logger, secrets: new SecretRegistry(), readFile: read },
+      );
+    made(join(dir, 'missing.pem'));
+    expect(logger.records.map((r) => [r.level, r.msg])).toEqual([
+      ['warn', 'the CA file is not used'],
+      ['info', 'network'],
+    ]);
+    expect(logger.records[0]!.problem).toMatch(/missing\.pem cannot be read \(ENOENT\)/);
+    logger.records.length = 0;
+    const trusted = made(ca.caFile);
+    expect(logger.records.map((r) => r.msg)).toEqual(['network']);
+    expect(logger.records[0]!.caFile).toBe(`CA file: ${ca.caFile} (1 certificate)`);
+    for (let i = 0; i < 2; i++)
+      expect(await (await trusted.fetch(url)).text()).toBe('{"errcode":0}');
+    const trustLines = logger.records.filter((r) => r.msg === 'trust');
+    expect(trustLines).toHaveLength(1);
+    expect(trustLines[0]!.decisions).toContain(`CA file: ${ca.caFile} (1 certificate)`);
+    expect(trusted.decisions().trust).toEqual(trustLines[0]!.decisions);
+  });
 
   it('is trusted with the CA file, refused without it', async () => {
     const trusted = transport(ca.caFile);

@@ -179,7 +179,12 @@ describe('NetTransport: a caller that gives up ends the tunnel', () => {
   const transportVia = (port: number) =>
     new NetTransport({
       resolver: fixedProxyResolver({ host: '127.0.0.1', port }),
-      trust: { ca: undefined, decisions: [] },
+      trust: {
+        caFile: 'CA file: none',
+        problem: undefined,
+        loaded: true,
+        get: () => ({ ca: undefined, decisions: [] }),
+      },
       logger: silentLogger,
       secrets: new SecretRegistry(),
     });

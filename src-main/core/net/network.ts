@@ -21,7 +21,7 @@ import {
 } from './proxy.ts';
 import { NetTransport } from './transport.ts';
 import { english, phrase } from '../../../src-shared/i18n/phrase.ts';
-import { loadTrust } from './trust.ts';
+import { lazyTrust } from './trust.ts';
 
 export interface NetworkDeps {
   logger: Logger;
@@ -115,7 +115,9 @@ export function transportFor(
     if (error instanceof ProxyConfigError) throw error;
     throw new ProxyConfigError(error instanceof Error ? error.message : String(error));
   }
-  const trust = loadTrust({ caFile: settings.caFile, readFile: deps.readFile });
+  // The CA file is read and checked now; the system's store on the first TLS connection (the
+  // transport logs 'trust' with every decision then).
+  const trust = lazyTrust({ caFile: settings.caFile, readFile: deps.readFile });
   if (trust.problem) deps.logger.warn('the CA file is not used', { problem: trust.problem });
   const transport = new NetTransport({
     resolver,
@@ -123,6 +125,10 @@ export function transportFor(
     logger: deps.logger,
     secrets: deps.secrets,
   });
-  deps.logger.info('network', { proxy: resolver.source, trust: trust.decisions });
+  deps.logger.info('network', {
+    proxy: resolver.source,
+    caFile: trust.caFile,
+    trust: 'the system store and Node roots are read at the first TLS connection',
+  });
   return transport;
 }

@@ -2,8 +2,9 @@
  * The one way out of the process for every connection to the service and the relay: API calls
  * (`fetch`), the service's WebSocket and the relay's (`createSocket`). Each connection asks the
  * ProxyResolver (proxy.ts) how to reach its host, goes direct or through a CONNECT tunnel
- * (tunnel.ts), and trusts the same certificate authorities (trust.ts). What was decided for each
- * host is kept for the diagnostics (`decisions()`) and logged once per change.
+ * (tunnel.ts), and trusts the same certificate authorities (trust.ts), read on the first TLS
+ * connection (a run that speaks only plain http, the demo, never reads the system's store). What
+ * was decided for each host is kept for the diagnostics (`decisions()`) and logged once per change.
  *
  * The proxy's credentials are registered with the SecretRegistry the moment they are known, so no
  * log line or error can show them.
@@ -23,7 +24,7 @@ import type { CreateSocket } from '../../../src-shared/stream/socket.ts';
 import { wsSocketFactory } from '../../../src-shared/stream/ws-socket.ts';
 import { describeProxy, type ProxyChoice, type ProxyResolver } from './proxy.ts';
 import { ABANDON_OPTION, openTunnel } from './tunnel.ts';
-import type { Trust } from './trust.ts';
+import type { Trust, TrustSource } from './trust.ts';
 import { LeanHeaders, LeanResponse } from './lean-response.ts';
 
 /**
@@ -38,7 +39,8 @@ const MAX_BODY_BYTES = 8 * 1024 * 1024;
 
 export interface NetTransportDeps {
   resolver: ProxyResolver;
-  trust: Trust;
+  /** The CA file is checked when the source is made; the system store is read on first TLS use. */
+  trust: TrustSource;
   logger: Logger;
   secrets: SecretRegistry;
 }
@@ -102,16 +104,26 @@ export class NetTransport {
     })();
     this.fetch = ((input: string | URL | Request, init?: RequestInit) =>
       this.request(input, init)) as typeof fetch;
-    this.createSocket = wsSocketFactory({ agent: (url) => this.agentFor(url), ca: deps.trust.ca });
+    // No `ca` here: every socket goes through an agent below, whose open() sets the trust.
+    this.createSocket = wsSocketFactory({ agent: (url) => this.agentFor(url) });
   }
 
+  /** For the diagnostics: these read the system store if no TLS connection has yet. */
   decisions(): NetworkDecisions {
     return {
       proxySource: this.deps.resolver.source,
       routes: Object.fromEntries(this.routes),
-      trust: [...this.deps.trust.decisions],
+      trust: [...this.trust().decisions],
       ...(this.deps.trust.problem !== undefined && { caProblem: this.deps.trust.problem }),
     };
+  }
+
+  /** The trusted CAs, read on the first call (the first TLS connection), said once in the log. */
+  private trust(): Trust {
+    const first = !this.deps.trust.loaded;
+    const trust = this.deps.trust.get();
+    if (first) this.logger.info('trust', { decisions: trust.decisions });
+    return trust;
   }
 
   private agentFor(url: URL): http.Agent {
@@ -128,15 +140,8 @@ export class NetTransport {
     );
     const choice = await this.deps.resolver.resolve(target);
     this.note(target, choice);
-    const { ca: _ca, ...withoutCa } = options;
-    const tlsOptions = {
-      ...withoutCa,
-      ...(this.deps.trust.ca && { secureContext: this.secureContext(this.deps.trust.ca) }),
-      ...(!net.isIP(host) && { servername: options.servername || host }),
-    } as tls.ConnectionOptions;
-    if (choice.kind === 'direct') {
-      return secure ? tls.connect(tlsOptions) : net.connect({ host, port });
-    }
+    if (choice.kind === 'direct')
+      return secure ? tls.connect(this.tlsOptions(options, host)) : net.connect({ host, port });
     if (choice.auth) registerAuth(this.deps.secrets, choice.auth);
     const tunnel = await openTunnel(
       choice,
@@ -144,8 +149,19 @@ export class NetTransport {
       { deadlineMs: TUNNEL_DEADLINE_MS, signal: abandon },
     );
     if (!secure) return tunnel;
-    const { host: _h, port: _p, ...rest } = tlsOptions;
+    const { host: _h, port: _p, ...rest } = this.tlsOptions(options, host);
     return tls.connect({ ...rest, socket: tunnel });
+  }
+
+  /** A TLS connection's options: the one context of the trusted CAs (asked for only here). */
+  private tlsOptions(options: ConnectOptions, host: string): tls.ConnectionOptions {
+    const { ca: _ca, ...withoutCa } = options;
+    const { ca } = this.trust();
+    return {
+      ...withoutCa,
+      ...(ca && { secureContext: this.secureContext(ca) }),
+      ...(!net.isIP(host) && { servername: options.servername || host }),
+    } as tls.ConnectionOptions;
   }
 
   private secureContext(ca: string[]): tls.SecureContext {

@@ -4,6 +4,13 @@
  * (`tls.getCACertificates('system')`, Node 22.15+ / 23.5+), plus the PEM file an administrator
  * names (the CA of a TLS-inspecting proxy or of a private relay). The result is one `ca` list
  * passed explicitly to every connection, so the same decision holds for each of them.
+ *
+ * Reading the system store and building a TLS context from its ~700 certificates costs hundreds of
+ * milliseconds and megabytes (a CPU profile of the runner's start: 459 ms in
+ * cacheSystemCACertificates, 376 ms in the secure context, under load). So `lazyTrust` checks only
+ * the administrator's CA file when the transport is made (that file alone: a missing or broken one
+ * is said at start), and reads the rest on the first TLS connection. A run that never speaks TLS
+ * (`--demo` against the simulator on this computer, over http) never reads the store.
  */
 import tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
@@ -79,7 +86,29 @@ function nodeGetCACertificates(): GetCACertificates | undefined {
   return typeof fn === 'function' ? fn.bind(tls) : undefined;
 }
 
-export function loadTrust(input: TrustInput): Trust {
+/** What the administrator's CA file gives: its certificates, or the words of its problem. */
+interface CaFileResult {
+  certificates: string[];
+  /** For the decisions: 'CA file: none', 'CA file: <path> (n certificates)' or the problem. */
+  decision: string;
+  problem?: string;
+}
+
+function checkCaFile(input: TrustInput): CaFileResult {
+  const file = input.caFile.trim();
+  if (!file) return { certificates: [], decision: 'CA file: none' };
+  try {
+    const certificates = readCaFile(file, input.readFile);
+    const n = certificates.length;
+    return { certificates, decision: `CA file: ${file} (${n} certificate${n === 1 ? '' : 's'})` };
+  } catch (error) {
+    const problem = (error as Error).message;
+    return { certificates: [], decision: `CA file: ${problem}`, problem };
+  }
+}
+
+/** Node's roots and the system store (and NODE_EXTRA_CA_CERTS), with the CA file's result added. */
+function trustWith(input: TrustInput, caFile: CaFileResult): Trust {
   const get = 'getCACertificates' in input ? input.getCACertificates : nodeGetCACertificates();
   const decisions: string[] = [];
   let base: string[];
@@ -106,22 +135,47 @@ export function loadTrust(input: TrustInput): Trust {
       `trust: Node's roots (${base.length}); this Node (${process.version}) cannot read the system store`,
     );
   }
-  const file = input.caFile.trim();
-  if (!file) {
-    decisions.push('CA file: none');
-    return { ca: get ? base : undefined, decisions };
-  }
-  try {
-    const extra = readCaFile(file, input.readFile);
-    decisions.push(
-      `CA file: ${file} (${extra.length} certificate${extra.length === 1 ? '' : 's'})`,
-    );
-    return { ca: [...base, ...extra], decisions };
-  } catch (error) {
-    const problem = (error as Error).message;
-    decisions.push(`CA file: ${problem}`);
-    return { ca: get ? base : undefined, decisions, problem };
-  }
+  decisions.push(caFile.decision);
+  const added = caFile.certificates;
+  return {
+    ca: added.length > 0 ? [...base, ...added] : get ? base : undefined,
+    decisions,
+    ...(caFile.problem !== undefined && { problem: caFile.problem }),
+  };
+}
+
+/** Everything at once: the CA file, Node's roots and the system store. */
+export function loadTrust(input: TrustInput): Trust {
+  return trustWith(input, checkCaFile(input));
+}
+
+/** The trust of a transport: the CA file checked now, the rest read when first asked for. */
+export interface TrustSource {
+  /** The CA file's decision ('CA file: none', its path and count, or its problem), known now. */
+  readonly caFile: string;
+  /** The CA file could not be used: the words to show (known now, as the decision). */
+  readonly problem: string | undefined;
+  /** True once `get()` has read the system store (a TLS connection, or the diagnostics, asked). */
+  readonly loaded: boolean;
+  /** The whole Trust: read on the first call (the system store, Node's roots), then kept. */
+  get(): Trust;
+}
+
+/**
+ * A TrustSource for `input`: reads and checks the CA file now (a small file the administrator
+ * names: its problem is a start-up warning, as before), and the system store on the first `get()`.
+ */
+export function lazyTrust(input: TrustInput): TrustSource {
+  const caFile = checkCaFile(input);
+  let trust: Trust | undefined;
+  return {
+    caFile: caFile.decision,
+    problem: caFile.problem,
+    get loaded() {
+      return trust !== undefined;
+    },
+    get: () => (trust ??= trustWith(input, caFile)),
+  };
 }
 
 function safely(read: () => string[]): string[] {
