@@ -34,6 +34,8 @@ async function recordingRelay(): Promise<{ url: string; paths: string[] }> {
   const server = createServer((_req, res) => res.writeHead(404).end());
   server.on('upgrade', (req: IncomingMessage, socket) => {
     paths.push(req.url ?? '');
+    // The client may reset after reading the 404 (it destroys its request): not this test's error.
+    socket.on('error', () => {});
     socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
