@@ -232,7 +232,6 @@ describe.skipIf(noKeytar !== null)(
       expect(ours.filter((f) => /\.(md|yml|json)$/.test(f) && f !== 'package.json')).toEqual([]);
       expect(ours).not.toContain('assets/generate-icons.ts');
       expect(ours).not.toContain('assets/tray-formats.ts');
-      expect(ours).not.toContain('assets/screenshot-popup.png');
       // The bundle's own sources (its source map stays in dist/): the simulator is in it for demo
       // mode, but not its command line; the shared files (src-shared/) are, the relay that shares
       // them is not; no headless runner, test or bench code.
