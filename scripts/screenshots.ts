@@ -8,6 +8,7 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
+import { contentWidth, WINDOW_SIZES } from '../src-main/electron/window-sizes.ts';
 import type { HistoryItem } from '../src-main/ipc/contract.ts';
 import { hasChromium, launchChromium, SKIP_REASON } from '../test/browser/support/chromium.ts';
 import { call, entry, fixture, history } from '../test/browser/support/fixtures.ts';
@@ -27,6 +28,7 @@ const ringingStack = [
     from: '205',
     startedAt: NOW - 48_000,
     state: 'answered',
+    endedAt: NOW - 43_000,
   }),
 ];
 
@@ -37,6 +39,7 @@ const doneCalls = [
     from: '205',
     state: 'answered',
     startedAt: NOW - 40_000,
+    endedAt: NOW - 36_000,
   }),
   call({
     callId: 'd2',
@@ -47,13 +50,15 @@ const doneCalls = [
     state: 'answered',
     outcome: 'answered-elsewhere',
     startedAt: NOW - 30_000,
+    endedAt: NOW - 21_000,
   }),
   call({
     callId: 'd3',
     callerName: 'Katherine Johnson',
     from: '+16175550199',
     state: 'ended',
-    startedAt: NOW - 20_000,
+    startedAt: NOW - 45_000,
+    endedAt: NOW - 20_000,
   }),
 ];
 
@@ -86,7 +91,8 @@ function historyWithMessages(): HistoryItem[] {
       textTruncated: false,
       seen: false,
     },
-    ...history(NOW),
+    // The test fixture's newest call has rung for 3 minutes; a morning's call rings for seconds.
+    ...history(NOW).map((h) => (h.outcome === 'ringing' ? { ...h, startedAt: NOW - 9_000 } : h)),
     entry({
       callId: 'h7',
       callerName: 'Dorothy Vaughan',
@@ -117,7 +123,7 @@ async function shoot(browser: Browser, origin: string): Promise<string[]> {
   const items = historyWithMessages();
   // The whole history, and its top (the newest: a voicemail and a message) as the window opens.
   const opened = await openPage(browser, origin, 'history', fixture({ history: items }), {
-    viewport: { width: 720, height: 420 },
+    viewport: { width: contentWidth(WINDOW_SIZES.history.width), height: 420 },
     fixedTime: NOW,
   });
   await opened.page.locator('li[data-call-id]').first().waitFor();
@@ -127,7 +133,7 @@ async function shoot(browser: Browser, origin: string): Promise<string[]> {
   await opened.close();
 
   const settings = await openPage(browser, origin, 'settings', fixture(), {
-    viewport: { width: 720, height: 900 },
+    viewport: { width: contentWidth(WINDOW_SIZES.settings.width), height: 900 },
     fixedTime: NOW,
   });
   await settings.page.locator('.section-nav__link').first().waitFor();

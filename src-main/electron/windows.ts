@@ -13,13 +13,11 @@ import type { EventChannel, IpcEventMap } from '../ipc/contract.ts';
 import type { Logger } from '../../src-shared/log.ts';
 import type { AppOrigin, PageName } from './app-origin.ts';
 import { send } from './ipc-main.ts';
+import { WINDOW_SIZES } from './window-sizes.ts';
 
 export type WindowPage = Exclude<PageName, 'popup'>;
 
-const SIZES: Record<WindowPage, { width: number; height: number; title: string }> = {
-  settings: { width: 620, height: 760, title: 'Screenpop Settings' },
-  history: { width: 720, height: 600, title: 'Screenpop History' },
-};
+const SIZES: Record<WindowPage, { width: number; height: number; title: string }> = WINDOW_SIZES;
 
 export interface AppWindowsDeps {
   createWindow: (options: BrowserWindowConstructorOptions) => BrowserWindowType;

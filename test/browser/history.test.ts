@@ -7,12 +7,14 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Locator } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
 import { parseCsvRows } from '../../src-main/core/contacts/csv.ts';
 import { buildCrmUrl } from '../../src-main/core/app/crm-url.ts';
 import { historyToCsv } from '../../src-main/core/app/history-csv.ts';
 import { writeFileAtomic } from '../../src-shared/atomic-file.ts';
 import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
+import { contentWidth, WINDOW_SIZES } from '../../src-main/electron/window-sizes.ts';
 import { connectedView, entry, fixture, history } from './support/fixtures.ts';
 import { childElementCount, fitsWhole, lineCount, openPage, screenshot } from './support/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
@@ -48,6 +50,20 @@ const dirs: string[] = [];
 afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
+
+/** True when the located element's children share one line (their boxes overlap vertically). */
+async function childrenOnOneLine(target: Locator): Promise<boolean> {
+  const boxes = await target
+    .locator(':scope > *')
+    .evaluateAll((els) =>
+      els.map((e) =>
+        (
+          e as unknown as { getBoundingClientRect(): { top: number; bottom: number } }
+        ).getBoundingClientRect(),
+      ),
+    );
+  return Math.max(...boxes.map((b) => b.top)) < Math.min(...boxes.map((b) => b.bottom));
+}
 
 browserSuite('history in Chromium', ({ browser: getBrowser, origin }) => {
   it('lists the calls and marks missed ones seen on open, with durations that are not clock times', async () => {
@@ -220,6 +236,35 @@ browserSuite('history in Chromium', ({ browser: getBrowser, origin }) => {
     await expectClean(opened);
     await opened.close();
   });
+
+  // At 720 px (the old opening width) the row a colleague answered put "after 12 sec" under its
+  // badge (README's picture, issue 21). A called line's number may go under the line's name, whole.
+  for (const locale of ['en', 'de', 'ar'] as const) {
+    it(`at the width the window opens, each row's outcome stays on one line and every number whole (${locale})`, async () => {
+      const opened = await openPage(
+        getBrowser(),
+        origin(),
+        'history',
+        fixture({ history: history(SHOT_TIME), locale }),
+        {
+          viewport: { width: contentWidth(WINDOW_SIZES.history.width), height: 900 },
+          fixedTime: SHOT_TIME,
+        },
+      );
+      const { page } = opened;
+      await expect.poll(() => page.locator('li[data-call-id]').count()).toBe(6);
+      for (const row of await page.locator('li[data-call-id]').all()) {
+        const id = await row.getAttribute('data-call-id');
+        expect(await childrenOnOneLine(row.locator('.entry__outcome')), `${id}: outcome`).toBe(
+          true,
+        );
+        for (const n of await row.locator('.number').all())
+          expect(await lineCount(n), `${id}: ${await n.textContent()} wraps`).toBe(1);
+      }
+      await expectClean(opened);
+      await opened.close();
+    });
+  }
 
   it('fits at 200 % zoom: no sideways scroll, numbers on one line', async () => {
     // The 720-pixel history window at 200 %: 360 CSS pixels.
