@@ -11,6 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { ownedByThisProcess } from '../support/owned-spawn.ts';
 
 /** The repository root: every command runs from there, as a user runs them. */
 export const REPO = resolve(import.meta.dirname, '..', '..');
@@ -144,7 +145,8 @@ export class ProcessGroup {
     args: string[],
     options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
   ): Spawned {
-    const child = spawn(command, args, {
+    // Killed by the kernel if this test worker dies before cleanup() (test/support/owned-spawn.ts).
+    const child = spawn(...ownedByThisProcess(command, args), {
       cwd: options.cwd ?? REPO,
       env: options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -19,6 +19,7 @@ import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { RedisStore } from '../../src-relay/store/redis-store.ts';
 import type { EventStore } from '../../src-relay/store/types.ts';
 import { sleepReal } from '../support/wait.ts';
+import { ownedByThisProcess } from '../support/owned-spawn.ts';
 
 export const SECRET = "It's a Secret to Everybody";
 
@@ -267,9 +268,9 @@ export async function startRedis(
 ): Promise<RedisProcess> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'relay-redis-'));
   const port = opts.port ?? (await freePort());
+  // Killed by the kernel if this test worker dies before stop() (test/support/owned-spawn.ts).
   const child: ChildProcess = spawn(
-    REDIS_BIN,
-    [
+    ...ownedByThisProcess(REDIS_BIN, [
       '--port',
       String(port),
       '--bind',
@@ -283,7 +284,7 @@ export async function startRedis(
       '--dir',
       dir,
       ...(opts.args ?? []),
-    ],
+    ]),
     { stdio: 'ignore' },
   );
   const url = `redis://127.0.0.1:${port}`;
