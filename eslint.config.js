@@ -82,6 +82,7 @@ export default tseslint.config(
       'node_modules/',
       'dist/',
       'dist-headless/',
+      'dist-relay/',
       'release/',
       'test-results/',
       'coverage/',

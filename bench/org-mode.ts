@@ -1,6 +1,6 @@
 /**
  * `npm run bench:org`: what organisation mode (docs/relay-protocol.md 2.2, 2.3) costs the relay,
- * measured on the relay as deployed (`node src-relay/cli.ts`, memory store, its own process):
+ * measured on the relay as deployed (`node dist-relay/screenpop-relay.cjs`, memory store, its own process):
  *
  * 1. Per delivered frame: the same workload against a service-token tenant (the desktop's own
  *    filter) and a users tenant (the relay's per-user filter): CLIENTS clients on EXTENSIONS

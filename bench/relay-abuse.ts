@@ -1,6 +1,6 @@
 /**
  * `npm run bench:relay-abuse`: the adversarial probe (test/relay/attacks.ts), attack by attack, against the real relay
- * process (`node src-relay/cli.ts`, memory and Redis backends) on 127.0.0.1. It prints what each
+ * process (`node dist-relay/screenpop-relay.cjs`, memory and Redis backends) on 127.0.0.1. It prints what each
  * abuse did to the relay (memory, time to answer, calls made at the service, log lines, bytes
  * taken), as a table and as JSON. The same attacks (test/relay/attacks.ts) run in `npm test` at a
  * smaller size, as assertions (test/relay/adversarial*.test.ts).

@@ -2,7 +2,8 @@
  * `npm run bench:relay`: figures for the webhook relay (docs/relay-protocol.md, src-relay/README.md).
  *
  * Part 1, throughput and latency, the in-memory and the Redis backends side by side. The relay runs
- * as its own process (`node src-relay/cli.ts`, as deployed; Redis with AOF and fsync always);
+ * as its own process (`node dist-relay/screenpop-relay.cjs`, the bundle as deployed, built first;
+ * BENCH_RELAY_FROM=sources runs src-relay/cli.ts instead; Redis with AOF and fsync always);
  * client WebSockets are connected from this process (a lean load generator, ws-load-client.ts);
  * signed webhooks are posted over keep-alive connections. Cases:
  * - targeted: 1,000 clients, each event addressed to one of 100 extensions (K = 10 receipts each),
@@ -79,6 +80,10 @@ const CONCURRENCY = 32;
 const RELAY_NODE_ARGS = '--max-semi-space-size=4';
 const relayNodeArgs = () =>
   (process.env.BENCH_RELAY_NODE_ARGS ?? RELAY_NODE_ARGS).split(' ').filter(Boolean);
+/** BENCH_RELAY_FROM=sources runs the TypeScript sources (`npm run relay:dev`); default: the bundle. */
+const RELAY_FROM = process.env.BENCH_RELAY_FROM === 'sources' ? 'sources' : 'built';
+/** How every relay of this run is started: its Node options, and the bundle or the sources. */
+const relayStart = () => ({ nodeArgs: relayNodeArgs(), sources: RELAY_FROM === 'sources' });
 /** BENCH_BACKENDS=memory (or redis) runs one backend; the default runs both. */
 const BACKENDS = (['memory', 'redis'] as const).filter(
   (b) => !process.env.BENCH_BACKENDS || process.env.BENCH_BACKENDS.split(',').includes(b),
@@ -175,6 +180,8 @@ interface CaseResult {
   relayMemoryMiB: { idle: number; withClients: number; after: number; peak: number };
   /** V8's heap (total reserved, used) and memory outside it (external, array buffers), from /metrics. */
   relayHeapMiB: { withClients: HeapFigures; after: HeapFigures };
+  /** (RSS with clients - RSS idle) / clients, KiB. */
+  relayKiBPerClient: number;
 }
 
 interface HeapFigures {
@@ -204,7 +211,7 @@ async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<Cas
       RELAY_TENANT_ACME_BASE_URL: service.baseUrl,
       ...(redis ? { RELAY_REDIS_URL: redis.url } : { RELAY_STORAGE: 'memory' }),
     },
-    nodeArgs: relayNodeArgs(),
+    ...relayStart(),
   }).catch(async (err: unknown) => {
     // Leave no redis-server behind (a child process outlives this one).
     await redis?.stop();
@@ -304,6 +311,7 @@ async function runCase(spec: CaseSpec, backend: 'memory' | 'redis'): Promise<Cas
         peak: after.hwmMiB,
       },
       relayHeapMiB: { withClients: heapWithClients, after: heapOf(metrics) },
+      relayKiBPerClient: round(((withClients.rssMiB - idle.rssMiB) * 1024) / spec.clients),
     };
   } finally {
     for (const c of clients) c.close();
@@ -371,7 +379,7 @@ async function idleCase(count: number, backend: 'memory' | 'redis'): Promise<Idl
       clients: { maxSessionsPerAddress: count + 100 },
     },
     env: { RELAY_LOG_LEVEL: 'warn' },
-    nodeArgs: relayNodeArgs(),
+    ...relayStart(),
   });
   const clients: { close(): void }[] = [];
   try {
@@ -466,7 +474,7 @@ async function connectCase(count: number, rounds: number): Promise<ConnectRow[]>
       RELAY_TENANT_ACME_SECRETS: SECRET,
       RELAY_TENANT_ACME_BASE_URL: service.baseUrl,
     },
-    nodeArgs: relayNodeArgs(),
+    ...relayStart(),
   });
   const floor = await spawnFloor();
   const rows: ConnectRow[] = [];
@@ -600,7 +608,7 @@ async function floorRun(
           RELAY_TENANT_ACME_BASE_URL: service!.baseUrl,
           ...(redis ? { RELAY_REDIS_URL: redis.url } : { RELAY_STORAGE: 'memory' }),
         },
-        nodeArgs: relayNodeArgs(),
+        ...relayStart(),
       });
       stops.push(() => relay.stop());
       server = relay;
@@ -905,7 +913,7 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   const load = loadAverage();
   lines.push(
-    `relay throughput (${new Date().toISOString()}, load ${load}); closed loop = ${CONCURRENCY} posters, latency as the client sees it`,
+    `relay throughput (${new Date().toISOString()}, load ${load}); closed loop = ${CONCURRENCY} posters, latency as the client sees it; relay run ${RELAY_FROM === 'built' ? 'built (dist-relay/)' : 'from the sources'}, node ${relayNodeArgs().join(' ') || '(no options)'}`,
   );
   lines.push(
     'case            backend  clients  recv/wh  webhooks/s  receipts/expected  client p50/p99/max (ms)  relay lag metric p50/p99  cpu us/rcpt  writes/rcpt  ctl/rcpt  RSS idle/+clients/after/peak (MiB)',
@@ -931,7 +939,7 @@ async function main(): Promise<void> {
     );
   for (const r of results)
     lines.push(
-      `  ${r.case} ${r.backend}: V8 heap total/used, external (MiB): with clients ${r.relayHeapMiB.withClients.total}/${r.relayHeapMiB.withClients.used}, ${r.relayHeapMiB.withClients.external}; after ${r.relayHeapMiB.after.total}/${r.relayHeapMiB.after.used}, ${r.relayHeapMiB.after.external}`,
+      `  ${r.case} ${r.backend}: RSS per client ${r.relayKiBPerClient} KiB ((with clients - idle) / clients); V8 heap total/used, external (MiB): with clients ${r.relayHeapMiB.withClients.total}/${r.relayHeapMiB.withClients.used}, ${r.relayHeapMiB.withClients.external}; after ${r.relayHeapMiB.after.total}/${r.relayHeapMiB.after.used}, ${r.relayHeapMiB.after.external}`,
     );
   for (const r of idle)
     lines.push(

@@ -9,9 +9,10 @@
  * It runs one upgrade through `ws`'s public `handleUpgrade` on an in-memory socket, the path every
  * client takes, and then checks each assumption against what reaches that socket.
  */
-import { createRequire } from 'node:module';
 import { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
+// The ws this relay runs: the installed one from the sources, the one bundled in dist-relay/ built.
+import wsPackage from 'ws/package.json' with { type: 'json' };
 import { StartupError } from './startup-errors.ts';
 import { socketOf, textFrameOf, writeAll } from './ws-frames.ts';
 
@@ -94,21 +95,12 @@ export function wsInternalsProblem(Server: WsServerClass = WebSocketServer): str
   }
 }
 
-/** The installed ws's version, for the words (unknown when its package.json cannot be read). */
-function wsVersion(): string {
-  try {
-    return (createRequire(import.meta.url)('ws/package.json') as { version: string }).version;
-  } catch {
-    return 'unknown';
-  }
-}
-
 /** Throws a StartupError (cli.ts prints it and exits 1) when ws-frames.ts cannot work. */
 export function assertWsInternals(Server?: WsServerClass): void {
   const problem = wsInternalsProblem(Server);
   if (problem === null) return;
   throw new StartupError(
-    `ws ${wsVersion()} is not the ws the relay was built for: ${problem}. ` +
+    `ws ${wsPackage.version} is not the ws the relay was built for: ${problem}. ` +
       'The relay writes frames under ws (src-relay/ws-frames.ts) and with this ws it would accept ' +
       'clients and deliver them nothing. Install the ws version package.json pins ' +
       '(npm ci from the lock file), or adapt src-relay/ws-frames.ts and ws-internals.ts to this ws.',

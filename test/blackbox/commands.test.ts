@@ -12,9 +12,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   alive,
   descendantOf,
+  ensureRelayBuilt,
   freePort,
   listening,
   ProcessGroup,
+  RELAY,
   until,
   type Spawned,
 } from './processes.ts';
@@ -157,6 +159,7 @@ describe('commands from the README, through npm', { timeout: 60_000 }, () => {
   it('SIGTERM to `npm run relay` stops the relay too, after its drain', async () => {
     group = new ProcessGroup();
     const port = await freePort();
+    ensureRelayBuilt(); // npm's prerelay then only checks it (the start stays within its timeout)
     const npm = group.spawn('relay (npm)', 'npm', [
       'run',
       'relay',
@@ -165,7 +168,7 @@ describe('commands from the README, through npm', { timeout: 60_000 }, () => {
       relayConfig(port),
     ]);
     await waitForLine(npm, 'relay listening');
-    const relayPid = descendantOf(npm.pid, 'src-relay/cli.ts');
+    const relayPid = descendantOf(npm.pid, RELAY);
     group.adopt(relayPid);
     expect(await listening(port)).toBe(true);
 

@@ -13,9 +13,11 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   alive,
   descendantOf,
+  ensureRelayBuilt,
   freePort,
   listening,
   ProcessGroup,
+  RELAY,
   RUNNER,
   until,
   type Spawned,
@@ -104,9 +106,10 @@ describe.runIf(process.platform === 'linux')(
           shutdownGraceMs: 1_000,
         }),
       );
+      ensureRelayBuilt(); // npm's prerelay then only checks it
       const npm = group.spawn('relay (npm)', 'npm', ['run', 'relay', '--', '--config', config]);
       await waitForLine(npm, 'relay listening');
-      const pids = programUnder(npm, 'src-relay/cli.ts');
+      const pids = programUnder(npm, RELAY);
       expect(await listening(port)).toBe(true);
 
       await killNpmAndWait(npm, pids);

@@ -22,25 +22,35 @@ export const NODE = process.execPath;
  * (scripts/build-headless.ts). Call `ensureRunnerBuilt()` before spawning it.
  */
 export const RUNNER = 'bin/screenpop-headless.js';
-
-let runnerBuilt = false;
 /**
- * Builds dist-headless/ when it does not match the sources (`build-headless.ts --if-stale`, as
- * `npm run headless` does; once per test process), so that every black-box test runs what ships,
- * as it is now. Synchronous, so that spawning the runner stays synchronous for every caller: a hash
- * check (a fraction of a second) when the build is current, a few seconds when not. Test files
- * building at the same time are safe: each file of the build is written atomically, inputs.json
- * last.
+ * The relay as it ships (`npm run relay`, the image, the systemd unit): the bundle in dist-relay/
+ * (scripts/build-relay.ts). Call `ensureRelayBuilt()` before spawning it. Its sources,
+ * src-relay/cli.ts, run only under `npm run relay:dev`.
  */
-export function ensureRunnerBuilt(): void {
-  if (runnerBuilt) return;
-  execFileSync(NODE, ['scripts/build-headless.ts', '--if-stale'], {
+export const RELAY = 'dist-relay/screenpop-relay.cjs';
+
+const built = new Set<string>();
+/**
+ * Builds a bundle when it does not match the sources (`<script> --if-stale`, as `npm run headless`
+ * and `npm run relay` do; once per test process), so that every black-box test runs what ships, as
+ * it is now. Synchronous, so that spawning stays synchronous for every caller: a hash check (a
+ * fraction of a second) when the build is current, a few seconds when not. Test files building at
+ * the same time are safe: each file of the build is written atomically, inputs.json last.
+ */
+function ensureBuilt(script: string): void {
+  if (built.has(script)) return;
+  execFileSync(NODE, [script, '--if-stale'], {
     cwd: REPO,
     stdio: ['ignore', 'ignore', 'pipe'],
     timeout: 180_000,
   });
-  runnerBuilt = true;
+  built.add(script);
 }
+
+/** dist-headless/ as the sources are now (scripts/build-headless.ts). */
+export const ensureRunnerBuilt = (): void => ensureBuilt('scripts/build-headless.ts');
+/** dist-relay/ as the sources are now (scripts/build-relay.ts). */
+export const ensureRelayBuilt = (): void => ensureBuilt('scripts/build-relay.ts');
 
 export interface Exit {
   code: number | null;

@@ -1,5 +1,5 @@
 /**
- * Black box: `node src-relay/cli.ts` as a process. SIGTERM drains and closes the store before the
+ * Black box: the built relay (`node dist-relay/screenpop-relay.cjs`) as a process. SIGTERM drains and closes the store before the
  * process ends: with the memory store and a snapshot file, an acknowledged webhook is in the
  * snapshot (src-relay/README.md: "Nothing acknowledged is lost ... with the memory store and a
  * snapshotFile"). The shutdown's waits once were unref'd timers, and the process ended inside them,

@@ -3,7 +3,7 @@
  * - the simulator, `node src-sim/cli.ts --control` (src-sim/README.md), driven through `/_sim/`;
  * - the headless runner as it ships, `node bin/screenpop-headless.js` (src-main/headless/README.md),
  *   built first when the sources changed, observed through its stdout JSON lines only;
- * - the relay, `node src-relay/cli.ts --config <file>` (src-relay/README.md);
+ * - the relay, `node dist-relay/screenpop-relay.cjs --config <file>`, built first (src-relay/README.md);
  * - `redis-server`, for the relay's Redis backend.
  * Each can be stopped, killed and started again on the same port (and, for Redis, the same data).
  */
@@ -13,10 +13,12 @@ import { transportFor } from '../../src-main/core/net/network.ts';
 import { join } from 'node:path';
 import { RingLedger } from './ledger.ts';
 import {
+  ensureRelayBuilt,
   ensureRunnerBuilt,
   envWithout,
   freePort,
   NODE,
+  RELAY,
   until,
   type ProcessGroup,
   type Spawned,
@@ -342,10 +344,11 @@ export class RelayProcess {
     return readFileSync(this.configFile, 'utf8');
   }
 
-  /** `node src-relay/cli.ts users <args...> --config <file>`, as the administrator runs it: its stdout. */
+  /** `node dist-relay/screenpop-relay.cjs users <args...> --config <file>`, as the administrator runs it: its stdout. */
   async users(...args: string[]): Promise<string> {
+    ensureRelayBuilt();
     const proc = this.group.spawn('relay users', NODE, [
-      'src-relay/cli.ts',
+      RELAY,
       'users',
       ...args,
       '--config',
@@ -357,7 +360,7 @@ export class RelayProcess {
     return proc.stdout.map((l) => l.text).join('\n');
   }
 
-  /** Starts `node src-relay/cli.ts --config <file>` (on the same port as before, when it ran already). */
+  /** Starts `node dist-relay/screenpop-relay.cjs --config <file>` (on the same port as before, when it ran already). */
   async start(): Promise<this> {
     this.port ||= await freePort();
     const { tenant, serviceUrl, redisUrl, snapshotFile, tls, users, phoneSystem, gateway } =
@@ -384,10 +387,11 @@ export class RelayProcess {
         ...(tls && { tls }),
       }),
     );
+    ensureRelayBuilt();
     const proc = this.group.spawn(
       'relay',
       NODE,
-      ['src-relay/cli.ts', '--config', this.configFile],
+      [RELAY, '--config', this.configFile],
       this.options.env ? { env: this.options.env } : {},
     );
     this.proc = proc;

@@ -8,7 +8,7 @@
  *
  * The processes, all from this checkout and as documented: redis-server (AOF), the simulator
  * (`node src-sim/cli.ts --control`, background traffic, webhooks to the relay), the relay on Redis
- * (`node src-relay/cli.ts`), and the runner in `auto` mode (`node bin/screenpop-headless.js
+ * (`node dist-relay/screenpop-relay.cjs`), and the runner in `auto` mode (`node bin/screenpop-headless.js
  * --relay-url ... --event-source auto`, default heartbeat). A ring to extension 101 goes out every
  * 2-5 s and ends a few seconds later; one fault at a time, then a quiet spell until the runner is
  * back to `connected`. Rings keep going during every fault but two: while the simulator itself is

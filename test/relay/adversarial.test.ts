@@ -1,6 +1,6 @@
 /**
  * The adversarial probe (attacks.ts) as tests: each abuse is run against the real relay process
- * (`node src-relay/cli.ts`, memory store) on 127.0.0.1, with bounded loops, and must leave the
+ * (`node dist-relay/screenpop-relay.cjs`, memory store) on 127.0.0.1, with bounded loops, and must leave the
  * relay within its limits. Memory ceilings are on the relay's resident set (VmRSS) while the
  * abuse lasts, above what it was when the abuse began; each is stated where it is asserted, and
  * each limit has a line in src-relay/README.md ("Limits"). The Redis-backed items are in

@@ -23,7 +23,7 @@ import {
   startTokenService,
 } from './helpers.ts';
 import { waitFor } from '../support/wait.ts';
-import { runRelayCli } from './relay-process.ts';
+import { relayEntry, runRelayCli } from './relay-process.ts';
 
 describe('config', () => {
   it('merges the file with environment overrides and refuses unsafe settings', () => {
@@ -316,7 +316,7 @@ describe('npm run relay (the CLI process)', () => {
   let url: string;
   beforeAll(async () => {
     service = await startTokenService(new Set(['tok']));
-    child = spawn(process.execPath, ['src-relay/cli.ts'], {
+    child = spawn(process.execPath, [relayEntry()], {
       env: {
         ...process.env,
         RELAY_PORT: '0',

@@ -1,21 +1,15 @@
 /**
  * deploy/relay/: the files an IT department runs the relay with. Docker cannot run here (no
- * engine), so the image is proven by what can be checked without one: every file the relay loads
- * is inside a COPY of the Dockerfile and let in by .dockerignore, and the relay starts from a
- * folder holding exactly what those COPY lines put in the image. The compose file is read by
+ * engine), so the image is proven by what can be checked without one: every file the relay's build
+ * reads is inside a COPY of the Dockerfile's build stage and let in by .dockerignore; the build
+ * stage's steps run in a folder holding exactly what its COPY lines and its `npm ci` (the lockfile's
+ * packages for the relay workspace) put there; and the relay starts from a folder holding exactly
+ * what the final stage's COPY lines take (the bundle, no node_modules). The compose file is read by
  * docker-compose's own validation where it is installed (CI installs it), the systemd unit by
  * `systemd-analyze verify`, and the example config is started as it is.
  */
 import { spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  readFileSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,6 +17,7 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRET } from '../../src-relay/config.ts';
 import { useTempDir } from '../support/temp-dir.ts';
+import { NODE, RELAY } from '../blackbox/processes.ts';
 import { runRelayCli, spawnRelay } from './relay-process.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -45,25 +40,96 @@ function importClosure(entry: string): string[] {
 }
 
 interface Copy {
+  /** The stage copied from (`--from=<stage>`), or undefined for the build context. */
+  from?: string;
   sources: string[];
   dest: string;
 }
 
-/** The final stage's COPY lines (not those `--from` another stage) and its WORKDIR. */
-function finalStage(dockerfile: string): { copies: Copy[]; workdir: string; env: string } {
+interface Stage {
+  name?: string;
+  copies: Copy[];
+  runs: string[];
+  workdir: string;
+  env: string;
+  cmd?: string[];
+}
+
+/** Each stage of a Dockerfile: its COPY and RUN lines, WORKDIR, first ENV and CMD. */
+function stages(dockerfile: string): Stage[] {
   const text = dockerfile.replace(/\\\n/g, ' ');
-  const stages = text.split(/^FROM /m);
-  const last = stages[stages.length - 1]!;
-  const copies: Copy[] = [];
-  for (const m of last.matchAll(/^COPY (?!--from)(.+)$/gm)) {
-    const parts = m[1]!.trim().split(/\s+/);
-    copies.push({ sources: parts.slice(0, -1), dest: parts[parts.length - 1]! });
-  }
-  return {
-    copies,
-    workdir: /^WORKDIR (\S+)/m.exec(last)![1]!,
-    env: /^ENV (.+)$/m.exec(last)![1]!,
+  return text
+    .split(/^FROM /m)
+    .slice(1)
+    .map((body) => {
+      const copies: Copy[] = [];
+      for (const m of body.matchAll(/^COPY (?:--from=(\S+) )?(.+)$/gm)) {
+        const parts = m[2]!.trim().split(/\s+/);
+        copies.push({ from: m[1], sources: parts.slice(0, -1), dest: parts[parts.length - 1]! });
+      }
+      const cmd = /^CMD (\[.+\])$/m.exec(body)?.[1];
+      return {
+        name: / AS (\S+)/.exec(body.split('\n')[0]!)?.[1],
+        copies,
+        runs: [...body.matchAll(/^RUN (.+)$/gm)].map((m) => m[1]!.trim()),
+        workdir: /^WORKDIR (\S+)/m.exec(body)![1]!,
+        env: /^ENV (.+)$/m.exec(body)?.[1] ?? '',
+        cmd: cmd ? (JSON.parse(cmd) as string[]) : undefined,
+      };
+    });
+}
+
+/**
+ * The package folders `npm ci --workspace=<workspace>` installs, from the lockfile alone: the
+ * workspace's dependencies and development dependencies, and theirs, found as npm finds them (the
+ * nearest node_modules up the tree), optional ones for this platform only.
+ */
+function workspaceInstall(workspace: string): string[] {
+  const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+    packages: Record<
+      string,
+      {
+        dependencies?: Record<string, string>;
+        devDependencies?: Record<string, string>;
+        optionalDependencies?: Record<string, string>;
+        os?: string[];
+        cpu?: string[];
+      }
+    >;
   };
+  const pkgs = lock.packages;
+  const found = new Set<string>();
+  const resolveFrom = (from: string, name: string): string | undefined => {
+    for (let dir = from; ;) {
+      const path = `${dir ? `${dir}/` : ''}node_modules/${name}`;
+      if (pkgs[path]) return path;
+      if (!dir) return undefined;
+      const up = dir.lastIndexOf('/node_modules/');
+      dir = up >= 0 ? dir.slice(0, up) : '';
+    }
+  };
+  const visit = (from: string, deps: Record<string, string>, optional: Set<string>) => {
+    for (const name of Object.keys(deps)) {
+      const path = resolveFrom(from, name);
+      if (!path) {
+        if (optional.has(name)) continue;
+        throw new Error(`package-lock.json: ${name} (needed by ${from}) is not in the lockfile`);
+      }
+      const pkg = pkgs[path]!;
+      if (pkg.os && !pkg.os.includes(process.platform)) continue;
+      if (pkg.cpu && !pkg.cpu.includes(process.arch)) continue;
+      if (found.has(path)) continue;
+      found.add(path);
+      visit(
+        path,
+        { ...pkg.dependencies, ...pkg.optionalDependencies },
+        new Set(Object.keys(pkg.optionalDependencies ?? {})),
+      );
+    }
+  };
+  const ws = pkgs[workspace]!;
+  visit(workspace, { ...ws.dependencies, ...ws.devDependencies }, new Set());
+  return [...found].sort();
 }
 
 /** .dockerignore in its allow-list form: `*`, then `!path` for each path let in. */
@@ -80,62 +146,97 @@ function allowedByDockerignore(): string[] {
 const within = (file: string, folder: string) =>
   file === folder.replace(/\/$/, '') || file.startsWith(folder.replace(/\/?$/, '/'));
 
-describe("the relay's Node options", () => {
-  it('starts with the same young-generation size wherever it is started (image, unit, npm scripts)', () => {
+const scriptsOf = (file: string) =>
+  (JSON.parse(readFileSync(join(root, file), 'utf8')) as { scripts: Record<string, string> })
+    .scripts;
+
+describe('how the relay is started (image, unit, npm scripts)', () => {
+  const dockerfile = readFileSync(join(deploy, 'Dockerfile'), 'utf8');
+  const unit = readFileSync(join(deploy, 'screenpop-relay.service'), 'utf8');
+  const rootScripts = scriptsOf('package.json');
+  const workspace = scriptsOf('src-relay/package.json');
+
+  it('starts with the same young-generation size wherever it is started', () => {
     const flag = /--max-semi-space-size=\d+/;
     const found = [
-      /^ENV NODE_OPTIONS=(.+)$/m.exec(readFileSync(join(deploy, 'Dockerfile'), 'utf8'))?.[1],
-      /^Environment=NODE_OPTIONS=(.+)$/m.exec(
-        readFileSync(join(deploy, 'screenpop-relay.service'), 'utf8'),
-      )?.[1],
-      (
-        JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
-          scripts: Record<string, string>;
-        }
-      ).scripts.relay,
-      (
-        JSON.parse(readFileSync(join(root, 'src-relay/package.json'), 'utf8')) as {
-          scripts: Record<string, string>;
-        }
-      ).scripts.start,
+      /^ENV NODE_OPTIONS=(.+)$/m.exec(dockerfile)?.[1],
+      /^Environment=NODE_OPTIONS=(.+)$/m.exec(unit)?.[1],
+      rootScripts.relay,
+      rootScripts['relay:dev'],
+      workspace.start,
+      workspace['start:dev'],
     ].map((text) => flag.exec(text ?? '')?.[0]);
     expect(found[0]).toMatch(flag);
     expect(new Set(found)).toEqual(new Set([found[0]]));
+  });
+
+  // Issue 24: the relay ran from its TypeScript sources everywhere, ~40 MiB of resident memory
+  // for the type stripper before the first client.
+  it('runs the bundle everywhere it ships, built first where npm starts it; the dev scripts run the sources', () => {
+    expect(stages(dockerfile).at(-1)!.cmd).toEqual(['node', RELAY]);
+    for (const line of ['ExecStartPre', 'ExecStart'])
+      expect(new RegExp(`^${line}=\\S+ (\\S+)`, 'm').exec(unit)?.[1]).toBe(
+        `/opt/screenpop/${RELAY}`,
+      );
+    expect(rootScripts.relay).toMatch(new RegExp(` ${RELAY.replace('.', '\\.')}$`));
+    expect(rootScripts.prerelay).toBe('node scripts/build-relay.ts --if-stale');
+    expect(rootScripts['build:relay']).toBe('node scripts/build-relay.ts');
+    expect(workspace.start).toMatch(new RegExp(` \\.\\./${RELAY.replace('.', '\\.')}$`));
+    expect(workspace.prestart).toBe('node ../scripts/build-relay.ts --if-stale');
+    expect(rootScripts['relay:dev']).toMatch(/ src-relay\/cli\.ts$/);
+    expect(workspace['start:dev']).toMatch(/ cli\.ts$/);
   });
 });
 
 describe('the relay image (deploy/relay/Dockerfile)', () => {
   const dockerfile = readFileSync(join(deploy, 'Dockerfile'), 'utf8');
-  const stage = finalStage(dockerfile);
+  const [build, final] = stages(dockerfile) as [Stage, Stage];
   const tmp = useTempDir('relay-image-');
 
-  it('copies every file the relay loads, and each COPY source exists and is in the build context', () => {
+  it('has a build stage and a final stage; each COPY source exists and is in the build context', () => {
+    expect(stages(dockerfile)).toHaveLength(2);
+    expect(build.name).toBe('build');
     const allowed = allowedByDockerignore();
-    const sources = stage.copies.flatMap((c) => c.sources);
-    for (const source of sources) {
+    const fromContext = [...build.copies, ...final.copies].filter((c) => !c.from);
+    for (const source of fromContext.flatMap((c) => c.sources)) {
       expect(existsSync(join(root, source)), `COPY ${source}: no such file`).toBe(true);
       expect(
         allowed.some((a) => within(source.replace(/\/$/, ''), a)),
         `COPY ${source} is left out of the build context by .dockerignore`,
       ).toBe(true);
     }
-    // The dependency stage: the lockfile and the two manifests npm ci --workspace needs.
-    for (const f of ['package.json', 'package-lock.json', 'src-relay/package.json'])
-      expect(dockerfile).toMatch(new RegExp(`COPY [^\\n]*${f.replace('.', '\\.')}`));
-    expect(dockerfile).toMatch(/npm ci --omit=dev --workspace=@screenpop\/relay/);
-    const missing = importClosure('src-relay/cli.ts').filter(
-      (file) => !sources.some((s) => within(file, s)),
-    );
+    // The build stage: the lockfile and the two manifests npm ci --workspace needs, then the build.
+    expect(build.copies[0]!.sources).toEqual(['package.json', 'package-lock.json']);
+    expect(build.copies[1]!.sources).toEqual(['src-relay/package.json']);
+    expect(build.runs).toEqual([
+      'npm ci --workspace=@screenpop/relay --ignore-scripts --no-audit --no-fund',
+      'node scripts/build-relay.ts',
+    ]);
+    // The final stage: the bundle from the build stage, the example config, nothing else.
+    expect(final.copies.filter((c) => c.from)).toEqual([
+      { from: 'build', sources: [`/app/${RELAY.split('/')[0]}/`], dest: `${RELAY.split('/')[0]}/` },
+    ]);
+    expect(final.copies.filter((c) => !c.from).flatMap((c) => c.sources)).toEqual([
+      'deploy/relay/relay.json',
+    ]);
+  });
+
+  it("copies into the build stage every file the build reads (the relay's and the build's sources)", () => {
+    const sources = build.copies.flatMap((c) => c.sources);
+    const missing = [
+      ...importClosure('scripts/build-relay.ts'),
+      ...importClosure('src-relay/cli.ts'),
+    ].filter((file) => !sources.some((s) => within(file, s)));
     expect(
       missing,
-      'the relay imports these files, which deploy/relay/Dockerfile does not COPY: add them (and to .dockerignore)',
+      'the build reads these files, which the build stage of deploy/relay/Dockerfile does not COPY: add them (and to .dockerignore)',
     ).toEqual([]);
   });
 
   // Issue 20, item 10: the image ran a memory store without a snapshot, so every restart sent
   // every desktop a gap notice. (No engine here: the lines are checked, not run.)
   it("keeps a memory store's snapshot in a folder of the relay's user", () => {
-    expect(stage.env).toMatch(/RELAY_SNAPSHOT_FILE=\/var\/lib\/screenpop-relay\/snapshot\.json/);
+    expect(final.env).toMatch(/RELAY_SNAPSHOT_FILE=\/var\/lib\/screenpop-relay\/snapshot\.json/);
     const last = dockerfile
       .replace(/\\\n/g, ' ')
       .split(/^FROM /m)
@@ -148,30 +249,48 @@ describe('the relay image (deploy/relay/Dockerfile)', () => {
     expect(last).toMatch(/^VOLUME \/var\/lib\/screenpop-relay$/m);
   });
 
-  it('starts from exactly what the COPY lines put in the image', async () => {
-    // The image's tree in a folder: /app (WORKDIR) and /etc, filled by the COPY lines only.
-    const image = tmp.path;
-    const at = (dest: string) =>
-      dest.startsWith('/') ? join(image, dest) : join(image, stage.workdir, dest);
-    for (const { sources, dest } of stage.copies)
-      for (const source of sources) {
-        const target = dest.endsWith('/')
-          ? statSync(join(root, source)).isDirectory()
-            ? at(dest)
-            : join(at(dest), source.split('/').pop()!)
-          : at(dest);
-        mkdirSync(dirname(target), { recursive: true });
-        cpSync(join(root, source), target, { recursive: true });
-      }
-    // node_modules: the stage before installs the relay workspace's; here, the checkout's.
-    symlinkSync(join(root, 'node_modules'), join(at('.'), 'node_modules'));
-    const config = at('/etc/screenpop-relay/relay.json');
-    expect(stage.env).toMatch(/RELAY_CONFIG=\/etc\/screenpop-relay\/relay\.json/);
-    expect(stage.env).toMatch(/RELAY_HOST=0\.0\.0\.0/);
+  it('builds from exactly what the build stage holds, and starts from the bundle alone', async () => {
+    /** Copies each COPY line's sources from `from` into the stage's tree under `tree`. */
+    const copyInto = (tree: string, stage: Stage, from: (c: Copy) => string) => {
+      const at = (dest: string) =>
+        dest.startsWith('/') ? join(tree, dest) : join(tree, stage.workdir, dest);
+      for (const copy of stage.copies)
+        for (const source of copy.sources) {
+          const origin = join(from(copy), source);
+          const target = copy.dest.endsWith('/')
+            ? statSync(origin).isDirectory()
+              ? at(copy.dest)
+              : join(at(copy.dest), source.split('/').pop()!)
+            : at(copy.dest);
+          mkdirSync(dirname(target), { recursive: true });
+          cpSync(origin, target, { recursive: true });
+        }
+      return at('.');
+    };
+    // The build stage: its COPY lines, and node_modules as its `npm ci --workspace` fills it (the
+    // lockfile's packages for the relay workspace, copied from this checkout's install). A library
+    // the bundle needs that the workspace does not list fails the build here, as in the image.
+    const buildTree = join(tmp.path, 'build');
+    const buildDir = copyInto(buildTree, build, () => root);
+    for (const pkg of workspaceInstall('src-relay'))
+      cpSync(join(root, pkg), join(buildDir, pkg), { recursive: true });
+    const [node, script] = build.runs[1]!.split(' ');
+    expect(node).toBe('node');
+    const made = spawnSync(NODE, [script!], { cwd: buildDir, encoding: 'utf8' });
+    expect(made.stderr).toMatch(/screenpop-relay built: dist-relay\/screenpop-relay\.cjs/);
+    expect(made.status).toBe(0);
+
+    // The image: the final stage's COPY lines (the bundle from the build stage), no node_modules.
+    const image = join(tmp.path, 'image');
+    const app = copyInto(image, final, (c) => (c.from ? buildTree : root));
+    expect(existsSync(join(app, 'node_modules'))).toBe(false);
+    const config = join(image, 'etc/screenpop-relay/relay.json');
+    expect(final.env).toMatch(/RELAY_CONFIG=\/etc\/screenpop-relay\/relay\.json/);
+    expect(final.env).toMatch(/RELAY_HOST=0\.0\.0\.0/);
     const env = { ...process.env, RELAY_CONFIG: config, RELAY_HOST: '0.0.0.0' };
 
     // As the image starts without a config of the organisation's: it refuses, and says why.
-    const refused = await runRelayCli([], { cwd: at('.'), env });
+    const refused = await runRelayCli([], { cwd: app, env });
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/relay: cannot start: the config cannot be used/);
     expect(refused.err).toMatch(/tenants\.acme\.secrets holds the example secret/);
@@ -179,7 +298,7 @@ describe('the relay image (deploy/relay/Dockerfile)', () => {
 
     // With the tenant's secret (as a mounted config or the environment would give it), it serves.
     const relay = await spawnRelay({
-      cwd: at('.'),
+      cwd: app,
       env: { RELAY_CONFIG: config, RELAY_TENANT_ACME_SECRETS: 'whsec-from-the-admin-console' },
     });
     try {
@@ -189,7 +308,7 @@ describe('the relay image (deploy/relay/Dockerfile)', () => {
     } finally {
       expect((await relay.stop()).code).toBe(0);
     }
-  });
+  }, 60_000);
 });
 
 describe('the example config (deploy/relay/relay.json)', () => {

@@ -1,12 +1,15 @@
 /**
- * The relay as it ships: `node src-relay/cli.ts` in a child process, with a config file and
+ * The relay as it ships: `node dist-relay/screenpop-relay.cjs` (the bundle scripts/build-relay.ts
+ * makes, built first when the sources changed) in a child process, with a config file and
  * environment, so that tests and benchmarks judge the process (its memory, its signals, its exit
- * code, its log lines) and not an in-process server. Everything it starts, it stops.
+ * code, its log lines) and not an in-process server. `sources: true` runs src-relay/cli.ts instead
+ * (`npm run relay:dev`). Everything it starts, it stops.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { ensureRelayBuilt, RELAY } from '../blackbox/processes.ts';
 
 export interface RelayProcess {
   /** http://127.0.0.1:<port> */
@@ -31,8 +34,10 @@ export interface SpawnRelayOptions {
   config?: Record<string, unknown>;
   /** A config file passed as it is with --config (instead of `config`). */
   configFile?: string;
-  /** The folder holding src-relay/ (default: this checkout); e.g. a copy of what an image holds. */
+  /** The folder holding dist-relay/ (default: this checkout); e.g. a copy of what an image holds. */
   cwd?: string;
+  /** Run the TypeScript sources (src-relay/cli.ts, as `npm run relay:dev`) instead of the bundle. */
+  sources?: boolean;
   env?: Record<string, string>;
   /** Extra Node options (e.g. --max-old-space-size). */
   nodeArgs?: string[];
@@ -42,7 +47,7 @@ export interface SpawnRelayOptions {
 
 export async function spawnRelay(options: SpawnRelayOptions = {}): Promise<RelayProcess> {
   const dir = mkdtempSync(join(tmpdir(), 'relay-proc-'));
-  const args = [...(options.nodeArgs ?? []), 'src-relay/cli.ts'];
+  const args = [...(options.nodeArgs ?? []), relayEntry(options.sources)];
   if (options.config) {
     const file = join(dir, 'relay.json');
     writeFileSync(file, JSON.stringify(options.config));
@@ -114,16 +119,28 @@ export async function spawnRelay(options: SpawnRelayOptions = {}): Promise<Relay
   };
 }
 
+/** The file `node` runs: the bundle (built now if the sources changed), or the sources. */
+export function relayEntry(sources = false): string {
+  if (sources) return 'src-relay/cli.ts';
+  ensureRelayBuilt();
+  return RELAY;
+}
+
 /**
- * `node src-relay/cli.ts <args>` run to its end (--help, --check-config, a start that fails):
- * its exit code and output. Killed after `timeoutMs` (then `code` is null).
+ * `node dist-relay/screenpop-relay.cjs <args>` run to its end (--help, --check-config, a start that
+ * fails): its exit code and output. Killed after `timeoutMs` (then `code` is null).
  */
 export function runRelayCli(
   args: string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string; timeoutMs?: number } = {},
+  options: {
+    env?: Record<string, string | undefined>;
+    cwd?: string;
+    timeoutMs?: number;
+    sources?: boolean;
+  } = {},
 ): Promise<{ code: number | null; out: string; err: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['src-relay/cli.ts', ...args], {
+    const child = spawn(process.execPath, [relayEntry(options.sources), ...args], {
       env: options.env ?? process.env,
       stdio: ['ignore', 'pipe', 'pipe'],
       ...(options.cwd ? { cwd: options.cwd } : {}),
@@ -149,6 +166,7 @@ export function runRelayWith(
   config: Record<string, unknown>,
   args: string[] = [],
   env?: Record<string, string>,
+  sources = false,
 ): Promise<{ code: number | null; out: string; err: string }> {
   const file = join(dir, 'relay.json');
   const tenants = {
@@ -157,6 +175,7 @@ export function runRelayWith(
   writeFileSync(file, JSON.stringify({ tenants, port: 0, ...config }));
   return runRelayCli([...args, '--config', file], {
     timeoutMs: 15_000,
+    sources,
     ...(env ? { env: { ...process.env, ...env } } : {}),
   });
 }

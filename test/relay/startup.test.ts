@@ -1,7 +1,7 @@
 /**
  * A relay that cannot start says what failed, in words an administrator acts on, and exits 1
  * (it used to print ioredis' "Connection is closed." for a wrong Redis address). Each case runs
- * the shipped command (`node src-relay/cli.ts`) against the real component: a redis-server this
+ * the shipped command (`node dist-relay/screenpop-relay.cjs`) against the real component: a redis-server this
  * file starts, a port in use, certificate files made with openssl. (Redis with a password:
  * startup-redis.test.ts, which needs redis-server and so runs only at the real date.)
  */

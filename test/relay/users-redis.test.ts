@@ -9,6 +9,7 @@ import { RedisStore } from '../../src-relay/store/redis-store.ts';
 import { startRelay } from '../../src-relay/server.ts';
 import { RedisUserStore } from '../../src-relay/users/redis-user-store.ts';
 import { useTempDir } from '../support/temp-dir.ts';
+import { relayEntry } from './relay-process.ts';
 import {
   SECRET,
   TestClient,
@@ -118,7 +119,7 @@ describe.skipIf(!haveRedis)('organisation mode with Redis: users shared by every
     const revoked = await new Promise<{ code: number | null; out: string }>((resolve) => {
       const child = spawn(
         process.execPath,
-        ['src-relay/cli.ts', 'users', 'revoke', 'alice', '-c', configFile],
+        [relayEntry(), 'users', 'revoke', 'alice', '-c', configFile],
         { stdio: ['ignore', 'pipe', 'inherit'] },
       );
       let out = '';

@@ -14,6 +14,7 @@ import {
   secretHash,
 } from '../../src-relay/users/secrets.ts';
 import { useTempDir } from '../support/temp-dir.ts';
+import { relayEntry } from './relay-process.ts';
 import { TestClient } from './helpers.ts';
 import {
   ALL_KINDS,
@@ -209,13 +210,9 @@ describe('relay users (the administrator’s command, a process of its own)', ()
     ...args: string[]
   ): Promise<{ code: number | null; out: string; err: string }> {
     return new Promise((resolve) => {
-      const child = spawn(
-        process.execPath,
-        ['src-relay/cli.ts', 'users', ...args, '-c', configFile],
-        {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
+      const child = spawn(process.execPath, [relayEntry(), 'users', ...args, '-c', configFile], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       let err = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));

@@ -67,11 +67,18 @@ describe('the ws internals check', () => {
 describe('the relay with a changed ws (the shipped command)', () => {
   const tmp = useTempDir('relay-ws-');
 
-  it('does not start: says why and exits 1', async () => {
+  // The built relay carries the ws it was built with (dist-relay/), so an installed ws changed
+  // after the build cannot reach it: the sources (`npm run relay:dev`, and the build made from
+  // them) load the installed ws, and run the same check at start.
+  it('does not start from the sources with a changed installed ws: says why and exits 1', async () => {
     const preload = fileURLToPath(new URL('./ws-changed.preload.ts', import.meta.url));
-    const r = await runRelayWith(tmp.path, {}, [], {
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${preload}`.trim(),
-    });
+    const r = await runRelayWith(
+      tmp.path,
+      {},
+      [],
+      { NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --import ${preload}`.trim() },
+      true,
+    );
     expect(r.code).toBe(1);
     expect(r.err).toMatch(
       /^relay: cannot start: ws \d+\.\d+\.\d+ is not the ws the relay was built for: an open WebSocket no longer keeps its socket as `_socket`/m,

@@ -1,5 +1,5 @@
 /**
- * The relay as a process (`node src-relay/cli.ts`) with a Yeastar P-Series tenant: the PBX's
+ * The relay as a process (`node dist-relay/screenpop-relay.cjs`) with a Yeastar P-Series tenant: the PBX's
  * webhook deliveries (the guide's report examples, test/fixtures/yeastar-p-series) signed the way
  * "Monitor Events via Webhook" says (X-Signature: Base64 of HMAC-SHA256 of the raw body, keyed with
  * the webhook's 32-character Secret), decoded by the one decoder the app uses, and handed to a
