@@ -10,6 +10,13 @@ import type { RelayProcess } from './relay-process.ts';
  * answers (the test failed with 'deadline' at load 20). Tests calling this allow FLOOD_TEST_MS.
  */
 export const FLOOD_SECONDS = 25;
+/**
+ * The growth allowed during a flood. 40 MiB while the relay ran from its sources; built (issue 24)
+ * it starts about 40 MiB lower and V8 grows its heap from there: the heartbeat-answers flood grew
+ * it 36-40 MiB (peak 119-122 MiB) against 21-28 MiB from the sources (peak 147-148 MiB), three
+ * runs each at load 9. A relay that does not cut the client never ends the flood ('deadline').
+ */
+export const FLOOD_CEILING_MIB = 48;
 export const FLOOD_TEST_MS = (FLOOD_SECONDS + 20) * 1000;
 
 export async function expectFloodCut(
@@ -25,5 +32,5 @@ export async function expectFloodCut(
     hello: options.hello,
   });
   expect(r.ended).toBe('closed-by-relay');
-  expect(r.peakMiB - r.startMiB).toBeLessThan(options.ceilingMiB ?? 40);
+  expect(r.peakMiB - r.startMiB).toBeLessThan(options.ceilingMiB ?? FLOOD_CEILING_MIB);
 }
