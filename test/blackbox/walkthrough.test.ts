@@ -16,7 +16,15 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { childEnv } from '../support/child-env.ts';
 import { ownedByThisProcess } from '../support/owned-spawn.ts';
-import { ensureRunnerBuilt, freePort, listening, REPO, Spawned, until } from './processes.ts';
+import {
+  ensureRelayBuilt,
+  ensureRunnerBuilt,
+  freePort,
+  listening,
+  REPO,
+  Spawned,
+  until,
+} from './processes.ts';
 
 const DOC = readFileSync(join(REPO, 'docs/walkthrough.md'), 'utf8');
 const BLOCKS = [...DOC.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
@@ -114,6 +122,7 @@ describe.runIf(process.platform === 'linux')('docs/walkthrough.md, as written', 
         string,
       ];
       ensureRunnerBuilt();
+      ensureRelayBuilt(); // npm run relay's prerelay then only checks the build
       const sim = await freePort();
       const relay = await freePort();
       const local = (cmd: string) =>
