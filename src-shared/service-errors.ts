@@ -215,6 +215,17 @@ export function needsUser(kind: ServiceErrorKind): boolean {
   return NEEDS_USER.has(kind);
 }
 
+/**
+ * After a refresh_token call failed: true when the refresh token itself was refused (10002, a
+ * refused key, a malformed request), so that exchanging the key and secret again is the remedy.
+ * Passing trouble (network, time-out, 5xx, 429) and an address refusal would meet get_token the
+ * same way: no login is added on top (repeated logins can get an IP blocked). The desktop's token
+ * manager and the gateway relay's tokens both follow this one rule.
+ */
+export function refreshRefused(err: unknown): err is ServiceError {
+  return isServiceError(err) && err.kind !== 'ip' && (!err.retryable || err.kind === 'expired');
+}
+
 /** Kinds where the same request may succeed later without anyone changing anything. */
 const RETRYABLE: ReadonlySet<ServiceErrorKind> = new Set<ServiceErrorKind>([
   'expired',

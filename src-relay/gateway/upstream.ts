@@ -17,7 +17,12 @@ import type { Clock } from '../../src-shared/clock.ts';
 import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import type { TokenPair } from '../../src-shared/api/wire.ts';
-import { isServiceError } from '../../src-shared/service-errors.ts';
+import {
+  isServiceError,
+  needsUser,
+  refreshRefused,
+  type ServiceError,
+} from '../../src-shared/service-errors.ts';
 import {
   StreamEngine,
   type StreamEnd,
@@ -37,6 +42,14 @@ import type { GatewayCredential } from './credential.ts';
 
 /** A token is renewed when less than this is left of it. */
 const RENEW_MARGIN_MS = 60_000;
+/**
+ * After the phone system refused the relay's login (its key: 10001; its address: 10004), the
+ * refusal is answered from memory this long before one login is tried again. The stream
+ * reconnects every 10 s at most and would otherwise log in 360 times an hour with a key or an
+ * address the phone system refuses, which can get the relay's address blocked; 5 minutes is 12 an
+ * hour, and a key or allowlist fixed in the phone system is picked up within 5 minutes.
+ */
+export const LOGIN_HOLD_AFTER_REFUSAL_MS = 5 * 60_000;
 
 interface AccessToken {
   value: string;
@@ -63,6 +76,8 @@ export interface UpstreamDeps {
 export class GatewayTokens {
   private pair: TokenPair | undefined;
   private pending: Promise<TokenPair> | undefined;
+  /** The phone system's last refusal of the login, and until when it is answered from memory. */
+  private refused: { error: ServiceError; until: number } | undefined;
 
   private readonly client: ServiceClient;
   private readonly credential: GatewayCredential;
@@ -93,11 +108,22 @@ export class GatewayTokens {
     if (pair && pair.refreshExpiresAt - this.clock.now() > RENEW_MARGIN_MS) {
       try {
         return await this.client.refreshToken(pair.refreshToken, pair.refreshExpiresAt);
-      } catch {
-        // A refused or failed refresh: the key and secret are still the relay's own.
+      } catch (err) {
+        // The desktop's rule (service-errors.ts): only a refused refresh token means log in again.
+        if (!refreshRefused(err)) throw err;
       }
     }
-    return this.client.getToken(this.credential.apiKey, this.credential.secret);
+    const refused = this.refused;
+    if (refused && this.clock.now() < refused.until) throw refused.error;
+    try {
+      const fresh = await this.client.getToken(this.credential.apiKey, this.credential.secret);
+      this.refused = undefined;
+      return fresh;
+    } catch (err) {
+      if (isServiceError(err) && needsUser(err.kind))
+        this.refused = { error: err, until: this.clock.now() + LOGIN_HOLD_AFTER_REFUSAL_MS };
+      throw err;
+    }
   }
 }
 

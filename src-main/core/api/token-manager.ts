@@ -22,7 +22,12 @@ import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
 import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../../../src-shared/backoff.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import { Generation } from '../../../src-shared/generation.ts';
-import { isServiceError, needsUser, ServiceError } from '../../../src-shared/service-errors.ts';
+import {
+  isServiceError,
+  needsUser,
+  refreshRefused,
+  ServiceError,
+} from '../../../src-shared/service-errors.ts';
 import type { ServiceClient, TokenPair } from '../../../src-shared/api/service-client.ts';
 import { KeychainUnavailableError } from '../credentials/credential-store.ts';
 
@@ -285,10 +290,8 @@ export class TokenManager implements TokenSource {
       try {
         return await this.client.refreshToken(pair.refreshToken, pair.refreshExpiresAt);
       } catch (err) {
-        // Passing trouble (network, 5xx, 429) and IP rejection would hit get_token the same way:
-        // do not add a login attempt. A refused refresh token (10002, 10001, 400) means start over.
-        if (!isServiceError(err) || err.kind === 'ip' || (err.retryable && err.kind !== 'expired'))
-          throw err;
+        // Only a refused refresh token means start over (service-errors.ts refreshRefused).
+        if (!refreshRefused(err)) throw err;
         this.logger.info('refresh token refused; exchanging the key and secret again', {
           errcode: err.errcode,
         });
