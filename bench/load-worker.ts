@@ -6,9 +6,10 @@
  * advanced serialization):
  *   {connect: {kind, url, hello, tokens: string[]}} -> {connected: n}   (one client per token)
  *   {start: {atMs, rate, webhooks}}  (atMs: the due time of webhook 0, timeOrigin + now)
- *   {report: true} -> {received, latencies: Float64Array, cpuMs, spanMs, elu}
+ *   {report: true} -> {received, latencies: Float64Array, events: Uint32Array, cpuMs, spanMs, elu}
  * Latency is measured from each webhook's due time (atMs + n * 1000 / rate), so a generator that
- * falls behind cannot hide it. So that the report shows whether this process was itself a
+ * falls behind cannot hide it; `events` gives each receipt's webhook number, so that the parent can
+ * also take the latency from the moment the webhook was actually sent. So that the report shows whether this process was itself a
  * bottleneck, it gives the CPU it used and its event loop's utilization from the start to its last
  * expected receipt (or to the report, if some never came). The process exits when its parent
  * disconnects.
@@ -25,6 +26,7 @@ interface StartMsg {
 
 const clients: { close(): void }[] = [];
 let latencies = new Float64Array(0);
+let events = new Uint32Array(0);
 let received = 0;
 let due = (_n: number) => NaN;
 const now = () => performance.timeOrigin + performance.now();
@@ -44,7 +46,10 @@ const usage = () => ({
 });
 
 function onEvent(n: number): void {
-  if (received < latencies.length) latencies[received] = now() - due(n);
+  if (received < latencies.length) {
+    latencies[received] = now() - due(n);
+    events[received] = n;
+  }
   if (++received === latencies.length) finished = usage();
 }
 
@@ -53,6 +58,7 @@ process.on('message', (msg: ConnectMsg | StartMsg | { report: true }) => {
   else if ('start' in msg) {
     const { atMs, rate, webhooks } = msg.start;
     latencies = new Float64Array(webhooks * clients.length);
+    events = new Uint32Array(latencies.length);
     received = 0;
     finished = null;
     due = (n) => atMs + (n * 1000) / rate;
@@ -63,6 +69,7 @@ process.on('message', (msg: ConnectMsg | StartMsg | { report: true }) => {
     process.send!({
       received,
       latencies: latencies.subarray(0, received),
+      events: events.subarray(0, received),
       ...(finished ?? usage()),
     });
 });

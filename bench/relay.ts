@@ -538,6 +538,8 @@ interface FloorRow {
   expectedReceipts: number;
   /** From each webhook's due time to the frame's arrival in a client (ms). */
   latencyMs: { p50: number; p99: number; max: number };
+  /** From the moment the poster actually sent the webhook (its lateness taken out), the same (ms). */
+  fromSendMs: { p50: number; p99: number; max: number };
   /** How late the poster sent webhooks against their due times (ms): the generator's own lag. */
   postLateMs: { p99: number; max: number };
   /** CPU of the poster (this process) over the posting, % of one core. */
@@ -704,12 +706,16 @@ async function floorRun(
       await sleep(50);
     }
     const all = new Float64Array(got.reduce((a, l) => a + l.length, 0));
+    const fromSend = new Float64Array(all.length);
     let at = 0;
-    for (const l of got) {
+    for (const [w, l] of got.entries()) {
+      const ns = reports[w]!.events as Uint32Array;
       all.set(l, at);
+      for (let i = 0; i < l.length; i++) fromSend[at + i] = l[i]! - late[ns[i]!]!;
       at += l.length;
     }
     all.sort();
+    fromSend.sort();
     late.sort();
     return {
       round: roundNo,
@@ -724,6 +730,11 @@ async function floorRun(
         p50: round2(pct(all, 50)),
         p99: round2(pct(all, 99)),
         max: round2(all.at(-1) ?? NaN),
+      },
+      fromSendMs: {
+        p50: round2(pct(fromSend, 50)),
+        p99: round2(pct(fromSend, 99)),
+        max: round2(fromSend.at(-1) ?? NaN),
       },
       postLateMs: { p99: round2(pct(late, 99)), max: round2(late.at(-1) ?? NaN) },
       posterCpuPct: round((100 * (posterCpu.user + posterCpu.system)) / 1000 / postingMs),
@@ -965,31 +976,59 @@ async function main(): Promise<void> {
     const smeeWhy = smeeUnavailable(process.env.BENCH_SMEE_DIR);
     if (smeeWhy) lines.push(`smee.io not run: ${smeeWhy}`);
     lines.push(
-      'round  target  receipts/expected  p50 / p99 / max (ms)  above floor p50 / p99  post late p99/max  poster cpu  load procs cpu % (elu)       server cpu  writes/rcpt  load (1/5/15 min)',
+      'round  target  receipts/expected  from due p50 / p99 / max (ms)  from send p50 / p99  above floor (due) p50 / p99  (send) p50 / p99  post late p99/max  poster cpu  load procs cpu % (elu)  server cpu  writes/rcpt  load (1/5/15 min)',
     );
+    const floorOf = (f: FloorRow) =>
+      floors.find((x) => x.round === f.round && x.target === 'floor');
+    const diff = (a: number, b: number | undefined) => (b === undefined ? NaN : round2(a - b));
     for (const f of floors) {
-      const floor = floors.find((x) => x.round === f.round && x.target === 'floor');
-      const above =
-        f.target === 'floor' || !floor
-          ? '-'
-          : `${round2(f.latencyMs.p50 - floor.latencyMs.p50)} / ${round2(f.latencyMs.p99 - floor.latencyMs.p99)}`;
+      const floor = f.target === 'floor' ? undefined : floorOf(f);
+      const pair = (a: number, b: number) => (floor ? `${a} / ${b}` : '-');
       lines.push(
         [
           String(f.round).padStart(5),
           f.target.padEnd(6),
           `${f.receipts}/${f.expectedReceipts}`.padStart(17),
-          `${f.latencyMs.p50} / ${f.latencyMs.p99} / ${f.latencyMs.max}`.padStart(20),
-          above.padStart(21),
+          `${f.latencyMs.p50} / ${f.latencyMs.p99} / ${f.latencyMs.max}`.padStart(29),
+          `${f.fromSendMs.p50} / ${f.fromSendMs.p99}`.padStart(19),
+          pair(
+            diff(f.latencyMs.p50, floor?.latencyMs.p50),
+            diff(f.latencyMs.p99, floor?.latencyMs.p99),
+          ).padStart(27),
+          pair(
+            diff(f.fromSendMs.p50, floor?.fromSendMs.p50),
+            diff(f.fromSendMs.p99, floor?.fromSendMs.p99),
+          ).padStart(16),
           `${f.postLateMs.p99} / ${f.postLateMs.max}`.padStart(17),
           `${f.posterCpuPct} %`.padStart(10),
           f.workers
             .map((w) => `${w.cpuPct}(${w.elu})`)
             .join(' ')
-            .padEnd(27),
+            .padEnd(22),
           `${f.server.cpuPct} %`.padStart(10),
           String(f.server.writesPerReceipt).padStart(11),
           f.load,
         ].join('  '),
+      );
+    }
+    // Per target over the rounds: each round compared with the floor of the same round.
+    const spread = (xs: number[]) => {
+      const v = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+      return v.length ? `${v[0]} / ${v[Math.floor((v.length - 1) / 2)]} / ${v.at(-1)}` : '-';
+    };
+    lines.push(
+      'over the rounds (min / median / max, ms): target  p50 from due  p99 from due  p99 above floor (due)  p99 above floor (send)',
+    );
+    for (const target of new Set(floors.map((f) => f.target))) {
+      const rows = floors.filter((f) => f.target === target);
+      lines.push(
+        `  ${target.padEnd(6)}  ${spread(rows.map((f) => f.latencyMs.p50))}  ${spread(rows.map((f) => f.latencyMs.p99))}  ${
+          target === 'floor'
+            ? '-'
+            : `${spread(rows.map((f) => diff(f.latencyMs.p99, floorOf(f)?.latencyMs.p99)))}  ${spread(
+                rows.map((f) => diff(f.fromSendMs.p99, floorOf(f)?.fromSendMs.p99)),
+              )}`
+        }`,
       );
     }
   }
