@@ -13,6 +13,11 @@
  *
  * Every figure is printed with its command and the load average when it was taken: the machine is
  * shared, so compare the variants of one run, not runs of different days. Prints a table, then JSON.
+ *
+ * Before/after in one sitting: BENCH_BASELINE=<another checkout, built> adds its
+ * bin/screenpop-headless.js as the variant `baseline`, interleaved with the others (e.g.
+ * `git archive <old> | tar -x -C /tmp/old`, node_modules linked, `node scripts/build-headless.ts`
+ * there). BENCH_VARIANTS=built,baseline leaves out the others (`source` is the slow one).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -33,7 +38,7 @@ interface Variant {
   args: string[];
 }
 
-const VARIANTS: Variant[] = [
+const ALL_VARIANTS: Variant[] = [
   {
     name: 'source',
     command: 'npm run headless:dev -- --demo',
@@ -45,6 +50,15 @@ const VARIANTS: Variant[] = [
     args: ['bin/screenpop-headless.js', '--demo'],
   },
 ];
+const BASELINE = process.env.BENCH_BASELINE;
+if (BASELINE)
+  ALL_VARIANTS.push({
+    name: 'baseline',
+    command: `node ${BASELINE}/bin/screenpop-headless.js --demo (BENCH_BASELINE)`,
+    args: [`${BASELINE}/bin/screenpop-headless.js`, '--demo'],
+  });
+const CHOSEN = process.env.BENCH_VARIANTS?.split(',');
+const VARIANTS = ALL_VARIANTS.filter((v) => !CHOSEN || CHOSEN.includes(v.name));
 const BARE: Variant = {
   name: 'bare node',
   command: 'node -e "setInterval(() => {}, 1000)"',

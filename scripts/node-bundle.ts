@@ -17,6 +17,7 @@
  *   `bundleIsCurrent()` tells a build that matches the sources from a stale one (`--if-stale`, and
  *   the black-box tests, rebuild only then).
  */
+import type { Plugin } from 'esbuild';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
@@ -42,6 +43,12 @@ export interface NodeBundleSpec {
   file: string;
   externals: string[];
   script: string;
+  /** More esbuild plugins, after the catalogues' one. */
+  plugins?: Plugin[];
+  /** Files written beside the bundle (paths relative to the output folder), e.g. data it reads. */
+  files?: (root: string) => Array<{ path: string; contents: string }>;
+  /** Inputs the bundle does not import but the build reads (for `files`), relative to the checkout. */
+  inputs?: (root: string) => string[];
 }
 
 export interface NodeBundle {
@@ -85,7 +92,7 @@ export async function buildNodeBundle(
     legalComments: 'none',
     sourcemap: 'linked',
     define: { 'process.env.NODE_ENV': '"production"' },
-    plugins: [catalogueMessagesOnly],
+    plugins: [catalogueMessagesOnly, ...(spec.plugins ?? [])],
     metafile: true,
     write: false,
     logLevel: options.quiet ? 'warning' : 'info',
@@ -93,8 +100,11 @@ export async function buildNodeBundle(
   const inputs: Record<string, string> = {};
   // The build scripts are inputs too: a change in how a program is built is a change of the build.
   const scripts = [fileURLToPath(spec.script), ...BUILD_FILES].map((f) => relative(root, f));
-  for (const path of [...new Set([...Object.keys(result.metafile.inputs), ...scripts])].sort())
+  const read = [...Object.keys(result.metafile.inputs), ...scripts, ...(spec.inputs?.(root) ?? [])];
+  for (const path of [...new Set(read)].sort())
     inputs[path] = sha256(readFileSync(join(root, path)));
+  for (const extra of spec.files?.(root) ?? [])
+    await writeFileAtomic(join(outDir, extra.path), extra.contents, 0o644);
   // The map first and the list of inputs last: a current inputs.json means the bundle is written.
   const isMap = (path: string) => (path.endsWith('.map') ? 0 : 1);
   const ordered = [...result.outputFiles].sort((a, b) => isMap(a.path) - isMap(b.path));

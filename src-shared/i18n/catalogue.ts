@@ -83,7 +83,14 @@ export type MessageId = { [N in keyof Source]: `${N}.${keyof Source[N] & string}
 
 type Catalogue = Record<Namespace, Record<string, CatalogueEntry>>;
 
-/** The catalogues of the shipped languages, by locale and namespace, as written. */
+/** The English catalogue: the source of every message id, and every language's fallback. */
+export const ENGLISH_CATALOGUE: Catalogue = SOURCE;
+
+/**
+ * The catalogues of the shipped languages, by locale and namespace, as written. The translator
+ * takes the languages other than English through translations.ts, which the headless runner's
+ * build swaps for files read when a language is first asked for.
+ */
 export const CATALOGUES: Readonly<Record<'en' | 'de' | 'fr' | 'es' | 'ar', Catalogue>> = {
   en: SOURCE,
   de: {

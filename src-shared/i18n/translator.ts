@@ -11,10 +11,18 @@
  * controls (an Arabic name in an English sentence). So a value keeps its own direction and cannot
  * reorder the words around it. The pseudo-locale isolates every value, which is how its tests tell
  * values from words. Plain-text outputs read by programs (the runner's lines) turn it off.
+ *
+ * Most messages are words and plain values (`{host}`, a `select` on a key): t() writes those from
+ * the parsed message itself, exactly as FormatJS would (test/i18n/translator.test.ts compares
+ * every message of every catalogue). Only a plural, a number, a date or a time needs Intl, and the
+ * FormatJS object is made on the first such message or format call: making it asks Intl which
+ * locales it supports, which maps ~5 MB of ICU's locale data into the process and took 17-272 ms
+ * of the headless runner's start (a CPU profile, issue 24), for messages that need none of it.
  */
 import { createIntl, createIntlCache, type IntlShape } from '@formatjs/intl';
 import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
-import { CATALOGUES, flatMessages, type MessageId } from './catalogue.ts';
+import { ENGLISH_CATALOGUE, flatMessages, type MessageId } from './catalogue.ts';
+import { translationOf } from './translations.ts';
 import { directionOf, PSEUDO_LOCALE, type Locale } from './locales.ts';
 import { accent, pseudoMessage } from './pseudo.ts';
 
@@ -63,8 +71,36 @@ const RTL_TEXT =
 /** Messages as @formatjs/intl takes them: text, or already parsed (the pseudo-locale's). */
 type Messages = Record<string, string> | Record<string, MessageFormatElement[]>;
 
-const ENGLISH = flatMessages(CATALOGUES.en);
+const ENGLISH = flatMessages(ENGLISH_CATALOGUE);
 const messageCache = new Map<Locale, Messages>();
+
+/**
+ * A message written from its elements without Intl: words, plain arguments and selects on them
+ * (IntlMessageFormat turns such a value into String(value) and picks the select's option or
+ * `other`). Undefined when the message needs Intl (plural, number, date, time, a tag) or lacks a
+ * value: FormatJS then formats it (and reports what is wrong) as before.
+ */
+function plainText(
+  elements: readonly MessageFormatElement[],
+  values: Readonly<Record<string, string | number>>,
+): string | undefined {
+  let out = '';
+  for (const el of elements) {
+    if (el.type === TYPE.literal) out += el.value;
+    else if (el.type === TYPE.argument || el.type === TYPE.select) {
+      if (!Object.hasOwn(values, el.value)) return undefined;
+      const value = String(values[el.value]);
+      if (el.type === TYPE.argument) out += value;
+      else {
+        const option = el.options[value] ?? el.options.other;
+        const text = option && plainText(option.value, values);
+        if (text === undefined) return undefined;
+        out += text;
+      }
+    } else return undefined;
+  }
+  return out;
+}
 
 function messagesFor(locale: Locale): Messages {
   const cached = messageCache.get(locale);
@@ -75,7 +111,7 @@ function messagesFor(locale: Locale): Messages {
     for (const [id, text] of ENGLISH) parsed[id] = pseudoMessage(text);
     messages = parsed;
   } else {
-    messages = Object.fromEntries(flatMessages(CATALOGUES[locale]));
+    messages = Object.fromEntries(locale === 'en' ? ENGLISH : translationOf(locale));
   }
   messageCache.set(locale, messages);
   return messages;
@@ -126,19 +162,35 @@ export function createTranslator(locale: Locale, options: TranslatorOptions = {}
   const isolate = options.isolate ?? true;
   const isolateAll = pseudo || directionOf(locale) === 'rtl';
   const onMissing = options.onMissing;
-  const intl: IntlShape<string> = createIntl(
-    {
-      locale: intlLocale,
-      defaultLocale: 'en',
-      messages: messagesFor(locale),
-      ...(options.timeZone ? { timeZone: options.timeZone } : {}),
-      onError: (error) => {
-        if (error.code === 'MISSING_TRANSLATION') return; // reported by t() with the id
-        onMissing?.(String(error.message), locale);
+  const messages = messagesFor(locale);
+  let made: IntlShape<string> | undefined;
+  /** FormatJS, made on first need (a plural, a number, a date...): see the top of this file. */
+  const intl = (): IntlShape<string> =>
+    (made ??= createIntl(
+      {
+        locale: intlLocale,
+        defaultLocale: 'en',
+        messages,
+        ...(options.timeZone ? { timeZone: options.timeZone } : {}),
+        onError: (error) => {
+          if (error.code === 'MISSING_TRANSLATION') return; // reported by t() with the id
+          onMissing?.(String(error.message), locale);
+        },
       },
-    },
-    createIntlCache(),
-  );
+      createIntlCache(),
+    ));
+  /** Each message's elements, parsed on its first use (the pseudo-locale's come parsed). */
+  const parsed = new Map<string, MessageFormatElement[]>();
+  const elementsOf = (id: string): MessageFormatElement[] | undefined => {
+    let elements = parsed.get(id);
+    if (!elements) {
+      const message = messages[id];
+      if (message === undefined || message === '') return undefined;
+      elements = typeof message === 'string' ? parse(message, { ignoreTag: true }) : message;
+      parsed.set(id, elements);
+    }
+    return elements;
+  };
   // Formatted dates and numbers carry letters too ("PM", "min"): accented in the pseudo-locale,
   // so every ASCII letter left on a pseudo screen is a word that skipped the catalogue.
   const shown = pseudo ? accent : (text: string) => text;
@@ -146,7 +198,7 @@ export function createTranslator(locale: Locale, options: TranslatorOptions = {}
   const selectsOf = (id: string): Set<string> => {
     let names = selects.get(id);
     if (!names) {
-      names = selectArguments((intl.messages as Messages)[id] ?? ENGLISH.get(id));
+      names = selectArguments(elementsOf(id) ?? ENGLISH.get(id));
       selects.set(id, names);
     }
     return names;
@@ -159,7 +211,7 @@ export function createTranslator(locale: Locale, options: TranslatorOptions = {}
     intlLocale,
     dir: directionOf(locale),
     t(id, values) {
-      const has = Object.hasOwn(intl.messages, id);
+      const has = Object.hasOwn(messages, id);
       if (!has) onMissing?.(id, locale);
       const args: Record<string, string | number> = {};
       if (values) {
@@ -172,16 +224,19 @@ export function createTranslator(locale: Locale, options: TranslatorOptions = {}
           args[key] = wrap ? `${FSI}${value}${PDI}` : value;
         }
       }
+      const elements = has ? elementsOf(id) : undefined;
+      const plain = elements && plainText(elements, args);
+      if (plain !== undefined) return plain;
       // Screenpop's messages have no markup tags: "<file>" in a help text is just words.
-      return intl.formatMessage({ id, defaultMessage: ENGLISH.get(id) ?? id }, args, {
+      return intl().formatMessage({ id, defaultMessage: ENGLISH.get(id) ?? id }, args, {
         ignoreTag: true,
       });
     },
     number: (value, opts) =>
-      shown(intl.formatNumber(value, opts as Parameters<IntlShape['formatNumber']>[1])),
+      shown(intl().formatNumber(value, opts as Parameters<IntlShape['formatNumber']>[1])),
     dateTime: (ms, opts) =>
-      shown(intl.formatDate(ms, opts ?? { dateStyle: 'medium', timeStyle: 'short' })),
-    time: (ms) => shown(intl.formatTime(ms, { hour: 'numeric', minute: '2-digit' })),
+      shown(intl().formatDate(ms, opts ?? { dateStyle: 'medium', timeStyle: 'short' })),
+    time: (ms) => shown(intl().formatTime(ms, { hour: 'numeric', minute: '2-digit' })),
     duration(ms, style = 'short') {
       const parts = durationParts(ms);
       if (DurationFormat) {
@@ -195,13 +250,13 @@ export function createTranslator(locale: Locale, options: TranslatorOptions = {}
       }
       // Without Intl.DurationFormat (older engines): each unit by Intl.NumberFormat, as a list.
       const words = UNITS.filter((u) => parts[u] !== undefined).map((u) =>
-        intl.formatNumber(parts[u]!, {
+        intl().formatNumber(parts[u]!, {
           style: 'unit',
           unit: UNIT_NAMES[u],
           unitDisplay: style === 'long' ? 'long' : 'short',
         }),
       );
-      return shown(intl.formatList(words, { type: 'unit', style: 'narrow' }));
+      return shown(intl().formatList(words, { type: 'unit', style: 'narrow' }));
     },
     relative(ms, now) {
       const seconds = Math.round((ms - now) / 1000);
@@ -214,9 +269,9 @@ export function createTranslator(locale: Locale, options: TranslatorOptions = {}
             : abs < 86_400
               ? [Math.round(seconds / 3600), 'hour']
               : [Math.round(seconds / 86_400), 'day'];
-      return shown(intl.formatRelativeTime(value, unit, { numeric: 'auto' }));
+      return shown(intl().formatRelativeTime(value, unit, { numeric: 'auto' }));
     },
     list: (items, type = 'conjunction') =>
-      shown(intl.formatList(items, { type, style: type === 'unit' ? 'short' : 'long' })),
+      shown(intl().formatList(items, { type, style: type === 'unit' ? 'short' : 'long' })),
   };
 }

@@ -4,7 +4,8 @@
  * needs none of the TypeScript sources: copied alone with bin/ and package.json into an empty
  * folder, without node_modules, `--demo` connects and pops. bin without a build says how to make
  * one. A build records the hash of each input, so a changed source makes it stale. And it never
- * loads Node's fetch implementation (the transport answers with its own Response).
+ * loads Node's fetch implementation (the transport answers with its own Response). Its languages
+ * other than English are files beside it, read only for the language it speaks.
  */
 import { cpSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { spawnSync } from 'node:child_process';
@@ -46,6 +47,25 @@ describe('the built runner', () => {
     runner.proc.signal('SIGTERM');
     expect(await runner.proc.exit).toEqual({ code: 0, signal: null });
     expect(runner.badLines).toEqual([]);
+  }, 60_000);
+
+  it('holds English alone in the bundle; speaks German from catalogues/de.json, installed', async () => {
+    group = new ProcessGroup();
+    const dir = group.tempDir('runner-installed-de-');
+    installInto(dir, true);
+    const bundle = readFileSync(join(dir, HEADLESS_DIR, 'screenpop-headless.cjs'), 'latin1');
+    expect(bundle).toContain('Connecting to the service.');
+    // German words are not in it (they were: all five languages, ~4 MB of the runner's memory).
+    expect(bundle).not.toContain('Verbindung zum Dienst');
+    const runner = new RunnerProcess(
+      group.spawn('runner --lang de (bundle only)', NODE, [RUNNER, '--demo', '--lang', 'de'], {
+        cwd: dir,
+      }),
+    );
+    await runner.waitFor(() => runner.statuses().length > 0, 'a status line', 30_000);
+    expect(runner.statuses()[0]?.reason).toBe('Verbindung zum Dienst wird hergestellt.');
+    runner.proc.signal('SIGTERM');
+    expect(await runner.proc.exit).toEqual({ code: 0, signal: null });
   }, 60_000);
 
   it('fetches its token and extensions without loading Node’s fetch implementation (undici: ~17 MB)', async () => {
@@ -102,6 +122,8 @@ describe('the built runner', () => {
       inputs: Record<string, string>;
     };
     expect(Object.keys(listed.inputs)).toContain('src-main/headless/cli.ts');
+    // A language read from a file beside the bundle is an input too.
+    expect(Object.keys(listed.inputs)).toContain('src-shared/i18n/catalogues/de/status.json');
     listed.inputs['src-main/headless/cli.ts'] = '0'.repeat(64);
     writeFileSync(inputsFile, JSON.stringify(listed));
     expect(headlessBuildIsCurrent(out)).toBe(false);

@@ -1,6 +1,9 @@
 /** The translator through its public surface: words per language, formats, isolation, pseudo. */
-import { describe, expect, it } from 'vitest';
-import { createTranslator } from '../../src-shared/i18n/translator.ts';
+import { createIntl } from '@formatjs/intl';
+import { parse, TYPE, type MessageFormatElement } from '@formatjs/icu-messageformat-parser';
+import { describe, expect, it, vi } from 'vitest';
+import { createTranslator, type MessageId } from '../../src-shared/i18n/translator.ts';
+import { CATALOGUES, flatMessages } from '../../src-shared/i18n/catalogue.ts';
 import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import {
   environmentLanguages,
@@ -105,5 +108,62 @@ describe('LocaleState', () => {
     state.set('ar');
     expect(heard).toEqual(['ar']);
     expect(state.current().t('common.outcome.answered')).toBe('تم الرد');
+  });
+});
+
+/** Every argument of a message, and for each select its option keys (plus one it lacks). */
+function argumentsOf(elements: MessageFormatElement[], into = new Map<string, string[]>()) {
+  for (const el of elements) {
+    if (el.type === TYPE.argument && !into.has(el.value)) into.set(el.value, ['v']);
+    if (el.type === TYPE.select) into.set(el.value, [...Object.keys(el.options), 'not-a-key']);
+    if (el.type === TYPE.plural || el.type === TYPE.number) into.set(el.value, ['2']);
+    if (el.type === TYPE.select || el.type === TYPE.plural)
+      for (const option of Object.values(el.options)) argumentsOf(option.value, into);
+  }
+  return into;
+}
+
+describe('translator: words without Intl', () => {
+  it('writes every message of every catalogue as FormatJS does, for each select option', () => {
+    let compared = 0;
+    for (const locale of ['en', 'de', 'fr', 'es', 'ar'] as const) {
+      const t = createTranslator(locale, { isolate: false, timeZone: 'UTC' });
+      const messages = flatMessages(CATALOGUES[locale]);
+      const intl = createIntl({
+        locale,
+        defaultLocale: 'en',
+        messages: Object.fromEntries(messages),
+        timeZone: 'UTC',
+      });
+      for (const [id, text] of messages) {
+        const args = argumentsOf(parse(text, { ignoreTag: true }));
+        const first = Object.fromEntries([...args].map(([name, keys]) => [name, keys[0]!]));
+        const cases = [first];
+        for (const [name, keys] of args)
+          for (const key of keys.slice(1)) cases.push({ ...first, [name]: key });
+        for (const values of cases) {
+          const expected = intl.formatMessage({ id }, values, { ignoreTag: true });
+          expect([locale, id, t.t(id as MessageId, values)]).toEqual([locale, id, expected]);
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(3000);
+  });
+
+  it('asks Intl nothing for words and plain values; a plural or a number makes FormatJS then', () => {
+    const supported = vi.spyOn(Intl.NumberFormat, 'supportedLocalesOf');
+    try {
+      const t = createTranslator('de');
+      expect(t.t('common.outcome.missed')).toBe('Verpasst');
+      expect(t.t('runner.diagnostics-written', { path: '/tmp/d.zip', result: 'passed' })).toContain(
+        '/tmp/d.zip',
+      );
+      expect(supported).not.toHaveBeenCalled();
+      expect(t.number(1234.5)).toBe('1.234,5');
+      expect(supported).toHaveBeenCalled();
+    } finally {
+      supported.mockRestore();
+    }
   });
 });
