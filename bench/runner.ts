@@ -14,6 +14,9 @@
  * Every figure is printed with its command and the load average when it was taken: the machine is
  * shared, so compare the variants of one run, not runs of different days. Prints a table, then JSON.
  *
+ * 3. Caches (bench/runner-caches.ts): the plateau of the event-id and call maps on a busy tenant,
+ *    in simulated time, and the bytes of each at its full bounds. BENCH_ONLY=caches runs it alone.
+ *
  * Before/after in one sitting: BENCH_BASELINE=<another checkout, built> adds its
  * bin/screenpop-headless.js as the variant `baseline`, interleaved with the others (e.g.
  * `git archive <old> | tar -x -C /tmp/old`, node_modules linked, `node scripts/build-headless.ts`
@@ -24,6 +27,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { buildHeadless, headlessBuildIsCurrent } from '../scripts/build-headless.ts';
+import { cachesBench, printCaches } from './runner-caches.ts';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const NODE = process.execPath;
@@ -167,6 +171,14 @@ const median = (xs: number[]) => {
 };
 
 async function main(): Promise<void> {
+  if (process.env.BENCH_ONLY === 'caches') {
+    const load = loadAverage();
+    const caches = cachesBench();
+    printCaches(caches);
+    console.log(`load averages: ${load} -> ${loadAverage()}; node ${process.version}`);
+    console.log(JSON.stringify({ caches }));
+    return;
+  }
   if (!headlessBuildIsCurrent()) {
     process.stderr.write('building the runner (npm run build:headless)…\n');
     await buildHeadless({ quiet: true });
@@ -230,7 +242,11 @@ async function main(): Promise<void> {
     `load averages while measured: ${[...new Set(rows.flatMap((r) => r.loads))].join(' | ')}`,
   );
   console.log(`node ${process.version}, ${process.platform}/${process.arch}`);
-  console.log(JSON.stringify({ seconds: SECONDS, starts, memory, rows }));
+  const cachesLoad = loadAverage();
+  const caches = cachesBench();
+  printCaches(caches);
+  console.log(`load averages (caches): ${cachesLoad} -> ${loadAverage()}`);
+  console.log(JSON.stringify({ seconds: SECONDS, starts, memory, rows, caches }));
 }
 
 main().catch((error: unknown) => {

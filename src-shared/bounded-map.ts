@@ -15,8 +15,14 @@ const INITIAL_RING = 64;
 export class BoundedFifoMap<V> {
   readonly capacity: number;
   private readonly ttlMs: number;
-  private readonly values = new Map<string, { value: V; seq: number }>();
+  /**
+   * key -> the sequence number of its slot. The ring holds consecutive sequence numbers from its
+   * head, so the slot is found from it; the value is in the ring, not in an object per key (an
+   * object per key was ~40 B of each entry: 4 MB of a full event-id set, bench/runner-caches.ts).
+   */
+  private readonly seqs = new Map<string, number>();
   private ringKeys: Array<string | undefined>;
+  private ringValues: Array<V | undefined>;
   private ringTimes: Float64Array;
   private ringSeqs: Float64Array;
   private head = 0;
@@ -28,6 +34,7 @@ export class BoundedFifoMap<V> {
     this.ttlMs = ttlMs;
     const first = Math.min(this.capacity, INITIAL_RING);
     this.ringKeys = new Array<string | undefined>(first).fill(undefined);
+    this.ringValues = new Array<V | undefined>(first).fill(undefined);
     this.ringTimes = new Float64Array(first);
     this.ringSeqs = new Float64Array(first);
   }
@@ -38,24 +45,25 @@ export class BoundedFifoMap<V> {
   }
 
   get size(): number {
-    return this.values.size;
+    return this.seqs.size;
   }
 
   get(key: string, now: number): V | undefined {
     this.expire(now);
-    return this.values.get(key)?.value;
+    const seq = this.seqs.get(key);
+    return seq === undefined ? undefined : this.ringValues[this.slotOf(seq)];
   }
 
   has(key: string, now: number): boolean {
     this.expire(now);
-    return this.values.has(key);
+    return this.seqs.has(key);
   }
 
   set(key: string, value: V, now: number): void {
     this.expire(now);
-    const existing = this.values.get(key);
-    if (existing) {
-      existing.value = value;
+    const existing = this.seqs.get(key);
+    if (existing !== undefined) {
+      this.ringValues[this.slotOf(existing)] = value;
       return;
     }
     if (this.count === this.capacity) this.evictHead();
@@ -63,15 +71,24 @@ export class BoundedFifoMap<V> {
     const slot = (this.head + this.count) % this.ringTimes.length;
     const seq = ++this.seq;
     this.ringKeys[slot] = key;
+    this.ringValues[slot] = value;
     this.ringTimes[slot] = now;
     this.ringSeqs[slot] = seq;
     this.count++;
-    this.values.set(key, { value, seq });
+    this.seqs.set(key, seq);
   }
 
   delete(key: string): void {
     // The ring slot stays until it reaches the head; its seq no longer matches, so it is skipped.
-    this.values.delete(key);
+    const seq = this.seqs.get(key);
+    if (seq === undefined) return;
+    this.ringValues[this.slotOf(seq)] = undefined;
+    this.seqs.delete(key);
+  }
+
+  /** The slot of a held key: the ring's sequence numbers are consecutive from its head. */
+  private slotOf(seq: number): number {
+    return (this.head + (seq - this.ringSeqs[this.head]!)) % this.ringTimes.length;
   }
 
   private expire(now: number): void {
@@ -81,9 +98,9 @@ export class BoundedFifoMap<V> {
 
   private evictHead(): void {
     const key = this.ringKeys[this.head];
-    if (key !== undefined && this.values.get(key)?.seq === this.ringSeqs[this.head])
-      this.values.delete(key);
+    if (key !== undefined && this.seqs.get(key) === this.ringSeqs[this.head]) this.seqs.delete(key);
     this.ringKeys[this.head] = undefined;
+    this.ringValues[this.head] = undefined;
     this.head = (this.head + 1) % this.ringTimes.length;
     this.count--;
   }
@@ -93,15 +110,18 @@ export class BoundedFifoMap<V> {
     const size = this.ringTimes.length;
     const larger = Math.min(this.capacity, size * 2);
     const keys = new Array<string | undefined>(larger).fill(undefined);
+    const values = new Array<V | undefined>(larger).fill(undefined);
     const times = new Float64Array(larger);
     const seqs = new Float64Array(larger);
     for (let i = 0; i < this.count; i++) {
       const from = (this.head + i) % size;
       keys[i] = this.ringKeys[from];
+      values[i] = this.ringValues[from];
       times[i] = this.ringTimes[from]!;
       seqs[i] = this.ringSeqs[from]!;
     }
     this.ringKeys = keys;
+    this.ringValues = values;
     this.ringTimes = times;
     this.ringSeqs = seqs;
     this.head = 0;

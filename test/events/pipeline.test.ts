@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../src-shared/log.ts';
 import { EventPipeline, type Dismiss, type Pop } from '../../src-main/core/events/pipeline.ts';
+import { MAX_TRACKED_CALLS } from '../../src-main/core/events/call-tracker.ts';
 import type { EventSource } from '../../src-main/core/events/contracts.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
@@ -440,6 +441,16 @@ describe('EventPipeline', () => {
     for (let i = 0; i < 50_000; i++) t.feed(t.call(`c${i}`, i % 2 ? 'ended' : 'ringing', '555'));
     const s = t.pipeline.stats();
     expect(s.dedupeSize).toBe(1_000);
-    expect(s.callsTracked).toBeLessThanOrEqual(51_000);
+    // The tenant's calls, at the bound sized for them (was 50,000: 25,000 were held here).
+    expect(s.callsTracked).toBe(MAX_TRACKED_CALLS);
+  });
+
+  it("dismisses the user's popup after more tenant calls than the tenant bound holds", () => {
+    const t = setup();
+    t.feed(t.call('mine', 'ringing'));
+    expect(t.pops).toHaveLength(1);
+    for (let i = 0; i < MAX_TRACKED_CALLS * 2; i++) t.feed(t.call(`other-${i}`, 'ended', '555'));
+    t.feed(t.call('mine', 'answered'));
+    expect(t.dismisses).toEqual([expect.objectContaining({ callId: 'mine' })]);
   });
 });

@@ -34,6 +34,37 @@ describe('BoundedFifoMap', () => {
     expect(map.has('k-999', 1_000)).toBe(true);
   });
 
+  it('finds every value after the ring wrapped and grew, with keys deleted and set again', () => {
+    const map = new BoundedFifoMap<number>(300, 100);
+    const expected = new Map<string, number>();
+    for (let i = 0; i < 2_000; i++) {
+      const now = Math.floor(i / 10); // ten keys a tick: the ttl of 100 keeps ~1,000, the bound 300
+      map.set(`k-${i}`, i, now);
+      expected.set(`k-${i}`, i);
+      if (i % 7 === 0) {
+        map.delete(`k-${i - 3}`);
+        expected.delete(`k-${i - 3}`);
+      }
+      if (i % 11 === 0 && expected.has(`k-${i - 5}`)) {
+        map.set(`k-${i - 5}`, -i, now); // a new value, in the same place
+        expected.set(`k-${i - 5}`, -i);
+      }
+      if (i % 97 === 0) {
+        let held = 0;
+        for (const [key, value] of expected) {
+          const got = map.get(key, now);
+          if (got !== undefined) {
+            expect(got).toBe(value);
+            held++;
+          }
+        }
+        expect(held).toBe(map.size);
+      }
+    }
+    expect(map.size).toBeGreaterThan(250);
+    expect(map.ringSize).toBe(300);
+  });
+
   it('keeps a key set again in its first place, and forgets a deleted one', () => {
     const map = new BoundedFifoMap<string>(4, 60_000); // a deleted key keeps its slot until it is the oldest
     map.set('a', 'first', 0);

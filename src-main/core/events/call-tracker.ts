@@ -18,9 +18,9 @@
  * Memory is bounded. The non-ringing timestamp of every call of the tenant is remembered (that is
  * what catches a late ring to us after a colleague answered) for at most `maxCalls` calls and
  * `ttlMs`, first-seen first out; the window this must cover is only the stale-ring limit (a later
- * ring older than that never pops anyway): 50,000 calls is ~100 s at 500 calls/s. Popped calls
- * (the user's own, few) are kept apart, at most 1,000 for an hour, so tenant traffic cannot push
- * out a popup's record before its dismiss arrives.
+ * ring older than that never pops anyway). Popped calls (the user's own, few) are kept apart, so
+ * tenant traffic cannot push out a popup's record before its dismiss arrives. Sizes below, from
+ * their rules; `npm run bench:runner` prints what each costs at full bounds.
  */
 import { BoundedFifoMap } from '../../../src-shared/bounded-map.ts';
 import type { CallStateData, Envelope } from '../../../src-shared/wire/envelope.ts';
@@ -42,6 +42,29 @@ interface PartyTime {
   ts: number;
 }
 type PartyTimes = PartyTime[];
+
+/**
+ * A busy agent's calls per hour: 3,600 s / 149 s average handle time (the shortest industry
+ * average in centrical.com/resources/call-center-average-handle-time: healthcare) x 87 % occupancy
+ * (the top of the benchmark range in opsdog.com/products/occupancy-rate) = 21.
+ */
+export const CALLS_PER_AGENT_HOUR = 21;
+
+/**
+ * Calls of the tenant whose non-ringing state is remembered: twice the stale-ring limit (2 x 45 s)
+ * at 100,000 calls an hour (~28 a second: 4,800 busy agents on one tenant, above any single call
+ * centre we size for), = 2,500. At full bounds, with the popped calls: 14.1 MiB at most (16 parties
+ * of 256-character numbers and ids), 1 MiB with ring groups of 3 and 36-character ids. It was
+ * 50,000 (100 s at 500 calls/s): ~206 MiB at most, and a 1,000-agent centre's stream plateaued
+ * 5.6 MiB higher (20.4 against 14.8 MiB; `npm run bench:runner`, caches part).
+ */
+export const MAX_TRACKED_CALLS = 2_500;
+
+/**
+ * The user's own popped calls: every ring of the user's numbers in the hour a record is kept
+ * (`ttlMs`). A ring-all queue of 40 busy agents rings each of them 40 x 21 = 840 times an hour.
+ */
+export const MAX_POPPED_CALLS = 1_000;
 
 /** A call rings few parties; more than this (a huge ring group) keeps only the latest states. */
 const MAX_PARTIES = 16;
@@ -68,8 +91,8 @@ export class CallTracker {
 
   constructor(options: CallTrackerOptions = {}) {
     const ttlMs = options.ttlMs ?? 60 * 60 * 1000;
-    this.notRinging = new BoundedFifoMap(options.maxCalls ?? 50_000, ttlMs);
-    this.popped = new BoundedFifoMap(1_000, ttlMs);
+    this.notRinging = new BoundedFifoMap(options.maxCalls ?? MAX_TRACKED_CALLS, ttlMs);
+    this.popped = new BoundedFifoMap(MAX_POPPED_CALLS, ttlMs);
     this.staleRingMs = options.staleRingMs ?? 45_000;
   }
 
