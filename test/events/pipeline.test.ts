@@ -445,6 +445,18 @@ describe('EventPipeline', () => {
     expect(s.callsTracked).toBe(MAX_TRACKED_CALLS);
   });
 
+  it('remembers a colleague’s answer as long as the stale-ring limit the user chose', () => {
+    // --stale-ring-sec 600: a ring up to 10 minutes old may still pop, so a colleague's answer
+    // must be remembered that long, however many calls the tenant has meanwhile. With the bound
+    // fixed for the 45 s default (2,500 calls), the answer below was pushed out and the late ring
+    // popped a call a colleague had answered.
+    const t = setup({ staleRingMs: 600_000 });
+    t.feed(t.call('late', 'answered', '102', { agoMs: 0 }));
+    for (let i = 0; i < MAX_TRACKED_CALLS * 2; i++) t.feed(t.call(`other-${i}`, 'ended', '555'));
+    t.feed(t.call('late', 'ringing', '101', { agoMs: 5 * 60_000 }));
+    expect(t.pops).toEqual([]);
+  });
+
   it("dismisses the user's popup after more tenant calls than the tenant bound holds", () => {
     const t = setup();
     t.feed(t.call('mine', 'ringing'));

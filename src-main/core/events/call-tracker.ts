@@ -51,14 +51,29 @@ type PartyTimes = PartyTime[];
 export const CALLS_PER_AGENT_HOUR = 21;
 
 /**
- * Calls of the tenant whose non-ringing state is remembered: twice the stale-ring limit (2 x 45 s)
- * at 100,000 calls an hour (~28 a second: 4,800 busy agents on one tenant, above any single call
- * centre we size for), = 2,500. At full bounds, with the popped calls: 14.1 MiB at most (16 parties
- * of 256-character numbers and ids), 1 MiB with ring groups of 3 and 36-character ids. It was
- * 50,000 (100 s at 500 calls/s): ~206 MiB at most, and a 1,000-agent centre's stream plateaued
- * 5.6 MiB higher (20.4 against 14.8 MiB; `npm run bench:runner`, caches part).
+ * The tenant's calls an hour the call memory is sized for: 100,000 (~28 a second: 4,800 busy
+ * agents on one tenant, above any single call centre we size for).
  */
-export const MAX_TRACKED_CALLS = 2_500;
+const TENANT_CALLS_PER_HOUR = 100_000;
+
+/**
+ * Calls of the tenant whose non-ringing state is remembered: those of twice the stale-ring limit
+ * (a later ring older than the limit never pops anyway) at TENANT_CALLS_PER_HOUR. The limit is the
+ * user's (--stale-ring-sec, 5 s to 1 h), so the bound follows it; the map grows only as calls come
+ * (src-shared/bounded-map.ts), so a large bound costs nothing on a quiet tenant.
+ */
+export function maxTrackedCalls(staleRingMs: number): number {
+  return Math.ceil((2 * staleRingMs * TENANT_CALLS_PER_HOUR) / 3_600_000);
+}
+
+/**
+ * The bound at the default 45 s limit: 2,500 calls. At full bounds, with the popped calls: 14.1 MiB
+ * at most (16 parties of 256-character numbers and ids), 1 MiB with ring groups of 3 and
+ * 36-character ids. It was 50,000 (100 s at 500 calls/s): ~206 MiB at most, and a 1,000-agent
+ * centre's stream plateaued 5.6 MiB higher (20.4 against 14.8 MiB; `npm run bench:runner`, caches
+ * part).
+ */
+export const MAX_TRACKED_CALLS = maxTrackedCalls(45_000);
 
 /**
  * The user's own popped calls: every ring of the user's numbers in the hour a record is kept
@@ -91,9 +106,12 @@ export class CallTracker {
 
   constructor(options: CallTrackerOptions = {}) {
     const ttlMs = options.ttlMs ?? 60 * 60 * 1000;
-    this.notRinging = new BoundedFifoMap(options.maxCalls ?? MAX_TRACKED_CALLS, ttlMs);
-    this.popped = new BoundedFifoMap(MAX_POPPED_CALLS, ttlMs);
     this.staleRingMs = options.staleRingMs ?? 45_000;
+    this.notRinging = new BoundedFifoMap(
+      options.maxCalls ?? maxTrackedCalls(this.staleRingMs),
+      ttlMs,
+    );
+    this.popped = new BoundedFifoMap(MAX_POPPED_CALLS, ttlMs);
   }
 
   /**
