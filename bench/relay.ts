@@ -37,7 +37,8 @@
  * rounds of bench/floor-server.ts (a bare server writing frames as the relay does), the relay on
  * memory and on Redis, and smee.io when BENCH_SMEE_DIR names a checkout of it (smee-server.ts);
  * BENCH_FLOOR_TARGETS=floor,memory picks some. Each row gives the CPU of every process (poster, load
- * processes, server) so that a saturated generator or machine shows.
+ * processes, server) so that a saturated generator or machine shows, and each server's resident
+ * memory (idle, with the clients, after; KiB per client): the relay's beside smee.io's.
  *
  * BENCH_ONLY=throughput|gap|connect|floor runs one part; BENCH_CASES=broadcast-100,open-loop picks cases.
  */
@@ -548,6 +549,12 @@ interface FloorRow {
   workers: { cpuPct: number; elu: number }[];
   /** The server under test over the same span: CPU (% of one core) and write syscalls per receipt. */
   server: { cpuPct: number; writesPerReceipt: number };
+  /**
+   * The server's resident memory (VmRSS, MiB): started, before any client; with every client
+   * connected (a second after the burst); after the last receipt. And (with clients - idle) /
+   * clients in KiB: the same measure for the relay and smee.io, in the same run.
+   */
+  memoryMiB: { idle: number; withClients: number; after: number; kibPerClient: number };
   load: string;
 }
 
@@ -615,6 +622,7 @@ async function floorRun(
       stops.push(() => relay.stop());
       server = relay;
     }
+    const idle = procStats(server.pid);
     // smee.io: one channel, its SSE stream for every client, webhooks posted to the channel.
     const streamUrl =
       target === 'smee'
@@ -747,6 +755,12 @@ async function floorRun(
         writesPerReceipt: round2(
           (server1.writeSyscalls - server0.writeSyscalls) / Math.max(1, all.length),
         ),
+      },
+      memoryMiB: {
+        idle: idle.rssMiB,
+        withClients: server0.rssMiB,
+        after: server1.rssMiB,
+        kibPerClient: round(((server0.rssMiB - idle.rssMiB) * 1024) / clients),
       },
       load,
     };
@@ -1011,6 +1025,13 @@ async function main(): Promise<void> {
         ].join('  '),
       );
     }
+    lines.push(
+      `memory of each server in those runs (VmRSS, MiB; the relay ${RELAY_FROM === 'built' ? 'built' : 'from the sources'}): round  target  idle / with clients / after  KiB per client`,
+    );
+    for (const f of floors)
+      lines.push(
+        `${String(f.round).padStart(5)}  ${f.target.padEnd(6)}  ${`${f.memoryMiB.idle} / ${f.memoryMiB.withClients} / ${f.memoryMiB.after}`.padStart(27)}  ${String(f.memoryMiB.kibPerClient).padStart(14)}`,
+      );
     // Per target over the rounds: each round compared with the floor of the same round.
     const spread = (xs: number[]) => {
       const v = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
