@@ -3,6 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
+import { relayFetch } from './relay-fetch.ts';
 import type { Clock } from '../src-shared/clock.ts';
 import { systemClock } from '../src-shared/clock.ts';
 import type { Logger } from '../src-shared/log.ts';
@@ -88,7 +89,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     () => clock.monotonic(),
   );
   const validator = new TokenValidator({
-    fetch: deps.fetch ?? fetch,
+    fetch: deps.fetch ?? relayFetch,
     clock,
     logger: logger.child({ component: 'auth' }),
     ...config.auth,
@@ -120,7 +121,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
         clock,
         logger: logger.child({ component: 'upstream', tenant: name }),
         metrics,
-        fetch: deps.fetch ?? fetch,
+        fetch: deps.fetch ?? relayFetch,
         createSocket: deps.createSocket ?? wsSocketFactory({}),
         secrets: deps.secrets ?? new SecretRegistry(),
         ...deps.upstreamTuning,
@@ -151,7 +152,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
           users,
           clock,
           logger: logger.child({ component: 'oidc', tenant: name }),
-          fetch: deps.fetch ?? fetch,
+          fetch: deps.fetch ?? relayFetch,
           ...(directory ? { directory } : {}),
         }),
       );

@@ -12,7 +12,7 @@
  * `fetch` is the small part of WHATWG fetch the service client uses (method, headers, a string
  * body, an AbortSignal, `redirect: 'error'`), over node:http(s) with the agents below; a failure
  * rejects like fetch does, a TypeError whose `cause` is the socket's (or the proxy's) error. It
- * answers with a LeanResponse (lean-response.ts): a Response without loading Node's fetch.
+ * answers with a LeanResponse: a Response without loading Node's fetch (src-shared/lean-fetch.ts).
  */
 import http from 'node:http';
 import https from 'node:https';
@@ -25,7 +25,7 @@ import { wsSocketFactory } from '../../../src-shared/stream/ws-socket.ts';
 import { describeProxy, type ProxyChoice, type ProxyResolver } from './proxy.ts';
 import { ABANDON_OPTION, openTunnel } from './tunnel.ts';
 import type { Trust, TrustSource } from './trust.ts';
-import { LeanHeaders, LeanResponse } from './lean-response.ts';
+import { leanFetch } from '../../../src-shared/lean-fetch.ts';
 
 /**
  * The whole CONNECT (reaching the proxy and its complete answer) must be done in this time, however
@@ -178,74 +178,10 @@ export class NetTransport {
   }
 
   private request(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {
-    const url = new URL(typeof input === 'string' || input instanceof URL ? input : input.url);
-    const secure = url.protocol === 'https:';
-    if (!secure && url.protocol !== 'http:')
-      return Promise.reject(new TypeError(`fetch: unsupported protocol ${url.protocol}`));
-    if (init.body != null && typeof init.body !== 'string')
-      return Promise.reject(new TypeError('fetch: only string bodies are supported'));
-    const headers: Record<string, string> = {};
-    for (const [name, value] of new LeanHeaders(init.headers)) headers[name] = value;
-    const body = init.body ?? undefined;
-    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
-    return new Promise((resolve, reject) => {
-      const req = (secure ? https : http).request(
-        url,
-        {
-          method: init.method ?? 'GET',
-          headers,
-          agent: secure ? this.httpsAgent : this.httpAgent,
-          ...(init.signal && { signal: init.signal, [ABANDON_OPTION]: init.signal }),
-        },
-        (res) => {
-          const status = res.statusCode ?? 0;
-          if (init.redirect === 'error' && status >= 300 && status < 400) {
-            res.destroy();
-            reject(
-              new TypeError('fetch failed', { cause: new Error(`redirected (HTTP ${status})`) }),
-            );
-            return;
-          }
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > MAX_BODY_BYTES) {
-              res.destroy(new Error(`the answer is larger than ${MAX_BODY_BYTES} bytes`));
-              return;
-            }
-            chunks.push(chunk);
-          });
-          res.once('error', (error) => reject(new TypeError('fetch failed', { cause: error })));
-          res.once('end', () => {
-            const empty = status === 204 || status === 205 || status === 304;
-            try {
-              const responseHeaders = new LeanHeaders();
-              for (const [name, value] of Object.entries(res.headers)) {
-                for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value])
-                  responseHeaders.append(name, v);
-              }
-              resolve(
-                new LeanResponse(empty ? null : Buffer.concat(chunks), {
-                  status,
-                  statusText: res.statusMessage ?? '',
-                  headers: responseHeaders,
-                  url: url.href,
-                }),
-              );
-            } catch (error) {
-              // A status Response refuses (above 599), or a header fetch refuses: a failed fetch.
-              reject(new TypeError('fetch failed', { cause: error }));
-            }
-          });
-        },
-      );
-      req.once('error', (error) =>
-        reject(
-          error.name === 'AbortError' ? error : new TypeError('fetch failed', { cause: error }),
-        ),
-      );
-      req.end(body);
+    return leanFetch(input, init, {
+      agentFor: (secure) => (secure ? this.httpsAgent : this.httpAgent),
+      withSignal: (signal) => ({ [ABANDON_OPTION]: signal }),
+      maxBodyBytes: MAX_BODY_BYTES,
     });
   }
 }
