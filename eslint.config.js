@@ -26,7 +26,7 @@ const NO_ELECTRON_PATHS = {
 const folder = (name) => [`**/${name}`, `**/${name}/**`];
 
 /**
- * Every connection of the app goes through the one transport (src-main/core/net/transport.ts:
+ * Every connection of the app goes through the one transport (src-shared/net/transport.ts:
  * proxy, CA file); the services take its `fetch` and `createSocket` in their constructors. Only
  * net/ may open a socket or a request itself.
  */

@@ -1,5 +1,5 @@
 /**
- * A failure of the HTTP CONNECT tunnel through a forward proxy (src-main/core/net/tunnel.ts), naming
+ * A failure of the HTTP CONNECT tunnel through a forward proxy (src-shared/net/tunnel.ts), naming
  * the proxy's host and port and never its credentials. Here so that the shared service client's
  * words for network faults (net-errors.ts) can recognise it.
  */

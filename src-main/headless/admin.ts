@@ -8,8 +8,8 @@
 import packageJson from '../../package.json' with { type: 'json' };
 import { serviceProbe } from '../core/app/service-probe.ts';
 import { transportFor } from '../core/net/network.ts';
-import { readCaText } from '../core/net/trust.ts';
-import type { NetTransport } from '../core/net/transport.ts';
+import { readCaText } from '../../src-shared/net/trust.ts';
+import type { NetTransport } from '../../src-shared/net/transport.ts';
 import { outboundAddress, testConnection } from '../core/app/test-connection.ts';
 import {
   keychainAccountOrNull,

@@ -8,8 +8,8 @@ import { jsonLine } from '../../src-shared/json-text.ts';
 import { checkAtomicTarget, UnusableTargetError } from '../../src-shared/atomic-file.ts';
 import { homedir, networkInterfaces } from 'node:os';
 import { externalAddresses } from '../core/net/network-watch.ts';
-import { envProxyResolver } from '../core/net/proxy.ts';
-import { readCaFile, readCaText } from '../core/net/trust.ts';
+import { envProxyResolver } from '../../src-shared/net/proxy.ts';
+import { readCaFile, readCaText } from '../../src-shared/net/trust.ts';
 import { createLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import {
   KeychainUnavailableError,

@@ -6,9 +6,9 @@
  */
 import { serviceConnectionFactory, type Connection } from '../core/app/connection.ts';
 import { transportFor } from '../core/net/network.ts';
-import { ProxyConfigError } from '../core/net/proxy.ts';
-import type { NetTransport } from '../core/net/transport.ts';
-import { readCaText } from '../core/net/trust.ts';
+import { ProxyConfigError } from '../../src-shared/net/proxy.ts';
+import type { NetTransport } from '../../src-shared/net/transport.ts';
+import { readCaText } from '../../src-shared/net/trust.ts';
 import { watchNetwork } from '../core/net/network-watch.ts';
 import { Directory } from '../core/app/directory.ts';
 import type { DemoService } from '../core/app/ports.ts';

@@ -1,6 +1,6 @@
 /**
  * A `ws` socket factory filling the seam of socket.ts (CreateSocket and its guarantees). The app
- * passes its transport's route (src-main/core/net/transport.ts: the proxy tunnel, the trusted CAs;
+ * passes its transport's route (src-shared/net/transport.ts: the proxy tunnel, the trusted CAs;
  * there is no default, so no socket of the app bypasses the proxy or the CA file); the relay's
  * gateway passes its own (src-relay/gateway/).
  */
@@ -19,7 +19,7 @@ export const ABANDON_OPTION = 'screenpopAbandon';
 const MAX_PAYLOAD_BYTES = 1024 * 1024;
 const MAX_REJECTION_BODY = 4096;
 
-/** How a socket reaches its server: the agent (proxy tunnel) and the trusted CAs (src-main/core/net/transport.ts). */
+/** How a socket reaches its server: the agent (proxy tunnel) and the trusted CAs (src-shared/net/transport.ts). */
 export interface SocketRoute {
   agent?: (url: URL) => Agent | undefined;
   ca?: string[] | undefined;

@@ -7,7 +7,7 @@ import {
   parsePacResult,
   parseProxyUrl,
   ProxyConfigError,
-} from '../../src-main/core/net/proxy.ts';
+} from '../../src-shared/net/proxy.ts';
 
 const at = (url: string) => new URL(url);
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
-import { lazyTrust, loadTrust } from '../../src-main/core/net/trust.ts';
+import { lazyTrust, loadTrust } from '../../src-shared/net/trust.ts';
 import { applyPatch } from '../../src-main/core/settings/validate-settings.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { certToolsAvailable, makeTestCa, type TestCa } from '../support/certs.ts';

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { transportFor } from '../../src-main/core/net/network.ts';
-import type { NetTransport } from '../../src-main/core/net/transport.ts';
+import type { NetTransport } from '../../src-shared/net/transport.ts';
 import { SecretRegistry, silentLogger, type Logger } from '../../src-shared/log.ts';
 
 export function directTransport(

@@ -16,7 +16,7 @@ import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 import type { PhoneSystem } from '../settings/types.ts';
-import { ProxyConfigError } from '../net/proxy.ts';
+import { ProxyConfigError } from '../../../src-shared/net/proxy.ts';
 
 /**
  * "Test connection" in the settings window: exchanges the draft key and secret for a token and

@@ -18,10 +18,10 @@ import {
   ProxyConfigError,
   type ProxyChoice,
   type ProxyResolver,
-} from './proxy.ts';
-import { NetTransport } from './transport.ts';
+} from '../../../src-shared/net/proxy.ts';
+import { NetTransport } from '../../../src-shared/net/transport.ts';
 import { english, phrase } from '../../../src-shared/i18n/phrase.ts';
-import { lazyTrust } from './trust.ts';
+import { lazyTrust } from '../../../src-shared/net/trust.ts';
 
 export interface NetworkDeps {
   logger: Logger;

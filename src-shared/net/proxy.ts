@@ -9,7 +9,7 @@
  * password (Basic) are secrets: `ProxyChoice.auth` is never logged, and `describeProxy` shows the
  * host and port alone.
  */
-import type { Words } from '../../../src-shared/i18n/phrase.ts';
+import type { Words } from '../i18n/phrase.ts';
 
 export interface ProxyServer {
   host: string;
@@ -193,7 +193,7 @@ export function parsePacResult(text: string): ProxyChoice {
 
 /**
  * The system's proxy through a `resolveProxy(url)` that answers in PAC words (Electron's
- * `session.resolveProxy`). Chromium's answer carries no credentials: network.ts adds those kept
+ * `session.resolveProxy`). Chromium's answer carries no credentials: src-main/core/net/network.ts adds those kept
  * in the keychain for the proxy it names.
  */
 export function pacProxyResolver(resolveProxy: (url: string) => Promise<string>): ProxyResolver {

@@ -6,9 +6,9 @@
  */
 import net from 'node:net';
 import type { ProxyServer } from './proxy.ts';
-import { ProxyError } from '../../../src-shared/proxy-error.ts';
+import { ProxyError } from '../proxy-error.ts';
 
-export { ProxyError, type ProxyFailure } from '../../../src-shared/proxy-error.ts';
+export { ProxyError, type ProxyFailure } from '../proxy-error.ts';
 
 /** The proxy's answer head is small; anything larger is not a proxy speaking HTTP. */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -17,7 +17,7 @@ function hostPort(host: string, port: number): string {
   return `${host.includes(':') ? `[${host}]` : host}:${port}`;
 }
 
-export { ABANDON_OPTION } from '../../../src-shared/stream/ws-socket.ts';
+export { ABANDON_OPTION } from '../stream/ws-socket.ts';
 
 export interface TunnelLimits {
   /**

@@ -19,13 +19,13 @@ import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
-import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
-import type { CreateSocket } from '../../../src-shared/stream/socket.ts';
-import { wsSocketFactory } from '../../../src-shared/stream/ws-socket.ts';
+import type { Logger, SecretRegistry } from '../log.ts';
+import type { CreateSocket } from '../stream/socket.ts';
+import { wsSocketFactory } from '../stream/ws-socket.ts';
 import { describeProxy, type ProxyChoice, type ProxyResolver } from './proxy.ts';
 import { ABANDON_OPTION, openTunnel } from './tunnel.ts';
 import type { Trust, TrustSource } from './trust.ts';
-import { leanFetch } from '../../../src-shared/lean-fetch.ts';
+import { leanFetch } from '../lean-fetch.ts';
 
 /**
  * The whole CONNECT (reaching the proxy and its complete answer) must be done in this time, however
