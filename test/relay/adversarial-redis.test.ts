@@ -51,7 +51,7 @@ describe.skipIf(!haveRedis)('adversarial, Redis backend', () => {
     });
 
     it(
-      'item 1: a heartbeat flood without reading is closed, RSS within 48 MiB',
+      'item 1: a heartbeat flood without reading is closed, RSS within 64 MiB',
       async () => {
         await expectFloodCut(relay, 'tok');
       },

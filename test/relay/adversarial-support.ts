@@ -14,9 +14,12 @@ export const FLOOD_SECONDS = 25;
  * The growth allowed during a flood. 40 MiB while the relay ran from its sources; built (issue 24)
  * it starts about 40 MiB lower and V8 grows its heap from there: the heartbeat-answers flood grew
  * it 36-40 MiB (peak 119-122 MiB) against 21-28 MiB from the sources (peak 147-148 MiB), three
- * runs each at load 9. A relay that does not cut the client never ends the flood ('deadline').
+ * runs each at load 9, and 48 MiB once in a `--changed main` run beside other test files. What
+ * the relay holds for the client is bounded by maxBufferedBytes (4 MiB); the rest is V8's heap
+ * growing with the frames' garbage, which depends on when the collector runs. So the ceiling has
+ * room: 64 MiB. A relay that does not cut the client never ends the flood ('deadline').
  */
-export const FLOOD_CEILING_MIB = 48;
+export const FLOOD_CEILING_MIB = 64;
 export const FLOOD_TEST_MS = (FLOOD_SECONDS + 20) * 1000;
 
 export async function expectFloodCut(

@@ -48,7 +48,7 @@ describe('item 1: a client flooding heartbeats without reading', () => {
   });
 
   it(
-    'is closed before any hello, and the relay stays within 48 MiB of where it was',
+    'is closed before any hello, and the relay stays within 64 MiB of where it was',
     async () => {
       await expectFloodCut(relay, 'tok');
     },
@@ -56,7 +56,7 @@ describe('item 1: a client flooding heartbeats without reading', () => {
   );
 
   it(
-    'after its hello too (a frame rate limit), within 48 MiB',
+    'after its hello too (a frame rate limit), within 64 MiB',
     async () => {
       await expectFloodCut(relay, 'tok-2', { hello: true });
     },
@@ -79,7 +79,7 @@ describe('item 1: a client flooding heartbeats without reading', () => {
 
 describe('item 1: replies go through the send-buffer check as events do', () => {
   it(
-    'a client that does not read its heartbeat answers is dropped at maxBufferedBytes (RSS within 48 MiB)',
+    'a client that does not read its heartbeat answers is dropped at maxBufferedBytes (RSS within 64 MiB)',
     async () => {
       const service = await startTokenService(TOKENS);
       // No frame rate limit here, so the only bound left is the one on what the relay queues.
