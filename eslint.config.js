@@ -28,7 +28,7 @@ const folder = (name) => [`**/${name}`, `**/${name}/**`];
 /**
  * Every connection of the app goes through the one transport (src-shared/net/transport.ts:
  * proxy, CA file); the services take its `fetch` and `createSocket` in their constructors. Only
- * net/ may open a socket or a request itself.
+ * net/ may open a socket or a request itself. The relay's requests go through it too.
  */
 const NO_WS = {
   name: 'ws',
@@ -127,6 +127,13 @@ export default tseslint.config(
     // No way out of the app but the transport (net/): see NO_WS and NO_DIRECT_NETWORK.
     files: ['src-main/**/*.ts'],
     ignores: TRANSPORT_FILES,
+    rules: NO_DIRECT_NETWORK,
+  },
+  {
+    // The relay's connections out go through the same transport (src-relay/outbound.ts: the
+    // environment's proxy, the config's CA file). It serves its own WebSockets with `ws`, so that
+    // import stays allowed; Node's global fetch and WebSocket are not.
+    files: ['src-relay/**/*.ts'],
     rules: NO_DIRECT_NETWORK,
   },
   {

@@ -16,6 +16,8 @@ import { EXAMPLE_SECRET } from './config.ts';
 import { fileStartupError, printableRedisUrl } from './startup-errors.ts';
 import { isLoopbackHost } from '../src-shared/loopback.ts';
 import { readableByOthers, readGatewayCredential, sourceOf } from './gateway/credential.ts';
+import { envProxyResolver } from '../src-shared/net/proxy.ts';
+import { readCaFile, readCaText } from '../src-shared/net/trust.ts';
 
 export interface ConfigReport {
   /** The relay refuses to start with any of these. */
@@ -48,6 +50,7 @@ export function checkConfig(
   checkTenants(config, report, local);
   checkUsers(config, report);
   checkGateways(config, report, env);
+  checkOutbound(config, report, env);
   return report;
 }
 
@@ -220,4 +223,41 @@ function checkGateways(config: RelayConfig, report: ConfigReport, env: NodeJS.Pr
         `tenants.${name}.gateway.secretFile ${gateway.secretFile} may be read by other users of this computer: make it readable by the relay's user only (chmod 600)`,
       );
   }
+}
+
+/**
+ * The relay's own connections out (outbound.ts): the proxy the environment names and the CA file
+ * the config names. A malformed proxy variable or an unusable CA file is an error: the relay would
+ * otherwise go around the administrator's proxy, or fail every token check at a phone system whose
+ * certificate only that CA vouches for.
+ */
+function checkOutbound(config: RelayConfig, report: ConfigReport, env: NodeJS.ProcessEnv): void {
+  let proxy: string;
+  try {
+    proxy = envProxyResolver(env).source;
+  } catch (err) {
+    proxy = 'unusable';
+    report.errors.push(
+      `${(err as Error).message} The relay's connections out (token checks, gateways, single sign-on) go through it: write it as http://proxy.example.com:3128 (with user:password@ before the host when the proxy asks for them), or unset it.`,
+    );
+  }
+  const file = config.outbound.caFile;
+  let trust = "Node's roots and the system store (and NODE_EXTRA_CA_CERTS)";
+  if (file !== undefined) {
+    try {
+      const n = readCaFile(file, readCaText).length;
+      trust += `, and ${file} (${n} certificate${n === 1 ? '' : 's'})`;
+    } catch (err) {
+      const cause = (err as Error).cause as NodeJS.ErrnoException | undefined;
+      const what = cause?.code
+        ? fileStartupError('outbound.caFile', file, cause).message
+        : `outbound.caFile: ${(err as Error).message}`;
+      report.errors.push(
+        `${what} Name a PEM file (or set RELAY_CA_FILE) holding the certificate of the CA that signed the phone system's (or a TLS-inspecting proxy's) certificate, readable by the relay's user; or remove the setting.`,
+      );
+    }
+  }
+  report.summary.push(
+    `outbound (token checks, gateways, single sign-on): proxy ${proxy}; trust ${trust}`,
+  );
 }

@@ -12,6 +12,7 @@ import { assertWsInternals } from './ws-internals.ts';
 import { openStore } from './store/open-store.ts';
 import type { EventStore } from './store/types.ts';
 import { openUserStore } from './users/open-user-store.ts';
+import { relayTransport } from './outbound.ts';
 import { readGatewayCredential, type GatewayCredential } from './gateway/credential.ts';
 import type { UserStore } from './users/types.ts';
 import { USERS_USAGE, usersCommand, UsersUsageError } from './users/users-cli.ts';
@@ -150,6 +151,9 @@ async function main(): Promise<number | undefined> {
       secrets.add(credential.apiKey);
       gateway.set(name, credential);
     }
+  // Every connection out (token checks, gateways, single sign-on) through one transport: the
+  // environment's proxy, the config's CA file (outbound.ts; checked above by checkConfig).
+  const outbound = relayTransport(config, process.env, { logger, secrets });
   const store = await openStore(config, clock, logger);
   let relay: RelayServer;
   let userStore: UserStore | null = null;
@@ -163,6 +167,8 @@ async function main(): Promise<number | undefined> {
       users: userStore,
       gateway,
       secrets,
+      fetch: outbound.fetch,
+      createSocket: outbound.createSocket,
     });
   } catch (err) {
     await userStore?.close().catch(() => {});

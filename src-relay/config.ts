@@ -281,6 +281,20 @@ const baseSchema = z
     retention: retentionSchema.prefault({}),
     clients: clientsSchema.prefault({}),
     auth: authSchema.prefault({}),
+    /**
+     * The relay's own connections out (token checks, a gateway's stream, OpenID Connect): they go
+     * through the proxy of HTTPS_PROXY / NO_PROXY (the environment) and trust, besides Node's roots
+     * and the system's store, the CA certificates of this PEM file (outbound.ts).
+     */
+    outbound: z
+      .object({
+        caFile: z
+          .string({ error: 'outbound.caFile must be the path of a PEM file' })
+          .min(1, { error: 'outbound.caFile is empty: name a PEM file, or remove the setting' })
+          .optional(),
+      })
+      .strict()
+      .prefault({}),
     logLevel: z
       .enum(LOG_LEVELS, { error: `logLevel must be one of ${LOG_LEVELS.join(', ')}` })
       .default('info'),
@@ -388,7 +402,7 @@ export function defaultConfig(tenants: RelayConfigInput['tenants'] = {}): RelayC
  * The config file (JSON, optional) merged over the defaults, then environment overrides:
  * RELAY_HOST, RELAY_PORT, RELAY_TLS_CERT + RELAY_TLS_KEY, RELAY_MAX_BODY_BYTES, RELAY_LOG_LEVEL,
  * RELAY_TRUST_PROXY (true|false), RELAY_STORAGE (memory|redis), RELAY_REDIS_URL (implies redis),
- * RELAY_REDIS_PREFIX, RELAY_SNAPSHOT_FILE, RELAY_USERS_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS
+ * RELAY_REDIS_PREFIX, RELAY_SNAPSHOT_FILE, RELAY_USERS_FILE, RELAY_CA_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS
  * (comma-separated), RELAY_TENANT_<NAME>_BASE_URL and RELAY_TENANT_<NAME>_PHONE_SYSTEM (NAME
  * upper-cased, `-` and `.` as `_`).
  * Secrets belong in the environment or a file readable by the relay only; the relay never logs
@@ -433,6 +447,7 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Re
     };
   }
   if (env.RELAY_USERS_FILE) raw.users = { ...obj('users'), file: env.RELAY_USERS_FILE };
+  if (env.RELAY_CA_FILE) raw.outbound = { ...obj('outbound'), caFile: env.RELAY_CA_FILE };
   if (env.RELAY_SNAPSHOT_FILE) {
     const storage = obj('storage');
     if (storage.kind === undefined || storage.kind === 'memory')

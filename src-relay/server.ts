@@ -3,7 +3,6 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import { relayFetch } from './relay-fetch.ts';
 import type { Clock } from '../src-shared/clock.ts';
 import { systemClock } from '../src-shared/clock.ts';
 import type { Logger } from '../src-shared/log.ts';
@@ -26,7 +25,7 @@ import { UserAuthenticator } from './users/user-auth.ts';
 import { OidcVerifier, type EmailDirectory } from './users/oidc.ts';
 import { SecretRegistry } from '../src-shared/log.ts';
 import type { CreateSocket } from '../src-shared/stream/socket.ts';
-import { wsSocketFactory } from '../src-shared/stream/ws-socket.ts';
+import { directTransport } from './outbound.ts';
 import type { GatewayCredential } from './gateway/credential.ts';
 import { GatewayDirectory } from './gateway/directory.ts';
 import type { GatewayUpstream } from './gateway/upstream.ts';
@@ -42,6 +41,11 @@ export interface RelayDeps {
   config: RelayConfig;
   store: EventStore;
   clock?: Clock;
+  /**
+   * The way out for every request the relay makes (token checks, a gateway's API calls, OpenID
+   * Connect): the transport's fetch (outbound.ts; cli.ts passes the one it builds from the
+   * environment). Without it, and without createSocket: the same transport going direct.
+   */
   fetch?: typeof fetch;
   logger?: Logger;
   /** The relay's users (users/open-user-store.ts), when a tenant has `access: "users"`. */
@@ -52,7 +56,7 @@ export interface RelayDeps {
   gateway?: ReadonlyMap<string, GatewayCredential>;
   /** Where secrets and tokens are registered for scrubbing (the logger's registry). */
   secrets?: SecretRegistry;
-  /** The upstream streams' sockets (default: `ws`, straight to the service). */
+  /** The upstream streams' sockets: the transport's createSocket (see fetch). */
   createSocket?: CreateSocket;
   /** The upstream streams' timings (tests shorten them). */
   upstreamTuning?: { backoff?: { baseMs?: number; capMs?: number }; heartbeatMs?: number };
@@ -88,8 +92,14 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     () => sessions.all(),
     () => clock.monotonic(),
   );
+  // Every connection out goes through the one transport (outbound.ts): the caller's, or one going
+  // direct, made only when the caller gave none.
+  const secrets = deps.secrets ?? new SecretRegistry();
+  const direct = deps.fetch && deps.createSocket ? undefined : directTransport({ logger, secrets });
+  const fetch = deps.fetch ?? direct!.fetch;
+  const createSocket = deps.createSocket ?? direct!.createSocket;
   const validator = new TokenValidator({
-    fetch: deps.fetch ?? relayFetch,
+    fetch,
     clock,
     logger: logger.child({ component: 'auth' }),
     ...config.auth,
@@ -121,9 +131,9 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
         clock,
         logger: logger.child({ component: 'upstream', tenant: name }),
         metrics,
-        fetch: deps.fetch ?? relayFetch,
-        createSocket: deps.createSocket ?? wsSocketFactory({}),
-        secrets: deps.secrets ?? new SecretRegistry(),
+        fetch,
+        createSocket,
+        secrets,
         ...deps.upstreamTuning,
       }),
     );
@@ -152,7 +162,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
           users,
           clock,
           logger: logger.child({ component: 'oidc', tenant: name }),
-          fetch: deps.fetch ?? relayFetch,
+          fetch,
           ...(directory ? { directory } : {}),
         }),
       );

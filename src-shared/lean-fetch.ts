@@ -7,8 +7,8 @@
  * as it is). Redirects are not followed (a 3xx is answered as it is, or refused with
  * `redirect: 'error'`). The body is read whole, up to `maxBodyBytes`.
  *
- * Used by the app's and the runner's transport (src-main/core/net/transport.ts: proxy, trust) and
- * by the relay (src-relay/relay-fetch.ts: Node's default agents).
+ * Used by the one transport (src-shared/net/transport.ts: proxy, trust), which the app, the runner
+ * and the relay (src-relay/outbound.ts) make every request with.
  */
 import http from 'node:http';
 import https from 'node:https';

@@ -43,6 +43,13 @@ export interface NetTransportDeps {
   trust: TrustSource;
   logger: Logger;
   secrets: SecretRegistry;
+  /** A body above this is cut off as an error (default 8 MiB). */
+  maxBodyBytes?: number;
+  /**
+   * Keep a connection (a tunnel, a TLS session) open for the next request to the same host; the
+   * relay's token checks are many, to a few hosts (default false: each request its own).
+   */
+  keepAlive?: boolean;
 }
 
 /** What the diagnostics show of the network decisions. */
@@ -92,16 +99,17 @@ export class NetTransport {
       );
       return undefined;
     };
+    const agentOptions = { keepAlive: deps.keepAlive ?? false };
     this.httpAgent = new (class extends http.Agent {
       override createConnection(options: ConnectOptions, done?: Callback) {
         return connect(false, options, done ?? (() => {}));
       }
-    })();
+    })(agentOptions);
     this.httpsAgent = new (class extends https.Agent {
       override createConnection(options: ConnectOptions, done?: Callback) {
         return connect(true, options, done ?? (() => {}));
       }
-    })();
+    })(agentOptions);
     this.fetch = ((input: string | URL | Request, init?: RequestInit) =>
       this.request(input, init)) as typeof fetch;
     // No `ca` here: every socket goes through an agent below, whose open() sets the trust.
@@ -181,7 +189,7 @@ export class NetTransport {
     return leanFetch(input, init, {
       agentFor: (secure) => (secure ? this.httpsAgent : this.httpAgent),
       withSignal: (signal) => ({ [ABANDON_OPTION]: signal }),
-      maxBodyBytes: MAX_BODY_BYTES,
+      maxBodyBytes: this.deps.maxBodyBytes ?? MAX_BODY_BYTES,
     });
   }
 }

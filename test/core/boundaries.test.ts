@@ -2,7 +2,8 @@
  * The dependency rules of DEVELOPERS.md, as ESLint enforces them (eslint.config.js): the core
  * imports neither Electron nor the simulator; the composition root and the runner may. The relay
  * and the simulator import nothing from the app; src-shared/ imports from none of the three.
- * Every connection of the app goes through the transport (src-main/core/net/).
+ * Every connection of the app goes through the transport (src-shared/net/, built in src-main/core/net/),
+ * and so does every connection the relay makes.
  */
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -177,5 +178,30 @@ describe('import boundaries', () => {
     }
     for (const source of [GLOBAL_FETCH, THIS_FETCH, SOCKET, WS])
       expect(await lint('src-main/core/net/example.ts', source)).toEqual([]);
+  });
+
+  it("the relay's requests go through the transport too: fetch and WebSocket are refused in src-relay", async () => {
+    const lint = async (filePath: string, source: string) => {
+      const [result] = await eslint.lintText(source, { filePath });
+      return (result?.messages ?? []).map((m) => `${m.ruleId}: ${m.message}`);
+    };
+    for (const file of ['src-relay/auth.ts', 'src-relay/gateway/example.ts']) {
+      expect(await lint(file, "export const get = () => fetch('https://example.com');\n")).toEqual([
+        expect.stringMatching(/^no-restricted-globals: .*transport/),
+      ]);
+      expect(await lint(file, 'export const f = globalThis.fetch;\n')).toEqual([
+        expect.stringMatching(/^no-restricted-properties: .*transport/),
+      ]);
+      expect(
+        await lint(file, "export const s = () => new WebSocket('wss://example.com');\n"),
+      ).toEqual([expect.stringMatching(/^no-restricted-globals: .*transport/)]);
+    }
+    // Its own WebSocket server is `ws`'s.
+    expect(
+      await lint(
+        'src-relay/example.ts',
+        "import { WebSocketServer } from 'ws';\nexport const S = WebSocketServer;\n",
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * The relay's calls to the service (token checks; a gateway's token and stream; single sign-on's
- * discovery) go through relayFetch (src-relay/relay-fetch.ts), not Node's fetch: loading Node's
- * fetch (undici) at the first token check added ~16 MiB to the relay's resident memory, counted
- * against every deployment with clients (issue 24). Proven on the built relay as it ships, and
- * relayFetch against a real HTTP server (the answers' far side, as Node's fetch sees it).
+ * discovery) go through its transport (src-relay/outbound.ts, the one NetTransport), not Node's
+ * fetch: loading Node's fetch (undici) at the first token check added ~16 MiB to the relay's
+ * resident memory, counted against every deployment with clients (issue 24). Proven on the built
+ * relay as it ships, and the transport's fetch against a real HTTP server (the answers' far side,
+ * as Node's fetch sees it).
  */
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
@@ -11,7 +12,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { relayFetch } from '../../src-relay/relay-fetch.ts';
+import { directTransport } from '../../src-relay/outbound.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { SECRET, TestClient, startTokenService } from './helpers.ts';
 import { spawnRelay } from './relay-process.ts';
 
@@ -48,7 +50,8 @@ describe('the built relay checking tokens', () => {
   }, 30_000);
 });
 
-describe('relayFetch', () => {
+describe("the relay transport's fetch", () => {
+  const relayFetch = directTransport({ logger: silentLogger, secrets: new SecretRegistry() }).fetch;
   let server: http.Server;
   let base: string;
   const seen: http.IncomingHttpHeaders[] = [];

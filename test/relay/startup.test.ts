@@ -6,6 +6,7 @@
  * startup-redis.test.ts, which needs redis-server and so runs only at the real date.)
  */
 import { createServer, type Server } from 'node:net';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { certToolsAvailable, makeTestCa } from '../support/certs.ts';
@@ -87,6 +88,32 @@ describe('files and addresses', () => {
   });
 
   const haveCerts = certToolsAvailable('test/relay/startup.test.ts');
+
+  it('the connections out: a CA file missing or without a certificate, a malformed HTTPS_PROXY', async () => {
+    const noProxy = { HTTPS_PROXY: '', https_proxy: '', ALL_PROXY: '', all_proxy: '' };
+    const missing = await start({ outbound: { caFile: join(tmp.path, 'none.pem') } }, [
+      '--check-config',
+    ]);
+    expect(missing.code).toBe(1);
+    expect(missing.out).toMatch(
+      /error: outbound\.caFile: cannot read .*none\.pem: it does not exist\. Name a PEM file \(or set RELAY_CA_FILE\)/,
+    );
+    const notPem = join(tmp.path, 'not-a-ca.pem');
+    writeFileSync(notPem, 'this is not a certificate\n');
+    const fromEnv = await runRelayWith(tmp.path, {}, [], { ...noProxy, RELAY_CA_FILE: notPem });
+    expect(fromEnv.code).toBe(1);
+    expect(fromEnv.err).toMatch(
+      /relay: cannot start: [\s\S]*outbound\.caFile: The CA file .*not-a-ca\.pem holds no PEM certificate/,
+    );
+    const badProxy = await runRelayWith(tmp.path, {}, ['--check-config'], {
+      ...noProxy,
+      https_proxy: 'socks5://proxy.example:1080',
+    });
+    expect(badProxy.code).toBe(1);
+    expect(badProxy.out).toMatch(
+      /error: HTTPS_PROXY: .* write it as http:\/\/proxy\.example\.com:3128/,
+    );
+  });
 
   it.runIf(haveCerts)(
     'TLS: a missing file, a key of another certificate, an expired certificate',
