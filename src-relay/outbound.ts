@@ -28,9 +28,6 @@ import type { RelayConfig } from './config.ts';
  */
 const RELAY_TUNING = { maxBodyBytes: 1024 * 1024, keepAlive: true };
 
-/** What the relay's services take of the transport. */
-export type Outbound = Pick<NetTransport, 'fetch' | 'createSocket'>;
-
 /**
  * The relay's transport: the environment's proxy and the config's CA file. Throws (with the
  * variable's or the setting's name) where check-config.ts reports an error.
