@@ -83,8 +83,20 @@ const relayNodeArgs = () =>
   (process.env.BENCH_RELAY_NODE_ARGS ?? RELAY_NODE_ARGS).split(' ').filter(Boolean);
 /** BENCH_RELAY_FROM=sources runs the TypeScript sources (`npm run relay:dev`); default: the bundle. */
 const RELAY_FROM = process.env.BENCH_RELAY_FROM === 'sources' ? 'sources' : 'built';
+/**
+ * BENCH_RELAY_CHECKOUT=<dir>: run the relay of another checkout (its dist-relay/, built there, or
+ * its sources), e.g. an older commit's for a before/after in one sitting.
+ */
+const RELAY_CHECKOUT = process.env.BENCH_RELAY_CHECKOUT || undefined;
 /** How every relay of this run is started: its Node options, and the bundle or the sources. */
-const relayStart = () => ({ nodeArgs: relayNodeArgs(), sources: RELAY_FROM === 'sources' });
+const relayStart = () => ({
+  nodeArgs: relayNodeArgs(),
+  sources: RELAY_FROM === 'sources',
+  ...(RELAY_CHECKOUT && { cwd: RELAY_CHECKOUT }),
+});
+/** Which relay this run measures, for the output's first lines. */
+const relayDescribed = () =>
+  `${RELAY_FROM === 'built' ? 'built (dist-relay/)' : 'from the sources'}${RELAY_CHECKOUT ? ` of ${RELAY_CHECKOUT}` : ''}, node ${relayNodeArgs().join(' ') || '(no options)'}`;
 /** BENCH_BACKENDS=memory (or redis) runs one backend; the default runs both. */
 const BACKENDS = (['memory', 'redis'] as const).filter(
   (b) => !process.env.BENCH_BACKENDS || process.env.BENCH_BACKENDS.split(',').includes(b),
@@ -938,7 +950,7 @@ async function main(): Promise<void> {
   const lines: string[] = [];
   const load = loadAverage();
   lines.push(
-    `relay throughput (${new Date().toISOString()}, load ${load}); closed loop = ${CONCURRENCY} posters, latency as the client sees it; relay run ${RELAY_FROM === 'built' ? 'built (dist-relay/)' : 'from the sources'}, node ${relayNodeArgs().join(' ') || '(no options)'}`,
+    `relay throughput (${new Date().toISOString()}, load ${load}); closed loop = ${CONCURRENCY} posters, latency as the client sees it; relay run ${relayDescribed()}`,
   );
   lines.push(
     'case            backend  clients  recv/wh  webhooks/s  receipts/expected  client p50/p99/max (ms)  relay lag metric p50/p99  cpu us/rcpt  writes/rcpt  ctl/rcpt  RSS idle/+clients/after/peak (MiB)',
@@ -1026,7 +1038,7 @@ async function main(): Promise<void> {
       );
     }
     lines.push(
-      `memory of each server in those runs (VmRSS, MiB; the relay ${RELAY_FROM === 'built' ? 'built' : 'from the sources'}): round  target  idle / with clients / after  KiB per client`,
+      `memory of each server in those runs (VmRSS, MiB; the relay ${relayDescribed()}): round  target  idle / with clients / after  KiB per client`,
     );
     for (const f of floors)
       lines.push(
