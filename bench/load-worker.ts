@@ -5,7 +5,7 @@
  * Server-Sent Events clients (sse-load-client.ts) for smee.io. Driven over the IPC channel (fork,
  * advanced serialization):
  *   {connect: {kind, url, hello, tokens: string[]}} -> {connected: n}   (one client per token)
- *   {start: {atMs, rate, webhooks}}  (atMs: the due time of webhook 0, timeOrigin + now)
+ *   {start: {atMs, rate, webhooks}}  (atMs: the due time of webhook 0 on monotonicMs(), below)
  *   {report: true} -> {received, latencies: Float64Array, events: Uint32Array, cpuMs, spanMs, elu}
  * Latency is measured from each webhook's due time (atMs + n * 1000 / rate), so a generator that
  * falls behind cannot hide it; `events` gives each receipt's webhook number, so that the parent can
@@ -16,6 +16,7 @@
  */
 import { loadClient } from './ws-load-client.ts';
 import { sseLoadClient } from './sse-load-client.ts';
+import { monotonicMs } from './monotonic.ts';
 
 interface ConnectMsg {
   connect: { kind: 'ws' | 'sse'; url: string; hello: object; tokens: string[] };
@@ -29,7 +30,7 @@ let latencies = new Float64Array(0);
 let events = new Uint32Array(0);
 let received = 0;
 let due = (_n: number) => NaN;
-const now = () => performance.timeOrigin + performance.now();
+const now = monotonicMs;
 
 /** What the process used from the start message to its last expected receipt. */
 let startedAt = 0;
