@@ -9,10 +9,10 @@
  *   {report: true} -> {received, latencies: Float64Array, events: Uint32Array, cpuMs, spanMs, elu}
  * Latency is measured from each webhook's due time (atMs + n * 1000 / rate), so a generator that
  * falls behind cannot hide it; `events` gives each receipt's webhook number, so that the parent can
- * also take the latency from the moment the webhook was actually sent. So that the report shows whether this process was itself a
- * bottleneck, it gives the CPU it used and its event loop's utilization from the start to its last
- * expected receipt (or to the report, if some never came). The process exits when its parent
- * disconnects.
+ * also take the latency from the moment the webhook was actually sent. So that the report shows
+ * whether this process was itself a bottleneck, it gives the CPU it used and its event loop's
+ * utilization from the start to its last expected receipt (or to the report, if some never came).
+ * The process exits when its parent disconnects.
  */
 import { loadClient } from './ws-load-client.ts';
 import { sseLoadClient } from './sse-load-client.ts';
