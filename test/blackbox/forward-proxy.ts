@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, until, type ProcessGroup, type Spawned } from './processes.ts';
+import { envWithout, freePort, until, type ProcessGroup, type Spawned } from './processes.ts';
 
 export const TINYPROXY = ['/usr/bin/tinyproxy', '/usr/sbin/tinyproxy'].find((p) => existsSync(p));
 
@@ -17,6 +17,16 @@ export function tinyproxyAvailable(file: string): boolean {
   if (process.env.CI === 'true') throw new Error(`${message}; CI must install it (.ci/run)`);
   console.warn(`${message}; its proxy tests are skipped`);
   return false;
+}
+
+const PROXY_VARS = ['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY'];
+
+/**
+ * This environment without the proxy variables (either case) of the machine running the tests, nor
+ * `more`: a process started with it goes direct unless the test names a proxy.
+ */
+export function envWithoutProxy(more: string[] = []): NodeJS.ProcessEnv {
+  return envWithout([...PROXY_VARS, ...PROXY_VARS.map((v) => v.toLowerCase()), ...more]);
 }
 
 export class ForwardProxy {

@@ -16,16 +16,14 @@ import { relayClientPath } from '../../src-shared/relay-protocol.ts';
 import { makeTestCa, certToolsAvailable, type TestCa } from '../support/certs.ts';
 import { directTransport } from '../support/direct-transport.ts';
 import { TestClient } from '../relay/helpers.ts';
-import { ForwardProxy, tinyproxyAvailable } from './forward-proxy.ts';
-import { envWithout, ProcessGroup } from './processes.ts';
+import { envWithoutProxy, ForwardProxy, tinyproxyAvailable } from './forward-proxy.ts';
+import { ProcessGroup } from './processes.ts';
 import { RelayProcess, SimProcess } from './services.ts';
 
 const run = tinyproxyAvailable(import.meta.filename) && certToolsAvailable(import.meta.filename);
 
 /** The environment without any proxy or CA file of the machine running the tests. */
-const PROXY_VARS = ['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY'];
-const cleanEnv = () =>
-  envWithout([...PROXY_VARS, ...PROXY_VARS.map((v) => v.toLowerCase()), 'RELAY_CA_FILE']);
+const cleanEnv = () => envWithoutProxy(['RELAY_CA_FILE']);
 
 let group: ProcessGroup;
 let ca: TestCa;

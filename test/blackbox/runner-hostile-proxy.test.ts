@@ -8,20 +8,11 @@
  * proxy behaves. Only a proxy's explicit refusal (407, 403: runner-network.test.ts) stops it.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  envWithout,
-  freePort,
-  NODE,
-  ProcessGroup,
-  sleep,
-  until,
-  type Spawned,
-} from './processes.ts';
+import { envWithoutProxy } from './forward-proxy.ts';
+import { freePort, NODE, ProcessGroup, sleep, until, type Spawned } from './processes.ts';
 import { expectHealthy, HEARTBEAT_ARGS } from './scenario.ts';
 import { RingLedger } from './ledger.ts';
 import { SimProcess, startRunner, type RunnerProcess } from './services.ts';
-
-const PROXY_VARS = ['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY'];
 
 interface ProxyStats {
   connects: number;
@@ -99,7 +90,7 @@ async function connectedBehind(args: string[] = HEARTBEAT_ARGS): Promise<{
 }> {
   const proxy = await new HostileProxy(group).start();
   const sim = await new SimProcess(group, { traffic: 3, exclude: ['101'] }).start();
-  const env = envWithout([...PROXY_VARS, ...PROXY_VARS.map((v) => v.toLowerCase())]);
+  const env = envWithoutProxy();
   const runner = startRunner(group, {
     baseUrl: sim.baseUrl,
     key: sim.key,

@@ -8,17 +8,16 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { makeTestCa, certToolsAvailable, type TestCa } from '../support/certs.ts';
-import { ForwardProxy, tinyproxyAvailable } from './forward-proxy.ts';
+import { envWithoutProxy, ForwardProxy, tinyproxyAvailable } from './forward-proxy.ts';
 import { RingLedger } from './ledger.ts';
-import { envWithout, freePort, ProcessGroup, sleep } from './processes.ts';
+import { freePort, ProcessGroup, sleep } from './processes.ts';
 import { expectHealthy, HEARTBEAT_ARGS } from './scenario.ts';
 import { RelayProcess, SimProcess, startRunner, type RunnerProcess } from './services.ts';
 
 const run = tinyproxyAvailable(import.meta.filename) && certToolsAvailable(import.meta.filename);
 
 /** The environment without any proxy of the machine running the tests. */
-const PROXY_VARS = ['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY'];
-const cleanEnv = () => envWithout([...PROXY_VARS, ...PROXY_VARS.map((v) => v.toLowerCase())]);
+const cleanEnv = () => envWithoutProxy();
 
 let group: ProcessGroup;
 let ca: TestCa;
