@@ -240,13 +240,13 @@ async function shutdown(
     await relay.close();
   } catch (err) {
     code = 1;
-    logger.error('drain failed', { err: (err as Error).message });
+    logger.error('drain failed', { err });
   }
   try {
     await store.close();
   } catch (err) {
     code = 1;
-    logger.error('storage not closed cleanly', { err: (err as Error).message });
+    logger.error('storage not closed cleanly', { err });
   }
   await userStore?.close().catch(() => {});
   clearInterval(hold);

@@ -84,7 +84,7 @@ export function requestHandler(
           res.end(text);
         },
         (err: Error) => {
-          logger.error('metrics not rendered', { err: err.message });
+          logger.error('metrics not rendered', { err });
           reply(res, 500, { ok: false, error: 'metrics unavailable' });
         },
       );
@@ -116,7 +116,7 @@ export function requestHandler(
         yeastar,
         trustProxy: config.trustProxy,
       }).catch((err: Error) => {
-        logger.error('webhook handler failed', { err: err.message });
+        logger.error('webhook handler failed', { err });
         reply(res, 500, { ok: false, error: 'internal error' });
       }),
     );

@@ -188,7 +188,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       try {
         verdict = await auth.recheck(tenant, session.identity!, session.credentialHash);
       } catch (err) {
-        logger.warn('user not re-checked', { tenant, err: (err as Error).message });
+        logger.warn('user not re-checked', { tenant, err });
         continue;
       }
       if (verdict === 'ok') continue;

@@ -233,7 +233,7 @@ export function upgradeHandler(
 
   return (req, socket, head) => {
     onUpgrade(req, socket, head).catch((err: Error) => {
-      logger.error('upgrade failed', { err: err.message });
+      logger.error('upgrade failed', { err });
       refuseUpgrade(socket, 500, { errcode: 0, errmsg: 'internal error' });
     });
   };

@@ -264,7 +264,7 @@ export class GatewayUpstream {
         }
       } catch (err) {
         deps.metrics.upstream(deps.tenant, 'storage-error');
-        deps.logger.error('upstream event not stored', { err: (err as Error).message });
+        deps.logger.error('upstream event not stored', { err });
       }
     }
   }

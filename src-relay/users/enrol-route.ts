@@ -79,7 +79,7 @@ export async function handleEnrol(
     );
   } catch (err) {
     metrics.enrolment('storage-error');
-    deps.logger.error('enrolment not stored', { tenant, err: (err as Error).message });
+    deps.logger.error('enrolment not stored', { tenant, err });
     res.setHeader('Retry-After', '5');
     return reply(res, 503, { errcode: 0, errmsg: 'the relay cannot enrol now; retry' });
   }

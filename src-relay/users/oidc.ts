@@ -102,7 +102,7 @@ export class OidcVerifier implements OidcSignIn {
     try {
       keys = await this.jwks();
     } catch (err) {
-      logger.warn('sign-in provider not reachable', { err: (err as Error).message });
+      logger.warn('sign-in provider not reachable', { err });
       return refusal(503, 0, 'the relay cannot reach the sign-in provider now; retry later');
     }
     try {
@@ -177,7 +177,7 @@ export class OidcVerifier implements OidcSignIn {
           credentialHash: '',
         };
     } catch (err) {
-      logger.warn('sign-in not mapped: a look-up failed', { err: (err as Error).message });
+      logger.warn('sign-in not mapped: a look-up failed', { err });
       return refusal(503, 0, 'the relay cannot look up your extensions now; retry later');
     }
     logger.info('sign-in not mapped', { tenant });

@@ -62,7 +62,7 @@ export function orgRoutes(
       refusals,
       now: () => deps.clock.now(),
     }).catch((err: Error) => {
-      logger.error('enrolment failed', { err: err.message });
+      logger.error('enrolment failed', { err });
       reply(res, 500, { errcode: 0, errmsg: 'internal error' });
     });
     return true;

@@ -112,7 +112,7 @@ export class RedisUserStore implements UserStore {
     this.redis = new Redis(options.url, { ...this.common, commandTimeout: timeout });
     this.redis.on('error', (err: Error) => {
       this.lastError = err;
-      this.logger.warn('redis error', { err: err.message });
+      this.logger.warn('redis error', { err });
     });
     this.redis.defineCommand('usersAdd', { numberOfKeys: 2, lua: ADD });
     this.redis.defineCommand('usersIssue', { numberOfKeys: 2, lua: ISSUE });
@@ -152,7 +152,7 @@ export class RedisUserStore implements UserStore {
   /** Starts listening for changes made by any instance or the `relay users` command. */
   async follow(): Promise<void> {
     const sub = new Redis(this.url, { ...this.common, maxRetriesPerRequest: null });
-    sub.on('error', (err: Error) => this.logger.warn('redis error', { err: err.message }));
+    sub.on('error', (err: Error) => this.logger.warn('redis error', { err }));
     sub.on('message', (_channel: string, text: string) => {
       try {
         const change = JSON.parse(text) as UserChange;

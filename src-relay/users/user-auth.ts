@@ -45,7 +45,7 @@ export class UserAuthenticator {
       try {
         found = await this.deps.users.findDevice(tenant, hash);
       } catch (err) {
-        this.deps.logger.warn('users store unreachable', { err: (err as Error).message });
+        this.deps.logger.warn('users store unreachable', { err });
         return UNAVAILABLE;
       }
       if (!found)

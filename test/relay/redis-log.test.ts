@@ -1,7 +1,8 @@
 /**
  * The relay's log while Redis is down: ioredis reports an error at every reconnect attempt of both
  * connections (about twice a second), and every one used to be a "redis error" line. Now the
- * first two are, then one line a minute counts the rest, and a line says when Redis is back.
+ * first two are, then one line a minute counts the rest, and a line says when Redis is back. Each
+ * line carries the error itself (its code, cause and stack through the logger), not its message.
  * Real redis-server, real time (ioredis' own reconnect timers).
  */
 import { afterEach, describe, expect, it } from 'vitest';
@@ -43,6 +44,9 @@ describe.skipIf(!haveRedis)('the relay log while Redis is down', () => {
       const errors = logger.records.filter((r) => r.msg.startsWith('redis error'));
       expect(errors.length).toBeGreaterThan(0);
       expect(errors.length).toBeLessThanOrEqual(2);
+      // The line says what failed as the system said it (the code an operator looks up), not only
+      // ioredis' message: before, `err` was the message string alone.
+      expect(errors[0]!.err).toMatchObject({ code: 'ECONNREFUSED' });
 
       redis = await startRedis({ dir, port });
       await waitFor(
