@@ -48,6 +48,9 @@ export const SCREENSHOT_DIR = fileURLToPath(
   new URL('../../../test-results/screenshots/', import.meta.url),
 );
 
+/** How long one step of a browser test may wait (see openPage). */
+export const STEP_TIMEOUT_MS = 20_000;
+
 export async function openPage(
   browser: Browser,
   origin: string,
@@ -64,6 +67,10 @@ export async function openPage(
     ...(options.zoom ? { deviceScaleFactor: options.zoom } : {}),
   });
   const page = await context.newPage();
+  // A step that waits (a click, a waitFor, a screenshot) gives up after 20 s and names itself,
+  // inside the browser tests' 60 s: Playwright's own 30 s equalled Vitest's 30 s test time-out,
+  // so a stuck step in CI's first pass said only "Test timed out in 30000ms".
+  page.setDefaultTimeout(STEP_TIMEOUT_MS);
   const problems: string[] = [];
   const dialogs: string[] = [];
   page.on('console', (msg) => {

@@ -26,7 +26,9 @@ export function browserSuite(name: string, body: (suite: BrowserSuite) => void):
       });
     });
 
-  describe.skipIf(!hasChromium)(name, () => {
+  // 60 s a test: a loaded CI machine (two test files at once, the renderer built meanwhile) can
+  // make a page slow; a step that hangs fails at STEP_TIMEOUT_MS (page.ts) with its own name.
+  describe.skipIf(!hasChromium)(name, { timeout: 60_000 }, () => {
     let served: ServedRenderer | undefined;
     let browser: Browser | undefined;
 
