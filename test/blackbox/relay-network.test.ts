@@ -9,11 +9,11 @@
  * outbound.ts the relay checked tokens with Node's global fetch: no proxy, no CA file, and this
  * desktop was refused with 503.)
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { relayClientPath } from '../../src-shared/relay-protocol.ts';
-import { makeTestCa, certToolsAvailable, type TestCa } from '../support/certs.ts';
+import { certToolsAvailable, useTestCa } from '../support/certs.ts';
 import { directTransport } from '../support/direct-transport.ts';
 import { TestClient } from '../relay/helpers.ts';
 import { envWithoutProxy, ForwardProxy, tinyproxyAvailable } from './forward-proxy.ts';
@@ -26,16 +26,7 @@ const run = tinyproxyAvailable(import.meta.filename) && certToolsAvailable(impor
 const cleanEnv = () => envWithoutProxy(['RELAY_CA_FILE']);
 
 let group: ProcessGroup;
-let ca: TestCa;
-let caGroup: ProcessGroup;
-beforeAll(() => {
-  if (!run) return;
-  caGroup = new ProcessGroup();
-  ca = makeTestCa(caGroup.tempDir('relay-network-ca-'));
-});
-afterAll(async () => {
-  await caGroup?.cleanup();
-});
+const ca = useTestCa('relay-network-ca-', run);
 beforeEach(() => {
   group = new ProcessGroup();
 });
@@ -46,13 +37,13 @@ afterEach(async () => {
 /** The simulator on https, its certificate from the test CA; and a desktop's access token from it. */
 async function httpsPhoneSystem(): Promise<{ sim: SimProcess; token: string }> {
   const sim = await new SimProcess(group, {
-    tls: { ...ca.issue('phone-system'), caFile: ca.caFile },
+    tls: { ...ca().issue('phone-system'), caFile: ca().caFile },
     env: cleanEnv(),
   }).start();
   const client = new ServiceClient({
     baseUrl: sim.baseUrl,
     clock: systemClock,
-    fetch: directTransport({ caFile: ca.caFile }).fetch,
+    fetch: directTransport({ caFile: ca().caFile }).fetch,
   });
   const { accessToken } = await client.getToken(sim.key, sim.secret);
   return { sim, token: accessToken };
@@ -68,7 +59,7 @@ describe.runIf(run)("the relay's connections out", { timeout: 60_000 }, () => {
     const relay = await new RelayProcess(group, {
       tenant: sim.tenant,
       serviceUrl: sim.baseUrl,
-      env: { ...cleanEnv(), HTTPS_PROXY: proxy.url(), RELAY_CA_FILE: ca.caFile },
+      env: { ...cleanEnv(), HTTPS_PROXY: proxy.url(), RELAY_CA_FILE: ca().caFile },
     }).start();
 
     const desktop = await TestClient.connect(streamUrl(relay, sim.tenant), token, {

@@ -6,8 +6,8 @@
  * and `--ca-file`. Faults: a proxy that wants a password and gets a wrong one, a proxy that is down,
  * a certificate for another host, an expired one, and one from a CA the runner was not given.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeTestCa, certToolsAvailable, type TestCa } from '../support/certs.ts';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { certToolsAvailable, useTestCa } from '../support/certs.ts';
 import { envWithoutProxy, ForwardProxy, tinyproxyAvailable } from './forward-proxy.ts';
 import { RingLedger } from './ledger.ts';
 import { freePort, ProcessGroup, sleep } from './processes.ts';
@@ -20,16 +20,7 @@ const run = tinyproxyAvailable(import.meta.filename) && certToolsAvailable(impor
 const cleanEnv = () => envWithoutProxy();
 
 let group: ProcessGroup;
-let ca: TestCa;
-let caGroup: ProcessGroup;
-beforeAll(() => {
-  if (!run) return;
-  caGroup = new ProcessGroup();
-  ca = makeTestCa(caGroup.tempDir('runner-network-ca-'));
-});
-afterAll(async () => {
-  await caGroup?.cleanup();
-});
+const ca = useTestCa('runner-network-ca-', run);
 beforeEach(() => {
   group = new ProcessGroup();
 });
@@ -41,9 +32,9 @@ async function tlsSim(cert: { certFile: string; keyFile: string }): Promise<SimP
   return new SimProcess(group, {
     traffic: 3,
     exclude: ['101'],
-    tls: { ...cert, caFile: ca.caFile },
+    tls: { ...cert, caFile: ca().caFile },
     // The simulator's webhooks go to the relay's https: it trusts the test CA the usual Node way.
-    env: { ...cleanEnv(), NODE_EXTRA_CA_CERTS: ca.caFile },
+    env: { ...cleanEnv(), NODE_EXTRA_CA_CERTS: ca().caFile },
   }).start();
 }
 
@@ -55,7 +46,7 @@ const certFiles = ({ certFile, keyFile }: { certFile: string; keyFile: string })
 function runnerFor(
   sim: SimProcess,
   env: NodeJS.ProcessEnv,
-  args: string[] = ['--ca-file', ca.caFile],
+  args: string[] = ['--ca-file', ca().caFile],
 ): RunnerProcess {
   return startRunner(group, {
     baseUrl: sim.baseUrl,
@@ -71,7 +62,7 @@ function relayArgs(sim: SimProcess, relay: RelayProcess, mode: 'auto' | 'relay')
   const url = relay.url.replace(/^http/, 'ws');
   return [
     '--ca-file',
-    ca.caFile,
+    ca().caFile,
     '--relay-url',
     url,
     '--relay-tenant',
@@ -92,12 +83,12 @@ describe.runIf(run)(
   () => {
     it('goes through HTTPS_PROXY for the API, the service socket and the relay socket, trusting --ca-file', async () => {
       const proxy = await new ForwardProxy(group).start();
-      const sim = await tlsSim(ca.issue('sim'));
+      const sim = await tlsSim(ca().issue('sim'));
       const relay = await new RelayProcess(group, {
         tenant: sim.tenant,
         serviceUrl: sim.baseUrl,
-        tls: certFiles(ca.issue('relay')),
-        env: { ...cleanEnv(), NODE_EXTRA_CA_CERTS: ca.caFile },
+        tls: certFiles(ca().issue('relay')),
+        env: { ...cleanEnv(), NODE_EXTRA_CA_CERTS: ca().caFile },
       }).start();
       await sim.control('POST', 'webhooks', {
         url: relay.webhookUrl(),
@@ -123,7 +114,7 @@ describe.runIf(run)(
     it('authenticates to a Basic proxy, and a wrong password is a plain status naming the proxy, never shown', async () => {
       const auth = { user: 'agent7', password: 'pr0xy-Pa55word' };
       const proxy = await new ForwardProxy(group, auth).start();
-      const sim = await tlsSim(ca.issue('sim-auth'));
+      const sim = await tlsSim(ca().issue('sim-auth'));
       const good = runnerFor(sim, { ...cleanEnv(), https_proxy: proxy.url() });
       await good.waitForState('connected', 60_000);
       const ledger = new RingLedger(good);
@@ -149,7 +140,7 @@ describe.runIf(run)(
     });
 
     it('says which proxy is down and keeps trying with a back-off, not a tight loop', async () => {
-      const sim = await tlsSim(ca.issue('sim-down'));
+      const sim = await tlsSim(ca().issue('sim-down'));
       const port = await freePort(); // nothing listens there
       const runner = runnerFor(sim, {
         ...cleanEnv(),
@@ -175,12 +166,12 @@ describe.runIf(run)(
     });
 
     it("names the relay's host when the relay's certificate is for another name, and stops", async () => {
-      const sim = await tlsSim(ca.issue('sim-ok'));
+      const sim = await tlsSim(ca().issue('sim-ok'));
       const relay = await new RelayProcess(group, {
         tenant: sim.tenant,
         serviceUrl: sim.baseUrl,
-        tls: certFiles(ca.issue('relay-other', { hosts: ['DNS:relay.other.example'] })),
-        env: { ...cleanEnv(), NODE_EXTRA_CA_CERTS: ca.caFile },
+        tls: certFiles(ca().issue('relay-other', { hosts: ['DNS:relay.other.example'] })),
+        env: { ...cleanEnv(), NODE_EXTRA_CA_CERTS: ca().caFile },
       }).start();
       // The relay alone: its socket's fault is the status (in auto mode the direct stream's state
       // decides the combined one, see status.ts combineStatuses).
@@ -197,27 +188,27 @@ describe.runIf(run)(
     for (const [what, issue, args, words] of [
       [
         'a certificate for another host',
-        () => ca.issue('other-host', { hosts: ['DNS:other.example'] }),
+        () => ca().issue('other-host', { hosts: ['DNS:other.example'] }),
         ['--ca-file'],
         (host: string) =>
           `The certificate ${host} presented is for another name: it is not ${host}'s.`,
       ],
       [
         'an expired certificate',
-        () => ca.issue('expired', { expired: true }),
+        () => ca().issue('expired', { expired: true }),
         ['--ca-file'],
         (host: string) => `${host}'s certificate has expired or is not valid yet.`,
       ],
       [
         'a certificate from a CA it was not given',
-        () => ca.issue('untrusted'),
+        () => ca().issue('untrusted'),
         [],
         (host: string) => `${host}'s certificate is not from an authority this computer trusts.`,
       ],
     ] as const) {
       it(`stops with a plain status naming the host for ${what}, without a retry loop`, async () => {
         const sim = await tlsSim(issue());
-        const runner = runnerFor(sim, cleanEnv(), args.length ? ['--ca-file', ca.caFile] : []);
+        const runner = runnerFor(sim, cleanEnv(), args.length ? ['--ca-file', ca().caFile] : []);
         const exit = await runner.proc.exit;
         const host = new URL(sim.baseUrl).host;
         expect(runner.statuses().at(-1), runner.explain()).toMatchObject({

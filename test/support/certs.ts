@@ -6,8 +6,10 @@
  * Everything lives in the given folder; nothing is installed anywhere.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 
 export const OPENSSL = ['/usr/bin/openssl', '/bin/openssl'].find((p) => existsSync(p));
 export const FAKETIME = ['/usr/bin/faketime'].find((p) => existsSync(p));
@@ -121,6 +123,27 @@ export function makeTestCa(dir: string, name = 'Screenpop Test Root CA'): TestCa
       );
       return base(leaf);
     },
+  };
+}
+
+/**
+ * One test CA for the calling file (or describe block): made in a private folder before its tests
+ * when `enabled`, the folder removed after them. Returns the CA's getter, for tests and hooks.
+ */
+export function useTestCa(prefix: string, enabled = true): () => TestCa {
+  let dir: string | undefined;
+  let ca: TestCa | undefined;
+  beforeAll(() => {
+    if (!enabled) return;
+    dir = mkdtempSync(join(tmpdir(), prefix));
+    ca = makeTestCa(dir);
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => {
+    if (!ca) throw new Error('useTestCa: the CA exists only while the tests run');
+    return ca;
   };
 }
 
