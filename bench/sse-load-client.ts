@@ -10,6 +10,7 @@
  * writes, so they are skipped as text that holds no `"event_id"`. The `ready` event resolves.
  */
 import net from 'node:net';
+import { afterResponseHead } from './response-head.ts';
 
 export interface SseLoadClientOptions {
   /** http://host:port/channel */
@@ -45,15 +46,14 @@ export function sseLoadClient(o: SseLoadClientOptions): Promise<{ close(): void 
       let data = pending ? Buffer.concat([pending, chunk]) : chunk;
       pending = null;
       if (!upgraded) {
-        const end = data.indexOf('\r\n\r\n');
-        if (end < 0) {
+        const body = afterResponseHead(data, '200', 'stream refused');
+        if (body === undefined) {
           pending = data;
           return;
         }
-        if (!data.toString('latin1', 0, 12).startsWith('HTTP/1.1 200'))
-          return fail(new Error(`stream refused: ${data.toString('latin1', 9, 12)}`));
+        if (body instanceof Error) return fail(body);
         upgraded = true;
-        data = data.subarray(end + 4);
+        data = body;
       }
       let at = 0;
       for (;;) {

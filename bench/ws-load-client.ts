@@ -11,6 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import net from 'node:net';
+import { afterResponseHead } from './response-head.ts';
 
 export interface LoadClientOptions {
   /** ws://host:port/path */
@@ -56,16 +57,15 @@ export function loadClient(o: LoadClientOptions): Promise<{ close(): void }> {
       let data = pending ? Buffer.concat([pending, chunk]) : chunk;
       pending = null;
       if (!upgraded) {
-        const end = data.indexOf('\r\n\r\n');
-        if (end < 0) {
+        const body = afterResponseHead(data, '101', 'handshake refused');
+        if (body === undefined) {
           pending = data;
           return;
         }
-        if (!data.toString('latin1', 0, 12).startsWith('HTTP/1.1 101'))
-          return fail(new Error(`handshake refused: ${data.toString('latin1', 9, 12)}`));
+        if (body instanceof Error) return fail(body);
         upgraded = true;
         socket.write(maskedText(JSON.stringify(o.hello)));
-        data = data.subarray(end + 4);
+        data = body;
       }
       let at = 0;
       while (at + 2 <= data.length) {
