@@ -193,6 +193,11 @@ function checkTenants(config: RelayConfig, report: ConfigReport, local: boolean)
       report.warnings.push(
         `tenants.${name}.secrets has a secret shorter than ${SHORT_SECRET} characters; use the one the admin console generates`,
       );
+    if (yeastar && count > 0 && !tenant.allowFrom?.length)
+      // The vendor's X-Signature has no time in it: a captured delivery stays valid for ever.
+      report.warnings.push(
+        `tenants.${name} takes Yeastar P-Series webhooks from anywhere: the PBX signs a delivery without a time, so one captured on the way can be sent again at any time and still passes the signature (the relay refuses copies of a ring for a week and stores a repeated status once). Name the addresses the PBX sends from in tenants.${name}.allowFrom (its public address, or a CIDR range)`,
+      );
     const url = new URL(tenant.baseUrl);
     if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
       report.warnings.push(

@@ -68,6 +68,8 @@ export class RelayMetrics {
   received = 0;
   stored = 0;
   duplicates = 0;
+  /** Yeastar deliveries that were byte copies of an earlier one that rang (webhook-handler.ts). */
+  copies = 0;
   delivered = 0;
   replayed = 0;
   gaps = 0;
@@ -134,6 +136,11 @@ export class RelayMetrics {
       'relay_webhooks_duplicate_total',
       'Webhooks acknowledged as duplicates (event_id seen) and not forwarded.',
       () => this.duplicates,
+    );
+    total(
+      'relay_webhooks_copies_total',
+      'Yeastar deliveries that were copies of an earlier one that rang: acknowledged, not decoded.',
+      () => this.copies,
     );
     total('relay_events_stored_total', 'Events durably stored.', () => this.stored);
     total(

@@ -75,6 +75,13 @@ export async function handleWebhook(
 
   const decoded = decodeDelivery(tenant, config, raw, deps.yeastar, deps.now());
   if (!decoded.ok) return reject(400, decoded.reason, decoded.error);
+  if (decoded.replay) {
+    // A copy of a delivery that rang and was kept (yeastar-intake.ts): acknowledged, as the PBX
+    // expects of a delivery it retried, and stored as nothing.
+    metrics.copies += 1;
+    logger.debug('webhook copy acknowledged', { tenant });
+    return reply(res, 200, { ok: true, duplicate: true });
+  }
   const events = decoded.events;
 
   let stored = 0;
@@ -98,12 +105,14 @@ export async function handleWebhook(
     stored += 1;
     cursor = result.cursor;
   }
+  decoded.delivered?.();
   if (stored === 0 && events.length > 0) return reply(res, 200, { ok: true, duplicate: true });
   reply(res, 200, { ok: true, ...(cursor !== undefined && { cursor }), stored });
 }
 
 export type DeliveryResult =
-  { ok: true; events: IntakeEvent[] } | { ok: false; reason: RejectReason; error: string };
+  | { ok: true; events: IntakeEvent[]; replay?: true; delivered?: () => void }
+  | { ok: false; reason: RejectReason; error: string };
 
 /**
  * One delivery of a tenant's phone system (a webhook's body, or a frame of the gateway's own

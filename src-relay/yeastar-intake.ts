@@ -6,7 +6,17 @@
  * relay received the delivery (the report has none), which is what lets a desktop judge a replay
  * after an outage as stale; its event id is the decoder's, the same the app derives on the direct
  * stream, so a ring carried by both pops once.
+ *
+ * The vendor's signature covers the body alone, with no time in it: a delivery captured on the way
+ * can be sent again, signed, at any time, and the relay would stamp it afresh. The store's dedupe
+ * catches a copy for 25 hours; a ring sent again after that would pop on a desktop as a new call.
+ * So the bodies of delivered reports that rang are remembered for longer (RING_BODIES_*), and a
+ * copy of one is acknowledged and not decoded. Status reports (trunk, presence) need no such
+ * memory: their ids come from their content (src-shared/phone-systems/status-changes.ts).
  */
+import { createHash } from 'node:crypto';
+import { BoundedFifoMap } from '../src-shared/bounded-map.ts';
+import { CALL_STATE_CHANGED } from '../src-shared/event-codes.ts';
 import { YeastarEventDecoder } from '../src-shared/phone-systems/yeastar-p-series.ts';
 import { partyOf } from './envelope.ts';
 import type { RejectReason } from './metrics.ts';
@@ -20,13 +30,35 @@ export interface IntakeEvent {
 }
 
 export type IntakeResult =
-  { ok: true; events: IntakeEvent[] } | { ok: false; reason: RejectReason };
+  | {
+      ok: true;
+      events: IntakeEvent[];
+      /** The body was delivered and kept before: a copy, acknowledged and stored as nothing. */
+      replay?: true;
+      /** Call once the events are stored: remembers a body that rang, so a copy is a replay. */
+      delivered?: () => void;
+    }
+  | { ok: false; reason: RejectReason };
+
+/**
+ * Ring-bearing bodies remembered, for every tenant of the process: about two reports ring per call
+ * (the ring, and the ring listed again beside the caller's hang-up), so 100,000 cover 50,000 calls,
+ * two days of a 1,000-calls-an-hour tenant, past the store's 25-hour dedupe. About 100 bytes each:
+ * 10 MB at most, held only as rings come.
+ */
+export const RING_BODIES_REMEMBERED = 100_000;
+/** ... and for at most a week (a quiet tenant's copies are refused that long). */
+export const RING_BODIES_TTL_MS = 7 * 24 * 3600_000;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 /** One decoder per tenant and relay process: it remembers which extensions of a call ring. */
 export class YeastarIntake {
   private readonly decoders = new Map<string, YeastarEventDecoder>();
+  private readonly ringBodies = new BoundedFifoMap<true>(
+    RING_BODIES_REMEMBERED,
+    RING_BODIES_TTL_MS,
+  );
   private readonly monotonic: () => number;
 
   constructor(monotonic: () => number) {
@@ -40,11 +72,17 @@ export class YeastarIntake {
     } catch {
       return { ok: false, reason: 'not-utf8' };
     }
+    // 128 bits of the body's digest, with the tenant: a copy of a delivery is the same bytes.
+    const key = `${tenant}\u0000${createHash('sha256').update(raw).digest('base64').slice(0, 22)}`;
+    if (this.ringBodies.has(key, this.monotonic())) return { ok: true, events: [], replay: true };
     let decoder = this.decoders.get(tenant);
     if (!decoder) this.decoders.set(tenant, (decoder = new YeastarEventDecoder()));
     const decoded = decoder.decode(text, receivedAt, this.monotonic());
     if (!decoded.ok)
       return { ok: false, reason: decoded.reason === 'not-json' ? 'not-json' : 'not-envelope' };
+    const rang = decoded.envelopes.some(
+      (e) => e.event === CALL_STATE_CHANGED && e.data.state === 'ringing',
+    );
     return {
       ok: true,
       events: decoded.envelopes.map((e) => {
@@ -54,6 +92,8 @@ export class YeastarIntake {
         // Routed as a standard tenant's envelope is (one table of whom an event is for).
         return { eventId: e.event_id, event: e.event, to: partyOf(e.event, e.data), body };
       }),
+      // Remembered only once stored: a delivery the relay answered 503 comes again, and must pass.
+      ...(rang && { delivered: () => this.ringBodies.set(key, true, this.monotonic()) }),
     };
   }
 }

@@ -22,6 +22,7 @@
  */
 import { createHash } from 'node:crypto';
 import { BoundedFifoMap } from '../bounded-map.ts';
+import { StatusChanges } from './status-changes.ts';
 import {
   CALL_STATE_CHANGED,
   PRESENCE_CHANGED,
@@ -235,6 +236,8 @@ function membersOf(value: unknown): Member[] | undefined {
 export class YeastarEventDecoder {
   private readonly calls: BoundedFifoMap<CallMemory>;
   private lastStamp = 0;
+  /** When each trunk's and extension's current status began (ids of status reports). */
+  private readonly statuses = new StatusChanges();
 
   constructor(options: YeastarDecoderOptions = {}) {
     this.calls = new BoundedFifoMap(
@@ -293,9 +296,15 @@ export class YeastarEventDecoder {
         event: TRUNK_STATUS_CHANGED,
         ...base,
         data: { trunk, status: coreTrunkStatus(status), vendor_status: status },
-        // A trunk's status may come back to a value it had: each report is its own event (the
-        // core tells changes apart by the trunk's last status, so a repeat notifies nothing).
-        event_id: eventIdOf([sn, type, trunk, status, stamp]),
+        // From content: a repeat of the trunk's status is the report that began it (one event,
+        // however often it is delivered again); a status that comes back later is a new one.
+        event_id: eventIdOf([
+          sn,
+          type,
+          trunk,
+          status,
+          this.statusSince([sn, type, trunk], String(status), stamp, nowMonotonic),
+        ]),
       };
       return { ok: true, envelopes: [envelope] };
     }
@@ -311,10 +320,25 @@ export class YeastarEventDecoder {
           event: PRESENCE_CHANGED,
           ...base,
           data: { extension, presence_status: status },
-          event_id: eventIdOf([sn, type, extension, vendor, stamp]),
+          event_id: eventIdOf([
+            sn,
+            type,
+            extension,
+            vendor,
+            this.statusSince([sn, type, extension], vendor, stamp, nowMonotonic),
+          ]),
         },
       ],
     };
+  }
+
+  private statusSince(
+    key: readonly (string | number)[],
+    status: string,
+    stamp: number,
+    nowMonotonic: number,
+  ): number {
+    return this.statuses.since(key.join('\u0000'), status, stamp, nowMonotonic);
   }
 
   private callState(

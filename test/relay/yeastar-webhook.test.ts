@@ -390,5 +390,11 @@ describe('relay config: a Yeastar P-Series tenant', { timeout: 90_000 }, () => {
     expect(cut.out + cut.err).toContain(
       "a Yeastar P-Series webhook's Secret is the 32-character key shown beside the webhook in the PBX",
     );
+    // Deliveries can be replayed (the signature has no time): a tenant open to anywhere is told
+    // to name the PBX's addresses; one that names them is not.
+    expect(cut.out + cut.err).toContain(
+      'tenants.acme takes Yeastar P-Series webhooks from anywhere',
+    );
+    expect(good.out + good.err).not.toContain('from anywhere');
   });
 });
