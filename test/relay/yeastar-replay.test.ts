@@ -63,7 +63,8 @@ async function start(options: { maxEvents?: number; failAppends?: number } = {})
     });
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   };
-  const stored = async () => (await store.readAfter('pbx', '0-0', 1_000)).events;
+  const stored = async () =>
+    (await store.readAfter('pbx', '0-0', 1_000)).events.map((e) => String(e.body));
   return { clock, store, deliver, stored, metrics: started.relay.metrics };
 }
 
@@ -85,7 +86,7 @@ describe('relay: a Yeastar delivery sent again', { timeout: 30_000 }, () => {
     const ring = fixture('constructed-30011-inbound-rings-101.json');
     expect((await deliver(ring)).status).toBe(503);
     expect(await deliver(ring)).toMatchObject({ status: 200, json: { ok: true, stored: 1 } });
-    expect((await stored()).map((e) => JSON.parse(e.body).data.state)).toEqual(['ringing']);
+    expect((await stored()).map((e) => JSON.parse(e).data.state)).toEqual(['ringing']);
   });
 
   it('400 copies of one trunk report are one event: they push no ring out of a retention of 300', async () => {
@@ -94,7 +95,7 @@ describe('relay: a Yeastar delivery sent again', { timeout: 30_000 }, () => {
     expect((await deliver(ring)).status).toBe(200);
     const trunk = trunkReport(41);
     for (let i = 0; i < 400; i++) expect((await deliver(trunk)).status).toBe(200);
-    const events = (await stored()).map((e) => JSON.parse(e.body) as { event: number });
+    const events = (await stored()).map((e) => JSON.parse(e) as { event: number });
     expect(events.map((e) => e.event)).toEqual([30011, 30007]);
   });
 
@@ -105,7 +106,7 @@ describe('relay: a Yeastar delivery sent again', { timeout: 30_000 }, () => {
       await clock.advance(60_000);
     }
     const events = (await stored()).map(
-      (e) => JSON.parse(e.body) as { data: { vendor_status: number } },
+      (e) => JSON.parse(e) as { data: { vendor_status: number } },
     );
     expect(events.map((e) => e.data.vendor_status)).toEqual([41, 1, 41]);
   });
