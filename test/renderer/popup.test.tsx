@@ -23,6 +23,7 @@ function card(callId: string, callerName: string, startedAt: number, state = 'ri
     numberKind: null,
     nameSource: 'contacts',
     crmLookup: null,
+    group: null,
     to: '101',
     toDisplay: '101',
     toName: null,
