@@ -113,7 +113,12 @@ export async function handleApi(
       req.resume();
       credentials.authenticate(dialect.token(req), ip);
       const page = intParam(url.searchParams, 'page', 1, 1_000_000_000);
-      const pageSize = intParam(url.searchParams, 'page_size', DEFAULT_PAGE_SIZE, pbxList.maxPageSize);
+      const pageSize = intParam(
+        url.searchParams,
+        'page_size',
+        DEFAULT_PAGE_SIZE,
+        pbxList.maxPageSize,
+      );
       const all = opts.pbxLists()[pbxList.of];
       const items = all.slice((page - 1) * pageSize, page * pageSize);
       sendJson(res, 200, {

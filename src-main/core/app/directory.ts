@@ -173,8 +173,7 @@ export class Directory implements CallerDirectory {
    * lists are not known yet).
    */
   forgetExtensions(): void {
-    if (this.extensions.size === 0 && this.groups.size === 0 && this.pbxContacts.size === 0)
-      return;
+    if (this.extensions.size === 0 && this.groups.size === 0 && this.pbxContacts.size === 0) return;
     this.extensions = new Map();
     this.groups = new Map();
     this.pbxContactsRaw = [];
