@@ -9,6 +9,11 @@ export const API_PATHS = {
   getToken: `${API_PREFIX}/get_token`,
   refreshToken: `${API_PREFIX}/refresh_token`,
   extensionList: `${API_PREFIX}/extension/list`,
+  /** Yeastar P-Series only (docs/phone-systems/yeastar-p-series.md section 9): the PBX's own lists. */
+  queueList: `${API_PREFIX}/queue/list`,
+  ringGroupList: `${API_PREFIX}/ringgroup/list`,
+  companyContactList: `${API_PREFIX}/company_contact/list`,
+  phonebookList: `${API_PREFIX}/phonebook/list`,
   subscribe: `${API_PREFIX}/subscribe`,
 } as const;
 

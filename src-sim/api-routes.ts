@@ -5,6 +5,7 @@ import { SCOPE_EXTENSION_READ, normalizeIp } from './credentials.ts';
 import { ApiError, ERR, readJsonBody, sendJson } from './errors.ts';
 import { API_PATHS, API_PREFIX as SERVICE_API_PREFIX } from '../src-shared/service-api.ts';
 import type { SimDialect } from './phone-system.ts';
+import type { SimPbxLists } from './directory.ts';
 
 /** The service's HTTP API under /openapi/v1.0/ (docs/wire-protocol.md sections 2 to 4). */
 export const API_PREFIX = `${SERVICE_API_PREFIX}/`;
@@ -24,7 +25,22 @@ export interface ApiRoutesOptions {
   takeApiFault: () => HttpFault | null;
   /** The phone system's words: where the token is, how errors are answered. */
   dialect: SimDialect;
+  /** A Yeastar P-Series PBX's own lists (queues, ring groups, contacts); absent elsewhere. */
+  pbxLists?: () => SimPbxLists;
 }
+
+/**
+ * The Yeastar PBX's lists (docs/phone-systems/yeastar-p-series.md section 9): the answer's list key
+ * (the queue list says `queue_list`, the others `data`) and the largest page_size taken (the
+ * company contact list's is the guide's 10,000; the others are not published: 100, as the
+ * extension list's).
+ */
+const PBX_LISTS: Record<string, { key: string; maxPageSize: number; of: keyof SimPbxLists }> = {
+  [API_PATHS.queueList]: { key: 'queue_list', maxPageSize: MAX_PAGE_SIZE, of: 'queues' },
+  [API_PATHS.ringGroupList]: { key: 'data', maxPageSize: MAX_PAGE_SIZE, of: 'ringGroups' },
+  [API_PATHS.companyContactList]: { key: 'data', maxPageSize: 10_000, of: 'companyContacts' },
+  [API_PATHS.phonebookList]: { key: 'data', maxPageSize: MAX_PAGE_SIZE, of: 'phonebooks' },
+};
 
 /** A positive integer query parameter, or the default when absent; anything else is a 40000. */
 function intParam(params: URLSearchParams, name: string, fallback: number, max: number): number {
@@ -89,6 +105,28 @@ export async function handleApi(
       const all = opts.extensions();
       const data = all.slice((page - 1) * pageSize, page * pageSize);
       sendJson(res, 200, { errcode: 0, errmsg: 'SUCCESS', total_number: all.length, data });
+      return;
+    }
+    const pbxList = opts.pbxLists && Object.hasOwn(PBX_LISTS, path) ? PBX_LISTS[path] : undefined;
+    if (pbxList && opts.pbxLists) {
+      if (method !== 'GET') throw new ApiError(ERR.METHOD_NOT_ALLOWED);
+      req.resume();
+      credentials.authenticate(dialect.token(req), ip);
+      const page = intParam(url.searchParams, 'page', 1, 1_000_000_000);
+      const pageSize = intParam(
+        url.searchParams,
+        'page_size',
+        DEFAULT_PAGE_SIZE,
+        pbxList.maxPageSize,
+      );
+      const all = opts.pbxLists()[pbxList.of];
+      const items = all.slice((page - 1) * pageSize, page * pageSize);
+      sendJson(res, 200, {
+        errcode: 0,
+        errmsg: 'SUCCESS',
+        total_number: all.length,
+        [pbxList.key]: items,
+      });
       return;
     }
     req.resume();

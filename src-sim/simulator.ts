@@ -12,7 +12,7 @@ import type {
 } from './types.ts';
 import { createScaledClock } from './scaled-clock.ts';
 import { Rng } from './rng.ts';
-import { createDirectory } from './directory.ts';
+import { createDirectory, createPbxLists } from './directory.ts';
 import { Credentials, publicKey } from './credentials.ts';
 import { createStats } from './stats.ts';
 import { Dispatcher } from './dispatcher.ts';
@@ -68,6 +68,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   const phoneSystem = options.phoneSystem ?? 'standard';
   const dialect = simDialect(phoneSystem);
+  // A Yeastar PBX's queues, ring groups and company contacts (its API's lists).
+  const pbxLists = phoneSystem === 'yeastar-p-series' ? createPbxLists(extensions) : undefined;
   const hub = new SubscribeHub({
     clock,
     credentials,
@@ -113,6 +115,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         dialect,
         extensions: () => extensions,
         takeApiFault: () => takeFault('api'),
+        ...(pbxLists && { pbxLists: () => pbxLists }),
       });
     } else if (controlEnabled && ref.sim && path.startsWith(CONTROL_PREFIX)) {
       void handleControl(req, res, ref.sim);

@@ -31,6 +31,12 @@ export interface HeadlessArgs {
   caFile: string;
   /** A contacts file (CSV or vCard) naming outside callers, as a full path ('' = none). */
   contacts: string;
+  /**
+   * Whose names the runner reads from the phone system (--directory): its extension list only
+   * ('extensions'), or also the PBX's company contacts ('pbx-contacts', Yeastar P-Series only,
+   * and its default there, as in the tray app).
+   */
+  directory: DirectorySource;
   /** The CRM lookup after each pop (provider 'none': no lookup). */
   crmLookup: Settings['crmLookup'];
   /** Voicemail, SMS, trunk status, presence: all on unless turned off with --without. */
@@ -51,6 +57,10 @@ export interface HeadlessArgs {
   /** A one-time enrolment code to exchange for this device's credential first. */
   enrol: string | null;
 }
+
+/** What --directory takes. */
+export const DIRECTORY_SOURCES = ['extensions', 'pbx-contacts'] as const;
+export type DirectorySource = (typeof DIRECTORY_SOURCES)[number];
 
 /**
  * A command line the runner cannot run: `words` are catalogue phrases (`runner.usage.*`), said by
@@ -98,6 +108,7 @@ const SYNOPSIS = [
   '                   [--phone-system standard|yeastar-p-series]',
   '                   [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>]',
   '                   [--heartbeat-sec <s>] [--ca-file <pem>] [--contacts <file.csv|file.vcf>]',
+  '                   [--directory extensions|pbx-contacts]',
   '                   [--crm hubspot | --crm generic --crm-url <https://…?phone={number}>',
   '                    [--crm-auth none|bearer|basic] [--crm-name-field <path>]',
   '                    [--crm-company-field <path>] [--crm-record-field <path>]]',
@@ -150,6 +161,7 @@ const OPTIONS = {
   'event-source': { type: 'string' },
   'ca-file': { type: 'string' },
   contacts: { type: 'string' },
+  directory: { type: 'string' },
   crm: { type: 'string' },
   'crm-url': { type: 'string' },
   'crm-auth': { type: 'string' },
@@ -229,6 +241,7 @@ export function parseHeadlessArgs(
   // A relative path is the shell's: made full here, so the log and any message name the file read.
   const contactsGiven = (values.contacts ?? defaults.contactsFile).trim();
   const contacts = contactsGiven ? resolve(contactsGiven) : '';
+  const directory = directoryOption(values.directory, phoneSystem);
   const crmLookup = crmOptions(values, defaults.crmLookup);
   const diagnostics = values.diagnostics?.trim() || null;
   if (values.diagnostics !== undefined && !diagnostics) throw usageError('diagnostics-path');
@@ -262,6 +275,7 @@ export function parseHeadlessArgs(
     ...relay,
     caFile,
     contacts,
+    directory,
     crmLookup,
     features,
     verbose: values.verbose ?? false,
@@ -272,6 +286,27 @@ export function parseHeadlessArgs(
     organisation,
     enrol,
   };
+}
+
+/**
+ * --directory: the PBX's company contacts exist on a Yeastar P-Series PBX only, where they are
+ * read by default (as in the tray app); `extensions` turns them off.
+ */
+function directoryOption(
+  given: string | undefined,
+  phoneSystem: Settings['phoneSystem'],
+): DirectorySource {
+  const yeastar = phoneSystem === 'yeastar-p-series';
+  if (given === undefined) return yeastar ? 'pbx-contacts' : 'extensions';
+  const value = given.trim();
+  if (!(DIRECTORY_SOURCES as readonly string[]).includes(value))
+    throw usageError('one-of', {
+      flag: '--directory',
+      options: DIRECTORY_SOURCES.join(', '),
+      given: JSON.stringify(given),
+    });
+  if (value === 'pbx-contacts' && !yeastar) throw usageError('directory-needs-yeastar');
+  return value as DirectorySource;
 }
 
 /** The flags that matter before the rest is parsed (where the policy is, how much to log). */

@@ -10,7 +10,7 @@ import type { Fault } from '../../src-shared/last-resort.ts';
 import type { Notice } from '../core/events/notices.ts';
 import type { FeatureStatus } from '../core/events/features.ts';
 import { displayText, previewText } from '../../src-shared/text.ts';
-import type { CallerIdentity } from '../core/app/directory.ts';
+import type { CallerIdentity, CallGroup } from '../core/app/directory.ts';
 import type { CrmResult } from '../core/crm/lookup.ts';
 import type { NameSource, NumberKind } from '../core/app/views.ts';
 import { jsonLine } from '../../src-shared/json-text.ts';
@@ -35,18 +35,30 @@ export interface PopLine {
   from_truncated: boolean;
   to: string;
   /**
-   * Added: the number the caller dialled (a DID) or the trunk it came in on, where the phone
-   * system says it (Yeastar P-Series); null otherwise.
+   * Added: the inbound line as the phone system reports it (Yeastar P-Series), null otherwise:
+   * the inbound member's `to`, which is the number dialled (a DID) on most trunks but may be the
+   * extension the PBX routed the call to (the guide's own example of *(30016) Incoming Call
+   * Request* shows an extension there), else the trunk's name. Not a proof of which DID was dialled.
    */
   line: string | null;
   event_id: string;
   caller_name: string | null;
-  /** Where caller_name came from: the tenant's extension list, the contacts file, the CRM, or none. */
+  /**
+   * Where caller_name came from: the tenant's extension list (`directory`), the contacts file
+   * (`contacts`), the PBX's company contacts (`pbx-contacts`, added), the CRM, or none.
+   */
   name_source: NameSource;
-  /** The caller's company (contacts file); null when not known. */
+  /** The caller's company (contacts file or the PBX's company contacts); null when not known. */
   caller_company: string | null;
-  /** What the number is to the caller (contacts file): mobile, work, home, main, other; or null. */
+  /** What the number is to the caller (contacts): mobile, work, home, main, other; or null. */
   number_kind: NumberKind | null;
+  /**
+   * Added: the queue or ring group the call came through (`queue`, `ring-group`) and its name on
+   * the PBX (Yeastar P-Series, from the member's `call_path` and the PBX's lists); both null when
+   * the phone system does not say, or names a group its lists do not know.
+   */
+  group_kind: CallGroup['kind'] | null;
+  group_name: string | null;
   /**
    * Server time of the ring, ms since the epoch; where the phone system's reports carry no time
    * (Yeastar P-Series), the time the runner received it.
@@ -254,7 +266,11 @@ export function statusLine(s: ConnectionStatus, t?: Translator): StatusLine {
   };
 }
 
-export function popLine(p: Pop, caller: CallerIdentity | null): PopLine {
+export function popLine(
+  p: Pop,
+  caller: CallerIdentity | null,
+  group: CallGroup | null = null,
+): PopLine {
   return {
     type: 'pop',
     call_id: p.callId,
@@ -267,6 +283,8 @@ export function popLine(p: Pop, caller: CallerIdentity | null): PopLine {
     name_source: caller?.source ?? 'none',
     caller_company: caller?.company ?? null,
     number_kind: caller?.numberKind ?? null,
+    group_kind: group?.kind ?? null,
+    group_name: group?.name ?? null,
     timestamp: p.timestamp,
   };
 }

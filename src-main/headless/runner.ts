@@ -214,6 +214,18 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     logger,
     fetchExtensions: () =>
       connection ? connection.fetchExtensions() : Promise.reject(new Error('not connected')),
+    // Yeastar P-Series: its queues and ring groups (a pop's group_name), and with
+    // --directory pbx-contacts (its default there) its company contacts; through the same token.
+    fetchGroups: () =>
+      connection
+        ? (connection.fetchGroups?.() ?? Promise.resolve([]))
+        : Promise.reject(new Error('not connected')),
+    ...(args.directory === 'pbx-contacts' && {
+      fetchPbxContacts: () =>
+        connection
+          ? (connection.fetchCompanyContacts?.() ?? Promise.resolve([]))
+          : Promise.reject(new Error('not connected')),
+    }),
     defaultRegion: settings.defaultRegion,
   });
   // A contacts file that gives nothing is a usage error, said with what was found in it: the user
@@ -266,7 +278,9 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
         const named = directory
           .firstLoad(FIRST_NAMES_WAIT_MS)
           .then(() => directory.identify(p.from));
-        emit(named.then((who) => popLine(p, who)));
+        emit(
+          named.then((who) => popLine(p, who, p.callPath ? directory.groupOf(p.callPath) : null)),
+        );
         ringActions?.runOnce(p, directory.lookup(p.from));
         // After the pop line, never before it: a colleague is not looked up.
         if (crm)

@@ -4,7 +4,8 @@
  *
  * - Ringing: a coloured card with a moving signal (still under prefers-reduced-motion), the line
  *   that rang right under the status (a receptionist answers by it: "Acme Sales, good morning"),
- *   then who is calling, then the actions.
+ *   the queue or ring group the call came through when the PBX names one ("Queue Sales"), then
+ *   who is calling, then the actions.
  * - Done (answered, answered by a colleague, missed, ended; it lingers a few seconds): grey, flat
  *   and two lines shorter, its outcome in words and an icon, and only the action that still helps.
  */
@@ -115,6 +116,18 @@ export function CallCardView({
               <InertText text={line.number} className="number" testId="called" />
             </span>
           </p>
+          {card.group && (
+            <p className="card__line card__group" data-testid="call-group">
+              <span className="card__label">
+                {t.t(card.group.kind === 'queue' ? 'popup.via-queue' : 'popup.via-ring-group')}
+              </span>
+              <InertText
+                text={card.group.name}
+                className="card__line-name"
+                testId="call-group-name"
+              />
+            </p>
+          )}
           <h2 className="card__caller" id={headingId}>
             <InertText
               text={headline}

@@ -1,6 +1,8 @@
 /**
- * The three HTTP calls the app makes (docs/wire-protocol.md sections 2 to 4):
- * get_token, refresh_token and extension/list. Stateless: the token manager decides when to call.
+ * The HTTP calls the app makes (docs/wire-protocol.md sections 2 to 4): get_token, refresh_token
+ * and extension/list; on a Yeastar P-Series PBX also its queue, ring group and company contact
+ * lists (docs/phone-systems/yeastar-p-series.md section 9), paged by one loop (`listAll`).
+ * Stateless: the token manager decides when to call.
  *
  * - Every request has a time-out on the injected clock (so tests drive it) through an AbortSignal.
  * - Every failure is a ServiceError (errors.ts); its message is scrubbed of every registered secret.
@@ -31,11 +33,19 @@ import {
   protocolError,
   tokenStringsIn,
 } from './wire.ts';
+import {
+  parseCompanyContactPage,
+  parseGroupPage,
+  type ListPage,
+  type PbxContact,
+  type PbxGroup,
+} from './pbx-lists.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import type { ApiDialect } from '../wire/phone-system.ts';
 import { STANDARD_WIRE } from '../wire/standard.ts';
 
 export type { Extension, TokenPair } from './wire.ts';
+export type { PbxContact, PbxGroup } from './pbx-lists.ts';
 import { API_PATHS, type ApiPath } from '../service-api.ts';
 
 export const DEFAULT_USER_AGENT = `Screenpop/${pkg.version}`;
@@ -45,6 +55,21 @@ export const DEFAULT_TIMEOUT_MS = 15_000;
 export const EXTENSION_PAGE_SIZE = 100;
 /** A server that keeps sending pages must not keep us looping: 1000 pages = 100,000 extensions. */
 const MAX_EXTENSION_PAGES = 1000;
+/**
+ * The PBX's own lists (Yeastar P-Series, docs/phone-systems/yeastar-p-series.md section 9): pages
+ * of 100 queues or ring groups, at most 1,000 of each (10 requests); pages of 1,000 company
+ * contacts (the guide allows up to 10,000 a page), at most 20,000 (20 requests).
+ */
+export const GROUP_PAGE_SIZE = 100;
+export const MAX_GROUPS = 1_000;
+export const CONTACT_PAGE_SIZE = 1_000;
+export const MAX_COMPANY_CONTACTS = 20_000;
+
+/** A whole list as read: its entries, and whether that was all of it (false: cut at the cap). */
+export interface ListResult<T> {
+  items: T[];
+  complete: boolean;
+}
 
 export interface ServiceClientDeps {
   baseUrl: string;
@@ -135,26 +160,99 @@ export class ServiceClient {
 
   /** Every extension, page by page, until `total_number` entries have been seen. */
   async listExtensions(accessToken: string): Promise<Extension[]> {
-    const all: Extension[] = [];
+    const { items } = await this.listAll(
+      accessToken,
+      'extension/list',
+      API_PATHS.extensionList,
+      EXTENSION_PAGE_SIZE,
+      EXTENSION_PAGE_SIZE * MAX_EXTENSION_PAGES,
+      (body, operation) => {
+        const page = parseExtensionPage(body, operation);
+        return {
+          items: page.extensions,
+          received: page.received,
+          ...(page.total !== undefined && { total: page.total }),
+        };
+      },
+    );
+    return items;
+  }
+
+  /**
+   * The PBX's queues and ring groups (Yeastar P-Series: queue/list, ringgroup/list), at most
+   * MAX_GROUPS of each; `complete` is false when the PBX has more.
+   */
+  async listGroups(accessToken: string): Promise<ListResult<PbxGroup>> {
+    const queues = await this.listAll(
+      accessToken,
+      'queue/list',
+      API_PATHS.queueList,
+      GROUP_PAGE_SIZE,
+      MAX_GROUPS,
+      (body, operation) => parseGroupPage(body, operation, 'queue'),
+    );
+    const ringGroups = await this.listAll(
+      accessToken,
+      'ringgroup/list',
+      API_PATHS.ringGroupList,
+      GROUP_PAGE_SIZE,
+      MAX_GROUPS,
+      (body, operation) => parseGroupPage(body, operation, 'ring-group'),
+    );
+    return {
+      items: [...queues.items, ...ringGroups.items],
+      complete: queues.complete && ringGroups.complete,
+    };
+  }
+
+  /**
+   * The PBX's company contacts (Yeastar P-Series: company_contact/list; every phonebook is a
+   * selection of them), at most MAX_COMPANY_CONTACTS; `complete` is false when the PBX has more.
+   */
+  listCompanyContacts(accessToken: string): Promise<ListResult<PbxContact>> {
+    return this.listAll(
+      accessToken,
+      'company_contact/list',
+      API_PATHS.companyContactList,
+      CONTACT_PAGE_SIZE,
+      MAX_COMPANY_CONTACTS,
+      parseCompanyContactPage,
+    );
+  }
+
+  /**
+   * Every entry of a paged list, page by page until `total_number` entries have been seen, at
+   * most `maxItems` (the pages asked for stop there: ceil(maxItems / pageSize) requests at most).
+   * Without a total, a short page is the last one; an empty page always ends it (no loop forever
+   * on a server whose total is larger than what it has).
+   */
+  private async listAll<T>(
+    accessToken: string,
+    operation: string,
+    path: ApiPath,
+    pageSize: number,
+    maxItems: number,
+    parse: (body: unknown, operation: string) => ListPage<T>,
+  ): Promise<ListResult<T>> {
+    const all: T[] = [];
     let seen = 0;
-    for (let page = 1; page <= MAX_EXTENSION_PAGES; page++) {
+    const maxPages = Math.ceil(maxItems / pageSize);
+    for (let page = 1; page <= maxPages; page++) {
       const body = await this.request({
-        operation: 'extension/list',
+        operation,
         method: 'GET',
-        path: API_PATHS.extensionList,
-        query: { page: String(page), page_size: String(EXTENSION_PAGE_SIZE) },
+        path,
+        query: { page: String(page), page_size: String(pageSize) },
         bearer: accessToken,
       });
-      const result = parseExtensionPage(body, 'extension/list');
-      all.push(...result.extensions);
+      const result = parse(body, operation);
+      all.push(...result.items);
       seen += result.received;
-      // Without a total, a short page is the last one. An empty page always ends it (no loop forever
-      // on a server whose total is larger than what it has).
-      if (result.received === 0) break;
-      if (result.total !== undefined ? seen >= result.total : result.received < EXTENSION_PAGE_SIZE)
-        break;
+      if (result.received === 0) return { items: all, complete: true };
+      if (result.total !== undefined ? seen >= result.total : result.received < pageSize)
+        return { items: all.slice(0, maxItems), complete: all.length <= maxItems };
     }
-    return all;
+    return { items: all.slice(0, maxItems), complete: false };
   }
 
   private async request(spec: RequestSpec): Promise<unknown> {

@@ -36,6 +36,11 @@ export interface CallStateData {
   fromTruncated?: true;
   /** The number the caller dialled (a DID) or the trunk, where the phone system says it. */
   line?: string;
+  /**
+   * Yeastar P-Series: the ringing member's `call_path` as reported (untrusted). [pbxlists: added
+   * for item 4 of issue 32; the decoder branch puts it in the envelope's data.]
+   */
+  call_path?: string;
 }
 
 export type RejectReason = 'oversized' | 'not-json' | 'not-object' | 'bad-field';
@@ -121,8 +126,11 @@ export function callStateData(envelope: Envelope): CallStateData | undefined {
     return undefined;
   // An anonymous caller may come with an empty `from`; that is still a ring.
   if (typeof from !== 'string') return undefined;
-  const line = envelope.data.line;
-  const extra = boundedString(line, false) ? { line } : {};
+  const { line, call_path: callPath } = envelope.data;
+  const extra = {
+    ...(boundedString(line, false) ? { line } : {}),
+    ...(boundedString(callPath, false) && callPath.trim() ? { call_path: callPath } : {}),
+  };
   if (boundedString(from, true)) return { call_id: callId, from, to, state, ...extra };
   const cut = Array.from(from).slice(0, MAX_CALL_FIELD_CHARS).join('');
   return { call_id: callId, from: cut, to, state, fromTruncated: true, ...extra };

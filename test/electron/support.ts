@@ -32,6 +32,7 @@ export function card(callId: string, overrides: Partial<CallCard> = {}): CallCar
     numberKind: null,
     nameSource: 'directory',
     crmLookup: null,
+    group: null,
     to: '101',
     toDisplay: '101',
     toName: null,

@@ -12,6 +12,7 @@ import {
 import type { EventEnvelope } from '../../src-shared/event-codes.ts';
 import { SecretRegistry } from '../../src-shared/log.ts';
 import { parseExtensionPage, parseTokenPair } from '../../src-shared/api/wire.ts';
+import { parseCompanyContactPage, parseGroupPage } from '../../src-shared/api/pbx-lists.ts';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
 const read = (name: string) => readFileSync(join(DIR, name), 'utf8');
@@ -143,6 +144,7 @@ describe('Yeastar P-Series frames from the guide', () => {
       'event-30034-system-info-msg-object.json',
       'event-30035-system-warning-msg-object.json',
       'event-30038-read-receipt.json',
+      'event-30016-incoming-call-request.json',
     ]);
     expect(envelopes.flat()).toEqual([]);
   });
@@ -210,6 +212,36 @@ describe('Yeastar P-Series frames from the guide', () => {
       received: 2,
       total: 2,
     });
+  });
+
+  it('the PBX lists (built from the page tables) read number and name, and contacts their numbers', () => {
+    const queues = parseGroupPage(
+      JSON.parse(fixture('constructed-queue-list-response.json')),
+      'queue/list',
+      'queue',
+    );
+    expect(queues.items.map((q) => [q.number, q.name])).toEqual([
+      ['6400', 'Sales'],
+      ['6401', 'Support'],
+    ]);
+    const ringGroups = parseGroupPage(
+      JSON.parse(fixture('constructed-ring-group-list-response.json')),
+      'ringgroup/list',
+      'ring-group',
+    );
+    expect(ringGroups).toMatchObject({ received: 2, total: 2 });
+    const contacts = parseCompanyContactPage(
+      JSON.parse(fixture('constructed-company-contact-list-response.json')),
+      'company_contact/list',
+    );
+    expect(contacts).toMatchObject({ received: 3, total: 3 });
+    expect(contacts.items.map((c) => c.name)).toEqual(['Joseph Goffin', 'Jay Prichett']);
+  });
+
+  it("30016's example: the inbound member's `to` is the extension the call went to, not a DID", () => {
+    const report = JSON.parse(fixture('event-30016-incoming-call-request.json')) as { msg: string };
+    const msg = JSON.parse(report.msg) as { members: Array<{ inbound: Record<string, string> }> };
+    expect(msg.members[0]?.inbound).toMatchObject({ from: '5503301', to: '2002', call_path: ' ' });
   });
 
   it('the subscribe and heartbeat words are those of the guide', () => {

@@ -23,6 +23,7 @@ function card(callId: string, callerName: string, startedAt: number, state = 'ri
     numberKind: null,
     nameSource: 'contacts',
     crmLookup: null,
+    group: null,
     to: '101',
     toDisplay: '101',
     toName: null,
@@ -68,6 +69,24 @@ describe('popup', () => {
     );
     expect(alert.textContent).toBe('Incoming call from Katherine Johnson, to Ext. 101');
     expect(shown()).toEqual(['c', 'b']);
+  });
+
+  it('says the queue or ring group the call came through by its name, as text; none when unknown', async () => {
+    const { api, emit } = fakeApi();
+    render(<PopupApp api={api} />);
+    await waitFor(() => expect(api.popupReady).toHaveBeenCalled());
+    act(() =>
+      emit('popup:calls', [
+        { ...card('a', 'Ada Lovelace', 1000), group: { kind: 'queue', name: '<i>Sales</i>' } },
+        { ...card('b', 'Grace Hopper', 2000), group: { kind: 'ring-group', name: 'Reception' } },
+        card('c', 'Katherine Johnson', 3000),
+      ]),
+    );
+    expect(screen.getAllByTestId('call-group').map((e) => e.textContent)).toEqual([
+      'Ring groupReception',
+      'Queue<i>Sales</i>',
+    ]);
+    expect(document.querySelector('[data-call-id="c"] [data-testid="call-group"]')).toBeNull();
   });
 
   it("shows a contact's company and what the number is to them, as text", async () => {

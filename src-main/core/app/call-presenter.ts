@@ -1,10 +1,10 @@
-import type { CallCard, CallOutcome } from './views.ts';
+import type { CallCard, CallGroupView, CallOutcome } from './views.ts';
 import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import { MAX_CALL_FIELD_CHARS } from '../../../src-shared/wire/envelope.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { buildCrmUrl, checkTemplate, type CrmValues } from './crm-url.ts';
-import type { CallerDirectory } from './directory.ts';
+import { MAX_CALL_PATH_CHARS, type CallerDirectory } from './directory.ts';
 import type { HistoryStore } from './history-store.ts';
 import type {
   ClipboardPort,
@@ -98,6 +98,8 @@ interface LiveCall {
   timer: TimerHandle | undefined;
   /** The CRM's link to this caller's record, vetted; null when there is none. */
   recordUrl: string | null;
+  /** The ringing member's `call_path` (Yeastar P-Series), to name its group once the lists load. */
+  callPath: string | null;
 }
 
 export class CallPresenter {
@@ -172,7 +174,10 @@ export class CallPresenter {
       outcome: 'ringing',
       canOpenCrm: checkTemplate(settings.crmUrlTemplate, settings.crmAllowedSchemes).ok,
       crmLookup: null,
+      group: null,
     };
+    const callPath = pop.callPath ? boundedText(pop.callPath, MAX_CALL_PATH_CHARS) : null;
+    card.group = this.groupOf(callPath);
     const call: LiveCall = {
       card,
       ringingTo: new Set([to]),
@@ -180,6 +185,7 @@ export class CallPresenter {
       answered: null,
       timer: undefined,
       recordUrl: null,
+      callPath,
     };
     // A colleague is named by the phone system's own list: the CRM never renames them.
     const crm = card.nameSource === 'directory' ? null : (this.o.crm?.() ?? null);
@@ -329,6 +335,20 @@ export class CallPresenter {
     }
   }
 
+  /**
+   * The queue or ring group a `call_path` names, from the directory's lists; null when it names
+   * none they know, or when the lookup fails (a card never waits on, nor breaks for, a group).
+   */
+  private groupOf(callPath: string | null): CallGroupView | null {
+    if (!callPath || !this.o.directory.groupOf) return null;
+    try {
+      return this.o.directory.groupOf(callPath);
+    } catch (error) {
+      this.logger.warn('the call group could not be named', { error });
+      return null;
+    }
+  }
+
   copyNumber(callId: string): boolean {
     const card = this.calls.get(callId)?.card;
     if (!card) return false;
@@ -336,10 +356,17 @@ export class CallPresenter {
     return true;
   }
 
-  /** The directory changed (e.g. it loaded after a ring at start-up): fill in names still missing. */
+  /**
+   * The directory changed (e.g. it loaded after a ring at start-up): fill in names, and the queue
+   * or ring group, still missing.
+   */
   refreshNames(): void {
     let changed = false;
     for (const c of this.calls.values()) {
+      if (!c.card.group && c.callPath) {
+        c.card.group = this.groupOf(c.callPath);
+        if (c.card.group) changed = true;
+      }
       if (c.card.callerName) continue;
       const caller = this.o.directory.identify(c.card.from);
       if (caller) {

@@ -18,6 +18,7 @@ import { UserNumberMatcher } from '../events/numbers.ts';
 import type { Settings } from '../settings/types.ts';
 import type { Connection, ConnectionFactory } from './connection.ts';
 import type { DirectoryEntry } from './directory.ts';
+import type { PbxContact, PbxGroup } from '../../../src-shared/api/pbx-lists.ts';
 import type { DismissEvent, PopEvent } from './ports.ts';
 import { english, phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import { saidStatus } from '../events/status.ts';
@@ -193,6 +194,20 @@ export class ConnectionSupervisor {
     return this.connection
       ? this.connection.fetchExtensions()
       : Promise.reject(new Error('not connected'));
+  }
+
+  /** The PBX's queues and ring groups over the connection in force (none where it has none). */
+  fetchGroups(): Promise<PbxGroup[]> {
+    const c = this.connection;
+    if (!c) return Promise.reject(new Error('not connected'));
+    return c.fetchGroups ? c.fetchGroups() : Promise.resolve([]);
+  }
+
+  /** The PBX's company contacts over the connection in force (none where it has none). */
+  fetchCompanyContacts(): Promise<PbxContact[]> {
+    const c = this.connection;
+    if (!c) return Promise.reject(new Error('not connected'));
+    return c.fetchCompanyContacts ? c.fetchCompanyContacts() : Promise.resolve([]);
   }
 
   /** Whether `to` is one of the user's numbers on the connection in force. */

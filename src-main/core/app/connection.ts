@@ -3,7 +3,12 @@
  * ScreenpopEngine (direct WebSocket, plus the webhook relay when one is configured). The app builds
  * a new one whenever the connection settings change, and stops the old one.
  */
-import { ServiceClient } from '../../../src-shared/api/service-client.ts';
+import {
+  ServiceClient,
+  type ListResult,
+  type PbxContact,
+  type PbxGroup,
+} from '../../../src-shared/api/service-client.ts';
 import { TokenManager, type Credentials } from '../api/token-manager.ts';
 import type { Clock } from '../../../src-shared/clock.ts';
 import { ScreenpopEngine } from '../engine.ts';
@@ -42,6 +47,13 @@ export interface Connection {
   engine: EngineLike;
   /** The whole extension list, through the token manager (refresh and one retry on 10002). */
   fetchExtensions(): Promise<DirectoryEntry[]>;
+  /**
+   * The PBX's queues and ring groups, and its company contacts, through the same token manager
+   * (no token of their own): Yeastar P-Series only (docs/phone-systems/yeastar-p-series.md
+   * section 9); absent where the phone system has no such lists.
+   */
+  fetchGroups?(): Promise<PbxGroup[]>;
+  fetchCompanyContacts?(): Promise<PbxContact[]>;
   wake(reason: WakeReason): void;
   /** The user asks to try again now (after fixing the key, the allowlist or the network). */
   retry(): void;
@@ -125,6 +137,15 @@ function unavailableRelaySource(status: ConnectionStatus, logger: Logger): Event
   };
 }
 
+/** A list as read, saying in the log when the PBX had more than the cap (ServiceClient's). */
+function listed<T>(result: ListResult<T>, what: string, logger: Logger): T[] {
+  if (!result.complete)
+    logger.warn(`the PBX has more ${what} than are read; the first ones are used`, {
+      kept: result.items.length,
+    });
+  return result.items;
+}
+
 export function serviceConnectionFactory(deps: ServiceConnectionDeps): ConnectionFactory {
   return ({ baseUrl, settings, credentials }) => {
     const { clock, logger, secrets } = deps;
@@ -188,6 +209,14 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
     return {
       engine,
       fetchExtensions: () => tokens.call((token) => client.listExtensions(token)),
+      ...(wire.id === 'yeastar-p-series' && {
+        fetchGroups: () =>
+          tokens.call((token) => client.listGroups(token)).then((r) => listed(r, 'groups', logger)),
+        fetchCompanyContacts: () =>
+          tokens
+            .call((token) => client.listCompanyContacts(token))
+            .then((r) => listed(r, 'company contacts', logger)),
+      }),
       wake(reason) {
         tokens.wake(reason);
         engine.wake(reason);

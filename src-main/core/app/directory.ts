@@ -6,13 +6,16 @@ import type { Logger } from '../../../src-shared/log.ts';
 import { MAX_CONTACTS_BYTES, readContacts } from '../contacts/contacts-file.ts';
 import type { Contact, ContactsProblem, NumberKind } from '../contacts/types.ts';
 import { formatNumber, numberKey } from './phone.ts';
-import { displayText } from '../../../src-shared/text.ts';
+import { boundedText, displayText } from '../../../src-shared/text.ts';
+import type { PbxContact, PbxGroup } from '../../../src-shared/api/pbx-lists.ts';
 
 /**
  * Who is calling, by number: the tenant's extension list (extension/list, through the token
- * manager) and, optionally, the user's contacts file. The extension list is cached and refreshed in
- * the background on the injected clock; a failed refresh keeps the last good list and retries with
- * back-off. Lookups never wait on the network.
+ * manager), optionally the user's contacts file, and on a Yeastar P-Series PBX its company
+ * contacts; and which queue or ring group a call came through (the PBX's queue and ring group
+ * lists). The lists are cached and refreshed in the background on the injected clock, all in one
+ * refresh: a failed extension list keeps the last good one and retries with back-off; a failed
+ * PBX list keeps its last good one until the next refresh. Lookups never wait on the network.
  */
 export interface DirectoryEntry {
   number: string;
@@ -22,12 +25,22 @@ export interface DirectoryEntry {
 /** Who a number is, as the directory knows it. */
 export interface CallerIdentity {
   name: string;
-  source: 'directory' | 'contacts';
-  /** The contact's organisation (contacts file only); null when not known. */
+  /** The extension list, the user's contacts file, or the PBX's company contacts. */
+  source: 'directory' | 'contacts' | 'pbx-contacts';
+  /** The contact's organisation (contacts only); null when not known. */
   company: string | null;
-  /** What this number is to the contact (contacts file only): mobile, work… */
+  /** What this number is to the contact (contacts only): mobile, work… */
   numberKind: NumberKind | null;
 }
+
+/** The queue or ring group a call came through, by its name on the PBX. */
+export interface CallGroup {
+  kind: PbxGroup['kind'];
+  name: string;
+}
+
+/** Longest `call_path` read (a path of a few group numbers is far shorter). */
+export const MAX_CALL_PATH_CHARS = 256;
 
 /** Names and formats numbers (the notices need no more). */
 export interface NameDirectory {
@@ -38,6 +51,8 @@ export interface NameDirectory {
 /** What the call presenter asks: who a number is, with where the name came from. */
 export interface CallerDirectory extends NameDirectory {
   identify(number: string): CallerIdentity | null;
+  /** The queue or ring group a call's `call_path` names, when the PBX's lists know it. */
+  groupOf?(callPath: string): CallGroup | null;
 }
 
 /** What came of reading a contacts file: how many numbers it names, or why none. */
@@ -49,6 +64,13 @@ export interface DirectoryOptions {
   logger: Logger;
   /** Fetches the whole extension list (all pages); bound to TokenManager.call + ServiceClient.listExtensions. */
   fetchExtensions: () => Promise<DirectoryEntry[]>;
+  /**
+   * The PBX's queues and ring groups (Yeastar P-Series; bound to TokenManager.call +
+   * ServiceClient.listGroups): absent where the phone system has none.
+   */
+  fetchGroups?: () => Promise<PbxGroup[]>;
+  /** The PBX's company contacts (Yeastar P-Series): absent where none, or not wanted. */
+  fetchPbxContacts?: () => Promise<PbxContact[]>;
   defaultRegion?: string;
   refreshMs?: number;
   retryMinMs?: number;
@@ -75,6 +97,8 @@ export class Directory implements CallerDirectory {
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly fetchExtensions: () => Promise<DirectoryEntry[]>;
+  private readonly fetchGroups: (() => Promise<PbxGroup[]>) | undefined;
+  private readonly fetchPbxContacts: (() => Promise<PbxContact[]>) | undefined;
   private readonly refreshMs: number;
   private readonly retryMinMs: number;
   private readonly retryMaxMs: number;
@@ -83,6 +107,10 @@ export class Directory implements CallerDirectory {
   private extensions = new Map<string, string>();
   private contacts = new Map<string, ContactEntry>();
   private contactsRaw: Contact[] = [];
+  /** Queues and ring groups by number. */
+  private groups = new Map<string, CallGroup>();
+  private pbxContacts = new Map<string, ContactEntry>();
+  private pbxContactsRaw: readonly PbxContact[] = [];
   private timer: TimerHandle | undefined;
   private failures = 0;
   private running = false;
@@ -98,6 +126,8 @@ export class Directory implements CallerDirectory {
     this.clock = options.clock;
     this.logger = options.logger.child({ component: 'directory' });
     this.fetchExtensions = options.fetchExtensions;
+    this.fetchGroups = options.fetchGroups;
+    this.fetchPbxContacts = options.fetchPbxContacts;
     this.region = options.defaultRegion;
     this.refreshMs = options.refreshMs ?? DIRECTORY_REFRESH_MS;
     this.retryMinMs = options.retryMinMs ?? 30_000;
@@ -138,10 +168,16 @@ export class Directory implements CallerDirectory {
     this.timer = undefined;
   }
 
-  /** Drops the extension list (the app now talks to another service, whose list is not known yet). */
+  /**
+   * Drops the extension list and the PBX's lists (the app now talks to another service, whose
+   * lists are not known yet).
+   */
   forgetExtensions(): void {
-    if (this.extensions.size === 0) return;
+    if (this.extensions.size === 0 && this.groups.size === 0 && this.pbxContacts.size === 0) return;
     this.extensions = new Map();
+    this.groups = new Map();
+    this.pbxContactsRaw = [];
+    this.pbxContacts = new Map();
     this.emit();
   }
 
@@ -151,6 +187,16 @@ export class Directory implements CallerDirectory {
 
   get contactCount(): number {
     return this.contacts.size;
+  }
+
+  /** Queues and ring groups known by number. */
+  get groupCount(): number {
+    return this.groups.size;
+  }
+
+  /** Numbers the PBX's company contacts name. */
+  get pbxContactCount(): number {
+    return this.pbxContacts.size;
   }
 
   /** Wall-clock ms of the last successful extension refresh, or null. */
@@ -166,6 +212,7 @@ export class Directory implements CallerDirectory {
     if (region === this.region) return;
     this.region = region;
     this.indexContacts();
+    this.indexPbxContacts();
   }
 
   /** One refresh now (coalesced with one already running); schedules the next one. */
@@ -174,7 +221,7 @@ export class Directory implements CallerDirectory {
     this.clock.clearTimeout(this.timer);
     this.timer = undefined;
     const current = this.generation.ticket();
-    const fetching = this.fetchExtensions()
+    const extensions = this.fetchExtensions()
       .then((list) => {
         if (!current()) return;
         const next = new Map<string, string>();
@@ -199,12 +246,81 @@ export class Directory implements CallerDirectory {
           retryInMs: wait,
         });
         this.schedule(wait);
-      })
+      });
+    const fetching = Promise.all([
+      extensions,
+      this.refreshGroups(current),
+      this.refreshPbxContacts(current),
+    ])
+      .then(() => {})
       .finally(() => {
         if (this.inFlight === fetching) this.inFlight = null;
       });
     this.inFlight = fetching;
     return fetching;
+  }
+
+  /**
+   * The PBX's queues and ring groups, by number. A failure (a PBX without the list, an application
+   * without the permission) keeps the last good list until the next refresh: it never holds up
+   * the extension list, and never a pop (a card then shows no group).
+   */
+  private async refreshGroups(current: () => boolean): Promise<void> {
+    if (!this.fetchGroups) return;
+    try {
+      const list = await this.fetchGroups();
+      if (!current()) return;
+      const next = new Map<string, CallGroup>();
+      for (const g of list) {
+        const name = displayText(g.name);
+        // A queue and a ring group never share a number on one PBX; if a list said so, the first wins.
+        if (g.number && name && !next.has(g.number)) next.set(g.number, { kind: g.kind, name });
+      }
+      this.groups = next;
+      this.logger.info('queue and ring group lists refreshed', { groups: next.size });
+      this.emit();
+    } catch (err) {
+      if (!current()) return;
+      this.logger.warn('queue and ring group lists refresh failed; keeping the last lists', {
+        error: err,
+      });
+    }
+  }
+
+  /** The PBX's company contacts; a failure keeps the last good list until the next refresh. */
+  private async refreshPbxContacts(current: () => boolean): Promise<void> {
+    if (!this.fetchPbxContacts) return;
+    try {
+      const list = await this.fetchPbxContacts();
+      if (!current()) return;
+      this.pbxContactsRaw = list;
+      this.indexPbxContacts();
+      this.logger.info('company contacts refreshed', {
+        contacts: list.length,
+        numbers: this.pbxContacts.size,
+      });
+    } catch (err) {
+      if (!current()) return;
+      this.logger.warn('company contacts refresh failed; keeping the last list', { error: err });
+    }
+  }
+
+  /**
+   * The queue or ring group a call came through. `call_path` names the IVRs, queues and ring
+   * groups the call passed by their numbers (docs/phone-systems/yeastar-p-series.md section 9);
+   * with several, the last known queue or ring group is the one that rang this member. Read
+   * tolerantly: any run of characters other than letters, digits, `*`, `#` and `+` separates two
+   * numbers. A number no list knows (an IVR, a group added since the last refresh) names nothing.
+   */
+  groupOf(callPath: string): CallGroup | null {
+    if (this.groups.size === 0) return null;
+    const hops = boundedText(callPath, MAX_CALL_PATH_CHARS).split(/[^0-9A-Za-z*#+]+/);
+    for (let i = hops.length - 1; i >= 0; i--) {
+      const hop = hops[i];
+      const group = hop ? this.groups.get(hop) : undefined;
+      if (group) return { ...group };
+    }
+    return null;
   }
 
   /** Loads (or, with '', clears) the contacts file. A bad file is logged and leaves no contacts. */
@@ -265,26 +381,31 @@ export class Directory implements CallerDirectory {
     };
   }
 
-  /** The caller's name: the extension list first (it is the tenant's truth), then contacts. */
+  /**
+   * The caller's name: the extension list first (it is the tenant's truth), then the user's
+   * contacts file, then the PBX's company contacts.
+   */
   lookup(number: string): string | null {
     return this.identify(number)?.name ?? null;
   }
 
   /**
    * Who `number` is: a colleague on the tenant's extension list first (the phone system's own
-   * name for its extension is never overridden), then the contacts file with the contact's company
-   * and what this number is to them (mobile, work…).
+   * name for its extension is never overridden), then the user's own contacts file (the user
+   * chose it: it wins over the organisation's list), then the PBX's company contacts; a contact
+   * with its company and what this number is to them (mobile, work…).
    */
   identify(number: string): CallerIdentity | null {
     const key = numberKey(number, this.region);
     if (!key) return null;
     const colleague = this.extensions.get(key);
     if (colleague) return { name: colleague, source: 'directory', company: null, numberKind: null };
-    const contact = this.contacts.get(key);
+    const own = this.contacts.get(key);
+    const contact = own ?? this.pbxContacts.get(key);
     if (!contact) return null;
     return {
       name: contact.name,
-      source: 'contacts',
+      source: own ? 'contacts' : 'pbx-contacts',
       company: contact.company,
       numberKind: contact.numberKind,
     };
@@ -295,7 +416,7 @@ export class Directory implements CallerDirectory {
   }
 
   /** Contacts by number; when two contacts share a number, the first in the file keeps it. */
-  private index(contacts: readonly Contact[]): Map<string, ContactEntry> {
+  private index(contacts: readonly (Contact | PbxContact)[]): Map<string, ContactEntry> {
     const next = new Map<string, ContactEntry>();
     for (const c of contacts) {
       const name = displayText(c.name);
@@ -311,6 +432,12 @@ export class Directory implements CallerDirectory {
 
   private indexContacts(): void {
     this.contacts = this.index(this.contactsRaw);
+    this.emit();
+  }
+
+  private indexPbxContacts(): void {
+    if (this.pbxContactsRaw.length === 0 && this.pbxContacts.size === 0) return;
+    this.pbxContacts = this.index(this.pbxContactsRaw);
     this.emit();
   }
 

@@ -130,6 +130,10 @@ export class AppRuntime {
       clock: deps.clock,
       logger: deps.logger,
       fetchExtensions: () => this.connection.fetchExtensions(),
+      // Yeastar P-Series: its queues and ring groups (the card's "Queue: Sales") and its company
+      // contacts (caller names after the user's contacts file); nothing on other phone systems.
+      fetchGroups: () => this.connection.fetchGroups(),
+      fetchPbxContacts: () => this.connection.fetchCompanyContacts(),
       ...(deps.directoryRefreshMs !== undefined ? { refreshMs: deps.directoryRefreshMs } : {}),
     });
     this.settingsService = new SettingsService({

@@ -16,9 +16,17 @@ export type { NumberKind } from '../contacts/types.ts';
 
 /**
  * Where a call's caller name came from: the phone system's extension list (a colleague), the
- * user's contacts file, the CRM lookup, or nowhere (unknown caller).
+ * user's contacts file, the PBX's company contacts (Yeastar P-Series), the CRM lookup, or nowhere
+ * (unknown caller).
  */
-export type NameSource = 'directory' | 'contacts' | 'crm' | 'none';
+export type NameSource = 'directory' | 'contacts' | 'pbx-contacts' | 'crm' | 'none';
+
+/** The queue or ring group a call came through, by its name on the PBX (Yeastar P-Series). */
+export interface CallGroupView {
+  kind: 'queue' | 'ring-group';
+  /** The PBX's name for it: inert text, at most 128 characters. */
+  name: string;
+}
 
 export {
   CALL_OUTCOMES,
@@ -83,6 +91,11 @@ export interface CallCard extends CallFacts {
    * it; null when no lookup is made (none set up, or a colleague: the phone system names them).
    */
   crmLookup: CrmLookupState | null;
+  /**
+   * The queue or ring group the call came through ("Queue: Sales"), named from the PBX's lists;
+   * null when the phone system does not say, or names one no list knows (never a raw number).
+   */
+  group: CallGroupView | null;
 }
 
 /** What came of a call's CRM lookup, as the card shows it. */

@@ -40,8 +40,18 @@ export interface Pop {
   /** Present when the caller ID was longer and `from` is only its start (say so when showing it). */
   fromTruncated?: true;
   to: string;
-  /** The number the caller dialled (a DID) or the trunk, where the phone system says it. */
+  /**
+   * The inbound line as the phone system reports it: the number dialled (a DID) or the trunk;
+   * on a Yeastar P-Series PBX the inbound `to`, which may be the extension the PBX routed the
+   * call to rather than the DID (docs/phone-systems/yeastar-p-series.md section 3).
+   */
   line?: string;
+  /**
+   * Yeastar P-Series: the ringing member's raw `call_path` (the IVR, queue or ring group numbers
+   * the call came through), untrusted, at most 256 characters. [pbxlists: added for item 4 of
+   * issue 32; the decoder branch fills it.]
+   */
+  callPath?: string;
   eventId: string;
   /** Server timestamp of the ring, ms since the epoch. */
   timestamp: number;
@@ -281,6 +291,7 @@ export class EventPipeline {
           ...(call.fromTruncated ? { fromTruncated: true as const } : {}),
           to: call.to,
           ...(call.line !== undefined ? { line: call.line } : {}),
+          ...(call.call_path !== undefined ? { callPath: call.call_path } : {}),
           eventId: envelope.event_id,
           timestamp: envelope.timestamp,
           receivedAt: meta.receivedAt,

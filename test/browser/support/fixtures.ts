@@ -37,6 +37,7 @@ export function call(overrides: Partial<CallCard> & { callId: string }): CallCar
     numberKind: null,
     nameSource: 'directory',
     crmLookup: null,
+    group: null,
     to,
     toDisplay: shown(to),
     toName: null,
