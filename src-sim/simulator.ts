@@ -46,6 +46,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const keyRng = rng.fork(1);
   const directoryRng = rng.fork(2);
   const trafficRng = rng.fork(3);
+  const reportStyleRng = rng.fork(4);
 
   const stats = createStats();
   const credentials = new Credentials(clock, keyRng, tenant, options.accessTokenLifetimeSec);
@@ -67,6 +68,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
 
   const phoneSystem = options.phoneSystem ?? 'standard';
+  if (options.reportStyle !== undefined && phoneSystem !== 'yeastar-p-series')
+    throw new RangeError("reportStyle is for phoneSystem 'yeastar-p-series' only");
   const dialect = simDialect(phoneSystem);
   const hub = new SubscribeHub({
     clock,
@@ -92,6 +95,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       ? new YeastarCallBook(dispatcher, instanceId, {
           isExtension: (n) => extensions.some((e) => e.number === n),
           now: () => clock.now(),
+          reportStyle: options.reportStyle ?? 'snapshot',
+          rng: reportStyleRng,
         })
       : new CallBook(dispatcher, instanceId);
   const notices = new NoticeBook(dispatcher, instanceId, () => clock.now(), phoneSystem);

@@ -46,6 +46,13 @@ export interface SimulatorOptions {
    */
   phoneSystem?: 'standard' | 'yeastar-p-series';
   /**
+   * Added: how Yeastar P-Series call reports (30011) are shaped (src-sim/yeastar-calls.ts):
+   * 'snapshot' (default: every member in every report), 'member' (one member per report, as real
+   * PBXs were captured sending them) or 'mixed' (each call one of the two, from the seed). Only
+   * with phoneSystem 'yeastar-p-series'.
+   */
+  reportStyle?: 'snapshot' | 'member' | 'mixed';
+  /**
    * Added: the access token's lifetime in (simulated) seconds, as get_token answers it; default
    * 1800. Shorter lets a real-time client's refresh before expiry be watched in seconds.
    */
