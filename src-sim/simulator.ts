@@ -159,6 +159,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     createApiKey: (opts) => publicKey(credentials.createKey(opts)),
     ring: (opts) => calls.ring(opts),
     setCallState: (callId, state, opts) => calls.setState(callId, state, opts),
+    transfer: (callId, opts) => calls.transfer(callId, opts),
     voicemail: (opts) => notices.voicemail(opts),
     sms: (opts) => notices.sms(opts),
     setTrunkStatus: (trunk, status) => notices.trunkStatus(trunk, status),

@@ -145,6 +145,11 @@ export interface Simulator {
   ring(opts: { from: string; to: string | string[]; callId?: string }): string;
   /** One 30011 per ringing party (or just `to`). */
   setCallState(callId: string, state: string, opts?: { to?: string }): void;
+  /**
+   * Added: a blind transfer: the extension `from` leaves the call (ended / BYE) and `to` rings in
+   * the same call, with the same caller.
+   */
+  transfer(callId: string, opts: { from: string; to: string }): void;
   /** Added: one 30015 (voicemail received); voicemail_id generated unless given. */
   voicemail(opts: VoicemailOptions): Envelope;
   /** Added: one 30031 (inbound SMS, text at most 1,600 characters); message_id generated unless given. */

@@ -1,5 +1,5 @@
 import type { Dispatcher } from './dispatcher.ts';
-import type { CallBookLike } from './calls.ts';
+import { checkTransfer, type CallBookLike } from './calls.ts';
 import type { Rng } from './rng.ts';
 
 /**
@@ -216,6 +216,30 @@ export class YeastarCallBook implements CallBookLike {
       }
     for (const member of stopped) call.left.add(member.number);
     if (over) this.finish(callId, call, call.answeredAt !== undefined ? 'ANSWERED' : 'NO ANSWER');
+  }
+
+  /**
+   * A blind transfer: the extension `from` hangs up its leg (BYE) and `to` rings (RING, a new
+   * channel) in the same call, with the same caller. Snapshot: one report with both; member: the
+   * BYE alone, then the RING alone.
+   */
+  transfer(callId: string, opts: { from: string; to: string }): void {
+    const call = this.calls.get(callId);
+    if (!call) throw new RangeError(`unknown call: ${callId}`);
+    const leg = call.members.get(opts?.from);
+    checkTransfer(opts, leg !== undefined);
+    (leg as Member).status = 'BYE';
+    call.members.delete(opts.to);
+    const ring = { number: opts.to, channel: this.channel(opts.to), status: 'RING' };
+    call.members.set(opts.to, ring);
+    call.left.delete(opts.to);
+    if (call.style === 'snapshot') this.snapshot(callId, call);
+    else {
+      this.reportOne(callId, call, leg as Member);
+      this.reportOne(callId, call, ring);
+    }
+    call.members.delete(opts.from);
+    call.left.add(opts.from);
   }
 
   forget(callId: string): void {

@@ -244,6 +244,21 @@ describe('Yeastar P-Series member-style reports, against the simulator', () => {
     expect(new Set(sizes)).toEqual(new Set([1]));
   });
 
+  it('a blind transfer to me pops with the original caller, reported before the transfer', async () => {
+    const sim = await yeastarSim('member');
+    const t = connect(sim);
+    await connected(t);
+    const callId = sim.ring({ from: '+4930123456', to: '102' });
+    sim.setCallState(callId, 'answered', { to: '102' });
+    await sleepReal(100);
+    sim.transfer(callId, { from: '102', to: '101' });
+    await waitFor(() => t.pops.length === 1, 'pop');
+    expect(t.pops[0]).toMatchObject({ callId, from: '+4930123456', to: '101', line: '5550100' });
+    sim.setCallState(callId, 'answered', { to: '101' });
+    await waitFor(() => t.dismisses.length === 1, 'dismiss');
+    expect(t.dismisses[0]).toMatchObject({ callId, state: 'answered', to: '101' });
+  });
+
   it('mixed: calls in either shape pop once with the caller and are dismissed alike', async () => {
     const sim = await yeastarSim('mixed', 3);
     const sizes = membersPerReport(sim);

@@ -209,6 +209,42 @@ describe('Yeastar P-Series call reports', () => {
     }
   });
 
+  it('a blind transfer: the answering extension BYE and a new RING in the same call, in either style', async () => {
+    const expected = {
+      member: [
+        ['ALERT:in:+4930123456'],
+        ['RING:102'],
+        ['ANSWER:102'],
+        ['ANSWERED:in:+4930123456'],
+        ['BYE:102'],
+        ['RING:101'],
+        ['ANSWER:101'],
+        ['BYE:101'],
+        ['BYE:in:+4930123456'],
+      ],
+      snapshot: [
+        ['ALERT:in:+4930123456', 'RING:102'],
+        ['ANSWERED:in:+4930123456', 'ANSWER:102'],
+        ['ANSWERED:in:+4930123456', 'BYE:102', 'RING:101'],
+        ['ANSWERED:in:+4930123456', 'ANSWER:101'],
+        ['BYE:in:+4930123456', 'BYE:101'],
+      ],
+    };
+    for (const reportStyle of ['member', 'snapshot'] as const) {
+      const { sim, frames } = await yeastar({ reportStyle });
+      const callId = sim.ring({ from: '+4930123456', to: '102' });
+      sim.setCallState(callId, 'answered', { to: '102' });
+      sim.transfer(callId, { from: '102', to: '101' });
+      sim.setCallState(callId, 'answered', { to: '101' });
+      sim.setCallState(callId, 'ended');
+      expect(reports(frames), reportStyle).toEqual(expected[reportStyle]);
+      expect(cdrOf(frames)).toEqual([
+        expect.objectContaining({ call_id: callId, status: 'ANSWERED' }),
+      ]);
+      expect(() => sim.transfer(callId, { from: '101', to: '103' })).toThrow(/unknown call/);
+    }
+  });
+
   it('mixed: each call one style or the other, the same for the same seed', async () => {
     const styles = async () => {
       const { sim, frames } = await yeastar({ reportStyle: 'mixed', seed: 7 });
