@@ -7,6 +7,8 @@ export const CALL_STATE_CHANGED = 30011;
 export interface CallBookLike {
   ring(opts: { from: string; to: string | string[]; callId?: string }): string;
   setState(callId: string, state: string, opts?: { to?: string }): void;
+  /** A blind transfer: `from`'s leg ends and `to` rings, in the same call. */
+  transfer(callId: string, opts: { from: string; to: string }): void;
   forget(callId: string): void;
   activeCalls(): number;
 }
@@ -62,6 +64,17 @@ export class CallBook implements CallBookLike {
     if ([...call.parties.values()].every((s) => s === 'ended')) this.calls.delete(callId);
   }
 
+  /** `from` ended, then `to` ringing, for the same call and caller. */
+  transfer(callId: string, opts: { from: string; to: string }): void {
+    const call = this.calls.get(callId);
+    if (!call) throw new RangeError(`unknown call: ${callId}`);
+    checkTransfer(opts, call.parties.has(opts.from) && call.parties.get(opts.from) !== 'ended');
+    call.parties.set(opts.from, 'ended');
+    this.send(callId, call.from, opts.from, 'ended');
+    call.parties.set(opts.to, 'ringing');
+    this.send(callId, call.from, opts.to, 'ringing');
+  }
+
   /** Drops a call without sending anything (traffic stopped mid-call). */
   forget(callId: string): void {
     this.calls.delete(callId);
@@ -74,4 +87,12 @@ export class CallBook implements CallBookLike {
   private send(callId: string, from: string, to: string, state: string): void {
     this.dispatcher.emit(CALL_STATE_CHANGED, { call_id: callId, from, to, state });
   }
+}
+
+/** The checks of a transfer, the same for every call book. */
+export function checkTransfer(opts: { from: string; to: string }, fromInCall: boolean): void {
+  if (typeof opts?.from !== 'string' || typeof opts.to !== 'string' || opts.to === '')
+    throw new TypeError('transfer needs from and to (strings)');
+  if (opts.from === opts.to) throw new RangeError('transfer to the same extension');
+  if (!fromInCall) throw new RangeError(`${opts.from} is not in the call`);
 }

@@ -25,6 +25,9 @@ const USAGE = `Usage: npm run sim -- [options]
   --tls-cert <file>      serve https/wss with this PEM certificate (and --tls-key)
   --tls-key <file>       the certificate's PEM private key
   --phone-system <s>     standard (default) or yeastar-p-series
+  --report-style <s>     yeastar-p-series call reports: snapshot (default: every member in
+                         each report), member (one member per report, as real PBXs send them)
+                         or mixed (each call one of the two, from the seed)
   --token-lifetime <s>   access token lifetime in seconds (default 1800)
   --control              enable the HTTP control surface under /_sim/
   --help`;
@@ -43,6 +46,7 @@ const OPTIONS = {
   'tls-cert': { type: 'string' },
   'tls-key': { type: 'string' },
   'phone-system': { type: 'string' },
+  'report-style': { type: 'string' },
   'token-lifetime': { type: 'string' },
   control: { type: 'boolean' },
   help: { type: 'boolean' },
@@ -85,6 +89,16 @@ if (unit !== undefined && unit !== 'ms' && unit !== 's') fail(`invalid --timesta
 const phoneSystem = parsed['phone-system'];
 if (phoneSystem !== undefined && phoneSystem !== 'standard' && phoneSystem !== 'yeastar-p-series')
   fail(`invalid --phone-system: ${phoneSystem} (standard or yeastar-p-series)`);
+const reportStyle = parsed['report-style'];
+if (
+  reportStyle !== undefined &&
+  reportStyle !== 'snapshot' &&
+  reportStyle !== 'member' &&
+  reportStyle !== 'mixed'
+)
+  fail(`invalid --report-style: ${reportStyle} (snapshot, member or mixed)`);
+if (reportStyle !== undefined && phoneSystem !== 'yeastar-p-series')
+  fail('--report-style goes with --phone-system yeastar-p-series');
 const tenant = parsed.tenant;
 if (tenant !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(tenant))
   fail(`invalid --tenant: ${tenant}`);
@@ -114,6 +128,7 @@ const options: SimulatorOptions = {
   idleTimeoutMs: number(parsed['idle-timeout'], 'idle-timeout', (n) => n > 0) ?? 60_000,
   control: parsed.control ?? false,
   phoneSystem: phoneSystem ?? 'standard',
+  ...(reportStyle !== undefined && { reportStyle }),
   accessTokenLifetimeSec:
     number(parsed['token-lifetime'], 'token-lifetime', (n) => Number.isInteger(n) && n >= 4) ??
     1800,
@@ -158,6 +173,9 @@ process.stdout.write(
   [
     'Screenpop service simulator',
     `  Phone system: ${sim.phoneSystem}`,
+    ...(sim.phoneSystem === 'yeastar-p-series'
+      ? [`  Reports:      ${options.reportStyle ?? 'snapshot'}`]
+      : []),
     `  Base URL:     ${sim.baseUrl}`,
     `  Subscribe:    ${serviceUrl(sim.baseUrl, API_PATHS.subscribe, { ws: true }).href}`,
     `  Tenant:       ${sim.tenant}`,

@@ -95,6 +95,10 @@ const ROUTES: Record<string, Route> = {
     sim.setCallState(str(b, 'callId'), str(b, 'state'), to !== undefined ? { to } : {});
     return ok();
   },
+  'POST transfer': (sim, b) => {
+    sim.transfer(str(b, 'callId'), { from: str(b, 'from'), to: str(b, 'to') });
+    return ok();
+  },
   'POST voicemail': (sim, b) => {
     const callerName = b.callerName === undefined ? undefined : b.callerName;
     if (callerName !== undefined && typeof callerName !== 'string')

@@ -46,6 +46,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const keyRng = rng.fork(1);
   const directoryRng = rng.fork(2);
   const trafficRng = rng.fork(3);
+  const reportStyleRng = rng.fork(4);
 
   const stats = createStats();
   const credentials = new Credentials(clock, keyRng, tenant, options.accessTokenLifetimeSec);
@@ -67,6 +68,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
 
   const phoneSystem = options.phoneSystem ?? 'standard';
+  if (options.reportStyle !== undefined && phoneSystem !== 'yeastar-p-series')
+    throw new RangeError("reportStyle is for phoneSystem 'yeastar-p-series' only");
   const dialect = simDialect(phoneSystem);
   // A Yeastar PBX's queues, ring groups and company contacts (its API's lists).
   const pbxLists = phoneSystem === 'yeastar-p-series' ? createPbxLists(extensions) : undefined;
@@ -94,6 +97,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       ? new YeastarCallBook(dispatcher, instanceId, {
           isExtension: (n) => extensions.some((e) => e.number === n),
           now: () => clock.now(),
+          reportStyle: options.reportStyle ?? 'snapshot',
+          rng: reportStyleRng,
         })
       : new CallBook(dispatcher, instanceId);
   const notices = new NoticeBook(dispatcher, instanceId, () => clock.now(), phoneSystem);
@@ -157,6 +162,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     createApiKey: (opts) => publicKey(credentials.createKey(opts)),
     ring: (opts) => calls.ring(opts),
     setCallState: (callId, state, opts) => calls.setState(callId, state, opts),
+    transfer: (callId, opts) => calls.transfer(callId, opts),
     voicemail: (opts) => notices.voicemail(opts),
     sms: (opts) => notices.sms(opts),
     setTrunkStatus: (trunk, status) => notices.trunkStatus(trunk, status),

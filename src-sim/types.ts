@@ -46,6 +46,13 @@ export interface SimulatorOptions {
    */
   phoneSystem?: 'standard' | 'yeastar-p-series';
   /**
+   * Added: how Yeastar P-Series call reports (30011) are shaped (src-sim/yeastar-calls.ts):
+   * 'snapshot' (default: every member in every report), 'member' (one member per report, as real
+   * PBXs were captured sending them) or 'mixed' (each call one of the two, from the seed). Only
+   * with phoneSystem 'yeastar-p-series'.
+   */
+  reportStyle?: 'snapshot' | 'member' | 'mixed';
+  /**
    * Added: the access token's lifetime in (simulated) seconds, as get_token answers it; default
    * 1800. Shorter lets a real-time client's refresh before expiry be watched in seconds.
    */
@@ -138,6 +145,11 @@ export interface Simulator {
   ring(opts: { from: string; to: string | string[]; callId?: string }): string;
   /** One 30011 per ringing party (or just `to`). */
   setCallState(callId: string, state: string, opts?: { to?: string }): void;
+  /**
+   * Added: a blind transfer: the extension `from` leaves the call (ended / BYE) and `to` rings in
+   * the same call, with the same caller.
+   */
+  transfer(callId: string, opts: { from: string; to: string }): void;
   /** Added: one 30015 (voicemail received); voicemail_id generated unless given. */
   voicemail(opts: VoicemailOptions): Envelope;
   /** Added: one 30031 (inbound SMS, text at most 1,600 characters); message_id generated unless given. */

@@ -13,13 +13,15 @@ export interface LedgerFigures {
   stale: string[];
   /** Pops of calls this ledger never sent (another extension's call, or a demo's). */
   unexpected: string[];
+  /** Rings that popped with a caller other than the one that rang (e.g. none). */
+  wrongCaller: string[];
 }
 
 /** Outside numbers the rings come from (caller ID is any string; these are ordinary ones). */
 const CALLERS = ['+14155550123', '+442079460958', '+12125550187', '+493090182345', '+61298765432'];
 
 export class RingLedger {
-  private readonly sent = new Map<string, { sentAt: number }>();
+  private readonly sent = new Map<string, { sentAt: number; from: string }>();
   private readonly runner: RunnerProcess;
   private readonly staleMs: number;
   private n = 0;
@@ -32,8 +34,9 @@ export class RingLedger {
 
   /** Rings `to` from an outside number through the simulator's control surface. */
   async ring(sim: SimProcess, to = '101'): Promise<string> {
-    const callId = await sim.ring(CALLERS[this.n++ % CALLERS.length]!, to);
-    this.sent.set(callId, { sentAt: Date.now() });
+    const from = CALLERS[this.n++ % CALLERS.length]!;
+    const callId = await sim.ring(from, to);
+    this.sent.set(callId, { sentAt: Date.now(), from });
     return callId;
   }
 
@@ -79,6 +82,9 @@ export class RingLedger {
         (byCall.get(id) ?? []).some((p) => p.at - Number(p.timestamp) > this.staleMs),
       ),
       unexpected: [...byCall.keys()].filter((id) => !this.sent.has(id)),
+      wrongCaller: ids.filter((id) =>
+        (byCall.get(id) ?? []).some((p) => p.from !== this.sent.get(id)!.from),
+      ),
     };
   }
 }

@@ -162,3 +162,62 @@ describe(
     });
   },
 );
+
+/**
+ * The same processes, the simulator sending `--report-style member`: one member per report, as
+ * real P-Series PBXs were captured sending them (issue 32 item 1): the caller in a report of its
+ * own before the ring, each extension's ring, answer and hang-up alone. The background traffic
+ * sends the same shapes.
+ */
+describe(
+  'screenpop-headless --phone-system yeastar-p-series on member-style reports',
+  { timeout: 90_000 },
+  () => {
+    const MEMBER = { ...YEASTAR, reportStyle: 'member' as const };
+
+    it('pops each ring with the caller named (from its own earlier report) and the line, and dismisses it', async () => {
+      const { sim, runner, ledger } = await startSimAndRunner(group, MEMBER);
+      for (let i = 0; i < 3; i++) await ledger.ringAndSettle(sim);
+      // The ledger's first three callers, in order.
+      expect(runner.pops().map((p) => p.from)).toEqual([
+        '+14155550123',
+        '+442079460958',
+        '+12125550187',
+      ]);
+      expect(runner.pops()[0]).toMatchObject({ to: '101', line: '5550100' });
+      await runner.waitFor(
+        () => runner.lines.filter((l) => l.type === 'dismiss').length === 3,
+        'three dismisses',
+        10_000,
+      );
+      expectHealthy(runner, ledger, 3);
+    });
+
+    it("a ring group: the colleagues' rings and one's hang-up leave mine ringing; a colleague's answer dismisses it", async () => {
+      const { sim, runner, ledger } = await startSimAndRunner(group, {
+        ...MEMBER,
+        exclude: ['101', '102', '103'],
+      });
+      const callId = await sim.ring('+14155550123', ['101', '102', '103']);
+      await runner.waitFor(() => runner.pops().length === 1, 'the pop', 10_000);
+      const dismissed = () =>
+        runner.lines.filter((l) => l.type === 'dismiss' && l.call_id === callId);
+      await sleep(1_000); // 102's and 103's rings, each alone, came after mine
+      expect(dismissed(), runner.explain()).toEqual([]);
+      await sim.setState(callId, 'ended', '103');
+      await sleep(1_000);
+      expect(dismissed(), runner.explain()).toEqual([]);
+      await sim.setState(callId, 'answered', '102');
+      await runner.waitFor(() => dismissed().length > 0, 'the dismiss', 10_000);
+      expect(dismissed()[0]).toMatchObject({ call_id: callId, state: 'answered', to: '102' });
+      await sim.setState(callId, 'ended');
+      await sleep(500);
+      expect(runner.pops().filter((p) => p.call_id === callId)).toEqual([
+        expect.objectContaining({ from: '+14155550123', to: '101', line: '5550100' }),
+      ]);
+      expect(dismissed()).toHaveLength(1);
+      expect(ledger.figures().unexpected).toEqual([callId]); // rung by hand, not by the ledger
+      expect(runner.proc.running(), runner.explain()).toBe(true);
+    });
+  },
+);

@@ -42,6 +42,8 @@ export interface SimOptions {
   env?: NodeJS.ProcessEnv;
   /** `--phone-system`: the wire format the simulator speaks (standard by default). */
   phoneSystem?: 'standard' | 'yeastar-p-series';
+  /** `--report-style`: how a Yeastar P-Series simulator shapes its call reports (snapshot by default). */
+  reportStyle?: 'snapshot' | 'member' | 'mixed';
   /** `--token-lifetime`: access token lifetime in seconds (default 1800). */
   tokenLifetimeSec?: number;
 }
@@ -85,6 +87,7 @@ export class SimProcess {
     if (o.exclude?.length) args.push('--exclude', o.exclude.join(','));
     if (o.tls) args.push('--tls-cert', o.tls.certFile, '--tls-key', o.tls.keyFile);
     if (o.phoneSystem) args.push('--phone-system', o.phoneSystem);
+    if (o.reportStyle) args.push('--report-style', o.reportStyle);
     if (o.tokenLifetimeSec) args.push('--token-lifetime', String(o.tokenLifetimeSec));
     const proc = this.group.spawn('simulator', NODE, args, o.env ? { env: o.env } : {});
     this.proc = proc;
@@ -438,15 +441,18 @@ export async function startAutoMode(
     seed?: number;
     runnerArgs?: string[];
     phoneSystem?: 'standard' | 'yeastar-p-series';
+    /** The simulator's `--report-style` (Yeastar P-Series only). */
+    reportStyle?: 'snapshot' | 'member' | 'mixed';
   } = {},
 ): Promise<AutoModeRig> {
-  const { phoneSystem } = options;
+  const { phoneSystem, reportStyle } = options;
   const redis = await new RedisProcess(group).start();
   const sim = await new SimProcess(group, {
     traffic: 3,
     exclude: ['101'],
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(phoneSystem && { phoneSystem }),
+    ...(reportStyle && { reportStyle }),
   }).start();
   const relay = await new RelayProcess(group, {
     tenant: sim.tenant,

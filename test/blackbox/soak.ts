@@ -1,10 +1,12 @@
 /**
- * `npm run soak -- --minutes N [--seed S] [--phone-system standard|yeastar-p-series]`: the shipped
- * processes for N minutes, all speaking that phone system's wire, under faults chosen at random from
- * a seed, and the figures a user would judge them by. Prints, per minute and in
- * total, rings sent / popped / missed / doubled / stale and the resident memory (RSS) of the runner
- * and the relay, as a table and as JSON; exits 1 when a ring was missed, doubled or stale, or when
- * the runner died.
+ * `npm run soak -- --minutes N [--seed S] [--phone-system standard|yeastar-p-series]
+ * [--report-style snapshot|member|mixed]`: the shipped processes for N minutes, all speaking that
+ * phone system's wire (for Yeastar P-Series, the simulator's call reports in that style:
+ * src-sim/README.md), under faults chosen at random from a seed, and the figures a user would judge
+ * them by. Prints, per minute and in total, rings sent / popped / missed / doubled / stale and the
+ * resident memory (RSS) of the runner and the relay, as a table and as JSON; exits 1 when a ring
+ * was missed, doubled, stale or popped with a caller other than the one that rang, when a call
+ * nobody rang popped, when the runner did not recover from a fault, or when the runner died.
  *
  * The processes, all from this checkout and as documented: redis-server (AOF), the simulator
  * (`node src-sim/cli.ts --control`, background traffic, webhooks to the relay), the relay on Redis
@@ -29,11 +31,13 @@ const { values } = parseArgs({
     minutes: { type: 'string', default: '10' },
     seed: { type: 'string' },
     'phone-system': { type: 'string', default: 'standard' },
+    'report-style': { type: 'string' },
     help: { type: 'boolean' },
   },
 });
 const USAGE =
-  'Usage: npm run soak -- --minutes <n> [--seed <n>] [--phone-system standard|yeastar-p-series]\n';
+  'Usage: npm run soak -- --minutes <n> [--seed <n>] [--phone-system standard|yeastar-p-series]\n' +
+  '                      [--report-style snapshot|member|mixed] (yeastar-p-series only)\n';
 if (values.help) {
   process.stdout.write(USAGE);
   process.exit(0);
@@ -44,6 +48,16 @@ if (!phoneSystem) {
   process.stderr.write(`--phone-system must be standard or yeastar-p-series\n${USAGE}`);
   process.exit(2);
 }
+const REPORT_STYLES = ['snapshot', 'member', 'mixed'] as const;
+const reportStyle = REPORT_STYLES.find((s) => s === values['report-style']);
+if (values['report-style'] !== undefined && (!reportStyle || phoneSystem !== 'yeastar-p-series')) {
+  process.stderr.write(
+    `--report-style must be snapshot, member or mixed, with --phone-system yeastar-p-series\n${USAGE}`,
+  );
+  process.exit(2);
+}
+/** The system as the figures name it: `yeastar-p-series/member`. */
+const system = reportStyle ? `${phoneSystem}/${reportStyle}` : phoneSystem;
 const minutes = Number(values.minutes);
 if (!(minutes > 0 && minutes <= 24 * 60)) {
   process.stderr.write('--minutes must be between 0 and 1440\n');
@@ -169,12 +183,16 @@ async function main(): Promise<number> {
   process.once('SIGINT', stopAll);
   process.once('SIGTERM', stopAll);
   try {
-    const rig = await startAutoMode(group, { seed, phoneSystem });
+    const rig = await startAutoMode(group, {
+      seed,
+      phoneSystem,
+      ...(reportStyle && { reportStyle }),
+    });
     const { sim, runner } = rig;
     const started = Date.now();
     const end = started + minutes * 60_000;
     process.stderr.write(
-      `soak: seed ${seed}, ${minutes} min, ${phoneSystem}, runner pid ${runner.proc.pid}\n`,
+      `soak: seed ${seed}, ${minutes} min, ${system}, runner pid ${runner.proc.pid}\n`,
     );
 
     // Rings, every 2-5 s, each ended 3-8 s later.
@@ -253,6 +271,7 @@ async function main(): Promise<number> {
         missed: figures.missed.filter(inMinute).length,
         doubled: figures.doubled.filter(inMinute).length,
         stale: figures.stale.filter(inMinute).length,
+        wrongCaller: figures.wrongCaller.filter(inMinute).length,
         runnerRssMb: sample?.runnerMb ?? null,
         relayRssMb: sample?.relayMb ?? null,
         faults: faultsInjected
@@ -264,26 +283,34 @@ async function main(): Promise<number> {
       seed,
       minutes,
       phoneSystem,
+      ...(reportStyle && { reportStyle }),
       sent: figures.sent,
       popped: figures.popped,
       missed: figures.missed.length,
       doubled: figures.doubled.length,
       stale: figures.stale.length,
+      wrongCaller: figures.wrongCaller.length,
       unexpected: figures.unexpected.length,
       faults: faultsInjected.length,
       recoveryFailures,
       runnerRunning: running,
       faultLines: runner.lines.filter((l) => l.type === 'fault').length,
       perMinute,
-      details: { missed: figures.missed, doubled: figures.doubled, stale: figures.stale },
+      details: {
+        missed: figures.missed,
+        doubled: figures.doubled,
+        stale: figures.stale,
+        wrongCaller: figures.wrongCaller,
+        unexpected: figures.unexpected,
+      },
     };
     const table = [
-      'min  sent popped missed doubled stale  runner MB  relay MB  faults',
+      'min  sent popped missed doubled stale caller  runner MB  relay MB  faults',
       ...perMinute.map(
         (m) =>
-          `${String(m.minute).padStart(3)} ${String(m.sent).padStart(5)} ${String(m.popped).padStart(6)} ${String(m.missed).padStart(6)} ${String(m.doubled).padStart(7)} ${String(m.stale).padStart(5)} ${String(m.runnerRssMb ?? '-').padStart(10)} ${String(m.relayRssMb ?? '-').padStart(9)}  ${m.faults.join(', ')}`,
+          `${String(m.minute).padStart(3)} ${String(m.sent).padStart(5)} ${String(m.popped).padStart(6)} ${String(m.missed).padStart(6)} ${String(m.doubled).padStart(7)} ${String(m.stale).padStart(5)} ${String(m.wrongCaller).padStart(6)} ${String(m.runnerRssMb ?? '-').padStart(10)} ${String(m.relayRssMb ?? '-').padStart(9)}  ${m.faults.join(', ')}`,
       ),
-      `all ${String(summary.sent).padStart(5)} ${String(summary.popped).padStart(6)} ${String(summary.missed).padStart(6)} ${String(summary.doubled).padStart(7)} ${String(summary.stale).padStart(5)}   (seed ${seed}; ${phoneSystem}; ${summary.faults} faults; runner ${running ? 'running' : 'DEAD'})`,
+      `all ${String(summary.sent).padStart(5)} ${String(summary.popped).padStart(6)} ${String(summary.missed).padStart(6)} ${String(summary.doubled).padStart(7)} ${String(summary.stale).padStart(5)} ${String(summary.wrongCaller).padStart(6)}   (seed ${seed}; ${system}; ${summary.faults} faults; runner ${running ? 'running' : 'DEAD'})`,
     ];
     process.stdout.write(`${JSON.stringify(summary)}\n\n${table.join('\n')}\n`);
     const ok =
@@ -291,6 +318,7 @@ async function main(): Promise<number> {
       summary.missed === 0 &&
       summary.doubled === 0 &&
       summary.stale === 0 &&
+      summary.wrongCaller === 0 &&
       summary.unexpected === 0 &&
       recoveryFailures === 0;
     if (!ok) process.stderr.write(`soak FAILED\n${group.describe()}\n`);

@@ -20,10 +20,27 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function yeastarSim(): Promise<Simulator> {
-  const sim = await startSimulator({ phoneSystem: 'yeastar-p-series', extensions: 10 });
+async function yeastarSim(
+  reportStyle?: 'snapshot' | 'member' | 'mixed',
+  seed?: number,
+): Promise<Simulator> {
+  const sim = await startSimulator({
+    phoneSystem: 'yeastar-p-series',
+    extensions: 10,
+    ...(reportStyle && { reportStyle }),
+    ...(seed !== undefined && { seed }),
+  });
   cleanups.push(() => sim.close());
   return sim;
+}
+
+/** How many members each 30011 report the simulator sent listed. */
+function membersPerReport(sim: Simulator): number[] {
+  const counts: number[] = [];
+  sim.onSent((envelope) => {
+    if (envelope.event === 30011) counts.push((envelope.data.members as unknown[]).length);
+  });
+  return counts;
 }
 
 function connect(sim: Simulator, opts: { secret?: string; settings?: Partial<Settings> } = {}) {
@@ -178,5 +195,95 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
     expect(sim.stats().extensionList).toBeGreaterThan(0);
     const logs = JSON.stringify(t.logger.records);
     expect(logs).not.toMatch(/access_token=(?!\[REDACTED\])/);
+  });
+});
+
+/**
+ * Reports with one member each, as real P-Series PBXs send them (issue 32 item 1; the simulator's
+ * `reportStyle: 'member'`): the caller in a report of its own before the ring, each ring, answer and
+ * hang-up alone. The runner must pop and dismiss exactly as on snapshots.
+ */
+describe('Yeastar P-Series member-style reports, against the simulator', () => {
+  it('pops a direct ring with the caller named and the line (the caller came in an earlier report), and dismisses when answered', async () => {
+    const sim = await yeastarSim('member');
+    const sizes = membersPerReport(sim);
+    const t = connect(sim);
+    await connected(t);
+    const callId = sim.ring({ from: '+4930123456', to: '101' });
+    await waitFor(() => t.pops.length === 1, 'pop');
+    expect(t.pops[0]).toMatchObject({ callId, from: '+4930123456', to: '101', line: '5550100' });
+    sim.setCallState(callId, 'answered', { to: '101' });
+    await waitFor(() => t.dismisses.length === 1, 'dismiss');
+    expect(t.dismisses[0]).toMatchObject({ callId, state: 'answered', to: '101' });
+    expect(sizes.length).toBeGreaterThanOrEqual(3);
+    expect(new Set(sizes)).toEqual(new Set([1]));
+  });
+
+  it("a ring group: a colleague's ring and hang-up, each reported alone, leave mine ringing; the colleague's answer dismisses it", async () => {
+    const sim = await yeastarSim('member');
+    const sizes = membersPerReport(sim);
+    const t = connect(sim);
+    await connected(t);
+    const callId = sim.ring({ from: '+14155550123', to: ['101', '102', '103'] });
+    await waitFor(() => t.pops.length === 1, 'pop');
+    await sleepReal(300); // 102's and 103's rings, each alone, came after mine
+    expect(t.dismisses).toEqual([]);
+    // 103 declines: its BYE alone. My phone still rings.
+    sim.setCallState(callId, 'ended', { to: '103' });
+    await sleepReal(300);
+    expect(t.dismisses).toEqual([]);
+    // 102 answers: its ANSWER alone, the caller's ANSWERED alone, then my BYE alone.
+    sim.setCallState(callId, 'answered', { to: '102' });
+    await waitFor(() => t.dismisses.length === 1, 'dismiss');
+    expect(t.dismisses[0]).toMatchObject({ callId, state: 'answered', to: '102' });
+    sim.setCallState(callId, 'ended');
+    await sleepReal(300);
+    expect(t.pops).toHaveLength(1);
+    expect(t.dismisses).toHaveLength(1);
+    expect(t.pops[0]).toMatchObject({ callId, from: '+14155550123', to: '101', line: '5550100' });
+    expect(new Set(sizes)).toEqual(new Set([1]));
+  });
+
+  it('a blind transfer to me pops with the original caller, reported before the transfer', async () => {
+    const sim = await yeastarSim('member');
+    const t = connect(sim);
+    await connected(t);
+    const callId = sim.ring({ from: '+4930123456', to: '102' });
+    sim.setCallState(callId, 'answered', { to: '102' });
+    await sleepReal(100);
+    sim.transfer(callId, { from: '102', to: '101' });
+    await waitFor(() => t.pops.length === 1, 'pop');
+    expect(t.pops[0]).toMatchObject({ callId, from: '+4930123456', to: '101', line: '5550100' });
+    sim.setCallState(callId, 'answered', { to: '101' });
+    await waitFor(() => t.dismisses.length === 1, 'dismiss');
+    expect(t.dismisses[0]).toMatchObject({ callId, state: 'answered', to: '101' });
+  });
+
+  it('mixed: calls in either shape pop once with the caller and are dismissed alike', async () => {
+    const sim = await yeastarSim('mixed', 3);
+    const sizes = membersPerReport(sim);
+    const t = connect(sim);
+    await connected(t);
+    const callers = [
+      '+4930100001',
+      '+4930100002',
+      '+4930100003',
+      '+4930100004',
+      '+4930100005',
+      '+4930100006',
+    ];
+    for (const [i, from] of callers.entries()) {
+      const callId = sim.ring({ from, to: ['101', '104'] });
+      await waitFor(() => t.pops.length === i + 1, `pop ${i + 1}`);
+      sim.setCallState(callId, i % 2 ? 'answered' : 'ended', i % 2 ? { to: '101' } : {});
+      await waitFor(() => t.dismisses.length === i + 1, `dismiss ${i + 1}`);
+      if (i % 2) sim.setCallState(callId, 'ended');
+    }
+    // Both shapes were sent (with seed 3), and every pop named its caller.
+    expect(sizes.some((n) => n === 1) && sizes.some((n) => n > 1)).toBe(true);
+    expect(t.pops.map((p) => p.from)).toEqual(callers);
+    await sleepReal(300);
+    expect(t.pops).toHaveLength(callers.length);
+    expect(t.dismisses).toHaveLength(callers.length);
   });
 });

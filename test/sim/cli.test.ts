@@ -91,6 +91,33 @@ describe('simulator CLI', () => {
     await b.exited;
   });
 
+  it('--report-style member: a Yeastar simulator says which reports it sends', async () => {
+    const cli = startCli([
+      '--port',
+      '0',
+      '--phone-system',
+      'yeastar-p-series',
+      '--report-style',
+      'member',
+    ]);
+    child = cli.child;
+    const out = await cli.output(/Press Ctrl\+C/);
+    expect(out).toMatch(/Reports:\s+member\n/);
+    child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+  });
+
+  it('refuses an unknown --report-style, and one without --phone-system yeastar-p-series', async () => {
+    const bad = startCli(['--phone-system', 'yeastar-p-series', '--report-style', 'members']);
+    child = bad.child;
+    expect(await bad.exited).toBe(2);
+    expect(bad.stderr()).toMatch(/invalid --report-style: members/);
+    const standard = startCli(['--report-style', 'member']);
+    child = standard.child;
+    expect(await standard.exited).toBe(2);
+    expect(standard.stderr()).toMatch(/--report-style goes with --phone-system yeastar-p-series/);
+  });
+
   it('refuses bad flags with exit code 2', async () => {
     const cli = startCli(['--timestamp-unit', 'ns']);
     child = cli.child;

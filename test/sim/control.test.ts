@@ -81,6 +81,29 @@ describe('simulator control surface /_sim/', () => {
     );
   });
 
+  it('transfers a call: the first extension ended, then the new one ringing, with the same caller', async () => {
+    const s = await subscribed();
+    const callId = (await control('ring', { from: '+15557654321', to: '101' })).body
+      .call_id as string;
+    await control('state', { callId, state: 'answered', to: '101' });
+    expect((await control('transfer', { callId, from: '101', to: '104' })).body.errcode).toBe(0);
+    const frames = await s.waitFrames(5);
+    expect(frames.slice(1, 5).map((f) => JSON.parse(f).data)).toEqual([
+      { call_id: callId, from: '+15557654321', to: '101', state: 'ringing' },
+      { call_id: callId, from: '+15557654321', to: '101', state: 'answered' },
+      { call_id: callId, from: '+15557654321', to: '101', state: 'ended' },
+      { call_id: callId, from: '+15557654321', to: '104', state: 'ringing' },
+    ]);
+    // From an extension not in the call, to the same one, or in an unknown call: 40000.
+    for (const body of [
+      { callId, from: '102', to: '105' },
+      { callId, from: '104', to: '104' },
+      { callId: 'nope', from: '104', to: '105' },
+      { callId, from: '104' },
+    ])
+      expect((await control('transfer', body)).body.errcode, JSON.stringify(body)).toBe(40000);
+  });
+
   it('validates bodies and routes: 40000, 40400, 40500', async () => {
     expect((await control('ring', { from: 5, to: '101' })).body.errcode).toBe(40000);
     expect((await control('state', { callId: 'nope', state: 'ended' })).status).toBe(400);
