@@ -1,6 +1,6 @@
 /**
- * The three HTTP calls the app makes (docs/wire-protocol.md sections 2 to 4):
- * get_token, refresh_token and extension/list. Stateless: the token manager decides when to call.
+ * The HTTP calls the app makes (docs/wire-protocol.md sections 2 to 4): get_token,
+ * refresh_token and extension/list, and del_token where the phone system has it (Yeastar's). Stateless: the token manager decides when to call.
  *
  * - Every request has a time-out on the injected clock (so tests drive it) through an AbortSignal.
  * - Every failure is a ServiceError (errors.ts); its message is scrubbed of every registered secret.
@@ -69,6 +69,8 @@ interface RequestSpec {
   query?: Record<string, string>;
   body?: Record<string, unknown>;
   bearer?: string;
+  /** Shorter than the client's own time-out (revoking while the app quits). */
+  timeoutMs?: number;
 }
 
 export class ServiceClient {
@@ -133,6 +135,28 @@ export class ServiceClient {
     return parseTokenPair(answer, issuedAt, operation, previous);
   }
 
+  /** Whether this phone system can revoke a token (`del_token`); see revokeToken. */
+  get canRevoke(): boolean {
+    return this.api.revokes === true;
+  }
+
+  /**
+   * Revokes an access token (*Revoke Access Token*: `GET del_token?access_token=`, answered
+   * `{"errcode":0}`), so that it no longer counts against the application's 8 valid tokens. Only
+   * where the phone system has the call (`canRevoke`); the URL carries the token, so it is never
+   * logged (request() logs the operation and the status only, and scrubs any error).
+   */
+  async revokeToken(accessToken: string, timeoutMs?: number): Promise<void> {
+    if (!this.canRevoke) return;
+    await this.request({
+      operation: 'del_token',
+      method: 'GET',
+      path: API_PATHS.delToken,
+      bearer: accessToken,
+      ...(timeoutMs !== undefined && { timeoutMs: Math.min(timeoutMs, this.timeoutMs) }),
+    });
+  }
+
   /** Every extension, page by page, until `total_number` entries have been seen. */
   async listExtensions(accessToken: string): Promise<Extension[]> {
     const all: Extension[] = [];
@@ -172,10 +196,11 @@ export class ServiceClient {
 
     const controller = new AbortController();
     let timedOut = false;
+    const timeoutMs = spec.timeoutMs ?? this.timeoutMs;
     const timer = this.clock.setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, this.timeoutMs);
+    }, timeoutMs);
     const started = this.clock.monotonic();
     try {
       const response = await this.fetchImpl(url, {
@@ -224,7 +249,7 @@ export class ServiceClient {
       }
       throw errorFromResponse(response.status, body, response.headers, this.errorContext(spec));
     } catch (err) {
-      throw this.toServiceError(err, spec.operation, timedOut);
+      throw this.toServiceError(err, spec.operation, timedOut, timeoutMs);
     } finally {
       this.clock.clearTimeout(timer);
     }
@@ -239,12 +264,17 @@ export class ServiceClient {
     };
   }
 
-  private toServiceError(err: unknown, operation: string, timedOut: boolean): ServiceError {
+  private toServiceError(
+    err: unknown,
+    operation: string,
+    timedOut: boolean,
+    timeoutMs: number,
+  ): ServiceError {
     if (isServiceError(err)) return err.scrubbed((t) => this.secrets.scrub(t));
     if (timedOut) {
       return new ServiceError({
         kind: 'timeout',
-        message: `${operation}: no answer within ${Math.round(this.timeoutMs / 1000)} s`,
+        message: `${operation}: no answer within ${Math.round(timeoutMs / 1000)} s`,
       });
     }
     // A proxy or certificate failure, in words naming the host (and the proxy).
