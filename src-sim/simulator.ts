@@ -48,7 +48,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const trafficRng = rng.fork(3);
 
   const stats = createStats();
-  const credentials = new Credentials(clock, keyRng, tenant, options.accessTokenLifetimeSec);
+  const credentials = new Credentials(
+    clock,
+    keyRng,
+    tenant,
+    options.accessTokenLifetimeSec,
+    options.tokenRule,
+  );
   const mainKey = credentials.createKey({ name: 'Screenpop' });
   const extensions = createDirectory(extensionCount, tenant, directoryRng);
 
