@@ -118,6 +118,7 @@ export class Credentials {
   private readonly accessLifetimeS: number;
   private readonly tokenRule: TokenRule;
   private keyCount = 0;
+  private ended: () => void = () => {};
 
   constructor(
     clock: Clock,
@@ -210,7 +211,17 @@ export class Credentials {
   /** GET del_token: the access token stops working now (unknown or expired: 10002, as for any call). */
   revokeAccess(token: string | undefined, ip: string): void {
     const rec = this.authenticate(token, ip);
-    this.access.delete(rec.token);
+    rec.expiresAt = this.clock.now();
+    this.ended();
+  }
+
+  /**
+   * Called when tokens stop working before their time (del_token, a sign-in under the
+   * one-sign-in rule): the socket hub closes the sockets opened with them. Assumption (docs
+   * section 2): such a socket is closed as an expired one (10004, then 4002).
+   */
+  onTokensEnded(listener: () => void): void {
+    this.ended = listener;
   }
 
   /** How many access tokens of `key` work now (the token rule counts them). */
@@ -227,8 +238,11 @@ export class Credentials {
   }
 
   private endTokensOf(key: KeyRecord): void {
-    for (const [t, rec] of this.access) if (rec.key === key) this.access.delete(t);
+    const now = this.clock.now();
+    for (const rec of this.access.values())
+      if (rec.key === key && rec.expiresAt > now) rec.expiresAt = now;
     for (const [t, rec] of this.refresh) if (rec.key === key) this.refresh.delete(t);
+    this.ended();
   }
 
   /** POST refresh_token: a new pair; the used refresh token is spent, the old access token lives on. */

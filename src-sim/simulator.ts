@@ -83,6 +83,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     maxBufferedBytes: options.maxBufferedBytes ?? MAX_BUFFERED_BYTES,
     takeHandshakeFault: () => takeFault('handshake'),
   });
+  credentials.onTokensEnded(() => hub.expireEnded());
   const webhooks = new Webhooks(clock, stats, tenant, dialect);
   const dispatcher = new Dispatcher({
     clock,

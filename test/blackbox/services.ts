@@ -44,6 +44,8 @@ export interface SimOptions {
   phoneSystem?: 'standard' | 'yeastar-p-series';
   /** `--token-lifetime`: access token lifetime in seconds (default 1800). */
   tokenLifetimeSec?: number;
+  /** --token-one-sign-in: each get_token ends the application's earlier tokens. */
+  tokenOneSignIn?: boolean;
 }
 
 export class SimProcess {
@@ -86,6 +88,7 @@ export class SimProcess {
     if (o.tls) args.push('--tls-cert', o.tls.certFile, '--tls-key', o.tls.keyFile);
     if (o.phoneSystem) args.push('--phone-system', o.phoneSystem);
     if (o.tokenLifetimeSec) args.push('--token-lifetime', String(o.tokenLifetimeSec));
+    if (o.tokenOneSignIn) args.push('--token-one-sign-in');
     const proc = this.group.spawn('simulator', NODE, args, o.env ? { env: o.env } : {});
     this.proc = proc;
     await until(
