@@ -63,8 +63,8 @@ export class SignInGuard {
   private readonly policy: SignInPolicy;
   private signIns: number[] = [];
   private refusals: number[] = [];
-  /** Whether a fresh token was refused since the last reset (decides the words of a held sign-in). */
-  private takenAway = false;
+  /** When a fresh token was last refused (decides the words of a held sign-in); -Infinity: never. */
+  private lastTakenAway = -Infinity;
   private held: { until: number; error: ServiceError } | null = null;
 
   constructor(clock: Pick<Clock, 'now'>, policy: SignInPolicy = SIGN_IN_POLICY) {
@@ -86,7 +86,10 @@ export class SignInGuard {
       return this.hold(now, 'shared-application');
     }
     if (this.signIns.length >= this.policy.maxSignIns)
-      return this.hold(now, this.takenAway ? 'shared-application' : 'sign-ins-held');
+      return this.hold(
+        now,
+        now - this.lastTakenAway < this.policy.windowMs ? 'shared-application' : 'sign-ins-held',
+      );
     return null;
   }
 
@@ -114,7 +117,7 @@ export class SignInGuard {
     if (ageMs < 0 || ageMs >= this.policy.freshMs) return;
     const now = this.clock.now();
     this.prune(now);
-    this.takenAway = true;
+    this.lastTakenAway = now;
     this.refusals.push(now);
     this.refusals = this.refusals.slice(-this.policy.freshRefusals);
   }
@@ -123,7 +126,7 @@ export class SignInGuard {
   reset(): void {
     this.signIns = [];
     this.refusals = [];
-    this.takenAway = false;
+    this.lastTakenAway = -Infinity;
     this.held = null;
   }
 
