@@ -18,7 +18,7 @@ import { credentialsSource } from '../../src-main/core/credentials/credentials-s
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
-import { startSimulator } from '../../src-sim/index.ts';
+import { startSimulator, type TokenRule } from '../../src-sim/index.ts';
 import { directTransport } from '../support/direct-transport.ts';
 import { MemorySettings } from './support.ts';
 
@@ -27,11 +27,8 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function setup() {
-  const sim = await startSimulator({
-    phoneSystem: 'yeastar-p-series',
-    tokenRule: { kind: 'one-sign-in' },
-  });
+async function setup(tokenRule: TokenRule = { kind: 'one-sign-in' }) {
+  const sim = await startSimulator({ phoneSystem: 'yeastar-p-series', tokenRule });
   cleanups.push(() => sim.close());
   const secrets = new SecretRegistry();
   const logger = memoryLogger(secrets);
@@ -116,5 +113,22 @@ describe('Test connection beside a running Yeastar connection', () => {
     await connection.fetchExtensions();
     await stop();
     expect(sim.stats().delToken).toBe(1);
+  });
+
+  it('while the connection holds its sign-ins (the token limit), the test says the same words and signs in no more', async () => {
+    const { sim, connection, service } = await setup({ kind: 'limit', max: 1 });
+    // Another computer holds the application's only token.
+    const other = await fetch(`${sim.baseUrl}/openapi/v1.0/get_token`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ username: sim.apiKey.key, password: sim.apiKey.secret }),
+    });
+    expect(((await other.json()) as { errcode: number }).errcode).toBe(0);
+    await expect(connection.fetchExtensions()).rejects.toMatchObject({ fault: 'ys-token-limit' });
+    const result = await service.testConnection({ settings: {} });
+    expect(result.ok).toBe(false);
+    expect(result.message).toContain('(8; errcode 60002)');
+    expect(result.remedy).toContain('gateway mode');
+    expect(sim.stats().getToken).toBe(2);
   });
 });
