@@ -131,4 +131,14 @@ describe('Test connection beside a running Yeastar connection', () => {
     expect(result.remedy).toContain('gateway mode');
     expect(sim.stats().getToken).toBe(2);
   });
+
+  it('while the connection waits for a person (an address not allowed), the test signs in afresh to check the fix', async () => {
+    const { sim, service, connection } = await setup({ kind: 'none' });
+    sim.setAllowlist(sim.apiKey.key, ['192.0.2.1']); // 70087: this address is not allowed
+    await expect(connection.fetchExtensions()).rejects.toMatchObject({ fault: 'ys-ip-forbidden' });
+    sim.setAllowlist(sim.apiKey.key, []); // the administrator fixes it
+    const result = await service.testConnection({ settings: {} });
+    expect(result.ok).toBe(true);
+    expect(sim.stats().delToken).toBe(1); // the test's own token, given back
+  });
 });

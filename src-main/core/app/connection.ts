@@ -220,7 +220,10 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
           target.baseUrl === baseUrl &&
           target.apiKey === settings.apiKey &&
           (target.phoneSystem ?? 'standard') === settings.phoneSystem;
-        if (!same) return null;
+        // Waiting for a person (a refused secret, an address, the API off): the test is how they
+        // check their fix, so it signs in afresh. A held sign-in (sign-in-guard.ts) is not that:
+        // a fresh one would only end the other computer's token again.
+        if (!same || tokens.health().state === 'needs-attention') return null;
         return {
           getToken: () => tokens.getAccessToken(),
           listExtensions: (token) => client.listExtensions(token),
