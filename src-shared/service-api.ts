@@ -8,6 +8,8 @@ export const API_PREFIX = '/openapi/v1.0';
 export const API_PATHS = {
   getToken: `${API_PREFIX}/get_token`,
   refreshToken: `${API_PREFIX}/refresh_token`,
+  /** Yeastar P-Series only (*Revoke Access Token*): `GET del_token?access_token=`. */
+  delToken: `${API_PREFIX}/del_token`,
   extensionList: `${API_PREFIX}/extension/list`,
   /** Yeastar P-Series only (docs/phone-systems/yeastar-p-series.md section 9): the PBX's own lists. */
   queueList: `${API_PREFIX}/queue/list`,

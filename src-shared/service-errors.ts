@@ -82,6 +82,12 @@ export type FaultId =
   | 'ys-access-denied'
   | 'ys-ip-blocked'
   | 'ys-ip-forbidden'
+  // One API application, many computers (docs/phone-systems/yeastar-p-series.md section 2): the
+  // phone system's token limit, and sign-ins held by src-shared/sign-in-guard.ts.
+  | 'ys-token-limit'
+  | 'ys-token-limit-likely'
+  | 'shared-application'
+  | 'sign-ins-held'
   | 'unexpected';
 
 export interface FaultWords {
@@ -167,9 +173,14 @@ export interface ErrcodeMeaning {
 /**
  * Reads a phone system's errcodes: each system has its own table (10004 is "IP not allowed" on the
  * standard service and "token expired" on Yeastar's), so every reader of an errcode takes one.
- * `operation` is the API call that answered (some codes mean different things on get_token).
+ * `operation` is the API call that answered (some codes mean different things on get_token);
+ * `httpStatus` the answer's status, when it came in an HTTP answer.
  */
-export type ErrcodeReader = (errcode: number, operation?: string) => ErrcodeMeaning | undefined;
+export type ErrcodeReader = (
+  errcode: number,
+  operation?: string,
+  httpStatus?: number,
+) => ErrcodeMeaning | undefined;
 
 /** The standard service's table (docs/wire-protocol.md section 4). */
 export const standardErrcodes: ErrcodeReader = (errcode) => {

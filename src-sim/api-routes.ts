@@ -71,6 +71,7 @@ export async function handleApi(
   try {
     if (path === API_PATHS.getToken) stats.getToken++;
     else if (path === API_PATHS.refreshToken) stats.refreshToken++;
+    else if (path === API_PATHS.delToken) stats.delToken++;
     else if (path === API_PATHS.extensionList) stats.extensionList++;
 
     const fault = opts.takeApiFault();
@@ -92,6 +93,14 @@ export async function handleApi(
           ? credentials.exchange(body.username, body.password, ip)
           : credentials.refreshPair(body.refresh_token, ip);
       sendJson(res, 200, pair);
+      return;
+    }
+    if (path === API_PATHS.delToken && dialect.id === 'yeastar-p-series') {
+      // *Revoke Access Token*: GET, the token in the query, answered {"errcode":0,"errmsg":"SUCCESS"}.
+      if (method !== 'GET') throw new ApiError(ERR.METHOD_NOT_ALLOWED);
+      req.resume();
+      credentials.revokeAccess(dialect.token(req), ip);
+      sendJson(res, 200, { errcode: 0, errmsg: 'SUCCESS' });
       return;
     }
     if (path === API_PATHS.extensionList) {

@@ -29,6 +29,8 @@ const USAGE = `Usage: npm run sim -- [options]
                          each report), member (one member per report, as real PBXs send them)
                          or mixed (each call one of the two, from the seed)
   --token-lifetime <s>   access token lifetime in seconds (default 1800)
+  --token-limit <n>      refuse a token past n valid ones per API application (Yeastar: 8)
+  --token-one-sign-in    each get_token ends the API application's earlier tokens
   --control              enable the HTTP control surface under /_sim/
   --help`;
 
@@ -48,6 +50,8 @@ const OPTIONS = {
   'phone-system': { type: 'string' },
   'report-style': { type: 'string' },
   'token-lifetime': { type: 'string' },
+  'token-limit': { type: 'string' },
+  'token-one-sign-in': { type: 'boolean' },
   control: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
@@ -114,6 +118,21 @@ if (parsed['tls-cert'] && parsed['tls-key']) {
   }
 }
 
+// --token-limit / --token-one-sign-in (src-sim/credentials.ts: the two readings of many tokens).
+const tokenLimit = number(
+  parsed['token-limit'],
+  'token-limit',
+  (n) => Number.isInteger(n) && n >= 1,
+);
+if (tokenLimit !== undefined && parsed['token-one-sign-in'])
+  fail('--token-limit and --token-one-sign-in are two different PBXs: choose one');
+const tokenRule: SimulatorOptions['tokenRule'] =
+  tokenLimit !== undefined
+    ? { kind: 'limit', max: tokenLimit }
+    : parsed['token-one-sign-in']
+      ? { kind: 'one-sign-in' }
+      : { kind: 'none' };
+
 const options: SimulatorOptions = {
   ...(tls && { tls }),
   host: parsed.host ?? '127.0.0.1',
@@ -132,6 +151,7 @@ const options: SimulatorOptions = {
   accessTokenLifetimeSec:
     number(parsed['token-lifetime'], 'token-lifetime', (n) => Number.isInteger(n) && n >= 4) ??
     1800,
+  tokenRule,
 };
 const trafficRate = number(parsed.traffic, 'traffic', (n) => n > 0 && n <= 100_000);
 const exclude = parsed.exclude

@@ -2,7 +2,7 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import type { Clock } from '../src-shared/clock.ts';
 import type { Rng } from './rng.ts';
-import type { SimApiKey } from './types.ts';
+import type { SimApiKey, TokenRule } from './types.ts';
 import { ApiError, ERR } from './errors.ts';
 
 /** Lifetimes from docs/wire-protocol.md section 2, in (simulated) seconds. */
@@ -93,7 +93,21 @@ export function publicKey(k: KeyRecord): SimApiKey {
   };
 }
 
-/** API keys and the tokens issued for them. Expiry is judged on the sim clock's wall time. */
+/**
+ * API keys and the tokens issued for them. Expiry is judged on the sim clock's wall time.
+ *
+ * The token rule (docs/phone-systems/yeastar-p-series.md section 2) plays the two readings of a
+ * P-Series with one API application on many computers:
+ * - `limit`: *Get Access Token* ("Each third-party application is limited to 8 valid access
+ *   tokens simultaneously"; a new one only once one expires or is revoked,
+ *   https://help.yeastar.com/en/p-series-software-edition/developer-guide/get-access-token.html):
+ *   a get_token or refresh_token that would make `max + 1` valid access tokens of the key is
+ *   refused with ERR.TOKEN_LIMIT (Yeastar: 60002, our assumption: the guide names no code).
+ * - `one-sign-in`: a public integration's notes, from live debugging against a real P-Series:
+ *   "each new get_token call invalidates previously issued tokens for the same client". Each
+ *   get_token ends every earlier access and refresh token of the key (refresh_token does not).
+ * del_token (*Revoke Access Token*, `GET del_token?access_token=`) revokes one access token.
+ */
 export class Credentials {
   private readonly keys = new Map<string, KeyRecord>();
   private readonly access = new Map<string, AccessRecord>();
@@ -102,18 +116,22 @@ export class Credentials {
   private readonly rng: Rng;
   private readonly defaultTenant: string;
   private readonly accessLifetimeS: number;
+  private readonly tokenRule: TokenRule;
   private keyCount = 0;
+  private ended: () => void = () => {};
 
   constructor(
     clock: Clock,
     rng: Rng,
     defaultTenant: string,
     accessLifetimeS = ACCESS_TOKEN_LIFETIME_S,
+    tokenRule: TokenRule = { kind: 'none' },
   ) {
     this.clock = clock;
     this.rng = rng;
     this.defaultTenant = defaultTenant;
     this.accessLifetimeS = accessLifetimeS;
+    this.tokenRule = tokenRule;
   }
 
   createKey(
@@ -185,7 +203,46 @@ export class Credentials {
     if (!key || key.revoked || !sameSecret(key.secret, password))
       throw new ApiError(ERR.INVALID_KEY);
     this.checkIp(key, ip);
+    if (this.tokenRule.kind === 'one-sign-in') this.endTokensOf(key);
+    this.checkLimit(key);
     return this.issue(key);
+  }
+
+  /** GET del_token: the access token stops working now (unknown or expired: 10002, as for any call). */
+  revokeAccess(token: string | undefined, ip: string): void {
+    const rec = this.authenticate(token, ip);
+    rec.expiresAt = this.clock.now();
+    this.ended();
+  }
+
+  /**
+   * Called when tokens stop working before their time (del_token, a sign-in under the
+   * one-sign-in rule): the socket hub closes the sockets opened with them. Assumption (docs
+   * section 2): such a socket is closed as an expired one (10004, then 4002).
+   */
+  onTokensEnded(listener: () => void): void {
+    this.ended = listener;
+  }
+
+  /** How many access tokens of `key` work now (the token rule counts them). */
+  validAccessCount(key: KeyRecord): number {
+    const now = this.clock.now();
+    let n = 0;
+    for (const rec of this.access.values()) if (rec.key === key && now < rec.expiresAt) n++;
+    return n;
+  }
+
+  private checkLimit(key: KeyRecord): void {
+    if (this.tokenRule.kind === 'limit' && this.validAccessCount(key) >= this.tokenRule.max)
+      throw new ApiError(ERR.TOKEN_LIMIT);
+  }
+
+  private endTokensOf(key: KeyRecord): void {
+    const now = this.clock.now();
+    for (const rec of this.access.values())
+      if (rec.key === key && rec.expiresAt > now) rec.expiresAt = now;
+    for (const [t, rec] of this.refresh) if (rec.key === key) this.refresh.delete(t);
+    this.ended();
   }
 
   /** POST refresh_token: a new pair; the used refresh token is spent, the old access token lives on. */
@@ -199,6 +256,7 @@ export class Credentials {
     }
     if (rec.key.revoked) throw new ApiError(ERR.INVALID_KEY);
     this.checkIp(rec.key, ip);
+    this.checkLimit(rec.key);
     this.refresh.delete(token);
     return this.issue(rec.key);
   }

@@ -16,6 +16,12 @@ export const ERR = {
   NOT_FOUND: 40400,
   METHOD_NOT_ALLOWED: 40500,
   TOO_MANY_REQUESTS: ERRCODE.rateLimited,
+  /**
+   * Added: the application holds all the tokens a token rule allows (credentials.ts TokenRule).
+   * Yeastar's dialect answers it as 60002 MAX LIMITATION EXCEEDED; the standard service has no
+   * such rule, and answers it as HTTP 409.
+   */
+  TOKEN_LIMIT: 40900,
 } as const;
 
 /** The service's own `errmsg` words (the simulator's choice; clients never show them as they are). */
@@ -29,6 +35,7 @@ const MESSAGES: Record<number, string> = {
   [ERR.NOT_FOUND]: 'NOT FOUND',
   [ERR.METHOD_NOT_ALLOWED]: 'METHOD NOT ALLOWED',
   [ERR.TOO_MANY_REQUESTS]: 'TOO MANY REQUESTS',
+  [ERR.TOKEN_LIMIT]: 'TOO MANY TOKENS',
   50000: 'INTERNAL SERVER ERROR',
   50200: 'BAD GATEWAY',
   50300: 'SERVICE UNAVAILABLE',

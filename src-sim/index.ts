@@ -7,6 +7,7 @@ export type {
   SimStats,
   Simulator,
   SimulatorOptions,
+  TokenRule,
   TrafficOptions,
   WebhookInfo,
 } from './types.ts';

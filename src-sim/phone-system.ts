@@ -75,6 +75,7 @@ const YS = {
   tokenExpired: [10004, 'TOKEN EXPIRED'],
   accessDenied: [10005, 'ACCESS DENIED'],
   parameterError: [40002, 'PARAMETER ERROR'],
+  maxLimitationExceeded: [60002, 'MAX LIMITATION EXCEEDED'],
   ipForbidden: [70087, 'IP FORBIDDEN'],
 } as const;
 
@@ -99,6 +100,10 @@ function yeastarCode(errcode: number, operation: string): readonly [number, stri
     case ERR.NOT_FOUND:
     case ERR.METHOD_NOT_ALLOWED:
       return YS.interfaceNotExisted;
+    case ERR.TOKEN_LIMIT:
+      // Assumption (docs section 2): the guide names no errcode for its 8-token limit; a public
+      // integration reads 60002 ("the existing quantity has reached the limit") as that refusal.
+      return YS.maxLimitationExceeded;
     default:
       return [errcode, errmsgFor(errcode)];
   }

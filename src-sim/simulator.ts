@@ -49,7 +49,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const reportStyleRng = rng.fork(4);
 
   const stats = createStats();
-  const credentials = new Credentials(clock, keyRng, tenant, options.accessTokenLifetimeSec);
+  const credentials = new Credentials(
+    clock,
+    keyRng,
+    tenant,
+    options.accessTokenLifetimeSec,
+    options.tokenRule,
+  );
   const mainKey = credentials.createKey({ name: 'Screenpop' });
   const extensions = createDirectory(extensionCount, tenant, directoryRng);
 
@@ -82,6 +88,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     maxBufferedBytes: options.maxBufferedBytes ?? MAX_BUFFERED_BYTES,
     takeHandshakeFault: () => takeFault('handshake'),
   });
+  credentials.onTokensEnded(() => hub.expireEnded());
   const webhooks = new Webhooks(clock, stats, tenant, dialect);
   const dispatcher = new Dispatcher({
     clock,

@@ -5,6 +5,7 @@ export function createStats(): SimStats {
   return {
     getToken: 0,
     refreshToken: 0,
+    delToken: 0,
     extensionList: 0,
     tokenExpiredRejections: 0,
     wsConnections: 0,

@@ -220,6 +220,12 @@ export class SubscribeHub {
     return n;
   }
 
+  /** Tokens ended before their time (del_token, a sign-in that ends the earlier ones). */
+  expireEnded(): void {
+    for (const client of this.all)
+      if (this.opts.credentials.isExpired(client.access)) this.expireClient(client);
+  }
+
   /** After expireAllTokens: every open socket's token is now expired. */
   expireAll(): void {
     for (const client of this.all) this.expireClient(client);

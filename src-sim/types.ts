@@ -57,7 +57,15 @@ export interface SimulatorOptions {
    * 1800. Shorter lets a real-time client's refresh before expiry be watched in seconds.
    */
   accessTokenLifetimeSec?: number;
+  /**
+   * Added: how the PBX treats many tokens of one application (credentials.ts TokenRule): none
+   * (the default), the guide's limit of valid tokens, or each get_token ending the earlier ones.
+   */
+  tokenRule?: TokenRule;
 }
+
+/** See src-sim/credentials.ts. */
+export type TokenRule = { kind: 'none' } | { kind: 'limit'; max: number } | { kind: 'one-sign-in' };
 
 export interface SimApiKey {
   key: string;
@@ -86,6 +94,8 @@ export interface Envelope {
 export interface SimStats {
   getToken: number;
   refreshToken: number;
+  /** Added: del_token calls (Yeastar's *Revoke Access Token*). */
+  delToken: number;
   extensionList: number;
   tokenExpiredRejections: number;
   wsConnections: number;

@@ -122,6 +122,13 @@ function TestResult({
           <strong>{t.t('settings.what-to-do')}</strong> {result.remedy}
         </p>
       )}
+      {result.checks && result.checks.length > 0 && (
+        <ul data-testid="test-checks">
+          {result.checks.map((check) => (
+            <li key={check}>{check}</li>
+          ))}
+        </ul>
+      )}
       {result.ipToAllow && (
         <p>
           <WithValues

@@ -1,8 +1,8 @@
 /**
  * The HTTP calls the app makes (docs/wire-protocol.md sections 2 to 4): get_token, refresh_token
- * and extension/list; on a Yeastar P-Series PBX also its queue, ring group and company contact
- * lists (docs/phone-systems/yeastar-p-series.md section 9), paged by one loop (`listAll`).
- * Stateless: the token manager decides when to call.
+ * and extension/list; del_token where the phone system has it (Yeastar's); on a Yeastar P-Series
+ * PBX also its queue, ring group and company contact lists (docs/phone-systems/yeastar-p-series.md
+ * section 9), paged by one loop (`listAll`). Stateless: the token manager decides when to call.
  *
  * - Every request has a time-out on the injected clock (so tests drive it) through an AbortSignal.
  * - Every failure is a ServiceError (errors.ts); its message is scrubbed of every registered secret.
@@ -94,6 +94,8 @@ interface RequestSpec {
   query?: Record<string, string>;
   body?: Record<string, unknown>;
   bearer?: string;
+  /** Shorter than the client's own time-out (revoking while the app quits). */
+  timeoutMs?: number;
 }
 
 export class ServiceClient {
@@ -156,6 +158,28 @@ export class ServiceClient {
     const path = operation === 'get_token' ? API_PATHS.getToken : API_PATHS.refreshToken;
     const answer = await this.request({ operation, method: 'POST', path, body });
     return parseTokenPair(answer, issuedAt, operation, previous);
+  }
+
+  /** Whether this phone system can revoke a token (`del_token`); see revokeToken. */
+  get canRevoke(): boolean {
+    return this.api.revokes === true;
+  }
+
+  /**
+   * Revokes an access token (*Revoke Access Token*: `GET del_token?access_token=`, answered
+   * `{"errcode":0}`), so that it no longer counts against the application's 8 valid tokens. Only
+   * where the phone system has the call (`canRevoke`); the URL carries the token, so it is never
+   * logged (request() logs the operation and the status only, and scrubs any error).
+   */
+  async revokeToken(accessToken: string, timeoutMs?: number): Promise<void> {
+    if (!this.canRevoke) return;
+    await this.request({
+      operation: 'del_token',
+      method: 'GET',
+      path: API_PATHS.delToken,
+      bearer: accessToken,
+      ...(timeoutMs !== undefined && { timeoutMs: Math.min(timeoutMs, this.timeoutMs) }),
+    });
   }
 
   /** Every extension, page by page, until `total_number` entries have been seen. */
@@ -270,10 +294,11 @@ export class ServiceClient {
 
     const controller = new AbortController();
     let timedOut = false;
+    const timeoutMs = spec.timeoutMs ?? this.timeoutMs;
     const timer = this.clock.setTimeout(() => {
       timedOut = true;
       controller.abort();
-    }, this.timeoutMs);
+    }, timeoutMs);
     const started = this.clock.monotonic();
     try {
       const response = await this.fetchImpl(url, {
@@ -322,7 +347,7 @@ export class ServiceClient {
       }
       throw errorFromResponse(response.status, body, response.headers, this.errorContext(spec));
     } catch (err) {
-      throw this.toServiceError(err, spec.operation, timedOut);
+      throw this.toServiceError(err, spec.operation, timedOut, timeoutMs);
     } finally {
       this.clock.clearTimeout(timer);
     }
@@ -337,12 +362,17 @@ export class ServiceClient {
     };
   }
 
-  private toServiceError(err: unknown, operation: string, timedOut: boolean): ServiceError {
+  private toServiceError(
+    err: unknown,
+    operation: string,
+    timedOut: boolean,
+    timeoutMs: number,
+  ): ServiceError {
     if (isServiceError(err)) return err.scrubbed((t) => this.secrets.scrub(t));
     if (timedOut) {
       return new ServiceError({
         kind: 'timeout',
-        message: `${operation}: no answer within ${Math.round(this.timeoutMs / 1000)} s`,
+        message: `${operation}: no answer within ${Math.round(timeoutMs / 1000)} s`,
       });
     }
     // A proxy or certificate failure, in words naming the host (and the proxy).

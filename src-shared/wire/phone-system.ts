@@ -15,6 +15,8 @@ export interface ApiDialect {
   tokenIn: 'authorization' | 'query';
   /** The system's errcodes (each system has its own table). */
   errcodes: ErrcodeReader;
+  /** Whether a token can be revoked (`del_token`); the standard service publishes no such call. */
+  revokes?: boolean;
 }
 
 /** The event stream (events/ws-source.ts). */

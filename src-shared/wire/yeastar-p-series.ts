@@ -40,7 +40,8 @@ export const YEASTAR_STREAM: StreamDialect = {
 
 export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
   id: 'yeastar-p-series',
-  api: { tokenIn: 'query', errcodes: yeastarErrcodes },
+  // *Revoke Access Token*: GET del_token?access_token= (docs section 2).
+  api: { tokenIn: 'query', errcodes: yeastarErrcodes, revokes: true },
   stream: YEASTAR_STREAM,
   callCode: YEASTAR_EVENT.callState,
   featureCodes: {

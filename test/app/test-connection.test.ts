@@ -196,3 +196,53 @@ describe('testConnection', () => {
     }
   });
 });
+
+describe('testConnection on Yeastar: set-up checks and the token it took', () => {
+  const YS = { phoneSystem: 'yeastar-p-series' as const };
+
+  it('says one application per desktop (or the gateway) and Call Status Monitor; not on the standard service', async () => {
+    const ys = await run({}, null, YS);
+    expect(ys.ok).toBe(true);
+    expect(ys.checks).toHaveLength(2);
+    expect(ys.checks![0]).toContain('gateway mode');
+    expect(ys.checks![1]).toContain('Call Status Monitor');
+    expect((await run({})).checks).toBeUndefined();
+  });
+
+  it('an address with no API (10001) adds which appliances have it', async () => {
+    const result = await run(
+      {
+        getToken: async () => {
+          throw new ServiceError({
+            kind: 'unsupported',
+            fault: 'ys-api-off',
+            errcode: 10001,
+            message: 'x',
+          });
+        },
+      },
+      null,
+      YS,
+    );
+    expect(result.ok).toBe(false);
+    expect(result.checks![0]).toContain('P550, P560 and P570');
+  });
+
+  it('gives back the token it took, after the list, even when the list fails', async () => {
+    const released: string[] = [];
+    await run(
+      {
+        getToken: async () => 'tok-taken',
+        listExtensions: async () => {
+          throw new ServiceError({ kind: 'server', message: 'x' });
+        },
+        release: async (token) => {
+          released.push(token);
+        },
+      },
+      null,
+      YS,
+    );
+    expect(released).toEqual(['tok-taken']);
+  });
+});

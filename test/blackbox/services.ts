@@ -46,6 +46,8 @@ export interface SimOptions {
   reportStyle?: 'snapshot' | 'member' | 'mixed';
   /** `--token-lifetime`: access token lifetime in seconds (default 1800). */
   tokenLifetimeSec?: number;
+  /** --token-one-sign-in: each get_token ends the application's earlier tokens. */
+  tokenOneSignIn?: boolean;
 }
 
 export class SimProcess {
@@ -89,6 +91,7 @@ export class SimProcess {
     if (o.phoneSystem) args.push('--phone-system', o.phoneSystem);
     if (o.reportStyle) args.push('--report-style', o.reportStyle);
     if (o.tokenLifetimeSec) args.push('--token-lifetime', String(o.tokenLifetimeSec));
+    if (o.tokenOneSignIn) args.push('--token-one-sign-in');
     const proc = this.group.spawn('simulator', NODE, args, o.env ? { env: o.env } : {});
     this.proc = proc;
     await until(

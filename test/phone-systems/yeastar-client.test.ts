@@ -16,6 +16,8 @@ import {
   type ServiceError,
 } from '../../src-shared/service-errors.ts';
 import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { errorFromResponse } from '../../src-shared/api/errors.ts';
+import { yeastarErrcodes } from '../../src-shared/phone-systems/yeastar-p-series.ts';
 import { validateSettings } from '../../src-main/core/settings/validate-settings.ts';
 import { parseHeadlessArgs, UsageError } from '../../src-main/headless/args.ts';
 import { effectiveSettings } from '../../src-main/headless/admin.ts';
@@ -205,5 +207,58 @@ describe('the phoneSystem setting, flag and policy', () => {
     ]);
     expect(effectiveSettings(flagged, {}, locked, logger).phoneSystem).toBe('yeastar-p-series');
     expect(JSON.stringify(logger.records)).toContain('"setting":"phoneSystem"');
+  });
+});
+
+describe('Yeastar P-Series: one API application, many desktops (docs section 2)', () => {
+  it("60002 on get_token is the 8-token limit, in words, held (not a person's fix); elsewhere a refused request", async () => {
+    const limit = '{"errcode":60002,"errmsg":"MAX LIMITATION EXCEEDED"}';
+    const err = await failure(
+      client({ get_token: limit }, 'yeastar-p-series').c.getToken('id', 'secret-1'),
+    );
+    expect(err).toMatchObject({ kind: 'rate-limit', errcode: 60002, fault: 'ys-token-limit' });
+    const words = describeError(err);
+    expect(words.needsUser).toBe(false);
+    expect(words.reason).toContain('(8; errcode 60002)');
+    expect(words.remedy).toContain('gateway mode');
+    const list = await failure(
+      client({ 'extension/list': limit }, 'yeastar-p-series').c.listExtensions('tok-123456'),
+    );
+    expect(list.kind).toBe('bad-request');
+  });
+
+  it('an errcode the guide does not list, refused to get_token, is named as the likely token limit', async () => {
+    const err = await failure(
+      client(
+        { get_token: '{"errcode":60009,"errmsg":"SOMETHING"}' },
+        'yeastar-p-series',
+      ).c.getToken('id', 'secret-1'),
+    );
+    expect(err.fault).toBe('ys-token-limit-likely');
+    expect(describeError(err).reason).toContain(
+      'most likely this API application already holds the 8 tokens',
+    );
+    // An HTTP failure carrying a code is the server's trouble, not the limit.
+    const failed = errorFromResponse(503, { errcode: 50300 }, undefined, {
+      operation: 'get_token',
+      errcodes: yeastarErrcodes,
+    });
+    expect(failed.kind).toBe('server');
+  });
+
+  it("revokes a token as Revoke Access Token shows: GET del_token, the token in the query, the guide's answer", async () => {
+    const { c, side } = client(
+      { del_token: fixture('del-token-response.json') },
+      'yeastar-p-series',
+    );
+    expect(c.canRevoke).toBe(true);
+    await c.revokeToken('tok-abcdef-123456');
+    expect(side.seen).toHaveLength(1);
+    expect(side.seen[0]!.url.pathname).toBe('/openapi/v1.0/del_token');
+    expect(side.seen[0]!.url.searchParams.get('access_token')).toBe('tok-abcdef-123456');
+    const standard = client({}, 'standard');
+    expect(standard.c.canRevoke).toBe(false);
+    await standard.c.revokeToken('tok-abcdef-123456');
+    expect(standard.side.seen).toHaveLength(0);
   });
 });

@@ -257,6 +257,11 @@ describe('Yeastar P-Series frames from the guide', () => {
   it('error answers carry errcode and errmsg', () => {
     expect(JSON.parse(fixture('response-error-get-token.json'))).toMatchObject({ errcode: -1 });
     expect(JSON.parse(fixture('response-error-parameter.json'))).toMatchObject({ errcode: 40002 });
+    // Revoke Access Token (the client's use of it: yeastar-client.test.ts).
+    expect(JSON.parse(fixture('del-token-response.json'))).toEqual({
+      errcode: 0,
+      errmsg: 'SUCCESS',
+    });
   });
 
   it("tokens (and webhook secrets) in the guide's request URLs are scrubbed from any text", () => {

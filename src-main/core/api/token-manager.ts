@@ -14,12 +14,19 @@
  * - Network errors, 5xx and 429 back off exponentially with full jitter, never sooner than
  *   Retry-After; during back-off getToken rejects at once with the last error (no hammering), unless
  *   the current token is still usable.
+ * - Sign-ins (get_token, not refresh_token) are bounded and held by the one rule of
+ *   src-shared/sign-in-guard.ts: the phone system's token limit, and another computer signing in
+ *   with the same API application (each sign-in ending the other's tokens).
+ * - Tokens are revoked (`release()`, where the phone system has `del_token`) when the connection
+ *   ends: sign-out, quit, new credentials. Within a time limit: quitting never waits on a PBX
+ *   that does not answer.
  */
 import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
 import type { AccessToken, TokenSource, WakeReason } from '../events/contracts.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
 import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../../../src-shared/backoff.ts';
+import { SignInGuard, type SignInPolicy } from '../../../src-shared/sign-in-guard.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import { Generation } from '../../../src-shared/generation.ts';
 import {
@@ -60,6 +67,12 @@ export const REFRESH_TOKEN_MIN_REMAINING_MS = 60 * 1000;
  * manager needs attention and Try again asks the keychain anew.
  */
 export const DEFAULT_CREDENTIALS_TIMEOUT_MS = 2 * 60 * 1000;
+/**
+ * How long revoking the tokens may take when the connection ends. Below the shortest time the
+ * quit sequence allows (2 s at shutdown, quit-sequence.ts), so that a PBX that does not answer
+ * never holds a quit: an unrevoked token simply expires within 30 minutes.
+ */
+export const DEFAULT_RELEASE_LIMIT_MS = 1_500;
 /** Superseded tokens stay registered as secrets for a few generations (they may still show up in logs). */
 const RETIRED_SECRETS_KEPT = 8;
 
@@ -73,6 +86,9 @@ export interface TokenManagerDeps {
   refreshMarginMs?: number;
   backoff?: BackoffPolicy;
   credentialsTimeoutMs?: number;
+  /** How often it may sign in (src-shared/sign-in-guard.ts); SIGN_IN_POLICY by default. */
+  signIn?: SignInPolicy;
+  releaseLimitMs?: number;
 }
 
 export class TokenManager implements TokenSource {
@@ -84,8 +100,14 @@ export class TokenManager implements TokenSource {
   private readonly refreshMarginMs: number;
   private readonly credentialsTimeoutMs: number;
   private readonly backoff: Backoff;
+  private readonly guard: SignInGuard;
+  private readonly releaseLimitMs: number;
 
   private pair: TokenPair | null = null;
+  /** When the current pair was obtained (its age decides whether a refusal took it away). */
+  private pairIssuedAt = 0;
+  /** The access token a refresh superseded: still valid until its own end, revoked with the pair. */
+  private previousAccess: { value: string; expiresAt: number } | null = null;
   /** Margin for the current pair: the configured one, but never more than a quarter of its life. */
   private margin = 0;
   private inflight: Promise<TokenPair> | null = null;
@@ -107,6 +129,8 @@ export class TokenManager implements TokenSource {
     this.refreshMarginMs = deps.refreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS;
     this.credentialsTimeoutMs = deps.credentialsTimeoutMs ?? DEFAULT_CREDENTIALS_TIMEOUT_MS;
     this.backoff = new Backoff(deps.backoff ?? TOKEN_BACKOFF, deps.random);
+    this.guard = new SignInGuard(deps.clock, deps.signIn);
+    this.releaseLimitMs = deps.releaseLimitMs ?? DEFAULT_RELEASE_LIMIT_MS;
     this.healthListeners = new Emitter(this.logger, 'health');
   }
 
@@ -138,8 +162,12 @@ export class TokenManager implements TokenSource {
 
   /** The service said this token is expired or unknown: never hand it out again. */
   invalidate(value: string): void {
-    if (this.pair && this.pair.accessToken === value) {
-      this.logger.info('access token invalidated by the service');
+    if (this.pair && this.pair.accessToken === value && this.pair.accessExpiresAt > 0) {
+      const ageMs = this.clock.now() - this.pairIssuedAt;
+      this.logger.info('access token invalidated by the service', {
+        ageSec: Math.round(ageMs / 1000),
+      });
+      this.guard.tokenRefused(ageMs);
       this.pair = { ...this.pair, accessExpiresAt: 0 };
     }
   }
@@ -177,6 +205,7 @@ export class TokenManager implements TokenSource {
   /** The user asks to try again now (after fixing the key, the allowlist or the network). */
   retry(): void {
     this.backoff.reset();
+    this.guard.reset();
     this.clearRetryTimer();
     this.setHealth({ state: 'ok' });
     if (!this.pair || !this.isFresh(this.pair, this.clock.now())) this.background();
@@ -187,9 +216,12 @@ export class TokenManager implements TokenSource {
   credentialsChanged(): void {
     this.generation.bump();
     this.inflight = null;
+    // The old application's tokens hold slots of its 8 (sign-in-guard.ts): give them back.
+    void this.revokeHeld();
     if (this.pair) this.retire(this.pair);
     this.pair = null;
     this.backoff.reset();
+    this.guard.reset();
     this.clearRetryTimer();
     this.clearRefreshTimer();
     this.setHealth({ state: 'ok' });
@@ -226,6 +258,56 @@ export class TokenManager implements TokenSource {
     this.stopped = true;
     this.clearRefreshTimer();
     this.clearRetryTimer();
+  }
+
+  /**
+   * The connection ends (sign-out, quit, new credentials): no more timers, and the tokens this
+   * manager holds are revoked where the phone system can (`del_token`), so that they stop
+   * counting against the application's 8. Bounded by `releaseLimitMs`; never rejects.
+   */
+  async release(): Promise<void> {
+    this.stop();
+    this.generation.bump();
+    this.inflight = null;
+    await this.revokeHeld();
+    if (this.pair) this.retire(this.pair);
+    this.pair = null;
+  }
+
+  /** Revokes the current and the superseded access token (those still valid), within the limit. */
+  private async revokeHeld(): Promise<void> {
+    if (!this.client.canRevoke) return;
+    const now = this.clock.now();
+    const held = [
+      this.pair,
+      this.previousAccess && {
+        accessToken: this.previousAccess.value,
+        accessExpiresAt: this.previousAccess.expiresAt,
+      },
+    ]
+      .filter((p): p is Pick<TokenPair, 'accessToken' | 'accessExpiresAt'> =>
+        Boolean(p && p.accessExpiresAt > now),
+      )
+      .map((p) => p.accessToken);
+    this.previousAccess = null;
+    if (held.length === 0) return;
+    let timer: TimerHandle | undefined;
+    const limit = new Promise<'late'>((resolve) => {
+      timer = this.clock.setTimeout(() => resolve('late'), this.releaseLimitMs);
+    });
+    const revoked = Promise.allSettled(
+      held.map((token) => this.client.revokeToken(token, this.releaseLimitMs)),
+    );
+    const outcome = await Promise.race([revoked, limit]);
+    this.clock.clearTimeout(timer);
+    if (outcome === 'late')
+      this.logger.info('tokens not revoked in time; they expire by themselves', {
+        limitMs: this.releaseLimitMs,
+      });
+    else {
+      const failed = outcome.filter((o) => o.status === 'rejected').length;
+      this.logger.info('tokens revoked', { revoked: held.length - failed, failed });
+    }
   }
 
   // --- internals -----------------------------------------------------------------------------
@@ -321,11 +403,28 @@ export class TokenManager implements TokenSource {
       });
     }
     this.secrets.add(creds.secret);
-    return this.client.getToken(creds.key, creds.secret);
+    const held = this.guard.beforeSignIn();
+    if (held) throw held;
+    try {
+      const pair = await this.client.getToken(creds.key, creds.secret);
+      this.guard.signedIn();
+      return pair;
+    } catch (err) {
+      // The token limit: held from now, and said with what is left of the hold.
+      if (isServiceError(err) && this.guard.refusedSignIn(err) > 0)
+        throw this.guard.beforeSignIn() ?? err;
+      throw err;
+    }
   }
 
   private onSuccess(pair: TokenPair, startedAt: number): void {
     if (this.pair) this.retire(this.pair, pair);
+    const old = this.pair;
+    this.previousAccess =
+      old && old.accessToken !== pair.accessToken && old.accessExpiresAt > this.clock.now()
+        ? { value: old.accessToken, expiresAt: old.accessExpiresAt }
+        : null;
+    this.pairIssuedAt = startedAt;
     this.secrets.add(pair.accessToken);
     this.secrets.add(pair.refreshToken);
     this.pair = pair;
@@ -350,6 +449,7 @@ export class TokenManager implements TokenSource {
       this.enterNeedsAttention(error);
       return;
     }
+    // A held sign-in carries what is left of its hold as retryAfterMs (sign-in-guard.ts).
     const delay = this.backoff.next(error.retryAfterMs);
     const retryAt = this.clock.now() + delay;
     this.logger.warn('token request failed; backing off', {

@@ -16,7 +16,8 @@ import { credentialsSource } from '../credentials/credentials-source.ts';
 import type { ConnectionStatus, WakeReason } from '../events/contracts.ts';
 import { UserNumberMatcher } from '../events/numbers.ts';
 import type { Settings } from '../settings/types.ts';
-import type { Connection, ConnectionFactory } from './connection.ts';
+import type { Connection, ConnectionFactory, ProbeTarget } from './connection.ts';
+import type { ConnectionProbe } from './test-connection.ts';
 import type { DirectoryEntry } from './directory.ts';
 import type { PbxContact, PbxGroup } from '../../../src-shared/api/pbx-lists.ts';
 import type { DismissEvent, PopEvent } from './ports.ts';
@@ -208,6 +209,11 @@ export class ConnectionSupervisor {
     const c = this.connection;
     if (!c) return Promise.reject(new Error('not connected'));
     return c.fetchCompanyContacts ? c.fetchCompanyContacts() : Promise.resolve([]);
+  }
+
+  /** Test connection's probe on the running token, when the test is about this connection's application. */
+  runningProbe(target: ProbeTarget): ConnectionProbe | null {
+    return this.connection?.runningProbe?.(target) ?? null;
   }
 
   /** Whether `to` is one of the user's numbers on the connection in force. */

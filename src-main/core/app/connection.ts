@@ -28,6 +28,14 @@ import { phrase } from '../../../src-shared/i18n/phrase.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 import { wireFor } from '../../../src-shared/wire/index.ts';
 import type { RelayIdentity } from '../../../src-shared/relay-protocol.ts';
+import type { ConnectionProbe } from './test-connection.ts';
+
+/** What a Test connection is about: the phone system, its address and the API key (Client ID). */
+export interface ProbeTarget {
+  phoneSystem?: Settings['phoneSystem'];
+  baseUrl: string;
+  apiKey: string;
+}
 
 /** What the app needs of an engine (ScreenpopEngine has it all). */
 export interface EngineLike {
@@ -57,7 +65,14 @@ export interface Connection {
   wake(reason: WakeReason): void;
   /** The user asks to try again now (after fixing the key, the allowlist or the network). */
   retry(): void;
+  /** Ends it: the stream, then the tokens (revoked where the phone system can, within a limit). */
   stop(): Promise<void>;
+  /**
+   * Test connection on the application this connection already signs in with: a probe that uses
+   * the running token (no new get_token, which would take one of the application's 8 tokens, or
+   * end this computer's own token on a PBX that keeps one per application); null for any other.
+   */
+  runningProbe?(target: ProbeTarget): ConnectionProbe | null;
   /** Organisation mode: who the relay last said this is (null until it has). */
   identity?(): RelayIdentity | null;
   /** Organisation mode: each time the relay says who this is (a new session, a changed grant). */
@@ -227,7 +242,21 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
       },
       async stop() {
         await engine.stop();
-        tokens.stop();
+        await tokens.release();
+      },
+      runningProbe(target) {
+        const same =
+          target.baseUrl === baseUrl &&
+          target.apiKey === settings.apiKey &&
+          (target.phoneSystem ?? 'standard') === settings.phoneSystem;
+        // Waiting for a person (a refused secret, an address, the API off): the test is how they
+        // check their fix, so it signs in afresh. A held sign-in (sign-in-guard.ts) is not that:
+        // a fresh one would only end the other computer's token again.
+        if (!same || tokens.health().state === 'needs-attention') return null;
+        return {
+          getToken: () => tokens.getAccessToken(),
+          listExtensions: (token) => client.listExtensions(token),
+        };
       },
     };
   };

@@ -139,6 +139,7 @@ export class AppRuntime {
     this.settingsService = new SettingsService({
       ...deps,
       logger: this.logger,
+      runningProbe: (target) => this.connection.runningProbe(target),
       inspectContactsFile: (path) => this.directory.inspectContactsFile(path),
     });
     this.presenter = new CallPresenter({

@@ -4,6 +4,9 @@ import { ServiceClient } from '../../../src-shared/api/service-client.ts';
 import { wireFor } from '../../../src-shared/wire/index.ts';
 import type { ConnectionProbe, TestConnectionInput } from './test-connection.ts';
 
+/** How long giving back a test's token may take. */
+const RELEASE_TIMEOUT_MS = 3_000;
+
 /**
  * The probe Test connection (the settings window) and the runner's diagnostics use: a service
  * client on the draft address, speaking the draft phone system's wire format, through the one
@@ -24,5 +27,7 @@ export function serviceProbe(
   return {
     getToken: async () => (await client.getToken(input.apiKey, input.secret)).accessToken,
     listExtensions: (token) => client.listExtensions(token),
+    // The test's own token goes back at once (del_token on Yeastar), within a few seconds.
+    release: (token) => client.revokeToken(token, RELEASE_TIMEOUT_MS),
   };
 }

@@ -14,6 +14,7 @@ import {
 } from '../credentials/credential-store.ts';
 import { DEFAULT_SETTINGS, type PhoneSystem, type Settings } from '../settings/types.ts';
 import { NOT_SET_UP, type ConnectionPlan } from './connection-supervisor.ts';
+import type { ProbeTarget } from './connection.ts';
 import { previewCrmUrl } from './crm-url.ts';
 import { crmKeychainAccount } from '../crm/build.ts';
 import { crmSettingsProblem } from '../crm/settings-problem.ts';
@@ -50,6 +51,11 @@ export interface SettingsServiceDeps {
   /** Starts the demo's simulator playing `phoneSystem` (the one in the settings). */
   startDemo: (phoneSystem: PhoneSystem) => Promise<DemoService>;
   createProbe: (input: TestConnectionInput & { secret: string }) => ConnectionProbe;
+  /**
+   * The running connection's probe when a test is about the application it signs in with (the
+   * stored secret): Test connection then takes no new token (connection.ts runningProbe).
+   */
+  runningProbe?: (target: ProbeTarget) => ConnectionProbe | null;
   localAddress?: (host: string) => Promise<string | null>;
   /** What a contacts file holds (the directory reads it). */
   inspectContactsFile: (path: string) => Promise<ContactsFileResult>;
@@ -370,19 +376,27 @@ export class SettingsService {
     let secret = patch.secret?.trim() || null;
     if (secret) this.d.secrets.add(secret);
     if (!secret && demo) secret = demo.secret;
+    const phoneSystem = demo ? (demo.phoneSystem ?? 'standard') : s.phoneSystem;
+    // No new secret typed: the test is about the stored one, which the running connection (if it
+    // is on this application) already holds a token for.
+    const running = patch.secret?.trim()
+      ? null
+      : (this.d.runningProbe?.({ phoneSystem, baseUrl, apiKey }) ?? null);
     const account = accountFor(apiKey, baseUrl);
-    if (!secret && account) secret = await this.d.credentials.getSecret(account).catch(() => null);
+    if (!secret && !running && account)
+      secret = await this.d.credentials.getSecret(account).catch(() => null);
     return testConnection(
       {
-        phoneSystem: demo ? (demo.phoneSystem ?? 'standard') : s.phoneSystem,
+        phoneSystem,
         baseUrl,
         apiKey,
         secret,
+        ...(running ? { running: true } : {}),
         extensions: demo ? [demo.extension] : s.extensions,
         defaultRegion: s.defaultRegion,
       },
       {
-        createProbe: this.d.createProbe,
+        createProbe: running ? () => running : this.d.createProbe,
         logger: this.logger,
         ...(this.d.words ? { words: this.d.words } : {}),
         ...(this.d.localAddress ? { localAddress: this.d.localAddress } : {}),

@@ -6,6 +6,7 @@ import {
   describeError,
   hintPhrase,
   isServiceError,
+  type FaultId,
   type HintId,
 } from '../../../src-shared/service-errors.ts';
 import type { DirectoryEntry } from './directory.ts';
@@ -19,13 +20,22 @@ import type { PhoneSystem } from '../settings/types.ts';
 import { ProxyConfigError } from '../../../src-shared/net/proxy.ts';
 
 /**
- * "Test connection" in the settings window: exchanges the draft key and secret for a token and
- * lists the extensions, then says in plain words what happened and what to do. Nothing is saved.
+ * "Test connection" in the settings window: exchanges the draft key and secret for a token (or,
+ * on the application the running connection signs in with, uses its token: no new sign-in) and
+ * lists the extensions, then says in plain words what happened and what to do, with the set-up
+ * checks of the phone system (Yeastar: one application per desktop or the relay's gateway mode,
+ * Call Status Monitor on trunks, the models with the API). Nothing is saved.
  */
 export interface ConnectionProbe {
-  /** The access token's value (ServiceClient.getToken(key, secret).accessToken). */
+  /** The access token's value (ServiceClient.getToken(key, secret).accessToken, or the running one). */
   getToken(): Promise<string>;
   listExtensions(accessToken: string): Promise<DirectoryEntry[]>;
+  /**
+   * Gives back a token this probe took for the test (`del_token` where the phone system has it),
+   * so that a test does not hold one of the application's tokens for 30 minutes. Absent on the
+   * running connection's probe: its token is not the test's to give back.
+   */
+  release?(accessToken: string): Promise<void>;
 }
 
 export interface TestConnectionInput {
@@ -35,6 +45,8 @@ export interface TestConnectionInput {
   apiKey: string;
   /** The secret to test: the draft one, or the stored one. */
   secret: string | null;
+  /** The probe is the running connection's (its token): no secret is needed. */
+  running?: boolean;
   extensions: string[];
   defaultRegion: string;
 }
@@ -123,7 +135,7 @@ export async function testConnection(
       message: t.t('status.test.key-empty'),
       remedy: t.t('status.test.key-remedy'),
     };
-  if (!input.secret)
+  if (!input.secret && !input.running)
     return {
       ok: false,
       message: t.t('status.test.secret-missing'),
@@ -131,7 +143,7 @@ export async function testConnection(
     };
   let probe: ConnectionProbe;
   try {
-    probe = deps.createProbe({ ...input, secret: input.secret });
+    probe = deps.createProbe({ ...input, secret: input.secret ?? '' });
   } catch (err) {
     // The way out cannot be built (a "This proxy" setting without a usable address): say why and
     // what to do, not "the test could not run".
@@ -144,8 +156,10 @@ export async function testConnection(
     throw err;
   }
   let step: 'token' | 'list' = 'token';
+  let taken: string | null = null;
   try {
     const token = await probe.getToken();
+    if (probe.release) taken = token;
     step = 'list';
     const list = await probe.listExtensions(token);
     const result: TestConnectionResult = {
@@ -171,10 +185,44 @@ export async function testConnection(
         result.remedy = t.t('status.test.check-extension');
       }
     }
-    return result;
+    return withChecks(result, input.phoneSystem, null, t);
   } catch (err) {
-    return explainFailure(err, step, base.url, deps, t);
+    const failed = await explainFailure(err, step, base.url, deps, t);
+    return withChecks(failed, input.phoneSystem, describeError(err).fault, t);
+  } finally {
+    if (taken !== null) await giveBack(probe, taken, deps.logger);
   }
+}
+
+/** A token taken for the test, given back; a failure only costs that token's 30 minutes. */
+async function giveBack(probe: ConnectionProbe, token: string, logger: Logger): Promise<void> {
+  try {
+    await probe.release?.(token);
+  } catch (err) {
+    logger.info('the test token was not revoked; it expires by itself', {
+      fault: describeError(err).fault,
+    });
+  }
+}
+
+/**
+ * The set-up checks a phone system needs said (docs/phone-systems/yeastar-p-series.md section 8):
+ * on Yeastar, one API application serves one desktop (8 tokens; a PBX may even keep one per
+ * application), so a team uses the relay's gateway mode; a trunk without Call Status Monitor
+ * sends outside calls without a caller; and where the API is not there at all, which models have it.
+ */
+function withChecks(
+  result: TestConnectionResult,
+  phoneSystem: PhoneSystem | undefined,
+  fault: FaultId | null,
+  t: Translator,
+): TestConnectionResult {
+  if (phoneSystem !== 'yeastar-p-series') return result;
+  const checks: string[] = [];
+  if (fault === 'ys-api-off' || fault === 'not-phone-system')
+    checks.push(t.t('status.test.ys-api-models'));
+  checks.push(t.t('status.test.ys-one-application'), t.t('status.test.ys-call-status-monitor'));
+  return { ...result, checks };
 }
 
 /**

@@ -275,6 +275,8 @@ export interface TestConnectionResult {
   /** The caller_id_name of the user's extension, when found. */
   extensionName?: string;
   extensionCount?: number;
+  /** Set-up checks of the phone system, in plain words (Yeastar: one application per desktop...). */
+  checks?: string[];
 }
 
 /** The CRM link filled with a sample call, or why it cannot be (phrases, and their English). */
