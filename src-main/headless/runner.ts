@@ -186,7 +186,14 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   // Lines go out in the order things happened, even when a pop waits for the first extension list.
   let queue = Promise.resolve();
   const emit = (line: OutputLine | Promise<OutputLine>) => {
-    queue = queue.then(async () => deps.write(formatLine(await line)));
+    queue = queue
+      .then(async () => deps.write(formatLine(await line)))
+      .catch((error: unknown) => {
+        // That line is lost, and said so; the lines after it still go out. A queue left rejected
+        // would drop every later line and make each later emit an unhandled rejection, whose
+        // fault line is one more emit: a fault loop.
+        logger.error('a stdout line could not be made or written; it is left out', { error });
+      });
   };
   let newConnection: () => Connection;
   if (service) {
