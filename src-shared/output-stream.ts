@@ -12,10 +12,13 @@
  * this file: 93 MB of stderr in 10 s, a full core, SIGTERM ignored).
  *
  * `outputStream(stream)` is the one writer of such a stream: it listens for its errors, and from
- * the first one on (or from a backlog of unread bytes past `maxBacklogBytes`: a reader that
- * stopped reading, whose lines would otherwise pile up in memory) it drops every write and says
- * once that the stream is gone (`gone`). What that means is the owner's decision: stderr gone is
- * "carry on without logs"; the runner's stdout gone is "the consumer is gone: stop".
+ * the first one on it drops every write and says once that the stream is gone (`gone`). What that
+ * means is the owner's decision: stderr gone is "carry on without logs"; the runner's stdout gone
+ * is "the consumer is gone: stop". A reader that stopped reading leaves the bytes in memory
+ * (Node queues what the pipe does not take): past `maxBacklogBytes` unread, `backlog` says what
+ * happens: `gone` (stdout: those lines are the product, and a reader that far behind is gone) or
+ * `drop` (stderr: lines are dropped while the backlog lasts, and written again once the reader
+ * has caught up).
  *
  * One writer per stream object (a second listener per logger would pile up): the first call for a
  * stream makes it, later calls return the same one.
@@ -53,11 +56,12 @@ const writers = new WeakMap<WritableOutput, OutputStream>();
 
 export function outputStream(
   stream: WritableOutput,
-  options: { maxBacklogBytes?: number } = {},
+  options: { maxBacklogBytes?: number; backlog?: 'gone' | 'drop' } = {},
 ): OutputStream {
   const existing = writers.get(stream);
   if (existing) return existing;
   const maxBacklog = options.maxBacklogBytes ?? MAX_BACKLOG_BYTES;
+  const dropOnBacklog = options.backlog === 'drop';
   let gone: OutputGone | undefined;
   let settle: (why: OutputGone) => void = () => {};
   const promise = new Promise<OutputGone>((resolve) => (settle = resolve));
@@ -72,13 +76,14 @@ export function outputStream(
   const writer: OutputStream = {
     write(text) {
       if (gone) return;
+      if (dropOnBacklog && stream.writableLength > maxBacklog) return;
       try {
         stream.write(text);
       } catch (error) {
         end(error, 'error');
         return;
       }
-      if (stream.writableLength > maxBacklog) end(null, 'backlog');
+      if (!dropOnBacklog && stream.writableLength > maxBacklog) end(null, 'backlog');
     },
     isGone: () => gone !== undefined,
     gone: promise,
@@ -87,12 +92,15 @@ export function outputStream(
   return writer;
 }
 
-/** The process's stderr, through its one writer: what log lines and a program's messages go to. */
+/**
+ * The process's stderr, through its one writer: what log lines and a program's messages go to.
+ * A reader that stopped reading costs the lines written meanwhile, never memory.
+ */
 export function stderrOutput(): OutputStream {
-  return outputStream(process.stderr);
+  return outputStream(process.stderr, { backlog: 'drop' });
 }
 
-/** The process's stdout, through its one writer. */
+/** The process's stdout, through its one writer: a reader that stopped reading is gone. */
 export function stdoutOutput(): OutputStream {
-  return outputStream(process.stdout);
+  return outputStream(process.stdout, { backlog: 'gone' });
 }

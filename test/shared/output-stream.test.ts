@@ -49,6 +49,17 @@ describe('outputStream', () => {
     expect(stream.writes).toBe(11);
   });
 
+  it('backlog "drop" (stderr): writes are dropped while the reader is behind, and resume after', async () => {
+    const stream = new StalledStream();
+    const out = outputStream(stream, { maxBacklogBytes: 1_000, backlog: 'drop' });
+    for (let i = 0; i < 100; i++) out.write('x'.repeat(100));
+    expect(stream.writes).toBe(11);
+    stream.writableLength = 0; // the reader caught up
+    out.write('again');
+    expect(stream.writes).toBe(12);
+    expect(out.isGone()).toBe(false);
+  });
+
   it('a write that throws is the stream gone, not an exception', async () => {
     const stream = new StalledStream();
     stream.write = () => {
