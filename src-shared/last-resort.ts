@@ -9,16 +9,21 @@
  * and counted, and the owner is told (`onFault`): it keeps the engine running or rebuilds it, and
  * says so in its status. Nothing here exits the process.
  *
+ * Faults are logged one by one at most LOGGED_PER_WINDOW times per window (log-sampler.ts), then
+ * one line says how many more there were: a fault that repeats cannot write the log at its rate.
+ *
  * A caught error in a loop is a fault of its own: a fault that causes the next one (a write whose
  * failure is logged by a write that fails) repeats in process.nextTick, thousands a second, and
  * starves every timer, socket and signal handler. More than `loop.faults` faults within
  * `loop.withinMs` is such a loop: it is logged once, no fault after it is logged (each is still
  * counted and told to `onFault`), and the owner is told once (`onLoop`), which ends the process:
- * nothing short of that stops a loop that never yields.
+ * nothing short of that stops a loop that never yields. The few lines before it fit in a pipe's
+ * buffer, so the line saying so is not lost when the process exits behind a slow log reader.
  */
 import type { Clock, TimerHandle } from './clock.ts';
 import { Emitter } from './emitter.ts';
 import { SecretRegistry, type Logger } from './log.ts';
+import { SampledLog } from './log-sampler.ts';
 
 export type FaultOrigin = 'timer' | 'uncaughtException' | 'unhandledRejection' | 'listener';
 
@@ -60,6 +65,11 @@ export interface LoopRule {
  */
 export const DEFAULT_LOOP_RULE: LoopRule = { faults: 200, withinMs: 10_000 };
 
+/** Faults logged one by one per 10 s; the rest are counted in one line (log-sampler.ts). */
+export const LOGGED_PER_WINDOW = 10;
+const LOG_WINDOW_MS = 10_000;
+const FAULT_MESSAGE = 'unexpected error caught by the last resort; carrying on';
+
 /** What the owner is told, once, when faults turn into a loop. */
 export interface FaultLoop {
   /** Faults within the rule's window (`faults` + 1). */
@@ -79,6 +89,7 @@ export class LastResort {
   /** Monotonic times of the last `rule.faults` faults, a ring (bounded whatever happens). */
   private readonly recent: number[] = [];
   private inLoop = false;
+  private readonly faultLog: SampledLog;
   private count = 0;
   private last: Fault | undefined;
 
@@ -89,6 +100,10 @@ export class LastResort {
     this.listeners = new Emitter(this.logger, 'fault');
     this.loopListeners = new Emitter(this.logger, 'fault-loop');
     this.rule = deps.loop ?? DEFAULT_LOOP_RULE;
+    this.faultLog = new SampledLog(this.logger, 'error', FAULT_MESSAGE, deps.clock, {
+      perWindow: LOGGED_PER_WINDOW,
+      windowMs: LOG_WINDOW_MS,
+    });
   }
 
   /** Logs and counts `error`, and tells the listeners. Never throws. */
@@ -106,7 +121,7 @@ export class LastResort {
       this.last = fault;
       const loopStarts = !this.inLoop && this.isLoop();
       if (!this.inLoop)
-        this.logger.error('unexpected error caught by the last resort; carrying on', {
+        this.faultLog.write({
           origin,
           count: this.count,
           name,
