@@ -4,6 +4,7 @@ import { systemClock } from '../src-shared/clock.ts';
 import { LastResort } from '../src-shared/last-resort.ts';
 import { whenToStop, type StopReason } from '../src-shared/stop-signal.ts';
 import { SecretRegistry, createLogger, silentLogger, type Logger } from '../src-shared/log.ts';
+import { stderrOutput, stdoutOutput } from '../src-shared/output-stream.ts';
 import { checkConfig, type ConfigReport } from './check-config.ts';
 import { loadConfig, type RelayConfig } from './config.ts';
 import { startRelay, type RelayServer } from './server.ts';
@@ -30,6 +31,12 @@ const USAGE = `usage: npm run relay -- [--config <relay.json>] [--check-config]
 Examples: deploy/relay/ (config, Dockerfile, compose file, systemd unit).
 SIGTERM/SIGINT drain gracefully and exit 0 (1 if storage could not be closed cleanly, e.g. the
 memory store's snapshot was not written). A relay that cannot start says what failed and exits 1.`;
+
+// Every write to the two streams goes through their one writer (src-shared/output-stream.ts): a
+// reader that went away (the log collector, `| head`) means no more output, never a write error
+// caught in a loop; the relay serves on without its logs.
+const stdout = stdoutOutput();
+const stderr = stderrOutput();
 
 /** How long past shutdownGraceMs a drain may take before the process gives up and exits 1. */
 const SHUTDOWN_SLACK_MS = 15_000;
@@ -81,22 +88,22 @@ async function users(argv: string[]): Promise<number> {
     if (a === '-c' || a === '--config') configPath = argv[++i];
     else if (a.startsWith('--config=')) configPath = a.slice('--config='.length);
     else if (a === '-h' || a === '--help') {
-      process.stdout.write(USERS_USAGE + '\n');
+      stdout.write(USERS_USAGE + '\n');
       return 0;
     } else rest.push(a);
   }
   const config = loadConfig(configPath, process.env);
   try {
-    return await usersCommand(rest, config, (line) => process.stdout.write(line + '\n'));
+    return await usersCommand(rest, config, (line) => stdout.write(line + '\n'));
   } catch (err) {
     if (
       err instanceof UsersUsageError ||
       (err as { code?: string }).code?.startsWith('ERR_PARSE_ARGS')
     ) {
-      process.stderr.write(`relay users: ${(err as Error).message}\n${USERS_USAGE}\n`);
+      stderr.write(`relay users: ${(err as Error).message}\n${USERS_USAGE}\n`);
       return 2;
     }
-    process.stderr.write(`relay users: ${scrubAll((err as Error).message)}\n`);
+    stderr.write(`relay users: ${scrubAll((err as Error).message)}\n`);
     return 1;
   }
 }
@@ -107,11 +114,11 @@ async function main(): Promise<number | undefined> {
   try {
     args = readArgs(process.argv.slice(2));
   } catch (err) {
-    process.stderr.write(`relay: ${(err as Error).message}\n${USAGE}\n`);
+    stderr.write(`relay: ${(err as Error).message}\n${USAGE}\n`);
     return 2;
   }
   if (args.help) {
-    process.stdout.write(USAGE + '\n');
+    stdout.write(USAGE + '\n');
     return 0;
   }
   // Before anything else: a `ws` whose internals changed would serve clients nothing, silently.
@@ -130,6 +137,9 @@ async function main(): Promise<number | undefined> {
   // secrets scrubbed, and the relay goes on serving.
   const lastResort = new LastResort({ logger, clock: systemClock, secrets });
   lastResort.installOn(process);
+  // Faults in a loop starve every socket, timer and signal handler: no drain can run, so the
+  // process ends now (exit 1, as a crash; the orchestrator restarts it).
+  lastResort.onLoop(() => process.exit(1));
   const clock = lastResort.guardClock(systemClock);
   // SIGTERM, Ctrl+C, or (under `npm run relay`) npm going away: the shared rule
   // (src-shared/stop-signal.ts). Listened for before the relay starts and says it is listening: a
@@ -175,7 +185,7 @@ async function main(): Promise<number | undefined> {
     await store.close().catch(() => {});
     throw err;
   }
-  process.stdout.write(`relay listening on ${relay.url} (storage: ${store.kind})\n`);
+  stdout.write(`relay listening on ${relay.url} (storage: ${store.kind})\n`);
 
   void stopRequested
     .then((reason) => shutdown(reason, config, relay, store, userStore, logger))
@@ -208,7 +218,7 @@ async function checkOnly(
       ? `config OK${report.warnings.length ? ` (${report.warnings.length} warning${report.warnings.length === 1 ? '' : 's'})` : ''}: the relay would start`
       : `config NOT OK (${report.errors.length} error${report.errors.length === 1 ? '' : 's'}): the relay would not start`,
   ];
-  process.stdout.write(secrets.scrub(lines.join('\n')) + '\n');
+  stdout.write(secrets.scrub(lines.join('\n')) + '\n');
   return report.errors.length === 0 ? 0 : 1;
 }
 
@@ -263,7 +273,7 @@ main().then(
   (err: unknown) => {
     // A failure to start: what failed, in words (startup-errors.ts); no secret, no stack.
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`relay: cannot start: ${scrubAll(message)}\n`);
+    stderr.write(`relay: cannot start: ${scrubAll(message)}\n`);
     process.exit(1);
   },
 );

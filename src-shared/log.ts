@@ -10,6 +10,7 @@
  */
 import { jsonLine } from './json-text.ts';
 import { MIN_SECRET_LENGTH, secretForms } from './secret-forms.ts';
+import { stderrOutput } from './output-stream.ts';
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 export type LogFields = Record<string, unknown>;
 
@@ -187,7 +188,10 @@ export interface LogRecord {
 }
 
 export interface LoggerOptions {
-  /** Where finished, redacted records go. Default: one JSON line each on stderr. */
+  /**
+   * Where finished, redacted records go. Default: one JSON line each on stderr, through its one
+   * writer (output-stream.ts): a stderr nobody reads any more is written no more, never a loop.
+   */
   sink?: (record: LogRecord) => void;
   level?: LogLevel;
   secrets?: SecretRegistry;
@@ -195,7 +199,7 @@ export interface LoggerOptions {
 }
 
 export function createLogger(options: LoggerOptions = {}, bindings: LogFields = {}): Logger {
-  const sink = options.sink ?? ((r: LogRecord) => process.stderr.write(jsonLine(r)));
+  const sink = options.sink ?? ((r: LogRecord) => stderrOutput().write(jsonLine(r)));
   const min = ORDER[options.level ?? 'info'];
   const secrets = options.secrets ?? new SecretRegistry();
   const now = options.now ?? Date.now;

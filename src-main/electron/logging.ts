@@ -12,6 +12,7 @@ import {
 } from '../../src-shared/log.ts';
 import { rotatingFileSink } from '../core/rotating-file.ts';
 import { jsonLine } from '../../src-shared/json-text.ts';
+import { stderrOutput } from '../../src-shared/output-stream.ts';
 
 export function createAppLogger(
   logDir: string,
@@ -25,7 +26,8 @@ export function createAppLogger(
   const toFile = (record: LogRecord) => {
     const line = jsonLine(record);
     write(line);
-    if (toStderr) process.stderr.write(line);
+    // Through its one writer: a terminal closed under `npm start` is no write error in a loop.
+    if (toStderr) stderrOutput().write(line);
   };
   return createLogger({
     sink: ring ? ring.tee(toFile) : toFile,

@@ -1,6 +1,9 @@
 /**
  * Entry point of screenpop-headless (bin/screenpop-headless.js, `npm run headless -- ...`).
  * stdout carries only the JSON lines of output.ts; every log line goes to stderr, redacted.
+ * Both are written through their one writer (src-shared/output-stream.ts), each with its own
+ * meaning when its reader goes away: stdout gone is the consumer gone (the runner stops, exit 4);
+ * stderr gone is nobody reading the logs (the runner carries on without them).
  */
 import { systemClock } from '../../src-shared/clock.ts';
 import { LastResort } from '../../src-shared/last-resort.ts';
@@ -27,12 +30,16 @@ import { createTranslator } from '../../src-shared/i18n/translator.ts';
 import { EXIT, runHeadless } from './runner.ts';
 import { inRunnerWords } from './output.ts';
 import { whenToStop } from '../../src-shared/stop-signal.ts';
+import { stderrOutput, stdoutOutput } from '../../src-shared/output-stream.ts';
 
 /** A clean stop that takes longer than this (a hung socket close) ends with exit code 1. */
 const STOP_DEADLINE_MS = 10_000;
 
 // Stacks and paths in the log and the diagnostics archive say ~, not the user's account name.
 const secrets = new SecretRegistry().hideHome(homedir());
+// Every write to the two streams goes through these: a write error never reaches the last resort.
+const stdout = stdoutOutput();
+const stderr = stderrOutput();
 
 async function main(): Promise<number> {
   const argv = process.argv.slice(2);
@@ -47,12 +54,12 @@ async function main(): Promise<number> {
   let USAGE = usage(t);
   if (early.lang && !isLocale(early.lang)) {
     const message = t.t('runner.bad-lang', { codes: LANG_CODES.join(', '), given: early.lang });
-    process.stderr.write(`screenpop-headless: ${message}\n${USAGE}\n`);
+    stderr.write(`screenpop-headless: ${message}\n${USAGE}\n`);
     return EXIT.usage;
   }
   // Asked for: on stdout, before anything is read or logged (a help is not a run).
   if (early.help) {
-    process.stdout.write(`${USAGE}\n`);
+    stdout.write(`${USAGE}\n`);
     return EXIT.ok;
   }
   // Every log line goes to stderr and into a ring that --diagnostics puts in its archive.
@@ -61,7 +68,7 @@ async function main(): Promise<number> {
     {
       secrets,
       level: early.verbose ? 'debug' : 'info',
-      sink: logRing.tee((r) => process.stderr.write(jsonLine(r))),
+      sink: logRing.tee((r) => stderr.write(jsonLine(r))),
     },
     { app: 'screenpop-headless' },
   );
@@ -78,9 +85,7 @@ async function main(): Promise<number> {
     args = parseHeadlessArgs(argv, presetDefaults(policy));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(
-      `screenpop-headless: ${render(inRunnerWords(error.words), t)}\n${USAGE}\n`,
-    );
+    stderr.write(`screenpop-headless: ${render(inRunnerWords(error.words), t)}\n${USAGE}\n`);
     return EXIT.usage;
   }
   // The runner says which flags a lock overrides when it runs; here only for the one-shot commands.
@@ -92,7 +97,7 @@ async function main(): Promise<number> {
   );
   if (args.storeSecret) {
     if (process.stdin.isTTY) {
-      process.stderr.write(
+      stderr.write(
         `screenpop-headless: ${t.t('runner.pipe-secret')}\n  printf %s "$SECRET" | screenpop-headless --store-secret --base-url https://acme.example.com\n`,
       );
       return EXIT.usage;
@@ -104,10 +109,10 @@ async function main(): Promise<number> {
         new KeytarCredentialStore(),
         secrets,
       );
-      process.stderr.write(`screenpop-headless: ${t.t('runner.secret-stored', { account })}\n`);
+      stderr.write(`screenpop-headless: ${t.t('runner.secret-stored', { account })}\n`);
       return EXIT.ok;
     } catch (error) {
-      process.stderr.write(
+      stderr.write(
         `screenpop-headless: ${t.t('runner.secret-not-stored', { error: secrets.scrub(keychainWords(error, t)) })}\n`,
       );
       return EXIT.failure;
@@ -120,7 +125,7 @@ async function main(): Promise<number> {
       await checkAtomicTarget(path, { createFolder: false });
     } catch (error) {
       if (!(error instanceof UnusableTargetError)) throw error;
-      process.stderr.write(
+      stderr.write(
         `screenpop-headless: ${t.t('runner.diagnostics-target', { path, what: error.what })}\n`,
       );
       return EXIT.usage;
@@ -140,7 +145,7 @@ async function main(): Promise<number> {
       return null;
     });
     if (!result) return EXIT.failure;
-    process.stderr.write(
+    stderr.write(
       `screenpop-headless: ${t.t('runner.diagnostics-written', { path, result: result.ok ? 'passed' : 'failed' })}\n`,
     );
     return EXIT.ok;
@@ -155,7 +160,7 @@ async function main(): Promise<number> {
         : Object.hasOwn(policy.locked, 'apiKey')
           ? t.t('runner.key-locked-empty', { managedBy: policy.managedBy })
           : t.t('runner.needs-key');
-    process.stderr.write(`screenpop-headless: ${words}\n${USAGE}\n`);
+    stderr.write(`screenpop-headless: ${words}\n${USAGE}\n`);
     return EXIT.usage;
   }
   // Without SCREENPOP_API_SECRET the secret comes from the keychain: a keychain module that is not
@@ -165,7 +170,7 @@ async function main(): Promise<number> {
     try {
       await new KeytarCredentialStore().check();
     } catch (error) {
-      process.stderr.write(`screenpop-headless: ${keychainWords(error, t)}\n`);
+      stderr.write(`screenpop-headless: ${keychainWords(error, t)}\n`);
       return EXIT.usage;
     }
   }
@@ -174,24 +179,36 @@ async function main(): Promise<number> {
     envProxyResolver(process.env);
     if (settings.caFile) readCaFile(settings.caFile, readCaText);
   } catch (error) {
-    process.stderr.write(`screenpop-headless: ${(error as Error).message}\n`);
+    stderr.write(`screenpop-headless: ${(error as Error).message}\n`);
     return EXIT.usage;
   }
   // From here on nothing unexpected ends the process: it is logged, printed as a `fault` line, and
   // the connection is rebuilt (runner.ts).
   const lastResort = new LastResort({ logger, clock: systemClock, secrets });
   lastResort.installOn(process);
-  const stopSignal = whenToStop(process).then((reason) => {
-    logger.info('stop requested', { reason });
-    setTimeout(() => {
+  // Faults in a loop (src-shared/last-resort.ts) starve every timer and signal handler: no clean
+  // stop can run, so the process ends now, as a bug (exit 1; systemd's on-failure restarts it).
+  lastResort.onLoop(() => process.exit(EXIT.failure));
+  let deadline: NodeJS.Timeout | undefined;
+  const stopWithin = (): void => {
+    deadline ??= setTimeout(() => {
       logger.error('did not stop cleanly in time; exiting', { deadlineMs: STOP_DEADLINE_MS });
       process.exit(EXIT.failure);
     }, STOP_DEADLINE_MS).unref();
+  };
+  const stopSignal = whenToStop(process).then((reason) => {
+    logger.info('stop requested', { reason });
+    stopWithin();
+  });
+  const outputGone = stdout.gone.then((gone) => {
+    stopWithin();
+    return gone;
   });
   return runHeadless({
     args,
     env: process.env,
-    write: (text) => process.stdout.write(text),
+    write: (text) => stdout.write(text),
+    outputGone,
     logger,
     secrets,
     stopSignal,
@@ -203,7 +220,7 @@ async function main(): Promise<number> {
   }).catch((error: unknown) => {
     // A contacts file that gives nothing is found only once the run has started.
     if (!(error instanceof UsageError)) throw error;
-    process.stderr.write(`screenpop-headless: ${render(inRunnerWords(error.words), t)}\n`);
+    stderr.write(`screenpop-headless: ${render(inRunnerWords(error.words), t)}\n`);
     return EXIT.usage;
   });
 }
@@ -222,7 +239,7 @@ main().then(
     setTimeout(() => process.exit(code), 500).unref();
   },
   (error: unknown) => {
-    process.stderr.write(
+    stderr.write(
       `screenpop-headless: unexpected failure: ${secrets.scrub(error instanceof Error ? error.message : String(error))}\n`,
     );
     process.exit(EXIT.failure);

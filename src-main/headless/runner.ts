@@ -23,6 +23,7 @@ import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import type { ConnectionStatus } from '../core/events/contracts.ts';
 import { recoveryPacer, type LastResort } from '../../src-shared/last-resort.ts';
 import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
+import type { OutputGone } from '../../src-shared/output-stream.ts';
 import { NO_POLICY, proxyPolicyOf, type Policy } from '../core/settings/policy.ts';
 import { spawnProgramRunner } from '../core/app/program-runner.ts';
 import type { ProgramRunner } from '../core/app/ring-actions.ts';
@@ -52,7 +53,7 @@ import { enrolDevice } from '../core/org/enrolment.ts';
 import { organisationConnection } from '../core/org/org-connection.ts';
 import { orgKeychainAccount, OrgTokenSource } from '../core/org/org-token-source.ts';
 
-export const EXIT = { ok: 0, failure: 1, usage: 2, needsAttention: 3 } as const;
+export const EXIT = { ok: 0, failure: 1, usage: 2, needsAttention: 3, outputGone: 4 } as const;
 
 /** A pop line waits at most this long for the first extension list, for a colleague's name. */
 const FIRST_NAMES_WAIT_MS = 1_000;
@@ -67,6 +68,12 @@ export interface RunnerDeps {
   secrets: SecretRegistry;
   /** Resolves when the runner should stop (SIGINT/SIGTERM). */
   stopSignal: Promise<void>;
+  /**
+   * Resolves when `write` can no longer deliver (stdout's reader went away: EPIPE, or stopped
+   * reading; src-shared/output-stream.ts): nobody reads the lines any more, so the runner stops
+   * (cleanly, as on SIGTERM) with EXIT.outputGone.
+   */
+  outputGone?: Promise<OutputGone>;
   clock?: Clock;
   /**
    * The process's last resort (cli.ts installs it and guards the clock with it): each fault it
@@ -179,7 +186,14 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   // Lines go out in the order things happened, even when a pop waits for the first extension list.
   let queue = Promise.resolve();
   const emit = (line: OutputLine | Promise<OutputLine>) => {
-    queue = queue.then(async () => deps.write(formatLine(await line)));
+    queue = queue
+      .then(async () => deps.write(formatLine(await line)))
+      .catch((error: unknown) => {
+        // That line is lost, and said so; the lines after it still go out. A queue left rejected
+        // would drop every later line and make each later emit an unhandled rejection, whose
+        // fault line is one more emit: a fault loop.
+        logger.error('a stdout line could not be made or written; it is left out', { error });
+      });
   };
   let newConnection: () => Connection;
   if (service) {
@@ -352,8 +366,16 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const outcome = await Promise.race([
     deps.stopSignal.then(() => 'stop' as const),
     needsAttention.then(() => 'attention' as const),
+    // Never settles without a stdout to watch.
+    (deps.outputGone ?? new Promise<never>(() => {})).then((gone) => {
+      logger.warn('stdout is gone: nobody reads the lines any more; stopping', {
+        code: gone.code,
+        exitCode: EXIT.outputGone,
+      });
+      return 'output-gone' as const;
+    }),
   ]);
-  logger.info(outcome === 'stop' ? 'stopping' : 'needs attention; stopping');
+  logger.info(outcome === 'attention' ? 'needs attention; stopping' : 'stopping');
   stopping = true;
   stopWatching?.();
   pacer.cancel();
@@ -365,7 +387,8 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   await ringActions?.stop();
   await demo?.close();
   await queue;
-  const code = outcome === 'stop' ? EXIT.ok : EXIT.needsAttention;
+  const code =
+    outcome === 'stop' ? EXIT.ok : outcome === 'attention' ? EXIT.needsAttention : EXIT.outputGone;
   // "stopping" said it began; this says it is done (sockets closed, every line written).
   logger.info('stopped', { exitCode: code });
   return code;

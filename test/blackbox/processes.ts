@@ -305,3 +305,22 @@ export function envWithout(
   for (const n of names) delete env[n];
   return env;
 }
+
+/**
+ * CPU time `pid` has used so far, user and system, in seconds (Linux /proc/<pid>/stat, fields 14
+ * and 15 in clock ticks of 1/100 s, Linux's USER_HZ on every architecture it runs on).
+ */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The fields after the name (which may hold spaces), from its last ')': state is field 3.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+/** Share of one core `pid` used over the next `ms` (CPU seconds per wall second). */
+export async function cpuShare(pid: number, ms: number): Promise<number> {
+  const cpu0 = cpuSeconds(pid);
+  const t0 = Date.now();
+  await sleep(ms);
+  return (cpuSeconds(pid) - cpu0) / ((Date.now() - t0) / 1000);
+}

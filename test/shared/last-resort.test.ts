@@ -1,6 +1,11 @@
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { LastResort, recoveryPacer, type Fault } from '../../src-shared/last-resort.ts';
+import {
+  LastResort,
+  recoveryPacer,
+  type Fault,
+  type FaultLoop,
+} from '../../src-shared/last-resort.ts';
 import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
@@ -72,6 +77,63 @@ describe('LastResort', () => {
     t.lastResort.onFault((f) => after.push(f.count));
     expect(() => t.lastResort.report('timer', new Error('x'))).not.toThrow();
     expect(after).toEqual([1]);
+  });
+});
+
+describe('LastResort: a caught error in a loop is a fault', () => {
+  const loopMessage = 'unexpected errors in a loop; no more are logged';
+  const faultMessage = 'unexpected error caught by the last resort; carrying on';
+
+  it('more than 200 faults within 10 s: logged once as a loop, told once, then no more logged', () => {
+    const t = setup();
+    const loops: FaultLoop[] = [];
+    t.lastResort.onLoop((l) => loops.push(l));
+    // What a write that fails and is logged by a write that fails did: thousands in a moment.
+    for (let i = 0; i < 5_000; i++) t.lastResort.report('uncaughtException', new Error('EPIPE'));
+    const logged = t.logger.records.map((r) => r.msg);
+    // Ten one by one (the log's window), then the loop line: a few KB, never the loop's rate.
+    expect(logged.filter((m) => m === faultMessage)).toHaveLength(10);
+    expect(logged.filter((m) => m === loopMessage)).toHaveLength(1);
+    expect(logged.at(-1)).toBe(loopMessage);
+    expect(loops).toEqual([
+      { faults: 201, withinMs: 10_000, last: expect.objectContaining({ count: 201 }) },
+    ]);
+    // Still counted and told, for the owner's status.
+    expect(t.lastResort.faults().count).toBe(5_000);
+    expect(t.faults).toHaveLength(5_000);
+  });
+
+  it('the same number spread over more than the window is no loop: ten a window logged, the rest counted', async () => {
+    const t = setup();
+    const loops: FaultLoop[] = [];
+    t.lastResort.onLoop((l) => loops.push(l));
+    // 400 faults, one every 51 ms (20.4 s): at most 197 in any 10 s.
+    for (let i = 0; i < 400; i++) {
+      t.lastResort.report('timer', new Error('a timer bug'));
+      await t.clock.advance(51);
+    }
+    expect(loops).toEqual([]);
+    expect(t.faults).toHaveLength(400);
+    // Windows of 10 s from a window's first fault: faults 0-196 (10 logged, 187 counted),
+    // 197-393 (the same), 394-399 (6 logged): 26 + 2 x 187 = 400.
+    expect(t.logger.records.filter((r) => r.msg === faultMessage)).toHaveLength(26);
+    expect(
+      t.logger.records
+        .filter((r) => r.msg === `${faultMessage} (more, not logged one by one)`)
+        .map((r) => r.suppressed),
+    ).toEqual([187, 187]);
+  });
+
+  it('the rule is the owner’s to set', () => {
+    const clock = new FakeClock();
+    const logger = memoryLogger();
+    const lastResort = new LastResort({ logger, clock, loop: { faults: 3, withinMs: 1_000 } });
+    const loops: FaultLoop[] = [];
+    lastResort.onLoop((l) => loops.push(l));
+    for (let i = 0; i < 3; i++) lastResort.report('listener', new Error('x'));
+    expect(loops).toEqual([]);
+    lastResort.report('listener', new Error('x'));
+    expect(loops).toHaveLength(1);
   });
 });
 
