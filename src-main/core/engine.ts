@@ -123,7 +123,13 @@ export class ScreenpopEngine {
         tokens: deps.tokens,
         dialect: this.wire.stream,
         topics: [
-          ...(deps.topics ?? topicsFor(this.features, this.wire.featureCodes, this.wire.callCode)),
+          ...(deps.topics ??
+            topicsFor(
+              this.features,
+              this.wire.featureCodes,
+              this.wire.callCode,
+              this.wire.callEndCodes,
+            )),
         ],
         clock: deps.clock,
         logger: deps.logger ?? silentLogger,

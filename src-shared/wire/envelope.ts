@@ -36,6 +36,10 @@ export interface CallStateData {
   fromTruncated?: true;
   /** The number the caller dialled (a DID) or the trunk, where the phone system says it. */
   line?: string;
+  /** The extension that passed the call on to this party (a transfer), where the system says it. */
+  transferred_by?: string;
+  /** The phone system's raw route of the call (Yeastar `call_path`: IVR, queue, ring group). */
+  call_path?: string;
 }
 
 export type RejectReason = 'oversized' | 'not-json' | 'not-object' | 'bad-field';
@@ -121,8 +125,12 @@ export function callStateData(envelope: Envelope): CallStateData | undefined {
     return undefined;
   // An anonymous caller may come with an empty `from`; that is still a ring.
   if (typeof from !== 'string') return undefined;
-  const line = envelope.data.line;
-  const extra = boundedString(line, false) ? { line } : {};
+  const { line, transferred_by: transferredBy, call_path: callPath } = envelope.data;
+  const extra = {
+    ...(boundedString(line, false) ? { line } : {}),
+    ...(boundedString(transferredBy, false) ? { transferred_by: transferredBy } : {}),
+    ...(boundedString(callPath, false) ? { call_path: callPath } : {}),
+  };
   if (boundedString(from, true)) return { call_id: callId, from, to, state, ...extra };
   const cut = Array.from(from).slice(0, MAX_CALL_FIELD_CHARS).join('');
   return { call_id: callId, from: cut, to, state, fromTruncated: true, ...extra };

@@ -136,7 +136,7 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
     await waitFor(() => t.pops.length === 1, 'pop after reconnect');
   });
 
-  it('trunk and presence reports become notices; voicemail and SMS are not offered', async () => {
+  it('trunk and presence reports become notices; voicemail is offered (call records), SMS is not', async () => {
     const sim = await yeastarSim();
     const t = connect(sim);
     await connected(t);
@@ -147,11 +147,13 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
     const trunk = t.notices.find((n) => n.type === 'trunk');
     expect(trunk).toMatchObject({ trunk: 'SIP-Main', status: 'unreachable', registered: false });
     expect(t.connection.engine.featureStatuses().map((f) => [f.feature, f.state])).toEqual([
-      ['voicemail', 'not-offered'],
+      // A voicemail rides on the 30012 call record (doc section 5; decoded in yeastar-members.test.ts).
+      ['voicemail', 'on'],
       ['sms', 'not-offered'],
       ['trunk', 'on'],
       ['presence', 'on'],
     ]);
+    // The simulator sends no call records yet: it refuses a voicemail in this mode.
     expect(() => sim.voicemail({ extension: '101', from: '+1', durationSec: 3 })).toThrow(
       /not offered/,
     );

@@ -42,6 +42,10 @@ export interface Pop {
   to: string;
   /** The number the caller dialled (a DID) or the trunk, where the phone system says it. */
   line?: string;
+  /** The extension that transferred the call to this ring (`from` stays the original caller). */
+  transferredBy?: string;
+  /** The phone system's raw route of the call (Yeastar `call_path`), to name a queue or group. */
+  callPath?: string;
   eventId: string;
   /** Server timestamp of the ring, ms since the epoch. */
   timestamp: number;
@@ -281,6 +285,8 @@ export class EventPipeline {
           ...(call.fromTruncated ? { fromTruncated: true as const } : {}),
           to: call.to,
           ...(call.line !== undefined ? { line: call.line } : {}),
+          ...(call.transferred_by !== undefined ? { transferredBy: call.transferred_by } : {}),
+          ...(call.call_path !== undefined ? { callPath: call.call_path } : {}),
           eventId: envelope.event_id,
           timestamp: envelope.timestamp,
           receivedAt: meta.receivedAt,
