@@ -14,8 +14,9 @@
  *   trunk), `call_path` the member's own, and on a ring after a colleague answered the caller,
  *   `transferred_by` that colleague;
  * - ends a ring of extension X only on X's own non-ringing status (while another leg of X is up,
- *   X still rings there), another extension's answer, or the end of the call: every leg BYE, a
- *   30012 call record, a 30015 failure (`members` may be null). Missing from a report says nothing;
+ *   X still rings there), another extension's answer, a 30012 call record naming X, a 30015
+ *   failure listing X, or the end of the call: every leg BYE, a 30015 failure of the caller or
+ *   with `members` null. Missing from a report says nothing;
  * - turns a 30012 record with status VOICEMAIL into the core's voicemail notice (30015);
  * - turns 30010 (trunk registration, numeric status) into the core's 30007 and 30009 (presence)
  *   into the core's 30009;
@@ -405,8 +406,21 @@ export class YeastarEventDecoder {
         this.mergeLeg(call, m, sn, callId, emit);
         if (!call.over && this.callIsOver(call)) this.endCall(call, sn, callId, emit);
       }
+    } else if (type === YEASTAR_EVENT.callFailed && members && members.length > 0) {
+      // A failure that lists members: the caller's failure (an inbound member listed, 487 when the
+      // caller gave up) ends the call; else it ends the rings of the extensions it lists (486
+      // Busy Here of one member), as the call may go on elsewhere.
+      if (members.some((m) => m.kind === 'inbound')) this.endCall(call, sn, callId, emit);
+      else this.endRingsOf(call, sn, callId, emit, numbersOf(members));
+    } else if (type === YEASTAR_EVENT.callFailed) {
+      this.endCall(call, sn, callId, emit); // "members": null: the call failed as a whole
     } else {
-      this.endCall(call, sn, callId, emit);
+      // A call record ends the rings of the extensions it names. Not the whole call: one call id
+      // may get several records, one per segment, while the call goes on (captured, doc section 5).
+      const named = [field(msg.call_to), field(msg.call_from)].filter(
+        (n): n is string => n !== undefined,
+      );
+      this.endRingsOf(call, sn, callId, emit, new Set(named));
       envelopes.push(...this.record(type, msg, callId, sn, base, call));
     }
     call.last = { digest, envelopes: [...envelopes] };
@@ -529,9 +543,31 @@ export class YeastarEventDecoder {
     emit: Emit,
     except?: string,
   ): void {
+    this.endRingsWhere(call, sn, callId, emit, (n) => n !== except);
+  }
+
+  /** The rings of the extensions in `numbers` end (as endRings); the call, if no leg is left. */
+  private endRingsOf(
+    call: CallMemory,
+    sn: string,
+    callId: string,
+    emit: Emit,
+    numbers: ReadonlySet<string>,
+  ): void {
+    this.endRingsWhere(call, sn, callId, emit, (n) => numbers.has(n));
+    if (!call.over && this.callIsOver(call)) this.endCall(call, sn, callId, emit);
+  }
+
+  private endRingsWhere(
+    call: CallMemory,
+    sn: string,
+    callId: string,
+    emit: Emit,
+    which: (number: string) => boolean,
+  ): void {
     const ringing = new Map<string, Leg>();
     for (const leg of call.legs.values())
-      if (leg.kind === 'extension' && leg.status === 'RING' && leg.number !== except) {
+      if (leg.kind === 'extension' && leg.status === 'RING' && which(leg.number)) {
         ringing.set(leg.number, leg);
         leg.status = 'BYE';
       }
@@ -584,6 +620,16 @@ type Emit = (
 
 /** Statuses that say the extension took the call: they are reported even while another leg rings. */
 const ANSWERED = new Set(['ANSWER', 'ANSWERED', 'HOLD']);
+
+/** The extension numbers among `members`. */
+function numbersOf(members: readonly Member[]): Set<string> {
+  const out = new Set<string>();
+  for (const m of members) {
+    const n = m.kind === 'extension' ? field(m.info.number) : undefined;
+    if (n) out.add(n);
+  }
+  return out;
+}
 
 /** A leg's key: its channel, else its kind and number (a member with neither is not a leg). */
 function legKey(m: Member): string | undefined {

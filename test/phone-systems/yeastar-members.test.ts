@@ -224,7 +224,7 @@ describe('Yeastar P-Series: one member per report', () => {
     expect(d.decode(failed('unknown'), 1_000, 0)).toEqual({ ok: true, envelopes: [] });
   });
 
-  it('a 30012 record ends a call whose last leg report was lost, and the call is over', async () => {
+  it('a 30012 record ends the ring of the extension it names whose last leg report was lost', async () => {
     const t = app();
     await t.feed(
       report('c9', [inbound('ALERT')]),
@@ -236,6 +236,33 @@ describe('Yeastar P-Series: one member per report', () => {
     await t.feed(record('c9', 'NO ANSWER'));
     expect(t.dismisses.map((d) => [d.to, d.state])).toEqual([['101', 'ended']]);
     expect(t.notices).toEqual([]);
+  });
+
+  it('a record or a failure of another extension’s segment does not end my ring', async () => {
+    // One call id may get several records while the call goes on (captured: three 30012 for
+    // 1694541708.49), and a 486 Busy Here may list one member alone.
+    const busy = (callId: string, number: string) =>
+      JSON.stringify({
+        type: 30015,
+        sn: SN,
+        msg: JSON.stringify({
+          call_id: callId,
+          reason: '486 Busy Here',
+          members: [member(ext(number, 'BYE'))],
+        }),
+      });
+    const t = app();
+    await t.feed(
+      report('c11', [inbound('ALERT')]),
+      report('c11', [ext('101', 'RING')]),
+      report('c11', [ext('102', 'RING')]),
+      record('c11', 'NO ANSWER', '102'),
+      busy('c11', '103'),
+    );
+    expect(t.pops).toHaveLength(1);
+    expect(t.dismisses).toEqual([]);
+    await t.feed(busy('c11', '101'));
+    expect(t.dismisses.map((d) => [d.to, d.state])).toEqual([['101', 'ended']]);
   });
 
   it('a 30012 record with status VOICEMAIL is a voicemail notice for the extension called', async () => {
