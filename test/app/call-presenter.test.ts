@@ -27,6 +27,19 @@ describe('CallPresenter', () => {
     ]);
   });
 
+  it('a transferred call names the original caller, and the colleague who transferred it', () => {
+    const t = presenterHarness({
+      names: { '+14155550123': 'Ada Lovelace', '102': 'Grace Hopper' },
+    });
+    t.presenter.handlePop({ ...t.pop('c1'), transferredBy: '102' });
+    t.presenter.handlePop({ ...t.pop('c2'), transferredBy: '109' }); // not on the list: its number
+    t.presenter.handlePop(t.pop('c3'));
+    const byId = Object.fromEntries(t.popup.cards.map((c) => [c.callId, c]));
+    expect(byId.c1).toMatchObject({ callerName: 'Ada Lovelace', transferredBy: 'Grace Hopper' });
+    expect(byId.c2?.transferredBy).toBe('109');
+    expect(byId.c3?.transferredBy).toBeUndefined();
+  });
+
   it('a caller ID cut by the engine still pops, and the card says it was cut', () => {
     const t = setup();
     t.presenter.handlePop({ ...t.pop('c1', `+1${'5'.repeat(255)}`), fromTruncated: true });

@@ -173,6 +173,10 @@ export class CallPresenter {
       canOpenCrm: checkTemplate(settings.crmUrlTemplate, settings.crmAllowedSchemes).ok,
       crmLookup: null,
     };
+    if (pop.transferredBy !== undefined) {
+      const by = boundedText(pop.transferredBy);
+      card.transferredBy = this.o.directory.lookup(by) ?? this.o.directory.format(by);
+    }
     const call: LiveCall = {
       card,
       ringingTo: new Set([to]),

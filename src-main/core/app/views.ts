@@ -83,6 +83,12 @@ export interface CallCard extends CallFacts {
    * it; null when no lookup is made (none set up, or a colleague: the phone system names them).
    */
   crmLookup: CrmLookupState | null;
+  /**
+   * Who passed the call on to the user (a transfer, where the phone system says it): the
+   * colleague's name from the extension list or contacts, else their number; absent otherwise.
+   * `from` stays the original caller.
+   */
+  transferredBy?: string;
 }
 
 /** What came of a call's CRM lookup, as the card shows it. */
