@@ -25,7 +25,7 @@
  *
  * Memory: at most `maxCalls` calls (10,000 by default, first in first out, 6 hours each), each with
  * at most YEASTAR_MAX_LEGS (64) legs and 64 extensions' ring counts, oldest out; a call that ended
- * keeps only its caller and line until it ages out.
+ * keeps only its caller, line and last report's envelopes until it ages out.
  *
  * Used by the app on the direct stream and by the relay on the vendor's webhooks, so both derive
  * the same ids for the same member state (a ring carried by both is popped once). It never throws:
@@ -523,8 +523,8 @@ export class YeastarEventDecoder {
 
   /**
    * The end of the call: each extension with a leg still ringing gets `ended` (the same id whatever
-   * ended it), then the legs are dropped. The caller and the line are kept (a few hundred bytes,
-   * until the call ages out of the map), so a leg reported after the end still names the caller.
+   * ended it), then the legs are dropped. The caller and the line are kept until the call ages out
+   * of the map, so a leg reported after the end still names the caller.
    */
   private endCall(call: CallMemory, sn: string, callId: string, emit: Emit): void {
     this.endRings(call, sn, callId, emit);
