@@ -195,9 +195,15 @@ export class ScreenpopEngine {
     return this.pipeline.onEvent(listener);
   }
 
-  /** Voicemail, SMS, trunk and presence notices (pipeline.onNotice). */
+  /**
+   * Voicemail, SMS, trunk and presence notices (pipeline.onNotice), of the features that are on: a
+   * phone system may carry a feature on a code subscribed for calls anyway (Yeastar's voicemail
+   * rides on the 30012 call record, which also ends rings), so a feature that is off says nothing.
+   */
   onNotice(listener: (notice: Notice) => void): () => void {
-    return this.pipeline.onNotice(listener);
+    return this.pipeline.onNotice((notice) => {
+      if (this.features[notice.type]) listener(notice);
+    });
   }
 
   /**

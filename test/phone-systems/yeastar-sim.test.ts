@@ -159,6 +159,43 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
     );
   });
 
+  it('a 30012 call record (subscribed with calls) ends the ring and, with VOICEMAIL, is a voicemail notice unless turned off', async () => {
+    const sim = await yeastarSim();
+    const record = (callId: string) =>
+      JSON.stringify({
+        type: 30012,
+        sn: 'SIM',
+        msg: JSON.stringify({
+          call_id: callId,
+          time_start: '2026-01-16 09:00:00',
+          call_from: '+14155550123',
+          call_to: '101',
+          call_duration: 25,
+          talk_duration: 0,
+          status: 'VOICEMAIL',
+          type: 'Inbound',
+        }),
+      });
+    const on = connect(sim);
+    const off = connect(sim, {
+      settings: { features: { ...DEFAULT_SETTINGS.features, voicemail: false } },
+    });
+    await connected(on);
+    await connected(off);
+    const callId = sim.ring({ from: '+14155550123', to: '101' });
+    await waitFor(() => on.pops.length === 1 && off.pops.length === 1, 'the pops');
+    // The simulator sends no records yet: the PBX's own frame, to sockets subscribed to 30012.
+    sim.emitRaw(record(callId), { event: 30012 });
+    await waitFor(() => on.dismisses.length === 1 && off.dismisses.length === 1, 'the dismisses');
+    await waitFor(() => on.notices.length === 1, 'the voicemail');
+    expect(on.notices).toMatchObject([
+      { type: 'voicemail', voicemailId: callId, extension: '101', from: '+14155550123' },
+    ]);
+    await sleepReal(200);
+    expect(off.notices).toEqual([]);
+    expect(off.dismisses.map((d) => d.state)).toEqual(['ended']);
+  });
+
   it("a wrong Client Secret needs attention, in the phone system's words", async () => {
     const sim = await yeastarSim();
     const t = connect(sim, { secret: 'not-the-secret' });
