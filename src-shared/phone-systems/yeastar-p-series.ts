@@ -415,12 +415,14 @@ export class YeastarEventDecoder {
     } else if (type === YEASTAR_EVENT.callFailed) {
       this.endCall(call, sn, callId, emit); // "members": null: the call failed as a whole
     } else {
-      // A call record ends the rings of the extensions it names. Not the whole call: one call id
-      // may get several records, one per segment, while the call goes on (captured, doc section 5).
-      const named = [field(msg.call_to), field(msg.call_from)].filter(
-        (n): n is string => n !== undefined,
-      );
-      this.endRingsOf(call, sn, callId, emit, new Set(named));
+      // A call record ends the rings of the extensions it names, the callee's in the record's
+      // words (a voicemail, busy...). Not the whole call: one call id may get several records, one
+      // per segment, while the call goes on (captured, doc section 5).
+      const to = field(msg.call_to);
+      const from = field(msg.call_from);
+      if (to)
+        this.endRingsOf(call, sn, callId, emit, new Set([to]), recordState(field(msg.status)));
+      if (from) this.endRingsOf(call, sn, callId, emit, new Set([from]));
       envelopes.push(...this.record(type, msg, callId, sn, base, call));
     }
     call.last = { digest, envelopes: [...envelopes] };
@@ -553,8 +555,9 @@ export class YeastarEventDecoder {
     callId: string,
     emit: Emit,
     numbers: ReadonlySet<string>,
+    state = 'ended',
   ): void {
-    this.endRingsWhere(call, sn, callId, emit, (n) => numbers.has(n));
+    this.endRingsWhere(call, sn, callId, emit, (n) => numbers.has(n), state);
     if (!call.over && this.callIsOver(call)) this.endCall(call, sn, callId, emit);
   }
 
@@ -564,6 +567,7 @@ export class YeastarEventDecoder {
     callId: string,
     emit: Emit,
     which: (number: string) => boolean,
+    state = 'ended',
   ): void {
     const ringing = new Map<string, Leg>();
     for (const leg of call.legs.values())
@@ -574,7 +578,7 @@ export class YeastarEventDecoder {
     for (const [number, leg] of ringing)
       emit(
         number,
-        'ended',
+        state,
         eventIdOf([sn, callId, number, leg.channel, 'GONE', leg.channel ? 0 : leg.generation]),
         '',
         leg.callPath ? { call_path: leg.callPath } : {},
@@ -620,6 +624,27 @@ type Emit = (
 
 /** Statuses that say the extension took the call: they are reported even while another leg rings. */
 const ANSWERED = new Set(['ANSWER', 'ANSWERED', 'HOLD']);
+
+/**
+ * How a call record's `status` ends a ring it names, in the core's words: the outcome the record
+ * says (a voicemail, busy, answered on a leg whose report was lost), `ended` when it is a plain no
+ * answer or a status we do not know.
+ */
+function recordState(status: string | undefined): string {
+  switch (status) {
+    case 'ANSWERED':
+    case 'ANSWERD': // as the guide's table spells it
+      return 'answered';
+    case 'VOICEMAIL':
+      return 'voicemail';
+    case 'BUSY':
+      return 'busy';
+    case 'FAILED':
+      return 'failed';
+    default:
+      return 'ended';
+  }
+}
 
 /** The extension numbers among `members`. */
 function numbersOf(members: readonly Member[]): Set<string> {

@@ -86,6 +86,14 @@ describe('CallPresenter', () => {
     expect(t.presenter.cards()[0]?.state).toBe('voicemail');
   });
 
+  it('a ring that ended in voicemail (a Yeastar call record says so) is ended, not missed', () => {
+    const t = setup();
+    t.presenter.handlePop(t.pop('c1'));
+    t.presenter.handleDismiss(t.dismiss('c1', 'voicemail'));
+    expect(t.history.list()[0]).toMatchObject({ outcome: 'ended' });
+    expect(t.history.missedCount()).toBe(0);
+  });
+
   it('counts a call that ended without being answered as missed', async () => {
     const t = setup();
     t.presenter.handlePop(t.pop('c1'));

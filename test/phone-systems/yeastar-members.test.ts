@@ -236,6 +236,14 @@ describe('Yeastar P-Series: one member per report', () => {
     await t.feed(record('c9', 'NO ANSWER'));
     expect(t.dismisses.map((d) => [d.to, d.state])).toEqual([['101', 'ended']]);
     expect(t.notices).toEqual([]);
+    // A record saying the callee answered (its ANSWER report lost) or was busy says so.
+    const u = app();
+    await u.feed(report('c12', [inbound('ALERT')]), report('c12', [ext('101', 'RING')]));
+    await u.feed(record('c12', 'ANSWERED'));
+    const v = app();
+    await v.feed(report('c13', [inbound('ALERT')]), report('c13', [ext('101', 'RING')]));
+    await v.feed(record('c13', 'BUSY'));
+    expect([...u.dismisses, ...v.dismisses].map((d) => d.state)).toEqual(['answered', 'busy']);
   });
 
   it('a record or a failure of another extension’s segment does not end my ring', async () => {
@@ -273,7 +281,9 @@ describe('Yeastar P-Series: one member per report', () => {
       record('c10', 'VOICEMAIL'),
       record('c10', 'VOICEMAIL'), // a retried delivery: one notice
     );
-    expect(t.dismisses.map((d) => d.state)).toEqual(['ended']);
+    // The ring ends in the record's words: History says "Ended" (it went to voicemail), not
+    // "Missed" (call-presenter.ts outcomeOf).
+    expect(t.dismisses.map((d) => d.state)).toEqual(['voicemail']);
     expect(t.notices).toMatchObject([
       { type: 'voicemail', voicemailId: 'c10', extension: '101', from: CUSTOMER, notify: true },
     ]);

@@ -193,7 +193,7 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
     ]);
     await sleepReal(200);
     expect(off.notices).toEqual([]);
-    expect(off.dismisses.map((d) => d.state)).toEqual(['ended']);
+    expect(off.dismisses.map((d) => d.state)).toEqual(['voicemail']);
   });
 
   it("a wrong Client Secret needs attention, in the phone system's words", async () => {
