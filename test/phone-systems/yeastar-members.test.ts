@@ -358,3 +358,31 @@ describe('Yeastar P-Series: snapshot-shaped and member-shaped reports decode ali
       expect(decodeAll(asMembers(reports))).toEqual(snapshot);
     });
 });
+
+describe('Yeastar P-Series: the equivalence over random calls', () => {
+  it('200 random calls (seeded): snapshot-shaped and member-shaped reports give the same envelopes', () => {
+    let seed = 32;
+    const rnd = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed % n;
+    };
+    const statuses = ['RING', 'ANSWER', 'HOLD', 'BYE', 'RING', 'BYE'];
+    for (let c = 0; c < 200; c++) {
+      const id = `r${c}`;
+      const reports: [string, M[]][] = [];
+      const steps = 2 + rnd(6);
+      for (let s = 0; s < steps; s++) {
+        const members: M[] = [];
+        if (rnd(2)) members.push(inbound(s === steps - 1 ? 'BYE' : 'ALERT'));
+        const count = 1 + rnd(4);
+        for (let m = 0; m < count; m++) {
+          const number = String(101 + rnd(4));
+          const channel = rnd(4) ? `PJSIP/${number}-${rnd(2)}` : '';
+          members.push(ext(number, statuses[rnd(statuses.length)]!, channel));
+        }
+        reports.push([id, members]);
+      }
+      expect(decodeAll(asMembers(reports)), id).toEqual(decodeAll(reports));
+    }
+  });
+});
