@@ -31,6 +31,7 @@ import {
   type FeatureToggles,
 } from './events/features.ts';
 import type { Notice } from './events/notices.ts';
+import type { CallRecord } from './events/pipeline.ts';
 import type { PhoneSystemWire } from '../../src-shared/wire/phone-system.ts';
 import { STANDARD_WIRE } from '../../src-shared/wire/standard.ts';
 
@@ -193,6 +194,11 @@ export class ScreenpopEngine {
 
   onEvent(listener: (envelope: Envelope) => void): () => void {
     return this.pipeline.onEvent(listener);
+  }
+
+  /** Calls' records once they ended, where the phone system sends them (pipeline.onRecord). */
+  onCallRecord(listener: (record: CallRecord) => void): () => void {
+    return this.pipeline.onRecord(listener);
   }
 
   /**

@@ -34,6 +34,7 @@
 import { createHash } from 'node:crypto';
 import { BoundedFifoMap } from '../bounded-map.ts';
 import {
+  CALL_RECORD,
   CALL_STATE_CHANGED,
   PRESENCE_CHANGED,
   TRUNK_STATUS_CHANGED,
@@ -585,7 +586,10 @@ export class YeastarEventDecoder {
       );
   }
 
-  /** What a 30012 record says beyond the end of the call: a voicemail left (status VOICEMAIL). */
+  /**
+   * What a 30012 record says beyond the rings it ends: the core's call record (the callee, status
+   * and times, for History), and a voicemail left (status VOICEMAIL).
+   */
   private record(
     type: number,
     msg: Json,
@@ -594,11 +598,37 @@ export class YeastarEventDecoder {
     base: { timestamp: number; tenant: string; receiptStamped: true },
     call: CallMemory | undefined,
   ): EventEnvelope[] {
-    if (type !== YEASTAR_EVENT.callRecord || field(msg.status) !== 'VOICEMAIL') return [];
+    if (type !== YEASTAR_EVENT.callRecord) return [];
     const extension = field(msg.call_to);
     if (!extension) return [];
+    const status = field(msg.status) ?? '';
+    const talk = seconds(msg.talk_duration);
+    const duration = seconds(msg.call_duration);
+    const record: EventEnvelope = {
+      event: CALL_RECORD,
+      ...base,
+      data: {
+        call_id: callId,
+        to: extension,
+        status,
+        ...(talk !== undefined ? { talk_sec: talk } : {}),
+        ...(duration !== undefined ? { duration_sec: duration } : {}),
+      },
+      // One call may get several records (one per segment): each is its own fact.
+      event_id: eventIdOf([
+        sn,
+        type,
+        callId,
+        extension,
+        field(msg.call_from) ?? '',
+        field(msg.time_start) ?? '',
+        status,
+      ]),
+    };
+    if (status !== 'VOICEMAIL') return [record];
     const from = call?.caller ?? callerId(msg.call_from);
     return [
+      record,
       {
         event: VOICEMAIL_RECEIVED,
         ...base,
@@ -644,6 +674,12 @@ function recordState(status: string | undefined): string {
     default:
       return 'ended';
   }
+}
+
+/** A number of seconds from 0 to a day (a number, or digits in a string as older guides print). */
+function seconds(value: unknown): number | undefined {
+  const n = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 86_400 ? n : undefined;
 }
 
 /** The extension numbers among `members`. */

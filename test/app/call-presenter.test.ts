@@ -94,6 +94,15 @@ describe('CallPresenter', () => {
     expect(t.history.missedCount()).toBe(0);
   });
 
+  it('a call record gives History the talk time of the user’s own leg', () => {
+    const t = setup();
+    t.presenter.handlePop(t.pop('c1'));
+    t.presenter.handleDismiss(t.dismiss('c1', 'answered'));
+    t.presenter.handleRecord({ callId: 'c1', to: '102', status: 'ANSWERED', talkSec: 9 });
+    t.presenter.handleRecord({ callId: 'c1', to: '101', status: 'ANSWERED', talkSec: 61 });
+    expect(t.history.list()[0]).toMatchObject({ outcome: 'answered', talkSec: 61 });
+  });
+
   it('counts a call that ended without being answered as missed', async () => {
     const t = setup();
     t.presenter.handlePop(t.pop('c1'));

@@ -309,8 +309,19 @@ describe('Yeastar P-Series frames from the guide', () => {
       expect(calls(out('captured-30011-D1-ext-answered-alone-outbound.json'))).toMatchObject([
         { call_id: '1702285525.16', to: '703', state: 'answered', from: '' },
       ]);
-      // Its call record (BUSY, outbound): no ring to end, no voicemail.
-      expect(out('captured-30012-D2-outbound-busy.json')).toEqual([]);
+      // Its call record (BUSY, outbound): no ring to end, no voicemail; the record for History.
+      expect(out('captured-30012-D2-outbound-busy.json')).toMatchObject([
+        {
+          event: 30012,
+          data: {
+            call_id: '1702285525.16',
+            to: '0875550199',
+            status: 'BUSY',
+            talk_sec: 0,
+            duration_sec: 0,
+          },
+        },
+      ]);
       for (const name of [
         'captured-30015-E1-members-null-not-found.json',
         'captured-30015-members-null-not-found.json',

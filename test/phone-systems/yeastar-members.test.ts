@@ -8,6 +8,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   EventPipeline,
+  type CallRecord,
   type Dismiss,
   type Notice,
   type Pop,
@@ -109,13 +110,15 @@ function app(mine = '101') {
   pipeline.onPop((p) => pops.push(p));
   pipeline.onDismiss((d) => dismisses.push(d));
   pipeline.onNotice((n) => notices.push(n));
+  const records: CallRecord[] = [];
+  pipeline.onRecord((r) => records.push(r));
   const feed = async (...frames: string[]) => {
     for (const f of frames) {
       pipeline.ingest(f, { source: 'direct', receivedAt: clock.now() }, decode);
       await clock.advance(300);
     }
   };
-  return { pipeline, pops, dismisses, notices, feed };
+  return { pipeline, pops, dismisses, notices, records, feed };
 }
 
 describe('Yeastar P-Series: one member per report', () => {
@@ -244,6 +247,8 @@ describe('Yeastar P-Series: one member per report', () => {
     await v.feed(report('c13', [inbound('ALERT')]), report('c13', [ext('101', 'RING')]));
     await v.feed(record('c13', 'BUSY'));
     expect([...u.dismisses, ...v.dismisses].map((d) => d.state)).toEqual(['answered', 'busy']);
+    // The record itself, for History's talk time.
+    expect(u.records).toMatchObject([{ callId: 'c12', to: '101', status: 'ANSWERED', talkSec: 0 }]);
   });
 
   it('a record or a failure of another extension’s segment does not end my ring', async () => {
@@ -300,7 +305,9 @@ describe('Yeastar P-Series: one member per report', () => {
       DecodeResult,
       { ok: true }
     >;
-    expect(end.envelopes.map((e) => [e.data.to, e.data.state])).toEqual([['101', 'ended']]);
+    expect(
+      end.envelopes.filter((e) => e.event === 30011).map((e) => [e.data.to, e.data.state]),
+    ).toEqual([['101', 'ended']]);
   });
 });
 

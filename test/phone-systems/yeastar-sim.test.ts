@@ -180,6 +180,8 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
     const off = connect(sim, {
       settings: { features: { ...DEFAULT_SETTINGS.features, voicemail: false } },
     });
+    const records: unknown[] = [];
+    on.connection.engine.onCallRecord?.((r) => records.push(r));
     await connected(on);
     await connected(off);
     const callId = sim.ring({ from: '+14155550123', to: '101' });
@@ -193,6 +195,8 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
     ]);
     await sleepReal(200);
     expect(off.notices).toEqual([]);
+    // The record itself reaches the app (History's talk time).
+    expect(records).toEqual([{ callId, to: '101', status: 'VOICEMAIL', talkSec: 0 }]);
     expect(off.dismisses.map((d) => d.state)).toEqual(['voicemail']);
   });
 

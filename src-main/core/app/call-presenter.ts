@@ -7,6 +7,7 @@ import { buildCrmUrl, checkTemplate, type CrmValues } from './crm-url.ts';
 import type { CallerDirectory } from './directory.ts';
 import type { HistoryStore } from './history-store.ts';
 import type {
+  CallRecordEvent,
   ClipboardPort,
   DismissEvent,
   Notifier,
@@ -234,6 +235,12 @@ export class CallPresenter {
     call.card.crmLookup =
       result.status === 'found' || result.status === 'not-found' ? result.status : 'failed';
     this.changed();
+  }
+
+  /** A call's record once it ended: History learns the talk time of the user's own leg. */
+  handleRecord(record: CallRecordEvent): void {
+    if (record.talkSec === undefined) return;
+    this.o.history.recordTalk(cardId(record.callId), boundedText(record.to), record.talkSec);
   }
 
   handleDismiss(dismiss: DismissEvent): void {

@@ -101,6 +101,8 @@ export type PopupCard = CallCard;
 export interface HistoryEntry extends CallFacts {
   /** A missed call stays unseen until the user opens the history. */
   seen: boolean;
+  /** Seconds the user talked, where the phone system's record of the call says (Yeastar). */
+  talkSec?: number;
 }
 
 /** What a voicemail or a text message has in common with a call in the history. */
