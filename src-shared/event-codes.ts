@@ -8,6 +8,13 @@ export const CALL_STATE_CHANGED = 30011;
 export const TRUNK_STATUS_CHANGED = 30007;
 export const PRESENCE_CHANGED = 30009;
 export const VOICEMAIL_RECEIVED = 30015;
+/**
+ * A call's record once it ended (a phone system's CDR): `call_id`, `to` (the callee), `status`
+ * (the phone system's word), `talk_sec` and `duration_sec` where known. Not on the standard
+ * service's wire: decoded from Yeastar's 30012 (docs/phone-systems/yeastar-p-series.md section 5);
+ * History reads the talk time from it.
+ */
+export const CALL_RECORD = 30012;
 export const SMS_RECEIVED = 30031;
 
 /** The notices built on the catalogue beyond rings (src-main/core/events/features.ts). */

@@ -31,6 +31,7 @@ import {
   type FeatureToggles,
 } from './events/features.ts';
 import type { Notice } from './events/notices.ts';
+import type { CallRecord } from './events/pipeline.ts';
 import type { PhoneSystemWire } from '../../src-shared/wire/phone-system.ts';
 import { STANDARD_WIRE } from '../../src-shared/wire/standard.ts';
 
@@ -123,7 +124,13 @@ export class ScreenpopEngine {
         tokens: deps.tokens,
         dialect: this.wire.stream,
         topics: [
-          ...(deps.topics ?? topicsFor(this.features, this.wire.featureCodes, this.wire.callCode)),
+          ...(deps.topics ??
+            topicsFor(
+              this.features,
+              this.wire.featureCodes,
+              this.wire.callCode,
+              this.wire.callEndCodes,
+            )),
         ],
         clock: deps.clock,
         logger: deps.logger ?? silentLogger,
@@ -189,9 +196,20 @@ export class ScreenpopEngine {
     return this.pipeline.onEvent(listener);
   }
 
-  /** Voicemail, SMS, trunk and presence notices (pipeline.onNotice). */
+  /** Calls' records once they ended, where the phone system sends them (pipeline.onRecord). */
+  onCallRecord(listener: (record: CallRecord) => void): () => void {
+    return this.pipeline.onRecord(listener);
+  }
+
+  /**
+   * Voicemail, SMS, trunk and presence notices (pipeline.onNotice), of the features that are on: a
+   * phone system may carry a feature on a code subscribed for calls anyway (Yeastar's voicemail
+   * rides on the 30012 call record, which also ends rings), so a feature that is off says nothing.
+   */
   onNotice(listener: (notice: Notice) => void): () => void {
-    return this.pipeline.onNotice(listener);
+    return this.pipeline.onNotice((notice) => {
+      if (this.features[notice.type]) listener(notice);
+    });
   }
 
   /**

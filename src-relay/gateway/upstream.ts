@@ -163,8 +163,11 @@ export class GatewayUpstream {
     });
     const stream = this.wire.stream;
     const topics = [
-      this.wire.callCode,
-      ...Object.values(this.wire.featureCodes).filter((c): c is number => c !== null),
+      ...new Set([
+        this.wire.callCode,
+        ...(this.wire.callEndCodes ?? []),
+        ...Object.values(this.wire.featureCodes).filter((c): c is number => c !== null),
+      ]),
     ];
     const userAgent = 'Screenpop-relay';
     this.engine = new StreamEngine<AccessToken, UpstreamState>(

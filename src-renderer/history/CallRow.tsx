@@ -1,10 +1,11 @@
 /**
  * One call in the history: the shared row (EntryRow) with the line it rang ("Called"), the
  * caller's company when the contacts file or the CRM knew it, how it ended and after how long
- * ("Answered after 8 min", never "8:00", which reads as a time of day).
+ * ("Answered after 8 min", never "8:00", which reads as a time of day), and how long the user
+ * talked where the phone system's record says ("Answered after 8 sec, talked 2 min").
  */
 import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
-import { callerCompany, outcomeWords, ringTime } from '../shared/format.ts';
+import { callerCompany, outcomeWords, ringTime, talkTime } from '../shared/format.ts';
 import { InertText } from '../shared/InertText.tsx';
 import { useT } from '../shared/i18n.tsx';
 import { EntryRow, type RowProps } from './EntryRow.tsx';
@@ -32,7 +33,7 @@ export function CallRow({ entry, ...row }: CallRowProps) {
       outcome={{
         words: outcomeWords(entry.outcome, t),
         className: entry.outcome,
-        duration: ringTime(entry, row.now, t) || null,
+        duration: talkTime(entry, ringTime(entry, row.now, t), t) || null,
       }}
     />
   );

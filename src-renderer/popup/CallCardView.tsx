@@ -136,6 +136,14 @@ export function CallCardView({
               testId="caller-headline"
             />
           </h2>
+          {card.transferredBy && (
+            <p className="card__line card__transfer" data-testid="transferred-by">
+              <span className="card__label">{t.t('popup.transferred-by')}</span>
+              <span className="card__line-what">
+                <InertText text={card.transferredBy} testId="transferred-by-name" />
+              </span>
+            </p>
+          )}
           {company && (
             <p className="card__company">
               <InertText text={company} testId="caller-company" />

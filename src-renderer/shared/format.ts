@@ -108,6 +108,21 @@ export function ringTime(
   return t.t('common.ring.after', { duration: t.duration(call.endedAt - call.startedAt, style) });
 }
 
+/**
+ * The ring time with the talk time after it, where the phone system's record gave one: "after
+ * 8 sec, talked 2 min"; the ring time alone otherwise (a call not answered has no talk time).
+ */
+export function talkTime(
+  call: { talkSec?: number },
+  ring: string,
+  t: Translator,
+  style: 'short' | 'long' = 'short',
+): string {
+  const sec = call.talkSec;
+  if (sec === undefined || !Number.isFinite(sec) || sec <= 0 || !ring) return ring;
+  return t.t('common.ring.talked', { ring, talk: t.duration(sec * 1000, style) });
+}
+
 /** A voicemail's length in the same words as a call's ("42 sec"); null when unknown. */
 export function voicemailLength(
   sec: number | null,

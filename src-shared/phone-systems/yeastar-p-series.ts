@@ -5,16 +5,27 @@
  *
  * A frame is `{"type":<code>,"sn":"<PBX serial>","msg":<payload>}`, where `msg` is a JSON-encoded
  * string or an object. It carries no event id and no time. This decoder
- * - turns a 30011 (call state) frame, which lists every member of one call with its status, into
- *   one core 30011 envelope per extension member: `to` its number, `state` its status in the
- *   core's words (only RING is `ringing`), `from` the caller (the inbound member's `from`, else the
- *   extension that is calling: ALERT), `line` the number dialled (the inbound `to`, else its trunk);
- * - remembers, per call, which extensions were ringing: one that a later frame of the call no longer
- *   lists is `ended` there (a ring group answered by a colleague drops the others);
+ * - keeps, per call, a table of legs merged across 30011 (call state) reports: a real PBX lists one
+ *   member per report (a snapshot-shaped report of several members is read as those members, one
+ *   after another, and decodes to the same envelopes). Each extension leg's report becomes one core
+ *   30011 envelope: `to` its number, `state` its status in the core's words (only RING is
+ *   `ringing`), `from` the caller (the inbound member's `from` from any report of the call, else
+ *   the extension that was calling: ALERT), `line` the number dialled (the inbound `to`, else its
+ *   trunk), `call_path` the member's own, and on a ring after a colleague answered the caller,
+ *   `transferred_by` that colleague;
+ * - ends a ring of extension X only on X's own non-ringing status (while another leg of X is up,
+ *   X still rings there), another extension's answer, a 30012 call record naming X, a 30015
+ *   failure listing X, or the end of the call: every leg BYE, a 30015 failure of the caller or
+ *   with `members` null. Missing from a report says nothing;
+ * - turns a 30012 record with status VOICEMAIL into the core's voicemail notice (30015);
  * - turns 30010 (trunk registration, numeric status) into the core's 30007 and 30009 (presence)
  *   into the core's 30009;
  * - stamps each frame with the time it was received (strictly increasing per decoder), and makes
  *   each envelope's event_id from what makes two frames the same event (see eventIdOf).
+ *
+ * Memory: at most `maxCalls` calls (10,000 by default, first in first out, 6 hours each), each with
+ * at most YEASTAR_MAX_LEGS (64) legs and 64 extensions' ring counts, oldest out; a call that ended
+ * keeps only its caller, line and last report's envelopes until it ages out.
  *
  * Used by the app on the direct stream and by the relay on the vendor's webhooks, so both derive
  * the same ids for the same member state (a ring carried by both is popped once). It never throws:
@@ -24,9 +35,11 @@ import { createHash } from 'node:crypto';
 import { BoundedFifoMap } from '../bounded-map.ts';
 import { StatusChanges } from './status-changes.ts';
 import {
+  CALL_RECORD,
   CALL_STATE_CHANGED,
   PRESENCE_CHANGED,
   TRUNK_STATUS_CHANGED,
+  VOICEMAIL_RECEIVED,
   type EventEnvelope,
 } from '../event-codes.ts';
 // A type only: this module needs no words (the relay's webhook intake loads it).
@@ -39,6 +52,8 @@ export const YEASTAR_EVENT = {
   presence: 30009,
   trunkRegistration: 30010,
   callState: 30011,
+  callRecord: 30012,
+  callFailed: 30015,
 } as const;
 
 /** The vendor's errcodes we act on ("Error Code and Error Message", "Response Result"). */
@@ -161,22 +176,39 @@ export function coreTrunkStatus(status: number): string {
   return `fault-${status}`; // 11-12 FXO, 21-23 E1/BRI, 31-36 GSM failures
 }
 
-interface RingMemory {
-  /** Channel of the RING we last saw for this extension ('' when the frame had none). */
+/** Legs of one call remembered (oldest out past it): a call lists few members (YEASTAR_MAX_MEMBERS). */
+export const YEASTAR_MAX_LEGS = 64;
+
+/** One leg of a call: a member, by its channel (else its kind and number), as last reported. */
+interface Leg {
+  kind: Member['kind'];
+  number: string;
   channel: string;
+  status: string;
+  /** The ring ordinal of this extension in the call when this leg last rang (ids without channel). */
   generation: number;
+  /** The member's own `call_path`, as last reported non-empty. */
+  callPath: string;
 }
 
 interface CallMemory {
-  /** Extensions of this call whose last known status was RING. */
-  ringing: Map<string, RingMemory>;
-  /** Times each extension entered RING (only consulted for frames without channel ids). */
+  /** The call's legs merged across reports (doc section 5), at most YEASTAR_MAX_LEGS. */
+  legs: Map<string, Leg>;
+  /** Rings each extension has had in this call (their ordinal stands in for a missing channel). */
   rings: Map<string, number>;
+  /** The caller, from the inbound member (any report), else the extension that was ALERT. */
+  caller?: string;
+  callerFromInbound: boolean;
+  /** The number dialled (the inbound `to`, else its trunk), from any report of the call. */
+  line?: string;
+  /** Extensions that answered (ANSWER) the call, in order, each once, at most YEASTAR_MAX_LEGS. */
+  answered: string[];
+  /** The call ended (every leg BYE, a 30012 record, a 30015 failure). */
+  over: boolean;
   /**
    * The call's latest report (a digest of its text) and what it decoded to. The same report again
    * next is a retry of it (the relay answered 503 when storing failed, and the PBX sends it again):
-   * it gets the same envelopes, since the memory above already moved on and would no longer say
-   * which extensions stopped ringing.
+   * it gets the same envelopes, since the memory above already moved on.
    */
   last?: { digest: string; envelopes: EventEnvelope[] };
 }
@@ -284,19 +316,20 @@ export class YeastarEventDecoder {
     if (typeof type !== 'number' || !Number.isSafeInteger(type))
       return { ok: false, reason: 'bad-field', detail: 'type' };
     const sn = typeof frame.sn === 'string' ? frame.sn.slice(0, MAX_FIELD_CHARS) : '';
-    if (
-      type !== YEASTAR_EVENT.callState &&
-      type !== YEASTAR_EVENT.trunkRegistration &&
-      type !== YEASTAR_EVENT.presence
-    )
+    const isCall =
+      type === YEASTAR_EVENT.callState ||
+      type === YEASTAR_EVENT.callRecord ||
+      type === YEASTAR_EVENT.callFailed;
+    if (!isCall && type !== YEASTAR_EVENT.trunkRegistration && type !== YEASTAR_EVENT.presence)
       return { ok: true, envelopes: [] };
     const msg = payloadOf(frame.msg);
     if (!msg) return { ok: false, reason: 'bad-field', detail: 'msg' };
     const stamp = Math.max(Math.round(receivedAt), this.lastStamp + 1);
     this.lastStamp = stamp;
     const base = { timestamp: stamp, tenant: sn, receiptStamped: true as const };
-    if (type === YEASTAR_EVENT.callState)
+    if (isCall)
       return this.callState(
+        type,
         msg,
         sn,
         base,
@@ -358,6 +391,7 @@ export class YeastarEventDecoder {
   }
 
   private callState(
+    type: number,
     msg: Json,
     sn: string,
     base: { timestamp: number; tenant: string; receiptStamped: true },
@@ -365,78 +399,352 @@ export class YeastarEventDecoder {
     digest: string,
   ): DecodeResult {
     const callId = field(msg.call_id);
+    if (!callId) return { ok: false, reason: 'bad-field', detail: 'msg' };
     const members = membersOf(msg.members);
-    if (!callId || !members) return { ok: false, reason: 'bad-field', detail: 'msg' };
+    // A 30015 failure may list no members ("members":null, captured); a 30012 record has none.
+    if (!members && type === YEASTAR_EVENT.callState)
+      return { ok: false, reason: 'bad-field', detail: 'msg' };
     const known = this.calls.get(callId, now);
     if (known?.last?.digest === digest) return { ok: true, envelopes: [...known.last.envelopes] };
-    const inbound = members.find((m) => m.kind === 'inbound');
-    const calling = members.find((m) => m.kind === 'extension' && m.status === 'ALERT');
-    const from = inbound
-      ? callerId(inbound.info.from)
-      : calling
-        ? (field(calling.info.number) ?? '')
-        : '';
-    const line = inbound ? (field(inbound.info.to) ?? field(inbound.info.trunk_name) ?? '') : '';
-    const memory: CallMemory = known ?? { ringing: new Map(), rings: new Map() };
+    if (!known && type !== YEASTAR_EVENT.callState) {
+      // The end of a call we never saw ringing: nothing rings to end; a voicemail is still news.
+      return { ok: true, envelopes: this.record(type, msg, callId, sn, base, undefined) };
+    }
+    const call: CallMemory = known ?? {
+      legs: new Map(),
+      rings: new Map(),
+      callerFromInbound: false,
+      answered: [],
+      over: false,
+    };
     const envelopes: EventEnvelope[] = [];
-    const listed = new Set<string>();
-    const envelope = (number: string, state: string, id: string, vendor: string) =>
+    const emit = (
+      number: string,
+      state: string,
+      id: string,
+      vendor: string,
+      extra: Record<string, string> = {},
+    ) =>
       envelopes.push({
         event: CALL_STATE_CHANGED,
         ...base,
         data: {
           call_id: callId,
-          from,
+          from: call.caller ?? '',
           to: number,
           state,
-          ...(line ? { line } : {}),
+          ...(call.line ? { line: call.line } : {}),
           member_status: vendor,
+          ...extra,
         },
         event_id: id,
       });
-    for (const member of members) {
-      if (member.kind !== 'extension') continue;
-      const number = field(member.info.number);
-      if (!number || listed.has(number)) continue;
-      listed.add(number);
-      const channel = field(member.info.channel_id) ?? '';
-      const was = memory.ringing.get(number);
-      let generation = was?.generation ?? memory.rings.get(number) ?? 0;
-      if (member.status === 'RING') {
-        // A new ring of this extension (not a repeat of the one we know): without channel ids the
-        // ring's ordinal is what tells it apart.
-        if (!was || was.channel !== channel) {
-          generation = (memory.rings.get(number) ?? 0) + 1;
-          memory.rings.set(number, generation);
-        }
-        memory.ringing.set(number, { channel, generation });
-      } else memory.ringing.delete(number);
-      const ordinal = channel ? 0 : generation;
-      envelope(
-        number,
-        coreCallState(member.status),
-        eventIdOf([sn, callId, number, channel, member.status, ordinal]),
-        member.status,
-      );
+    if (type === YEASTAR_EVENT.callState) {
+      // The caller and the line first, from the whole report: a snapshot may list the caller after
+      // the extensions it rings; reported one member at a time, the caller came in an earlier one.
+      for (const m of members ?? []) this.learnCaller(call, m);
+      for (const m of members ?? []) {
+        this.mergeLeg(call, m, sn, callId, emit);
+        if (!call.over && this.callIsOver(call)) this.endCall(call, sn, callId, emit);
+      }
+    } else if (type === YEASTAR_EVENT.callFailed && members && members.length > 0) {
+      // A failure that lists members: the caller's failure (an inbound member listed, 487 when the
+      // caller gave up) ends the call; else it ends the rings of the extensions it lists (486
+      // Busy Here of one member), as the call may go on elsewhere.
+      if (members.some((m) => m.kind === 'inbound')) this.endCall(call, sn, callId, emit);
+      else this.endRingsOf(call, sn, callId, emit, numbersOf(members));
+    } else if (type === YEASTAR_EVENT.callFailed) {
+      this.endCall(call, sn, callId, emit); // "members": null: the call failed as a whole
+    } else {
+      // A call record ends the rings of the extensions it names, the callee's in the record's
+      // words (a voicemail, busy...). Not the whole call: one call id may get several records, one
+      // per segment, while the call goes on (captured, doc section 5).
+      const to = field(msg.call_to);
+      const from = field(msg.call_from);
+      if (to)
+        this.endRingsOf(call, sn, callId, emit, new Set([to]), recordState(field(msg.status)));
+      if (from) this.endRingsOf(call, sn, callId, emit, new Set([from]));
+      envelopes.push(...this.record(type, msg, callId, sn, base, call));
     }
-    // Extensions that were ringing and are no longer listed: the call stopped ringing there (a
-    // colleague answered the ring group, the queue moved on, the caller hung up).
-    for (const [number, ring] of memory.ringing) {
-      if (listed.has(number)) continue;
-      memory.ringing.delete(number);
-      envelope(
-        number,
-        'ended',
-        eventIdOf([sn, callId, number, ring.channel, 'GONE', ring.channel ? 0 : ring.generation]),
-        '',
-      );
-    }
-    memory.last = { digest, envelopes: [...envelopes] };
-    const over = members.length > 0 && members.every((m) => m.status === 'BYE');
-    if (over) this.calls.delete(callId);
-    else this.calls.set(callId, memory, now);
+    call.last = { digest, envelopes: [...envelopes] };
+    this.calls.set(callId, call, now);
     return { ok: true, envelopes };
   }
+
+  /** The caller and the line a member tells, kept for the whole call. */
+  private learnCaller(call: CallMemory, m: Member): void {
+    if (m.kind === 'inbound') {
+      const from = callerId(m.info.from);
+      if (!call.callerFromInbound && (from || call.caller === undefined)) {
+        call.caller = from;
+        call.callerFromInbound = from !== '';
+      }
+      call.line ??= field(m.info.to) ?? field(m.info.trunk_name);
+    } else if (m.kind === 'extension' && m.status === 'ALERT' && call.caller === undefined) {
+      const number = field(m.info.number);
+      if (number) call.caller = number;
+    }
+  }
+
+  /** One member's report folded into the call's legs, and the envelope it makes (if any). */
+  private mergeLeg(call: CallMemory, m: Member, sn: string, callId: string, emit: Emit): void {
+    const number = m.kind === 'extension' ? field(m.info.number) : undefined;
+    const key = legKey(m);
+    if (!key) return;
+    if (call.over && m.status === 'RING') call.over = false; // rung again after all: not over
+    const channel = field(m.info.channel_id) ?? '';
+    const path = field(m.info.call_path) ?? '';
+    const was = call.legs.get(key);
+    const leg: Leg = was ?? {
+      kind: m.kind,
+      number: number ?? '',
+      channel,
+      status: '',
+      generation: 0,
+      callPath: '',
+    };
+    const newRing = m.status === 'RING' && was?.status !== 'RING';
+    if (newRing && number) {
+      leg.generation = (call.rings.get(number) ?? 0) + 1;
+      setBounded(call.rings, number, leg.generation);
+    } else if (!was && number) leg.generation = call.rings.get(number) ?? 0;
+    leg.status = m.status;
+    if (path) leg.callPath = path;
+    if (!was) setBounded(call.legs, key, leg);
+    if (!number) return;
+    if (m.status === 'ANSWER' && number !== call.caller) {
+      const i = call.answered.indexOf(number);
+      if (i >= 0) call.answered.splice(i, 1);
+      call.answered.push(number);
+      if (call.answered.length > YEASTAR_MAX_LEGS) call.answered.shift();
+    }
+    const extra: Record<string, string> = {};
+    if (leg.callPath) extra.call_path = leg.callPath;
+    if (m.status === 'RING') {
+      // Rung after a colleague answered the same caller: a transfer (blind or attended).
+      const by =
+        call.caller !== undefined ? call.answered.findLast((n) => n !== number) : undefined;
+      if (by !== undefined) extra.transferred_by = by;
+    } else if (!ANSWERED.has(m.status) && this.stillLive(call, number, key)) {
+      // One leg of an extension that has another one still up (desk phone and Linkus): the
+      // extension has not stopped ringing, or talking, there.
+      return;
+    }
+    emit(
+      number,
+      coreCallState(m.status),
+      eventIdOf([sn, callId, number, channel, m.status, channel ? 0 : leg.generation]),
+      m.status,
+      extra,
+    );
+    // Taken here: the call stops ringing at every other extension (a ring group or a queue
+    // cancels the others). Said to each of them after the answer, since the relay routes an
+    // event by its `to`: a colleague's answer alone would not reach my desktop through it.
+    if (m.status === 'ANSWER' && number !== call.caller)
+      this.endRings(call, sn, callId, emit, number);
+  }
+
+  /** Has extension `number` a leg other than `except` that is not BYE? */
+  private stillLive(call: CallMemory, number: string, except: string): boolean {
+    for (const [key, leg] of call.legs)
+      if (
+        key !== except &&
+        leg.kind === 'extension' &&
+        leg.number === number &&
+        leg.status !== 'BYE'
+      )
+        return true;
+    return false;
+  }
+
+  /** The call is over when every leg it has had (since the last end) is BYE. */
+  private callIsOver(call: CallMemory): boolean {
+    if (call.legs.size === 0) return false;
+    for (const leg of call.legs.values()) if (leg.status !== 'BYE') return false;
+    return true;
+  }
+
+  /**
+   * The end of the call: each extension with a leg still ringing gets `ended` (the same id whatever
+   * ended it), then the legs are dropped. The caller and the line are kept until the call ages out
+   * of the map, so a leg reported after the end still names the caller.
+   */
+  private endCall(call: CallMemory, sn: string, callId: string, emit: Emit): void {
+    this.endRings(call, sn, callId, emit);
+    call.legs.clear();
+    call.over = true;
+  }
+
+  /**
+   * Each extension (but `except`) with a leg still ringing gets one `ended`, the same id whatever
+   * ended it (the call's end, a colleague's answer); its ringing legs count as BYE from then on.
+   */
+  private endRings(
+    call: CallMemory,
+    sn: string,
+    callId: string,
+    emit: Emit,
+    except?: string,
+  ): void {
+    this.endRingsWhere(call, sn, callId, emit, (n) => n !== except);
+  }
+
+  /** The rings of the extensions in `numbers` end (as endRings); the call, if no leg is left. */
+  private endRingsOf(
+    call: CallMemory,
+    sn: string,
+    callId: string,
+    emit: Emit,
+    numbers: ReadonlySet<string>,
+    state = 'ended',
+  ): void {
+    this.endRingsWhere(call, sn, callId, emit, (n) => numbers.has(n), state);
+    if (!call.over && this.callIsOver(call)) this.endCall(call, sn, callId, emit);
+  }
+
+  private endRingsWhere(
+    call: CallMemory,
+    sn: string,
+    callId: string,
+    emit: Emit,
+    which: (number: string) => boolean,
+    state = 'ended',
+  ): void {
+    const ringing = new Map<string, Leg>();
+    for (const leg of call.legs.values())
+      if (leg.kind === 'extension' && leg.status === 'RING' && which(leg.number)) {
+        ringing.set(leg.number, leg);
+        leg.status = 'BYE';
+      }
+    for (const [number, leg] of ringing)
+      emit(
+        number,
+        state,
+        eventIdOf([sn, callId, number, leg.channel, 'GONE', leg.channel ? 0 : leg.generation]),
+        '',
+        leg.callPath ? { call_path: leg.callPath } : {},
+      );
+  }
+
+  /**
+   * What a 30012 record says beyond the rings it ends: the core's call record (the callee, status
+   * and times, for History), and a voicemail left (status VOICEMAIL).
+   */
+  private record(
+    type: number,
+    msg: Json,
+    callId: string,
+    sn: string,
+    base: { timestamp: number; tenant: string; receiptStamped: true },
+    call: CallMemory | undefined,
+  ): EventEnvelope[] {
+    if (type !== YEASTAR_EVENT.callRecord) return [];
+    const extension = field(msg.call_to);
+    if (!extension) return [];
+    const status = field(msg.status) ?? '';
+    const talk = seconds(msg.talk_duration);
+    const duration = seconds(msg.call_duration);
+    const record: EventEnvelope = {
+      event: CALL_RECORD,
+      ...base,
+      data: {
+        call_id: callId,
+        to: extension,
+        status,
+        ...(talk !== undefined ? { talk_sec: talk } : {}),
+        ...(duration !== undefined ? { duration_sec: duration } : {}),
+      },
+      // One call may get several records (one per segment): each is its own fact.
+      event_id: eventIdOf([
+        sn,
+        type,
+        callId,
+        extension,
+        field(msg.call_from) ?? '',
+        field(msg.time_start) ?? '',
+        status,
+      ]),
+    };
+    if (status !== 'VOICEMAIL') return [record];
+    const from = call?.caller ?? callerId(msg.call_from);
+    return [
+      record,
+      {
+        event: VOICEMAIL_RECEIVED,
+        ...base,
+        data: {
+          // One voicemail per call record: the call's id names it (hashed when too long for one).
+          voicemail_id: callId.length <= 128 ? callId : eventIdOf([callId]),
+          extension,
+          from,
+        },
+        event_id: eventIdOf([sn, type, callId, 'VOICEMAIL']),
+      },
+    ];
+  }
+}
+
+type Emit = (
+  number: string,
+  state: string,
+  id: string,
+  vendor: string,
+  extra?: Record<string, string>,
+) => void;
+
+/** Statuses that say the extension took the call: they are reported even while another leg rings. */
+const ANSWERED = new Set(['ANSWER', 'ANSWERED', 'HOLD']);
+
+/**
+ * How a call record's `status` ends a ring it names, in the core's words: the outcome the record
+ * says (a voicemail, busy, answered on a leg whose report was lost), `ended` when it is a plain no
+ * answer or a status we do not know.
+ */
+function recordState(status: string | undefined): string {
+  switch (status) {
+    case 'ANSWERED':
+    case 'ANSWERD': // as the guide's table spells it
+      return 'answered';
+    case 'VOICEMAIL':
+      return 'voicemail';
+    case 'BUSY':
+      return 'busy';
+    case 'FAILED':
+      return 'failed';
+    default:
+      return 'ended';
+  }
+}
+
+/** A number of seconds from 0 to a day (a number, or digits in a string as older guides print). */
+function seconds(value: unknown): number | undefined {
+  const n = typeof value === 'string' && /^\d{1,6}$/.test(value) ? Number(value) : value;
+  return typeof n === 'number' && Number.isInteger(n) && n >= 0 && n <= 86_400 ? n : undefined;
+}
+
+/** The extension numbers among `members`. */
+function numbersOf(members: readonly Member[]): Set<string> {
+  const out = new Set<string>();
+  for (const m of members) {
+    const n = m.kind === 'extension' ? field(m.info.number) : undefined;
+    if (n) out.add(n);
+  }
+  return out;
+}
+
+/** A leg's key: its channel, else its kind and number (a member with neither is not a leg). */
+function legKey(m: Member): string | undefined {
+  const channel = field(m.info.channel_id);
+  if (channel) return `c:${channel}`;
+  const number = m.kind === 'extension' ? field(m.info.number) : (field(m.info.from, true) ?? '');
+  return number === undefined ? undefined : `${m.kind}:${number}`;
+}
+
+/** `map` with `key` set, its oldest entry out past YEASTAR_MAX_LEGS. */
+function setBounded<V>(map: Map<string, V>, key: string, value: V): void {
+  map.delete(key);
+  map.set(key, value);
+  if (map.size > YEASTAR_MAX_LEGS) map.delete(map.keys().next().value as string);
 }
 
 /** `msg`: an object, or a JSON-encoded object in a string. */

@@ -36,10 +36,9 @@ export interface CallStateData {
   fromTruncated?: true;
   /** The number the caller dialled (a DID) or the trunk, where the phone system says it. */
   line?: string;
-  /**
-   * Yeastar P-Series: the ringing member's `call_path` as reported (untrusted). [pbxlists: added
-   * for item 4 of issue 32; the decoder branch puts it in the envelope's data.]
-   */
+  /** The extension that passed the call on to this party (a transfer), where the system says it. */
+  transferred_by?: string;
+  /** Yeastar P-Series: the ringing member's `call_path` as reported (untrusted): IVR, queue, ring group. */
   call_path?: string;
 }
 
@@ -126,9 +125,10 @@ export function callStateData(envelope: Envelope): CallStateData | undefined {
     return undefined;
   // An anonymous caller may come with an empty `from`; that is still a ring.
   if (typeof from !== 'string') return undefined;
-  const { line, call_path: callPath } = envelope.data;
+  const { line, transferred_by: transferredBy, call_path: callPath } = envelope.data;
   const extra = {
     ...(boundedString(line, false) ? { line } : {}),
+    ...(boundedString(transferredBy, false) ? { transferred_by: transferredBy } : {}),
     ...(boundedString(callPath, false) && callPath.trim() ? { call_path: callPath } : {}),
   };
   if (boundedString(from, true)) return { call_id: callId, from, to, state, ...extra };

@@ -47,6 +47,11 @@ export interface PhoneSystemWire {
   stream: StreamDialect;
   /** The event code of calls on this system's stream. */
   callCode: number;
+  /**
+   * Further codes of calls, subscribed with `callCode` whatever the features (Yeastar: the 30012
+   * call record and the 30015 failure, which end a call's rings).
+   */
+  callEndCodes?: readonly number[];
   /** The code each notice feature rides on, null where the system has no such event. */
   featureCodes: FeatureCodes;
 }

@@ -1,7 +1,7 @@
 /**
  * Yeastar P-Series (docs/phone-systems/yeastar-p-series.md): the access token in the query of
  * every request and of the socket's URL, the vendor's report frames decoded by
- * src-shared/phone-systems/yeastar-p-series.ts, its own errcodes, no voicemail or SMS events.
+ * src-shared/phone-systems/yeastar-p-series.ts, its own errcodes, voicemail from its call records (30012), no SMS events.
  */
 import {
   YEASTAR_ERRCODE,
@@ -44,8 +44,11 @@ export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
   api: { tokenIn: 'query', errcodes: yeastarErrcodes, revokes: true },
   stream: YEASTAR_STREAM,
   callCode: YEASTAR_EVENT.callState,
+  // The call record and the failure end a call's rings (doc section 5).
+  callEndCodes: [YEASTAR_EVENT.callRecord, YEASTAR_EVENT.callFailed],
   featureCodes: {
-    voicemail: null,
+    // A voicemail is a call record (30012) whose status is VOICEMAIL (doc section 5).
+    voicemail: YEASTAR_EVENT.callRecord,
     sms: null,
     trunk: YEASTAR_EVENT.trunkRegistration,
     presence: YEASTAR_EVENT.presence,

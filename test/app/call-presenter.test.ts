@@ -27,6 +27,19 @@ describe('CallPresenter', () => {
     ]);
   });
 
+  it('a transferred call names the original caller, and the colleague who transferred it', () => {
+    const t = presenterHarness({
+      names: { '+14155550123': 'Ada Lovelace', '102': 'Grace Hopper' },
+    });
+    t.presenter.handlePop({ ...t.pop('c1'), transferredBy: '102' });
+    t.presenter.handlePop({ ...t.pop('c2'), transferredBy: '109' }); // not on the list: its number
+    t.presenter.handlePop(t.pop('c3'));
+    const byId = Object.fromEntries(t.popup.cards.map((c) => [c.callId, c]));
+    expect(byId.c1).toMatchObject({ callerName: 'Ada Lovelace', transferredBy: 'Grace Hopper' });
+    expect(byId.c2?.transferredBy).toBe('109');
+    expect(byId.c3?.transferredBy).toBeUndefined();
+  });
+
   it('a caller ID cut by the engine still pops, and the card says it was cut', () => {
     const t = setup();
     t.presenter.handlePop({ ...t.pop('c1', `+1${'5'.repeat(255)}`), fromTruncated: true });
@@ -71,6 +84,23 @@ describe('CallPresenter', () => {
     expect(t.presenter.cards()[0]?.state).toBe('ringing');
     t.presenter.handleDismiss(t.dismiss('c1', 'voicemail', '102'));
     expect(t.presenter.cards()[0]?.state).toBe('voicemail');
+  });
+
+  it('a ring that ended in voicemail (a Yeastar call record says so) is ended, not missed', () => {
+    const t = setup();
+    t.presenter.handlePop(t.pop('c1'));
+    t.presenter.handleDismiss(t.dismiss('c1', 'voicemail'));
+    expect(t.history.list()[0]).toMatchObject({ outcome: 'ended' });
+    expect(t.history.missedCount()).toBe(0);
+  });
+
+  it('a call record gives History the talk time of the user’s own leg', () => {
+    const t = setup();
+    t.presenter.handlePop(t.pop('c1'));
+    t.presenter.handleDismiss(t.dismiss('c1', 'answered'));
+    t.presenter.handleRecord({ callId: 'c1', to: '102', status: 'ANSWERED', talkSec: 9 });
+    t.presenter.handleRecord({ callId: 'c1', to: '101', status: 'ANSWERED', talkSec: 61 });
+    expect(t.history.list()[0]).toMatchObject({ outcome: 'answered', talkSec: 61 });
   });
 
   it('counts a call that ended without being answered as missed', async () => {

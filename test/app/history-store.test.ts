@@ -47,6 +47,22 @@ describe('HistoryStore', () => {
     expect((await readdir(tmp.path)).sort()).toEqual(['history.json']);
   });
 
+  it('keeps the talk time of the leg that rang here, and reloads it', async () => {
+    const clock = new FakeClock();
+    const path = join(tmp.path, 'history.json');
+    const h = new HistoryStore({ path, clock, logger: silentLogger, limit: 10 });
+    await h.load();
+    h.recordRing(ring('a', 1));
+    h.recordOutcome('a', 'answered', 10);
+    h.recordTalk('a', '102', 999); // a colleague's leg of the same call: not ours
+    h.recordTalk('a', '101', 125);
+    h.recordTalk('nope', '101', 5); // a call not in the history
+    await h.flush();
+    const again = new HistoryStore({ path, clock, logger: silentLogger, limit: 10 });
+    await again.load();
+    expect(again.list()).toMatchObject([{ callId: 'a', outcome: 'answered', talkSec: 125 }]);
+  });
+
   it('caps the history, dropping the oldest', async () => {
     const h = new HistoryStore({
       path: join(tmp.path, 'h.json'),

@@ -125,6 +125,19 @@ describe('EventPipeline', () => {
     expect(t.pops).toEqual([]);
   });
 
+  it('a colleague whose ring stops later (declined, a leg ended) does not dismiss ours; their answer does', async () => {
+    const t = setup();
+    t.feed(t.call('g', 'ringing', '101'));
+    t.feed(t.call('g', 'ringing', '102'));
+    await t.clock.advance(1_000);
+    t.feed(t.call('g', 'ended', '102'));
+    t.feed(t.call('g', 'busy', '103'));
+    expect(t.dismisses).toEqual([]);
+    await t.clock.advance(1_000);
+    t.feed(t.call('g', 'answered', '104'));
+    expect(t.dismisses.map((d) => [d.to, d.state])).toEqual([['104', 'answered']]);
+  });
+
   it('an older non-ringing state of another party does not dismiss a newer ring', () => {
     const t = setup();
     t.feed(t.call('a', 'ringing', '101'));

@@ -13,6 +13,9 @@ import type { EventEnvelope } from '../../src-shared/event-codes.ts';
 import { SecretRegistry } from '../../src-shared/log.ts';
 import { parseExtensionPage, parseTokenPair } from '../../src-shared/api/wire.ts';
 import { parseCompanyContactPage, parseGroupPage } from '../../src-shared/api/pbx-lists.ts';
+import { EventPipeline, type Dismiss, type Pop } from '../../src-main/core/events/pipeline.ts';
+import { YEASTAR_P_SERIES_WIRE } from '../../src-shared/wire/yeastar-p-series.ts';
+import { FakeClock } from '../support/fake-clock.ts';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
 const read = (name: string) => readFileSync(join(DIR, name), 'utf8');
@@ -112,7 +115,8 @@ describe('Yeastar P-Series frames from the guide', () => {
       ['102', 'ended'],
       ['101', 'ended'],
     ]);
-    expect(decoder.callsRemembered).toBe(0); // every member BYE: the call is forgotten
+    // Every leg BYE: the legs are forgotten; the caller is kept (bounded) for a late leg's report.
+    expect(decoder.callsRemembered).toBe(1);
   });
 
   it('30011: an extension dialling out is calling, not ringing (EARLYMEDIA is the outside party)', () => {
@@ -275,6 +279,103 @@ describe('Yeastar P-Series frames from the guide', () => {
     ])
       expect(scrubbed).not.toContain(token);
     expect(scrubbed).toContain('/openapi/v1.0/subscribe?access_token=[REDACTED]');
+  });
+
+  describe('frames captured from a real P570 (captured-*, issue 32; README: pienaahj/pbx-api)', () => {
+    const order = (
+      JSON.parse(fixture('captured-sequences.json')) as {
+        order_of_arrival: Record<string, string[]>;
+      }
+    ).order_of_arrival;
+    /** One call's frames, in the order they arrived, through the app's pipeline for extension 700. */
+    const replay = async (prefix: string) => {
+      const names = Object.entries(order).find(([k]) => k.startsWith(prefix))![1];
+      const clock = new FakeClock();
+      const pipeline = new EventPipeline({
+        clock,
+        user: { extensions: ['700'], dids: [], defaultRegion: 'ZA' },
+      });
+      const decode = YEASTAR_P_SERIES_WIRE.stream.decoder();
+      const pops: Pop[] = [];
+      const dismisses: Dismiss[] = [];
+      pipeline.onPop((p) => pops.push(p));
+      pipeline.onDismiss((d) => dismisses.push(d));
+      const at: Record<string, [number, number]> = {};
+      for (const name of names) {
+        const before = [pops.length, dismisses.length];
+        pipeline.ingest(fixture(name), { source: 'direct', receivedAt: clock.now() }, decode);
+        at[name] = [pops.length - before[0]!, dismisses.length - before[1]!];
+        await clock.advance(500);
+      }
+      const stats = pipeline.stats();
+      expect(stats.rejected).toMatchObject({ 'bad-field': 0, 'not-json': 0, 'bad-call-data': 0 });
+      return { pops, dismisses, at };
+    };
+
+    it('A: the caller hangs up while 700 rings: one pop naming the caller, dismissed by 700’s BYE', async () => {
+      const a = await replay('A-');
+      expect(a.pops).toMatchObject([{ from: '0815550100', line: '27875550100', to: '700' }]);
+      // The ring comes with the caller in the same report (A3); the caller's BYE (A5) lists 700
+      // still RING: the ring goes on until 700's own BYE, reported alone (A7).
+      expect(a.at['captured-30011-A3-ext-ring-with-inbound-alert.json']).toEqual([1, 0]);
+      expect(a.at['captured-30011-A5-ext-ring-with-inbound-bye.json']).toEqual([0, 0]);
+      expect(a.at['captured-30011-A7-ext-bye-alone.json']).toEqual([0, 1]);
+      expect(a.dismisses.map((d) => d.state)).toEqual(['ended']);
+    });
+
+    it('B: the 30015 failure (487, the caller listed) ends the ring before 700’s BYE arrives', async () => {
+      const b = await replay('B-');
+      expect(b.pops).toMatchObject([{ from: '0815550100', to: '700' }]);
+      expect(b.at['captured-30015-B6-487-ring-and-inbound-bye.json']).toEqual([0, 1]);
+      expect(b.dismisses.map((d) => d.state)).toEqual(['ended']);
+    });
+
+    it('C: 700 calling out on two channels, three call records for one call id: nothing pops', async () => {
+      const c = await replay('C-');
+      expect(c.pops).toEqual([]);
+      expect(c.dismisses).toEqual([]);
+    });
+
+    it('one-member reports and failures from the code comments decode without a reject', () => {
+      const d = new YeastarEventDecoder();
+      const out = (name: string) => {
+        const r = d.decode(fixture(name), T0, 0);
+        expect(r, name).toMatchObject({ ok: true });
+        return (r as Extract<DecodeResult, { ok: true }>).envelopes;
+      };
+      expect(calls(out('captured-30011-D1-ext-answered-alone-outbound.json'))).toMatchObject([
+        { call_id: '1702285525.16', to: '703', state: 'answered', from: '' },
+      ]);
+      // Its call record (BUSY, outbound): no ring to end, no voicemail; the record for History.
+      expect(out('captured-30012-D2-outbound-busy.json')).toMatchObject([
+        {
+          event: 30012,
+          data: {
+            call_id: '1702285525.16',
+            to: '0875550199',
+            status: 'BUSY',
+            talk_sec: 0,
+            duration_sec: 0,
+          },
+        },
+      ]);
+      for (const name of [
+        'captured-30015-E1-members-null-not-found.json',
+        'captured-30015-members-null-not-found.json',
+        'captured-30015-E2-486-busy-here-one-member.json',
+        'captured-30015-E3-486-busy-here-one-member.json',
+      ])
+        expect(out(name), name).toEqual([]); // calls never seen ringing: nothing to end
+      for (const name of [
+        'captured-30011-E4-ext-bye-alone.json',
+        'captured-30011-E5-ext-bye-alone.json',
+        'captured-30011-F1-inbound-bye-alone-to-6402.json',
+      ])
+        expect(
+          calls(out(name)).map((c) => c.state),
+          name,
+        ).toEqual(name.includes('inbound') ? [] : ['ended']);
+    });
   });
 
   it('decodes every fixture of the folder (none is left unread)', () => {

@@ -153,7 +153,7 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
     await waitFor(() => t.pops.length === 1, 'pop after reconnect');
   });
 
-  it('trunk and presence reports become notices; voicemail and SMS are not offered', async () => {
+  it('trunk and presence reports become notices; voicemail is offered (call records), SMS is not', async () => {
     const sim = await yeastarSim();
     const t = connect(sim);
     await connected(t);
@@ -164,14 +164,57 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
     const trunk = t.notices.find((n) => n.type === 'trunk');
     expect(trunk).toMatchObject({ trunk: 'SIP-Main', status: 'unreachable', registered: false });
     expect(t.connection.engine.featureStatuses().map((f) => [f.feature, f.state])).toEqual([
-      ['voicemail', 'not-offered'],
+      // A voicemail rides on the 30012 call record (doc section 5; decoded in yeastar-members.test.ts).
+      ['voicemail', 'on'],
       ['sms', 'not-offered'],
       ['trunk', 'on'],
       ['presence', 'on'],
     ]);
+    // The simulator sends no call records yet: it refuses a voicemail in this mode.
     expect(() => sim.voicemail({ extension: '101', from: '+1', durationSec: 3 })).toThrow(
       /not offered/,
     );
+  });
+
+  it('a 30012 call record (subscribed with calls) ends the ring and, with VOICEMAIL, is a voicemail notice unless turned off', async () => {
+    const sim = await yeastarSim();
+    const record = (callId: string) =>
+      JSON.stringify({
+        type: 30012,
+        sn: 'SIM',
+        msg: JSON.stringify({
+          call_id: callId,
+          time_start: '2026-01-16 09:00:00',
+          call_from: '+14155550123',
+          call_to: '101',
+          call_duration: 25,
+          talk_duration: 0,
+          status: 'VOICEMAIL',
+          type: 'Inbound',
+        }),
+      });
+    const on = connect(sim);
+    const off = connect(sim, {
+      settings: { features: { ...DEFAULT_SETTINGS.features, voicemail: false } },
+    });
+    const records: unknown[] = [];
+    on.connection.engine.onCallRecord?.((r) => records.push(r));
+    await connected(on);
+    await connected(off);
+    const callId = sim.ring({ from: '+14155550123', to: '101' });
+    await waitFor(() => on.pops.length === 1 && off.pops.length === 1, 'the pops');
+    // The simulator sends no records yet: the PBX's own frame, to sockets subscribed to 30012.
+    sim.emitRaw(record(callId), { event: 30012 });
+    await waitFor(() => on.dismisses.length === 1 && off.dismisses.length === 1, 'the dismisses');
+    await waitFor(() => on.notices.length === 1, 'the voicemail');
+    expect(on.notices).toMatchObject([
+      { type: 'voicemail', voicemailId: callId, extension: '101', from: '+14155550123' },
+    ]);
+    await sleepReal(200);
+    expect(off.notices).toEqual([]);
+    // The record itself reaches the app (History's talk time).
+    expect(records).toEqual([{ callId, to: '101', status: 'VOICEMAIL', talkSec: 0 }]);
+    expect(off.dismisses.map((d) => d.state)).toEqual(['voicemail']);
   });
 
   it("a wrong Client Secret needs attention, in the phone system's words", async () => {

@@ -198,6 +198,7 @@ describe('relay: a Yeastar P-Series tenant', { timeout: 30_000 }, () => {
         state: 'ringing',
         line: '5503302',
         member_status: 'RING',
+        call_path: '6300',
       },
       {
         event: 30011,
@@ -207,6 +208,7 @@ describe('relay: a Yeastar P-Series tenant', { timeout: 30_000 }, () => {
         state: 'ended',
         line: '5503302',
         member_status: '',
+        call_path: '6300',
       },
       { event: 30007, trunk: 'peering', status: 'registered', vendor_status: 1 },
       { event: 30009, extension: '2005', presence_status: 'business_trip' },

@@ -25,6 +25,7 @@ const entries: HistoryEntry[] = [
     endedAt: now - 3_000_000,
     outcome: 'answered',
     seen: true,
+    talkSec: 120,
   },
   {
     kind: 'call',
@@ -79,8 +80,9 @@ describe('history', () => {
     );
     expect(within(items[1] as HTMLElement).queryByTestId('history-company')).toBeNull();
     // A duration in words, never clock-like ("10:00" would read as a time of day).
+    // How long the user talked, where the phone system's record of the call said.
     expect(within(items[2] as HTMLElement).getByTestId('history-duration').textContent).toBe(
-      'after 10 min',
+      'after 10 min, talked 2 min',
     );
     expect(within(items[1] as HTMLElement).getByTestId('history-duration').textContent).toBe(
       'after 20 sec',

@@ -108,6 +108,21 @@ describe('popup', () => {
     expect(screen.getAllByTestId('number-kind').map((e) => e.textContent)).toEqual(['mobile']);
   });
 
+  it('says who transferred a call, as text, under the original caller', async () => {
+    const { api, emit } = fakeApi();
+    render(<PopupApp api={api} />);
+    await waitFor(() => expect(api.popupReady).toHaveBeenCalled());
+    act(() =>
+      emit('popup:calls', [
+        { ...card('a', 'Ada Lovelace', 1000), transferredBy: '<i>Grace</i> Hopper' },
+        card('b', 'Katherine Johnson', 2000),
+      ]),
+    );
+    const said = screen.getAllByTestId('transferred-by');
+    expect(said.map((e) => e.textContent)).toEqual(['Transferred by<i>Grace</i> Hopper']);
+    expect(screen.getByTestId('transferred-by-name').textContent).toBe('<i>Grace</i> Hopper');
+  });
+
   it('hides a dismissed call at once and while main still lists it', async () => {
     const { api, emit } = fakeApi();
     render(<PopupApp api={api} />);

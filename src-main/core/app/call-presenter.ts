@@ -7,6 +7,7 @@ import { buildCrmUrl, checkTemplate, type CrmValues } from './crm-url.ts';
 import { MAX_CALL_PATH_CHARS, type CallerDirectory } from './directory.ts';
 import type { HistoryStore } from './history-store.ts';
 import type {
+  CallRecordEvent,
   ClipboardPort,
   DismissEvent,
   Notifier,
@@ -178,6 +179,10 @@ export class CallPresenter {
     };
     const callPath = pop.callPath ? boundedText(pop.callPath, MAX_CALL_PATH_CHARS) : null;
     card.group = this.groupOf(callPath);
+    if (pop.transferredBy !== undefined) {
+      const by = boundedText(pop.transferredBy);
+      card.transferredBy = this.o.directory.lookup(by) ?? this.o.directory.format(by);
+    }
     const call: LiveCall = {
       card,
       ringingTo: new Set([to]),
@@ -236,6 +241,12 @@ export class CallPresenter {
     call.card.crmLookup =
       result.status === 'found' || result.status === 'not-found' ? result.status : 'failed';
     this.changed();
+  }
+
+  /** A call's record once it ended: History learns the talk time of the user's own leg. */
+  handleRecord(record: CallRecordEvent): void {
+    if (record.talkSec === undefined) return;
+    this.o.history.recordTalk(cardId(record.callId), boundedText(record.to), record.talkSec);
   }
 
   handleDismiss(dismiss: DismissEvent): void {

@@ -20,7 +20,7 @@ import type { Connection, ConnectionFactory, ProbeTarget } from './connection.ts
 import type { ConnectionProbe } from './test-connection.ts';
 import type { DirectoryEntry } from './directory.ts';
 import type { PbxContact, PbxGroup } from '../../../src-shared/api/pbx-lists.ts';
-import type { DismissEvent, PopEvent } from './ports.ts';
+import type { CallRecordEvent, DismissEvent, PopEvent } from './ports.ts';
 import { english, phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import { saidStatus } from '../events/status.ts';
 import { SerialQueue } from '../../../src-shared/one-at-a-time.ts';
@@ -49,6 +49,8 @@ export const NOT_SET_UP: ConnectionStatus = saidStatus(
 export interface CallSink {
   handlePop(pop: PopEvent): void;
   handleDismiss(dismiss: DismissEvent): void;
+  /** A call's record once it ended (the talk time), where the phone system sends one. */
+  handleRecord?(record: CallRecordEvent): void;
   /** The connection went away for good (not rebuilt keeping the cards): its calls are over. */
   clear(): void;
 }
@@ -307,6 +309,8 @@ export class ConnectionSupervisor {
       engine.onNotice((notice) => this.d.notices.handle(notice)),
       engine.onFeatureStatus((features) => this.d.notices.setFeatures(features)),
     );
+    if (engine.onCallRecord)
+      this.detach.push(engine.onCallRecord((record) => calls.handleRecord?.(record)));
     if (connection.onIdentity)
       this.detach.push(
         connection.onIdentity((identity) => {

@@ -22,7 +22,7 @@ import type { Notice } from '../events/notices.ts';
 import { RelayEventSource } from '../relay-client/relay-source.ts';
 import type { Settings } from '../settings/types.ts';
 import type { DirectoryEntry } from './directory.ts';
-import type { DismissEvent, PopEvent } from './ports.ts';
+import type { CallRecordEvent, DismissEvent, PopEvent } from './ports.ts';
 import type { CreateSocket } from '../../../src-shared/stream/socket.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
@@ -44,6 +44,8 @@ export interface EngineLike {
   wake(reason: WakeReason): void;
   onPop(listener: (pop: PopEvent) => void): () => void;
   onDismiss(listener: (dismiss: DismissEvent) => void): () => void;
+  /** Calls' records once they ended (History's talk time), where the phone system sends them. */
+  onCallRecord?(listener: (record: CallRecordEvent) => void): () => void;
   onStatus(listener: (status: ConnectionStatus) => void): () => void;
   status(): ConnectionStatus;
   onNotice(listener: (notice: Notice) => void): () => void;

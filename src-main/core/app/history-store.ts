@@ -132,6 +132,10 @@ function readEntry(e: Record<string, unknown>): HistoryEntry | null {
     ...common,
     callId: boundedText(e.callId, 128),
     endedAt: typeof e.endedAt === 'number' && Number.isFinite(e.endedAt) ? e.endedAt : null,
+    // Files written before the talk time existed (or calls without a record) have none.
+    ...(typeof e.talkSec === 'number' && Number.isInteger(e.talkSec) && e.talkSec >= 0
+      ? { talkSec: e.talkSec }
+      : {}),
     outcome: e.outcome as CallOutcome,
     // Files written before these existed have neither.
     callerCompany:
@@ -298,6 +302,18 @@ export class HistoryStore {
       changed = true;
     }
     if (changed) this.changed();
+  }
+
+  /**
+   * How long the user talked on a call, from the phone system's record of it (one call may have
+   * several records, one per leg): taken only from the record of the number that rang here.
+   */
+  recordTalk(callId: string, to: string, talkSec: number): void {
+    const entry = this.call(callId);
+    if (!entry || entry.to !== to || !Number.isInteger(talkSec) || talkSec < 0) return;
+    if (entry.talkSec === talkSec) return;
+    entry.talkSec = talkSec;
+    this.changed();
   }
 
   /** A call started ringing (a second ring for the same call only fills in a name found later). */

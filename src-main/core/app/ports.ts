@@ -8,7 +8,11 @@ import type { CallCard, HistoryEntry, StatusView } from './views.ts';
 export type { DemoService } from '../../../src-shared/demo-service.ts';
 
 /** A call started ringing for the user / stopped ringing: the engine's own event types. */
-export type { Pop as PopEvent, Dismiss as DismissEvent } from '../events/pipeline.ts';
+export type {
+  Pop as PopEvent,
+  Dismiss as DismissEvent,
+  CallRecord as CallRecordEvent,
+} from '../events/pipeline.ts';
 
 export interface NotifyOptions {
   /** No sound (the user turned sound off). */

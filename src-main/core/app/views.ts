@@ -96,6 +96,12 @@ export interface CallCard extends CallFacts {
    * null when the phone system does not say, or names one no list knows (never a raw number).
    */
   group: CallGroupView | null;
+  /**
+   * Who passed the call on to the user (a transfer, where the phone system says it): the
+   * colleague's name from the extension list or contacts, else their number; absent otherwise.
+   * `from` stays the original caller.
+   */
+  transferredBy?: string;
 }
 
 /** What came of a call's CRM lookup, as the card shows it. */
@@ -108,6 +114,8 @@ export type PopupCard = CallCard;
 export interface HistoryEntry extends CallFacts {
   /** A missed call stays unseen until the user opens the history. */
   seen: boolean;
+  /** Seconds the user talked, where the phone system's record of the call says (Yeastar). */
+  talkSec?: number;
 }
 
 /** What a voicemail or a text message has in common with a call in the history. */

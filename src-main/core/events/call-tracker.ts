@@ -8,7 +8,9 @@
  *   non-ringing state already seen for the same call and party never pops (states out of order, a
  *   duplicate that outlived the dedupe window); a ring stamped after it (e.g. a transfer back) pops
  *   again.
- * - Another party's state wins only when strictly later. Timestamps may be whole seconds, and a
+ * - Another party's state counts only when it is `answered` ("answered elsewhere"; a colleague's
+ *   ring that stops does not stop ours: a ring group's or a desk phone's leg may end alone), and
+ *   only when strictly later. Timestamps may be whole seconds, and a
  *   hunt group moves from a colleague's `ended` to the ring on our extension within one second: a
  *   tie there must pop (a missed ring is the worse error), and that colleague's `ended` arriving
  *   after our pop must not dismiss it. A colleague who answered strictly later still dismisses
@@ -40,6 +42,8 @@ export type CallDecision =
 interface PartyTime {
   to: string;
   ts: number;
+  /** When this party last answered (`answered`: the call was taken there). */
+  answeredTs?: number;
 }
 type PartyTimes = PartyTime[];
 
@@ -81,19 +85,33 @@ export const MAX_TRACKED_CALLS = maxTrackedCalls(45_000);
  */
 export const MAX_POPPED_CALLS = 1_000;
 
+/** The state that says a party took the call (docs/wire-protocol.md section 6). */
+const ANSWERED = 'answered';
+
 /** A call rings few parties; more than this (a huge ring group) keeps only the latest states. */
 const MAX_PARTIES = 16;
 
-/** Does `state` come after `ring`? Same party: at or after. Another party: strictly after. */
+/**
+ * Does `state` end `ring`? Same party: any state at or after it. Another party: only its answer,
+ * strictly after ("answered elsewhere"); a colleague's leg that stops ringing (declined, timed out,
+ * one of a ring group's legs ended) says nothing about ours: the call still rings here.
+ */
 function supersedes(state: PartyTime, ring: PartyTime): boolean {
-  return state.to === ring.to ? state.ts >= ring.ts : state.ts > ring.ts;
+  return state.to === ring.to
+    ? state.ts >= ring.ts
+    : state.answeredTs !== undefined && state.answeredTs > ring.ts;
 }
 
 /** `states` with `state` folded in: one latest timestamp per party, bounded. */
 function withParty(states: PartyTimes | undefined, state: PartyTime): PartyTimes {
   const others = (states ?? []).filter((s) => s.to !== state.to);
   const previous = states?.find((s) => s.to === state.to);
-  const latest = previous && previous.ts > state.ts ? previous : state;
+  const answered = Math.max(previous?.answeredTs ?? -Infinity, state.answeredTs ?? -Infinity);
+  const latest: PartyTime = {
+    to: state.to,
+    ts: Math.max(previous?.ts ?? -Infinity, state.ts),
+    ...(answered > -Infinity ? { answeredTs: answered } : {}),
+  };
   return [...others, latest].sort((a, b) => b.ts - a.ts).slice(0, MAX_PARTIES);
 }
 
@@ -137,7 +155,11 @@ export class CallTracker {
       this.popped.set(id, ring, nowMonotonic);
       return { kind: 'pop' };
     }
-    const state = { to: call.to, ts: envelope.timestamp };
+    const state: PartyTime = {
+      to: call.to,
+      ts: envelope.timestamp,
+      ...(call.state === ANSWERED ? { answeredTs: envelope.timestamp } : {}),
+    };
     this.notRinging.set(id, withParty(this.notRinging.get(id, nowMonotonic), state), nowMonotonic);
     const popped = this.popped.get(id, nowMonotonic);
     if (popped === undefined || !supersedes(state, popped))

@@ -42,14 +42,20 @@ export function noticeTopics(
   );
 }
 
-/** The codes to subscribe to: calls always, then the code of each feature that is on and offered. */
+/**
+ * The codes to subscribe to: calls always (and the codes that end them, `callEndCodes`), then the
+ * code of each feature that is on and offered; each code once.
+ */
 export function topicsFor(
   features: FeatureToggles,
   codes: FeatureCodes = FEATURE_CODES,
   callCode = CALL_STATE_CHANGED,
+  callEndCodes: readonly number[] = [],
 ): number[] {
   const topics = NOTICE_FEATURES.filter((f) => features[f]).map((f) => codes[f]);
-  return [callCode, ...topics.filter((c): c is number => c !== null)];
+  return [
+    ...new Set([callCode, ...callEndCodes, ...topics.filter((c): c is number => c !== null)]),
+  ];
 }
 
 export interface FeatureStatus {

@@ -16,8 +16,10 @@ import { CallTracker } from './call-tracker.ts';
 import { ClockOffsetEstimator } from './clock-offset.ts';
 import type { EventSource } from './contracts.ts';
 import { DedupeSet, type DedupeOptions } from './dedupe.ts';
+import { CALL_RECORD } from '../../../src-shared/event-codes.ts';
 import {
   CALL_STATE_CHANGED,
+  MAX_CALL_FIELD_CHARS,
   callStateData,
   decodeStandardFrame,
   type CallStateData,
@@ -46,10 +48,11 @@ export interface Pop {
    * call to rather than the DID (docs/phone-systems/yeastar-p-series.md section 3).
    */
   line?: string;
+  /** The extension that transferred the call to this ring (`from` stays the original caller). */
+  transferredBy?: string;
   /**
    * Yeastar P-Series: the ringing member's raw `call_path` (the IVR, queue or ring group numbers
-   * the call came through), untrusted, at most 256 characters. [pbxlists: added for item 4 of
-   * issue 32; the decoder branch fills it.]
+   * the call came through), untrusted, at most 256 characters; the directory names the group.
    */
   callPath?: string;
   eventId: string;
@@ -59,6 +62,17 @@ export interface Pop {
   receivedAt: number;
   /** Name of the source whose copy arrived first. */
   source: string;
+}
+
+/** A call's record once it ended (CALL_RECORD, a phone system's CDR): History's talk time. */
+export interface CallRecord {
+  callId: string;
+  /** The callee the record is about. */
+  to: string;
+  /** The phone system's word for how it went (Yeastar: ANSWERED, NO ANSWER, BUSY, VOICEMAIL...). */
+  status: string;
+  /** Seconds talked, where the record says (0 to 86,400). */
+  talkSec?: number;
 }
 
 export interface Dismiss {
@@ -108,6 +122,24 @@ export interface PipelineDeps {
   onClockJump?: () => void;
 }
 
+/** A CALL_RECORD's data, or undefined when a field does not fit (call_id and to bounded). */
+function callRecordOf(data: Record<string, unknown>): CallRecord | undefined {
+  const { call_id: callId, to, status, talk_sec: talk } = data;
+  const ok = (v: unknown, max: number): v is string =>
+    typeof v === 'string' && v.length > 0 && v.length <= max;
+  if (!ok(callId, MAX_CALL_FIELD_CHARS) || !ok(to, MAX_CALL_FIELD_CHARS)) return undefined;
+  const talkSec =
+    typeof talk === 'number' && Number.isInteger(talk) && talk >= 0 && talk <= 86_400
+      ? talk
+      : undefined;
+  return {
+    callId,
+    to,
+    status: typeof status === 'string' ? status.slice(0, 64) : '',
+    ...(talkSec !== undefined ? { talkSec } : {}),
+  };
+}
+
 /** A wall-vs-monotonic jump larger than this between two events means sleep or a clock change. */
 const CLOCK_JUMP_MS = 10_000;
 
@@ -126,6 +158,7 @@ export class EventPipeline {
   private readonly pops: Emitter<[Pop]>;
   private readonly dismisses: Emitter<[Dismiss]>;
   private readonly events: Emitter<[Envelope]>;
+  private readonly records: Emitter<[CallRecord]>;
   private readonly notices: Emitter<[Notice]>;
   private readonly noticeTracker: NoticeTracker;
   private readonly lastRejectLog = new Map<string, number>();
@@ -158,6 +191,7 @@ export class EventPipeline {
     this.pops = new Emitter(this.logger, 'pop');
     this.dismisses = new Emitter(this.logger, 'dismiss');
     this.events = new Emitter(this.logger, 'event');
+    this.records = new Emitter(this.logger, 'record');
     this.notices = new Emitter(this.logger, 'notice');
     this.noticeTracker = new NoticeTracker(
       deps.staleNoticeMs !== undefined ? { staleNoticeMs: deps.staleNoticeMs } : {},
@@ -208,6 +242,11 @@ export class EventPipeline {
     // stamped on receipt says nothing about it at all.
     if ((!isCall || call) && !envelope.receiptStamped) this.offset.add(envelope.timestamp, nowMono);
     this.events.emit(envelope);
+    if (envelope.event === CALL_RECORD) {
+      const record = callRecordOf(envelope.data);
+      if (record) this.records.emit(record);
+      return;
+    }
     if (!isCall) return;
     if (call) this.onCallState(envelope, call, meta, nowMono);
     else this.reject('bad-call-data', meta.source, 0);
@@ -238,6 +277,11 @@ export class EventPipeline {
 
   onDismiss(listener: Listener<Dismiss>): () => void {
     return this.dismisses.on(listener);
+  }
+
+  /** Calls' records (CALL_RECORD) as they come, of any callee: the listener picks its own. */
+  onRecord(listener: Listener<CallRecord>): () => void {
+    return this.records.on(listener);
   }
 
   /** Voicemail, SMS, trunk-status and presence notices for this user (notices.ts). */
@@ -291,6 +335,7 @@ export class EventPipeline {
           ...(call.fromTruncated ? { fromTruncated: true as const } : {}),
           to: call.to,
           ...(call.line !== undefined ? { line: call.line } : {}),
+          ...(call.transferred_by !== undefined ? { transferredBy: call.transferred_by } : {}),
           ...(call.call_path !== undefined ? { callPath: call.call_path } : {}),
           eventId: envelope.event_id,
           timestamp: envelope.timestamp,
