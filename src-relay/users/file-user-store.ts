@@ -105,6 +105,10 @@ export class FileUserStore implements UserStore {
     return this.mutate((s) => s.revoke(tenant, name, now));
   }
 
+  async revokeAddress(tenant: string, email: string, now: number): Promise<string[]> {
+    return this.mutate((s) => s.revokeAddress(tenant, email, now));
+  }
+
   async list(tenant?: string): Promise<{ user: UserRecord; devices: DeviceRecord[] }[]> {
     await this.refresh();
     return this.state.list(tenant);

@@ -69,6 +69,14 @@ export interface UserStore {
   ): Promise<RedeemResult>;
   /** Ends every device and sign-in of the user at once; false when there is no such user. */
   revoke(tenant: string, name: string, now: number): Promise<boolean>;
+  /**
+   * Ends every sign-in with an e-mail address, however it is mapped (a relay user with that
+   * `--email`, the config's `oidc.users`, the phone system's extension list): revokes each user
+   * with that address, or the user named by it, or else records the address as a revoked user of
+   * its own (no extensions), which single sign-on looks up before any mapping. Returns the names
+   * revoked.
+   */
+  revokeAddress(tenant: string, email: string, now: number): Promise<string[]>;
   /** Every user of the tenant (or of all tenants), with their devices. */
   list(tenant?: string): Promise<{ user: UserRecord; devices: DeviceRecord[] }[]>;
   findUser(tenant: string, name: string): Promise<UserRecord | null>;

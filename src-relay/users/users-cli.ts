@@ -16,6 +16,8 @@ export const USERS_USAGE = `usage: npm run relay -- users <command> [-c relay.js
   code <name>           a one-time code for another device of the user
   revoke <name>         ends every device and sign-in of the user at once (open sessions are
                         closed within a second or two); "add" gives them a fresh start
+  revoke <address>      the same for an e-mail address that signs in with single sign-on, however
+                        it is mapped (a user's --email, oidc.users, the phone system's list)
   list [--json]         the users, their extensions and enrolled devices
 
   --tenant <name>       the tenant (needed when more than one has "access": "users")
@@ -151,15 +153,29 @@ export async function usersCommand(
       return 0;
     }
     case 'revoke': {
-      const user = needName();
+      // A user's name, or an e-mail address that signs in (however it is mapped: 2.3).
+      const address = name !== undefined && EMAIL.test(name) ? name.trim() : null;
+      const user = address ?? needName();
       users = await open(config);
       try {
-        const done = await users!.revoke(tenant, user, now());
-        if (!done) {
+        if (await users!.revoke(tenant, user, now())) {
+          out(`user ${user} revoked: every device and sign-in of theirs is refused from now on`);
+          return 0;
+        }
+        const oidc = config.tenants[tenant]!.oidc;
+        if (address === null || !oidc) {
           out(`no user ${user} in tenant ${tenant} (relay users list shows them)`);
           return 1;
         }
-        out(`user ${user} revoked: every device and sign-in of theirs is refused from now on`);
+        const names = await users!.revokeAddress(tenant, address, now());
+        out(
+          `${address} revoked (${names.join(', ')}): every device and sign-in with this address is refused from now on`,
+        );
+        const lower = address.toLowerCase();
+        if (Object.keys(oidc.users).some((e) => e.toLowerCase() === lower))
+          out(
+            `  oidc.users in the config still maps it: remove it there too (the revocation is checked first)`,
+          );
       } finally {
         await users!.close();
       }
