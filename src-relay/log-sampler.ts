@@ -11,7 +11,7 @@ export class SampledLog {
   private written = 0;
   private suppressed = 0;
   private readonly logger: Logger;
-  private readonly level: 'info' | 'warn';
+  private readonly level: 'info' | 'warn' | 'error';
   private readonly message: string;
   private readonly clock: Clock;
   private readonly perWindow: number;
@@ -19,7 +19,7 @@ export class SampledLog {
 
   constructor(
     logger: Logger,
-    level: 'info' | 'warn',
+    level: 'info' | 'warn' | 'error',
     message: string,
     clock: Clock,
     options: { perWindow?: number; windowMs?: number } = {},

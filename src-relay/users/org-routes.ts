@@ -6,6 +6,7 @@ import { clientAddress } from '../admission.ts';
 import type { RelayConfig } from '../config.ts';
 import { reply } from '../http-reply.ts';
 import type { RelayMetrics } from '../metrics.ts';
+import { SampledLog } from '../log-sampler.ts';
 import { RefusalBudget } from '../refusal-budget.ts';
 import { tenantInPath } from '../tenants.ts';
 import { handleEnrol } from './enrol-route.ts';
@@ -33,6 +34,8 @@ export function orgRoutes(
     deps.clock.monotonic(),
   );
   const logger = deps.logger.child({ component: 'enrol' });
+  const refusedLog = new SampledLog(logger, 'info', 'enrolment code refused', deps.clock);
+  const failedLog = new SampledLog(logger, 'error', 'enrolment not stored', deps.clock);
   const usersTenant = (path: string, prefix: '/v1/org/' | '/v1/enrol/') => {
     const t = tenantInPath(deps.config.tenants, path, prefix);
     if (t === 'no-match') return 'no-match';
@@ -60,6 +63,8 @@ export function orgRoutes(
       metrics: deps.metrics,
       logger,
       refusals,
+      refusedLog,
+      failedLog,
       now: () => deps.clock.now(),
     }).catch((err: Error) => {
       logger.error('enrolment failed', { err });
