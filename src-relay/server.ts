@@ -50,6 +50,8 @@ export interface RelayDeps {
   logger?: Logger;
   /** The relay's users (users/open-user-store.ts), when a tenant has `access: "users"`. */
   users?: UserStore | null;
+  /** The key enrolment codes are stored under (users/code-key.ts); absent: plain SHA-256. */
+  codeKey?: string | null;
   /** Extensions by e-mail address; by default, in gateway mode, the phone system's extension list. */
   directory?: EmailDirectory;
   /** Gateway mode: the credential of each tenant with `gateway` (gateway/credential.ts). */
@@ -219,7 +221,11 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     inFlight,
     draining: isDraining,
     clock,
-    org: { users, oidcInfo: (tenant) => oidc.get(tenant)?.info() ?? null },
+    org: {
+      users,
+      oidcInfo: (tenant) => oidc.get(tenant)?.info() ?? null,
+      codeKey: deps.codeKey ?? null,
+    },
     upstreams: () =>
       Object.fromEntries(
         [...upstreams].map(([name, u]) => {

@@ -6,7 +6,7 @@ import type { RelayMetrics } from '../metrics.ts';
 import type { RefusalBudget } from '../refusal-budget.ts';
 import type { SampledLog } from '../log-sampler.ts';
 import { readBody } from '../webhook-handler.ts';
-import { newDeviceCredential, normaliseEnrolmentCode, secretHash } from './secrets.ts';
+import { codeHashes, newDeviceCredential, normaliseEnrolmentCode, secretHash } from './secrets.ts';
 import type { UserStore } from './types.ts';
 import { identityOf } from './user-auth.ts';
 
@@ -23,12 +23,15 @@ export interface EnrolDeps {
   refusedLog: SampledLog;
   failedLog: SampledLog;
   now: () => number;
+  /** The key codes are stored under (code-key.ts); null: plain SHA-256. */
+  codeKey: string | null;
 }
 
 /**
  * POST /v1/enrol/<tenant> `{"code":"XXXX-XXXX-XXXX","device":"reception PC"}`: spends a one-time
  * enrolment code (`relay users add|code`) and answers the device's credential, once, with the
- * identity it carries (EnrolmentAnswer). The credential is stored as its SHA-256 only. Each
+ * identity it carries (EnrolmentAnswer). The code is looked up as stored (secrets.ts `codeHashes`),
+ * the credential is stored as its SHA-256 only. Each
  * request reserves one of the address's refusals before its body is read (so requests at once
  * cannot all pass before any is counted); past the budget, 429 without reading or looking up.
  * An enrolment, or a store that does not answer, gives the refusal back.
@@ -75,13 +78,18 @@ export async function handleEnrol(
   const credential = newDeviceCredential();
   let result;
   try {
-    result = await deps.users.redeem(
-      tenant,
-      secretHash(code),
-      secretHash(credential),
-      deviceLabel(fields.device),
-      deps.now(),
-    );
+    // Under the key first, then as a code issued before the key was configured.
+    for (const hash of codeHashes(code, deps.codeKey)) {
+      result = await deps.users.redeem(
+        tenant,
+        hash,
+        secretHash(credential),
+        deviceLabel(fields.device),
+        deps.now(),
+      );
+      if (result.ok || result.reason !== 'unknown') break;
+    }
+    result = result!;
   } catch (err) {
     metrics.enrolment('storage-error');
     deps.refusals.refund(address);

@@ -18,6 +18,8 @@ export interface OrgRouteDeps {
   metrics: RelayMetrics;
   logger: Logger;
   clock: Clock;
+  /** The key enrolment codes are stored under (code-key.ts); null or absent: plain SHA-256. */
+  codeKey?: string | null;
   /** The tenant's OpenID provider as desktops should use it, when configured. */
   oidcInfo?: (tenant: string) => OrgSignInInfo['oidc'];
 }
@@ -65,6 +67,7 @@ export function orgRoutes(
       refusals,
       refusedLog,
       failedLog,
+      codeKey: deps.codeKey ?? null,
       now: () => deps.clock.now(),
     }).catch((err: Error) => {
       logger.error('enrolment failed', { err });

@@ -4,8 +4,9 @@
  * file-user-store.ts (a JSON file written atomically under a lock, beside the memory event store)
  * and redis-user-store.ts (beside the Redis event store, shared by every instance).
  *
- * Secrets are never kept: an enrolment code and a device credential are stored as their SHA-256
- * only, so a copy of the file or of Redis admits nobody.
+ * Secrets are never kept: a device credential is stored as its SHA-256, an enrolment code as its
+ * HMAC-SHA-256 under a key kept apart (code-key.ts; its plain SHA-256 without one), so a copy of
+ * the file or of Redis admits nobody.
  */
 export interface UserRecord {
   tenant: string;

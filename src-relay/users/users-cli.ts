@@ -5,7 +5,8 @@ import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../src-shared/extens
 import { relayEnrolPath } from '../../src-shared/relay-protocol.ts';
 import type { RelayConfig } from '../config.ts';
 import { hasUserTenants, openUserStore } from './open-user-store.ts';
-import { newEnrolmentCode, secretHash } from './secrets.ts';
+import { readCodeKey } from './code-key.ts';
+import { codeHash, newEnrolmentCode } from './secrets.ts';
 import { USER_NAME, type UserStore } from './types.ts';
 
 export const USERS_USAGE = `usage: npm run relay -- users <command> [-c relay.json] [--tenant <name>]
@@ -24,7 +25,8 @@ export const USERS_USAGE = `usage: npm run relay -- users <command> [-c relay.js
   --code-ttl <time>     how long a new code stays valid: 30m, 12h, 3d (default 72h, at most 30d)
 
 The users are kept where the relay's config says (users.file, or Redis with the redis storage);
-the running relay sees each change at once. A code is shown once and stored as its SHA-256 only.`;
+the running relay sees each change at once. A code is shown once and stored only as its
+HMAC-SHA-256 under the key of users.codeKeyFile or users.codeKeyEnv (without one: its SHA-256).`;
 
 /** A number that reaches the user: digits with the usual punctuation, at least 3 digits. */
 const NUMBER = /^\+?[0-9 ()./-]{3,40}$/;
@@ -54,6 +56,7 @@ export async function usersCommand(
   now: () => number = () => Date.now(),
   open: (config: RelayConfig) => Promise<UserStore | null> = (c) =>
     openUserStore(c, systemClock, silentLogger, { follow: false }),
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -88,7 +91,13 @@ export async function usersCommand(
   let users: UserStore | null = null;
   const issue = async (user: string) => {
     const code = newEnrolmentCode();
-    await users!.issueCode(tenant, user, secretHash(code), ttl, now());
+    await users!.issueCode(
+      tenant,
+      user,
+      codeHash(code, readCodeKey(config.users, env)),
+      ttl,
+      now(),
+    );
     out(`enrolment code: ${code}`);
     out(
       `  one device, valid until ${new Date(now() + ttl).toISOString().replace(/\.\d+Z$/, 'Z')}; it is shown only now`,
