@@ -182,7 +182,7 @@ describe.each(['standard', 'yeastar-p-series'] as const)(
           { env: runnerEnv },
         ),
       );
-      const { desktopPops, keychain, account, identity } = await signInDesktop(
+      const { desktop, desktopPops, keychain, account, identity } = await signInDesktop(
         relay,
         sim.tenant,
         idp,
@@ -221,6 +221,21 @@ describe.each(['standard', 'yeastar-p-series'] as const)(
       }
       expect(relay.proc.describe()).not.toContain(sim.secret);
       expect(runner.badLines).toEqual([]);
+
+      // Issue 33 item 2: the administrator revokes alice by her address (she has no relay user:
+      // the phone system's list maps her). Her desktop's session ends at once and stays ended;
+      // the runner's user is untouched.
+      expect(await relay.users('revoke', email)).toContain('refused from now on');
+      await until(
+        () => desktop.engine.status().state === 'needs-attention',
+        'the revoked desktop to stop',
+        15_000,
+        () => JSON.stringify(desktop.engine.status()),
+      );
+      expect(desktop.engine.status().reason).toBe(
+        'Your administrator has ended your access to calls through the relay.',
+      );
+      expect(runner.statuses().at(-1)).toMatchObject({ state: 'connected' });
     });
   },
 );
