@@ -38,6 +38,7 @@ export function orgRoutes(
   const logger = deps.logger.child({ component: 'enrol' });
   const refusedLog = new SampledLog(logger, 'info', 'enrolment code refused', deps.clock);
   const failedLog = new SampledLog(logger, 'error', 'enrolment not stored', deps.clock);
+  const brokenLog = new SampledLog(logger, 'error', 'enrolment failed', deps.clock);
   const usersTenant = (path: string, prefix: '/v1/org/' | '/v1/enrol/') => {
     const t = tenantInPath(deps.config.tenants, path, prefix);
     if (t === 'no-match') return 'no-match';
@@ -70,7 +71,7 @@ export function orgRoutes(
       codeKey: deps.codeKey ?? null,
       now: () => deps.clock.now(),
     }).catch((err: Error) => {
-      logger.error('enrolment failed', { err });
+      brokenLog.write({ err });
       reply(res, 500, { errcode: 0, errmsg: 'internal error' });
     });
     return true;
