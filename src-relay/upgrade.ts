@@ -76,8 +76,7 @@ export function upgradeHandler(
     hash: string,
   ): Promise<Admitted> {
     if (tenant.config.access === 'users') {
-      // Reserved before the look-up, so handshakes at once cannot all pass before one is counted.
-      if (!deps.userAuth || !userRefusals.reserve(address))
+      if (!deps.userAuth || !userRefusals.allows(address))
         return {
           ok: false,
           reason: 'rate-limited',
@@ -86,9 +85,9 @@ export function upgradeHandler(
           errmsg: 'too many refused sign-ins from this address; retry later',
         };
       const verdict = await deps.userAuth.authenticate(tenant.name, token);
-      if (verdict.ok || verdict.status === 503) userRefusals.refund(address);
       if (verdict.ok)
         return { ok: true, identity: verdict.identity, credentialHash: verdict.credentialHash };
+      if (verdict.status !== 503) userRefusals.spend(address);
       return {
         ok: false,
         reason:
