@@ -47,7 +47,10 @@ export async function handleEnrol(
   if (!deps.refusals.reserve(address)) {
     metrics.enrolment('rate-limited');
     res.setHeader('Retry-After', '60');
-    return reply(res, 429, { errcode: 42900, errmsg: 'too many wrong codes; retry in a minute' });
+    return reply(res, 429, {
+      errcode: 42900,
+      errmsg: 'too many wrong codes (or enrolments at once) from this address; retry in a minute',
+    });
   }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > MAX_ENROL_BYTES) {
