@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src-shared/clock.ts';
 import { memoryLogger } from '../../src-shared/log.ts';
 import { relayEnrolPath } from '../../src-shared/relay-protocol.ts';
+import { newEnrolmentCode, secretHash } from '../../src-relay/users/secrets.ts';
 import { FileUserStore } from '../../src-relay/users/file-user-store.ts';
 import type { RedeemResult } from '../../src-relay/users/types.ts';
 import { useTempDir } from '../support/temp-dir.ts';
@@ -102,5 +103,21 @@ describe('enrolment under a flood of wrong codes', () => {
     expect(count(statuses)).toEqual({ 401: 600 });
     expect(errors).toBe(0);
     expect(logger.records.length).toBeLessThanOrEqual(15);
+  });
+
+  it('an enrolment gives its reservation back: 25 devices enrolled one after another from one address, then 20 wrong codes, then 429', async () => {
+    const { relay, users } = await floodRelay();
+    await addUser(users, 'alice', ['101']);
+    const url = relay.url + relayEnrolPath('acme');
+    const valid: number[] = [];
+    for (let i = 0; i < 25; i++) {
+      const code = newEnrolmentCode();
+      await users.issueCode('acme', 'alice', secretHash(code), 3_600_000, Date.now());
+      valid.push(await post(url, code, '192.0.2.44'));
+    }
+    expect(count(valid)).toEqual({ 200: 25 });
+    const wrong: number[] = [];
+    for (let i = 0; i < 21; i++) wrong.push(await post(url, wrongCode(5000 + i), '192.0.2.44'));
+    expect(count(wrong)).toEqual({ 401: 20, 429: 1 });
   });
 });
