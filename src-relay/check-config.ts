@@ -16,6 +16,7 @@ import { EXAMPLE_SECRET } from './config.ts';
 import { fileStartupError, printableRedisUrl } from './startup-errors.ts';
 import { isLoopbackHost } from '../src-shared/loopback.ts';
 import { readableByOthers, readGatewayCredential, sourceOf } from './gateway/credential.ts';
+import { codeKeySource, readCodeKey } from './users/code-key.ts';
 import { envProxyResolver } from '../src-shared/net/proxy.ts';
 import { readCaFile, readCaText } from '../src-shared/net/trust.ts';
 
@@ -48,7 +49,7 @@ export function checkConfig(
   checkTls(config, now, report, local);
   checkStorage(config, report, local);
   checkTenants(config, report, local);
-  checkUsers(config, report);
+  checkUsers(config, report, env);
   checkGateways(config, report, env);
   checkOutbound(config, report, env);
   return report;
@@ -150,8 +151,24 @@ function checkStorage(config: RelayConfig, report: ConfigReport, local: boolean)
   }
 }
 
-function checkUsers(config: RelayConfig, report: ConfigReport): void {
+function checkUsers(config: RelayConfig, report: ConfigReport, env: NodeJS.ProcessEnv): void {
   if (!Object.values(config.tenants).some((t) => t.access === 'users')) return;
+  const source = codeKeySource(config.users);
+  if (source === null)
+    report.warnings.push(
+      'users.codeKeyFile (or users.codeKeyEnv) is not set: enrolment codes are stored as their plain SHA-256, and a copy of the users file or of Redis can be searched for the pending ones within their lifetime (hours with rented GPUs). Put a random key in a file readable by the relay only (openssl rand -base64 32 > /etc/screenpop-relay/code.key; chmod 600) and name it in users.codeKeyFile; codes issued before still enrol until they expire.',
+    );
+  else
+    try {
+      readCodeKey(config.users, env);
+      report.summary.push(`enrolment codes: stored as HMAC-SHA-256 under the key of ${source}`);
+      if (config.users.codeKeyFile !== undefined && readableByOthers(config.users.codeKeyFile))
+        report.warnings.push(
+          `users.codeKeyFile ${config.users.codeKeyFile} may be read by other users of this computer: make it readable by the relay's user only (chmod 600)`,
+        );
+    } catch (err) {
+      report.errors.push((err as Error).message);
+    }
   if (config.storage.kind === 'redis') {
     report.summary.push('users: in Redis beside the events (relay users add|code|revoke|list)');
     return;

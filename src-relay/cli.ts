@@ -12,7 +12,8 @@ import { StartupError } from './startup-errors.ts';
 import { assertWsInternals } from './ws-internals.ts';
 import { openStore } from './store/open-store.ts';
 import type { EventStore } from './store/types.ts';
-import { openUserStore } from './users/open-user-store.ts';
+import { hasUserTenants, openUserStore } from './users/open-user-store.ts';
+import { readCodeKey } from './users/code-key.ts';
 import { relayTransport } from './outbound.ts';
 import { readGatewayCredential, type GatewayCredential } from './gateway/credential.ts';
 import type { UserStore } from './users/types.ts';
@@ -161,6 +162,9 @@ async function main(): Promise<number | undefined> {
       secrets.add(credential.apiKey);
       gateway.set(name, credential);
     }
+  // Organisation mode: the key enrolment codes are stored under (users/code-key.ts).
+  const codeKey = hasUserTenants(config) ? readCodeKey(config.users, process.env) : null;
+  if (codeKey !== null) secrets.add(codeKey);
   // Every connection out (token checks, gateways, single sign-on) through one transport: the
   // environment's proxy, the config's CA file (outbound.ts; checked above by checkConfig).
   const outbound = relayTransport(config, process.env, { logger, secrets });
@@ -175,6 +179,7 @@ async function main(): Promise<number | undefined> {
       logger,
       clock,
       users: userStore,
+      codeKey,
       gateway,
       secrets,
       fetch: outbound.fetch,

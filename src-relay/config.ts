@@ -275,8 +275,20 @@ const baseSchema = z
      * JSON file (written atomically, mode 0600); with Redis, in Redis beside the events.
      */
     users: z
-      .object({ file: z.string().min(1, { error: 'users.file is empty' }).optional() })
+      .object({
+        file: z.string().min(1, { error: 'users.file is empty' }).optional(),
+        /**
+         * The key enrolment codes are stored under (HMAC-SHA-256), kept apart from the users: a
+         * file (mode 0600) or an environment variable's name (users/code-key.ts). Without it codes
+         * are stored as their plain SHA-256, which a copy of the users can be searched for.
+         */
+        codeKeyFile: z.string().min(1, { error: 'users.codeKeyFile is empty' }).optional(),
+        codeKeyEnv: z.string().min(1, { error: 'users.codeKeyEnv is empty' }).optional(),
+      })
       .strict()
+      .refine((u) => u.codeKeyFile === undefined || u.codeKeyEnv === undefined, {
+        error: 'users: give codeKeyFile or codeKeyEnv, not both',
+      })
       .prefault({}),
     retention: retentionSchema.prefault({}),
     clients: clientsSchema.prefault({}),
@@ -402,7 +414,7 @@ export function defaultConfig(tenants: RelayConfigInput['tenants'] = {}): RelayC
  * The config file (JSON, optional) merged over the defaults, then environment overrides:
  * RELAY_HOST, RELAY_PORT, RELAY_TLS_CERT + RELAY_TLS_KEY, RELAY_MAX_BODY_BYTES, RELAY_LOG_LEVEL,
  * RELAY_TRUST_PROXY (true|false), RELAY_STORAGE (memory|redis), RELAY_REDIS_URL (implies redis),
- * RELAY_REDIS_PREFIX, RELAY_SNAPSHOT_FILE, RELAY_USERS_FILE, RELAY_CA_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS
+ * RELAY_REDIS_PREFIX, RELAY_SNAPSHOT_FILE, RELAY_USERS_FILE, RELAY_CODE_KEY_FILE, RELAY_CA_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS
  * (comma-separated), RELAY_TENANT_<NAME>_BASE_URL and RELAY_TENANT_<NAME>_PHONE_SYSTEM (NAME
  * upper-cased, `-` and `.` as `_`).
  * Secrets belong in the environment or a file readable by the relay only; the relay never logs
@@ -447,6 +459,8 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Re
     };
   }
   if (env.RELAY_USERS_FILE) raw.users = { ...obj('users'), file: env.RELAY_USERS_FILE };
+  if (env.RELAY_CODE_KEY_FILE)
+    raw.users = { ...obj('users'), codeKeyFile: env.RELAY_CODE_KEY_FILE };
   if (env.RELAY_CA_FILE) raw.outbound = { ...obj('outbound'), caFile: env.RELAY_CA_FILE };
   if (env.RELAY_SNAPSHOT_FILE) {
     const storage = obj('storage');

@@ -30,6 +30,24 @@ export class RefusalBudget {
     return this.left(address) >= 1;
   }
 
+  /**
+   * Takes one refusal from the address's budget before the work that may be refused starts (so
+   * requests at once cannot all pass `allows` before any of them is counted); false, taking
+   * nothing, when none is left. `refund` gives it back when the request was not refused after all.
+   */
+  reserve(address: string): boolean {
+    if (!this.allows(address)) return false;
+    this.spend(address);
+    return true;
+  }
+
+  refund(address: string): void {
+    const bucket = this.buckets.get(address);
+    if (!bucket) return;
+    bucket.give();
+    if (bucket.isFull()) this.buckets.delete(address);
+  }
+
   spend(address: string): void {
     const bucket =
       this.buckets.get(address) ?? new TokenBucket(this.perMinute, this.perMinute, this.monotonic);

@@ -22,7 +22,7 @@ export interface RouteDeps {
   draining: () => boolean;
   clock: Clock;
   /** Organisation mode's requests (sign-in information, enrolment). */
-  org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo'>;
+  org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo' | 'codeKey'>;
   /** Gateway mode: each tenant's upstream stream's state, for /healthz. */
   upstreams?: () => Record<string, { state: string; since: string }>;
 }
@@ -50,6 +50,7 @@ export function requestHandler(
     logger,
     clock: deps.clock,
     ...(deps.org?.oidcInfo ? { oidcInfo: deps.org.oidcInfo } : {}),
+    codeKey: deps.org?.codeKey ?? null,
   });
   return (req, res) => {
     const path = pathOf(req.url);

@@ -50,6 +50,8 @@ export interface RelayDeps {
   logger?: Logger;
   /** The relay's users (users/open-user-store.ts), when a tenant has `access: "users"`. */
   users?: UserStore | null;
+  /** The key enrolment codes are stored under (users/code-key.ts); absent: plain SHA-256. */
+  codeKey?: string | null;
   /** Extensions by e-mail address; by default, in gateway mode, the phone system's extension list. */
   directory?: EmailDirectory;
   /** Gateway mode: the credential of each tenant with `gateway` (gateway/credential.ts). */
@@ -177,13 +179,25 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     if (userAuth) void endChangedSessions(change.tenant, change.user, userAuth);
   });
 
-  /** After a change to a user (revoked, extensions changed), their open sessions are checked again. */
+  /**
+   * After a change to a user (revoked, extensions changed), their open sessions are checked again:
+   * those named by the user, and single sign-on sessions named by the user's e-mail address (the
+   * config's mapping and the phone system's list name a session by the address).
+   */
   async function endChangedSessions(
     tenant: string,
     user: string,
     auth: UserAuthenticator,
   ): Promise<void> {
-    for (const session of [...sessions.ofUser(tenant, user)]) {
+    const names = new Set([user]);
+    try {
+      const email = (await users?.findUser(tenant, user))?.email;
+      if (email) names.add(email.trim().toLowerCase());
+    } catch (err) {
+      logger.warn('user not re-checked', { tenant, err });
+    }
+    const affected = new Set([...names].flatMap((name) => [...sessions.ofUser(tenant, name)]));
+    for (const session of affected) {
       let verdict;
       try {
         verdict = await auth.recheck(tenant, session.identity!, session.credentialHash);
@@ -207,7 +221,11 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     inFlight,
     draining: isDraining,
     clock,
-    org: { users, oidcInfo: (tenant) => oidc.get(tenant)?.info() ?? null },
+    org: {
+      users,
+      oidcInfo: (tenant) => oidc.get(tenant)?.info() ?? null,
+      codeKey: deps.codeKey ?? null,
+    },
     upstreams: () =>
       Object.fromEntries(
         [...upstreams].map(([name, u]) => {

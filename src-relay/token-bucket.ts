@@ -39,6 +39,11 @@ export class TokenBucket {
     return true;
   }
 
+  /** Gives back a token taken for something that did not happen after all (up to the capacity). */
+  give(): void {
+    this.tokens = Math.min(this.capacity, this.level() + 1);
+  }
+
   /** Spends a token whether or not one is there (a refusal already happened). */
   spend(): void {
     this.level();

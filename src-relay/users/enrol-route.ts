@@ -4,8 +4,9 @@ import { RELAY_ERRCODE, type EnrolmentAnswer } from '../../src-shared/relay-prot
 import { reply } from '../http-reply.ts';
 import type { RelayMetrics } from '../metrics.ts';
 import type { RefusalBudget } from '../refusal-budget.ts';
+import type { SampledLog } from '../log-sampler.ts';
 import { readBody } from '../webhook-handler.ts';
-import { newDeviceCredential, normaliseEnrolmentCode, secretHash } from './secrets.ts';
+import { codeHashes, newDeviceCredential, normaliseEnrolmentCode, secretHash } from './secrets.ts';
 import type { UserStore } from './types.ts';
 import { identityOf } from './user-auth.ts';
 
@@ -18,14 +19,22 @@ export interface EnrolDeps {
   logger: Logger;
   /** Wrong codes per client address per minute (shared with nothing else). */
   refusals: RefusalBudget;
+  /** The refusals' and failures' lines, sampled: anyone may cause them at the network's rate. */
+  refusedLog: SampledLog;
+  failedLog: SampledLog;
   now: () => number;
+  /** The key codes are stored under (code-key.ts); null: plain SHA-256. */
+  codeKey: string | null;
 }
 
 /**
  * POST /v1/enrol/<tenant> `{"code":"XXXX-XXXX-XXXX","device":"reception PC"}`: spends a one-time
  * enrolment code (`relay users add|code`) and answers the device's credential, once, with the
- * identity it carries (EnrolmentAnswer). The credential is stored as its SHA-256 only. Wrong codes
- * spend the address's refusal budget; past it, 429 without a look-up.
+ * identity it carries (EnrolmentAnswer). The code is looked up as stored (secrets.ts `codeHashes`),
+ * the credential is stored as its SHA-256 only. Each
+ * request reserves one of the address's refusals before its body is read (so requests at once
+ * cannot all pass before any is counted); past the budget, 429 without reading or looking up.
+ * An enrolment, or a store that does not answer, gives the refusal back.
  */
 export async function handleEnrol(
   req: IncomingMessage,
@@ -35,10 +44,13 @@ export async function handleEnrol(
   deps: EnrolDeps,
 ): Promise<void> {
   const { metrics } = deps;
-  if (!deps.refusals.allows(address)) {
+  if (!deps.refusals.reserve(address)) {
     metrics.enrolment('rate-limited');
     res.setHeader('Retry-After', '60');
-    return reply(res, 429, { errcode: 42900, errmsg: 'too many wrong codes; retry in a minute' });
+    return reply(res, 429, {
+      errcode: 42900,
+      errmsg: 'too many wrong codes (or enrolments at once) from this address; retry in a minute',
+    });
   }
   const declared = Number(req.headers['content-length']);
   if (Number.isFinite(declared) && declared > MAX_ENROL_BYTES) {
@@ -61,7 +73,6 @@ export async function handleEnrol(
   const code = typeof fields.code === 'string' ? normaliseEnrolmentCode(fields.code) : null;
   if (code === null) {
     metrics.enrolment('malformed');
-    deps.refusals.spend(address);
     return reply(res, 400, {
       errcode: RELAY_ERRCODE.codeRefused,
       errmsg: 'send {"code":"XXXX-XXXX-XXXX"}: the code the administrator gave you',
@@ -70,23 +81,28 @@ export async function handleEnrol(
   const credential = newDeviceCredential();
   let result;
   try {
-    result = await deps.users.redeem(
-      tenant,
-      secretHash(code),
-      secretHash(credential),
-      deviceLabel(fields.device),
-      deps.now(),
-    );
+    // Under the key first, then as a code issued before the key was configured.
+    for (const hash of codeHashes(code, deps.codeKey)) {
+      result = await deps.users.redeem(
+        tenant,
+        hash,
+        secretHash(credential),
+        deviceLabel(fields.device),
+        deps.now(),
+      );
+      if (result.ok || result.reason !== 'unknown') break;
+    }
+    result = result!;
   } catch (err) {
     metrics.enrolment('storage-error');
-    deps.logger.error('enrolment not stored', { tenant, err });
+    deps.refusals.refund(address);
+    deps.failedLog.write({ tenant, err });
     res.setHeader('Retry-After', '5');
     return reply(res, 503, { errcode: 0, errmsg: 'the relay cannot enrol now; retry' });
   }
   if (!result.ok) {
     metrics.enrolment('code-refused');
-    deps.refusals.spend(address);
-    deps.logger.info('enrolment code refused', { tenant, reason: result.reason });
+    deps.refusedLog.write({ tenant, reason: result.reason });
     return reply(res, 401, {
       errcode: RELAY_ERRCODE.codeRefused,
       errmsg:
@@ -96,6 +112,7 @@ export async function handleEnrol(
     });
   }
   metrics.enrolment('enrolled');
+  deps.refusals.refund(address);
   deps.logger.info('device enrolled', { tenant, user: result.user.name, device: result.device.id });
   const answer: EnrolmentAnswer = {
     credential,

@@ -98,11 +98,20 @@ export class FileUserStore implements UserStore {
     label: string,
     now: number,
   ): Promise<RedeemResult> {
+    // Wrong codes are most of what arrives here (anyone may post one): they are looked up in
+    // memory, after one stat to see whether the command issued a code since, and never take the
+    // lock or rewrite the file.
+    await this.refresh();
+    if (this.state.codes.get(codeHash)?.tenant !== tenant) return { ok: false, reason: 'unknown' };
     return this.mutate((s) => s.redeem(tenant, codeHash, credentialHash, label, now));
   }
 
   async revoke(tenant: string, name: string, now: number): Promise<boolean> {
     return this.mutate((s) => s.revoke(tenant, name, now));
+  }
+
+  async revokeAddress(tenant: string, email: string, now: number): Promise<string[]> {
+    return this.mutate((s) => s.revokeAddress(tenant, email, now));
   }
 
   async list(tenant?: string): Promise<{ user: UserRecord; devices: DeviceRecord[] }[]> {
@@ -139,14 +148,20 @@ export class FileUserStore implements UserStore {
     return this.changes.on(listener);
   }
 
-  /** Read, change and write the file under the lock; the change is then this process's state. */
+  /** Read, change and (when changed) write the file under the lock; the change is then this process's state. */
   private async mutate<T>(change: (s: UserState) => T): Promise<T> {
     return withFileLock(this.options.file, async () => {
-      const { state } = await this.read();
+      const { state, signature } = await this.read();
+      const before = JSON.stringify(state.toJSON(), null, 1);
       const result = change(state);
       state.prune(this.options.clock.now());
-      await writeFileAtomic(this.options.file, JSON.stringify(state.toJSON(), null, 1) + '\n');
-      this.adopt(state, await this.signature());
+      const after = JSON.stringify(state.toJSON(), null, 1);
+      // Written only when something changed (a code spent by another instance meanwhile: not).
+      if (after === before) this.adopt(state, signature);
+      else {
+        await writeFileAtomic(this.options.file, after + '\n');
+        this.adopt(state, await this.signature());
+      }
       return result;
     });
   }

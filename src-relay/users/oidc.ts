@@ -60,8 +60,9 @@ export interface OidcDeps {
  * the signature with a key of the provider's JWKS (asymmetric algorithms only), `iss` equal to the
  * configured issuer, `aud` holding the audience (the desktop's client id), `exp` in the future and
  * `iat` present (with `clockToleranceSec` either way). (The `nonce` was the desktop's to check: it
- * made the request.) The e-mail claim then names the user: the config's `users` mapping first,
- * then a relay user with that `--email`, then the phone system's extension list.
+ * made the request.) The e-mail claim then names the user (mapAddress): refused when a relay
+ * user with that address (or named by it) is revoked, else the config's `users` mapping, then a
+ * relay user with that `--email`, then the phone system's extension list.
  *
  * The provider's discovery document is read on first use (its `issuer` must equal the configured
  * one, OpenID Connect Discovery 4.3); its JWKS is cached by jose and fetched again for an unknown
@@ -133,9 +134,9 @@ export class OidcVerifier implements OidcSignIn {
     }
   }
 
-  /** The user an e-mail address is: the config's mapping, a relay user, the phone system's list. */
+  /** The claims' e-mail address, checked, then mapped (mapAddress). */
   private async map(claims: JWTPayload): Promise<UserVerdict> {
-    const { config, tenant, users, directory, logger } = this.deps;
+    const { config } = this.deps;
     const raw = claims[config.emailClaim];
     const expiresAt = typeof claims.exp === 'number' ? claims.exp * 1000 : null;
     if (typeof raw !== 'string' || !raw.includes('@'))
@@ -150,25 +151,35 @@ export class OidcVerifier implements OidcSignIn {
         RELAY_ERRCODE.notMapped,
         'the provider has not verified this e-mail address; ask your administrator',
       );
-    const email = raw.trim().toLowerCase();
-    const mapped = Object.entries(config.users).find(([e]) => e.toLowerCase() === email)?.[1];
-    if (mapped)
-      return {
-        ok: true,
-        identity: identityOf({ name: email, ...mapped }, 'oidc', expiresAt),
-        credentialHash: '',
-      };
+    return this.mapAddress(raw, expiresAt);
+  }
+
+  /**
+   * The user an e-mail address is. A revocation comes first, however the address would be
+   * mapped: a revoked relay user with this address (or named by it: `relay users revoke
+   * <address>`). Then the config's mapping, an active relay user, the phone system's list.
+   */
+  async mapAddress(address: string, expiresAt: number | null): Promise<UserVerdict> {
+    const { config, tenant, users, directory, logger } = this.deps;
+    const email = address.trim().toLowerCase();
     try {
-      const user = await users?.findByEmail(tenant, email);
-      if (user) {
-        if (user.revokedAt !== null)
-          return refusal(
-            401,
-            RELAY_ERRCODE.revoked,
-            'your access was revoked; ask your administrator',
-          );
+      const user = (await users?.findByEmail(tenant, email)) ?? null;
+      const named = user ? null : ((await users?.findUser(tenant, email)) ?? null);
+      if ((user ?? named)?.revokedAt != null)
+        return refusal(
+          401,
+          RELAY_ERRCODE.revoked,
+          'your access was revoked; ask your administrator',
+        );
+      const mapped = Object.entries(config.users).find(([e]) => e.toLowerCase() === email)?.[1];
+      if (mapped)
+        return {
+          ok: true,
+          identity: identityOf({ name: email, ...mapped }, 'oidc', expiresAt),
+          credentialHash: '',
+        };
+      if (user)
         return { ok: true, identity: identityOf(user, 'oidc', expiresAt), credentialHash: '' };
-      }
       const extensions = await directory?.extensionsFor(tenant, email);
       if (extensions && extensions.length > 0)
         return {

@@ -6,6 +6,7 @@ import { clientAddress } from '../admission.ts';
 import type { RelayConfig } from '../config.ts';
 import { reply } from '../http-reply.ts';
 import type { RelayMetrics } from '../metrics.ts';
+import { SampledLog } from '../log-sampler.ts';
 import { RefusalBudget } from '../refusal-budget.ts';
 import { tenantInPath } from '../tenants.ts';
 import { handleEnrol } from './enrol-route.ts';
@@ -17,6 +18,8 @@ export interface OrgRouteDeps {
   metrics: RelayMetrics;
   logger: Logger;
   clock: Clock;
+  /** The key enrolment codes are stored under (code-key.ts); null or absent: plain SHA-256. */
+  codeKey?: string | null;
   /** The tenant's OpenID provider as desktops should use it, when configured. */
   oidcInfo?: (tenant: string) => OrgSignInInfo['oidc'];
 }
@@ -33,6 +36,9 @@ export function orgRoutes(
     deps.clock.monotonic(),
   );
   const logger = deps.logger.child({ component: 'enrol' });
+  const refusedLog = new SampledLog(logger, 'info', 'enrolment code refused', deps.clock);
+  const failedLog = new SampledLog(logger, 'error', 'enrolment not stored', deps.clock);
+  const brokenLog = new SampledLog(logger, 'error', 'enrolment failed', deps.clock);
   const usersTenant = (path: string, prefix: '/v1/org/' | '/v1/enrol/') => {
     const t = tenantInPath(deps.config.tenants, path, prefix);
     if (t === 'no-match') return 'no-match';
@@ -60,9 +66,12 @@ export function orgRoutes(
       metrics: deps.metrics,
       logger,
       refusals,
+      refusedLog,
+      failedLog,
+      codeKey: deps.codeKey ?? null,
       now: () => deps.clock.now(),
     }).catch((err: Error) => {
-      logger.error('enrolment failed', { err });
+      brokenLog.write({ err });
       reply(res, 500, { errcode: 0, errmsg: 'internal error' });
     });
     return true;

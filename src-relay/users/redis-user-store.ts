@@ -76,6 +76,42 @@ redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 1
 `;
 
+/**
+ * KEYS: users, devices; ARGV: address (lower case), now, channel, tenant, record JSON for an
+ * address nobody has. Revokes every user with the address, or the user named by it, or records
+ * it as a revoked user of its own; returns the names.
+ */
+const REVOKE_ADDRESS = `
+local names = {}
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  local u = cjson.decode(all[i + 1])
+  if type(u.email) == 'string' and string.lower(u.email) == ARGV[1] then table.insert(names, all[i]) end
+end
+if #names == 0 and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then table.insert(names, ARGV[1]) end
+if #names == 0 then
+  redis.call('HSET', KEYS[1], ARGV[1], ARGV[5])
+  table.insert(names, ARGV[1])
+else
+  for _, name in ipairs(names) do
+    local user = cjson.decode(redis.call('HGET', KEYS[1], name))
+    if user.revokedAt == cjson.null then user.revokedAt = tonumber(ARGV[2]) end
+    redis.call('HSET', KEYS[1], name, cjson.encode(user))
+  end
+  local devices = redis.call('HGETALL', KEYS[2])
+  for i = 1, #devices, 2 do
+    local owner = cjson.decode(devices[i + 1]).user
+    for _, name in ipairs(names) do
+      if owner == name then redis.call('HDEL', KEYS[2], devices[i]) end
+    end
+  end
+end
+for _, name in ipairs(names) do
+  redis.call('PUBLISH', ARGV[3], cjson.encode({tenant = ARGV[4], user = name}))
+end
+return names
+`;
+
 type Script = (...args: string[]) => Promise<unknown>;
 
 export interface RedisUserStoreOptions {
@@ -118,6 +154,7 @@ export class RedisUserStore implements UserStore {
     this.redis.defineCommand('usersIssue', { numberOfKeys: 2, lua: ISSUE });
     this.redis.defineCommand('usersRedeem', { numberOfKeys: 3, lua: REDEEM });
     this.redis.defineCommand('usersRevoke', { numberOfKeys: 2, lua: REVOKE });
+    this.redis.defineCommand('usersRevokeAddress', { numberOfKeys: 2, lua: REVOKE_ADDRESS });
   }
 
   private get channel(): string {
@@ -237,6 +274,28 @@ export class RedisUserStore implements UserStore {
     return answer === 1;
   }
 
+  async revokeAddress(tenant: string, email: string, now: number): Promise<string[]> {
+    const want = email.trim().toLowerCase();
+    const record: UserRecord = {
+      tenant,
+      name: want,
+      extensions: [],
+      dids: [],
+      email: want,
+      createdAt: now,
+      revokedAt: now,
+    };
+    return (await this.script('usersRevokeAddress')(
+      this.usersKey(tenant),
+      this.devicesKey(tenant),
+      want,
+      String(now),
+      this.channel,
+      tenant,
+      JSON.stringify(record),
+    )) as string[];
+  }
+
   async list(tenant?: string): Promise<{ user: UserRecord; devices: DeviceRecord[] }[]> {
     const tenants = tenant !== undefined ? [tenant] : await this.tenants();
     const out: { user: UserRecord; devices: DeviceRecord[] }[] = [];
@@ -256,11 +315,16 @@ export class RedisUserStore implements UserStore {
     return u ? userFrom(u) : null;
   }
 
+  /** The user with this address: an active one before a revoked one (added again since). */
   async findByEmail(tenant: string, email: string): Promise<UserRecord | null> {
     const want = email.trim().toLowerCase();
+    let revoked: UserRecord | null = null;
     for (const u of (await this.redis.hvals(this.usersKey(tenant))).map(userFrom))
-      if (u.email !== null && u.email.toLowerCase() === want) return u;
-    return null;
+      if (u.email !== null && u.email.toLowerCase() === want) {
+        if (u.revokedAt === null) return u;
+        revoked ??= u;
+      }
+    return revoked;
   }
 
   async findDevice(

@@ -1,10 +1,12 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import { DEVICE_CREDENTIAL_PREFIX } from '../../src-shared/relay-protocol.ts';
 
 /**
  * The secrets of organisation mode, made and compared in one place: one-time enrolment codes
  * (typed by a person, so short and unambiguous) and device credentials (kept by a keychain, so
- * long). The relay stores only their SHA-256 (`secretHash`).
+ * long). The relay stores a device credential (256 random bits) as its SHA-256 (`secretHash`), and
+ * an enrolment code (60 bits, few enough to search offline at GPU speed) as HMAC-SHA-256 under a
+ * key kept apart from the users (`codeHash`, code-key.ts).
  */
 
 /** Crockford's base-32: no I, L, O or U, so a code read aloud or off paper is typed right. */
@@ -46,6 +48,33 @@ export function newDeviceCredential(): string {
 /** The only form in which codes and credentials are stored or compared. */
 export function secretHash(secret: string): string {
   return createHash('sha256').update(secret).digest('hex');
+}
+
+/** How a code stored under the key is marked (a plain SHA-256 is 64 hex digits, nothing else). */
+const KEYED = 'hmac:';
+
+/**
+ * The form in which a new enrolment code is stored: `hmac:<HMAC-SHA-256 under the code key>`; with
+ * no key configured, the plain SHA-256 it had before the key existed.
+ */
+export function codeHash(code: string, key: string | null): string {
+  return key === null
+    ? secretHash(code)
+    : KEYED + createHmac('sha256', key).update(code).digest('hex');
+}
+
+/**
+ * Every form a code presented now may be stored in, to look up in this order: under the key, then
+ * the plain SHA-256 of a code issued before the key was configured (valid until it expires: 72 h
+ * by default, 30 days at most).
+ */
+export function codeHashes(code: string, key: string | null): string[] {
+  return key === null ? [secretHash(code)] : [codeHash(code, key), secretHash(code)];
+}
+
+/** Whether a stored code is in the old form (plain SHA-256, searchable offline). */
+export function isUnkeyedCodeHash(hash: string): boolean {
+  return !hash.startsWith(KEYED);
 }
 
 /** A short id for a device record (shown to administrators; not a secret). */

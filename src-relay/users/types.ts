@@ -4,8 +4,9 @@
  * file-user-store.ts (a JSON file written atomically under a lock, beside the memory event store)
  * and redis-user-store.ts (beside the Redis event store, shared by every instance).
  *
- * Secrets are never kept: an enrolment code and a device credential are stored as their SHA-256
- * only, so a copy of the file or of Redis admits nobody.
+ * Secrets are never kept: a device credential is stored as its SHA-256, an enrolment code as its
+ * HMAC-SHA-256 under a key kept apart (code-key.ts; its plain SHA-256 without one), so a copy of
+ * the file or of Redis admits nobody.
  */
 export interface UserRecord {
   tenant: string;
@@ -69,6 +70,14 @@ export interface UserStore {
   ): Promise<RedeemResult>;
   /** Ends every device and sign-in of the user at once; false when there is no such user. */
   revoke(tenant: string, name: string, now: number): Promise<boolean>;
+  /**
+   * Ends every sign-in with an e-mail address, however it is mapped (a relay user with that
+   * `--email`, the config's `oidc.users`, the phone system's extension list): revokes each user
+   * with that address, or the user named by it, or else records the address as a revoked user of
+   * its own (no extensions), which single sign-on looks up before any mapping. Returns the names
+   * revoked.
+   */
+  revokeAddress(tenant: string, email: string, now: number): Promise<string[]>;
   /** Every user of the tenant (or of all tenants), with their devices. */
   list(tenant?: string): Promise<{ user: UserRecord; devices: DeviceRecord[] }[]>;
   findUser(tenant: string, name: string): Promise<UserRecord | null>;

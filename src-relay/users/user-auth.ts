@@ -22,6 +22,8 @@ export type UserVerdict =
 export interface OidcSignIn {
   /** Verifies the token (signature, issuer, audience, expiry) and maps it to extensions. */
   identify(token: string): Promise<UserVerdict>;
+  /** Maps an e-mail address as a sign-in's is mapped (revocation first); for re-checks. */
+  mapAddress(email: string, expiresAt: number | null): Promise<UserVerdict>;
 }
 
 export interface UserAuthDeps {
@@ -79,15 +81,30 @@ export class UserAuthenticator {
     credentialHash: string,
   ): Promise<'ok' | 'revoked' | 'changed'> {
     const { users } = this.deps;
-    const user =
-      identity.via === 'device'
-        ? ((await users.findDevice(tenant, credentialHash))?.user ?? null)
-        : await users.findUser(tenant, identity.user);
-    if (identity.via === 'device' && user === null) return 'revoked';
-    if (user === null) return 'ok'; // an OpenID user mapped without a user record
-    if (user.revokedAt !== null) return 'revoked';
     const same = (a: readonly string[], b: readonly string[]) =>
       a.length === b.length && a.every((x, i) => x === b[i]);
+    if (identity.via === 'oidc') {
+      // The address is mapped again as at sign-in: a relay user, the config's mapping or the phone
+      // system's list, a revocation before any of them. (A session named by its address was
+      // mapped without a user record of its own; one named otherwise, by that user's address.)
+      const record = await users.findUser(tenant, identity.user);
+      const email = record?.email ?? identity.user;
+      const oidc = this.deps.oidc?.(tenant);
+      if (!oidc) return 'revoked';
+      const verdict = await oidc.mapAddress(email, identity.expiresAt);
+      if (!verdict.ok) {
+        if (verdict.status === 503) throw new Error(verdict.reason);
+        return verdict.errcode === RELAY_ERRCODE.revoked ? 'revoked' : 'changed';
+      }
+      const now = verdict.identity;
+      return now.user === identity.user &&
+        same(now.extensions, identity.extensions) &&
+        same(now.dids, identity.dids)
+        ? 'ok'
+        : 'changed';
+    }
+    const user = (await users.findDevice(tenant, credentialHash))?.user ?? null;
+    if (user === null || user.revokedAt !== null) return 'revoked';
     return same(user.extensions, identity.extensions) && same(user.dids, identity.dids)
       ? 'ok'
       : 'changed';

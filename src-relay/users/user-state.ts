@@ -73,6 +73,28 @@ export class UserState {
     return true;
   }
 
+  revokeAddress(tenant: string, email: string, now: number): string[] {
+    const want = email.trim().toLowerCase();
+    const names = [...this.users.values()]
+      .filter((u) => u.tenant === tenant && u.email !== null && u.email.toLowerCase() === want)
+      .map((u) => u.name);
+    if (names.length === 0 && this.user(tenant, want)) names.push(want);
+    if (names.length === 0) {
+      this.users.set(UserState.key(tenant, want), {
+        tenant,
+        name: want,
+        extensions: [],
+        dids: [],
+        email: want,
+        createdAt: now,
+        revokedAt: now,
+      });
+      return [want];
+    }
+    for (const name of names) this.revoke(tenant, name, now);
+    return names;
+  }
+
   /** Drops codes past their expiry (kept until then so a late redemption is told "expired"). */
   prune(now: number): void {
     for (const [hash, c] of this.codes)
@@ -95,12 +117,16 @@ export class UserState {
     );
   }
 
+  /** The user with this address: an active one before a revoked one (added again since). */
   byEmail(tenant: string, email: string): UserRecord | null {
     const want = email.trim().toLowerCase();
+    let revoked: UserRecord | null = null;
     for (const user of this.users.values())
-      if (user.tenant === tenant && user.email !== null && user.email.toLowerCase() === want)
-        return user;
-    return null;
+      if (user.tenant === tenant && user.email !== null && user.email.toLowerCase() === want) {
+        if (user.revokedAt === null) return user;
+        revoked ??= user;
+      }
+    return revoked;
   }
 
   device(tenant: string, hash: string): { user: UserRecord; device: DeviceRecord } | null {

@@ -5,7 +5,8 @@ import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../src-shared/extens
 import { relayEnrolPath } from '../../src-shared/relay-protocol.ts';
 import type { RelayConfig } from '../config.ts';
 import { hasUserTenants, openUserStore } from './open-user-store.ts';
-import { newEnrolmentCode, secretHash } from './secrets.ts';
+import { readCodeKey } from './code-key.ts';
+import { codeHash, newEnrolmentCode } from './secrets.ts';
 import { USER_NAME, type UserStore } from './types.ts';
 
 export const USERS_USAGE = `usage: npm run relay -- users <command> [-c relay.json] [--tenant <name>]
@@ -16,13 +17,16 @@ export const USERS_USAGE = `usage: npm run relay -- users <command> [-c relay.js
   code <name>           a one-time code for another device of the user
   revoke <name>         ends every device and sign-in of the user at once (open sessions are
                         closed within a second or two); "add" gives them a fresh start
+  revoke <address>      the same for an e-mail address that signs in with single sign-on, however
+                        it is mapped (a user's --email, oidc.users, the phone system's list)
   list [--json]         the users, their extensions and enrolled devices
 
   --tenant <name>       the tenant (needed when more than one has "access": "users")
   --code-ttl <time>     how long a new code stays valid: 30m, 12h, 3d (default 72h, at most 30d)
 
 The users are kept where the relay's config says (users.file, or Redis with the redis storage);
-the running relay sees each change at once. A code is shown once and stored as its SHA-256 only.`;
+the running relay sees each change at once. A code is shown once and stored only as its
+HMAC-SHA-256 under the key of users.codeKeyFile or users.codeKeyEnv (without one: its SHA-256).`;
 
 /** A number that reaches the user: digits with the usual punctuation, at least 3 digits. */
 const NUMBER = /^\+?[0-9 ()./-]{3,40}$/;
@@ -52,6 +56,7 @@ export async function usersCommand(
   now: () => number = () => Date.now(),
   open: (config: RelayConfig) => Promise<UserStore | null> = (c) =>
     openUserStore(c, systemClock, silentLogger, { follow: false }),
+  env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
@@ -86,7 +91,13 @@ export async function usersCommand(
   let users: UserStore | null = null;
   const issue = async (user: string) => {
     const code = newEnrolmentCode();
-    await users!.issueCode(tenant, user, secretHash(code), ttl, now());
+    await users!.issueCode(
+      tenant,
+      user,
+      codeHash(code, readCodeKey(config.users, env)),
+      ttl,
+      now(),
+    );
     out(`enrolment code: ${code}`);
     out(
       `  one device, valid until ${new Date(now() + ttl).toISOString().replace(/\.\d+Z$/, 'Z')}; it is shown only now`,
@@ -151,15 +162,29 @@ export async function usersCommand(
       return 0;
     }
     case 'revoke': {
-      const user = needName();
+      // A user's name, or an e-mail address that signs in (however it is mapped: 2.3).
+      const address = name !== undefined && EMAIL.test(name) ? name.trim() : null;
+      const user = address ?? needName();
       users = await open(config);
       try {
-        const done = await users!.revoke(tenant, user, now());
-        if (!done) {
+        if (await users!.revoke(tenant, user, now())) {
+          out(`user ${user} revoked: every device and sign-in of theirs is refused from now on`);
+          return 0;
+        }
+        const oidc = config.tenants[tenant]!.oidc;
+        if (address === null || !oidc) {
           out(`no user ${user} in tenant ${tenant} (relay users list shows them)`);
           return 1;
         }
-        out(`user ${user} revoked: every device and sign-in of theirs is refused from now on`);
+        const names = await users!.revokeAddress(tenant, address, now());
+        out(
+          `${address} revoked (${names.join(', ')}): every device and sign-in with this address is refused from now on`,
+        );
+        const lower = address.toLowerCase();
+        if (Object.keys(oidc.users).some((e) => e.toLowerCase() === lower))
+          out(
+            `  oidc.users in the config still maps it: remove it there too (the revocation is checked first)`,
+          );
       } finally {
         await users!.close();
       }

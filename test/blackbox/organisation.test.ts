@@ -6,6 +6,8 @@
  * (`--relay-url ... --enrol <code>`, a process of its own). Each gets only their own rings, and
  * neither side of the desktop holds the phone system's API key or secret.
  */
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src-shared/clock.ts';
@@ -43,10 +45,17 @@ describe('organisation mode: the relay between the phone system and its users', 
     // Background traffic among other extensions, never 101 or 102.
     const sim = await new SimProcess(group, { traffic: 2, exclude: ['101', '102'] }).start();
     const usersFile = join(group.tempDir('blackbox-users-'), 'users.json');
+    // The key codes are stored under, apart from the users (issue 33 item 4).
+    const codeKeyFile = join(group.tempDir('blackbox-key-'), 'code.key');
+    writeFileSync(codeKeyFile, randomBytes(32).toString('base64') + '\n', { mode: 0o600 });
     const relay = await new RelayProcess(group, {
       tenant: sim.tenant,
       serviceUrl: sim.baseUrl,
-      users: { file: usersFile, oidc: { issuer: idp.issuer, clientId: DESKTOP_CLIENT_ID } },
+      users: {
+        file: usersFile,
+        oidc: { issuer: idp.issuer, clientId: DESKTOP_CLIENT_ID },
+        codeKeyFile,
+      },
     }).start();
     await sim.control('POST', 'webhooks', { url: relay.webhookUrl(), secret: relay.webhookSecret });
 
@@ -54,6 +63,10 @@ describe('organisation mode: the relay between the phone system and its users', 
     await relay.users('add', 'alice', '--extension', '101', '--email', 'alice@example.org');
     const added = await relay.users('add', 'reception', '--extension', '102');
     const code = /enrolment code: (\S+)/.exec(added)![1]!;
+    // A copy of the users file holds nothing a guessed code can be checked against offline.
+    const usersText = readFileSync(usersFile, 'utf8');
+    expect(usersText).toMatch(/"hash": "hmac:[0-9a-f]{64}"/);
+    expect(usersText).not.toContain(createHash('sha256').update(code).digest('hex'));
 
     // The runner, enrolled with the code; its environment has no key and no secret.
     const runnerEnv = envWithout(['SCREENPOP_API_KEY', 'SCREENPOP_API_SECRET']);
@@ -182,7 +195,7 @@ describe.each(['standard', 'yeastar-p-series'] as const)(
           { env: runnerEnv },
         ),
       );
-      const { desktopPops, keychain, account, identity } = await signInDesktop(
+      const { desktop, desktopPops, keychain, account, identity } = await signInDesktop(
         relay,
         sim.tenant,
         idp,
@@ -221,6 +234,21 @@ describe.each(['standard', 'yeastar-p-series'] as const)(
       }
       expect(relay.proc.describe()).not.toContain(sim.secret);
       expect(runner.badLines).toEqual([]);
+
+      // Issue 33 item 2: the administrator revokes alice by her address (she has no relay user:
+      // the phone system's list maps her). Her desktop's session ends at once and stays ended;
+      // the runner's user is untouched.
+      expect(await relay.users('revoke', email)).toContain('refused from now on');
+      await until(
+        () => desktop.engine.status().state === 'needs-attention',
+        'the revoked desktop to stop',
+        15_000,
+        () => JSON.stringify(desktop.engine.status()),
+      );
+      expect(desktop.engine.status().reason).toBe(
+        'Your administrator has ended your access to calls through the relay.',
+      );
+      expect(runner.statuses().at(-1)).toMatchObject({ state: 'connected' });
     });
   },
 );

@@ -312,7 +312,7 @@ export interface RelayOptions {
   tls?: { certFile: string; keyFile: string };
   env?: NodeJS.ProcessEnv;
   /** Organisation mode: the tenant admits the relay's users (kept in this file), and single sign-on. */
-  users?: { file: string; oidc?: { issuer: string; clientId: string } };
+  users?: { file: string; oidc?: { issuer: string; clientId: string }; codeKeyFile?: string };
   /** The tenant's phone system (its webhooks' body and signature, how tokens are checked). */
   phoneSystem?: 'standard' | 'yeastar-p-series';
   /**
@@ -385,7 +385,9 @@ export class RelayProcess {
             ...(gateway && { gateway }),
           },
         },
-        ...(users && { users: { file: users.file } }),
+        ...(users && {
+          users: { file: users.file, ...(users.codeKeyFile && { codeKeyFile: users.codeKeyFile }) },
+        }),
         storage: redisUrl
           ? { kind: 'redis', url: redisUrl }
           : { kind: 'memory', ...(snapshotFile ? { snapshotFile } : {}) },

@@ -21,6 +21,8 @@ import {
   type OidcProviderHandle,
 } from '../support/oidc-provider.ts';
 import { useTempDir } from '../support/temp-dir.ts';
+import type { RelayDeps } from '../../src-relay/server.ts';
+import { usersCommand } from '../../src-relay/users/users-cli.ts';
 import { TestClient } from './helpers.ts';
 import {
   ALL_KINDS,
@@ -59,7 +61,11 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function ssoRelay(issuer = idp.issuer, extra: Record<string, unknown> = {}) {
+async function ssoRelay(
+  issuer = idp.issuer,
+  extra: Record<string, unknown> = {},
+  deps: Pick<RelayDeps, 'directory'> = {},
+) {
   const config = orgConfig(join(tmp.path, 'users.json'));
   config.tenants.acme!.oidc = {
     issuer,
@@ -70,9 +76,9 @@ async function ssoRelay(issuer = idp.issuer, extra: Record<string, unknown> = {}
     users: { 'bob@example.org': { extensions: ['102'], dids: ['+49 30 555 0002'] } },
     ...extra,
   };
-  const org = await startOrgRelay(config);
+  const org = await startOrgRelay(config, undefined, deps);
   cleanups.push(() => org.close());
-  return org;
+  return { ...org, config };
 }
 
 /** The desktop's sign-in, with `provider`'s login page answered as `account`. */
@@ -272,5 +278,78 @@ describe('single sign-on: the relay checks the provider’s ID token and maps th
     const { relay, users } = await ssoRelay(issuer);
     await addUser(users, 'alice', ['101'], [], 'alice@example.org');
     expect(await handshake(relay.clientUrl('acme'), tokens.idToken)).toMatchObject({ status: 503 });
+  });
+});
+
+// Issue 33 item 2: people mapped without a relay user of their own (the config's oidc.users, the
+// phone system's extension list) are revoked as surely as those mapped by a relay user: the
+// revocation is looked up before any mapping, and their open sessions (named by their address)
+// are found and closed.
+describe('revoking single sign-on users mapped by the config or by the phone system’s extension list', () => {
+  /** `relay users <args>` as the administrator runs it: its own store, the relay notices. */
+  async function relayUsers(config: Parameters<typeof usersCommand>[1], ...args: string[]) {
+    const lines: string[] = [];
+    const code = await usersCommand(args, config, (l) => lines.push(l));
+    return { code, text: lines.join('\n') };
+  }
+
+  it('closes the open session of a config-mapped user revoked by name and refuses their next sign-in', async () => {
+    const { relay, users, config } = await ssoRelay();
+    // bob@example.org is mapped by oidc.users (102); the administrator also made him a relay user.
+    await addUser(users, 'bob', ['102'], [], 'bob@example.org');
+    const info = await orgInfo(relay.url);
+    const { tokens } = await signIn(info, 'bob');
+    const client = await TestClient.connect(relay.clientUrl('acme'), tokens.idToken, {});
+    cleanups.push(() => client.close());
+    expect(identity(client)).toMatchObject({ user: 'bob@example.org', extensions: ['102'] });
+
+    const revoked = await relayUsers(config, 'revoke', 'bob');
+    expect(revoked.code).toBe(0);
+    await client.until(() => client.closeCode !== null, 5_000);
+    expect(client.closeCode).toBe(CloseCode.revoked);
+    // A fresh sign-in, not the remembered token: the revocation is checked before the mapping.
+    const again = await signIn(info, 'bob');
+    expect(await handshake(relay.clientUrl('acme'), again.tokens.idToken)).toMatchObject({
+      status: 401,
+      errcode: RELAY_ERRCODE.revoked,
+    });
+  });
+
+  it('revokes by e-mail address a user the config or the extension list maps without a relay user', async () => {
+    const directory = {
+      extensionsFor: async (_tenant: string, email: string) =>
+        email === 'carol@example.org' ? ['103'] : null,
+    };
+    const { relay, config } = await ssoRelay(idp.issuer, {}, { directory });
+    const info = await orgInfo(relay.url);
+    const bob = await signIn(info, 'bob'); // oidc.users
+    const carol = await signIn(info, 'carol'); // the phone system's extension list
+    const b = await TestClient.connect(relay.clientUrl('acme'), bob.tokens.idToken, {});
+    const c = await TestClient.connect(relay.clientUrl('acme'), carol.tokens.idToken, {});
+    cleanups.push(
+      () => b.close(),
+      () => c.close(),
+    );
+    expect(identity(c)).toMatchObject({ user: 'carol@example.org', extensions: ['103'] });
+
+    for (const [address, client] of [
+      ['Bob@Example.org', b],
+      ['carol@example.org', c],
+    ] as const) {
+      const revoked = await relayUsers(config, 'revoke', address);
+      expect(revoked).toMatchObject({ code: 0 });
+      expect(revoked.text).toContain('refused from now on');
+      await client.until(() => client.closeCode !== null, 5_000);
+      expect(client.closeCode).toBe(CloseCode.revoked);
+    }
+    for (const account of ['bob', 'carol']) {
+      const again = await signIn(info, account);
+      expect(await handshake(relay.clientUrl('acme'), again.tokens.idToken)).toMatchObject({
+        status: 401,
+        errcode: RELAY_ERRCODE.revoked,
+      });
+    }
+    // Rings to their extensions reach nobody now.
+    expect(relay.clientCount()).toBe(0);
   });
 });

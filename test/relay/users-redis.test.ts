@@ -137,4 +137,30 @@ describe.skipIf(!haveRedis)('organisation mode with Redis: users shared by every
       ['alice', true, 0],
     ]);
   });
+
+  it('revokes an e-mail address: the users with it, the user named by it, or a revoked record of its own (issue 33 item 2)', async () => {
+    const { users } = await instance('t3:');
+    const heard: string[] = [];
+    users.onChange((c) => heard.push(c.user));
+    const code = await addUser(users, 'bob', ['102'], [], 'Bob@Example.org');
+    await addUser(users, 'carol@example.org', ['103']);
+    expect((await enrol((await instance('t3:')).relay.url, code)).status).toBe(200);
+    expect(await users.revokeAddress('acme', 'bob@example.ORG', 1)).toEqual(['bob']);
+    expect(await users.revokeAddress('acme', 'carol@example.org', 2)).toEqual([
+      'carol@example.org',
+    ]);
+    expect(await users.revokeAddress('acme', 'dave@example.org', 3)).toEqual(['dave@example.org']);
+    const list = await users.list('acme');
+    expect(list.map((u) => [u.user.name, u.user.revokedAt, u.devices.length])).toEqual([
+      ['bob', 1, 0],
+      ['carol@example.org', 2, 0],
+      ['dave@example.org', 3, 0],
+    ]);
+    expect(await users.findByEmail('acme', 'DAVE@example.org')).toMatchObject({
+      extensions: [],
+      revokedAt: 3,
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(heard).toEqual(expect.arrayContaining(['bob', 'carol@example.org', 'dave@example.org']));
+  });
 });

@@ -6,7 +6,7 @@
 import { systemClock } from '../../src-shared/clock.ts';
 import { silentLogger } from '../../src-shared/log.ts';
 import { relayEnrolPath, type EnrolmentAnswer } from '../../src-shared/relay-protocol.ts';
-import { startRelay, type RelayServer } from '../../src-relay/server.ts';
+import { startRelay, type RelayDeps, type RelayServer } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { FileUserStore } from '../../src-relay/users/file-user-store.ts';
 import type { UserStore } from '../../src-relay/users/types.ts';
@@ -26,6 +26,7 @@ export function orgConfig(usersFile: string, overrides: Record<string, unknown> 
 export async function startOrgRelay(
   config: RelayConfig,
   users?: UserStore,
+  extra: Pick<RelayDeps, 'directory' | 'logger' | 'codeKey'> = {},
 ): Promise<{ relay: RelayServer; store: MemoryStore; users: UserStore; close(): Promise<void> }> {
   const store = new MemoryStore({ clock: systemClock, retention: config.retention });
   const userStore =
@@ -38,6 +39,7 @@ export async function startOrgRelay(
     clock: systemClock,
     logger: silentLogger,
     users: userStore,
+    ...extra,
   });
   return {
     relay,
