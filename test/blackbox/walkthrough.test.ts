@@ -24,6 +24,7 @@ import {
   freePort,
   listening,
   REPO,
+  sleep,
   Spawned,
   until,
 } from './processes.ts';
@@ -293,6 +294,44 @@ describe.runIf(process.platform === 'linux')('docs/walkthrough.md, as written', 
       expect(screen(t1)).toContain('sim: stopped');
       expect(await listening(simPort)).toBe(false);
       expect(await listening(relayPort)).toBe(false);
+    },
+  );
+  it(
+    "README's Yeastar simulator line rings: a fixed port, the control surface and traffic",
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      // Before: `npm run sim -- --phone-system yeastar-p-series` (a free port, no control, no
+      // traffic): nothing ever rang, and the runner line under it pointed at 8080.
+      const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+      const line = readme
+        .split('\n')
+        .find((l) => l.startsWith('npm run sim -- ') && l.includes('yeastar-p-series'));
+      expect(line).toBeDefined();
+      const command = line!.replace(/\s+#.*$/, '');
+      expect(command).toContain('--port 8080');
+      expect(command).toContain('--report-style member');
+      expect(readme).toContain('npm run -s headless -- --base-url http://127.0.0.1:8080');
+      const port = await freePort();
+      const t = terminal(
+        'README Yeastar simulator',
+        command.replace('--port 8080', `--port ${port}`),
+      );
+      await shows(t, /Press Ctrl\+C to stop\./, 'the simulator banner');
+      expect(screen(t)).toContain('Phone system: yeastar-p-series');
+      expect(screen(t)).toContain(`Control:      http://127.0.0.1:${port}/_sim/`);
+      expect(screen(t)).toMatch(/Traffic: {6}\d+ events\/s/);
+      // It rings: the traffic sends reports (to the sockets of whoever subscribes, and webhooks).
+      const sent = async () =>
+        ((await run(`curl -s http://127.0.0.1:${port}/_sim/stats`)).stats as { eventsSent: number })
+          .eventsSent;
+      const deadline = Date.now() + 10_000;
+      while ((await sent()) === 0 && Date.now() < deadline) await sleep(200);
+      expect(await sent()).toBeGreaterThan(0);
+      killGroup(t, 'SIGINT');
+      await t.exit;
+      expect(screen(t)).toContain('sim: stopped');
     },
   );
 });
