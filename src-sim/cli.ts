@@ -10,6 +10,8 @@ import { whenToStop } from '../src-shared/stop-signal.ts';
 import { startSimulator } from './simulator.ts';
 import type { SimulatorOptions } from './types.ts';
 import { API_PATHS, serviceUrl } from '../src-shared/service-api.ts';
+import packageJson from '../package.json' with { type: 'json' };
+import { stdoutOutput } from '../src-shared/output-stream.ts';
 
 const USAGE = `Usage: npm run sim -- [options]
   --port <n>             listen port (default 0: a free port)
@@ -32,6 +34,7 @@ const USAGE = `Usage: npm run sim -- [options]
   --token-limit <n>      refuse a token past n valid ones per API application (Yeastar: 8)
   --token-one-sign-in    each get_token ends the API application's earlier tokens
   --control              enable the HTTP control surface under /_sim/
+  --version              print the version and exit
   --help`;
 
 const OPTIONS = {
@@ -53,6 +56,7 @@ const OPTIONS = {
   'token-limit': { type: 'string' },
   'token-one-sign-in': { type: 'boolean' },
   control: { type: 'boolean' },
+  version: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
 
@@ -85,6 +89,10 @@ try {
 }
 if (parsed.help) {
   process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+if (parsed.version) {
+  stdoutOutput().write(`screenpop-sim ${packageJson.version}\n`);
   process.exit(0);
 }
 

@@ -135,6 +135,7 @@ export function usage(t: Translator): string {
     ...rest.map((line) => `       ${line}`),
     `       screenpop-headless --store-secret [--base-url <url>]      ${t.t('runner.usage-secret-stdin')}`,
     '       screenpop-headless --diagnostics <file.tar.gz> [...]',
+    '       screenpop-headless --version',
     '',
     t.t('runner.help.policy', { paths: POLICY_PATHS }),
     '',
@@ -172,6 +173,7 @@ const OPTIONS = {
   without: { type: 'string', multiple: true },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
   policy: { type: 'string' },
   diagnostics: { type: 'string' },
   'store-secret': { type: 'boolean' },
@@ -315,6 +317,7 @@ export function preScan(argv: readonly string[]): {
   verbose: boolean;
   lang: string | null;
   help: boolean;
+  version: boolean;
 } {
   let policy: string | null = null;
   let lang: string | null = null;
@@ -329,6 +332,7 @@ export function preScan(argv: readonly string[]): {
     verbose: argv.includes('--verbose'),
     lang: lang || null,
     help: argv.includes('--help') || argv.includes('-h'),
+    version: argv.includes('--version'),
   };
 }
 
