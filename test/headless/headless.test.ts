@@ -199,6 +199,29 @@ describe('screenpop-headless', () => {
     expect(missing.stderr()).toContain('The contacts file could not be read.');
   });
 
+  it('--contacts with a vCard whose quoted-printable value runs on for megabytes exits 2 at once, naming the line', async () => {
+    // 5 MiB of soft line breaks: the runner read it for minutes (188 s) before its first pop.
+    const dir = mkdtempSync(join(tmpdir(), 'runner-contacts-'));
+    const file = join(dir, 'damaged.vcf');
+    const soft = `${'=41'.repeat(25)}=\r\n`;
+    writeFileSync(
+      file,
+      'BEGIN:VCARD\r\nVERSION:2.1\r\nTEL;CELL:+14155550101\r\nFN;ENCODING=QUOTED-PRINTABLE:' +
+        soft.repeat(Math.floor((5 * 1024 * 1024 - 200) / soft.length)) +
+        'A\r\nEND:VCARD\r\n',
+    );
+    try {
+      const child = run(['--demo', '--contacts', file], {});
+      expect(await child.exit).toBe(2);
+      expect(child.raw).toEqual([]);
+      expect(child.stderr()).toContain(
+        'damaged.vcf: The contacts file looks damaged at line 4: a quoted-printable value starting there runs on for more than 64 KB',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it.skipIf(!certToolsAvailable('test/headless/headless.test.ts'))(
     '--crm hubspot: an enriched line follows the pop line with what HubSpot answered; a colleague is not looked up',
     async () => {
