@@ -16,6 +16,7 @@ import type { Logger } from '../log.ts';
 import { SecretRegistry, silentLogger } from '../log.ts';
 import { isServiceError, readErrcode, ServiceError } from '../service-errors.ts';
 import { networkFault } from '../net-errors.ts';
+import { previewText } from '../text.ts';
 import {
   errorFromResponse,
   findingOf,
@@ -201,6 +202,8 @@ export class ServiceClient {
         status: response.status,
         ms: Math.round(this.clock.monotonic() - started),
       });
+      const wrongPath = this.wrongPath(response.status, spec.operation);
+      if (wrongPath) throw wrongPath;
       const coded = isJson && readErrcode(body) !== undefined;
       if (coded) this.answeredAsService = true;
       else if (!this.answeredAsService && isNotServiceStatus(response.status))
@@ -228,6 +231,26 @@ export class ServiceClient {
     } finally {
       this.clock.clearTimeout(timer);
     }
+  }
+
+  /**
+   * A 404 under a service address with a path: the path is what is wrong (the API's paths are
+   * the address's own, /openapi/v1.0/...), said with the address to use instead, rather than as
+   * a malformed request ("Update Screenpop") or another web server.
+   */
+  private wrongPath(status: number, operation: string): ServiceError | undefined {
+    if (status !== 404) return undefined;
+    const url = new URL(this.baseUrl);
+    const path = url.pathname.replace(/\/+$/, '');
+    if (!path) return undefined;
+    const shown = previewText(path, 60);
+    return new ServiceError({
+      kind: 'not-service',
+      fault: 'base-url-path',
+      message: `${operation}: ${url.host} has no API under ${shown} (HTTP 404)`,
+      httpStatus: status,
+      values: { host: url.host, path: shown, origin: url.origin },
+    });
   }
 
   private errorContext(spec: RequestSpec) {
