@@ -84,6 +84,8 @@ export type FaultId =
   | 'ys-ip-forbidden'
   // The standard profile pointed at a Yeastar P-Series PBX (its answers are Yeastar's own).
   | 'looks-like-yeastar'
+  // A service address with a path under which the host has no API (HTTP 404).
+  | 'base-url-path'
   | 'unexpected';
 
 export interface FaultWords {
