@@ -86,6 +86,8 @@ export type FaultId =
   | 'looks-like-yeastar'
   // A service address with a path under which the host has no API (HTTP 404).
   | 'base-url-path'
+  // No connection to the service or the relay, naming its host, port and what happened.
+  | 'unreachable'
   | 'unexpected';
 
 export interface FaultWords {

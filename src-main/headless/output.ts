@@ -202,6 +202,7 @@ const RUNNER_SAYS: ReadonlyMap<MessageId, MessageId> = new Map<MessageId, Messag
   ['status.fault.ys-ip-blocked.remedy', 'runner.status.fault.ys-ip-blocked.remedy'],
   ['status.fault.looks-like-yeastar.remedy', 'runner.status.fault.looks-like-yeastar.remedy'],
   ['status.fault.base-url-path.remedy', 'runner.status.fault.base-url-path.remedy'],
+  ['status.fault.unreachable.remedy', 'runner.status.fault.unreachable.remedy'],
   ['status.fault.no-credentials.remedy', 'runner.status.fault.no-credentials.remedy'],
   ['status.fault.not-signed-in.remedy', 'runner.status.fault.not-signed-in.remedy'],
   ['status.fault.not-enrolled.remedy', 'runner.status.fault.not-enrolled.remedy'],

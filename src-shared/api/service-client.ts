@@ -15,7 +15,7 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { SecretRegistry, silentLogger } from '../log.ts';
 import { isServiceError, readErrcode, ServiceError } from '../service-errors.ts';
-import { networkFault } from '../net-errors.ts';
+import { networkFault, unreachableFault } from '../net-errors.ts';
 import { previewText } from '../text.ts';
 import {
   errorFromResponse,
@@ -283,6 +283,8 @@ export class ServiceClient {
       /redirect/i.test(cause.message)
     )
       return notServiceError(operation, this.baseUrl, null, 'redirect');
+    const unreachable = unreachableFault(err, this.baseUrl, operation);
+    if (unreachable) return unreachable;
     const code = typeof cause?.code === 'string' ? cause.code : undefined;
     const detail = code ?? (err instanceof Error ? err.message : String(err));
     return new ServiceError({

@@ -39,7 +39,7 @@ import {
   type Verdict,
 } from '../../../src-shared/stream/stream-engine.ts';
 import type { HandshakeRejection } from '../../../src-shared/stream/socket.ts';
-import { networkFault } from '../../../src-shared/net-errors.ts';
+import { networkFault, unreachableFault } from '../../../src-shared/net-errors.ts';
 import type {
   AccessToken,
   ConnectionStatus,
@@ -265,6 +265,9 @@ export class WebSocketEventSource implements EventSource {
         : phrase('status.closed', { code: String(end.code) });
       return { next: 'back-off', status: saidStatus('connecting', [why]) };
     }
+    // The socket never opened: say where it went and what happened (refused, no such host...).
+    const unreachable = end.error ? unreachableFault(end.error, this.url, 'subscribe') : undefined;
+    if (unreachable) return faultVerdict(describeError(unreachable));
     return { next: 'back-off', status: saidStatus('offline', [phrase('status.cannot-reach')]) };
   }
 
