@@ -114,7 +114,7 @@ const SYNOPSIS = [
   '                    [--crm-company-field <path>] [--crm-record-field <path>]]',
   '                   [--crm-timeout-sec <s>]',
   '                   [--verbose] [--lang <code>]',
-  '                   [--relay-url <wss://relay.example.org> [--relay-tenant <name>]',
+  '                   [--relay-url <https://relay.example.org> [--relay-tenant <name>]',
   '                    [--event-source auto|direct|relay]]',
   '                   [--without voicemail|sms|trunk|presence ...]',
   'screenpop-headless --relay-url <https://relay.example.org> --relay-tenant <name> [--enrol <code>]',

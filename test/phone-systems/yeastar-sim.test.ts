@@ -88,6 +88,27 @@ const connected = (t: ReturnType<typeof connect>) =>
   waitFor(() => t.connection.engine.status().state === 'connected', 'connected');
 
 describe('Yeastar P-Series against the simulator in that mode', () => {
+  it('with the standard profile, says it looks like a Yeastar PBX and to choose it, not an IP allowlist', async () => {
+    // The probe's newcomer: phone system left on the standard service, a Yeastar PBX's address.
+    // The PBX answers the standard stream's bearer header with its own 10004 "TOKEN EXPIRED",
+    // which the standard table reads as "IP not allowed": before, the status said "This
+    // computer's IP address is not on the API key's allowlist".
+    const sim = await yeastarSim();
+    const t = connect(sim, { settings: { phoneSystem: 'standard' } });
+    await waitFor(
+      () => t.connection.engine.status().state === 'needs-attention',
+      'needs attention',
+    );
+    const status = t.connection.engine.status();
+    expect(status.reason).toBe(
+      "This looks like a Yeastar P-Series PBX, not the standard service Screenpop is set up for: it answered with Yeastar's own errcode 10004.",
+    );
+    expect(status.remedy).toBe(
+      "In Settings, choose Yeastar P-Series as the Phone system, and enter the PBX's Client ID and Client Secret (its web portal, Integrations > API).",
+    );
+    expect(t.statuses.map((s) => s.reason ?? '').join('\n')).not.toContain('allowlist');
+  });
+
   it('pops a direct ring with the caller and the line dialled, and dismisses when answered', async () => {
     const sim = await yeastarSim();
     const t = connect(sim);
