@@ -404,6 +404,28 @@ describe('Yeastar P-Series call reports', () => {
     expect(b.frames).toEqual(a.frames);
   });
 
+  it("the traffic sends calls through the PBX's ring group and queues, and rings two-device extensions twice", async () => {
+    const { sim, clock, frames } = await yeastar({ extensions: 20, seed: 5 });
+    sim.startTraffic({ ratePerSec: 20 });
+    await clock.advance(60_000);
+    sim.stopTraffic();
+    type M = Record<string, Record<string, string>>;
+    const rings = frames
+      .filter((f) => f.type === 30011)
+      .flatMap((f) => f.msg.members as M[])
+      .filter((m) => m.extension?.member_status === 'RING')
+      .map((m) => m.extension!);
+    expect(new Set(rings.map((r) => r.call_path))).toEqual(new Set(['', '6300', '6400', '6401']));
+    // 104 has two devices: each of its rings is a pair of channels.
+    const of104 = new Set(rings.filter((r) => r.number === '104').map((r) => r.channel_id));
+    expect(of104.size).toBeGreaterThan(0);
+    expect(of104.size % 2).toBe(0);
+    const of103 = new Set(rings.filter((r) => r.number === '103').map((r) => r.channel_id));
+    expect(of103.size).toBeGreaterThan(0);
+    const records = cdrOf(frames);
+    expect(new Set(records.map((r) => r.status))).toEqual(new Set(['ANSWERED', 'NO ANSWER']));
+  });
+
   it('refuses a report style for the standard service, and an unknown one', async () => {
     await expect(startSimulator({ reportStyle: 'member' })).rejects.toThrow(/yeastar-p-series/);
     await expect(
