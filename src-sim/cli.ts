@@ -27,9 +27,10 @@ const USAGE = `Usage: npm run sim -- [options]
   --tls-cert <file>      serve https/wss with this PEM certificate (and --tls-key)
   --tls-key <file>       the certificate's PEM private key
   --phone-system <s>     standard (default) or yeastar-p-series
-  --report-style <s>     yeastar-p-series call reports: snapshot (default: every member in
-                         each report), member (one member per report, as real PBXs send them)
-                         or mixed (each call one of the two, from the seed)
+  --report-style <s>     yeastar-p-series call reports: member (default: the members that
+                         changed, the caller beside each ring, as real PBXs were captured
+                         sending them), snapshot (every member in each report) or mixed (each
+                         call one of the two, from the seed)
   --token-lifetime <s>   access token lifetime in seconds (default 1800)
   --token-limit <n>      refuse a token past n valid ones per API application (Yeastar: 8)
   --token-one-sign-in    each get_token ends the API application's earlier tokens
@@ -202,7 +203,7 @@ process.stdout.write(
     'Screenpop service simulator',
     `  Phone system: ${sim.phoneSystem}`,
     ...(sim.phoneSystem === 'yeastar-p-series'
-      ? [`  Reports:      ${options.reportStyle ?? 'snapshot'}`]
+      ? [`  Reports:      ${options.reportStyle ?? 'member'}`]
       : []),
     `  Base URL:     ${sim.baseUrl}`,
     `  Subscribe:    ${serviceUrl(sim.baseUrl, API_PATHS.subscribe, { ws: true }).href}`,
