@@ -60,6 +60,13 @@ export interface PopLine {
   group_kind: CallGroup['kind'] | null;
   group_name: string | null;
   /**
+   * Added: the extension that transferred the call to this ring, where the phone system says it
+   * (Yeastar P-Series), and its name from the extension list; `from` stays the original caller.
+   * Both null otherwise.
+   */
+  transferred_by: string | null;
+  transferred_by_name: string | null;
+  /**
    * Server time of the ring, ms since the epoch; where the phone system's reports carry no time
    * (Yeastar P-Series), the time the runner received it.
    */
@@ -273,6 +280,7 @@ export function popLine(
   p: Pop,
   caller: CallerIdentity | null,
   group: CallGroup | null = null,
+  transferredByName: string | null = null,
 ): PopLine {
   return {
     type: 'pop',
@@ -288,6 +296,8 @@ export function popLine(
     number_kind: caller?.numberKind ?? null,
     group_kind: group?.kind ?? null,
     group_name: group?.name ?? null,
+    transferred_by: p.transferredBy ?? null,
+    transferred_by_name: p.transferredBy === undefined ? null : transferredByName,
     timestamp: p.timestamp,
   };
 }

@@ -297,6 +297,9 @@ describe(
         from: '+14155550123',
         to: '101',
         line: '5550100',
+        // Who passed it on, by number and by the extension list's name.
+        transferred_by: '102',
+        transferred_by_name: expect.any(String),
       });
       await sim.setState(callId, 'answered', '101');
       await runner.waitFor(
