@@ -78,4 +78,31 @@ describe('BoundedFifoMap', () => {
     expect(map.has('a', 5)).toBe(false);
     expect([...'cde'].every((k) => map.has(k, 5))).toBe(true);
   });
+
+  it('keeps the total weight under maxWeight, forgetting the first set, and counts re-sets, deletes and expiry', () => {
+    const map = new BoundedFifoMap<string>(1_000, 60_000, 100);
+    for (let i = 0; i < 10; i++) map.set(`k-${i}`, 'v', i, 10);
+    expect(map.totalWeight).toBe(100);
+    map.set('k-10', 'v', 10, 25); // 125 > 100: k-0, k-1 and k-2 go
+    expect(map.totalWeight).toBe(95);
+    expect(map.has('k-2', 10)).toBe(false);
+    expect(map.has('k-3', 10)).toBe(true);
+    map.set('k-5', 'w', 10, 40); // a re-set weighs anew: 125, so k-3 to k-5 go (k-5 was older)
+    expect(map.totalWeight).toBeLessThanOrEqual(100);
+    expect(map.has('k-3', 10)).toBe(false);
+    map.delete('k-10');
+    expect(map.totalWeight).toBe(map.size * 10);
+    // Grown past its first ring, then aged out: nothing held, nothing weighed.
+    for (let i = 0; i < 200; i++) map.set(`g-${i}`, 'v', 20, 0.5);
+    expect(map.totalWeight).toBeLessThanOrEqual(100);
+    expect(map.get('g-0', 70_000)).toBeUndefined();
+    expect(map.totalWeight).toBe(0);
+  });
+
+  it('keeps no weights without maxWeight', () => {
+    const map = new BoundedFifoMap<number>(10, 60_000);
+    map.set('a', 1, 0, 1e9);
+    expect(map.totalWeight).toBe(0);
+    expect(map.get('a', 0)).toBe(1);
+  });
 });
