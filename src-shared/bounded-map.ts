@@ -85,6 +85,8 @@ export class BoundedFifoMap<V> {
       if (this.ringWeights) this.reweigh(slot, weight);
       return;
     }
+    if (this.count === this.ringTimes.length && this.count - this.seqs.size >= this.count / 4)
+      this.compact(); // a quarter of the ring is deleted keys: reuse their slots
     if (this.count === this.capacity) this.evictHead();
     else if (this.count === this.ringTimes.length) this.grow();
     const slot = (this.head + this.count) % this.ringTimes.length;
@@ -141,6 +143,43 @@ export class BoundedFifoMap<V> {
     this.ringValues[this.head] = undefined;
     this.head = (this.head + 1) % this.ringTimes.length;
     this.count--;
+  }
+
+  /**
+   * The ring without its deleted keys' slots, the held keys oldest first from 0, renumbered (their
+   * sequence numbers must be consecutive from the head). Only when a quarter of a full ring is
+   * deleted keys, so its cost is spread over as many sets: without it a key deleted after a long-held
+   * one kept its slot until the held one reached the head, and a full ring of such slots pushed out
+   * the held key while the map held few.
+   */
+  private compact(): void {
+    const size = this.ringTimes.length;
+    const keys = new Array<string | undefined>(size).fill(undefined);
+    const values = new Array<V | undefined>(size).fill(undefined);
+    const times = new Float64Array(size);
+    const seqs = new Float64Array(size);
+    const weights = this.ringWeights ? new Float64Array(size) : undefined;
+    let to = 0;
+    for (let i = 0; i < this.count; i++) {
+      const from = (this.head + i) % size;
+      const key = this.ringKeys[from];
+      if (key === undefined || this.seqs.get(key) !== this.ringSeqs[from]) continue;
+      const seq = ++this.seq;
+      keys[to] = key;
+      values[to] = this.ringValues[from];
+      times[to] = this.ringTimes[from]!;
+      seqs[to] = seq;
+      if (weights) weights[to] = this.ringWeights![from]!;
+      this.seqs.set(key, seq);
+      to++;
+    }
+    this.ringKeys = keys;
+    this.ringValues = values;
+    this.ringTimes = times;
+    this.ringSeqs = seqs;
+    this.ringWeights = weights;
+    this.head = 0;
+    this.count = to;
   }
 
   /** A ring twice as large (at most `capacity`), its slots oldest first from 0. */

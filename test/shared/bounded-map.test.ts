@@ -66,7 +66,7 @@ describe('BoundedFifoMap', () => {
   });
 
   it('keeps a key set again in its first place, and forgets a deleted one', () => {
-    const map = new BoundedFifoMap<string>(4, 60_000); // a deleted key keeps its slot until it is the oldest
+    const map = new BoundedFifoMap<string>(4, 60_000);
     map.set('a', 'first', 0);
     map.set('b', 'b', 1);
     map.set('a', 'again', 2);
@@ -74,9 +74,24 @@ describe('BoundedFifoMap', () => {
     map.set('c', 'c', 3);
     map.set('d', 'd', 4);
     expect(map.get('a', 5)).toBe('again');
-    map.set('e', 'e', 5); // the ring is full: 'a' was first set, so it goes first
-    expect(map.has('a', 5)).toBe(false);
-    expect([...'cde'].every((k) => map.has(k, 5))).toBe(true);
+    map.set('e', 'e', 5); // the ring is full, but of 3 keys and b's slot: b's slot is reused
+    expect(map.has('a', 5)).toBe(true);
+    expect(map.has('b', 5)).toBe(false);
+    map.set('f', 'f', 6); // 4 keys held: 'a' was first set, so it goes first
+    expect(map.has('a', 6)).toBe(false);
+    expect([...'cdef'].every((k) => map.get(k, 6) === k)).toBe(true);
+  });
+
+  it('reuses the slots of deleted keys: a long-held key outlives many set and deleted after it', () => {
+    const map = new BoundedFifoMap<number>(100, 60_000);
+    map.set('long', 1, 0);
+    for (let i = 0; i < 10_000; i++) {
+      map.set(`short-${i}`, i, 1);
+      if (i % 200 !== 0) map.delete(`short-${i}`); // most end soon; 50 stay
+    }
+    expect(map.get('long', 2)).toBe(1); // 51 keys held: never past the capacity
+    expect(map.size).toBe(51);
+    expect(map.get('short-9800', 2)).toBe(9800);
   });
 
   it('keeps the total weight under maxWeight, forgetting the first set, and counts re-sets, deletes and expiry', () => {
