@@ -60,6 +60,13 @@ export interface PopLine {
   group_kind: CallGroup['kind'] | null;
   group_name: string | null;
   /**
+   * Added: true when the phone system never reported who called (Yeastar P-Series: an outside
+   * call on a trunk without Call Status Monitor), with `hint` saying so and the remedy in the
+   * runner's language; false and null otherwise.
+   */
+  caller_unseen: boolean;
+  hint: string | null;
+  /**
    * Server time of the ring, ms since the epoch; where the phone system's reports carry no time
    * (Yeastar P-Series), the time the runner received it.
    */
@@ -270,6 +277,7 @@ export function popLine(
   p: Pop,
   caller: CallerIdentity | null,
   group: CallGroup | null = null,
+  t?: Translator,
 ): PopLine {
   return {
     type: 'pop',
@@ -285,6 +293,8 @@ export function popLine(
     number_kind: caller?.numberKind ?? null,
     group_kind: group?.kind ?? null,
     group_name: group?.name ?? null,
+    caller_unseen: p.callerUnseen === true,
+    hint: p.callerUnseen ? said(undefined, [phrase('popup.caller-unseen')], t) : null,
     timestamp: p.timestamp,
   };
 }

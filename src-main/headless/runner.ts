@@ -293,7 +293,9 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
           .firstLoad(FIRST_NAMES_WAIT_MS)
           .then(() => directory.identify(p.from));
         emit(
-          named.then((who) => popLine(p, who, p.callPath ? directory.groupOf(p.callPath) : null)),
+          named.then((who) =>
+            popLine(p, who, p.callPath ? directory.groupOf(p.callPath) : null, deps.words),
+          ),
         );
         ringActions?.runOnce(p, directory.lookup(p.from));
         // After the pop line, never before it: a colleague is not looked up.

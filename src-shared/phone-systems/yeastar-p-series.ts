@@ -11,8 +11,9 @@
  *   30011 envelope: `to` its number, `state` its status in the core's words (only RING is
  *   `ringing`), `from` the caller (the inbound member's `from` from any report of the call, else
  *   the extension that was calling: ALERT), `line` the number dialled (the inbound `to`, else its
- *   trunk), `call_path` the member's own, and on a ring after a colleague answered the caller,
- *   `transferred_by` that colleague;
+ *   trunk), `call_path` the member's own, on a ring after a colleague answered the caller,
+ *   `transferred_by` that colleague, and on a ring in a call where no calling party (an inbound
+ *   or outbound member, an extension in ALERT) was ever reported, `caller_unseen: true`;
  * - ends a ring of extension X only on X's own non-ringing status (while another leg of X is up,
  *   X still rings there), another extension's answer, a 30012 call record naming X, a 30015
  *   failure listing X, or the end of the call: every leg BYE, a 30015 failure of the caller or
@@ -498,7 +499,7 @@ export class YeastarEventDecoder {
       state: string,
       id: string,
       vendor: string,
-      extra: Record<string, string> = {},
+      extra: Record<string, string | true> = {},
     ) =>
       envelopes.push({
         event: CALL_STATE_CHANGED,
@@ -597,8 +598,11 @@ export class YeastarEventDecoder {
       call.answered.push(number);
       if (call.answered.length > YEASTAR_MAX_LEGS) call.answered.shift();
     }
-    const extra: Record<string, string> = {};
+    const extra: Record<string, string | true> = {};
     if (leg.callPath) extra.call_path = leg.callPath;
+    // No caller was ever reported in this call: an outside call on a trunk whose Call Status
+    // Monitor is off (doc section 6). The card says so, with the remedy.
+    if (m.status === 'RING' && !call.partySeen) extra.caller_unseen = true;
     if (m.status === 'RING') {
       // Rung after a colleague answered the same caller: a transfer (blind or attended).
       const by =
@@ -768,7 +772,7 @@ type Emit = (
   state: string,
   id: string,
   vendor: string,
-  extra?: Record<string, string>,
+  extra?: Record<string, string | true>,
 ) => void;
 
 /** Statuses that say the extension took the call: they are reported even while another leg rings. */
