@@ -14,7 +14,7 @@ import type { RelayMetrics } from './metrics.ts';
 import type { ReplayPages } from './replay-pages.ts';
 import type { BudgetHolder, SendBudget } from './send-budget.ts';
 import type { EventStore, StoredEvent } from './store/types.ts';
-import { PARTY_CODES, TENANT_WIDE_CODES } from './envelope.ts';
+import { ADDRESSED_OPT_IN_CODES, PARTY_CODES, TENANT_WIDE_CODES } from './envelope.ts';
 import { CALL_STATE_CHANGED } from '../src-shared/event-codes.ts';
 import { socketOf, textFrameOf, writeAll, type FrameCache } from './ws-frames.ts';
 import { TokenBucket } from './token-bucket.ts';
@@ -101,7 +101,10 @@ export class ClientSession implements BudgetHolder {
     numbers: NumberSet;
     /** Codes delivered for the whole tenant. */
     events: Set<number>;
-    /** Organisation mode: codes delivered when addressed to this user (calls always). */
+    /**
+     * Codes delivered when addressed to this user (calls always): organisation mode's grant, or
+     * the client's calls and call records; null: calls only.
+     */
     own: Set<number> | null;
   } = {
     extensions: new Set(),
@@ -233,11 +236,14 @@ export class ClientSession implements BudgetHolder {
   private setFilter(f: RelayFilter): void {
     const id = this.identity;
     if (!id) {
+      // The client's word: its opt-in codes for the whole tenant, but a call record only of its
+      // own calls (ADDRESSED_OPT_IN_CODES), as a call.
+      const addressed = f.events.filter((code) => ADDRESSED_OPT_IN_CODES.has(code));
       this.filter = {
         extensions: new Set(f.extensions),
         numbers: new NumberSet(f.dids),
-        events: new Set(f.events),
-        own: null,
+        events: new Set(f.events.filter((code) => !ADDRESSED_OPT_IN_CODES.has(code))),
+        own: addressed.length > 0 ? new Set([CALL_STATE_CHANGED, ...addressed]) : null,
       };
       return;
     }

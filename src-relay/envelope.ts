@@ -1,4 +1,5 @@
 import {
+  CALL_RECORD,
   CALL_STATE_CHANGED,
   PRESENCE_CHANGED,
   SMS_RECEIVED,
@@ -22,12 +23,13 @@ export interface RoutedEnvelope {
 
 /**
  * Which field of `data` names the extension or number an event is addressed to, per event code
- * (docs/wire-protocol.md section 6): a call's called party, a voicemail's extension, an SMS's
- * recipient, a presence change's extension. Routing and the organisation-mode filter read it; the
- * one table of what belongs to whom.
+ * (docs/wire-protocol.md section 6): a call's called party, a call record's callee, a voicemail's
+ * extension, an SMS's recipient, a presence change's extension. Routing and the organisation-mode
+ * filter read it; the one table of what belongs to whom.
  */
 const PARTY_FIELD: ReadonlyMap<number, string> = new Map([
   [CALL_STATE_CHANGED, 'to'],
+  [CALL_RECORD, 'to'],
   [VOICEMAIL_RECEIVED, 'extension'],
   [SMS_RECEIVED, 'to'],
   [PRESENCE_CHANGED, 'extension'],
@@ -35,6 +37,13 @@ const PARTY_FIELD: ReadonlyMap<number, string> = new Map([
 
 /** Codes addressed to one party (PARTY_FIELD): in organisation mode only that party gets them. */
 export const PARTY_CODES: ReadonlySet<number> = new Set(PARTY_FIELD.keys());
+
+/**
+ * Codes a desktop asks for in its filter's `events` but gets only when addressed to it (like
+ * calls), in either mode: a call record (a phone system's CDR, History's talk time) of a call to
+ * one of its extensions or numbers, not every record of the tenant.
+ */
+export const ADDRESSED_OPT_IN_CODES: ReadonlySet<number> = new Set([CALL_RECORD]);
 
 /** Codes about the whole tenant, sent to every user who asks in organisation mode (trunk status). */
 export const TENANT_WIDE_CODES: ReadonlySet<number> = new Set([TRUNK_STATUS_CHANGED]);

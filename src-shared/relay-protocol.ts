@@ -90,7 +90,10 @@ export interface RelayFilter {
   extensions: string[];
   /** Telephone numbers (DIDs) that reach the user; compared digits-only, leading + kept. */
   dids: string[];
-  /** Event codes the client receives in full, for the whole tenant (opt-in). */
+  /**
+   * Event codes the client receives in full, for the whole tenant (opt-in); a call record
+   * (CALL_RECORD) only of calls to its extensions and numbers, as calls.
+   */
   events: number[];
 }
 

@@ -67,6 +67,13 @@ export interface PopLine {
   transferred_by: string | null;
   transferred_by_name: string | null;
   /**
+   * Added: true when the phone system never reported who called (Yeastar P-Series: an outside
+   * call on a trunk without Call Status Monitor), with `hint` saying so and the remedy in the
+   * runner's language; false and null otherwise.
+   */
+  caller_unseen: boolean;
+  hint: string | null;
+  /**
    * Server time of the ring, ms since the epoch; where the phone system's reports carry no time
    * (Yeastar P-Series), the time the runner received it.
    */
@@ -279,8 +286,14 @@ export function statusLine(s: ConnectionStatus, t?: Translator): StatusLine {
 export function popLine(
   p: Pop,
   caller: CallerIdentity | null,
-  group: CallGroup | null = null,
-  transferredByName: string | null = null,
+  extras: {
+    /** The queue or ring group the call came through, named. */
+    group?: CallGroup | null;
+    /** The name of the extension that transferred the call (`p.transferredBy`), if known. */
+    transferredByName?: string | null;
+    /** The runner's language, for `hint`. */
+    t?: Translator;
+  } = {},
 ): PopLine {
   return {
     type: 'pop',
@@ -294,10 +307,12 @@ export function popLine(
     name_source: caller?.source ?? 'none',
     caller_company: caller?.company ?? null,
     number_kind: caller?.numberKind ?? null,
-    group_kind: group?.kind ?? null,
-    group_name: group?.name ?? null,
+    group_kind: extras.group?.kind ?? null,
+    group_name: extras.group?.name ?? null,
     transferred_by: p.transferredBy ?? null,
-    transferred_by_name: p.transferredBy === undefined ? null : transferredByName,
+    transferred_by_name: p.transferredBy === undefined ? null : (extras.transferredByName ?? null),
+    caller_unseen: p.callerUnseen === true,
+    hint: p.callerUnseen ? said(undefined, [phrase('popup.caller-unseen')], extras.t) : null,
     timestamp: p.timestamp,
   };
 }

@@ -294,12 +294,12 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
           .then(() => directory.identify(p.from));
         emit(
           named.then((who) =>
-            popLine(
-              p,
-              who,
-              p.callPath ? directory.groupOf(p.callPath) : null,
-              p.transferredBy === undefined ? null : directory.lookup(p.transferredBy),
-            ),
+            popLine(p, who, {
+              group: p.callPath ? directory.groupOf(p.callPath) : null,
+              transferredByName:
+                p.transferredBy === undefined ? null : directory.lookup(p.transferredBy),
+              t: deps.words,
+            }),
           ),
         );
         ringActions?.runOnce(p, directory.lookup(p.from));

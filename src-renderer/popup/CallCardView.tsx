@@ -144,6 +144,11 @@ export function CallCardView({
               </span>
             </p>
           )}
+          {card.callerUnseen && (
+            <p className="card__lookup" data-testid="caller-unseen">
+              {t.t('popup.caller-unseen')}
+            </p>
+          )}
           {company && (
             <p className="card__company">
               <InertText text={company} testId="caller-company" />

@@ -11,8 +11,9 @@
  *   30011 envelope: `to` its number, `state` its status in the core's words (only RING is
  *   `ringing`), `from` the caller (the inbound member's `from` from any report of the call, else
  *   the extension that was calling: ALERT), `line` the number dialled (the inbound `to`, else its
- *   trunk), `call_path` the member's own, and on a ring after a colleague answered the caller,
- *   `transferred_by` that colleague;
+ *   trunk), `call_path` the member's own, on a ring after a colleague answered the caller,
+ *   `transferred_by` that colleague, and on a ring in a call where no calling party (an inbound
+ *   or outbound member, an extension in ALERT) was ever reported, `caller_unseen: true`;
  * - ends a ring of extension X only on X's own non-ringing status (while another leg of X is up,
  *   X still rings there), another extension's answer, a 30012 call record naming X, a 30015
  *   failure listing X, or the end of the call: every leg BYE, a 30015 failure of the caller or
@@ -23,9 +24,15 @@
  * - stamps each frame with the time it was received (strictly increasing per decoder), and makes
  *   each envelope's event_id from what makes two frames the same event (see eventIdOf).
  *
- * Memory: at most `maxCalls` calls (10,000 by default, first in first out, 6 hours each), each with
- * at most YEASTAR_MAX_LEGS (64) legs and 64 extensions' ring counts, oldest out; a call that ended
- * keeps only its caller, line and last report's envelopes until it ages out.
+ * Memory (doc section 5, rule 6): two bounded maps, each with a budget of bytes held (every call's
+ * estimated bytes, `callBytes`, computed each time it is stored; the oldest calls out past it):
+ * - calls going on: at most YEASTAR_MAX_LIVE_CALLS (2,000), 6 hours each, YEASTAR_LIVE_BYTES;
+ * - calls that ended (tombstones: no legs; the caller, the line, the ring counts and the last
+ *   report's envelopes, for a retry and a late report): at most YEASTAR_MAX_ENDED_CALLS (4,000),
+ *   YEASTAR_ENDED_TTL_MS (2 minutes) each, YEASTAR_ENDED_BYTES.
+ * Each call holds at most YEASTAR_MAX_LEGS (64) legs (ended legs out first, then the oldest) and 64
+ * extensions' ring counts. Measured worst case (every call 64 legs of 256-character fields, both
+ * maps full): see YEASTAR_LIVE_BYTES.
  *
  * Used by the app on the direct stream and by the relay on the vendor's webhooks, so both derive
  * the same ids for the same member state (a ring carried by both is popped once). It never throws:
@@ -176,8 +183,47 @@ export function coreTrunkStatus(status: number): string {
   return `fault-${status}`; // 11-12 FXO, 21-23 E1/BRI, 31-36 GSM failures
 }
 
-/** Legs of one call remembered (oldest out past it): a call lists few members (YEASTAR_MAX_MEMBERS). */
+/**
+ * Legs of one call remembered (past it an ended leg goes first, else the oldest): a call lists few
+ * members (YEASTAR_MAX_MEMBERS).
+ */
 export const YEASTAR_MAX_LEGS = 64;
+
+/**
+ * Calls going on remembered at once. The sizing rule: the concurrent calls of the PBX (a
+ * P-Series' `cc_capacity`, *Query PBX capacity*, is bought per PBX; no edition publishes a
+ * ceiling we found), taken as at most 1,000, twice for calls whose end report was lost (they stay
+ * until YEASTAR_CALL_TTL_MS or until 2,000 newer calls push them out, oldest first).
+ */
+export const YEASTAR_MAX_LIVE_CALLS = 2_000;
+/**
+ * How long a call going on is remembered from its first report: twice the PBX's default Max Call
+ * Duration of 10,800 s (*System Preferences*, administrator guide), at which the PBX ends a call.
+ */
+export const YEASTAR_CALL_TTL_MS = 6 * 60 * 60 * 1000;
+/**
+ * How long an ended call is remembered: a report of the call can still come, a retry of a webhook
+ * delivery (5 s timeout, 3 retries: *Query Webhook Event Push Settings*, doc section 6), a leg's
+ * BYE or a 30012 record reported just after the end (captured: seconds). Two minutes covers both.
+ */
+export const YEASTAR_ENDED_TTL_MS = 2 * 60 * 1000;
+/**
+ * Ended calls remembered at once: those ending within YEASTAR_ENDED_TTL_MS at 100,000 calls an
+ * hour (the tenant the app's call memory is sized for, call-tracker.ts): 3,333, rounded up.
+ */
+export const YEASTAR_MAX_ENDED_CALLS = 4_000;
+/**
+ * Bytes (as `callBytes` estimates them) held by the calls going on; the oldest go past it. With
+ * YEASTAR_ENDED_BYTES it bounds a decoder, the app's and each tenant's in the relay, at 32 MiB
+ * of estimate whatever the PBX sends; the estimate stays above the heap: measured with both maps
+ * full of the largest calls the wire allows, 20.6 MiB of heap (20.8 with non-Latin-1 text), and
+ * 2,000 typical calls going on 4.6 MiB (`npm run bench:yeastar-memory`, doc section 5 rule 6).
+ * A typical call weighs ~3 KB, so the budget holds the 2,000 calls of YEASTAR_MAX_LIVE_CALLS
+ * several times over; only calls of dozens of legs with long fields meet it.
+ */
+export const YEASTAR_LIVE_BYTES = 24 * 1024 * 1024;
+/** Bytes (as `callBytes` estimates them) held by the ended calls; the oldest go past it. */
+export const YEASTAR_ENDED_BYTES = 8 * 1024 * 1024;
 
 /** One leg of a call: a member, by its channel (else its kind and number), as last reported. */
 interface Leg {
@@ -206,6 +252,12 @@ interface CallMemory {
   /** The call ended (every leg BYE, a 30012 record, a 30015 failure). */
   over: boolean;
   /**
+   * A calling party was reported in this call: an inbound or outbound member, or an extension
+   * calling (ALERT). A ring without one is an outside call on a trunk whose Call Status Monitor is
+   * off (doc section 6, set-up checks).
+   */
+  partySeen: boolean;
+  /**
    * The call's latest report (a digest of its text) and what it decoded to. The same report again
    * next is a retry of it (the relay answered 503 when storing failed, and the PBX sends it again):
    * it gets the same envelopes, since the memory above already moved on.
@@ -214,10 +266,16 @@ interface CallMemory {
 }
 
 export interface YeastarDecoderOptions {
-  /** Calls remembered at once (FIFO); default 10,000. */
+  /** Calls going on remembered at once (FIFO); default YEASTAR_MAX_LIVE_CALLS. */
   maxCalls?: number;
-  /** How long a call is remembered after its first frame; default 6 hours. */
+  /** How long a call is remembered after its first frame; default YEASTAR_CALL_TTL_MS. */
   callTtlMs?: number;
+  /** Bytes held by calls going on; default YEASTAR_LIVE_BYTES. */
+  liveBytes?: number;
+  /** Ended calls remembered at once; default YEASTAR_MAX_ENDED_CALLS. */
+  maxEndedCalls?: number;
+  /** Bytes held by ended calls; default YEASTAR_ENDED_BYTES. */
+  endedBytes?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -282,21 +340,38 @@ function membersOf(value: unknown): Member[] | undefined {
 }
 
 export class YeastarEventDecoder {
-  private readonly calls: BoundedFifoMap<CallMemory>;
+  /** Calls going on, by call id. */
+  private readonly live: BoundedFifoMap<CallMemory>;
+  /** Calls that ended, by call id, for YEASTAR_ENDED_TTL_MS (no legs). */
+  private readonly ended: BoundedFifoMap<CallMemory>;
   private lastStamp = 0;
   /** When each trunk's and extension's current status began (ids of status reports). */
   private readonly statuses = new StatusChanges();
 
   constructor(options: YeastarDecoderOptions = {}) {
-    this.calls = new BoundedFifoMap(
-      options.maxCalls ?? 10_000,
-      options.callTtlMs ?? 6 * 60 * 60 * 1000,
+    this.live = new BoundedFifoMap(
+      options.maxCalls ?? YEASTAR_MAX_LIVE_CALLS,
+      options.callTtlMs ?? YEASTAR_CALL_TTL_MS,
+      options.liveBytes ?? YEASTAR_LIVE_BYTES,
+    );
+    this.ended = new BoundedFifoMap(
+      options.maxEndedCalls ?? YEASTAR_MAX_ENDED_CALLS,
+      YEASTAR_ENDED_TTL_MS,
+      options.endedBytes ?? YEASTAR_ENDED_BYTES,
     );
   }
 
-  /** Calls remembered now (for stats). */
+  /** Calls remembered now, going on and ended (for stats). */
   get callsRemembered(): number {
-    return this.calls.size;
+    return this.live.size + this.ended.size;
+  }
+
+  /**
+   * Bytes the calls remembered hold now, as `callBytes` estimates them: at most
+   * YEASTAR_LIVE_BYTES + YEASTAR_ENDED_BYTES (or the options').
+   */
+  get heldBytes(): number {
+    return this.live.totalWeight + this.ended.totalWeight;
   }
 
   /**
@@ -404,7 +479,7 @@ export class YeastarEventDecoder {
     // A 30015 failure may list no members ("members":null, captured); a 30012 record has none.
     if (!members && type === YEASTAR_EVENT.callState)
       return { ok: false, reason: 'bad-field', detail: 'msg' };
-    const known = this.calls.get(callId, now);
+    const known = this.live.get(callId, now) ?? this.ended.get(callId, now);
     if (known?.last?.digest === digest) return { ok: true, envelopes: [...known.last.envelopes] };
     if (!known && type !== YEASTAR_EVENT.callState) {
       // The end of a call we never saw ringing: nothing rings to end; a voicemail is still news.
@@ -416,6 +491,7 @@ export class YeastarEventDecoder {
       callerFromInbound: false,
       answered: [],
       over: false,
+      partySeen: false,
     };
     const envelopes: EventEnvelope[] = [];
     const emit = (
@@ -423,7 +499,7 @@ export class YeastarEventDecoder {
       state: string,
       id: string,
       vendor: string,
-      extra: Record<string, string> = {},
+      extra: Record<string, string | true> = {},
     ) =>
       envelopes.push({
         event: CALL_STATE_CHANGED,
@@ -467,12 +543,16 @@ export class YeastarEventDecoder {
       envelopes.push(...this.record(type, msg, callId, sn, base, call));
     }
     call.last = { digest, envelopes: [...envelopes] };
-    this.calls.set(callId, call, now);
+    // An ended call moves to the short-lived map (its legs were dropped); one rung again, back.
+    const [into, from] = call.over ? [this.ended, this.live] : [this.live, this.ended];
+    from.delete(callId);
+    into.set(callId, call, now, callBytes(callId, call));
     return { ok: true, envelopes };
   }
 
   /** The caller and the line a member tells, kept for the whole call. */
   private learnCaller(call: CallMemory, m: Member): void {
+    if (m.kind !== 'extension' || m.status === 'ALERT') call.partySeen = true;
     if (m.kind === 'inbound') {
       const from = callerId(m.info.from);
       if (!call.callerFromInbound && (from || call.caller === undefined)) {
@@ -510,7 +590,7 @@ export class YeastarEventDecoder {
     } else if (!was && number) leg.generation = call.rings.get(number) ?? 0;
     leg.status = m.status;
     if (path) leg.callPath = path;
-    if (!was) setBounded(call.legs, key, leg);
+    if (!was) addLeg(call.legs, key, leg);
     if (!number) return;
     if (m.status === 'ANSWER' && number !== call.caller) {
       const i = call.answered.indexOf(number);
@@ -518,8 +598,11 @@ export class YeastarEventDecoder {
       call.answered.push(number);
       if (call.answered.length > YEASTAR_MAX_LEGS) call.answered.shift();
     }
-    const extra: Record<string, string> = {};
+    const extra: Record<string, string | true> = {};
     if (leg.callPath) extra.call_path = leg.callPath;
+    // No caller was ever reported in this call: an outside call on a trunk whose Call Status
+    // Monitor is off (doc section 6). The card says so, with the remedy.
+    if (m.status === 'RING' && !call.partySeen) extra.caller_unseen = true;
     if (m.status === 'RING') {
       // Rung after a colleague answered the same caller: a transfer (blind or attended).
       const by =
@@ -689,7 +772,7 @@ type Emit = (
   state: string,
   id: string,
   vendor: string,
-  extra?: Record<string, string>,
+  extra?: Record<string, string | true>,
 ) => void;
 
 /** Statuses that say the extension took the call: they are reported even while another leg rings. */
@@ -739,6 +822,58 @@ function legKey(m: Member): string | undefined {
   const number = m.kind === 'extension' ? field(m.info.number) : (field(m.info.from, true) ?? '');
   return number === undefined ? undefined : `${m.kind}:${number}`;
 }
+
+/** `legs` with `key` added; past YEASTAR_MAX_LEGS the oldest ended (BYE) leg goes, else the oldest. */
+function addLeg(legs: Map<string, Leg>, key: string, leg: Leg): void {
+  legs.set(key, leg);
+  if (legs.size <= YEASTAR_MAX_LEGS) return;
+  let out: string | undefined;
+  for (const [k, l] of legs)
+    if (l.status === 'BYE' && k !== key) {
+      out = k;
+      break;
+    }
+  legs.delete(out ?? (legs.keys().next().value as string));
+}
+
+/**
+ * Fixed costs in a call's estimate, in bytes of V8 heap (objects, Map entries, string headers, the
+ * map slots of the call id), fitted to the measurement in doc section 5 rule 6 so that the
+ * estimate stays above the heap measured; text counts as V8 holds it (textBytes).
+ */
+const CALL_BYTES = 800;
+const LEG_BYTES = 200;
+const RING_BYTES = 60;
+const ENVELOPE_BYTES = 400;
+
+/**
+ * A call's estimated bytes, computed each time it is stored: its fixed parts, its legs, ring
+ * counts and answers, and the envelopes of its last report. A call-state envelope's text fields
+ * are the call's own strings (its caller, line, leg numbers and paths), counted once with the
+ * call while it has legs; a record's and a voicemail's are read from the record, so they count.
+ */
+function callBytes(callId: string, call: CallMemory): number {
+  let bytes = CALL_BYTES + 2 * textBytes(callId) + textBytes(call.caller) + textBytes(call.line);
+  for (const leg of call.legs.values())
+    bytes += LEG_BYTES + textBytes(leg.number) + textBytes(leg.channel) + textBytes(leg.callPath);
+  for (const number of call.rings.keys()) bytes += RING_BYTES + textBytes(number);
+  bytes += 8 * call.answered.length;
+  for (const envelope of call.last?.envelopes ?? []) {
+    bytes += ENVELOPE_BYTES + textBytes(envelope.event_id);
+    // Its strings are the legs' while the call has legs; a tombstone's envelopes hold them alone.
+    if (envelope.event !== CALL_STATE_CHANGED || call.legs.size === 0)
+      for (const value of Object.values(envelope.data))
+        if (typeof value === 'string') bytes += textBytes(value);
+  }
+  return bytes;
+}
+
+/** A string's bytes in V8: one a character for Latin-1 text, two for any other. */
+function textBytes(text: string | undefined): number {
+  if (text === undefined) return 0;
+  return NOT_LATIN1.test(text) ? 2 * text.length : text.length;
+}
+const NOT_LATIN1 = /[\u0100-\uffff]/;
 
 /** `map` with `key` set, its oldest entry out past YEASTAR_MAX_LEGS. */
 function setBounded<V>(map: Map<string, V>, key: string, value: V): void {

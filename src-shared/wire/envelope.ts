@@ -40,6 +40,11 @@ export interface CallStateData {
   transferred_by?: string;
   /** Yeastar P-Series: the ringing member's `call_path` as reported (untrusted): IVR, queue, ring group. */
   call_path?: string;
+  /**
+   * The phone system never reported who called (Yeastar P-Series: a trunk without Call Status
+   * Monitor); only `true` is read.
+   */
+  caller_unseen?: true;
 }
 
 export type RejectReason = 'oversized' | 'not-json' | 'not-object' | 'bad-field';
@@ -127,6 +132,7 @@ export function callStateData(envelope: Envelope): CallStateData | undefined {
   if (typeof from !== 'string') return undefined;
   const { line, transferred_by: transferredBy, call_path: callPath } = envelope.data;
   const extra = {
+    ...(envelope.data.caller_unseen === true ? { caller_unseen: true as const } : {}),
     ...(boundedString(line, false) ? { line } : {}),
     ...(boundedString(transferredBy, false) ? { transferred_by: transferredBy } : {}),
     ...(boundedString(callPath, false) && callPath.trim() ? { call_path: callPath } : {}),

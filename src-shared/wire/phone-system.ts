@@ -52,6 +52,11 @@ export interface PhoneSystemWire {
    * call record and the 30015 failure, which end a call's rings).
    */
   callEndCodes?: readonly number[];
+  /**
+   * Its decoder makes the core's call records (CALL_RECORD, Yeastar's 30012): a desktop asks the
+   * relay for them (src-main/core/relay-client/filter.ts), which hands on those of its own calls.
+   */
+  callRecords?: boolean;
   /** The code each notice feature rides on, null where the system has no such event. */
   featureCodes: FeatureCodes;
 }

@@ -46,6 +46,8 @@ export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
   callCode: YEASTAR_EVENT.callState,
   // The call record and the failure end a call's rings (doc section 5).
   callEndCodes: [YEASTAR_EVENT.callRecord, YEASTAR_EVENT.callFailed],
+  // Its records become the core's CALL_RECORD (History's talk time), through the relay too.
+  callRecords: true,
   featureCodes: {
     // A voicemail is a call record (30012) whose status is VOICEMAIL (doc section 5).
     voicemail: YEASTAR_EVENT.callRecord,

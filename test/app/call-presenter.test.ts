@@ -40,6 +40,15 @@ describe('CallPresenter', () => {
     expect(byId.c3?.transferredBy).toBeUndefined();
   });
 
+  it('a ring whose caller the phone system never reported: the card says so (callerUnseen)', () => {
+    const t = setup();
+    t.presenter.handlePop({ ...t.pop('c1', ''), callerUnseen: true });
+    t.presenter.handlePop(t.pop('c2'));
+    const byId = Object.fromEntries(t.popup.cards.map((c) => [c.callId, c]));
+    expect(byId.c1?.callerUnseen).toBe(true);
+    expect(byId.c2?.callerUnseen).toBeUndefined();
+  });
+
   it('a caller ID cut by the engine still pops, and the card says it was cut', () => {
     const t = setup();
     t.presenter.handlePop({ ...t.pop('c1', `+1${'5'.repeat(255)}`), fromTruncated: true });

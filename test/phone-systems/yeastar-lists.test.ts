@@ -317,7 +317,7 @@ describe('the card and the runner’s pop line', () => {
       company: 'Ticketsales',
       numberKind: 'work' as const,
     };
-    expect(popLine(pop, who, { kind: 'queue', name: 'Sales' })).toMatchObject({
+    expect(popLine(pop, who, { group: { kind: 'queue', name: 'Sales' } })).toMatchObject({
       caller_name: 'Joseph Goffin',
       name_source: 'pbx-contacts',
       caller_company: 'Ticketsales',

@@ -20,6 +20,7 @@ import {
   ALL_KINDS,
   addUser,
   enrol,
+  eventBody,
   orgConfig,
   postAll,
   startOrgRelay,
@@ -122,6 +123,30 @@ describe('organisation mode: two users of one tenant', () => {
     );
     cleanups.push(() => again.close());
     expect(again.eventIds()).toEqual(day.alice);
+  });
+
+  it('sends a user the call records (30012) of their own calls only, when asked', async () => {
+    const { relay, users } = await orgRelay();
+    const alice = await enrol(
+      relay.url,
+      await addUser(users, 'alice', ['101'], ['+49 30 555 0001']),
+    );
+    const asks = await connect(relay.clientUrl('acme'), alice.body.credential, {
+      events: [30012],
+    });
+    const silent = await connect(relay.clientUrl('acme'), alice.body.credential, { events: [] });
+    const record = (id: string, to: string) =>
+      eventBody(id, 30012, { call_id: `c-${id}`, to, status: 'ANSWERED', talk_sec: 60 });
+    await postAll(relay.webhookUrl('acme'), [
+      record('rec-101', '101'),
+      record('rec-102', '102'),
+      record('rec-did-alice', '+49 30 5550001'),
+      eventBody('ring-101', 30011, { call_id: 'c-x', from: '1', to: '101', state: 'ringing' }),
+    ]);
+    await asks.until(() => asks.eventIds().includes('ring-101'));
+    await silent.until(() => silent.eventIds().includes('ring-101'));
+    expect(asks.eventIds()).toEqual(['rec-101', 'rec-did-alice', 'ring-101']);
+    expect(silent.eventIds()).toEqual(['ring-101']);
   });
 
   it('leaves out what a user turned off (SMS) but always sends their calls', async () => {

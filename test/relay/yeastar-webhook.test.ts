@@ -15,6 +15,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { YeastarEventDecoder } from '../../src-shared/phone-systems/yeastar-p-series.ts';
+import { YEASTAR_P_SERIES_WIRE } from '../../src-shared/wire/yeastar-p-series.ts';
+import { STANDARD_WIRE } from '../../src-shared/wire/standard.ts';
+import { relayOptIns } from '../../src-main/core/relay-client/filter.ts';
 import { signBody } from '../../src-relay/signature.ts';
 import { TestClient } from './helpers.ts';
 import { runRelayCli, runRelayWith, spawnRelay, type RelayProcess } from './relay-process.ts';
@@ -241,6 +244,72 @@ describe('relay: a Yeastar P-Series tenant', { timeout: 30_000 }, () => {
     await sleepReal(300);
     expect(desktop.events).toHaveLength(5);
     await desktop.close();
+  });
+
+  it("hands each desktop the call records (30012) of its own calls, as the app asks for them: History's talk time", async () => {
+    const features = { voicemail: true, sms: true, trunk: true, presence: true };
+    // What the app asks the relay for on a Yeastar PBX (and not on a standard service).
+    const optIns = relayOptIns(features, YEASTAR_P_SERIES_WIRE);
+    expect(optIns).toContain(30012);
+    expect(relayOptIns(features, STANDARD_WIRE)).not.toContain(30012);
+    const mine = await TestClient.connect(wsUrl(relay, 'pbx'), GOOD_TOKEN, {
+      extensions: ['101'],
+      events: optIns,
+    });
+    const colleague = await TestClient.connect(wsUrl(relay, 'pbx'), GOOD_TOKEN, {
+      extensions: ['102'],
+      events: optIns,
+    });
+    const record = (callId: string, to: string, status: string, talk: number) =>
+      JSON.stringify({
+        type: 30012,
+        sn: '3633D2199067',
+        msg: JSON.stringify({
+          call_id: callId,
+          time_start: '2026-11-28 09:00:00',
+          call_from: '+4930123456',
+          call_to: to,
+          call_duration: talk + 8,
+          talk_duration: talk,
+          status,
+          type: 'Inbound',
+        }),
+      });
+    const ring = fixture('constructed-30011-inbound-rings-101.json').replace(
+      '1700000001.11',
+      '1700000012.01',
+    );
+    for (const body of [
+      ring,
+      record('1700000012.01', '101', 'ANSWERED', 125),
+      record('1700000012.02', '102', 'ANSWERED', 30),
+      record('1700000012.03', '2001', 'NO ANSWER', 0),
+    ])
+      expect((await deliver(relay, 'pbx', body)).status).toBe(200);
+    await mine.until(() => mine.events.length >= 3);
+    await colleague.until(() => colleague.events.length >= 1);
+    await sleepReal(300);
+    const data = (c: TestClient) =>
+      c.events.map((e) => JSON.parse(e) as Envelope).map((e) => ({ event: e.event, ...e.data }));
+    // Mine: the ring, its end in the record's words, and the record with the talk time.
+    expect(data(mine)).toEqual([
+      expect.objectContaining({ event: 30011, to: '101', state: 'ringing' }),
+      expect.objectContaining({ event: 30011, to: '101', state: 'answered' }),
+      {
+        event: 30012,
+        call_id: '1700000012.01',
+        to: '101',
+        status: 'ANSWERED',
+        talk_sec: 125,
+        duration_sec: 133,
+      },
+    ]);
+    // The colleague's record goes to the colleague only; a record of no desktop's call to no one.
+    expect(data(colleague)).toEqual([
+      expect.objectContaining({ event: 30012, call_id: '1700000012.02', to: '102', talk_sec: 30 }),
+    ]);
+    await mine.close();
+    await colleague.close();
   });
 
   it('refuses a delivery that is not signed with the Secret, or not a report, and sends nothing on', async () => {

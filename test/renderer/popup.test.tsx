@@ -123,6 +123,21 @@ describe('popup', () => {
     expect(screen.getByTestId('transferred-by-name').textContent).toBe('<i>Grace</i> Hopper');
   });
 
+  it('says when the phone system did not report the caller, and the remedy', async () => {
+    const { api, emit } = fakeApi();
+    render(<PopupApp api={api} />);
+    await waitFor(() => expect(api.popupReady).toHaveBeenCalled());
+    act(() =>
+      emit('popup:calls', [
+        { ...card('a', 'Ada Lovelace', 1000), callerUnseen: true },
+        card('b', 'Katherine Johnson', 2000),
+      ]),
+    );
+    const said = screen.getAllByTestId('caller-unseen');
+    expect(said).toHaveLength(1);
+    expect(said[0]!.textContent).toMatch(/did not say who is calling.*Call Status Monitor/);
+  });
+
   it('hides a dismissed call at once and while main still lists it', async () => {
     const { api, emit } = fakeApi();
     render(<PopupApp api={api} />);

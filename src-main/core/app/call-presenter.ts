@@ -183,6 +183,7 @@ export class CallPresenter {
       const by = boundedText(pop.transferredBy);
       card.transferredBy = this.o.directory.lookup(by) ?? this.o.directory.format(by);
     }
+    if (pop.callerUnseen) card.callerUnseen = true;
     const call: LiveCall = {
       card,
       ringingTo: new Set([to]),

@@ -16,8 +16,8 @@ import type { ConnectionStatus, EventSource, WakeReason } from '../events/contra
 import { saidStatus, StatusHolder } from '../events/status.ts';
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
 import type { CursorStore } from '../relay-client/cursor-store.ts';
-import { relayFilterFor } from '../relay-client/filter.ts';
-import { noticeTopics, type FeatureStatus } from '../events/features.ts';
+import { relayFilterFor, relayOptIns } from '../relay-client/filter.ts';
+import type { FeatureStatus } from '../events/features.ts';
 import type { Notice } from '../events/notices.ts';
 import { RelayEventSource } from '../relay-client/relay-source.ts';
 import type { Settings } from '../settings/types.ts';
@@ -199,9 +199,8 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
               relayUrl,
               tenant,
               tokens,
-              // The relay passes codes other than 30011 only as tenant-wide opt-ins (the core's
-              // codes: the relay hands on the core's envelopes whatever the phone system).
-              filter: relayFilterFor(user, noticeTopics(settings.features, wire.featureCodes)),
+              // The relay passes codes other than 30011 only as opt-ins (relayOptIns).
+              filter: relayFilterFor(user, relayOptIns(settings.features, wire)),
               clock,
               logger,
               ...(deps.relayCursorStore ? { cursorStore: deps.relayCursorStore } : {}),

@@ -102,6 +102,11 @@ export interface CallCard extends CallFacts {
    * `from` stays the original caller.
    */
   transferredBy?: string;
+  /**
+   * The phone system never reported who called (a Yeastar trunk without Call Status Monitor): the
+   * card says so and how to fix it (popup.caller-unseen).
+   */
+  callerUnseen?: true;
 }
 
 /** What came of a call's CRM lookup, as the card shows it. */

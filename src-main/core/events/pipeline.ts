@@ -55,6 +55,8 @@ export interface Pop {
    * the call came through), untrusted, at most 256 characters; the directory names the group.
    */
   callPath?: string;
+  /** The phone system never reported who called (a Yeastar trunk without Call Status Monitor). */
+  callerUnseen?: true;
   eventId: string;
   /** Server timestamp of the ring, ms since the epoch. */
   timestamp: number;
@@ -337,6 +339,7 @@ export class EventPipeline {
           ...(call.line !== undefined ? { line: call.line } : {}),
           ...(call.transferred_by !== undefined ? { transferredBy: call.transferred_by } : {}),
           ...(call.call_path !== undefined ? { callPath: call.call_path } : {}),
+          ...(call.caller_unseen ? { callerUnseen: true as const } : {}),
           eventId: envelope.event_id,
           timestamp: envelope.timestamp,
           receivedAt: meta.receivedAt,

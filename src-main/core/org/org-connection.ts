@@ -4,6 +4,7 @@
  * client, no token manager and no API key: the machine never talks to the phone system, and the
  * relay decides whose calls come (the identity in `ready` becomes the user's numbers here).
  */
+import { CALL_RECORD } from '../../../src-shared/event-codes.ts';
 import type { Clock } from '../../../src-shared/clock.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import type { Logger } from '../../../src-shared/log.ts';
@@ -77,8 +78,13 @@ export function organisationConnection(
         tenant: config.tenant,
         tokens: config.tokens,
         // The relay sends this user's own events whatever the hello says; the hello says which
-        // kinds (features) are wanted.
-        filter: { extensions: [], dids: [], events: noticeTopics(settings.features) },
+        // kinds (features) are wanted, and the records of the user's calls (History's talk time)
+        // where the tenant's phone system makes them (none on a standard tenant).
+        filter: {
+          extensions: [],
+          dids: [],
+          events: [...noticeTopics(settings.features), CALL_RECORD],
+        },
         clock,
         logger,
         onIdentity,

@@ -1,6 +1,22 @@
 import type { UserNumbers } from '../events/numbers.ts';
 import { parsePhone } from '../phone-number.ts';
 import type { RelayFilter } from '../../../src-shared/relay-protocol.ts';
+import { CALL_RECORD } from '../../../src-shared/event-codes.ts';
+import type { PhoneSystemWire } from '../../../src-shared/wire/phone-system.ts';
+import { noticeTopics, type FeatureToggles } from '../events/features.ts';
+
+/**
+ * The codes beyond calls a desktop asks the relay for (the core's codes: the relay hands on the
+ * core's envelopes whatever the phone system): each notice that is on and offered, and the call
+ * records of the user's own calls where the phone system makes them (`callRecords`: History's talk
+ * time, as on the direct stream; the relay routes a record to its callee, src-relay/envelope.ts).
+ */
+export function relayOptIns(
+  features: FeatureToggles,
+  wire: Pick<PhoneSystemWire, 'featureCodes' | 'callRecords'>,
+): number[] {
+  return [...noticeTopics(features, wire.featureCodes), ...(wire.callRecords ? [CALL_RECORD] : [])];
+}
 
 /**
  * The filter a desktop sends the relay, built from the same user settings the pipeline matches on.
