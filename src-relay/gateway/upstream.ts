@@ -47,7 +47,11 @@ import { decodeDelivery } from '../webhook-handler.ts';
 import { YeastarIntake } from '../yeastar-intake.ts';
 import type { GatewayCredential } from './credential.ts';
 
-/** A token is renewed when less than this is left of it. */
+/**
+ * A token is renewed when less than this is left of it, or half its life for a short-lived one:
+ * the stream engine rotates its connection that far before the token ends (rotateLeadMs, at most
+ * half of what is left), so the rotation, not an earlier ask, takes the new token.
+ */
 const RENEW_MARGIN_MS = 60_000;
 /**
  * The gateway's sign-in rule: the desktop's (src-shared/sign-in-guard.ts: at most 3 get_token in
@@ -116,6 +120,8 @@ export class GatewayTokens {
   private pair: TokenPair | undefined;
   /** When the current pair was obtained (its age decides whether a refusal took it away). */
   private issuedAt = 0;
+  /** The current pair's renewal margin (RENEW_MARGIN_MS, at most half its life). */
+  private margin = RENEW_MARGIN_MS;
   private pending: Promise<TokenPair> | undefined;
   /** Access tokens a refresh replaced that are still valid: revoked once the stream left them. */
   private replaced: Array<{ value: string; expiresAt: number }> = [];
@@ -147,7 +153,7 @@ export class GatewayTokens {
   async get(): Promise<AccessToken> {
     if (this.released) throw stoppedError();
     const pair = this.pair;
-    if (pair && pair.accessExpiresAt - this.clock.now() > RENEW_MARGIN_MS)
+    if (pair && pair.accessExpiresAt - this.clock.now() > this.margin)
       return { value: pair.accessToken, expiresAt: pair.accessExpiresAt };
     this.pending ??= this.fetch().finally(() => (this.pending = undefined));
     const startedAt = this.clock.now();
@@ -197,6 +203,7 @@ export class GatewayTokens {
     const old = this.pair;
     this.pair = next;
     this.issuedAt = startedAt;
+    this.margin = Math.min(RENEW_MARGIN_MS, Math.max(0, (next.accessExpiresAt - startedAt) / 2));
     if (!old || old.accessToken === next.accessToken || old.accessExpiresAt <= this.clock.now())
       return;
     const value = { value: old.accessToken, expiresAt: old.accessExpiresAt };
