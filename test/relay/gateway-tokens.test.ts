@@ -208,6 +208,17 @@ describe('the gateway relay’s token on one API application (issue 32 item 3)',
     expect(revoked()).toEqual([first.value]);
   });
 
+  it('a short-lived token is renewed in the last half of its life, when the stream rotates, not before', async () => {
+    const { clock, service, tokens } = setup('yeastar-p-series');
+    service.accessLifeSec = 75;
+    const first = await tokens.get();
+    clock.sleep(30_000); // 45 s left: more than half (37.5 s), less than a minute
+    expect((await tokens.get()).value).toBe(first.value);
+    clock.sleep(8_000);
+    expect((await tokens.get()).value).not.toBe(first.value);
+    expect(service.counts.refreshToken).toBe(1);
+  });
+
   it('without a stream, a token replaced by a refresh is revoked at once', async () => {
     const { clock, service, tokens, revoked } = setup('yeastar-p-series');
     const first = await tokens.get();
