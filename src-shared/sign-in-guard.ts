@@ -20,9 +20,15 @@
  *
  * Refreshing a token (refresh_token) is not a sign-in: only get_token is counted and held. The
  * guard is plain bookkeeping on the injected clock, bounded (a few times kept), never throws.
+ *
+ * Its clients: the desktop's TokenManager (src-main/core/api/token-manager.ts) and the relay's
+ * gateway (src-relay/gateway/upstream.ts GatewayTokens), which also holds after its key or address
+ * was refused (`holdRefusedLogin`: a relay has nobody to ask). Both give their tokens back with
+ * `revokeTokens` below when they end.
  */
-import type { Clock } from './clock.ts';
-import { ServiceError, type FaultId } from './service-errors.ts';
+import type { Clock, TimerHandle } from './clock.ts';
+import type { Logger } from './log.ts';
+import { needsUser, ServiceError, type FaultId } from './service-errors.ts';
 
 export interface SignInPolicy {
   /** The window over which sign-ins and refused fresh tokens are counted. */
@@ -35,6 +41,13 @@ export interface SignInPolicy {
   freshRefusals: number;
   /** How long sign-ins are held once one of the above is seen. */
   holdMs: number;
+  /**
+   * Also hold `holdMs` after get_token refused the key or the address (10001, 10004): for a
+   * client with nobody to ask (the relay's gateway), which would otherwise sign in at each of its
+   * stream's reconnects, and repeated failed logins can get an address blocked. A desktop asks
+   * its user instead (needs attention) and leaves this off.
+   */
+  holdRefusedLogin?: boolean;
 }
 
 /**
@@ -106,7 +119,9 @@ export class SignInGuard {
    * sign-ins; returns how long (0 for any other refusal).
    */
   refusedSignIn(error: ServiceError): number {
-    if (!LIMIT_FAULTS.has(error.fault)) return 0;
+    const held =
+      LIMIT_FAULTS.has(error.fault) || (this.policy.holdRefusedLogin && needsUser(error.kind));
+    if (!held) return 0;
     const now = this.clock.now();
     this.held = { until: now + this.policy.holdMs, error };
     return this.policy.holdMs;
@@ -160,5 +175,46 @@ export class SignInGuard {
     const from = now - this.policy.windowMs;
     this.signIns = this.signIns.filter((t) => t > from);
     this.refusals = this.refusals.filter((t) => t > from);
+  }
+}
+
+/**
+ * How long giving tokens back may take when a connection ends. Below the shortest time the
+ * desktop's quit sequence allows (2 s at shutdown, quit-sequence.ts), and a small part of the
+ * relay's drain: a PBX that does not answer never holds a quit or a stop; a token not revoked
+ * simply expires (30 minutes on a Yeastar).
+ */
+export const REVOKE_LIMIT_MS = 1_500;
+
+/** What revoking needs of the service client (src-shared/api/service-client.ts). */
+export interface TokenRevoker {
+  readonly canRevoke: boolean;
+  revokeToken(accessToken: string, timeoutMs?: number): Promise<void>;
+}
+
+/**
+ * Revokes access tokens (`del_token`, where the phone system has it) so that they stop counting
+ * against the application's 8, all of them within `limitMs` on the injected clock. Never
+ * rejects; logs how it went (counts only, never a token).
+ */
+export async function revokeTokens(
+  client: TokenRevoker,
+  tokens: readonly string[],
+  deps: { clock: Pick<Clock, 'setTimeout' | 'clearTimeout'>; logger: Logger; limitMs: number },
+): Promise<void> {
+  if (!client.canRevoke || tokens.length === 0) return;
+  const { clock, logger, limitMs } = deps;
+  let timer: TimerHandle | undefined;
+  const limit = new Promise<'late'>((resolve) => {
+    timer = clock.setTimeout(() => resolve('late'), limitMs);
+  });
+  const revoked = Promise.allSettled(tokens.map((t) => client.revokeToken(t, limitMs)));
+  const outcome = await Promise.race([revoked, limit]);
+  clock.clearTimeout(timer);
+  if (outcome === 'late')
+    logger.info('tokens not revoked in time; they expire by themselves', { limitMs });
+  else {
+    const failed = outcome.filter((o) => o.status === 'rejected').length;
+    logger.info('tokens revoked', { revoked: tokens.length - failed, failed });
   }
 }

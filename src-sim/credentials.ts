@@ -118,6 +118,11 @@ export class Credentials {
   private readonly accessLifetimeS: number;
   private readonly tokenRule: TokenRule;
   private keyCount = 0;
+  /**
+   * The most access tokens of one API application valid at once, so far (GET /_sim/stats), under
+   * a token rule (`--token-limit`, `--token-one-sign-in`).
+   */
+  peakValid = 0;
   private ended: () => void = () => {};
 
   constructor(
@@ -224,6 +229,14 @@ export class Credentials {
     this.ended = listener;
   }
 
+  /** How many access tokens work now, of every key. */
+  validAccessTotal(): number {
+    const now = this.clock.now();
+    let n = 0;
+    for (const rec of this.access.values()) if (now < rec.expiresAt) n++;
+    return n;
+  }
+
   /** How many access tokens of `key` work now (the token rule counts them). */
   validAccessCount(key: KeyRecord): number {
     const now = this.clock.now();
@@ -281,6 +294,9 @@ export class Credentials {
       key,
       expiresAt: now + this.accessLifetimeS * 1000,
     });
+    // Counted under a token rule only: a count per issue would slow a load test's thousands.
+    if (this.tokenRule.kind !== 'none')
+      this.peakValid = Math.max(this.peakValid, this.validAccessCount(key));
     this.refresh.set(refreshToken, {
       token: refreshToken,
       key,

@@ -235,7 +235,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     },
     startTraffic: (opts: TrafficOptions) => traffic.start(opts),
     stopTraffic: () => traffic.stop(),
-    stats: () => ({ ...stats }),
+    stats: () => ({
+      ...stats,
+      tokensValid: credentials.validAccessTotal(),
+      tokensValidPeak: credentials.peakValid,
+    }),
     onSent: (listener) => dispatcher.onSent(listener),
     close: async () => {
       if (closed) return;

@@ -6,6 +6,8 @@ export function createStats(): SimStats {
     getToken: 0,
     refreshToken: 0,
     delToken: 0,
+    tokensValid: 0,
+    tokensValidPeak: 0,
     extensionList: 0,
     tokenExpiredRejections: 0,
     wsConnections: 0,

@@ -101,6 +101,10 @@ export interface SimStats {
   refreshToken: number;
   /** Added: del_token calls (Yeastar's *Revoke Access Token*). */
   delToken: number;
+  /** Added: access tokens valid now (every API application's). */
+  tokensValid: number;
+  /** Added: the most access tokens of one API application valid at once, so far (under a token rule). */
+  tokensValidPeak: number;
   extensionList: number;
   tokenExpiredRejections: number;
   wsConnections: number;

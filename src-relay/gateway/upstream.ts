@@ -14,15 +14,22 @@
  * StartupError in words), so a wrong key or address is said at once rather than retried silently.
  */
 import type { Clock } from '../../src-shared/clock.ts';
-import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
+import { silentLogger, type Logger, type SecretRegistry } from '../../src-shared/log.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import type { TokenPair } from '../../src-shared/api/wire.ts';
 import {
   isServiceError,
-  needsUser,
   refreshRefused,
-  type ServiceError,
+  ServiceError,
+  type FaultId,
 } from '../../src-shared/service-errors.ts';
+import {
+  REVOKE_LIMIT_MS,
+  revokeTokens,
+  SIGN_IN_POLICY,
+  SignInGuard,
+  type SignInPolicy,
+} from '../../src-shared/sign-in-guard.ts';
 import {
   StreamEngine,
   type StreamEnd,
@@ -40,16 +47,32 @@ import { decodeDelivery } from '../webhook-handler.ts';
 import { YeastarIntake } from '../yeastar-intake.ts';
 import type { GatewayCredential } from './credential.ts';
 
-/** A token is renewed when less than this is left of it. */
+/**
+ * A token is renewed when less than this is left of it, or half its life for a short-lived one:
+ * the stream engine rotates its connection that far before the token ends (rotateLeadMs, at most
+ * half of what is left), so the rotation, not an earlier ask, takes the new token.
+ */
 const RENEW_MARGIN_MS = 60_000;
 /**
- * After the phone system refused the relay's login (its key: 10001; its address: 10004), the
- * refusal is answered from memory this long before one login is tried again. The stream
- * reconnects every 10 s at most and would otherwise log in 360 times an hour with a key or an
- * address the phone system refuses, which can get the relay's address blocked; 5 minutes is 12 an
- * hour, and a key or allowlist fixed in the phone system is picked up within 5 minutes.
+ * The gateway's sign-in rule: the desktop's (src-shared/sign-in-guard.ts: at most 3 get_token in
+ * 10 minutes, a token taken away soon after issue, the token limit; each held 5 minutes), and
+ * also after the phone system refused the relay's login (its key: 10001; its address: 10004).
+ * The stream reconnects every 10 s at most and would otherwise log in 360 times an hour with a
+ * key or an address the phone system refuses, which can get the relay's address blocked; 5
+ * minutes is 12 an hour, and a key or allowlist fixed in the phone system is picked up within 5
+ * minutes.
  */
-export const LOGIN_HOLD_AFTER_REFUSAL_MS = 5 * 60_000;
+export const GATEWAY_SIGN_IN_POLICY: SignInPolicy = { ...SIGN_IN_POLICY, holdRefusedLogin: true };
+export const LOGIN_HOLD_AFTER_REFUSAL_MS = GATEWAY_SIGN_IN_POLICY.holdMs;
+/** Faults of a sign-in the rule holds, said in the relay's log. */
+const HELD_FAULTS: ReadonlySet<FaultId> = new Set<FaultId>([
+  'ys-token-limit',
+  'ys-token-limit-likely',
+  'shared-application',
+  'sign-ins-held',
+]);
+/** Tokens replaced by a refresh and waiting for the stream to move off them, at most. */
+const REPLACED_KEPT = 4;
 
 interface AccessToken {
   value: string;
@@ -72,35 +95,133 @@ export interface UpstreamDeps {
   heartbeatMs?: number;
 }
 
-/** The access token of the relay's credential: fetched, refreshed, and fetched again when refused. */
+export interface GatewayTokensOptions {
+  logger?: Logger;
+  /** The sign-in rule (GATEWAY_SIGN_IN_POLICY by default). */
+  signIn?: SignInPolicy;
+  /** How long giving the tokens back may take at stop (REVOKE_LIMIT_MS by default). */
+  releaseLimitMs?: number;
+  /**
+   * When a token replaced by a refresh is revoked: 'at-once' (nothing holds it: no stream), or
+   * 'when-settled' (the stream still runs on it until its replacement connection is ready, when
+   * settled() is called; make-before-break rotation, section 4 of the phone system's doc).
+   */
+  revokeReplaced?: 'at-once' | 'when-settled';
+}
+
+/**
+ * The access token of the relay's credential: fetched, refreshed, and fetched again when refused;
+ * sign-ins (get_token) bounded and held by the desktop's rule (GATEWAY_SIGN_IN_POLICY); a token
+ * replaced by a refresh revoked once nothing uses it, and the tokens held revoked at stop
+ * (`del_token`, where the phone system has it: Yeastar's), so that the whole organisation holds
+ * 1 token of the API application's 8, 2 for the seconds a rotation takes.
+ */
 export class GatewayTokens {
   private pair: TokenPair | undefined;
+  /** When the current pair was obtained (its age decides whether a refusal took it away). */
+  private issuedAt = 0;
+  /** The current pair's renewal margin (RENEW_MARGIN_MS, at most half its life). */
+  private margin = RENEW_MARGIN_MS;
   private pending: Promise<TokenPair> | undefined;
-  /** The phone system's last refusal of the login, and until when it is answered from memory. */
-  private refused: { error: ServiceError; until: number } | undefined;
+  /** Access tokens a refresh replaced that are still valid: revoked once the stream left them. */
+  private replaced: Array<{ value: string; expiresAt: number }> = [];
+  private released = false;
 
   private readonly client: ServiceClient;
   private readonly credential: GatewayCredential;
   private readonly clock: Clock;
+  private readonly logger: Logger;
+  private readonly guard: SignInGuard;
+  private readonly releaseLimitMs: number;
+  private readonly revokeReplaced: 'at-once' | 'when-settled';
 
-  constructor(client: ServiceClient, credential: GatewayCredential, clock: Clock) {
+  constructor(
+    client: ServiceClient,
+    credential: GatewayCredential,
+    clock: Clock,
+    options: GatewayTokensOptions = {},
+  ) {
     this.client = client;
     this.credential = credential;
     this.clock = clock;
+    this.logger = options.logger ?? silentLogger;
+    this.guard = new SignInGuard(clock, options.signIn ?? GATEWAY_SIGN_IN_POLICY);
+    this.releaseLimitMs = options.releaseLimitMs ?? REVOKE_LIMIT_MS;
+    this.revokeReplaced = options.revokeReplaced ?? 'at-once';
   }
 
   async get(): Promise<AccessToken> {
+    if (this.released) throw stoppedError();
     const pair = this.pair;
-    if (pair && pair.accessExpiresAt - this.clock.now() > RENEW_MARGIN_MS)
+    if (pair && pair.accessExpiresAt - this.clock.now() > this.margin)
       return { value: pair.accessToken, expiresAt: pair.accessExpiresAt };
     this.pending ??= this.fetch().finally(() => (this.pending = undefined));
-    const next = (this.pair = await this.pending);
+    const startedAt = this.clock.now();
+    const next = await this.pending;
+    if (this.released) throw stoppedError();
+    if (next !== this.pair) this.replace(next, startedAt);
     return { value: next.accessToken, expiresAt: next.accessExpiresAt };
   }
 
-  /** The service said `value` expired: the next get() fetches another. */
+  /**
+   * The service said `value` expired: the next get() refreshes (or signs in). A token refused
+   * soon after it was issued counts towards "another computer uses the same application".
+   */
   invalidate(value: string): void {
-    if (this.pair?.accessToken === value) this.pair = undefined;
+    const pair = this.pair;
+    if (!pair || pair.accessToken !== value || pair.accessExpiresAt === 0) return;
+    this.guard.tokenRefused(this.clock.now() - this.issuedAt);
+    this.pair = { ...pair, accessExpiresAt: 0 };
+  }
+
+  /** The stream now runs on `value` (its connection is ready): tokens it replaced are revoked. */
+  settled(value: string): void {
+    const gone = this.replaced.filter((t) => t.value !== value);
+    if (gone.length === 0) return;
+    this.replaced = this.replaced.filter((t) => t.value === value);
+    void this.revoke(gone);
+  }
+
+  /**
+   * The relay stops: no more tokens, and the ones held are revoked, within `releaseLimitMs` (a
+   * phone system that does not answer never holds the drain; the tokens then expire). Never
+   * rejects.
+   */
+  async release(): Promise<void> {
+    if (this.released) return;
+    this.released = true;
+    const held = [...this.replaced];
+    if (this.pair)
+      held.push({ value: this.pair.accessToken, expiresAt: this.pair.accessExpiresAt });
+    this.replaced = [];
+    this.pair = undefined;
+    await this.revoke(held);
+  }
+
+  /** A new pair: the one it replaced is revoked now or once the stream has left it. */
+  private replace(next: TokenPair, startedAt: number): void {
+    const old = this.pair;
+    this.pair = next;
+    this.issuedAt = startedAt;
+    this.margin = Math.min(RENEW_MARGIN_MS, Math.max(0, (next.accessExpiresAt - startedAt) / 2));
+    if (!old || old.accessToken === next.accessToken || old.accessExpiresAt <= this.clock.now())
+      return;
+    const value = { value: old.accessToken, expiresAt: old.accessExpiresAt };
+    if (this.revokeReplaced === 'at-once') {
+      void this.revoke([value]);
+      return;
+    }
+    this.replaced.push(value);
+    if (this.replaced.length > REPLACED_KEPT) void this.revoke(this.replaced.splice(0, 1));
+  }
+
+  private async revoke(tokens: Array<{ value: string; expiresAt: number }>): Promise<void> {
+    const now = this.clock.now();
+    await revokeTokens(
+      this.client,
+      tokens.filter((t) => t.expiresAt > now).map((t) => t.value),
+      { clock: this.clock, logger: this.logger, limitMs: this.releaseLimitMs },
+    );
   }
 
   private async fetch(): Promise<TokenPair> {
@@ -113,18 +234,24 @@ export class GatewayTokens {
         if (!refreshRefused(err)) throw err;
       }
     }
-    const refused = this.refused;
-    if (refused && this.clock.now() < refused.until) throw refused.error;
+    const held = this.guard.beforeSignIn();
+    if (held) throw held;
     try {
       const fresh = await this.client.getToken(this.credential.apiKey, this.credential.secret);
-      this.refused = undefined;
+      this.guard.signedIn();
       return fresh;
     } catch (err) {
-      if (isServiceError(err) && needsUser(err.kind))
-        this.refused = { error: err, until: this.clock.now() + LOGIN_HOLD_AFTER_REFUSAL_MS };
+      // A refused key or address, the token limit: held from now, and said with what is left.
+      if (isServiceError(err) && this.guard.refusedSignIn(err) > 0)
+        throw this.guard.beforeSignIn() ?? err;
       throw err;
     }
   }
+}
+
+/** A get() after the relay stopped: no token is taken any more. */
+function stoppedError(): ServiceError {
+  return new ServiceError({ kind: 'network', message: 'the relay is stopping' });
 }
 
 export class GatewayUpstream {
@@ -136,6 +263,7 @@ export class GatewayUpstream {
   private readonly engine: StreamEngine<AccessToken, UpstreamState>;
   private readonly intake: YeastarIntake;
   private readonly lostLog: SampledLog;
+  private readonly heldLog: SampledLog;
   private current: UpstreamState = 'connecting';
   private since: number;
   private readonly expired = new WeakSet<object>();
@@ -155,9 +283,17 @@ export class GatewayUpstream {
       api: this.wire.api,
     });
     deps.secrets.add(deps.credential.secret);
-    this.tokens = new GatewayTokens(this.client, deps.credential, deps.clock);
+    this.tokens = new GatewayTokens(this.client, deps.credential, deps.clock, {
+      logger: deps.logger,
+      // With a stream, a replaced token is in use until the rotated connection is ready.
+      revokeReplaced: deps.config.gateway?.stream === false ? 'at-once' : 'when-settled',
+    });
     this.intake = new YeastarIntake(() => deps.clock.monotonic());
     this.lostLog = new SampledLog(deps.logger, 'warn', 'upstream not connected', deps.clock, {
+      perWindow: 3,
+      windowMs: 60_000,
+    });
+    this.heldLog = new SampledLog(deps.logger, 'warn', 'upstream sign-in held', deps.clock, {
       perWindow: 3,
       windowMs: 60_000,
     });
@@ -215,8 +351,10 @@ export class GatewayUpstream {
     if (stream) this.engine.start();
   }
 
+  /** Closes the stream, then gives the tokens back (bounded: see GatewayTokens.release). */
   async stop(): Promise<void> {
     await this.engine.stop();
+    await this.tokens.release();
   }
 
   private setState(state: UpstreamState): void {
@@ -236,9 +374,11 @@ export class GatewayUpstream {
     const control = controlFrame(text);
     if (control !== undefined) {
       const kind = control === 0 ? undefined : stream.errcodes(control)?.kind;
-      if ((control === 0 || control === stream.partialSubscribe) && !link.isReady)
+      if ((control === 0 || control === stream.partialSubscribe) && !link.isReady) {
         link.ready('connected');
-      else if (kind === 'expired') {
+        // The stream runs on this token now (a rotation has closed the older connection).
+        this.tokens.settled(link.grant.value);
+      } else if (kind === 'expired') {
         this.expired.add(link);
         this.tokens.invalidate(link.grant.value);
       } else this.deps.logger.warn('upstream error frame', { errcode: control });
@@ -290,6 +430,14 @@ export class GatewayUpstream {
   private judgeGrantError(error: unknown): Verdict<UpstreamState> {
     const kind = isServiceError(error) ? error.kind : undefined;
     this.deps.logger.debug('upstream token failed', { kind });
+    // Sign-ins held (sign-in-guard.ts): the token limit, or another computer signing in with
+    // the same API application; said, a few times a minute at most.
+    if (isServiceError(error) && HELD_FAULTS.has(error.fault))
+      this.heldLog.write({
+        fault: error.fault,
+        error: error.message,
+        retryAfterMs: error.retryAfterMs,
+      });
     return {
       next: 'back-off',
       status: kind === 'credentials' || kind === 'ip' ? 'refused' : 'reconnecting',

@@ -78,4 +78,15 @@ describe('SignInGuard', () => {
     g.reset();
     expect(g.beforeSignIn()).toBeNull();
   });
+
+  it('a refused key holds sign-ins only for a client with nobody to ask (holdRefusedLogin: the relay)', () => {
+    const refused = new ServiceError({ kind: 'credentials', errcode: 10001, message: 'refused' });
+    const desktop = guard().guard;
+    expect(desktop.refusedSignIn(refused)).toBe(0); // the desktop asks its user instead
+    expect(desktop.beforeSignIn()).toBeNull();
+    const clock = new FakeClock();
+    const relay = new SignInGuard(clock, { ...SIGN_IN_POLICY, holdRefusedLogin: true });
+    expect(relay.refusedSignIn(refused)).toBe(SIGN_IN_POLICY.holdMs);
+    expect(relay.beforeSignIn()).toMatchObject({ kind: 'credentials', errcode: 10001 });
+  });
 });

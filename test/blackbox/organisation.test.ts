@@ -11,21 +11,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src-shared/clock.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import {
-  relayOrgPath,
-  type OrgSignInInfo,
-  type RelayIdentity,
-} from '../../src-shared/relay-protocol.ts';
-import { MemoryCredentialStore } from '../../src-main/core/credentials/credential-store.ts';
-import { transportFor } from '../../src-main/core/net/network.ts';
-import { organisationConnection } from '../../src-main/core/org/org-connection.ts';
-import { signInWithBrowser } from '../../src-main/core/org/oidc-sign-in.ts';
-import { orgKeychainAccount, OrgTokenSource } from '../../src-main/core/org/org-token-source.ts';
-import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import type { Pop } from '../../src-main/core/events/pipeline.ts';
 import { DESKTOP_CLIENT_ID, startOidcProvider } from '../support/oidc-provider.ts';
 import { envWithout, ProcessGroup, until } from './processes.ts';
+import { signInDesktop } from './org-desktop.ts';
 import { RelayProcess, RunnerProcess, SimProcess } from './services.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
@@ -99,6 +88,8 @@ describe('organisation mode: the relay between the phone system and its users', 
       relay,
       sim.tenant,
       idp,
+      'alice',
+      stops,
     );
     expect(identity()).toMatchObject({ user: 'alice', via: 'oidc', extensions: ['101'] });
 
@@ -201,6 +192,8 @@ describe.each(['standard', 'yeastar-p-series'] as const)(
         relay,
         sim.tenant,
         idp,
+        'alice',
+        stops,
       );
       // No relay user and no mapping for alice: the phone system's list said 101 is hers.
       expect(identity()).toMatchObject({ user: email, via: 'oidc', extensions: ['101'] });
@@ -290,63 +283,4 @@ async function expectEachGetsOwnRings(
       .map((p) => p.call_id)
       .sort(),
   ).toEqual([...sent['102']].sort());
-}
-
-/** The desktop: what its Settings' "Sign in with your organisation" runs, without Electron. */
-async function signInDesktop(
-  relay: RelayProcess,
-  tenant: string,
-  idp: Awaited<ReturnType<typeof startOidcProvider>>,
-) {
-  const secrets = new SecretRegistry();
-  const transport = transportFor(
-    { proxyMode: 'none', proxyUrl: '', caFile: '' },
-    { logger: silentLogger, secrets, readFile: () => '' },
-  );
-  const info = ((await (await fetch(relay.url + relayOrgPath(tenant))).json()) as OrgSignInInfo)
-    .oidc!;
-  let page: Promise<string> = Promise.resolve('');
-  const tokens = await signInWithBrowser(info, {
-    clock: systemClock,
-    fetch: transport.fetch,
-    openBrowser: (url) => {
-      page = idp.signIn(url, 'alice');
-    },
-  });
-  expect(await page).toBe('Signed in.');
-  const keychain = new MemoryCredentialStore();
-  const account = orgKeychainAccount(relay.url, tenant);
-  const source = new OrgTokenSource({
-    store: keychain,
-    account,
-    fetch: transport.fetch,
-    clock: systemClock,
-    logger: silentLogger,
-    secrets,
-  });
-  await source.save(
-    { kind: 'oidc', refreshToken: tokens.refreshToken!, provider: info, email: tokens.email },
-    { value: tokens.idToken, expiresAt: tokens.idTokenExpiresAt },
-  );
-  let identity: RelayIdentity | undefined;
-  const desktop = organisationConnection(
-    {
-      relayUrl: relay.url,
-      tenant,
-      settings: { ...DEFAULT_SETTINGS, extensions: ['102'] },
-      tokens: source,
-    },
-    { clock: systemClock, logger: silentLogger, transport, onIdentity: (id) => (identity = id) },
-  );
-  const desktopPops: Pop[] = [];
-  desktop.engine.onPop((p) => desktopPops.push(p as Pop));
-  desktop.engine.start();
-  stops.push(() => desktop.stop());
-  await until(
-    () => desktop.engine.status().state === 'connected',
-    'the desktop to connect',
-    30_000,
-    () => JSON.stringify(desktop.engine.status()),
-  );
-  return { desktop, desktopPops, keychain, account, identity: () => identity };
 }

@@ -48,6 +48,8 @@ export interface SimOptions {
   tokenLifetimeSec?: number;
   /** --token-one-sign-in: each get_token ends the application's earlier tokens. */
   tokenOneSignIn?: boolean;
+  /** --token-limit: refuse a token past this many valid ones per API application (Yeastar: 8). */
+  tokenLimit?: number;
 }
 
 export class SimProcess {
@@ -92,6 +94,7 @@ export class SimProcess {
     if (o.reportStyle) args.push('--report-style', o.reportStyle);
     if (o.tokenLifetimeSec) args.push('--token-lifetime', String(o.tokenLifetimeSec));
     if (o.tokenOneSignIn) args.push('--token-one-sign-in');
+    if (o.tokenLimit !== undefined) args.push('--token-limit', String(o.tokenLimit));
     const proc = this.group.spawn('simulator', NODE, args, o.env ? { env: o.env } : {});
     this.proc = proc;
     await until(

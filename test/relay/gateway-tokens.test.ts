@@ -10,26 +10,56 @@
  *   one login is tried again.
  * Before: the network-failed refresh made a second get_token call, and every get() after a 10001
  * made another (a reconnecting stream asks every few seconds).
+ *
+ * And one API application's rule (issue 32 item 3; src-shared/sign-in-guard.ts, the desktop's), on
+ * a Yeastar P-Series as FakeService answers its token calls and *Revoke Access Token*:
+ * - the token limit (60002) and tokens taken away soon after issue hold sign-ins; at most 3
+ *   get_token in 10 minutes, whatever the cause;
+ * - a token replaced by a refresh is revoked (`del_token`) once the stream has moved to the new one
+ *   (at once without a stream), and the tokens held are revoked at stop, within 1.5 s.
+ * Before: GatewayTokens signed in at each of the stream's asks after a 60002 or a taken-away
+ * token, and never called del_token (no release(), no settled()).
  */
 import { describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
-import { SecretRegistry } from '../../src-shared/log.ts';
-import { GatewayTokens, LOGIN_HOLD_AFTER_REFUSAL_MS } from '../../src-relay/gateway/upstream.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { REVOKE_LIMIT_MS } from '../../src-shared/sign-in-guard.ts';
+import { wireFor } from '../../src-shared/wire/index.ts';
+import {
+  GatewayTokens,
+  LOGIN_HOLD_AFTER_REFUSAL_MS,
+  type GatewayTokensOptions,
+} from '../../src-relay/gateway/upstream.ts';
+import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
 import { FakeService } from '../api/fake-service.ts';
 import { rejection } from '../api/reject.ts';
 
-function setup() {
+const MIN = 60_000;
+const REVOKED = { status: 200, body: { errcode: 0, errmsg: 'SUCCESS' } };
+
+function setup(
+  phoneSystem: 'standard' | 'yeastar-p-series' = 'standard',
+  options: GatewayTokensOptions = {},
+) {
   const clock = new FakeClock();
   const service = new FakeService(clock);
+  const secrets = new SecretRegistry();
+  const logger = memoryLogger(secrets);
   const client = new ServiceClient({
     baseUrl: 'https://acme.example.com',
     clock,
     fetch: service.fetch,
-    secrets: new SecretRegistry(),
+    secrets,
+    logger,
+    api: wireFor(phoneSystem).api,
   });
-  const tokens = new GatewayTokens(client, { apiKey: service.key, secret: service.secret }, clock);
-  return { clock, service, tokens };
+  const tokens = new GatewayTokens(client, { apiKey: service.key, secret: service.secret }, clock, {
+    logger,
+    ...options,
+  });
+  const revoked = () =>
+    service.requestsTo('/del_token').map((r) => r.url.searchParams.get('access_token'));
+  return { clock, service, tokens, logger, revoked };
 }
 
 describe('the gateway relay’s access token', () => {
@@ -69,11 +99,11 @@ describe('the gateway relay’s access token', () => {
   });
 
   it('a refused login is answered from memory until the hold is over, then tried once', async () => {
-    const { clock, service, tokens } = setup();
     for (const [errcode, kind] of [
       [10001, 'credentials'],
       [10004, 'ip'],
     ] as const) {
+      const { clock, service, tokens } = setup();
       const logins = service.counts.getToken;
       service.script('/get_token', { status: 403, body: { errcode, errmsg: 'NO' } });
       expect((await rejection(tokens.get())).kind).toBe(kind);
@@ -87,7 +117,149 @@ describe('the gateway relay’s access token', () => {
       clock.sleep(10_000);
       await tokens.get(); // the key is accepted again: a token
       expect(service.counts.getToken).toBe(logins + 2);
-      tokens.invalidate((await tokens.get()).value);
     }
+  });
+
+  it('a token the service expired is followed by a refresh, not a sign-in', async () => {
+    const { service, tokens } = setup();
+    tokens.invalidate((await tokens.get()).value);
+    await tokens.get();
+    expect(service.counts).toMatchObject({ getToken: 1, refreshToken: 1 });
+  });
+});
+
+describe('the gateway relay’s token on one API application (issue 32 item 3)', () => {
+  it('the token limit (60002) holds sign-ins for 5 minutes instead of asking at each reconnect', async () => {
+    const { clock, service, tokens } = setup('yeastar-p-series');
+    service.script('/get_token', {
+      status: 200,
+      body: { errcode: 60002, errmsg: 'MAX LIMITATION EXCEEDED' },
+    });
+    expect((await rejection(tokens.get())).fault).toBe('ys-token-limit');
+    // The stream asks every 10 s for almost 5 minutes: no get_token.
+    for (let waited = 0; waited + 10_000 < 5 * MIN; waited += 10_000) {
+      clock.sleep(10_000);
+      const held = await rejection(tokens.get());
+      expect(held.fault).toBe('ys-token-limit');
+      expect(held.retryAfterMs).toBeGreaterThan(0);
+    }
+    expect(service.counts.getToken).toBe(1);
+    clock.sleep(10_000);
+    await tokens.get();
+    expect(service.counts.getToken).toBe(2);
+  });
+
+  it('tokens taken away soon after issue (another computer signs in): sign-ins held, said as a shared application', async () => {
+    const { clock, service, tokens } = setup('yeastar-p-series');
+    let signIns = 0;
+    let held;
+    for (let i = 0; i < 6 && !held; i++) {
+      const token = await tokens.get().catch((err: unknown) => err);
+      if (!(token && typeof token === 'object' && 'value' in token)) {
+        held = token as { fault: string };
+        break;
+      }
+      signIns = service.counts.getToken;
+      clock.sleep(30_000);
+      // Another computer's sign-in ended both the access and the refresh token.
+      service.script('/refresh_token', {
+        status: 200,
+        body: { errcode: 10002, errmsg: 'TOKEN EXPIRED' },
+      });
+      tokens.invalidate(token.value as string);
+    }
+    expect(held).toMatchObject({ fault: 'shared-application' });
+    expect(signIns).toBeLessThanOrEqual(2);
+    expect(service.counts.getToken).toBe(signIns);
+  });
+
+  it('at most 3 sign-ins in 10 minutes, whatever the cause', async () => {
+    const { clock, service, tokens } = setup('yeastar-p-series');
+    let last: unknown;
+    for (let i = 0; i < 4; i++) {
+      // Each token worn out after 3 minutes (not taken away), its refresh token refused.
+      last = await tokens.get().catch((err: unknown) => err);
+      clock.sleep(3 * MIN);
+      if (last && typeof last === 'object' && 'value' in last)
+        tokens.invalidate(String(last.value));
+      service.script('/refresh_token', {
+        status: 200,
+        body: { errcode: 10002, errmsg: 'TOKEN EXPIRED' },
+      });
+    }
+    expect(service.counts.getToken).toBe(3);
+    expect(last).toMatchObject({ fault: 'sign-ins-held' });
+  });
+
+  it('with a stream, a token replaced by a refresh is revoked once the stream runs on the new one', async () => {
+    const { clock, service, tokens, revoked } = setup('yeastar-p-series', {
+      revokeReplaced: 'when-settled',
+    });
+    const first = await tokens.get();
+    tokens.settled(first.value);
+    clock.sleep(first.expiresAt - clock.now() - 30_000); // inside the renewal margin
+    const second = await tokens.get();
+    expect(second.value).not.toBe(first.value);
+    await flushMicrotasks();
+    expect(revoked()).toEqual([]); // the stream still runs on the first
+    service.script('/del_token', REVOKED);
+    tokens.settled(second.value);
+    await flushMicrotasks();
+    expect(revoked()).toEqual([first.value]);
+  });
+
+  it('a short-lived token is renewed in the last half of its life, when the stream rotates, not before', async () => {
+    const { clock, service, tokens } = setup('yeastar-p-series');
+    service.accessLifeSec = 75;
+    const first = await tokens.get();
+    clock.sleep(30_000); // 45 s left: more than half (37.5 s), less than a minute
+    expect((await tokens.get()).value).toBe(first.value);
+    clock.sleep(8_000);
+    expect((await tokens.get()).value).not.toBe(first.value);
+    expect(service.counts.refreshToken).toBe(1);
+  });
+
+  it('without a stream, a token replaced by a refresh is revoked at once', async () => {
+    const { clock, service, tokens, revoked } = setup('yeastar-p-series');
+    const first = await tokens.get();
+    clock.sleep(first.expiresAt - clock.now() - 30_000);
+    service.script('/del_token', REVOKED);
+    await tokens.get();
+    await flushMicrotasks();
+    expect(revoked()).toEqual([first.value]);
+  });
+
+  it('at stop the tokens held are revoked, no log line carries one, and no token is taken after', async () => {
+    const { service, tokens, logger, revoked } = setup('yeastar-p-series');
+    const token = await tokens.get();
+    service.script('/del_token', REVOKED);
+    await tokens.release();
+    expect(revoked()).toEqual([token.value]);
+    expect(logger.records.some((r) => r.msg === 'tokens revoked')).toBe(true);
+    expect(JSON.stringify(logger.records)).not.toContain(token.value);
+    await rejection(tokens.get());
+    expect(service.counts.getToken).toBe(1);
+  });
+
+  it('a PBX that does not answer: stop ends within 1.5 s', async () => {
+    const { clock, service, tokens, logger } = setup('yeastar-p-series');
+    await tokens.get();
+    service.script('/del_token', 'hang');
+    let done = false;
+    const released = tokens.release().then(() => (done = true));
+    await clock.advance(REVOKE_LIMIT_MS - 1);
+    expect(done).toBe(false);
+    await clock.advance(1);
+    await flushMicrotasks();
+    await released;
+    expect(done).toBe(true);
+    expect(logger.records.some((r) => r.msg.includes('not revoked in time'))).toBe(true);
+  });
+
+  it('the standard service publishes no revocation: stop sends nothing', async () => {
+    const { service, tokens } = setup('standard');
+    await tokens.get();
+    await tokens.release();
+    expect(service.requestsTo('/del_token')).toHaveLength(0);
   });
 });

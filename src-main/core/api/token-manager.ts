@@ -26,7 +26,12 @@ import type { AccessToken, TokenSource, WakeReason } from '../events/contracts.t
 import type { Logger } from '../../../src-shared/log.ts';
 import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
 import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../../../src-shared/backoff.ts';
-import { SignInGuard, type SignInPolicy } from '../../../src-shared/sign-in-guard.ts';
+import {
+  REVOKE_LIMIT_MS,
+  revokeTokens,
+  SignInGuard,
+  type SignInPolicy,
+} from '../../../src-shared/sign-in-guard.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import { Generation } from '../../../src-shared/generation.ts';
 import {
@@ -67,12 +72,8 @@ export const REFRESH_TOKEN_MIN_REMAINING_MS = 60 * 1000;
  * manager needs attention and Try again asks the keychain anew.
  */
 export const DEFAULT_CREDENTIALS_TIMEOUT_MS = 2 * 60 * 1000;
-/**
- * How long revoking the tokens may take when the connection ends. Below the shortest time the
- * quit sequence allows (2 s at shutdown, quit-sequence.ts), so that a PBX that does not answer
- * never holds a quit: an unrevoked token simply expires within 30 minutes.
- */
-export const DEFAULT_RELEASE_LIMIT_MS = 1_500;
+/** How long revoking the tokens may take when the connection ends (sign-in-guard.ts). */
+export const DEFAULT_RELEASE_LIMIT_MS = REVOKE_LIMIT_MS;
 /** Superseded tokens stay registered as secrets for a few generations (they may still show up in logs). */
 const RETIRED_SECRETS_KEPT = 8;
 
@@ -290,24 +291,11 @@ export class TokenManager implements TokenSource {
       )
       .map((p) => p.accessToken);
     this.previousAccess = null;
-    if (held.length === 0) return;
-    let timer: TimerHandle | undefined;
-    const limit = new Promise<'late'>((resolve) => {
-      timer = this.clock.setTimeout(() => resolve('late'), this.releaseLimitMs);
+    await revokeTokens(this.client, held, {
+      clock: this.clock,
+      logger: this.logger,
+      limitMs: this.releaseLimitMs,
     });
-    const revoked = Promise.allSettled(
-      held.map((token) => this.client.revokeToken(token, this.releaseLimitMs)),
-    );
-    const outcome = await Promise.race([revoked, limit]);
-    this.clock.clearTimeout(timer);
-    if (outcome === 'late')
-      this.logger.info('tokens not revoked in time; they expire by themselves', {
-        limitMs: this.releaseLimitMs,
-      });
-    else {
-      const failed = outcome.filter((o) => o.status === 'rejected').length;
-      this.logger.info('tokens revoked', { revoked: held.length - failed, failed });
-    }
   }
 
   // --- internals -----------------------------------------------------------------------------
