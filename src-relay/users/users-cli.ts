@@ -8,6 +8,7 @@ import { hasUserTenants, openUserStore } from './open-user-store.ts';
 import { readCodeKey } from './code-key.ts';
 import { codeHash, newEnrolmentCode } from './secrets.ts';
 import { USER_NAME, type UserStore } from './types.ts';
+import { canonicalEmail, sameEmail } from '../../src-shared/email-address.ts';
 
 export const USERS_USAGE = `usage: npm run relay -- users <command> [-c relay.json] [--tenant <name>]
 
@@ -130,6 +131,10 @@ export async function usersCommand(
       const email = values.email?.trim() ?? null;
       if (email !== null && !EMAIL.test(email))
         throw new UsersUsageError(`--email ${email}: an e-mail address, e.g. alice@example.org`);
+      if (email !== null && canonicalEmail(email) === null)
+        throw new UsersUsageError(
+          `--email ${email}: the local part must be ASCII and the address in NFC (the relay never folds Unicode: a look-alike such as the Kelvin sign would be another address)`,
+        );
       users = await open(config);
       try {
         await users!.addUser(
@@ -180,8 +185,7 @@ export async function usersCommand(
         out(
           `${address} revoked (${names.join(', ')}): every device and sign-in with this address is refused from now on`,
         );
-        const lower = address.toLowerCase();
-        if (Object.keys(oidc.users).some((e) => e.toLowerCase() === lower))
+        if (Object.keys(oidc.users).some((e) => sameEmail(e, address)))
           out(
             `  oidc.users in the config still maps it: remove it there too (the revocation is checked first)`,
           );
