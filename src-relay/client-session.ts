@@ -245,7 +245,7 @@ export class ClientSession implements BudgetHolder {
     // kinds of events it wants (a feature turned off); calls to the user are always sent.
     this.filter = {
       extensions: new Set(id.extensions),
-      numbers: new NumberSet(id.dids),
+      numbers: new NumberSet(id.dids, { exactOnly: true }),
       events: new Set(f.events.filter((code) => TENANT_WIDE_CODES.has(code))),
       own: new Set([CALL_STATE_CHANGED, ...f.events.filter((code) => PARTY_CODES.has(code))]),
     };

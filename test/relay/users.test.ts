@@ -20,6 +20,7 @@ import {
   ALL_KINDS,
   addUser,
   enrol,
+  eventBody,
   orgConfig,
   postAll,
   startOrgRelay,
@@ -135,6 +136,34 @@ describe('organisation mode: two users of one tenant', () => {
     await postAll(relay.webhookUrl('acme'), day.bodies);
     await a.until(() => a.eventIds().includes('trunk'));
     expect(a.eventIds()).toEqual(['ring-101', 'ring-did-alice', 'trunk']);
+  });
+});
+
+describe('organisation mode: a user’s numbers (DIDs) are matched exactly', () => {
+  it('never gives a user a colleague’s outbound call to a number ending in their DID', async () => {
+    const { relay, users } = await orgRelay();
+    // Alice's record holds a short DID (added before `users add` refused one); Bob's is full.
+    const alice = await enrol(relay.url, await addUser(users, 'alice', ['101'], ['555 0100']));
+    const bob = await enrol(relay.url, await addUser(users, 'bob', ['102'], ['+1 415 555 0199']));
+    const a = await connect(relay.clientUrl('acme'), alice.body.credential, { events: [] });
+    const b = await connect(relay.clientUrl('acme'), bob.body.credential, { events: [] });
+    const call = (id: string, from: string, to: string) =>
+      eventBody(id, 30011, { call_id: `c-${id}`, from, to, state: 'ringing' });
+    await postAll(relay.webhookUrl('acme'), [
+      // Bob (102) calls out to a number that ends in alice's short DID.
+      call('bob-out', '102', '+1 415 555 0100'),
+      // Bob's direct number, written with the international prefix 00 and without: both his.
+      call('bob-did-00', '+442071234567', '0014155550199'),
+      call('bob-did', '+442071234567', '+1 (415) 555-0199'),
+      // A number ending in bob's (a suffix of 7+ digits used to match): not his.
+      call('not-bob', '+442071234567', '+44 415 555 0199'),
+      call('ring-101', '+442071234567', '101'),
+    ]);
+    await a.until(() => a.eventIds().includes('ring-101'));
+    await b.until(() => b.eventIds().includes('bob-did'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(a.eventIds()).toEqual(['ring-101']);
+    expect(b.eventIds()).toEqual(['bob-did-00', 'bob-did']);
   });
 });
 
@@ -300,5 +329,31 @@ describe('relay users (the administrator’s command, a process of its own)', ()
     const twice = await relayUsers(configFile, 'add', 'alice', '--extension', '101');
     expect(twice.code).toBe(1);
     expect(twice.err).toContain('user alice exists');
+    // A short DID would match nothing in organisation mode (and by a suffix it once took
+    // colleagues' calls): refused with what to write instead.
+    const shortDid = await relayUsers(
+      configFile,
+      'add',
+      'carol',
+      '--extension',
+      '103',
+      '--did',
+      '555 0100',
+    );
+    expect(shortDid.code).toBe(2);
+    expect(shortDid.err).toContain('--did 555 0100: write the number in full international form');
+    expect(
+      (
+        await relayUsers(
+          configFile,
+          'add',
+          'carol',
+          '--extension',
+          '103',
+          '--did',
+          '+1 415 555 0100',
+        )
+      ).code,
+    ).toBe(0);
   });
 });
