@@ -183,9 +183,15 @@ export class ClientSession implements BudgetHolder {
    * Where this client may resume from. Once live, the fan-out offers a session only the events it
    * may want, so its own position lags on events for others; everything up to the tenant's last
    * offered cursor has been sent to it if it wanted it.
+   *
+   * Organisation mode gives a user their own position only: the tenant's would tell them when
+   * colleagues' calls arrive (issue 33 item 5). The cost: a reconnect replays from the user's last
+   * event (the others' events in between are read and left out), and a user with no event of their
+   * own within the retention (24 h by default) is told of a gap on their next reconnect.
    */
   private resumePosition(): string | null {
-    const tenant = this.state === 'live' ? this.deps.tenantPosition() : null;
+    const tenant =
+      this.state === 'live' && this.identity === null ? this.deps.tenantPosition() : null;
     if (tenant === null) return this.position;
     if (this.position === null) return tenant;
     return compareCursors(tenant, this.position) > 0 ? tenant : this.position;

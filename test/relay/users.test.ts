@@ -167,6 +167,43 @@ describe('organisation mode: a user’s numbers (DIDs) are matched exactly', () 
   });
 });
 
+describe('organisation mode: what a heartbeat tells a user', () => {
+  it('answers with the user’s own position, never the tenant’s (colleagues’ calls stay unseen)', async () => {
+    const { relay, users } = await orgRelay();
+    const alice = await enrol(relay.url, await addUser(users, 'alice', ['101']));
+    const bob = await enrol(relay.url, await addUser(users, 'bob', ['102']));
+    const a = await connect(relay.clientUrl('acme'), alice.body.credential, { events: [] });
+    const b = await connect(relay.clientUrl('acme'), bob.body.credential, { events: [] });
+    const heartbeat = async (client: TestClient) => {
+      const before = client.controls.length;
+      client.send(JSON.stringify({ type: 'heartbeat' }));
+      await client.until(() => client.controls.slice(before).some((c) => c.type === 'heartbeat'));
+      const answer = client.controls.slice(before).find((c) => c.type === 'heartbeat');
+      return (answer as { cursor?: string }).cursor ?? null;
+    };
+    const atStart = await heartbeat(a);
+    const ring = (id: string, to: string) =>
+      eventBody(id, 30011, { call_id: `c-${id}`, from: '+442071234567', to, state: 'ringing' });
+    await postAll(relay.webhookUrl('acme'), [ring('for-bob', '102')]);
+    await b.until(() => b.eventIds().includes('for-bob'));
+    // Bob's call moved the tenant's position; alice's answer stays where it was.
+    expect(await heartbeat(a)).toBe(atStart);
+    const bobsPosition = await heartbeat(b);
+    expect(bobsPosition).not.toBe(atStart);
+    // Her own call moves hers, and resuming from it loses nothing of hers.
+    await postAll(relay.webhookUrl('acme'), [ring('for-alice', '101')]);
+    await a.until(() => a.eventIds().includes('for-alice'));
+    const own = await heartbeat(a);
+    expect(own).not.toBe(atStart);
+    await a.close();
+    await postAll(relay.webhookUrl('acme'), [ring('bob-again', '102'), ring('alice-again', '101')]);
+    const again = await TestClient.connect(relay.clientUrl('acme'), alice.body.credential, {}, own);
+    cleanups.push(() => again.close());
+    await again.until(() => again.eventIds().includes('alice-again'));
+    expect(again.eventIds()).toEqual(['alice-again']);
+  });
+});
+
 describe('organisation mode: who is admitted', () => {
   it('refuses a service token, an unknown device credential and nothing at all, with the relay’s errcode', async () => {
     const { relay } = await orgRelay();
