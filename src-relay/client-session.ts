@@ -190,8 +190,7 @@ export class ClientSession implements BudgetHolder {
    * own within the retention (24 h by default) is told of a gap on their next reconnect.
    */
   private resumePosition(): string | null {
-    const tenant =
-      this.state === 'live' && this.identity === null ? this.deps.tenantPosition() : null;
+    const tenant = this.state === 'live' && !this.identity ? this.deps.tenantPosition() : null;
     if (tenant === null) return this.position;
     if (this.position === null) return tenant;
     return compareCursors(tenant, this.position) > 0 ? tenant : this.position;
