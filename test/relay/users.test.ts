@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import {
   CloseCode,
   RELAY_ERRCODE,
@@ -256,6 +257,31 @@ describe('organisation mode: who is admitted', () => {
     expect(
       (await fetch(org.relay.url + '/v1/enrol/other', { method: 'POST', body: '{}' })).status,
     ).toBe(404);
+  });
+
+  it('does not tell on the stream which tenants exist: an unknown one is refused as a missing or rejected token', async () => {
+    const org = await startOrgRelay(orgConfig(join(tmp.path, 'users.json')));
+    cleanups.push(() => org.close());
+    const refusal = (tenant: string, token?: string) =>
+      new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+        const ws = new WebSocket(org.relay.clientUrl(tenant), {
+          headers: token ? { Authorization: `Bearer ${token}` } : {},
+        });
+        ws.once('open', () => reject(new Error('admitted')));
+        ws.once('unexpected-response', (_req, res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        });
+        ws.once('error', reject);
+      });
+    // Without a token: the same answer for acme (exists) and nobody (does not).
+    expect(await refusal('nobody')).toEqual(await refusal('acme'));
+    // With one: 401 as a rejected token, not 404.
+    expect(await refusal('nobody', 'some-token')).toEqual({
+      status: 401,
+      body: { errcode: expect.any(Number), errmsg: 'token rejected by the service' },
+    });
   });
 
   it('keeps the users file private (0600) with hashes only: neither the code nor the credential is in it', async () => {
