@@ -101,10 +101,12 @@ export function requestHandler(
         error: "POST only: set the webhook's request method to POST in the phone system",
       });
     if (!tenant) {
+      // Answered as a wrong signature is, not 404, so that the webhook path does not tell which
+      // tenants exist (issue 33 item 5); the log and the metric say unknown-tenant.
       metrics.received += 1;
       metrics.reject('unknown-tenant');
-      rejectedLog.write({ status: 404, reason: 'unknown-tenant' });
-      return reply(res, 404, { ok: false, error: 'unknown tenant' });
+      rejectedLog.write({ status: 401, reason: 'unknown-tenant' });
+      return reply(res, 401, { ok: false, error: 'signature missing or invalid' });
     }
     deps.inFlight.track(
       handleWebhook(req, res, tenant.name, tenant.config, {
