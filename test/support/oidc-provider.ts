@@ -141,7 +141,8 @@ export async function startOidcProvider(
     },
     ...(options.jwtAccessTokens && {
       extraTokenClaims: async (_ctx, token) => {
-        const account = accounts[String(token.accountId)];
+        const id = 'accountId' in token ? String(token.accountId) : '';
+        const account = accounts[id];
         return account ? { email: account.email } : undefined;
       },
     }),
