@@ -266,6 +266,14 @@ const baseSchema = z
      * address (for the per-address limits) is the right-most X-Forwarded-For entry instead.
      */
     trustProxy: z.boolean().default(false),
+    /**
+     * Who may read `/metrics` and the per-tenant detail of `/healthz` (both name tenants):
+     * `anywhere` (the default, as before), or `loopback`: only a client on this host (by the
+     * socket's address, never X-Forwarded-For); others get 404 from /metrics and a bare
+     * `{"ok":true}` from /healthz. Behind a reverse proxy on the same host every client is
+     * loopback: restrict the paths at the proxy (README, TLS).
+     */
+    metricsFrom: z.enum(['anywhere', 'loopback']).default('anywhere'),
     maxBodyBytes: count('bytes').default(64 * 1024),
     http: z
       .object({
