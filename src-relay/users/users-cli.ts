@@ -103,7 +103,7 @@ export async function usersCommand(
       `  one device, valid until ${new Date(now() + ttl).toISOString().replace(/\.\d+Z$/, 'Z')}; it is shown only now`,
     );
     out(
-      `  runner:  screenpop-headless --relay-url <https://this relay> --relay-tenant ${tenant} --enrol ${code}`,
+      `  runner:  screenpop-headless --relay-url <https://this relay> --relay-tenant ${tenant} --enrol-file <a file holding the code>  (or --enrol - to read it from standard input; add --credential-file <path> on a server without a keychain)`,
     );
     out(`  desktop: Settings > Connection > Sign in with your organisation > enrolment code`);
     out(
