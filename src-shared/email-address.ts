@@ -32,11 +32,14 @@ export function canonicalEmail(raw: string): string | null {
   return ascii === null ? null : `${lowerAZ(local)}@${ascii}`;
 }
 
+/** Host name labels: letters, digits and inner hyphens (an A-label `xn--…` is one of them). */
+const ASCII_DOMAIN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]*[a-z0-9])?)*$/;
+
 function asciiDomain(domain: string): string | null {
   if (domain.length > 255) return null;
   if (/^[\x21-\x7e]+$/.test(domain)) {
     const lower = lowerAZ(domain);
-    return /^[a-z0-9-]+(\.[a-z0-9-]+)*$/.test(lower) ? lower : null;
+    return ASCII_DOMAIN.test(lower) ? lower : null;
   }
   const aLabel = domainToASCII(domain);
   if (!aLabel || domainToUnicode(aLabel) !== domain) return null;
