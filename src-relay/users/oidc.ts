@@ -262,6 +262,7 @@ export class OidcVerifier implements OidcSignIn {
  * - With several audiences, `azp` must be present and be the client id; an `azp` present with one
  *   audience must be the client id too (Core 2 and 3.1.3.7 steps 4-5). Google and Keycloak send
  *   `azp` equal to the client id; Entra ID's v2 ID tokens have a single `aud` and no `azp`.
+ * Sources: docs/relay-protocol.md 2.3 ("Sources of the claim rules").
  */
 function notAnIdToken(
   typ: string | undefined,
