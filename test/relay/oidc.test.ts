@@ -370,9 +370,11 @@ describe('sign-in claims: only an ID token, with an address that is the user’s
     const { relay, users } = await ssoRelay();
     await addUser(users, 'kate', ['105'], [], 'kate@example.org');
     await addUser(users, 'erin', ['106'], [], 'erin@example.org');
+    // Dave's email_verified is the boolean false: mapped too, so only the claim refuses him.
+    await addUser(users, 'dave', ['107'], [], 'dave@example.org');
     const info = await orgInfo(relay.url);
     const url = relay.clientUrl('acme');
-    for (const account of ['erin', 'kelvin']) {
+    for (const account of ['erin', 'dave', 'kelvin']) {
       const { tokens } = await signIn(info, account);
       expect(await handshake(url, tokens.idToken)).toMatchObject({
         status: 403,
