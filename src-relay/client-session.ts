@@ -186,8 +186,9 @@ export class ClientSession implements BudgetHolder {
    *
    * Organisation mode gives a user their own position only: the tenant's would tell them when
    * colleagues' calls arrive (issue 33 item 5). The cost: a reconnect replays from the user's last
-   * event (the others' events in between are read and left out), and a user with no event of their
-   * own within the retention (24 h by default) is told of a gap on their next reconnect.
+   * event or connection (the others' events in between are read and left out), and a session that
+   * stays up longer than the retention (24 h by default) without an event of its user's is told of
+   * a gap on its next reconnect.
    */
   private resumePosition(): string | null {
     const tenant = this.state === 'live' && !this.identity ? this.deps.tenantPosition() : null;

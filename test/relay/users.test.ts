@@ -202,6 +202,22 @@ describe('organisation mode: what a heartbeat tells a user', () => {
     cleanups.push(() => again.close());
     await again.until(() => again.eventIds().includes('alice-again'));
     expect(again.eventIds()).toEqual(['alice-again']);
+    // A quiet user's resume point still moves, once per connection: a replay reads colleagues'
+    // events too (and leaves them out), so the ready frame carries the position it reached.
+    const alicesLast = again.cursor;
+    await again.close();
+    await postAll(relay.webhookUrl('acme'), [ring('bob-third', '102')]);
+    const third = await TestClient.connect(
+      relay.clientUrl('acme'),
+      alice.body.credential,
+      {},
+      alicesLast,
+    );
+    cleanups.push(() => third.close());
+    const ready = third.controls.find((c) => c.type === 'ready') as { cursor: string };
+    expect(ready.cursor).not.toBe(alicesLast);
+    expect(third.eventIds()).toEqual([]);
+    expect(await heartbeat(third)).toBe(ready.cursor);
   });
 });
 
