@@ -12,6 +12,10 @@ import { runAttached, runQuietErrors } from './run-command.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
+/** What works meanwhile: the same engine, without Electron (README's quick start). */
+const WITHOUT_ELECTRON =
+  'Meanwhile, without Electron: npm run -s headless -- --demo rings the same engine in this terminal, one JSON line per event, a ring about every 5 s (Ctrl+C stops it).';
+
 /**
  * Electron's downloader failed: one line in words (it prints a bare "TypeError: fetch failed" and a
  * stack), the way to provide Electron follows.
@@ -42,7 +46,7 @@ async function main(): Promise<number> {
   }
   if (!located.ok) {
     process.stderr.write(
-      `\n${explainMissingElectron('npm start cannot run Screenpop', located.missing, input)}\n`,
+      `\n${explainMissingElectron('npm start cannot run Screenpop', located.missing, input)}\n\n${WITHOUT_ELECTRON}\n`,
     );
     return 1;
   }

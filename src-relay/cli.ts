@@ -18,6 +18,7 @@ import { relayTransport } from './outbound.ts';
 import { readGatewayCredential, type GatewayCredential } from './gateway/credential.ts';
 import type { UserStore } from './users/types.ts';
 import { USERS_USAGE, usersCommand, UsersUsageError } from './users/users-cli.ts';
+import relayPackage from './package.json' with { type: 'json' };
 
 const USAGE = `usage: npm run relay -- [--config <relay.json>] [--check-config]
        npm run relay -- users add|code|revoke|list ... (organisation mode; users --help)
@@ -28,6 +29,7 @@ const USAGE = `usage: npm run relay -- [--config <relay.json>] [--check-config]
                         storage (Redis is contacted, a snapshot read), print what the relay would
                         do, and exit: 0 when it would start, 1 when it would not
   -h, --help            this text
+      --version         the relay's version
 
 Examples: deploy/relay/ (config, Dockerfile, compose file, systemd unit).
 SIGTERM/SIGINT drain gracefully and exit 0 (1 if storage could not be closed cleanly, e.g. the
@@ -46,6 +48,7 @@ interface CliArgs {
   config?: string;
   checkConfig: boolean;
   help: boolean;
+  version: boolean;
 }
 
 function readArgs(argv: string[]): CliArgs {
@@ -55,6 +58,7 @@ function readArgs(argv: string[]): CliArgs {
       config: { type: 'string', short: 'c' },
       'check-config': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h', default: false },
+      version: { type: 'boolean', default: false },
     },
     strict: true,
     allowPositionals: false,
@@ -63,6 +67,7 @@ function readArgs(argv: string[]): CliArgs {
     config: values.config,
     checkConfig: values['check-config'] ?? false,
     help: values.help ?? false,
+    version: values.version ?? false,
   };
 }
 
@@ -120,6 +125,10 @@ async function main(): Promise<number | undefined> {
   }
   if (args.help) {
     stdout.write(USAGE + '\n');
+    return 0;
+  }
+  if (args.version) {
+    stdout.write(`screenpop-relay ${relayPackage.version}\n`);
     return 0;
   }
   // Before anything else: a `ws` whose internals changed would serve clients nothing, silently.

@@ -84,3 +84,45 @@ export function networkFault(
   }
   return undefined;
 }
+
+/** What a socket error's code says happened, as the words' `{cause}` (their select keys). */
+const UNREACHABLE_CAUSES: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'refused',
+  ENOTFOUND: 'nohost',
+  EAI_AGAIN: 'dns',
+  ETIMEDOUT: 'timeout',
+  UND_ERR_CONNECT_TIMEOUT: 'timeout',
+  ECONNRESET: 'reset',
+  UND_ERR_SOCKET: 'reset',
+  EPIPE: 'reset',
+  EHOSTUNREACH: 'noroute',
+  ENETUNREACH: 'noroute',
+  EHOSTDOWN: 'noroute',
+};
+
+/**
+ * A ServiceError for a service or relay that could not be reached, naming its host and port and
+ * what happened (refused, no such host, no route...), from the socket error's code; undefined when
+ * the error carries no code. Only the address and the code: never the URL (a Yeastar token rides
+ * in its query) nor the error's text.
+ */
+export function unreachableFault(
+  error: unknown,
+  url: string | URL,
+  operation: string,
+): ServiceError | undefined {
+  const code = candidates(error)
+    .map(codeOf)
+    .find((c) => c !== undefined);
+  if (code === undefined) return undefined;
+  const u = new URL(url);
+  const port = u.port || (u.protocol === 'https:' || u.protocol === 'wss:' ? '443' : '80');
+  const address = `${u.hostname}:${port}`;
+  const shownCode = /^[A-Z0-9_]{1,40}$/.test(code) ? code : 'unknown';
+  return new ServiceError({
+    kind: 'network',
+    fault: 'unreachable',
+    message: `${operation}: ${address} could not be reached (${shownCode})`,
+    values: { address, cause: UNREACHABLE_CAUSES[code] ?? 'other', code: shownCode },
+  });
+}

@@ -88,6 +88,12 @@ export type FaultId =
   | 'ys-token-limit-likely'
   | 'shared-application'
   | 'sign-ins-held'
+  // The standard profile pointed at a Yeastar P-Series PBX (its answers are Yeastar's own).
+  | 'looks-like-yeastar'
+  // A service address with a path under which the host has no API (HTTP 404).
+  | 'base-url-path'
+  // No connection to the service or the relay, naming its host, port and what happened.
+  | 'unreachable'
   | 'unexpected';
 
 export interface FaultWords {
@@ -174,16 +180,38 @@ export interface ErrcodeMeaning {
  * Reads a phone system's errcodes: each system has its own table (10004 is "IP not allowed" on the
  * standard service and "token expired" on Yeastar's), so every reader of an errcode takes one.
  * `operation` is the API call that answered (some codes mean different things on get_token);
- * `httpStatus` the answer's status, when it came in an HTTP answer.
+ * `httpStatus` the answer's status, when it came in an HTTP answer; `errmsg` the answer's own
+ * text, when it had one.
  */
 export type ErrcodeReader = (
   errcode: number,
   operation?: string,
   httpStatus?: number,
+  errmsg?: string,
 ) => ErrcodeMeaning | undefined;
 
-/** The standard service's table (docs/wire-protocol.md section 4). */
-export const standardErrcodes: ErrcodeReader = (errcode) => {
+/**
+ * Answers only a Yeastar P-Series PBX gives: an errcode with Yeastar's own errmsg for it
+ * (docs/phone-systems/yeastar-p-series.md section 6, from Yeastar's *Error Code and Error
+ * Message*). Several of these codes mean something else on the standard service (10004 is "TOKEN
+ * EXPIRED" there and "IP not allowed" here; 10001 "INTERFACE NOT EXISTED" and not a refused key),
+ * and the two speak the same paths (/openapi/v1.0/) and answer get_token alike: with the standard
+ * profile pointed at such a PBX, the pair is what tells it, and it is said as such rather than read
+ * as the standard service's code.
+ */
+const YEASTAR_ANSWERS: ReadonlyMap<number, string> = new Map([
+  [-1, 'FAILURE'],
+  [10001, 'INTERFACE NOT EXISTED'],
+  [10004, 'TOKEN EXPIRED'],
+  [10005, 'ACCESS DENIED'],
+  [70004, 'ACCOUNT IP BLOCKED'],
+  [70087, 'IP FORBIDDEN'],
+]);
+
+/** The standard service's table (docs/wire-protocol.md section 4), and Yeastar's answers told apart. */
+export const standardErrcodes: ErrcodeReader = (errcode, _operation, _httpStatus, errmsg) => {
+  if (errmsg !== undefined && YEASTAR_ANSWERS.get(errcode) === errmsg.trim().toUpperCase())
+    return { kind: 'unsupported', fault: 'looks-like-yeastar' };
   const kind = KIND_BY_ERRCODE.get(errcode);
   return kind ? { kind } : undefined;
 };
@@ -320,13 +348,14 @@ export interface ErrorDescription extends FaultWords {
 
 /**
  * The words for an errcode the service sent (in an answer, a frame, a refused handshake), read
- * through the phone system's table (the standard service's by default).
+ * through the phone system's table (the standard service's by default), with its errmsg if any.
  */
 export function describeErrcode(
   errcode: number,
   read: ErrcodeReader = standardErrcodes,
+  errmsg?: string,
 ): ErrorDescription {
-  return describeMeaning(read(errcode), errcode);
+  return describeMeaning(read(errcode, undefined, undefined, errmsg), errcode);
 }
 
 /** The words for what a phone system's errcode (or a refusal without one) means. */

@@ -5,12 +5,26 @@ export const CALL_STATE_CHANGED = 30011;
 
 /** What drives a call book (the standard one here, Yeastar's in yeastar-calls.ts). */
 export interface CallBookLike {
-  ring(opts: { from: string; to: string | string[]; callId?: string }): string;
-  setState(callId: string, state: string, opts?: { to?: string }): void;
-  /** A blind transfer: `from`'s leg ends and `to` rings, in the same call. */
-  transfer(callId: string, opts: { from: string; to: string }): void;
+  ring(opts: RingOptions): string;
+  setState(callId: string, state: string, opts?: { to?: string; device?: number }): void;
+  /**
+   * A transfer in the same call: blind, `from`'s leg ends and `to` rings; attended, `from` holds
+   * the caller while `to` rings.
+   */
+  transfer(callId: string, opts: { from: string; to: string; attended?: boolean }): void;
   forget(callId: string): void;
   activeCalls(): number;
+}
+
+/** What ring() takes (types.ts Simulator.ring). */
+export interface RingOptions {
+  from: string;
+  to: string | string[];
+  callId?: string;
+  /** Yeastar P-Series: the queue or ring group number the call came through (`call_path`). */
+  via?: string;
+  /** Yeastar P-Series: devices each extension rung rings at once (desk phone and Linkus: 2). */
+  devices?: number;
 }
 
 interface Call {
@@ -29,8 +43,8 @@ export class CallBook implements CallBookLike {
     this.instanceId = instanceId;
   }
 
-  /** One 30011 `ringing` per party. */
-  ring(opts: { from: string; to: string | string[]; callId?: string }): string {
+  /** One 30011 `ringing` per party (`via` and `devices` are Yeastar's: not said here). */
+  ring(opts: RingOptions): string {
     const to = Array.isArray(opts.to) ? opts.to : [opts.to];
     if (typeof opts.from !== 'string' || to.length === 0 || !to.every((t) => typeof t === 'string'))
       throw new TypeError('ring needs from (string) and to (string or non-empty string list)');
@@ -64,13 +78,14 @@ export class CallBook implements CallBookLike {
     if ([...call.parties.values()].every((s) => s === 'ended')) this.calls.delete(callId);
   }
 
-  /** `from` ended, then `to` ringing, for the same call and caller. */
-  transfer(callId: string, opts: { from: string; to: string }): void {
+  /** `from` ended (attended: `hold`), then `to` ringing, for the same call and caller. */
+  transfer(callId: string, opts: { from: string; to: string; attended?: boolean }): void {
     const call = this.calls.get(callId);
     if (!call) throw new RangeError(`unknown call: ${callId}`);
     checkTransfer(opts, call.parties.has(opts.from) && call.parties.get(opts.from) !== 'ended');
-    call.parties.set(opts.from, 'ended');
-    this.send(callId, call.from, opts.from, 'ended');
+    const left = opts.attended ? 'hold' : 'ended';
+    call.parties.set(opts.from, left);
+    this.send(callId, call.from, opts.from, left);
     call.parties.set(opts.to, 'ringing');
     this.send(callId, call.from, opts.to, 'ringing');
   }

@@ -10,6 +10,8 @@ import { whenToStop } from '../src-shared/stop-signal.ts';
 import { startSimulator } from './simulator.ts';
 import type { SimulatorOptions } from './types.ts';
 import { API_PATHS, serviceUrl } from '../src-shared/service-api.ts';
+import packageJson from '../package.json' with { type: 'json' };
+import { stdoutOutput } from '../src-shared/output-stream.ts';
 
 const USAGE = `Usage: npm run sim -- [options]
   --port <n>             listen port (default 0: a free port)
@@ -25,13 +27,15 @@ const USAGE = `Usage: npm run sim -- [options]
   --tls-cert <file>      serve https/wss with this PEM certificate (and --tls-key)
   --tls-key <file>       the certificate's PEM private key
   --phone-system <s>     standard (default) or yeastar-p-series
-  --report-style <s>     yeastar-p-series call reports: snapshot (default: every member in
-                         each report), member (one member per report, as real PBXs send them)
-                         or mixed (each call one of the two, from the seed)
+  --report-style <s>     yeastar-p-series call reports: member (default: the members that
+                         changed, the caller beside each ring, as real PBXs were captured
+                         sending them), snapshot (every member in each report) or mixed (each
+                         call one of the two, from the seed)
   --token-lifetime <s>   access token lifetime in seconds (default 1800)
   --token-limit <n>      refuse a token past n valid ones per API application (Yeastar: 8)
   --token-one-sign-in    each get_token ends the API application's earlier tokens
   --control              enable the HTTP control surface under /_sim/
+  --version              print the version and exit
   --help`;
 
 const OPTIONS = {
@@ -53,6 +57,7 @@ const OPTIONS = {
   'token-limit': { type: 'string' },
   'token-one-sign-in': { type: 'boolean' },
   control: { type: 'boolean' },
+  version: { type: 'boolean' },
   help: { type: 'boolean' },
 } as const;
 
@@ -85,6 +90,10 @@ try {
 }
 if (parsed.help) {
   process.stdout.write(`${USAGE}\n`);
+  process.exit(0);
+}
+if (parsed.version) {
+  stdoutOutput().write(`screenpop-sim ${packageJson.version}\n`);
   process.exit(0);
 }
 
@@ -194,7 +203,7 @@ process.stdout.write(
     'Screenpop service simulator',
     `  Phone system: ${sim.phoneSystem}`,
     ...(sim.phoneSystem === 'yeastar-p-series'
-      ? [`  Reports:      ${options.reportStyle ?? 'snapshot'}`]
+      ? [`  Reports:      ${options.reportStyle ?? 'member'}`]
       : []),
     `  Base URL:     ${sim.baseUrl}`,
     `  Subscribe:    ${serviceUrl(sim.baseUrl, API_PATHS.subscribe, { ws: true }).href}`,

@@ -88,15 +88,36 @@ const ROUTES: Record<string, Route> = {
     if (to === undefined)
       throw new ApiError(ERR.BAD_REQUEST, 'to must be a string or a list of strings');
     const callId = optStr(b, 'callId');
-    return ok({ call_id: sim.ring({ from: str(b, 'from'), to, ...(callId ? { callId } : {}) }) });
+    const via = optStr(b, 'via');
+    const devices = optNum(b, 'devices');
+    return ok({
+      call_id: sim.ring({
+        from: str(b, 'from'),
+        to,
+        ...(callId ? { callId } : {}),
+        ...(via !== undefined && { via }),
+        ...(devices !== undefined && { devices }),
+      }),
+    });
   },
   'POST state': (sim, b) => {
     const to = optStr(b, 'to');
-    sim.setCallState(str(b, 'callId'), str(b, 'state'), to !== undefined ? { to } : {});
+    const device = optNum(b, 'device');
+    sim.setCallState(str(b, 'callId'), str(b, 'state'), {
+      ...(to !== undefined && { to }),
+      ...(device !== undefined && { device }),
+    });
     return ok();
   },
   'POST transfer': (sim, b) => {
-    sim.transfer(str(b, 'callId'), { from: str(b, 'from'), to: str(b, 'to') });
+    const attended = b.attended;
+    if (attended !== undefined && typeof attended !== 'boolean')
+      throw new ApiError(ERR.BAD_REQUEST, 'attended must be true or false');
+    sim.transfer(str(b, 'callId'), {
+      from: str(b, 'from'),
+      to: str(b, 'to'),
+      ...(attended !== undefined && { attended }),
+    });
     return ok();
   },
   'POST voicemail': (sim, b) => {

@@ -5,6 +5,13 @@
  * voicemail, and every eighth call a text message arrives. One scenario, on the injected
  * clock, for the tray app's "Try the demo" (src-main/electron/main.ts) and `screenpop-headless --demo`.
  *
+ * On Yeastar P-Series the simulator sends its default, member-style reports (as real PBXs were
+ * captured sending them); the ring group is the PBX's Reception (6300) and every eighth call comes
+ * through the Sales queue (6400), so the card names them; the missed caller goes to voicemail
+ * (the PBX's call record says VOICEMAIL: the app's voicemail notice); the PBX has no SMS; and
+ * every eighth call, four after the queue's, is an attended transfer: a colleague answers, holds
+ * the caller and rings the demo extension ("Transferred by <colleague>", the caller kept).
+ *
  * Every call is a script of steps on its own; a step never touches a call its script already ended
  * (the simulator forgets such a call and would throw), and a step that fails anyway is logged and
  * the demo goes on: nothing thrown here ever leaves a timer.
@@ -58,18 +65,50 @@ const DEMO_TEXTS = [
   'Thanks for your help today. The invoice arrived.',
 ];
 
-/** One demo call: who rings whom, then what happens after how long. */
+/**
+ * One demo call: who rings whom (through which queue or ring group, Yeastar), then what happens
+ * after how long. A step `transfer` is an attended transfer from `from` to `to`.
+ */
 interface Script {
   from: string;
   to: string[];
-  steps: Array<{ afterMs: number; state: string; to?: string }>;
+  via?: string;
+  steps: Array<{ afterMs: number; state: string; to?: string; from?: string }>;
 }
 
-/** The n-th call of the demo (n from 1): a cycle of answered here, ring group, missed, colleague calling. */
-export function demoScript(n: number, extension: string, colleagues: readonly string[]): Script {
+/** The PBX's Reception ring group and Sales queue (src-sim/directory.ts createPbxLists). */
+const DEMO_RING_GROUP = '6300';
+const DEMO_QUEUE = '6400';
+
+/**
+ * The n-th call of the demo (n from 1): a cycle of answered here, ring group, missed, colleague
+ * calling; on Yeastar P-Series (above) the missed caller leaves a voicemail, and every eighth call
+ * is through the Sales queue, or an attended transfer.
+ */
+export function demoScript(
+  n: number,
+  extension: string,
+  colleagues: readonly string[],
+  phoneSystem: 'standard' | 'yeastar-p-series' = 'standard',
+): Script {
+  const yeastar = phoneSystem === 'yeastar-p-series';
   const colleague = colleagues.length > 0 ? colleagues[n % colleagues.length]! : undefined;
   const outside = OUTSIDE_CALLERS[n % OUTSIDE_CALLERS.length]!;
   const ringMs = 4_000 + (n % 3) * 2_000;
+  if (yeastar && colleague && n % 8 === 4)
+    // An attended transfer: the colleague answers, holds the caller and rings here; answered here,
+    // the colleague hangs up (the transfer is complete).
+    return {
+      from: outside,
+      to: [colleague],
+      steps: [
+        { afterMs: ringMs, state: 'answered', to: colleague },
+        { afterMs: 3_000, state: 'transfer', from: colleague, to: extension },
+        { afterMs: ringMs, state: 'answered', to: extension },
+        { afterMs: 1_000, state: 'ended', to: colleague },
+        { afterMs: 5_000, state: 'ended' },
+      ],
+    };
   switch (n % 4) {
     case 1:
       if (colleague)
@@ -77,6 +116,7 @@ export function demoScript(n: number, extension: string, colleagues: readonly st
         return {
           from: outside,
           to: [extension, colleague],
+          ...(yeastar && { via: DEMO_RING_GROUP }),
           steps: [
             { afterMs: ringMs, state: 'answered', to: colleague },
             { afterMs: 0, state: 'ended', to: extension },
@@ -85,8 +125,12 @@ export function demoScript(n: number, extension: string, colleagues: readonly st
         };
       break;
     case 2:
-      // Missed: it rings, then the caller hangs up.
-      return { from: outside, to: [extension], steps: [{ afterMs: ringMs, state: 'ended' }] };
+      // Missed: it rings, then the caller hangs up (Yeastar: after leaving a voicemail).
+      return {
+        from: outside,
+        to: [extension],
+        steps: [{ afterMs: ringMs, state: yeastar ? 'voicemail' : 'ended' }],
+      };
     case 3:
       if (colleague)
         // A colleague calls from their extension (the directory names them), answered here.
@@ -103,6 +147,7 @@ export function demoScript(n: number, extension: string, colleagues: readonly st
   return {
     from: outside,
     to: [extension],
+    ...(yeastar && n % 8 === 0 && { via: DEMO_QUEUE }),
     steps: [
       { afterMs: ringMs, state: 'answered' },
       { afterMs: 5_000, state: 'ended' },
@@ -152,7 +197,9 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
     const step = script.steps[index];
     if (!step) return;
     later(step.afterMs, step.state, () => {
-      sim.setCallState(callId, step.state, step.to !== undefined ? { to: step.to } : {});
+      if (step.state === 'transfer' && step.from !== undefined && step.to !== undefined)
+        sim.transfer(callId, { from: step.from, to: step.to, attended: true });
+      else sim.setCallState(callId, step.state, step.to !== undefined ? { to: step.to } : {});
       play(script, callId, index + 1);
     });
   };
@@ -161,8 +208,16 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
     later(ms, 'ring', () => {
       ringAfter(ringEveryMs);
       rings++;
-      const script = demoScript(rings, extension, colleagues);
-      play(script, sim.ring({ from: script.from, to: script.to }), 0);
+      const script = demoScript(rings, extension, colleagues, phoneSystem);
+      play(
+        script,
+        sim.ring({
+          from: script.from,
+          to: script.to,
+          ...(script.via !== undefined && { via: script.via }),
+        }),
+        0,
+      );
       const n = rings;
       // The caller who was missed leaves a voicemail once the phone stopped ringing.
       if (notices && n % 4 === 2)

@@ -99,17 +99,33 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     targets: [{ send: (to, event, payload) => hub.broadcast(to, event, payload) }, webhooks],
     encode: dialect.encode,
   });
+  const twoDevices = new Set(
+    options.twoDevices ??
+      extensions
+        .map((e) => e.number)
+        .filter((n) => Number(n) >= 104 && (Number(n) - 100) % 4 === 0),
+  );
   const calls =
     phoneSystem === 'yeastar-p-series'
       ? new YeastarCallBook(dispatcher, instanceId, {
           isExtension: (n) => extensions.some((e) => e.number === n),
+          devicesOf: (n) => (twoDevices.has(n) ? 2 : 1),
           now: () => clock.now(),
-          reportStyle: options.reportStyle ?? 'snapshot',
+          reportStyle: options.reportStyle ?? 'member',
           rng: reportStyleRng,
         })
       : new CallBook(dispatcher, instanceId);
   const notices = new NoticeBook(dispatcher, instanceId, () => clock.now(), phoneSystem);
-  const traffic = new TrafficGenerator({ clock, rng: trafficRng, calls, extensions });
+  const traffic = new TrafficGenerator({
+    clock,
+    rng: trafficRng,
+    calls,
+    extensions,
+    // Yeastar: some calls come through the PBX's queues and ring groups (their numbers).
+    ...(pbxLists && {
+      groups: [...pbxLists.ringGroups, ...pbxLists.queues].map((g) => String(g.number)),
+    }),
+  });
 
   const controlEnabled = options.control ?? true;
   // The control routes drive the finished Simulator object, which exists only once the port is known.

@@ -16,11 +16,18 @@ export interface TrafficGeneratorOptions {
   rng: Rng;
   calls: CallBookLike;
   extensions: ReadonlyArray<Extension>;
+  /**
+   * Numbers of queues and ring groups (Yeastar P-Series): every call that rings several extensions,
+   * and every fifth of the others, comes through one of them in turn (no draw from `rng`, so the
+   * same seed gives the same calls with or without them).
+   */
+  groups?: readonly string[];
 }
 
 interface Step {
   state: string;
-  to: string;
+  /** The party; none for the whole call (a missed call: the caller hangs up). */
+  to?: string;
 }
 
 interface ActiveCall {
@@ -54,6 +61,7 @@ export class TrafficGenerator {
   private busy = new Set<string>();
   private active: ActiveCall[] = [];
   private concurrency = 2;
+  private started = 0;
 
   constructor(opts: TrafficGeneratorOptions) {
     this.opts = opts;
@@ -75,6 +83,7 @@ export class TrafficGenerator {
     // Enough calls in flight that each lasts a few seconds, never more than the targets can carry.
     this.concurrency = Math.max(1, Math.min(Math.ceil(rate * 4), Math.ceil(targets.length * 0.6)));
     this.running = true;
+    this.started = 0;
     this.startedAt = this.opts.clock.monotonic();
     this.emitted = 0;
     this.schedule();
@@ -120,10 +129,15 @@ export class TrafficGenerator {
     if (step.state === 'ringing') {
       call.callId = this.opts.calls.ring({
         from: call.from,
-        to: step.to,
+        to: step.to as string,
         ...(call.callId ? { callId: call.callId } : {}),
       });
-    } else this.opts.calls.setState(call.callId as string, step.state, { to: step.to });
+    } else
+      this.opts.calls.setState(
+        call.callId as string,
+        step.state,
+        step.to !== undefined ? { to: step.to } : {},
+      );
     if (call.steps.length === 0) {
       this.active[index] = this.active[this.active.length - 1] as ActiveCall;
       this.active.pop();
@@ -150,7 +164,7 @@ export class TrafficGenerator {
     const from = this.pickCaller(parties);
     const steps: Step[] = parties.map((to) => ({ state: 'ringing', to }));
     if (shape >= 0.08 && shape < 0.33) {
-      steps.push({ state: 'ended', to: first }); // missed
+      steps.push({ state: 'ended' }); // missed: the caller hangs up
     } else {
       const answerer = rng.pick(parties);
       steps.push({ state: 'answered', to: answerer });
@@ -159,11 +173,21 @@ export class TrafficGenerator {
         steps.push({ state: 'hold', to: answerer }, { state: 'answered', to: answerer });
       steps.push({ state: 'ended', to: answerer });
     }
+    const groups = this.opts.groups ?? [];
+    const n = this.started++;
+    const via =
+      groups.length > 0 && (parties.length > 1 || n % 5 === 0)
+        ? groups[n % groups.length]
+        : undefined;
     const call: ActiveCall = { callId: undefined, from, parties, steps };
     this.active.push(call);
     // The first ringing goes out now, so this step emitted exactly one event.
     const firstStep = call.steps.shift() as Step;
-    call.callId = this.opts.calls.ring({ from, to: firstStep.to });
+    call.callId = this.opts.calls.ring({
+      from,
+      to: firstStep.to as string,
+      ...(via !== undefined && { via }),
+    });
     return true;
   }
 

@@ -47,11 +47,16 @@ export interface SimulatorOptions {
   phoneSystem?: 'standard' | 'yeastar-p-series';
   /**
    * Added: how Yeastar P-Series call reports (30011) are shaped (src-sim/yeastar-calls.ts):
-   * 'snapshot' (default: every member in every report), 'member' (one member per report, as real
-   * PBXs were captured sending them) or 'mixed' (each call one of the two, from the seed). Only
-   * with phoneSystem 'yeastar-p-series'.
+   * 'member' (the default: the members that changed, the caller beside a ring, as real PBXs were
+   * captured sending them), 'snapshot' (every member in every report) or 'mixed' (each call one
+   * of the two, from the seed). Only with phoneSystem 'yeastar-p-series'.
    */
   reportStyle?: 'snapshot' | 'member' | 'mixed';
+  /**
+   * Added: Yeastar P-Series extensions with two devices (a desk phone and Linkus): every ring of
+   * one rings two channels. Default: every fourth extension from 104 (104, 108, ...).
+   */
+  twoDevices?: string[];
   /**
    * Added: the access token's lifetime in (simulated) seconds, as get_token answers it; default
    * 1800. Shorter lets a real-time client's refresh before expiry be watched in seconds.
@@ -151,15 +156,30 @@ export interface Simulator {
     allowlist?: string[];
     tenant?: string;
   }): SimApiKey;
-  /** Emits one 30011 'ringing' per party; returns call_id. */
-  ring(opts: { from: string; to: string | string[]; callId?: string }): string;
-  /** One 30011 per ringing party (or just `to`). */
-  setCallState(callId: string, state: string, opts?: { to?: string }): void;
   /**
-   * Added: a blind transfer: the extension `from` leaves the call (ended / BYE) and `to` rings in
-   * the same call, with the same caller.
+   * Emits one 30011 'ringing' per party; returns call_id. Added, Yeastar P-Series only: `via`, the
+   * number of the queue or ring group the call came through (the members' `call_path`); `devices`,
+   * how many devices each extension rung rings (default: two for those of `twoDevices`, else one).
    */
-  transfer(callId: string, opts: { from: string; to: string }): void;
+  ring(opts: {
+    from: string;
+    to: string | string[];
+    callId?: string;
+    via?: string;
+    devices?: number;
+  }): string;
+  /**
+   * One 30011 per ringing party (or just `to`). Added, Yeastar P-Series: `device` (from 1) is one
+   * device of `to` only; the state `voicemail` sends the call to the voicemail of `to` (default the
+   * first extension rung): its call record says VOICEMAIL.
+   */
+  setCallState(callId: string, state: string, opts?: { to?: string; device?: number }): void;
+  /**
+   * Added: a transfer in the same call, with the same caller. Blind (the default): the extension
+   * `from` leaves the call (ended / BYE) and `to` rings. Attended: `from` holds (HOLD) while `to`
+   * rings; answer as `to`, then end `from`, to complete it.
+   */
+  transfer(callId: string, opts: { from: string; to: string; attended?: boolean }): void;
   /** Added: one 30015 (voicemail received); voicemail_id generated unless given. */
   voicemail(opts: VoicemailOptions): Envelope;
   /** Added: one 30031 (inbound SMS, text at most 1,600 characters); message_id generated unless given. */

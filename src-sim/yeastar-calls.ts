@@ -1,37 +1,45 @@
 import type { Dispatcher } from './dispatcher.ts';
-import { checkTransfer, type CallBookLike } from './calls.ts';
+import { checkTransfer, type CallBookLike, type RingOptions } from './calls.ts';
 import type { Rng } from './rng.ts';
 
 /**
  * Calls as Yeastar P-Series reports them ("(30011) Call Status Changed",
  * docs/phone-systems/yeastar-p-series.md section 5). An outside caller is an `inbound` member
  * (from, to = the DID dialled, trunk_name), a colleague calling is an `extension` member in ALERT;
- * each extension rung is an `extension` member in RING with a channel of its own. The same
- * ring()/setCallState() as the standard CallBook, so the traffic generator, the demo and the
- * control surface drive both. Two report styles (`reportStyle`), chosen per call:
+ * each extension rung is an `extension` member in RING with a channel of its own (two channels
+ * when the extension has two devices, a desk phone and Linkus). The same ring()/setCallState() as
+ * the standard CallBook, so the traffic generator, the demo and the control surface drive both.
  *
- * - `snapshot` (the default; the doc's section 5 assumption): one report per change listing every
- *   member of the call with its status. ring(): the caller and the callee extensions in RING.
- *   setCallState(id, 'answered', {to}): that extension ANSWER (the caller ANSWERED), and the others
- *   still ringing leave the call (not listed from then on); 'hold': HOLD; 'ended': BYE in this
- *   report, and the member is gone from the next ones. A call whose extensions have all ended
- *   sends a last report with every member BYE.
- * - `member`: as real PBXs were captured sending them (issue 32 item 1: public integrations' captures
- *   carry one member per report, e.g. `{"call_id":"1702285525.16","members":[{"extension":
- *   {"number":"703",...,"member_status":"ANSWERED","call_path":""}}]}`, and an inbound member's BYE
- *   alone): one report per member change, each listing only that member. A new call: the caller
- *   alone (ALERT), then each extension's RING alone. An answer: the answering extension's ANSWER
- *   alone, the caller's ANSWERED alone, then each other extension still ringing its BYE alone
- *   (a ring group or queue stops ringing the others). The end: each member's BYE alone, the
- *   caller's last.
+ * Channel ids as captured from a real P570 (test/fixtures/yeastar-p-series/README.md, "Captured"):
+ * `PJSIP/<ext>-<8 lowercase hex>` for an extension's leg, `PJSIP/trunk-<trunk>-endpoint-<8 hex>`
+ * for the trunk's, one PBX-wide counter.
+ *
+ * Two report styles (`reportStyle`), chosen per call:
+ *
+ * - `member` (the default): as the captures show them (`captured-sequences.json`, calls A and B):
+ *   the caller alone in ALERT as the call arrives (A1); each leg's RING with the caller beside it,
+ *   the extension first (A3: `[ext RING, inbound ALERT]`); an answer the same way (`[ext ANSWER,
+ *   inbound ANSWERED]`), a hold likewise; a leg's BYE alone (A7, C8, E4); the caller's own BYE
+ *   alone when no extension is left (F1). The caller hanging up while extensions ring is its BYE
+ *   beside them (A5: `[ext RING, inbound BYE]`), then each ringing leg's BYE alone (A7), then a
+ *   30015 `487 Request Terminated` listing those legs BYE (A8). Not captured, and our choice: a
+ *   ring group or queue rings each extension in its own report (each beside the caller), and the
+ *   extensions still ringing when a colleague answers get their BYE alone after the answer.
+ * - `snapshot` (the doc's earlier reading): one report per change listing every member of the call.
+ *   ring(): the caller and the callee legs in RING; an answer: that leg ANSWER (the caller ANSWERED)
+ *   and the others still ringing leave the call (not listed from then on); an ended leg is listed
+ *   BYE once and not in later reports; the last report has every member BYE.
  * - `mixed`: each call picks one of the two at random (the seeded generator), so a client meets
  *   both shapes on one stream.
  *
- * Either style, the end of every call is followed by a "(30012) New CDR" record (fields from that
- * page: help.yeastar.com/en/p-series-software-edition/developer-guide/event-new-cdr.html). The state
- * `failed` is a call the PBX could not complete ("(30015) Call Failed", event-call-failed.html): a
- * 30015 report with a reason and `"members": null` (as captured from real PBXs, issue 32 item 1; the
- * page itself lists members), then the CDR (status BUSY), and the call is forgotten.
+ * Call records ("(30012) New CDR", fields and types as captured: `captured-30012-*`, empty text
+ * fields `""`, durations as numbers), in either style: one per extension rung, when its last leg
+ * ends, so a call gets several, some before its last BYE (captured call C: three records for one
+ * call id, two while a leg was still up). Status `ANSWERED` (with its talk time), `NO ANSWER`, or
+ * `VOICEMAIL` for the extension whose voicemail took the call (state `voicemail`; not captured: the
+ * status is from the page's table). `did_number` is `""` (captured B9 leaves it empty on an inbound
+ * call that came in on a DID). The state `failed` is a call the PBX could not complete ("(30015)
+ * Call Failed"): a 30015 with a reason and `"members": null` (captured E1), then one BUSY record.
  */
 export const YEASTAR_CALL_STATE = 30011;
 export const YEASTAR_NEW_CDR = 30012;
@@ -40,7 +48,8 @@ export const YEASTAR_CALL_FAILED = 30015;
 export type ReportStyle = 'snapshot' | 'member' | 'mixed';
 export const REPORT_STYLES: readonly ReportStyle[] = ['snapshot', 'member', 'mixed'];
 
-interface Member {
+/** One leg of an extension in the call (an extension with two devices has two). */
+interface Leg {
   number: string;
   channel: string;
   status: string;
@@ -53,20 +62,30 @@ interface Inbound {
   status: string;
 }
 
+/** What the call records need of each extension rung in the call. */
+interface Party {
+  rungAt: number;
+  answeredAt?: number;
+}
+
 interface Call {
   style: 'snapshot' | 'member';
-  caller: Inbound | Member;
+  caller: Inbound | Leg;
   line: string;
   trunk: string;
-  members: Map<string, Member>;
-  /** Extensions whose leg the PBX already reported BYE (member style). */
+  /** The legs in the call now, in the order they joined. */
+  legs: Leg[];
+  /** Extensions rung and not yet recorded (their record goes out when their last leg ends). */
+  parties: Map<string, Party>;
+  /** Extensions whose legs the PBX already reported BYE. */
   left: Set<string>;
-  /** Wall-clock ms: the first ring, the first answer (for the CDR's durations). */
+  /** The number of the queue or ring group the call came through (`call_path`), or ''. */
+  via: string;
+  /** Wall-clock ms of the first ring (the failed call's record). */
   startedAt: number;
-  answeredAt?: number;
-  /** The first extension rung, and the one that answered first (the CDR's call_to). */
   firstRung?: string;
-  answeredBy?: string;
+  /** Reports of this operation, and the records that go out after them. */
+  records: Array<Record<string, unknown>>;
 }
 
 const STATUS_FOR: Record<string, string> = {
@@ -78,16 +97,22 @@ const STATUS_FOR: Record<string, string> = {
 
 /** The reason a `failed` call gives (one of the values listed on the 30015 page). */
 const FAILED_REASON = 'User Busy';
+/** The reason a real PBX gave when the caller hung up while it rang (captured A8, B6). */
+const ABANDONED_REASON = '487 Request Terminated';
+/** Devices an extension may have in the simulator (a desk phone, Linkus, ...). */
+export const MAX_DEVICES = 4;
 
 export interface YeastarCallOptions {
   /** Numbers that are extensions of this PBX: a call from one of them is internal. */
   isExtension: (number: string) => boolean;
+  /** How many devices an extension rings at once (1 when not given). */
+  devicesOf?: (number: string) => number;
   /** The DID an outside caller dialled, and the trunk it came in on. */
   did?: string;
   trunk?: string;
   /** Wall-clock ms (call ids are Asterisk-like: seconds.sequence). */
   now: () => number;
-  /** How the call reports are shaped (above); default 'snapshot'. */
+  /** How the call reports are shaped (above); default 'member'. */
   reportStyle?: ReportStyle;
   /** Picks each call's style in 'mixed'. */
   rng?: Rng;
@@ -112,10 +137,17 @@ export class YeastarCallBook implements CallBookLike {
     this.counter = (parseInt(instanceId.slice(0, 5), 16) || 0) * 1000;
   }
 
-  ring(opts: { from: string; to: string | string[]; callId?: string }): string {
+  ring(opts: RingOptions): string {
     const to = Array.isArray(opts.to) ? opts.to : [opts.to];
     if (typeof opts.from !== 'string' || to.length === 0 || !to.every((t) => typeof t === 'string'))
       throw new TypeError('ring needs from (string) and to (string or non-empty string list)');
+    if (opts.via !== undefined && (typeof opts.via !== 'string' || opts.via.length > 64))
+      throw new TypeError('via must be a string (the number of a queue or ring group)');
+    if (
+      opts.devices !== undefined &&
+      !(Number.isInteger(opts.devices) && opts.devices >= 1 && opts.devices <= MAX_DEVICES)
+    )
+      throw new RangeError(`devices must be an integer from 1 to ${MAX_DEVICES}`);
     // Asterisk-style call ids: seconds.sequence.
     const callId = opts.callId ?? `${Math.floor(this.opts.now() / 1000)}.${++this.counter}`;
     let call = this.calls.get(callId);
@@ -126,120 +158,111 @@ export class YeastarCallBook implements CallBookLike {
         style: this.pickStyle(),
         caller: this.opts.isExtension(opts.from)
           ? { number: opts.from, channel: this.channel(opts.from), status: 'ALERT' }
-          : { kind: 'inbound', from: opts.from, channel: this.channel(trunk), status: 'ALERT' },
+          : {
+              kind: 'inbound',
+              from: opts.from,
+              channel: this.channel(`trunk-${trunk}-endpoint`),
+              status: 'ALERT',
+            },
         line: this.opts.did ?? '5550100',
         trunk,
-        members: new Map(),
+        legs: [],
+        parties: new Map(),
         left: new Set(),
+        via: opts.via ?? '',
         startedAt: this.opts.now(),
+        records: [],
       };
       this.calls.set(callId, call);
-    }
-    const rung: Member[] = [];
-    for (const party of to) {
-      const member = { number: party, channel: this.channel(party), status: 'RING' };
-      call.members.set(party, member);
-      call.left.delete(party);
-      rung.push(member);
-      call.firstRung ??= party;
-    }
+    } else if (opts.via !== undefined) call.via = opts.via;
+    const rung: Leg[] = [];
+    for (const party of to) rung.push(...this.join(call, party, opts.devices));
     if (call.style === 'snapshot') this.snapshot(callId, call);
     else {
-      // The caller in its own report before the first ring (a real PBX reports the inbound leg as
-      // it arrives), then each ring alone.
-      if (isNew) this.reportOne(callId, call, call.caller);
-      for (const member of rung) this.reportOne(callId, call, member);
+      // The caller in its own report as it arrives (captured A1), then each ring beside it (A3).
+      if (isNew) this.report(callId, call, [call.caller]);
+      for (const leg of rung) this.report(callId, call, [leg, call.caller]);
     }
     return callId;
   }
 
-  setState(callId: string, state: string, opts: { to?: string } = {}): void {
+  setState(callId: string, state: string, opts: { to?: string; device?: number } = {}): void {
     if (typeof state !== 'string' || state === '')
       throw new TypeError('state must be a non-empty string');
     const call = this.calls.get(callId);
     if (!call) throw new RangeError(`unknown call: ${callId}`);
-    if (state === 'failed') {
-      this.fail(callId, call);
-      return;
-    }
+    if (state === 'failed') return this.fail(callId, call);
+    if (state === 'voicemail') return this.toVoicemail(callId, call, opts.to);
     const status = STATUS_FOR[state] ?? state.toUpperCase();
-    // Member style: a leg already reported BYE (it stopped ringing when a colleague answered) is
-    // not reported again (the traffic and the demo end every party; the PBX said it once).
-    if (
-      call.style === 'member' &&
-      opts.to !== undefined &&
-      !call.members.has(opts.to) &&
-      call.left.has(opts.to)
-    )
+    // A leg already reported BYE (it stopped ringing when a colleague answered) is not reported
+    // again (the traffic and the demo end every party; the PBX said it once).
+    if (opts.to !== undefined && !this.legsOf(call, opts.to).length && call.left.has(opts.to))
       return;
-    const targets =
-      opts.to !== undefined
-        ? [call.members.get(opts.to) ?? this.join(call, opts.to)]
-        : [...call.members.values()];
-    for (const member of targets) member.status = status;
+    if (status === 'BYE' && opts.to === undefined) return this.endAll(callId, call);
+    let targets: Leg[];
+    if (opts.to !== undefined) {
+      const legs = this.legsOf(call, opts.to);
+      if (opts.device !== undefined) {
+        const leg = legs[opts.device - 1];
+        if (!leg) throw new RangeError(`${opts.to} has no device ${opts.device} in the call`);
+        targets = [leg];
+      } else if (legs.length === 0) targets = this.join(call, opts.to, 1);
+      // One device answers (or holds) for the extension; the other devices stop ringing.
+      else targets = status === 'BYE' ? legs : [legs.find((l) => l.status !== 'RING') ?? legs[0]!];
+    } else targets = this.firstLegs(call);
+    const reports: Array<Array<Inbound | Leg>> = [];
+    for (const leg of targets) leg.status = status;
     const callerAnswered =
-      (status === 'ANSWER' || status === 'HOLD') && call.caller.status !== 'ANSWERED';
+      (status === 'ANSWER' || status === 'HOLD') && call.caller.status === 'ALERT';
     if (callerAnswered) call.caller.status = 'ANSWERED';
-    if (status === 'ANSWER' && call.answeredAt === undefined) {
-      call.answeredAt = this.opts.now();
-      call.answeredBy = targets[0]?.number;
-    }
-    // Answered by one of several rung (a ring group, a queue): the others stop ringing and leave
-    // the call (the doc's section 5, "Answered by a colleague"; the fixture
-    // constructed-30011-ring-group-answered-by-102.json).
+    if (status === 'ANSWER')
+      for (const leg of targets) {
+        const party = call.parties.get(leg.number);
+        if (party && party.answeredAt === undefined) party.answeredAt = this.opts.now();
+      }
+    // Answered by one of several rung (a ring group, a queue, the other device of the same
+    // extension): the others stop ringing.
     const stopped =
-      status === 'ANSWER' ? [...call.members.values()].filter((m) => m.status === 'RING') : [];
-    for (const member of stopped) call.members.delete(member.number);
-    const over = [...call.members.values()].every((m) => m.status === 'BYE');
+      status === 'ANSWER'
+        ? call.legs.filter((l) => l.status === 'RING' && !targets.includes(l))
+        : [];
+    for (const leg of stopped) leg.status = 'BYE';
+    // Snapshot: those that stopped ringing are not listed from now on (they left with the answer).
+    if (call.style === 'snapshot') call.legs = call.legs.filter((l) => !stopped.includes(l));
 
-    if (call.style === 'snapshot') {
-      // Those that stopped ringing are simply not listed; one that hung up is listed BYE once.
-      if (over) call.caller.status = 'BYE';
-      this.snapshot(callId, call);
-    } else {
-      for (const member of targets) this.reportOne(callId, call, member);
-      if (callerAnswered) this.reportOne(callId, call, call.caller);
-      for (const member of stopped) {
-        member.status = 'BYE';
-        this.reportOne(callId, call, member);
-      }
-      if (over) {
-        call.caller.status = 'BYE';
-        this.reportOne(callId, call, call.caller);
-      }
+    if (call.style === 'member') {
+      for (const leg of targets) reports.push(status === 'BYE' ? [leg] : [leg, call.caller]);
+      for (const leg of stopped) reports.push([leg]);
     }
-    // An extension that hung up is not part of the call from now on.
-    for (const [number, member] of call.members)
-      if (member.status === 'BYE') {
-        call.members.delete(number);
-        call.left.add(number);
-      }
-    for (const member of stopped) call.left.add(member.number);
-    if (over) this.finish(callId, call, call.answeredAt !== undefined ? 'ANSWERED' : 'NO ANSWER');
+    const over = !call.legs.some((l) => l.status !== 'BYE');
+    if (over) call.caller.status = 'BYE';
+    if (call.style === 'member') {
+      if (over) reports.push([call.caller]);
+      for (const members of reports) this.report(callId, call, members);
+    } else this.snapshot(callId, call);
+    this.settle(callId, call, over);
   }
 
   /**
-   * A blind transfer: the extension `from` hangs up its leg (BYE) and `to` rings (RING, a new
-   * channel) in the same call, with the same caller. Snapshot: one report with both; member: the
-   * BYE alone, then the RING alone.
+   * A transfer by the extension `from`, which has the call, to `to`, in the same call id (an
+   * assumption: no public capture shows a transfer, doc section 5). Blind: `from`'s leg ends (BYE)
+   * and `to` rings. Attended: `from` holds the caller (its leg HOLD) and `to` rings; `to` answers
+   * (`setCallState(id, 'answered', {to})`) and `from` hangs up (`'ended', {to: from}`) to complete it.
    */
-  transfer(callId: string, opts: { from: string; to: string }): void {
+  transfer(callId: string, opts: { from: string; to: string; attended?: boolean }): void {
     const call = this.calls.get(callId);
     if (!call) throw new RangeError(`unknown call: ${callId}`);
-    const leg = call.members.get(opts?.from);
-    checkTransfer(opts, leg !== undefined);
-    (leg as Member).status = 'BYE';
-    call.members.delete(opts.to);
-    const ring = { number: opts.to, channel: this.channel(opts.to), status: 'RING' };
-    call.members.set(opts.to, ring);
-    call.left.delete(opts.to);
+    const held = this.legsOf(call, opts?.from);
+    checkTransfer(opts, held.length > 0);
+    for (const leg of held) leg.status = opts.attended ? 'HOLD' : 'BYE';
+    for (const leg of this.legsOf(call, opts.to)) leg.status = 'BYE';
+    const rung = this.join(call, opts.to);
     if (call.style === 'snapshot') this.snapshot(callId, call);
     else {
-      this.reportOne(callId, call, leg as Member);
-      this.reportOne(callId, call, ring);
+      for (const leg of held) this.report(callId, call, opts.attended ? [leg, call.caller] : [leg]);
+      for (const leg of rung) this.report(callId, call, [leg, call.caller]);
     }
-    call.members.delete(opts.from);
-    call.left.add(opts.from);
+    this.settle(callId, call, false);
   }
 
   forget(callId: string): void {
@@ -251,61 +274,162 @@ export class YeastarCallBook implements CallBookLike {
   }
 
   private pickStyle(): 'snapshot' | 'member' {
-    const style = this.opts.reportStyle ?? 'snapshot';
+    const style = this.opts.reportStyle ?? 'member';
     if (style !== 'mixed') return style;
     return (this.opts.rng as Rng).next() < 0.5 ? 'snapshot' : 'member';
   }
 
-  private join(call: Call, number: string): Member {
-    const member = { number, channel: this.channel(number), status: 'RING' };
-    call.members.set(number, member);
-    return member;
+  private legsOf(call: Call, number: string): Leg[] {
+    return call.legs.filter((l) => l.number === number && l.status !== 'BYE');
+  }
+
+  /** Each extension in the call, by its first leg still up. */
+  private firstLegs(call: Call): Leg[] {
+    const seen = new Set<string>();
+    const out: Leg[] = [];
+    for (const leg of call.legs)
+      if (leg.status !== 'BYE' && !seen.has(leg.number)) {
+        seen.add(leg.number);
+        out.push(leg);
+      }
+    return out;
+  }
+
+  /** `number` rings in the call: one leg per device, each a channel of its own. */
+  private join(call: Call, number: string, devices?: number): Leg[] {
+    const count = devices ?? Math.min(MAX_DEVICES, Math.max(1, this.opts.devicesOf?.(number) ?? 1));
+    const legs: Leg[] = [];
+    for (let i = 0; i < count; i++)
+      legs.push({ number, channel: this.channel(number), status: 'RING' });
+    call.legs.push(...legs);
+    call.left.delete(number);
+    if (!call.parties.has(number)) call.parties.set(number, { rungAt: this.opts.now() });
+    call.firstRung ??= number;
+    return legs;
   }
 
   private channel(endpoint: string): string {
     return `PJSIP/${endpoint}-${(++this.channels).toString(16).padStart(8, '0')}`;
   }
 
-  /** A failed call: one 30015 with `members: null`, then its CDR; the call is over. */
+  /**
+   * The whole call ends. Unanswered with extensions ringing: the caller hung up (captured A and B:
+   * its BYE beside the ringing legs, then each leg's BYE alone, then a 30015 487). Else each leg's
+   * BYE alone, the caller's last.
+   */
+  private endAll(callId: string, call: Call): void {
+    const up = call.legs.filter((l) => l.status !== 'BYE');
+    const abandoned = call.caller.status === 'ALERT' && up.some((l) => l.status === 'RING');
+    for (const leg of up) leg.status = 'BYE';
+    call.caller.status = 'BYE';
+    if (call.style === 'snapshot') this.snapshot(callId, call);
+    else if (abandoned) {
+      this.report(callId, call, [...up.map((l) => ({ ...l, status: 'RING' })), call.caller]);
+      for (const leg of up) this.report(callId, call, [leg]);
+    } else {
+      for (const leg of up) this.report(callId, call, [leg]);
+      this.report(callId, call, [call.caller]);
+    }
+    if (abandoned)
+      this.dispatcher.emit(YEASTAR_CALL_FAILED, {
+        call_id: callId,
+        reason: ABANDONED_REASON,
+        members: up.map((l) => this.memberJson(call, l)),
+      });
+    this.settle(callId, call, true);
+  }
+
+  /**
+   * The call went to the voicemail of `to` (default the first extension rung): every leg stops
+   * ringing, the caller leaves a message and hangs up; that extension's record says VOICEMAIL.
+   */
+  private toVoicemail(callId: string, call: Call, to = call.firstRung): void {
+    if (to === undefined || !call.parties.has(to))
+      throw new RangeError(`${to ?? 'no extension'} was not rung in the call`);
+    const up = call.legs.filter((l) => l.status !== 'BYE');
+    for (const leg of up) leg.status = 'BYE';
+    call.caller.status = 'BYE';
+    if (call.style === 'snapshot') this.snapshot(callId, call);
+    else {
+      for (const leg of up) this.report(callId, call, [leg]);
+      this.report(callId, call, [call.caller]);
+    }
+    this.settle(callId, call, true, to);
+  }
+
+  /**
+   * After an operation: extensions with no leg left get their record, legs that ended leave the
+   * call, and a call that is over is forgotten.
+   */
+  private settle(callId: string, call: Call, over: boolean, voicemailOf?: string): void {
+    const now = this.opts.now();
+    for (const [number, party] of call.parties) {
+      if (call.legs.some((l) => l.number === number && l.status !== 'BYE')) continue;
+      call.parties.delete(number);
+      call.left.add(number);
+      const talk =
+        party.answeredAt !== undefined
+          ? Math.max(0, Math.round((now - party.answeredAt) / 1000))
+          : 0;
+      this.record(callId, call, {
+        to: number,
+        startedAt: party.rungAt,
+        talk,
+        status:
+          number === voicemailOf
+            ? 'VOICEMAIL'
+            : party.answeredAt !== undefined
+              ? 'ANSWERED'
+              : 'NO ANSWER',
+      });
+    }
+    call.legs = call.legs.filter((l) => l.status !== 'BYE');
+    if (over) this.calls.delete(callId);
+  }
+
+  /** A failed call: one 30015 with `members: null`, then its record; the call is over. */
   private fail(callId: string, call: Call): void {
     this.dispatcher.emit(YEASTAR_CALL_FAILED, {
       call_id: callId,
       reason: FAILED_REASON,
       members: null,
     });
-    this.finish(callId, call, 'BUSY');
-  }
-
-  /** The call's CDR ("(30012) New CDR"), and the call is forgotten. */
-  private finish(callId: string, call: Call, status: 'ANSWERED' | 'NO ANSWER' | 'BUSY'): void {
-    const now = this.opts.now();
-    const inbound = 'kind' in call.caller;
-    // The page's example writes an empty text field as one space; we do the same, so a client
-    // meets that shape.
-    const none = ' ';
-    this.dispatcher.emit(YEASTAR_NEW_CDR, {
-      call_id: callId,
-      // Assumption: the PBX's local time; the simulator's zone is UTC.
-      time_start: new Date(call.startedAt).toISOString().slice(0, 19).replace('T', ' '),
-      call_from: 'kind' in call.caller ? call.caller.from : call.caller.number,
-      call_to: call.answeredBy ?? call.firstRung ?? none,
-      call_duration: Math.max(0, Math.round((now - call.startedAt) / 1000)),
-      talk_duration:
-        call.answeredAt !== undefined ? Math.max(0, Math.round((now - call.answeredAt) / 1000)) : 0,
-      src_trunk_name: inbound ? call.trunk : none,
-      dst_trunk_name: none,
-      pin_code: none,
-      status,
-      // The page lists internal/inbound/outbound; its example says "Internal".
-      type: inbound ? 'Inbound' : 'Internal',
-      recording: '',
-      did_number: inbound ? call.line : none,
-      agent_ring_time: 0,
+    this.record(callId, call, {
+      to: call.firstRung ?? '',
+      startedAt: call.startedAt,
+      talk: 0,
+      status: 'BUSY',
     });
     this.calls.delete(callId);
   }
 
-  private memberJson(call: Call, m: Inbound | Member): Record<string, unknown> {
+  /** One extension's call record ("(30012) New CDR"), its fields as captured (captured-30012-*). */
+  private record(
+    callId: string,
+    call: Call,
+    r: { to: string; startedAt: number; talk: number; status: string },
+  ): void {
+    const inbound = 'kind' in call.caller;
+    this.dispatcher.emit(YEASTAR_NEW_CDR, {
+      call_id: callId,
+      // The PBX's local time, without a zone (captured); the simulator's zone is UTC.
+      time_start: new Date(r.startedAt).toISOString().slice(0, 19).replace('T', ' '),
+      call_from: 'kind' in call.caller ? call.caller.from : call.caller.number,
+      call_to: r.to,
+      call_duration: Math.max(0, Math.round((this.opts.now() - r.startedAt) / 1000)),
+      talk_duration: r.talk,
+      src_trunk_name: inbound ? call.trunk : '',
+      dst_trunk_name: '',
+      pin_code: '',
+      status: r.status,
+      type: inbound ? 'Inbound' : 'Internal',
+      recording: '',
+      did_number: '',
+      agent_ring_time: 0,
+    });
+  }
+
+  private memberJson(call: Call, m: Inbound | Leg): Record<string, unknown> {
     if ('kind' in m)
       return {
         inbound: {
@@ -322,24 +446,21 @@ export class YeastarCallBook implements CallBookLike {
         number: m.number,
         channel_id: m.channel,
         member_status: m.status,
-        call_path: '',
+        // Assumption (doc section 9): the number of the queue or ring group the call came through.
+        call_path: m === call.caller ? '' : call.via,
       },
     };
   }
 
   /** Every member of the call, the caller first. */
   private snapshot(callId: string, call: Call): void {
-    this.dispatcher.emit(YEASTAR_CALL_STATE, {
-      call_id: callId,
-      members: [call.caller, ...call.members.values()].map((m) => this.memberJson(call, m)),
-    });
+    this.report(callId, call, [call.caller, ...call.legs]);
   }
 
-  /** One member alone. */
-  private reportOne(callId: string, call: Call, member: Inbound | Member): void {
+  private report(callId: string, call: Call, members: Array<Inbound | Leg>): void {
     this.dispatcher.emit(YEASTAR_CALL_STATE, {
       call_id: callId,
-      members: [this.memberJson(call, member)],
+      members: members.map((m) => this.memberJson(call, m)),
     });
   }
 }

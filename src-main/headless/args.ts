@@ -124,7 +124,7 @@ const SYNOPSIS = [
   '                    [--crm-company-field <path>] [--crm-record-field <path>]]',
   '                   [--crm-timeout-sec <s>]',
   '                   [--verbose] [--lang <code>]',
-  '                   [--relay-url <wss://relay.example.org> [--relay-tenant <name>]',
+  '                   [--relay-url <https://relay.example.org> [--relay-tenant <name>]',
   '                    [--event-source auto|direct|relay]]',
   '                   [--without voicemail|sms|trunk|presence ...]',
   'screenpop-headless --relay-url <https://relay.example.org> --relay-tenant <name> [--enrol <code>]',
@@ -146,6 +146,7 @@ export function usage(t: Translator): string {
     ...rest.map((line) => `       ${line}`),
     `       screenpop-headless --store-secret [--base-url <url>]      ${t.t('runner.usage-secret-stdin')}`,
     '       screenpop-headless --diagnostics <file.tar.gz> [...]',
+    '       screenpop-headless --version',
     '',
     t.t('runner.help.policy', { paths: POLICY_PATHS }),
     '',
@@ -184,6 +185,7 @@ const OPTIONS = {
   without: { type: 'string', multiple: true },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
+  version: { type: 'boolean' },
   policy: { type: 'string' },
   diagnostics: { type: 'string' },
   'store-secret': { type: 'boolean' },
@@ -344,6 +346,7 @@ export function preScan(argv: readonly string[]): {
   verbose: boolean;
   lang: string | null;
   help: boolean;
+  version: boolean;
 } {
   let policy: string | null = null;
   let lang: string | null = null;
@@ -358,6 +361,7 @@ export function preScan(argv: readonly string[]): {
     verbose: argv.includes('--verbose'),
     lang: lang || null,
     help: argv.includes('--help') || argv.includes('-h'),
+    version: argv.includes('--version'),
   };
 }
 

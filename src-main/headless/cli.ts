@@ -13,7 +13,12 @@ import { homedir, networkInterfaces } from 'node:os';
 import { externalAddresses } from '../core/net/network-watch.ts';
 import { envProxyResolver } from '../../src-shared/net/proxy.ts';
 import { readCaFile, readCaText } from '../../src-shared/net/trust.ts';
-import { createLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import {
+  createLogger,
+  SecretRegistry,
+  silentLogger,
+  type LogRecord,
+} from '../../src-shared/log.ts';
 import {
   KeychainUnavailableError,
   KeytarCredentialStore,
@@ -25,7 +30,7 @@ import { loadMachinePolicy, presetDefaults } from '../core/settings/policy.ts';
 import { readAll, storeSecret } from '../core/credentials/provision.ts';
 import { FileCredentialStore } from '../core/credentials/file-credential-store.ts';
 import { createReadStream } from 'node:fs';
-import { effectiveSettings, runnerLocale, writeRunnerDiagnostics } from './admin.ts';
+import { appVersion, effectiveSettings, runnerLocale, writeRunnerDiagnostics } from './admin.ts';
 import { LANG_CODES, parseHeadlessArgs, preScan, usage, UsageError } from './args.ts';
 import { environmentLanguages, isLocale, resolveLocale } from '../../src-shared/i18n/locales.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
@@ -53,24 +58,37 @@ async function main(): Promise<number> {
       : resolveLocale(environmentLanguages(process.env)),
     { isolate: false },
   );
-  let USAGE = usage(t);
-  if (early.lang && !isLocale(early.lang)) {
-    const message = t.t('runner.bad-lang', { codes: LANG_CODES.join(', '), given: early.lang });
-    stderr.write(`screenpop-headless: ${message}\n${USAGE}\n`);
+  // A usage error is two lines: what is wrong, and where the help is (not the whole help).
+  const usageError = (words: string): number => {
+    stderr.write(`screenpop-headless: ${words}\n${t.t('runner.usage.see-help')}\n`);
     return EXIT.usage;
-  }
+  };
+  if (early.lang && !isLocale(early.lang))
+    return usageError(t.t('runner.bad-lang', { codes: LANG_CODES.join(', '), given: early.lang }));
   // Asked for: on stdout, before anything is read or logged (a help is not a run).
   if (early.help) {
-    stdout.write(`${USAGE}\n`);
+    stdout.write(`${usage(t)}\n`);
     return EXIT.ok;
   }
-  // Every log line goes to stderr and into a ring that --diagnostics puts in its archive.
+  if (early.version) {
+    stdout.write(`screenpop-headless ${appVersion()}\n`);
+    return EXIT.ok;
+  }
+  // Every log line goes to stderr and into a ring that --diagnostics puts in its archive. Until the
+  // command line is known to be usable, the lines are held: a usage error is not preceded by the
+  // policy's "no policy file" (only held warnings and errors are written then).
   const logRing = new LogRing();
+  let held: LogRecord[] | null = [];
+  const release = (all: boolean): void => {
+    for (const r of held ?? [])
+      if (all || r.level === 'warn' || r.level === 'error') stderr.write(jsonLine(r));
+    held = null;
+  };
   const logger = createLogger(
     {
       secrets,
       level: early.verbose ? 'debug' : 'info',
-      sink: logRing.tee((r) => stderr.write(jsonLine(r))),
+      sink: logRing.tee((r) => (held ? held.push(r) : stderr.write(jsonLine(r)))),
     },
     { app: 'screenpop-headless' },
   );
@@ -78,18 +96,17 @@ async function main(): Promise<number> {
   const policy = await loadMachinePolicy(logger, process.platform, early.policy);
   // A language the policy locks (or presets, without --lang) is the runner's from here on.
   const locale = runnerLocale(early.lang, process.env, policy, logger);
-  if (locale !== t.locale) {
-    t = createTranslator(locale, { isolate: false });
-    USAGE = usage(t);
-  }
+  if (locale !== t.locale) t = createTranslator(locale, { isolate: false });
   let args;
   try {
     args = parseHeadlessArgs(argv, presetDefaults(policy));
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    stderr.write(`screenpop-headless: ${render(inRunnerWords(error.words), t)}\n${USAGE}\n`);
-    return EXIT.usage;
+    release(false);
+    return usageError(render(inRunnerWords(error.words), t));
   }
+  // The one-shot commands log what they do (the policy's lines first).
+  if (args.storeSecret || args.diagnostics) release(true);
   // The runner says which flags a lock overrides when it runs; here only for the one-shot commands.
   const settings = effectiveSettings(
     args,
@@ -205,9 +222,10 @@ async function main(): Promise<number> {
         : Object.hasOwn(policy.locked, 'apiKey')
           ? t.t('runner.key-locked-empty', { managedBy: policy.managedBy })
           : t.t('runner.needs-key');
-    stderr.write(`screenpop-headless: ${words}\n${USAGE}\n`);
-    return EXIT.usage;
+    release(false);
+    return usageError(words);
   }
+  release(true);
   // Without SCREENPOP_API_SECRET the secret comes from the keychain: a keychain module that is not
   // installed (an optional dependency) or cannot load is said now, with what to install, before
   // anything connects; never a file instead.

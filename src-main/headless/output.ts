@@ -60,6 +60,13 @@ export interface PopLine {
   group_kind: CallGroup['kind'] | null;
   group_name: string | null;
   /**
+   * Added: the extension that transferred the call to this ring, where the phone system says it
+   * (Yeastar P-Series), and its name from the extension list; `from` stays the original caller.
+   * Both null otherwise.
+   */
+  transferred_by: string | null;
+  transferred_by_name: string | null;
+  /**
    * Server time of the ring, ms since the epoch; where the phone system's reports carry no time
    * (Yeastar P-Series), the time the runner received it.
    */
@@ -212,6 +219,9 @@ const RUNNER_SAYS: ReadonlyMap<MessageId, MessageId> = new Map<MessageId, Messag
   ['status.fault.ys-credentials.remedy', 'runner.status.fault.ys-credentials.remedy'],
   ['status.fault.ys-api-off.remedy', 'runner.status.fault.ys-api-off.remedy'],
   ['status.fault.ys-ip-blocked.remedy', 'runner.status.fault.ys-ip-blocked.remedy'],
+  ['status.fault.looks-like-yeastar.remedy', 'runner.status.fault.looks-like-yeastar.remedy'],
+  ['status.fault.base-url-path.remedy', 'runner.status.fault.base-url-path.remedy'],
+  ['status.fault.unreachable.remedy', 'runner.status.fault.unreachable.remedy'],
   ['status.fault.no-credentials.remedy', 'runner.status.fault.no-credentials.remedy'],
   ['status.fault.not-signed-in.remedy', 'runner.status.fault.not-signed-in.remedy'],
   ['status.fault.not-enrolled.remedy', 'runner.status.fault.not-enrolled.remedy'],
@@ -270,6 +280,7 @@ export function popLine(
   p: Pop,
   caller: CallerIdentity | null,
   group: CallGroup | null = null,
+  transferredByName: string | null = null,
 ): PopLine {
   return {
     type: 'pop',
@@ -285,6 +296,8 @@ export function popLine(
     number_kind: caller?.numberKind ?? null,
     group_kind: group?.kind ?? null,
     group_name: group?.name ?? null,
+    transferred_by: p.transferredBy ?? null,
+    transferred_by_name: p.transferredBy === undefined ? null : transferredByName,
     timestamp: p.timestamp,
   };
 }

@@ -294,7 +294,14 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
           .firstLoad(FIRST_NAMES_WAIT_MS)
           .then(() => directory.identify(p.from));
         emit(
-          named.then((who) => popLine(p, who, p.callPath ? directory.groupOf(p.callPath) : null)),
+          named.then((who) =>
+            popLine(
+              p,
+              who,
+              p.callPath ? directory.groupOf(p.callPath) : null,
+              p.transferredBy === undefined ? null : directory.lookup(p.transferredBy),
+            ),
+          ),
         );
         ringActions?.runOnce(p, directory.lookup(p.from));
         // After the pop line, never before it: a colleague is not looked up.

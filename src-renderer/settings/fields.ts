@@ -85,7 +85,7 @@ function build(t: Translator) {
     relayUrl: {
       label: t.t('settings.field.relayUrl.label'),
       hint: t.t('settings.field.relayUrl.hint'),
-      placeholder: 'wss://relay.example.com',
+      placeholder: 'https://relay.example.com',
     },
     relayTenant: {
       label: t.t('settings.field.relayTenant.label'),

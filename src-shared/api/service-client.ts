@@ -17,7 +17,8 @@ import type { Clock } from '../clock.ts';
 import type { Logger } from '../log.ts';
 import { SecretRegistry, silentLogger } from '../log.ts';
 import { isServiceError, readErrcode, ServiceError } from '../service-errors.ts';
-import { networkFault } from '../net-errors.ts';
+import { networkFault, unreachableFault } from '../net-errors.ts';
+import { previewText } from '../text.ts';
 import {
   errorFromResponse,
   findingOf,
@@ -324,6 +325,8 @@ export class ServiceClient {
         status: response.status,
         ms: Math.round(this.clock.monotonic() - started),
       });
+      const wrongPath = this.wrongPath(response.status, spec.operation);
+      if (wrongPath) throw wrongPath;
       const coded = isJson && readErrcode(body) !== undefined;
       if (coded) this.answeredAsService = true;
       else if (!this.answeredAsService && isNotServiceStatus(response.status))
@@ -351,6 +354,26 @@ export class ServiceClient {
     } finally {
       this.clock.clearTimeout(timer);
     }
+  }
+
+  /**
+   * A 404 under a service address with a path: the path is what is wrong (the API's paths are
+   * the address's own, /openapi/v1.0/...), said with the address to use instead, rather than as
+   * a malformed request ("Update Screenpop") or another web server.
+   */
+  private wrongPath(status: number, operation: string): ServiceError | undefined {
+    if (status !== 404) return undefined;
+    const url = new URL(this.baseUrl);
+    const path = url.pathname.replace(/\/+$/, '');
+    if (!path) return undefined;
+    const shown = previewText(path, 60);
+    return new ServiceError({
+      kind: 'not-service',
+      fault: 'base-url-path',
+      message: `${operation}: ${url.host} has no API under ${shown} (HTTP 404)`,
+      httpStatus: status,
+      values: { host: url.host, path: shown, origin: url.origin },
+    });
   }
 
   private errorContext(spec: RequestSpec) {
@@ -388,6 +411,8 @@ export class ServiceClient {
       /redirect/i.test(cause.message)
     )
       return notServiceError(operation, this.baseUrl, null, 'redirect');
+    const unreachable = unreachableFault(err, this.baseUrl, operation);
+    if (unreachable) return unreachable;
     const code = typeof cause?.code === 'string' ? cause.code : undefined;
     const detail = code ?? (err instanceof Error ? err.message : String(err));
     return new ServiceError({

@@ -36,10 +36,15 @@ export interface HandshakeRejection {
   status: number;
   /** The service's (or the relay's) errcode, when the body was JSON carrying a non-zero one. */
   errcode?: number;
+  /** Its errmsg, when it had one (which phone system answered: service-errors.ts). */
+  errmsg?: string;
 }
 
 /** The one reading of a `rejected(status, body)` callback, for every stream. */
 export function handshakeRejection(status: number, body: string): HandshakeRejection {
-  const errcode = readErrcode(body)?.errcode;
-  return errcode === undefined || errcode === ERRCODE.ok ? { status } : { status, errcode };
+  const read = readErrcode(body);
+  if (read === undefined || read.errcode === ERRCODE.ok) return { status };
+  return read.errmsg === undefined
+    ? { status, errcode: read.errcode }
+    : { status, errcode: read.errcode, errmsg: read.errmsg.slice(0, 200) };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { errorFromResponse, parseRetryAfter } from '../../src-shared/api/errors.ts';
+import { yeastarErrcodes } from '../../src-shared/phone-systems/yeastar-p-series.ts';
 import {
   describeErrcode,
   describeError,
@@ -20,6 +21,36 @@ describe('errorFromResponse', () => {
       'expired',
     );
     expect(errorFromResponse(500, '{"errcode":10004,"errmsg":"IP"}').kind).toBe('ip');
+  });
+
+  it("tells a Yeastar PBX's answers from the standard service's by their errmsg", () => {
+    // docs/phone-systems/yeastar-p-series.md section 6: the same codes, Yeastar's own words.
+    for (const [errcode, errmsg] of [
+      [10004, 'TOKEN EXPIRED'],
+      [10001, 'INTERFACE NOT EXISTED'],
+      [-1, 'FAILURE'],
+      [70087, 'IP FORBIDDEN'],
+    ] as const) {
+      const error = errorFromResponse(200, { errcode, errmsg }, undefined, { operation: 'x' });
+      expect(error, errmsg).toMatchObject({ fault: 'looks-like-yeastar', retryable: false });
+      expect(describeError(error)).toMatchObject({
+        reason: `This looks like a Yeastar P-Series PBX, not the standard service Screenpop is set up for: it answered with Yeastar's own errcode ${errcode}.`,
+        needsUser: true,
+      });
+    }
+    // The standard service's own words for its codes keep their meaning.
+    expect(errorFromResponse(403, { errcode: 10004, errmsg: 'IP NOT ALLOWED' }).fault).toBe(
+      'ip-not-allowed',
+    );
+    expect(errorFromResponse(401, { errcode: 10002, errmsg: 'TOKEN EXPIRED' }).kind).toBe(
+      'expired',
+    );
+    // And with the Yeastar profile, Yeastar's table reads them as it always did.
+    const yeastar = { errcodes: yeastarErrcodes };
+    expect(
+      errorFromResponse(200, { errcode: 10004, errmsg: 'TOKEN EXPIRED' }, undefined, yeastar).kind,
+    ).toBe('expired');
+    expect(describeErrcode(10004, undefined, 'TOKEN EXPIRED').fault).toBe('looks-like-yeastar');
   });
 
   it('falls back on the HTTP status only when the body is not JSON', () => {

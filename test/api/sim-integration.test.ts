@@ -9,6 +9,7 @@ import type { Rig } from './token-scenarios.ts';
 import { startRig } from './token-scenarios.ts';
 import { rejection } from './reject.ts';
 import { directTransport } from '../support/direct-transport.ts';
+import { describeError } from '../../src-shared/service-errors.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -180,5 +181,27 @@ describe('against the simulator', () => {
       fetch: directTransport().fetch,
     });
     expect((await rejection(client.getToken('k', 's'))).kind).toBe('network');
+  });
+
+  it('a service address with a path names the path and the address to use, not "Update Screenpop"', async () => {
+    // A newcomer copies the API's path into the address: the service answers 404 (errcode 40400)
+    // for /openapi/v1.0/openapi/v1.0/get_token. Before: "The service rejected a request from
+    // Screenpop as malformed. Update Screenpop; if it persists, report it."
+    const r = await rig();
+    for (const path of ['/openapi/v1.0', '/admin/']) {
+      const client = new ServiceClient({
+        baseUrl: r.sim.baseUrl + path,
+        clock: r.clock,
+        fetch: directTransport().fetch,
+      });
+      const err = await rejection(client.getToken(r.sim.apiKey.key, r.sim.apiKey.secret));
+      const host = new URL(r.sim.baseUrl).host;
+      expect(describeError(err), path).toMatchObject({
+        fault: 'base-url-path',
+        reason: `${host} has no phone system API under the path ${path.replace(/\/$/, '')} of the service address (HTTP 404).`,
+        remedy: `In Settings, enter the Service address without a path: ${r.sim.baseUrl} (Screenpop adds /openapi/v1.0/ itself).`,
+        needsUser: true,
+      });
+    }
   });
 });

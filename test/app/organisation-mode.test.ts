@@ -399,7 +399,9 @@ describe('organisation mode in the app', () => {
       await t.runtime.signInToOrganisation({ relayUrl: 'ws://127.0.0.1:9', relayTenant: 'acme' }),
     ).toEqual({
       ok: false,
-      message: 'The relay 127.0.0.1:9 could not be reached.',
+      // The host, the port and what happened (before: "The relay 127.0.0.1:9 could not be reached.").
+      message:
+        '127.0.0.1:9 cannot be reached: the connection was refused (nothing listens on that port, or a firewall refuses it).',
       remedy: 'Check the relay address in Settings and your network connection, then try again.',
     });
 

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import {
   checkBaseUrl,
@@ -194,6 +195,38 @@ describe('testConnection', () => {
     } finally {
       await web.close();
     }
+  });
+
+  it('names the host, the port and what happened when nothing answers there', async () => {
+    // A port where nothing listens (closed again at once). Before: "The service cannot be
+    // reached." with no address and no cause.
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((done) => server.close(() => done()));
+    const r = await testConnection(
+      { ...input, baseUrl: `http://127.0.0.1:${port}` },
+      {
+        createProbe: (i) => {
+          const client = new ServiceClient({
+            baseUrl: i.baseUrl,
+            clock: systemClock,
+            fetch: directTransport().fetch,
+          });
+          return {
+            getToken: async () => (await client.getToken(i.apiKey, i.secret)).accessToken,
+            listExtensions: (token) => client.listExtensions(token),
+          };
+        },
+        logger: silentLogger,
+        localAddress: async () => null,
+      },
+    );
+    expect(r).toEqual({
+      ok: false,
+      message: `127.0.0.1:${port} cannot be reached: the connection was refused (nothing listens on that port, or a firewall refuses it).`,
+      remedy: `Check the address in Settings, and that this computer can reach 127.0.0.1:${port} (network, firewall); Screenpop tries again by itself.`,
+    });
   });
 });
 

@@ -5,9 +5,13 @@
  * and environment, never the app's Settings window.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { envWithout, ProcessGroup } from './processes.ts';
+import { envWithout, ProcessGroup, REPO } from './processes.ts';
 import { RunnerProcess, startRunner } from './services.ts';
 import { otherWebServer, type OtherWebServer } from '../support/other-web-server.ts';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+const PACKAGE = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string };
 
 let group: ProcessGroup;
 let web: OtherWebServer | undefined;
@@ -74,6 +78,55 @@ describe('screenpop-headless on the command line', () => {
     expect(help.stderr()).toBe(''); // before: a JSON "no policy file" line, then the help
     expect(help.stdout[0]?.text).toMatch(/^Usage: screenpop-headless --base-url/);
     expect(help.stdout.map((l) => l.text).join('\n')).toContain('Exit codes:');
+  });
+
+  it(
+    'a usage error is two lines on stderr: what is wrong and where the help is, nothing before it',
+    { timeout: 30_000 },
+    async () => {
+      group = new ProcessGroup();
+      // Before: the "no policy file" JSON line, the error, then the whole help (24 lines).
+      for (const [name, args, env, error] of [
+        [
+          'unknown',
+          ['--demo', '--bogus'],
+          plainEnv(),
+          '--bogus is not an option of screenpop-headless (see --help)',
+        ],
+        [
+          'no key',
+          ['--base-url', 'https://acme.example.com', '--extension', '101'],
+          envWithout(['LANGUAGE', 'LC_ALL', 'LC_MESSAGES', 'LANG', 'SCREENPOP_API_KEY']),
+          'set SCREENPOP_API_KEY (and SCREENPOP_API_SECRET, or keep the secret in the keychain)',
+        ],
+        [
+          'bad lang',
+          ['--lang', 'xx'],
+          plainEnv(),
+          '--lang must be one of en, de, fr, es, ar, en-XA: xx',
+        ],
+      ] as const) {
+        const bad = await group.spawnRunner(name, [...args], { env });
+        expect(await bad.exit).toEqual({ code: 2, signal: null });
+        expect(bad.stdout).toEqual([]);
+        expect(bad.stderr()).toBe(
+          `screenpop-headless: ${error}\nEvery option: screenpop-headless --help\n`,
+        );
+      }
+      const german = await group.spawnRunner('german', ['--lang', 'de', '--demo', '--bogus'], {
+        env: plainEnv(),
+      });
+      expect(await german.exit).toEqual({ code: 2, signal: null });
+      expect(german.stderr().split('\n')[1]).toBe('Alle Optionen: screenpop-headless --help');
+    },
+  );
+
+  it('--version: the package version on stdout, exit 0', { timeout: 30_000 }, async () => {
+    group = new ProcessGroup();
+    const version = await group.spawnRunner('version', ['--version'], { env: plainEnv() });
+    expect(await version.exit).toEqual({ code: 0, signal: null });
+    expect(version.stderr()).toBe(''); // before: exit 2, "--version is not an option"
+    expect(version.stdout.map((l) => l.text)).toEqual([`screenpop-headless ${PACKAGE.version}`]);
   });
 
   it(

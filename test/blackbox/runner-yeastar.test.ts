@@ -164,10 +164,10 @@ describe(
 );
 
 /**
- * The same processes, the simulator sending `--report-style member`: one member per report, as
- * real P-Series PBXs were captured sending them (issue 32 item 1): the caller in a report of its
- * own before the ring, each extension's ring, answer and hang-up alone. The background traffic
- * sends the same shapes.
+ * The same processes, the simulator sending `--report-style member` (its default on Yeastar): the
+ * reports as real P-Series PBXs were captured sending them (issue 32): the caller in a report of its
+ * own before the ring, each extension's ring and answer beside the caller, each hang-up alone. The
+ * background traffic sends the same shapes.
  */
 describe(
   'screenpop-headless --phone-system yeastar-p-series on member-style reports',
@@ -217,6 +217,100 @@ describe(
       ]);
       expect(dismissed()).toHaveLength(1);
       expect(ledger.figures().unexpected).toEqual([callId]); // rung by hand, not by the ledger
+      expect(runner.proc.running(), runner.explain()).toBe(true);
+    });
+  },
+);
+
+/**
+ * What a real team meets on a P-Series (issue 32 items 2 and 4), the simulator in its default
+ * (member-style) reports: calls through a queue and a ring group named from the PBX's lists, an
+ * extension ringing on two devices, and an attended transfer in the same call.
+ */
+describe(
+  'screenpop-headless --phone-system yeastar-p-series: queues, two devices, transfers',
+  { timeout: 90_000 },
+  () => {
+    const ringVia = async (sim: SimProcess, from: string, to: string[], via: string) =>
+      (await sim.control<{ call_id: string }>('POST', 'ring', { from, to, via })).call_id;
+
+    it("a call through the Sales queue or the Reception ring group pops with the group's name", async () => {
+      const { sim, runner } = await startSimAndRunner(group, YEASTAR);
+      const queued = await ringVia(sim, '+14155550123', ['101', '102'], '6400');
+      await runner.waitFor(() => runner.pops().length === 1, 'the first pop', 10_000);
+      await sim.setState(queued, 'ended');
+      const grouped = await ringVia(sim, '+442079460958', ['101', '103'], '6300');
+      await runner.waitFor(() => runner.pops().length === 2, 'the second pop', 10_000);
+      await sim.setState(grouped, 'ended');
+      expect(runner.pops()).toEqual([
+        expect.objectContaining({
+          call_id: queued,
+          to: '101',
+          group_kind: 'queue',
+          group_name: 'Sales',
+        }),
+        expect.objectContaining({
+          call_id: grouped,
+          to: '101',
+          group_kind: 'ring-group',
+          group_name: 'Reception',
+        }),
+      ]);
+      expect(runner.badLines).toEqual([]);
+    });
+
+    it('my extension rings on two devices: one device stopping leaves the pop; both stopping dismiss it', async () => {
+      const { sim, runner } = await startSimAndRunner(group, YEASTAR);
+      const callId = (
+        await sim.control<{ call_id: string }>('POST', 'ring', {
+          from: '+14155550123',
+          to: '101',
+          devices: 2,
+        })
+      ).call_id;
+      await runner.waitFor(() => runner.pops().length === 1, 'the pop', 10_000);
+      const dismissed = () =>
+        runner.lines.filter((l) => l.type === 'dismiss' && l.call_id === callId);
+      // Linkus declines: that leg's BYE alone. The desk phone still rings.
+      await sim.control('POST', 'state', { callId, state: 'ended', to: '101', device: 2 });
+      await sleep(1_000);
+      expect(dismissed(), runner.explain()).toEqual([]);
+      await sim.control('POST', 'state', { callId, state: 'ended', to: '101', device: 1 });
+      await runner.waitFor(() => dismissed().length === 1, 'the dismiss', 10_000);
+      expect(dismissed()[0]).toMatchObject({ state: 'ended', to: '101' });
+      expect(runner.pops()).toHaveLength(1);
+      expect(runner.proc.running(), runner.explain()).toBe(true);
+    });
+
+    it('an attended transfer: the colleague holds the caller and rings me; I get the original caller', async () => {
+      const { sim, runner } = await startSimAndRunner(group, {
+        ...YEASTAR,
+        exclude: ['101', '102'],
+      });
+      const callId = await sim.ring('+14155550123', '102');
+      await sim.setState(callId, 'answered', '102');
+      await sleep(300);
+      await sim.control('POST', 'transfer', { callId, from: '102', to: '101', attended: true });
+      await runner.waitFor(() => runner.pops().length === 1, 'the pop', 10_000);
+      expect(runner.pops()[0]).toMatchObject({
+        call_id: callId,
+        from: '+14155550123',
+        to: '101',
+        line: '5550100',
+        // Who passed it on, by number and by the extension list's name.
+        transferred_by: '102',
+        transferred_by_name: expect.any(String),
+      });
+      await sim.setState(callId, 'answered', '101');
+      await runner.waitFor(
+        () => runner.lines.some((l) => l.type === 'dismiss' && l.call_id === callId),
+        'the dismiss',
+        10_000,
+      );
+      await sim.setState(callId, 'ended', '102');
+      await sim.setState(callId, 'ended');
+      await sleep(500);
+      expect(runner.pops()).toHaveLength(1);
       expect(runner.proc.running(), runner.explain()).toBe(true);
     });
   },

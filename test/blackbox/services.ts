@@ -42,7 +42,7 @@ export interface SimOptions {
   env?: NodeJS.ProcessEnv;
   /** `--phone-system`: the wire format the simulator speaks (standard by default). */
   phoneSystem?: 'standard' | 'yeastar-p-series';
-  /** `--report-style`: how a Yeastar P-Series simulator shapes its call reports (snapshot by default). */
+  /** `--report-style`: how a Yeastar P-Series simulator shapes its call reports (member by default). */
   reportStyle?: 'snapshot' | 'member' | 'mixed';
   /** `--token-lifetime`: access token lifetime in seconds (default 1800). */
   tokenLifetimeSec?: number;

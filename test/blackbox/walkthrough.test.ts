@@ -7,7 +7,9 @@
  * runner connects through the relay alone and pops the ring the relay delivered (the simulator has
  * no stream open), both paths together pop a ring once, and Ctrl+C stops each program cleanly.
  * Before this test the document was checked by hand once; a changed seed, flag or message would
- * have left it wrong without a failing test.
+ * have left it wrong without a failing test. Step 8, the same ring from a Yeastar P-Series PBX
+ * (the simulator on member-style reports, a relay tenant with RELAY_TENANT_ACME_PHONE_SYSTEM, the
+ * runner with --phone-system), runs as a second test of its own (about 2 s).
  */
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -22,12 +24,27 @@ import {
   freePort,
   listening,
   REPO,
+  sleep,
   Spawned,
   until,
 } from './processes.ts';
 
 const DOC = readFileSync(join(REPO, 'docs/walkthrough.md'), 'utf8');
-const BLOCKS = [...DOC.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+const YEASTAR_AT = DOC.indexOf('\n## 8. ');
+const shBlocks = (text: string) =>
+  [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!.trim());
+/** Steps 1-7, the standard service; step 8, the same ring from a Yeastar P-Series PBX. */
+const BLOCKS = shBlocks(YEASTAR_AT < 0 ? DOC : DOC.slice(0, YEASTAR_AT));
+const YEASTAR_BLOCKS = YEASTAR_AT < 0 ? [] : shBlocks(DOC.slice(YEASTAR_AT));
+
+/** The document's commands with free ports for 8080 (the simulator) and 8787 (the relay). */
+function localTo(sim: number, relay: number): (cmd: string) => string {
+  return (cmd) =>
+    cmd
+      .replaceAll('--port 8080', `--port ${sim}`)
+      .replaceAll('127.0.0.1:8080', `127.0.0.1:${sim}`)
+      .replaceAll('127.0.0.1:8787', `127.0.0.1:${relay}`);
+}
 
 const home = mkdtempSync(join(tmpdir(), 'walkthrough-home-'));
 const terminals: Spawned[] = [];
@@ -125,11 +142,7 @@ describe.runIf(process.platform === 'linux')('docs/walkthrough.md, as written', 
       ensureRelayBuilt(); // npm run relay's prerelay then only checks the build
       const sim = await freePort();
       const relay = await freePort();
-      const local = (cmd: string) =>
-        cmd
-          .replaceAll('--port 8080', `--port ${sim}`)
-          .replaceAll('127.0.0.1:8080', `127.0.0.1:${sim}`)
-          .replaceAll('127.0.0.1:8787', `127.0.0.1:${relay}`);
+      const local = localTo(sim, relay);
       for (const [cmd, port] of [
         [simCmd, '8080'],
         [relayCmd, '8080'],
@@ -209,6 +222,116 @@ describe.runIf(process.platform === 'linux')('docs/walkthrough.md, as written', 
       expect(await listening(sim)).toBe(false);
       expect(await listening(relay)).toBe(false);
       expect(terminals.filter(groupAlive).map((t) => t.name)).toEqual([]);
+    },
+  );
+  it(
+    'step 8, Yeastar P-Series: member-style reports through the relay pop on the runner, Ctrl+C stops all',
+    { timeout: 90_000 },
+    async () => {
+      // Before: README's Yeastar line started a simulator that never rang, and this document had
+      // no Yeastar variant (YEASTAR_BLOCKS was empty).
+      expect(YEASTAR_BLOCKS).toHaveLength(5);
+      const [simCmd, relayCmd, webhookCmd, runnerCmd, ringCmd] = YEASTAR_BLOCKS as [
+        string,
+        string,
+        string,
+        string,
+        string,
+      ];
+      expect(simCmd).toContain('--phone-system yeastar-p-series --report-style member --control');
+      expect(relayCmd).toContain("RELAY_TENANT_ACME_PHONE_SYSTEM='yeastar-p-series'");
+      expect(runnerCmd).toContain('--phone-system yeastar-p-series');
+      ensureRunnerBuilt();
+      ensureRelayBuilt();
+      const local = localTo(await freePort(), await freePort());
+      const simPort = Number(/--port (\d+)/.exec(local(simCmd))?.[1]);
+      const relayPort = Number(/127\.0\.0\.1:(\d+)\/webhook/.exec(local(webhookCmd))?.[1]);
+      // The key and secret step 4 exports (the same seed).
+      const key = /SCREENPOP_API_KEY=(\S+)/.exec(BLOCKS[3] ?? '')?.[1];
+      const secret = /SCREENPOP_API_SECRET=(\S+)/.exec(BLOCKS[3] ?? '')?.[1];
+
+      const t1 = terminal('terminal 1 (Yeastar simulator)', local(simCmd));
+      await shows(t1, /Press Ctrl\+C to stop\./, 'the simulator banner');
+      expect(screen(t1)).toContain('Phone system: yeastar-p-series');
+      expect(screen(t1)).toContain('Reports:      member');
+      expect(screen(t1)).toContain(`API key:      ${key}`);
+
+      const t2 = terminal('terminal 2 (relay, Yeastar tenant)', local(relayCmd), {
+        RELAY_PORT: String(relayPort),
+      });
+      await shows(t2, /relay listening on http:\/\/127\.0\.0\.1:\d+/, 'listening');
+      expect(screen(t2)).toMatch(/"msg":"config warning".*tenants\.acme\.allowFrom/);
+
+      expect(await run(local(webhookCmd))).toMatchObject({ errcode: 0, errmsg: 'SUCCESS' });
+
+      const t4 = terminal('terminal 4 (runner, Yeastar)', local(runnerCmd), {
+        SCREENPOP_API_KEY: key,
+        SCREENPOP_API_SECRET: secret,
+      });
+      await shows(t4, connected, 'connected');
+      await shows(t2, /"msg":"client connected".*"tenant":"acme"/, 'the runner connected');
+
+      const ring = await run(local(ringCmd));
+      expect(ring).toMatchObject({ errcode: 0, call_id: expect.stringMatching(/^\d+\.\d+$/) });
+      await until(
+        () => pops(t4, ring.call_id) === 1,
+        'the pop',
+        10_000,
+        () => screen(t4),
+      );
+      const pop = t4.stdout.map((l) => l.text).find((l) => l.includes('"type":"pop"'));
+      expect(JSON.parse(pop ?? '{}')).toMatchObject({
+        to: '101',
+        event_id: expect.stringMatching(/^ys1-[0-9a-f]{40}$/),
+      });
+
+      for (const t of [t4, t2, t1]) {
+        killGroup(t, 'SIGINT');
+        await t.exit;
+      }
+      expect(t4.stderr()).toMatch(/"msg":"stopped".*"exitCode":0/);
+      expect(screen(t2)).toMatch(/"msg":"relay stopped".*"exitCode":0/);
+      expect(screen(t1)).toContain('sim: stopped');
+      expect(await listening(simPort)).toBe(false);
+      expect(await listening(relayPort)).toBe(false);
+    },
+  );
+  it(
+    "README's Yeastar simulator line rings: a fixed port, the control surface and traffic",
+    {
+      timeout: 60_000,
+    },
+    async () => {
+      // Before: `npm run sim -- --phone-system yeastar-p-series` (a free port, no control, no
+      // traffic): nothing ever rang, and the runner line under it pointed at 8080.
+      const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
+      const line = readme
+        .split('\n')
+        .find((l) => l.startsWith('npm run sim -- ') && l.includes('yeastar-p-series'));
+      expect(line).toBeDefined();
+      const command = line!.replace(/\s+#.*$/, '');
+      expect(command).toContain('--port 8080');
+      expect(command).toContain('--report-style member');
+      expect(readme).toContain('npm run -s headless -- --base-url http://127.0.0.1:8080');
+      const port = await freePort();
+      const t = terminal(
+        'README Yeastar simulator',
+        command.replace('--port 8080', `--port ${port}`),
+      );
+      await shows(t, /Press Ctrl\+C to stop\./, 'the simulator banner');
+      expect(screen(t)).toContain('Phone system: yeastar-p-series');
+      expect(screen(t)).toContain(`Control:      http://127.0.0.1:${port}/_sim/`);
+      expect(screen(t)).toMatch(/Traffic: {6}\d+ events\/s/);
+      // It rings: the traffic sends reports (to the sockets of whoever subscribes, and webhooks).
+      const sent = async () =>
+        ((await run(`curl -s http://127.0.0.1:${port}/_sim/stats`)).stats as { eventsSent: number })
+          .eventsSent;
+      const deadline = Date.now() + 10_000;
+      while ((await sent()) === 0 && Date.now() < deadline) await sleep(200);
+      expect(await sent()).toBeGreaterThan(0);
+      killGroup(t, 'SIGINT');
+      await t.exit;
+      expect(screen(t)).toContain('sim: stopped');
     },
   );
 });

@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock, type Clock } from '../../src-shared/clock.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
@@ -259,6 +260,34 @@ describe('WebSocketEventSource against the simulator', () => {
     sim.setAllowlist(sim.apiKey.key, []);
     r.source.wake('user');
     await waitFor(connected(r), 'connected after the user acted');
+  });
+
+  it('names the host and port the stream could not reach, and why', async () => {
+    // Tokens from the simulator; the stream's address is a port where nothing listens. Before:
+    // "Cannot reach the service; retrying." with no address and no cause.
+    const sim = await startSimulator();
+    cleanups.push(() => sim.close());
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((done) => server.close(() => done()));
+    const source = new WebSocketEventSource({
+      baseUrl: `http://127.0.0.1:${port}`,
+      tokens: tokenManagerFor(sim.baseUrl, sim.apiKey, systemClock),
+      topics: [30011],
+      clock: systemClock,
+      heartbeatMs: 1_000,
+      backoff: { baseMs: 50, capMs: 400 },
+      createSocket: directTransport().createSocket,
+    });
+    cleanups.push(() => source.stop());
+    source.start();
+    await waitFor(() => source.status().state === 'offline', 'offline');
+    expect(source.status()).toMatchObject({
+      state: 'offline',
+      reason: `127.0.0.1:${port} cannot be reached: the connection was refused (nothing listens on that port, or a firewall refuses it).`,
+    });
+    expect(JSON.stringify(source.status())).not.toContain('access_token');
   });
 
   it('needs attention when the key is not valid (10001 on get_token)', async () => {

@@ -15,6 +15,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { describeErrcode } from '../../src-shared/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
@@ -197,6 +198,54 @@ describe('screenpop-headless', () => {
     const missing = run(['--demo', '--contacts', '/nonexistent/contacts.vcf'], {});
     expect(await missing.exit).toBe(2);
     expect(missing.stderr()).toContain('The contacts file could not be read.');
+  });
+
+  it('--enrol with a relay that cannot be reached names its host, port and what happened', async () => {
+    // The relay's address as README gives it (http on this computer), a port where nothing
+    // listens. Before: "The service cannot be reached." (no relay, no address, no cause).
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((done) => server.close(() => done()));
+    const child = run(
+      [
+        '--relay-url',
+        `http://127.0.0.1:${port}`,
+        '--relay-tenant',
+        'acme',
+        '--enrol',
+        'K7QM-2RXD-94TW',
+      ],
+      {},
+    );
+    expect(await child.exit).toBe(3);
+    expect(child.lines.find((l) => l.type === 'status')).toMatchObject({
+      reason: `127.0.0.1:${port} cannot be reached: the connection was refused (nothing listens on that port, or a firewall refuses it).`,
+    });
+    expect(child.out() + child.stderr()).not.toContain('K7QM-2RXD-94TW');
+  });
+
+  it('--contacts with a vCard whose quoted-printable value runs on for megabytes exits 2 at once, naming the line', async () => {
+    // 5 MiB of soft line breaks: the runner read it for minutes (188 s) before its first pop.
+    const dir = mkdtempSync(join(tmpdir(), 'runner-contacts-'));
+    const file = join(dir, 'damaged.vcf');
+    const soft = `${'=41'.repeat(25)}=\r\n`;
+    writeFileSync(
+      file,
+      'BEGIN:VCARD\r\nVERSION:2.1\r\nTEL;CELL:+14155550101\r\nFN;ENCODING=QUOTED-PRINTABLE:' +
+        soft.repeat(Math.floor((5 * 1024 * 1024 - 200) / soft.length)) +
+        'A\r\nEND:VCARD\r\n',
+    );
+    try {
+      const child = run(['--demo', '--contacts', file], {});
+      expect(await child.exit).toBe(2);
+      expect(child.raw).toEqual([]);
+      expect(child.stderr()).toContain(
+        'damaged.vcf: The contacts file looks damaged at line 4: a quoted-printable value starting there runs on for more than 64 KB',
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it.skipIf(!certToolsAvailable('test/headless/headless.test.ts'))(

@@ -124,7 +124,7 @@ describe('Yeastar P-Series API calls', () => {
     expect(words.remedy).toContain('Integrations > API');
   });
 
-  it('reads 10004 as an expired token on Yeastar and as an address not allowed on the standard service', async () => {
+  it("reads 10004 as an expired token on Yeastar, and on the standard profile as a Yeastar PBX's answer", async () => {
     const expired = '{"errcode":10004,"errmsg":"TOKEN EXPIRED"}';
     const ys = await failure(
       client({ 'extension/list': expired }, 'yeastar-p-series').c.listExtensions('tok-123456'),
@@ -133,7 +133,17 @@ describe('Yeastar P-Series API calls', () => {
     const std = await failure(
       client({ 'extension/list': expired }, 'standard').c.listExtensions('tok-123456'),
     );
-    expect(std.kind).toBe('ip');
+    // Not "IP not allowed" (the standard service's 10004): Yeastar's own errmsg says which PBX
+    // answered, and the words say to choose it (issue 33 item 11).
+    expect(std).toMatchObject({ kind: 'unsupported', fault: 'looks-like-yeastar' });
+    expect(
+      await failure(
+        client(
+          { 'extension/list': '{"errcode":10004,"errmsg":"IP NOT ALLOWED"}' },
+          'standard',
+        ).c.listExtensions('tok-123456'),
+      ),
+    ).toMatchObject({ kind: 'ip', fault: 'ip-not-allowed' });
   });
 
   it("says the API is off (10001), an address is forbidden (70087) or blocked (70004) in the PBX's terms", async () => {

@@ -88,6 +88,27 @@ const connected = (t: ReturnType<typeof connect>) =>
   waitFor(() => t.connection.engine.status().state === 'connected', 'connected');
 
 describe('Yeastar P-Series against the simulator in that mode', () => {
+  it('with the standard profile, says it looks like a Yeastar PBX and to choose it, not an IP allowlist', async () => {
+    // The probe's newcomer: phone system left on the standard service, a Yeastar PBX's address.
+    // The PBX answers the standard stream's bearer header with its own 10004 "TOKEN EXPIRED",
+    // which the standard table reads as "IP not allowed": before, the status said "This
+    // computer's IP address is not on the API key's allowlist".
+    const sim = await yeastarSim();
+    const t = connect(sim, { settings: { phoneSystem: 'standard' } });
+    await waitFor(
+      () => t.connection.engine.status().state === 'needs-attention',
+      'needs attention',
+    );
+    const status = t.connection.engine.status();
+    expect(status.reason).toBe(
+      "This looks like a Yeastar P-Series PBX, not the standard service Screenpop is set up for: it answered with Yeastar's own errcode 10004.",
+    );
+    expect(status.remedy).toBe(
+      "In Settings, choose Yeastar P-Series as the Phone system, and enter the PBX's Client ID and Client Secret (its web portal, Integrations > API).",
+    );
+    expect(t.statuses.map((s) => s.reason ?? '').join('\n')).not.toContain('allowlist');
+  });
+
   it('pops a direct ring with the caller and the line dialled, and dismisses when answered', async () => {
     const sim = await yeastarSim();
     const t = connect(sim);
@@ -170,7 +191,8 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
       ['trunk', 'on'],
       ['presence', 'on'],
     ]);
-    // The simulator sends no call records yet: it refuses a voicemail in this mode.
+    // The PBX has no voicemail event of its own: the simulator refuses one in this mode (its
+    // voicemails are call records: setCallState(id, 'voicemail'), below).
     expect(() => sim.voicemail({ extension: '101', from: '+1', durationSec: 3 })).toThrow(
       /not offered/,
     );
@@ -203,7 +225,7 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
     await connected(off);
     const callId = sim.ring({ from: '+14155550123', to: '101' });
     await waitFor(() => on.pops.length === 1 && off.pops.length === 1, 'the pops');
-    // The simulator sends no records yet: the PBX's own frame, to sockets subscribed to 30012.
+    // The PBX's own frame, to sockets subscribed to 30012 (a record the simulator does not send).
     sim.emitRaw(record(callId), { event: 30012 });
     await waitFor(() => on.dismisses.length === 1 && off.dismisses.length === 1, 'the dismisses');
     await waitFor(() => on.notices.length === 1, 'the voicemail');
@@ -242,9 +264,10 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
 });
 
 /**
- * Reports with one member each, as real P-Series PBXs send them (issue 32 item 1; the simulator's
- * `reportStyle: 'member'`): the caller in a report of its own before the ring, each ring, answer and
- * hang-up alone. The runner must pop and dismiss exactly as on snapshots.
+ * Member-style reports, as real P-Series PBXs were captured sending them (issue 32; the simulator's
+ * `reportStyle: 'member'`, its default): the caller in a report of its own before the ring, each
+ * ring and answer beside the caller, each hang-up alone. The app must pop and dismiss exactly as on
+ * snapshots.
  */
 describe('Yeastar P-Series member-style reports, against the simulator', () => {
   it('pops a direct ring with the caller named and the line (the caller came in an earlier report), and dismisses when answered', async () => {
@@ -259,7 +282,8 @@ describe('Yeastar P-Series member-style reports, against the simulator', () => {
     await waitFor(() => t.dismisses.length === 1, 'dismiss');
     expect(t.dismisses[0]).toMatchObject({ callId, state: 'answered', to: '101' });
     expect(sizes.length).toBeGreaterThanOrEqual(3);
-    expect(new Set(sizes)).toEqual(new Set([1]));
+    // The changed member, with the caller beside a ring or an answer (captured A3).
+    expect(new Set(sizes)).toEqual(new Set([1, 2]));
   });
 
   it("a ring group: a colleague's ring and hang-up, each reported alone, leave mine ringing; the colleague's answer dismisses it", async () => {
@@ -284,7 +308,7 @@ describe('Yeastar P-Series member-style reports, against the simulator', () => {
     expect(t.pops).toHaveLength(1);
     expect(t.dismisses).toHaveLength(1);
     expect(t.pops[0]).toMatchObject({ callId, from: '+14155550123', to: '101', line: '5550100' });
-    expect(new Set(sizes)).toEqual(new Set([1]));
+    expect(new Set(sizes)).toEqual(new Set([1, 2]));
   });
 
   it('a blind transfer to me pops with the original caller, reported before the transfer', async () => {
@@ -300,6 +324,75 @@ describe('Yeastar P-Series member-style reports, against the simulator', () => {
     sim.setCallState(callId, 'answered', { to: '101' });
     await waitFor(() => t.dismisses.length === 1, 'dismiss');
     expect(t.dismisses[0]).toMatchObject({ callId, state: 'answered', to: '101' });
+  });
+
+  it('two devices of my extension (desk phone and Linkus): one stopping leaves it ringing; both stopping dismisses', async () => {
+    const sim = await yeastarSim('member');
+    const t = connect(sim);
+    await connected(t);
+    const callId = sim.ring({ from: '+4930123456', to: '101', devices: 2 });
+    await waitFor(() => t.pops.length === 1, 'pop');
+    sim.setCallState(callId, 'ended', { to: '101', device: 2 });
+    await sleepReal(300);
+    expect(t.dismisses).toEqual([]);
+    sim.setCallState(callId, 'ended', { to: '101', device: 1 });
+    await waitFor(() => t.dismisses.length === 1, 'dismiss');
+    expect(t.dismisses[0]).toMatchObject({ callId, state: 'ended', to: '101' });
+    expect(t.pops).toHaveLength(1);
+  });
+
+  it('an attended transfer to me pops with the original caller and says who transferred it', async () => {
+    const sim = await yeastarSim('member');
+    const t = connect(sim);
+    await connected(t);
+    const callId = sim.ring({ from: '+4930123456', to: '102' });
+    sim.setCallState(callId, 'answered', { to: '102' });
+    await sleepReal(100);
+    sim.transfer(callId, { from: '102', to: '101', attended: true });
+    await waitFor(() => t.pops.length === 1, 'pop');
+    expect(t.pops[0]).toMatchObject({
+      callId,
+      from: '+4930123456',
+      to: '101',
+      transferredBy: '102',
+    });
+    sim.setCallState(callId, 'answered', { to: '101' });
+    await waitFor(() => t.dismisses.length === 1, 'dismiss');
+    expect(t.dismisses[0]).toMatchObject({ callId, state: 'answered', to: '101' });
+    sim.setCallState(callId, 'ended', { to: '102' });
+    sim.setCallState(callId, 'ended');
+  });
+
+  it("a call through a queue carries the queue's number to the pop, and its records reach History", async () => {
+    const sim = await yeastarSim('member');
+    const t = connect(sim);
+    const records: unknown[] = [];
+    t.connection.engine.onCallRecord?.((r) => records.push(r));
+    await connected(t);
+    const callId = sim.ring({ from: '+4930123456', to: ['101', '102'], via: '6400' });
+    await waitFor(() => t.pops.length === 1, 'pop');
+    expect(t.pops[0]).toMatchObject({ callId, to: '101', callPath: '6400' });
+    sim.setCallState(callId, 'answered', { to: '101' });
+    sim.setCallState(callId, 'ended');
+    await waitFor(() => records.length === 2, 'the records');
+    expect(records).toEqual([
+      { callId, to: '102', status: 'NO ANSWER', talkSec: 0 },
+      { callId, to: '101', status: 'ANSWERED', talkSec: 0 },
+    ]);
+  });
+
+  it('a call that goes to my voicemail: the ring ends and the voicemail notice comes from the call record', async () => {
+    const sim = await yeastarSim('member');
+    const t = connect(sim);
+    await connected(t);
+    const callId = sim.ring({ from: '+4930123456', to: '101' });
+    await waitFor(() => t.pops.length === 1, 'pop');
+    sim.setCallState(callId, 'voicemail');
+    await waitFor(() => t.notices.length === 1, 'the voicemail');
+    expect(t.notices).toMatchObject([
+      { type: 'voicemail', voicemailId: callId, extension: '101', from: '+4930123456' },
+    ]);
+    expect(t.dismisses).toHaveLength(1);
   });
 
   it('mixed: calls in either shape pop once with the caller and are dismissed alike', async () => {

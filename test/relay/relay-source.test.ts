@@ -1,4 +1,6 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src-shared/clock.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import { RelayEventSource, relayStreamUrl } from '../../src-main/core/relay-client/relay-source.ts';
 import type { CreateSocket } from '../../src-shared/stream/socket.ts';
@@ -463,5 +465,35 @@ describe('RelayEventSource against a misbehaving relay (fake clock)', () => {
     expect(relay.hellos.map((h) => h.cursor)).toEqual(['99999999999999-0', null]);
     expect(src.position).toBe('5-0');
     await src.stop();
+  });
+});
+
+describe('RelayEventSource and a relay that is not there (real clock, real sockets)', () => {
+  it('names the relay host and port it could not reach, and why', async () => {
+    // A port where nothing listens. Before: "The relay connection dropped; reconnecting."
+    const server = createServer();
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const { port } = server.address() as AddressInfo;
+    await new Promise<void>((done) => server.close(() => done()));
+    const statuses: ConnectionStatus[] = [];
+    const src = new RelayEventSource({
+      relayUrl: `http://127.0.0.1:${port}`,
+      tenant: 'acme',
+      tokens: listTokenSource(['tok']),
+      filter: { extensions: ['101'], dids: [], events: [] },
+      clock: systemClock,
+      random: () => 0.5,
+      createSocket: directTransport().createSocket,
+    });
+    src.onStatus((s) => statuses.push(s));
+    src.start();
+    try {
+      await waitFor(() => statuses.some((s) => s.state === 'offline'), 'offline');
+      expect(statuses.find((s) => s.state === 'offline')).toMatchObject({
+        reason: `127.0.0.1:${port} cannot be reached: the connection was refused (nothing listens on that port, or a firewall refuses it).`,
+      });
+    } finally {
+      await src.stop();
+    }
   });
 });

@@ -175,6 +175,8 @@ describe('npm start (scripts/start.ts)', () => {
     );
     expect(ran.stderr).toContain(`electron-v${version}-${process.platform}-${process.arch}.zip`);
     expect(ran.stderr).toContain('ELECTRON_MIRROR');
+    // What works without Electron, for a newcomer who only wants to see a ring.
+    expect(ran.stderr).toContain('Meanwhile, without Electron: npm run -s headless -- --demo');
     expect(ran.stdout).not.toContain('vite');
   });
 

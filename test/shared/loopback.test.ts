@@ -30,6 +30,18 @@ const NOT_LOCAL = [
 const places: Record<string, (host: string) => boolean> = {
   'settings baseUrl': (host) => applyPatch(defaultSettings(), { baseUrl: `http://${host}` }).ok,
   'settings relayUrl': (host) => applyPatch(defaultSettings(), { relayUrl: `ws://${host}` }).ok,
+  // The relay's address as its administrator gives it (http, as its /healthz is reached).
+  'settings relayUrl http': (host) =>
+    applyPatch(defaultSettings(), { relayUrl: `http://${host}:8787` }).ok,
+  'runner --relay-url': (host) => {
+    try {
+      parseHeadlessArgs(['--relay-url', `http://${host}:8787`, '--relay-tenant', 'acme']);
+      return true;
+    } catch (error) {
+      if (error instanceof UsageError) return false;
+      throw error;
+    }
+  },
   'runner --base-url': (host) => {
     try {
       parseHeadlessArgs(['--base-url', `http://${host}:8080`, '--extension', '101']);

@@ -107,6 +107,15 @@ describe('simulator CLI', () => {
     expect(await cli.exited).toBe(0);
   });
 
+  it('a Yeastar simulator sends member-style reports unless told otherwise (issue 32 item 8)', async () => {
+    const cli = startCli(['--port', '0', '--phone-system', 'yeastar-p-series']);
+    child = cli.child;
+    const out = await cli.output(/Press Ctrl\+C/);
+    expect(out).toMatch(/Reports:\s+member\n/);
+    child.kill('SIGTERM');
+    expect(await cli.exited).toBe(0);
+  });
+
   it('refuses an unknown --report-style, and one without --phone-system yeastar-p-series', async () => {
     const bad = startCli(['--phone-system', 'yeastar-p-series', '--report-style', 'members']);
     child = bad.child;

@@ -63,4 +63,54 @@ describe('the demo scenario', () => {
     // Without colleagues every call is an outside caller to the demo extension alone.
     expect(demoScript(1, '101', []).to).toEqual(['101']);
   });
+
+  it('on Yeastar P-Series: member-style reports, the ring group and queue by number, voicemail records, an attended transfer', async () => {
+    const clock = new FakeClock();
+    const logger = memoryLogger();
+    demo = await startDemo({
+      clock,
+      logger,
+      ringEverySec: 5,
+      extension: '105',
+      phoneSystem: 'yeastar-p-series',
+    });
+    const frames: Array<{ type: number; msg: Record<string, unknown> }> = [];
+    demo.sim.onSent((_e, text) => {
+      const f = JSON.parse(text) as { type: number; msg: string };
+      frames.push({ type: f.type, msg: JSON.parse(f.msg) as Record<string, unknown> });
+    });
+    await clock.advance(10 * 60_000);
+    await demo.close();
+    expect(logger.records.filter((r) => r.level !== 'info' && r.level !== 'debug')).toEqual([]);
+    type M = Record<string, Record<string, string>>;
+    const reports = frames.filter((f) => f.type === 30011);
+    // The demo extension's rings: through the Reception ring group and the Sales queue too.
+    const paths = new Set(
+      reports
+        .flatMap((f) => f.msg.members as M[])
+        .filter((m) => m.extension?.number === '105' && m.extension.member_status === 'RING')
+        .map((m) => m.extension!.call_path),
+    );
+    expect(paths).toEqual(new Set(['', '6300', '6400']));
+    // Member style: the ring group's rings each in a report of their own (a snapshot would list
+    // the colleague ringing beside the demo extension).
+    const together = reports.filter((f) => {
+      const ringing = (f.msg.members as M[]).filter((m) => m.extension?.member_status === 'RING');
+      return ringing.some((m) => m.extension!.number === '105') && ringing.length > 1;
+    });
+    expect(together).toEqual([]);
+    // The missed callers left voicemails: the PBX's records say so.
+    const voicemails = frames.filter(
+      (f) => f.type === 30012 && f.msg.status === 'VOICEMAIL' && f.msg.call_to === '105',
+    );
+    expect(voicemails.length).toBeGreaterThanOrEqual(25);
+    // Attended transfers: a colleague on HOLD, then 105 rings in the same call.
+    const transfers = reports.filter((f, i) => {
+      const members = f.msg.members as M[];
+      if (members[0]?.extension?.member_status !== 'HOLD') return false;
+      const next = reports.slice(i + 1).find((g) => g.msg.call_id === f.msg.call_id);
+      return (next?.msg.members as M[] | undefined)?.[0]?.extension?.number === '105';
+    });
+    expect(transfers.length).toBeGreaterThanOrEqual(10);
+  });
 });

@@ -23,7 +23,9 @@ export function readContacts(
     /^\uFEFF/,
     '',
   );
-  return /^\s*BEGIN:VCARD\s*$/im.test(text)
+  // Blanks other than line ends around it: `\s*` would cross lines, and retry from every line
+  // start to the end of a run of blank lines (minutes on a file of blank lines).
+  return /^[^\S\r\n]*BEGIN:VCARD[^\S\r\n]*$/im.test(text)
     ? readVCardContacts(text, maxNumbers)
     : readCsvContacts(text, maxNumbers);
 }

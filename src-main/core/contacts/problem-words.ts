@@ -59,5 +59,9 @@ export function contactsProblemWords(problem: ContactsProblem | { kind: 'unreada
           withNumber: problem.withNumber,
         }),
       ];
+    case 'long-value':
+      return [
+        phrase('status.contacts.long-value', { line: problem.line, limitKb: problem.limitKb }),
+      ];
   }
 }

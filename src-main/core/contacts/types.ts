@@ -38,7 +38,12 @@ export type ContactsProblem =
   /** A CSV with name and phone columns, but no row has both filled in. */
   | { kind: 'no-rows'; nameColumns: string[]; phoneColumns: string[]; rows: number }
   /** vCards, none with both a name (FN, N or ORG) and a telephone number (TEL). */
-  | { kind: 'no-cards'; cards: number; withNumber: number };
+  | { kind: 'no-cards'; cards: number; withNumber: number }
+  /**
+   * A vCard quoted-printable value whose soft line breaks (lines ending in "=") run on past
+   * `limitKb` KiB, from line `line` of the file (1-based): a damaged file; nothing of it is used.
+   */
+  | { kind: 'long-value'; line: number; limitKb: number };
 
 export interface ContactsReading {
   layout: ContactsLayout;

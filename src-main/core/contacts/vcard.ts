@@ -80,21 +80,29 @@ function parseProperty(line: string): Property | null {
   };
 }
 
+const HEX = /^[0-9A-Fa-f]$/;
+
 /** Quoted-printable (RFC 2045) to bytes: `=C3=BC` is one byte each; soft breaks are gone already. */
 function quotedPrintableBytes(value: string): Uint8Array {
-  const bytes: number[] = [];
+  // Each character gives at most 3 bytes (anything outside ASCII is kept as its UTF-8 bytes).
+  const bytes = new Uint8Array(value.length * 3);
+  const encoder = new TextEncoder();
+  let n = 0;
   for (let i = 0; i < value.length; i++) {
-    const c = value[i] ?? '';
-    const hex = value.slice(i + 1, i + 3);
-    if (c === '=' && /^[0-9A-Fa-f]{2}$/.test(hex)) {
-      bytes.push(parseInt(hex, 16));
+    const c = value.charCodeAt(i);
+    if (c === 0x3d && HEX.test(value[i + 1] ?? '') && HEX.test(value[i + 2] ?? '')) {
+      bytes[n++] = parseInt(value.slice(i + 1, i + 3), 16);
       i += 2;
-    } else {
+    } else if (c < 0x80) bytes[n++] = c;
+    else {
       // The value is ASCII by definition; anything else is kept as its UTF-8 bytes.
-      bytes.push(...new TextEncoder().encode(c));
+      const code = value.codePointAt(i) ?? c;
+      const char = String.fromCodePoint(code);
+      n += encoder.encodeInto(char, bytes.subarray(n)).written;
+      i += char.length - 1;
     }
   }
-  return Uint8Array.from(bytes);
+  return bytes.subarray(0, n);
 }
 
 /** A property's text: decoded from quoted-printable in its CHARSET when so encoded. */
@@ -179,21 +187,56 @@ function finish(card: Card): Contact | null {
 }
 
 /**
+ * The longest quoted-printable value read, joined across its soft line breaks: 64 KiB. Names,
+ * numbers and companies are a few dozen characters, and a long note is a few kilobytes; a value
+ * that runs on past this is a damaged file (a line ending in "=" that was no soft break carries
+ * every line after it into one value), and the reading stops there and says at which line, rather
+ * than hide the rest of the file inside one value.
+ */
+export const MAX_QP_VALUE_CHARS = 64 * 1024;
+
+/** A quoted-printable value that ran on past MAX_QP_VALUE_CHARS, from its first line (1-based). */
+class LongValue {
+  readonly line: number;
+  constructor(line: number) {
+    this.line = line;
+  }
+}
+
+/**
  * Logical lines: folded lines unfolded (CRLF then a space or tab continues the line, RFC 6350
  * 3.2), and a quoted-printable value ending in a soft break ("=") joined with the next line
- * (vCard 2.1, where such continuations need not start with a space).
+ * (vCard 2.1, where such continuations need not start with a space). Linear in the text: a line's
+ * pieces are collected and joined once.
  */
-function logicalLines(text: string): string[] {
-  const physical = text
-    .replace(/\r\n|\r/g, '\n')
-    .replace(/\n[ \t]/g, '')
-    .split('\n');
-  const lines: string[] = [];
+function logicalLines(text: string): string[] | LongValue {
+  const physical = text.replace(/\r\n|\r/g, '\n').split('\n');
+  // Unfolded: a line and the lines that continue it (a space or tab first), with where it starts.
+  const unfolded: Array<{ line: string; at: number }> = [];
   for (let i = 0; i < physical.length; i++) {
-    let line = physical[i] ?? '';
-    if (/QUOTED-PRINTABLE/i.test(line.slice(0, Math.max(0, valueStart(line))))) {
-      while (line.endsWith('=') && i + 1 < physical.length)
-        line = line.slice(0, -1) + physical[++i];
+    const at = i + 1;
+    const parts = [physical[i] ?? ''];
+    while (/^[ \t]/.test(physical[i + 1] ?? '')) parts.push((physical[++i] ?? '').slice(1));
+    unfolded.push({ line: parts.length === 1 ? parts[0]! : parts.join(''), at });
+  }
+  const lines: string[] = [];
+  for (let i = 0; i < unfolded.length; i++) {
+    const first = unfolded[i]!;
+    let line = first.line;
+    if (
+      line.endsWith('=') &&
+      /QUOTED-PRINTABLE/i.test(line.slice(0, Math.max(0, valueStart(line))))
+    ) {
+      const parts: string[] = [];
+      let length = 0;
+      while (line.endsWith('=') && i + 1 < unfolded.length) {
+        parts.push(line.slice(0, -1));
+        length += line.length - 1;
+        if (length > MAX_QP_VALUE_CHARS) return new LongValue(first.at);
+        line = unfolded[++i]!.line;
+      }
+      parts.push(line);
+      line = parts.join('');
     }
     lines.push(line);
   }
@@ -208,7 +251,15 @@ export function readVCardContacts(text: string, maxNumbers: number): ContactsRea
   let count = 0;
   let depth = 0;
   let card = newCard();
-  for (const line of logicalLines(text)) {
+  const lines = logicalLines(text);
+  if (lines instanceof LongValue)
+    return {
+      layout: 'vcard',
+      contacts: [],
+      skipped: 0,
+      problem: { kind: 'long-value', line: lines.line, limitKb: MAX_QP_VALUE_CHARS / 1024 },
+    };
+  for (const line of lines) {
     const p = parseProperty(line);
     if (!p) continue;
     if (p.name === 'BEGIN' && p.value.trim().toUpperCase() === 'VCARD') {

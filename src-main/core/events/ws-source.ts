@@ -39,7 +39,7 @@ import {
   type Verdict,
 } from '../../../src-shared/stream/stream-engine.ts';
 import type { HandshakeRejection } from '../../../src-shared/stream/socket.ts';
-import { networkFault } from '../../../src-shared/net-errors.ts';
+import { networkFault, unreachableFault } from '../../../src-shared/net-errors.ts';
 import type {
   AccessToken,
   ConnectionStatus,
@@ -186,12 +186,16 @@ export class WebSocketEventSource implements EventSource {
     const { errcode } = control;
     // The phone system's own table: 10004 is an address on one and a token on another.
     const scope = errcode === this.dialect.partialSubscribe;
-    const kind = errcode === ERRCODE.ok ? undefined : this.dialect.errcodes(errcode)?.kind;
+    const kind =
+      errcode === ERRCODE.ok
+        ? undefined
+        : this.dialect.errcodes(errcode, undefined, undefined, control.errmsg)?.kind;
     if ((errcode === ERRCODE.ok || scope) && !link.isReady) {
       this.onSubscribed(link, scope ? missingCodes(control.errmsg, this.topics) : []);
-    } else if (kind === 'credentials' || kind === 'ip') {
-      // The key was revoked or the IP blocked while connected; the server closes next.
-      this.needAttention(describeErrcode(errcode, this.dialect.errcodes));
+    } else if (kind === 'credentials' || kind === 'ip' || kind === 'unsupported') {
+      // The key was revoked or the IP blocked while connected (the server closes next), or the
+      // answer is another phone system's.
+      this.needAttention(describeErrcode(errcode, this.dialect.errcodes, control.errmsg));
     } else if (kind === 'expired') {
       this.logger.info('token expired on the socket', { conn: link.id });
       this.tokenExpired.add(link);
@@ -261,6 +265,9 @@ export class WebSocketEventSource implements EventSource {
         : phrase('status.closed', { code: String(end.code) });
       return { next: 'back-off', status: saidStatus('connecting', [why]) };
     }
+    // The socket never opened: say where it went and what happened (refused, no such host...).
+    const unreachable = end.error ? unreachableFault(end.error, this.url, 'subscribe') : undefined;
+    if (unreachable) return faultVerdict(describeError(unreachable));
     return { next: 'back-off', status: saidStatus('offline', [phrase('status.cannot-reach')]) };
   }
 
@@ -269,10 +276,12 @@ export class WebSocketEventSource implements EventSource {
     // through the phone system's table; one a person must fix (a key, an address) stops retries.
     const errcode = rejection.errcode ?? this.dialect.refusedStatus[rejection.status];
     if (errcode !== undefined) {
-      const fault = describeErrcode(errcode, this.dialect.errcodes);
+      const fault = describeErrcode(errcode, this.dialect.errcodes, rejection.errmsg);
       if (fault.needsUser) return { next: 'attention', status: this.attentionStatus(fault) };
     }
-    const expired = errcode !== undefined && this.dialect.errcodes(errcode)?.kind === 'expired';
+    const expired =
+      errcode !== undefined &&
+      this.dialect.errcodes(errcode, undefined, undefined, rejection.errmsg)?.kind === 'expired';
     if (expired) {
       this.tokens.invalidate(link.grant.value);
       return {

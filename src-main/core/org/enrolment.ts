@@ -4,6 +4,7 @@
  * credential, which then opens the relay's stream. The code and the credential are secrets:
  * registered with the log scrubber by the caller, never in a URL.
  */
+import { networkFault, unreachableFault } from '../../../src-shared/net-errors.ts';
 import type { SecretRegistry } from '../../../src-shared/log.ts';
 import {
   relayEnrolPath,
@@ -33,12 +34,18 @@ export async function enrolDevice(options: {
       signal: AbortSignal.timeout(15_000),
     });
   } catch (error) {
-    throw new ServiceError({
-      kind: 'network',
-      message: `the relay ${new URL(url).host} could not be reached to enrol`,
-      cause: error,
-      values: { host: new URL(url).host },
-    });
+    // A proxy or certificate fault, or a socket error (the relay's host, port and what happened),
+    // in their own words; else the relay was not reached.
+    throw (
+      networkFault(error, url, 'enrol') ??
+      unreachableFault(error, url, 'enrol') ??
+      new ServiceError({
+        kind: 'network',
+        message: `the relay ${new URL(url).host} could not be reached to enrol`,
+        cause: error,
+        values: { host: new URL(url).host },
+      })
+    );
   }
   const body = (await res.json().catch(() => null)) as Partial<EnrolmentAnswer> & {
     errmsg?: unknown;

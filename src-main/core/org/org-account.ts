@@ -17,6 +17,7 @@ import {
   type OrgSignInInfo,
   type RelayIdentity,
 } from '../../../src-shared/relay-protocol.ts';
+import { unreachableFault } from '../../../src-shared/net-errors.ts';
 import { describeError, ServiceError } from '../../../src-shared/service-errors.ts';
 import type { Transport } from '../app/connection.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
@@ -299,12 +300,17 @@ export class OrganisationAccount {
         signal: AbortSignal.timeout(15_000),
       });
     } catch (error) {
-      // A proxy or certificate fault has its own words; anything else: the relay is not reached.
+      // A proxy or certificate fault has its own words; a socket error names the relay's host,
+      // port and what happened; anything else: the relay is not reached.
       const fault = describeError(error);
+      const unreachable =
+        fault.fault === 'unexpected' ? unreachableFault(error, url, 'relay') : undefined;
       throw new OrgAccountError(
-        fault.fault === 'unexpected' || fault.fault === 'network'
-          ? RELAY_WORDS.unreachable(host)
-          : fault.words,
+        unreachable
+          ? { ...RELAY_WORDS.unreachable(host), reason: describeError(unreachable).words.reason }
+          : fault.fault === 'unexpected' || fault.fault === 'network'
+            ? RELAY_WORDS.unreachable(host)
+            : fault.words,
         { cause: error },
       );
     }

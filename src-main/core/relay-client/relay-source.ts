@@ -45,7 +45,7 @@ import {
   ServiceError,
   type FaultId,
 } from '../../../src-shared/service-errors.ts';
-import { networkFault } from '../../../src-shared/net-errors.ts';
+import { networkFault, unreachableFault } from '../../../src-shared/net-errors.ts';
 import {
   CloseCode,
   decodeControl,
@@ -300,6 +300,13 @@ export class RelayEventSource implements EventSource {
       const fault = describeError(failure);
       this.logger.warn('relay socket failed', { fault: fault.fault, error: failure.message });
       return faultVerdict(fault);
+    }
+    // The socket never opened: say where it went and what happened (refused, no such host...).
+    const unreachable =
+      end.error && !end.wasReady ? unreachableFault(end.error, this.url, 'relay') : undefined;
+    if (unreachable) {
+      this.logger.warn('relay not reached', { error: unreachable.message });
+      return faultVerdict(describeError(unreachable));
     }
     this.logger.info('relay socket closed', { code: end.code });
     if (end.code === CloseCode.revoked)

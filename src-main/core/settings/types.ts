@@ -88,7 +88,7 @@ export interface Settings {
   /** Default region for numbers written without a country code (ISO 3166 alpha-2), e.g. "US". */
   defaultRegion: string;
   eventSource: EventSourceMode;
-  /** wss:// address of the organisation's webhook relay; empty when there is none. */
+  /** https:// (or wss://) address of the organisation's webhook relay; empty when there is none. */
   relayUrl: string;
   /**
    * The tenant's name on the relay (its stream is <relayUrl>/v1/stream/<tenant>), as the relay's

@@ -135,16 +135,28 @@ function readAddress(
   }
 }
 
-/** An http(s)/ws(s) address; `secure` is the scheme required except on this computer. */
-function serviceUrl(v: unknown, secure: 'https' | 'wss'): { value: string } | Problem {
-  const example = `${secure}://acme.example.com`;
+/**
+ * An address of the service (`https`) or of the relay: `secure` is the scheme required except on
+ * this computer. The relay is reached at its https address as the administrator gives it (its
+ * stream is the same address with wss, which is accepted too: relay-source.ts's relayStreamUrl is
+ * the one place that maps one to the other).
+ */
+function serviceUrl(v: unknown, secure: 'https' | 'relay'): { value: string } | Problem {
+  const example = secure === 'https' ? 'https://acme.example.com' : 'https://relay.example.org';
   const read = readAddress(v, 'address', example);
   if (!('url' in read)) return 'error' in read ? read : { value: '' };
   const { url, text } = read;
-  const insecure = secure === 'https' ? 'http' : 'ws';
   const scheme = url.protocol.slice(0, -1);
-  if (scheme !== secure && !(scheme === insecure && isLoopbackHost(url.hostname)))
-    return problem('status.settings.address-insecure', { secure, insecure });
+  const loopback = isLoopbackHost(url.hostname);
+  if (secure === 'relay') {
+    if (!(
+      scheme === 'https' ||
+      scheme === 'wss' ||
+      ((scheme === 'http' || scheme === 'ws') && loopback)
+    ))
+      return problem('status.settings.relay-address-insecure');
+  } else if (scheme !== 'https' && !(scheme === 'http' && loopback))
+    return problem('status.settings.address-insecure', { secure: 'https', insecure: 'http' });
   if (url.username || url.password) return problem('status.settings.address-credentials');
   if (url.search || url.hash || text.includes('?') || text.includes('#'))
     return problem('status.settings.address-query', { example });
@@ -441,7 +453,7 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
       ? { value: v.trim().toUpperCase() }
       : problem('status.settings.region'),
   eventSource: oneOf(['auto', 'direct', 'relay'] as const),
-  relayUrl: (v) => serviceUrl(v, 'wss'),
+  relayUrl: (v) => serviceUrl(v, 'relay'),
   // The relay's own rule for tenant names (a name it would refuse is refused here, by the field).
   relayTenant: (v) =>
     typeof v === 'string' && (v.trim() === '' || TENANT_PATTERN.test(v.trim()))
