@@ -186,9 +186,15 @@ export class ClientSession implements BudgetHolder {
    * Where this client may resume from. Once live, the fan-out offers a session only the events it
    * may want, so its own position lags on events for others; everything up to the tenant's last
    * offered cursor has been sent to it if it wanted it.
+   *
+   * Organisation mode gives a user their own position only: the tenant's would tell them when
+   * colleagues' calls arrive (issue 33 item 5). The cost: a reconnect replays from the user's last
+   * event or connection (the others' events in between are read and left out), and a session that
+   * stays up longer than the retention (24 h by default) without an event of its user's is told of
+   * a gap on its next reconnect.
    */
   private resumePosition(): string | null {
-    const tenant = this.state === 'live' ? this.deps.tenantPosition() : null;
+    const tenant = this.state === 'live' && !this.identity ? this.deps.tenantPosition() : null;
     if (tenant === null) return this.position;
     if (this.position === null) return tenant;
     return compareCursors(tenant, this.position) > 0 ? tenant : this.position;
@@ -251,7 +257,7 @@ export class ClientSession implements BudgetHolder {
     // kinds of events it wants (a feature turned off); calls to the user are always sent.
     this.filter = {
       extensions: new Set(id.extensions),
-      numbers: new NumberSet(id.dids),
+      numbers: new NumberSet(id.dids, { exactOnly: true }),
       events: new Set(f.events.filter((code) => TENANT_WIDE_CODES.has(code))),
       own: new Set([CALL_STATE_CHANGED, ...f.events.filter((code) => PARTY_CODES.has(code))]),
     };

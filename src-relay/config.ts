@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { parseJson } from '../src-shared/json-text.ts';
 import type { LogLevel } from '../src-shared/log.ts';
 import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../src-shared/extension-number.ts';
-import { TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
+import { isInternationalNumber, TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
 import { fileStartupError } from './startup-errors.ts';
 // check-config.ts imports this module too; the function is only called once both are loaded.
 import { isLoopbackHost } from '../src-shared/loopback.ts';
@@ -74,7 +74,15 @@ const oidcSchema = z
         z
           .object({
             extensions: extensionList,
-            dids: z.array(z.string().min(3).max(40)).default([]),
+            // Full international numbers, matched exactly (NumberSet's exactOnly): a short one
+            // would match nothing, and by a suffix it used to match colleagues' outbound calls.
+            dids: z
+              .array(
+                z.string().refine(isInternationalNumber, {
+                  error: 'a DID is the full international number, + and the country code',
+                }),
+              )
+              .default([]),
           })
           .strict(),
       )
@@ -258,6 +266,14 @@ const baseSchema = z
      * address (for the per-address limits) is the right-most X-Forwarded-For entry instead.
      */
     trustProxy: z.boolean().default(false),
+    /**
+     * Who may read `/metrics` and the per-tenant detail of `/healthz` (both name tenants):
+     * `anywhere` (the default, as before), or `loopback`: only a client on this host (by the
+     * socket's address, never X-Forwarded-For); others get 404 from /metrics and a bare
+     * `{"ok":true}` from /healthz. Behind a reverse proxy on the same host every client is
+     * loopback: restrict the paths at the proxy (README, TLS).
+     */
+    metricsFrom: z.enum(['anywhere', 'loopback']).default('anywhere'),
     maxBodyBytes: count('bytes').default(64 * 1024),
     http: z
       .object({

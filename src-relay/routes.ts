@@ -12,6 +12,7 @@ import { handleWebhook } from './webhook-handler.ts';
 import { YeastarIntake } from './yeastar-intake.ts';
 import type { OrgRouteDeps } from './users/org-routes.ts';
 import { orgRoutes } from './users/org-routes.ts';
+import { isLoopbackHost } from '../src-shared/loopback.ts';
 
 export interface RouteDeps {
   config: RelayConfig;
@@ -61,10 +62,14 @@ export function requestHandler(
     }
     if (!takesBody(path) && hasUnreadBody(req))
       return reply(res, 413, { ok: false, error: 'this path takes no request body' });
+    // /metrics and /healthz's detail name tenants: with metricsFrom "loopback", for this host only.
+    const mayReadOps =
+      config.metricsFrom === 'anywhere' ||
+      isLoopbackHost((req.socket.remoteAddress ?? '').replace(/^::ffff:/, ''));
     if (path === '/healthz') {
       // Alive whatever the upstream does (a restart would not bring the phone system back); its
       // state is detail for the administrator and the metric relay_upstream_state.
-      const upstream = deps.upstreams?.();
+      const upstream = mayReadOps ? deps.upstreams?.() : undefined;
       return reply(res, 200, {
         ok: true,
         ...(upstream && Object.keys(upstream).length > 0 && { upstream }),
@@ -79,6 +84,7 @@ export function requestHandler(
       return;
     }
     if (path === '/metrics') {
+      if (!mayReadOps) return reply(res, 404, { ok: false, error: 'not found' });
       metrics.render().then(
         (text) => {
           res.writeHead(200, { 'Content-Type': metrics.contentType });
@@ -101,10 +107,12 @@ export function requestHandler(
         error: "POST only: set the webhook's request method to POST in the phone system",
       });
     if (!tenant) {
+      // Answered as a wrong signature is, not 404, so that the webhook path does not tell which
+      // tenants exist (issue 33 item 5); the log and the metric say unknown-tenant.
       metrics.received += 1;
       metrics.reject('unknown-tenant');
-      rejectedLog.write({ status: 404, reason: 'unknown-tenant' });
-      return reply(res, 404, { ok: false, error: 'unknown tenant' });
+      rejectedLog.write({ status: 401, reason: 'unknown-tenant' });
+      return reply(res, 401, { ok: false, error: 'signature missing or invalid' });
     }
     deps.inFlight.track(
       handleWebhook(req, res, tenant.name, tenant.config, {

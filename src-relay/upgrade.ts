@@ -143,10 +143,21 @@ export function upgradeHandler(
     if (deps.draining())
       return refuse(socket, 'draining', 503, { errcode: 0, errmsg: 'relay shutting down' });
     const tenant = tenantInPath(config.tenants, pathOf(req.url), '/v1/stream/');
-    if (!tenant || tenant === 'no-match')
-      return refuse(socket, 'unknown-tenant', 404, { errcode: 0, errmsg: 'unknown tenant' });
     const auth = req.headers.authorization;
     const token = auth?.startsWith('Bearer ') ? auth.slice(7).trim() : '';
+    if (!tenant || tenant === 'no-match')
+      // Answered as a tenant answers a missing or rejected token, not 404, so that the stream
+      // does not tell which tenants exist (issue 33 item 5). The log and the metric still say
+      // unknown-tenant for the administrator. (GET /v1/org/<tenant> names users tenants on
+      // purpose: a desktop reads it before anyone signs in.)
+      return refuse(
+        socket,
+        'unknown-tenant',
+        401,
+        token
+          ? { errcode: ERRCODE.tokenExpired, errmsg: 'token rejected by the service' }
+          : { errcode: ERRCODE.tokenExpired, errmsg: 'bearer token required' },
+      );
     if (!token)
       return refuse(socket, 'no-token', 401, {
         errcode: ERRCODE.tokenExpired,

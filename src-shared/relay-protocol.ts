@@ -243,16 +243,41 @@ export function compareCursors(a: string, b: string): number {
  */
 export const MIN_SUFFIX_DIGITS = 7;
 
+/**
+ * A telephone number in full international form as organisation mode wants a user's DID: `+`, then
+ * 8 to 15 digits (E.164's maximum), spaces and ( ) . / - allowed between them.
+ */
+export function isInternationalNumber(text: string): boolean {
+  const t = text.trim();
+  if (!/^\+[0-9 ()./-]+$/.test(t)) return false;
+  const digits = t.replace(/\D/g, '').length;
+  return digits >= 8 && digits <= 15;
+}
+
+/** A number's digits with a leading `+` or international prefix `00` taken off. */
+function internationalDigits(text: string): string {
+  const d = text.replace(/\D/g, '');
+  return !text.trim().startsWith('+') && d.startsWith('00') ? d.slice(2) : d;
+}
+
 export class NumberSet {
   private readonly exact = new Set<string>();
   private readonly byTail = new Map<string, string[]>();
+  private readonly exactOnly: boolean;
 
-  constructor(numbers: readonly string[]) {
+  /**
+   * `exactOnly` (organisation mode): numbers are the users' DIDs in full international form, and
+   * a `to` matches one only when it is the same number (`+` or `00` before the country code), never
+   * by a suffix: otherwise a DID entered short ("555 0100") would receive a colleague's outbound
+   * call to any number ending in it.
+   */
+  constructor(numbers: readonly string[], options: { exactOnly?: boolean } = {}) {
+    this.exactOnly = options.exactOnly ?? false;
     for (const n of numbers) {
-      const d = n.replace(/\D/g, '');
+      const d = this.exactOnly ? internationalDigits(n) : n.replace(/\D/g, '');
       if (!d) continue;
       this.exact.add(d);
-      if (d.length >= MIN_SUFFIX_DIGITS) {
+      if (!this.exactOnly && d.length >= MIN_SUFFIX_DIGITS) {
         const tail = d.slice(-MIN_SUFFIX_DIGITS);
         const list = this.byTail.get(tail);
         if (list) list.push(d);
@@ -266,6 +291,10 @@ export class NumberSet {
   }
 
   has(text: string): boolean {
+    if (this.exactOnly) {
+      const d = internationalDigits(text);
+      return d !== '' && this.exact.has(d);
+    }
     const d = text.replace(/\D/g, '');
     if (!d) return false;
     if (this.exact.has(d)) return true;

@@ -54,8 +54,18 @@ export interface HeadlessArgs {
    * signed in as one of the relay's users; no API key or secret on this machine.
    */
   organisation: boolean;
-  /** A one-time enrolment code to exchange for this device's credential first. */
+  /**
+   * A one-time enrolment code to exchange for this device's credential first. From the command
+   * line (`--enrol CODE`, visible in /proc/<pid>/cmdline: warned), or null here and read by cli.ts
+   * from standard input (`--enrol -`) or a file (`--enrol-file PATH`) before the run.
+   */
   enrol: string | null;
+  /** Where the enrolment code comes from (null: no enrolment this run). */
+  enrolFrom: 'command-line' | 'stdin' | 'file' | null;
+  /** `--enrol-file PATH` (a full path). */
+  enrolFile: string | null;
+  /** `--credential-file PATH`: the device credential kept in this 0600 file, not the keychain. */
+  credentialFile: string | null;
 }
 
 /** What --directory takes. */
@@ -118,6 +128,7 @@ const SYNOPSIS = [
   '                    [--event-source auto|direct|relay]]',
   '                   [--without voicemail|sms|trunk|presence ...]',
   'screenpop-headless --relay-url <https://relay.example.org> --relay-tenant <name> [--enrol <code>]',
+  '                   [--enrol - | --enrol-file <path>] [--credential-file <path>]',
   'screenpop-headless --demo [--extension 101] [--phone-system standard|yeastar-p-series]',
 ];
 
@@ -140,6 +151,7 @@ export function usage(t: Translator): string {
     t.t('runner.help.policy', { paths: POLICY_PATHS }),
     '',
     t.t('runner.help.credentials'),
+    t.t('runner.help.organisation'),
     t.t('runner.help.proxy'),
     t.t('runner.help.language', { codes: LANG_CODES.join('|') }),
     t.t('runner.help.output'),
@@ -178,6 +190,8 @@ const OPTIONS = {
   diagnostics: { type: 'string' },
   'store-secret': { type: 'boolean' },
   enrol: { type: 'string' },
+  'enrol-file': { type: 'string' },
+  'credential-file': { type: 'string' },
   lang: { type: 'string' },
 } as const;
 
@@ -249,11 +263,23 @@ export function parseHeadlessArgs(
   if (values.diagnostics !== undefined && !diagnostics) throw usageError('diagnostics-path');
   const storeSecret = values['store-secret'] ?? false;
   let baseUrl = values['base-url'] ?? defaults.baseUrl;
-  const enrol = values.enrol?.trim() || null;
-  if (values.enrol !== undefined && !enrol) throw usageError('enrol-code');
+  const given = values.enrol?.trim() || null;
+  if (values.enrol !== undefined && !given) throw usageError('enrol-code');
+  const enrolFile = values['enrol-file']?.trim() || null;
+  if (values['enrol-file'] !== undefined && !enrolFile) throw usageError('enrol-code');
+  if (given && enrolFile) throw usageError('enrol-twice');
+  if (enrolFile && !isAbsolute(enrolFile)) throw usageError('full-path', { flag: '--enrol-file' });
+  const enrolFrom = enrolFile ? 'file' : given === '-' ? 'stdin' : given ? 'command-line' : null;
+  const enrol = enrolFrom === 'command-line' ? given : null;
+  const credentialFile = values['credential-file']?.trim() || null;
+  if (values['credential-file'] !== undefined && !credentialFile)
+    throw usageError('full-path', { flag: '--credential-file' });
+  if (credentialFile && !isAbsolute(credentialFile))
+    throw usageError('full-path', { flag: '--credential-file' });
   // The relay alone, without the phone system's address: organisation mode (no key, no secret).
   const organisation = !demo && !help && !baseUrl && relay.relayUrl !== '' && !diagnostics;
-  if (enrol && !organisation) throw usageError('enrol-needs-relay');
+  if (enrolFrom && !organisation) throw usageError('enrol-needs-relay');
+  if (credentialFile && !organisation) throw usageError('credential-file-needs-relay');
   if (organisation) {
     if (!relay.relayTenant) throw usageError('organisation-tenant');
     if (relay.eventSource === 'direct') throw usageError('organisation-direct');
@@ -287,6 +313,9 @@ export function parseHeadlessArgs(
     storeSecret,
     organisation,
     enrol,
+    enrolFrom,
+    enrolFile,
+    credentialFile,
   };
 }
 

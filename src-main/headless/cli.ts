@@ -28,6 +28,8 @@ import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { LogRing } from '../core/diagnostics/bounded-log.ts';
 import { loadMachinePolicy, presetDefaults } from '../core/settings/policy.ts';
 import { readAll, storeSecret } from '../core/credentials/provision.ts';
+import { FileCredentialStore } from '../core/credentials/file-credential-store.ts';
+import { createReadStream } from 'node:fs';
 import { appVersion, effectiveSettings, runnerLocale, writeRunnerDiagnostics } from './admin.ts';
 import { LANG_CODES, parseHeadlessArgs, preScan, usage, UsageError } from './args.ts';
 import { environmentLanguages, isLocale, resolveLocale } from '../../src-shared/i18n/locales.ts';
@@ -167,6 +169,49 @@ async function main(): Promise<number> {
     );
     return EXIT.ok;
   }
+  // Organisation mode: the enrolment code from where it was given, and the credential file.
+  if (args.organisation) {
+    if (args.enrolFrom === 'command-line')
+      stderr.write(`screenpop-headless: ${t.t('runner.enrol-on-command-line')}\n`);
+    if (args.enrolFrom === 'stdin' || args.enrolFrom === 'file') {
+      const source =
+        args.enrolFrom === 'file' ? (args.enrolFile ?? '') : t.t('runner.stdin-source');
+      let code = '';
+      let problem = '';
+      try {
+        const text =
+          args.enrolFrom === 'file'
+            ? await readAll(createReadStream(args.enrolFile ?? ''), 1024)
+            : await readAll(process.stdin, 1024);
+        code =
+          text
+            .split(/\r?\n/)
+            .find((line) => line.trim() !== '')
+            ?.trim() ?? '';
+        if (!code) problem = 'empty';
+      } catch (error) {
+        problem = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      }
+      if (problem) {
+        stderr.write(
+          `screenpop-headless: ${t.t('runner.enrol-unreadable', { source, error: problem })}\n`,
+        );
+        return EXIT.usage;
+      }
+      secrets.add(code);
+      args = { ...args, enrol: code };
+    }
+    if (args.credentialFile) {
+      try {
+        await new FileCredentialStore(args.credentialFile).check();
+      } catch (error) {
+        stderr.write(
+          `screenpop-headless: ${t.t('runner.credential-file-unusable', { error: (error as Error).message })}\n`,
+        );
+        return EXIT.usage;
+      }
+    }
+  }
   // Organisation mode needs no key: the relay's own credential stands in for it.
   if (!settings.demoMode && !args.organisation && !settings.apiKey) {
     // A lock on apiKey without a value: SCREENPOP_API_KEY is not used, so asking for it would
@@ -184,7 +229,7 @@ async function main(): Promise<number> {
   // Without SCREENPOP_API_SECRET the secret comes from the keychain: a keychain module that is not
   // installed (an optional dependency) or cannot load is said now, with what to install, before
   // anything connects; never a file instead.
-  if (!args.demo && !process.env.SCREENPOP_API_SECRET) {
+  if (!args.demo && !process.env.SCREENPOP_API_SECRET && !args.credentialFile) {
     try {
       await new KeytarCredentialStore().check();
     } catch (error) {

@@ -20,6 +20,7 @@ import {
 } from '../core/credentials/credential-store.ts';
 import { credentialsSource } from '../core/credentials/credentials-source.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
+import { FileCredentialStore } from '../core/credentials/file-credential-store.ts';
 import type { ConnectionStatus } from '../core/events/contracts.ts';
 import { recoveryPacer, type LastResort } from '../../src-shared/last-resort.ts';
 import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
@@ -403,8 +404,9 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
 
 /**
  * Organisation mode's credential: this device's enrolment, from `--enrol <code>` (exchanged at the
- * relay now) or kept from an earlier run in the keychain (`org:<tenant>@<relay host>`). A machine
- * without a usable keychain keeps it for this run only, and says so. Null (after printing the
+ * relay now; cli.ts reads `--enrol -` and `--enrol-file` into it) or kept from an earlier run in the
+ * keychain (`org:<tenant>@<relay host>`), or in `--credential-file` (0600) where none exists. A
+ * machine without either keeps it for this run only, and says so. Null (after printing the
  * needs-attention status) when the code is refused.
  */
 async function organisationTokens(
@@ -415,13 +417,20 @@ async function organisationTokens(
   const { logger, secrets, args } = deps;
   const clock = deps.clock ?? systemClock;
   const account = orgKeychainAccount(settings.relayUrl, settings.relayTenant);
-  let store: CredentialStore = new KeytarCredentialStore();
+  // --credential-file: the administrator's choice for a machine without a keychain (checked for
+  // its mode by cli.ts before the run; each read checks again).
+  let store: CredentialStore = args.credentialFile
+    ? new FileCredentialStore(args.credentialFile)
+    : new KeytarCredentialStore();
   const usable = await store.getSecret(account).then(
     () => true,
     (error: unknown) => {
-      logger.warn('the keychain cannot be used; the enrolment is kept for this run only', {
-        error: error instanceof Error ? error.message : String(error),
-      });
+      logger.warn(
+        args.credentialFile
+          ? 'the credential file cannot be used; the enrolment is kept for this run only'
+          : 'the keychain cannot be used; the enrolment is kept for this run only (--credential-file keeps it across runs)',
+        { error: error instanceof Error ? error.message : String(error) },
+      );
       return false;
     },
   );

@@ -9,6 +9,7 @@ import type { Clock } from '../../src-shared/clock.ts';
 import type { Extension } from '../../src-shared/api/wire.ts';
 import type { EmailDirectory } from '../users/oidc.ts';
 import type { GatewayUpstream } from './upstream.ts';
+import { canonicalEmail } from '../../src-shared/email-address.ts';
 
 const DEFAULT_TTL_MS = 5 * 60_000;
 
@@ -48,15 +49,18 @@ export class GatewayDirectory implements EmailDirectory {
       cached = await fetching;
       this.cache.set(tenant, cached);
     }
-    return cached.byEmail.get(email.trim().toLowerCase()) ?? null;
+    const want = canonicalEmail(email);
+    return want === null ? null : (cached.byEmail.get(want) ?? null);
   }
 
   private async fetch(upstream: Pick<GatewayUpstream, 'client' | 'tokens'>): Promise<Cached> {
     const token = await upstream.tokens.get();
     const list: Extension[] = await upstream.client.listExtensions(token.value);
     const byEmail = new Map<string, string[]>();
-    for (const e of list)
-      if (e.email) byEmail.set(e.email, [...(byEmail.get(e.email) ?? []), e.number]);
+    for (const e of list) {
+      const key = e.email ? canonicalEmail(e.email) : null;
+      if (key) byEmail.set(key, [...(byEmail.get(key) ?? []), e.number]);
+    }
     return { byEmail, at: this.clock.monotonic() };
   }
 }

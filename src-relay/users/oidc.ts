@@ -13,6 +13,7 @@ import type { OidcConfig } from '../config.ts';
 import type { UserStore } from './types.ts';
 import { identityOf, refusal, type OidcSignIn, type UserVerdict } from './user-auth.ts';
 import { secretHash } from './secrets.ts';
+import { canonicalEmail } from '../../src-shared/email-address.ts';
 
 /** Signature algorithms accepted: asymmetric only (a shared-secret HS256 token is refused). */
 const ALGORITHMS = [
@@ -59,8 +60,11 @@ export interface OidcDeps {
  * checks it as OpenID Connect Core 3.1.3.7 asks of a relying party that did not make the request:
  * the signature with a key of the provider's JWKS (asymmetric algorithms only), `iss` equal to the
  * configured issuer, `aud` holding the audience (the desktop's client id), `exp` in the future and
- * `iat` present (with `clockToleranceSec` either way). (The `nonce` was the desktop's to check: it
- * made the request.) The e-mail claim then names the user (mapAddress): refused when a relay
+ * `iat` present and not in the future (with `clockToleranceSec` either way), and that it is an ID
+ * token at all, not an access token, with `azp` when it has several audiences (notAnIdToken). (The
+ * `nonce` and `at_hash` were the desktop's to check: it made the request and holds the access
+ * token.) The provider must not deny the address (vouchedFor); the address is compared by
+ * canonicalEmail, never folded. The e-mail claim then names the user (mapAddress): refused when a relay
  * user with that address (or named by it) is revoked, else the config's `users` mapping, then a
  * relay user with that `--email`, then the phone system's extension list.
  *
@@ -107,7 +111,7 @@ export class OidcVerifier implements OidcSignIn {
       return refusal(503, 0, 'the relay cannot reach the sign-in provider now; retry later');
     }
     try {
-      const { payload } = await jwtVerify(token, keys, {
+      const { payload, protectedHeader } = await jwtVerify(token, keys, {
         issuer: config.issuer,
         audience: config.audience ?? config.clientId,
         algorithms: ALGORITHMS,
@@ -115,6 +119,8 @@ export class OidcVerifier implements OidcSignIn {
         currentDate: new Date(clock.now()),
         requiredClaims: ['exp', 'iat', 'sub'],
       });
+      const fault = notAnIdToken(protectedHeader.typ, payload, config, nowSec);
+      if (fault) throw new NotAnIdToken(fault);
       if (this.verified.size >= MAX_VERIFIED)
         this.verified.delete(this.verified.keys().next().value!);
       this.verified.set(hash, payload);
@@ -145,7 +151,7 @@ export class OidcVerifier implements OidcSignIn {
         RELAY_ERRCODE.notMapped,
         `the sign-in carries no e-mail address (claim ${config.emailClaim}); ask your administrator`,
       );
-    if (claims.email_verified === false)
+    if (!vouchedFor(claims, config.emailClaim))
       return refusal(
         403,
         RELAY_ERRCODE.notMapped,
@@ -161,7 +167,15 @@ export class OidcVerifier implements OidcSignIn {
    */
   async mapAddress(address: string, expiresAt: number | null): Promise<UserVerdict> {
     const { config, tenant, users, directory, logger } = this.deps;
-    const email = address.trim().toLowerCase();
+    const email = canonicalEmail(address);
+    if (email === null) {
+      logger.info('sign-in not mapped: not an address the relay compares', { tenant });
+      return refusal(
+        403,
+        RELAY_ERRCODE.notMapped,
+        'the sign-in’s e-mail address has characters the relay does not accept; ask your administrator',
+      );
+    }
     try {
       const user = (await users?.findByEmail(tenant, email)) ?? null;
       const named = user ? null : ((await users?.findUser(tenant, email)) ?? null);
@@ -171,7 +185,7 @@ export class OidcVerifier implements OidcSignIn {
           RELAY_ERRCODE.revoked,
           'your access was revoked; ask your administrator',
         );
-      const mapped = Object.entries(config.users).find(([e]) => e.toLowerCase() === email)?.[1];
+      const mapped = Object.entries(config.users).find(([e]) => canonicalEmail(e) === email)?.[1];
       if (mapped)
         return {
           ok: true,
@@ -234,8 +248,64 @@ export class OidcVerifier implements OidcSignIn {
   }
 }
 
+/**
+ * Why a token that verified (signature, issuer, audience, times) is still not an ID token for the
+ * desktop, or null. The rules hold for what the providers people use actually issue:
+ * - Access tokens are refused. RFC 9068 section 2.1 types JWT access tokens `at+jwt` (Auth0,
+ *   Okta's custom servers, oidc-provider; compared without case, also as `application/at+jwt`);
+ *   Entra ID's and Okta's access tokens carry `scp`, RFC 9068's and Auth0's `scope`: an ID token
+ *   has neither (OpenID Connect Core 2). Keycloak marks its tokens in the payload's `typ`: `ID`
+ *   for ID tokens, `Bearer` or `Refresh` otherwise. Cognito's `token_use` is `id` or `access`.
+ * - `iat` after now (beyond `clockToleranceSec`) is refused: a provider does not sign in the
+ *   future (OpenID Connect Core 3.1.3.7 step 10 lets a client bound `iat`; jose checks it only
+ *   with a maximum age).
+ * - With several audiences, `azp` must be present and be the client id; an `azp` present with one
+ *   audience must be the client id too (Core 2 and 3.1.3.7 steps 4-5). Google and Keycloak send
+ *   `azp` equal to the client id; Entra ID's v2 ID tokens have a single `aud` and no `azp`.
+ * Sources: docs/relay-protocol.md 2.3 ("Sources of the claim rules").
+ */
+function notAnIdToken(
+  typ: string | undefined,
+  claims: JWTPayload,
+  config: OidcConfig,
+  nowSec: number,
+): string | null {
+  const type = (typ ?? '').toLowerCase().replace(/^application\//, '');
+  if (type === 'at+jwt') return 'access-token';
+  if ('scp' in claims || 'scope' in claims) return 'access-token';
+  if (claims.typ !== undefined && claims.typ !== 'ID') return 'access-token';
+  if (claims.token_use !== undefined && claims.token_use !== 'id') return 'access-token';
+  if (typeof claims.iat !== 'number' || claims.iat > nowSec + config.clockToleranceSec)
+    return 'issued-in-future';
+  const audiences = Array.isArray(claims.aud) ? claims.aud : [claims.aud];
+  if (audiences.length > 1 && claims.azp === undefined) return 'azp-missing';
+  if (claims.azp !== undefined && claims.azp !== config.clientId) return 'azp';
+  return null;
+}
+
+class NotAnIdToken extends Error {}
+
+/**
+ * Whether the provider vouches for the e-mail claim, or does not say. OpenID Connect Core 5.1
+ * makes `email_verified` a boolean; a value present that is not `true` (`false`, the string
+ * `"false"`, anything else) refuses, so a provider that sends it as text is refused rather than
+ * read loosely. It is not required: Microsoft Entra ID never sends it (its optional `xms_edov`,
+ * "email domain owner verified", does that work when the app registration asks for it, and then
+ * must be true too); Google, Okta, Auth0 and Keycloak send a boolean (Keycloak's LDAP users are
+ * verified only with "Trust Email" on). Another claim than `email` (Entra's
+ * `preferred_username`, `upn`) is vouched for by nothing the provider sends.
+ */
+function vouchedFor(claims: JWTPayload, emailClaim: string): boolean {
+  if (emailClaim !== 'email') return true;
+  if (claims.email_verified !== undefined && claims.email_verified !== true) return false;
+  // Entra documents xms_edov as a boolean; a tenant may see it as text: only a clear "no" refuses.
+  if ([false, 0, 'false', '0'].includes(claims.xms_edov as never)) return false;
+  return true;
+}
+
 /** Why jose refused a token, in one word for the log (never the token). */
 function tokenFault(err: unknown): string {
+  if (err instanceof NotAnIdToken) return err.message;
   if (err instanceof errors.JWTExpired) return 'expired';
   if (err instanceof errors.JWTClaimValidationFailed) return `claim-${err.claim}`;
   if (err instanceof errors.JWSSignatureVerificationFailed) return 'signature';

@@ -12,6 +12,7 @@ import type {
   UserStore,
 } from './types.ts';
 import { NoSuchUserError, UserExistsError } from './types.ts';
+import { canonicalEmail } from '../../src-shared/email-address.ts';
 
 /**
  * Users in the Redis the event store uses, shared by every relay instance (and the `relay users`
@@ -275,7 +276,7 @@ export class RedisUserStore implements UserStore {
   }
 
   async revokeAddress(tenant: string, email: string, now: number): Promise<string[]> {
-    const want = email.trim().toLowerCase();
+    const want = canonicalEmail(email) ?? email.trim().toLowerCase();
     const record: UserRecord = {
       tenant,
       name: want,
@@ -317,10 +318,11 @@ export class RedisUserStore implements UserStore {
 
   /** The user with this address: an active one before a revoked one (added again since). */
   async findByEmail(tenant: string, email: string): Promise<UserRecord | null> {
-    const want = email.trim().toLowerCase();
+    const want = canonicalEmail(email);
+    if (want === null) return null;
     let revoked: UserRecord | null = null;
     for (const u of (await this.redis.hvals(this.usersKey(tenant))).map(userFrom))
-      if (u.email !== null && u.email.toLowerCase() === want) {
+      if (u.email !== null && canonicalEmail(u.email) === want) {
         if (u.revokedAt === null) return u;
         revoked ??= u;
       }

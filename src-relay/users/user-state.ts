@@ -1,6 +1,7 @@
 import type { DeviceRecord, NewUser, RedeemResult, UserChange, UserRecord } from './types.ts';
 import { UserExistsError, NoSuchUserError } from './types.ts';
 import { newDeviceId } from './secrets.ts';
+import { canonicalEmail } from '../../src-shared/email-address.ts';
 
 /** A pending enrolment code, by its hash. */
 export interface CodeRecord {
@@ -74,9 +75,9 @@ export class UserState {
   }
 
   revokeAddress(tenant: string, email: string, now: number): string[] {
-    const want = email.trim().toLowerCase();
+    const want = canonicalEmail(email) ?? email.trim().toLowerCase();
     const names = [...this.users.values()]
-      .filter((u) => u.tenant === tenant && u.email !== null && u.email.toLowerCase() === want)
+      .filter((u) => u.tenant === tenant && u.email !== null && canonicalEmail(u.email) === want)
       .map((u) => u.name);
     if (names.length === 0 && this.user(tenant, want)) names.push(want);
     if (names.length === 0) {
@@ -119,10 +120,11 @@ export class UserState {
 
   /** The user with this address: an active one before a revoked one (added again since). */
   byEmail(tenant: string, email: string): UserRecord | null {
-    const want = email.trim().toLowerCase();
+    const want = canonicalEmail(email);
+    if (want === null) return null;
     let revoked: UserRecord | null = null;
     for (const user of this.users.values())
-      if (user.tenant === tenant && user.email !== null && user.email.toLowerCase() === want) {
+      if (user.tenant === tenant && user.email !== null && canonicalEmail(user.email) === want) {
         if (user.revokedAt === null) return user;
         revoked ??= user;
       }

@@ -2,18 +2,20 @@ import { parseArgs } from 'node:util';
 import { systemClock } from '../../src-shared/clock.ts';
 import { silentLogger } from '../../src-shared/log.ts';
 import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../src-shared/extension-number.ts';
-import { relayEnrolPath } from '../../src-shared/relay-protocol.ts';
+import { isInternationalNumber, relayEnrolPath } from '../../src-shared/relay-protocol.ts';
 import type { RelayConfig } from '../config.ts';
 import { hasUserTenants, openUserStore } from './open-user-store.ts';
 import { readCodeKey } from './code-key.ts';
 import { codeHash, newEnrolmentCode } from './secrets.ts';
 import { USER_NAME, type UserStore } from './types.ts';
+import { canonicalEmail, sameEmail } from '../../src-shared/email-address.ts';
 
 export const USERS_USAGE = `usage: npm run relay -- users <command> [-c relay.json] [--tenant <name>]
 
   add <name> --extension <n> [--extension <n> ...] [--did <number> ...] [--email <address>]
                         adds a user (their extensions and the numbers that reach them) and
-                        prints a one-time enrolment code for their first device
+                        prints a one-time enrolment code for their first device; a --did is
+                        the full international number (+44 20 7946 0000), matched exactly
   code <name>           a one-time code for another device of the user
   revoke <name>         ends every device and sign-in of the user at once (open sessions are
                         closed within a second or two); "add" gives them a fresh start
@@ -28,8 +30,6 @@ The users are kept where the relay's config says (users.file, or Redis with the 
 the running relay sees each change at once. A code is shown once and stored only as its
 HMAC-SHA-256 under the key of users.codeKeyFile or users.codeKeyEnv (without one: its SHA-256).`;
 
-/** A number that reaches the user: digits with the usual punctuation, at least 3 digits. */
-const NUMBER = /^\+?[0-9 ()./-]{3,40}$/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 const MAX_TTL_MS = 30 * 24 * 3600_000;
 
@@ -103,7 +103,7 @@ export async function usersCommand(
       `  one device, valid until ${new Date(now() + ttl).toISOString().replace(/\.\d+Z$/, 'Z')}; it is shown only now`,
     );
     out(
-      `  runner:  screenpop-headless --relay-url <https://this relay> --relay-tenant ${tenant} --enrol ${code}`,
+      `  runner:  screenpop-headless --relay-url <https://this relay> --relay-tenant ${tenant} --enrol-file <a file holding the code>  (or --enrol - to read it from standard input; add --credential-file <path> on a server without a keychain)`,
     );
     out(`  desktop: Settings > Connection > Sign in with your organisation > enrolment code`);
     out(
@@ -125,11 +125,17 @@ export async function usersCommand(
           );
       const dids = values.did ?? [];
       for (const d of dids)
-        if (!NUMBER.test(d.trim()) || !/\d{3}/.test(d.replace(/\D/g, '')))
-          throw new UsersUsageError(`--did ${d}: a telephone number, e.g. +44 20 7946 0000`);
+        if (!isInternationalNumber(d))
+          throw new UsersUsageError(
+            `--did ${d}: write the number in full international form, + and the country code, e.g. +44 20 7946 0000 (it is matched exactly; a short number would not reach this user)`,
+          );
       const email = values.email?.trim() ?? null;
       if (email !== null && !EMAIL.test(email))
         throw new UsersUsageError(`--email ${email}: an e-mail address, e.g. alice@example.org`);
+      if (email !== null && canonicalEmail(email) === null)
+        throw new UsersUsageError(
+          `--email ${email}: the local part must be ASCII and the address in NFC (the relay never folds Unicode: a look-alike such as the Kelvin sign would be another address)`,
+        );
       users = await open(config);
       try {
         await users!.addUser(
@@ -180,8 +186,7 @@ export async function usersCommand(
         out(
           `${address} revoked (${names.join(', ')}): every device and sign-in with this address is refused from now on`,
         );
-        const lower = address.toLowerCase();
-        if (Object.keys(oidc.users).some((e) => e.toLowerCase() === lower))
+        if (Object.keys(oidc.users).some((e) => sameEmail(e, address)))
           out(
             `  oidc.users in the config still maps it: remove it there too (the revocation is checked first)`,
           );

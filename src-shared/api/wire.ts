@@ -144,7 +144,9 @@ export function parseExtensionPage(body: unknown, operation: string): ExtensionP
     const e = entry as Json;
     const number = text(e.number)?.trim();
     if (!number) continue;
-    const email = text(e.email_addr)?.trim().toLowerCase();
+    // Not lower-cased here: toLowerCase() folds the Kelvin sign into k; the relay compares
+    // addresses with canonicalEmail (src-shared/email-address.ts).
+    const email = text(e.email_addr)?.trim();
     extensions.push({
       number,
       callerIdName: previewText(e.caller_id_name, 200),

@@ -94,7 +94,7 @@ describe('config', () => {
     const dir = mkdtempSync(join(tmpdir(), 'relay-config-'));
     try {
       const file = join(dir, 'relay.json');
-      const withMapping = (extensions: string[]) =>
+      const withMapping = (extensions: string[], dids: string[] = []) =>
         writeFileSync(
           file,
           JSON.stringify({
@@ -107,7 +107,7 @@ describe('config', () => {
                 oidc: {
                   issuer: 'https://login.example.org',
                   clientId: 'screenpop',
-                  users: { 'bob@example.org': { extensions } },
+                  users: { 'bob@example.org': { extensions, dids } },
                 },
               },
             },
@@ -122,6 +122,13 @@ describe('config', () => {
       expect(() => loadConfig(file, {})).toThrow(/an extension is 1 to 7 digits/);
       withMapping(['10a']);
       expect(() => loadConfig(file, {})).toThrow(/an extension is 1 to 7 digits/);
+      // A DID is the full international number (matched exactly in organisation mode).
+      withMapping(['101'], ['+49 30 555 0002']);
+      expect(loadConfig(file, {}).tenants.acme!.oidc!.users['bob@example.org']!.dids).toEqual([
+        '+49 30 555 0002',
+      ]);
+      withMapping(['101'], ['555 0100']);
+      expect(() => loadConfig(file, {})).toThrow(/a DID is the full international number/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -14,6 +14,8 @@ import {
   signInWithBrowser,
   type OidcTokens,
 } from '../../src-main/core/org/oidc-sign-in.ts';
+import { createHash, randomBytes } from 'node:crypto';
+import { importJWK, SignJWT, type JWTPayload } from 'jose';
 import {
   DESKTOP_CLIENT_ID,
   OTHER_CLIENT_ID,
@@ -42,6 +44,10 @@ const accounts = {
   bob: { email: 'Bob@Example.org' },
   carol: { email: 'carol@example.org' },
   dave: { email: 'dave@example.org', emailVerified: false },
+  // email_verified as text: "false" is not a yes.
+  erin: { email: 'erin@example.org', emailVerified: 'false' },
+  // The Kelvin sign U+212A: toLowerCase() turns it into k, so this was taken for kate@example.org.
+  kelvin: { email: '\u212Aate@example.org' },
 };
 let idp: OidcProviderHandle;
 let otherIdp: OidcProviderHandle;
@@ -353,3 +359,141 @@ describe('revoking single sign-on users mapped by the config or by the phone sys
     expect(relay.clientCount()).toBe(0);
   });
 });
+
+// Issue 33 item 5: claims that used to pass. Tokens from the real provider where its flows issue
+// them (an e-mail_verified sent as text, an address with the Kelvin sign, an RFC 9068 access
+// token whose audience is the desktop's client id); the rest signed with the provider's own key
+// (the JWKS the relay trusts) with claims no oidc-provider flow yields but other providers do
+// (several audiences, Keycloak's payload typ, Entra's scp, a clock ahead).
+describe('sign-in claims: only an ID token, with an address that is the user’s', () => {
+  it('refuses email_verified "false" (text) and an address that only folds into a user’s', async () => {
+    const { relay, users } = await ssoRelay();
+    await addUser(users, 'kate', ['105'], [], 'kate@example.org');
+    await addUser(users, 'erin', ['106'], [], 'erin@example.org');
+    // Dave's email_verified is the boolean false: mapped too, so only the claim refuses him.
+    await addUser(users, 'dave', ['107'], [], 'dave@example.org');
+    const info = await orgInfo(relay.url);
+    const url = relay.clientUrl('acme');
+    for (const account of ['erin', 'dave', 'kelvin']) {
+      const { tokens } = await signIn(info, account);
+      expect(await handshake(url, tokens.idToken)).toMatchObject({
+        status: 403,
+        errcode: RELAY_ERRCODE.notMapped,
+      });
+    }
+    // Case still does not matter for A-Z: Bob@Example.org is the config's bob@example.org.
+    const bob = await signIn(info, 'bob');
+    expect(await handshake(url, bob.tokens.idToken)).toEqual({ status: 101 });
+  });
+
+  it('refuses the provider’s access token (RFC 9068, audience the client id, e-mail in it)', async () => {
+    const apiIdp = await startOidcProvider({ accounts, jwtAccessTokens: true });
+    cleanups.push(() => apiIdp.close());
+    const { relay, users } = await ssoRelay(apiIdp.issuer);
+    await addUser(users, 'alice', ['101'], [], 'alice@example.org');
+    const tokens = await codeFlow(apiIdp, 'alice');
+    const [header, payload] = tokens.access_token.split('.').slice(0, 2).map(decode) as [
+      Record<string, unknown>,
+      Record<string, unknown>,
+    ];
+    // What makes it dangerous: signed by the provider, for our client id, naming alice.
+    expect(header.typ).toBe('at+jwt');
+    expect(payload).toMatchObject({ aud: DESKTOP_CLIENT_ID, email: 'alice@example.org' });
+    const url = relay.clientUrl('acme');
+    expect(await handshake(url, tokens.id_token)).toEqual({ status: 101 });
+    expect(await handshake(url, tokens.access_token)).toMatchObject({
+      status: 401,
+      errcode: RELAY_ERRCODE.signInRequired,
+    });
+  });
+
+  it('refuses several audiences without azp, a foreign azp, a future iat and access-token markers', async () => {
+    const { relay, users } = await ssoRelay();
+    await addUser(users, 'alice', ['101'], [], 'alice@example.org');
+    const url = relay.clientUrl('acme');
+    const now = Math.floor(Date.now() / 1000);
+    const base = {
+      iss: idp.issuer,
+      sub: 'alice',
+      aud: DESKTOP_CLIENT_ID,
+      iat: now,
+      exp: now + 600,
+      email: 'alice@example.org',
+    };
+    // The baseline passes, so each refusal below is the one claim changed.
+    expect(await handshake(url, await providerSigned(base))).toEqual({ status: 101 });
+    expect(
+      await handshake(
+        url,
+        await providerSigned({ ...base, aud: [DESKTOP_CLIENT_ID, 'x'], azp: DESKTOP_CLIENT_ID }),
+      ),
+    ).toEqual({ status: 101 });
+    const refused: Array<[string, string]> = [
+      [
+        'several audiences, no azp',
+        await providerSigned({ ...base, aud: [DESKTOP_CLIENT_ID, OTHER_CLIENT_ID] }),
+      ],
+      ['azp another client', await providerSigned({ ...base, azp: OTHER_CLIENT_ID })],
+      ['iat ten minutes ahead', await providerSigned({ ...base, iat: now + 600, exp: now + 1200 })],
+      ['Keycloak access token (typ Bearer)', await providerSigned({ ...base, typ: 'Bearer' })],
+      ['Entra access token (scp)', await providerSigned({ ...base, scp: 'User.Read' })],
+      ['RFC 9068 header typ', await providerSigned(base, 'application/AT+JWT')],
+    ];
+    const answers = await Promise.all(
+      refused.map(async ([why, token]) => [why, (await handshake(url, token)).status]),
+    );
+    expect(answers).toEqual(refused.map(([why]) => [why, 401]));
+  });
+});
+
+function decode(part: string): unknown {
+  return JSON.parse(Buffer.from(part, 'base64url').toString());
+}
+
+/** A token signed with the provider's own key (its JWKS is what the relay trusts). */
+async function providerSigned(claims: JWTPayload, typ = 'JWT'): Promise<string> {
+  const key = await importJWK(idp.signingKey as never, 'RS256');
+  return new SignJWT(claims)
+    .setProtectedHeader({ alg: 'RS256', kid: String(idp.signingKey.kid), typ })
+    .sign(key);
+}
+
+/** The authorization code flow with PKCE, as any client runs it, keeping the access token too. */
+async function codeFlow(
+  provider: OidcProviderHandle,
+  account: string,
+): Promise<{ id_token: string; access_token: string }> {
+  const discovery = (await (
+    await fetch(`${provider.issuer}/.well-known/openid-configuration`)
+  ).json()) as { authorization_endpoint: string; token_endpoint: string };
+  const verifier = randomBytes(32).toString('base64url');
+  const redirect = 'http://127.0.0.1:1/callback';
+  const auth = new URL(discovery.authorization_endpoint);
+  auth.search = new URLSearchParams({
+    client_id: DESKTOP_CLIENT_ID,
+    response_type: 'code',
+    redirect_uri: redirect,
+    scope: 'openid email api',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    state: randomBytes(8).toString('hex'),
+    nonce: randomBytes(8).toString('hex'),
+  }).toString();
+  const back = await provider.browser(auth.toString(), account);
+  const code = back.searchParams.get('code');
+  if (!code) throw new Error(`no code: ${back.toString()}`);
+  const res = await fetch(discovery.token_endpoint, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirect,
+      client_id: DESKTOP_CLIENT_ID,
+      code_verifier: verifier,
+    }).toString(),
+  });
+  const body = (await res.json()) as { id_token: string; access_token: string };
+  if (!res.ok) throw new Error(`token endpoint answered ${res.status}: ${JSON.stringify(body)}`);
+  return body;
+}

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { WebSocket } from 'ws';
 import {
   CloseCode,
   RELAY_ERRCODE,
@@ -163,6 +164,87 @@ describe('organisation mode: two users of one tenant', () => {
   });
 });
 
+describe('organisation mode: a user’s numbers (DIDs) are matched exactly', () => {
+  it('never gives a user a colleague’s outbound call to a number ending in their DID', async () => {
+    const { relay, users } = await orgRelay();
+    // Alice's record holds a short DID (added before `users add` refused one); Bob's is full.
+    const alice = await enrol(relay.url, await addUser(users, 'alice', ['101'], ['555 0100']));
+    const bob = await enrol(relay.url, await addUser(users, 'bob', ['102'], ['+1 415 555 0199']));
+    const a = await connect(relay.clientUrl('acme'), alice.body.credential, { events: [] });
+    const b = await connect(relay.clientUrl('acme'), bob.body.credential, { events: [] });
+    const call = (id: string, from: string, to: string) =>
+      eventBody(id, 30011, { call_id: `c-${id}`, from, to, state: 'ringing' });
+    await postAll(relay.webhookUrl('acme'), [
+      // Bob (102) calls out to a number that ends in alice's short DID.
+      call('bob-out', '102', '+1 415 555 0100'),
+      // Bob's direct number, written with the international prefix 00 and without: both his.
+      call('bob-did-00', '+442071234567', '0014155550199'),
+      call('bob-did', '+442071234567', '+1 (415) 555-0199'),
+      // A number ending in bob's (a suffix of 7+ digits used to match): not his.
+      call('not-bob', '+442071234567', '+44 415 555 0199'),
+      call('ring-101', '+442071234567', '101'),
+    ]);
+    await a.until(() => a.eventIds().includes('ring-101'));
+    await b.until(() => b.eventIds().includes('bob-did'));
+    await new Promise((r) => setTimeout(r, 200));
+    expect(a.eventIds()).toEqual(['ring-101']);
+    expect(b.eventIds()).toEqual(['bob-did-00', 'bob-did']);
+  });
+});
+
+describe('organisation mode: what a heartbeat tells a user', () => {
+  it('answers with the user’s own position, never the tenant’s (colleagues’ calls stay unseen)', async () => {
+    const { relay, users } = await orgRelay();
+    const alice = await enrol(relay.url, await addUser(users, 'alice', ['101']));
+    const bob = await enrol(relay.url, await addUser(users, 'bob', ['102']));
+    const a = await connect(relay.clientUrl('acme'), alice.body.credential, { events: [] });
+    const b = await connect(relay.clientUrl('acme'), bob.body.credential, { events: [] });
+    const heartbeat = async (client: TestClient) => {
+      const before = client.controls.length;
+      client.send(JSON.stringify({ type: 'heartbeat' }));
+      await client.until(() => client.controls.slice(before).some((c) => c.type === 'heartbeat'));
+      const answer = client.controls.slice(before).find((c) => c.type === 'heartbeat');
+      return (answer as { cursor?: string }).cursor ?? null;
+    };
+    const atStart = await heartbeat(a);
+    const ring = (id: string, to: string) =>
+      eventBody(id, 30011, { call_id: `c-${id}`, from: '+442071234567', to, state: 'ringing' });
+    await postAll(relay.webhookUrl('acme'), [ring('for-bob', '102')]);
+    await b.until(() => b.eventIds().includes('for-bob'));
+    // Bob's call moved the tenant's position; alice's answer stays where it was.
+    expect(await heartbeat(a)).toBe(atStart);
+    const bobsPosition = await heartbeat(b);
+    expect(bobsPosition).not.toBe(atStart);
+    // Her own call moves hers, and resuming from it loses nothing of hers.
+    await postAll(relay.webhookUrl('acme'), [ring('for-alice', '101')]);
+    await a.until(() => a.eventIds().includes('for-alice'));
+    const own = await heartbeat(a);
+    expect(own).not.toBe(atStart);
+    await a.close();
+    await postAll(relay.webhookUrl('acme'), [ring('bob-again', '102'), ring('alice-again', '101')]);
+    const again = await TestClient.connect(relay.clientUrl('acme'), alice.body.credential, {}, own);
+    cleanups.push(() => again.close());
+    await again.until(() => again.eventIds().includes('alice-again'));
+    expect(again.eventIds()).toEqual(['alice-again']);
+    // A quiet user's resume point still moves, once per connection: a replay reads colleagues'
+    // events too (and leaves them out), so the ready frame carries the position it reached.
+    const alicesLast = again.cursor;
+    await again.close();
+    await postAll(relay.webhookUrl('acme'), [ring('bob-third', '102')]);
+    const third = await TestClient.connect(
+      relay.clientUrl('acme'),
+      alice.body.credential,
+      {},
+      alicesLast,
+    );
+    cleanups.push(() => third.close());
+    const ready = third.controls.find((c) => c.type === 'ready') as { cursor: string };
+    expect(ready.cursor).not.toBe(alicesLast);
+    expect(third.eventIds()).toEqual([]);
+    expect(await heartbeat(third)).toBe(ready.cursor);
+  });
+});
+
 describe('organisation mode: who is admitted', () => {
   it('refuses a service token, an unknown device credential and nothing at all, with the relay’s errcode', async () => {
     const { relay } = await orgRelay();
@@ -215,6 +297,31 @@ describe('organisation mode: who is admitted', () => {
     expect(
       (await fetch(org.relay.url + '/v1/enrol/other', { method: 'POST', body: '{}' })).status,
     ).toBe(404);
+  });
+
+  it('does not tell on the stream which tenants exist: an unknown one is refused as a missing or rejected token', async () => {
+    const org = await startOrgRelay(orgConfig(join(tmp.path, 'users.json')));
+    cleanups.push(() => org.close());
+    const refusal = (tenant: string, token?: string) =>
+      new Promise<{ status: number; body: unknown }>((resolve, reject) => {
+        const ws = new WebSocket(org.relay.clientUrl(tenant), {
+          headers: token ? { Authorization: `Bearer ${token}` } : {},
+        });
+        ws.once('open', () => reject(new Error('admitted')));
+        ws.once('unexpected-response', (_req, res) => {
+          let text = '';
+          res.on('data', (d: Buffer) => (text += d.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) }));
+        });
+        ws.once('error', reject);
+      });
+    // Without a token: the same answer for acme (exists) and nobody (does not).
+    expect(await refusal('nobody')).toEqual(await refusal('acme'));
+    // With one: 401 as a rejected token, not 404.
+    expect(await refusal('nobody', 'some-token')).toEqual({
+      status: 401,
+      body: { errcode: expect.any(Number), errmsg: 'token rejected by the service' },
+    });
   });
 
   it('keeps the users file private (0600) with hashes only: neither the code nor the credential is in it', async () => {
@@ -325,5 +432,31 @@ describe('relay users (the administrator’s command, a process of its own)', ()
     const twice = await relayUsers(configFile, 'add', 'alice', '--extension', '101');
     expect(twice.code).toBe(1);
     expect(twice.err).toContain('user alice exists');
+    // A short DID would match nothing in organisation mode (and by a suffix it once took
+    // colleagues' calls): refused with what to write instead.
+    const shortDid = await relayUsers(
+      configFile,
+      'add',
+      'carol',
+      '--extension',
+      '103',
+      '--did',
+      '555 0100',
+    );
+    expect(shortDid.code).toBe(2);
+    expect(shortDid.err).toContain('--did 555 0100: write the number in full international form');
+    expect(
+      (
+        await relayUsers(
+          configFile,
+          'add',
+          'carol',
+          '--extension',
+          '103',
+          '--did',
+          '+1 415 555 0100',
+        )
+      ).code,
+    ).toBe(0);
   });
 });

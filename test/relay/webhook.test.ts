@@ -181,9 +181,15 @@ describe('webhook endpoint', () => {
     ).toBe(400);
   });
 
-  it('answers 404 to an unknown tenant', async () => {
+  it('answers an unknown tenant as a wrong signature (401), so tenants cannot be enumerated', async () => {
     const body = envelope({ event_id: 'e-unknown', tenant: 'nobody' });
-    expect((await postWebhook(relay.url + '/webhook/nobody', body, signed(body))).status).toBe(404);
+    const unknown = await postWebhook(relay.url + '/webhook/nobody', body, signed(body));
+    const wrong = await postWebhook(relay.webhookUrl('acme'), body, 'sha256=' + '0'.repeat(64));
+    expect({ status: unknown.status, body: unknown.body }).toEqual({
+      status: wrong.status,
+      body: wrong.body,
+    });
+    expect(unknown.status).toBe(401);
   });
 
   it('delivers 1,000 duplicate deliveries of one event exactly once', async () => {

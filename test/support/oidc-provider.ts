@@ -71,8 +71,12 @@ export const OTHER_CLIENT_ID = 'some-other-app';
 
 export interface TestAccount {
   email: string;
-  emailVerified?: boolean;
+  /** The `email_verified` claim as the provider sends it (a boolean, or text as some send it); default true. */
+  emailVerified?: boolean | string;
 }
+
+/** The resource the desktop's access tokens are for, when `jwtAccessTokens` is on. */
+export const API_RESOURCE = 'urn:screenpop:api';
 
 export interface OidcProviderHandle {
   issuer: string;
@@ -93,6 +97,13 @@ export async function startOidcProvider(
     idTokenTtlSec?: number;
     /** The signing key (a private JWK), to make a second provider that signs with the same key. */
     signingKey?: Record<string, unknown>;
+    /**
+     * Access tokens as RFC 9068 JWTs (typ at+jwt, a `scope` claim), for the resource API_RESOURCE
+     * whose audience is the desktop's client id, and carrying the `email` claim: what Entra ID
+     * issues to an app registration that exposes its own API (aud = its client id, e-mail in the
+     * access token). Such a token must never pass for an ID token.
+     */
+    jwtAccessTokens?: boolean;
   } = {},
 ): Promise<OidcProviderHandle> {
   const accounts = options.accounts ?? {};
@@ -112,7 +123,29 @@ export async function startOidcProvider(
     clients: [native(DESKTOP_CLIENT_ID), native(OTHER_CLIENT_ID)],
     jwks: { keys: [jwk as never] },
     cookies: { keys: [randomBytes(32).toString('hex')] },
-    features: { devInteractions: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      ...(options.jwtAccessTokens && {
+        resourceIndicators: {
+          enabled: true,
+          defaultResource: () => API_RESOURCE,
+          useGrantedResource: () => true,
+          getResourceServerInfo: () => ({
+            scope: 'api',
+            audience: DESKTOP_CLIENT_ID,
+            accessTokenFormat: 'jwt' as const,
+            jwt: { sign: { alg: 'RS256' as const } },
+          }),
+        },
+      }),
+    },
+    ...(options.jwtAccessTokens && {
+      extraTokenClaims: async (_ctx, token) => {
+        const id = 'accountId' in token ? String(token.accountId) : '';
+        const account = accounts[id];
+        return account ? { email: account.email } : undefined;
+      },
+    }),
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     pkce: { required: () => true },
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
@@ -178,6 +211,11 @@ export async function startOidcProvider(
       if (missing) grant.addOIDCScope(missing.join(' '));
       const claims = (details.prompt.details as { missingOIDCClaims?: string[] }).missingOIDCClaims;
       if (claims) grant.addOIDCClaims(claims);
+      const resources = (
+        details.prompt.details as { missingResourceScopes?: Record<string, string[]> }
+      ).missingResourceScopes;
+      for (const [resource, scopes] of Object.entries(resources ?? {}))
+        grant.addResourceScope(resource, scopes.join(' '));
       await provider.interactionFinished(
         req,
         res,
