@@ -29,7 +29,7 @@ import { directTransport } from './outbound.ts';
 import type { GatewayCredential } from './gateway/credential.ts';
 import { GatewayDirectory } from './gateway/directory.ts';
 import type { GatewayUpstream } from './gateway/upstream.ts';
-import { canonicalEmail } from '../src-shared/email-address.ts';
+import { emailKey } from '../src-shared/email-address.ts';
 
 /**
  * Largest frame a client may send. The biggest hello the protocol allows (three lists of 200
@@ -193,7 +193,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     const names = new Set([user]);
     try {
       const email = (await users?.findUser(tenant, user))?.email;
-      if (email) names.add(canonicalEmail(email) ?? email.trim().toLowerCase());
+      if (email) names.add(emailKey(email));
     } catch (err) {
       logger.warn('user not re-checked', { tenant, err });
     }

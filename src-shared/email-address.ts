@@ -50,6 +50,15 @@ function lowerAZ(text: string): string {
   return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
 }
 
+/**
+ * The name an address's revocation and sessions go by: its canonical form, else the text trimmed
+ * with only A-Z lower-cased. An address that is not canonical never signs in (sign-in refuses it),
+ * but an administrator may still revoke it as typed; no Unicode folding either way.
+ */
+export function emailKey(raw: string): string {
+  return canonicalEmail(raw) ?? lowerAZ(raw.trim());
+}
+
 /** Whether two addresses are one (both canonical and equal); an invalid address equals nothing. */
 export function sameEmail(a: string, b: string): boolean {
   const x = canonicalEmail(a);

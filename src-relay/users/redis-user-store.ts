@@ -12,7 +12,7 @@ import type {
   UserStore,
 } from './types.ts';
 import { NoSuchUserError, UserExistsError } from './types.ts';
-import { canonicalEmail } from '../../src-shared/email-address.ts';
+import { canonicalEmail, emailKey } from '../../src-shared/email-address.ts';
 
 /**
  * Users in the Redis the event store uses, shared by every relay instance (and the `relay users`
@@ -276,7 +276,7 @@ export class RedisUserStore implements UserStore {
   }
 
   async revokeAddress(tenant: string, email: string, now: number): Promise<string[]> {
-    const want = canonicalEmail(email) ?? email.trim().toLowerCase();
+    const want = emailKey(email);
     const record: UserRecord = {
       tenant,
       name: want,

@@ -1,7 +1,7 @@
 import type { DeviceRecord, NewUser, RedeemResult, UserChange, UserRecord } from './types.ts';
 import { UserExistsError, NoSuchUserError } from './types.ts';
 import { newDeviceId } from './secrets.ts';
-import { canonicalEmail } from '../../src-shared/email-address.ts';
+import { canonicalEmail, emailKey } from '../../src-shared/email-address.ts';
 
 /** A pending enrolment code, by its hash. */
 export interface CodeRecord {
@@ -75,7 +75,7 @@ export class UserState {
   }
 
   revokeAddress(tenant: string, email: string, now: number): string[] {
-    const want = canonicalEmail(email) ?? email.trim().toLowerCase();
+    const want = emailKey(email);
     const names = [...this.users.values()]
       .filter((u) => u.tenant === tenant && u.email !== null && canonicalEmail(u.email) === want)
       .map((u) => u.name);
