@@ -56,6 +56,7 @@ async function hubspot(
     uiDomain?: string;
     searchPerSecond?: number;
     cert?: CertFiles;
+    defaultCountry?: 'US' | 'IT' | 'GB';
   } = {},
 ) {
   const fake = await startFakeHubSpot({
@@ -64,6 +65,7 @@ async function hubspot(
     ...(options.searchPerSecond ? { searchPerSecond: options.searchPerSecond } : {}),
     tokens: options.tokens ?? { [TOKEN]: ['crm.objects.contacts.read'] },
     ...(options.uiDomain ? { uiDomain: options.uiDomain } : {}),
+    ...(options.defaultCountry ? { defaultCountry: options.defaultCountry } : {}),
   });
   fakes.push(fake);
   return fake;
@@ -77,6 +79,7 @@ function lookupFor(
     proxyUrl?: string;
     logger?: ReturnType<typeof createLogger>;
     secrets?: SecretRegistry;
+    region?: string;
   } = {},
 ) {
   const secrets = options.secrets ?? new SecretRegistry();
@@ -99,7 +102,7 @@ function lookupFor(
     clock: systemClock,
     logger: options.logger ?? silentLogger,
     connector,
-    region: () => 'US',
+    region: () => options.region ?? 'US',
     allowedSchemes: () => ['https'],
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
@@ -150,9 +153,17 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
           ],
         },
       ],
-      properties: ['firstname', 'lastname', 'company', 'phone', 'mobilephone'],
+      properties: [
+        'firstname',
+        'lastname',
+        'company',
+        'phone',
+        'hs_calculated_phone_number',
+        'mobilephone',
+        'hs_calculated_mobile_number',
+      ],
       sorts: [{ propertyName: 'lastmodifieddate', direction: 'DESCENDING' }],
-      limit: 5,
+      limit: 10,
     });
     // The same caller again (or another number of the same account): the account is asked once.
     expect(await lookup.lookup('(415) 555-0123')).toMatchObject({ status: 'found', cached: true });
@@ -169,7 +180,7 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
     fake.addContact({ firstname: 'Newest', phone: '+14155550123' }, Date.now());
     const lookup = lookupFor(fake);
     expect(await lookup.lookup('+14155550123')).toMatchObject({ name: 'Newest' });
-    expect(fake.searches).toHaveLength(1); // 13 matches, one page of 5: no second request
+    expect(fake.searches).toHaveLength(1); // 13 matches, one page of 10: no second request
     expect(await lookup.lookup('+14155559999')).toEqual({ status: 'not-found', cached: false });
     expect(await lookup.lookup('+14155559999')).toEqual({ status: 'not-found', cached: true });
     expect(fake.searches).toHaveLength(2);
@@ -196,6 +207,69 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
     expect(logged).not.toContain('pat-na1-wrong');
     expect(logged).not.toContain('pat-na1-noscope');
     expect(logged).not.toContain('4155550123');
+  });
+
+  it("finds numbers stored as people type them, in the account's country or with a country code", async () => {
+    // More lookups in a second than HubSpot's search limit allows: this test is about numbers.
+    const fake = await hubspot({ searchPerSecond: 20 });
+    fake.addContact({ firstname: 'Ada', phone: '(415) 555-0123' });
+    fake.addContact({ firstname: 'Bob', phone: '+1 415-555-0124' });
+    fake.addContact({ firstname: 'Cy', mobilephone: '4155550125' });
+    fake.addContact({ firstname: 'Basil', phone: '+44 20 7946 0958' });
+    // An Italian landline keeps its leading 0 after the country code (+39 06…).
+    fake.addContact({ firstname: 'Giulia', phone: '+39 06 6982 1234' });
+    const lookup = lookupFor(fake);
+    for (const [caller, name] of [
+      ['+14155550123', 'Ada'],
+      ['+14155550124', 'Bob'],
+      ['(415) 555-0125', 'Cy'],
+      ['+442079460958', 'Basil'],
+      ['+390669821234', 'Giulia'],
+    ] as const)
+      expect(await lookup.lookup(caller), caller).toMatchObject({ status: 'found', name });
+    // An Italian account: the landline typed as Italians type it, the caller in Italy's numbering.
+    const italian = await hubspot({ defaultCountry: 'IT' });
+    italian.addContact({ firstname: 'Marco', phone: '06 6982 1235' });
+    expect(await lookupFor(italian, { region: 'IT' }).lookup('06 6982 1235')).toMatchObject({
+      status: 'found',
+      name: 'Marco',
+    });
+  });
+
+  it("never names a contact of another country whose national digits are the caller's", async () => {
+    // +44 20 7946 0958 (London) and +1 207-946-0958 (Maine) are both 2079460958 without their
+    // country codes: HubSpot's searchable calculated numbers find both.
+    const fake = await hubspot();
+    fake.addContact(
+      { firstname: 'Basil', lastname: 'London', phone: '+44 20 7946 0958' },
+      Date.now(),
+    );
+    // Nobody in Maine yet: the Londoner must not be named for a call from Maine.
+    expect(await lookupFor(fake).lookup('+12079460958')).toEqual({
+      status: 'not-found',
+      cached: false,
+    });
+    // The Mainer, typed without a country code and changed longer ago than the Londoner.
+    fake.addContact(
+      { firstname: 'Maine', lastname: 'Caller', phone: '207-946-0958' },
+      Date.now() - 86_400_000,
+    );
+    const lookup = lookupFor(fake);
+    expect(await lookup.lookup('+12079460958')).toMatchObject({
+      status: 'found',
+      name: 'Maine Caller',
+    });
+    expect(await lookup.lookup('+442079460958')).toMatchObject({
+      status: 'found',
+      name: 'Basil London',
+    });
+    // A mobile number of one country and a landline of another, on the same contact's page of results.
+    const mixed = await hubspot();
+    mixed.addContact({ firstname: 'Other', mobilephone: '+44 20 7946 0958' }, Date.now());
+    expect(await lookupFor(mixed).lookup('+12079460958')).toEqual({
+      status: 'not-found',
+      cached: false,
+    });
   });
 
   it("respects HubSpot's per-second limit: a 429 pauses every lookup, then lookups resume", async () => {

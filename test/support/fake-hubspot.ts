@@ -11,8 +11,13 @@
  *   1 to 200, `after` a number. Filter groups are OR'ed, filters within one AND'ed; EQ compares
  *   case-insensitively. Answers `{ total, results: [{ id, properties, createdAt, updatedAt,
  *   archived }], paging?: { next: { after } } }` with the requested properties (and the defaults).
- *   `hs_searchable_calculated_phone_number` / `_mobile_number` hold the national number's digits,
- *   computed from `phone` / `mobilephone`.
+ *   HubSpot's calculated properties, computed from `phone` / `mobilephone` as typed (read in the
+ *   account's `defaultCountry` when they have no country code): `hs_calculated_phone_number` /
+ *   `_mobile_number` the E.164 form, `hs_searchable_calculated_phone_number` / `_mobile_number` the
+ *   national number's digits without the country code, so +44 20 7946 0958 and +1 207-946-0958 are
+ *   both 2079460958 there (as in an answer recorded by a public integration: `phone`
+ *   "+5511999999999", `hs_calculated_phone_number` "+5511999999999",
+ *   `hs_searchable_calculated_phone_number` "11999999999"; docs/crm/hubspot.md).
  * - Rate limits: search at most `searchPerSecond` (4) requests per second per token, and a daily
  *   quota; over them, 429 with `{ status, message, errorType: "RATE_LIMIT", correlationId,
  *   policyName: "SECONDLY" | "DAILY", requestId }` and no Retry-After (HubSpot does not promise one).
@@ -24,7 +29,7 @@ import { randomUUID } from 'node:crypto';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 
 export interface FakeContact {
   id: string;
@@ -47,6 +52,8 @@ export interface FakeHubSpotOptions {
   dailyLimit?: number;
   portalId?: number;
   uiDomain?: string;
+  /** The country a number typed without a country code is read in (ISO 3166 alpha-2); US. */
+  defaultCountry?: CountryCode;
 }
 
 export interface FakeHubSpot {
@@ -89,10 +96,36 @@ const DEFAULT_PROPERTIES = [
   'lastname',
 ];
 
-function nationalDigits(value: string | undefined): string {
-  if (!value) return '';
-  const parsed = parsePhoneNumberFromString(value, 'US');
-  return parsed ? String(parsed.nationalNumber) : value.replace(/\D/g, '');
+/** HubSpot's calculated forms of a typed number: E.164 and the national digits; '' when unreadable. */
+function calculated(
+  value: string | undefined,
+  country: CountryCode,
+): { e164: string; national: string } {
+  const parsed = value ? parsePhoneNumberFromString(value, country) : undefined;
+  return parsed
+    ? { e164: parsed.number, national: String(parsed.nationalNumber) }
+    : { e164: '', national: (value ?? '').replace(/\D/g, '') };
+}
+
+/** A contact's property as HubSpot answers it, calculated ones included; undefined when unset. */
+function property(contact: FakeContact, name: string, country: CountryCode): string | undefined {
+  const p = contact.properties;
+  const number = (typed: string | undefined, form: 'e164' | 'national') =>
+    typed ? calculated(typed, country)[form] || undefined : undefined;
+  switch (name) {
+    case 'hs_calculated_phone_number':
+      return number(p.phone, 'e164');
+    case 'hs_calculated_mobile_number':
+      return number(p.mobilephone, 'e164');
+    case 'hs_searchable_calculated_phone_number':
+      return number(p.phone, 'national');
+    case 'hs_searchable_calculated_mobile_number':
+      return number(p.mobilephone, 'national');
+    case 'hs_object_id':
+      return contact.id;
+    default:
+      return p[name];
+  }
 }
 
 function error(status: number, category: string, message: string, extra: object = {}) {
@@ -136,18 +169,9 @@ function validate(body: unknown): string | null {
   return null;
 }
 
-function matches(contact: FakeContact, filter: Filter): boolean {
-  const name = String(filter.propertyName);
+function matches(contact: FakeContact, filter: Filter, country: CountryCode): boolean {
   const value = String(filter.value ?? '').toLowerCase();
-  const p = contact.properties;
-  const stored =
-    name === 'hs_searchable_calculated_phone_number'
-      ? nationalDigits(p.phone)
-      : name === 'hs_searchable_calculated_mobile_number'
-        ? nationalDigits(p.mobilephone)
-        : name === 'hs_object_id'
-          ? contact.id
-          : p[name];
+  const stored = property(contact, String(filter.propertyName), country);
   switch (filter.operator) {
     case 'EQ':
       return stored !== undefined && stored.toLowerCase() === value;
@@ -166,6 +190,7 @@ function matches(contact: FakeContact, filter: Filter): boolean {
 
 export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<FakeHubSpot> {
   const tokens = options.tokens ?? { 'pat-na1-test': ['crm.objects.contacts.read'] };
+  const country = options.defaultCountry ?? 'US';
   const perSecond = options.searchPerSecond ?? 4;
   const daily = options.dailyLimit ?? 250_000;
   const windows = new Map<string, number[]>();
@@ -246,7 +271,8 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
     };
     const groups = b.filterGroups ?? [];
     let found = fake.contacts.filter(
-      (c) => groups.length === 0 || groups.some((g) => g.filters.every((f) => matches(c, f))),
+      (c) =>
+        groups.length === 0 || groups.some((g) => g.filters.every((f) => matches(c, f, country))),
     );
     const sort = b.sorts?.[0];
     if (sort?.propertyName === 'lastmodifieddate')
@@ -270,7 +296,7 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
                 ? c.id
                 : k === 'lastmodifieddate' || k === 'createdate'
                   ? new Date(c.updatedAt).toISOString()
-                  : (c.properties[k] ?? null),
+                  : (property(c, k, country) ?? null),
             ]),
           ),
           createdAt: new Date(c.updatedAt).toISOString(),

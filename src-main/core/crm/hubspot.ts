@@ -5,8 +5,12 @@
  *
  * One search per number: filter groups are OR'ed, so one request asks for the number in `phone` or
  * `mobilephone` as E.164, or in HubSpot's calculated searchable forms (digits without the country
- * code). The most recently modified contact wins (sorted by `lastmodifieddate`); further pages are
- * never fetched, they would only add namesakes. The record link is HubSpot's own contact page,
+ * code). Those forms collide across countries (+44 20 7946 0958 and +1 207-946-0958 are both
+ * 2079460958), so the search only finds candidates: a contact is named only when one of its
+ * numbers is the caller's E.164 (HubSpot's calculated international form `hs_calculated_phone_number`
+ * / `_mobile_number` when it has one, else the number as typed read in the user's region, with
+ * phone-number.ts, the project's one reading of a number). The most recently modified such contact
+ * wins (sorted by `lastmodifieddate`); further pages are never fetched. The record link is HubSpot's own contact page,
  * built from the account's `portalId` and `uiDomain` (`GET /account-info/v3/details`, asked once).
  *
  * A 429 says which limit was hit (`policyName`: SECONDLY or DAILY); HubSpot does not promise a
@@ -17,15 +21,32 @@ import type { Clock } from '../../../src-shared/clock.ts';
 import type { SecretRegistry } from '../../../src-shared/log.ts';
 import { CrmError, type CrmAnswer, type CrmConnector, type CrmQuery } from './connector.ts';
 import { exchangeJson, retryAfterMs, statusError } from './http.ts';
+import { toE164 } from '../phone-number.ts';
 
 export const HUBSPOT_API = 'https://api.hubapi.com';
 export const HUBSPOT_SEARCH_PATH = '/crm/v3/objects/contacts/search';
 export const HUBSPOT_ACCOUNT_PATH = '/account-info/v3/details';
 
-/** The contact properties read: name, company, and the numbers (to say which one matched). */
-const PROPERTIES = ['firstname', 'lastname', 'company', 'phone', 'mobilephone'];
-/** A few results are enough to take the newest; HubSpot allows up to 200 per page. */
-const LIMIT = 5;
+/**
+ * Each number a contact has, as typed and as HubSpot's calculated E.164 (its international form),
+ * the pair checked against the caller.
+ */
+const NUMBERS = [
+  { typed: 'phone', calculated: 'hs_calculated_phone_number' },
+  { typed: 'mobilephone', calculated: 'hs_calculated_mobile_number' },
+] as const;
+/** The contact properties read: name, company, and the numbers (to check that one is the caller's). */
+const PROPERTIES = [
+  'firstname',
+  'lastname',
+  'company',
+  ...NUMBERS.flatMap((n) => [n.typed, n.calculated]),
+];
+/**
+ * Candidates per search (HubSpot allows up to 200 a page): enough that namesakes of other countries
+ * (same national digits) do not push the caller's own contact off the page.
+ */
+const LIMIT = 10;
 const SECONDLY_PAUSE_MS = 1_000;
 const DAILY_PAUSE_MS = 60 * 60_000;
 
@@ -60,6 +81,20 @@ export function hubspotSearchBody(query: CrmQuery): object {
 
 function text(value: unknown): string {
   return typeof value === 'string' ? value.trim() : '';
+}
+
+/**
+ * Whether one of the contact's numbers is the caller's: HubSpot's calculated E.164 when it has one
+ * (it read the typed number with the contact's country), else the typed number read in the user's
+ * region. Never the national digits alone: they are the same in several countries.
+ */
+export function isCallersNumber(properties: Record<string, unknown>, query: CrmQuery): boolean {
+  return NUMBERS.some(({ typed, calculated }) => {
+    const international = text(properties[calculated]).slice(0, 64);
+    if (international) return toE164(international) === query.e164;
+    const asTyped = text(properties[typed]).slice(0, 64);
+    return asTyped !== '' && toE164(asTyped, query.region) === query.e164;
+  });
 }
 
 const UI_DOMAIN = /^app(-[a-z0-9]{1,10})?\.hubspot\.com$/;
@@ -101,6 +136,7 @@ export class HubSpotConnector implements CrmConnector {
         string,
         unknown
       >;
+      if (!isCallersNumber(p, query)) continue;
       const company = text(p.company);
       const name = [text(p.firstname), text(p.lastname)].filter(Boolean).join(' ') || company;
       if (!name) continue;
