@@ -55,6 +55,8 @@ async function hubspot(
     tokens?: Record<string, string[]>;
     uiDomain?: string;
     searchPerSecond?: number;
+    dailyLimit?: number;
+    limitShape?: 'category' | 'policy';
     cert?: CertFiles;
     defaultCountry?: 'US' | 'IT' | 'GB';
   } = {},
@@ -66,6 +68,8 @@ async function hubspot(
     tokens: options.tokens ?? { [TOKEN]: ['crm.objects.contacts.read'] },
     ...(options.uiDomain ? { uiDomain: options.uiDomain } : {}),
     ...(options.defaultCountry ? { defaultCountry: options.defaultCountry } : {}),
+    ...(options.dailyLimit ? { dailyLimit: options.dailyLimit } : {}),
+    ...(options.limitShape ? { limitShape: options.limitShape } : {}),
   });
   fakes.push(fake);
   return fake;
@@ -289,6 +293,52 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
     expect(lookup.stats().pausedUntil).not.toBeNull();
     await new Promise((r) => setTimeout(r, 1_100));
     expect(await lookup.lookup('+14155550100')).toMatchObject({ status: 'found', name: 'Ada' });
+  });
+
+  it("shares the per-second limit with the account's other integrations, in either 429 shape", async () => {
+    for (const limitShape of ['category', 'policy'] as const) {
+      const fake = await hubspot({ limitShape });
+      fake.addContact({ firstname: 'Ada', phone: '+14155550100' });
+      const lookup = lookupFor(fake);
+      // Another app of the same account has just spent this second's five searches.
+      fake.otherIntegrationSearches(5);
+      expect(await lookup.lookup('+14155550100'), limitShape).toEqual({
+        status: 'failed',
+        kind: 'rate-limited',
+      });
+      const paused = lookup.stats().pausedUntil;
+      expect(paused).not.toBeNull();
+      // A short pause (about the second), not the daily one.
+      expect((paused ?? 0) - Date.now()).toBeLessThanOrEqual(1_000);
+      expect(await lookup.lookup('+14155550101')).toEqual({ status: 'skipped', reason: 'paused' });
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect(await lookup.lookup('+14155550100')).toMatchObject({ status: 'found', name: 'Ada' });
+    }
+  });
+
+  it('pauses an hour for the daily quota, named by policyName or only by the headers and message', async () => {
+    for (const limitShape of ['category', 'policy'] as const) {
+      // A quota of two searches: another integration has spent them today.
+      const fake = await hubspot({ dailyLimit: 2, limitShape });
+      fake.otherIntegrationSearches(2);
+      const lookup = lookupFor(fake);
+      const asked = Date.now();
+      expect(await lookup.lookup('+14155550100'), limitShape).toEqual({
+        status: 'failed',
+        kind: 'rate-limited',
+      });
+      expect((lookup.stats().pausedUntil ?? 0) - asked, limitShape).toBeGreaterThan(59 * 60_000);
+      expect(await lookup.lookup('+14155550101')).toEqual({ status: 'skipped', reason: 'paused' });
+      expect(fake.searches).toHaveLength(1);
+    }
+  });
+
+  it('takes a 500 whose body says RATE_LIMITS for the rate limit it is, not a HubSpot failure', async () => {
+    const fake = await hubspot();
+    const lookup = lookupFor(fake);
+    fake.failNext(1, 'rate-limits-500');
+    expect(await lookup.lookup('+14155550100')).toEqual({ status: 'failed', kind: 'rate-limited' });
+    expect(lookup.stats().failures).toEqual({ 'rate-limited': 1 });
   });
 
   it('gives up after the time-out on a slow HubSpot', async () => {

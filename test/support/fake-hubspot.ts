@@ -18,12 +18,20 @@
  *   both 2079460958 there (as in an answer recorded by a public integration: `phone`
  *   "+5511999999999", `hs_calculated_phone_number` "+5511999999999",
  *   `hs_searchable_calculated_phone_number` "11999999999"; docs/crm/hubspot.md).
- * - Rate limits: search at most `searchPerSecond` (4) requests per second per token, and a daily
- *   quota; over them, 429 with `{ status, message, errorType: "RATE_LIMIT", correlationId,
- *   policyName: "SECONDLY" | "DAILY", requestId }` and no Retry-After (HubSpot does not promise one).
+ * - Rate limits are the account's, shared by every integration (`otherIntegrationSearches` spends
+ *   them as another app would): search at most `searchPerSecond` (5) requests a second, and a daily
+ *   quota. Over them, a 429 without Retry-After (HubSpot does not promise one), in one of the two
+ *   shapes recorded by public integrations (docs/crm/hubspot.md, "Rate limits"): `limitShape`
+ *   'category' (the default, the current one) `{ status: "error", message: "You have reached your
+ *   secondly limit." | "… daily limit.", correlationId, category: "RATE_LIMITS" }` with no
+ *   policyName, or 'policy' (the older one) `{ status, message, errorType: "RATE_LIMIT",
+ *   correlationId, groupName, policyName: "SECONDLY" | "DAILY", requestId }`. Search answers carry
+ *   `X-HubSpot-RateLimit-Daily` and `X-HubSpot-RateLimit-Daily-Remaining` (not the secondly
+ *   ones: integrations' notes say the search endpoints send none; unconfirmed by HubSpot's pages).
  * - `GET /account-info/v3/details`: the account's `portalId` and `uiDomain`.
  * - Faults for tests: a delay before answering, N answers of a given status, a body that is not
- *   JSON, a connection dropped mid-request.
+ *   JSON, a connection dropped mid-request, a 500 with the RATE_LIMITS body (integrations report
+ *   HubSpot answering a limit that way too).
  */
 import { randomUUID } from 'node:crypto';
 import https from 'node:https';
@@ -52,6 +60,8 @@ export interface FakeHubSpotOptions {
   dailyLimit?: number;
   portalId?: number;
   uiDomain?: string;
+  /** The 429 body's shape: 'category' (current, no policyName; the default) or 'policy' (older). */
+  limitShape?: 'category' | 'policy';
   /** The country a number typed without a country code is read in (ISO 3166 alpha-2); US. */
   defaultCountry?: CountryCode;
 }
@@ -68,9 +78,13 @@ export interface FakeHubSpot {
   /** Wait this long before answering each request (a slow CRM). */
   delayMs: number;
   /** The next answers: a status to send instead (500, 502, 503…), a broken body, or a dropped connection. */
-  failNext(count: number, fault: number | 'not-json' | 'drop'): void;
+  failNext(count: number, fault: Fault): void;
+  /** Another integration of the same account searches `count` times now (the limits are shared). */
+  otherIntegrationSearches(count: number): void;
   close(): Promise<void>;
 }
+
+type Fault = number | 'not-json' | 'drop' | 'rate-limits-500';
 
 const OPERATORS = new Set([
   'EQ',
@@ -191,11 +205,13 @@ function matches(contact: FakeContact, filter: Filter, country: CountryCode): bo
 export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<FakeHubSpot> {
   const tokens = options.tokens ?? { 'pat-na1-test': ['crm.objects.contacts.read'] };
   const country = options.defaultCountry ?? 'US';
-  const perSecond = options.searchPerSecond ?? 4;
+  const perSecond = options.searchPerSecond ?? 5;
   const daily = options.dailyLimit ?? 250_000;
-  const windows = new Map<string, number[]>();
-  const dailyCount = new Map<string, number>();
-  const faults: Array<number | 'not-json' | 'drop'> = [];
+  const shape = options.limitShape ?? 'category';
+  // One account: every token (every integration) spends the same second and the same day.
+  let window: number[] = [];
+  let usedToday = 0;
+  const faults: Fault[] = [];
   let nextId = 51;
   const fake: FakeHubSpot = {
     url: '',
@@ -211,6 +227,9 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
     },
     failNext(count, fault) {
       for (let i = 0; i < count; i++) faults.push(fault);
+    },
+    otherIntegrationSearches(count) {
+      for (let i = 0; i < count; i++) void rateLimited();
     },
     close: async () => {},
   };
@@ -229,29 +248,37 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
     return { token, scopes };
   }
 
-  function rateLimited(token: string) {
+  /** The daily-quota headers a search answer carries. */
+  function dailyHeaders(): Record<string, string> {
+    return {
+      'x-hubspot-ratelimit-daily': String(daily),
+      'x-hubspot-ratelimit-daily-remaining': String(Math.max(0, daily - usedToday)),
+    };
+  }
+
+  function limitBody(policy: 'DAILY' | 'SECONDLY') {
+    const message = `You have reached your ${policy === 'DAILY' ? 'daily' : 'secondly'} limit.`;
+    return shape === 'category'
+      ? { status: 'error', message, correlationId: randomUUID(), category: 'RATE_LIMITS' }
+      : {
+          status: 'error',
+          message,
+          errorType: 'RATE_LIMIT',
+          correlationId: randomUUID(),
+          groupName: `publicapi:private-app-${policy.toLowerCase()}:${options.portalId ?? 20_251_122}`,
+          policyName: policy,
+          requestId: randomUUID(),
+        };
+  }
+
+  /** Spends one search of the account's limits; the 429 when one is spent already. */
+  function rateLimited() {
     const now = Date.now();
-    const used = (dailyCount.get(token) ?? 0) + 1;
-    dailyCount.set(token, used);
-    const policy = (name: 'DAILY' | 'SECONDLY', message: string) => ({
-      status: 429,
-      body: {
-        status: 'error',
-        message,
-        errorType: 'RATE_LIMIT',
-        correlationId: randomUUID(),
-        policyName: name,
-        requestId: randomUUID(),
-      },
-    });
-    if (used > daily) return policy('DAILY', 'You have reached your daily limit.');
-    const recent = (windows.get(token) ?? []).filter((t) => now - t < 1000);
-    if (recent.length >= perSecond) {
-      windows.set(token, recent);
-      return policy('SECONDLY', 'You have reached your secondly limit.');
-    }
-    recent.push(now);
-    windows.set(token, recent);
+    if (usedToday >= daily) return { status: 429, body: limitBody('DAILY') };
+    window = window.filter((t) => now - t < 1000);
+    if (window.length >= perSecond) return { status: 429, body: limitBody('SECONDLY') };
+    window.push(now);
+    usedToday++;
     return null;
   }
 
@@ -314,10 +341,16 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const answer = (status: number, body: unknown, raw?: string) => {
+      const answer = (
+        status: number,
+        body: unknown,
+        raw?: string,
+        headers: Record<string, string> = {},
+      ) => {
         const text = raw ?? JSON.stringify(body);
         res.writeHead(status, {
           'content-type': raw ? 'text/html' : 'application/json;charset=utf-8',
+          ...headers,
         });
         res.end(text);
       };
@@ -326,6 +359,7 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
         const fault = faults.shift();
         if (fault === 'drop') return req.socket.destroy();
         if (fault === 'not-json') return answer(502, null, '<html><body>Bad gateway</body></html>');
+        if (fault === 'rate-limits-500') return answer(500, limitBody('SECONDLY'));
         if (typeof fault === 'number')
           return answer(fault, {
             status: 'error',
@@ -346,7 +380,7 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
         }
         const auth = authorize(req.headers.authorization);
         if ('fail' in auth && auth.fail) return answer(auth.fail.status, auth.fail.body);
-        const { token, scopes } = auth as { token: string; scopes: string[] };
+        const { scopes } = auth as { token: string; scopes: string[] };
         if (req.method === 'GET' && url.pathname === '/account-info/v3/details') {
           fake.accountRequests++;
           return answer(200, {
@@ -378,10 +412,10 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
             );
             return answer(e.status, e.body);
           }
-          const limited = rateLimited(token);
-          if (limited) return answer(limited.status, limited.body);
+          const limited = rateLimited();
+          if (limited) return answer(limited.status, limited.body, undefined, dailyHeaders());
           const result = search(body);
-          return answer(result.status, result.body);
+          return answer(result.status, result.body, undefined, dailyHeaders());
         }
         answer(404, { status: 'error', message: 'Not found', correlationId: randomUUID() });
       };

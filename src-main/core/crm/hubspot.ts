@@ -13,9 +13,16 @@
  * wins (sorted by `lastmodifieddate`); further pages are never fetched. The record link is HubSpot's own contact page,
  * built from the account's `portalId` and `uiDomain` (`GET /account-info/v3/details`, asked once).
  *
- * A 429 says which limit was hit (`policyName`: SECONDLY or DAILY); HubSpot does not promise a
- * Retry-After, so without one the lookup pauses 1 s for the per-second limit and an hour for the
- * daily one (the daily quota resets at midnight in the account's time zone).
+ * Rate limits are the account's, shared by all its integrations (five searches a second). HubSpot
+ * answers a limit in two shapes: the older body names it (`policyName`: SECONDLY, DAILY,
+ * TEN_SECONDLY_ROLLING; `errorType: "RATE_LIMIT"`), the current one may carry only
+ * `category: "RATE_LIMITS"` and a message, with the daily quota in `X-HubSpot-RateLimit-Daily-Remaining`;
+ * and such a body has been seen with a 500 as well as a 429. `hubspotLimit` reads all of them:
+ * the daily quota is spent when the policy says DAILY, the daily-remaining header says 0 or the
+ * message says "daily"; otherwise it is the per-second (or per-interval) limit. HubSpot does not
+ * promise a Retry-After, so without one the lookup pauses 1 s (or the interval HubSpot names, at
+ * most 10 s) for a short limit and an hour for the daily one (the quota resets at midnight in the
+ * account's time zone). docs/crm/hubspot.md has each shape's source.
  */
 import type { Clock } from '../../../src-shared/clock.ts';
 import type { SecretRegistry } from '../../../src-shared/log.ts';
@@ -48,7 +55,40 @@ const PROPERTIES = [
  */
 const LIMIT = 10;
 const SECONDLY_PAUSE_MS = 1_000;
+/** The longest short-limit pause taken from HubSpot's interval header (its rolling window is 10 s). */
+const MAX_INTERVAL_PAUSE_MS = 10_000;
 const DAILY_PAUSE_MS = 60 * 60_000;
+
+export interface HubSpotLimit {
+  /** Which limit, for the log: DAILY, SECONDLY, TEN_SECONDLY_ROLLING, … ('RATE' when unnamed). */
+  policy: string;
+  daily: boolean;
+  /** How long to stop asking when HubSpot gives no Retry-After. */
+  pauseMs: number;
+}
+
+/**
+ * Whether an answer says a HubSpot rate limit was reached, and which: a 429 in either body shape,
+ * or any answer whose body has `category: "RATE_LIMITS"`; null for every other answer.
+ */
+export function hubspotLimit(status: number, headers: Headers, body: unknown): HubSpotLimit | null {
+  const b = (body && typeof body === 'object' ? body : {}) as Record<string, unknown>;
+  const category = text(b.category).toUpperCase();
+  if (status !== 429 && category !== 'RATE_LIMITS') return null;
+  const policy = text(b.policyName).toUpperCase().slice(0, 40);
+  const remaining = headers.get('x-hubspot-ratelimit-daily-remaining')?.trim();
+  const daily =
+    policy === 'DAILY' ||
+    (policy === '' && remaining !== undefined && /^0+$/.test(remaining)) ||
+    (policy === '' && /\bdaily\b/i.test(text(b.message).slice(0, 200)));
+  if (daily) return { policy: 'DAILY', daily, pauseMs: DAILY_PAUSE_MS };
+  const interval = Number(headers.get('x-hubspot-ratelimit-interval-milliseconds') ?? '');
+  const pauseMs =
+    Number.isFinite(interval) && interval > SECONDLY_PAUSE_MS
+      ? Math.min(MAX_INTERVAL_PAUSE_MS, interval)
+      : SECONDLY_PAUSE_MS;
+  return { policy: /^[A-Z_]+$/.test(policy) ? policy : 'RATE', daily, pauseMs };
+}
 
 export interface HubSpotConnectorDeps {
   fetch: typeof fetch;
@@ -122,7 +162,8 @@ export class HubSpotConnector implements CrmConnector {
       { method: 'POST', headers, body: JSON.stringify(hubspotSearchBody(query)) },
       signal,
     );
-    if (answer.status === 429) throw this.rateLimited(answer.headers, answer.body);
+    const limit = hubspotLimit(answer.status, answer.headers, answer.body);
+    if (limit) throw this.rateLimited(limit, answer.headers);
     if (answer.status < 200 || answer.status >= 300) throw statusError(answer.status, undefined);
     const results = (answer.body as { results?: unknown } | undefined)?.results;
     if (!Array.isArray(results))
@@ -148,12 +189,9 @@ export class HubSpotConnector implements CrmConnector {
     return { found: false };
   }
 
-  private rateLimited(headers: Headers, body: unknown): CrmError {
-    const policy = text((body as { policyName?: unknown } | undefined)?.policyName).toUpperCase();
-    const wait =
-      retryAfterMs(headers, this.d.clock.now()) ??
-      (policy === 'DAILY' ? DAILY_PAUSE_MS : SECONDLY_PAUSE_MS);
-    return new CrmError('rate-limited', `HubSpot's ${policy || 'rate'} limit was reached`, {
+  private rateLimited(limit: HubSpotLimit, headers: Headers): CrmError {
+    const wait = retryAfterMs(headers, this.d.clock.now()) ?? limit.pauseMs;
+    return new CrmError('rate-limited', `HubSpot's ${limit.policy} limit was reached`, {
       status: 429,
       retryAfterMs: wait,
     });
