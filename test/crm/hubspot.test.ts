@@ -133,6 +133,8 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
       cached: false,
     });
     expect(fake.searches).toHaveLength(1);
+    // HubSpot's dated API version: the numeric v1-v3 paths are unsupported from September 2027.
+    expect(fake.searches[0]?.path).toBe('/crm/objects/2026-09/contacts/search');
     expect(fake.searches[0]?.authorization).toBe(`Bearer ${TOKEN}`);
     expect(fake.searches[0]?.body).toEqual({
       filterGroups: [
@@ -175,6 +177,31 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
     expect(await lookup.lookup('+1 212 555 0104')).toMatchObject({ name: 'Grace Hopper' });
     expect(fake.searches).toHaveLength(2);
     expect(fake.accountRequests).toBe(1);
+  });
+
+  it('connects with a service key as a new customer makes one, and with an existing private app token', async () => {
+    // HubSpot no longer lets accounts create private apps (October 2026); service keys replace
+    // them. Both are sent as a bearer token with the scope crm.objects.contacts.read.
+    const SERVICE_KEY = 'service-key-test-0f1e'; // its format is not in what we read of HubSpot's pages;
+    const fake = await hubspot({
+      tokens: {
+        [SERVICE_KEY]: ['crm.objects.contacts.read'],
+        [TOKEN]: ['crm.objects.contacts.read'],
+      },
+    });
+    fake.addContact({ firstname: 'Ada', phone: '+14155550123' });
+    for (const token of [SERVICE_KEY, TOKEN])
+      expect(await lookupFor(fake, { token }).lookup('+14155550123'), token).toMatchObject({
+        status: 'found',
+        name: 'Ada',
+      });
+    expect(fake.searches.map((s) => s.authorization)).toEqual([
+      `Bearer ${SERVICE_KEY}`,
+      `Bearer ${TOKEN}`,
+    ]);
+    expect(fake.searches.every((s) => s.path === '/crm/objects/2026-09/contacts/search')).toBe(
+      true,
+    );
   });
 
   it('takes the most recently changed of several matches, never pages on, and remembers who is unknown', async () => {

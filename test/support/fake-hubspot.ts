@@ -4,7 +4,9 @@
  * fails. HTTPS on 127.0.0.1 with a certificate from the test CA (test/support/certs.ts), so the app
  * reaches it through its one transport, trusting that CA as an administrator's CA file.
  *
- * - `POST /crm/v3/objects/contacts/search`: a private app's token (`Authorization: Bearer …`);
+ * - `POST /crm/objects/2026-09/contacts/search` (HubSpot's dated version; the legacy
+ *   `/crm/v3/objects/contacts/search` answers the same until HubSpot drops it): a service key or a
+ *   legacy private app's token, either as `Authorization: Bearer …` (`tokens`);
  *   401 INVALID_AUTHENTICATION without a known one, 403 MISSING_SCOPES without
  *   `crm.objects.contacts.read`. The body is checked as HubSpot checks it (400 VALIDATION_ERROR):
  *   JSON, at most 5 filter groups, 10 filters per group and 25 in all, known operators, `limit`
@@ -28,7 +30,8 @@
  *   correlationId, groupName, policyName: "SECONDLY" | "DAILY", requestId }`. Search answers carry
  *   `X-HubSpot-RateLimit-Daily` and `X-HubSpot-RateLimit-Daily-Remaining` (not the secondly
  *   ones: integrations' notes say the search endpoints send none; unconfirmed by HubSpot's pages).
- * - `GET /account-info/v3/details`: the account's `portalId` and `uiDomain`.
+ * - `GET /account-info/2026-09/details` (or `/account-info/v3/details`): the account's `portalId`
+ *   and `uiDomain`.
  * - Faults for tests: a delay before answering, N answers of a given status, a body that is not
  *   JSON, a connection dropped mid-request, a 500 with the RATE_LIMITS body (integrations report
  *   HubSpot answering a limit that way too).
@@ -47,6 +50,8 @@ export interface FakeContact {
 }
 
 export interface SearchRequestSeen {
+  /** The path asked: the dated one or the legacy v3 one. */
+  path: string;
   authorization: string | undefined;
   body: unknown;
 }
@@ -83,6 +88,9 @@ export interface FakeHubSpot {
   otherIntegrationSearches(count: number): void;
   close(): Promise<void>;
 }
+
+const SEARCH_PATHS = ['/crm/objects/2026-09/contacts/search', '/crm/v3/objects/contacts/search'];
+const ACCOUNT_PATHS = ['/account-info/2026-09/details', '/account-info/v3/details'];
 
 type Fault = number | 'not-json' | 'drop' | 'rate-limits-500';
 
@@ -367,8 +375,7 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
             correlationId: randomUUID(),
           });
         const url = new URL(req.url ?? '/', 'https://127.0.0.1');
-        const isSearch =
-          req.method === 'POST' && url.pathname === '/crm/v3/objects/contacts/search';
+        const isSearch = req.method === 'POST' && SEARCH_PATHS.includes(url.pathname);
         let body: unknown;
         if (isSearch) {
           try {
@@ -376,12 +383,16 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
           } catch {
             body = undefined;
           }
-          fake.searches.push({ authorization: req.headers.authorization, body });
+          fake.searches.push({
+            path: url.pathname,
+            authorization: req.headers.authorization,
+            body,
+          });
         }
         const auth = authorize(req.headers.authorization);
         if ('fail' in auth && auth.fail) return answer(auth.fail.status, auth.fail.body);
         const { scopes } = auth as { token: string; scopes: string[] };
-        if (req.method === 'GET' && url.pathname === '/account-info/v3/details') {
+        if (req.method === 'GET' && ACCOUNT_PATHS.includes(url.pathname)) {
           fake.accountRequests++;
           return answer(200, {
             portalId: options.portalId ?? 20_251_122,

@@ -1,7 +1,10 @@
 /**
- * HubSpot: the CRM search API (`POST /crm/v3/objects/contacts/search`) with a private app's access
- * token (`Authorization: Bearer pat-…`, scope `crm.objects.contacts.read`), as HubSpot's API
- * reference describes it (docs/crm/hubspot.md has the facts we rely on and where each comes from).
+ * HubSpot: the CRM search API of HubSpot's dated version 2026-09
+ * (`POST /crm/objects/2026-09/contacts/search`; the numeric v1-v3 paths are unsupported from
+ * September 2027) with a service key, or an existing legacy private app's access token (`pat-…`),
+ * both sent as `Authorization: Bearer …` with the scope `crm.objects.contacts.read`, as HubSpot's
+ * API reference describes it (docs/crm/hubspot.md has the facts we rely on and where each comes
+ * from).
  *
  * One search per number: filter groups are OR'ed, so one request asks for the number in `phone` or
  * `mobilephone` as E.164, or in HubSpot's calculated searchable forms (digits without the country
@@ -11,7 +14,7 @@
  * / `_mobile_number` when it has one, else the number as typed read in the user's region, with
  * phone-number.ts, the project's one reading of a number). The most recently modified such contact
  * wins (sorted by `lastmodifieddate`); further pages are never fetched. The record link is HubSpot's own contact page,
- * built from the account's `portalId` and `uiDomain` (`GET /account-info/v3/details`, asked once).
+ * built from the account's `portalId` and `uiDomain` (`GET /account-info/2026-09/details`, asked once).
  *
  * Rate limits are the account's, shared by all its integrations (five searches a second). HubSpot
  * answers a limit in two shapes: the older body names it (`policyName`: SECONDLY, DAILY,
@@ -31,8 +34,10 @@ import { exchangeJson, retryAfterMs, statusError } from './http.ts';
 import { toE164 } from '../phone-number.ts';
 
 export const HUBSPOT_API = 'https://api.hubapi.com';
-export const HUBSPOT_SEARCH_PATH = '/crm/v3/objects/contacts/search';
-export const HUBSPOT_ACCOUNT_PATH = '/account-info/v3/details';
+/** HubSpot's dated API version the connector asks (docs/crm/hubspot.md, "API version"). */
+export const HUBSPOT_API_VERSION = '2026-09';
+export const HUBSPOT_SEARCH_PATH = `/crm/objects/${HUBSPOT_API_VERSION}/contacts/search`;
+export const HUBSPOT_ACCOUNT_PATH = `/account-info/${HUBSPOT_API_VERSION}/details`;
 
 /**
  * Each number a contact has, as typed and as HubSpot's calculated E.164 (its international form),
@@ -94,7 +99,7 @@ export interface HubSpotConnectorDeps {
   fetch: typeof fetch;
   clock: Clock;
   secrets: SecretRegistry;
-  /** The private app's access token from the keychain; null when none is stored. */
+  /** The service key (or legacy private app's access token) from the keychain; null when none is stored. */
   token: () => Promise<string | null>;
   /** HubSpot's API address; tests point it at the fake. */
   apiBase?: string;
