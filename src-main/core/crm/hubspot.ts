@@ -6,26 +6,27 @@
  * API reference describes it (docs/crm/hubspot.md has the facts we rely on and where each comes
  * from).
  *
- * One search per number: filter groups are OR'ed, so one request asks for the number in `phone` or
- * `mobilephone` as E.164, or in HubSpot's calculated searchable forms (digits without the country
- * code). Those forms collide across countries (+44 20 7946 0958 and +1 207-946-0958 are both
- * 2079460958), so the search only finds candidates: a contact is named only when one of its
- * numbers is the caller's E.164 (HubSpot's calculated international form `hs_calculated_phone_number`
- * / `_mobile_number` when it has one, else the number as typed read in the user's region, with
- * phone-number.ts, the project's one reading of a number). The most recently modified such contact
- * wins (sorted by `lastmodifieddate`); further pages are never fetched. The record link is HubSpot's own contact page,
- * built from the account's `portalId` and `uiDomain` (`GET /account-info/2026-09/details`, asked once).
+ * One search per number: filter groups are OR'ed, so one request asks for the number in `phone`
+ * or `mobilephone` as E.164, or in HubSpot's calculated searchable forms (digits without the
+ * country code). Those forms collide across countries (+44 20 7946 0958 and +1 207-946-0958 are
+ * both 2079460958), so the search only finds candidates: a contact is named only when one of its
+ * numbers is the caller's E.164 (HubSpot's calculated international form
+ * `hs_calculated_phone_number` / `_mobile_number` when it has one, else the number as typed read
+ * in the user's region, with phone-number.ts, the project's one reading of a number). The most
+ * recently modified such contact wins (sorted by `lastmodifieddate`); further pages are never
+ * fetched. The record link is HubSpot's own contact page, built from the account's `portalId`
+ * and `uiDomain` (`GET /account-info/2026-09/details`, asked once).
  *
- * Rate limits are the account's, shared by all its integrations (five searches a second). HubSpot
- * answers a limit in two shapes: the older body names it (`policyName`: SECONDLY, DAILY,
- * TEN_SECONDLY_ROLLING; `errorType: "RATE_LIMIT"`), the current one may carry only
- * `category: "RATE_LIMITS"` and a message, with the daily quota in `X-HubSpot-RateLimit-Daily-Remaining`;
+ * Rate limits are the account's, shared by all its integrations (five searches a second).
+ * HubSpot answers a limit in two shapes: the older body names it (`policyName`: SECONDLY, DAILY,
+ * TEN_SECONDLY_ROLLING; `errorType: "RATE_LIMIT"`), the current one may carry only `category:
+ * "RATE_LIMITS"` and a message, with the daily quota in `X-HubSpot-RateLimit-Daily-Remaining`;
  * and such a body has been seen with a 500 as well as a 429. `hubspotLimit` reads all of them:
  * the daily quota is spent when the policy says DAILY, the daily-remaining header says 0 or the
  * message says "daily"; otherwise it is the per-second (or per-interval) limit. HubSpot does not
  * promise a Retry-After, so without one the lookup pauses 1 s (or the interval HubSpot names, at
- * most 10 s) for a short limit and an hour for the daily one (the quota resets at midnight in the
- * account's time zone). docs/crm/hubspot.md has each shape's source.
+ * most 10 s) for a short limit and an hour for the daily one (the quota resets at midnight in
+ * the account's time zone). docs/crm/hubspot.md has each shape's source.
  */
 import type { Clock } from '../../../src-shared/clock.ts';
 import type { SecretRegistry } from '../../../src-shared/log.ts';
@@ -99,7 +100,7 @@ export interface HubSpotConnectorDeps {
   fetch: typeof fetch;
   clock: Clock;
   secrets: SecretRegistry;
-  /** The service key (or legacy private app's access token) from the keychain; null when none is stored. */
+  /** The service key (or a legacy private app's token) from the keychain; null when none is stored. */
   token: () => Promise<string | null>;
   /** HubSpot's API address; tests point it at the fake. */
   apiBase?: string;
