@@ -224,7 +224,7 @@ function build(t: Translator) {
       value,
       label: t.t(`settings.crm-auth.${value}`),
     })),
-    /** The token field's label and help for HubSpot (a private app's token). */
+    /** The token field's label and help for HubSpot (a service key, or an existing private app's token). */
     CRM_SECRET_HUBSPOT: {
       label: t.t('settings.field.crmSecret.label-hubspot'),
       hint: t.t('settings.field.crmSecret.hint-hubspot'),

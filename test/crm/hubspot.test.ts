@@ -55,7 +55,10 @@ async function hubspot(
     tokens?: Record<string, string[]>;
     uiDomain?: string;
     searchPerSecond?: number;
+    dailyLimit?: number;
+    limitShape?: 'category' | 'policy';
     cert?: CertFiles;
+    defaultCountry?: 'US' | 'IT' | 'GB';
   } = {},
 ) {
   const fake = await startFakeHubSpot({
@@ -64,6 +67,9 @@ async function hubspot(
     ...(options.searchPerSecond ? { searchPerSecond: options.searchPerSecond } : {}),
     tokens: options.tokens ?? { [TOKEN]: ['crm.objects.contacts.read'] },
     ...(options.uiDomain ? { uiDomain: options.uiDomain } : {}),
+    ...(options.defaultCountry ? { defaultCountry: options.defaultCountry } : {}),
+    ...(options.dailyLimit ? { dailyLimit: options.dailyLimit } : {}),
+    ...(options.limitShape ? { limitShape: options.limitShape } : {}),
   });
   fakes.push(fake);
   return fake;
@@ -77,6 +83,7 @@ function lookupFor(
     proxyUrl?: string;
     logger?: ReturnType<typeof createLogger>;
     secrets?: SecretRegistry;
+    region?: string;
   } = {},
 ) {
   const secrets = options.secrets ?? new SecretRegistry();
@@ -99,7 +106,7 @@ function lookupFor(
     clock: systemClock,
     logger: options.logger ?? silentLogger,
     connector,
-    region: () => 'US',
+    region: () => options.region ?? 'US',
     allowedSchemes: () => ['https'],
     ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
   });
@@ -126,6 +133,8 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
       cached: false,
     });
     expect(fake.searches).toHaveLength(1);
+    // HubSpot's dated API version: the numeric v1-v3 paths are unsupported from September 2027.
+    expect(fake.searches[0]?.path).toBe('/crm/objects/2026-09/contacts/search');
     expect(fake.searches[0]?.authorization).toBe(`Bearer ${TOKEN}`);
     expect(fake.searches[0]?.body).toEqual({
       filterGroups: [
@@ -150,9 +159,17 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
           ],
         },
       ],
-      properties: ['firstname', 'lastname', 'company', 'phone', 'mobilephone'],
+      properties: [
+        'firstname',
+        'lastname',
+        'company',
+        'phone',
+        'hs_calculated_phone_number',
+        'mobilephone',
+        'hs_calculated_mobile_number',
+      ],
       sorts: [{ propertyName: 'lastmodifieddate', direction: 'DESCENDING' }],
-      limit: 5,
+      limit: 10,
     });
     // The same caller again (or another number of the same account): the account is asked once.
     expect(await lookup.lookup('(415) 555-0123')).toMatchObject({ status: 'found', cached: true });
@@ -162,6 +179,31 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
     expect(fake.accountRequests).toBe(1);
   });
 
+  it('connects with a service key as a new customer makes one, and with an existing private app token', async () => {
+    // HubSpot no longer lets accounts create private apps (October 2026); service keys replace
+    // them. Both are sent as a bearer token with the scope crm.objects.contacts.read.
+    const SERVICE_KEY = 'service-key-test-0f1e'; // its format is not in what we read of HubSpot's pages;
+    const fake = await hubspot({
+      tokens: {
+        [SERVICE_KEY]: ['crm.objects.contacts.read'],
+        [TOKEN]: ['crm.objects.contacts.read'],
+      },
+    });
+    fake.addContact({ firstname: 'Ada', phone: '+14155550123' });
+    for (const token of [SERVICE_KEY, TOKEN])
+      expect(await lookupFor(fake, { token }).lookup('+14155550123'), token).toMatchObject({
+        status: 'found',
+        name: 'Ada',
+      });
+    expect(fake.searches.map((s) => s.authorization)).toEqual([
+      `Bearer ${SERVICE_KEY}`,
+      `Bearer ${TOKEN}`,
+    ]);
+    expect(fake.searches.every((s) => s.path === '/crm/objects/2026-09/contacts/search')).toBe(
+      true,
+    );
+  });
+
   it('takes the most recently changed of several matches, never pages on, and remembers who is unknown', async () => {
     const fake = await hubspot();
     for (let i = 0; i < 12; i++)
@@ -169,7 +211,7 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
     fake.addContact({ firstname: 'Newest', phone: '+14155550123' }, Date.now());
     const lookup = lookupFor(fake);
     expect(await lookup.lookup('+14155550123')).toMatchObject({ name: 'Newest' });
-    expect(fake.searches).toHaveLength(1); // 13 matches, one page of 5: no second request
+    expect(fake.searches).toHaveLength(1); // 13 matches, one page of 10: no second request
     expect(await lookup.lookup('+14155559999')).toEqual({ status: 'not-found', cached: false });
     expect(await lookup.lookup('+14155559999')).toEqual({ status: 'not-found', cached: true });
     expect(fake.searches).toHaveLength(2);
@@ -198,6 +240,69 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
     expect(logged).not.toContain('4155550123');
   });
 
+  it("finds numbers stored as people type them, in the account's country or with a country code", async () => {
+    // More lookups in a second than HubSpot's search limit allows: this test is about numbers.
+    const fake = await hubspot({ searchPerSecond: 20 });
+    fake.addContact({ firstname: 'Ada', phone: '(415) 555-0123' });
+    fake.addContact({ firstname: 'Bob', phone: '+1 415-555-0124' });
+    fake.addContact({ firstname: 'Cy', mobilephone: '4155550125' });
+    fake.addContact({ firstname: 'Basil', phone: '+44 20 7946 0958' });
+    // An Italian landline keeps its leading 0 after the country code (+39 06…).
+    fake.addContact({ firstname: 'Giulia', phone: '+39 06 6982 1234' });
+    const lookup = lookupFor(fake);
+    for (const [caller, name] of [
+      ['+14155550123', 'Ada'],
+      ['+14155550124', 'Bob'],
+      ['(415) 555-0125', 'Cy'],
+      ['+442079460958', 'Basil'],
+      ['+390669821234', 'Giulia'],
+    ] as const)
+      expect(await lookup.lookup(caller), caller).toMatchObject({ status: 'found', name });
+    // An Italian account: the landline typed as Italians type it, the caller in Italy's numbering.
+    const italian = await hubspot({ defaultCountry: 'IT' });
+    italian.addContact({ firstname: 'Marco', phone: '06 6982 1235' });
+    expect(await lookupFor(italian, { region: 'IT' }).lookup('06 6982 1235')).toMatchObject({
+      status: 'found',
+      name: 'Marco',
+    });
+  });
+
+  it("never names a contact of another country whose national digits are the caller's", async () => {
+    // +44 20 7946 0958 (London) and +1 207-946-0958 (Maine) are both 2079460958 without their
+    // country codes: HubSpot's searchable calculated numbers find both.
+    const fake = await hubspot();
+    fake.addContact(
+      { firstname: 'Basil', lastname: 'London', phone: '+44 20 7946 0958' },
+      Date.now(),
+    );
+    // Nobody in Maine yet: the Londoner must not be named for a call from Maine.
+    expect(await lookupFor(fake).lookup('+12079460958')).toEqual({
+      status: 'not-found',
+      cached: false,
+    });
+    // The Mainer, typed without a country code and changed longer ago than the Londoner.
+    fake.addContact(
+      { firstname: 'Maine', lastname: 'Caller', phone: '207-946-0958' },
+      Date.now() - 86_400_000,
+    );
+    const lookup = lookupFor(fake);
+    expect(await lookup.lookup('+12079460958')).toMatchObject({
+      status: 'found',
+      name: 'Maine Caller',
+    });
+    expect(await lookup.lookup('+442079460958')).toMatchObject({
+      status: 'found',
+      name: 'Basil London',
+    });
+    // A mobile number of one country and a landline of another, on the same contact's page of results.
+    const mixed = await hubspot();
+    mixed.addContact({ firstname: 'Other', mobilephone: '+44 20 7946 0958' }, Date.now());
+    expect(await lookupFor(mixed).lookup('+12079460958')).toEqual({
+      status: 'not-found',
+      cached: false,
+    });
+  });
+
   it("respects HubSpot's per-second limit: a 429 pauses every lookup, then lookups resume", async () => {
     // The limit is the account's, shared with its other integrations: here one search a second.
     const fake = await hubspot({ searchPerSecond: 1 });
@@ -215,6 +320,52 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
     expect(lookup.stats().pausedUntil).not.toBeNull();
     await new Promise((r) => setTimeout(r, 1_100));
     expect(await lookup.lookup('+14155550100')).toMatchObject({ status: 'found', name: 'Ada' });
+  });
+
+  it("shares the per-second limit with the account's other integrations, in either 429 shape", async () => {
+    for (const limitShape of ['category', 'policy'] as const) {
+      const fake = await hubspot({ limitShape });
+      fake.addContact({ firstname: 'Ada', phone: '+14155550100' });
+      const lookup = lookupFor(fake);
+      // Another app of the same account has just spent this second's five searches.
+      fake.otherIntegrationSearches(5);
+      expect(await lookup.lookup('+14155550100'), limitShape).toEqual({
+        status: 'failed',
+        kind: 'rate-limited',
+      });
+      const paused = lookup.stats().pausedUntil;
+      expect(paused).not.toBeNull();
+      // A short pause (about the second), not the daily one.
+      expect((paused ?? 0) - Date.now()).toBeLessThanOrEqual(1_000);
+      expect(await lookup.lookup('+14155550101')).toEqual({ status: 'skipped', reason: 'paused' });
+      await new Promise((r) => setTimeout(r, 1_100));
+      expect(await lookup.lookup('+14155550100')).toMatchObject({ status: 'found', name: 'Ada' });
+    }
+  });
+
+  it('pauses an hour for the daily quota, named by policyName or only by the headers and message', async () => {
+    for (const limitShape of ['category', 'policy'] as const) {
+      // A quota of two searches: another integration has spent them today.
+      const fake = await hubspot({ dailyLimit: 2, limitShape });
+      fake.otherIntegrationSearches(2);
+      const lookup = lookupFor(fake);
+      const asked = Date.now();
+      expect(await lookup.lookup('+14155550100'), limitShape).toEqual({
+        status: 'failed',
+        kind: 'rate-limited',
+      });
+      expect((lookup.stats().pausedUntil ?? 0) - asked, limitShape).toBeGreaterThan(59 * 60_000);
+      expect(await lookup.lookup('+14155550101')).toEqual({ status: 'skipped', reason: 'paused' });
+      expect(fake.searches).toHaveLength(1);
+    }
+  });
+
+  it('takes a 500 whose body says RATE_LIMITS for the rate limit it is, not a HubSpot failure', async () => {
+    const fake = await hubspot();
+    const lookup = lookupFor(fake);
+    fake.failNext(1, 'rate-limits-500');
+    expect(await lookup.lookup('+14155550100')).toEqual({ status: 'failed', kind: 'rate-limited' });
+    expect(lookup.stats().failures).toEqual({ 'rate-limited': 1 });
   });
 
   it('gives up after the time-out on a slow HubSpot', async () => {

@@ -79,6 +79,7 @@ describe('crmQuery', () => {
       e164: '+14155550123',
       national: '4155550123',
       raw: '(415) 555-0123',
+      region: 'US',
     });
     expect(crmQuery('+44 20 7946 0958', 'US')?.national).toBe('2079460958');
     expect(crmQuery('101', 'US')).toBeNull();

@@ -337,10 +337,10 @@ describe('settings: the CRM lookup', () => {
     const provider = (await waitFor(() =>
       input('Look callers up in'),
     )) as unknown as HTMLSelectElement;
-    expect(screen.queryByLabelText('HubSpot access token')).toBeNull();
+    expect(screen.queryByLabelText('HubSpot service key or access token')).toBeNull();
     expect(screen.queryByTestId('crm-test')).toBeNull();
     fireEvent.change(provider, { target: { value: 'hubspot' } });
-    const token = input('HubSpot access token');
+    const token = input('HubSpot service key or access token');
     expect(token.type).toBe('password');
     fireEvent.change(token, { target: { value: 'pat-na1-typed' } });
     fireEvent.change(input('Number to look up'), { target: { value: '+1 415 555 0123' } });
@@ -423,7 +423,7 @@ describe('settings: the CRM lookup', () => {
     const lockedProvider = await waitFor(() => input('Look callers up in'));
     expect(lockedProvider.closest('[data-field]')?.getAttribute('data-locked')).toBe('true');
     // The token is the user's to enter even when the lookup is locked.
-    expect(input('HubSpot access token').readOnly).toBe(false);
+    expect(input('HubSpot service key or access token').readOnly).toBe(false);
   });
 });
 

@@ -4,27 +4,43 @@
  * fails. HTTPS on 127.0.0.1 with a certificate from the test CA (test/support/certs.ts), so the app
  * reaches it through its one transport, trusting that CA as an administrator's CA file.
  *
- * - `POST /crm/v3/objects/contacts/search`: a private app's token (`Authorization: Bearer …`);
+ * - `POST /crm/objects/2026-09/contacts/search` (HubSpot's dated version; the legacy
+ *   `/crm/v3/objects/contacts/search` answers the same until HubSpot drops it): a service key or a
+ *   legacy private app's token, either as `Authorization: Bearer …` (`tokens`);
  *   401 INVALID_AUTHENTICATION without a known one, 403 MISSING_SCOPES without
  *   `crm.objects.contacts.read`. The body is checked as HubSpot checks it (400 VALIDATION_ERROR):
  *   JSON, at most 5 filter groups, 10 filters per group and 25 in all, known operators, `limit`
  *   1 to 200, `after` a number. Filter groups are OR'ed, filters within one AND'ed; EQ compares
  *   case-insensitively. Answers `{ total, results: [{ id, properties, createdAt, updatedAt,
  *   archived }], paging?: { next: { after } } }` with the requested properties (and the defaults).
- *   `hs_searchable_calculated_phone_number` / `_mobile_number` hold the national number's digits,
- *   computed from `phone` / `mobilephone`.
- * - Rate limits: search at most `searchPerSecond` (4) requests per second per token, and a daily
- *   quota; over them, 429 with `{ status, message, errorType: "RATE_LIMIT", correlationId,
- *   policyName: "SECONDLY" | "DAILY", requestId }` and no Retry-After (HubSpot does not promise one).
- * - `GET /account-info/v3/details`: the account's `portalId` and `uiDomain`.
+ *   HubSpot's calculated properties, computed from `phone` / `mobilephone` as typed (read in the
+ *   account's `defaultCountry` when they have no country code): `hs_calculated_phone_number` /
+ *   `_mobile_number` the E.164 form, `hs_searchable_calculated_phone_number` / `_mobile_number` the
+ *   national number's digits without the country code, so +44 20 7946 0958 and +1 207-946-0958 are
+ *   both 2079460958 there (as in an answer recorded by a public integration: `phone`
+ *   "+5511999999999", `hs_calculated_phone_number` "+5511999999999",
+ *   `hs_searchable_calculated_phone_number` "11999999999"; docs/crm/hubspot.md).
+ * - Rate limits are the account's, shared by every integration (`otherIntegrationSearches` spends
+ *   them as another app would): search at most `searchPerSecond` (5) requests a second, and a daily
+ *   quota. Over them, a 429 without Retry-After (HubSpot does not promise one), in one of the two
+ *   shapes recorded by public integrations (docs/crm/hubspot.md, "Rate limits"): `limitShape`
+ *   'category' (the default, the current one) `{ status: "error", message: "You have reached your
+ *   secondly limit." | "… daily limit.", correlationId, category: "RATE_LIMITS" }` with no
+ *   policyName, or 'policy' (the older one) `{ status, message, errorType: "RATE_LIMIT",
+ *   correlationId, groupName, policyName: "SECONDLY" | "DAILY", requestId }`. Search answers carry
+ *   `X-HubSpot-RateLimit-Daily` and `X-HubSpot-RateLimit-Daily-Remaining` (not the secondly
+ *   ones: integrations' notes say the search endpoints send none; unconfirmed by HubSpot's pages).
+ * - `GET /account-info/2026-09/details` (or `/account-info/v3/details`): the account's `portalId`
+ *   and `uiDomain`.
  * - Faults for tests: a delay before answering, N answers of a given status, a body that is not
- *   JSON, a connection dropped mid-request.
+ *   JSON, a connection dropped mid-request, a 500 with the RATE_LIMITS body (integrations report
+ *   HubSpot answering a limit that way too).
  */
 import { randomUUID } from 'node:crypto';
 import https from 'node:https';
 import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
-import { parsePhoneNumberFromString } from 'libphonenumber-js';
+import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
 
 export interface FakeContact {
   id: string;
@@ -34,6 +50,8 @@ export interface FakeContact {
 }
 
 export interface SearchRequestSeen {
+  /** The path asked: the dated one or the legacy v3 one. */
+  path: string;
   authorization: string | undefined;
   body: unknown;
 }
@@ -47,6 +65,10 @@ export interface FakeHubSpotOptions {
   dailyLimit?: number;
   portalId?: number;
   uiDomain?: string;
+  /** The 429 body's shape: 'category' (current, no policyName; the default) or 'policy' (older). */
+  limitShape?: 'category' | 'policy';
+  /** The country a number typed without a country code is read in (ISO 3166 alpha-2); US. */
+  defaultCountry?: CountryCode;
 }
 
 export interface FakeHubSpot {
@@ -61,9 +83,16 @@ export interface FakeHubSpot {
   /** Wait this long before answering each request (a slow CRM). */
   delayMs: number;
   /** The next answers: a status to send instead (500, 502, 503…), a broken body, or a dropped connection. */
-  failNext(count: number, fault: number | 'not-json' | 'drop'): void;
+  failNext(count: number, fault: Fault): void;
+  /** Another integration of the same account searches `count` times now (the limits are shared). */
+  otherIntegrationSearches(count: number): void;
   close(): Promise<void>;
 }
+
+const SEARCH_PATHS = ['/crm/objects/2026-09/contacts/search', '/crm/v3/objects/contacts/search'];
+const ACCOUNT_PATHS = ['/account-info/2026-09/details', '/account-info/v3/details'];
+
+type Fault = number | 'not-json' | 'drop' | 'rate-limits-500';
 
 const OPERATORS = new Set([
   'EQ',
@@ -89,10 +118,36 @@ const DEFAULT_PROPERTIES = [
   'lastname',
 ];
 
-function nationalDigits(value: string | undefined): string {
-  if (!value) return '';
-  const parsed = parsePhoneNumberFromString(value, 'US');
-  return parsed ? String(parsed.nationalNumber) : value.replace(/\D/g, '');
+/** HubSpot's calculated forms of a typed number: E.164 and the national digits; '' when unreadable. */
+function calculated(
+  value: string | undefined,
+  country: CountryCode,
+): { e164: string; national: string } {
+  const parsed = value ? parsePhoneNumberFromString(value, country) : undefined;
+  return parsed
+    ? { e164: parsed.number, national: String(parsed.nationalNumber) }
+    : { e164: '', national: (value ?? '').replace(/\D/g, '') };
+}
+
+/** A contact's property as HubSpot answers it, calculated ones included; undefined when unset. */
+function property(contact: FakeContact, name: string, country: CountryCode): string | undefined {
+  const p = contact.properties;
+  const number = (typed: string | undefined, form: 'e164' | 'national') =>
+    typed ? calculated(typed, country)[form] || undefined : undefined;
+  switch (name) {
+    case 'hs_calculated_phone_number':
+      return number(p.phone, 'e164');
+    case 'hs_calculated_mobile_number':
+      return number(p.mobilephone, 'e164');
+    case 'hs_searchable_calculated_phone_number':
+      return number(p.phone, 'national');
+    case 'hs_searchable_calculated_mobile_number':
+      return number(p.mobilephone, 'national');
+    case 'hs_object_id':
+      return contact.id;
+    default:
+      return p[name];
+  }
 }
 
 function error(status: number, category: string, message: string, extra: object = {}) {
@@ -136,18 +191,9 @@ function validate(body: unknown): string | null {
   return null;
 }
 
-function matches(contact: FakeContact, filter: Filter): boolean {
-  const name = String(filter.propertyName);
+function matches(contact: FakeContact, filter: Filter, country: CountryCode): boolean {
   const value = String(filter.value ?? '').toLowerCase();
-  const p = contact.properties;
-  const stored =
-    name === 'hs_searchable_calculated_phone_number'
-      ? nationalDigits(p.phone)
-      : name === 'hs_searchable_calculated_mobile_number'
-        ? nationalDigits(p.mobilephone)
-        : name === 'hs_object_id'
-          ? contact.id
-          : p[name];
+  const stored = property(contact, String(filter.propertyName), country);
   switch (filter.operator) {
     case 'EQ':
       return stored !== undefined && stored.toLowerCase() === value;
@@ -166,11 +212,14 @@ function matches(contact: FakeContact, filter: Filter): boolean {
 
 export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<FakeHubSpot> {
   const tokens = options.tokens ?? { 'pat-na1-test': ['crm.objects.contacts.read'] };
-  const perSecond = options.searchPerSecond ?? 4;
+  const country = options.defaultCountry ?? 'US';
+  const perSecond = options.searchPerSecond ?? 5;
   const daily = options.dailyLimit ?? 250_000;
-  const windows = new Map<string, number[]>();
-  const dailyCount = new Map<string, number>();
-  const faults: Array<number | 'not-json' | 'drop'> = [];
+  const shape = options.limitShape ?? 'category';
+  // One account: every token (every integration) spends the same second and the same day.
+  let window: number[] = [];
+  let usedToday = 0;
+  const faults: Fault[] = [];
   let nextId = 51;
   const fake: FakeHubSpot = {
     url: '',
@@ -186,6 +235,9 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
     },
     failNext(count, fault) {
       for (let i = 0; i < count; i++) faults.push(fault);
+    },
+    otherIntegrationSearches(count) {
+      for (let i = 0; i < count; i++) void rateLimited();
     },
     close: async () => {},
   };
@@ -204,29 +256,37 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
     return { token, scopes };
   }
 
-  function rateLimited(token: string) {
+  /** The daily-quota headers a search answer carries. */
+  function dailyHeaders(): Record<string, string> {
+    return {
+      'x-hubspot-ratelimit-daily': String(daily),
+      'x-hubspot-ratelimit-daily-remaining': String(Math.max(0, daily - usedToday)),
+    };
+  }
+
+  function limitBody(policy: 'DAILY' | 'SECONDLY') {
+    const message = `You have reached your ${policy === 'DAILY' ? 'daily' : 'secondly'} limit.`;
+    return shape === 'category'
+      ? { status: 'error', message, correlationId: randomUUID(), category: 'RATE_LIMITS' }
+      : {
+          status: 'error',
+          message,
+          errorType: 'RATE_LIMIT',
+          correlationId: randomUUID(),
+          groupName: `publicapi:private-app-${policy.toLowerCase()}:${options.portalId ?? 20_251_122}`,
+          policyName: policy,
+          requestId: randomUUID(),
+        };
+  }
+
+  /** Spends one search of the account's limits; the 429 when one is spent already. */
+  function rateLimited() {
     const now = Date.now();
-    const used = (dailyCount.get(token) ?? 0) + 1;
-    dailyCount.set(token, used);
-    const policy = (name: 'DAILY' | 'SECONDLY', message: string) => ({
-      status: 429,
-      body: {
-        status: 'error',
-        message,
-        errorType: 'RATE_LIMIT',
-        correlationId: randomUUID(),
-        policyName: name,
-        requestId: randomUUID(),
-      },
-    });
-    if (used > daily) return policy('DAILY', 'You have reached your daily limit.');
-    const recent = (windows.get(token) ?? []).filter((t) => now - t < 1000);
-    if (recent.length >= perSecond) {
-      windows.set(token, recent);
-      return policy('SECONDLY', 'You have reached your secondly limit.');
-    }
-    recent.push(now);
-    windows.set(token, recent);
+    if (usedToday >= daily) return { status: 429, body: limitBody('DAILY') };
+    window = window.filter((t) => now - t < 1000);
+    if (window.length >= perSecond) return { status: 429, body: limitBody('SECONDLY') };
+    window.push(now);
+    usedToday++;
     return null;
   }
 
@@ -246,7 +306,8 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
     };
     const groups = b.filterGroups ?? [];
     let found = fake.contacts.filter(
-      (c) => groups.length === 0 || groups.some((g) => g.filters.every((f) => matches(c, f))),
+      (c) =>
+        groups.length === 0 || groups.some((g) => g.filters.every((f) => matches(c, f, country))),
     );
     const sort = b.sorts?.[0];
     if (sort?.propertyName === 'lastmodifieddate')
@@ -270,7 +331,7 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
                 ? c.id
                 : k === 'lastmodifieddate' || k === 'createdate'
                   ? new Date(c.updatedAt).toISOString()
-                  : (c.properties[k] ?? null),
+                  : (property(c, k, country) ?? null),
             ]),
           ),
           createdAt: new Date(c.updatedAt).toISOString(),
@@ -288,10 +349,16 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const answer = (status: number, body: unknown, raw?: string) => {
+      const answer = (
+        status: number,
+        body: unknown,
+        raw?: string,
+        headers: Record<string, string> = {},
+      ) => {
         const text = raw ?? JSON.stringify(body);
         res.writeHead(status, {
           'content-type': raw ? 'text/html' : 'application/json;charset=utf-8',
+          ...headers,
         });
         res.end(text);
       };
@@ -300,6 +367,7 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
         const fault = faults.shift();
         if (fault === 'drop') return req.socket.destroy();
         if (fault === 'not-json') return answer(502, null, '<html><body>Bad gateway</body></html>');
+        if (fault === 'rate-limits-500') return answer(500, limitBody('SECONDLY'));
         if (typeof fault === 'number')
           return answer(fault, {
             status: 'error',
@@ -307,8 +375,7 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
             correlationId: randomUUID(),
           });
         const url = new URL(req.url ?? '/', 'https://127.0.0.1');
-        const isSearch =
-          req.method === 'POST' && url.pathname === '/crm/v3/objects/contacts/search';
+        const isSearch = req.method === 'POST' && SEARCH_PATHS.includes(url.pathname);
         let body: unknown;
         if (isSearch) {
           try {
@@ -316,12 +383,16 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
           } catch {
             body = undefined;
           }
-          fake.searches.push({ authorization: req.headers.authorization, body });
+          fake.searches.push({
+            path: url.pathname,
+            authorization: req.headers.authorization,
+            body,
+          });
         }
         const auth = authorize(req.headers.authorization);
         if ('fail' in auth && auth.fail) return answer(auth.fail.status, auth.fail.body);
-        const { token, scopes } = auth as { token: string; scopes: string[] };
-        if (req.method === 'GET' && url.pathname === '/account-info/v3/details') {
+        const { scopes } = auth as { token: string; scopes: string[] };
+        if (req.method === 'GET' && ACCOUNT_PATHS.includes(url.pathname)) {
           fake.accountRequests++;
           return answer(200, {
             portalId: options.portalId ?? 20_251_122,
@@ -352,10 +423,10 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
             );
             return answer(e.status, e.body);
           }
-          const limited = rateLimited(token);
-          if (limited) return answer(limited.status, limited.body);
+          const limited = rateLimited();
+          if (limited) return answer(limited.status, limited.body, undefined, dailyHeaders());
           const result = search(body);
-          return answer(result.status, result.body);
+          return answer(result.status, result.body, undefined, dailyHeaders());
         }
         answer(404, { status: 'error', message: 'Not found', correlationId: randomUUID() });
       };

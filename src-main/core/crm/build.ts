@@ -4,8 +4,8 @@
  * runner build it the same way, each with its own transport (the one way out: proxy, CAs).
  *
  * Keychain: service `Screenpop`, account `crm-lookup@<host>`: `crm-lookup@api.hubapi.com` for
- * HubSpot's private-app token, `crm-lookup@<host of the URL template>` for the generic lookup's
- * bearer token or `user:password`.
+ * HubSpot's service key (or legacy private-app token), `crm-lookup@<host of the URL template>`
+ * for the generic lookup's bearer token or `user:password`.
  */
 import type { Clock } from '../../../src-shared/clock.ts';
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';

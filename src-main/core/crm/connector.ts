@@ -16,6 +16,8 @@ export interface CrmQuery {
   national: string;
   /** What the phone system sent, bounded. */
   raw: string;
+  /** The region a stored number without a country code is read in (the user's, "US"); '' when none. */
+  region: string;
 }
 
 /** A record as a connector read it (not yet made inert or vetted). */

@@ -20,7 +20,7 @@
  * - Diagnostics (`stats()`): counts, latency percentiles and the kinds of failures; never a
  *   number, a name or the token.
  */
-import { parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js';
+import { parsePhone, regionOf } from '../phone-number.ts';
 import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { vetExternalUrl } from '../app/external-url.ts';
@@ -107,15 +107,15 @@ export function crmQuery(raw: string, region: string): CrmQuery | null {
   const text = raw.trim().slice(0, 64);
   const digits = text.replace(/\D/g, '');
   if (digits.length < 7) return null; // extensions and short codes
-  try {
-    const country = /^[A-Z]{2}$/.test(region) ? (region as CountryCode) : undefined;
-    const parsed = parsePhoneNumberFromString(text, country);
-    if (parsed?.isPossible())
-      return { e164: parsed.number, national: String(parsed.nationalNumber), raw: text };
-  } catch {
-    // not a number libphonenumber reads: fall through
-  }
-  return null;
+  // The project's one reading of a number (phone-number.ts): the same region rule and "possible" test.
+  const parsed = parsePhone(text, region);
+  if (!parsed) return null;
+  return {
+    e164: parsed.number,
+    national: String(parsed.nationalNumber),
+    raw: text,
+    region: regionOf(region) ?? '',
+  };
 }
 
 export function percentile(sorted: readonly number[], p: number): number | null {
