@@ -15,7 +15,11 @@ import type { PbxContact, PbxGroup } from '../../../src-shared/api/pbx-lists.ts'
  * contacts; and which queue or ring group a call came through (the PBX's queue and ring group
  * lists). The lists are cached and refreshed in the background on the injected clock, all in one
  * refresh: a failed extension list keeps the last good one and retries with back-off; a failed
- * PBX list keeps its last good one until the next refresh. Lookups never wait on the network.
+ * PBX list keeps its last good one until the next refresh. Lookups never wait on the network, and
+ * never on indexing: a list is indexed in slices of a few ms (INDEX_SLICE_MS) that give the event
+ * loop back in between, into a new index that replaces the old one whole when it is done, so a
+ * ring during a refresh is handled at once with the last index (none on the very first load: the
+ * card pops without a name, and onChange fills it in when the index is ready).
  */
 export interface DirectoryEntry {
   number: string;
@@ -80,6 +84,18 @@ export interface DirectoryOptions {
 
 export const DIRECTORY_REFRESH_MS = 15 * 60_000;
 
+/**
+ * Most ms of indexing (on the clock's monotonic time) before the event loop is given back: a
+ * ring that arrives meanwhile waits at most about this long (20,000 company contacts blocked it
+ * for 220-250 ms in one stretch before; `npm run bench:directory`).
+ */
+export const INDEX_SLICE_MS = 8;
+/**
+ * Most numbers (or entries without one) indexed in one slice, whatever the clock says: a fake
+ * clock does not move within a slice.
+ */
+export const INDEX_SLICE_ENTRIES = 2_000;
+
 async function readBoundedFile(path: string): Promise<Uint8Array> {
   const info = await stat(path);
   if (!info.isFile()) throw new Error('not a file');
@@ -91,6 +107,48 @@ interface ContactEntry {
   name: string;
   company: string | null;
   numberKind: NumberKind;
+}
+
+/** What an index is built from: one key and value per number, `null` for an entry without one. */
+type IndexInput<V> = Iterable<readonly [key: string, value: V] | null>;
+
+/** The extension list's numbers and names. */
+function* extensionKeys(
+  list: readonly DirectoryEntry[],
+  region: string | undefined,
+): IndexInput<string> {
+  for (const e of list) {
+    const key = numberKey(e.number, region);
+    const name = displayText(e.callerIdName);
+    yield key && name ? [key, name] : null;
+  }
+}
+
+/** Contacts' numbers, each with its contact (a contact without a name gives none). */
+function* contactKeys(
+  contacts: readonly (Contact | PbxContact)[],
+  region: string | undefined,
+): IndexInput<ContactEntry> {
+  for (const c of contacts) {
+    const name = displayText(c.name);
+    yield null;
+    if (!name) continue;
+    const company = displayText(c.company) || null;
+    for (const n of c.numbers) {
+      const key = numberKey(n.number, region);
+      yield key ? [key, { name, company, numberKind: n.kind }] : null;
+    }
+  }
+}
+
+/** Which build of each index is the latest: an older one still running is dropped. */
+type IndexName = 'extensions' | 'contacts' | 'pbxContacts';
+
+/** How many numbers a contacts file names, as read. */
+function numbersIn(read: { contacts: readonly Contact[] }): number {
+  let count = 0;
+  for (const c of read.contacts) count += c.numbers.length;
+  return count;
 }
 
 export class Directory implements CallerDirectory {
@@ -121,6 +179,16 @@ export class Directory implements CallerDirectory {
   private readonly generation = new Generation();
   private lastRefreshAt: number | null = null;
   private readonly changes: Emitter<[]>;
+  /** The latest build of each index (bumped when one starts, or when the index is dropped). */
+  private readonly builds: Record<IndexName, number> = {
+    extensions: 0,
+    contacts: 0,
+    pbxContacts: 0,
+  };
+  /** Counts loadContactsFile calls: a file chosen since the one being read wins. */
+  private contactsLoads = 0;
+  /** The contacts file's index while it is being built (see firstLoad). */
+  private contactsIndexing: Promise<unknown> | null = null;
 
   constructor(options: DirectoryOptions) {
     this.clock = options.clock;
@@ -147,15 +215,19 @@ export class Directory implements CallerDirectory {
   }
 
   /**
-   * Resolves once the first extension list since start() has landed (or failed), or after
-   * `maxWaitMs`, whichever comes first: for a caller that would rather wait a moment for a name
-   * than show a colleague's call without one (the headless runner's pop lines).
+   * Resolves once the first lists since start() have landed and been indexed (or failed), and the
+   * contacts file's index being built is ready, or after `maxWaitMs`, whichever comes first: for a
+   * caller that would rather wait a moment for a name than show a colleague's call without one
+   * (the headless runner's pop lines). The event loop is not held meanwhile.
    */
   async firstLoad(maxWaitMs: number): Promise<void> {
-    const pending = this.firstRefresh;
-    if (!pending) return;
+    const pending = [this.firstRefresh, this.contactsIndexing].filter((p) => p !== null);
+    if (pending.length === 0) return;
     const timeUp = new AbortController();
-    await Promise.race([pending, delay(this.clock, maxWaitMs, timeUp.signal).catch(() => {})]);
+    await Promise.race([
+      Promise.all(pending),
+      delay(this.clock, maxWaitMs, timeUp.signal).catch(() => {}),
+    ]);
     timeUp.abort();
   }
 
@@ -211,8 +283,9 @@ export class Directory implements CallerDirectory {
   setDefaultRegion(region: string): void {
     if (region === this.region) return;
     this.region = region;
-    this.indexContacts();
-    this.indexPbxContacts();
+    // Until the new indexes are ready, the numbers are looked up in the old ones.
+    void this.indexContacts();
+    void this.indexPbxContacts();
   }
 
   /** One refresh now (coalesced with one already running); schedules the next one. */
@@ -224,18 +297,21 @@ export class Directory implements CallerDirectory {
     const extensions = this.fetchExtensions()
       .then((list) => {
         if (!current()) return;
-        const next = new Map<string, string>();
-        for (const e of list) {
-          const key = numberKey(e.number, this.region);
-          const name = displayText(e.callerIdName);
-          if (key && name) next.set(key, name);
-        }
-        this.extensions = next;
-        this.failures = 0;
-        this.lastRefreshAt = this.clock.now();
-        this.logger.info('extension list refreshed', { extensions: next.size });
-        this.emit();
-        this.schedule(this.refreshMs);
+        // An extension listed twice: the last entry names it.
+        return this.buildIndex(
+          'extensions',
+          extensionKeys(list, this.region),
+          'last',
+          current,
+          (next) => {
+            this.extensions = next;
+            this.failures = 0;
+            this.lastRefreshAt = this.clock.now();
+            this.logger.info('extension list refreshed', { extensions: next.size });
+            this.emit();
+            this.schedule(this.refreshMs);
+          },
+        );
       })
       .catch((err: unknown) => {
         if (!current()) return;
@@ -294,11 +370,12 @@ export class Directory implements CallerDirectory {
       const list = await this.fetchPbxContacts();
       if (!current()) return;
       this.pbxContactsRaw = list;
-      this.indexPbxContacts();
-      this.logger.info('company contacts refreshed', {
-        contacts: list.length,
-        numbers: this.pbxContacts.size,
-      });
+      const landed = await this.indexPbxContacts(current);
+      if (landed)
+        this.logger.info('company contacts refreshed', {
+          contacts: list.length,
+          numbers: this.pbxContacts.size,
+        });
     } catch (err) {
       if (!current()) return;
       this.logger.warn('company contacts refresh failed; keeping the last list', { error: err });
@@ -323,16 +400,24 @@ export class Directory implements CallerDirectory {
     return null;
   }
 
-  /** Loads (or, with '', clears) the contacts file. A bad file is logged and leaves no contacts. */
+  /**
+   * Loads (or, with '', clears) the contacts file. A bad file is logged and leaves no contacts.
+   * Resolves once the file is read, with what it gave (`count`: the numbers it names); its index
+   * is built after, in slices, and replaces the last one when ready (onChange; firstLoad waits for
+   * it), so a caller may connect meanwhile: a large file never holds up the first ring.
+   */
   async loadContactsFile(path: string): Promise<ContactsFileResult> {
+    const load = ++this.contactsLoads;
     if (!path) {
       this.contactsRaw = [];
-      this.indexContacts();
+      await this.indexContacts();
       return { ok: true, count: 0 };
     }
     const read = await this.readContactsFile(path);
+    // Another file was chosen while this one was read: that one is used.
+    if (load !== this.contactsLoads) return read.ok ? { ok: true, count: numbersIn(read) } : read;
     this.contactsRaw = read.ok ? read.contacts : [];
-    this.indexContacts();
+    const indexing = this.indexContacts();
     if (!read.ok) {
       // The problem's kind only: the columns may be a headerless file's first row (people's data).
       this.logger.warn('contacts file gave no contacts', { problem: read.problem.kind });
@@ -341,10 +426,12 @@ export class Directory implements CallerDirectory {
     this.logger.info('contacts file loaded', {
       layout: read.layout,
       contacts: read.contacts.length,
-      numbers: this.contacts.size,
       skipped: read.skipped,
     });
-    return { ok: true, count: this.contacts.size };
+    void indexing.then((landed) => {
+      if (landed) this.logger.info('contacts file indexed', { numbers: this.contacts.size });
+    });
+    return { ok: true, count: numbersIn(read) };
   }
 
   /**
@@ -354,7 +441,15 @@ export class Directory implements CallerDirectory {
   async inspectContactsFile(path: string): Promise<ContactsFileResult> {
     const read = await this.readContactsFile(path);
     if (!read.ok) return read;
-    return { ok: true, count: this.index(read.contacts).size };
+    let count = 0;
+    await this.buildIndex(
+      null,
+      contactKeys(read.contacts, this.region),
+      'first',
+      () => true,
+      (index) => (count = index.size),
+    );
+    return { ok: true, count };
   }
 
   private async readContactsFile(
@@ -415,30 +510,73 @@ export class Directory implements CallerDirectory {
     return formatNumber(number, this.region);
   }
 
-  /** Contacts by number; when two contacts share a number, the first in the file keeps it. */
-  private index(contacts: readonly (Contact | PbxContact)[]): Map<string, ContactEntry> {
-    const next = new Map<string, ContactEntry>();
-    for (const c of contacts) {
-      const name = displayText(c.name);
-      if (!name) continue;
-      const company = displayText(c.company) || null;
-      for (const n of c.numbers) {
-        const key = numberKey(n.number, this.region);
-        if (key && !next.has(key)) next.set(key, { name, company, numberKind: n.kind });
+  /**
+   * Builds an index from `input` in slices: at most INDEX_SLICE_MS of work (or
+   * INDEX_SLICE_ENTRIES entries) at a time, then the event loop is given back (a timer on the
+   * clock) before the next slice. `land` receives the finished index, unless a later build of the
+   * same index has started or `current` says no since (then it resolves false). A build that fits
+   * in one slice lands before this returns. With two values for one key, `keep` says which wins.
+   */
+  private async buildIndex<V>(
+    name: IndexName | null,
+    input: IndexInput<V>,
+    keep: 'first' | 'last',
+    current: () => boolean,
+    land: (index: Map<string, V>) => void,
+  ): Promise<boolean> {
+    const build = name ? ++this.builds[name] : 0;
+    const latest = () => (name === null || build === this.builds[name]) && current();
+    const next = new Map<string, V>();
+    let sliceStart = this.clock.monotonic();
+    let entries = 0;
+    for (const entry of input) {
+      if (entry && (keep === 'last' || !next.has(entry[0]))) next.set(entry[0], entry[1]);
+      if (
+        ++entries >= INDEX_SLICE_ENTRIES ||
+        this.clock.monotonic() - sliceStart >= INDEX_SLICE_MS
+      ) {
+        await delay(this.clock, 0);
+        if (!latest()) return false;
+        sliceStart = this.clock.monotonic();
+        entries = 0;
       }
     }
-    return next;
+    if (!latest()) return false;
+    land(next);
+    return true;
   }
 
-  private indexContacts(): void {
-    this.contacts = this.index(this.contactsRaw);
-    this.emit();
+  /** The contacts file by number; when two contacts share a number, the first in the file keeps it. */
+  private indexContacts(): Promise<boolean> {
+    const indexing = this.buildIndex(
+      'contacts',
+      contactKeys(this.contactsRaw, this.region),
+      'first',
+      () => true,
+      (next) => {
+        this.contacts = next;
+        this.emit();
+      },
+    ).finally(() => {
+      if (this.contactsIndexing === indexing) this.contactsIndexing = null;
+    });
+    this.contactsIndexing = indexing;
+    return indexing;
   }
 
-  private indexPbxContacts(): void {
-    if (this.pbxContactsRaw.length === 0 && this.pbxContacts.size === 0) return;
-    this.pbxContacts = this.index(this.pbxContactsRaw);
-    this.emit();
+  /** The PBX's company contacts by number (the first contact with a number keeps it). */
+  private async indexPbxContacts(current: () => boolean = () => true): Promise<boolean> {
+    if (this.pbxContactsRaw.length === 0 && this.pbxContacts.size === 0) return true;
+    return this.buildIndex(
+      'pbxContacts',
+      contactKeys(this.pbxContactsRaw, this.region),
+      'first',
+      current,
+      (next) => {
+        this.pbxContacts = next;
+        this.emit();
+      },
+    );
   }
 
   private schedule(ms: number): void {
