@@ -21,7 +21,15 @@ const MIN = 60_000;
 
 const ringingStack = [
   call({ callId: 's1', to: '+14155550100', toName: 'Sales line', startedAt: NOW - 7_000 }),
-  call({ callId: 's2', callerName: null, from: '+442079460958', startedAt: NOW - 21_000 }),
+  // Through a Yeastar PBX's queue, passed on by a colleague (the card's group and transfer lines).
+  call({
+    callId: 's2',
+    callerName: null,
+    from: '+442079460958',
+    startedAt: NOW - 21_000,
+    group: { kind: 'queue', name: 'Support' },
+    transferredBy: 'Grace Hopper',
+  }),
   call({
     callId: 's3',
     callerName: 'Grace Hopper',
