@@ -189,7 +189,7 @@ export class WebSocketEventSource implements EventSource {
     const kind =
       errcode === ERRCODE.ok
         ? undefined
-        : this.dialect.errcodes(errcode, undefined, undefined, control.errmsg)?.kind;
+        : this.dialect.errcodes(errcode, { errmsg: control.errmsg })?.kind;
     if ((errcode === ERRCODE.ok || scope) && !link.isReady) {
       this.onSubscribed(link, scope ? missingCodes(control.errmsg, this.topics) : []);
     } else if (kind === 'credentials' || kind === 'ip' || kind === 'unsupported') {
@@ -281,7 +281,7 @@ export class WebSocketEventSource implements EventSource {
     }
     const expired =
       errcode !== undefined &&
-      this.dialect.errcodes(errcode, undefined, undefined, rejection.errmsg)?.kind === 'expired';
+      this.dialect.errcodes(errcode, { errmsg: rejection.errmsg })?.kind === 'expired';
     if (expired) {
       this.tokens.invalidate(link.grant.value);
       return {
