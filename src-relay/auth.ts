@@ -296,7 +296,7 @@ const BUSY: AuthVerdict = {
  */
 function standardOfYeastar(errcode: number): number {
   if (errcode === 0) return ERRCODE.ok;
-  switch (yeastarErrcodes(errcode, 'extension/list')?.kind) {
+  switch (yeastarErrcodes(errcode, { operation: 'extension/list' })?.kind) {
     case 'expired':
     case 'credentials':
       return ERRCODE.tokenExpired;

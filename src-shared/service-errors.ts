@@ -179,16 +179,22 @@ export interface ErrcodeMeaning {
 /**
  * Reads a phone system's errcodes: each system has its own table (10004 is "IP not allowed" on the
  * standard service and "token expired" on Yeastar's), so every reader of an errcode takes one.
- * `operation` is the API call that answered (some codes mean different things on get_token);
- * `httpStatus` the answer's status, when it came in an HTTP answer; `errmsg` the answer's own
- * text, when it had one.
+ * What else is known of the answer comes as one `ErrcodeContext`.
  */
 export type ErrcodeReader = (
   errcode: number,
-  operation?: string,
-  httpStatus?: number,
-  errmsg?: string,
+  context?: ErrcodeContext,
 ) => ErrcodeMeaning | undefined;
+
+/** What is known of the answer that carried an errcode, each part when it was there. */
+export interface ErrcodeContext {
+  /** The API call that answered (some codes mean different things on get_token). */
+  operation?: string;
+  /** The answer's status, when it came in an HTTP answer. */
+  httpStatus?: number;
+  /** The answer's own text. */
+  errmsg?: string;
+}
 
 /**
  * Answers only a Yeastar P-Series PBX gives: an errcode with Yeastar's own errmsg for it
@@ -209,7 +215,7 @@ const YEASTAR_ANSWERS: ReadonlyMap<number, string> = new Map([
 ]);
 
 /** The standard service's table (docs/wire-protocol.md section 4), and Yeastar's answers told apart. */
-export const standardErrcodes: ErrcodeReader = (errcode, _operation, _httpStatus, errmsg) => {
+export const standardErrcodes: ErrcodeReader = (errcode, { errmsg } = {}) => {
   if (errmsg !== undefined && YEASTAR_ANSWERS.get(errcode) === errmsg.trim().toUpperCase())
     return { kind: 'unsupported', fault: 'looks-like-yeastar' };
   const kind = KIND_BY_ERRCODE.get(errcode);
@@ -355,7 +361,7 @@ export function describeErrcode(
   read: ErrcodeReader = standardErrcodes,
   errmsg?: string,
 ): ErrorDescription {
-  return describeMeaning(read(errcode, undefined, undefined, errmsg), errcode);
+  return describeMeaning(read(errcode, { errmsg }), errcode);
 }
 
 /** The words for what a phone system's errcode (or a refusal without one) means. */

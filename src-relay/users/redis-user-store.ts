@@ -3,6 +3,7 @@ import { Emitter } from '../../src-shared/emitter.ts';
 import { silentLogger, type Logger } from '../../src-shared/log.ts';
 import { redisStartupError } from '../startup-errors.ts';
 import { newDeviceId } from './secrets.ts';
+import { UserState } from './user-state.ts';
 import type {
   DeviceRecord,
   NewUser,
@@ -277,15 +278,7 @@ export class RedisUserStore implements UserStore {
 
   async revokeAddress(tenant: string, email: string, now: number): Promise<string[]> {
     const want = emailKey(email);
-    const record: UserRecord = {
-      tenant,
-      name: want,
-      extensions: [],
-      dids: [],
-      email: want,
-      createdAt: now,
-      revokedAt: now,
-    };
+    const record = UserState.revokedAddress(tenant, want, now);
     return (await this.script('usersRevokeAddress')(
       this.usersKey(tenant),
       this.devicesKey(tenant),

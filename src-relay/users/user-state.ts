@@ -21,6 +21,22 @@ export class UserState {
   readonly codes = new Map<string, CodeRecord>();
   readonly devices = new Map<string, DeviceRecord & { credentialHash: string }>();
 
+  /**
+   * The record that remembers an address revoked before anyone signed in with it (named by its
+   * emailKey()), so a later sign-in with it is refused: one shape for this store and Redis's.
+   */
+  static revokedAddress(tenant: string, want: string, now: number): UserRecord {
+    return {
+      tenant,
+      name: want,
+      extensions: [],
+      dids: [],
+      email: want,
+      createdAt: now,
+      revokedAt: now,
+    };
+  }
+
   static key(tenant: string, name: string): string {
     return `${tenant}\u0000${name}`;
   }
@@ -81,15 +97,7 @@ export class UserState {
       .map((u) => u.name);
     if (names.length === 0 && this.user(tenant, want)) names.push(want);
     if (names.length === 0) {
-      this.users.set(UserState.key(tenant, want), {
-        tenant,
-        name: want,
-        extensions: [],
-        dids: [],
-        email: want,
-        createdAt: now,
-        revokedAt: now,
-      });
+      this.users.set(UserState.key(tenant, want), UserState.revokedAddress(tenant, want, now));
       return [want];
     }
     for (const name of names) this.revoke(tenant, name, now);

@@ -88,12 +88,11 @@ export function errorFromResponse(
     ...(retryAfterMs !== undefined && { retryAfterMs }),
   };
   if (parsed && parsed.errcode !== ERRCODE.ok) {
-    const known = (context.errcodes ?? standardErrcodes)(
-      parsed.errcode,
-      context.operation,
-      status,
-      parsed.errmsg,
-    );
+    const known = (context.errcodes ?? standardErrcodes)(parsed.errcode, {
+      operation: context.operation,
+      httpStatus: status,
+      errmsg: parsed.errmsg,
+    });
     const kind = known?.kind ?? (status >= 400 ? kindForStatus(status) : 'server');
     // Scrubbed before it is cut: cut first, a secret across the cut would survive as its prefix.
     const scrub = context.scrub ?? ((text: string) => text);

@@ -88,7 +88,7 @@ export const YEASTAR_ERRCODE = {
  * app does about them and in the system's own terms. The one table: the app's API calls and stream
  * (src-shared/wire/) and the relay's token check (src-relay/auth.ts) read it.
  */
-export const yeastarErrcodes: ErrcodeReader = (errcode, operation, httpStatus) => {
+export const yeastarErrcodes: ErrcodeReader = (errcode, { operation, httpStatus } = {}) => {
   switch (errcode) {
     case YEASTAR_ERRCODE.failure:
       // get_token's refusal of the Client ID or Secret ("Response Result"); a refused refresh

@@ -26,6 +26,7 @@ import { Emitter } from '../../../src-shared/emitter.ts';
 import { silentLogger, type Logger } from '../../../src-shared/log.ts';
 import {
   describeErrcode,
+  describeMeaning,
   describeError,
   ERRCODE,
   hintPhrase,
@@ -186,16 +187,17 @@ export class WebSocketEventSource implements EventSource {
     const { errcode } = control;
     // The phone system's own table: 10004 is an address on one and a token on another.
     const scope = errcode === this.dialect.partialSubscribe;
-    const kind =
+    const meaning =
       errcode === ERRCODE.ok
         ? undefined
-        : this.dialect.errcodes(errcode, undefined, undefined, control.errmsg)?.kind;
+        : this.dialect.errcodes(errcode, { errmsg: control.errmsg });
+    const kind = meaning?.kind;
     if ((errcode === ERRCODE.ok || scope) && !link.isReady) {
       this.onSubscribed(link, scope ? missingCodes(control.errmsg, this.topics) : []);
     } else if (kind === 'credentials' || kind === 'ip' || kind === 'unsupported') {
       // The key was revoked or the IP blocked while connected (the server closes next), or the
       // answer is another phone system's.
-      this.needAttention(describeErrcode(errcode, this.dialect.errcodes, control.errmsg));
+      this.needAttention(describeMeaning(meaning, errcode));
     } else if (kind === 'expired') {
       this.logger.info('token expired on the socket', { conn: link.id });
       this.tokenExpired.add(link);
@@ -275,14 +277,15 @@ export class WebSocketEventSource implements EventSource {
     // The refusal's errcode, or the one its bare status stands for (401 token, 403 address), read
     // through the phone system's table; one a person must fix (a key, an address) stops retries.
     const errcode = rejection.errcode ?? this.dialect.refusedStatus[rejection.status];
+    const meaning =
+      errcode === undefined
+        ? undefined
+        : this.dialect.errcodes(errcode, { errmsg: rejection.errmsg });
     if (errcode !== undefined) {
-      const fault = describeErrcode(errcode, this.dialect.errcodes, rejection.errmsg);
+      const fault = describeMeaning(meaning, errcode);
       if (fault.needsUser) return { next: 'attention', status: this.attentionStatus(fault) };
     }
-    const expired =
-      errcode !== undefined &&
-      this.dialect.errcodes(errcode, undefined, undefined, rejection.errmsg)?.kind === 'expired';
-    if (expired) {
+    if (meaning?.kind === 'expired') {
       this.tokens.invalidate(link.grant.value);
       return {
         next: 'at-once',
