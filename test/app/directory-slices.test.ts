@@ -6,12 +6,11 @@
  * advances, so the order of events is the test, not the time things take.
  */
 import { describe, expect, it } from 'vitest';
-import { CallPresenter } from '../../src-main/core/app/call-presenter.ts';
 import { Directory } from '../../src-main/core/app/directory.ts';
 import type { PbxContact } from '../../src-shared/api/pbx-lists.ts';
 import { silentLogger } from '../../src-shared/log.ts';
 import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
-import { FakeClipboard, FakeNotifier, FakeOpener, FakePopup, memoryHistory } from './support.ts';
+import { presenterHarness } from './support.ts';
 
 const COMPANY_CONTACTS = 20_000;
 
@@ -41,25 +40,7 @@ function setUp(options: {
     defaultRegion: 'US',
     readFile: async (path) => new TextEncoder().encode(options.files?.[path] ?? ''),
   });
-  const notifier = new FakeNotifier();
-  const presenter = new CallPresenter({
-    clock,
-    logger: silentLogger,
-    directory,
-    history: memoryHistory(clock),
-    notifier,
-    popup: new FakePopup(),
-    urlOpener: new FakeOpener(),
-    clipboard: new FakeClipboard(),
-    settings: () => ({
-      doNotDisturb: false,
-      sound: true,
-      autoOpenCrm: false,
-      crmUrlTemplate: 'https://crm.example.com/?phone={from}',
-      crmAllowedSchemes: ['https'],
-      popupLingerSec: 4,
-    }),
-  });
+  const { presenter, notifier, pop } = presenterHarness({ clock, directory });
   const events: string[] = [];
   directory.onChange(() => {
     events.push('names changed');
@@ -68,15 +49,7 @@ function setUp(options: {
   let seq = 0;
   const ring = (from: string) => {
     const callId = `c${++seq}`;
-    presenter.handlePop({
-      callId,
-      from,
-      to: '101',
-      eventId: `e${seq}`,
-      timestamp: clock.now(),
-      receivedAt: clock.now(),
-      source: 'direct',
-    });
+    presenter.handlePop(pop(callId, from));
     events.push(`popped ${callId}`);
     return callId;
   };

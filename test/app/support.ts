@@ -108,6 +108,8 @@ import { silentLogger, type Logger } from '../../src-shared/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 export interface PresenterHarnessOptions {
+  /** The clock it runs on, when another part under test (a directory) shares it. */
+  clock?: FakeClock;
   settings?: Partial<PresenterSettings>;
   /** Names the directory knows, by number as received. */
   names?: Record<string, string>;
@@ -131,7 +133,7 @@ export function namesDirectory(names: Record<string, string>): CallerDirectory {
 
 /** A CallPresenter on the fake clock with fake views, and helpers to play the engine's events. */
 export function presenterHarness(options: PresenterHarnessOptions = {}) {
-  const clock = new FakeClock();
+  const clock = options.clock ?? new FakeClock();
   const settings: PresenterSettings = {
     doNotDisturb: false,
     sound: true,
