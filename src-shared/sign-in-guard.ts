@@ -28,7 +28,7 @@
  */
 import type { Clock, TimerHandle } from './clock.ts';
 import type { Logger } from './log.ts';
-import { needsUser, ServiceError, type FaultId } from './service-errors.ts';
+import { isServiceError, needsUser, ServiceError, type FaultId } from './service-errors.ts';
 
 export interface SignInPolicy {
   /** The window over which sign-ins and refused fresh tokens are counted. */
@@ -125,6 +125,24 @@ export class SignInGuard {
     const now = this.clock.now();
     this.held = { until: now + this.policy.holdMs, error };
     return this.policy.holdMs;
+  }
+
+  /**
+   * One get_token under the rule: refused at once while held; counted when it answers; a refusal
+   * that holds (the token limit, a refused key for a relay) is answered as the hold, with what is
+   * left of it. `take` is the call itself.
+   */
+  async signIn<T>(take: () => Promise<T>): Promise<T> {
+    const held = this.beforeSignIn();
+    if (held) throw held;
+    try {
+      const answer = await take();
+      this.signedIn();
+      return answer;
+    } catch (err) {
+      if (isServiceError(err) && this.refusedSignIn(err) > 0) throw this.beforeSignIn() ?? err;
+      throw err;
+    }
   }
 
   /** The far side refused a token (10004, 401) that was `ageMs` old. */

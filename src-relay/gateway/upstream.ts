@@ -234,18 +234,10 @@ export class GatewayTokens {
         if (!refreshRefused(err)) throw err;
       }
     }
-    const held = this.guard.beforeSignIn();
-    if (held) throw held;
-    try {
-      const fresh = await this.client.getToken(this.credential.apiKey, this.credential.secret);
-      this.guard.signedIn();
-      return fresh;
-    } catch (err) {
-      // A refused key or address, the token limit: held from now, and said with what is left.
-      if (isServiceError(err) && this.guard.refusedSignIn(err) > 0)
-        throw this.guard.beforeSignIn() ?? err;
-      throw err;
-    }
+    // A refused key or address, the token limit: held from now, and said with what is left.
+    return this.guard.signIn(() =>
+      this.client.getToken(this.credential.apiKey, this.credential.secret),
+    );
   }
 }
 

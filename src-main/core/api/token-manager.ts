@@ -391,18 +391,8 @@ export class TokenManager implements TokenSource {
       });
     }
     this.secrets.add(creds.secret);
-    const held = this.guard.beforeSignIn();
-    if (held) throw held;
-    try {
-      const pair = await this.client.getToken(creds.key, creds.secret);
-      this.guard.signedIn();
-      return pair;
-    } catch (err) {
-      // The token limit: held from now, and said with what is left of the hold.
-      if (isServiceError(err) && this.guard.refusedSignIn(err) > 0)
-        throw this.guard.beforeSignIn() ?? err;
-      throw err;
-    }
+    // The token limit holds sign-ins from now, said with what is left of the hold.
+    return this.guard.signIn(() => this.client.getToken(creds.key, creds.secret));
   }
 
   private onSuccess(pair: TokenPair, startedAt: number): void {
