@@ -92,16 +92,24 @@ const oidcSchema = z
      * preselects the domain; requiredClaims checks it). Not the ones the app sets itself.
      */
     authorizationParams: z
-      .record(
-        z
-          .string()
-          .regex(/^[A-Za-z0-9_.-]{1,64}$/, { error: 'a parameter name is letters, digits, _ . -' })
-          .refine((k) => !(RESERVED_AUTHORIZATION_PARAMS as readonly string[]).includes(k), {
-            error: `the app sets ${RESERVED_AUTHORIZATION_PARAMS.join(', ')} itself`,
-          }),
-        z.string().max(512, { error: 'at most 512 characters' }),
-      )
-      .refine((params) => Object.keys(params).length <= 20, { error: 'at most 20 parameters' })
+      .record(z.string(), z.string().max(512, { error: 'at most 512 characters' }))
+      .superRefine((params, ctx) => {
+        const names = Object.keys(params);
+        if (names.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 parameters' });
+        for (const name of names)
+          if ((RESERVED_AUTHORIZATION_PARAMS as readonly string[]).includes(name))
+            ctx.addIssue({
+              code: 'custom',
+              path: [name],
+              message: `the app sets ${RESERVED_AUTHORIZATION_PARAMS.join(', ')} itself`,
+            });
+          else if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name))
+            ctx.addIssue({
+              code: 'custom',
+              path: [name],
+              message: 'a parameter name is 1 to 64 letters, digits, _ . or -',
+            });
+      })
       .optional(),
     /**
      * The loopback redirect's host: "127.0.0.1" (RFC 8252 8.3 recommends the IP literal) or
