@@ -313,14 +313,17 @@ describe('Entra ID', () => {
       'https://login.microsoftonline.com/{tenantid}/v2.0',
     ])
       expect(() =>
-        relayConfig({
-          acme: {
-            baseUrl: 'https://acme.pbx.example',
-            secrets: ['s'],
-            access: 'users',
-            oidc: { issuer, clientId: ENTRA_CLIENT },
+        relayConfig(
+          {
+            acme: {
+              baseUrl: 'https://acme.pbx.example',
+              secrets: ['s'],
+              access: 'users',
+              oidc: { issuer, clientId: ENTRA_CLIENT },
+            },
           },
-        }),
+          { users: { file: join(tmp.path, 'users.json') } },
+        ),
       ).toThrow(
         /\{tenantid\}[^]*Use your tenant's issuer, https:\/\/login\.microsoftonline\.com\/<tenant id>\/v2\.0[^]*one relay tenant per Entra tenant/,
       );
