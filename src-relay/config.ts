@@ -62,7 +62,7 @@ const oidcSchema = z
       })
       .refine((issuer) => !isEntraMultiTenantIssuer(issuer), {
         error:
-          "oidc.issuer: Entra ID's /common and /organizations endpoints publish the issuer " +
+          "Entra ID's /common and /organizations endpoints publish the issuer " +
           '"https://login.microsoftonline.com/{tenantid}/v2.0" as a template that no token carries, so ' +
           "no sign-in could be checked. Use your tenant's issuer, " +
           'https://login.microsoftonline.com/<tenant id>/v2.0 (Entra admin center > Overview > ' +
@@ -79,7 +79,7 @@ const oidcSchema = z
      * sign in, so it can only be a value the provider says is not secret in an installed app;
      * it is still never logged (registered with the scrubber, here and on the desktop).
      */
-    clientSecret: z.string().min(1, { error: 'oidc.clientSecret is empty' }).optional(),
+    clientSecret: z.string().min(1, { error: 'is empty' }).optional(),
     /** The audience tokens must carry; default clientId (the ID token's audience). */
     audience: z.string().min(1).optional(),
     /** Scopes the desktop asks for (Google refuses offline_access: it wants access_type=offline). */
@@ -118,7 +118,7 @@ const oidcSchema = z
      */
     redirectHost: z
       .enum(LOOPBACK_REDIRECT_HOSTS, {
-        error: 'oidc.redirectHost must be "127.0.0.1" or "localhost"',
+        error: 'must be "127.0.0.1" or "localhost"',
       })
       .optional(),
     /**
@@ -127,27 +127,27 @@ const oidcSchema = z
      * Keycloak). 1024-65535, one no other program on the desktops listens on.
      */
     redirectPort: z
-      .number({ error: 'oidc.redirectPort must be a port number' })
-      .int({ error: 'oidc.redirectPort must be a whole number' })
+      .number({ error: 'must be a port number' })
+      .int({ error: 'must be a whole number' })
       .min(1024, {
-        error: 'oidc.redirectPort must be 1024 to 65535 (no administrator rights needed)',
+        error: 'must be 1024 to 65535 (no administrator rights needed)',
       })
-      .max(65535, { error: 'oidc.redirectPort must be 1024 to 65535' })
+      .max(65535, { error: 'must be 1024 to 65535' })
       .optional(),
+    /** The claim holding the user's e-mail address (Entra ID: preferred_username or upn). */
+    emailClaim: z.string().min(1).default('email'),
     /**
-     * Claims an ID token must carry with one of these values (Google: `hd`, the Workspace domain;
-     * Entra ID: `tid`, the tenant id). Checked by the relay with the other claim rules.
+     * Claims every ID token must carry, each with exactly this value or one of these values: the
+     * organisation's Google Workspace domain (`hd`), the Entra ID tenant (`tid`).
      */
     requiredClaims: z
       .record(
         z.string().min(1),
         z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
-          error: 'a required claim is a value or a list of values',
+          error: 'a required claim is a value or a list of values (text)',
         }),
       )
       .optional(),
-    /** The claim holding the user's e-mail address (Entra ID: preferred_username or upn). */
-    emailClaim: z.string().min(1).default('email'),
     /** How far the provider's clock and the relay's may disagree on a token's times (s). */
     clockToleranceSec: z.number().int().min(0).max(300).default(60),
     /** Explicit mapping: e-mail address -> extensions (and numbers), before the users and the directory. */
