@@ -5,8 +5,11 @@ import { parseJson } from '../src-shared/json-text.ts';
 import type { LogLevel } from '../src-shared/log.ts';
 import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../src-shared/extension-number.ts';
 import {
+  AUTHORIZATION_PARAM_NAME,
   isInternationalNumber,
   LOOPBACK_REDIRECT_HOSTS,
+  MAX_AUTHORIZATION_PARAM_LENGTH,
+  MAX_AUTHORIZATION_PARAMS,
   RESERVED_AUTHORIZATION_PARAMS,
   TENANT_PATTERN,
 } from '../src-shared/relay-protocol.ts';
@@ -92,10 +95,19 @@ const oidcSchema = z
      * preselects the domain; requiredClaims checks it). Not the ones the app sets itself.
      */
     authorizationParams: z
-      .record(z.string(), z.string().max(512, { error: 'at most 512 characters' }))
+      .record(
+        z.string(),
+        z.string().max(MAX_AUTHORIZATION_PARAM_LENGTH, {
+          error: `at most ${MAX_AUTHORIZATION_PARAM_LENGTH} characters`,
+        }),
+      )
       .superRefine((params, ctx) => {
         const names = Object.keys(params);
-        if (names.length > 20) ctx.addIssue({ code: 'custom', message: 'at most 20 parameters' });
+        if (names.length > MAX_AUTHORIZATION_PARAMS)
+          ctx.addIssue({
+            code: 'custom',
+            message: `at most ${MAX_AUTHORIZATION_PARAMS} parameters`,
+          });
         for (const name of names)
           if ((RESERVED_AUTHORIZATION_PARAMS as readonly string[]).includes(name))
             ctx.addIssue({
@@ -103,7 +115,7 @@ const oidcSchema = z
               path: [name],
               message: `the app sets ${RESERVED_AUTHORIZATION_PARAMS.join(', ')} itself`,
             });
-          else if (!/^[A-Za-z0-9_.-]{1,64}$/.test(name))
+          else if (!AUTHORIZATION_PARAM_NAME.test(name))
             ctx.addIssue({
               code: 'custom',
               path: [name],

@@ -115,6 +115,11 @@ export const RESERVED_AUTHORIZATION_PARAMS = [
   'client_secret',
 ] as const;
 
+/** What an extra authorization parameter may be: its name, its value's length, how many. */
+export const AUTHORIZATION_PARAM_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export const MAX_AUTHORIZATION_PARAM_LENGTH = 512;
+export const MAX_AUTHORIZATION_PARAMS = 20;
+
 /** The answer of GET /v1/org/<tenant>: how a desktop signs in to this tenant. */
 export interface OrgSignInInfo {
   tenant: string;

@@ -13,7 +13,10 @@ import type { Clock } from '../../../src-shared/clock.ts';
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
 import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import {
+  AUTHORIZATION_PARAM_NAME,
   LOOPBACK_REDIRECT_HOSTS,
+  MAX_AUTHORIZATION_PARAM_LENGTH,
+  MAX_AUTHORIZATION_PARAMS,
   relayOrgPath,
   type LoopbackRedirectHost,
   type OidcClientInfo,
@@ -460,9 +463,12 @@ function signInInfoOf(body: unknown): OrgSignInInfo | null {
     if (!p || typeof p !== 'object' || Array.isArray(p)) return null;
     const entries = Object.entries(p);
     if (
-      entries.length > 20 ||
+      entries.length > MAX_AUTHORIZATION_PARAMS ||
       !entries.every(
-        ([k, x]) => /^[A-Za-z0-9_.-]{1,64}$/.test(k) && typeof x === 'string' && x.length <= 512,
+        ([k, x]) =>
+          AUTHORIZATION_PARAM_NAME.test(k) &&
+          typeof x === 'string' &&
+          x.length <= MAX_AUTHORIZATION_PARAM_LENGTH,
       )
     )
       return null;
