@@ -353,4 +353,24 @@ describe('Entra ID', () => {
     expect(claims).not.toHaveProperty('email_verified');
     expect(claims).not.toHaveProperty('email');
   });
+
+  it('without offline_access Entra gives no refresh token: the sign-in is kept (not refused) and the relay names alice', async () => {
+    const entra = await startFakeEntra({
+      alice: { sub: 'oid-alice', claims: { preferred_username: 'alice@example.org' } },
+    });
+    cleanups.push(() => entra.close());
+    const t = await orgWith(entra, {
+      issuer: entra.issuer,
+      clientId: ENTRA_CLIENT,
+      scopes: ['openid', 'profile', 'email'],
+      emailClaim: 'preferred_username',
+    });
+    const outcome = await t.account.signIn(t.settings).catch((e: unknown) => e);
+    expect(outcome).toEqual({ via: 'oidc', email: null });
+    expect(await t.stored()).toMatchObject({ refreshToken: null });
+    expect(await t.account.test(t.settings)).toMatchObject({
+      ok: true,
+      identity: { user: 'alice' },
+    });
+  });
 });
