@@ -483,7 +483,7 @@ async function start(): Promise<void> {
     clock,
     logger,
     shutdown: async () => {
-      popup.release();
+      popup.quitting();
       stopPower();
       updates.stop();
       await rt.shutdown();
