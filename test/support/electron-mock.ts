@@ -343,6 +343,13 @@ export class Notification extends EventEmitter {
    */
   static refusal: string | null = null;
   static isSupported(): boolean {
+    // pkg-b: Electron 42+ writes its Start Menu shortcut at the first call, with the app's name,
+    // AppUserModelID and Toast Activator CLSID in force then.
+    toastActivation.shortcut ??= {
+      name: appPlace.name,
+      appUserModelId: app.appUserModelId,
+      clsid: appPlace.toastActivatorCLSID,
+    };
     return Notification.supported;
   }
   /** pkg-b: Windows' one handler for every toast activation (Electron 45). */
@@ -420,6 +427,13 @@ export const dialog = {
   errorBoxes: [] as Array<{ title: string; content: string }>,
   showErrorBox(title: string, content: string): void {
     this.errorBoxes.push({ title, content });
+  },
+  /** pkg-b: message boxes shown, and the button the "user" picks (its index). */
+  messageBoxes: [] as Array<Record<string, unknown>>,
+  messageBoxResponse: 1,
+  showMessageBox(options: Record<string, unknown>): Promise<{ response: number }> {
+    this.messageBoxes.push(options);
+    return Promise.resolve({ response: this.messageBoxResponse });
   },
   show(kind: 'open' | 'save', args: unknown[]) {
     const [first, second] = args;
@@ -628,6 +642,9 @@ class FakeApp extends EventEmitter {
   setName(name: string): void {
     appPlace.name = name;
   }
+  setPath(name: string, path: string): void {
+    this.paths[name] = path;
+  }
   /** As Electron: a GUID with or without braces; anything else throws and changes nothing. */
   setToastActivatorCLSID(id: string): void {
     const m = /^\{?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\}?$/i.exec(id);
@@ -762,6 +779,12 @@ export function menuKeys(
 /** Windows toast activation (Electron 45's Notification.handleActivation) as tests play it. */
 export const toastActivation = {
   handler: null as ((details: { type: string; arguments: string }) => void) | null,
+  /** What the first Notification.isSupported() wrote into its shortcut (Windows). */
+  shortcut: null as null | {
+    name: string;
+    appUserModelId: string | null;
+    clsid: string | null;
+  },
   /** The user clicks a toast in the Action Centre (maybe after the app was restarted). */
   activate(argumentsText: string): void {
     this.handler?.({ type: 'click', arguments: argumentsText });
@@ -780,6 +803,9 @@ export const appPlace = {
 
 function resetPkgBFakes(): void {
   toastActivation.handler = null;
+  toastActivation.shortcut = null;
+  dialog.messageBoxes = [];
+  dialog.messageBoxResponse = 1;
   appPlace.name = 'Screenpop';
   appPlace.toastActivatorCLSID = null;
   appPlace.inApplicationsFolder = true;
