@@ -17,6 +17,19 @@
 ; policy: they are the administrators'. icacls's own output goes to the installer's log, in the
 ; system's language; the app's log says whether the policy is honoured.
 !macro customInstall
+  ; Which installation this is, for the app (src-main/core/updates/install-kind.ts, INSTALL_SCOPE_FILE):
+  ; an all-users one, wherever its folder (Program Files, D:\Apps), never updates itself, as the
+  ; update would ask for administrator rights between calls. Rewritten by every install and
+  ; update; removed with the folder by the uninstaller.
+  ${if} $installMode == "all"
+    FileOpen $0 "$INSTDIR\resources\install-scope" w
+    FileWrite $0 "all-users"
+    FileClose $0
+  ${else}
+    FileOpen $0 "$INSTDIR\resources\install-scope" w
+    FileWrite $0 "per-user"
+    FileClose $0
+  ${endIf}
   ${if} $installMode == "all"
   ${andIf} $APPDATA == "C:\ProgramData"
     CreateDirectory "C:\ProgramData\Screenpop"
