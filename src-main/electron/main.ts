@@ -5,6 +5,7 @@
  * openExternal, clipboard, power events) and the IPC handlers, and applies the security settings
  * before any window exists. Bundled by scripts/build-main.ts to dist/main/main.cjs.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
@@ -84,6 +85,7 @@ import { applyChromiumSwitches, devShmBytes } from './chromium-switches.ts';
 import { NativeDialogs } from './dialogs.ts';
 import { diagnosticsAction } from './diagnostics-action.ts';
 import { SafeExternalOpener } from './external.ts';
+import { installerRestarter } from './installer-restart.ts';
 import { registerIpcHandlers } from './ipc-handlers.ts';
 import { listenForSecondLaunches } from './second-launch.ts';
 import { TypedIpcMain } from './ipc-main.ts';
@@ -224,8 +226,21 @@ async function start(): Promise<void> {
   let quit: QuitSequence | null = null;
   // Windows sends no before-quit when the user logs off or the machine shuts down: each window
   // hears 'session-end' (the popup always exists, hidden). The clean part gets what time is left.
+  // An installer closing the app (Restart Manager: 'close-app', an IT-pushed MSI upgrade) leaves a
+  // restarter behind (installer-restart.ts).
+  const restartAfterInstaller = installerRestarter({
+    platform: process.platform,
+    packaged: app.isPackaged,
+    executable: process.execPath,
+    systemRoot: process.env.SystemRoot,
+    spawn,
+    logger,
+  });
   app.on('browser-window-created', (_event, win) =>
-    win.on('session-end', () => void quit?.run('session-end')),
+    win.on('session-end', (event) => {
+      restartAfterInstaller(event?.reasons ?? []);
+      void quit?.run('session-end');
+    }),
   );
 
   // Adapters. What they find wrong on this computer is said in the status (tray, Settings).
