@@ -41,3 +41,19 @@
     Pop $0
   ${endIf}
 !macroend
+
+; An all-users uninstall (not the uninstall an update runs) also removes what Electron wrote for
+; the uninstalling user at the app's first notification (Electron 42+, src-main/electron/
+; windows-toasts.ts): the per-user Start Menu shortcut, which would outlive the program and point
+; at nothing, and the Toast Activator CLSID's key. Other users' copies cannot be reached from
+; here: README, "What an uninstall removes", has the lines for a logon script. A per-user
+; uninstall needs nothing more: that shortcut is the one electron-builder's uninstaller deletes.
+!macro customUnInstall
+  ${ifNot} ${isUpdated}
+  ${andIf} $installMode == "all"
+    SetShellVarContext current
+    Delete "$SMPROGRAMS\Screenpop.lnk"
+    DeleteRegKey HKCU "Software\Classes\CLSID\{7406997E-3567-4C0C-A64A-5783965586A6}"
+    SetShellVarContext all
+  ${endIf}
+!macroend

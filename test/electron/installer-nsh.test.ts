@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { policyPath } from '../../src-main/core/settings/policy.ts';
 import { sddlTrust } from '../../src-main/core/settings/windows-acl.ts';
 import { INSTALL_SCOPE_FILE, parseInstallScope } from '../../src-main/core/updates/install-kind.ts';
+import { TOAST_ACTIVATOR_CLSID } from '../../src-main/electron/windows-toasts.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -110,6 +111,18 @@ describe('the NSIS include that makes the policy folder administrators-only', ()
     expect([scope![1], scope![3]]).toEqual([INSTALL_SCOPE_FILE, INSTALL_SCOPE_FILE]);
     expect(parseInstallScope(scope![2]!)).toBe('all-users');
     expect(parseInstallScope(scope![4]!)).toBe('per-user');
+  });
+
+  it('an all-users uninstall removes the shortcut and activator key Electron wrote for the user', () => {
+    const nsh = readFileSync(includePath(), 'utf8');
+    const body = /!macro customUnInstall\b([\s\S]*?)!macroend/.exec(nsh)![1]!;
+    expect(body).toContain('${ifNot} ${isUpdated}');
+    expect(body).toContain('${andIf} $installMode == "all"');
+    expect(body).toMatch(/SetShellVarContext current\s+Delete "\$SMPROGRAMS\\Screenpop\.lnk"/);
+    expect(body).toContain(
+      `DeleteRegKey HKCU "Software\\Classes\\CLSID\\${TOAST_ACTIVATOR_CLSID}"`,
+    );
+    expect(body).toMatch(/SetShellVarContext all\s+\$\{endIf\}/);
   });
 
   it('leaves an ACL the app accepts, even over a folder a user planted', () => {
