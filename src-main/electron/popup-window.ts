@@ -194,6 +194,12 @@ export class PopupWindow implements PopupView {
     }
   }
 
+  /** The page did not load: a call could not be shown (it waits for the page), so the status says so. */
+  private loadFailed(win: BrowserWindowType, err: unknown): void {
+    this.deps.logger.error('popup page failed to load', { error: err });
+    if (this.win === win && !this.releasing) this.deps.health?.report('popup', POPUP_WORDS);
+  }
+
   private create(): BrowserWindowType {
     const { deps } = this;
     const win = deps.createWindow({
@@ -253,13 +259,9 @@ export class PopupWindow implements PopupView {
       deps.logger.error('popup renderer gone; reloading', { reason: details.reason });
       if (this.win === win) this.pageLoaded = false;
       if (!win.isDestroyed())
-        void win
-          .loadURL(deps.url)
-          .catch((err: unknown) => deps.logger.error('popup page failed to load', { error: err }));
+        void win.loadURL(deps.url).catch((err: unknown) => this.loadFailed(win, err));
     });
-    void win
-      .loadURL(deps.url)
-      .catch((err: unknown) => deps.logger.error('popup page failed to load', { error: err }));
+    void win.loadURL(deps.url).catch((err: unknown) => this.loadFailed(win, err));
     return win;
   }
 }

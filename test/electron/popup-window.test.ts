@@ -206,6 +206,15 @@ describe('PopupWindow', () => {
     expect(win.webContents.lastSent('popup:calls')).toEqual([[card('c7')]]);
   });
 
+  it('a page that fails to load is said in the status (the popup waits for its page)', async () => {
+    const health = new DesktopHealth(silentLogger);
+    BrowserWindow.failLoads = true;
+    const { p } = popup(corner, { health });
+    p.show([card('c9')]);
+    await pagesLoad();
+    expect(health.has('popup')).toBe(true);
+  });
+
   it('a ring that ended while the page loaded shows nothing', async () => {
     const { p, win } = popup(corner);
     p.show([card('c8')]);
