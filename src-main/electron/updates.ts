@@ -11,7 +11,12 @@ import { dirname, join } from 'node:path';
 import type { Clock } from '../../src-shared/clock.ts';
 import type { Logger } from '../../src-shared/log.ts';
 import type { CallPresenter } from '../core/app/call-presenter.ts';
-import { isPerMachinePath, updateSupport } from '../core/updates/install-kind.ts';
+import {
+  INSTALL_SCOPE_FILE,
+  isPerMachineInstall,
+  parseInstallScope,
+  updateSupport,
+} from '../core/updates/install-kind.ts';
 import { RestartGate } from '../core/updates/restart-gate.ts';
 import { UpdateController } from '../core/updates/update-controller.ts';
 import { electronUpdaterPort } from './updater.ts';
@@ -45,7 +50,13 @@ export function appUpdates(d: AppUpdatesDeps): UpdateController {
       nsisUninstaller: existsSync(
         join(dirname(process.execPath), `Uninstall ${app.getName()}.exe`),
       ),
-      perMachine: process.platform === 'win32' && isPerMachinePath(process.execPath, process.env),
+      perMachine:
+        process.platform === 'win32' &&
+        isPerMachineInstall(
+          parseInstallScope(resourceText(process.resourcesPath, INSTALL_SCOPE_FILE)),
+          process.execPath,
+          process.env,
+        ),
       signed: !d.unsignedMac,
       devUpdates,
     }),
@@ -63,9 +74,14 @@ export function appUpdates(d: AppUpdatesDeps): UpdateController {
 
 /** electron-builder's resources/package-type (deb, rpm, pacman) when installed from such a package. */
 function packageType(resourcesPath: string | undefined): string | null {
+  return resourceText(resourcesPath, 'package-type')?.trim() || null;
+}
+
+/** A small file an installer wrote into resources/, or null. */
+function resourceText(resourcesPath: string | undefined, name: string): string | null {
   if (!resourcesPath) return null;
   try {
-    return readFileSync(join(resourcesPath, 'package-type'), 'utf8').trim() || null;
+    return readFileSync(join(resourcesPath, name), 'utf8');
   } catch {
     return null;
   }

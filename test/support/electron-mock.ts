@@ -43,11 +43,24 @@ export class FakeWebContents extends EventEmitter {
   sent: Array<{ channel: string; args: unknown[] }> = [];
   windowOpenHandler: ((details: { url: string }) => { action: 'allow' | 'deny' }) | null = null;
   destroyed = false;
+  /** pkg-b: the page has loaded ('did-finish-load'); until then send() is dropped. */
+  loaded = false;
+  /** pkg-b: what was sent before the page loaded (Electron loses it; tests may look). */
+  dropped: Array<{ channel: string; args: unknown[] }> = [];
   private alive(): void {
     if (this.destroyed) throw destroyedError();
   }
+  isLoading(): boolean {
+    this.alive();
+    return !this.loaded;
+  }
   send(channel: string, ...args: unknown[]): void {
     this.alive();
+    // pkg-b: before its page has loaded nothing in the page listens; the message is lost.
+    if (!this.loaded) {
+      this.dropped.push({ channel, args });
+      return;
+    }
     this.sent.push({ channel, args });
   }
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'allow' | 'deny' }): void {
@@ -136,9 +149,13 @@ export class BrowserWindow extends EventEmitter {
     this.contents.url = url;
     if (BrowserWindow.failLoads)
       return Promise.reject(new Error(`ERR_FILE_NOT_FOUND (-6) loading '${url}'`));
-    // The first paint of a hidden window comes after the load: 'ready-to-show' on a later tick.
+    // The page loads on a later tick ('did-finish-load'; pkg-b), then the first paint of a hidden
+    // window: 'ready-to-show'.
+    this.contents.loaded = false;
     setImmediate(() => {
-      if (!this.destroyed && !this.visible && this.options.paintWhenInitiallyHidden !== false)
+      if (this.destroyed) return;
+      finishLoad(this);
+      if (!this.visible && this.options.paintWhenInitiallyHidden !== false)
         this.emit('ready-to-show');
     });
     return Promise.resolve();
@@ -326,7 +343,18 @@ export class Notification extends EventEmitter {
    */
   static refusal: string | null = null;
   static isSupported(): boolean {
+    // pkg-b: Electron 42+ writes its Start Menu shortcut at the first call, with the app's name,
+    // AppUserModelID and Toast Activator CLSID in force then.
+    toastActivation.shortcut ??= {
+      name: appPlace.name,
+      appUserModelId: app.appUserModelId,
+      clsid: appPlace.toastActivatorCLSID,
+    };
     return Notification.supported;
+  }
+  /** pkg-b: Windows' one handler for every toast activation (Electron 45). */
+  static handleActivation(callback: (details: { type: string; arguments: string }) => void): void {
+    toastActivation.handler = callback;
   }
   /** As Electron: 'show' (or 'failed') comes on a later tick, when the OS has answered. */
   show(): void {
@@ -399,6 +427,13 @@ export const dialog = {
   errorBoxes: [] as Array<{ title: string; content: string }>,
   showErrorBox(title: string, content: string): void {
     this.errorBoxes.push({ title, content });
+  },
+  /** pkg-b: message boxes shown, and the button the "user" picks (its index). */
+  messageBoxes: [] as Array<Record<string, unknown>>,
+  messageBoxResponse: 1,
+  showMessageBox(options: Record<string, unknown>): Promise<{ response: number }> {
+    this.messageBoxes.push(options);
+    return Promise.resolve({ response: this.messageBoxResponse });
   },
   show(kind: 'open' | 'save', args: unknown[]) {
     const [first, second] = args;
@@ -549,7 +584,7 @@ class FakeApp extends EventEmitter {
     return [...this.preferredLanguages];
   }
   getName(): string {
-    return 'Screenpop';
+    return appPlace.name;
   }
   requestSingleInstanceLock(): boolean {
     return this.singleInstance;
@@ -602,11 +637,183 @@ class FakeApp extends EventEmitter {
       return this.switches.get(name) ?? '';
     },
   };
+
+  // pkg-b: the app's name, Windows' toast activator, macOS's Applications folder (state in appPlace).
+  setName(name: string): void {
+    appPlace.name = name;
+  }
+  setPath(name: string, path: string): void {
+    this.paths[name] = path;
+  }
+  /** As Electron: a GUID with or without braces; anything else throws and changes nothing. */
+  setToastActivatorCLSID(id: string): void {
+    const m = /^\{?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\}?$/i.exec(id);
+    if (!m) throw new Error(`Invalid CLSID: '${id}'`);
+    appPlace.toastActivatorCLSID = `{${m[1]}}`;
+  }
+  get toastActivatorCLSID(): string {
+    return appPlace.toastActivatorCLSID ?? '{00000000-0000-4000-8000-000000000000}';
+  }
+  isInApplicationsFolder(): boolean {
+    return appPlace.inApplicationsFolder;
+  }
+  moveToApplicationsFolder(): boolean {
+    appPlace.moves++;
+    return true;
+  }
 }
 
 export const app = new FakeApp();
 
+// ---------------------------------------------------------------------------------------------
+// pkg-b (issue 35 items 5, 6, 8, 10): page loading, menu roles per OS, Windows toast activation,
+// the app's name and the macOS Applications folder. Kept apart from the rest of the fake.
+// ---------------------------------------------------------------------------------------------
+
+/** The page of `win` has loaded: from now on its web contents receive what is sent. */
+function finishLoad(win: BrowserWindow): void {
+  win.contents.loaded = true;
+  win.contents.emit('did-finish-load');
+}
+
+/** A menu item as a template gives it (role names as Electron accepts them, any case). */
+export interface RoleItem {
+  role?: string;
+  type?: string;
+  label?: string;
+  accelerator?: string;
+  submenu?: RoleItem[];
+}
+
+/**
+ * What Electron's roles expand to (lib/browser/api/menu-item-roles.ts, Electron 45), for the roles
+ * an application menu of ours may use: a menu role's items per OS, and a role's own key.
+ */
+function roleSubmenu(role: string, platform: NodeJS.Platform): RoleItem[] | undefined {
+  const mac = platform === 'darwin';
+  switch (role.toLowerCase()) {
+    case 'appmenu':
+      return ['about', '-', 'services', '-', 'hide', 'hideOthers', 'unhide', '-', 'quit'].map(
+        (r) => (r === '-' ? { type: 'separator' } : { role: r }),
+      );
+    case 'filemenu':
+      // macOS: Close Window (Cmd+W); elsewhere: Quit.
+      return [{ role: mac ? 'close' : 'quit' }];
+    case 'editmenu':
+      return [
+        { role: 'undo' },
+        { role: 'redo' },
+        { type: 'separator' },
+        { role: 'cut' },
+        { role: 'copy' },
+        { role: 'paste' },
+        ...(mac
+          ? [{ role: 'pasteAndMatchStyle' }, { role: 'delete' }, { role: 'selectAll' }]
+          : [{ role: 'delete' }, { type: 'separator' }, { role: 'selectAll' }]),
+      ];
+    case 'windowmenu':
+      // macOS: Minimize, Zoom, Bring All to Front: no Close there. Elsewhere Close is in it.
+      return [
+        { role: 'minimize' },
+        { role: 'zoom' },
+        ...(mac ? [{ type: 'separator' }, { role: 'front' }] : [{ role: 'close' }]),
+      ];
+    case 'viewmenu':
+      return ['reload', 'forceReload', 'toggleDevTools', 'resetZoom', 'zoomIn', 'zoomOut'].map(
+        (r) => ({ role: r }),
+      );
+    default:
+      return undefined;
+  }
+}
+
+function roleAccelerator(role: string, platform: NodeJS.Platform): string | undefined {
+  const keys: Record<string, string | undefined> = {
+    close: 'CommandOrControl+W',
+    copy: 'CommandOrControl+C',
+    cut: 'CommandOrControl+X',
+    paste: 'CommandOrControl+V',
+    selectall: 'CommandOrControl+A',
+    undo: 'CommandOrControl+Z',
+    redo: platform === 'win32' ? 'Control+Y' : 'Shift+CommandOrControl+Z',
+    minimize: 'CommandOrControl+M',
+    hide: 'Command+H',
+    quit: platform === 'win32' ? undefined : 'CommandOrControl+Q',
+    reload: 'CmdOrCtrl+R',
+    toggledevtools: platform === 'darwin' ? 'Alt+Command+I' : 'Ctrl+Shift+I',
+  };
+  return keys[role.toLowerCase()];
+}
+
+/** The menu as Electron builds it on `platform`: every role's items and keys filled in. */
+export function expandRoles(items: RoleItem[], platform: NodeJS.Platform): RoleItem[] {
+  return items.map((item) => {
+    const submenu = item.submenu ?? (item.role ? roleSubmenu(item.role, platform) : undefined);
+    const accelerator =
+      item.accelerator ?? (item.role ? roleAccelerator(item.role, platform) : undefined);
+    return {
+      ...item,
+      ...(accelerator ? { accelerator } : {}),
+      ...(submenu ? { submenu: expandRoles(submenu, platform) } : {}),
+    };
+  });
+}
+
+/** Every key the application menu answers to on `platform`, with the role it runs. */
+export function menuKeys(
+  menu: { template: unknown[] } | null | 'default',
+  platform: NodeJS.Platform,
+): Map<string, string> {
+  const keys = new Map<string, string>();
+  if (menu === null || menu === 'default') return keys;
+  const walk = (items: RoleItem[]) => {
+    for (const item of items) {
+      if (item.accelerator && item.role) keys.set(item.accelerator, item.role);
+      if (item.submenu) walk(item.submenu);
+    }
+  };
+  walk(expandRoles(menu.template as RoleItem[], platform));
+  return keys;
+}
+
+/** Windows toast activation (Electron 45's Notification.handleActivation) as tests play it. */
+export const toastActivation = {
+  handler: null as ((details: { type: string; arguments: string }) => void) | null,
+  /** What the first Notification.isSupported() wrote into its shortcut (Windows). */
+  shortcut: null as null | {
+    name: string;
+    appUserModelId: string | null;
+    clsid: string | null;
+  },
+  /** The user clicks a toast in the Action Centre (maybe after the app was restarted). */
+  activate(argumentsText: string): void {
+    this.handler?.({ type: 'click', arguments: argumentsText });
+  },
+};
+
+/** The app's name, toast CLSID and (macOS) folder, as main.ts sets and reads them. */
+export const appPlace = {
+  name: 'Screenpop',
+  toastActivatorCLSID: null as string | null,
+  /** Tests set it: macOS says whether the app runs from /Applications. */
+  inApplicationsFolder: true,
+  /** moveToApplicationsFolder() calls (the real one quits and relaunches when it moves). */
+  moves: 0,
+};
+
+function resetPkgBFakes(): void {
+  toastActivation.handler = null;
+  toastActivation.shortcut = null;
+  dialog.messageBoxes = [];
+  dialog.messageBoxResponse = 1;
+  appPlace.name = 'Screenpop';
+  appPlace.toastActivatorCLSID = null;
+  appPlace.inApplicationsFolder = true;
+  appPlace.moves = 0;
+}
+
 export function resetElectronMock(): void {
+  resetPkgBFakes();
   BrowserWindow.instances = [];
   Menu.application = 'default';
   Tray.instances = [];
