@@ -5,6 +5,7 @@
  * openExternal, clipboard, power events) and the IPC handlers, and applies the security settings
  * before any window exists. Bundled by scripts/build-main.ts to dist/main/main.cjs.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
@@ -98,7 +99,9 @@ import {
   secureWebPreferences,
 } from './security.ts';
 import { TrayController, trayIconFile, type TrayIconName } from './tray.ts';
+import { startAgainAndExit } from './start-again.ts';
 import { appUpdates } from './updates.ts';
+import { relaunchUnderXWayland } from './xwayland-relaunch.ts';
 import { AppWindows } from './windows.ts';
 
 // Must happen before 'ready': app:// is a standard, secure origin ('self' in the CSP works, fetch works).
@@ -119,6 +122,20 @@ if (process.argv.includes('--store-secret')) {
     process.stderr.write(`Screenpop: ${t.t('desktop.store-secret.no-display')}\n`);
     app.exit(2);
   } else void provisionSecret(t).then((code) => app.exit(code));
+} else if (
+  relaunchUnderXWayland(
+    {
+      platform: process.platform,
+      packaged: app.isPackaged,
+      env: process.env,
+      argv: process.argv,
+      commandLine: app.commandLine,
+      execPath: process.execPath,
+    },
+    { spawn, exit: (code) => app.exit(code), stderr: (line) => process.stderr.write(line) },
+  )
+) {
+  // A native Wayland window: started again under XWayland (xwayland-relaunch.ts), before the lock.
 } else if (!app.requestSingleInstanceLock()) {
   // Another Screenpop is running; it gets 'second-instance' and shows its settings.
   app.quit();
@@ -334,6 +351,19 @@ async function start(): Promise<void> {
     deviceLabel: `Screenpop on ${hostname()}`,
     browserPage: (outcome) => language.current().t(`status.org.browser-page-${outcome}`),
   });
+  // Start at login (login-item.ts); `executable` differs only when an update renames the AppImage.
+  const startAtLogin = (enabled: boolean, executable = process.env.APPIMAGE || process.execPath) =>
+    applyStartAtLogin(enabled, {
+      platform: process.platform,
+      packaged: app.isPackaged,
+      setLoginItemSettings: (settings) => app.setLoginItemSettings(settings),
+      executable,
+      autostartDir: join(
+        process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'),
+        'autostart',
+      ),
+      logger,
+    });
   runtime = new AppRuntime({
     clock,
     logger,
@@ -382,17 +412,7 @@ async function start(): Promise<void> {
       }),
     onSettingsApplied: (s) => {
       applyLanguage(s);
-      void applyStartAtLogin(s.startAtLogin, {
-        platform: process.platform,
-        packaged: app.isPackaged,
-        setLoginItemSettings: (settings) => app.setLoginItemSettings(settings),
-        executable: process.env.APPIMAGE || process.execPath,
-        autostartDir: join(
-          process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'),
-          'autostart',
-        ),
-        logger,
-      });
+      void startAtLogin(s.startAtLogin);
     },
     words: language,
   });
@@ -462,6 +482,20 @@ async function start(): Promise<void> {
     popup,
     userData,
     unsignedMac,
+    // The clean part first, then the lock let go: the new version must find both (update-install.ts).
+    install: {
+      cleanUp: () => cleanUp(),
+      pointAutostartAt: async (executable) => {
+        if (rt.settings().startAtLogin) await startAtLogin(true, executable);
+      },
+      releaseLock: () => app.releaseSingleInstanceLock(),
+      restart: () =>
+        startAgainAndExit(
+          { env: process.env, argv: process.argv, execPath: process.execPath },
+          { spawn, relaunch: () => app.relaunch(), exit: (code) => app.exit(code) },
+          (error) => logger.error('could not start again', { error }),
+        ),
+    },
   });
   rt.onSettings((view) => updates.apply(view.settings.updates));
 
@@ -478,16 +512,20 @@ async function start(): Promise<void> {
   app.on('activate', () => windows.show('settings'));
   if (process.platform === 'darwin') app.dock?.hide();
 
-  // Ending: one sequence, with a time limit, whoever asks (core/app/quit-sequence.ts).
-  quit = new QuitSequence({
-    clock,
-    logger,
-    shutdown: async () => {
+  // Ending: one sequence, with a time limit, whoever asks (core/app/quit-sequence.ts). Its clean
+  // part runs once: an update runs it before installing, and the quit that follows finds it done.
+  let cleaned: Promise<void> | null = null;
+  const cleanUp = (): Promise<void> =>
+    (cleaned ??= (async () => {
       popup.release();
       stopPower();
       updates.stop();
       await rt.shutdown();
-    },
+    })());
+  quit = new QuitSequence({
+    clock,
+    logger,
+    shutdown: cleanUp,
     finish: (code) => {
       ipc.removeAll();
       tray.destroy();

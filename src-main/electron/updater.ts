@@ -32,12 +32,19 @@ export interface ElectronUpdaterOptions {
    * window that refuses to close (the popup) must be let go, or the update never installs.
    */
   beforeInstall?: () => void;
+  /**
+   * Runs the install: the steps around `quitAndInstall` (which throws when electron-updater said it
+   * could not install), given the downloaded file (update-install.ts: clean part, autostart,
+   * single-instance lock). Without it quitAndInstall is called at once.
+   */
+  installInOrder?: (quitAndInstall: () => void, downloadedFile: string | null) => Promise<void>;
 }
 
 export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPort {
   const logger = options.logger.child({ component: 'electron-updater' });
   const downloaded = new Emitter<[version: string]>(logger, 'update downloaded');
   let updater: AppUpdater | null = null;
+  let downloadedFile: string | null = null;
 
   const get = (): AppUpdater => {
     if (updater) return updater;
@@ -52,6 +59,7 @@ export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPor
     u.autoInstallOnAppQuit = false;
     u.forceDevUpdateConfig = options.devRun;
     u.on('update-downloaded', (event: UpdateDownloadedEvent) => {
+      downloadedFile = typeof event.downloadedFile === 'string' ? event.downloadedFile : null;
       downloaded.emit(event.version);
     });
     // Without a listener an 'error' event would throw; the failed check is also reported by
@@ -88,9 +96,23 @@ export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPor
         logger.info('development run: a packaged app would restart now to install the update');
         return;
       }
-      // Silent installer, then start the new version.
-      options.beforeInstall?.();
-      get().quitAndInstall(true, true);
+      const u = get();
+      // Silent installer, then start the new version. electron-updater reports a failed start of
+      // the installer as an 'error' event, not by throwing.
+      const quitAndInstall = () => {
+        options.beforeInstall?.();
+        let failed: unknown = null;
+        const onError = (err: unknown) => (failed ??= err);
+        u.on('error', onError);
+        try {
+          u.quitAndInstall(true, true);
+        } finally {
+          u.off('error', onError);
+        }
+        if (failed) throw failed;
+      };
+      if (!options.installInOrder) return quitAndInstall();
+      void options.installInOrder(quitAndInstall, downloadedFile);
     },
   };
 }

@@ -14,6 +14,7 @@ import type { CallPresenter } from '../core/app/call-presenter.ts';
 import { isPerMachinePath, updateSupport } from '../core/updates/install-kind.ts';
 import { RestartGate } from '../core/updates/restart-gate.ts';
 import { UpdateController } from '../core/updates/update-controller.ts';
+import { installInOrder, type InstallStepsDeps } from './update-install.ts';
 import { electronUpdaterPort } from './updater.ts';
 
 export interface AppUpdatesDeps {
@@ -25,6 +26,8 @@ export interface AppUpdatesDeps {
   popup: { release(): void };
   userData: string;
   unsignedMac: boolean;
+  /** What installing needs of the app around quitAndInstall (update-install.ts). */
+  install: Pick<InstallStepsDeps, 'cleanUp' | 'pointAutostartAt' | 'releaseLock' | 'restart'>;
 }
 
 export function appUpdates(d: AppUpdatesDeps): UpdateController {
@@ -55,6 +58,17 @@ export function appUpdates(d: AppUpdatesDeps): UpdateController {
       devRun: devUpdates,
       devConfigFile: join(d.userData, 'dev-app-update.yml'),
       beforeInstall: () => d.popup.release(),
+      installInOrder: (quitAndInstall, downloadedFile) =>
+        installInOrder(
+          {
+            ...d.install,
+            clock: d.clock,
+            logger: d.logger,
+            appImage: process.env.APPIMAGE,
+            quitAndInstall,
+          },
+          downloadedFile,
+        ),
     }),
     // A development run exercising the updater checks at once instead of after a minute.
     ...(devUpdates ? { firstCheckMs: 1000 } : {}),
