@@ -475,6 +475,13 @@ async function start(): Promise<void> {
   registerIpcHandlers(ipc, { runtime: rt, popup, windows, dialogs, clock, logger, language });
 
   // Updates: decided in the core, carried out by electron-updater (updates.ts).
+  let updateNet: { settings: Settings; transport: NetTransport } | null = null;
+  const updateTransport = (): NetTransport => {
+    const settings = rt.settings();
+    if (updateNet?.settings !== settings)
+      updateNet = { settings, transport: network({ ...settings, demoMode: false }) };
+    return updateNet.transport;
+  };
   const updates = appUpdates({
     clock,
     logger,
@@ -482,6 +489,9 @@ async function start(): Promise<void> {
     popup,
     userData,
     unsignedMac,
+    // The feed and downloads go out as everything else does (proxy, its credentials, the CA file);
+    // the demo's direct route is for its simulator only.
+    agentFor: (url) => updateTransport().agentFor(url),
     // The clean part first, then the lock let go: the new version must find both (update-install.ts).
     install: {
       cleanUp: () => cleanUp(),

@@ -11,10 +11,12 @@
  *   only logs where a packaged app would restart: there is nothing to replace.
  */
 import { writeFileSync } from 'node:fs';
+import type { Agent } from 'node:http';
 import type { AppUpdater, UpdateDownloadedEvent } from 'electron-updater';
 import { Emitter } from '../../src-shared/emitter.ts';
 import type { Logger } from '../../src-shared/log.ts';
 import type { UpdaterPort } from '../core/updates/update-controller.ts';
+import { isUpdateRequestExecutor, routeUpdateRequests } from './update-network.ts';
 
 export interface ElectronUpdaterOptions {
   /** Returns electron-updater's autoUpdater (required only when first needed). */
@@ -38,6 +40,11 @@ export interface ElectronUpdaterOptions {
    * single-instance lock). Without it quitAndInstall is called at once.
    */
   installInOrder?: (quitAndInstall: () => void, downloadedFile: string | null) => Promise<void>;
+  /**
+   * The app's way out for a request to this URL (NetTransport.agentFor): the feed and the
+   * downloads go through it (update-network.ts) instead of electron-updater's own session.
+   */
+  agentFor?: (url: URL) => Agent;
 }
 
 export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPort {
@@ -58,6 +65,14 @@ export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPor
     u.autoDownload = true;
     u.autoInstallOnAppQuit = false;
     u.forceDevUpdateConfig = options.devRun;
+    if (options.agentFor) {
+      const executor = (u as unknown as { httpExecutor?: unknown }).httpExecutor;
+      if (isUpdateRequestExecutor(executor)) routeUpdateRequests(executor, options.agentFor);
+      else
+        logger.warn(
+          "updates go through electron-updater's own connection (no proxy setting, no CA file): its request executor was not found",
+        );
+    }
     u.on('update-downloaded', (event: UpdateDownloadedEvent) => {
       downloadedFile = typeof event.downloadedFile === 'string' ? event.downloadedFile : null;
       downloaded.emit(event.version);

@@ -7,6 +7,7 @@
 import { app } from 'electron';
 import electronUpdater from 'electron-updater';
 import { existsSync, readFileSync } from 'node:fs';
+import type { Agent } from 'node:http';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../../src-shared/clock.ts';
 import type { Logger } from '../../src-shared/log.ts';
@@ -26,6 +27,8 @@ export interface AppUpdatesDeps {
   popup: { release(): void };
   userData: string;
   unsignedMac: boolean;
+  /** The app's way out (NetTransport.agentFor of the settings in force): proxy, credentials, CAs. */
+  agentFor: (url: URL) => Agent;
   /** What installing needs of the app around quitAndInstall (update-install.ts). */
   install: Pick<InstallStepsDeps, 'cleanUp' | 'pointAutostartAt' | 'releaseLock' | 'restart'>;
 }
@@ -58,6 +61,7 @@ export function appUpdates(d: AppUpdatesDeps): UpdateController {
       devRun: devUpdates,
       devConfigFile: join(d.userData, 'dev-app-update.yml'),
       beforeInstall: () => d.popup.release(),
+      agentFor: d.agentFor,
       installInOrder: (quitAndInstall, downloadedFile) =>
         installInOrder(
           {
