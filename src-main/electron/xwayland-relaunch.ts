@@ -67,9 +67,13 @@ export interface RelaunchDeps {
 /**
  * Starts the app again under XWayland when it should (xwaylandRelaunchPlan) and ends this process;
  * returns whether it did. A start that fails (the file gone) leaves this one running as it is.
+ * Takes the mark of a restarted process out of `facts.env` (process.env in main.ts).
  */
 export function relaunchUnderXWayland(facts: LaunchFacts, deps: RelaunchDeps): boolean {
   const plan = xwaylandRelaunchPlan(facts);
+  // The mark is for this process only: one it starts later (electron-updater's new version,
+  // app.relaunch) inherits process.env and must decide afresh.
+  delete facts.env[XWAYLAND_RELAUNCHED];
   if (!plan.relaunch) return false;
   try {
     startDetached(deps.spawn, plan);

@@ -102,6 +102,27 @@ describe('relaunchUnderXWayland', () => {
     expect(no({ commandLine: commandLine({}) })).toBe(true);
   });
 
+  it('the restarted process takes its mark out of its environment: the version an update starts decides afresh', () => {
+    const env: Record<string, string | undefined> = {
+      ...waylandSession,
+      [XWAYLAND_RELAUNCHED]: '1',
+    };
+    const r = recorder();
+    expect(
+      relaunchUnderXWayland(
+        facts({
+          env,
+          argv: ['/x/screenpop', '--ozone-platform=x11'],
+          commandLine: commandLine({ 'ozone-platform': 'x11' }),
+        }),
+        r.deps,
+      ),
+    ).toBe(false);
+    expect(env[XWAYLAND_RELAUNCHED]).toBeUndefined();
+    // electron-updater starts the new AppImage with this environment and no arguments.
+    expect(xwaylandRelaunchPlan(facts({ env })).relaunch).toBe(true);
+  });
+
   it('goes on as it is when the new process cannot be started', () => {
     const r = recorder(false);
     expect(relaunchUnderXWayland(facts(), r.deps)).toBe(false);
