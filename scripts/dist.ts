@@ -108,6 +108,28 @@ export async function preflight(
       note: `using the Electron in ${folder} (ELECTRON_OVERRIDE_DIST_PATH)${located.warning ? `; ${located.warning}` : ''}`,
     };
   }
+  // macOS builds one universal app: electron-builder needs both Electron builds, Intel and Apple
+  // Silicon, whatever Mac builds it (electron-builder.yml mac.target arch).
+  const zips =
+    platform === 'darwin'
+      ? ['x64', 'arm64'].map((a) => `electron-v${version}-darwin-${a}.zip`)
+      : [zip];
+  const notes: string[] = [];
+  for (const one of zips) {
+    const checked = await zipPreflight(env, platform, version, one, timeoutMs);
+    if (!checked.ok) return checked;
+    notes.push(checked.note);
+  }
+  return { ok: true, builderArgs: [], note: notes.join('; ') };
+}
+
+async function zipPreflight(
+  env: Env,
+  platform: NodeJS.Platform,
+  version: string,
+  zip: string,
+  timeoutMs: number,
+): Promise<Preflight> {
   const cached = findCachedZip(electronCacheRoots(env, platform), zip);
   if (cached) return { ok: true, builderArgs: [], note: `using the cached ${cached}` };
   if (env.HTTPS_PROXY || env.https_proxy) {
