@@ -101,7 +101,9 @@ import {
   secureWebPreferences,
 } from './security.ts';
 import { TrayController, trayIconFile, type TrayIconName } from './tray.ts';
+import { startAgainAndExit } from './start-again.ts';
 import { appUpdates } from './updates.ts';
+import { relaunchUnderXWayland } from './xwayland-relaunch.ts';
 import { AppWindows } from './windows.ts';
 import { applyAppIdentity, watchToastActivation } from './windows-toasts.ts';
 
@@ -123,6 +125,20 @@ if (process.argv.includes('--store-secret')) {
     process.stderr.write(`Screenpop: ${t.t('desktop.store-secret.no-display')}\n`);
     app.exit(2);
   } else void provisionSecret(t).then((code) => app.exit(code));
+} else if (
+  relaunchUnderXWayland(
+    {
+      platform: process.platform,
+      packaged: app.isPackaged,
+      env: process.env,
+      argv: process.argv,
+      commandLine: app.commandLine,
+      execPath: process.execPath,
+    },
+    { spawn, exit: (code) => app.exit(code), stderr: (line) => process.stderr.write(line) },
+  )
+) {
+  // A native Wayland window: started again under XWayland (xwayland-relaunch.ts), before the lock.
 } else if (!app.requestSingleInstanceLock()) {
   // Another Screenpop is running; it gets 'second-instance' and shows its settings.
   app.quit();
@@ -361,6 +377,19 @@ async function start(): Promise<void> {
     deviceLabel: `Screenpop on ${hostname()}`,
     browserPage: (outcome) => language.current().t(`status.org.browser-page-${outcome}`),
   });
+  // Start at login (login-item.ts); `executable` differs only when an update renames the AppImage.
+  const startAtLogin = (enabled: boolean, executable = process.env.APPIMAGE || process.execPath) =>
+    applyStartAtLogin(enabled, {
+      platform: process.platform,
+      packaged: app.isPackaged,
+      setLoginItemSettings: (settings) => app.setLoginItemSettings(settings),
+      executable,
+      autostartDir: join(
+        process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'),
+        'autostart',
+      ),
+      logger,
+    });
   runtime = new AppRuntime({
     clock,
     logger,
@@ -409,17 +438,7 @@ async function start(): Promise<void> {
       }),
     onSettingsApplied: (s) => {
       applyLanguage(s);
-      void applyStartAtLogin(s.startAtLogin, {
-        platform: process.platform,
-        packaged: app.isPackaged,
-        setLoginItemSettings: (settings) => app.setLoginItemSettings(settings),
-        executable: process.env.APPIMAGE || process.execPath,
-        autostartDir: join(
-          process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'),
-          'autostart',
-        ),
-        logger,
-      });
+      void startAtLogin(s.startAtLogin);
     },
     words: language,
   });
@@ -482,6 +501,13 @@ async function start(): Promise<void> {
   registerIpcHandlers(ipc, { runtime: rt, popup, windows, dialogs, clock, logger, language });
 
   // Updates: decided in the core, carried out by electron-updater (updates.ts).
+  let updateNet: { settings: Settings; transport: NetTransport } | null = null;
+  const updateTransport = (): NetTransport => {
+    const settings = rt.settings();
+    if (updateNet?.settings !== settings)
+      updateNet = { settings, transport: network({ ...settings, demoMode: false }) };
+    return updateNet.transport;
+  };
   const updates = appUpdates({
     clock,
     logger,
@@ -489,6 +515,23 @@ async function start(): Promise<void> {
     popup,
     userData,
     unsignedMac,
+    // The feed and downloads go out as everything else does (proxy, its credentials, the CA file);
+    // the demo's direct route is for its simulator only.
+    agentFor: (url) => updateTransport().agentFor(url),
+    // The clean part first, then the lock let go: the new version must find both (update-install.ts).
+    install: {
+      cleanUp: () => cleanUp(),
+      pointAutostartAt: async (executable) => {
+        if (rt.settings().startAtLogin) await startAtLogin(true, executable);
+      },
+      releaseLock: () => app.releaseSingleInstanceLock(),
+      restart: () =>
+        startAgainAndExit(
+          { env: process.env, argv: process.argv, execPath: process.execPath },
+          { spawn, relaunch: () => app.relaunch(), exit: (code) => app.exit(code) },
+          (error) => logger.error('could not start again', { error }),
+        ),
+    },
   });
   rt.onSettings((view) => updates.apply(view.settings.updates));
 
@@ -504,16 +547,20 @@ async function start(): Promise<void> {
   app.on('activate', () => windows.show('settings'));
   if (process.platform === 'darwin') app.dock?.hide();
 
-  // Ending: one sequence, with a time limit, whoever asks (core/app/quit-sequence.ts).
-  quit = new QuitSequence({
-    clock,
-    logger,
-    shutdown: async () => {
+  // Ending: one sequence, with a time limit, whoever asks (core/app/quit-sequence.ts). Its clean
+  // part runs once: an update runs it before installing, and the quit that follows finds it done.
+  let cleaned: Promise<void> | null = null;
+  const cleanUp = (): Promise<void> =>
+    (cleaned ??= (async () => {
       popup.quitting();
       stopPower();
       updates.stop();
       await rt.shutdown();
-    },
+    })());
+  quit = new QuitSequence({
+    clock,
+    logger,
+    shutdown: cleanUp,
     finish: (code) => {
       ipc.removeAll();
       tray.destroy();

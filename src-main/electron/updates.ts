@@ -7,6 +7,7 @@
 import { app } from 'electron';
 import electronUpdater from 'electron-updater';
 import { existsSync, readFileSync } from 'node:fs';
+import type { Agent } from 'node:http';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../../src-shared/clock.ts';
 import type { Logger } from '../../src-shared/log.ts';
@@ -19,6 +20,7 @@ import {
 } from '../core/updates/install-kind.ts';
 import { RestartGate } from '../core/updates/restart-gate.ts';
 import { UpdateController } from '../core/updates/update-controller.ts';
+import { installInOrder, type InstallStepsDeps } from './update-install.ts';
 import { electronUpdaterPort } from './updater.ts';
 
 export interface AppUpdatesDeps {
@@ -30,6 +32,10 @@ export interface AppUpdatesDeps {
   popup: { release(): void };
   userData: string;
   unsignedMac: boolean;
+  /** The app's way out (NetTransport.agentFor of the settings in force): proxy, credentials, CAs. */
+  agentFor: (url: URL) => Agent;
+  /** What installing needs of the app around quitAndInstall (update-install.ts). */
+  install: Pick<InstallStepsDeps, 'cleanUp' | 'pointAutostartAt' | 'releaseLock' | 'restart'>;
 }
 
 export function appUpdates(d: AppUpdatesDeps): UpdateController {
@@ -66,6 +72,18 @@ export function appUpdates(d: AppUpdatesDeps): UpdateController {
       devRun: devUpdates,
       devConfigFile: join(d.userData, 'dev-app-update.yml'),
       beforeInstall: () => d.popup.release(),
+      agentFor: d.agentFor,
+      installInOrder: (quitAndInstall, downloadedFile) =>
+        installInOrder(
+          {
+            ...d.install,
+            clock: d.clock,
+            logger: d.logger,
+            appImage: process.env.APPIMAGE,
+            quitAndInstall,
+          },
+          downloadedFile,
+        ),
     }),
     // A development run exercising the updater checks at once instead of after a minute.
     ...(devUpdates ? { firstCheckMs: 1000 } : {}),

@@ -586,8 +586,20 @@ class FakeApp extends EventEmitter {
   getName(): string {
     return appPlace.name;
   }
+  /** pkg-a: the lock is singleInstanceLock's (the section at the end of this file). */
   requestSingleInstanceLock(): boolean {
-    return this.singleInstance;
+    return requestLock(this);
+  }
+  releaseSingleInstanceLock(): void {
+    releaseLock();
+  }
+  hasSingleInstanceLock(): boolean {
+    return singleInstanceLock.holder === 'this';
+  }
+  /** app.relaunch(options) calls (Electron starts the new process when this one exits). */
+  relaunches: Array<{ args?: string[]; execPath?: string }> = [];
+  relaunch(options: { args?: string[]; execPath?: string } = {}): void {
+    this.relaunches.push(options);
   }
   setAppUserModelId(id: string): void {
     this.appUserModelId = id;
@@ -622,6 +634,7 @@ class FakeApp extends EventEmitter {
   exit(code = 0): void {
     if (this.exitCode !== null) return;
     this.exitCode = code;
+    releaseLock(); // the lock goes with the process
     for (const win of BrowserWindow.getAllWindows()) win.destroy();
   }
   /** Chromium's command line: switches given at launch (tests set them) and those appended. */
@@ -812,8 +825,117 @@ function resetPkgBFakes(): void {
   appPlace.moves = 0;
 }
 
+// ─── pkg-a (issue 35 items 2, 3): the single-instance lock, other processes of the app, and ───
+// ─── electron-updater's quit-and-install order. Keep other engineers' additions out of here. ───
+
+/**
+ * Electron's single-instance lock, as a second process meets it: held by this process from
+ * requestSingleInstanceLock() until releaseSingleInstanceLock() or until the process has exited
+ * (app.exit; a quit that the app holds with before-quit keeps it meanwhile). Another process of
+ * the app (started by an updater, a relaunch, the user) asks for it at once: refused, it ends and
+ * this one hears 'second-instance'.
+ */
+export const singleInstanceLock = {
+  holder: null as 'this' | 'another' | null,
+  /** requestSingleInstanceLock() calls of this process. */
+  requests: 0,
+  /** The other processes started while this one ran, and whether each got the lock. */
+  others: [] as Array<{
+    command: string;
+    args: readonly string[];
+    gotLock: boolean;
+    seen?: unknown;
+  }>,
+  /** Tests set it to note what this process had done when another one started (`seen`). */
+  observe: null as null | (() => unknown),
+};
+
+function requestLock(self: FakeApp): boolean {
+  singleInstanceLock.requests++;
+  // `app.singleInstance = false`: another Screenpop already runs (older tests set this).
+  if (!self.singleInstance || singleInstanceLock.holder === 'another') return false;
+  singleInstanceLock.holder = 'this';
+  return true;
+}
+
+function releaseLock(): void {
+  if (singleInstanceLock.holder === 'this') singleInstanceLock.holder = null;
+}
+
+/** Another process of the app starts now (the new version, a relaunch); returns whether it runs. */
+export function startAnotherProcess(command: string, args: readonly string[] = []): boolean {
+  const gotLock = singleInstanceLock.holder === null;
+  if (gotLock) singleInstanceLock.holder = 'another';
+  else app.emit('second-instance', fakeEvent(), [command, ...args], process.cwd());
+  const seen = singleInstanceLock.observe?.();
+  singleInstanceLock.others.push({ command, args, gotLock, ...(seen !== undefined && { seen }) });
+  return gotLock;
+}
+
+/**
+ * electron-updater 6.8's autoUpdater for an AppImage, what the app meets of it: the settings it
+ * reads, 'update-downloaded' (tests call download()), and quitAndInstall in its own order
+ * (BaseUpdater.quitAndInstall + AppImageUpdater.doInstall): synchronously the running file
+ * ($APPIMAGE) is replaced by the download, renamed after it when the old name holds a version
+ * ('appimage-filename-updated'), and the new file is started (with no arguments); then, on the
+ * next turn, 'before-quit-for-update' and app.quit(). A failed install is an 'error' event and
+ * no quit, as there. Tests use it as `vi.mock('electron-updater', ...)` (update-relaunch.test.ts).
+ */
+export class FakeAppImageUpdater extends EventEmitter {
+  logger: unknown = null;
+  autoDownload = false;
+  autoInstallOnAppQuit = true;
+  forceDevUpdateConfig = false;
+  updateConfigPath: string | null = null;
+  allowDowngrade = false;
+  channel: string | null = null;
+  feeds: unknown[] = [];
+  checks = 0;
+  downloaded: { version: string; file: string } | null = null;
+  /** Set it to make the installer fail to start. */
+  failInstall: Error | null = null;
+  installs: Array<{ from: string; to: string }> = [];
+  setFeedURL(options: unknown): void {
+    this.feeds.push(options);
+  }
+  async checkForUpdates(): Promise<null> {
+    this.checks++;
+    return null;
+  }
+  /** The feed's newer version has downloaded into `file`. */
+  download(version: string, file: string): void {
+    this.downloaded = { version, file };
+    this.emit('update-downloaded', { version, downloadedFile: file });
+  }
+  quitAndInstall(_isSilent = false, isForceRunAfter = false): void {
+    const current = process.env.APPIMAGE;
+    if (this.failInstall || !this.downloaded || !current) {
+      this.emit('error', this.failInstall ?? new Error('APPIMAGE env is not defined'));
+      return;
+    }
+    const name = current.slice(current.lastIndexOf('/') + 1);
+    const newName = this.downloaded.file.slice(this.downloaded.file.lastIndexOf('/') + 1);
+    const to =
+      newName === name || !/\d+\.\d+\.\d+/.test(name)
+        ? current
+        : `${current.slice(0, current.lastIndexOf('/'))}/${newName}`;
+    this.installs.push({ from: current, to });
+    if (to !== current) this.emit('appimage-filename-updated', to);
+    if (isForceRunAfter) startAnotherProcess(to, []);
+    setImmediate(() => {
+      this.emit('before-quit-for-update');
+      app.quit();
+    });
+  }
+}
+
 export function resetElectronMock(): void {
   resetPkgBFakes();
+  singleInstanceLock.holder = null;
+  singleInstanceLock.requests = 0;
+  singleInstanceLock.others = [];
+  singleInstanceLock.observe = null;
+  app.relaunches = [];
   BrowserWindow.instances = [];
   Menu.application = 'default';
   Tray.instances = [];
