@@ -14,6 +14,7 @@ import { createSecureContext } from 'node:tls';
 import type { RelayConfig } from './config.ts';
 import { EXAMPLE_SECRET } from './config.ts';
 import { fileStartupError, printableRedisUrl } from './startup-errors.ts';
+import { describeRedisStorage } from './store/redis-connection.ts';
 import { isLoopbackHost } from '../src-shared/loopback.ts';
 import { readableByOthers, readGatewayCredential, sourceOf } from './gateway/credential.ts';
 import { codeKeySource, readCodeKey } from './users/code-key.ts';
@@ -116,9 +117,24 @@ function checkTls(config: RelayConfig, now: number, report: ConfigReport, local:
 function checkStorage(config: RelayConfig, report: ConfigReport, local: boolean): void {
   const storage = config.storage;
   if (storage.kind === 'redis') {
-    report.summary.push(
-      `storage: redis at ${printableRedisUrl(storage.url)}${storage.keyPrefix !== undefined ? ` (key prefix "${storage.keyPrefix}")` : ''}`,
-    );
+    const prefix = storage.keyPrefix !== undefined ? ` (key prefix "${storage.keyPrefix}")` : '';
+    const replicas =
+      storage.minReplicas > 0
+        ? `, a webhook answered once ${storage.minReplicas} replica(s) have it (within ${storage.replicaTimeoutMs} ms)`
+        : '';
+    const where =
+      storage.sentinel || storage.cluster
+        ? describeRedisStorage(storage)
+        : `redis at ${printableRedisUrl(storage.url!)}`;
+    report.summary.push(`storage: ${where}${prefix}${replicas}`);
+    if (storage.sentinel && storage.sentinel.nodes.length < 3)
+      report.warnings.push(
+        `storage.sentinel.nodes: ${storage.sentinel.nodes.length} sentinel(s) given; give all of them (at least 3 run, so that a majority survives one's loss), since the relay asks the next one when one does not answer`,
+      );
+    if (storage.sentinel && storage.minReplicas === 0)
+      report.warnings.push(
+        'storage.minReplicas is 0: a webhook acknowledged by the old primary just before a failover can be lost (not yet on the replica that is promoted); set it to 1 (RELAY_REDIS_MIN_REPLICAS=1)',
+      );
     return;
   }
   if (!storage.snapshotFile) {

@@ -18,6 +18,7 @@ import { relayTransport } from './outbound.ts';
 import { readGatewayCredential, type GatewayCredential } from './gateway/credential.ts';
 import type { UserStore } from './users/types.ts';
 import { USERS_USAGE, usersCommand, UsersUsageError } from './users/users-cli.ts';
+import { redisSecrets } from './store/redis-connection.ts';
 import relayPackage from './package.json' with { type: 'json' };
 
 const USAGE = `usage: npm run relay -- [--config <relay.json>] [--check-config]
@@ -75,13 +76,7 @@ function readArgs(argv: string[]): CliArgs {
 function secretsOf(config: RelayConfig): SecretRegistry {
   const secrets = new SecretRegistry().hideHome(homedir());
   for (const t of Object.values(config.tenants)) for (const s of t.secrets) secrets.add(s);
-  if (config.storage.kind === 'redis') {
-    try {
-      secrets.add(decodeURIComponent(new URL(config.storage.url).password) || undefined);
-    } catch {
-      // not a URL: ioredis says so when it opens
-    }
-  }
+  if (config.storage.kind === 'redis') for (const s of redisSecrets(config.storage)) secrets.add(s);
   return secrets;
 }
 

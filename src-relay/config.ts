@@ -291,6 +291,16 @@ const tenantSchema = z
   })
   .strict();
 
+/** Redis nodes as "host:port" ("[v6 address]:port"), at least one. */
+const redisNodes = (setting: string) =>
+  z
+    .array(
+      z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.-]+):\d{1,5}$/, {
+        error: `a ${setting} entry is "host:port" (e.g. "redis-sentinel-1:26379")`,
+      }),
+    )
+    .min(1, { error: `${setting} needs at least one "host:port"` });
+
 const storageSchema = z.discriminatedUnion(
   'kind',
   [
@@ -298,14 +308,74 @@ const storageSchema = z.discriminatedUnion(
     z
       .object({
         kind: z.literal('redis'),
+        /**
+         * redis://[user:password@]host:port[/db] (rediss:// for TLS). With `sentinel` or `cluster`
+         * its host is not used: only the data nodes' user, password, database and TLS.
+         */
         url: z
           .string({ error: 'storage.url (redis://...) is required for the redis backend' })
-          .min(1, { error: 'storage.url (redis://...) is required for the redis backend' }),
+          .min(1, { error: 'storage.url (redis://...) is required for the redis backend' })
+          .optional(),
         keyPrefix: z.string().optional(),
         /** A Redis command (and the readiness PING) that takes longer fails: 503, retried. */
         commandTimeoutMs: ms('a Redis command that takes longer fails').default(2_000),
+        /** Redis Sentinel (store/redis-connection.ts): the primary is asked of these sentinels. */
+        sentinel: z
+          .object({
+            /** The monitored primary's name (`sentinel monitor <name> ...` in sentinel.conf). */
+            name: z.string().min(1, { error: 'storage.sentinel.name is the monitored name' }),
+            nodes: redisNodes('storage.sentinel.nodes'),
+            /** The sentinels' own password (`requirepass` in sentinel.conf), if they have one. */
+            password: z.string().min(1).optional(),
+          })
+          .strict()
+          .optional(),
+        /** Redis Cluster: some of its nodes (the rest are learnt); a tenant's keys share one slot. */
+        cluster: z
+          .object({ nodes: redisNodes('storage.cluster.nodes') })
+          .strict()
+          .optional(),
+        /**
+         * A webhook is answered 200 only once this many replicas have its event (Redis WAIT), so
+         * a failover does not lose what was acknowledged; 0: as soon as the primary has it.
+         */
+        minReplicas: z
+          .number({ error: 'storage.minReplicas must be a whole number' })
+          .int({ error: 'storage.minReplicas must be a whole number' })
+          .min(0, { error: 'storage.minReplicas must be 0 or more' })
+          .default(0),
+        /** How long a webhook waits for those replicas before it is answered 503 (retried). */
+        replicaTimeoutMs: ms('how long to wait for the replicas').default(1_000),
       })
-      .strict(),
+      .strict()
+      .superRefine((s, ctx) => {
+        if (s.sentinel && s.cluster)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['cluster'],
+            message: 'storage: give either sentinel or cluster, not both',
+          });
+        if (s.cluster && s.minReplicas > 0)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['minReplicas'],
+            message:
+              'storage.minReplicas works with one Redis or Sentinel, not with cluster (WAIT is per node)',
+          });
+        if (s.minReplicas > 0 && s.replicaTimeoutMs >= s.commandTimeoutMs)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['replicaTimeoutMs'],
+            message: 'storage.replicaTimeoutMs must be less than storage.commandTimeoutMs',
+          });
+        if (!s.url && !s.sentinel && !s.cluster)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['url'],
+            message:
+              'storage.url (redis://...) is required for the redis backend (or storage.sentinel, or storage.cluster)',
+          });
+      }),
   ],
   { error: 'storage.kind must be "memory" or "redis"' },
 );
@@ -552,7 +622,8 @@ export function defaultConfig(tenants: RelayConfigInput['tenants'] = {}): RelayC
  * The config file (JSON, optional) merged over the defaults, then environment overrides:
  * RELAY_HOST, RELAY_PORT, RELAY_TLS_CERT + RELAY_TLS_KEY, RELAY_MAX_BODY_BYTES, RELAY_LOG_LEVEL,
  * RELAY_TRUST_PROXY (true|false), RELAY_STORAGE (memory|redis), RELAY_REDIS_URL (implies redis),
- * RELAY_REDIS_PREFIX, RELAY_SNAPSHOT_FILE, RELAY_USERS_FILE, RELAY_CODE_KEY_FILE, RELAY_CA_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS
+ * RELAY_REDIS_PREFIX, RELAY_REDIS_SENTINELS + RELAY_REDIS_SENTINEL_NAME (+ RELAY_REDIS_SENTINEL_PASSWORD),
+ * RELAY_REDIS_CLUSTER_NODES, RELAY_REDIS_MIN_REPLICAS, RELAY_SNAPSHOT_FILE, RELAY_USERS_FILE, RELAY_CODE_KEY_FILE, RELAY_CA_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS
  * (comma-separated), RELAY_TENANT_<NAME>_BASE_URL and RELAY_TENANT_<NAME>_PHONE_SYSTEM (NAME
  * upper-cased, `-` and `.` as `_`).
  * Secrets belong in the environment or a file readable by the relay only; the relay never logs
@@ -586,13 +657,18 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Re
   if (env.RELAY_TLS_CERT || env.RELAY_TLS_KEY)
     raw.tls = { certFile: env.RELAY_TLS_CERT ?? '', keyFile: env.RELAY_TLS_KEY ?? '' };
   if (env.RELAY_STORAGE === 'memory') raw.storage = { kind: 'memory' };
-  if (env.RELAY_REDIS_URL || env.RELAY_STORAGE === 'redis') {
+  const redisTopology = redisTopologyFromEnv(env);
+  if (env.RELAY_REDIS_URL || env.RELAY_STORAGE === 'redis' || redisTopology) {
     const prev = obj('storage');
     const wasRedis = prev.kind === 'redis';
+    const topology = { ...(wasRedis ? prev : {}), ...redisTopology };
     raw.storage = {
-      ...(wasRedis ? prev : {}),
+      ...topology,
       kind: 'redis',
-      url: env.RELAY_REDIS_URL ?? (wasRedis ? prev.url : undefined) ?? 'redis://127.0.0.1:6379',
+      url:
+        env.RELAY_REDIS_URL ??
+        (wasRedis ? prev.url : undefined) ??
+        (topology.sentinel || topology.cluster ? undefined : 'redis://127.0.0.1:6379'),
       ...(env.RELAY_REDIS_PREFIX !== undefined ? { keyPrefix: env.RELAY_REDIS_PREFIX } : {}),
     };
   }
@@ -625,6 +701,31 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Re
   }
   raw.tenants = tenants;
   return parseConfig(raw);
+}
+
+/**
+ * Redis Sentinel / Cluster from the environment (each implies the redis backend):
+ * RELAY_REDIS_SENTINELS ("host:port,host:port") with RELAY_REDIS_SENTINEL_NAME (and
+ * RELAY_REDIS_SENTINEL_PASSWORD), RELAY_REDIS_CLUSTER_NODES ("host:port,..."),
+ * RELAY_REDIS_MIN_REPLICAS.
+ */
+function redisTopologyFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> | null {
+  const list = (text: string) =>
+    text
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+  const out: Record<string, unknown> = {};
+  if (env.RELAY_REDIS_SENTINELS || env.RELAY_REDIS_SENTINEL_NAME)
+    out.sentinel = {
+      name: env.RELAY_REDIS_SENTINEL_NAME ?? '',
+      nodes: list(env.RELAY_REDIS_SENTINELS ?? ''),
+      ...(env.RELAY_REDIS_SENTINEL_PASSWORD ? { password: env.RELAY_REDIS_SENTINEL_PASSWORD } : {}),
+    };
+  if (env.RELAY_REDIS_CLUSTER_NODES) out.cluster = { nodes: list(env.RELAY_REDIS_CLUSTER_NODES) };
+  if (env.RELAY_REDIS_MIN_REPLICAS)
+    out.minReplicas = intFrom(env.RELAY_REDIS_MIN_REPLICAS, 'RELAY_REDIS_MIN_REPLICAS');
+  return Object.keys(out).length > 0 ? out : null;
 }
 
 /** Google's issuer (OpenID Connect discovery at accounts.google.com; the legacy form without https). */

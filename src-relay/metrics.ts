@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { CloseCode } from '../src-shared/relay-protocol.ts';
+import type { StorageHealth } from './store/types.ts';
 
 /**
  * The relay's metrics (GET /metrics, Prometheus text format), through prom-client with a registry
@@ -83,6 +84,8 @@ export class RelayMetrics {
   readonly upstreamEvents = new Map<string, number>();
   /** Gateway mode: each upstream's state, read at scrape time (tenant -> state). */
   upstreamStates: () => ReadonlyMap<string, UpstreamState> = () => new Map();
+  /** A networked store's connection (Redis: store/redis-store.ts), read at scrape time. */
+  storageHealth: () => StorageHealth | undefined = () => undefined;
   /** Read at scrape time. */
   connectedClients: () => number = () => 0;
   /** Unsent bytes held for all clients (the send budget's count), read at scrape time. */
@@ -152,6 +155,30 @@ export class RelayMetrics {
       'relay_events_replayed_total',
       'Event frames sent while resuming from a cursor.',
       () => this.replayed,
+    );
+    const health = (read: (h: StorageHealth) => number) => () => {
+      const h = this.storageHealth();
+      return h ? read(h) : 0;
+    };
+    gauge(
+      'relay_storage_connected',
+      'Redis: 1 while the command connection is up (0 with the memory store).',
+      health((h) => (h.connected ? 1 : 0)),
+    );
+    total(
+      'relay_storage_reconnects_total',
+      'Redis: times the command connection came back after it was lost.',
+      health((h) => h.reconnects),
+    );
+    total(
+      'relay_storage_primary_changes_total',
+      'Redis: times it came back to another server (a Sentinel failover followed).',
+      health((h) => h.primaryChanges),
+    );
+    total(
+      'relay_storage_replica_wait_failures_total',
+      'Redis: webhooks answered 503 because fewer than storage.minReplicas replicas had their event in time.',
+      health((h) => h.waitFailures),
     );
     total('relay_gap_notices_total', 'Gap notices sent to resuming clients.', () => this.gaps);
     byLabel(

@@ -77,9 +77,22 @@ export function requestHandler(
     }
     if (path === '/readyz') {
       // The store's ping is bounded (Redis: commandTimeoutMs): a hung backend is not ready.
+      // Redis' server and reconnects are detail for the administrator (as /healthz's upstream).
+      const health = () => {
+        const h = mayReadOps ? store.storageHealth?.() : undefined;
+        return (
+          h && { primary: h.primary, reconnects: h.reconnects, primaryChanges: h.primaryChanges }
+        );
+      };
       store.ping().then(
-        () => reply(res, 200, { ok: true, storage: store.kind }),
-        () => reply(res, 503, { ok: false, storage: store.kind, error: 'storage unreachable' }),
+        () => reply(res, 200, { ok: true, storage: store.kind, ...health() }),
+        () =>
+          reply(res, 503, {
+            ok: false,
+            storage: store.kind,
+            error: 'storage unreachable',
+            ...health(),
+          }),
       );
       return;
     }

@@ -108,6 +108,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     ...config.auth,
   });
   metrics.connectedClients = () => sessions.count();
+  metrics.storageHealth = () => store.storageHealth?.();
   metrics.unsentBytes = () => budget.unsent;
   metrics.authQueued = () => validator.queueLength;
   const unsubscribe = store.subscribe((events) => sessions.publish(events));

@@ -41,8 +41,13 @@ export function printableRedisUrl(url: string): string {
  * The storage could not be reached at start. `err` is the last error ioredis reported (its
  * connect() only rejects with "Connection is closed." after the real cause was emitted).
  */
-export function redisStartupError(url: string, err: unknown, connectTimeoutMs: number): Error {
-  const where = `Redis at ${printableRedisUrl(url)}`;
+export function redisStartupError(
+  url: string,
+  err: unknown,
+  connectTimeoutMs: number,
+  /** Where Redis was looked for (store/redis-connection.ts: a Sentinel's or a Cluster's nodes). */
+  where = `Redis at ${printableRedisUrl(url)}`,
+): Error {
   const code = codeOf(err);
   const text = messageOf(err);
   let host = '';
@@ -69,6 +74,8 @@ export function redisStartupError(url: string, err: unknown, connectTimeoutMs: n
   else if (/Connection is closed|ECONNRESET|EPIPE/i.test(text) || code === 'ECONNRESET')
     cause =
       'the server closed the connection while it was being set up (is it a Redis server? A Redis with TLS needs rediss://)';
+  else if (/All sentinels are unreachable/i.test(text))
+    cause = `no sentinel gave the primary's address (check storage.sentinel.nodes and storage.sentinel.name, or RELAY_REDIS_SENTINELS and RELAY_REDIS_SENTINEL_NAME)${/Last error: (.*)/.exec(text)?.[1] ? `; the last error: ${/Last error: (.*)/.exec(text)![1]!.slice(0, 200)}` : ''}`;
   else cause = text.slice(0, 200);
   return new StartupError(
     `storage: cannot connect to ${where}: ${cause}. Check storage.url in the config (or RELAY_REDIS_URL) and that Redis accepts connections from this host.`,

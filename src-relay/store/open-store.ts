@@ -13,7 +13,7 @@ export async function openStore(
 ): Promise<EventStore> {
   if (config.storage.kind === 'redis') {
     const store = new RedisStore({
-      url: config.storage.url,
+      storage: config.storage,
       keyPrefix: config.storage.keyPrefix,
       tenants: Object.keys(config.tenants),
       clock,

@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../../src-shared/clock.ts';
 import { SampledLog } from '../log-sampler.ts';
 import type { Logger } from '../../src-shared/log.ts';
@@ -12,7 +12,15 @@ import type {
   RetentionOptions,
   StoredEvent,
 } from './types.ts';
+import type { StorageHealth } from './types.ts';
 import { DEFAULT_RETENTION, waitFor } from './types.ts';
+import {
+  connectWithin,
+  createRedisConnection,
+  describeRedisStorage,
+  type RedisClient,
+  type RedisStorage,
+} from './redis-connection.ts';
 
 /**
  * Redis Streams backend, for several relay instances behind a load balancer.
@@ -22,9 +30,21 @@ import { DEFAULT_RETENTION, waitFor } from './types.ts';
  * - `<prefix>{<tenant>}:seen:<event_id>`  dedupe marker, SET NX PX <dedupeTtl>
  * The marker and the XADD happen in one Lua script, so a webhook is either stored and marked or
  * neither: a retry after a failure is never mistaken for a duplicate. Every instance runs one
- * XREAD BLOCK loop over all configured tenants' streams, so an event accepted by any instance
- * reaches clients connected to any other. Retention: XADD MAXLEN ~ maxEvents, plus XTRIM MINID ~
- * (now - maxAge) every minute.
+ * XREAD BLOCK loop over all configured tenants' streams (in a Redis Cluster, one per tenant: a
+ * command's keys must share a slot), so an event accepted by any instance reaches clients
+ * connected to any other. Retention: XADD MAXLEN ~ maxEvents, plus XTRIM MINID ~ (now - maxAge)
+ * every minute.
+ *
+ * Failover (Sentinel): a write the old primary acknowledged but had not yet sent to a replica is
+ * gone from the promoted one. With `minReplicas` (Redis WAIT) a webhook is answered 200 only
+ * once that many replicas have its event, so nothing acknowledged is lost; a webhook whose WAIT
+ * fails is answered 503 and retried by the service (its marker may have been replicated with the
+ * event, and the retry is then a duplicate, which is right). What is lost in that window is only
+ * an event desktops may already have been handed live (the follower reads the primary before the
+ * replicas confirm): the retry stores it again under a new, later id, and desktops drop it by its
+ * event_id (their dedupe). New ids on the promoted primary are later than any the old one gave as
+ * long as the two hosts' clocks agree within the failover time (XADD * ids start at the host's
+ * time in ms).
  */
 const APPEND_SCRIPT = `
 if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
@@ -39,7 +59,9 @@ return false
 `;
 
 export interface RedisStoreOptions {
-  url: string;
+  /** A single Redis (tests); or `storage`, the config's settings (Sentinel, Cluster). */
+  url?: string;
+  storage?: RedisStorage;
   /** Tenants whose streams this instance follows (the configured ones). */
   tenants: readonly string[];
   clock: Clock;
@@ -64,8 +86,10 @@ type AppendCommand = (
 
 export class RedisStore implements EventStore {
   readonly kind = 'redis' as const;
-  private readonly redis: Redis;
-  private readonly reader: Redis;
+  private readonly redis: RedisClient;
+  /** The followers' connections: one for every tenant, or one per tenant in a Cluster. */
+  private readonly readers: { client: RedisClient; tenants: readonly string[] }[];
+  private readonly storage: RedisStorage;
   private readonly prefix: string;
   private readonly tenants: readonly string[];
   private readonly retention: RetentionOptions;
@@ -73,8 +97,14 @@ export class RedisStore implements EventStore {
   private readonly logger: Logger;
   private readonly blockMs: number;
   private readonly commandTimeoutMs: number;
-  private readonly url: string;
   private readonly connectTimeoutMs: number;
+  private readonly health = {
+    connected: false,
+    reconnects: 0,
+    primaryChanges: 0,
+    primary: null as string | null,
+    waitFailures: 0,
+  };
   /** The last error a connection reported: the cause behind connect()'s "Connection is closed." */
   private lastError: Error | undefined;
   private readonly listeners = new Set<(events: readonly StoredEvent[]) => void>();
@@ -83,7 +113,7 @@ export class RedisStore implements EventStore {
   private readonly lastAppended = new Map<string, string>();
   private readonly publishWaiters: (() => void)[] = [];
   private closed = false;
-  private loop: Promise<void> | undefined;
+  private loops: Promise<void>[] = [];
   private trimTimer: TimerHandle | undefined;
 
   constructor(options: RedisStoreOptions) {
@@ -94,25 +124,31 @@ export class RedisStore implements EventStore {
     this.logger = options.logger;
     this.blockMs = options.blockMs ?? 2000;
     this.commandTimeoutMs = options.commandTimeoutMs ?? 2000;
-    this.url = options.url;
+    this.storage = options.storage ?? {
+      kind: 'redis',
+      url: options.url,
+      commandTimeoutMs: this.commandTimeoutMs,
+      minReplicas: 0,
+      replicaTimeoutMs: 1_000,
+    };
     this.connectTimeoutMs = Math.max(this.commandTimeoutMs, 1000);
     // Commands fail fast while Redis is down (the webhook answers 503 and the service retries)
     // instead of queueing without bound, and fail after commandTimeoutMs while it does not answer.
-    const common = {
-      lazyConnect: true,
+    this.redis = createRedisConnection(this.storage, {
+      connectTimeoutMs: this.connectTimeoutMs,
       maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      retryStrategy: (n: number) => Math.min(n * 200, 2000),
-      connectTimeout: this.connectTimeoutMs,
-      keepAlive: 10_000,
-    };
-    this.redis = new Redis(options.url, { ...common, commandTimeout: this.commandTimeoutMs });
-    // The follower's XREAD blocks for blockMs by design: its time-out is on top of that.
-    this.reader = new Redis(options.url, {
-      ...common,
-      maxRetriesPerRequest: null,
-      commandTimeout: this.blockMs + this.commandTimeoutMs,
+      commandTimeoutMs: this.commandTimeoutMs,
     });
+    // The follower's XREAD blocks for blockMs by design: its time-out is on top of that.
+    const reader = () =>
+      createRedisConnection(this.storage, {
+        connectTimeoutMs: this.connectTimeoutMs,
+        maxRetriesPerRequest: null,
+        commandTimeoutMs: this.blockMs + this.commandTimeoutMs,
+      });
+    this.readers = this.storage.cluster
+      ? this.tenants.map((t) => ({ client: reader(), tenants: [t] }))
+      : [{ client: reader(), tenants: this.tenants }];
     this.redis.defineCommand('relayAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
     // While Redis is down, ioredis reports an error at every reconnect attempt of both
     // connections (about twice a second): the first ones are logged, then one line a minute that
@@ -121,8 +157,8 @@ export class RedisStore implements EventStore {
       perWindow: 2,
       windowMs: 60_000,
     });
-    const failing = new Set<Redis>();
-    for (const c of [this.redis, this.reader]) {
+    const failing = new Set<RedisClient>();
+    for (const c of [this.redis, ...this.readers.map((r) => r.client)]) {
       c.on('error', (err: Error) => {
         this.lastError = err;
         failing.add(c);
@@ -133,6 +169,25 @@ export class RedisStore implements EventStore {
         if (failing.delete(c)) this.logger.info('redis connection ready again');
       });
     }
+    // The command connection's state and server, for /readyz and the metrics: a primary that
+    // changed is a failover this instance followed.
+    this.redis.on('ready', () => {
+      const was = this.health.primary;
+      this.health.connected = true;
+      this.health.primary = serverOf(this.redis);
+      if (was === null) return;
+      this.health.reconnects += 1;
+      if (this.health.primary !== was) {
+        this.health.primaryChanges += 1;
+        this.logger.warn('redis primary changed', { from: was, to: this.health.primary });
+      }
+    });
+    this.redis.on('close', () => (this.health.connected = false));
+  }
+
+  /** Where this instance's commands go and what happened to that connection (metrics, /readyz). */
+  storageHealth(): StorageHealth {
+    return { ...this.health };
   }
 
   /**
@@ -142,15 +197,23 @@ export class RedisStore implements EventStore {
    */
   async open(): Promise<void> {
     try {
-      await Promise.all([this.redis.connect(), this.reader.connect()]);
+      const within = 2 * this.connectTimeoutMs;
+      await Promise.all(
+        [this.redis, ...this.readers.map((r) => r.client)].map((c) => connectWithin(c, within)),
+      );
       for (const tenant of this.tenants) this.lastIds.set(tenant, await this.latest(tenant));
     } catch (err) {
       this.closed = true;
       this.redis.disconnect();
-      this.reader.disconnect();
-      throw redisStartupError(this.url, this.lastError ?? err, this.connectTimeoutMs);
+      for (const r of this.readers) r.client.disconnect();
+      throw redisStartupError(
+        this.storage.url ?? '',
+        this.lastError ?? err,
+        this.connectTimeoutMs,
+        describeRedisStorage(this.storage),
+      );
     }
-    this.loop = this.follow();
+    this.loops = this.readers.map((r) => this.follow(r.client, r.tenants));
     this.scheduleTrim();
   }
 
@@ -178,9 +241,26 @@ export class RedisStore implements EventStore {
       e.body,
     );
     if (!id) return { status: 'duplicate' };
+    if (this.storage.minReplicas > 0) await this.replicated();
     const prev = this.lastAppended.get(e.tenant);
     if (!prev || compareCursors(id, prev) > 0) this.lastAppended.set(e.tenant, id);
     return { status: 'stored', cursor: id };
+  }
+
+  /**
+   * Waits until `minReplicas` replicas have every write of this connection (Redis WAIT), or
+   * fails: the webhook is answered 503 and the service retries it.
+   */
+  private async replicated(): Promise<void> {
+    const acked = await (this.redis as Redis).wait(
+      this.storage.minReplicas,
+      this.storage.replicaTimeoutMs,
+    );
+    if (acked >= this.storage.minReplicas) return;
+    this.health.waitFailures += 1;
+    throw new Error(
+      `redis: the event reached ${acked} of ${this.storage.minReplicas} replicas within ${this.storage.replicaTimeoutMs} ms`,
+    );
   }
 
   async readAfter(tenant: string, cursor: string, limit: number): Promise<ReadResult> {
@@ -239,10 +319,10 @@ export class RedisStore implements EventStore {
     if (this.closed) return;
     this.closed = true;
     this.clock.clearTimeout(this.trimTimer);
-    this.reader.disconnect();
+    for (const r of this.readers) r.client.disconnect();
     // The follower stops at its next turn; a read cut by the disconnect of a reconnecting client
     // can take seconds to be rejected, and nothing waits on it.
-    await waitFor((done) => void this.loop?.then(done, done), 500);
+    await waitFor((done) => void Promise.allSettled(this.loops).then(() => done()), 500);
     if (this.redis.status === 'ready')
       await waitFor((done) => void this.redis.quit().then(done, done), this.commandTimeoutMs);
     this.redis.disconnect();
@@ -265,12 +345,12 @@ export class RedisStore implements EventStore {
     }
   }
 
-  private async follow(): Promise<void> {
-    const keys = this.tenants.map((t) => this.streamKey(t));
+  private async follow(reader: RedisClient, tenants: readonly string[]): Promise<void> {
+    const keys = tenants.map((t) => this.streamKey(t));
     while (!this.closed) {
       try {
-        const ids = this.tenants.map((t) => this.lastIds.get(t) ?? '0-0');
-        const reply = (await this.reader.xreadBuffer(
+        const ids = tenants.map((t) => this.lastIds.get(t) ?? '0-0');
+        const reply = (await reader.xreadBuffer(
           'COUNT',
           1000,
           'BLOCK',
@@ -281,7 +361,7 @@ export class RedisStore implements EventStore {
         )) as [Buffer, [Buffer, Buffer[]][]][] | null;
         if (!reply) continue;
         for (const [key, entries] of reply) {
-          const tenant = this.tenants[keys.indexOf(key.toString())]!;
+          const tenant = tenants[keys.indexOf(key.toString())]!;
           if (entries.length === 0) continue;
           const events = entries.map(([id, fields]) => toEvent(tenant, id, fields));
           this.lastIds.set(tenant, events[events.length - 1]!.cursor);
@@ -307,6 +387,12 @@ export class RedisStore implements EventStore {
         });
     }, 60_000);
   }
+}
+
+/** The address the connection is connected to (`host:port`), or null. */
+function serverOf(c: RedisClient): string | null {
+  const stream = (c as Redis).stream as { remoteAddress?: string; remotePort?: number } | undefined;
+  return stream?.remoteAddress ? `${stream.remoteAddress}:${stream.remotePort}` : null;
 }
 
 /**

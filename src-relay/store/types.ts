@@ -56,7 +56,22 @@ export interface EventStore {
   published(timeoutMs: number): Promise<void>;
   /** Resolves when the backend answers (readiness). */
   ping(): Promise<void>;
+  /** A networked backend's connection: where it is and what happened to it (metrics, /readyz). */
+  storageHealth?(): StorageHealth;
   close(): Promise<void>;
+}
+
+export interface StorageHealth {
+  /** The command connection is up. */
+  connected: boolean;
+  /** The server commands go to (`host:port`), once connected. */
+  primary: string | null;
+  /** Times the command connection came back after it was lost. */
+  reconnects: number;
+  /** Times it came back to another server (a Sentinel failover this instance followed). */
+  primaryChanges: number;
+  /** Webhooks answered 503 because too few replicas confirmed their event in time. */
+  waitFailures: number;
 }
 
 export interface RetentionOptions {

@@ -24,7 +24,7 @@ export async function openUserStore(
   if (!hasUserTenants(config)) return null;
   if (config.storage.kind === 'redis') {
     const store = new RedisUserStore({
-      url: config.storage.url,
+      storage: config.storage,
       keyPrefix: config.storage.keyPrefix,
       logger,
       commandTimeoutMs: config.storage.commandTimeoutMs,

@@ -1,4 +1,10 @@
-import { Redis } from 'ioredis';
+import {
+  connectWithin,
+  createRedisConnection,
+  describeRedisStorage,
+  type RedisClient,
+  type RedisStorage,
+} from '../store/redis-connection.ts';
 import { Emitter } from '../../src-shared/emitter.ts';
 import { silentLogger, type Logger } from '../../src-shared/log.ts';
 import { redisStartupError } from '../startup-errors.ts';
@@ -117,7 +123,9 @@ return names
 type Script = (...args: string[]) => Promise<unknown>;
 
 export interface RedisUserStoreOptions {
-  url: string;
+  /** A single Redis (tests); or `storage`, the config's settings (Sentinel, Cluster). */
+  url?: string;
+  storage?: RedisStorage;
   keyPrefix?: string;
   logger?: Logger;
   commandTimeoutMs?: number;
@@ -125,29 +133,33 @@ export interface RedisUserStoreOptions {
 
 export class RedisUserStore implements UserStore {
   readonly kind = 'redis' as const;
-  private readonly redis: Redis;
-  private subscriber: Redis | undefined;
+  private readonly redis: RedisClient;
+  private subscriber: RedisClient | undefined;
   private readonly prefix: string;
-  private readonly url: string;
+  private readonly storage: RedisStorage;
+  private readonly connectTimeoutMs: number;
   private readonly logger: Logger;
   private readonly changes: Emitter<[UserChange]>;
   private lastError: Error | undefined;
-  private readonly common: Record<string, unknown>;
 
   constructor(options: RedisUserStoreOptions) {
     this.prefix = options.keyPrefix ?? 'relay:';
-    this.url = options.url;
+    const timeout = options.commandTimeoutMs ?? 2_000;
+    this.storage = options.storage ?? {
+      kind: 'redis',
+      url: options.url,
+      commandTimeoutMs: timeout,
+      minReplicas: 0,
+      replicaTimeoutMs: 1_000,
+    };
     this.logger = (options.logger ?? silentLogger).child({ component: 'users' });
     this.changes = new Emitter(this.logger, 'users-change');
-    const timeout = options.commandTimeoutMs ?? 2_000;
-    this.common = {
-      lazyConnect: true,
+    this.connectTimeoutMs = Math.max(timeout, 1_000);
+    this.redis = createRedisConnection(this.storage, {
+      connectTimeoutMs: this.connectTimeoutMs,
       maxRetriesPerRequest: 1,
-      enableOfflineQueue: false,
-      retryStrategy: (n: number) => Math.min(n * 200, 2000),
-      connectTimeout: Math.max(timeout, 1_000),
-    };
-    this.redis = new Redis(options.url, { ...this.common, commandTimeout: timeout });
+      commandTimeoutMs: timeout,
+    });
     this.redis.on('error', (err: Error) => {
       this.lastError = err;
       this.logger.warn('redis error', { err });
@@ -181,16 +193,24 @@ export class RedisUserStore implements UserStore {
 
   async open(): Promise<void> {
     try {
-      await this.redis.connect();
+      await connectWithin(this.redis, 2 * this.connectTimeoutMs);
     } catch (err) {
       this.redis.disconnect();
-      throw redisStartupError(this.url, this.lastError ?? err, 2_000);
+      throw redisStartupError(
+        this.storage.url ?? '',
+        this.lastError ?? err,
+        2_000,
+        describeRedisStorage(this.storage),
+      );
     }
   }
 
   /** Starts listening for changes made by any instance or the `relay users` command. */
   async follow(): Promise<void> {
-    const sub = new Redis(this.url, { ...this.common, maxRetriesPerRequest: null });
+    const sub = createRedisConnection(this.storage, {
+      connectTimeoutMs: this.connectTimeoutMs,
+      maxRetriesPerRequest: null,
+    });
     sub.on('error', (err: Error) => this.logger.warn('redis error', { err }));
     sub.on('message', (_channel: string, text: string) => {
       try {

@@ -126,6 +126,8 @@ export function signed(body: string, secret = SECRET): string {
 /** A raw protocol client: records event frames and control frames separately. */
 export class TestClient {
   readonly events: string[] = [];
+  /** When each of `events` arrived (Date.now()). */
+  readonly arrivals: number[] = [];
   readonly controls: ControlFrame[] = [];
   closeCode: number | null = null;
   private readonly ws: WebSocket;
@@ -137,7 +139,10 @@ export class TestClient {
       const text = data.toString();
       const control = decodeControl(text);
       if (control) this.controls.push(control);
-      else this.events.push(text);
+      else {
+        this.events.push(text);
+        this.arrivals.push(Date.now());
+      }
       for (const w of this.waiters.splice(0)) w();
     });
     ws.on('close', (code) => {
@@ -311,7 +316,7 @@ export async function startRedis(
     dir,
     pid: child.pid!,
     async stop(options = {}) {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         process.kill(child.pid!, 'SIGCONT'); // a paused server cannot act on SIGTERM
         const exited = new Promise<void>((r) => child.once('exit', () => r()));
         child.kill('SIGTERM');
