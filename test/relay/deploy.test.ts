@@ -15,7 +15,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { EXAMPLE_SECRET } from '../../src-relay/config.ts';
+import { EXAMPLE_SECRET, loadConfig } from '../../src-relay/config.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import { NODE, RELAY } from '../blackbox/processes.ts';
 import { runRelayCli, spawnRelay } from './relay-process.ts';
@@ -404,6 +404,64 @@ describe('the compose file (deploy/relay/compose.yaml)', () => {
   );
 });
 
+describe('the compose file with Sentinel (deploy/relay/compose.sentinel.yaml)', () => {
+  const compose = yaml.load(readFileSync(join(deploy, 'compose.sentinel.yaml'), 'utf8')) as {
+    services: Record<string, { command?: string[]; environment?: Record<string, string> }>;
+  };
+
+  it('runs two relays on a primary, two replicas and three sentinels that the relays ask', () => {
+    const { services } = compose;
+    expect(Object.keys(services).sort()).toEqual([
+      'redis-1',
+      'redis-2',
+      'redis-3',
+      'relay-1',
+      'relay-2',
+      'sentinel-1',
+      'sentinel-2',
+      'sentinel-3',
+    ]);
+    for (const name of ['redis-1', 'redis-2', 'redis-3']) {
+      const command = services[name]!.command!;
+      expect(command).toEqual(expect.arrayContaining(['--appendfsync', 'always']));
+      expect(command.join(' ')).toContain(`--replica-announce-ip ${name}`);
+    }
+    expect(services['redis-2']!.command!.join(' ')).toContain('--replicaof redis-1 6379');
+    const script = services['sentinel-1']!.command!.join(' ');
+    expect(script).toContain('sentinel monitor relay redis-1 6379 2');
+    for (const name of ['relay-1', 'relay-2']) {
+      // The relay's own config reading of the environment the file gives.
+      const storage = loadConfig(join(deploy, 'relay.json'), services[name]!.environment!).storage;
+      expect(storage).toMatchObject({
+        kind: 'redis',
+        sentinel: {
+          name: 'relay',
+          nodes: ['sentinel-1:26379', 'sentinel-2:26379', 'sentinel-3:26379'],
+        },
+        minReplicas: 1,
+      });
+      for (const node of (storage as { sentinel: { nodes: string[] } }).sentinel.nodes)
+        expect(services).toHaveProperty(node.split(':')[0]!);
+    }
+  });
+
+  const composeBin = ['/usr/bin/docker-compose', '/usr/local/bin/docker-compose'].find((p) =>
+    existsSync(p),
+  );
+  it.runIf(composeBin)('passes docker-compose config', () => {
+    const r = spawnSync(
+      composeBin!,
+      ['-f', join(deploy, 'compose.sentinel.yaml'), 'config', '-q'],
+      {
+        encoding: 'utf8',
+        cwd: deploy,
+      },
+    );
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+  });
+});
+
 describe('the systemd unit (deploy/relay/screenpop-relay.service)', () => {
   const unit = readFileSync(join(deploy, 'screenpop-relay.service'), 'utf8');
   const tmp = useTempDir('relay-unit-');
@@ -428,6 +486,33 @@ describe('the systemd unit (deploy/relay/screenpop-relay.service)', () => {
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
   });
+
+  it.runIf(analyze)(
+    'with the Sentinel drop-in (screenpop-relay.service.d/sentinel.conf): passes systemd-analyze verify, and gives the relay the sentinels',
+    () => {
+      const dir = join(tmp.path, 'sentinel');
+      mkdirSync(join(dir, 'screenpop-relay.service.d'), { recursive: true });
+      writeFileSync(join(dir, 'screenpop-relay.service'), localUnit(tmp.path));
+      const dropIn = readFileSync(join(deploy, 'screenpop-relay.service.d/sentinel.conf'), 'utf8');
+      writeFileSync(join(dir, 'screenpop-relay.service.d/sentinel.conf'), dropIn);
+      const r = spawnSync(analyze!, ['verify', join(dir, 'screenpop-relay.service')], {
+        encoding: 'utf8',
+      });
+      expect(r.stderr).toBe('');
+      expect(r.status).toBe(0);
+      const env = Object.fromEntries(
+        [...dropIn.matchAll(/^Environment=(\w+)=(.*)$/gm)].map((m) => [m[1]!, m[2]!]),
+      );
+      expect(loadConfig(join(deploy, 'relay.json'), env).storage).toMatchObject({
+        kind: 'redis',
+        sentinel: {
+          name: 'relay',
+          nodes: expect.arrayContaining([expect.stringMatching(/:26379$/)]),
+        },
+        minReplicas: 1,
+      });
+    },
+  );
 
   // Issue 20, item 10: with the example config (memory, no snapshotFile) every restart started
   // the store empty and sent every desktop a gap notice (1,000 of 1,000 in 5 restarts).
