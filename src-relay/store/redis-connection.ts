@@ -31,7 +31,7 @@ export interface RedisConnectionOptions {
 export type RedisClient = Redis | Cluster;
 
 /** `host:port` or `[v6]:port` as ioredis' {host, port}. */
-function node(text: string): { host: string; port: number } {
+function hostAndPort(text: string): { host: string; port: number } {
   const i = text.lastIndexOf(':');
   return { host: text.slice(0, i).replace(/^\[(.*)\]$/, '$1'), port: Number(text.slice(i + 1)) };
 }
@@ -72,21 +72,32 @@ export function createRedisConnection(
     ...(options.commandTimeoutMs !== undefined ? { commandTimeout: options.commandTimeoutMs } : {}),
   };
   if (storage.cluster) {
+    // The nodes' connections are the cluster's: lazy, with their own queue (ioredis'
+    // ConnectionPool), which `lazyConnect` or `enableOfflineQueue` here would undo (every command
+    // to a node not yet connected failing). Failing fast is the cluster's own option.
+    const {
+      lazyConnect: _lazy,
+      enableOfflineQueue: _queue,
+      retryStrategy: _retry,
+      ...node
+    } = common;
     const clusterOptions: ClusterOptions = {
       lazyConnect: true,
       enableOfflineQueue: false,
-      enableReadyCheck: true,
+      // Its ready check (CLUSTER INFO) goes through the cluster before it is ready, which no
+      // offline queue refuses: the slots it has just read from the nodes are the check.
+      enableReadyCheck: false,
       maxRedirections: 16,
       clusterRetryStrategy: (n: number) => Math.min(n * 200, 2000),
-      redisOptions: { ...common, ...credentialsOf(storage.url) },
+      redisOptions: { ...node, ...credentialsOf(storage.url) },
     };
-    return new Cluster(storage.cluster.nodes.map(node), clusterOptions);
+    return new Cluster(storage.cluster.nodes.map(hostAndPort), clusterOptions);
   }
   if (storage.sentinel)
     return new Redis({
       ...common,
       ...credentialsOf(storage.url),
-      sentinels: storage.sentinel.nodes.map(node),
+      sentinels: storage.sentinel.nodes.map(hostAndPort),
       name: storage.sentinel.name,
       role: 'master',
       ...(storage.sentinel.password ? { sentinelPassword: storage.sentinel.password } : {}),
