@@ -29,7 +29,8 @@ import {
  * - `<prefix>{<tenant>}:events`  stream; fields id (event_id), ev (code), to, at (arrival ms), body
  * - `<prefix>{<tenant>}:seen:<event_id>`  dedupe marker, SET NX PX <dedupeTtl>
  * The marker and the XADD happen in one Lua script, so a webhook is either stored and marked or
- * neither: a retry after a failure is never mistaken for a duplicate. Every instance runs one
+ * neither: a retry after a failure is never mistaken for a duplicate. (With minReplicas, a
+ * retry after a failed WAIT is a duplicate, answered only once WAIT succeeds: see append.) Every instance runs one
  * XREAD BLOCK loop over all configured tenants' streams (in a Redis Cluster, one per tenant: a
  * command's keys must share a slot), so an event accepted by any instance reaches clients
  * connected to any other. Retention: XADD MAXLEN ~ maxEvents, plus XTRIM MINID ~ (now - maxAge)
@@ -47,6 +48,10 @@ import {
  * time in ms).
  */
 const APPEND_SCRIPT = `
+if ARGV[8] == '1' and redis.call('EXISTS', KEYS[1]) == 1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[1])
+  return false
+end
 if redis.call('SET', KEYS[1], '1', 'NX', 'PX', ARGV[1]) then
   local id = redis.pcall('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', 'id', ARGV[3], 'ev', ARGV[4], 'to', ARGV[5], 'at', ARGV[6], 'body', ARGV[7])
   if type(id) == 'table' and id.err then
@@ -239,9 +244,14 @@ export class RedisStore implements EventStore {
       e.to ?? '',
       String(e.receivedAt),
       e.body,
+      this.storage.minReplicas > 0 ? '1' : '0',
     );
-    if (!id) return { status: 'duplicate' };
+    // With minReplicas, a duplicate is answered only once the replicas have the original too: the
+    // script touched its marker (a write after the original's, in the one replication stream), so
+    // WAIT covers both. A webhook whose first WAIT failed (503) is retried as a duplicate: it must
+    // not be acknowledged before the event is where a failover keeps it.
     if (this.storage.minReplicas > 0) await this.replicated();
+    if (!id) return { status: 'duplicate' };
     const prev = this.lastAppended.get(e.tenant);
     if (!prev || compareCursors(id, prev) > 0) this.lastAppended.set(e.tenant, id);
     return { status: 'stored', cursor: id };
