@@ -64,6 +64,7 @@ import { startSimulator } from '../src-sim/index.ts';
 // tenant's token check (extension/list) the relay tests use, and the relay as a child process.
 import { startRedis, startTokenService } from '../test/relay/helpers.ts';
 import { spawnRelay } from '../test/relay/relay-process.ts';
+import { startSentinelGroup } from '../test/relay/sentinel-support.ts';
 import { postRaw } from '../test/relay/attacks.ts';
 import { loadClient } from './ws-load-client.ts';
 import { smeeUnavailable, spawnSmee } from './smee-server.ts';
@@ -571,7 +572,13 @@ interface FloorRow {
   load: string;
 }
 
-type FloorTarget = 'floor' | 'memory' | 'redis' | 'smee';
+/**
+ * redis: one redis-server, AOF with fsync always (as src-relay/README.md asks of a single Redis);
+ * redis-everysec: the same with `appendfsync everysec`; sentinel: a primary, a replica and three
+ * sentinels (test/relay/sentinel-support.ts), AOF fsync always on both, storage.minReplicas 1
+ * (every webhook answered after Redis WAIT). Not in the default list: BENCH_FLOOR_TARGETS names them.
+ */
+type FloorTarget = 'floor' | 'memory' | 'redis' | 'redis-everysec' | 'sentinel' | 'smee';
 
 /**
  * Latency under a fixed rate, over the floor (issue 24 item 4): `clients` clients spread over
@@ -590,8 +597,12 @@ async function floorCases(
 ): Promise<FloorRow[]> {
   const rows: FloorRow[] = [];
   const pick = process.env.BENCH_FLOOR_TARGETS?.split(',');
-  const order = (['floor', 'memory', 'redis', 'smee'] as const).filter(
-    (t) => (t !== 'smee' || smeeDir) && (!pick || pick.includes(t)),
+  const order = (
+    ['floor', 'memory', 'redis', 'redis-everysec', 'sentinel', 'smee'] as const
+  ).filter(
+    (t) =>
+      (t !== 'smee' || smeeDir) &&
+      (pick ? pick.includes(t) : t !== 'redis-everysec' && t !== 'sentinel'),
   );
   for (let round = 1; round <= rounds; round++)
     for (const target of round % 2 ? order : [...order].reverse())
@@ -608,9 +619,13 @@ async function floorRun(
   rate: number,
   smeeDir: string | undefined,
 ): Promise<FloorRow> {
-  const isRelay = target === 'memory' || target === 'redis';
+  const isRelay = target !== 'floor' && target !== 'smee';
   const service = isRelay ? await startTokenService(TOKENS) : undefined;
-  const redis = target === 'redis' ? await startRedis() : undefined;
+  const redis =
+    target === 'redis' || target === 'redis-everysec'
+      ? await startRedis({ args: target === 'redis' ? [] : ['--appendfsync', 'everysec'] })
+      : undefined;
+  const sentinels = target === 'sentinel' ? await startSentinelGroup() : undefined;
   const stops: (() => Promise<unknown>)[] = [];
   const workers: ChildProcess[] = [];
   try {
@@ -628,7 +643,15 @@ async function floorRun(
           RELAY_LOG_LEVEL: 'warn',
           RELAY_TENANT_ACME_SECRETS: SECRET,
           RELAY_TENANT_ACME_BASE_URL: service!.baseUrl,
-          ...(redis ? { RELAY_REDIS_URL: redis.url } : { RELAY_STORAGE: 'memory' }),
+          ...(redis
+            ? { RELAY_REDIS_URL: redis.url }
+            : sentinels
+              ? {
+                  RELAY_REDIS_SENTINELS: sentinels.sentinels.join(','),
+                  RELAY_REDIS_SENTINEL_NAME: sentinels.name,
+                  RELAY_REDIS_MIN_REPLICAS: '1',
+                }
+              : { RELAY_STORAGE: 'memory' }),
         },
         ...relayStart(),
       });
@@ -782,6 +805,7 @@ async function floorRun(
     for (const w of workers) if (w.connected) w.disconnect();
     for (const stop of stops) await stop();
     await redis?.stop();
+    await sentinels?.stop();
     await service?.close();
   }
 }
