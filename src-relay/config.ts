@@ -3,6 +3,7 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
 import { parseJson } from '../src-shared/json-text.ts';
 import type { LogLevel } from '../src-shared/log.ts';
+import { EVENT_ID_WINDOW_MS } from '../src-shared/event-codes.ts';
 import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../src-shared/extension-number.ts';
 import { isInternationalNumber, TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
 import { fileStartupError } from './startup-errors.ts';
@@ -241,10 +242,10 @@ const retentionSchema = z
     maxAgeMs: ms('event age').default(24 * 3600_000),
     /** How long an event_id is remembered for dedupe (ms); at least 25 hours. */
     dedupeTtlMs: ms('dedupe window')
-      .min(25 * 3600_000, {
+      .min(EVENT_ID_WINDOW_MS, {
         error: 'must be at least 25 hours (the service retries for 24)',
       })
-      .default(25 * 3600_000),
+      .default(EVENT_ID_WINDOW_MS),
   })
   .strict();
 
