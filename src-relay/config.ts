@@ -8,7 +8,7 @@ import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../src-shared/extension
 import { isInternationalNumber, TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
 import { fileStartupError } from './startup-errors.ts';
 // check-config.ts imports this module too; the function is only called once both are loaded.
-import { isLoopbackHost } from '../src-shared/loopback.ts';
+import { isSecureOrLoopback } from '../src-shared/loopback.ts';
 
 /**
  * The relay's configuration: one schema (zod) gives the defaults, the types and the checks, so a
@@ -508,8 +508,7 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Re
 
 function isIssuerUrl(text: string): boolean {
   try {
-    const u = new URL(text);
-    return u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname));
+    return isSecureOrLoopback(new URL(text));
   } catch {
     return false;
   }

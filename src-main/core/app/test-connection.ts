@@ -15,7 +15,7 @@ import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/l
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
-import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import { isLoopbackHost, isSecureOrLoopback } from '../../../src-shared/loopback.ts';
 import type { PhoneSystem } from '../settings/types.ts';
 import { ProxyConfigError } from '../../../src-shared/net/proxy.ts';
 
@@ -71,8 +71,7 @@ export function checkBaseUrl(
   } catch {
     return { ok: false, message: 'status.test.address-incomplete' };
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
-    return { ok: false, message: 'status.test.address-https' };
+  if (!isSecureOrLoopback(url)) return { ok: false, message: 'status.test.address-https' };
   if (url.username || url.password)
     return { ok: false, message: 'status.test.address-credentials' };
   return { ok: true, url };

@@ -21,7 +21,7 @@ import {
   LANGUAGE_SETTINGS,
   PHONE_SYSTEMS,
 } from './types.ts';
-import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import { HTTP_SCHEMES, isSecureOrLoopback, WS_SCHEMES } from '../../../src-shared/loopback.ts';
 import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
 import { isSecretName, redactTree, REDACTED } from '../../../src-shared/log.ts';
 import { TENANT_PATTERN } from '../../../src-shared/relay-protocol.ts';
@@ -146,16 +146,10 @@ function serviceUrl(v: unknown, secure: 'https' | 'relay'): { value: string } | 
   const read = readAddress(v, 'address', example);
   if (!('url' in read)) return 'error' in read ? read : { value: '' };
   const { url, text } = read;
-  const scheme = url.protocol.slice(0, -1);
-  const loopback = isLoopbackHost(url.hostname);
   if (secure === 'relay') {
-    if (!(
-      scheme === 'https' ||
-      scheme === 'wss' ||
-      ((scheme === 'http' || scheme === 'ws') && loopback)
-    ))
+    if (!isSecureOrLoopback(url, [HTTP_SCHEMES, WS_SCHEMES]))
       return problem('status.settings.relay-address-insecure');
-  } else if (scheme !== 'https' && !(scheme === 'http' && loopback))
+  } else if (!isSecureOrLoopback(url))
     return problem('status.settings.address-insecure', { secure: 'https', insecure: 'http' });
   if (url.username || url.password) return problem('status.settings.address-credentials');
   if (url.search || url.hash || text.includes('?') || text.includes('#'))
