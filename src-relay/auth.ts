@@ -3,6 +3,7 @@ import type { Clock, TimerHandle } from '../src-shared/clock.ts';
 import type { Logger } from '../src-shared/log.ts';
 import { ERRCODE } from '../src-shared/errcodes.ts';
 import { yeastarErrcodes } from '../src-shared/phone-systems/yeastar-p-series.ts';
+import type { PhoneSystem } from '../src-shared/phone-systems/names.ts';
 import { RefusalBudget } from './refusal-budget.ts';
 import { API_PATHS, serviceUrl } from '../src-shared/service-api.ts';
 
@@ -105,7 +106,7 @@ export class TokenValidator {
     token: string,
     address = 'unknown',
     hash = tokenKey(token),
-    phoneSystem: 'standard' | 'yeastar-p-series' = 'standard',
+    phoneSystem: PhoneSystem = 'standard',
   ): Promise<AuthVerdict> {
     const key = tenant + ':' + hash;
     const hit = this.cache.get(key);
@@ -211,7 +212,7 @@ export class TokenValidator {
   private async ask(
     baseUrl: string,
     token: string,
-    phoneSystem: 'standard' | 'yeastar-p-series',
+    phoneSystem: PhoneSystem,
   ): Promise<AuthVerdict> {
     // Yeastar P-Series takes the token in the query and a User-Agent it requires
     // (docs/phone-systems/yeastar-p-series.md section 1); the token is registered nowhere here and

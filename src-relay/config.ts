@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseJson } from '../src-shared/json-text.ts';
 import type { LogLevel } from '../src-shared/log.ts';
 import { EVENT_ID_WINDOW_MS } from '../src-shared/event-codes.ts';
+import { PHONE_SYSTEMS, phoneSystemsJoined } from '../src-shared/phone-systems/names.ts';
 import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../src-shared/extension-number.ts';
 import { isInternationalNumber, TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
 import { fileStartupError } from './startup-errors.ts';
@@ -151,8 +152,8 @@ const tenantSchema = z
      * envelopes either way. Absent: "standard".
      */
     phoneSystem: z
-      .enum(['standard', 'yeastar-p-series'], {
-        error: 'phoneSystem must be "standard" or "yeastar-p-series"',
+      .enum(PHONE_SYSTEMS, {
+        error: `phoneSystem must be ${phoneSystemsJoined(' or ', '"')}`,
       })
       .optional(),
     /**

@@ -11,6 +11,7 @@ import { LOCALES, PSEUDO_LOCALE } from '../../src-shared/i18n/locales.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
 import { english, phrase, type PhraseValue, type Words } from '../../src-shared/i18n/phrase.ts';
+import { phoneSystemsJoined } from '../../src-shared/phone-systems/names.ts';
 
 export interface HeadlessArgs {
   /** The phone system behind --base-url: its token calls, stream and events (--phone-system). */
@@ -115,7 +116,7 @@ function parseError(error: unknown): UsageError {
 /** The command lines of the help: syntax, the same in every language. */
 const SYNOPSIS = [
   'screenpop-headless --base-url <https://tenant.example.com> --extension <n> [--extension <n> ...]',
-  '                   [--phone-system standard|yeastar-p-series]',
+  `                   [--phone-system ${phoneSystemsJoined('|')}]`,
   '                   [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>]',
   '                   [--heartbeat-sec <s>] [--ca-file <pem>] [--contacts <file.csv|file.vcf>]',
   '                   [--directory extensions|pbx-contacts]',
@@ -129,7 +130,7 @@ const SYNOPSIS = [
   '                   [--without voicemail|sms|trunk|presence ...]',
   'screenpop-headless --relay-url <https://relay.example.org> --relay-tenant <name> [--enrol <code>]',
   '                   [--enrol - | --enrol-file <path>] [--credential-file <path>]',
-  'screenpop-headless --demo [--extension 101] [--phone-system standard|yeastar-p-series]',
+  `screenpop-headless --demo [--extension 101] [--phone-system ${phoneSystemsJoined('|')}]`,
 ];
 
 const POLICY_PATHS =
