@@ -27,7 +27,14 @@ import { isSecretName, redactTree, REDACTED } from '../../../src-shared/log.ts';
 import { TENANT_PATTERN } from '../../../src-shared/relay-protocol.ts';
 import { english, phrase, type Phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
-import { CRM_PLACEHOLDERS, MAX_TEMPLATE } from '../app/crm-url.ts';
+import {
+  CALL_PLACEHOLDERS,
+  fillPlaceholders,
+  LOOKUP_PLACEHOLDERS,
+  MAX_TEMPLATE,
+  unknownPlaceholder,
+  writtenPlaceholders,
+} from '../crm/placeholders.ts';
 
 export interface SettingsProblem {
   /** The setting's name (e.g. "baseUrl", "extensions[2]"), or "(file)" for the file as a whole. */
@@ -70,9 +77,6 @@ export class SettingsValidationError extends Error {
 }
 
 export const FILE_FIELD = '(file)';
-
-/** The CRM link's placeholders, as the template writes them (app/crm-url.ts: one list). */
-const PLACEHOLDERS = CRM_PLACEHOLDERS.map((p) => `{${p}}`);
 
 /** A setting's problem: a phrase of the catalogue's `status.settings.*`. */
 type Problem = { error: Phrase };
@@ -287,15 +291,15 @@ function crmTemplate(v: unknown, draft: Settings): { value: string } | Problem {
   if (text === '') return { value: '' };
   if (text.length > MAX_TEMPLATE)
     return problem('status.settings.too-long', { max: String(MAX_TEMPLATE) });
-  const unknown = (text.match(/\{[^}]*\}/g) ?? []).filter((p) => !PLACEHOLDERS.includes(p));
-  if (unknown.length > 0)
+  const unknown = unknownPlaceholder(text, CALL_PLACEHOLDERS);
+  if (unknown !== null)
     return problem('status.settings.crm-placeholder', {
-      placeholder: unknown[0]!,
-      known: PLACEHOLDERS.join(', '),
+      placeholder: `{${unknown}}`,
+      known: writtenPlaceholders(CALL_PLACEHOLDERS),
     });
   let url: URL;
   try {
-    url = new URL(text.replaceAll(/\{[a-z_]+\}/g, 'placeholder0'));
+    url = new URL(fillPlaceholders(text, () => 'placeholder0'));
   } catch {
     return problem('status.settings.crm-invalid', { example });
   }
@@ -369,21 +373,21 @@ function featuresCheck(v: unknown): { value: FeatureSettings } | Problem {
 }
 
 /** The lookup template's problems (crm/template.ts), as phrases; its placeholders are values. */
-const LOOKUP_PLACEHOLDERS = { number: '{number}', digits: '{digits}' };
+const LOOKUP_WORDS = Object.fromEntries(LOOKUP_PLACEHOLDERS.map((p) => [p, `{${p}}`]));
 const LOOKUP_TEMPLATE_WORDS: Record<TemplateProblem, Phrase> = {
   empty: phrase('status.settings.lookup-empty', {
     example: 'https://crm.example.com/api/lookup?phone={number}',
   }),
-  'too-long': phrase('status.settings.too-long', { max: '2048' }),
+  'too-long': phrase('status.settings.too-long', { max: String(MAX_TEMPLATE) }),
   'not-a-url': phrase('status.settings.lookup-invalid'),
   'not-https': phrase('status.settings.lookup-https'),
   credentials: phrase('status.settings.lookup-credentials'),
-  'unknown-placeholder': phrase('status.settings.lookup-placeholder', LOOKUP_PLACEHOLDERS),
+  'unknown-placeholder': phrase('status.settings.lookup-placeholder', LOOKUP_WORDS),
   'placeholder-outside-query': phrase('status.settings.lookup-placeholder-query', {
-    ...LOOKUP_PLACEHOLDERS,
+    ...LOOKUP_WORDS,
     example: '…?phone={number}',
   }),
-  'no-placeholder': phrase('status.settings.lookup-no-placeholder', LOOKUP_PLACEHOLDERS),
+  'no-placeholder': phrase('status.settings.lookup-no-placeholder', LOOKUP_WORDS),
 };
 
 /** The `crmLookup` object: each field checked, a missing one takes its default, an unknown one is an error. */
