@@ -5,8 +5,12 @@ import { parseJson } from '../src-shared/json-text.ts';
 import type { LogLevel } from '../src-shared/log.ts';
 import { EVENT_ID_WINDOW_MS } from '../src-shared/event-codes.ts';
 import { PHONE_SYSTEMS, phoneSystemsJoined } from '../src-shared/phone-systems/names.ts';
-import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../src-shared/extension-number.ts';
-import { isInternationalNumber, TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
+import {
+  isExtensionNumber,
+  isInternationalDid,
+  MAX_EXTENSION_DIGITS,
+} from '../src-shared/phone-number-rules.ts';
+import { TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
 import { fileStartupError } from './startup-errors.ts';
 // check-config.ts imports this module too; the function is only called once both are loaded.
 import { isSecureOrLoopback } from '../src-shared/loopback.ts';
@@ -34,7 +38,7 @@ const count = (what: string) =>
     .int({ error: `must be a whole number (${what})` })
     .positive({ error: 'must be more than 0' });
 
-// The one rule of what an extension is (src-shared/extension-number.ts), as Settings and the runner.
+// The one rule of what an extension is (src-shared/phone-number-rules.ts), as Settings and the runner.
 const extensionList = z
   .array(
     z.string().refine(isExtensionNumber, {
@@ -80,7 +84,7 @@ const oidcSchema = z
             // would match nothing, and by a suffix it used to match colleagues' outbound calls.
             dids: z
               .array(
-                z.string().refine(isInternationalNumber, {
+                z.string().refine(isInternationalDid, {
                   error: 'a DID is the full international number, + and the country code',
                 }),
               )

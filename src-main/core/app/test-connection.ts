@@ -10,7 +10,7 @@ import {
   type HintId,
 } from '../../../src-shared/service-errors.ts';
 import type { DirectoryEntry } from './directory.ts';
-import { numberKey } from './phone.ts';
+import { numberKey } from '../phone-number.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';

@@ -22,7 +22,12 @@ import {
   PHONE_SYSTEMS,
 } from './types.ts';
 import { HTTP_SCHEMES, isSecureOrLoopback, WS_SCHEMES } from '../../../src-shared/loopback.ts';
-import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
+import {
+  isDid,
+  isExtensionNumber,
+  MAX_EXTENSION_DIGITS,
+  regionCode,
+} from '../../../src-shared/phone-number-rules.ts';
 import { isSecretName, redactTree, REDACTED } from '../../../src-shared/log.ts';
 import { TENANT_PATTERN } from '../../../src-shared/relay-protocol.ts';
 import { english, phrase, type Phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
@@ -257,10 +262,7 @@ const extensionNumber: ListCheck = (v) => {
 
 const phoneNumber: ListCheck = (v) => {
   const s = typeof v === 'string' ? v.trim() : undefined;
-  const digits = s?.replace(/\D/g, '').length ?? 0;
-  return s !== undefined && /^\+?[\d\s().-]{3,32}$/.test(s) && digits >= 3 && digits <= 17
-    ? { value: s }
-    : problem('status.settings.phone-number');
+  return s !== undefined && isDid(s) ? { value: s } : problem('status.settings.phone-number');
 };
 
 const urlScheme: ListCheck = (v) => {
@@ -446,10 +448,10 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
     typeof v === 'string' && /^[\x21-\x7e]{0,256}$/.test(v.trim())
       ? { value: v.trim() }
       : problem('status.settings.api-key'),
-  defaultRegion: (v) =>
-    typeof v === 'string' && /^[A-Za-z]{2}$/.test(v.trim())
-      ? { value: v.trim().toUpperCase() }
-      : problem('status.settings.region'),
+  defaultRegion: (v) => {
+    const region = typeof v === 'string' ? regionCode(v) : null;
+    return region !== null ? { value: region } : problem('status.settings.region');
+  },
   eventSource: oneOf(['auto', 'direct', 'relay'] as const),
   relayUrl: (v) => serviceUrl(v, 'relay'),
   // The relay's own rule for tenant names (a name it would refuse is refused here, by the field).
