@@ -14,6 +14,7 @@ import {
 } from '../credentials/credential-store.ts';
 import { DEFAULT_SETTINGS, type PhoneSystem, type Settings } from '../settings/types.ts';
 import { changedAmong, CONNECTION_FIELDS } from '../settings/changes.ts';
+import { featuresNotOffered } from '../../../src-shared/wire/index.ts';
 import { NOT_SET_UP, type ConnectionPlan } from './connection-supervisor.ts';
 import type { ProbeTarget } from './connection.ts';
 import { previewCrmUrl } from './crm-url.ts';
@@ -152,6 +153,7 @@ export class SettingsService {
       hasSecret: this.hasSecret || current.demoMode,
       hasCrmSecret: this.hasCrmSecret,
       needsOnboarding: this.needsOnboarding(),
+      notOffered: featuresNotOffered(),
       ...(isOrganisationMode(current)
         ? { organisation: { signedIn: this.orgSignIn ? { ...this.orgSignIn } : null } }
         : {}),
