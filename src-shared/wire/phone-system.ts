@@ -4,7 +4,7 @@
  * Everything past these seams (token manager, pipeline, call tracker, notices, the app) is the same
  * for every phone system: no other module checks which one is in use.
  */
-import type { ErrcodeReader } from '../service-errors.ts';
+import type { ErrcodeContext, ErrcodeReader } from '../service-errors.ts';
 import type { FrameDecoder } from './envelope.ts';
 import type { FeatureCodes } from '../event-codes.ts';
 import type { PhoneSystem } from '../phone-systems/names.ts';
@@ -17,6 +17,22 @@ export interface ApiDialect {
   errcodes: ErrcodeReader;
   /** Whether a token can be revoked (`del_token`); the standard service publishes no such call. */
   revokes?: boolean;
+  /**
+   * This system's errcode as the standard service's (the relay protocol's, which desktops read):
+   * a refused token, address or permission keeps its meaning; another code is -1.
+   */
+  asStandard(errcode: number, context?: ErrcodeContext): number;
+}
+
+/** Puts `token` where `api` takes it: `?access_token=` on `url`, or the Authorization header. */
+export function placeToken(
+  api: Pick<ApiDialect, 'tokenIn'>,
+  url: URL,
+  headers: Record<string, string>,
+  token: string,
+): void {
+  if (api.tokenIn === 'query') url.searchParams.set('access_token', token);
+  else headers.Authorization = `Bearer ${token}`;
 }
 
 /** The event stream (events/ws-source.ts). */

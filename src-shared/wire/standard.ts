@@ -30,7 +30,7 @@ export const STANDARD_STREAM: StreamDialect = {
 
 export const STANDARD_WIRE: PhoneSystemWire = {
   id: 'standard',
-  api: { tokenIn: 'authorization', errcodes: standardErrcodes },
+  api: { tokenIn: 'authorization', errcodes: standardErrcodes, asStandard: (errcode) => errcode },
   stream: STANDARD_STREAM,
   callCode: CALL_STATE_CHANGED,
   featureCodes: FEATURE_CODES,

@@ -10,10 +10,31 @@ import {
   yeastarErrcodes,
 } from '../phone-systems/yeastar-p-series.ts';
 import type { PhoneSystemWire, StreamDialect } from './phone-system.ts';
+import { ERRCODE, type ErrcodeContext } from '../service-errors.ts';
 import { subscribeUrl } from './standard.ts';
 
 // The errcode table lives beside the frames: the relay reads it too (it may not import src-main).
 export { yeastarErrcodes };
+
+/**
+ * A Yeastar P-Series errcode as the standard service's, through the one table of that system's
+ * codes (yeastarErrcodes): a token refused, an address refused, a permission missing; any other
+ * code is none of those (-1).
+ */
+export function yeastarAsStandard(errcode: number, context?: ErrcodeContext): number {
+  if (errcode === YEASTAR_ERRCODE.ok) return ERRCODE.ok;
+  switch (yeastarErrcodes(errcode, context)?.kind) {
+    case 'expired':
+    case 'credentials':
+      return ERRCODE.tokenExpired;
+    case 'ip':
+      return ERRCODE.ipNotAllowed;
+    case 'scope':
+      return ERRCODE.insufficientScope;
+    default:
+      return -1;
+  }
+}
 
 /** The socket's address with the token where the guide puts it ("Monitor Events via WebSocket"). */
 export function yeastarSubscribeUrl(baseUrl: string, token: string): string {
@@ -41,7 +62,12 @@ export const YEASTAR_STREAM: StreamDialect = {
 export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
   id: 'yeastar-p-series',
   // *Revoke Access Token*: GET del_token?access_token= (docs section 2).
-  api: { tokenIn: 'query', errcodes: yeastarErrcodes, revokes: true },
+  api: {
+    tokenIn: 'query',
+    errcodes: yeastarErrcodes,
+    revokes: true,
+    asStandard: yeastarAsStandard,
+  },
   stream: YEASTAR_STREAM,
   callCode: YEASTAR_EVENT.callState,
   // The call record and the failure end a call's rings (doc section 5).
