@@ -57,10 +57,21 @@ export interface StreamDialect {
   decoder(): FrameDecoder;
 }
 
+/** Its webhook deliveries, as the relay takes them (src-relay/webhook-handler.ts). */
+export interface WebhookDialect {
+  /** The header carrying the HMAC-SHA256 of the raw body, keyed with the secret (lower case). */
+  signatureHeader: string;
+  /** How the header writes the digest: `sha256=<hex>`, or Base64 alone. */
+  signatureForm: 'sha256-hex' | 'base64';
+  /** What a body is: the core's envelope (kept byte for byte), or the system's report (decoded). */
+  body: 'envelope' | 'report';
+}
+
 export interface PhoneSystemWire {
   id: PhoneSystem;
   api: ApiDialect;
   stream: StreamDialect;
+  webhook: WebhookDialect;
   /** The event code of calls on this system's stream. */
   callCode: number;
   /**

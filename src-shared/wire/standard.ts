@@ -32,6 +32,12 @@ export const STANDARD_WIRE: PhoneSystemWire = {
   id: 'standard',
   api: { tokenIn: 'authorization', errcodes: standardErrcodes, asStandard: (errcode) => errcode },
   stream: STANDARD_STREAM,
+  // docs/wire-protocol.md section 7: X-Service-Signature: sha256=<hex>, the envelope as body.
+  webhook: {
+    signatureHeader: 'x-service-signature',
+    signatureForm: 'sha256-hex',
+    body: 'envelope',
+  },
   callCode: CALL_STATE_CHANGED,
   featureCodes: FEATURE_CODES,
 };

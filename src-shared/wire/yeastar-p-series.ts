@@ -69,6 +69,8 @@ export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
     asStandard: yeastarAsStandard,
   },
   stream: YEASTAR_STREAM,
+  // "Monitor Events via Webhook" (doc section 7): X-Signature, the Base64 of the HMAC; its reports.
+  webhook: { signatureHeader: 'x-signature', signatureForm: 'base64', body: 'report' },
   callCode: YEASTAR_EVENT.callState,
   // The call record and the failure end a call's rings (doc section 5).
   callEndCodes: [YEASTAR_EVENT.callRecord, YEASTAR_EVENT.callFailed],
