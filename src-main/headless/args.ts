@@ -12,6 +12,7 @@ import type { Translator } from '../../src-shared/i18n/translator.ts';
 import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
 import { english, phrase, type PhraseValue, type Words } from '../../src-shared/i18n/phrase.ts';
 import { phoneSystemsJoined } from '../../src-shared/phone-systems/names.ts';
+import { wireFor } from '../../src-shared/wire/index.ts';
 
 export interface HeadlessArgs {
   /** The phone system behind --base-url: its token calls, stream and events (--phone-system). */
@@ -328,8 +329,8 @@ function directoryOption(
   given: string | undefined,
   phoneSystem: Settings['phoneSystem'],
 ): DirectorySource {
-  const yeastar = phoneSystem === 'yeastar-p-series';
-  if (given === undefined) return yeastar ? 'pbx-contacts' : 'extensions';
+  const pbxLists = wireFor(phoneSystem).api.pbxLists === true;
+  if (given === undefined) return pbxLists ? 'pbx-contacts' : 'extensions';
   const value = given.trim();
   if (!(DIRECTORY_SOURCES as readonly string[]).includes(value))
     throw usageError('one-of', {
@@ -337,7 +338,7 @@ function directoryOption(
       options: DIRECTORY_SOURCES.join(', '),
       given: JSON.stringify(given),
     });
-  if (value === 'pbx-contacts' && !yeastar) throw usageError('directory-needs-yeastar');
+  if (value === 'pbx-contacts' && !pbxLists) throw usageError('directory-needs-yeastar');
   return value as DirectorySource;
 }
 

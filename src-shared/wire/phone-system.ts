@@ -8,6 +8,7 @@ import type { ErrcodeContext, ErrcodeReader } from '../service-errors.ts';
 import type { FrameDecoder } from './envelope.ts';
 import type { FeatureCodes } from '../event-codes.ts';
 import type { PhoneSystem } from '../phone-systems/names.ts';
+import type { MessageId } from '../i18n/catalogue.ts';
 
 /** The HTTP API: token calls and extension list (service-client.ts). */
 export interface ApiDialect {
@@ -22,6 +23,11 @@ export interface ApiDialect {
    * a refused token, address or permission keeps its meaning; another code is -1.
    */
   asStandard(errcode: number, context?: ErrcodeContext): number;
+  /**
+   * Whether the system's API lists its own queues, ring groups and company contacts
+   * (docs/phone-systems/yeastar-p-series.md section 9): the card's group, the PBX's contacts.
+   */
+  pbxLists?: boolean;
 }
 
 /** Puts `token` where `api` takes it: `?access_token=` on `url`, or the Authorization header. */
@@ -86,4 +92,9 @@ export interface PhoneSystemWire {
   callRecords?: boolean;
   /** The code each notice feature rides on, null where the system has no such event. */
   featureCodes: FeatureCodes;
+  /**
+   * What Test connection adds to its answer about setting this system up (catalogue messages):
+   * `always`, and `apiMissing` where the API answered as absent or not this system's.
+   */
+  setupChecks?: { always: readonly MessageId[]; apiMissing?: MessageId };
 }

@@ -67,6 +67,8 @@ export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
     errcodes: yeastarErrcodes,
     revokes: true,
     asStandard: yeastarAsStandard,
+    // Queues, ring groups, company contacts (doc section 9).
+    pbxLists: true,
   },
   stream: YEASTAR_STREAM,
   // "Monitor Events via Webhook" (doc section 7): X-Signature, the Base64 of the HMAC; its reports.
@@ -82,5 +84,11 @@ export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
     sms: null,
     trunk: YEASTAR_EVENT.trunkRegistration,
     presence: YEASTAR_EVENT.presence,
+  },
+  // Doc section 8: one API application per desktop (8 tokens), Call Status Monitor on trunks, and
+  // which models have the API at all.
+  setupChecks: {
+    always: ['status.test.ys-one-application', 'status.test.ys-call-status-monitor'],
+    apiMissing: 'status.test.ys-api-models',
   },
 };

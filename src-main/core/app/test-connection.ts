@@ -17,6 +17,7 @@ import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
 import { isLoopbackHost, isSecureOrLoopback } from '../../../src-shared/loopback.ts';
 import type { PhoneSystem } from '../settings/types.ts';
+import { wireFor } from '../../../src-shared/wire/index.ts';
 import { ProxyConfigError } from '../../../src-shared/net/proxy.ts';
 
 /**
@@ -216,11 +217,12 @@ function withChecks(
   fault: FaultId | null,
   t: Translator,
 ): TestConnectionResult {
-  if (phoneSystem !== 'yeastar-p-series') return result;
+  const setup = wireFor(phoneSystem).setupChecks;
+  if (!setup) return result;
   const checks: string[] = [];
-  if (fault === 'ys-api-off' || fault === 'not-phone-system')
-    checks.push(t.t('status.test.ys-api-models'));
-  checks.push(t.t('status.test.ys-one-application'), t.t('status.test.ys-call-status-monitor'));
+  if (setup.apiMissing && (fault === 'ys-api-off' || fault === 'not-phone-system'))
+    checks.push(t.t(setup.apiMissing));
+  checks.push(...setup.always.map((id) => t.t(id)));
   return { ...result, checks };
 }
 
