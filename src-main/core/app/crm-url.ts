@@ -10,8 +10,7 @@ import {
   CALL_PLACEHOLDERS,
   fillPlaceholders,
   MAX_TEMPLATE,
-  unknownPlaceholder,
-  writtenPlaceholders,
+  unknownCallPlaceholder,
   type CallPlaceholder,
 } from '../crm/placeholders.ts';
 
@@ -46,12 +45,8 @@ export function checkTemplate(
     return urlRefusal('status.link.crm-none');
   if (template.length > MAX_TEMPLATE)
     return urlRefusal('status.link.crm-too-long', { max: String(MAX_TEMPLATE) });
-  const unknown = unknownPlaceholder(template, CALL_PLACEHOLDERS);
-  if (unknown !== null)
-    return urlRefusal('status.link.crm-placeholder', {
-      placeholder: `{${unknown}}`,
-      known: writtenPlaceholders(CALL_PLACEHOLDERS),
-    });
+  const unknown = unknownCallPlaceholder(template);
+  if (unknown) return urlRefusal('status.link.crm-placeholder', unknown);
   // Substitute a marker and see where the parser put it.
   const marker = 'spmarker0';
   let probe: URL;

@@ -29,6 +29,19 @@ export function unknownPlaceholder(template: string, known: readonly string[]): 
   return placeholderNames(template).find((name) => !known.includes(name)) ?? null;
 }
 
+/**
+ * The words of a refusal for the first unknown placeholder of a CRM link (`{placeholder}` and the
+ * `{known}` ones, as the settings' and the link's messages say them), or null when all are known.
+ */
+export function unknownCallPlaceholder(
+  template: string,
+): { placeholder: string; known: string } | null {
+  const unknown = unknownPlaceholder(template, CALL_PLACEHOLDERS);
+  return unknown === null
+    ? null
+    : { placeholder: `{${unknown}}`, known: writtenPlaceholders(CALL_PLACEHOLDERS) };
+}
+
 /** The names as a template writes them: `{from}, {to}, {call_id}, {caller_name}`. */
 export function writtenPlaceholders(names: readonly string[]): string {
   return names.map((p) => `{${p}}`).join(', ');

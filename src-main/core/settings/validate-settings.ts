@@ -33,12 +33,10 @@ import { TENANT_PATTERN } from '../../../src-shared/relay-protocol.ts';
 import { english, phrase, type Phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 import {
-  CALL_PLACEHOLDERS,
   fillPlaceholders,
   LOOKUP_PLACEHOLDERS,
   MAX_TEMPLATE,
-  unknownPlaceholder,
-  writtenPlaceholders,
+  unknownCallPlaceholder,
 } from '../crm/placeholders.ts';
 
 export interface SettingsProblem {
@@ -293,12 +291,8 @@ function crmTemplate(v: unknown, draft: Settings): { value: string } | Problem {
   if (text === '') return { value: '' };
   if (text.length > MAX_TEMPLATE)
     return problem('status.settings.too-long', { max: String(MAX_TEMPLATE) });
-  const unknown = unknownPlaceholder(text, CALL_PLACEHOLDERS);
-  if (unknown !== null)
-    return problem('status.settings.crm-placeholder', {
-      placeholder: `{${unknown}}`,
-      known: writtenPlaceholders(CALL_PLACEHOLDERS),
-    });
+  const unknown = unknownCallPlaceholder(text);
+  if (unknown) return problem('status.settings.crm-placeholder', unknown);
   let url: URL;
   try {
     url = new URL(fillPlaceholders(text, () => 'placeholder0'));
