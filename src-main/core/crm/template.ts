@@ -57,6 +57,15 @@ export function lookupTemplateProblem(template: string): TemplateProblem | null 
   return null;
 }
 
+/** The host a lookup template's address names (its placeholders filled), or null when none. */
+export function lookupHost(template: string): string | null {
+  try {
+    return new URL(fillPlaceholders(template.trim(), () => 'x')).host || null;
+  } catch {
+    return null;
+  }
+}
+
 /** The template with each placeholder's value percent-encoded; null when the template is unusable. */
 export function fillLookupTemplate(
   template: string,
