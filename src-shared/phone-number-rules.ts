@@ -15,7 +15,8 @@
  * - DID: a telephone number that reaches the user directly (`isDid`); in full international form
  *   (`isInternationalDid`) where no region can be applied (organisation mode: the relay).
  * - region: the country of numbers written without a country code, ISO 3166 alpha-2 (`regionCode`).
- * - E.164, national, dialable: the parser's words (src-main/core/phone-number.ts).
+ * - telephone number, E.164, national digits: the parser's words (src-main/core/phone-number.ts),
+ *   where "dialable, normalised for the region" (call control, issue 38) belongs too.
  */
 export const MAX_EXTENSION_DIGITS = 7;
 
