@@ -95,6 +95,7 @@ export function internationalDigits(text: string): string {
  * for anything else. Settings refuse what this refuses.
  */
 export function regionCode(text: string | undefined): string | null {
-  const c = (text ?? '').trim().toUpperCase();
-  return /^[A-Z]{2}$/.test(c) ? c : null;
+  const c = (text ?? '').trim();
+  // Tested before upper-casing: 'ß'.toUpperCase() is 'SS' (a region), and it is not two letters.
+  return /^[A-Za-z]{2}$/.test(c) ? c.toUpperCase() : null;
 }

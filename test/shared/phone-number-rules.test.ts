@@ -118,6 +118,8 @@ describe('what a region is', () => {
       ['USA', null],
       ['', null],
       ['1A', null],
+      ['ß', null], // upper-cased it would be SS
+      ['ﬀ', null],
     ] as const) {
       expect(regionCode(typed), typed).toBe(code);
       const saved = applyPatch(defaultSettings(), { defaultRegion: typed });
