@@ -17,7 +17,7 @@ import { applyPatch, defaultSettings } from '../../src-main/core/settings/valida
 import { parseClientMessage, sanitiseFilter } from '../../src-shared/relay-protocol.ts';
 import { parseConfig } from '../../src-relay/config.ts';
 import { crmQuery } from '../../src-main/core/crm/lookup.ts';
-import { numberKey } from '../../src-main/core/phone-number.ts';
+import { numberKey, regionOf } from '../../src-main/core/phone-number.ts';
 
 const WRITTEN = [
   '+1 (415) 555-0100',
@@ -122,6 +122,7 @@ describe('what a region is', () => {
       ['ﬀ', null],
     ] as const) {
       expect(regionCode(typed), typed).toBe(code);
+      expect(regionOf(typed) ?? null, typed).toBe(code);
       const saved = applyPatch(defaultSettings(), { defaultRegion: typed });
       expect(saved.ok ? saved.settings.defaultRegion : null, typed).toBe(code);
     }
