@@ -40,6 +40,7 @@ import {
 import { StatusPanel } from './StatusPanel.tsx';
 import { refusalText } from './refusal-words.ts';
 import type { NoticeFeature } from '../../src-shared/event-codes.ts';
+import { TESTED_FIELDS } from '../../src-shared/settings-changes.ts';
 
 export interface SettingsFormProps {
   api: ScreenpopApi;
@@ -75,18 +76,7 @@ const CRM_SETTING_OF: Record<string, string> = Object.fromEntries(
 );
 
 /** Fields a connection test depends on: editing one makes a shown test result stale. */
-const CONNECTION_FIELDS = new Set<keyof FormValues>([
-  'phoneSystem',
-  'connectionMode',
-  'relayUrl',
-  'relayTenant',
-  'baseUrl',
-  'apiKey',
-  'secret',
-  'extensions',
-  'dids',
-  'defaultRegion',
-]);
+const CONNECTION_FIELDS = new Set<string>([...TESTED_FIELDS, 'secret']);
 
 function sectionDomId(id: SectionId): string {
   return `section-${id}`;
