@@ -36,6 +36,7 @@ import {
   type Verdict,
 } from '../../src-shared/stream/stream-engine.ts';
 import type { CreateSocket } from '../../src-shared/stream/socket.ts';
+import { CLOSE_TOKEN_EXPIRED, readControlFrame } from '../../src-shared/wire/control-frame.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
 import type { PhoneSystemWire } from '../../src-shared/wire/phone-system.ts';
 import type { TenantConfig } from '../config.ts';
@@ -363,17 +364,16 @@ export class GatewayUpstream {
   ): void {
     const stream = this.wire.stream;
     if (text === stream.heartbeatResponse) return;
-    const control = controlFrame(text);
+    const control = readControlFrame(stream, text);
     if (control !== undefined) {
-      const kind = control === 0 ? undefined : stream.errcodes(control)?.kind;
-      if ((control === 0 || control === stream.partialSubscribe) && !link.isReady) {
+      if (control.subscribed && !link.isReady) {
         link.ready('connected');
         // The stream runs on this token now (a rotation has closed the older connection).
         this.tokens.settled(link.grant.value);
-      } else if (kind === 'expired') {
+      } else if (control.meaning?.kind === 'expired') {
         this.expired.add(link);
         this.tokens.invalidate(link.grant.value);
-      } else this.deps.logger.warn('upstream error frame', { errcode: control });
+      } else this.deps.logger.warn('upstream error frame', { errcode: control.errcode });
       return;
     }
     // One frame after the other, as they came: the store's order is the desktops' order.
@@ -411,7 +411,7 @@ export class GatewayUpstream {
       end.rejection &&
       (end.rejection.errcode ?? this.wire.stream.refusedStatus[end.rejection.status]);
     const kind = errcode === undefined ? undefined : this.wire.stream.errcodes(errcode)?.kind;
-    if (this.expired.has(link) || end.code === 4002 || kind === 'expired') {
+    if (this.expired.has(link) || end.code === CLOSE_TOKEN_EXPIRED || kind === 'expired') {
       this.tokens.invalidate(link.grant.value);
       return { next: 'at-once', status: lost };
     }
@@ -434,20 +434,6 @@ export class GatewayUpstream {
       next: 'back-off',
       status: kind === 'credentials' || kind === 'ip' ? 'refused' : 'reconnecting',
     };
-  }
-}
-
-/** The errcode of a control frame (`{"errcode":N}` without an event), else undefined. */
-function controlFrame(text: string): number | undefined {
-  if (text.length > 4096 || !text.includes('"errcode"')) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    if (!value || typeof value !== 'object' || Array.isArray(value) || 'event' in value)
-      return undefined;
-    const { errcode } = value as { errcode?: unknown };
-    return typeof errcode === 'number' ? errcode : undefined;
-  } catch {
-    return undefined;
   }
 }
 
