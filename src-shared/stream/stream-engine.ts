@@ -24,7 +24,7 @@
  *   connection is made ready, then the first is closed) or by dropping it, as the stream chooses;
  *   wake('user') also clears needs-attention and starts the back-off again from its base.
  * - Credentials that expire: when the protocol says when a grant expires, the connection is
- *   replaced make-before-break `rotateLeadMs` (60 s) before.
+ *   replaced make-before-break `rotateLeadMs` (TOKEN_RENEW_MARGIN_MS, 60 s) before.
  * - Faults: every end of a connection (refused handshake, proxy or certificate fault, close code,
  *   found dead) and every failed grant is judged by the protocol into one of three verdicts:
  *   back-off, at-once, or attention (no retries until wake('user')).
@@ -38,6 +38,7 @@ import { Backoff, STREAM_BACKOFF } from '../backoff.ts';
 import type { Clock, TimerHandle } from '../clock.ts';
 import { Generation } from '../generation.ts';
 import { HeartbeatWatch } from './heartbeat-watch.ts';
+import { TOKEN_RENEW_MARGIN_MS } from '../token-lifecycle.ts';
 import type { Logger } from '../log.ts';
 import {
   handshakeRejection,
@@ -218,7 +219,7 @@ export class StreamEngine<Grant, S> {
     this.stableMs = options.stableMs ?? 30_000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
     this.jumpThresholdMs = options.jumpThresholdMs ?? 10_000;
-    this.rotateLeadMs = options.rotateLeadMs ?? 60_000;
+    this.rotateLeadMs = options.rotateLeadMs ?? TOKEN_RENEW_MARGIN_MS;
   }
 
   get isRunning(): boolean {

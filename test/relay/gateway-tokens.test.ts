@@ -19,11 +19,17 @@
  *   (at once without a stream), and the tokens held are revoked at stop, within 1.5 s.
  * Before: GatewayTokens signed in at each of the stream's asks after a 60002 or a taken-away
  * token, and never called del_token (no release(), no settled()).
+ *
+ * And the secret registry of a relay that runs for days stays bounded (issue 37 item 1): tokens a
+ * refresh replaced leave it a few generations on. Before: every token the gateway was ever given
+ * stayed registered (only the desktop's TokenManager retired them), so the scrub list grew with
+ * each refresh.
  */
 import { describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { REVOKE_LIMIT_MS } from '../../src-shared/sign-in-guard.ts';
+import { RETIRED_SECRETS_KEPT } from '../../src-shared/token-lifecycle.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
 import {
   GatewayTokens,
@@ -59,7 +65,7 @@ function setup(
   });
   const revoked = () =>
     service.requestsTo('/del_token').map((r) => r.url.searchParams.get('access_token'));
-  return { clock, service, tokens, logger, revoked };
+  return { clock, service, tokens, logger, revoked, secrets };
 }
 
 describe('the gateway relay’s access token', () => {
@@ -261,5 +267,20 @@ describe('the gateway relay’s token on one API application (issue 32 item 3)',
     await tokens.get();
     await tokens.release();
     expect(service.requestsTo('/del_token')).toHaveLength(0);
+  });
+
+  it('a long-running gateway: tokens replaced by refreshes leave the secret registry, which stays bounded', async () => {
+    const { clock, tokens, secrets } = setup();
+    const seen: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const t = await tokens.get();
+      seen.push(t.value);
+      clock.sleep(t.expiresAt - clock.now() - 30_000); // inside the renewal margin: refresh
+    }
+    const current = (await tokens.get()).value;
+    const registered = seen.filter((t) => secrets.scrub(t) !== t);
+    expect(secrets.scrub(current)).not.toBe(current);
+    expect(registered.length).toBeLessThanOrEqual(RETIRED_SECRETS_KEPT);
+    expect(registered).not.toContain(seen[0]);
   });
 });
