@@ -272,7 +272,6 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     },
     region: () => settings.defaultRegion,
     allowedSchemes: () => settings.crmAllowedSchemes,
-    ...(deps.env.SCREENPOP_HUBSPOT_API ? { hubspotApi: deps.env.SCREENPOP_HUBSPOT_API } : {}),
   });
   const crmToken = deps.env.SCREENPOP_CRM_TOKEN?.trim();
   if (crmToken) secrets.add(crmToken);
