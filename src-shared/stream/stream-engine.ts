@@ -226,11 +226,6 @@ export class StreamEngine<Grant, S> {
     return this.running;
   }
 
-  /** How many connections are open or opening (for tests and diagnostics). */
-  openConnections(): number {
-    return [this.primary, this.candidate].filter((c) => c && c.phase !== 'closed').length;
-  }
-
   start(): void {
     if (this.running) return;
     this.running = true;

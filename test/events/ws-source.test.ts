@@ -256,7 +256,7 @@ describe('WebSocketEventSource against the simulator', () => {
     const attempts = sim.stats().wsConnections;
     await sleepReal(600); // several back-off periods: no retry happens
     expect(sim.stats().wsConnections).toBe(attempts);
-    expect(r.source.openSockets()).toBe(0);
+    expect(sim.stats().wsOpen).toBe(0); // the simulator sees no socket left
     sim.setAllowlist(sim.apiKey.key, []);
     r.source.wake('user');
     await waitFor(connected(r), 'connected after the user acted');
@@ -362,7 +362,7 @@ describe('a simulated sleep against the simulator (shared fake clock)', () => {
     await waitFor(
       () =>
         sim.stats().wsConnections === 2 &&
-        r.source.openSockets() === 1 &&
+        sim.stats().wsOpen === 1 &&
         r.source.status().state === 'connected',
       'replaced',
     );

@@ -161,11 +161,6 @@ export class WebSocketEventSource implements EventSource {
     return this.current.get();
   }
 
-  /** For tests and diagnostics: how many sockets are open or opening. */
-  openSockets(): number {
-    return this.engine.openConnections();
-  }
-
   /** The subscribed codes the service refused for lack of scope (10003), as last subscribed. */
   refusedTopics(): number[] {
     return [...this.refused];
