@@ -52,7 +52,6 @@ import type { GatewayCredential } from './credential.ts';
  * minutes.
  */
 export const GATEWAY_SIGN_IN_POLICY: SignInPolicy = { ...SIGN_IN_POLICY, holdRefusedLogin: true };
-export const LOGIN_HOLD_AFTER_REFUSAL_MS = GATEWAY_SIGN_IN_POLICY.holdMs;
 /** Faults of a sign-in the rule holds, said in the relay's log. */
 const HELD_FAULTS: ReadonlySet<FaultId> = new Set<FaultId>([
   'ys-token-limit',

@@ -6,7 +6,7 @@
  *   a login (get_token) on top: it would meet the same trouble, and every extra login counts
  *   towards an IP block (and, on a Yeastar, the live-token limit);
  * - a refused login (10001 key, 10004 address) is not repeated at the stream's reconnect pace
- *   (every 10 s at most): the refusal is answered from memory for LOGIN_HOLD_AFTER_REFUSAL_MS, then
+ *   (every 10 s at most): the refusal is answered from memory for GATEWAY_SIGN_IN_POLICY.holdMs, then
  *   one login is tried again.
  * Before: the network-failed refresh made a second get_token call, and every get() after a 10001
  * made another (a reconnecting stream asks every few seconds).
@@ -33,7 +33,7 @@ import { RETIRED_SECRETS_KEPT } from '../../src-shared/token-lifecycle.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
 import {
   GatewayTokens,
-  LOGIN_HOLD_AFTER_REFUSAL_MS,
+  GATEWAY_SIGN_IN_POLICY,
   type GatewayTokensOptions,
 } from '../../src-relay/gateway/upstream.ts';
 import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
@@ -115,7 +115,7 @@ describe('the gateway relay’s access token', () => {
       expect((await rejection(tokens.get())).kind).toBe(kind);
       expect(service.counts.getToken).toBe(logins + 1);
       // The stream reconnecting every 10 s for almost the whole hold: no login.
-      for (let waited = 0; waited + 10_000 < LOGIN_HOLD_AFTER_REFUSAL_MS; waited += 10_000) {
+      for (let waited = 0; waited + 10_000 < GATEWAY_SIGN_IN_POLICY.holdMs; waited += 10_000) {
         clock.sleep(10_000);
         expect((await rejection(tokens.get())).kind).toBe(kind);
       }
