@@ -322,7 +322,7 @@ export class GatewayUpstream {
         }
       } catch (err) {
         deps.metrics.upstream(deps.tenant, 'storage-error');
-        deps.logger.error('upstream event not stored', { err });
+        deps.logger.error('upstream event not stored', { error: err });
       }
     }
   }
@@ -350,7 +350,7 @@ export class GatewayUpstream {
     if (isServiceError(error) && HELD_FAULTS.has(error.fault))
       this.heldLog.write({
         fault: error.fault,
-        error: error.message,
+        error,
         retryAfterMs: error.retryAfterMs,
       });
     return {

@@ -361,13 +361,13 @@ export class StreamEngine<Grant, S> {
         },
         error: (error) => {
           link.error = error;
-          this.logger.debug('socket error', { conn: link.id, error: error.message });
+          this.logger.debug('socket error', { conn: link.id, error });
         },
         closed: (code, reason) => this.onClosed(link, code, reason),
       });
     } catch (error) {
       this.logger.warn('cannot create socket', {
-        error: error instanceof Error ? error.message : String(error),
+        error,
       });
       this.onClosed(link, 1006, 'socket creation failed');
     }

@@ -342,7 +342,7 @@ export class TokenManager implements TokenSource {
       kind: error.kind,
       errcode: error.errcode,
       httpStatus: error.httpStatus,
-      error: error.message,
+      error,
       attempt: this.backoff.attempts,
       delayMs: delay,
     });
@@ -359,7 +359,7 @@ export class TokenManager implements TokenSource {
     this.logger.warn('token manager needs attention', {
       kind: error.kind,
       errcode: error.errcode,
-      error: error.message,
+      error,
     });
     this.setHealth({ state: 'needs-attention', error });
   }

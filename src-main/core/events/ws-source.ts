@@ -246,7 +246,7 @@ export class WebSocketEventSource implements EventSource {
       // A proxy or certificate fault, named: a person fixes those (needs attention); an
       // unreachable proxy is retried after the back-off like an unreachable service.
       const fault = describeError(failure);
-      this.logger.warn('socket failed', { fault: fault.fault, error: failure.message });
+      this.logger.warn('socket failed', { fault: fault.fault, error: failure });
       return faultVerdict(fault);
     }
     if (end.rejection) return this.judgeRejection(link, end.rejection);
@@ -302,7 +302,7 @@ export class WebSocketEventSource implements EventSource {
     this.logger.warn('cannot get an access token', {
       fault: fault.fault,
       errcode: fault.errcode,
-      error: error instanceof Error ? error.message : String(error),
+      error,
     });
     return fault.needsUser
       ? { next: 'attention', status: this.attentionStatus(fault) }

@@ -352,7 +352,7 @@ export class OrganisationAccount {
     if (error instanceof OidcSignInError) {
       this.logger.warn('the organisation sign-in did not complete', {
         kind: error.kind,
-        error: error.message,
+        error,
       });
       if (error.kind === 'cancelled')
         return {
