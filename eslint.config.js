@@ -200,6 +200,27 @@ export default tseslint.config(
     },
   },
   {
+    // A caught error is logged under one key, `error`, as the Error itself: the log's own
+    // serialisation (src-shared/log.ts) keeps its code, cause chain and stack, each scrubbed.
+    files: ['src-*/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(debug|info|warn|error|write)$/] > ObjectExpression > Property[key.name="err"]',
+          message: 'Log a caught error as { error } (the Error itself), not under `err`.',
+        },
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(debug|info|warn|error|write)$/] > ObjectExpression > Property[key.name="error"] > MemberExpression[property.name="message"], CallExpression[callee.property.name=/^(debug|info|warn|error|write)$/] > ObjectExpression > Property[key.name="error"] > ConditionalExpression > MemberExpression[property.name="message"]',
+          message:
+            'Log the Error itself ({ error }), not its message: the log keeps its code, cause and stack, scrubbed.',
+        },
+      ],
+    },
+  },
+  {
     files: ['src-renderer/**/*.{ts,tsx}'],
     languageOptions: { globals: { ...globals.browser } },
     rules: {
