@@ -111,6 +111,27 @@ export default tseslint.config(
     },
   },
   {
+    // Benchmarks, scripts and the rigs they share with the tests (rigs/README.md) import no test
+    // file: what both need lives in rigs/.
+    files: ['bench/**/*.ts', 'scripts/**/*.ts', 'rigs/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [NO_ELECTRON],
+          patterns: [
+            NO_ELECTRON_PATHS,
+            {
+              group: folder('test'),
+              message:
+                'Benchmarks, scripts and rigs do not import test/: move what both need to rigs/ (rigs/README.md).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // The core decides; it must stay free of Electron so it runs under Node and Vitest.
     files: ['src-main/core/**/*.ts', 'src-main/headless/**/*.ts'],
     rules: {

@@ -19,8 +19,8 @@ import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { render } from '../../src-shared/i18n/phrase.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
-import { FakeConnection } from './support.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
+import { FakeConnection } from '../../rigs/app-harness.ts';
 
 const ACME = {
   ...DEFAULT_SETTINGS,

@@ -17,7 +17,7 @@ import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import { phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
 import { faultWords } from '../../src-shared/service-errors.ts';
 import { saidStatus } from '../../src-main/core/events/status.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import {
   FakeClipboard,
@@ -27,7 +27,7 @@ import {
   FakePopup,
   FakeTray,
   MemorySettings,
-} from './support.ts';
+} from '../../rigs/app-harness.ts';
 
 async function setup(
   initial: ConstructorParameters<typeof MemorySettings>[0],

@@ -21,9 +21,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { describeErrcode } from '../../src-shared/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { childEnv } from '../support/child-env.ts';
-import { waitFor } from '../support/wait.ts';
-import { certToolsAvailable, makeTestCa } from '../support/certs.ts';
-import { startFakeHubSpot } from '../support/fake-hubspot.ts';
+import { waitFor } from '../../rigs/wait.ts';
+import { certToolsAvailable, makeTestCa } from '../../rigs/certs.ts';
+import { startFakeHubSpot } from '../../rigs/fake-hubspot.ts';
 import { phrase, render } from '../../src-shared/i18n/phrase.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
 

@@ -12,7 +12,7 @@ import { lazyTrust, type TrustInput } from '../../src-shared/net/trust.ts';
 const loadTrust = (input: TrustInput) => lazyTrust(input).get();
 import { applyPatch } from '../../src-main/core/settings/validate-settings.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
-import { certToolsAvailable, makeTestCa, type TestCa } from '../support/certs.ts';
+import { certToolsAvailable, makeTestCa, type TestCa } from '../../rigs/certs.ts';
 
 const read = (path: string) => readFileSync(path, 'utf8');
 const run = certToolsAvailable(import.meta.filename);

@@ -36,7 +36,7 @@ import {
   GATEWAY_SIGN_IN_POLICY,
   type GatewayTokensOptions,
 } from '../../src-relay/gateway/upstream.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 import { FakeService } from '../api/fake-service.ts';
 import { rejection } from '../api/reject.ts';
 

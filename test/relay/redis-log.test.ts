@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src-shared/clock.ts';
 import { memoryLogger } from '../../src-shared/log.ts';
 import { RedisStore } from '../../src-relay/store/redis-store.ts';
-import { redisAvailable, startRedis, type RedisProcess } from './helpers.ts';
-import { sleepReal, waitFor } from '../support/wait.ts';
+import { redisAvailable, startRedis, type RedisProcess } from '../../rigs/relay/helpers.ts';
+import { sleepReal, waitFor } from '../../rigs/wait.ts';
 
 const haveRedis = redisAvailable('test/relay/redis-log.test.ts');
 

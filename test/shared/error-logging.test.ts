@@ -11,7 +11,7 @@ import { ServiceError } from '../../src-shared/service-errors.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { UserAuthenticator } from '../../src-relay/users/user-auth.ts';
 import type { UserStore } from '../../src-relay/users/types.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 
 const SECRET = 'hunter2-hunter2-hunter2';
 
