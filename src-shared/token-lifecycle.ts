@@ -23,6 +23,7 @@
  * Plain bookkeeping on the injected clock; what a token is obtained with (the credential store,
  * the service or provider) is the user's `TokenOperations`.
  */
+import type { TokenPair } from './api/wire.ts';
 import type { Clock } from './clock.ts';
 import { Generation } from './generation.ts';
 import { silentLogger, type Logger, type SecretRegistry } from './log.ts';
@@ -47,13 +48,8 @@ export const RETIRED_SECRETS_KEPT = 8;
 /** Replaced access tokens waiting to be revoked, at most (the oldest is revoked beyond). */
 const REPLACED_KEPT = 4;
 
-/** A token and what renews it (src-shared/api/wire.ts TokenPair has this shape). */
-export interface RenewablePair {
-  accessToken: string;
-  accessExpiresAt: number;
-  refreshToken: string;
-  refreshExpiresAt: number;
-}
+/** A token and what renews it: the service's pair, or another token with its refresh token. */
+export type RenewablePair = TokenPair;
 
 /** How a user obtains its tokens. */
 export interface TokenOperations<P extends RenewablePair> {

@@ -116,12 +116,7 @@ export class OrgTokenSource implements TokenSource {
 
   async getToken(): Promise<AccessToken> {
     const stored = await this.credential();
-    if (!stored)
-      throw new ServiceError({
-        kind: 'sign-in',
-        fault: 'not-signed-in',
-        message: 'not signed in to the organisation',
-      });
+    if (!stored) throw notSignedIn();
     if (stored.kind === 'device') {
       if (stored.credential === this.refusedDevice)
         throw new ServiceError({
@@ -148,12 +143,7 @@ export class OrgTokenSource implements TokenSource {
 
   private async renew(): Promise<IdTokenPair> {
     const stored = this.signIn;
-    if (!stored)
-      throw new ServiceError({
-        kind: 'sign-in',
-        fault: 'not-signed-in',
-        message: 'not signed in to the organisation',
-      });
+    if (!stored) throw notSignedIn();
     const { fetch, logger } = this.deps;
     try {
       const tokens = await refreshSignIn(stored.provider, stored.refreshToken, { fetch });
@@ -181,6 +171,14 @@ export class OrgTokenSource implements TokenSource {
       });
     }
   }
+}
+
+function notSignedIn(): ServiceError {
+  return new ServiceError({
+    kind: 'sign-in',
+    fault: 'not-signed-in',
+    message: 'not signed in to the organisation',
+  });
 }
 
 function secretOf(credential: OrgCredential): string {
