@@ -18,7 +18,7 @@ import {
   type RelayIdentity,
 } from '../../../src-shared/relay-protocol.ts';
 import { unreachableFault } from '../../../src-shared/net-errors.ts';
-import { describeError, ServiceError } from '../../../src-shared/service-errors.ts';
+import { describeError } from '../../../src-shared/service-errors.ts';
 import type { Transport } from '../app/connection.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
 import type { ConnectionStatus } from '../events/contracts.ts';
@@ -28,6 +28,7 @@ import { enrolDevice } from './enrolment.ts';
 import { OidcSignInError, signInWithBrowser } from './oidc-sign-in.ts';
 import {
   orgKeychainAccount,
+  notSignedIn,
   OrgTokenSource,
   parseOrgCredential,
   type OrgCredential,
@@ -376,14 +377,6 @@ export class OrganisationAccount {
       remedy: [phrase('status.org.provider-failed-remedy')],
     };
   }
-}
-
-function notSignedIn(): ServiceError {
-  return new ServiceError({
-    kind: 'sign-in',
-    fault: 'not-signed-in',
-    message: 'not signed in to the organisation',
-  });
 }
 
 function failureOf(error: unknown): OrgFailure {

@@ -173,7 +173,8 @@ export class OrgTokenSource implements TokenSource {
   }
 }
 
-function notSignedIn(): ServiceError {
+/** No credential of the relay in the keychain: the user signs in (or enrols) first. */
+export function notSignedIn(): ServiceError {
   return new ServiceError({
     kind: 'sign-in',
     fault: 'not-signed-in',
