@@ -88,6 +88,26 @@ export interface TokenLifecycleOptions {
   revokeReplaced?: 'at-once' | 'when-settled';
 }
 
+/** What the service client offers the lifecycle of its token pair (api/service-client.ts). */
+export interface TokenService extends TokenRevoker {
+  refreshToken(refreshToken: string, currentRefreshExpiresAt?: number): Promise<TokenPair>;
+}
+
+/**
+ * The lifecycle of the service's own token pair (the desktop's and the relay gateway's): refreshed
+ * with `refresh_token` and revoked with `del_token` by `service`, signed in by `ops.signIn`.
+ */
+export function serviceTokenLifecycle(
+  service: TokenService,
+  ops: Omit<TokenOperations<TokenPair>, 'refresh'>,
+  options: Omit<TokenLifecycleOptions, 'revoker'>,
+): TokenLifecycle<TokenPair> {
+  return new TokenLifecycle<TokenPair>(
+    { refresh: (pair) => service.refreshToken(pair.refreshToken, pair.refreshExpiresAt), ...ops },
+    { ...options, revoker: service },
+  );
+}
+
 interface Held {
   value: string;
   expiresAt: number;

@@ -23,7 +23,7 @@ import {
   SIGN_IN_POLICY,
   type SignInPolicy,
 } from '../../src-shared/sign-in-guard.ts';
-import { TokenLifecycle } from '../../src-shared/token-lifecycle.ts';
+import { serviceTokenLifecycle, type TokenLifecycle } from '../../src-shared/token-lifecycle.ts';
 import {
   StreamEngine,
   type StreamEnd,
@@ -115,18 +115,15 @@ export class GatewayTokens {
     clock: Clock,
     options: GatewayTokensOptions = {},
   ) {
-    this.life = new TokenLifecycle<TokenPair>(
-      {
-        refresh: (pair) => client.refreshToken(pair.refreshToken, pair.refreshExpiresAt),
-        signIn: () => client.getToken(credential.apiKey, credential.secret),
-      },
+    this.life = serviceTokenLifecycle(
+      client,
+      { signIn: () => client.getToken(credential.apiKey, credential.secret) },
       {
         clock,
         secrets: client.secrets,
         logger: options.logger ?? silentLogger,
         marginShare: 1 / 2,
         signIn: options.signIn ?? GATEWAY_SIGN_IN_POLICY,
-        revoker: client,
         releaseLimitMs: options.releaseLimitMs ?? REVOKE_LIMIT_MS,
         revokeReplaced: options.revokeReplaced ?? 'at-once',
       },

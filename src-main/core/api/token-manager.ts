@@ -34,7 +34,7 @@ import {
   SIGN_IN_POLICY,
   type SignInPolicy,
 } from '../../../src-shared/sign-in-guard.ts';
-import { TokenLifecycle } from '../../../src-shared/token-lifecycle.ts';
+import { serviceTokenLifecycle, type TokenLifecycle } from '../../../src-shared/token-lifecycle.ts';
 import { Emitter } from '../../../src-shared/emitter.ts';
 import { isServiceError, needsUser, ServiceError } from '../../../src-shared/service-errors.ts';
 import type { ServiceClient, TokenPair } from '../../../src-shared/api/service-client.ts';
@@ -110,9 +110,9 @@ export class TokenManager implements TokenSource {
     this.credentialsTimeoutMs = deps.credentialsTimeoutMs ?? DEFAULT_CREDENTIALS_TIMEOUT_MS;
     this.backoff = new Backoff(deps.backoff ?? TOKEN_BACKOFF, deps.random);
     this.healthListeners = new Emitter(this.logger, 'health');
-    this.life = new TokenLifecycle<TokenPair>(
+    this.life = serviceTokenLifecycle(
+      client,
       {
-        refresh: (pair) => client.refreshToken(pair.refreshToken, pair.refreshExpiresAt),
         signIn: async () => {
           const creds = await this.readKeychain();
           return client.getToken(creds.key, creds.secret);
@@ -134,7 +134,6 @@ export class TokenManager implements TokenSource {
         marginMs: deps.refreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS,
         marginShare: 1 / 4,
         signIn: deps.signIn ?? SIGN_IN_POLICY,
-        revoker: client,
         releaseLimitMs: deps.releaseLimitMs ?? DEFAULT_RELEASE_LIMIT_MS,
         // The access token a refresh superseded stays valid until its own end: revoked with the
         // pair when the connection ends.
