@@ -30,8 +30,8 @@ import {
 } from '../src-main/core/credentials/credential-store.ts';
 import { SecretRegistry, silentLogger } from '../src-shared/log.ts';
 import { startSimulator } from '../src-sim/index.ts';
-import { makeTestCa } from '../test/support/certs.ts';
-import { directTransport } from '../test/support/direct-transport.ts';
+import { makeTestCa } from '../rigs/certs.ts';
+import { directTransport } from '../rigs/direct-transport.ts';
 import {
   FakeClipboard,
   FakeNotifier,
@@ -39,7 +39,7 @@ import {
   FakePopup,
   FakeTray,
   MemorySettings,
-} from '../test/app/support.ts';
+} from '../rigs/app-harness.ts';
 
 const rings = Number(process.argv[2] ?? 100);
 const delayMs = Number(process.argv[3] ?? 20);

@@ -30,7 +30,7 @@ import {
   FakeOpener,
   FakePopup,
   memoryHistory,
-} from '../test/app/support.ts';
+} from '../rigs/app-harness.ts';
 import { monotonicMs } from './monotonic.ts';
 
 const RUNS = Number(process.env.BENCH_DIRECTORY_RUNS ?? 3);

@@ -23,7 +23,7 @@ import { ScreenpopEngine } from '../src-main/core/engine.ts';
 import { EventPipeline } from '../src-main/core/events/pipeline.ts';
 import { subscribeUrl } from '../src-main/core/events/ws-source.ts';
 import { startSimulator } from '../src-sim/index.ts';
-import { directTransport } from '../test/support/direct-transport.ts';
+import { directTransport } from '../rigs/direct-transport.ts';
 
 const { values } = parseArgs({
   options: {

@@ -28,9 +28,9 @@ import { signBody } from '../src-relay/signature.ts';
 import { newEnrolmentCode, secretHash } from '../src-relay/users/secrets.ts';
 import { UserState } from '../src-relay/users/user-state.ts';
 import { signInWithBrowser } from '../src-main/core/org/oidc-sign-in.ts';
-import { startTokenService } from '../test/relay/helpers.ts';
-import { spawnRelay, type RelayProcess } from '../test/relay/relay-process.ts';
-import { DESKTOP_CLIENT_ID, startOidcProvider } from '../test/support/oidc-provider.ts';
+import { startTokenService } from '../rigs/relay/helpers.ts';
+import { spawnRelay, type RelayProcess } from '../rigs/relay/relay-process.ts';
+import { DESKTOP_CLIENT_ID, startOidcProvider } from '../rigs/oidc-provider.ts';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 300);
 /** Few extensions, many clients on each: every webhook is many frames, so the per-frame cost shows. */

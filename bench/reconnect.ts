@@ -23,8 +23,8 @@ import { TokenManager } from '../src-main/core/api/token-manager.ts';
 import { TOKEN_BACKOFF, STREAM_BACKOFF } from '../src-shared/backoff.ts';
 import { WebSocketEventSource } from '../src-main/core/events/ws-source.ts';
 import { startSimulator, type Simulator } from '../src-sim/index.ts';
-import { FakeClock, advanceWithRealIo } from '../test/support/fake-clock.ts';
-import { directTransport } from '../test/support/direct-transport.ts';
+import { FakeClock, advanceWithRealIo } from '../rigs/fake-clock.ts';
+import { directTransport } from '../rigs/direct-transport.ts';
 
 const { values } = parseArgs({
   options: {

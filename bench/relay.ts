@@ -62,13 +62,13 @@ import { signBody } from '../src-relay/signature.ts';
 import { startSimulator } from '../src-sim/index.ts';
 // The same private redis-server (AOF, fsync always, temp dir, free port) and stand-in for the
 // tenant's token check (extension/list) the relay tests use, and the relay as a child process.
-import { startRedis, startTokenService } from '../test/relay/helpers.ts';
-import { spawnRelay } from '../test/relay/relay-process.ts';
-import { postRaw } from '../test/relay/attacks.ts';
+import { startRedis, startTokenService } from '../rigs/relay/helpers.ts';
+import { spawnRelay } from '../rigs/relay/relay-process.ts';
+import { postRaw } from '../rigs/relay/attacks.ts';
 import { loadClient } from './ws-load-client.ts';
 import { smeeUnavailable, spawnSmee } from './smee-server.ts';
 import { monotonicMs } from './monotonic.ts';
-import { directTransport } from '../test/support/direct-transport.ts';
+import { directTransport } from '../rigs/direct-transport.ts';
 
 const SECRET = 'bench-webhook-secret-0123456789';
 /** Each client has a token of its own, as each desktop does (the relay caps sessions per token). */

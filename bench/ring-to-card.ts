@@ -22,8 +22,8 @@ import {
   FakePopup,
   FakeTray,
   MemorySettings,
-} from '../test/app/support.ts';
-import { directTransport } from '../test/support/direct-transport.ts';
+} from '../rigs/app-harness.ts';
+import { directTransport } from '../rigs/direct-transport.ts';
 
 const rings = Number(process.argv[2] ?? 200);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -232,7 +232,7 @@ export class TokenValidator {
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (err) {
-      this.deps.logger.warn('token validation unreachable', { err: (err as Error).name });
+      this.deps.logger.warn('token validation unreachable', { error: err });
       return {
         ok: false,
         status: 503,

@@ -264,13 +264,13 @@ async function shutdown(
     await relay.close();
   } catch (err) {
     code = 1;
-    logger.error('drain failed', { err });
+    logger.error('drain failed', { error: err });
   }
   try {
     await store.close();
   } catch (err) {
     code = 1;
-    logger.error('storage not closed cleanly', { err });
+    logger.error('storage not closed cleanly', { error: err });
   }
   await userStore?.close().catch(() => {});
   clearInterval(hold);

@@ -234,7 +234,7 @@ export class ClientSession implements BudgetHolder {
     this.setFilter(msg.filter);
     this.state = 'replaying';
     this.start(msg.cursor).catch((err: Error) => {
-      this.deps.logger.warn('client start failed', { session: this.id, err });
+      this.deps.logger.warn('client start failed', { session: this.id, error: err });
       this.close(CloseCode.tryAgainLater, 'storage unavailable');
     });
   }

@@ -525,9 +525,7 @@ export const relayConfigSchema = baseSchema.superRefine((config, ctx) => {
 
 export type RelayConfig = z.output<typeof relayConfigSchema>;
 export type TenantConfig = RelayConfig['tenants'][string];
-export type StorageConfig = RelayConfig['storage'];
 export type ClientOptions = RelayConfig['clients'];
-export type AuthOptions = RelayConfig['auth'];
 export type OidcConfig = NonNullable<TenantConfig['oidc']>;
 export type GatewayConfig = NonNullable<TenantConfig['gateway']>;
 export type RelayConfigInput = z.input<typeof relayConfigSchema>;

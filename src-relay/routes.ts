@@ -91,7 +91,7 @@ export function requestHandler(
           res.end(text);
         },
         (err: Error) => {
-          logger.error('metrics not rendered', { err });
+          logger.error('metrics not rendered', { error: err });
           reply(res, 500, { ok: false, error: 'metrics unavailable' });
         },
       );
@@ -125,7 +125,7 @@ export function requestHandler(
         yeastar,
         trustProxy: config.trustProxy,
       }).catch((err: Error) => {
-        logger.error('webhook handler failed', { err });
+        logger.error('webhook handler failed', { error: err });
         reply(res, 500, { ok: false, error: 'internal error' });
       }),
     );

@@ -198,7 +198,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       const email = (await users?.findUser(tenant, user))?.email;
       if (email) names.add(emailKey(email));
     } catch (err) {
-      logger.warn('user not re-checked', { tenant, err });
+      logger.warn('user not re-checked', { tenant, error: err });
     }
     const affected = new Set([...names].flatMap((name) => [...sessions.ofUser(tenant, name)]));
     for (const session of affected) {
@@ -206,7 +206,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       try {
         verdict = await auth.recheck(tenant, session.identity!, session.credentialHash);
       } catch (err) {
-        logger.warn('user not re-checked', { tenant, err });
+        logger.warn('user not re-checked', { tenant, error: err });
         continue;
       }
       if (verdict === 'ok') continue;

@@ -244,7 +244,7 @@ export function upgradeHandler(
 
   return (req, socket, head) => {
     onUpgrade(req, socket, head).catch((err: Error) => {
-      logger.error('upgrade failed', { err });
+      logger.error('upgrade failed', { error: err });
       refuseUpgrade(socket, 500, { errcode: 0, errmsg: 'internal error' });
     });
   };

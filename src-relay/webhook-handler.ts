@@ -96,7 +96,7 @@ export async function handleWebhook(
       result = await deps.store.append({ tenant, ...event, receivedAt: deps.now() });
     } catch (err) {
       metrics.reject('storage-error');
-      logger.error('webhook not stored', { tenant, err });
+      logger.error('webhook not stored', { tenant, error: err });
       res.setHeader('Retry-After', '5');
       return reply(res, 503, { ok: false, error: 'not stored; retry' });
     }

@@ -63,9 +63,4 @@ export class SerialQueue {
     this.tail = result.catch(() => {});
     return result;
   }
-
-  /** Resolves when every job queued so far has settled. */
-  idle(): Promise<void> {
-    return this.tail.then(() => {});
-  }
 }

@@ -165,11 +165,6 @@ export function readErrcode(body: unknown): { errcode: number; errmsg?: string }
   return typeof errmsg === 'string' ? { errcode, errmsg } : { errcode };
 }
 
-/** The kind of error a known errcode stands for; undefined for codes the service does not publish. */
-export function kindOfErrcode(errcode: number): ServiceErrorKind | undefined {
-  return KIND_BY_ERRCODE.get(errcode);
-}
-
 /** What an errcode means: its kind (what the app does), and the words when not the kind's own. */
 export interface ErrcodeMeaning {
   kind: ServiceErrorKind;

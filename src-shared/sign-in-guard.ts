@@ -21,8 +21,9 @@
  * Refreshing a token (refresh_token) is not a sign-in: only get_token is counted and held. The
  * guard is plain bookkeeping on the injected clock, bounded (a few times kept), never throws.
  *
- * Its clients: the desktop's TokenManager (src-main/core/api/token-manager.ts) and the relay's
- * gateway (src-relay/gateway/upstream.ts GatewayTokens), which also holds after its key or address
+ * Its client is the one token lifecycle (token-lifecycle.ts), for the desktop's TokenManager
+ * (src-main/core/api/token-manager.ts) and the relay's gateway (src-relay/gateway/upstream.ts
+ * GatewayTokens), which also holds after its key or address
  * was refused (`holdRefusedLogin`: a relay has nobody to ask). Both give their tokens back with
  * `revokeTokens` below when they end.
  */

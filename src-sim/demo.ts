@@ -188,7 +188,7 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
       } catch (error) {
         logger.warn('demo step failed; the demo goes on', {
           step: what,
-          error: error instanceof Error ? error.message : String(error),
+          error,
         });
       }
     }, ms);

@@ -279,7 +279,7 @@ export class ScreenpopEngine {
         },
         (error: unknown) =>
           this.logger.debug('server clock probe failed', {
-            error: error instanceof Error ? error.message : String(error),
+            error,
           }),
       );
     };

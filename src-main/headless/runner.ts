@@ -163,7 +163,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     // a status saying whose it is, rather than connect around it.
     if (!(error instanceof ProxyConfigError) || !error.words) throw error;
     logger.error('the proxy setting cannot be used; not connecting around it', {
-      error: error.message,
+      error,
     });
     deps.write(
       formatLine(
@@ -272,7 +272,6 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     },
     region: () => settings.defaultRegion,
     allowedSchemes: () => settings.crmAllowedSchemes,
-    ...(deps.env.SCREENPOP_HUBSPOT_API ? { hubspotApi: deps.env.SCREENPOP_HUBSPOT_API } : {}),
   });
   const crmToken = deps.env.SCREENPOP_CRM_TOKEN?.trim();
   if (crmToken) secrets.add(crmToken);
@@ -429,7 +428,7 @@ async function organisationTokens(
         args.credentialFile
           ? 'the credential file cannot be used; the enrolment is kept for this run only'
           : 'the keychain cannot be used; the enrolment is kept for this run only (--credential-file keeps it across runs)',
-        { error: error instanceof Error ? error.message : String(error) },
+        { error },
       );
       return false;
     },

@@ -126,7 +126,7 @@ export class RedisStore implements EventStore {
       c.on('error', (err: Error) => {
         this.lastError = err;
         failing.add(c);
-        errors.write({ err });
+        errors.write({ error: err });
       });
       // The line that says the errors are over.
       c.on('ready', () => {
@@ -291,7 +291,7 @@ export class RedisStore implements EventStore {
           for (const w of this.publishWaiters.splice(0)) w();
       } catch (err) {
         if (this.closed) return;
-        this.logger.warn('redis follow failed; retrying', { err });
+        this.logger.warn('redis follow failed; retrying', { error: err });
         await new Promise<void>((r) => this.clock.setTimeout(r, 500));
       }
     }
@@ -301,7 +301,7 @@ export class RedisStore implements EventStore {
     this.trimTimer = this.clock.setTimeout(() => {
       const minId = `${Math.max(0, this.clock.now() - this.retention.maxAgeMs)}-0`;
       Promise.all(this.tenants.map((t) => this.redis.xtrim(this.streamKey(t), 'MINID', '~', minId)))
-        .catch((err: Error) => this.logger.warn('redis trim failed', { err }))
+        .catch((err: Error) => this.logger.warn('redis trim failed', { error: err }))
         .finally(() => {
           if (!this.closed) this.scheduleTrim();
         });

@@ -96,7 +96,7 @@ export async function handleEnrol(
   } catch (err) {
     metrics.enrolment('storage-error');
     deps.refusals.refund(address);
-    deps.failedLog.write({ tenant, err });
+    deps.failedLog.write({ tenant, error: err });
     res.setHeader('Retry-After', '5');
     return reply(res, 503, { errcode: 0, errmsg: 'the relay cannot enrol now; retry' });
   }

@@ -65,7 +65,7 @@ export class FileUserStore implements UserStore {
       this.watcher.on('error', () => {});
     } catch (err) {
       this.logger.warn('users file not watched; checking it by time only', {
-        err,
+        error: err,
       });
     }
     const poll = () => {
@@ -174,7 +174,7 @@ export class FileUserStore implements UserStore {
       } catch (err) {
         // A file being replaced, or one an administrator broke: keep what was loaded, say so.
         this.logger.warn('users file not reloaded; keeping the users loaded before', {
-          err,
+          error: err,
         });
       } finally {
         this.reloading = undefined;

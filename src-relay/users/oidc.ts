@@ -117,7 +117,7 @@ export class OidcVerifier implements OidcSignIn {
     try {
       keys = await this.jwks();
     } catch (err) {
-      logger.warn('sign-in provider not reachable', { err });
+      logger.warn('sign-in provider not reachable', { error: err });
       return refusal(503, 0, 'the relay cannot reach the sign-in provider now; retry later');
     }
     try {
@@ -212,7 +212,7 @@ export class OidcVerifier implements OidcSignIn {
           credentialHash: '',
         };
     } catch (err) {
-      logger.warn('sign-in not mapped: a look-up failed', { err });
+      logger.warn('sign-in not mapped: a look-up failed', { error: err });
       return refusal(503, 0, 'the relay cannot look up your extensions now; retry later');
     }
     logger.info('sign-in not mapped', { tenant });

@@ -71,7 +71,7 @@ export function orgRoutes(
       codeKey: deps.codeKey ?? null,
       now: () => deps.clock.now(),
     }).catch((err: Error) => {
-      brokenLog.write({ err });
+      brokenLog.write({ error: err });
       reply(res, 500, { errcode: 0, errmsg: 'internal error' });
     });
     return true;

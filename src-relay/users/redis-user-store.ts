@@ -150,7 +150,7 @@ export class RedisUserStore implements UserStore {
     this.redis = new Redis(options.url, { ...this.common, commandTimeout: timeout });
     this.redis.on('error', (err: Error) => {
       this.lastError = err;
-      this.logger.warn('redis error', { err });
+      this.logger.warn('redis error', { error: err });
     });
     this.redis.defineCommand('usersAdd', { numberOfKeys: 2, lua: ADD });
     this.redis.defineCommand('usersIssue', { numberOfKeys: 2, lua: ISSUE });
@@ -191,7 +191,7 @@ export class RedisUserStore implements UserStore {
   /** Starts listening for changes made by any instance or the `relay users` command. */
   async follow(): Promise<void> {
     const sub = new Redis(this.url, { ...this.common, maxRetriesPerRequest: null });
-    sub.on('error', (err: Error) => this.logger.warn('redis error', { err }));
+    sub.on('error', (err: Error) => this.logger.warn('redis error', { error: err }));
     sub.on('message', (_channel: string, text: string) => {
       try {
         const change = JSON.parse(text) as UserChange;

@@ -72,11 +72,6 @@ export function codeHashes(code: string, key: string | null): string[] {
   return key === null ? [secretHash(code)] : [codeHash(code, key), secretHash(code)];
 }
 
-/** Whether a stored code is in the old form (plain SHA-256, searchable offline). */
-export function isUnkeyedCodeHash(hash: string): boolean {
-  return !hash.startsWith(KEYED);
-}
-
 /** A short id for a device record (shown to administrators; not a secret). */
 export function newDeviceId(): string {
   return randomBytes(4).toString('hex');

@@ -47,7 +47,7 @@ export class UserAuthenticator {
       try {
         found = await this.deps.users.findDevice(tenant, hash);
       } catch (err) {
-        this.deps.logger.warn('users store unreachable', { err });
+        this.deps.logger.warn('users store unreachable', { error: err });
         return UNAVAILABLE;
       }
       if (!found)

@@ -106,7 +106,8 @@ export class ServiceClient {
   private readonly userAgent: string;
   private readonly timeoutMs: number;
   private readonly logger: Logger;
-  private readonly secrets: SecretRegistry;
+  /** Where every secret it sends or receives is registered (tokens are retired by their owner). */
+  readonly secrets: SecretRegistry;
   /**
    * Whether this address has ever answered as the service (JSON with an errcode). Until it has, an
    * answer that is not the service's means a wrong address (needs attention, no retry loop); after,

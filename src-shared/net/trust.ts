@@ -144,11 +144,6 @@ function trustWith(input: TrustInput, caFile: CaFileResult): Trust {
   };
 }
 
-/** Everything at once: the CA file, Node's roots and the system store. */
-export function loadTrust(input: TrustInput): Trust {
-  return trustWith(input, checkCaFile(input));
-}
-
 /** The trust of a transport: the CA file checked now, the rest read when first asked for. */
 export interface TrustSource {
   /** The CA file's decision ('CA file: none', its path and count, or its problem), known now. */

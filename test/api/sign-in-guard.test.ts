@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { SIGN_IN_POLICY, SignInGuard } from '../../src-shared/sign-in-guard.ts';
 import { describeError, ServiceError } from '../../src-shared/service-errors.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const MIN = 60_000;
 

@@ -10,8 +10,8 @@ import {
 } from '../../src-main/core/api/token-manager.ts';
 import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { systemClock } from '../../src-shared/clock.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
-import { sleepReal } from '../support/wait.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
+import { sleepReal } from '../../rigs/wait.ts';
 import { FakeService, makeExtensions } from './fake-service.ts';
 import { rejection } from './reject.ts';
 

@@ -12,7 +12,7 @@ import { DEFAULT_RELEASE_LIMIT_MS, TokenManager } from '../../src-main/core/api/
 import { QUIT_DEADLINE_MS } from '../../src-main/core/app/quit-sequence.ts';
 import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 import { FakeService } from './fake-service.ts';
 
 const MIN = 60_000;

@@ -17,7 +17,7 @@ import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 import { otherWebServer } from '../support/other-web-server.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

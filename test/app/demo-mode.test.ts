@@ -11,9 +11,9 @@ import { AppRuntime } from '../../src-main/core/app/runtime.ts';
 import { MemoryCredentialStore } from '../../src-main/core/credentials/credential-store.ts';
 import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { startDemo, type Demo } from '../../src-sim/demo.ts';
-import { advanceWithRealIo, FakeClock } from '../support/fake-clock.ts';
-import { fakeViews, memoryHistory, MemorySettings } from './support.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { advanceWithRealIo, FakeClock } from '../../rigs/fake-clock.ts';
+import { fakeViews, memoryHistory, MemorySettings } from '../../rigs/app-harness.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

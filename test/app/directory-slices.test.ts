@@ -9,8 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { Directory } from '../../src-main/core/app/directory.ts';
 import type { PbxContact } from '../../src-shared/api/pbx-lists.ts';
 import { silentLogger } from '../../src-shared/log.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
-import { presenterHarness } from './support.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
+import { presenterHarness } from '../../rigs/app-harness.ts';
 
 const COMPANY_CONTACTS = 20_000;
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HistoryStore } from '../../src-main/core/app/history-store.ts';
 import { memoryLogger, silentLogger } from '../../src-shared/log.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const tmp = useTempDir('sp-history-');

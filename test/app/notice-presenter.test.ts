@@ -13,9 +13,9 @@ import {
 } from '../../src-main/core/app/notice-presenter.ts';
 import type { Notice } from '../../src-main/core/events/notices.ts';
 import { silentLogger } from '../../src-shared/log.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { FakeNotifier } from './support.ts';
+import { FakeNotifier } from '../../rigs/app-harness.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
 
 const tmp = useTempDir('sp-notices-');

@@ -28,11 +28,17 @@ import {
   DESKTOP_CLIENT_ID,
   startOidcProvider,
   type OidcProviderHandle,
-} from '../support/oidc-provider.ts';
+} from '../../rigs/oidc-provider.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../rigs/wait.ts';
 import { addUser, orgConfig, postAll, startOrgRelay } from '../relay/users-support.ts';
-import { FakeClipboard, FakeNotifier, FakeOpener, FakePopup, FakeTray } from './support.ts';
+import {
+  FakeClipboard,
+  FakeNotifier,
+  FakeOpener,
+  FakePopup,
+  FakeTray,
+} from '../../rigs/app-harness.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
 
 const tmp = useTempDir('app-organisation-');

@@ -15,8 +15,8 @@ import {
 import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { describeErrcode } from '../../src-shared/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
-import { fakeViews, memoryHistory, MemorySettings } from './support.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { fakeViews, memoryHistory, MemorySettings } from '../../rigs/app-harness.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

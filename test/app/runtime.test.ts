@@ -17,7 +17,7 @@ import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import { phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
 import { faultWords } from '../../src-shared/service-errors.ts';
 import { saidStatus } from '../../src-main/core/events/status.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import {
   FakeClipboard,
@@ -27,7 +27,7 @@ import {
   FakePopup,
   FakeTray,
   MemorySettings,
-} from './support.ts';
+} from '../../rigs/app-harness.ts';
 
 async function setup(
   initial: ConstructorParameters<typeof MemorySettings>[0],
@@ -245,7 +245,7 @@ describe('AppRuntime', () => {
     t.connections[0]?.pop('c1');
     const fault = { origin: 'timer' as const, message: 'TypeError: x', at: 5, count: 1 };
     t.runtime.recoverFromFault(fault);
-    await t.runtime.idle();
+    await flushMicrotasks();
     expect(t.connections).toHaveLength(2);
     expect(t.connections[0]?.stopped).toBe(true);
     expect(t.connections[1]?.started).toBe(true);
@@ -254,11 +254,11 @@ describe('AppRuntime', () => {
     expect(t.views.tray.last?.status.fault).toEqual({ count: 1, at: 5 });
     // Another one right after: counted and shown now, rebuilt once the 30 s are over.
     t.runtime.recoverFromFault({ ...fault, count: 2, at: 6 });
-    await t.runtime.idle();
+    await flushMicrotasks();
     expect(t.connections).toHaveLength(2);
     expect(t.runtime.status().fault).toEqual({ count: 2, at: 6 });
     await t.clock.advance(30_000);
-    await t.runtime.idle();
+    await flushMicrotasks();
     expect(t.connections).toHaveLength(3);
   });
 

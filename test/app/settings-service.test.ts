@@ -16,7 +16,7 @@ import { SettingsStore } from '../../src-main/core/settings/settings-store.ts';
 import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import { fixedTranslator, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
-import { MemorySettings } from './support.ts';
+import { MemorySettings } from '../../rigs/app-harness.ts';
 import { render } from '../../src-shared/i18n/phrase.ts';
 
 const tmp = useTempDir('settings-service-');

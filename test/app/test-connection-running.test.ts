@@ -19,8 +19,8 @@ import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/ty
 import { systemClock } from '../../src-shared/clock.ts';
 import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import { startSimulator, type TokenRule } from '../../src-sim/index.ts';
-import { directTransport } from '../support/direct-transport.ts';
-import { MemorySettings } from './support.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
+import { MemorySettings } from '../../rigs/app-harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -12,7 +12,7 @@ import { transportFor } from '../../src-main/core/net/network.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { otherWebServer } from '../support/other-web-server.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const input: TestConnectionInput = {
   baseUrl: 'https://acme.example.com',

@@ -19,7 +19,7 @@ import {
   RELAY,
   until,
   type Spawned,
-} from './processes.ts';
+} from '../../rigs/processes.ts';
 
 let group: ProcessGroup;
 let blocker: Server | undefined;

@@ -21,7 +21,7 @@ import {
   RUNNER,
   until,
   type Spawned,
-} from './processes.ts';
+} from '../../rigs/processes.ts';
 import { SimProcess, startRunner } from './services.ts';
 import { procStat } from '../../src-shared/stop-signal.ts';
 

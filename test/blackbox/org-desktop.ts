@@ -19,8 +19,8 @@ import { signInWithBrowser } from '../../src-main/core/org/oidc-sign-in.ts';
 import { orgKeychainAccount, OrgTokenSource } from '../../src-main/core/org/org-token-source.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import type { Pop } from '../../src-main/core/events/pipeline.ts';
-import type { startOidcProvider } from '../support/oidc-provider.ts';
-import { until } from './processes.ts';
+import type { startOidcProvider } from '../../rigs/oidc-provider.ts';
+import { until } from '../../rigs/processes.ts';
 import type { RelayProcess } from './services.ts';
 
 /**

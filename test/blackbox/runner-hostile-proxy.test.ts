@@ -9,7 +9,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { envWithoutProxy } from './forward-proxy.ts';
-import { freePort, NODE, ProcessGroup, sleep, until, type Spawned } from './processes.ts';
+import { freePort, NODE, ProcessGroup, sleep, until, type Spawned } from '../../rigs/processes.ts';
 import { expectHealthy, HEARTBEAT_ARGS } from './scenario.ts';
 import { RingLedger } from './ledger.ts';
 import { SimProcess, startRunner, type RunnerProcess } from './services.ts';

@@ -28,7 +28,7 @@ import {
   until,
   type Exit,
   type Spawned,
-} from './processes.ts';
+} from '../../rigs/processes.ts';
 import { RunnerProcess } from './services.ts';
 
 let group: ProcessGroup;

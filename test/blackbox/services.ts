@@ -22,7 +22,7 @@ import {
   until,
   type ProcessGroup,
   type Spawned,
-} from './processes.ts';
+} from '../../rigs/processes.ts';
 
 const START_MS = 20_000;
 

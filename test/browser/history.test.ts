@@ -15,8 +15,14 @@ import { historyToCsv } from '../../src-main/core/app/history-csv.ts';
 import { writeFileAtomic } from '../../src-shared/atomic-file.ts';
 import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
 import { contentWidth, WINDOW_SIZES } from '../../src-main/electron/window-sizes.ts';
-import { connectedView, entry, fixture, history } from './support/fixtures.ts';
-import { childElementCount, fitsWhole, lineCount, openPage, screenshot } from './support/page.ts';
+import { connectedView, entry, fixture, history } from '../../rigs/browser/fixtures.ts';
+import {
+  childElementCount,
+  fitsWhole,
+  lineCount,
+  openPage,
+  screenshot,
+} from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);

@@ -14,8 +14,14 @@ import type {
   StatusView,
   VoicemailEntry,
 } from '../../src-main/ipc/contract.ts';
-import { call, connectedStatus, connectedView, entry, fixture } from './support/fixtures.ts';
-import { openPage, screenshot } from './support/page.ts';
+import {
+  call,
+  connectedStatus,
+  connectedView,
+  entry,
+  fixture,
+} from '../../rigs/browser/fixtures.ts';
+import { openPage, screenshot } from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);

@@ -20,10 +20,10 @@ import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
 import { startSimulator } from '../../src-sim/index.ts';
-import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../support/certs.ts';
-import { startFakeHubSpot } from '../support/fake-hubspot.ts';
-import { FakePopup, fakeViews, memoryHistory, MemorySettings } from '../app/support.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../../rigs/certs.ts';
+import { startFakeHubSpot } from '../../rigs/fake-hubspot.ts';
+import { FakePopup, fakeViews, memoryHistory, MemorySettings } from '../../rigs/app-harness.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const canRun = certToolsAvailable('test/crm/enrichment.test.ts');
 const TOKEN = 'pat-na1-enrich-test';

@@ -21,7 +21,7 @@ import {
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { systemClock } from '../../src-shared/clock.ts';
 import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../support/certs.ts';
+import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../../rigs/certs.ts';
 
 describe('lookup URL templates', () => {
   it('accept placeholders only as query values of an https address', () => {

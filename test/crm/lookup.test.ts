@@ -12,7 +12,7 @@ import {
 } from '../../src-main/core/crm/connector.ts';
 import { CrmLookup, crmQuery, percentile } from '../../src-main/core/crm/lookup.ts';
 import { silentLogger } from '../../src-shared/log.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 
 type Reply = CrmAnswer | CrmError | 'hang';
 

@@ -5,7 +5,7 @@ vi.mock('electron', () => import('../support/electron-mock.ts'));
 import { SafeExternalOpener } from '../../src-main/electron/external.ts';
 import { silentLogger } from '../../src-shared/log.ts';
 import { resetElectronMock, shell } from '../support/electron-mock.ts';
-import { presenterHarness } from '../app/support.ts';
+import { presenterHarness } from '../../rigs/app-harness.ts';
 
 beforeEach(() => resetElectronMock());
 

@@ -20,7 +20,7 @@ import {
   routeUpdateRequests,
 } from '../../src-main/electron/update-network.ts';
 import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { certToolsAvailable, makeTestCa } from '../support/certs.ts';
+import { certToolsAvailable, makeTestCa } from '../../rigs/certs.ts';
 
 const require = createRequire(import.meta.url);
 const { ElectronHttpExecutor } = require('electron-updater/out/electronHttpExecutor') as {

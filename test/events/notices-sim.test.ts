@@ -10,9 +10,9 @@ import type { Notice, Pop } from '../../src-main/core/events/pipeline.ts';
 import { ScreenpopEngine } from '../../src-main/core/engine.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { postJson } from '../sim/helpers.ts';
-import { sleepReal, waitFor } from '../support/wait.ts';
+import { sleepReal, waitFor } from '../../rigs/wait.ts';
 import { outsideNumber, tokenManagerFor } from './support.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const USER = { extensions: ['101'], dids: ['+1 (415) 555-0100'], defaultRegion: 'US' };
 const ALL_ON: FeatureToggles = { voicemail: true, sms: true, trunk: true, presence: true };

@@ -20,7 +20,7 @@ import type { CreateSocket, SocketCallbacks } from '../../src-shared/stream/sock
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { RelayEventSource } from '../../src-main/core/relay-client/relay-source.ts';
 import { memoryLogger } from '../../src-shared/log.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 
 interface FarSocket {
   cb: SocketCallbacks;

@@ -10,8 +10,8 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import { systemClock } from '../../src-shared/clock.ts';
 import { EventPipeline, type Pop } from '../../src-main/core/events/pipeline.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
-import { sleepReal, waitFor } from '../support/wait.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { sleepReal, waitFor } from '../../rigs/wait.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

@@ -11,7 +11,7 @@ import type {
 import type { CreateSocket, SocketCallbacks } from '../../src-shared/stream/socket.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { delay } from '../../src-shared/clock.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 
 interface FakeSocket {
   url: string;

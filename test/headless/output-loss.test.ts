@@ -9,8 +9,8 @@ import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
 import type { OutputGone } from '../../src-shared/output-stream.ts';
 import { parseHeadlessArgs } from '../../src-main/headless/args.ts';
 import { EXIT, runHeadless } from '../../src-main/headless/runner.ts';
-import { advanceWithRealIo, FakeClock } from '../support/fake-clock.ts';
-import { waitFor } from '../support/wait.ts';
+import { advanceWithRealIo, FakeClock } from '../../rigs/fake-clock.ts';
+import { waitFor } from '../../rigs/wait.ts';
 
 const rejections: unknown[] = [];
 const onRejection = (reason: unknown) => rejections.push(reason);

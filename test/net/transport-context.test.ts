@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { certToolsAvailable, makeTestCa } from '../support/certs.ts';
+import { certToolsAvailable, makeTestCa } from '../../rigs/certs.ts';
 
 const canRun = certToolsAvailable('test/net/transport-context.test.ts');
 

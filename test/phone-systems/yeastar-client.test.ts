@@ -25,7 +25,7 @@ import {
   validatePolicy as parsePolicy,
   presetDefaults,
 } from '../../src-main/core/settings/policy.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
 const fixture = (name: string) => readFileSync(join(DIR, name), 'utf8');

@@ -26,9 +26,9 @@ import { parseHeadlessArgs, UsageError } from '../../src-main/headless/args.ts';
 import { popLine } from '../../src-main/headless/output.ts';
 import { callStateData } from '../../src-shared/wire/envelope.ts';
 import { startSimulator } from '../../src-sim/index.ts';
-import { FakeClock } from '../support/fake-clock.ts';
-import { directTransport } from '../support/direct-transport.ts';
-import { presenterHarness } from '../app/support.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
+import { presenterHarness } from '../../rigs/app-harness.ts';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
 const fixture = (name: string) => readFileSync(join(DIR, name), 'utf8');

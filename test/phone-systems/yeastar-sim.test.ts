@@ -12,8 +12,8 @@ import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import type { Dismiss, Notice, Pop } from '../../src-main/core/events/pipeline.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
-import { waitFor, sleepReal } from '../support/wait.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { waitFor, sleepReal } from '../../rigs/wait.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

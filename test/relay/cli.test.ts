@@ -21,9 +21,9 @@ import {
   relayConfig,
   signed,
   startTokenService,
-} from './helpers.ts';
-import { waitFor } from '../support/wait.ts';
-import { relayEntry, runRelayCli } from './relay-process.ts';
+} from '../../rigs/relay/helpers.ts';
+import { waitFor } from '../../rigs/wait.ts';
+import { relayEntry, runRelayCli } from '../../rigs/relay/relay-process.ts';
 
 describe('config', () => {
   it('merges the file with environment overrides and refuses unsafe settings', () => {

@@ -17,8 +17,8 @@ import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
 import { EXAMPLE_SECRET } from '../../src-relay/config.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { NODE, RELAY } from '../blackbox/processes.ts';
-import { runRelayCli, spawnRelay } from './relay-process.ts';
+import { NODE, RELAY } from '../../rigs/processes.ts';
+import { runRelayCli, spawnRelay } from '../../rigs/relay/relay-process.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const deploy = join(root, 'deploy/relay');

@@ -11,9 +11,9 @@ import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { tokenManagerFor } from '../events/support.ts';
-import { relayConfig } from './helpers.ts';
-import { sleepReal, waitFor } from '../support/wait.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { relayConfig } from '../../rigs/relay/helpers.ts';
+import { sleepReal, waitFor } from '../../rigs/wait.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const WEBHOOK_SECRET = 'whsec-e2e-0123456789';
 const USER = { extensions: ['101'], dids: ['+1 (415) 555-0100'], defaultRegion: 'US' };

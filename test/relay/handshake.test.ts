@@ -1,8 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/wait.ts';
-import { TestClient, relayConfig, startMemoryRelay, startTokenService, SECRET } from './helpers.ts';
+import { waitFor } from '../../rigs/wait.ts';
+import {
+  TestClient,
+  relayConfig,
+  startMemoryRelay,
+  startTokenService,
+  SECRET,
+} from '../../rigs/relay/helpers.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

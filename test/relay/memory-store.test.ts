@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { compareCursors } from '../../src-shared/relay-protocol.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import type { NewEvent } from '../../src-relay/store/types.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const ev = (eventId: string, receivedAt: number, tenant = 'acme'): NewEvent => ({
   tenant,

@@ -21,11 +21,11 @@ import {
   OTHER_CLIENT_ID,
   startOidcProvider,
   type OidcProviderHandle,
-} from '../support/oidc-provider.ts';
+} from '../../rigs/oidc-provider.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import type { RelayDeps } from '../../src-relay/server.ts';
 import { usersCommand } from '../../src-relay/users/users-cli.ts';
-import { TestClient } from './helpers.ts';
+import { TestClient } from '../../rigs/relay/helpers.ts';
 import {
   ALL_KINDS,
   addUser,

@@ -11,7 +11,7 @@ import { organisationConnection } from '../../src-main/core/org/org-connection.t
 import { orgKeychainAccount, OrgTokenSource } from '../../src-main/core/org/org-token-source.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../rigs/wait.ts';
 import { addUser, orgConfig, startOrgRelay } from './users-support.ts';
 
 // The desktop's side of organisation mode against the relay itself: what the user is told when

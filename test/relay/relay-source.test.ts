@@ -11,7 +11,7 @@ import {
 import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { silentLogger } from '../../src-shared/log.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,9 +24,9 @@ import {
   relayConfig,
   signed,
   startTokenService,
-} from './helpers.ts';
-import { waitFor } from '../support/wait.ts';
-import { directTransport } from '../support/direct-transport.ts';
+} from '../../rigs/relay/helpers.ts';
+import { waitFor } from '../../rigs/wait.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 interface Harness {
   clock: FakeClock;

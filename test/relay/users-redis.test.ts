@@ -9,7 +9,7 @@ import { RedisStore } from '../../src-relay/store/redis-store.ts';
 import { startRelay } from '../../src-relay/server.ts';
 import { RedisUserStore } from '../../src-relay/users/redis-user-store.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { relayEntry } from './relay-process.ts';
+import { relayEntry } from '../../rigs/relay/relay-process.ts';
 import {
   SECRET,
   TestClient,
@@ -17,7 +17,7 @@ import {
   relayConfig,
   startRedis,
   type RedisProcess,
-} from './helpers.ts';
+} from '../../rigs/relay/helpers.ts';
 import { ALL_KINDS, addUser, enrol, postAll, twoUsersDay } from './users-support.ts';
 
 // Users in Redis, shared by two relay instances and the `relay users` command (docs/relay-protocol.md 2.2).

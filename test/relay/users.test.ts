@@ -15,8 +15,8 @@ import {
   secretHash,
 } from '../../src-relay/users/secrets.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { relayEntry } from './relay-process.ts';
-import { TestClient } from './helpers.ts';
+import { relayEntry } from '../../rigs/relay/relay-process.ts';
+import { TestClient } from '../../rigs/relay/helpers.ts';
 import {
   ALL_KINDS,
   addUser,

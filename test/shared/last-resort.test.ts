@@ -7,7 +7,7 @@ import {
   type FaultLoop,
 } from '../../src-shared/last-resort.ts';
 import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 function setup() {
   const clock = new FakeClock();

@@ -82,7 +82,6 @@ describe('SerialQueue', () => {
     expect(await a).toBe('a');
     await expect(b).rejects.toThrow('b');
     expect(await c).toBe('c');
-    await queue.idle();
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
   });
 });

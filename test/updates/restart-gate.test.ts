@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../src-shared/log.ts';
 import { QUIET_AFTER_CALL_MS, RestartGate } from '../../src-main/core/updates/restart-gate.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 function setup() {
   const clock = new FakeClock();

@@ -12,7 +12,7 @@ import {
   UpdateController,
   type UpdaterPort,
 } from '../../src-main/core/updates/update-controller.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

@@ -223,11 +223,6 @@ export class ConnectionSupervisor {
     return this.userNumbers?.matches(to) ?? false;
   }
 
-  /** Waits until queued rebuilds are done (tests). */
-  idle(): Promise<void> {
-    return this.queue.idle();
-  }
-
   private enqueue(task: () => Promise<void>): Promise<void> {
     return this.queue
       .run(task)

@@ -451,11 +451,6 @@ export class AppRuntime {
     return this.connection.retryNow();
   }
 
-  /** Waits until queued connection changes are done (tests). */
-  idle(): Promise<void> {
-    return this.connection.idle();
-  }
-
   /** A saved change reaches the history, the directory, the popup and, if needed, the connection. */
   private async apply(change: SettingsChange): Promise<void> {
     const { before, after } = change;

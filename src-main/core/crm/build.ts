@@ -28,13 +28,6 @@ export function crmKeychainAccount(
   return `${CRM_ACCOUNT_PREFIX}${lookupHost(settings.urlTemplate)}`;
 }
 
-/** Whether this lookup signs in with a secret from the keychain. */
-export function crmNeedsSecret(settings: CrmLookupSettings): boolean {
-  return (
-    settings.provider === 'hubspot' || (settings.provider === 'generic' && settings.auth !== 'none')
-  );
-}
-
 export interface CrmBuildDeps {
   clock: Clock;
   logger: Logger;
@@ -44,7 +37,10 @@ export interface CrmBuildDeps {
   secret: (account: string) => Promise<string | null>;
   region: () => string;
   allowedSchemes: () => readonly string[];
-  /** HubSpot's API address; tests and the benchmark point it at the fake. */
+  /**
+   * HubSpot's API address (HUBSPOT_API by default), injected by code only: no environment or
+   * setting of a shipped build sets it (the token goes there).
+   */
   hubspotApi?: string;
 }
 

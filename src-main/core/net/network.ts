@@ -61,7 +61,7 @@ function withCredentials(resolver: ProxyResolver, deps: NetworkDeps): ProxyResol
       } catch (error) {
         deps.logger.warn('the proxy credentials cannot be read from the keychain', {
           proxy: `${choice.host}:${choice.port}`,
-          error: error instanceof Error ? error.message : String(error),
+          error,
         });
       }
       if (!auth) return choice;

@@ -24,7 +24,7 @@ import {
   type RelayIdentity,
 } from '../../../src-shared/relay-protocol.ts';
 import { unreachableFault } from '../../../src-shared/net-errors.ts';
-import { describeError, ServiceError } from '../../../src-shared/service-errors.ts';
+import { describeError } from '../../../src-shared/service-errors.ts';
 import type { Transport } from '../app/connection.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
 import type { ConnectionStatus } from '../events/contracts.ts';
@@ -34,6 +34,7 @@ import { enrolDevice } from './enrolment.ts';
 import { OidcSignInError, signInWithBrowser } from './oidc-sign-in.ts';
 import {
   orgKeychainAccount,
+  notSignedIn,
   OrgTokenSource,
   parseOrgCredential,
   type OrgCredential,
@@ -364,7 +365,7 @@ export class OrganisationAccount {
     if (error instanceof OidcSignInError) {
       this.logger.warn('the organisation sign-in did not complete', {
         kind: error.kind,
-        error: error.message,
+        error,
       });
       if (error.kind === 'cancelled')
         return {
@@ -393,14 +394,6 @@ export class OrganisationAccount {
       remedy: [phrase('status.org.provider-failed-remedy')],
     };
   }
-}
-
-function notSignedIn(): ServiceError {
-  return new ServiceError({
-    kind: 'sign-in',
-    fault: 'not-signed-in',
-    message: 'not signed in to the organisation',
-  });
 }
 
 function failureOf(error: unknown): OrgFailure {

@@ -198,8 +198,7 @@ export class RelayEventSource implements EventSource {
         this.cursor ??= valid;
         this.savedCursor = valid;
       },
-      (err: Error) =>
-        this.logger.warn('relay cursor not loaded; starting live', { err: err.message }),
+      (err: Error) => this.logger.warn('relay cursor not loaded; starting live', { error: err }),
     );
     this.engine.start();
   }
@@ -297,14 +296,14 @@ export class RelayEventSource implements EventSource {
     if (failure) {
       // A proxy or certificate fault, named: needs a person, or (an unreachable proxy) the back-off.
       const fault = describeError(failure);
-      this.logger.warn('relay socket failed', { fault: fault.fault, error: failure.message });
+      this.logger.warn('relay socket failed', { fault: fault.fault, error: failure });
       return faultVerdict(fault);
     }
     // The socket never opened: say where it went and what happened (refused, no such host...).
     const unreachable =
       end.error && !end.wasReady ? unreachableFault(end.error, this.url, 'relay') : undefined;
     if (unreachable) {
-      this.logger.warn('relay not reached', { error: unreachable.message });
+      this.logger.warn('relay not reached', { error: unreachable });
       return faultVerdict(describeError(unreachable));
     }
     this.logger.info('relay socket closed', { code: end.code });

@@ -24,7 +24,7 @@ import type {
   SettingsView,
   StatusView,
   TestConnectionResult,
-} from '../../../src-main/ipc/contract.ts';
+} from '../../src-main/ipc/contract.ts';
 
 export interface DoubleFixture {
   calls: CallCard[];

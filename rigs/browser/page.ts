@@ -6,7 +6,7 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import type { CrmPreview, EventChannel } from '../../../src-main/ipc/contract.ts';
+import type { CrmPreview, EventChannel } from '../../src-main/ipc/contract.ts';
 import {
   installApiDouble,
   type DoubleFixture,
@@ -45,7 +45,7 @@ export interface OpenedPage {
 }
 
 export const SCREENSHOT_DIR = fileURLToPath(
-  new URL('../../../test-results/screenshots/', import.meta.url),
+  new URL('../../test-results/screenshots/', import.meta.url),
 );
 
 /** How long one step of a browser test may wait (see openPage). */

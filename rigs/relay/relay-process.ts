@@ -9,7 +9,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ensureRelayBuilt, RELAY } from '../blackbox/processes.ts';
+import { ensureRelayBuilt, RELAY } from '../processes.ts';
 
 export interface RelayProcess {
   /** http://127.0.0.1:<port> */

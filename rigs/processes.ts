@@ -11,10 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { ownedByThisProcess } from '../support/owned-spawn.ts';
+import { ownedByThisProcess } from './owned-spawn.ts';
 
 /** The repository root: every command runs from there, as a user runs them. */
-export const REPO = resolve(import.meta.dirname, '..', '..');
+export const REPO = resolve(import.meta.dirname, '..');
 /** The Node that runs the tests (Node 24 from the `node` devDependency under npm scripts). */
 export const NODE = process.execPath;
 /**
@@ -155,7 +155,7 @@ export class ProcessGroup {
     args: string[],
     options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
   ): Spawned {
-    // Killed by the kernel if this test worker dies before cleanup() (test/support/owned-spawn.ts).
+    // Killed by the kernel if this test worker dies before cleanup() (rigs/owned-spawn.ts).
     const child = spawn(...ownedByThisProcess(command, args), {
       cwd: options.cwd ?? REPO,
       env: options.env ?? process.env,

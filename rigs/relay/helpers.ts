@@ -18,8 +18,8 @@ import { signBody } from '../../src-relay/signature.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { RedisStore } from '../../src-relay/store/redis-store.ts';
 import type { EventStore } from '../../src-relay/store/types.ts';
-import { sleepReal } from '../support/wait.ts';
-import { ownedByThisProcess } from '../support/owned-spawn.ts';
+import { sleepReal } from '../wait.ts';
+import { ownedByThisProcess } from '../owned-spawn.ts';
 
 export const SECRET = "It's a Secret to Everybody";
 
@@ -268,7 +268,7 @@ export async function startRedis(
 ): Promise<RedisProcess> {
   const dir = opts.dir ?? mkdtempSync(join(tmpdir(), 'relay-redis-'));
   const port = opts.port ?? (await freePort());
-  // Killed by the kernel if this test worker dies before stop() (test/support/owned-spawn.ts).
+  // Killed by the kernel if this test worker dies before stop() (rigs/owned-spawn.ts).
   const child: ChildProcess = spawn(
     ...ownedByThisProcess(REDIS_BIN, [
       '--port',

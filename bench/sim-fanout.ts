@@ -3,7 +3,7 @@
  * measuring delivered frames and the time from `onSent` to the client's receipt. Prints JSON and a
  * table. Clients run in the same process, so the CPU figure covers both sides.
  *
- *   npm exec -- node src-sim/bench/fanout.ts [--rate 2000] [--sockets 20] [--seconds 5] [--webhook]
+ *   npm exec -- node bench/sim-fanout.ts [--rate 2000] [--sockets 20] [--seconds 5] [--webhook]
  *
  * --webhook also delivers every event to a local receiver (answering 204) and counts deliveries.
  */
@@ -11,7 +11,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { startSimulator } from '../index.ts';
+import { startSimulator } from '../src-sim/index.ts';
 
 const { values } = parseArgs({
   options: {

@@ -1,6 +1,6 @@
 /** Data for the browser tests and screenshots: calls, settings views, history. */
-import { formatNumber } from '../../../src-main/core/phone-number.ts';
-import { DEFAULT_SETTINGS } from '../../../src-main/core/settings/types.ts';
+import { formatNumber } from '../../src-main/core/phone-number.ts';
+import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import type {
   CallCard,
   CallOutcome,
@@ -8,11 +8,11 @@ import type {
   SettingsView,
   StatusView,
   TestConnectionResult,
-} from '../../../src-main/ipc/contract.ts';
+} from '../../src-main/ipc/contract.ts';
 import type { DoubleFixture } from './api-double.ts';
-import { describeError, ServiceError } from '../../../src-shared/service-errors.ts';
-import { render } from '../../../src-shared/i18n/phrase.ts';
-import type { Translator } from '../../../src-shared/i18n/translator.ts';
+import { describeError, ServiceError } from '../../src-shared/service-errors.ts';
+import { render } from '../../src-shared/i18n/phrase.ts';
+import type { Translator } from '../../src-shared/i18n/translator.ts';
 
 /** Numbers as main's directory formats them (US user), so the fixtures show what the app shows. */
 const shown = (raw: string) => formatNumber(raw, 'US');

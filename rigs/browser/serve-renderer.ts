@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
-import { contentSecurityPolicy } from '../../../src-shared/content-security-policy.ts';
+import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
 
 /** The policy main sends with every page of ours (frame-ancestors included): the one that ships. */
 const RENDERER_CSP = contentSecurityPolicy(null);
@@ -28,7 +28,7 @@ export interface ServedRenderer {
   close(): Promise<void>;
 }
 
-const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 
 export async function buildAndServeRenderer(): Promise<ServedRenderer> {
   const outDir = await mkdtemp(join(tmpdir(), 'screenpop-renderer-'));

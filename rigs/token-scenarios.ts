@@ -7,14 +7,14 @@
  * longer than one simulated step: a request still in flight while the test moves time forward must
  * not be aborted by time that did not really pass.
  */
-import { ServiceClient } from '../../src-shared/api/service-client.ts';
-import { isServiceError } from '../../src-shared/service-errors.ts';
-import { TokenManager } from '../../src-main/core/api/token-manager.ts';
-import { SecretRegistry } from '../../src-shared/log.ts';
-import { startSimulator } from '../../src-sim/index.ts';
-import type { Simulator } from '../../src-sim/index.ts';
-import { FakeClock } from '../support/fake-clock.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { ServiceClient } from '../src-shared/api/service-client.ts';
+import { isServiceError } from '../src-shared/service-errors.ts';
+import { TokenManager } from '../src-main/core/api/token-manager.ts';
+import { SecretRegistry } from '../src-shared/log.ts';
+import { startSimulator } from '../src-sim/index.ts';
+import type { Simulator } from '../src-sim/index.ts';
+import { FakeClock } from './fake-clock.ts';
+import { directTransport } from './direct-transport.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -3,13 +3,12 @@
  * organisation's IT would make one: a CA certificate, and server certificates it signs for
  * 127.0.0.1 / localhost (valid, expired, for another host), plus a self-signed one. An expired
  * certificate is issued by openssl running under faketime three days in the past (libfaketime).
- * Everything lives in the given folder; nothing is installed anywhere.
+ * Everything lives in the given folder; nothing is installed anywhere. As a Vitest fixture (made
+ * before a file's tests, removed after them): test/support/test-ca.ts useTestCa.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
 
 export const OPENSSL = ['/usr/bin/openssl', '/bin/openssl'].find((p) => existsSync(p));
 export const FAKETIME = ['/usr/bin/faketime'].find((p) => existsSync(p));
@@ -123,27 +122,6 @@ export function makeTestCa(dir: string, name = 'Screenpop Test Root CA'): TestCa
       );
       return base(leaf);
     },
-  };
-}
-
-/**
- * One test CA for the calling file (or describe block): made in a private folder before its tests
- * when `enabled`, the folder removed after them. Returns the CA's getter, for tests and hooks.
- */
-export function useTestCa(prefix: string, enabled = true): () => TestCa {
-  let dir: string | undefined;
-  let ca: TestCa | undefined;
-  beforeAll(() => {
-    if (!enabled) return;
-    dir = mkdtempSync(join(tmpdir(), prefix));
-    ca = makeTestCa(dir);
-  });
-  afterAll(() => {
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
-  return () => {
-    if (!ca) throw new Error('useTestCa: the CA exists only while the tests run');
-    return ca;
   };
 }
 

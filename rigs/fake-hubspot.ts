@@ -1,7 +1,7 @@
 /**
  * A fake HubSpot for the CRM lookup's tests and benchmark, built from HubSpot's API reference
  * (docs/crm/hubspot.md lists the facts and where each comes from) and failing the way HubSpot
- * fails. HTTPS on 127.0.0.1 with a certificate from the test CA (test/support/certs.ts), so the app
+ * fails. HTTPS on 127.0.0.1 with a certificate from the test CA (rigs/certs.ts), so the app
  * reaches it through its one transport, trusting that CA as an administrator's CA file.
  *
  * - `POST /crm/objects/2026-09/contacts/search` (HubSpot's dated version; the legacy

@@ -4,9 +4,9 @@
  * Sources and clients have no default of their own, so a test goes the same way out as the app.
  */
 import { readFileSync } from 'node:fs';
-import { transportFor } from '../../src-main/core/net/network.ts';
-import type { NetTransport } from '../../src-shared/net/transport.ts';
-import { SecretRegistry, silentLogger, type Logger } from '../../src-shared/log.ts';
+import { transportFor } from '../src-main/core/net/network.ts';
+import type { NetTransport } from '../src-shared/net/transport.ts';
+import { SecretRegistry, silentLogger, type Logger } from '../src-shared/log.ts';
 
 export function directTransport(
   options: { caFile?: string; logger?: Logger; secrets?: SecretRegistry } = {},
