@@ -59,6 +59,26 @@ export function emailKey(raw: string): string {
   return canonicalEmail(raw) ?? lowerAZ(raw.trim());
 }
 
+/**
+ * Names whose addresses compare equal (canonicalEmail): for each address held twice, the first
+ * name that holds it, the later one and the address. Two users with one address would make a
+ * sign-in with it ambiguous: the config and the users store refuse that with these names.
+ */
+export function sameAddressPairs(
+  entries: Iterable<readonly [name: string, address: string]>,
+): Array<{ first: string; second: string; address: string }> {
+  const seen = new Map<string, string>();
+  const out: Array<{ first: string; second: string; address: string }> = [];
+  for (const [name, address] of entries) {
+    const key = canonicalEmail(address);
+    if (key === null) continue;
+    const first = seen.get(key);
+    if (first === undefined) seen.set(key, name);
+    else out.push({ first, second: name, address: key });
+  }
+  return out;
+}
+
 /** Whether two addresses are one (both canonical and equal); an invalid address equals nothing. */
 export function sameEmail(a: string, b: string): boolean {
   const x = canonicalEmail(a);
