@@ -370,10 +370,7 @@ function isEntraIssuer(issuer: string): boolean {
  * another value, or null. Values are compared exactly (text, no case folding): Google's `hd` is
  * the Workspace domain as the organisation registered it, Entra's `tid` a GUID.
  */
-function missingClaim(
-  claims: JWTPayload,
-  required: OidcConfig['requiredClaims'],
-): string | null {
+function missingClaim(claims: JWTPayload, required: OidcConfig['requiredClaims']): string | null {
   for (const [name, want] of Object.entries(required ?? {})) {
     const value = claims[name];
     const allowed = typeof want === 'string' ? [want] : want;

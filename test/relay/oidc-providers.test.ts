@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import { exportJWK, generateKeyPair, SignJWT, type JWTPayload, type KeyLike } from 'jose';
+import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
 import { silentLogger } from '../../src-shared/log.ts';
 import { RELAY_ERRCODE } from '../../src-shared/relay-protocol.ts';
 import { parseConfig, type OidcConfig } from '../../src-relay/config.ts';
@@ -12,7 +12,7 @@ import { FakeClock } from '../support/fake-clock.ts';
 // fake fetch; time is a fake clock. Sources of each claim set: docs/relay-protocol.md 2.3.
 
 const NOW_SEC = Math.floor(Date.UTC(2026, 10, 22, 9, 0, 0) / 1000);
-let key: KeyLike;
+let key: Awaited<ReturnType<typeof generateKeyPair>>['privateKey'];
 let jwk: Record<string, unknown>;
 
 beforeAll(async () => {
@@ -165,9 +165,14 @@ describe('Keycloak (payload typ "ID"; email_verified false for LDAP users withou
     });
     expect(await verdict(v, access)).toMatchObject({ ok: false, status: 401 });
     for (const email_verified of [false, undefined])
-      expect(await verdict(v, await keycloak({ email_verified })), String(email_verified)).toMatchObject(
-        { ok: false, status: 403, reason: expect.stringContaining('email_verified') },
-      );
+      expect(
+        await verdict(v, await keycloak({ email_verified })),
+        String(email_verified),
+      ).toMatchObject({
+        ok: false,
+        status: 403,
+        reason: expect.stringContaining('email_verified'),
+      });
   });
 });
 
@@ -249,9 +254,9 @@ describe('Auth0 (ID tokens valid 10 hours)', () => {
     });
     // A renewed token (issued now) is admitted.
     const renewedAt = NOW_SEC + 61 * 60;
-    expect(await verdict(v, await auth0({ iat: renewedAt, exp: renewedAt + 36_000 }))).toMatchObject(
-      { ok: true },
-    );
+    expect(
+      await verdict(v, await auth0({ iat: renewedAt, exp: renewedAt + 36_000 })),
+    ).toMatchObject({ ok: true });
   });
 });
 

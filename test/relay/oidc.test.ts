@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
@@ -257,7 +258,9 @@ describe('single sign-on: the relay checks the provider’s ID token and maps th
     cleanups.push(() => client.close());
     // The token expires after 2 s; the session goes on (it was verified once; the users are
     // re-checked on every change).
-    await new Promise((r) => setTimeout(r, Math.max(0, tokens.idTokenExpiresAt - Date.now()) + 300));
+    await new Promise((r) =>
+      setTimeout(r, Math.max(0, tokens.idTokenExpiresAt - Date.now()) + 300),
+    );
     expect(client.closeCode).toBeNull();
     await client.until(() => client.closeCode !== null, 6_000);
     expect(client.closeCode).toBe(CloseCode.reauthenticate);
@@ -284,6 +287,55 @@ describe('single sign-on: the relay checks the provider’s ID token and maps th
       status: 401,
       errcode: RELAY_ERRCODE.revoked,
     });
+  });
+
+  // Issue 34 item 5: a session lives past its token now, so revocation must not wait for either.
+  it('ends at once a session past its token’s expiry when the user is disabled in the users file by hand, and refuses a still-valid 10-hour token', async () => {
+    const shortIdp = await startOidcProvider({ accounts, idTokenTtlSec: 1 });
+    const longIdp = await startOidcProvider({ accounts, idTokenTtlSec: 36_000 }); // Auth0's default
+    cleanups.push(
+      () => shortIdp.close(),
+      () => longIdp.close(),
+    );
+    for (const provider of [shortIdp, longIdp]) {
+      const file = join(tmp.path, `users-${provider === shortIdp ? 'short' : 'long'}.json`);
+      const config = orgConfig(file);
+      config.tenants.acme!.oidc = {
+        issuer: provider.issuer,
+        clientId: DESKTOP_CLIENT_ID,
+        scopes: ['openid', 'email', 'offline_access'],
+        emailClaim: 'email',
+        clockToleranceSec: 0,
+        users: {},
+      };
+      const { relay, users, close } = await startOrgRelay(config);
+      cleanups.push(close);
+      await addUser(users, 'alice', ['101'], [], 'alice@example.org');
+      const { tokens } = await signIn(await orgInfo(relay.url), 'alice', provider);
+      const client = await TestClient.connect(relay.clientUrl('acme'), tokens.idToken, {});
+      cleanups.push(() => client.close());
+      if (provider === shortIdp) {
+        // Past the 1-second token's expiry, still open.
+        await new Promise((r) =>
+          setTimeout(r, Math.max(0, tokens.idTokenExpiresAt - Date.now()) + 500),
+        );
+        expect(client.closeCode).toBeNull();
+      } else expect(tokens.idTokenExpiresAt - Date.now()).toBeGreaterThan(9 * 3600_000);
+      // The administrator disables alice in the users file itself (another process's write).
+      const text = JSON.parse(readFileSync(file, 'utf8')) as {
+        users: { revokedAt: number | null }[];
+      };
+      text.users[0]!.revokedAt = Date.now();
+      writeFileSync(file, JSON.stringify(text));
+      await client.until(() => client.closeCode !== null, 5_000);
+      expect(client.closeCode).toBe(CloseCode.revoked);
+      if (provider === longIdp)
+        // A reconnect with the token, valid for hours yet: refused.
+        expect(await handshake(relay.clientUrl('acme'), tokens.idToken)).toMatchObject({
+          status: 401,
+          errcode: RELAY_ERRCODE.revoked,
+        });
+    }
   });
 
   it('answers 503, not a refusal, while the provider cannot be reached', async () => {
