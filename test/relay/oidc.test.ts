@@ -88,6 +88,36 @@ async function ssoRelay(
   return { ...org, config };
 }
 
+/**
+ * A relay for `provider` whose sweeper looks every 500 ms (idle time-out 2 s: the client must
+ * heartbeat, beating()), so a session ended at its token's expiry would be closed within 0.5 s.
+ */
+async function sweptRelay(provider: OidcProviderHandle, file: string, authMaxAgeMs = 3_600_000) {
+  const config = orgConfig(join(tmp.path, file));
+  config.clients.authMaxAgeMs = authMaxAgeMs;
+  config.clients.idleTimeoutMs = 2_000;
+  config.tenants.acme!.oidc = {
+    issuer: provider.issuer,
+    clientId: DESKTOP_CLIENT_ID,
+    scopes: ['openid', 'email', 'offline_access'],
+    emailClaim: 'email',
+    clockToleranceSec: 0,
+    users: {},
+  };
+  const org = await startOrgRelay(config);
+  cleanups.push(org.close);
+  return org;
+}
+
+/** Keeps a test client's session from going idle (a heartbeat every 500 ms). */
+function beating(client: TestClient): TestClient {
+  const timer = setInterval(() => client.send(JSON.stringify({ type: 'heartbeat' })), 500);
+  cleanups.push(async () => clearInterval(timer));
+  return client;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
+
 /** The desktop's sign-in, with `provider`'s login page answered as `account`. */
 async function signIn(
   info: { issuer: string; clientId: string; scopes: string[] },
@@ -237,32 +267,19 @@ describe('single sign-on: the relay checks the provider’s ID token and maps th
   });
 
   it('keeps a session past its short token (Keycloak: 5 min), ends it at the relay’s maximum age after the token was issued (4002), then admits the renewed one only', async () => {
-    const shortIdp = await startOidcProvider({ accounts, idTokenTtlSec: 2 });
+    const shortIdp = await startOidcProvider({ accounts, idTokenTtlSec: 1 });
     cleanups.push(() => shortIdp.close());
-    const config = orgConfig(join(tmp.path, 'users.json'));
-    config.clients.authMaxAgeMs = 4_000;
-    config.tenants.acme!.oidc = {
-      issuer: shortIdp.issuer,
-      clientId: DESKTOP_CLIENT_ID,
-      scopes: ['openid', 'email', 'offline_access'],
-      emailClaim: 'email',
-      clockToleranceSec: 0,
-      users: {},
-    };
-    const { relay, users, close } = await startOrgRelay(config);
-    cleanups.push(close);
+    const { relay, users } = await sweptRelay(shortIdp, 'users-age.json', 4_000);
     await addUser(users, 'alice', ['101'], [], 'alice@example.org');
     const info = await orgInfo(relay.url);
     const { tokens } = await signIn(info, 'alice', shortIdp);
-    const client = await TestClient.connect(relay.clientUrl('acme'), tokens.idToken, {});
+    const client = beating(await TestClient.connect(relay.clientUrl('acme'), tokens.idToken, {}));
     cleanups.push(() => client.close());
-    // The token expires after 2 s; the session goes on (it was verified once; the users are
-    // re-checked on every change).
-    await new Promise((r) =>
-      setTimeout(r, Math.max(0, tokens.idTokenExpiresAt - Date.now()) + 300),
-    );
+    // A second past the token's expiry the session goes on (it was verified once; the users are
+    // re-checked on every change); it ends 4 s after the token was issued.
+    await sleep(tokens.idTokenExpiresAt - Date.now() + 1_000);
     expect(client.closeCode).toBeNull();
-    await client.until(() => client.closeCode !== null, 6_000);
+    await client.until(() => client.closeCode !== null, 5_000);
     expect(client.closeCode).toBe(CloseCode.reauthenticate);
     expect(await handshake(relay.clientUrl('acme'), tokens.idToken)).toMatchObject({
       status: 401,
@@ -298,35 +315,24 @@ describe('single sign-on: the relay checks the provider’s ID token and maps th
       () => longIdp.close(),
     );
     for (const provider of [shortIdp, longIdp]) {
-      const file = join(tmp.path, `users-${provider === shortIdp ? 'short' : 'long'}.json`);
-      const config = orgConfig(file);
-      config.tenants.acme!.oidc = {
-        issuer: provider.issuer,
-        clientId: DESKTOP_CLIENT_ID,
-        scopes: ['openid', 'email', 'offline_access'],
-        emailClaim: 'email',
-        clockToleranceSec: 0,
-        users: {},
-      };
-      const { relay, users, close } = await startOrgRelay(config);
-      cleanups.push(close);
+      const file = `users-${provider === shortIdp ? 'short' : 'long'}.json`;
+      const { relay, users } = await sweptRelay(provider, file);
       await addUser(users, 'alice', ['101'], [], 'alice@example.org');
       const { tokens } = await signIn(await orgInfo(relay.url), 'alice', provider);
-      const client = await TestClient.connect(relay.clientUrl('acme'), tokens.idToken, {});
+      const client = beating(await TestClient.connect(relay.clientUrl('acme'), tokens.idToken, {}));
       cleanups.push(() => client.close());
       if (provider === shortIdp) {
-        // Past the 1-second token's expiry, still open.
-        await new Promise((r) =>
-          setTimeout(r, Math.max(0, tokens.idTokenExpiresAt - Date.now()) + 500),
-        );
+        // A second past the 1-second token's expiry: still open.
+        await sleep(tokens.idTokenExpiresAt - Date.now() + 1_000);
         expect(client.closeCode).toBeNull();
       } else expect(tokens.idTokenExpiresAt - Date.now()).toBeGreaterThan(9 * 3600_000);
       // The administrator disables alice in the users file itself (another process's write).
-      const text = JSON.parse(readFileSync(file, 'utf8')) as {
+      const path = join(tmp.path, file);
+      const text = JSON.parse(readFileSync(path, 'utf8')) as {
         users: { revokedAt: number | null }[];
       };
       text.users[0]!.revokedAt = Date.now();
-      writeFileSync(file, JSON.stringify(text));
+      writeFileSync(path, JSON.stringify(text));
       await client.until(() => client.closeCode !== null, 5_000);
       expect(client.closeCode).toBe(CloseCode.revoked);
       if (provider === longIdp)
