@@ -73,8 +73,10 @@ const MAX_TOKEN_AGE_MS = 60 * 60_000;
  * `iat` present and not in the future (with `clockToleranceSec` either way), and that it is an ID
  * token at all, not an access token, with `azp` when it has several audiences (notAnIdToken). (The
  * `nonce` and `at_hash` were the desktop's to check: it made the request and holds the access
- * token.) The provider must not deny the address (vouchedFor); the address is compared by
- * canonicalEmail, never folded. The e-mail claim then names the user (mapAddress): refused when a relay
+ * token.) Claims the config requires must have their values (missingClaim: Google's `hd`,
+ * Entra's `tid`) and the claim that vouches for the address must be `true` (vouchingClaim); the
+ * address is compared by canonicalEmail, never folded. A token admits a session for the relay's
+ * maximum age after its `iat` (sessionEnd). The e-mail claim then names the user (mapAddress): refused when a relay
  * user with that address (or named by it) is revoked, else the config's `users` mapping, then a
  * relay user with that `--email`, then the phone system's extension list.
  *
