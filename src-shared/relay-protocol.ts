@@ -76,11 +76,58 @@ export interface EnrolmentAnswer {
   identity: RelayIdentity;
 }
 
+/**
+ * What a desktop needs to sign in with the organisation's OpenID provider (the relay's
+ * `tenants.<name>.oidc`, docs/relay-protocol.md 2.3). The optional parts are what real providers
+ * ask beyond the standard flow: Google's token endpoint wants its "Desktop app" client's secret
+ * (which Google says is not secret in an installed app, but which is never logged) and
+ * `access_type=offline` for a refresh token; Okta and Auth0 match the redirect address exactly,
+ * port included, so the loopback listener's host and port can be fixed.
+ */
+export interface OidcClientInfo {
+  issuer: string;
+  clientId: string;
+  scopes: string[];
+  /** Sent to the token endpoint (client_secret_post) when the provider wants one. */
+  clientSecret?: string;
+  /** Extra parameters of the authorization request (access_type, prompt, hd, ...). */
+  authorizationParams?: Record<string, string>;
+  /** The loopback redirect's host: 127.0.0.1 (default, RFC 8252 8.3) or localhost. */
+  redirectHost?: LoopbackRedirectHost;
+  /** A fixed loopback port, for providers that match the redirect exactly; absent: any free port. */
+  redirectPort?: number;
+}
+
+/** The hosts a loopback redirect may name (RFC 8252 7.3 and 8.3). */
+export const LOOPBACK_REDIRECT_HOSTS = ['127.0.0.1', 'localhost'] as const;
+export type LoopbackRedirectHost = (typeof LOOPBACK_REDIRECT_HOSTS)[number];
+
+/**
+ * Parameters of the authorization request the app sets itself: a configuration may not name them
+ * in `authorizationParams` (the relay refuses it; the app ignores them).
+ */
+export const RESERVED_AUTHORIZATION_PARAMS = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'code_challenge',
+  'code_challenge_method',
+  'state',
+  'nonce',
+  'client_secret',
+] as const;
+
+/** What an extra authorization parameter may be: its name, its value's length, how many. */
+export const AUTHORIZATION_PARAM_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export const MAX_AUTHORIZATION_PARAM_LENGTH = 512;
+export const MAX_AUTHORIZATION_PARAMS = 20;
+
 /** The answer of GET /v1/org/<tenant>: how a desktop signs in to this tenant. */
 export interface OrgSignInInfo {
   tenant: string;
   /** The organisation's OpenID provider, when single sign-on is configured. */
-  oidc: { issuer: string; clientId: string; scopes: string[] } | null;
+  oidc: OidcClientInfo | null;
   /** Whether one-time enrolment codes are accepted. */
   enrolment: boolean;
 }

@@ -397,6 +397,7 @@ describe('the tray on each OS', () => {
     expect(applicationMenuTemplate('linux')).toBeNull();
     expect(applicationMenuTemplate('darwin')?.map((i) => i.role)).toEqual([
       'appMenu',
+      'fileMenu',
       'editMenu',
       'windowMenu',
     ]);

@@ -200,6 +200,7 @@ describe('Google (hd pins the Workspace organisation)', () => {
     const { v } = verifier({
       issuer,
       clientId,
+      clientSecret: 'GOCSPX-desktop-app-secret', // Google wants its Desktop client's secret
       requiredClaims: { hd: 'example.org' },
       users: { 'alice@example.org': MAPPED, 'alice@gmail.com': MAPPED },
     });
