@@ -3,10 +3,15 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
 import { parseJson } from '../src-shared/json-text.ts';
 import type { LogLevel } from '../src-shared/log.ts';
-import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../src-shared/extension-number.ts';
+import { EVENT_ID_WINDOW_MS } from '../src-shared/event-codes.ts';
+import { PHONE_SYSTEMS, phoneSystemsJoined } from '../src-shared/phone-systems/names.ts';
+import {
+  isExtensionNumber,
+  isInternationalDid,
+  MAX_EXTENSION_DIGITS,
+} from '../src-shared/phone-number-rules.ts';
 import {
   AUTHORIZATION_PARAM_NAME,
-  isInternationalNumber,
   LOOPBACK_REDIRECT_HOSTS,
   MAX_AUTHORIZATION_PARAM_LENGTH,
   MAX_AUTHORIZATION_PARAMS,
@@ -15,7 +20,7 @@ import {
 } from '../src-shared/relay-protocol.ts';
 import { fileStartupError } from './startup-errors.ts';
 // check-config.ts imports this module too; the function is only called once both are loaded.
-import { isLoopbackHost } from '../src-shared/loopback.ts';
+import { isSecureOrLoopback } from '../src-shared/loopback.ts';
 import { canonicalEmail, sameAddressPairs } from '../src-shared/email-address.ts';
 
 /**
@@ -41,7 +46,7 @@ const count = (what: string) =>
     .int({ error: `must be a whole number (${what})` })
     .positive({ error: 'must be more than 0' });
 
-// The one rule of what an extension is (src-shared/extension-number.ts), as Settings and the runner.
+// The one rule of what an extension is (src-shared/phone-number-rules.ts), as Settings and the runner.
 const extensionList = z
   .array(
     z.string().refine(isExtensionNumber, {
@@ -183,7 +188,7 @@ const oidcSchema = z
             // would match nothing, and by a suffix it used to match colleagues' outbound calls.
             dids: z
               .array(
-                z.string().refine(isInternationalNumber, {
+                z.string().refine(isInternationalDid, {
                   error: 'a DID is the full international number, + and the country code',
                 }),
               )
@@ -282,8 +287,8 @@ const tenantSchema = z
      * envelopes either way. Absent: "standard".
      */
     phoneSystem: z
-      .enum(['standard', 'yeastar-p-series'], {
-        error: 'phoneSystem must be "standard" or "yeastar-p-series"',
+      .enum(PHONE_SYSTEMS, {
+        error: `phoneSystem must be ${phoneSystemsJoined(' or ', '"')}`,
       })
       .optional(),
     /**
@@ -373,10 +378,10 @@ const retentionSchema = z
     maxAgeMs: ms('event age').default(24 * 3600_000),
     /** How long an event_id is remembered for dedupe (ms); at least 25 hours. */
     dedupeTtlMs: ms('dedupe window')
-      .min(25 * 3600_000, {
+      .min(EVENT_ID_WINDOW_MS, {
         error: 'must be at least 25 hours (the service retries for 24)',
       })
-      .default(25 * 3600_000),
+      .default(EVENT_ID_WINDOW_MS),
   })
   .strict();
 
@@ -675,8 +680,7 @@ function isEntraMultiTenantIssuer(issuer: string): boolean {
 
 function isIssuerUrl(text: string): boolean {
   try {
-    const u = new URL(text);
-    return u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname));
+    return isSecureOrLoopback(new URL(text));
   } catch {
     return false;
   }

@@ -10,6 +10,7 @@
  */
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
 import type { Settings } from '../settings/types.ts';
+import type { TransportSettings } from '../settings/changes.ts';
 import {
   envProxyResolver,
   fixedProxyResolver,
@@ -104,10 +105,7 @@ function unusableManualProxy(managedBy: string | undefined): ProxyConfigError {
  * The transport for these settings. Throws ProxyConfigError for an unusable HTTPS_PROXY (the
  * runner refuses to start rather than go around an administrator's proxy).
  */
-export function transportFor(
-  settings: Pick<Settings, 'proxyMode' | 'proxyUrl' | 'caFile'>,
-  deps: NetworkDeps,
-): NetTransport {
+export function transportFor(settings: TransportSettings, deps: NetworkDeps): NetTransport {
   let resolver: ProxyResolver;
   try {
     resolver = withCredentials(resolverFor(settings, deps), deps);
