@@ -171,9 +171,10 @@ export async function usersCommand(
     }
     case 'revoke': {
       // A user's name, or an e-mail address that signs in (however it is mapped: 2.3).
-      // Any text with an @ (as typed: revokeAddress compares it by emailKey, even one that is
+      // Any word with an @ (as typed: revokeAddress compares it by emailKey, even one that is
       // not an address sign-ins could carry).
-      const address = name !== undefined && name.includes('@') ? name.trim() : null;
+      const typed = name?.trim();
+      const address = typed?.includes('@') && !/\s/.test(typed) ? typed : null;
       const user = address ?? needName();
       users = await open(config);
       try {
