@@ -45,7 +45,7 @@ export interface SessionDeps {
   credentialHash?: string;
   /**
    * Monotonic ms at which the session's authorisation ends (closed 4002 then); default
-   * `authMaxAgeMs` after it opened. An OpenID sign-in ends no later than its token.
+   * `authMaxAgeMs` after it opened. An OpenID sign-in ends `authMaxAgeMs` after its token was issued.
    */
   authDeadline?: number;
 }

@@ -21,6 +21,7 @@ import {
 import { fileStartupError } from './startup-errors.ts';
 // check-config.ts imports this module too; the function is only called once both are loaded.
 import { isSecureOrLoopback } from '../src-shared/loopback.ts';
+import { canonicalEmail, sameAddressPairs } from '../src-shared/email-address.ts';
 
 /**
  * The relay's configuration: one schema (zod) gives the defaults, the types and the checks, so a
@@ -154,6 +155,13 @@ const oidcSchema = z
     /** The claim holding the user's e-mail address (Entra ID: preferred_username or upn). */
     emailClaim: z.string().min(1).default('email'),
     /**
+     * The claim by which the provider vouches for the e-mail claim; a token is admitted only when
+     * it is the boolean true. Absent: `email_verified` for `email` (`xms_edov` at an Entra ID
+     * issuer), none for another claim; null: none (the address is as good as the provider's
+     * directory). users/oidc.ts, vouchingClaim().
+     */
+    emailVerifiedClaim: z.string().min(1).nullable().optional(),
+    /**
      * Claims every ID token must carry, each with exactly this value or one of these values: the
      * organisation's Google Workspace domain (`hd`), the Entra ID tenant (`tid`).
      */
@@ -170,7 +178,9 @@ const oidcSchema = z
     /** Explicit mapping: e-mail address -> extensions (and numbers), before the users and the directory. */
     users: z
       .record(
-        z.string().regex(/^[^\s@]{1,64}@[^\s@]{1,255}$/, { error: 'not an e-mail address' }),
+        // Each key is checked below (relayConfigSchema) by the one rule of what an address is
+        // and when two are one (src-shared/email-address.ts), so the message can name it.
+        z.string(),
         z
           .object({
             extensions: extensionList,
@@ -476,6 +486,22 @@ export const relayConfigSchema = baseSchema.superRefine((config, ctx) => {
         path: ['tenants', name, 'oidc'],
         message: `tenants.${name}.oidc needs "access": "users" (single sign-on admits the relay's users only)`,
       });
+  for (const name of names) {
+    const mapping = config.tenants[name]!.oidc?.users ?? {};
+    for (const address of Object.keys(mapping))
+      if (canonicalEmail(address) === null)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tenants', name, 'oidc', 'users'],
+          message: `tenants.${name}.oidc.users: "${address}" is not an e-mail address the relay compares (an ASCII local part, the address in NFC, a host name or IDN domain; no Unicode look-alikes such as the Kelvin sign)`,
+        });
+    for (const { first, second } of sameAddressPairs(Object.keys(mapping).map((e) => [e, e])))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tenants', name, 'oidc', 'users'],
+        message: `tenants.${name}.oidc.users maps "${first}" and "${second}", which are one address (case of A-Z and the domain's form do not count): keep one`,
+      });
+  }
   for (const name of names) {
     const t = config.tenants[name]!;
     // Events come from webhooks, or from the gateway's own stream: a tenant needs one of them.

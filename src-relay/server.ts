@@ -168,6 +168,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
           clock,
           logger: logger.child({ component: 'oidc', tenant: name }),
           fetch,
+          maxTokenAgeMs: config.clients.authMaxAgeMs,
           ...(directory ? { directory } : {}),
         }),
       );

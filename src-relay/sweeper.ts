@@ -5,7 +5,7 @@ import type { SessionRegistry } from './sessions.ts';
 
 /**
  * Closes, every few seconds: idle clients (4000), sessions past their authorisation (4002: the
- * maximum age, or an OpenID sign-in's token expiry, whichever is first),
+ * maximum age; an OpenID sign-in's counted from its token's issue),
  * and sockets that never said hello (4400). Times are monotonic, so a wall-clock step closes
  * nobody.
  */

@@ -233,7 +233,10 @@ export function upgradeHandler(
     }
   }
 
-  /** An OpenID sign-in ends with its token (a fresh one reconnects), at the latest after the maximum age. */
+  /**
+   * An OpenID sign-in ends at its identity's `expiresAt`: the maximum age after its token was
+   * issued (users/oidc.ts, sessionEnd(); a renewed one reconnects), not at the token's own expiry.
+   */
   function authDeadline(identity: RelayIdentity): number {
     const left =
       identity.expiresAt === null

@@ -64,7 +64,10 @@ export interface RelayIdentity {
   via: 'device' | 'oidc';
   extensions: string[];
   dids: string[];
-  /** Wall-clock ms at which this sign-in stops being accepted (an OpenID token's expiry); null: no end. */
+  /**
+   * Wall-clock ms at which this sign-in stops being accepted (an OpenID sign-in: the relay's
+   * maximum age after its ID token was issued, whatever the token's own expiry); null: no end.
+   */
   expiresAt: number | null;
 }
 

@@ -12,7 +12,7 @@ import type {
   UserRecord,
   UserStore,
 } from './types.ts';
-import { NoSuchUserError, UserExistsError } from './types.ts';
+import { EmailTakenError, NoSuchUserError, UserExistsError } from './types.ts';
 import { canonicalEmail, emailKey } from '../../src-shared/email-address.ts';
 
 /**
@@ -212,6 +212,11 @@ export class RedisUserStore implements UserStore {
   }
 
   async addUser(user: NewUser, now: number): Promise<UserRecord> {
+    // Addresses are compared by canonicalEmail, which the script cannot run: checked before it
+    // (an administrator's command; two adding one address at the same instant could both pass).
+    const holder = user.email === null ? null : await this.findByEmail(user.tenant, user.email);
+    if (holder && holder.revokedAt === null && holder.name !== user.name)
+      throw new EmailTakenError(user.email!, holder.name);
     const record: UserRecord = { ...user, createdAt: now, revokedAt: null };
     const answer = await this.script('usersAdd')(
       this.usersKey(user.tenant),

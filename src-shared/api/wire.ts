@@ -5,6 +5,7 @@
  */
 import { ServiceError } from '../service-errors.ts';
 import { previewText } from '../text.ts';
+import { canonicalEmail } from '../email-address.ts';
 
 /** A token pair with lifetimes turned into wall-clock deadlines (ms since the epoch). */
 export interface TokenPair {
@@ -18,7 +19,10 @@ export interface TokenPair {
 export interface Extension {
   number: string;
   callerIdName: string;
-  /** `email_addr`, lower-cased, when the entry has a plausible one (the relay maps sign-ins by it). */
+  /**
+   * `email_addr` as the phone system holds it (trimmed), when it is an address canonicalEmail
+   * takes (src-shared/email-address.ts); the relay maps sign-ins by it, compared by that function.
+   */
   email?: string;
 }
 
@@ -150,7 +154,7 @@ export function parseExtensionPage(body: unknown, operation: string): ExtensionP
     extensions.push({
       number,
       callerIdName: previewText(e.caller_id_name, 200),
-      ...(email && /^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email) && { email }),
+      ...(email && canonicalEmail(email) !== null && { email }),
     });
   }
   const total = text(obj.total_number);

@@ -69,10 +69,13 @@ async function setUp(
     provider?: OidcProviderHandle;
     /** The organisation's policy (policy.json) on this computer. */
     policy?: Record<string, unknown>;
+    /** The relay's clients.authMaxAgeMs: how long after its issue an ID token's session lasts. */
+    authMaxAgeMs?: number;
   } = {},
 ) {
   const provider = options.provider ?? idp;
   const config = orgConfig(join(tmp.path, 'users.json'));
+  if (options.authMaxAgeMs) config.clients.authMaxAgeMs = options.authMaxAgeMs;
   if (options.sso !== false)
     config.tenants.acme!.oidc = {
       issuer: provider.issuer,
@@ -274,13 +277,14 @@ describe('organisation mode in the app', () => {
   }, 60_000);
 
   it('when the provider no longer renews the sign-in: needs attention, "sign in again" in the status and the tray; signing in again brings the calls back', async () => {
-    // ID tokens of 4 s: the relay ends each session with its token (4002), and the app renews.
+    // A relay whose sessions last 4 s after the ID token was issued: it ends each one (4002),
+    // and the app renews at the provider.
     const shortLived = await startOidcProvider({
       accounts: { alice: { email: 'alice@example.org' } },
       idTokenTtlSec: 4,
     });
     cleanups.push(() => shortLived.close());
-    const t = await setUp({ provider: shortLived });
+    const t = await setUp({ provider: shortLived, authMaxAgeMs: 4_000 });
     await t.runtime.start();
     const relay = { relayUrl: t.relayAddress, relayTenant: 'acme' };
     expect(await t.runtime.signInToOrganisation(relay)).toMatchObject({ ok: true });

@@ -428,6 +428,53 @@ describe('RelayEventSource against a misbehaving relay (fake clock)', () => {
     await src.stop();
   });
 
+  // Issue 34 item 5: the relay ends a single sign-on session at its maximum age after the ID token
+  // was issued, whatever the token's own expiry (Auth0's last 10 h); reconnecting with the same
+  // token would be refused as too old, so the source asks for a renewed one. A device credential
+  // has no renewal: it is presented again.
+  it('asks for a renewed ID token when the relay ends a single sign-on session (4002), not a device credential', async () => {
+    const identity = (via: string) => ({
+      user: 'alice',
+      via,
+      extensions: ['101'],
+      dids: [],
+      expiresAt: null,
+    });
+    for (const [via, tokens] of [
+      ['oidc', ['id-1', 'id-2']],
+      ['device', ['sprd_x', 'sprd_y']],
+    ] as const) {
+      const clock = new FakeClock();
+      const used: string[] = [];
+      const relay = scriptedRelay((_hello, peer) => {
+        peer.send(
+          `relay ${JSON.stringify({ type: 'ready', session: 's', cursor: null, heartbeatMs: 25000, idleTimeoutMs: 60000, identity: identity(via) })}`,
+        );
+        if (relay.hellos.length === 1) peer.close(4002, 'authorisation expired');
+      });
+      const tokenSource = listTokenSource([...tokens]);
+      const src = new RelayEventSource({
+        relayUrl: 'http://127.0.0.1:1',
+        tenant: 'acme',
+        tokens: tokenSource,
+        filter: { extensions: ['101'], dids: [], events: [] },
+        clock,
+        random: () => 0.5,
+        createSocket: (url, headers, cb) => {
+          used.push(headers.Authorization!);
+          return relay.createSocket(url, headers, cb);
+        },
+      });
+      src.start();
+      await clock.advance(1_000);
+      await src.stop();
+      expect(used, via).toEqual(
+        via === 'oidc' ? ['Bearer id-1', 'Bearer id-2'] : ['Bearer sprd_x', 'Bearer sprd_x'],
+      );
+      expect(tokenSource.invalidated, via).toEqual(via === 'oidc' ? ['id-1'] : []);
+    }
+  });
+
   it('takes only cursors in the cursor format, from the relay and from its store', async () => {
     const clock = new FakeClock();
     let n = 0;

@@ -133,6 +133,8 @@ export class RelayEventSource implements EventSource {
   private readonly saver: LatestWriter;
   private gapTimer: TimerHandle | undefined;
   private gapStatus: ConnectionStatus | undefined;
+  /** The ID token the open session signed in with (organisation single sign-on), renewed on 4002. */
+  private signInGrant: string | undefined;
 
   constructor(deps: RelaySourceDeps) {
     this.deps = deps;
@@ -237,6 +239,7 @@ export class RelayEventSource implements EventSource {
       case 'ready':
         if (control.cursor !== null) this.advance(control.cursor);
         if (control.identity) this.deps.onIdentity?.(control.identity);
+        this.signInGrant = control.identity?.via === 'oidc' ? link.grant.value : undefined;
         link.ready(this.gapStatus ?? { state: 'connected' });
         break;
       case 'cursor':
@@ -309,7 +312,12 @@ export class RelayEventSource implements EventSource {
     this.logger.info('relay socket closed', { code: end.code });
     if (end.code === CloseCode.revoked)
       return { next: 'attention', status: signInStatus('access-revoked') };
-    if (end.code === CloseCode.reauthenticate) return { next: 'at-once' };
+    if (end.code === CloseCode.reauthenticate) {
+      // A single sign-on session ends at the relay's maximum age after its ID token was issued:
+      // reconnect with a renewed token (Auth0's, valid 10 h, would be refused as too old).
+      if (this.signInGrant === link.grant.value) this.deps.tokens.invalidate(link.grant.value);
+      return { next: 'at-once' };
+    }
     if (end.foundDead && end.wasReady)
       return {
         next: 'back-off',
