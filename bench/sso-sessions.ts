@@ -18,10 +18,10 @@ import { MemoryCredentialStore } from '../src-main/core/credentials/credential-s
 import { signInWithBrowser } from '../src-main/core/org/oidc-sign-in.ts';
 import { orgKeychainAccount, OrgTokenSource } from '../src-main/core/org/org-token-source.ts';
 import { RelayEventSource } from '../src-main/core/relay-client/relay-source.ts';
-import { envelope, postWebhook, signed } from '../test/relay/helpers.ts';
-import { addUser, orgConfig, startOrgRelay } from '../test/relay/users-support.ts';
-import { directTransport } from '../test/support/direct-transport.ts';
-import { DESKTOP_CLIENT_ID, startOidcProvider } from '../test/support/oidc-provider.ts';
+import { envelope, postWebhook, signed } from '../rigs/relay/helpers.ts';
+import { addUser, orgConfig, startOrgRelay } from '../rigs/relay/users-support.ts';
+import { directTransport } from '../rigs/direct-transport.ts';
+import { DESKTOP_CLIENT_ID, startOidcProvider } from '../rigs/oidc-provider.ts';
 
 const SCALE = Number(process.env.BENCH_SCALE ?? 100);
 const TTL_SEC = Number(process.env.BENCH_TTL_SEC ?? 300); // Keycloak's default

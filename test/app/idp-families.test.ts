@@ -27,7 +27,7 @@ import {
 } from '../../src-main/core/org/org-token-source.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 import { relayConfig, SECRET } from '../../rigs/relay/helpers.ts';
-import { startOrgRelay } from '../relay/users-support.ts';
+import { startOrgRelay } from '../../rigs/relay/users-support.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import { freePort, type BrowserResult, type FakeIdp } from '../support/idp-families/fake-idp.ts';
 import {

@@ -31,7 +31,7 @@ import {
 } from '../../rigs/oidc-provider.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../../rigs/wait.ts';
-import { addUser, orgConfig, postAll, startOrgRelay } from '../relay/users-support.ts';
+import { addUser, orgConfig, postAll, startOrgRelay } from '../../rigs/relay/users-support.ts';
 import {
   FakeClipboard,
   FakeNotifier,

@@ -1,11 +1,11 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { FileUserStore } from '../../src-relay/users/file-user-store.ts';
 import { usersCommand } from '../../src-relay/users/users-cli.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { orgConfig } from './users-support.ts';
+import { orgConfig } from '../../rigs/relay/users-support.ts';
 
 // Issue 34 item 4: addresses are unique. Two active users whose addresses compare equal
 // (canonicalEmail) would make a sign-in with that address either of them: the command refuses the

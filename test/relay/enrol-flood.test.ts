@@ -14,7 +14,7 @@ import { newEnrolmentCode, secretHash } from '../../src-relay/users/secrets.ts';
 import { FileUserStore } from '../../src-relay/users/file-user-store.ts';
 import type { RedeemResult } from '../../src-relay/users/types.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { addUser, orgConfig, startOrgRelay } from './users-support.ts';
+import { addUser, orgConfig, startOrgRelay } from '../../rigs/relay/users-support.ts';
 
 const tmp = useTempDir('relay-enrol-flood-');
 const cleanups: Array<() => Promise<void>> = [];

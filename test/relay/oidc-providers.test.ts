@@ -4,7 +4,7 @@ import { silentLogger } from '../../src-shared/log.ts';
 import { RELAY_ERRCODE } from '../../src-shared/relay-protocol.ts';
 import { parseConfig, type OidcConfig } from '../../src-relay/config.ts';
 import { OidcVerifier } from '../../src-relay/users/oidc.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 // Issue 34 item 4: the ID tokens each provider family issues, built from its own documents, signed
 // by a local key and checked by the relay's real verification (OidcVerifier: discovery, JWKS,

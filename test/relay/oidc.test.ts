@@ -34,7 +34,7 @@ import {
   postAll,
   startOrgRelay,
   twoUsersDay,
-} from './users-support.ts';
+} from '../../rigs/relay/users-support.ts';
 
 // Single sign-on against a real OpenID provider (oidc-provider on 127.0.0.1): the desktop's own
 // sign-in code (authorization code + PKCE, loopback redirect) gets the tokens; the relay checks

@@ -12,7 +12,7 @@ import { orgKeychainAccount, OrgTokenSource } from '../../src-main/core/org/org-
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../../rigs/wait.ts';
-import { addUser, orgConfig, startOrgRelay } from './users-support.ts';
+import { addUser, orgConfig, startOrgRelay } from '../../rigs/relay/users-support.ts';
 
 // The desktop's side of organisation mode against the relay itself: what the user is told when
 // the relay will not have them (docs/relay-protocol.md 2.2, the refusal table).

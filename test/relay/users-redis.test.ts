@@ -18,7 +18,7 @@ import {
   startRedis,
   type RedisProcess,
 } from '../../rigs/relay/helpers.ts';
-import { ALL_KINDS, addUser, enrol, postAll, twoUsersDay } from './users-support.ts';
+import { ALL_KINDS, addUser, enrol, postAll, twoUsersDay } from '../../rigs/relay/users-support.ts';
 
 // Users in Redis, shared by two relay instances and the `relay users` command (docs/relay-protocol.md 2.2).
 const haveRedis = redisAvailable('test/relay/users-redis.test.ts');

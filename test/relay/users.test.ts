@@ -26,7 +26,7 @@ import {
   postAll,
   startOrgRelay,
   twoUsersDay,
-} from './users-support.ts';
+} from '../../rigs/relay/users-support.ts';
 
 const tmp = useTempDir('relay-users-');
 const cleanups: Array<() => Promise<void>> = [];

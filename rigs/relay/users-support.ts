@@ -11,7 +11,7 @@ import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { FileUserStore } from '../../src-relay/users/file-user-store.ts';
 import type { UserStore } from '../../src-relay/users/types.ts';
 import { newEnrolmentCode, secretHash } from '../../src-relay/users/secrets.ts';
-import { relayConfig, SECRET, signed, postWebhook } from '../../rigs/relay/helpers.ts';
+import { relayConfig, SECRET, signed, postWebhook } from './helpers.ts';
 import type { RelayConfig } from '../../src-relay/config.ts';
 
 export function orgConfig(usersFile: string, overrides: Record<string, unknown> = {}): RelayConfig {
