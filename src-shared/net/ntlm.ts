@@ -149,12 +149,22 @@ export function parseNtlmChallenge(base64: string): NtlmChallenge {
     throw new NtlmError('the NTLM challenge does not start with NTLMSSP');
   if (message.readUInt32LE(8) !== 2) throw new NtlmError('the NTLM message is not a challenge');
   const flags = message.readUInt32LE(20);
-  const name = field(message, 12);
+  // The target name is only a default for the domain: one that does not fit the message (squid's
+  // ntlm_fake_auth sends such) is read as none. The target info goes into the answer, so it is
+  // read only when the flag says it is there, and must fit.
+  let targetName = '';
+  try {
+    const name = field(message, 12);
+    targetName = flags & FLAGS.unicode ? name.toString('utf16le') : name.toString('latin1');
+  } catch {
+    targetName = '';
+  }
+  const hasInfo = (flags & FLAGS.targetInfo) !== 0 && message.length >= 48;
   return {
     flags,
     serverChallenge: Buffer.from(message.subarray(24, 32)),
-    targetName: flags & FLAGS.unicode ? name.toString('utf16le') : name.toString('latin1'),
-    targetInfo: message.length >= 48 ? Buffer.from(field(message, 40)) : Buffer.alloc(0),
+    targetName,
+    targetInfo: hasInfo ? Buffer.from(field(message, 40)) : Buffer.alloc(0),
   };
 }
 
