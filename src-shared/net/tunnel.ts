@@ -396,11 +396,7 @@ export function openTunnel(
             proxy.auth
               ? `the proxy ${name} did not accept the proxy user name and password (HTTP ${answer.status})`
               : `the proxy ${name} asks for a user name and password (HTTP ${answer.status})`,
-            {
-              status: answer.status,
-              auth: proxy.auth ? 'refused' : 'unavailable',
-              scheme: 'Basic',
-            },
+            { status: answer.status },
           );
         }
         if (exchange) {
