@@ -282,6 +282,13 @@ export function openTunnel(
       deadlineMs,
     );
 
+    /** The scheme whose next leg is on its way (the connection must stay until it is answered). */
+    let midway: string | undefined;
+    const between = () =>
+      midway
+        ? `between the ${midway} legs (${midway} must finish on one connection)`
+        : 'before answering CONNECT';
+
     /** A new connection to the proxy, resolved once connected. */
     const connect = (): Promise<AnswerReader> =>
       new Promise((done, failed) => {
@@ -295,7 +302,7 @@ export function openTunnel(
             ? new ProxyError(
                 'dropped',
                 name,
-                `the proxy ${name} ended the connection before answering CONNECT (${error.code ?? 'error'})`,
+                `the proxy ${name} ended the connection ${between()} (${error.code ?? 'error'})`,
                 { code: error.code ?? 'ECONNRESET' },
               )
             : new ProxyError(
@@ -313,7 +320,7 @@ export function openTunnel(
           const e = new ProxyError(
             'dropped',
             name,
-            `the proxy ${name} closed the connection before answering CONNECT`,
+            `the proxy ${name} closed the connection ${between()}`,
           );
           current.fail(e);
           failed(e);
@@ -417,6 +424,7 @@ export function openTunnel(
               `the proxy ${name} closed the connection between the ${exchange.scheme} legs (${exchange.scheme} must finish on one connection)`,
             );
           authorization = next;
+          midway = exchange.scheme;
           continue;
         }
         // The first 407: choose among the schemes offered.
