@@ -25,6 +25,11 @@ export interface StatusLine {
   reason: string | null;
   remedy: string | null;
   errcode: number | null;
+  /**
+   * On `connected` behind a proxy that asked for a sign-in: the scheme and who
+   * (`Negotiate as agent7@CORP.EXAMPLE`, `NTLM as CORP\\agent7`, `Basic as agent7`); never a secret.
+   */
+  proxy_auth?: string;
 }
 
 export interface PopLine {

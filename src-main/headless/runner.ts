@@ -148,6 +148,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       {
         proxyMode: settings.proxyMode,
         proxyUrl: settings.proxyUrl,
+        proxyAuth: settings.proxyAuth,
         caFile: settings.caFile,
       },
       {
@@ -286,7 +287,8 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     connection = current;
     detach = [
       engine.onStatus((s) => {
-        emit(statusLine(s, deps.words));
+        const proxyAuth = s.state === 'connected' ? transport.proxyAuthInUse() : undefined;
+        emit({ ...statusLine(s, deps.words), ...(proxyAuth && { proxy_auth: proxyAuth }) });
         if (s.state === 'needs-attention') attention?.(s);
       }),
       engine.onPop((p) => {

@@ -11,6 +11,8 @@
  * messages carry no token; a token is never put in an error.
  */
 
+import { readFileSync } from 'node:fs';
+
 export type GssapiProblem = 'no-ticket' | 'expired' | 'unknown-service' | 'other';
 
 export class GssapiUnavailable extends Error {
@@ -73,8 +75,68 @@ export function gssapiProblem(message: string): GssapiProblem {
   return 'other';
 }
 
+/**
+ * The default principal of an MIT credential cache file (format 3 or 4, big-endian: version,
+ * v4's header, then the principal's name type, component count, realm and components), or
+ * undefined for anything else. Only names the user in the status: nothing here is a secret.
+ */
+export function ccachePrincipal(data: Buffer): string | undefined {
+  try {
+    const version = data.readUInt16BE(0);
+    if (version !== 0x0503 && version !== 0x0504) return undefined;
+    let at = 2;
+    if (version === 0x0504) at += 2 + data.readUInt16BE(2);
+    at += 4; // name type
+    const count = data.readUInt32BE(at);
+    at += 4;
+    if (count < 1 || count > 8) return undefined;
+    const text = () => {
+      const length = data.readUInt32BE(at);
+      if (length > 256 || at + 4 + length > data.length) throw new RangeError('too long');
+      const value = data.subarray(at + 4, at + 4 + length).toString('utf8');
+      at += 4 + length;
+      return value;
+    };
+    const realm = text();
+    const parts = Array.from({ length: count }, text);
+    return /^[\x21-\x7e]+$/.test(`${parts.join('/')}@${realm}`)
+      ? `${parts.join('/')}@${realm}`
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Who Negotiate signs in as, for the status (the binding names the user only once the proxy
+ * completes the context, which a proxy answering CONNECT with 200 does not): on Windows the
+ * logged-on user (`DOMAIN\user`, what SSPI uses); elsewhere the default principal of the
+ * ticket cache when it is a file (KRB5CCNAME `FILE:` or the default /tmp/krb5cc_<uid>); else
+ * undefined (KCM, the kernel keyring, macOS's API cache: the status then says `Negotiate`).
+ */
+export function ticketOwner(
+  env: Record<string, string | undefined> = process.env,
+  platform: string = process.platform,
+  uid: number | undefined = process.getuid?.(),
+): string | undefined {
+  if (platform === 'win32')
+    return env.USERDOMAIN && env.USERNAME ? `${env.USERDOMAIN}\\${env.USERNAME}` : env.USERNAME;
+  const name = env.KRB5CCNAME ?? (uid !== undefined ? `FILE:/tmp/krb5cc_${uid}` : undefined);
+  if (!name) return undefined;
+  const path = name.startsWith('FILE:') ? name.slice(5) : name.includes(':') ? undefined : name;
+  if (!path) return undefined;
+  try {
+    return ccachePrincipal(readFileSync(path).subarray(0, 4096));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Turns the loaded binding into the Gssapi port (SPNEGO, the mechanism HTTP Negotiate uses). */
-export function gssapiOf(mod: KerberosModule): Gssapi {
+export function gssapiOf(
+  mod: KerberosModule,
+  owner: () => string | undefined = () => ticketOwner(),
+): Gssapi {
   return {
     client(service) {
       let client: Awaited<ReturnType<KerberosModule['initializeClient']>> | undefined;
@@ -91,7 +153,7 @@ export function gssapiOf(mod: KerberosModule): Gssapi {
             return fail(error);
           }
         },
-        identity: () => client?.username || undefined,
+        identity: () => client?.username || owner(),
       };
     },
   };

@@ -96,6 +96,7 @@ export class NetTransport {
   private readonly logger: Logger;
   private readonly routes = new Map<string, string>();
   private readonly authenticated = new Map<string, string>();
+  private lastAuth: string | undefined;
   private readonly authenticator: ProxyAuthenticator;
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
@@ -152,6 +153,15 @@ export class NetTransport {
       proxyAuthMode: this.authenticator.mode,
       proxyAuth: Object.fromEntries(this.authenticated),
     };
+  }
+
+  /**
+   * How the last tunnel through a proxy authenticated (`Negotiate as agent7@CORP.EXAMPLE`,
+   * `NTLM as CORP\\agent7`, `Basic as agent7`, or `Negotiate` when the proxy did not say who),
+   * for the status; undefined when no proxy asked for a sign-in.
+   */
+  proxyAuthInUse(): string | undefined {
+    return this.lastAuth;
   }
 
   /** The trusted CAs, read on the first call (the first TLS connection), said once in the log. */
@@ -224,6 +234,7 @@ export class NetTransport {
    */
   private noteAuth(outcome: AuthOutcome): void {
     const said = describeAuth(outcome);
+    this.lastAuth = said;
     if (this.authenticated.get(outcome.proxy) === said) return;
     this.authenticated.delete(outcome.proxy);
     this.authenticated.set(outcome.proxy, said);

@@ -61,6 +61,14 @@ function authLines(stderr: string): Array<Record<string, unknown>> {
     });
 }
 
+/** The runner's last `connected` status line. */
+function connectedStatus(runner: RunnerProcess) {
+  return runner
+    .statuses()
+    .filter((s) => s.state === 'connected')
+    .at(-1);
+}
+
 function everything(runner: RunnerProcess): string {
   return runner.proc.stdout.map((l) => l.text).join('\n') + runner.proc.stderr();
 }
@@ -84,6 +92,7 @@ describe.runIf(run)('proxy authentication through squid', { timeout: 90_000 }, (
     expect(users.length, squid.log()).toBeGreaterThanOrEqual(2);
     for (const user of users) expect(user).toMatch(/^CORP\\{1,2}agent7$/);
     const [line] = authLines(runner.proc.stderr());
+    expect(connectedStatus(runner)).toMatchObject({ proxy_auth: 'NTLM as CORP\\agent7' });
     expect(line, runner.proc.stderr()).toMatchObject({
       scheme: 'NTLM',
       as: 'CORP\\agent7',
@@ -116,8 +125,13 @@ describe.runIf(run)('proxy authentication through squid', { timeout: 90_000 }, (
     const [line] = authLines(runner.proc.stderr());
     expect(line, runner.proc.stderr()).toMatchObject({
       scheme: 'Negotiate',
+      as: `${USER}@${REALM}`,
       legs: 1,
       connections: 1,
+    });
+    // The status names the scheme and who, never a token.
+    expect(connectedStatus(runner)).toMatchObject({
+      proxy_auth: `Negotiate as ${USER}@${REALM}`,
     });
     console.log(
       `Negotiate through squid: ${users.length} tunnels as ${users[0]}, ${squid.challengesTo(sim.port)} answers 407 (one per tunnel before the scheme was known, none after); first handshake: ${JSON.stringify(line)}`,

@@ -100,7 +100,13 @@ const SIGN_IN_AGAIN: ReadonlySet<FaultId> = new Set<FaultId>([
 ]);
 
 /** Settings whose change builds a new CRM lookup (its own, and the transport's). */
-const CRM_FIELDS: ReadonlyArray<keyof Settings> = ['crmLookup', 'proxyMode', 'proxyUrl', 'caFile'];
+const CRM_FIELDS: ReadonlyArray<keyof Settings> = [
+  'crmLookup',
+  'proxyMode',
+  'proxyUrl',
+  'proxyAuth',
+  'caFile',
+];
 
 const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
 

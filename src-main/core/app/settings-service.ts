@@ -94,6 +94,7 @@ const CONNECTION_FIELDS: ReadonlyArray<keyof Settings> = [
   // The transport (proxy and trusted CAs) is built with the connection.
   'proxyMode',
   'proxyUrl',
+  'proxyAuth',
   'caFile',
 ];
 

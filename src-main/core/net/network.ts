@@ -105,7 +105,8 @@ function unusableManualProxy(managedBy: string | undefined): ProxyConfigError {
  * runner refuses to start rather than go around an administrator's proxy).
  */
 export function transportFor(
-  settings: Pick<Settings, 'proxyMode' | 'proxyUrl' | 'caFile'>,
+  settings: Pick<Settings, 'proxyMode' | 'proxyUrl' | 'caFile'> &
+    Partial<Pick<Settings, 'proxyAuth'>>,
   deps: NetworkDeps,
 ): NetTransport {
   let resolver: ProxyResolver;
@@ -124,9 +125,12 @@ export function transportFor(
     trust,
     logger: deps.logger,
     secrets: deps.secrets,
+    // Negotiate through the optional kerberos package, loaded at the first 407 that offers it.
+    proxyAuth: { mode: settings.proxyAuth ?? 'automatic' },
   });
   deps.logger.info('network', {
     proxy: resolver.source,
+    proxyAuth: settings.proxyAuth ?? 'automatic',
     caFile: trust.caFile,
     trust: 'the system store and Node roots are read at the first TLS connection',
   });

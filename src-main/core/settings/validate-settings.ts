@@ -25,6 +25,7 @@ import { isLoopbackHost } from '../../../src-shared/loopback.ts';
 import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
 import { isSecretName, redactTree, REDACTED } from '../../../src-shared/log.ts';
 import { TENANT_PATTERN } from '../../../src-shared/relay-protocol.ts';
+import { PROXY_AUTH_MODES } from '../../../src-shared/net/proxy-auth.ts';
 import { english, phrase, type Phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 import { CRM_PLACEHOLDERS, MAX_TEMPLATE } from '../app/crm-url.ts';
@@ -473,6 +474,7 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
   crmLookup: crmLookupCheck,
   proxyMode: oneOf(['system', 'none', 'manual'] as const),
   proxyUrl: proxyAddress,
+  proxyAuth: oneOf(PROXY_AUTH_MODES),
   caFile: absolutePath('ca'),
   historyLimit: integer(0, 10_000, 'calls'),
   demoMode: bool(),
