@@ -19,6 +19,10 @@ import { parseChallenges, ProxyAuthenticator } from '../../src-shared/net/proxy-
 import type { ProxyServer } from '../../src-shared/net/proxy.ts';
 import { openTunnel, ProxyError, type AuthOutcome } from '../../src-shared/net/tunnel.ts';
 import { describeError } from '../../src-shared/service-errors.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { transportFor } from '../../src-main/core/net/network.ts';
+import { validatePolicy, withLocks } from '../../src-main/core/settings/policy.ts';
+import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 
 const servers: net.Server[] = [];
 const accepted = new Set<net.Socket>();
@@ -289,7 +293,7 @@ describe('several schemes offered', () => {
       return ntlmProxy(password)(auth, 0, undefined as unknown as net.Socket);
     };
 
-  it('Negotiate and Basic on one line: without Kerberos here, Basic, and the log says why not Negotiate', async () => {
+  it('Negotiate and Basic on one line: without Kerberos here, the configured Basic', async () => {
     const { port } = await scriptedProxy(offering(['Negotiate, Basic realm="corp, proxy"'], 'pw'));
     const { auth } = authenticator();
     const result = await tunnel({ host: '127.0.0.1', port, auth: 'agent7:pw' }, auth);
@@ -336,6 +340,57 @@ describe('several schemes offered', () => {
       'Negotiate (Kerberos) needs the optional "kerberos" package, which is not installed',
     );
     expect(judged(error)).toMatchObject({ fault: 'proxy-auth-unavailable', needsUser: true });
+  });
+});
+
+describe('the setting and the policy', () => {
+  it('a policy locking proxyAuth to basic keeps the app from answering NTLM, whatever the user set', async () => {
+    const { port, seen } = await scriptedProxy(ntlmProxy('pw'));
+    const { policy, problems } = validatePolicy({
+      managedBy: 'IT',
+      settings: { proxyAuth: 'basic' },
+      locked: ['proxyAuth'],
+    });
+    expect(problems).toEqual([]);
+    const settings = withLocks(
+      { ...DEFAULT_SETTINGS, proxyMode: 'manual', proxyUrl: `http://127.0.0.1:${port}` },
+      policy,
+    );
+    expect(settings.proxyAuth).toBe('basic');
+    const transport = transportFor(settings, {
+      logger: silentLogger,
+      secrets: new SecretRegistry(),
+      readFile: () => '',
+      // The proxy's user name and password from the keychain, as the app keeps them.
+      proxyCredentials: () => Promise.resolve('CORP\\agent7:pw'),
+    });
+    const error = await transport.fetch('http://service.example.com/x').catch((e: unknown) => e);
+    const cause = (error as { cause?: unknown }).cause;
+    expect(cause).toMatchObject({ failure: 'auth', auth: 'unavailable' });
+    expect((cause as Error).message).toContain('NTLM is not allowed (proxy authentication: basic)');
+    // Not one NTLM message was sent.
+    expect(seen.connections.flat().filter((a) => a.startsWith('NTLM'))).toEqual([]);
+    expect(transport.decisions()).toMatchObject({ proxyAuthMode: 'basic', proxyAuth: {} });
+  });
+
+  it('by default (automatic) the same keychain credentials answer NTLM, and the diagnostics say so', async () => {
+    const { port } = await scriptedProxy(ntlmProxy('pw'));
+    const transport = transportFor(
+      { ...DEFAULT_SETTINGS, proxyMode: 'manual', proxyUrl: `http://127.0.0.1:${port}` },
+      {
+        logger: silentLogger,
+        secrets: new SecretRegistry(),
+        readFile: () => '',
+        proxyCredentials: () => Promise.resolve('CORP\\agent7:pw'),
+      },
+    );
+    // The echoing tunnel is no HTTP server: the fetch fails after the tunnel opened.
+    await transport.fetch('http://service.example.com/x').catch(() => undefined);
+    expect(transport.decisions()).toMatchObject({
+      proxyAuthMode: 'automatic',
+      proxyAuth: { [`127.0.0.1:${port}`]: 'NTLM as CORP\\agent7' },
+    });
+    expect(transport.proxyAuthInUse()).toBe('NTLM as CORP\\agent7');
   });
 });
 
