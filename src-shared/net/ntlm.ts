@@ -152,7 +152,7 @@ export function parseNtlmChallenge(base64: string): NtlmChallenge {
   // The target name is only a default for the domain: one that does not fit the message (squid's
   // ntlm_fake_auth sends such) is read as none. The target info goes into the answer, so it is
   // read only when the flag says it is there, and must fit.
-  let targetName = '';
+  let targetName: string;
   try {
     const name = field(message, 12);
     targetName = flags & FLAGS.unicode ? name.toString('utf16le') : name.toString('latin1');
