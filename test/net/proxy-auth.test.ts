@@ -13,7 +13,12 @@ import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { networkFault } from '../../src-shared/net-errors.ts';
-import { loadGssapi, gssapiProblem } from '../../src-shared/net/gssapi.ts';
+import {
+  ccachePrincipal,
+  gssapiProblem,
+  loadGssapi,
+  ticketOwner,
+} from '../../src-shared/net/gssapi.ts';
 import { md4, ntowfv2, ntlmv2Responses, parseNtlmChallenge } from '../../src-shared/net/ntlm.ts';
 import { parseChallenges, ProxyAuthenticator } from '../../src-shared/net/proxy-auth.ts';
 import type { ProxyServer } from '../../src-shared/net/proxy.ts';
@@ -431,6 +436,21 @@ describe('pieces', () => {
     const bad = Buffer.from(ntlmChallenge(), 'base64');
     bad.writeUInt32LE(0xffff, 44); // the target info's offset past the end
     expect(() => parseNtlmChallenge(bad.toString('base64'))).toThrow('outside the message');
+  });
+
+  it('names who Negotiate signs in as: DOMAIN\\user on Windows, the ticket cache file’s principal elsewhere', () => {
+    expect(ticketOwner({ USERDOMAIN: 'CORP', USERNAME: 'agent7' }, 'win32')).toBe('CORP\\agent7');
+    // MIT credential cache format 4: version, header (length 0), principal (type, 1 component,
+    // realm, component).
+    const text = (s: string) => Buffer.concat([Buffer.from([0, 0, 0, s.length]), Buffer.from(s)]);
+    const cache = Buffer.concat([
+      Buffer.from([5, 4, 0, 0, 0, 0, 0, 1, 0, 0, 0, 1]),
+      text('CORP.EXAMPLE'),
+      text('agent7'),
+    ]);
+    expect(ccachePrincipal(cache)).toBe('agent7@CORP.EXAMPLE');
+    expect(ccachePrincipal(Buffer.from('not a cache'))).toBeUndefined();
+    expect(ticketOwner({ KRB5CCNAME: 'KCM:' }, 'linux')).toBeUndefined();
   });
 
   it('tells an expired or missing Kerberos ticket from other failures', () => {
