@@ -80,6 +80,11 @@ export interface AuthExchange {
   respond(challenge: string): Promise<string | undefined>;
   /** The proxy's final token (Negotiate's mutual authentication on the 2xx), if any. */
   finish(token: string): Promise<void>;
+  /**
+   * The handshake is over (open or failed): its tokens, good for this connection only, are no
+   * longer kept as secrets to scrub (the registry would otherwise grow by one per connection).
+   */
+  done(): void;
 }
 
 /** Why a scheme the proxy offers cannot be answered here (for the status, in plain words). */
@@ -96,6 +101,8 @@ export interface ProxyAuthDeps {
   gssapi?: () => Promise<Gssapi>;
   /** Every token and message exchanged is registered here as a secret. */
   onSecret: (secret: string) => void;
+  /** A secret registered through onSecret that can no longer be used (see AuthExchange.done). */
+  forgetSecret?: (secret: string) => void;
   now: () => number;
 }
 
@@ -200,12 +207,14 @@ export class ProxyAuthenticator {
         return Promise.resolve(basicOf(auth));
       },
       finish: () => Promise.resolve(),
+      done: () => {},
     };
   }
 
   private ntlm(auth: string): AuthExchange {
     const { user, password } = userPassword(auth);
-    const { onSecret, now } = this.deps;
+    const { now } = this.deps;
+    const secrets = this.tokens();
     let leg = 0;
     return {
       scheme: 'NTLM',
@@ -215,10 +224,26 @@ export class ProxyAuthenticator {
         if (leg === 1) return Promise.resolve(`NTLM ${ntlmNegotiate()}`);
         if (leg > 2 || !challenge) return Promise.resolve(undefined);
         const message = ntlmAuthenticate(parseNtlmChallenge(challenge), { user, password }, now());
-        onSecret(message);
+        secrets.add(message);
         return Promise.resolve(`NTLM ${message}`);
       },
       finish: () => Promise.resolve(),
+      done: () => secrets.forget(),
+    };
+  }
+
+  /** The secrets of one exchange: registered as they are made, forgotten when it is done. */
+  private tokens(): { add(secret: string): void; forget(): void } {
+    const { onSecret, forgetSecret } = this.deps;
+    const issued: string[] = [];
+    return {
+      add(secret) {
+        issued.push(secret);
+        onSecret(secret);
+      },
+      forget() {
+        for (const secret of issued.splice(0)) forgetSecret?.(secret);
+      },
     };
   }
 
@@ -232,7 +257,7 @@ export class ProxyAuthenticator {
     } catch (error) {
       return { scheme: 'Negotiate', reason: (error as Error).message };
     }
-    const { onSecret } = this.deps;
+    const secrets = this.tokens();
     // The proxy's service principal is HTTP/<its host name> (RFC 4559), as the user's settings
     // name it: an IP address has no principal, so a proxy given by address gets none.
     const context = gssapi.client(`HTTP@${proxy.host}`);
@@ -244,12 +269,13 @@ export class ProxyAuthenticator {
         if (started && !challenge) return undefined;
         started = true;
         const token = await context.step(challenge);
-        onSecret(token);
+        secrets.add(token);
         return `Negotiate ${token}`;
       },
       finish: async (token) => {
         if (token) await context.step(token);
       },
+      done: () => secrets.forget(),
     };
   }
 }

@@ -117,6 +117,7 @@ export class NetTransport {
       gssapi: deps.proxyAuth?.gssapi ?? (() => loadGssapi()),
       // Every token and NTLM message is a secret: no log line or error may show one.
       onSecret: (secret) => deps.secrets.add(secret),
+      forgetSecret: (secret) => deps.secrets.remove(secret),
       now: () => Date.now(),
     });
     const connect = (secure: boolean, options: ConnectOptions, done: Callback) => {

@@ -357,6 +357,7 @@ export function openTunnel(
         if (remembered) {
           const begun = await auth.begin(proxy, [remembered]);
           exchange = begun.exchange;
+          if (exchange) used.push(exchange);
           authorization = await exchange?.respond('').catch(() => undefined);
           if (!authorization) exchange = undefined;
         }
@@ -437,6 +438,7 @@ export function openTunnel(
           unavailable.push(...begun.unavailable);
           for (const u of begun.unavailable) offered.splice(offered.indexOf(u.scheme), 1);
           const candidate = begun.exchange;
+          if (candidate) used.push(candidate);
           if (!candidate) throw cannotAnswer(answer, challenges, unavailable);
           try {
             authorization = await candidate.respond(tokenFor(challenges, candidate.scheme) ?? '');
@@ -503,19 +505,26 @@ export function openTunnel(
       );
     };
 
-    run().then(
-      (socket) => {
-        if (settled) {
-          socket.destroy();
-          return;
-        }
-        finish();
-        socket.removeAllListeners('error');
-        socket.removeAllListeners('close');
-        resolve(socket);
-      },
-      (error: Error) => fail(error),
-    );
+    /** Every exchange begun for this tunnel, told when the handshake is over. */
+    const used: AuthExchange[] = [];
+    const over = () => {
+      for (const e of used.splice(0)) e.done();
+    };
+    run()
+      .finally(over)
+      .then(
+        (socket) => {
+          if (settled) {
+            socket.destroy();
+            return;
+          }
+          finish();
+          socket.removeAllListeners('error');
+          socket.removeAllListeners('close');
+          resolve(socket);
+        },
+        (error: Error) => fail(error),
+      );
   });
 }
 

@@ -148,13 +148,18 @@ const noKerberos = () => Promise.reject(new Error('no kerberos here'));
 
 function authenticator(mode: 'automatic' | 'basic' | 'none' = 'automatic') {
   const secrets: string[] = [];
+  const live = new Set<string>();
   const auth = new ProxyAuthenticator({
     mode,
     gssapi: () => loadGssapi(noKerberos),
-    onSecret: (s) => secrets.push(s),
+    onSecret: (s) => {
+      secrets.push(s);
+      live.add(s);
+    },
+    forgetSecret: (s) => live.delete(s),
     now: () => Date.now(),
   });
-  return { auth, secrets };
+  return { auth, secrets, live };
 }
 
 async function tunnel(
@@ -188,7 +193,7 @@ function judged(error: unknown) {
 describe('NTLM: three legs on one connection', () => {
   it('answers the challenge with an NTLMv2 proof the proxy checks, all on one connection, the 407 page read past', async () => {
     const { port, seen } = await scriptedProxy(ntlmProxy('S3cret-pw'));
-    const { auth, secrets } = authenticator();
+    const { auth, secrets, live } = authenticator();
     const result = await tunnel({ host: '127.0.0.1', port, auth: 'CORP\\agent7:S3cret-pw' }, auth);
     expect(result.error).toBeUndefined();
     expect(result.outcome).toMatchObject({
@@ -209,6 +214,8 @@ describe('NTLM: three legs on one connection', () => {
     });
     // The type 3 message is registered as a secret (it is a password equivalent for a replay).
     expect(secrets).toContain(type3!.slice(5));
+    // ... for the handshake only: single-use, it is then forgotten (no registry growing per tunnel).
+    expect(live.size).toBe(0);
     // The next tunnel leads with NTLM at once: two CONNECTs, not three.
     await tunnel({ host: '127.0.0.1', port, auth: 'CORP\\agent7:S3cret-pw' }, auth);
     expect(seen.connections[1]!.map((a) => a.split(' ')[0])).toEqual(['NTLM', 'NTLM']);
