@@ -429,14 +429,15 @@ export function openTunnel(
           continue;
         }
         // The first 407: choose among the schemes offered.
-        const offered = [
+        let offered = [
           ...new Set(challenges.map((c) => knownScheme(c.scheme)).filter((s) => s !== undefined)),
         ];
+        const drop = (scheme: ProxyAuthScheme) => (offered = offered.filter((s) => s !== scheme));
         authorization = undefined;
         while (!authorization) {
           const begun = await auth.begin(proxy, offered);
           unavailable.push(...begun.unavailable);
-          for (const u of begun.unavailable) offered.splice(offered.indexOf(u.scheme), 1);
+          for (const u of begun.unavailable) drop(u.scheme);
           const candidate = begun.exchange;
           if (candidate) used.push(candidate);
           if (!candidate) throw cannotAnswer(answer, challenges, unavailable);
@@ -451,7 +452,7 @@ export function openTunnel(
               ...(error instanceof GssapiError && { problem: error.problem }),
             });
           }
-          offered.splice(offered.indexOf(candidate.scheme), 1);
+          drop(candidate.scheme);
         }
         if (answer.closing) {
           conn = await connect();
