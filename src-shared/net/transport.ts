@@ -24,7 +24,7 @@ import type { CreateSocket } from '../stream/socket.ts';
 import { wsSocketFactory } from '../stream/ws-socket.ts';
 import { describeProxy, type ProxyChoice, type ProxyResolver } from './proxy.ts';
 import { ABANDON_OPTION, openTunnel, type AuthOutcome } from './tunnel.ts';
-import { ProxyAuthenticator, type ProxyAuthMode } from './proxy-auth.ts';
+import { ProxyAuthenticator, type ProxyAuthMode, type ProxyAuthScheme } from './proxy-auth.ts';
 import { loadGssapi, type Gssapi } from './gssapi.ts';
 import type { Trust, TrustSource } from './trust.ts';
 import { leanFetch } from '../lean-fetch.ts';
@@ -74,7 +74,7 @@ export interface NetworkDecisions {
 }
 
 /** `Negotiate as agent7@EXAMPLE.COM`, `NTLM as CORP\\agent7`, `Basic as agent7`: no secret. */
-export function describeAuth(outcome: Pick<AuthOutcome, 'scheme' | 'identity'>): string {
+export function describeAuth(outcome: { scheme: string; identity?: string | undefined }): string {
   return outcome.identity ? `${outcome.scheme} as ${outcome.identity}` : outcome.scheme;
 }
 
@@ -96,7 +96,7 @@ export class NetTransport {
   private readonly logger: Logger;
   private readonly routes = new Map<string, string>();
   private readonly authenticated = new Map<string, string>();
-  private lastAuth: string | undefined;
+  private lastAuth: { scheme: ProxyAuthScheme; identity?: string } | undefined;
   private readonly authenticator: ProxyAuthenticator;
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
@@ -157,11 +157,10 @@ export class NetTransport {
   }
 
   /**
-   * How the last tunnel through a proxy authenticated (`Negotiate as agent7@CORP.EXAMPLE`,
-   * `NTLM as CORP\\agent7`, `Basic as agent7`, or `Negotiate` when the proxy did not say who),
-   * for the status; undefined when no proxy asked for a sign-in.
+   * How the last tunnel through a proxy authenticated (the scheme, and who when known), for the
+   * status; undefined when no proxy asked for a sign-in.
    */
-  proxyAuthInUse(): string | undefined {
+  proxyAuthInUse(): { scheme: ProxyAuthScheme; identity?: string } | undefined {
     return this.lastAuth;
   }
 
@@ -235,7 +234,10 @@ export class NetTransport {
    */
   private noteAuth(outcome: AuthOutcome): void {
     const said = describeAuth(outcome);
-    this.lastAuth = said;
+    this.lastAuth = {
+      scheme: outcome.scheme,
+      ...(outcome.identity !== undefined && { identity: outcome.identity }),
+    };
     if (this.authenticated.get(outcome.proxy) === said) return;
     this.authenticated.delete(outcome.proxy);
     this.authenticated.set(outcome.proxy, said);
