@@ -13,6 +13,7 @@
  * 3. An HTTPS proxy is configured: the download is left to electron-builder (which uses it).
  * 4. Otherwise the download address must answer within 10 s, else the plain-words message.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -107,6 +108,28 @@ export async function preflight(
       note: `using the Electron in ${folder} (ELECTRON_OVERRIDE_DIST_PATH)${located.warning ? `; ${located.warning}` : ''}`,
     };
   }
+  // macOS builds one universal app: electron-builder needs both Electron builds, Intel and Apple
+  // Silicon, whatever Mac builds it (electron-builder.yml mac.target arch).
+  const zips =
+    platform === 'darwin'
+      ? ['x64', 'arm64'].map((a) => `electron-v${version}-darwin-${a}.zip`)
+      : [zip];
+  const notes: string[] = [];
+  for (const one of zips) {
+    const checked = await zipPreflight(env, platform, version, one, timeoutMs);
+    if (!checked.ok) return checked;
+    notes.push(checked.note);
+  }
+  return { ok: true, builderArgs: [], note: notes.join('; ') };
+}
+
+async function zipPreflight(
+  env: Env,
+  platform: NodeJS.Platform,
+  version: string,
+  zip: string,
+  timeoutMs: number,
+): Promise<Preflight> {
   const cached = findCachedZip(electronCacheRoots(env, platform), zip);
   if (cached) return { ok: true, builderArgs: [], note: `using the cached ${cached}` };
   if (env.HTTPS_PROXY || env.https_proxy) {
@@ -132,35 +155,167 @@ export async function preflight(
 /** The package.json field that marks an ad-hoc signed macOS build (read by src-main/electron/main.ts). */
 export const UNSIGNED_MARK = 'screenpopUnsigned';
 
+/** A Developer ID Application identity in the keychain (electron-builder signs with it by itself). */
+export const DEVELOPER_ID = 'Developer ID Application:';
+
+/** Notarization credentials electron-builder 26 reads (MacTargetHelper.getNotarizeOptions). */
+export function notarizationCredentials(env: Env): string | null {
+  if (env.APPLE_ID || env.APPLE_APP_SPECIFIC_PASSWORD || env.APPLE_TEAM_ID)
+    return env.APPLE_ID && env.APPLE_APP_SPECIFIC_PASSWORD && env.APPLE_TEAM_ID ? 'Apple ID' : null;
+  if (env.APPLE_API_KEY && env.APPLE_API_KEY_ID && env.APPLE_API_ISSUER)
+    return 'App Store Connect API key';
+  if (env.APPLE_KEYCHAIN_PROFILE) return 'keychain profile';
+  return null;
+}
+
 /**
- * macOS without a Developer ID certificate in the environment (CSC_LINK or CSC_NAME): electron-builder
- * would not sign at all, but flipping the fuses rewrites the executable, and Apple Silicon kills an
- * executable whose signature no longer matches. So such a build is signed ad hoc ('-'), without the
- * hardened runtime (which would refuse Electron's own frameworks under an ad-hoc signature), and
- * marked, so that the app turns updates off (Squirrel.Mac installs only into signed apps) and says
- * why it shows no notifications (macOS allows them only to signed apps).
+ * macOS signing, decided before electron-builder runs.
+ * - Signed: CSC_LINK or CSC_NAME, or (electron-builder's own auto-discovery, unless
+ *   CSC_IDENTITY_AUTO_DISCOVERY=false) a Developer ID Application identity in the login keychain.
+ *   A signed build must be notarized too: electron-builder only warns without credentials, and
+ *   Gatekeeper then blocks the app on every other Mac. So the build stops instead, saying what to set.
+ * - Unsigned: electron-builder would not sign at all, but flipping the fuses rewrites the
+ *   executable, and Apple Silicon kills an executable whose signature no longer matches. So such a
+ *   build is signed ad hoc ('-'), without the hardened runtime (which would refuse Electron's own
+ *   frameworks under an ad-hoc signature), and marked, so that the app turns updates off
+ *   (Squirrel.Mac installs only into signed apps) and says why it shows no notifications (macOS
+ *   allows them only to signed apps).
+ * `keychainIdentities`: the keychain's code-signing identities (`security find-identity -v -p
+ * codesigning`), read only on a Mac building for macOS.
  */
 export function macSigningArgs(
   env: Env,
   platform: NodeJS.Platform,
   argv: readonly string[],
-): { args: string[]; note: string | null } {
-  const targets = new Set(
-    argv.filter((a) => /^(--mac|--macos|-m|--linux|-l|--win|--windows|-w)$/.test(a)),
-  );
-  const forMac =
-    targets.size === 0
-      ? platform === 'darwin'
-      : targets.has('--mac') || targets.has('--macos') || targets.has('-m');
-  if (!forMac || env.CSC_LINK || env.CSC_NAME) return { args: [], note: null };
+  keychainIdentities: readonly string[] = [],
+): { args: string[]; note: string | null; error?: string } {
+  if (!buildsForMac(platform, argv)) return { args: [], note: null };
+  const autoDiscovery = env.CSC_IDENTITY_AUTO_DISCOVERY !== 'false';
+  const keychainId = autoDiscovery
+    ? keychainIdentities.find((line) => line.includes(DEVELOPER_ID))
+    : undefined;
+  const signedBy = env.CSC_LINK
+    ? 'CSC_LINK'
+    : env.CSC_NAME
+      ? 'CSC_NAME'
+      : keychainId
+        ? `the keychain's ${keychainId.slice(keychainId.indexOf(DEVELOPER_ID)).replace(/"$/, '')}`
+        : null;
+  if (signedBy) {
+    const notarizedBy = notarizationCredentials(env);
+    if (notarizedBy)
+      return { args: [], note: `signed with ${signedBy}, notarized with the ${notarizedBy}` };
+    return {
+      args: [],
+      note: null,
+      error: [
+        `npm run dist cannot package: the macOS app would be signed (${signedBy}) but not notarized, and Gatekeeper blocks such an app on every other Mac.`,
+        'Set notarization credentials:',
+        '  APPLE_ID + APPLE_APP_SPECIFIC_PASSWORD + APPLE_TEAM_ID, or',
+        '  APPLE_API_KEY (path to the .p8) + APPLE_API_KEY_ID + APPLE_API_ISSUER, or',
+        '  APPLE_KEYCHAIN_PROFILE (a notarytool profile in the keychain).',
+        'For a test build on this Mac only: CSC_IDENTITY_AUTO_DISCOVERY=false (signed ad hoc) and no CSC_LINK or CSC_NAME.',
+      ].join('\n'),
+    };
+  }
   return {
     args: [
       '-c.mac.identity=-',
       '-c.mac.hardenedRuntime=false',
       `-c.extraMetadata.${UNSIGNED_MARK}=true`,
     ],
-    note: 'no CSC_LINK or CSC_NAME: the macOS app is signed ad hoc, for testing (it runs on Apple Silicon; Gatekeeper warns on other Macs; no notifications, no self-update)',
+    note: 'no Developer ID (CSC_LINK, CSC_NAME or in the keychain): the macOS app is signed ad hoc, for testing (it runs on Apple Silicon; Gatekeeper warns on other Macs; no notifications, no self-update)',
   };
+}
+
+function buildsFor(platform: NodeJS.Platform, argv: readonly string[], os: 'mac' | 'win'): boolean {
+  const targets = new Set(
+    argv.filter((a) => /^(--mac|--macos|-m|--linux|-l|--win|--windows|-w)$/.test(a)),
+  );
+  if (targets.size === 0) return platform === (os === 'mac' ? 'darwin' : 'win32');
+  return os === 'mac'
+    ? targets.has('--mac') || targets.has('--macos') || targets.has('-m')
+    : targets.has('--win') || targets.has('--windows') || targets.has('-w');
+}
+
+const buildsForMac = (platform: NodeJS.Platform, argv: readonly string[]) =>
+  buildsFor(platform, argv, 'mac');
+
+/**
+ * Windows signing with a key that never leaves a hardware token or a cloud service (certificate
+ * authorities no longer issue PFX files for code signing), from the environment like the rest:
+ * - WIN_CSC_SHA1 (or WIN_CSC_SUBJECT): a certificate in the Windows certificate store whose key is
+ *   on a token (its vendor's driver installed): signtool picks it by thumbprint (or subject);
+ * - AZURE_TRUSTED_SIGNING_ENDPOINT + _ACCOUNT + _PROFILE + _PUBLISHER: Azure Trusted Signing
+ *   (electron-builder's azureSignOptions; Entra ID credentials in AZURE_TENANT_ID, AZURE_CLIENT_ID,
+ *   AZURE_CLIENT_SECRET);
+ * - WIN_SIGN_SCRIPT: a module electron-builder calls for each file (signtoolOptions.sign), for
+ *   other cloud keys (a KMS or HSM through jsign, a vendor's signing tool).
+ * WIN_CSC_LINK / CSC_LINK (a PFX) stay electron-builder's own.
+ */
+export function windowsSigningArgs(
+  env: Env,
+  platform: NodeJS.Platform,
+  argv: readonly string[],
+): { args: string[]; note: string | null; error?: string } {
+  if (!buildsFor(platform, argv, 'win')) return { args: [], note: null };
+  const azure = [
+    env.AZURE_TRUSTED_SIGNING_ENDPOINT,
+    env.AZURE_TRUSTED_SIGNING_ACCOUNT,
+    env.AZURE_TRUSTED_SIGNING_PROFILE,
+    env.AZURE_TRUSTED_SIGNING_PUBLISHER,
+  ];
+  const ways = [
+    env.WIN_CSC_SHA1 || env.WIN_CSC_SUBJECT ? 'token' : null,
+    azure.some(Boolean) ? 'azure' : null,
+    env.WIN_SIGN_SCRIPT ? 'script' : null,
+  ].filter((w): w is string => w !== null);
+  if (ways.length > 1)
+    return {
+      args: [],
+      note: null,
+      error: `npm run dist cannot package: more than one Windows signing way is set (${ways.join(', ')}); set one.`,
+    };
+  if (ways[0] === 'token') {
+    const arg = env.WIN_CSC_SHA1
+      ? `-c.win.signtoolOptions.certificateSha1=${env.WIN_CSC_SHA1}`
+      : `-c.win.signtoolOptions.certificateSubjectName=${env.WIN_CSC_SUBJECT}`;
+    return { args: [arg], note: 'Windows: signed with the certificate store’s token-held key' };
+  }
+  if (ways[0] === 'azure') {
+    if (!azure.every(Boolean))
+      return {
+        args: [],
+        note: null,
+        error:
+          'npm run dist cannot package: Azure Trusted Signing needs AZURE_TRUSTED_SIGNING_ENDPOINT, _ACCOUNT, _PROFILE and _PUBLISHER.',
+      };
+    return {
+      args: [
+        `-c.win.azureSignOptions.endpoint=${env.AZURE_TRUSTED_SIGNING_ENDPOINT}`,
+        `-c.win.azureSignOptions.codeSigningAccountName=${env.AZURE_TRUSTED_SIGNING_ACCOUNT}`,
+        `-c.win.azureSignOptions.certificateProfileName=${env.AZURE_TRUSTED_SIGNING_PROFILE}`,
+        `-c.win.azureSignOptions.publisherName=${env.AZURE_TRUSTED_SIGNING_PUBLISHER}`,
+      ],
+      note: 'Windows: signed with Azure Trusted Signing',
+    };
+  }
+  if (ways[0] === 'script')
+    return {
+      args: [`-c.win.signtoolOptions.sign=${env.WIN_SIGN_SCRIPT}`],
+      note: `Windows: signed by ${env.WIN_SIGN_SCRIPT}`,
+    };
+  return { args: [], note: null };
+}
+
+/** The keychain's code-signing identities (macOS only; empty where they cannot be read). */
+export function keychainIdentities(): string[] {
+  if (process.platform !== 'darwin') return [];
+  const found = spawnSync('/usr/bin/security', ['find-identity', '-v', '-p', 'codesigning'], {
+    encoding: 'utf8',
+    timeout: 10_000,
+  });
+  return found.status === 0 ? found.stdout.split('\n') : [];
 }
 
 /**
@@ -191,12 +346,27 @@ async function main(): Promise<number> {
     return 1;
   }
   process.stderr.write(`npm run dist: ${checked.note}\n`);
-  const signing = macSigningArgs(process.env, process.platform, process.argv.slice(2));
-  if (signing.note) process.stderr.write(`npm run dist: ${signing.note}\n`);
+  const argv = process.argv.slice(2);
+  const signing = [
+    macSigningArgs(
+      process.env,
+      process.platform,
+      argv,
+      buildsForMac(process.platform, argv) ? keychainIdentities() : [],
+    ),
+    windowsSigningArgs(process.env, process.platform, argv),
+  ];
+  for (const s of signing) {
+    if (s.error) {
+      process.stderr.write(`${s.error}\n`);
+      return 1;
+    }
+    if (s.note) process.stderr.write(`npm run dist: ${s.note}\n`);
+  }
   const built = await runAttached('npm', ['run', 'build'], { cwd: root });
   if (built !== 0) return built;
   const cli = join(root, 'node_modules', 'electron-builder', 'cli.js');
-  const builderArgs = [...checked.builderArgs, ...signing.args, ...process.argv.slice(2)];
+  const builderArgs = [...checked.builderArgs, ...signing.flatMap((s) => s.args), ...argv];
   return runAttached(process.execPath, [cli, ...builderArgs], {
     cwd: root,
     forwardSignals: true,

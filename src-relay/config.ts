@@ -3,11 +3,24 @@ import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
 import { parseJson } from '../src-shared/json-text.ts';
 import type { LogLevel } from '../src-shared/log.ts';
-import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../src-shared/extension-number.ts';
-import { isInternationalNumber, TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
+import { EVENT_ID_WINDOW_MS } from '../src-shared/event-codes.ts';
+import { PHONE_SYSTEMS, phoneSystemsJoined } from '../src-shared/phone-systems/names.ts';
+import {
+  isExtensionNumber,
+  isInternationalDid,
+  MAX_EXTENSION_DIGITS,
+} from '../src-shared/phone-number-rules.ts';
+import {
+  AUTHORIZATION_PARAM_NAME,
+  LOOPBACK_REDIRECT_HOSTS,
+  MAX_AUTHORIZATION_PARAM_LENGTH,
+  MAX_AUTHORIZATION_PARAMS,
+  RESERVED_AUTHORIZATION_PARAMS,
+  TENANT_PATTERN,
+} from '../src-shared/relay-protocol.ts';
 import { fileStartupError } from './startup-errors.ts';
 // check-config.ts imports this module too; the function is only called once both are loaded.
-import { isLoopbackHost } from '../src-shared/loopback.ts';
+import { isSecureOrLoopback } from '../src-shared/loopback.ts';
 
 /**
  * The relay's configuration: one schema (zod) gives the defaults, the types and the checks, so a
@@ -32,7 +45,7 @@ const count = (what: string) =>
     .int({ error: `must be a whole number (${what})` })
     .positive({ error: 'must be more than 0' });
 
-// The one rule of what an extension is (src-shared/extension-number.ts), as Settings and the runner.
+// The one rule of what an extension is (src-shared/phone-number-rules.ts), as Settings and the runner.
 const extensionList = z
   .array(
     z.string().refine(isExtensionNumber, {
@@ -50,21 +63,108 @@ const extensionList = z
 const oidcSchema = z
   .object({
     /** The provider's issuer, exactly as its discovery document says (https; http only on loopback). */
-    issuer: z.string({ error: 'oidc.issuer is required' }).refine(isIssuerUrl, {
-      error: 'oidc.issuer must be an https URL (http only for 127.0.0.1 or localhost)',
-    }),
-    /** The desktop app's client id at the provider (a public, native client: no secret). */
+    issuer: z
+      .string({ error: 'oidc.issuer is required' })
+      .refine(isIssuerUrl, {
+        error: 'oidc.issuer must be an https URL (http only for 127.0.0.1 or localhost)',
+      })
+      .refine((issuer) => !isEntraMultiTenantIssuer(issuer), {
+        error:
+          "Entra ID's /common and /organizations endpoints publish the issuer " +
+          '"https://login.microsoftonline.com/{tenantid}/v2.0" as a template that no token carries, so ' +
+          "no sign-in could be checked. Use your tenant's issuer, " +
+          'https://login.microsoftonline.com/<tenant id>/v2.0 (Entra admin center > Overview > ' +
+          'Tenant ID); for a multi-tenant app, configure one relay tenant per Entra tenant, each ' +
+          "with that tenant's issuer",
+      }),
+    /** The desktop app's client id at the provider (a native client). */
     clientId: z
       .string({ error: 'oidc.clientId is required' })
       .min(1, { error: 'oidc.clientId is empty' }),
+    /**
+     * The client secret the provider's token endpoint wants of this native client even with PKCE
+     * (Google's "Desktop app" clients). The relay hands it to every desktop that asks how to
+     * sign in, so it can only be a value the provider says is not secret in an installed app;
+     * it is still never logged (registered with the scrubber, here and on the desktop).
+     */
+    clientSecret: z.string().min(1, { error: 'is empty' }).optional(),
     /** The audience tokens must carry; default clientId (the ID token's audience). */
     audience: z.string().min(1).optional(),
-    /** Scopes the desktop asks for. */
+    /** Scopes the desktop asks for (Google refuses offline_access: it wants access_type=offline). */
     scopes: z
       .array(z.string().regex(/^[\x21\x23-\x5b\x5d-\x7e]+$/))
       .default(['openid', 'email', 'profile', 'offline_access']),
+    /**
+     * Extra parameters of the authorization request, as the provider documents them: Google's
+     * `access_type: "offline"` (a refresh token) with `prompt: "consent"`, and `hd` (which only
+     * preselects the domain; requiredClaims checks it). Not the ones the app sets itself.
+     */
+    authorizationParams: z
+      .record(
+        z.string(),
+        z.string().max(MAX_AUTHORIZATION_PARAM_LENGTH, {
+          error: `at most ${MAX_AUTHORIZATION_PARAM_LENGTH} characters`,
+        }),
+      )
+      .superRefine((params, ctx) => {
+        const names = Object.keys(params);
+        if (names.length > MAX_AUTHORIZATION_PARAMS)
+          ctx.addIssue({
+            code: 'custom',
+            message: `at most ${MAX_AUTHORIZATION_PARAMS} parameters`,
+          });
+        for (const name of names)
+          if ((RESERVED_AUTHORIZATION_PARAMS as readonly string[]).includes(name))
+            ctx.addIssue({
+              code: 'custom',
+              path: [name],
+              message: `the app sets ${RESERVED_AUTHORIZATION_PARAMS.join(', ')} itself`,
+            });
+          else if (!AUTHORIZATION_PARAM_NAME.test(name))
+            ctx.addIssue({
+              code: 'custom',
+              path: [name],
+              message: 'a parameter name is 1 to 64 letters, digits, _ . or -',
+            });
+      })
+      .optional(),
+    /**
+     * The loopback redirect's host: "127.0.0.1" (RFC 8252 8.3 recommends the IP literal) or
+     * "localhost" (for a provider registration that names it). Registered exactly as
+     * http://<host>:<port>/callback where the provider matches the port too.
+     */
+    redirectHost: z
+      .enum(LOOPBACK_REDIRECT_HOSTS, {
+        error: 'must be "127.0.0.1" or "localhost"',
+      })
+      .optional(),
+    /**
+     * A fixed loopback port for providers that match the redirect address exactly, port included
+     * (Okta, Auth0); absent: any free port, as RFC 8252 7.3 asks of providers (Entra ID, Google,
+     * Keycloak). 1024-65535, one no other program on the desktops listens on.
+     */
+    redirectPort: z
+      .number({ error: 'must be a port number' })
+      .int({ error: 'must be a whole number' })
+      .min(1024, {
+        error: 'must be 1024 to 65535 (no administrator rights needed)',
+      })
+      .max(65535, { error: 'must be 1024 to 65535' })
+      .optional(),
     /** The claim holding the user's e-mail address (Entra ID: preferred_username or upn). */
     emailClaim: z.string().min(1).default('email'),
+    /**
+     * Claims every ID token must carry, each with exactly this value or one of these values: the
+     * organisation's Google Workspace domain (`hd`), the Entra ID tenant (`tid`).
+     */
+    requiredClaims: z
+      .record(
+        z.string().min(1),
+        z.union([z.string().min(1), z.array(z.string().min(1)).min(1)], {
+          error: 'a required claim is a value or a list of values (text)',
+        }),
+      )
+      .optional(),
     /** How far the provider's clock and the relay's may disagree on a token's times (s). */
     clockToleranceSec: z.number().int().min(0).max(300).default(60),
     /** Explicit mapping: e-mail address -> extensions (and numbers), before the users and the directory. */
@@ -78,7 +178,7 @@ const oidcSchema = z
             // would match nothing, and by a suffix it used to match colleagues' outbound calls.
             dids: z
               .array(
-                z.string().refine(isInternationalNumber, {
+                z.string().refine(isInternationalDid, {
                   error: 'a DID is the full international number, + and the country code',
                 }),
               )
@@ -88,7 +188,34 @@ const oidcSchema = z
       )
       .default({}),
   })
-  .strict();
+  .strict()
+  .superRefine((oidc, ctx) => {
+    // Google's documented needs (docs/relay-protocol.md 2.3.1): said at start, not at the first
+    // person's failed sign-in.
+    if (!isGoogleIssuer(oidc.issuer)) return;
+    if (oidc.scopes.includes('offline_access'))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['scopes'],
+        message:
+          'Google refuses the offline_access scope (invalid_scope): set "scopes": ["openid", "email", "profile"] and ' +
+          '"authorizationParams": {"access_type": "offline", "prompt": "consent"} for a refresh token',
+      });
+    if (!oidc.clientSecret)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['clientSecret'],
+        message:
+          'Google\'s token endpoint wants the "Desktop app" client\'s secret even with PKCE: copy it from the client in Google Cloud console',
+      });
+    if (oidc.requiredClaims?.hd === undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['requiredClaims'],
+        message:
+          'Google\'s issuer signs in every Google account: pin your Workspace domain with "requiredClaims": {"hd": "example.org"}',
+      });
+  });
 
 /**
  * Gateway mode (docs/relay-protocol.md section 2.4): the relay holds the phone system's API key and
@@ -150,8 +277,8 @@ const tenantSchema = z
      * envelopes either way. Absent: "standard".
      */
     phoneSystem: z
-      .enum(['standard', 'yeastar-p-series'], {
-        error: 'phoneSystem must be "standard" or "yeastar-p-series"',
+      .enum(PHONE_SYSTEMS, {
+        error: `phoneSystem must be ${phoneSystemsJoined(' or ', '"')}`,
       })
       .optional(),
     /**
@@ -241,10 +368,10 @@ const retentionSchema = z
     maxAgeMs: ms('event age').default(24 * 3600_000),
     /** How long an event_id is remembered for dedupe (ms); at least 25 hours. */
     dedupeTtlMs: ms('dedupe window')
-      .min(25 * 3600_000, {
+      .min(EVENT_ID_WINDOW_MS, {
         error: 'must be at least 25 hours (the service retries for 24)',
       })
-      .default(25 * 3600_000),
+      .default(EVENT_ID_WINDOW_MS),
   })
   .strict();
 
@@ -505,10 +632,29 @@ export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): Re
   return parseConfig(raw);
 }
 
+/** Google's issuer (OpenID Connect discovery at accounts.google.com; the legacy form without https). */
+function isGoogleIssuer(issuer: string): boolean {
+  return /^(https:\/\/)?accounts\.google\.com\/?$/i.test(issuer.trim());
+}
+
+/**
+ * Entra ID's multi-tenant authorities (/common and /organizations, v1 or v2.0), whose
+ * discovery documents name the issuer `https://login.microsoftonline.com/{tenantid}/v2.0` (a
+ * template), or an issuer holding that template: whatever the host (national clouds, a proxy).
+ */
+function isEntraMultiTenantIssuer(issuer: string): boolean {
+  if (/\{tenantid\}|%7btenantid%7d/i.test(issuer)) return true;
+  try {
+    const path = new URL(issuer).pathname.toLowerCase().replace(/\/+$/, '');
+    return /^\/(common|organizations)(\/v2\.0)?$/.test(path);
+  } catch {
+    return false;
+  }
+}
+
 function isIssuerUrl(text: string): boolean {
   try {
-    const u = new URL(text);
-    return u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname));
+    return isSecureOrLoopback(new URL(text));
   } catch {
     return false;
   }

@@ -155,7 +155,9 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   const directory =
     deps.directory ?? (upstreams.size > 0 ? new GatewayDirectory(upstreams, clock) : undefined);
   const oidc = new Map<string, OidcVerifier>();
-  for (const [name, tenant] of Object.entries(config.tenants))
+  for (const [name, tenant] of Object.entries(config.tenants)) {
+    // Handed to desktops (a value the provider says is not secret), but never logged.
+    if (tenant.oidc?.clientSecret) secrets.add(tenant.oidc.clientSecret);
     if (tenant.oidc && tenant.access === 'users')
       oidc.set(
         name,
@@ -169,6 +171,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
           ...(directory ? { directory } : {}),
         }),
       );
+  }
   const userAuth = users
     ? new UserAuthenticator({
         users,

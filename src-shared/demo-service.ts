@@ -5,6 +5,8 @@
  * Its key and secret are made up and kept in memory only, never the keychain: they die with the
  * process.
  */
+import type { PhoneSystem } from './phone-systems/names.ts';
+
 export interface DemoService {
   baseUrl: string;
   apiKey: string;
@@ -14,6 +16,6 @@ export interface DemoService {
   /** The extension the demo user answers. */
   extension: string;
   /** The phone system the simulator speaks (src-main/core/settings/types.ts); standard if absent. */
-  phoneSystem?: 'standard' | 'yeastar-p-series';
+  phoneSystem?: PhoneSystem;
   close(): Promise<void>;
 }

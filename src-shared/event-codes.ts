@@ -31,6 +31,14 @@ export const FEATURE_CODES: Readonly<Record<NoticeFeature, number>> = {
 /** The code each feature rides on in a phone system's wire format; null: it has no such event. */
 export type FeatureCodes = Readonly<Record<NoticeFeature, number | null>>;
 
+/**
+ * How long an `event_id` is remembered so that a repeated delivery is one event: the service
+ * retries a webhook for 24 hours (docs/wire-protocol.md section 7), plus an hour's margin. The one
+ * window of the desktop's dedupe (events/dedupe.ts) and notice ids (events/notices.ts), and the
+ * relay store's default and least dedupe time (src-relay/store/types.ts, src-relay/config.ts).
+ */
+export const EVENT_ID_WINDOW_MS = 25 * 60 * 60_000;
+
 /** One event as the core handles it (docs/wire-protocol.md section 6). */
 export interface EventEnvelope {
   event: number;

@@ -14,3 +14,24 @@ export function isLoopbackHost(host: string): boolean {
     .replace(/^\[(.*)\]$/, '$1');
   return h === 'localhost' || h === '::1' || IPV4_LOOPBACK.test(h);
 }
+
+/** A scheme pair: the encrypted one, and the plain one allowed only to this computer. */
+export type SchemePair = readonly [secure: string, plain: string];
+export const HTTP_SCHEMES: SchemePair = ['https:', 'http:'];
+export const WS_SCHEMES: SchemePair = ['wss:', 'ws:'];
+
+/**
+ * "https, or http only on loopback": the one rule for every address a token, a secret or a sign-in
+ * crosses (the service's and the relay's addresses in settings and Test connection, the relay's
+ * stream, an OpenID issuer, the relay's tenants). `pairs` names the schemes the address may use
+ * (http by default; the relay's address also ws).
+ */
+export function isSecureOrLoopback(
+  url: URL,
+  pairs: readonly SchemePair[] = [HTTP_SCHEMES],
+): boolean {
+  return pairs.some(
+    ([secure, plain]) =>
+      url.protocol === secure || (url.protocol === plain && isLoopbackHost(url.hostname)),
+  );
+}

@@ -12,6 +12,8 @@
  * Client -> server frames are JSON objects with a `type` (hello, heartbeat).
  */
 
+import { digitsOf, internationalDigits, isDid } from './phone-number-rules.ts';
+
 export const CONTROL_PREFIX = 'relay ';
 
 /** WebSocket path of a tenant's client endpoint on the relay. */
@@ -73,11 +75,58 @@ export interface EnrolmentAnswer {
   identity: RelayIdentity;
 }
 
+/**
+ * What a desktop needs to sign in with the organisation's OpenID provider (the relay's
+ * `tenants.<name>.oidc`, docs/relay-protocol.md 2.3). The optional parts are what real providers
+ * ask beyond the standard flow: Google's token endpoint wants its "Desktop app" client's secret
+ * (which Google says is not secret in an installed app, but which is never logged) and
+ * `access_type=offline` for a refresh token; Okta and Auth0 match the redirect address exactly,
+ * port included, so the loopback listener's host and port can be fixed.
+ */
+export interface OidcClientInfo {
+  issuer: string;
+  clientId: string;
+  scopes: string[];
+  /** Sent to the token endpoint (client_secret_post) when the provider wants one. */
+  clientSecret?: string;
+  /** Extra parameters of the authorization request (access_type, prompt, hd, ...). */
+  authorizationParams?: Record<string, string>;
+  /** The loopback redirect's host: 127.0.0.1 (default, RFC 8252 8.3) or localhost. */
+  redirectHost?: LoopbackRedirectHost;
+  /** A fixed loopback port, for providers that match the redirect exactly; absent: any free port. */
+  redirectPort?: number;
+}
+
+/** The hosts a loopback redirect may name (RFC 8252 7.3 and 8.3). */
+export const LOOPBACK_REDIRECT_HOSTS = ['127.0.0.1', 'localhost'] as const;
+export type LoopbackRedirectHost = (typeof LOOPBACK_REDIRECT_HOSTS)[number];
+
+/**
+ * Parameters of the authorization request the app sets itself: a configuration may not name them
+ * in `authorizationParams` (the relay refuses it; the app ignores them).
+ */
+export const RESERVED_AUTHORIZATION_PARAMS = [
+  'client_id',
+  'redirect_uri',
+  'response_type',
+  'scope',
+  'code_challenge',
+  'code_challenge_method',
+  'state',
+  'nonce',
+  'client_secret',
+] as const;
+
+/** What an extra authorization parameter may be: its name, its value's length, how many. */
+export const AUTHORIZATION_PARAM_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+export const MAX_AUTHORIZATION_PARAM_LENGTH = 512;
+export const MAX_AUTHORIZATION_PARAMS = 20;
+
 /** The answer of GET /v1/org/<tenant>: how a desktop signs in to this tenant. */
 export interface OrgSignInInfo {
   tenant: string;
   /** The organisation's OpenID provider, when single sign-on is configured. */
-  oidc: { issuer: string; clientId: string; scopes: string[] } | null;
+  oidc: OidcClientInfo | null;
   /** Whether one-time enrolment codes are accepted. */
   enrolment: boolean;
 }
@@ -168,7 +217,9 @@ export function decodeControl(text: string): ControlFrame | null {
 }
 
 const MAX_FILTER_ITEMS = 200;
+/** A filter's extension (a PBX may name one with letters, `*` or `#`); its DIDs are DIDs (`isDid`). */
 const ITEM = /^[+0-9A-Za-z*#._() -]{1,40}$/;
+const isItem = (s: string) => ITEM.test(s);
 
 /** Validates a client's hello (untrusted input); returns an error message or the hello. */
 export function parseClientMessage(text: string): ClientMessage | { error: string } {
@@ -186,16 +237,16 @@ export function parseClientMessage(text: string): ClientMessage | { error: strin
   if (v.v !== 1) return { error: 'unsupported protocol version' };
   const f = v.filter as Record<string, unknown> | undefined;
   if (!f || typeof f !== 'object') return { error: 'filter missing' };
-  const strings = (x: unknown): string[] | null =>
+  const strings = (x: unknown, ok: (s: string) => boolean): string[] | null =>
     x === undefined
       ? []
       : Array.isArray(x) &&
           x.length <= MAX_FILTER_ITEMS &&
-          x.every((s) => typeof s === 'string' && ITEM.test(s))
+          x.every((s) => typeof s === 'string' && ok(s))
         ? (x as string[])
         : null;
-  const extensions = strings(f.extensions);
-  const dids = strings(f.dids);
+  const extensions = strings(f.extensions, isItem);
+  const dids = strings(f.dids, isDid);
   const events =
     f.events === undefined
       ? []
@@ -243,23 +294,6 @@ export function compareCursors(a: string, b: string): number {
  */
 export const MIN_SUFFIX_DIGITS = 7;
 
-/**
- * A telephone number in full international form as organisation mode wants a user's DID: `+`, then
- * 8 to 15 digits (E.164's maximum), spaces and ( ) . / - allowed between them.
- */
-export function isInternationalNumber(text: string): boolean {
-  const t = text.trim();
-  if (!/^\+[0-9 ()./-]+$/.test(t)) return false;
-  const digits = t.replace(/\D/g, '').length;
-  return digits >= 8 && digits <= 15;
-}
-
-/** A number's digits with a leading `+` or international prefix `00` taken off. */
-function internationalDigits(text: string): string {
-  const d = text.replace(/\D/g, '');
-  return !text.trim().startsWith('+') && d.startsWith('00') ? d.slice(2) : d;
-}
-
 export class NumberSet {
   private readonly exact = new Set<string>();
   private readonly byTail = new Map<string, string[]>();
@@ -274,7 +308,7 @@ export class NumberSet {
   constructor(numbers: readonly string[], options: { exactOnly?: boolean } = {}) {
     this.exactOnly = options.exactOnly ?? false;
     for (const n of numbers) {
-      const d = this.exactOnly ? internationalDigits(n) : n.replace(/\D/g, '');
+      const d = this.exactOnly ? internationalDigits(n) : digitsOf(n);
       if (!d) continue;
       this.exact.add(d);
       if (!this.exactOnly && d.length >= MIN_SUFFIX_DIGITS) {
@@ -295,7 +329,7 @@ export class NumberSet {
       const d = internationalDigits(text);
       return d !== '' && this.exact.has(d);
     }
-    const d = text.replace(/\D/g, '');
+    const d = digitsOf(text);
     if (!d) return false;
     if (this.exact.has(d)) return true;
     if (d.length < MIN_SUFFIX_DIGITS) return false;
@@ -311,11 +345,11 @@ export class NumberSet {
  */
 export function sanitiseFilter(filter: RelayFilter): { filter: RelayFilter; dropped: number } {
   let dropped = 0;
-  const clean = (items: readonly string[]) => {
+  const clean = (items: readonly string[], ok: (s: string) => boolean) => {
     const out = new Set<string>();
     for (const raw of items) {
       const item = typeof raw === 'string' ? raw.trim() : '';
-      if (ITEM.test(item) && out.size < MAX_FILTER_ITEMS) out.add(item);
+      if (ok(item) && out.size < MAX_FILTER_ITEMS) out.add(item);
       else dropped++;
     }
     return [...out];
@@ -325,7 +359,11 @@ export function sanitiseFilter(filter: RelayFilter): { filter: RelayFilter; drop
   ].slice(0, MAX_FILTER_ITEMS);
   dropped += filter.events.length - events.length;
   return {
-    filter: { extensions: clean(filter.extensions), dids: clean(filter.dids), events },
+    filter: {
+      extensions: clean(filter.extensions, isItem),
+      dids: clean(filter.dids, isDid),
+      events,
+    },
     dropped,
   };
 }

@@ -12,6 +12,7 @@ import type { SimulatorOptions } from './types.ts';
 import { API_PATHS, serviceUrl } from '../src-shared/service-api.ts';
 import packageJson from '../package.json' with { type: 'json' };
 import { stdoutOutput } from '../src-shared/output-stream.ts';
+import { isPhoneSystem, phoneSystemsJoined } from '../src-shared/phone-systems/names.ts';
 
 const USAGE = `Usage: npm run sim -- [options]
   --port <n>             listen port (default 0: a free port)
@@ -100,8 +101,8 @@ if (parsed.version) {
 const unit = parsed['timestamp-unit'];
 if (unit !== undefined && unit !== 'ms' && unit !== 's') fail(`invalid --timestamp-unit: ${unit}`);
 const phoneSystem = parsed['phone-system'];
-if (phoneSystem !== undefined && phoneSystem !== 'standard' && phoneSystem !== 'yeastar-p-series')
-  fail(`invalid --phone-system: ${phoneSystem} (standard or yeastar-p-series)`);
+if (phoneSystem !== undefined && !isPhoneSystem(phoneSystem))
+  fail(`invalid --phone-system: ${phoneSystem} (${phoneSystemsJoined(' or ')})`);
 const reportStyle = parsed['report-style'];
 if (
   reportStyle !== undefined &&

@@ -12,5 +12,7 @@ export function applicationMenuTemplate(
   platform: NodeJS.Platform,
 ): MenuItemConstructorOptions[] | null {
   if (platform !== 'darwin') return null;
-  return [{ role: 'appMenu' }, { role: 'editMenu' }, { role: 'windowMenu' }];
+  // Electron's windowMenu on macOS holds Minimize, Zoom and Bring All to Front, no Close: Cmd+W
+  // comes from the fileMenu role, whose only item on macOS is Close Window.
+  return [{ role: 'appMenu' }, { role: 'fileMenu' }, { role: 'editMenu' }, { role: 'windowMenu' }];
 }

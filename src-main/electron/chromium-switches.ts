@@ -13,7 +13,8 @@ import { statfsSync } from 'node:fs';
  * login-item.ts for the autostart entry): run under XWayland. As a native Wayland client (Electron
  * 38+ on a Wayland session) the popup cannot be placed in its corner, kept above other windows or
  * shown without focus. Only the command line can choose: Chromium picks the platform before the
- * app's code runs, so appendSwitch would be too late.
+ * app's code runs, so appendSwitch would be too late; a launch without it starts itself again with
+ * it (xwayland-relaunch.ts).
  */
 export const LINUX_LAUNCH_ARGS = ['--ozone-platform=x11'] as const;
 

@@ -5,6 +5,7 @@
  * openExternal, clipboard, power events) and the IPC handlers, and applies the security settings
  * before any window exists. Bundled by scripts/build-main.ts to dist/main/main.cjs.
  */
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
@@ -74,17 +75,19 @@ import { proxyAccount, transportFor } from '../core/net/network.ts';
 import { readCaText } from '../../src-shared/net/trust.ts';
 import type { NetTransport } from '../../src-shared/net/transport.ts';
 import { startDemo } from '../../src-sim/demo.ts';
-import { APP_ID } from './app-id.ts';
 import { APP_SCHEME, AppOrigin, devServerOrigin } from './app-origin.ts';
 import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
 import { applicationMenuTemplate } from './app-menu.ts';
+import { askWithMessageBox, checkApplicationsFolder, welcomeOnce } from './mac-first-start.ts';
 import { registerAppProtocol } from './app-protocol.ts';
 import { checkDesktop, storeSecretNeedsDisplay } from './desktop-checks.ts';
 import { applyChromiumSwitches, devShmBytes } from './chromium-switches.ts';
 import { NativeDialogs } from './dialogs.ts';
 import { diagnosticsAction } from './diagnostics-action.ts';
 import { SafeExternalOpener } from './external.ts';
+import { installerRestarter } from './installer-restart.ts';
 import { registerIpcHandlers } from './ipc-handlers.ts';
+import { listenForSecondLaunches } from './second-launch.ts';
 import { TypedIpcMain } from './ipc-main.ts';
 import { createAppLogger } from './logging.ts';
 import { applyStartAtLogin } from './login-item.ts';
@@ -98,8 +101,11 @@ import {
   secureWebPreferences,
 } from './security.ts';
 import { TrayController, trayIconFile, type TrayIconName } from './tray.ts';
+import { startAgainAndExit } from './start-again.ts';
 import { appUpdates } from './updates.ts';
+import { relaunchUnderXWayland } from './xwayland-relaunch.ts';
 import { AppWindows } from './windows.ts';
+import { applyAppIdentity, watchToastActivation } from './windows-toasts.ts';
 
 // Must happen before 'ready': app:// is a standard, secure origin ('self' in the CSP works, fetch works).
 protocol.registerSchemesAsPrivileged([
@@ -119,11 +125,25 @@ if (process.argv.includes('--store-secret')) {
     process.stderr.write(`Screenpop: ${t.t('desktop.store-secret.no-display')}\n`);
     app.exit(2);
   } else void provisionSecret(t).then((code) => app.exit(code));
+} else if (
+  relaunchUnderXWayland(
+    {
+      platform: process.platform,
+      packaged: app.isPackaged,
+      env: process.env,
+      argv: process.argv,
+      commandLine: app.commandLine,
+      execPath: process.execPath,
+    },
+    { spawn, exit: (code) => app.exit(code), stderr: (line) => process.stderr.write(line) },
+  )
+) {
+  // A native Wayland window: started again under XWayland (xwayland-relaunch.ts), before the lock.
 } else if (!app.requestSingleInstanceLock()) {
   // Another Screenpop is running; it gets 'second-instance' and shows its settings.
   app.quit();
 } else {
-  app.setAppUserModelId(APP_ID);
+  applyAppIdentity(app, process.platform);
   app.whenReady().then(start).catch(startFailed);
 }
 
@@ -162,6 +182,8 @@ function startFailed(err: unknown): void {
 }
 
 async function start(): Promise<void> {
+  // Before any await: a second launch during start-up is answered, not lost (second-launch.ts).
+  const secondLaunches = listenForSecondLaunches(app);
   const root = app.getAppPath();
   const userData = app.getPath('userData');
   const secrets = new SecretRegistry().hideHome(homedir());
@@ -220,8 +242,21 @@ async function start(): Promise<void> {
   let quit: QuitSequence | null = null;
   // Windows sends no before-quit when the user logs off or the machine shuts down: each window
   // hears 'session-end' (the popup always exists, hidden). The clean part gets what time is left.
+  // An installer closing the app (Restart Manager: 'close-app', an IT-pushed MSI upgrade) leaves a
+  // restarter behind (installer-restart.ts).
+  const restartAfterInstaller = installerRestarter({
+    platform: process.platform,
+    packaged: app.isPackaged,
+    executable: process.execPath,
+    systemRoot: process.env.SystemRoot,
+    spawn,
+    logger,
+  });
   app.on('browser-window-created', (_event, win) =>
-    win.on('session-end', () => void quit?.run('session-end')),
+    win.on('session-end', (event) => {
+      restartAfterInstaller(event?.reasons ?? []);
+      void quit?.run('session-end');
+    }),
   );
 
   // Adapters. What they find wrong on this computer is said in the status (tray, Settings).
@@ -245,6 +280,7 @@ async function start(): Promise<void> {
     logger,
     icon: join(assets, 'icon.png'),
   });
+  secondLaunches.answerWith(() => windows.show('settings'));
   // An ad-hoc signed macOS test build (scripts/dist.ts without CSC_LINK): macOS refuses its
   // notifications and Squirrel.Mac its updates; the status says so once, instead of every failure.
   const unsignedMac = process.platform === 'darwin' && app.isPackaged && builtUnsigned(root);
@@ -259,6 +295,13 @@ async function start(): Promise<void> {
     logger,
     words: language,
     platform: process.platform,
+  });
+  watchToastActivation({
+    platform: process.platform,
+    handleActivation: (callback) => Notification.handleActivation(callback),
+    holdsLiveNotifications: () => notifier.size > 0,
+    openHistory: () => windows.show('history'),
+    logger,
   });
   const trayIcon = (name: TrayIconName) =>
     nativeImage.createFromPath(join(assets, 'tray', trayIconFile(name, process.platform)));
@@ -334,6 +377,19 @@ async function start(): Promise<void> {
     deviceLabel: `Screenpop on ${hostname()}`,
     browserPage: (outcome) => language.current().t(`status.org.browser-page-${outcome}`),
   });
+  // Start at login (login-item.ts); `executable` differs only when an update renames the AppImage.
+  const startAtLogin = (enabled: boolean, executable = process.env.APPIMAGE || process.execPath) =>
+    applyStartAtLogin(enabled, {
+      platform: process.platform,
+      packaged: app.isPackaged,
+      setLoginItemSettings: (settings) => app.setLoginItemSettings(settings),
+      executable,
+      autostartDir: join(
+        process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'),
+        'autostart',
+      ),
+      logger,
+    });
   runtime = new AppRuntime({
     clock,
     logger,
@@ -383,17 +439,7 @@ async function start(): Promise<void> {
       }),
     onSettingsApplied: (s) => {
       applyLanguage(s);
-      void applyStartAtLogin(s.startAtLogin, {
-        platform: process.platform,
-        packaged: app.isPackaged,
-        setLoginItemSettings: (settings) => app.setLoginItemSettings(settings),
-        executable: process.env.APPIMAGE || process.execPath,
-        autostartDir: join(
-          process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'),
-          'autostart',
-        ),
-        logger,
-      });
+      void startAtLogin(s.startAtLogin);
     },
     words: language,
   });
@@ -456,6 +502,13 @@ async function start(): Promise<void> {
   registerIpcHandlers(ipc, { runtime: rt, popup, windows, dialogs, clock, logger, language });
 
   // Updates: decided in the core, carried out by electron-updater (updates.ts).
+  let updateNet: { settings: Settings; transport: NetTransport } | null = null;
+  const updateTransport = (): NetTransport => {
+    const settings = rt.settings();
+    if (updateNet?.settings !== settings)
+      updateNet = { settings, transport: network({ ...settings, demoMode: false }) };
+    return updateNet.transport;
+  };
   const updates = appUpdates({
     clock,
     logger,
@@ -463,6 +516,23 @@ async function start(): Promise<void> {
     popup,
     userData,
     unsignedMac,
+    // The feed and downloads go out as everything else does (proxy, its credentials, the CA file);
+    // the demo's direct route is for its simulator only.
+    agentFor: (url) => updateTransport().agentFor(url),
+    // The clean part first, then the lock let go: the new version must find both (update-install.ts).
+    install: {
+      cleanUp: () => cleanUp(),
+      pointAutostartAt: async (executable) => {
+        if (rt.settings().startAtLogin) await startAtLogin(true, executable);
+      },
+      releaseLock: () => app.releaseSingleInstanceLock(),
+      restart: () =>
+        startAgainAndExit(
+          { env: process.env, argv: process.argv, execPath: process.execPath },
+          { spawn, relaunch: () => app.relaunch(), exit: (code) => app.exit(code) },
+          (error) => logger.error('could not start again', { error }),
+        ),
+    },
   });
   rt.onSettings((view) => updates.apply(view.settings.updates));
 
@@ -475,20 +545,23 @@ async function start(): Promise<void> {
 
   // A tray app: closing every window does not quit; a second launch shows the settings.
   app.on('window-all-closed', () => {});
-  app.on('second-instance', () => windows.show('settings'));
   app.on('activate', () => windows.show('settings'));
   if (process.platform === 'darwin') app.dock?.hide();
 
-  // Ending: one sequence, with a time limit, whoever asks (core/app/quit-sequence.ts).
-  quit = new QuitSequence({
-    clock,
-    logger,
-    shutdown: async () => {
-      popup.release();
+  // Ending: one sequence, with a time limit, whoever asks (core/app/quit-sequence.ts). Its clean
+  // part runs once: an update runs it before installing, and the quit that follows finds it done.
+  let cleaned: Promise<void> | null = null;
+  const cleanUp = (): Promise<void> =>
+    (cleaned ??= (async () => {
+      popup.quitting();
       stopPower();
       updates.stop();
       await rt.shutdown();
-    },
+    })());
+  quit = new QuitSequence({
+    clock,
+    logger,
+    shutdown: cleanUp,
     finish: (code) => {
       ipc.removeAll();
       tray.destroy();
@@ -533,11 +606,27 @@ async function start(): Promise<void> {
 
   const { needsOnboarding } = await rt.start();
   updates.apply(rt.settings().updates);
-  if (needsOnboarding) {
-    windows.show('settings');
-    // macOS asks for notification permission at the first notification: now, not at a call.
-    if (process.platform === 'darwin' && !unsignedMac) notifier.welcome();
-  }
+  if (needsOnboarding) windows.show('settings');
+  // macOS: the notification permission asked once (provisioned installs too), not at a call; and
+  // an app run from its disk image offers to move to /Applications (mac-first-start.ts).
+  void welcomeOnce({
+    platform: process.platform,
+    unsignedMac,
+    markFile: join(userData, 'first-start.json'),
+    notifier,
+    logger,
+    now: () => clock.now(),
+  });
+  void checkApplicationsFolder({
+    platform: process.platform,
+    packaged: app.isPackaged,
+    isInApplicationsFolder: () => app.isInApplicationsFolder(),
+    moveToApplicationsFolder: () => app.moveToApplicationsFolder(),
+    askToMove: askWithMessageBox(dialog),
+    words: language,
+    health,
+    logger,
+  });
   logger.info('ready', { needsOnboarding });
 }
 

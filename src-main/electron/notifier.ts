@@ -6,7 +6,7 @@
  * A refusal is never silent: when the OS refuses a notification ('failed': on macOS, permission
  * denied or an unsigned app; on Windows, notifications turned off) the status says so with the
  * remedy (DesktopHealth 'notifications'), until one is shown again. On macOS the first start asks
- * for permission during onboarding (welcome()), not at the first call.
+ * for permission (welcome(), once per user: mac-first-start.ts), not at the first call.
  */
 import type { Notification as NotificationType, NotificationConstructorOptions } from 'electron';
 import type { CallCard } from '../ipc/contract.ts';
@@ -81,8 +81,9 @@ export class ElectronNotifier implements Notifier {
   }
 
   /**
-   * macOS, first start: one notification during onboarding, so that macOS asks for permission
-   * while the user is looking, not at the first call (whose banner would be the prompt).
+   * macOS, first start (onboarding or a provisioned install): one notification, so that macOS asks
+   * for permission while the user is looking, not at the first call (whose banner would be the
+   * prompt). mac-first-start.ts shows it once per user.
    */
   welcome(): void {
     if (!this.deps.isSupported()) return;

@@ -53,8 +53,17 @@ export class PopupWindow implements PopupView {
   private readonly deps: PopupWindowDeps;
   private readonly platform: NodeJS.Platform;
   private win: BrowserWindowType | null = null;
-  /** Set for quitting: the window may then close for real. */
+  /**
+   * Set for an installer (release()) or for quitting (quitting()): the window may then close for
+   * real. After release() alone the app may live on (a macOS update that failed to install): the
+   * next call makes a new window. After quitting() no new one is made.
+   */
   private releasing = false;
+  private quittingNow = false;
+  /** The current window's page has loaded: until then it is not shown (it would be blank). */
+  private pageLoaded = false;
+  /** A show() came while the page was loading: shown when it has loaded. */
+  private showWhenLoaded = false;
   private contentHeight = POPUP_MIN_HEIGHT;
   private cards: CallCard[] = [];
 
@@ -70,7 +79,10 @@ export class PopupWindow implements PopupView {
    */
   get window(): BrowserWindowType {
     if (!this.win || this.win.isDestroyed()) {
-      if (this.releasing) throw new Error('the popup is closed: Screenpop is quitting');
+      if (this.quittingNow) throw new Error('the popup is closed: Screenpop is quitting');
+      // Released for an installer that did not run after all (the app is still here): a call
+      // needs the popup again.
+      this.releasing = false;
       this.deps.logger.warn('popup window gone; making a new one');
       this.win = this.create();
     }
@@ -93,6 +105,12 @@ export class PopupWindow implements PopupView {
     try {
       const win = this.window;
       send(win, 'popup:calls', cards);
+      if (!this.pageLoaded) {
+        // A new window whose page is still loading would show blank: it shows when loaded (the
+        // page asks for the cards then: popup:ready).
+        this.showWhenLoaded = true;
+        return;
+      }
       this.place();
       if (!win.isVisible()) win.showInactive();
       this.deps.health?.clear('popup');
@@ -116,6 +134,7 @@ export class PopupWindow implements PopupView {
 
   hide(): void {
     this.cards = [];
+    this.showWhenLoaded = false;
     const win = this.win;
     if (!win || win.isDestroyed()) return;
     try {
@@ -147,15 +166,21 @@ export class PopupWindow implements PopupView {
   }
 
   /**
-   * Screenpop is quitting (or installing an update, which closes every window first): from now on
-   * the window may close, and no new one is made.
+   * An update is about to install, which closes every window first: from now on the window may
+   * close. Should the app live on (the install failed), the next call makes a new window.
    */
   release(): void {
     this.releasing = true;
   }
 
+  /** Screenpop is quitting: the window may close, and no new one is made. */
+  quitting(): void {
+    this.releasing = true;
+    this.quittingNow = true;
+  }
+
   destroy(): void {
-    this.release();
+    this.quitting();
     this.drop();
   }
 
@@ -167,6 +192,12 @@ export class PopupWindow implements PopupView {
     } catch {
       // Already gone.
     }
+  }
+
+  /** The page did not load: a call could not be shown (it waits for the page), so the status says so. */
+  private loadFailed(win: BrowserWindowType, err: unknown): void {
+    this.deps.logger.error('popup page failed to load', { error: err });
+    if (this.win === win && !this.releasing) this.deps.health?.report('popup', POPUP_WORDS);
   }
 
   private create(): BrowserWindowType {
@@ -193,7 +224,18 @@ export class PopupWindow implements PopupView {
       // not list (skipTaskbar only keeps it off the task bar).
       ...(this.platform === 'darwin' ? { type: 'panel' as const } : {}),
       ...(this.platform === 'win32' ? { type: 'toolbar' as const } : {}),
-      webPreferences: deps.webPreferences,
+      // A hidden popup keeps rendering, so the cleared cards are painted before it shows again:
+      // otherwise Chromium throttles the hidden page and its first frame is the last caller's.
+      webPreferences: { ...deps.webPreferences, backgroundThrottling: false },
+    });
+    this.pageLoaded = false;
+    this.showWhenLoaded = false;
+    win.webContents.on('did-finish-load', () => {
+      if (this.win !== win) return;
+      this.pageLoaded = true;
+      if (!this.showWhenLoaded) return;
+      this.showWhenLoaded = false;
+      if (this.cards.length > 0) this.show(this.cards);
     });
     // Above normal windows without being a system-modal overlay.
     win.setAlwaysOnTop(true, 'floating');
@@ -215,14 +257,11 @@ export class PopupWindow implements PopupView {
     });
     win.webContents.on('render-process-gone', (_e, details) => {
       deps.logger.error('popup renderer gone; reloading', { reason: details.reason });
+      if (this.win === win) this.pageLoaded = false;
       if (!win.isDestroyed())
-        void win
-          .loadURL(deps.url)
-          .catch((err: unknown) => deps.logger.error('popup page failed to load', { error: err }));
+        void win.loadURL(deps.url).catch((err: unknown) => this.loadFailed(win, err));
     });
-    void win
-      .loadURL(deps.url)
-      .catch((err: unknown) => deps.logger.error('popup page failed to load', { error: err }));
+    void win.loadURL(deps.url).catch((err: unknown) => this.loadFailed(win, err));
     return win;
   }
 }

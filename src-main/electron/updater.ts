@@ -11,10 +11,12 @@
  *   only logs where a packaged app would restart: there is nothing to replace.
  */
 import { writeFileSync } from 'node:fs';
+import type { Agent } from 'node:http';
 import type { AppUpdater, UpdateDownloadedEvent } from 'electron-updater';
 import { Emitter } from '../../src-shared/emitter.ts';
 import type { Logger } from '../../src-shared/log.ts';
 import type { UpdaterPort } from '../core/updates/update-controller.ts';
+import { isUpdateRequestExecutor, routeUpdateRequests } from './update-network.ts';
 
 export interface ElectronUpdaterOptions {
   /** Returns electron-updater's autoUpdater (required only when first needed). */
@@ -32,12 +34,24 @@ export interface ElectronUpdaterOptions {
    * window that refuses to close (the popup) must be let go, or the update never installs.
    */
   beforeInstall?: () => void;
+  /**
+   * Runs the install: the steps around `quitAndInstall` (which throws when electron-updater said it
+   * could not install), given the downloaded file (update-install.ts: clean part, autostart,
+   * single-instance lock). Without it quitAndInstall is called at once.
+   */
+  installInOrder?: (quitAndInstall: () => void, downloadedFile: string | null) => Promise<void>;
+  /**
+   * The app's way out for a request to this URL (NetTransport.agentFor): the feed and the
+   * downloads go through it (update-network.ts) instead of electron-updater's own session.
+   */
+  agentFor?: (url: URL) => Agent;
 }
 
 export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPort {
   const logger = options.logger.child({ component: 'electron-updater' });
   const downloaded = new Emitter<[version: string]>(logger, 'update downloaded');
   let updater: AppUpdater | null = null;
+  let downloadedFile: string | null = null;
 
   const get = (): AppUpdater => {
     if (updater) return updater;
@@ -51,7 +65,16 @@ export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPor
     u.autoDownload = true;
     u.autoInstallOnAppQuit = false;
     u.forceDevUpdateConfig = options.devRun;
+    if (options.agentFor) {
+      const executor = (u as unknown as { httpExecutor?: unknown }).httpExecutor;
+      if (isUpdateRequestExecutor(executor)) routeUpdateRequests(executor, options.agentFor);
+      else
+        logger.warn(
+          "updates go through electron-updater's own connection (no proxy setting, no CA file): its request executor was not found",
+        );
+    }
     u.on('update-downloaded', (event: UpdateDownloadedEvent) => {
+      downloadedFile = typeof event.downloadedFile === 'string' ? event.downloadedFile : null;
       downloaded.emit(event.version);
     });
     // Without a listener an 'error' event would throw; the failed check is also reported by
@@ -88,9 +111,23 @@ export function electronUpdaterPort(options: ElectronUpdaterOptions): UpdaterPor
         logger.info('development run: a packaged app would restart now to install the update');
         return;
       }
-      // Silent installer, then start the new version.
-      options.beforeInstall?.();
-      get().quitAndInstall(true, true);
+      const u = get();
+      // Silent installer, then start the new version. electron-updater reports a failed start of
+      // the installer as an 'error' event, not by throwing.
+      const quitAndInstall = () => {
+        options.beforeInstall?.();
+        let failed: unknown = null;
+        const onError = (err: unknown) => (failed ??= err);
+        u.on('error', onError);
+        try {
+          u.quitAndInstall(true, true);
+        } finally {
+          u.off('error', onError);
+        }
+        if (failed) throw failed;
+      };
+      if (!options.installInOrder) return quitAndInstall();
+      void options.installInOrder(quitAndInstall, downloadedFile);
     },
   };
 }

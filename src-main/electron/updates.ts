@@ -7,13 +7,20 @@
 import { app } from 'electron';
 import electronUpdater from 'electron-updater';
 import { existsSync, readFileSync } from 'node:fs';
+import type { Agent } from 'node:http';
 import { dirname, join } from 'node:path';
 import type { Clock } from '../../src-shared/clock.ts';
 import type { Logger } from '../../src-shared/log.ts';
 import type { CallPresenter } from '../core/app/call-presenter.ts';
-import { isPerMachinePath, updateSupport } from '../core/updates/install-kind.ts';
+import {
+  INSTALL_SCOPE_FILE,
+  isPerMachineInstall,
+  parseInstallScope,
+  updateSupport,
+} from '../core/updates/install-kind.ts';
 import { RestartGate } from '../core/updates/restart-gate.ts';
 import { UpdateController } from '../core/updates/update-controller.ts';
+import { installInOrder, type InstallStepsDeps } from './update-install.ts';
 import { electronUpdaterPort } from './updater.ts';
 
 export interface AppUpdatesDeps {
@@ -25,6 +32,10 @@ export interface AppUpdatesDeps {
   popup: { release(): void };
   userData: string;
   unsignedMac: boolean;
+  /** The app's way out (NetTransport.agentFor of the settings in force): proxy, credentials, CAs. */
+  agentFor: (url: URL) => Agent;
+  /** What installing needs of the app around quitAndInstall (update-install.ts). */
+  install: Pick<InstallStepsDeps, 'cleanUp' | 'pointAutostartAt' | 'releaseLock' | 'restart'>;
 }
 
 export function appUpdates(d: AppUpdatesDeps): UpdateController {
@@ -45,7 +56,13 @@ export function appUpdates(d: AppUpdatesDeps): UpdateController {
       nsisUninstaller: existsSync(
         join(dirname(process.execPath), `Uninstall ${app.getName()}.exe`),
       ),
-      perMachine: process.platform === 'win32' && isPerMachinePath(process.execPath, process.env),
+      perMachine:
+        process.platform === 'win32' &&
+        isPerMachineInstall(
+          parseInstallScope(resourceText(process.resourcesPath, INSTALL_SCOPE_FILE)),
+          process.execPath,
+          process.env,
+        ),
       signed: !d.unsignedMac,
       devUpdates,
     }),
@@ -55,6 +72,18 @@ export function appUpdates(d: AppUpdatesDeps): UpdateController {
       devRun: devUpdates,
       devConfigFile: join(d.userData, 'dev-app-update.yml'),
       beforeInstall: () => d.popup.release(),
+      agentFor: d.agentFor,
+      installInOrder: (quitAndInstall, downloadedFile) =>
+        installInOrder(
+          {
+            ...d.install,
+            clock: d.clock,
+            logger: d.logger,
+            appImage: process.env.APPIMAGE,
+            quitAndInstall,
+          },
+          downloadedFile,
+        ),
     }),
     // A development run exercising the updater checks at once instead of after a minute.
     ...(devUpdates ? { firstCheckMs: 1000 } : {}),
@@ -63,9 +92,14 @@ export function appUpdates(d: AppUpdatesDeps): UpdateController {
 
 /** electron-builder's resources/package-type (deb, rpm, pacman) when installed from such a package. */
 function packageType(resourcesPath: string | undefined): string | null {
+  return resourceText(resourcesPath, 'package-type')?.trim() || null;
+}
+
+/** A small file an installer wrote into resources/, or null. */
+function resourceText(resourcesPath: string | undefined, name: string): string | null {
   if (!resourcesPath) return null;
   try {
-    return readFileSync(join(resourcesPath, 'package-type'), 'utf8').trim() || null;
+    return readFileSync(join(resourcesPath, name), 'utf8');
   } catch {
     return null;
   }

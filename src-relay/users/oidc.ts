@@ -85,8 +85,18 @@ export class OidcVerifier implements OidcSignIn {
 
   /** What desktops need to sign in (GET /v1/org/<tenant>). */
   info(): NonNullable<OrgSignInInfo['oidc']> {
-    const { issuer, clientId, scopes } = this.deps.config;
-    return { issuer, clientId, scopes };
+    const { issuer, clientId, scopes, clientSecret, authorizationParams, redirectHost } =
+      this.deps.config;
+    const { redirectPort } = this.deps.config;
+    return {
+      issuer,
+      clientId,
+      scopes,
+      ...(clientSecret ? { clientSecret } : {}),
+      ...(authorizationParams ? { authorizationParams } : {}),
+      ...(redirectHost ? { redirectHost } : {}),
+      ...(redirectPort !== undefined ? { redirectPort } : {}),
+    };
   }
 
   async identify(token: string): Promise<UserVerdict> {

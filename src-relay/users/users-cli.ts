@@ -1,8 +1,12 @@
 import { parseArgs } from 'node:util';
 import { systemClock } from '../../src-shared/clock.ts';
 import { silentLogger } from '../../src-shared/log.ts';
-import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../src-shared/extension-number.ts';
-import { isInternationalNumber, relayEnrolPath } from '../../src-shared/relay-protocol.ts';
+import {
+  isExtensionNumber,
+  isInternationalDid,
+  MAX_EXTENSION_DIGITS,
+} from '../../src-shared/phone-number-rules.ts';
+import { relayEnrolPath } from '../../src-shared/relay-protocol.ts';
 import type { RelayConfig } from '../config.ts';
 import { hasUserTenants, openUserStore } from './open-user-store.ts';
 import { readCodeKey } from './code-key.ts';
@@ -125,7 +129,7 @@ export async function usersCommand(
           );
       const dids = values.did ?? [];
       for (const d of dids)
-        if (!isInternationalNumber(d))
+        if (!isInternationalDid(d))
           throw new UsersUsageError(
             `--did ${d}: write the number in full international form, + and the country code, e.g. +44 20 7946 0000 (it is matched exactly; a short number would not reach this user)`,
           );

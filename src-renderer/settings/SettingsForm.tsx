@@ -39,6 +39,8 @@ import {
 } from './form-values.ts';
 import { StatusPanel } from './StatusPanel.tsx';
 import { refusalText } from './refusal-words.ts';
+import type { NoticeFeature } from '../../src-shared/event-codes.ts';
+import { TESTED_FIELDS } from '../../src-shared/settings-changes.ts';
 
 export interface SettingsFormProps {
   api: ScreenpopApi;
@@ -74,18 +76,7 @@ const CRM_SETTING_OF: Record<string, string> = Object.fromEntries(
 );
 
 /** Fields a connection test depends on: editing one makes a shown test result stale. */
-const CONNECTION_FIELDS = new Set<keyof FormValues>([
-  'phoneSystem',
-  'connectionMode',
-  'relayUrl',
-  'relayTenant',
-  'baseUrl',
-  'apiKey',
-  'secret',
-  'extensions',
-  'dids',
-  'defaultRegion',
-]);
+const CONNECTION_FIELDS = new Set<string>([...TESTED_FIELDS, 'secret']);
 
 function sectionDomId(id: SectionId): string {
   return `section-${id}`;
@@ -372,8 +363,9 @@ export function SettingsForm({
     managed && (managed.locked as string[]).includes(CRM_SETTING_OF[name] ?? name)
       ? managed.by
       : null;
-  // Yeastar P-Series publishes no voicemail or SMS events (docs/phone-systems/yeastar-p-series.md).
-  const yeastar = values.phoneSystem === 'yeastar-p-series';
+  // What the phone system has no event for (main's word, from its wire dialect).
+  const notOffered = (feature: NoticeFeature) =>
+    view.notOffered?.[values.phoneSystem]?.includes(feature) ?? false;
   // Organisation mode: the relay alone, signed in as the user; no key, no secret, no extensions.
   const organisation = values.connectionMode === 'organisation';
   const orgExtensions = status?.organisation?.extensions ?? [];
@@ -582,10 +574,10 @@ export function SettingsForm({
                 {check('startAtLogin')}
                 <fieldset className="features" data-testid="features">
                   <legend className="field__label">{t.t('settings.besides-calls')}</legend>
-                  {check('featureVoicemail', { notOffered: yeastar })}
-                  {check('featureSms', { notOffered: yeastar })}
-                  {check('featureTrunk')}
-                  {check('featurePresence')}
+                  {check('featureVoicemail', { notOffered: notOffered('voicemail') })}
+                  {check('featureSms', { notOffered: notOffered('sms') })}
+                  {check('featureTrunk', { notOffered: notOffered('trunk') })}
+                  {check('featurePresence', { notOffered: notOffered('presence') })}
                 </fieldset>
               </>,
             )}

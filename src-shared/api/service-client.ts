@@ -42,7 +42,7 @@ import {
   type PbxGroup,
 } from './pbx-lists.ts';
 import pkg from '../../package.json' with { type: 'json' };
-import type { ApiDialect } from '../wire/phone-system.ts';
+import { placeToken, type ApiDialect } from '../wire/phone-system.ts';
 import { STANDARD_WIRE } from '../wire/standard.ts';
 
 export type { Extension, TokenPair } from './wire.ts';
@@ -289,9 +289,7 @@ export class ServiceClient {
       Accept: 'application/json',
     };
     if (spec.body) headers['Content-Type'] = 'application/json';
-    if (spec.bearer && this.api.tokenIn === 'query')
-      url.searchParams.set('access_token', spec.bearer);
-    else if (spec.bearer) headers.Authorization = `Bearer ${spec.bearer}`;
+    if (spec.bearer) placeToken(this.api, url, headers, spec.bearer);
 
     const controller = new AbortController();
     let timedOut = false;

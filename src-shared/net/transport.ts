@@ -172,7 +172,11 @@ export class NetTransport {
     return trust;
   }
 
-  private agentFor(url: URL): http.Agent {
+  /**
+   * The agent this transport's requests go through (proxy, CONNECT, trusted CAs), for a client
+   * that makes its own requests: electron-updater's (src-main/electron/update-network.ts).
+   */
+  agentFor(url: URL): http.Agent {
     return url.protocol === 'https:' || url.protocol === 'wss:' ? this.httpsAgent : this.httpAgent;
   }
 

@@ -30,8 +30,14 @@ export const STANDARD_STREAM: StreamDialect = {
 
 export const STANDARD_WIRE: PhoneSystemWire = {
   id: 'standard',
-  api: { tokenIn: 'authorization', errcodes: standardErrcodes },
+  api: { tokenIn: 'authorization', errcodes: standardErrcodes, asStandard: (errcode) => errcode },
   stream: STANDARD_STREAM,
+  // docs/wire-protocol.md section 7: X-Service-Signature: sha256=<hex>, the envelope as body.
+  webhook: {
+    signatureHeader: 'x-service-signature',
+    signatureForm: 'sha256-hex',
+    body: 'envelope',
+  },
   callCode: CALL_STATE_CHANGED,
   featureCodes: FEATURE_CODES,
 };

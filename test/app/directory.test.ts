@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { Directory, type DirectoryEntry } from '../../src-main/core/app/directory.ts';
-import { formatNumber, numberKey } from '../../src-main/core/app/phone.ts';
+import { formatNumber, numberKey } from '../../src-main/core/phone-number.ts';
 import { silentLogger } from '../../src-shared/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 

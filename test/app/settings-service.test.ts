@@ -77,6 +77,8 @@ describe('SettingsService', () => {
       hasSecret: false,
       hasCrmSecret: false,
       needsOnboarding: true,
+      // From each phone system's wire dialect: Yeastar P-Series has no SMS event.
+      notOffered: { standard: [], 'yeastar-p-series': ['sms'] },
     });
     await t.credentials.setSecret(ACME_ACCOUNT, 'the-secret-1');
     await t.service.load();

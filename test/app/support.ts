@@ -101,7 +101,7 @@ export class MemorySettings implements SettingsPort {
 import { CallPresenter, type PresenterSettings } from '../../src-main/core/app/call-presenter.ts';
 import type { CallerDirectory } from '../../src-main/core/app/directory.ts';
 import { HistoryStore } from '../../src-main/core/app/history-store.ts';
-import { formatNumber } from '../../src-main/core/app/phone.ts';
+import { formatNumber } from '../../src-main/core/phone-number.ts';
 import type { DismissEvent, PopEvent } from '../../src-main/core/app/ports.ts';
 import type { Clock } from '../../src-shared/clock.ts';
 import { silentLogger, type Logger } from '../../src-shared/log.ts';

@@ -413,14 +413,17 @@ describe('Screenpop in Electron', () => {
     if (!hasCommand('openssl')) ctx.skip('openssl not found (apt-get install openssl)');
     const feed: UpdateFeed = await startUpdateFeed();
     try {
-      await writeSettings(s, { updates: { enabled: true, channel: 'latest', feedUrl: feed.url } });
+      // The feed's certificate is self-signed for 127.0.0.1: trusted only through the CA file,
+      // as the service's would be (updates go out the app's way, not Chromium's).
+      await writeSettings(s, {
+        updates: { enabled: true, channel: 'latest', feedUrl: feed.url },
+        caFile: feed.certFile,
+      });
       // electron-updater replaces the running AppImage; a development run names a stand-in.
       const appImage = join(s.home, 'Screenpop-0.1.0.AppImage');
       await writeFile(appImage, 'stand-in for the running AppImage');
       const app = await launch(s, {
         env: { SCREENPOP_DEV_UPDATES: '1', APPIMAGE: appImage },
-        // The feed's certificate is self-signed for 127.0.0.1.
-        args: ['--ignore-certificate-errors'],
       });
       const downloaded = await app.waitForLog('update downloaded', 60_000);
       expect(downloaded.version).toBe(feed.version);

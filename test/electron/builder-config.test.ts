@@ -44,7 +44,6 @@ describe('electron-builder.yml', () => {
   });
 
   it('builds for each OS with icons that exist and are large enough', () => {
-    expect((config.mac as { target: string[] }).target).toEqual(['dmg', 'zip']);
     expect((config.win as { target: string[] }).target).toEqual(['nsis', 'msi']);
     expect((config.linux as { target: string[] }).target).toEqual(['AppImage', 'deb', 'rpm']);
     for (const [os, min] of [
@@ -57,6 +56,41 @@ describe('electron-builder.yml', () => {
       expect(size.width, os).toBeGreaterThanOrEqual(min);
       expect(size.height, os).toBe(size.width);
     }
+  });
+
+  it('builds one universal macOS app (Intel and Apple Silicon), whatever Mac builds it', () => {
+    // electron-builder's own reading of the targets: architecture -> target names. Without an
+    // `arch` it is the building machine's only (an Apple Silicon build would not open on Intel).
+    const { computeArchToTargetNamesMap } =
+      require('app-builder-lib/out/targets/targetFactory') as {
+        computeArchToTargetNamesMap(
+          raw: Map<number, string[]>,
+          packager: { platformSpecificBuildOptions: unknown },
+          platform: unknown,
+        ): Map<number, string[]>;
+      };
+    const { Arch } = require('builder-util') as { Arch: Record<number, string> };
+    const { Platform } = require('app-builder-lib') as { Platform: { MAC: unknown } };
+    const archs = computeArchToTargetNamesMap(
+      new Map(),
+      { platformSpecificBuildOptions: config.mac },
+      Platform.MAC,
+    );
+    expect(Object.fromEntries([...archs].map(([arch, names]) => [Arch[arch], names]))).toEqual({
+      universal: ['dmg', 'zip'],
+    });
+  });
+
+  it('builds the AppImage with the static runtime, which needs no libfuse.so.2', () => {
+    // 0.0.0 (the default) is the FUSE 2 runtime; the later toolsets carry the static one.
+    const appimage = (config.toolsets as { appimage?: string } | undefined)?.appimage;
+    expect(appimage).toBe('1.0.3');
+    const { appimageChecksums } = require('app-builder-lib/out/toolsets/linux') as {
+      appimageChecksums: Record<string, Record<string, string>>;
+    };
+    expect(Object.keys(appimageChecksums[appimage!] ?? {})).toEqual([
+      'appimage-tools-runtime-20251108.tar.gz',
+    ]);
   });
 
   it('on Windows: NSIS per user (it updates itself without a UAC prompt), all users on request, and a per-machine MSI that upgrades in place', () => {

@@ -10,6 +10,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { policyPath } from '../../src-main/core/settings/policy.ts';
 import { sddlTrust } from '../../src-main/core/settings/windows-acl.ts';
+import { INSTALL_SCOPE_FILE, parseInstallScope } from '../../src-main/core/updates/install-kind.ts';
+import { TOAST_ACTIVATOR_CLSID } from '../../src-main/electron/windows-toasts.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -96,6 +98,31 @@ describe('the NSIS include that makes the policy folder administrators-only', ()
     for (const l of code.filter((l) => /icacls/i.test(l)))
       expect(l).toMatch(/^\s*nsExec::ExecToLog '"\$SYSDIR\\icacls\.exe" /);
     expect(nsh).not.toMatch(/%\w+%|\$%/);
+  });
+
+  it('writes which installation this is (all users or this user) where the app reads it', () => {
+    const nsh = readFileSync(includePath(), 'utf8');
+    const body = /!macro customInstall\b([\s\S]*?)!macroend/.exec(nsh)![1]!;
+    const scope =
+      /\$\{if\} \$installMode == "all"\s+FileOpen \$0 "\$INSTDIR\\resources\\([\w-]+)" w\s+FileWrite \$0 "([\w-]+)"\s+FileClose \$0\s+\$\{else\}\s+FileOpen \$0 "\$INSTDIR\\resources\\([\w-]+)" w\s+FileWrite \$0 "([\w-]+)"\s+FileClose \$0\s+\$\{endIf\}/.exec(
+        body,
+      );
+    expect(scope).not.toBeNull();
+    expect([scope![1], scope![3]]).toEqual([INSTALL_SCOPE_FILE, INSTALL_SCOPE_FILE]);
+    expect(parseInstallScope(scope![2]!)).toBe('all-users');
+    expect(parseInstallScope(scope![4]!)).toBe('per-user');
+  });
+
+  it('an all-users uninstall removes the shortcut and activator key Electron wrote for the user', () => {
+    const nsh = readFileSync(includePath(), 'utf8');
+    const body = /!macro customUnInstall\b([\s\S]*?)!macroend/.exec(nsh)![1]!;
+    expect(body).toContain('${ifNot} ${isUpdated}');
+    expect(body).toContain('${andIf} $installMode == "all"');
+    expect(body).toMatch(/SetShellVarContext current\s+Delete "\$SMPROGRAMS\\Screenpop\.lnk"/);
+    expect(body).toContain(
+      `DeleteRegKey HKCU "Software\\Classes\\CLSID\\${TOAST_ACTIVATOR_CLSID}"`,
+    );
+    expect(body).toMatch(/SetShellVarContext all\s+\$\{endIf\}/);
   });
 
   it('leaves an ACL the app accepts, even over a folder a user planted', () => {

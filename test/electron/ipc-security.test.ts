@@ -230,7 +230,8 @@ describe('IPC sender checks', () => {
     }
   });
 
-  it('send() skips destroyed windows', () => {
+  it('send() skips destroyed windows', async () => {
+    await new Promise<void>((resolve) => setImmediate(resolve)); // the page loads
     send(t.popup as never, 'popup:calls', []);
     expect(t.popup.webContents.lastSent('popup:calls')).toEqual([[]]);
     t.popup.destroy();

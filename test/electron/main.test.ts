@@ -87,7 +87,8 @@ afterAll(async () => {
 
 describe('main.ts', () => {
   it('secures the app before any page loads', () => {
-    expect(app.appUserModelId).toBe('com.screenpop.desktop');
+    // An unpackaged run is its own app to Windows (windows-toasts.ts).
+    expect(app.appUserModelId).toBe('com.screenpop.desktop.dev');
     // Electron's default menu (Reload, Toggle Developer Tools, Help links) is gone (Linux here).
     expect(Menu.application).toBeNull();
     expect(protocol.privileged).toEqual([

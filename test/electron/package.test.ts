@@ -11,7 +11,7 @@
  * twice, tray .ico and template icons, quit sequence, desktop checks).
  */
 import * as asar from '@electron/asar';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -26,6 +26,7 @@ import {
   type PackedApp,
 } from '../../scripts/pack-dir.ts';
 import { ENTRIES_MARK } from '../support/linux-package-entries.ts';
+import { APPIMAGE_MARK, STAND_IN_RUNTIME } from '../support/appimage-stand-in.ts';
 import { keytarMissing } from '../support/keytar.ts';
 import { runQuiet } from '../support/run-quiet.ts';
 import { withBuildLock } from '../support/build-lock.ts';
@@ -198,6 +199,48 @@ describe.skipIf(noKeytar !== null)(
       // sandbox's user namespaces, and chrome-sandbox made setuid where namespaces are off.
       expect(entries.deb.afterInstall).toContain('/etc/apparmor.d/screenpop');
       expect(entries.deb.afterInstall).toContain("chmod 4755 '/opt/Screenpop/chrome-sandbox'");
+    }, 120_000);
+
+    it('the AppImage: static runtime (no libfuse.so.2), and what its AppRun hands the app on a bare launch', async () => {
+      // electron-builder's AppImage target on this folder with stand-in tools laid out as the
+      // static runtime's toolset only (test/support/appimage-stand-in.ts): the legacy FUSE 2
+      // toolset would look for other paths and fail.
+      const run = await runQuiet(
+        process.execPath,
+        [join(root, 'test/support/appimage-stand-in.ts'), packed.appDir, join(work, 'appimage')],
+        root,
+      );
+      expect(run.code, run.output).toBe(0);
+      const built = JSON.parse(run.output.split(APPIMAGE_MARK)[1] ?? '{}') as {
+        appDir: string;
+        mksquashfsArgs: string[];
+        runtimeHead: string;
+      };
+      expect(built.runtimeHead).toBe(STAND_IN_RUNTIME);
+      // The static toolset's squashfs (zstd; the FUSE 2 one is gzip or xz).
+      expect(built.mksquashfsArgs.join(' ')).toContain('-comp zstd');
+      const desktop = await readFile(join(built.appDir, 'screenpop.desktop'), 'utf8');
+      expect(/^Exec=(.*)$/m.exec(desktop)?.[1]).toBe('AppRun --ozone-platform=x11 %U');
+      // The AppRun that ships, run with the app's program swapped for one that prints its
+      // arguments: a double-click, `./Screenpop-*.AppImage` and electron-updater's relaunch start
+      // it with no arguments, and the app gets no --ozone-platform: main.ts restarts such a launch
+      // under XWayland itself (src-main/electron/xwayland-relaunch.ts).
+      const program = join(built.appDir, 'screenpop');
+      await writeFile(program, '#!/bin/sh\nprintf "args:%s\\n" "$*"\n');
+      await chmod(program, 0o755);
+      const bare = await runQuiet('bash', [join(built.appDir, 'AppRun')], root, {
+        APPDIR: built.appDir,
+      });
+      expect(bare.code, bare.output).toBe(0);
+      expect(bare.output).toMatch(/^args:(--no-sandbox)?$/m);
+      expect(bare.output).not.toContain('ozone');
+      const fromMenu = await runQuiet(
+        'bash',
+        [join(built.appDir, 'AppRun'), '--ozone-platform=x11'],
+        root,
+        { APPDIR: built.appDir },
+      );
+      expect(fromMenu.output).toMatch(/^args:(--no-sandbox )?--ozone-platform=x11$/m);
     }, 120_000);
 
     it('keeps keytar’s native module outside app.asar, where it can be loaded', async () => {

@@ -38,6 +38,9 @@ function popup(
 
 const corner = { popupDisplay: 'primary', popupCorner: 'bottom-right' } as const;
 
+/** The windows' pages load (the fake loads on a later tick, as Electron does). */
+const pagesLoad = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 beforeEach(() => resetElectronMock());
 
 describe('PopupWindow', () => {
@@ -60,8 +63,9 @@ describe('PopupWindow', () => {
     expect(win.visible).toBe(false);
   });
 
-  it('shows inactive, never focused, in the bottom-right corner of the primary work area', () => {
+  it('shows inactive, never focused, in the bottom-right corner of the primary work area', async () => {
     const { p, win } = popup({ popupDisplay: 'primary', popupCorner: 'bottom-right' });
+    await pagesLoad();
     p.show([card('c1')]);
     expect(win.calls).toEqual(['showInactive']);
     expect(win.focused).toBe(false);
@@ -74,16 +78,18 @@ describe('PopupWindow', () => {
     expect(win.calls).toEqual(['showInactive']);
   });
 
-  it('goes to the display under the pointer when chosen, in the chosen corner', () => {
+  it('goes to the display under the pointer when chosen, in the chosen corner', async () => {
     screen.cursor = { x: 2500, y: 300 }; // on the second display
     const { p, win } = popup({ popupDisplay: 'pointer', popupCorner: 'top-left' });
+    await pagesLoad();
     p.show([card('c1')]);
     const wa = screen.displays[1]!.workArea;
     expect(win.bounds).toMatchObject({ x: wa.x + POPUP_MARGIN, y: wa.y + POPUP_MARGIN });
   });
 
-  it('fits its height to the stacked cards, keeping the corner anchored and inside the work area', () => {
+  it('fits its height to the stacked cards, keeping the corner anchored and inside the work area', async () => {
     const { p, win } = popup({ popupDisplay: 'primary', popupCorner: 'bottom-right' });
+    await pagesLoad();
     p.show([card('c1')]);
     const wa = screen.displays[0]!.workArea;
     p.setContentHeight(330.4);
@@ -106,9 +112,10 @@ describe('PopupWindow', () => {
     expect(popup(corner, { platform: 'linux' }).win.options.type).toBeUndefined();
   });
 
-  it('cannot be closed for good: Alt+F4 / Cmd+W hide it, and the next ring shows it again', () => {
+  it('cannot be closed for good: Alt+F4 / Cmd+W hide it, and the next ring shows it again', async () => {
     const closed: string[] = [];
     const { p, win } = popup(corner, { onUserClose: () => closed.push('closed') });
+    await pagesLoad();
     p.show([card('c1')]);
     expect(win.close()).toBe(false); // the user's close: prevented
     expect(win.destroyed).toBe(false);
@@ -120,7 +127,7 @@ describe('PopupWindow', () => {
     expect(BrowserWindow.instances).toHaveLength(1);
   });
 
-  it('a window destroyed anyway is made anew for the next ring, loaded, and is the one IPC trusts', () => {
+  it('a window destroyed anyway is made anew for the next ring, loaded, and is the one IPC trusts', async () => {
     const { p, win, factory } = popup(corner);
     const first = win.webContents as unknown as WebContents;
     expect(p.owns(first)).toBe(true);
@@ -136,16 +143,21 @@ describe('PopupWindow', () => {
     p.show([card('c3')]);
     const second = factory.last();
     expect(second).not.toBe(win);
+    // Not shown blank: only once its page has loaded.
+    expect(second.visible).toBe(false);
+    await pagesLoad();
     expect(second.visible).toBe(true);
+    expect(second.calls).toEqual(['showInactive']);
     expect(second.loadedUrl).toBe('app://screenpop/popup.html');
     expect(p.currentCards()).toEqual([card('c3')]);
     expect(p.owns(first)).toBe(false);
     expect(p.owns(second.webContents as unknown as WebContents)).toBe(true);
   });
 
-  it('a popup that cannot be shown says so in the status, and the next one that shows clears it', () => {
+  it('a popup that cannot be shown says so in the status, and the next one that shows clears it', async () => {
     const health = new DesktopHealth(silentLogger);
     const { p, win, factory } = popup(corner, { health });
+    await pagesLoad();
     win.broken = new Error('the window system refused');
     p.show([card('c4')]); // never throws to the presenter
     expect(health.list(PLAIN_ENGLISH.current())).toEqual([
@@ -156,6 +168,7 @@ describe('PopupWindow', () => {
       },
     ]);
     p.show([card('c4')]); // a new window, which works
+    await pagesLoad();
     expect(factory.last()).not.toBe(win);
     expect(factory.last().visible).toBe(true);
     expect(health.has('popup')).toBe(false);
@@ -163,14 +176,61 @@ describe('PopupWindow', () => {
 
   it('lets its window close when Screenpop quits, and makes no new one after', () => {
     const { p, win } = popup(corner);
-    p.release();
+    p.quitting();
     expect(win.close()).toBe(true);
     p.show([card('c5')]);
     expect(BrowserWindow.instances).toHaveLength(1);
   });
 
-  it('hides and clears the cards', () => {
+  it('released for an update that then fails to install (macOS), the next ring makes a new popup and shows it', async () => {
+    const { p, win, factory } = popup(corner);
+    await pagesLoad();
+    p.release(); // quitAndInstall closes every window first
+    expect(win.close()).toBe(true);
+    // Squirrel.Mac reports an error; the app carries on and a call rings.
+    p.show([card('c6')]);
+    await pagesLoad();
+    expect(BrowserWindow.instances).toHaveLength(2);
+    expect(factory.last().visible).toBe(true);
+    // It is the popup again: the user's close only hides it.
+    expect(factory.last().close()).toBe(false);
+  });
+
+  it('a new popup is shown only once its page has loaded, never blank', async () => {
+    const { p, win } = popup(corner);
+    p.show([card('c7')]); // a ring right after start-up, or on a remade window
+    expect(win.calls).toEqual([]);
+    expect(p.currentCards()).toEqual([card('c7')]); // what popup:ready gives the loading page
+    await pagesLoad();
+    expect(win.calls).toEqual(['showInactive']);
+    expect(win.webContents.lastSent('popup:calls')).toEqual([[card('c7')]]);
+  });
+
+  it('a page that fails to load is said in the status (the popup waits for its page)', async () => {
+    const health = new DesktopHealth(silentLogger);
+    BrowserWindow.failLoads = true;
+    const { p } = popup(corner, { health });
+    p.show([card('c9')]);
+    await pagesLoad();
+    expect(health.has('popup')).toBe(true);
+  });
+
+  it('a ring that ended while the page loaded shows nothing', async () => {
+    const { p, win } = popup(corner);
+    p.show([card('c8')]);
+    p.hide();
+    await pagesLoad();
+    expect(win.calls).toEqual([]);
+  });
+
+  it('keeps rendering while hidden, so it never shows the last caller’s card for a frame', () => {
+    const { win } = popup(corner);
+    expect(win.options.webPreferences).toMatchObject({ backgroundThrottling: false });
+  });
+
+  it('hides and clears the cards', async () => {
     const { p, win } = popup({ popupDisplay: 'primary', popupCorner: 'top-right' });
+    await pagesLoad();
     p.show([card('c1')]);
     p.hide();
     expect(win.visible).toBe(false);

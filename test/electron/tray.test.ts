@@ -414,6 +414,7 @@ describe('the tray on each OS', () => {
     expect(applicationMenuTemplate('linux')).toBeNull();
     expect(applicationMenuTemplate('darwin')?.map((i) => i.role)).toEqual([
       'appMenu',
+      'fileMenu',
       'editMenu',
       'windowMenu',
     ]);

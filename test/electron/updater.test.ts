@@ -36,8 +36,11 @@ class FakeAppUpdater extends EventEmitter {
     this.checks++;
     return null;
   }
+  /** Set it to refuse as electron-updater does: an 'error' event, no quit. */
+  refuse: Error | null = null;
   quitAndInstall(isSilent: boolean, isForceRunAfter: boolean): void {
     this.quits.push([isSilent, isForceRunAfter]);
+    if (this.refuse) this.emit('error', this.refuse);
   }
 }
 
@@ -124,5 +127,37 @@ describe('electronUpdaterPort', () => {
     expect(logger.records.map((r) => r.msg)).toContain(
       'development run: a packaged app would restart now to install the update',
     );
+  });
+
+  it('hands the install to installInOrder with the downloaded file; a refused install throws there', async () => {
+    const fake = new FakeAppUpdater();
+    const seen: Array<{ file: string | null; error: unknown }> = [];
+    const port = electronUpdaterPort({
+      load: () => fake as unknown as AppUpdater,
+      logger: memoryLogger(),
+      devRun: false,
+      installInOrder: async (quitAndInstall, file) => {
+        let error: unknown = null;
+        try {
+          quitAndInstall();
+        } catch (err) {
+          error = err;
+        }
+        seen.push({ file, error });
+      },
+    });
+    port.configure({ url: null, channel: 'latest' });
+    fake.emit('update-downloaded', {
+      version: '1.2.0',
+      downloadedFile: '/c/Screenpop-1.2.0.AppImage',
+    });
+    port.install();
+    fake.refuse = new Error('APPIMAGE env is not defined');
+    port.install();
+    await Promise.resolve();
+    expect(seen).toEqual([
+      { file: '/c/Screenpop-1.2.0.AppImage', error: null },
+      { file: '/c/Screenpop-1.2.0.AppImage', error: fake.refuse },
+    ]);
   });
 });

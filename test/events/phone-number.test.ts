@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { UserNumberMatcher } from '../../src-main/core/events/numbers.ts';
-import { numberKey } from '../../src-main/core/app/phone.ts';
+import { numberKey } from '../../src-main/core/phone-number.ts';
 import { relayFilterFor } from '../../src-main/core/relay-client/filter.ts';
 import { NumberSet } from '../../src-shared/relay-protocol.ts';
 

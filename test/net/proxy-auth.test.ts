@@ -402,7 +402,7 @@ describe('the setting and the policy', () => {
       proxyAuthMode: 'automatic',
       proxyAuth: { [`127.0.0.1:${port}`]: 'NTLM as CORP\\agent7' },
     });
-    expect(transport.proxyAuthInUse()).toBe('NTLM as CORP\\agent7');
+    expect(transport.proxyAuthInUse()).toEqual({ scheme: 'NTLM', identity: 'CORP\\agent7' });
   });
 });
 

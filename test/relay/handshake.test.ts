@@ -41,9 +41,17 @@ describe('hello size', () => {
     const relay = await memoryRelay(service.baseUrl);
     const entries = (first: string) =>
       Array.from({ length: 200 }, (_, i) => `${first}${String(i).padStart(39, '0')}`);
+    // The longest DID (src-shared/phone-number-rules.ts): 40 characters, 17 digits.
+    const dids = Array.from(
+      { length: 200 },
+      (_, i) =>
+        `+${String(i)
+          .padStart(17, '0')
+          .replace(/^(\d)/, `$1${' '.repeat(22)}`)}`,
+    );
     const client = await TestClient.connect(relay.clientUrl('acme'), 'tok', {
       extensions: entries('1'),
-      dids: entries('+'),
+      dids,
       events: Array.from({ length: 200 }, (_, i) => 100_000_000 + i),
     });
     cleanups.push(() => client.close());

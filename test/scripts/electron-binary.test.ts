@@ -280,6 +280,23 @@ describe('npm run dist (scripts/dist.ts)', () => {
     ).resolves.toMatchObject({ ok: true, builderArgs: [`-c.electronDist=${folder}`] });
   });
 
+  it('for macOS wants both Electron builds (the app is universal): one cached is not enough', async () => {
+    const cache = join(tmp.path, 'mac-cache');
+    mkdirSync(cache, { recursive: true });
+    writeFileSync(join(cache, `electron-v${version}-darwin-x64.zip`), '');
+    const mac = {
+      ...input({ electron_config_cache: cache, ELECTRON_MIRROR: await closedPort() }),
+      platform: 'darwin' as const,
+    };
+    const missing = await preflight(mac);
+    expect(missing).toMatchObject({
+      ok: false,
+      message: expect.stringContaining(`electron-v${version}-darwin-arm64.zip`),
+    });
+    writeFileSync(join(cache, `electron-v${version}-darwin-arm64.zip`), '');
+    await expect(preflight(mac)).resolves.toMatchObject({ ok: true, builderArgs: [] });
+  });
+
   it('refuses a mirror that does not have this Electron', async () => {
     const missing = await answering(404);
     servers.push(missing.server);

@@ -43,11 +43,24 @@ export class FakeWebContents extends EventEmitter {
   sent: Array<{ channel: string; args: unknown[] }> = [];
   windowOpenHandler: ((details: { url: string }) => { action: 'allow' | 'deny' }) | null = null;
   destroyed = false;
+  /** pkg-b: the page has loaded ('did-finish-load'); until then send() is dropped. */
+  loaded = false;
+  /** pkg-b: what was sent before the page loaded (Electron loses it; tests may look). */
+  dropped: Array<{ channel: string; args: unknown[] }> = [];
   private alive(): void {
     if (this.destroyed) throw destroyedError();
   }
+  isLoading(): boolean {
+    this.alive();
+    return !this.loaded;
+  }
   send(channel: string, ...args: unknown[]): void {
     this.alive();
+    // pkg-b: before its page has loaded nothing in the page listens; the message is lost.
+    if (!this.loaded) {
+      this.dropped.push({ channel, args });
+      return;
+    }
     this.sent.push({ channel, args });
   }
   setWindowOpenHandler(handler: (details: { url: string }) => { action: 'allow' | 'deny' }): void {
@@ -136,9 +149,13 @@ export class BrowserWindow extends EventEmitter {
     this.contents.url = url;
     if (BrowserWindow.failLoads)
       return Promise.reject(new Error(`ERR_FILE_NOT_FOUND (-6) loading '${url}'`));
-    // The first paint of a hidden window comes after the load: 'ready-to-show' on a later tick.
+    // The page loads on a later tick ('did-finish-load'; pkg-b), then the first paint of a hidden
+    // window: 'ready-to-show'.
+    this.contents.loaded = false;
     setImmediate(() => {
-      if (!this.destroyed && !this.visible && this.options.paintWhenInitiallyHidden !== false)
+      if (this.destroyed) return;
+      finishLoad(this);
+      if (!this.visible && this.options.paintWhenInitiallyHidden !== false)
         this.emit('ready-to-show');
     });
     return Promise.resolve();
@@ -326,7 +343,18 @@ export class Notification extends EventEmitter {
    */
   static refusal: string | null = null;
   static isSupported(): boolean {
+    // pkg-b: Electron 42+ writes its Start Menu shortcut at the first call, with the app's name,
+    // AppUserModelID and Toast Activator CLSID in force then.
+    toastActivation.shortcut ??= {
+      name: appPlace.name,
+      appUserModelId: app.appUserModelId,
+      clsid: appPlace.toastActivatorCLSID,
+    };
     return Notification.supported;
+  }
+  /** pkg-b: Windows' one handler for every toast activation (Electron 45). */
+  static handleActivation(callback: (details: { type: string; arguments: string }) => void): void {
+    toastActivation.handler = callback;
   }
   /** As Electron: 'show' (or 'failed') comes on a later tick, when the OS has answered. */
   show(): void {
@@ -399,6 +427,13 @@ export const dialog = {
   errorBoxes: [] as Array<{ title: string; content: string }>,
   showErrorBox(title: string, content: string): void {
     this.errorBoxes.push({ title, content });
+  },
+  /** pkg-b: message boxes shown, and the button the "user" picks (its index). */
+  messageBoxes: [] as Array<Record<string, unknown>>,
+  messageBoxResponse: 1,
+  showMessageBox(options: Record<string, unknown>): Promise<{ response: number }> {
+    this.messageBoxes.push(options);
+    return Promise.resolve({ response: this.messageBoxResponse });
   },
   show(kind: 'open' | 'save', args: unknown[]) {
     const [first, second] = args;
@@ -549,10 +584,22 @@ class FakeApp extends EventEmitter {
     return [...this.preferredLanguages];
   }
   getName(): string {
-    return 'Screenpop';
+    return appPlace.name;
   }
+  /** pkg-a: the lock is singleInstanceLock's (the section at the end of this file). */
   requestSingleInstanceLock(): boolean {
-    return this.singleInstance;
+    return requestLock(this);
+  }
+  releaseSingleInstanceLock(): void {
+    releaseLock();
+  }
+  hasSingleInstanceLock(): boolean {
+    return singleInstanceLock.holder === 'this';
+  }
+  /** app.relaunch(options) calls (Electron starts the new process when this one exits). */
+  relaunches: Array<{ args?: string[]; execPath?: string }> = [];
+  relaunch(options: { args?: string[]; execPath?: string } = {}): void {
+    this.relaunches.push(options);
   }
   setAppUserModelId(id: string): void {
     this.appUserModelId = id;
@@ -587,6 +634,7 @@ class FakeApp extends EventEmitter {
   exit(code = 0): void {
     if (this.exitCode !== null) return;
     this.exitCode = code;
+    releaseLock(); // the lock goes with the process
     for (const win of BrowserWindow.getAllWindows()) win.destroy();
   }
   /** Chromium's command line: switches given at launch (tests set them) and those appended. */
@@ -602,11 +650,292 @@ class FakeApp extends EventEmitter {
       return this.switches.get(name) ?? '';
     },
   };
+
+  // pkg-b: the app's name, Windows' toast activator, macOS's Applications folder (state in appPlace).
+  setName(name: string): void {
+    appPlace.name = name;
+  }
+  setPath(name: string, path: string): void {
+    this.paths[name] = path;
+  }
+  /** As Electron: a GUID with or without braces; anything else throws and changes nothing. */
+  setToastActivatorCLSID(id: string): void {
+    const m = /^\{?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\}?$/i.exec(id);
+    if (!m) throw new Error(`Invalid CLSID: '${id}'`);
+    appPlace.toastActivatorCLSID = `{${m[1]}}`;
+  }
+  get toastActivatorCLSID(): string {
+    return appPlace.toastActivatorCLSID ?? '{00000000-0000-4000-8000-000000000000}';
+  }
+  isInApplicationsFolder(): boolean {
+    return appPlace.inApplicationsFolder;
+  }
+  moveToApplicationsFolder(): boolean {
+    appPlace.moves++;
+    return true;
+  }
 }
 
 export const app = new FakeApp();
 
+// ---------------------------------------------------------------------------------------------
+// pkg-b (issue 35 items 5, 6, 8, 10): page loading, menu roles per OS, Windows toast activation,
+// the app's name and the macOS Applications folder. Kept apart from the rest of the fake.
+// ---------------------------------------------------------------------------------------------
+
+/** The page of `win` has loaded: from now on its web contents receive what is sent. */
+function finishLoad(win: BrowserWindow): void {
+  win.contents.loaded = true;
+  win.contents.emit('did-finish-load');
+}
+
+/** A menu item as a template gives it (role names as Electron accepts them, any case). */
+export interface RoleItem {
+  role?: string;
+  type?: string;
+  label?: string;
+  accelerator?: string;
+  submenu?: RoleItem[];
+}
+
+/**
+ * What Electron's roles expand to (lib/browser/api/menu-item-roles.ts, Electron 45), for the roles
+ * an application menu of ours may use: a menu role's items per OS, and a role's own key.
+ */
+function roleSubmenu(role: string, platform: NodeJS.Platform): RoleItem[] | undefined {
+  const mac = platform === 'darwin';
+  switch (role.toLowerCase()) {
+    case 'appmenu':
+      return ['about', '-', 'services', '-', 'hide', 'hideOthers', 'unhide', '-', 'quit'].map(
+        (r) => (r === '-' ? { type: 'separator' } : { role: r }),
+      );
+    case 'filemenu':
+      // macOS: Close Window (Cmd+W); elsewhere: Quit.
+      return [{ role: mac ? 'close' : 'quit' }];
+    case 'editmenu':
+      return [
+        { role: 'undo' },
+        { role: 'redo' },
+        { type: 'separator' },
+        { role: 'cut' },
+        { role: 'copy' },
+        { role: 'paste' },
+        ...(mac
+          ? [{ role: 'pasteAndMatchStyle' }, { role: 'delete' }, { role: 'selectAll' }]
+          : [{ role: 'delete' }, { type: 'separator' }, { role: 'selectAll' }]),
+      ];
+    case 'windowmenu':
+      // macOS: Minimize, Zoom, Bring All to Front: no Close there. Elsewhere Close is in it.
+      return [
+        { role: 'minimize' },
+        { role: 'zoom' },
+        ...(mac ? [{ type: 'separator' }, { role: 'front' }] : [{ role: 'close' }]),
+      ];
+    case 'viewmenu':
+      return ['reload', 'forceReload', 'toggleDevTools', 'resetZoom', 'zoomIn', 'zoomOut'].map(
+        (r) => ({ role: r }),
+      );
+    default:
+      return undefined;
+  }
+}
+
+function roleAccelerator(role: string, platform: NodeJS.Platform): string | undefined {
+  const keys: Record<string, string | undefined> = {
+    close: 'CommandOrControl+W',
+    copy: 'CommandOrControl+C',
+    cut: 'CommandOrControl+X',
+    paste: 'CommandOrControl+V',
+    selectall: 'CommandOrControl+A',
+    undo: 'CommandOrControl+Z',
+    redo: platform === 'win32' ? 'Control+Y' : 'Shift+CommandOrControl+Z',
+    minimize: 'CommandOrControl+M',
+    hide: 'Command+H',
+    quit: platform === 'win32' ? undefined : 'CommandOrControl+Q',
+    reload: 'CmdOrCtrl+R',
+    toggledevtools: platform === 'darwin' ? 'Alt+Command+I' : 'Ctrl+Shift+I',
+  };
+  return keys[role.toLowerCase()];
+}
+
+/** The menu as Electron builds it on `platform`: every role's items and keys filled in. */
+export function expandRoles(items: RoleItem[], platform: NodeJS.Platform): RoleItem[] {
+  return items.map((item) => {
+    const submenu = item.submenu ?? (item.role ? roleSubmenu(item.role, platform) : undefined);
+    const accelerator =
+      item.accelerator ?? (item.role ? roleAccelerator(item.role, platform) : undefined);
+    return {
+      ...item,
+      ...(accelerator ? { accelerator } : {}),
+      ...(submenu ? { submenu: expandRoles(submenu, platform) } : {}),
+    };
+  });
+}
+
+/** Every key the application menu answers to on `platform`, with the role it runs. */
+export function menuKeys(
+  menu: { template: unknown[] } | null | 'default',
+  platform: NodeJS.Platform,
+): Map<string, string> {
+  const keys = new Map<string, string>();
+  if (menu === null || menu === 'default') return keys;
+  const walk = (items: RoleItem[]) => {
+    for (const item of items) {
+      if (item.accelerator && item.role) keys.set(item.accelerator, item.role);
+      if (item.submenu) walk(item.submenu);
+    }
+  };
+  walk(expandRoles(menu.template as RoleItem[], platform));
+  return keys;
+}
+
+/** Windows toast activation (Electron 45's Notification.handleActivation) as tests play it. */
+export const toastActivation = {
+  handler: null as ((details: { type: string; arguments: string }) => void) | null,
+  /** What the first Notification.isSupported() wrote into its shortcut (Windows). */
+  shortcut: null as null | {
+    name: string;
+    appUserModelId: string | null;
+    clsid: string | null;
+  },
+  /** The user clicks a toast in the Action Centre (maybe after the app was restarted). */
+  activate(argumentsText: string): void {
+    this.handler?.({ type: 'click', arguments: argumentsText });
+  },
+};
+
+/** The app's name, toast CLSID and (macOS) folder, as main.ts sets and reads them. */
+export const appPlace = {
+  name: 'Screenpop',
+  toastActivatorCLSID: null as string | null,
+  /** Tests set it: macOS says whether the app runs from /Applications. */
+  inApplicationsFolder: true,
+  /** moveToApplicationsFolder() calls (the real one quits and relaunches when it moves). */
+  moves: 0,
+};
+
+function resetPkgBFakes(): void {
+  toastActivation.handler = null;
+  toastActivation.shortcut = null;
+  dialog.messageBoxes = [];
+  dialog.messageBoxResponse = 1;
+  appPlace.name = 'Screenpop';
+  appPlace.toastActivatorCLSID = null;
+  appPlace.inApplicationsFolder = true;
+  appPlace.moves = 0;
+}
+
+// ─── pkg-a (issue 35 items 2, 3): the single-instance lock, other processes of the app, and ───
+// ─── electron-updater's quit-and-install order. Keep other engineers' additions out of here. ───
+
+/**
+ * Electron's single-instance lock, as a second process meets it: held by this process from
+ * requestSingleInstanceLock() until releaseSingleInstanceLock() or until the process has exited
+ * (app.exit; a quit that the app holds with before-quit keeps it meanwhile). Another process of
+ * the app (started by an updater, a relaunch, the user) asks for it at once: refused, it ends and
+ * this one hears 'second-instance'.
+ */
+export const singleInstanceLock = {
+  holder: null as 'this' | 'another' | null,
+  /** requestSingleInstanceLock() calls of this process. */
+  requests: 0,
+  /** The other processes started while this one ran, and whether each got the lock. */
+  others: [] as Array<{
+    command: string;
+    args: readonly string[];
+    gotLock: boolean;
+    seen?: unknown;
+  }>,
+  /** Tests set it to note what this process had done when another one started (`seen`). */
+  observe: null as null | (() => unknown),
+};
+
+function requestLock(self: FakeApp): boolean {
+  singleInstanceLock.requests++;
+  // `app.singleInstance = false`: another Screenpop already runs (older tests set this).
+  if (!self.singleInstance || singleInstanceLock.holder === 'another') return false;
+  singleInstanceLock.holder = 'this';
+  return true;
+}
+
+function releaseLock(): void {
+  if (singleInstanceLock.holder === 'this') singleInstanceLock.holder = null;
+}
+
+/** Another process of the app starts now (the new version, a relaunch); returns whether it runs. */
+export function startAnotherProcess(command: string, args: readonly string[] = []): boolean {
+  const gotLock = singleInstanceLock.holder === null;
+  if (gotLock) singleInstanceLock.holder = 'another';
+  else app.emit('second-instance', fakeEvent(), [command, ...args], process.cwd());
+  const seen = singleInstanceLock.observe?.();
+  singleInstanceLock.others.push({ command, args, gotLock, ...(seen !== undefined && { seen }) });
+  return gotLock;
+}
+
+/**
+ * electron-updater 6.8's autoUpdater for an AppImage, what the app meets of it: the settings it
+ * reads, 'update-downloaded' (tests call download()), and quitAndInstall in its own order
+ * (BaseUpdater.quitAndInstall + AppImageUpdater.doInstall): synchronously the running file
+ * ($APPIMAGE) is replaced by the download, renamed after it when the old name holds a version
+ * ('appimage-filename-updated'), and the new file is started (with no arguments); then, on the
+ * next turn, 'before-quit-for-update' and app.quit(). A failed install is an 'error' event and
+ * no quit, as there. Tests use it as `vi.mock('electron-updater', ...)` (update-relaunch.test.ts).
+ */
+export class FakeAppImageUpdater extends EventEmitter {
+  logger: unknown = null;
+  autoDownload = false;
+  autoInstallOnAppQuit = true;
+  forceDevUpdateConfig = false;
+  updateConfigPath: string | null = null;
+  allowDowngrade = false;
+  channel: string | null = null;
+  feeds: unknown[] = [];
+  checks = 0;
+  downloaded: { version: string; file: string } | null = null;
+  /** Set it to make the installer fail to start. */
+  failInstall: Error | null = null;
+  installs: Array<{ from: string; to: string }> = [];
+  setFeedURL(options: unknown): void {
+    this.feeds.push(options);
+  }
+  async checkForUpdates(): Promise<null> {
+    this.checks++;
+    return null;
+  }
+  /** The feed's newer version has downloaded into `file`. */
+  download(version: string, file: string): void {
+    this.downloaded = { version, file };
+    this.emit('update-downloaded', { version, downloadedFile: file });
+  }
+  quitAndInstall(_isSilent = false, isForceRunAfter = false): void {
+    const current = process.env.APPIMAGE;
+    if (this.failInstall || !this.downloaded || !current) {
+      this.emit('error', this.failInstall ?? new Error('APPIMAGE env is not defined'));
+      return;
+    }
+    const name = current.slice(current.lastIndexOf('/') + 1);
+    const newName = this.downloaded.file.slice(this.downloaded.file.lastIndexOf('/') + 1);
+    const to =
+      newName === name || !/\d+\.\d+\.\d+/.test(name)
+        ? current
+        : `${current.slice(0, current.lastIndexOf('/'))}/${newName}`;
+    this.installs.push({ from: current, to });
+    if (to !== current) this.emit('appimage-filename-updated', to);
+    if (isForceRunAfter) startAnotherProcess(to, []);
+    setImmediate(() => {
+      this.emit('before-quit-for-update');
+      app.quit();
+    });
+  }
+}
+
 export function resetElectronMock(): void {
+  resetPkgBFakes();
+  singleInstanceLock.holder = null;
+  singleInstanceLock.requests = 0;
+  singleInstanceLock.others = [];
+  singleInstanceLock.observe = null;
+  app.relaunches = [];
   BrowserWindow.instances = [];
   Menu.application = 'default';
   Tray.instances = [];

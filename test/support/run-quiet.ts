@@ -15,11 +15,13 @@ export function runQuiet(
   command: string,
   args: readonly string[],
   cwd: string,
+  /** Variables to add to the user's environment. */
+  extraEnv: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(command, args, {
       cwd,
-      env: userEnv(),
+      env: { ...userEnv(), ...extraEnv },
       shell: process.platform === 'win32',
     });
     let output = '';

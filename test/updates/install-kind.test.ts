@@ -1,7 +1,9 @@
 /** Which installations may update themselves. */
 import { describe, expect, it } from 'vitest';
 import {
+  isPerMachineInstall,
   isPerMachinePath,
+  parseInstallScope,
   updateSupport,
   type InstallFacts,
 } from '../../src-main/core/updates/install-kind.ts';
@@ -56,6 +58,33 @@ describe('updateSupport', () => {
       isPerMachinePath('C:\\Users\\ada\\AppData\\Local\\Programs\\screenpop\\Screenpop.exe', env),
     ).toBe(false);
     expect(isPerMachinePath('C:\\Program Files Extra\\Screenpop.exe', env)).toBe(false);
+  });
+
+  it('decides "for all users" from what the installer wrote, not from the folder (D:\\Apps)', () => {
+    const env = {
+      ProgramFiles: 'C:\\Program Files',
+      LOCALAPPDATA: 'C:\\Users\\ada\\AppData\\Local',
+    };
+    const elsewhere = 'D:\\Apps\\Screenpop\\Screenpop.exe';
+    // The folder alone says "this user": an elevated update would then come up between calls.
+    expect(isPerMachinePath(elsewhere, env)).toBe(false);
+    expect(isPerMachineInstall(parseInstallScope('all-users\r\n'), elsewhere, env)).toBe(true);
+    expect(
+      isPerMachineInstall(
+        parseInstallScope('per-user'),
+        'C:\\Program Files\\Screenpop\\Screenpop.exe',
+        env,
+      ),
+    ).toBe(false);
+    // An installation from an installer that wrote no such file: its path decides, as before.
+    expect(
+      isPerMachineInstall(
+        parseInstallScope(null),
+        'C:\\Program Files\\Screenpop\\Screenpop.exe',
+        env,
+      ),
+    ).toBe(true);
+    expect(isPerMachineInstall(parseInstallScope('nonsense'), elsewhere, env)).toBe(false);
   });
 
   it('does not offer updates to an unsigned macOS build (Squirrel.Mac refuses them)', () => {

@@ -225,7 +225,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
     return {
       engine,
       fetchExtensions: () => tokens.call((token) => client.listExtensions(token)),
-      ...(wire.id === 'yeastar-p-series' && {
+      ...(wire.api.pbxLists && {
         fetchGroups: () =>
           tokens.call((token) => client.listGroups(token)).then((r) => listed(r, 'groups', logger)),
         fetchCompanyContacts: () =>

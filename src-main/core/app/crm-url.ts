@@ -6,6 +6,13 @@ import {
   type UrlRefusal,
 } from './external-url.ts';
 import { boundedText } from '../../../src-shared/text.ts';
+import {
+  CALL_PLACEHOLDERS,
+  fillPlaceholders,
+  MAX_TEMPLATE,
+  unknownCallPlaceholder,
+  type CallPlaceholder,
+} from '../crm/placeholders.ts';
 
 /**
  * The CRM link: a template such as `https://crm.example.com/search?phone={from}&call={call_id}`
@@ -21,9 +28,6 @@ export interface CrmValues {
   caller_name: string;
 }
 
-export const CRM_PLACEHOLDERS = ['from', 'to', 'call_id', 'caller_name'] as const;
-type Placeholder = (typeof CRM_PLACEHOLDERS)[number];
-
 /** A made-up call for the settings preview. */
 export const SAMPLE_CALL: CrmValues = {
   from: '+14155550123',
@@ -31,14 +35,6 @@ export const SAMPLE_CALL: CrmValues = {
   call_id: 'c0ffee-1234',
   caller_name: 'Ada Lovelace',
 };
-
-/** Longest CRM link template (the settings' check and the link's are one rule). */
-export const MAX_TEMPLATE = 2048;
-const TOKEN = /\{([^{}]*)\}/g;
-
-function isPlaceholder(name: string): name is Placeholder {
-  return (CRM_PLACEHOLDERS as readonly string[]).includes(name);
-}
 
 /** Checks the template itself: known placeholders only, and none before the path. */
 export function checkTemplate(
@@ -49,19 +45,13 @@ export function checkTemplate(
     return urlRefusal('status.link.crm-none');
   if (template.length > MAX_TEMPLATE)
     return urlRefusal('status.link.crm-too-long', { max: String(MAX_TEMPLATE) });
-  for (const m of template.matchAll(TOKEN)) {
-    const name = m[1] ?? '';
-    if (!isPlaceholder(name))
-      return urlRefusal('status.link.crm-placeholder', {
-        placeholder: `{${name}}`,
-        known: CRM_PLACEHOLDERS.map((p) => `{${p}}`).join(', '),
-      });
-  }
+  const unknown = unknownCallPlaceholder(template);
+  if (unknown) return urlRefusal('status.link.crm-placeholder', unknown);
   // Substitute a marker and see where the parser put it.
   const marker = 'spmarker0';
   let probe: URL;
   try {
-    probe = new URL(template.trim().replace(TOKEN, marker));
+    probe = new URL(fillPlaceholders(template.trim(), () => marker));
   } catch {
     return urlRefusal('status.link.crm-invalid');
   }
@@ -84,14 +74,12 @@ export function buildCrmUrl(
   // encodeURIComponent leaves dots alone, and the URL parser resolves a path segment of "." or ".."
   // (even written %2E) as a step up: a caller ID of ".." would move the link to another page of the
   // CRM. No real caller value is only dots, so such a call gets no link.
-  for (const name of CRM_PLACEHOLDERS)
+  for (const name of CALL_PLACEHOLDERS)
     if (/^\.{1,2}$/.test(boundedText(values[name] ?? '').trim()))
       return urlRefusal('status.link.crm-value', { name, value: values[name] ?? '' });
-  const filled = template
-    .trim()
-    .replace(TOKEN, (_m, name: string) =>
-      encodeURIComponent(boundedText(values[name as Placeholder] ?? '')),
-    );
+  const filled = fillPlaceholders(template.trim(), (name) =>
+    encodeURIComponent(boundedText(values[name as CallPlaceholder] ?? '')),
+  );
   return vetExternalUrl(filled, allowedSchemes);
 }
 

@@ -14,7 +14,14 @@ import type { Logger } from '../../../src-shared/log.ts';
 
 /** One id per kind of problem: reporting an id again replaces its words. */
 export type DesktopProblemId =
-  'popup' | 'notifications' | 'unsigned-build' | 'keychain' | 'tray' | 'window-system' | 'sandbox';
+  | 'popup'
+  | 'notifications'
+  | 'unsigned-build'
+  | 'keychain'
+  | 'tray'
+  | 'window-system'
+  | 'sandbox'
+  | 'outside-applications';
 
 export interface DesktopProblemWords {
   reason: Words;

@@ -5,7 +5,7 @@ import { Generation } from '../../../src-shared/generation.ts';
 import type { Logger } from '../../../src-shared/log.ts';
 import { MAX_CONTACTS_BYTES, readContacts } from '../contacts/contacts-file.ts';
 import type { Contact, ContactsProblem, NumberKind } from '../contacts/types.ts';
-import { formatNumber, numberKey } from './phone.ts';
+import { formatNumber, numberKey } from '../phone-number.ts';
 import { boundedText, displayText } from '../../../src-shared/text.ts';
 import type { PbxContact, PbxGroup } from '../../../src-shared/api/pbx-lists.ts';
 

@@ -14,7 +14,8 @@
  */
 import type { Logger } from '../../../src-shared/log.ts';
 import type { RingAction } from '../settings/policy.ts';
-import { buildCrmUrl, CRM_PLACEHOLDERS, type CrmValues } from './crm-url.ts';
+import { buildCrmUrl, type CrmValues } from './crm-url.ts';
+import { CALL_PLACEHOLDERS, fillPlaceholders } from '../crm/placeholders.ts';
 import type { UrlOpener } from './ports.ts';
 import { displayText } from '../../../src-shared/text.ts';
 
@@ -30,8 +31,6 @@ export interface ProgramRunner {
   running(): number;
 }
 
-const PLACEHOLDER = /\{([a-z_]+)\}/g;
-
 /** What starts an option: "-" (POSIX, and most programs anywhere) and "/" (many Windows programs). */
 const OPTION_START = /^[-/]+/;
 
@@ -42,10 +41,11 @@ const OPTION_START = /^[-/]+/;
  * starts the argument; a caller ID of "-rf" must not become an option).
  */
 export function fillArgument(template: string, values: CrmValues): string {
-  const filled = template.replace(PLACEHOLDER, (whole, name: string) => {
-    if (!(CRM_PLACEHOLDERS as readonly string[]).includes(name)) return whole;
-    return displayText(values[name as keyof CrmValues] ?? '');
-  });
+  const filled = fillPlaceholders(template, (name) =>
+    (CALL_PLACEHOLDERS as readonly string[]).includes(name)
+      ? displayText(values[name as keyof CrmValues] ?? '')
+      : undefined,
+  );
   return OPTION_START.test(template) ? filled : filled.replace(OPTION_START, '');
 }
 

@@ -14,6 +14,7 @@ import type { Logger } from '../../../src-shared/log.ts';
 import { StatusTimeline } from '../diagnostics/bounded-log.ts';
 import type { WakeReason } from '../events/contracts.ts';
 import type { Settings } from '../settings/types.ts';
+import { changedAmong, CRM_FIELDS } from '../settings/changes.ts';
 import { CallPresenter, crmValuesOf } from './call-presenter.ts';
 import type { DesktopHealth } from './desktop-health.ts';
 import type { ConnectionFactory } from './connection.ts';
@@ -100,17 +101,6 @@ const SIGN_IN_AGAIN: ReadonlySet<FaultId> = new Set<FaultId>([
   'sign-in-expired',
   'not-enrolled',
 ]);
-
-/** Settings whose change builds a new CRM lookup (its own, and the transport's). */
-const CRM_FIELDS: ReadonlyArray<keyof Settings> = [
-  'crmLookup',
-  'proxyMode',
-  'proxyUrl',
-  'proxyAuth',
-  'caFile',
-];
-
-const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
 
 export class AppRuntime {
   readonly presenter: CallPresenter;
@@ -487,8 +477,7 @@ export class AppRuntime {
     this.directory.setDefaultRegion(after.defaultRegion);
     if (after.contactsFile !== before.contactsFile)
       await this.directory.loadContactsFile(after.contactsFile);
-    if (change.crmSecretChanged || CRM_FIELDS.some((k) => changed(before[k], after[k])))
-      this.rebuildCrm(after);
+    if (change.crmSecretChanged || changedAmong(before, after, CRM_FIELDS)) this.rebuildCrm(after);
     this.presenter.refreshSettings();
     this.safely(() => this.d.onSettingsApplied?.(after));
     if (needsReconnect(change))

@@ -13,6 +13,8 @@ import {
   type CredentialStore,
 } from '../credentials/credential-store.ts';
 import { DEFAULT_SETTINGS, type PhoneSystem, type Settings } from '../settings/types.ts';
+import { changedAmong, CONNECTION_FIELDS } from '../settings/changes.ts';
+import { featuresNotOffered } from '../../../src-shared/wire/index.ts';
 import { NOT_SET_UP, type ConnectionPlan } from './connection-supervisor.ts';
 import type { ProbeTarget } from './connection.ts';
 import { previewCrmUrl } from './crm-url.ts';
@@ -76,36 +78,9 @@ export interface SettingsChange {
 
 export type SaveOutcome = { ok: true; change: SettingsChange } | SettingsRefusal;
 
-/** Fields whose change needs a new connection. */
-const CONNECTION_FIELDS: ReadonlyArray<keyof Settings> = [
-  'phoneSystem',
-  'baseUrl',
-  'apiKey',
-  'extensions',
-  'dids',
-  'defaultRegion',
-  'eventSource',
-  'relayUrl',
-  'relayTenant',
-  'connectionMode',
-  'staleRingSec',
-  'demoMode',
-  'features',
-  // The transport (proxy and trusted CAs) is built with the connection.
-  'proxyMode',
-  'proxyUrl',
-  'proxyAuth',
-  'caFile',
-];
-
 /** Whether a saved change needs a new connection (DND, linger, CRM, history limit do not). */
 export function needsReconnect(change: SettingsChange): boolean {
-  return (
-    change.secretChanged ||
-    CONNECTION_FIELDS.some(
-      (k) => JSON.stringify(change.before[k]) !== JSON.stringify(change.after[k]),
-    )
-  );
+  return change.secretChanged || changedAmong(change.before, change.after, CONNECTION_FIELDS);
 }
 
 /** Organisation mode without a sign-in on this computer (or without the relay's address). */
@@ -178,6 +153,7 @@ export class SettingsService {
       hasSecret: this.hasSecret || current.demoMode,
       hasCrmSecret: this.hasCrmSecret,
       needsOnboarding: this.needsOnboarding(),
+      notOffered: featuresNotOffered(),
       ...(isOrganisationMode(current)
         ? { organisation: { signedIn: this.orgSignIn ? { ...this.orgSignIn } : null } }
         : {}),

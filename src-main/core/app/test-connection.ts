@@ -10,13 +10,14 @@ import {
   type HintId,
 } from '../../../src-shared/service-errors.ts';
 import type { DirectoryEntry } from './directory.ts';
-import { numberKey } from './phone.ts';
+import { numberKey } from '../phone-number.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
-import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import { isLoopbackHost, isSecureOrLoopback } from '../../../src-shared/loopback.ts';
 import type { PhoneSystem } from '../settings/types.ts';
+import { wireFor } from '../../../src-shared/wire/index.ts';
 import { ProxyConfigError } from '../../../src-shared/net/proxy.ts';
 
 /**
@@ -71,8 +72,7 @@ export function checkBaseUrl(
   } catch {
     return { ok: false, message: 'status.test.address-incomplete' };
   }
-  if (url.protocol !== 'https:' && !(url.protocol === 'http:' && isLoopbackHost(url.hostname)))
-    return { ok: false, message: 'status.test.address-https' };
+  if (!isSecureOrLoopback(url)) return { ok: false, message: 'status.test.address-https' };
   if (url.username || url.password)
     return { ok: false, message: 'status.test.address-credentials' };
   return { ok: true, url };
@@ -217,11 +217,12 @@ function withChecks(
   fault: FaultId | null,
   t: Translator,
 ): TestConnectionResult {
-  if (phoneSystem !== 'yeastar-p-series') return result;
+  const setup = wireFor(phoneSystem).setupChecks;
+  if (!setup) return result;
   const checks: string[] = [];
-  if (fault === 'ys-api-off' || fault === 'not-phone-system')
-    checks.push(t.t('status.test.ys-api-models'));
-  checks.push(t.t('status.test.ys-one-application'), t.t('status.test.ys-call-status-monitor'));
+  if (setup.apiMissing && (fault === 'ys-api-off' || fault === 'not-phone-system'))
+    checks.push(t.t(setup.apiMissing));
+  checks.push(...setup.always.map((id) => t.t(id)));
   return { ...result, checks };
 }
 

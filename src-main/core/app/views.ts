@@ -6,7 +6,8 @@
  * build (tsconfig.web.json) includes this file.
  */
 import type { ConnectionState } from '../events/contracts.ts';
-import type { Settings } from '../settings/types.ts';
+import type { PhoneSystem, Settings } from '../settings/types.ts';
+import type { NoticeFeature } from '../../../src-shared/event-codes.ts';
 import type { CallOutcome } from '../../../src-shared/call-outcome.ts';
 import type { Locale } from '../../../src-shared/i18n/locales.ts';
 import type { NumberKind } from '../contacts/types.ts';
@@ -232,6 +233,11 @@ export interface SettingsView {
    * (never the credential itself); null when there is none. Absent in API-key mode.
    */
   organisation?: { signedIn: { via: 'oidc' | 'device'; email: string | null } | null };
+  /**
+   * The notice features each phone system has no event for (src-shared/wire: its dialect's
+   * featureCodes), shown as not offered; absent: every feature is offered.
+   */
+  notOffered?: Partial<Record<PhoneSystem, NoticeFeature[]>>;
 }
 
 /** Where "Sign in with your organisation" and "Enrol" sign in: the form's relay and tenant. */

@@ -11,9 +11,13 @@
  * working becomes a KeychainUnavailableError that names the cause (not installed, library missing,
  * no Secret Service, refused) with its remedy per OS; it never contains the secret. There is no
  * fallback to a file: without a keychain, no secret is kept.
+ *
+ * A secret longer than one Windows Credential Manager entry holds (2,560 bytes) is kept in parts
+ * (secret-parts.ts), on every OS alike.
  */
 import { KEYCHAIN_SERVICE, KeychainUnavailableError } from './credential-store.ts';
 import type { CredentialStore, KeychainProblem } from './credential-store.ts';
+import { PartedSecrets, WINDOWS_CREDENTIAL_MAX_BYTES } from './secret-parts.ts';
 
 export { KeychainUnavailableError } from './credential-store.ts';
 
@@ -60,6 +64,8 @@ export interface KeytarStoreOptions {
   load?: () => Promise<KeytarApi>;
   /** The OS the remedies are written for (default: this one). */
   platform?: NodeJS.Platform;
+  /** The most one keychain entry holds (default: Windows' 2,560 bytes, on every OS). */
+  maxEntryBytes?: number;
 }
 
 export class KeytarCredentialStore implements CredentialStore {
@@ -67,11 +73,19 @@ export class KeytarCredentialStore implements CredentialStore {
   private readonly load: () => Promise<KeytarApi>;
   private readonly platform: NodeJS.Platform;
   private keytar: Promise<KeytarApi> | undefined;
+  /** The secrets, each in one entry or in parts. */
+  private readonly parted: PartedSecrets;
 
   constructor(options: KeytarStoreOptions = {}) {
     this.service = options.service ?? KEYCHAIN_SERVICE;
     this.load = options.load ?? importKeytar;
     this.platform = options.platform ?? process.platform;
+    const entries: CredentialStore = {
+      getSecret: (account) => this.run((k) => k.getPassword(this.service, account)),
+      setSecret: (account, secret) => this.run((k) => k.setPassword(this.service, account, secret)),
+      deleteSecret: (account) => this.run((k) => k.deletePassword(this.service, account)),
+    };
+    this.parted = new PartedSecrets(entries, options.maxEntryBytes ?? WINDOWS_CREDENTIAL_MAX_BYTES);
   }
 
   /**
@@ -83,16 +97,16 @@ export class KeytarCredentialStore implements CredentialStore {
   }
 
   async getSecret(account: string): Promise<string | null> {
-    return this.run((k) => k.getPassword(this.service, account));
+    return this.parted.getSecret(account);
   }
 
   async setSecret(account: string, secret: string): Promise<void> {
     if (!secret) throw new Error('An empty secret cannot be stored.');
-    await this.run((k) => k.setPassword(this.service, account, secret));
+    await this.parted.setSecret(account, secret);
   }
 
   async deleteSecret(account: string): Promise<boolean> {
-    return this.run((k) => k.deletePassword(this.service, account));
+    return this.parted.deleteSecret(account);
   }
 
   private loaded(): Promise<KeytarApi> {

@@ -14,7 +14,7 @@ import type { CrmConnector } from './connector.ts';
 import { GenericJsonConnector } from './generic.ts';
 import { HUBSPOT_API, HubSpotConnector } from './hubspot.ts';
 import { CrmLookup } from './lookup.ts';
-import { lookupTemplateProblem } from './template.ts';
+import { lookupHost, lookupTemplateProblem } from './template.ts';
 
 export const CRM_ACCOUNT_PREFIX = 'crm-lookup@';
 
@@ -25,8 +25,7 @@ export function crmKeychainAccount(
 ): string | null {
   if (settings.provider === 'hubspot') return `${CRM_ACCOUNT_PREFIX}${new URL(hubspotApi).host}`;
   if (settings.provider !== 'generic' || lookupTemplateProblem(settings.urlTemplate)) return null;
-  const probe = settings.urlTemplate.trim().replace(/\{[^{}]*\}/g, 'x');
-  return `${CRM_ACCOUNT_PREFIX}${new URL(probe).host}`;
+  return `${CRM_ACCOUNT_PREFIX}${lookupHost(settings.urlTemplate)}`;
 }
 
 /** Whether this lookup signs in with a secret from the keychain. */

@@ -10,6 +10,7 @@
  */
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
 import type { Settings } from '../settings/types.ts';
+import type { TransportSettings } from '../settings/changes.ts';
 import {
   envProxyResolver,
   fixedProxyResolver,
@@ -105,8 +106,8 @@ function unusableManualProxy(managedBy: string | undefined): ProxyConfigError {
  * runner refuses to start rather than go around an administrator's proxy).
  */
 export function transportFor(
-  settings: Pick<Settings, 'proxyMode' | 'proxyUrl' | 'caFile'> &
-    Partial<Pick<Settings, 'proxyAuth'>>,
+  // proxyAuth may be left out (going direct, tests): automatic, the default.
+  settings: Omit<TransportSettings, 'proxyAuth'> & Partial<Pick<TransportSettings, 'proxyAuth'>>,
   deps: NetworkDeps,
 ): NetTransport {
   let resolver: ProxyResolver;

@@ -7,21 +7,27 @@
  * oauth4webapi's, a certified relying-party library; this module adds the loopback listener, the
  * browser hand-off and the refresh.
  *
- * The app is a public client: no client secret. What it keeps is the refresh token (in the
- * keychain) and the ID token (in memory), which it presents to the relay; neither is ever the
- * phone system's secret.
+ * What real providers ask beyond that comes from the relay's configuration, never from the
+ * provider's name (docs/relay-protocol.md 2.3.1): a client secret sent to the token endpoint
+ * (Google's "Desktop app" clients want it even with PKCE; the caller registers it with the log
+ * scrubber), extra authorization parameters (Google's access_type=offline), and a fixed loopback
+ * host and port (Okta and Auth0 match the redirect address exactly, port included).
+ *
+ * What the app keeps is the refresh token (in the keychain) and the ID token, which it presents to
+ * the relay; neither is ever the phone system's secret.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
 import type { Clock } from '../../../src-shared/clock.ts';
 import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import {
+  RESERVED_AUTHORIZATION_PARAMS,
+  type OidcClientInfo,
+} from '../../../src-shared/relay-protocol.ts';
 
-export interface OidcProviderInfo {
-  issuer: string;
-  clientId: string;
-  scopes: string[];
-}
+/** The provider as the relay names it (GET /v1/org/<tenant>). */
+export type OidcProviderInfo = OidcClientInfo;
 
 /** What a sign-in or a refresh yields. */
 export interface OidcTokens {
@@ -49,13 +55,28 @@ export interface OidcDeps {
 }
 
 export class OidcSignInError extends Error {
-  /** `cancelled`: the person closed or refused it; `timeout`; `provider`: the provider or the answer failed. */
-  readonly kind: 'cancelled' | 'timeout' | 'provider';
-  constructor(kind: OidcSignInError['kind'], message: string, options?: { cause?: unknown }) {
+  /**
+   * `cancelled`: the person closed or refused it; `timeout`; `provider`: the provider or the
+   * answer failed; `port-taken`: the fixed loopback port (`oidc.redirectPort`) is in use here.
+   */
+  readonly kind: 'cancelled' | 'timeout' | 'provider' | 'port-taken';
+  /** With `port-taken`: the loopback address that could not be listened on. */
+  readonly loopback: { host: string; port: number } | undefined;
+  constructor(
+    kind: OidcSignInError['kind'],
+    message: string,
+    options?: { cause?: unknown; loopback?: { host: string; port: number } },
+  ) {
     super(message, options);
     this.name = 'OidcSignInError';
     this.kind = kind;
+    this.loopback = options?.loopback;
   }
+}
+
+/** How the app authenticates at the token endpoint: a secret when the provider wants one. */
+function clientAuth(info: OidcProviderInfo): oauth.ClientAuth {
+  return info.clientSecret ? oauth.ClientSecretPost(info.clientSecret) : oauth.None();
 }
 
 /** oauth4webapi's options for our transport: string bodies, and http only for a loopback issuer. */
@@ -97,10 +118,14 @@ export async function signInWithBrowser(
   const challenge = await oauth.calculatePKCECodeChallenge(verifier);
   const state = oauth.generateRandomState();
   const nonce = oauth.generateRandomNonce();
-  const loop = await listenOnLoopback(deps);
+  const host = info.redirectHost ?? '127.0.0.1';
+  const loop = await listenOnLoopback(deps, host, info.redirectPort ?? 0);
   try {
-    const redirectUri = `http://127.0.0.1:${loop.port}/callback`;
+    const redirectUri = `http://${host}:${loop.port}/callback`;
     const url = new URL(as.authorization_endpoint!);
+    for (const [name, value] of Object.entries(info.authorizationParams ?? {}))
+      if (!(RESERVED_AUTHORIZATION_PARAMS as readonly string[]).includes(name))
+        url.searchParams.set(name, value);
     url.searchParams.set('client_id', info.clientId);
     url.searchParams.set('redirect_uri', redirectUri);
     url.searchParams.set('response_type', 'code');
@@ -127,7 +152,7 @@ export async function signInWithBrowser(
       const response = await oauth.authorizationCodeGrantRequest(
         as,
         client,
-        oauth.None(),
+        clientAuth(info),
         params,
         redirectUri,
         verifier,
@@ -167,7 +192,7 @@ export async function refreshSignIn(
     const response = await oauth.refreshTokenGrantRequest(
       as,
       client,
-      oauth.None(),
+      clientAuth(info),
       refreshToken,
       requestOptions(new URL(info.issuer), deps),
     );
@@ -209,11 +234,15 @@ interface Loopback {
 }
 
 /**
- * A one-shot HTTP listener on 127.0.0.1 (not `localhost`, which may resolve elsewhere, RFC 8252
- * 8.3) at a port the OS picks. It takes the first request to /callback and answers it once the
- * sign-in is settled; anything else is 404. It ends after the answer or the time-out.
+ * A one-shot HTTP listener on the loopback interface at a port the OS picks, or at the configured
+ * one. With the host 127.0.0.1 (the default: `localhost` may resolve elsewhere, RFC 8252 8.3) it
+ * listens there; with `localhost` (for a provider registration that names it) on 127.0.0.1 and,
+ * where the computer has it, ::1, since the browser may resolve the name to either. It takes the
+ * first request to /callback and answers it once the sign-in is settled; anything else is 404.
+ * It ends after the answer or the time-out. A fixed port in use (or refused) rejects with
+ * OidcSignInError('port-taken').
  */
-async function listenOnLoopback(deps: OidcDeps): Promise<Loopback> {
+async function listenOnLoopback(deps: OidcDeps, host: string, wanted: number): Promise<Loopback> {
   let pending: http.ServerResponse | undefined;
   let settle!: (url: URL) => void;
   let fail!: (err: Error) => void;
@@ -221,20 +250,53 @@ async function listenOnLoopback(deps: OidcDeps): Promise<Loopback> {
     settle = resolve;
     fail = reject;
   });
-  const server = http.createServer((req, res) => {
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
     if (url.pathname !== '/callback' || pending || req.method !== 'GET') {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' }).end();
       return;
     }
     pending = res;
-    settle(new URL(`http://127.0.0.1:${port}${req.url ?? ''}`));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+    settle(new URL(`http://${host}:${port}${req.url ?? ''}`));
+  };
+  const servers: http.Server[] = [];
+  const listen = (address: string, at: number) => {
+    const server = http.createServer(onRequest);
+    return new Promise<number>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(at, address, () => {
+        servers.push(server);
+        resolve((server.address() as AddressInfo).port);
+      });
+    });
+  };
+  const taken = (error: unknown, address: string, at: number) => {
+    const code = (error as NodeJS.ErrnoException | undefined)?.code;
+    return code === 'EADDRINUSE' || code === 'EACCES'
+      ? new OidcSignInError('port-taken', `the sign-in port ${address}:${at} is in use`, {
+          cause: error,
+          loopback: { host, port: at },
+        })
+      : error;
+  };
+  let port: number;
+  try {
+    port = await listen('127.0.0.1', wanted);
+  } catch (error) {
+    throw taken(error, '127.0.0.1', wanted);
+  }
+  if (host === 'localhost')
+    try {
+      await listen('::1', port);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException | undefined)?.code;
+      // No IPv6 here: the name can only mean 127.0.0.1. A fixed port another program holds on
+      // ::1 would receive the browser's answer: refused like a taken port.
+      if (wanted !== 0 && code === 'EADDRINUSE') {
+        for (const s of servers) s.close();
+        throw taken(error, '::1', wanted);
+      }
+    }
   const timer = deps.clock.setTimeout(
     () =>
       fail(new OidcSignInError('timeout', 'the sign-in was not finished in the browser in time')),
@@ -262,9 +324,11 @@ async function listenOnLoopback(deps: OidcDeps): Promise<Loopback> {
       deps.signal?.removeEventListener('abort', abort);
       // The answer page has been written; a browser's idle keep-alive connection must not hold
       // the port, and one still reading gets a second before it is cut.
-      server.close();
-      server.closeIdleConnections();
-      setTimeout(() => server.closeAllConnections(), 1_000).unref();
+      for (const server of servers) {
+        server.close();
+        server.closeIdleConnections();
+        setTimeout(() => server.closeAllConnections(), 1_000).unref();
+      }
     },
   };
 }

@@ -13,7 +13,13 @@ import type { Clock } from '../../../src-shared/clock.ts';
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
 import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import {
+  AUTHORIZATION_PARAM_NAME,
+  LOOPBACK_REDIRECT_HOSTS,
+  MAX_AUTHORIZATION_PARAM_LENGTH,
+  MAX_AUTHORIZATION_PARAMS,
   relayOrgPath,
+  type LoopbackRedirectHost,
+  type OidcClientInfo,
   type OrgSignInInfo,
   type RelayIdentity,
 } from '../../../src-shared/relay-protocol.ts';
@@ -180,13 +186,17 @@ export class OrganisationAccount {
           cause: error,
         });
       }
-      if (!tokens.refreshToken)
-        // Without one the sign-in would end with the ID token, within the hour, unannounced.
-        throw new OrgAccountError({
-          reason: [phrase('status.org.no-refresh-token')],
-          remedy: [phrase('status.org.no-refresh-token-remedy')],
-        });
       this.d.secrets.add(tokens.idToken);
+      const idToken = { value: tokens.idToken, expiresAt: tokens.idTokenExpiresAt };
+      if (!tokens.refreshToken)
+        // The person is signed in, so they work now; the sign-in ends with the ID token (the
+        // status then says "sign in again", as when a provider stops renewing). Refusing here
+        // would turn a provider set up without refresh tokens into no sign-in at all.
+        this.logger.warn(
+          'the sign-in provider gave no refresh token: this sign-in ends when its ID token does; ' +
+            'configure refresh tokens at the provider (docs/relay-protocol.md 2.3.1)',
+          { tenant: settings.relayTenant, expiresAt: new Date(idToken.expiresAt).toISOString() },
+        );
       await this.keep(
         settings,
         {
@@ -194,8 +204,9 @@ export class OrganisationAccount {
           refreshToken: tokens.refreshToken,
           provider,
           email: tokens.email,
+          ...(tokens.refreshToken ? {} : { idToken }),
         },
-        { value: tokens.idToken, expiresAt: tokens.idTokenExpiresAt },
+        idToken,
       );
       this.logger.info('signed in with the organisation', { tenant: settings.relayTenant });
       return { via: 'oidc', email: tokens.email };
@@ -323,6 +334,7 @@ export class OrganisationAccount {
       });
       throw new OrgAccountError(RELAY_WORDS.notRelay(host));
     }
+    if (info.oidc?.clientSecret) this.d.secrets.add(info.oidc.clientSecret);
     return info;
   }
 
@@ -363,6 +375,11 @@ export class OrganisationAccount {
         return {
           reason: [phrase('status.org.sign-in-timeout')],
           remedy: [phrase('status.org.sign-in-again-remedy')],
+        };
+      if (error.kind === 'port-taken' && error.loopback)
+        return {
+          reason: [phrase('status.org.sign-in-port-taken', error.loopback)],
+          remedy: [phrase('status.org.sign-in-port-taken-remedy', { port: error.loopback.port })],
         };
       return {
         reason: [phrase('status.org.provider-failed', { host })],
@@ -432,9 +449,40 @@ function signInInfoOf(body: unknown): OrgSignInInfo | null {
   } catch {
     return null;
   }
-  return {
-    tenant: v.tenant,
-    oidc: { issuer: o.issuer, clientId: o.clientId, scopes: o.scopes as string[] },
-    enrolment: v.enrolment,
+  const oidc: OidcClientInfo = {
+    issuer: o.issuer,
+    clientId: o.clientId,
+    scopes: o.scopes as string[],
   };
+  if (o.clientSecret !== undefined) {
+    if (typeof o.clientSecret !== 'string' || o.clientSecret.length > 512) return null;
+    if (o.clientSecret) oidc.clientSecret = o.clientSecret;
+  }
+  if (o.authorizationParams !== undefined) {
+    const p = o.authorizationParams as Record<string, unknown>;
+    if (!p || typeof p !== 'object' || Array.isArray(p)) return null;
+    const entries = Object.entries(p);
+    if (
+      entries.length > MAX_AUTHORIZATION_PARAMS ||
+      !entries.every(
+        ([k, x]) =>
+          AUTHORIZATION_PARAM_NAME.test(k) &&
+          typeof x === 'string' &&
+          x.length <= MAX_AUTHORIZATION_PARAM_LENGTH,
+      )
+    )
+      return null;
+    oidc.authorizationParams = Object.fromEntries(entries) as Record<string, string>;
+  }
+  if (o.redirectHost !== undefined) {
+    if (!(LOOPBACK_REDIRECT_HOSTS as readonly unknown[]).includes(o.redirectHost)) return null;
+    oidc.redirectHost = o.redirectHost as LoopbackRedirectHost;
+  }
+  if (o.redirectPort !== undefined) {
+    const port = o.redirectPort;
+    if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
+      return null;
+    oidc.redirectPort = port;
+  }
+  return { tenant: v.tenant, oidc, enrolment: v.enrolment };
 }

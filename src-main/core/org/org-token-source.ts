@@ -16,7 +16,27 @@ import { OidcSignInError, refreshSignIn, type OidcProviderInfo } from './oidc-si
 
 export type OrgCredential =
   | { kind: 'device'; credential: string }
-  | { kind: 'oidc'; refreshToken: string; provider: OidcProviderInfo; email: string | null };
+  | {
+      kind: 'oidc';
+      /**
+       * null when the provider gave none: the sign-in then lasts as long as its ID token, kept
+       * here with it so that a restart within that time does not ask again.
+       */
+      refreshToken: string | null;
+      provider: OidcProviderInfo;
+      email: string | null;
+      idToken?: AccessToken;
+    };
+
+/** The secrets a stored credential holds, for the log scrubber. */
+function secretsOf(credential: OrgCredential): string[] {
+  if (credential.kind === 'device') return [credential.credential];
+  return [
+    credential.refreshToken,
+    credential.idToken?.value,
+    credential.provider.clientSecret,
+  ].filter((s): s is string => typeof s === 'string' && s.length > 0);
+}
 
 /** The keychain account of a relay's tenant. */
 export function orgKeychainAccount(relayUrl: string, tenant: string): string {
@@ -31,9 +51,10 @@ export function parseOrgCredential(text: string | null): OrgCredential | null {
     if (v.kind === 'device' && typeof v.credential === 'string')
       return { kind: 'device', credential: v.credential };
     const p = v.provider as Record<string, unknown> | undefined;
+    const id = v.idToken as Record<string, unknown> | undefined;
     if (
       v.kind === 'oidc' &&
-      typeof v.refreshToken === 'string' &&
+      (typeof v.refreshToken === 'string' || v.refreshToken === null) &&
       p &&
       typeof p.issuer === 'string' &&
       typeof p.clientId === 'string' &&
@@ -42,8 +63,17 @@ export function parseOrgCredential(text: string | null): OrgCredential | null {
       return {
         kind: 'oidc',
         refreshToken: v.refreshToken,
-        provider: { issuer: p.issuer, clientId: p.clientId, scopes: p.scopes.map(String) },
+        provider: {
+          issuer: p.issuer,
+          clientId: p.clientId,
+          scopes: p.scopes.map(String),
+          // A refresh at a provider that wants the secret needs it again.
+          ...(typeof p.clientSecret === 'string' ? { clientSecret: p.clientSecret } : {}),
+        },
         email: typeof v.email === 'string' ? v.email : null,
+        ...(id && typeof id.value === 'string' && typeof id.expiresAt === 'number'
+          ? { idToken: { value: id.value, expiresAt: id.expiresAt } }
+          : {}),
       };
   } catch {
     // fall through: not ours
@@ -68,6 +98,8 @@ export class OrgTokenSource implements TokenSource {
   private readonly deps: OrgTokenSourceDeps;
   private idToken: AccessToken | undefined;
   private refusedDevice: string | undefined;
+  /** An ID token the relay refused: not taken again from the keychain. */
+  private refusedIdToken: string | undefined;
   private renewing: Promise<AccessToken> | undefined;
 
   constructor(deps: OrgTokenSourceDeps) {
@@ -77,7 +109,7 @@ export class OrgTokenSource implements TokenSource {
   /** Keeps a new credential (after an enrolment or a sign-in) and forgets the old one's state. */
   async save(credential: OrgCredential, idToken?: AccessToken): Promise<void> {
     const { secrets, store, account } = this.deps;
-    secrets.add(credential.kind === 'device' ? credential.credential : credential.refreshToken);
+    for (const secret of secretsOf(credential)) secrets.add(secret);
     await store.setSecret(account, JSON.stringify(credential));
     this.refusedDevice = undefined;
     this.idToken = idToken;
@@ -86,8 +118,7 @@ export class OrgTokenSource implements TokenSource {
 
   async credential(): Promise<OrgCredential | null> {
     const stored = parseOrgCredential(await this.deps.store.getSecret(this.deps.account));
-    if (stored)
-      this.deps.secrets.add(stored.kind === 'device' ? stored.credential : stored.refreshToken);
+    if (stored) for (const secret of secretsOf(stored)) this.deps.secrets.add(secret);
     return stored;
   }
 
@@ -109,20 +140,41 @@ export class OrgTokenSource implements TokenSource {
       return { value: stored.credential, expiresAt: FAR_FUTURE };
     }
     const ahead = this.deps.renewAheadMs ?? 60_000;
+    // The ID token kept with a sign-in that has no refresh token (after a restart).
+    if (!this.idToken && stored.idToken && stored.idToken.value !== this.refusedIdToken)
+      this.idToken = stored.idToken;
     if (this.idToken && this.idToken.expiresAt - this.deps.clock.now() > ahead) return this.idToken;
-    this.renewing ??= this.renew(stored).finally(() => (this.renewing = undefined));
+    if (!stored.refreshToken) {
+      // Nothing to renew with: the sign-in ends with its ID token, and the person signs in again.
+      this.deps.logger.info(
+        'the organisation sign-in has ended (the provider gave no refresh token)',
+      );
+      throw new ServiceError({
+        kind: 'sign-in',
+        fault: 'sign-in-expired',
+        message: 'the sign-in has ended and the provider gave nothing to renew it with',
+      });
+    }
+    this.renewing ??= this.renew(stored, stored.refreshToken).finally(
+      () => (this.renewing = undefined),
+    );
     return this.renewing;
   }
 
   invalidate(value: string): void {
-    if (this.idToken?.value === value) this.idToken = undefined;
-    else if (value.startsWith('sprd_')) this.refusedDevice = value;
+    if (this.idToken?.value === value) {
+      this.idToken = undefined;
+      this.refusedIdToken = value;
+    } else if (value.startsWith('sprd_')) this.refusedDevice = value;
   }
 
-  private async renew(stored: Extract<OrgCredential, { kind: 'oidc' }>): Promise<AccessToken> {
+  private async renew(
+    stored: Extract<OrgCredential, { kind: 'oidc' }>,
+    refreshToken: string,
+  ): Promise<AccessToken> {
     const { fetch, secrets, logger } = this.deps;
     try {
-      const tokens = await refreshSignIn(stored.provider, stored.refreshToken, { fetch });
+      const tokens = await refreshSignIn(stored.provider, refreshToken, { fetch });
       secrets.add(tokens.idToken);
       if (tokens.refreshToken && tokens.refreshToken !== stored.refreshToken)
         await this.save({ ...stored, refreshToken: tokens.refreshToken });

@@ -64,7 +64,7 @@ import {
   type Verdict,
 } from '../../../src-shared/stream/stream-engine.ts';
 import type { HandshakeRejection } from '../../../src-shared/stream/socket.ts';
-import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import { isSecureOrLoopback, WS_SCHEMES } from '../../../src-shared/loopback.ts';
 import { DEFAULT_USER_AGENT } from '../../../src-shared/api/service-client.ts';
 import type { CursorStore } from './cursor-store.ts';
 
@@ -94,10 +94,9 @@ function signInStatus(fault: FaultId): ConnectionStatus {
 /** ws(s) URL of a tenant's stream on the relay; refuses plain text to anything but loopback. */
 export function relayStreamUrl(relayUrl: string, tenant: string): string {
   const url = new URL(relayUrl);
-  const loopback = isLoopbackHost(url.hostname);
   if (url.protocol === 'https:') url.protocol = 'wss:';
   else if (url.protocol === 'http:') url.protocol = 'ws:';
-  if (url.protocol !== 'wss:' && !(url.protocol === 'ws:' && loopback))
+  if (!isSecureOrLoopback(url, [WS_SCHEMES]))
     throw new Error('the relay address must use https (wss) unless it is on this computer');
   url.pathname = url.pathname.replace(/\/+$/, '') + relayClientPath(tenant);
   url.search = '';

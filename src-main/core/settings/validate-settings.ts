@@ -21,14 +21,24 @@ import {
   LANGUAGE_SETTINGS,
   PHONE_SYSTEMS,
 } from './types.ts';
-import { isLoopbackHost } from '../../../src-shared/loopback.ts';
-import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
+import { HTTP_SCHEMES, isSecureOrLoopback, WS_SCHEMES } from '../../../src-shared/loopback.ts';
+import {
+  isDid,
+  isExtensionNumber,
+  MAX_EXTENSION_DIGITS,
+  regionCode,
+} from '../../../src-shared/phone-number-rules.ts';
 import { isSecretName, redactTree, REDACTED } from '../../../src-shared/log.ts';
 import { TENANT_PATTERN } from '../../../src-shared/relay-protocol.ts';
 import { PROXY_AUTH_MODES } from '../../../src-shared/net/proxy-auth.ts';
 import { english, phrase, type Phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
-import { CRM_PLACEHOLDERS, MAX_TEMPLATE } from '../app/crm-url.ts';
+import {
+  fillPlaceholders,
+  LOOKUP_PLACEHOLDERS,
+  MAX_TEMPLATE,
+  unknownCallPlaceholder,
+} from '../crm/placeholders.ts';
 
 export interface SettingsProblem {
   /** The setting's name (e.g. "baseUrl", "extensions[2]"), or "(file)" for the file as a whole. */
@@ -71,9 +81,6 @@ export class SettingsValidationError extends Error {
 }
 
 export const FILE_FIELD = '(file)';
-
-/** The CRM link's placeholders, as the template writes them (app/crm-url.ts: one list). */
-const PLACEHOLDERS = CRM_PLACEHOLDERS.map((p) => `{${p}}`);
 
 /** A setting's problem: a phrase of the catalogue's `status.settings.*`. */
 type Problem = { error: Phrase };
@@ -147,16 +154,10 @@ function serviceUrl(v: unknown, secure: 'https' | 'relay'): { value: string } | 
   const read = readAddress(v, 'address', example);
   if (!('url' in read)) return 'error' in read ? read : { value: '' };
   const { url, text } = read;
-  const scheme = url.protocol.slice(0, -1);
-  const loopback = isLoopbackHost(url.hostname);
   if (secure === 'relay') {
-    if (!(
-      scheme === 'https' ||
-      scheme === 'wss' ||
-      ((scheme === 'http' || scheme === 'ws') && loopback)
-    ))
+    if (!isSecureOrLoopback(url, [HTTP_SCHEMES, WS_SCHEMES]))
       return problem('status.settings.relay-address-insecure');
-  } else if (scheme !== 'https' && !(scheme === 'http' && loopback))
+  } else if (!isSecureOrLoopback(url))
     return problem('status.settings.address-insecure', { secure: 'https', insecure: 'http' });
   if (url.username || url.password) return problem('status.settings.address-credentials');
   if (url.search || url.hash || text.includes('?') || text.includes('#'))
@@ -260,10 +261,7 @@ const extensionNumber: ListCheck = (v) => {
 
 const phoneNumber: ListCheck = (v) => {
   const s = typeof v === 'string' ? v.trim() : undefined;
-  const digits = s?.replace(/\D/g, '').length ?? 0;
-  return s !== undefined && /^\+?[\d\s().-]{3,32}$/.test(s) && digits >= 3 && digits <= 17
-    ? { value: s }
-    : problem('status.settings.phone-number');
+  return s !== undefined && isDid(s) ? { value: s } : problem('status.settings.phone-number');
 };
 
 const urlScheme: ListCheck = (v) => {
@@ -294,15 +292,11 @@ function crmTemplate(v: unknown, draft: Settings): { value: string } | Problem {
   if (text === '') return { value: '' };
   if (text.length > MAX_TEMPLATE)
     return problem('status.settings.too-long', { max: String(MAX_TEMPLATE) });
-  const unknown = (text.match(/\{[^}]*\}/g) ?? []).filter((p) => !PLACEHOLDERS.includes(p));
-  if (unknown.length > 0)
-    return problem('status.settings.crm-placeholder', {
-      placeholder: unknown[0]!,
-      known: PLACEHOLDERS.join(', '),
-    });
+  const unknown = unknownCallPlaceholder(text);
+  if (unknown) return problem('status.settings.crm-placeholder', unknown);
   let url: URL;
   try {
-    url = new URL(text.replaceAll(/\{[a-z_]+\}/g, 'placeholder0'));
+    url = new URL(fillPlaceholders(text, () => 'placeholder0'));
   } catch {
     return problem('status.settings.crm-invalid', { example });
   }
@@ -376,21 +370,21 @@ function featuresCheck(v: unknown): { value: FeatureSettings } | Problem {
 }
 
 /** The lookup template's problems (crm/template.ts), as phrases; its placeholders are values. */
-const LOOKUP_PLACEHOLDERS = { number: '{number}', digits: '{digits}' };
+const LOOKUP_WORDS = Object.fromEntries(LOOKUP_PLACEHOLDERS.map((p) => [p, `{${p}}`]));
 const LOOKUP_TEMPLATE_WORDS: Record<TemplateProblem, Phrase> = {
   empty: phrase('status.settings.lookup-empty', {
     example: 'https://crm.example.com/api/lookup?phone={number}',
   }),
-  'too-long': phrase('status.settings.too-long', { max: '2048' }),
+  'too-long': phrase('status.settings.too-long', { max: String(MAX_TEMPLATE) }),
   'not-a-url': phrase('status.settings.lookup-invalid'),
   'not-https': phrase('status.settings.lookup-https'),
   credentials: phrase('status.settings.lookup-credentials'),
-  'unknown-placeholder': phrase('status.settings.lookup-placeholder', LOOKUP_PLACEHOLDERS),
+  'unknown-placeholder': phrase('status.settings.lookup-placeholder', LOOKUP_WORDS),
   'placeholder-outside-query': phrase('status.settings.lookup-placeholder-query', {
-    ...LOOKUP_PLACEHOLDERS,
+    ...LOOKUP_WORDS,
     example: '…?phone={number}',
   }),
-  'no-placeholder': phrase('status.settings.lookup-no-placeholder', LOOKUP_PLACEHOLDERS),
+  'no-placeholder': phrase('status.settings.lookup-no-placeholder', LOOKUP_WORDS),
 };
 
 /** The `crmLookup` object: each field checked, a missing one takes its default, an unknown one is an error. */
@@ -449,10 +443,10 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
     typeof v === 'string' && /^[\x21-\x7e]{0,256}$/.test(v.trim())
       ? { value: v.trim() }
       : problem('status.settings.api-key'),
-  defaultRegion: (v) =>
-    typeof v === 'string' && /^[A-Za-z]{2}$/.test(v.trim())
-      ? { value: v.trim().toUpperCase() }
-      : problem('status.settings.region'),
+  defaultRegion: (v) => {
+    const region = typeof v === 'string' ? regionCode(v) : null;
+    return region !== null ? { value: region } : problem('status.settings.region');
+  },
   eventSource: oneOf(['auto', 'direct', 'relay'] as const),
   relayUrl: (v) => serviceUrl(v, 'relay'),
   // The relay's own rule for tenant names (a name it would refuse is refused here, by the field).

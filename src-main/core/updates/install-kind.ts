@@ -3,7 +3,8 @@
  * replace a per-user NSIS installation (Windows), an AppImage (Linux) and a signed app (macOS); an
  * MSI, deb or rpm installation is the organisation's or the package manager's to update, and a
  * development run has nothing to replace. Two that it could replace, but must not:
- * - an NSIS installation for all users (Program Files): the update runs the installer elevated,
+ * - an NSIS installation for all users (in Program Files or any folder the installer was given: it
+ *   says which in resources/install-scope): the update runs the installer elevated,
  *   so a UAC prompt comes up between calls after electron-updater has already quit the app; a
  *   standard user cannot answer it, and cancelling leaves Screenpop gone (at every start). Like an
  *   MSI, its updates are IT's.
@@ -81,4 +82,32 @@ export function isPerMachinePath(
     const root = dir.toLowerCase().replace(/\//g, '\\').replace(/\\+$/, '');
     return exe.startsWith(`${root}\\`);
   });
+}
+
+/**
+ * Windows: the file assets/installer.nsh writes into the installation's resources folder, saying
+ * whether the NSIS installer ran for all users (`all-users`: elevated, whatever the folder, e.g.
+ * D:\Apps) or for this user (`per-user`). The installer knows; a path prefix only guesses.
+ */
+export const INSTALL_SCOPE_FILE = 'install-scope';
+
+export type InstallScope = 'all-users' | 'per-user';
+
+/** The install-scope file's text, or null when absent or not one the installer writes. */
+export function parseInstallScope(text: string | null): InstallScope | null {
+  const scope = text?.trim();
+  return scope === 'all-users' || scope === 'per-user' ? scope : null;
+}
+
+/**
+ * Windows: installed for all users. What the installer wrote decides; an installation made by
+ * an installer older than that file (or copied by hand) is judged by its path (Program Files).
+ */
+export function isPerMachineInstall(
+  scope: InstallScope | null,
+  execPath: string,
+  env: Record<string, string | undefined>,
+): boolean {
+  if (scope) return scope === 'all-users';
+  return isPerMachinePath(execPath, env);
 }

@@ -1,5 +1,5 @@
 /** Data for the browser tests and screenshots: calls, settings views, history. */
-import { formatNumber } from '../../../src-main/core/app/phone.ts';
+import { formatNumber } from '../../../src-main/core/phone-number.ts';
 import { DEFAULT_SETTINGS } from '../../../src-main/core/settings/types.ts';
 import type {
   CallCard,

@@ -2,7 +2,8 @@
  * A generic electron-updater feed over HTTPS on 127.0.0.1, as an organisation would host one:
  * latest-linux.yml announcing a newer version, and that version's AppImage (random bytes with
  * their true sha512, which electron-updater checks). The certificate is self-signed for 127.0.0.1
- * (openssl); every request is recorded.
+ * (openssl), trusted by the app through the `caFile` setting as an organisation's private CA
+ * (updates go out the app's way: src-main/electron/update-network.ts); every request is recorded.
  */
 import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -13,6 +14,8 @@ import { join } from 'node:path';
 
 export interface UpdateFeed {
   url: string;
+  /** The feed's self-signed certificate: what an administrator gives Screenpop as its CA file. */
+  certFile: string;
   version: string;
   requests: string[];
   close(): Promise<void>;
@@ -79,6 +82,7 @@ export async function startUpdateFeed(version = '99.0.0'): Promise<UpdateFeed> {
   if (!address || typeof address === 'string') throw new Error('feed has no port');
   return {
     url: `https://127.0.0.1:${address.port}/feed`,
+    certFile: join(dir, 'cert.pem'),
     version,
     requests,
     async close() {
