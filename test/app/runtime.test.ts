@@ -148,15 +148,15 @@ describe('AppRuntime', () => {
   });
 
   it('names the proxy sign-in in the status while connected through it, never before', async () => {
-    let inUse: { scheme: string; identity?: string } | undefined;
+    const proxy: { inUse?: { scheme: string; identity?: string } } = {};
     const t = await setup(CONFIGURED, {
       secret: 'the-secret-1',
-      extra: { proxyAuthInUse: () => inUse },
+      extra: { proxyAuthInUse: () => proxy.inUse },
     });
     await t.runtime.start();
     t.connections[0]?.status({ state: 'connected' });
     expect(t.views.tray.last?.status.proxyAuth).toBeUndefined();
-    inUse = { scheme: 'Negotiate', identity: 'agent7@CORP.EXAMPLE' };
+    proxy.inUse = { scheme: 'Negotiate', identity: 'agent7@CORP.EXAMPLE' };
     t.connections[0]?.status({ state: 'connecting' });
     expect(t.views.tray.last?.status.proxyAuth).toBeUndefined();
     t.connections[0]?.status({ state: 'connected' });
