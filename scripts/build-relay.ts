@@ -21,7 +21,8 @@ const RELAY: NodeBundleSpec = {
   entry: 'src-relay/cli.ts',
   dir: 'dist-relay',
   file: 'screenpop-relay.cjs',
-  externals: ['bufferutil', 'utf-8-validate'],
+  // kerberos: the optional native Kerberos binding of proxy authentication (src-shared/net/gssapi.ts).
+  externals: ['kerberos', 'bufferutil', 'utf-8-validate'],
   script: import.meta.url,
 };
 

@@ -58,12 +58,8 @@ export function networkFault(
       // A proxy that cannot reach the server itself (502/504) is the network's fault, not a policy.
       if (e.failure === 'refused' && e.status !== undefined && e.status >= 500)
         return new ServiceError({ kind: 'network', message, values });
-      return new ServiceError({
-        kind: 'proxy',
-        fault: e.failure === 'auth' ? 'proxy-auth' : 'proxy-refused',
-        message,
-        values,
-      });
+      if (e.failure === 'auth') return proxyAuthFault(e, message, values);
+      return new ServiceError({ kind: 'proxy', fault: 'proxy-refused', message, values });
     }
     const code = codeOf(e);
     if (code === undefined) continue;
@@ -83,6 +79,38 @@ export function networkFault(
       });
   }
   return undefined;
+}
+
+/**
+ * A proxy's 407 in words: Basic refused keeps its words (the user name and password); a refusal
+ * of Negotiate or NTLM after the handshake names the scheme and quotes the proxy; a Kerberos
+ * ticket missing or expired says to sign in again; no scheme we can answer names those offered.
+ */
+function proxyAuthFault(
+  e: ProxyError,
+  message: string,
+  values: { host: string; proxy: string },
+): ServiceError {
+  const scheme = e.scheme ?? 'Basic';
+  if (e.auth === 'ticket')
+    return new ServiceError({ kind: 'proxy', fault: 'proxy-auth-ticket', message, values });
+  if (e.auth === 'unavailable')
+    return new ServiceError({
+      kind: 'proxy',
+      fault: 'proxy-auth-unavailable',
+      message,
+      values: { ...values, scheme },
+    });
+  if (e.auth === 'refused' && scheme !== 'Basic') {
+    const said = `HTTP ${e.status ?? 407}${e.words ? ` ${e.words}` : ''}`;
+    return new ServiceError({
+      kind: 'proxy',
+      fault: 'proxy-auth-refused',
+      message,
+      values: { ...values, scheme, said },
+    });
+  }
+  return new ServiceError({ kind: 'proxy', fault: 'proxy-auth', message, values });
 }
 
 /** What a socket error's code says happened, as the words' `{cause}` (their select keys). */

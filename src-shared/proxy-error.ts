@@ -18,6 +18,8 @@ export type ProxyFailure =
   /** The proxy's explicit refusal of the CONNECT (403 by policy, 502/504 the target unreachable from it). */
   | 'refused';
 
+export type ProxyAuthProblem = 'refused' | 'ticket' | 'unavailable';
+
 export class ProxyError extends Error {
   readonly failure: ProxyFailure;
   /** `host:port` of the proxy. */
@@ -26,12 +28,28 @@ export class ProxyError extends Error {
   readonly status?: number;
   /** The OS error code when the proxy could not be reached (ECONNREFUSED, ENOTFOUND, ...). */
   readonly code: string;
+  /**
+   * For `auth`: the proxy refused the credentials sent (`refused`), the user's Kerberos ticket is
+   * missing or expired (`ticket`: sign in again), or no scheme it offers can be answered here
+   * (`unavailable`).
+   */
+  readonly auth?: ProxyAuthProblem;
+  /** For `auth`: the scheme(s) concerned (`Negotiate`, `NTLM`, `Basic`). */
+  readonly scheme?: string;
+  /** For `auth`: the proxy's own words (its status line's reason phrase, printable ASCII). */
+  readonly words?: string;
 
   constructor(
     failure: ProxyFailure,
     proxy: string,
     message: string,
-    detail: { status?: number; code?: string } = {},
+    detail: {
+      status?: number;
+      code?: string;
+      auth?: ProxyAuthProblem;
+      scheme?: string;
+      words?: string;
+    } = {},
   ) {
     super(message);
     this.name = 'ProxyError';
@@ -39,5 +57,8 @@ export class ProxyError extends Error {
     this.proxy = proxy;
     if (detail.status !== undefined) this.status = detail.status;
     this.code = detail.code ?? `EPROXY_${failure.toUpperCase()}`;
+    if (detail.auth !== undefined) this.auth = detail.auth;
+    if (detail.scheme !== undefined) this.scheme = detail.scheme;
+    if (detail.words !== undefined) this.words = detail.words;
   }
 }

@@ -70,6 +70,11 @@ export type FaultId =
   | 'proxy-dropped'
   | 'proxy-timeout'
   | 'proxy-auth'
+  // Negotiate / NTLM (src-shared/net/proxy-auth.ts): refused after the handshake (the proxy's
+  // words), the user's Kerberos ticket missing or expired, no scheme offered that we can answer.
+  | 'proxy-auth-refused'
+  | 'proxy-auth-ticket'
+  | 'proxy-auth-unavailable'
   | 'proxy-refused'
   | 'certificate-untrusted'
   | 'certificate-expired'

@@ -5,7 +5,7 @@
  * what a running connection is built from (a saved change reconnects), what the CRM lookup is built
  * from, and the transport's (proxy and trusted CAs), which both connections go through.
  */
-export const TRANSPORT_FIELDS = ['proxyMode', 'proxyUrl', 'caFile'] as const;
+export const TRANSPORT_FIELDS = ['proxyMode', 'proxyUrl', 'proxyAuth', 'caFile'] as const;
 
 /** What Test connection reads of the settings (the typed secret aside). */
 export const TESTED_FIELDS = [

@@ -396,6 +396,7 @@ async function start(): Promise<void> {
     secrets,
     settings: settingsPortFor(settingsStore, logger, policy),
     managed: managedView(policy),
+    proxyAuthInUse: () => connectionTransport?.proxyAuthInUse(),
     ringActions: new RingActions({
       actions: policy.onRing,
       urlOpener: opener,

@@ -129,6 +129,20 @@ export function trayMenuTemplate(
       label: label(t.t('desktop.signed-in-line', { user: status.organisation.user }).slice(0, 120)),
       enabled: false,
     });
+  if (status.proxyAuth)
+    items.push({
+      id: 'proxy-auth',
+      label: label(
+        (status.proxyAuth.user
+          ? t.t('desktop.proxy-auth-line', {
+              scheme: status.proxyAuth.scheme,
+              user: status.proxyAuth.user,
+            })
+          : t.t('desktop.proxy-auth-scheme-line', { scheme: status.proxyAuth.scheme })
+        ).slice(0, 120),
+      ),
+      enabled: false,
+    });
   if (status.trunkWarning)
     items.push({
       id: 'trunk',

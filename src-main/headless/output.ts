@@ -25,6 +25,11 @@ export interface StatusLine {
   reason: string | null;
   remedy: string | null;
   errcode: number | null;
+  /**
+   * On `connected` behind a proxy that asked for a sign-in: the scheme and who
+   * (`Negotiate as agent7@CORP.EXAMPLE`, `NTLM as CORP\\agent7`, `Basic as agent7`); never a secret.
+   */
+  proxy_auth?: string;
 }
 
 export interface PopLine {
@@ -235,6 +240,12 @@ const RUNNER_SAYS: ReadonlyMap<MessageId, MessageId> = new Map<MessageId, Messag
   ['status.fault.sign-in-expired.remedy', 'runner.status.fault.sign-in-expired.remedy'],
   ['status.fault.keychain-unreadable.remedy', 'runner.status.fault.keychain-unreadable.remedy'],
   ['status.fault.proxy-auth.remedy', 'runner.status.fault.proxy-auth.remedy'],
+  ['status.fault.proxy-auth-refused.remedy', 'runner.status.fault.proxy-auth-refused.remedy'],
+  ['status.fault.proxy-auth-ticket.remedy', 'runner.status.fault.proxy-auth-ticket.remedy'],
+  [
+    'status.fault.proxy-auth-unavailable.remedy',
+    'runner.status.fault.proxy-auth-unavailable.remedy',
+  ],
   ['status.fault.proxy-refused.remedy', 'runner.status.fault.proxy-refused.remedy'],
   ['status.fault.certificate-untrusted.remedy', 'runner.status.fault.certificate-untrusted.remedy'],
   ['status.fault.certificate-expired.remedy', 'runner.status.fault.certificate-expired.remedy'],

@@ -7,7 +7,7 @@
 import { serviceConnectionFactory, type Connection } from '../core/app/connection.ts';
 import { transportFor } from '../core/net/network.ts';
 import { ProxyConfigError } from '../../src-shared/net/proxy.ts';
-import type { NetTransport } from '../../src-shared/net/transport.ts';
+import { describeAuth, type NetTransport } from '../../src-shared/net/transport.ts';
 import { readCaText } from '../../src-shared/net/trust.ts';
 import { watchNetwork } from '../core/net/network-watch.ts';
 import { Directory } from '../core/app/directory.ts';
@@ -148,6 +148,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       {
         proxyMode: settings.proxyMode,
         proxyUrl: settings.proxyUrl,
+        proxyAuth: settings.proxyAuth,
         caFile: settings.caFile,
       },
       {
@@ -285,7 +286,11 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     connection = current;
     detach = [
       engine.onStatus((s) => {
-        emit(statusLine(s, deps.words));
+        const proxyAuth = s.state === 'connected' ? transport.proxyAuthInUse() : undefined;
+        emit({
+          ...statusLine(s, deps.words),
+          ...(proxyAuth && { proxy_auth: describeAuth(proxyAuth) }),
+        });
         if (s.state === 'needs-attention') attention?.(s);
       }),
       engine.onPop((p) => {

@@ -147,6 +147,25 @@ describe('AppRuntime', () => {
     expect(t.views.tray.last?.status.state).toBe('connected');
   });
 
+  it('names the proxy sign-in in the status while connected through it, never before', async () => {
+    const proxy: { inUse?: { scheme: string; identity?: string } } = {};
+    const t = await setup(CONFIGURED, {
+      secret: 'the-secret-1',
+      extra: { proxyAuthInUse: () => proxy.inUse },
+    });
+    await t.runtime.start();
+    t.connections[0]?.status({ state: 'connected' });
+    expect(t.views.tray.last?.status.proxyAuth).toBeUndefined();
+    proxy.inUse = { scheme: 'Negotiate', identity: 'agent7@CORP.EXAMPLE' };
+    t.connections[0]?.status({ state: 'connecting' });
+    expect(t.views.tray.last?.status.proxyAuth).toBeUndefined();
+    t.connections[0]?.status({ state: 'connected' });
+    expect(t.views.tray.last?.status.proxyAuth).toEqual({
+      scheme: 'Negotiate',
+      user: 'agent7@CORP.EXAMPLE',
+    });
+  });
+
   it('voicemail and SMS notify and go to the History; trunk, presence and scope problems reach the tray; a features change reconnects', async () => {
     const t = await setup(CONFIGURED, { secret: 'the-secret-1' });
     await t.runtime.start();

@@ -72,6 +72,8 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
   managed?: { by: string; locked: Array<keyof Settings> } | null;
   /** The administrator's actions on ring (policy.ts onRing), run for each new ringing call. */
   ringActions?: RingActions;
+  /** How the connection's proxy accepted us (the transport's proxyAuthInUse), for the status. */
+  proxyAuthInUse?: () => { scheme: string; identity?: string } | undefined;
   /** What the desktop side found wrong on this computer; shown in the status (desktop-health.ts). */
   health?: DesktopHealth;
   /** Called after settings are loaded or saved (start at login, etc.). */
@@ -231,6 +233,7 @@ export class AppRuntime {
       ...this.notices.statusFields(),
       ...(fault ? { fault: { count: fault.count, at: fault.at } } : {}),
       ...this.desktopProblems(),
+      ...this.proxyAuth(s.state),
       ...(isOrganisationMode(settings)
         ? {
             organisation: {
@@ -244,6 +247,17 @@ export class AppRuntime {
             },
           }
         : {}),
+    };
+  }
+
+  private proxyAuth(state: StatusView['state']): Pick<StatusView, 'proxyAuth'> {
+    const auth = state === 'connected' ? this.d.proxyAuthInUse?.() : undefined;
+    if (!auth) return {};
+    return {
+      proxyAuth: {
+        scheme: auth.scheme,
+        ...(auth.identity !== undefined && { user: auth.identity }),
+      },
     };
   }
 

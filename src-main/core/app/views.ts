@@ -184,6 +184,11 @@ export interface StatusView {
    * the user. Shown in the tray and above the popup's calls until it recovers.
    */
   trunkWarning?: { trunks: string[]; message: string };
+  /**
+   * While connected through a proxy that asked for a sign-in: its scheme (Negotiate, NTLM, Basic)
+   * and who, when known (`agent7@CORP.EXAMPLE`, `CORP\\agent7`); never a secret.
+   */
+  proxyAuth?: { scheme: string; user?: string };
   /** The user's own presence as the phone system last said it (30009); absent until known. */
   presence?: { status: string; label: string; doNotDisturb: boolean };
   /** Features off because the key lacks their scope (10003), each with its remedy. */

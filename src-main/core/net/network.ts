@@ -105,7 +105,11 @@ function unusableManualProxy(managedBy: string | undefined): ProxyConfigError {
  * The transport for these settings. Throws ProxyConfigError for an unusable HTTPS_PROXY (the
  * runner refuses to start rather than go around an administrator's proxy).
  */
-export function transportFor(settings: TransportSettings, deps: NetworkDeps): NetTransport {
+export function transportFor(
+  // proxyAuth may be left out (going direct, tests): automatic, the default.
+  settings: Omit<TransportSettings, 'proxyAuth'> & Partial<Pick<TransportSettings, 'proxyAuth'>>,
+  deps: NetworkDeps,
+): NetTransport {
   let resolver: ProxyResolver;
   try {
     resolver = withCredentials(resolverFor(settings, deps), deps);
@@ -122,9 +126,12 @@ export function transportFor(settings: TransportSettings, deps: NetworkDeps): Ne
     trust,
     logger: deps.logger,
     secrets: deps.secrets,
+    // Negotiate through the optional kerberos package, loaded at the first 407 that offers it.
+    proxyAuth: { mode: settings.proxyAuth ?? 'automatic' },
   });
   deps.logger.info('network', {
     proxy: resolver.source,
+    proxyAuth: settings.proxyAuth ?? 'automatic',
     caFile: trust.caFile,
     trust: 'the system store and Node roots are read at the first TLS connection',
   });

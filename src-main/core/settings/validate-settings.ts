@@ -30,6 +30,7 @@ import {
 } from '../../../src-shared/phone-number-rules.ts';
 import { isSecretName, redactTree, REDACTED } from '../../../src-shared/log.ts';
 import { TENANT_PATTERN } from '../../../src-shared/relay-protocol.ts';
+import { PROXY_AUTH_MODES } from '../../../src-shared/net/proxy-auth.ts';
 import { english, phrase, type Phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 import {
@@ -467,6 +468,7 @@ const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check<Settin
   crmLookup: crmLookupCheck,
   proxyMode: oneOf(['system', 'none', 'manual'] as const),
   proxyUrl: proxyAddress,
+  proxyAuth: oneOf(PROXY_AUTH_MODES),
   caFile: absolutePath('ca'),
   historyLimit: integer(0, 10_000, 'calls'),
   demoMode: bool(),
