@@ -5,7 +5,6 @@
  * openExternal, clipboard, power events) and the IPC handlers, and applies the security settings
  * before any window exists. Bundled by scripts/build-main.ts to dist/main/main.cjs.
  */
-import { readFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -75,6 +74,7 @@ import { readCaText } from '../../src-shared/net/trust.ts';
 import type { NetTransport } from '../../src-shared/net/transport.ts';
 import { startDemo } from '../../src-sim/demo.ts';
 import { APP_ID } from './app-id.ts';
+import { launchEnvironment, type LaunchEnvironment } from './launch-environment.ts';
 import { APP_SCHEME, AppOrigin, devServerOrigin } from './app-origin.ts';
 import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
 import { applicationMenuTemplate } from './app-menu.ts';
@@ -161,17 +161,47 @@ function startFailed(err: unknown): void {
   app.exit(1);
 }
 
+/**
+ * The app's start, in phases, in order. Each phase is a function below that takes what the
+ * earlier ones built; none reads the environment or a file (launchEnvironment did, once). What an
+ * adapter needs of something built later (the runtime, the quit sequence, Save diagnostics) it
+ * reaches through `late`, the one place such links are kept.
+ */
 async function start(): Promise<void> {
-  const root = app.getAppPath();
-  const userData = app.getPath('userData');
+  const env = launchEnvironment(process.env, app, process.platform, process.execPath);
+  const base = foundations(env);
+  const late: Late = { runtime: null, quit: null, saveDiagnostics: null };
+  const secured = secureShell(base, late);
+  const views = adapters(base, secured, late);
+  const core = await buildCore(base, secured, views, late);
+  late.runtime = core.runtime;
+  addDiagnostics(base, core);
+  connectViews(base, views, core);
+  const ends = endings(base, secured, views, core);
+  late.quit = ends.quit;
+  late.saveDiagnostics = ends.saveDiagnostics;
+  await run(base, views, core, ends);
+}
+
+/** Links from adapters built early to what is built later (null until then). */
+interface Late {
+  runtime: AppRuntime | null;
+  quit: QuitSequence | null;
+  saveDiagnostics: (() => Promise<void>) | null;
+}
+
+type Base = ReturnType<typeof foundations>;
+
+/** Phase 1: the log, the secrets it scrubs, the language, the last resort and its guarded clock. */
+function foundations(env: LaunchEnvironment) {
   const secrets = new SecretRegistry().hideHome(homedir());
   const logRing = new LogRing();
-  const logger = createAppLogger(join(userData, 'logs'), secrets, !app.isPackaged, logRing);
+  const logger = createAppLogger(join(env.userData, 'logs'), secrets, !env.packaged, logRing);
   // "Save diagnostics…": modules add their sections (network decisions, ...) to this one registry.
   const diagnostics = new Diagnostics();
   // The language every window, the tray and notifications speak: the OS's until settings are read.
   // SCREENPOP_LANG (a language code, or en-XA, the pseudo-locale) overrides both, for developers.
-  const devLanguage = process.env.SCREENPOP_LANG;
+  const { devLanguage } = env;
   const osLanguages = (): string[] => [
     ...(devLanguage ? [devLanguage] : []),
     ...app.getPreferredSystemLanguages(),
@@ -190,41 +220,51 @@ async function start(): Promise<void> {
   const clock = lastResort.guardClock(systemClock);
   logger.info('starting', {
     version: app.getVersion(),
-    packaged: app.isPackaged,
-    platform: process.platform,
+    packaged: env.packaged,
+    platform: env.platform,
   });
   for (const added of switchesAdded) logger.info('chromium switch added', { ...added });
+  return { env, secrets, logRing, logger, diagnostics, language, applyLanguage, lastResort, clock };
+}
 
+type Shell = ReturnType<typeof secureShell>;
+
+/** Phase 2: the menu, and security before any window exists (protocol, CSP, permissions, links). */
+function secureShell({ env, logger }: Base, late: Late) {
   // No default menu (Reload, Developer Tools, Electron's Help links); macOS keeps its edit keys.
-  const menu = applicationMenuTemplate(process.platform);
+  const menu = applicationMenuTemplate(env.platform);
   Menu.setApplicationMenu(menu ? Menu.buildFromTemplate(menu) : null);
-
-  // Security before any window exists.
-  const origin = new AppOrigin(devServerOrigin(process.env.SCREENPOP_DEV_URL, app.isPackaged));
+  const origin = new AppOrigin(devServerOrigin(env.devUrl, env.packaged));
   const csp = contentSecurityPolicy(origin.devOrigin);
-  registerAppProtocol(protocol, join(root, 'dist', 'renderer'), csp, logger);
+  registerAppProtocol(protocol, join(env.root, 'dist', 'renderer'), csp, logger);
   addCspHeader(session.defaultSession, origin, csp);
   denyAllPermissions(session.defaultSession, logger);
-  let runtime: AppRuntime | null = null;
   const opener = new SafeExternalOpener(
     shell,
-    () => runtime?.settings().crmAllowedSchemes ?? [],
+    () => late.runtime?.settings().crmAllowedSchemes ?? [],
     logger,
   );
   hardenAllWebContents(app, { origin, logger, openExternal: (url) => void opener.tryOpen(url) });
   const webPreferences = secureWebPreferences(
-    join(root, 'dist', 'preload', 'preload.cjs'),
-    !app.isPackaged,
+    join(env.root, 'dist', 'preload', 'preload.cjs'),
+    !env.packaged,
   );
-  const assets = join(root, 'assets');
-  let quit: QuitSequence | null = null;
   // Windows sends no before-quit when the user logs off or the machine shuts down: each window
   // hears 'session-end' (the popup always exists, hidden). The clean part gets what time is left.
   app.on('browser-window-created', (_event, win) =>
-    win.on('session-end', () => void quit?.run('session-end')),
+    win.on('session-end', () => void late.quit?.run('session-end')),
   );
+  return { origin, opener, webPreferences, assets: join(env.root, 'assets') };
+}
 
-  // Adapters. What they find wrong on this computer is said in the status (tray, Settings).
+type Views = ReturnType<typeof adapters>;
+
+/** Phase 3: the Electron adapters. What they find wrong on this computer is said in the status. */
+function adapters(
+  { env, logger, language }: Base,
+  { origin, webPreferences, assets }: Shell,
+  late: Late,
+) {
   const health = new DesktopHealth(logger);
   const popup = new PopupWindow({
     createWindow: (options) => new BrowserWindow(options),
@@ -232,10 +272,10 @@ async function start(): Promise<void> {
     url: origin.pageUrl('popup'),
     webPreferences,
     placement: () =>
-      runtime?.settings() ?? { popupDisplay: 'primary', popupCorner: 'bottom-right' },
+      late.runtime?.settings() ?? { popupDisplay: 'primary', popupCorner: 'bottom-right' },
     logger,
     health,
-    onUserClose: () => runtime?.presenter.hidePopup(),
+    onUserClose: () => late.runtime?.presenter.hidePopup(),
     dark: () => nativeTheme.shouldUseDarkColors,
   });
   const windows = new AppWindows({
@@ -245,54 +285,68 @@ async function start(): Promise<void> {
     logger,
     icon: join(assets, 'icon.png'),
   });
-  // An ad-hoc signed macOS test build (scripts/dist.ts without CSC_LINK): macOS refuses its
-  // notifications and Squirrel.Mac its updates; the status says so once, instead of every failure.
-  const unsignedMac = process.platform === 'darwin' && app.isPackaged && builtUnsigned(root);
-  if (unsignedMac) health.report('unsigned-build', UNSIGNED_MAC_WORDS);
+  // An ad-hoc signed macOS test build: macOS refuses its notifications and Squirrel.Mac its
+  // updates; the status says so once, instead of every failure.
+  if (env.unsignedMac) health.report('unsigned-build', UNSIGNED_MAC_WORDS);
   const notifier = new ElectronNotifier({
     create: (options) => new Notification(options),
     isSupported: () => Notification.isSupported(),
-    ...(unsignedMac ? {} : { health }),
-    onClick: () => runtime?.presenter.showPopup(),
+    ...(env.unsignedMac ? {} : { health }),
+    onClick: () => late.runtime?.presenter.showPopup(),
     // A voicemail or SMS is in the History.
     onNoticeClick: () => windows.show('history'),
     logger,
     words: language,
-    platform: process.platform,
+    platform: env.platform,
   });
   const trayIcon = (name: TrayIconName) =>
-    nativeImage.createFromPath(join(assets, 'tray', trayIconFile(name, process.platform)));
+    nativeImage.createFromPath(join(assets, 'tray', trayIconFile(name, env.platform)));
   const tray = new TrayController({
     createTray: (image) => new Tray(image),
     buildMenu: (template) => Menu.buildFromTemplate(template),
     icon: trayIcon,
     actions: {
-      retryNow: () => void runtime?.retryNow(),
-      toggleDoNotDisturb: () => void runtime?.setDoNotDisturb(!runtime.settings().doNotDisturb),
-      togglePause: () => void runtime?.setPaused(!runtime.isPaused()),
+      retryNow: () => void late.runtime?.retryNow(),
+      toggleDoNotDisturb: () => {
+        const rt = late.runtime;
+        void rt?.setDoNotDisturb(!rt.settings().doNotDisturb);
+      },
+      togglePause: () => {
+        const rt = late.runtime;
+        void rt?.setPaused(!rt.isPaused());
+      },
       openSettings: () => windows.show('settings'),
       openHistory: () => windows.show('history'),
-      saveDiagnostics: () => void saveDiagnostics(),
-      quit: () => void (quit ? quit.run('user') : app.quit()),
+      saveDiagnostics: () => void late.saveDiagnostics?.(),
+      quit: () => void (late.quit ? late.quit.run('user') : app.quit()),
     },
     words: language,
-    platform: process.platform,
+    platform: env.platform,
   });
+  return { health, popup, windows, notifier, tray };
+}
 
-  // The core. The organisation's policy first: its presets are the settings' defaults, its locks
-  // win over the user's file. SCREENPOP_POLICY_FILE points elsewhere only in unpackaged runs (tests).
-  const policy = await loadMachinePolicy(
-    logger,
-    process.platform,
-    (!app.isPackaged && process.env.SCREENPOP_POLICY_FILE) || null,
-  );
+type Core = Awaited<ReturnType<typeof buildCore>>;
+
+/**
+ * Phase 4: the core. The organisation's policy first: its presets are the settings' defaults, its
+ * locks win over the user's file. Then the stores, the keychain, the way out, organisation mode
+ * and the runtime over all of them.
+ */
+async function buildCore(
+  { env, logger, secrets, clock, language, applyLanguage }: Base,
+  { opener }: Shell,
+  { health, popup, notifier, tray }: Views,
+  late: Late,
+) {
+  const policy = await loadMachinePolicy(logger, env.platform, env.policyFile);
   const settingsStore = new SettingsStore({
-    path: join(userData, 'settings.json'),
+    path: join(env.userData, 'settings.json'),
     logger,
     defaults: presetDefaults(policy),
   });
   const history = new HistoryStore({
-    path: join(userData, 'history.json'),
+    path: join(env.userData, 'history.json'),
     clock,
     logger,
     limit: 500,
@@ -322,7 +376,7 @@ async function start(): Promise<void> {
   /** The current connection's transport: its proxy and certificate decisions go in diagnostics. */
   let connectionTransport: NetTransport | undefined;
   const connectionNetwork = (s: Settings) => (connectionTransport = network(s));
-  const relayCursorStore = fileCursorStore(join(userData, 'relay-cursor.json'));
+  const relayCursorStore = fileCursorStore(join(env.userData, 'relay-cursor.json'));
   // Organisation mode: signed in through the system browser (the one link gate) to the relay.
   const organisation = new OrganisationAccount({
     store: credentials,
@@ -334,7 +388,7 @@ async function start(): Promise<void> {
     deviceLabel: `Screenpop on ${hostname()}`,
     browserPage: (outcome) => language.current().t(`status.org.browser-page-${outcome}`),
   });
-  runtime = new AppRuntime({
+  const runtime: AppRuntime = new AppRuntime({
     clock,
     logger,
     secrets,
@@ -345,7 +399,7 @@ async function start(): Promise<void> {
       urlOpener: opener,
       runner: spawnProgramRunner(logger),
       logger,
-      allowedSchemes: () => runtime?.settings().crmAllowedSchemes ?? [],
+      allowedSchemes: () => late.runtime?.settings().crmAllowedSchemes ?? [],
     }),
     credentials,
     history,
@@ -378,31 +432,38 @@ async function start(): Promise<void> {
         clock,
         logger,
         secrets,
-        fetch: network(runtime?.settings() ?? settingsStore.settings()).fetch,
+        fetch: network(late.runtime?.settings() ?? settingsStore.settings()).fetch,
       }),
     onSettingsApplied: (s) => {
       applyLanguage(s);
       void applyStartAtLogin(s.startAtLogin, {
-        platform: process.platform,
-        packaged: app.isPackaged,
+        platform: env.platform,
+        packaged: env.packaged,
         setLoginItemSettings: (settings) => app.setLoginItemSettings(settings),
-        executable: process.env.APPIMAGE || process.execPath,
-        autostartDir: join(
-          process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'),
-          'autostart',
-        ),
+        executable: env.executable,
+        autostartDir: env.autostartDir,
         logger,
       });
     },
     words: language,
   });
-  const rt = runtime;
+  return {
+    runtime,
+    policy,
+    history,
+    transportDecisions: () => connectionTransport?.decisions() ?? null,
+  };
+}
+
+/** Phase 5: "Save diagnostics…"'s sections. */
+function addDiagnostics({ env, clock, diagnostics, logRing }: Base, core: Core): void {
+  const rt = core.runtime;
   diagnostics.add(
     aboutSection({
       app: 'Screenpop',
       version: app.getVersion(),
       now: () => clock.now(),
-      extra: { packaged: app.isPackaged },
+      extra: { packaged: env.packaged },
     }),
   );
   diagnostics.add(
@@ -411,7 +472,7 @@ async function start(): Promise<void> {
       () => keychainState(rt.settingsView().hasSecret),
     ),
   );
-  diagnostics.add(policySection(policy));
+  diagnostics.add(policySection(core.policy));
   diagnostics.add(connectionSection(() => rt.status(), rt.timeline));
   diagnostics.add(connectionTestSection(() => rt.lastConnectionTest()));
   diagnostics.add(logSection(() => logRing.snapshot()));
@@ -422,8 +483,13 @@ async function start(): Promise<void> {
   });
   diagnostics.add({
     name: 'network',
-    collect: () => connectionTransport?.decisions() ?? { note: 'no connection made yet' },
+    collect: () => core.transportDecisions() ?? { note: 'no connection made yet' },
   });
+}
+
+/** Phase 6: the core's changes to the windows and the popup; faults to the runtime. */
+function connectViews({ lastResort, language }: Base, { windows, popup }: Views, core: Core): void {
+  const rt = core.runtime;
   lastResort.onFault((fault) => rt.recoverFromFault(fault));
   rt.onStatus((status) => {
     windows.broadcast('status:changed', status);
@@ -436,8 +502,19 @@ async function start(): Promise<void> {
     popup.sendLocale(view);
     rt.languageChanged();
   });
-  history.onChange((entries) => windows.broadcast('history:changed', entries));
+  core.history.onChange((entries) => windows.broadcast('history:changed', entries));
+}
 
+type Ends = ReturnType<typeof endings>;
+
+/**
+ * Phase 7: IPC, updates, power events, the app's own events, and the one quit sequence with a
+ * time limit, whoever asks (core/app/quit-sequence.ts).
+ */
+function endings(base: Base, { origin }: Shell, views: Views, core: Core) {
+  const { env, clock, logger, language, diagnostics, secrets } = base;
+  const { popup, windows, tray } = views;
+  const rt = core.runtime;
   const ipc = new TypedIpcMain(
     ipcMain,
     {
@@ -460,8 +537,8 @@ async function start(): Promise<void> {
     logger,
     presenter: rt.presenter,
     popup,
-    userData,
-    unsignedMac,
+    userData: env.userData,
+    unsignedMac: env.unsignedMac,
   });
   rt.onSettings((view) => updates.apply(view.settings.updates));
 
@@ -476,10 +553,9 @@ async function start(): Promise<void> {
   app.on('window-all-closed', () => {});
   app.on('second-instance', () => windows.show('settings'));
   app.on('activate', () => windows.show('settings'));
-  if (process.platform === 'darwin') app.dock?.hide();
+  if (env.platform === 'darwin') app.dock?.hide();
 
-  // Ending: one sequence, with a time limit, whoever asks (core/app/quit-sequence.ts).
-  quit = new QuitSequence({
+  const quit = new QuitSequence({
     clock,
     logger,
     shutdown: async () => {
@@ -496,17 +572,16 @@ async function start(): Promise<void> {
       app.exit(code);
     },
   });
-  const q = quit;
   // The OS quits the app (macOS logout or restart, an update's installer): always held for the
   // clean part, which has its own time limit, then app.exit(). A second request shortens it.
   app.on('before-quit', (event) => {
     event.preventDefault();
-    void q.run('os-quit');
+    void quit.run('os-quit');
   });
   // Linux (logind) and macOS shutdown: preventing it holds the shutdown only until the app exits.
   powerMonitor.on('shutdown', (event?: { preventDefault(): void }) => {
     event?.preventDefault();
-    void q.run('shutdown');
+    void quit.run('shutdown');
   });
 
   const saveDiagnostics = diagnosticsAction({
@@ -519,36 +594,35 @@ async function start(): Promise<void> {
     showItemInFolder: (path) => shell.showItemInFolder(path),
     showErrorBox: (title, body) => dialog.showErrorBox(title, body),
   });
+  return { quit, updates, saveDiagnostics };
+}
 
-  // Linux: the sandbox off, a native Wayland window, no tray on GNOME: said in the status; without
-  // a tray the Settings window is the only way to the app, so it opens.
+/**
+ * Phase 8: run. Linux's desktop checks (the sandbox off, a native Wayland window, no tray on
+ * GNOME: said in the status; without a tray the Settings window is the only way in, so it opens),
+ * then the core starts; onboarding opens Settings.
+ */
+async function run(
+  { env, logger }: Base,
+  { health, windows, notifier }: Views,
+  core: Core,
+  ends: Ends,
+) {
   void checkDesktop(
-    { platform: process.platform, env: process.env, commandLine: app.commandLine },
+    { platform: env.platform, env: process.env, commandLine: app.commandLine },
     health,
     logger,
   ).then(({ trayHidden }) => {
     if (trayHidden) windows.show('settings');
   });
 
+  const rt = core.runtime;
   const { needsOnboarding } = await rt.start();
-  updates.apply(rt.settings().updates);
+  ends.updates.apply(rt.settings().updates);
   if (needsOnboarding) {
     windows.show('settings');
     // macOS asks for notification permission at the first notification: now, not at a call.
-    if (process.platform === 'darwin' && !unsignedMac) notifier.welcome();
+    if (env.platform === 'darwin' && !env.unsignedMac) notifier.welcome();
   }
   logger.info('ready', { needsOnboarding });
-}
-
-/** The mark scripts/dist.ts puts in the packaged package.json of an ad-hoc signed macOS build. */
-function builtUnsigned(appPath: string): boolean {
-  try {
-    const pkg = JSON.parse(readFileSync(join(appPath, 'package.json'), 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    return pkg.screenpopUnsigned === true || pkg.screenpopUnsigned === 'true';
-  } catch {
-    return false;
-  }
 }
