@@ -4,7 +4,12 @@
  * the app, with pops, dismisses and status changes printed as JSON lines instead of shown. Used for
  * servers, kiosks, scripts and black-box tests. `--demo` starts the app's demo (src-sim/demo.ts).
  */
-import { serviceConnectionFactory, type Connection } from '../core/app/connection.ts';
+import {
+  directoryFetchers,
+  REBUILD_MIN_INTERVAL_MS,
+  serviceConnectionFactory,
+  type Connection,
+} from '../core/app/connection.ts';
 import { transportFor } from '../core/net/network.ts';
 import { ProxyConfigError } from '../../src-shared/net/proxy.ts';
 import type { NetTransport } from '../../src-shared/net/transport.ts';
@@ -58,8 +63,6 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, needsAttention: 3, outputGone
 
 /** A pop line waits at most this long for the first extension list, for a colleague's name. */
 const FIRST_NAMES_WAIT_MS = 1_000;
-/** After an unexpected error the connection is rebuilt, at most once per this interval. */
-const REBUILD_MIN_INTERVAL_MS = 30_000;
 
 export interface RunnerDeps {
   args: HeadlessArgs;
@@ -224,23 +227,16 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const ringActions = deps.policy?.onRing.length
     ? runnerRingActions(deps.policy.onRing, deps.runner ?? spawnProgramRunner(logger), logger)
     : null;
+  // The same reads over the connection in force as the tray app's (connection.ts).
+  const fetchers = directoryFetchers(() => connection);
   const directory = new Directory({
     clock,
     logger,
-    fetchExtensions: () =>
-      connection ? connection.fetchExtensions() : Promise.reject(new Error('not connected')),
+    fetchExtensions: fetchers.fetchExtensions,
     // Yeastar P-Series: its queues and ring groups (a pop's group_name), and with
     // --directory pbx-contacts (its default there) its company contacts; through the same token.
-    fetchGroups: () =>
-      connection
-        ? (connection.fetchGroups?.() ?? Promise.resolve([]))
-        : Promise.reject(new Error('not connected')),
-    ...(args.directory === 'pbx-contacts' && {
-      fetchPbxContacts: () =>
-        connection
-          ? (connection.fetchCompanyContacts?.() ?? Promise.resolve([]))
-          : Promise.reject(new Error('not connected')),
-    }),
+    fetchGroups: fetchers.fetchGroups,
+    ...(args.directory === 'pbx-contacts' && { fetchPbxContacts: fetchers.fetchCompanyContacts }),
     defaultRegion: settings.defaultRegion,
   });
   // A contacts file that gives nothing is a usage error, said with what was found in it: the user
