@@ -38,7 +38,7 @@ import type { Settings } from '../core/settings/types.ts';
 import { UsageError, type HeadlessArgs } from './args.ts';
 import { contactsProblemWords } from '../core/contacts/problem-words.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
-import { buildCrmLookup } from '../core/crm/build.ts';
+import { CrmFlow } from '../core/app/crm-flow.ts';
 import {
   dismissLine,
   faultLine,
@@ -254,22 +254,27 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     }
   }
 
-  // The CRM lookup after each pop, through the same transport (proxy, CAs) as the connection; its
-  // token from SCREENPOP_CRM_TOKEN, else the keychain (crm-lookup@<host>).
-  const crm = buildCrmLookup(settings.crmLookup, {
+  // The CRM lookup after each pop, built as the tray app builds it (core/app/crm-flow.ts), through
+  // the same transport (proxy, CAs) as the connection; its token from SCREENPOP_CRM_TOKEN, else the
+  // keychain (crm-lookup@<host>).
+  const crmFlow = new CrmFlow({
     clock,
     logger,
     secrets,
-    fetch: transport.fetch,
-    secret: async (account) => {
-      const fromEnv = deps.env.SCREENPOP_CRM_TOKEN?.trim();
-      if (fromEnv) return fromEnv;
-      return new KeytarCredentialStore().getSecret(account).catch(() => null);
+    say: logger,
+    credentials: {
+      getSecret: async (account) => {
+        const fromEnv = deps.env.SCREENPOP_CRM_TOKEN?.trim();
+        if (fromEnv) return fromEnv;
+        return new KeytarCredentialStore().getSecret(account).catch(() => null);
+      },
     },
-    region: () => settings.defaultRegion,
-    allowedSchemes: () => settings.crmAllowedSchemes,
+    settings: () => settings,
+    crmNetwork: () => transport,
     ...(deps.env.SCREENPOP_HUBSPOT_API ? { hubspotApi: deps.env.SCREENPOP_HUBSPOT_API } : {}),
   });
+  crmFlow.rebuild(settings);
+  const crm = crmFlow.current();
   const crmToken = deps.env.SCREENPOP_CRM_TOKEN?.trim();
   if (crmToken) secrets.add(crmToken);
 
@@ -386,7 +391,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   offFault?.();
   await rebuilding;
   directory.stop();
-  crm?.close();
+  crmFlow.close();
   await close();
   await ringActions?.stop();
   await demo?.close();

@@ -1,7 +1,8 @@
 /**
  * The CRM lookup for the settings in force (rebuilt when its settings, its token or the transport
  * change) and Settings' "Test lookup" (a fresh lookup with the form's settings, no cache). The app
- * runtime owns one; the call presenter asks it for the lookup in force.
+ * runtime owns one (the call presenter asks it for the lookup in force); the headless runner builds
+ * its lookup with one too.
  */
 import type { Clock } from '../../../src-shared/clock.ts';
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
@@ -17,7 +18,8 @@ export interface CrmFlowDeps {
   clock: Clock;
   logger: Logger;
   secrets: SecretRegistry;
-  credentials: CredentialStore;
+  /** Where the lookup's token is read (the keychain; the runner reads its environment first). */
+  credentials: Pick<CredentialStore, 'getSecret'>;
   /** The settings in force (the lookup reads the region and the allowed schemes from them). */
   settings: () => Settings;
   /** The way out for these settings; without it no lookup is made (AppRuntimeDeps.crmNetwork). */
