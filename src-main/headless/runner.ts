@@ -107,75 +107,9 @@ interface Service {
 export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const { args, logger, secrets } = deps;
   const clock = deps.clock ?? systemClock;
-  let demo: DemoService | undefined;
-  let service: Service | null = null;
-  // Flags over the policy's presets, its locks over both (a locked region, demoMode, ... wins).
-  const effective = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
-  let settings: Settings;
-  if (args.organisation) {
-    // The relay alone, as one of its users: no API key, no secret, no phone-system address.
-    settings = effective;
-  } else if (effective.demoMode) {
-    // Loaded only for --demo: the simulator is not part of a normal run. The same demo as the
-    // tray app's, ringing every 5 s.
-    const { startDemo } = await import('../../src-sim/demo.ts');
-    demo = await startDemo({
-      clock,
-      logger,
-      extension: effective.extensions[0] ?? '101',
-      ringEverySec: 5,
-      // The demo's simulator speaks the phone system the client will (a locked one included).
-      phoneSystem: effective.phoneSystem,
-    });
-    service = await inMemory(demo.baseUrl, demo.apiKey, demo.secret, secrets);
-    settings = {
-      ...effective,
-      baseUrl: demo.baseUrl,
-      apiKey: demo.apiKey,
-      // The demo is the direct stream alone, as in the tray app, on this computer: no proxy.
-      eventSource: 'direct',
-      relayUrl: '',
-      proxyMode: 'none',
-      proxyUrl: '',
-    };
-  } else {
-    settings = effective;
-    service = await serviceFromEnv(deps.env, settings.baseUrl, settings.apiKey, secrets);
-  }
-  // HTTPS_PROXY / NO_PROXY and --ca-file, for the API calls and both sockets alike.
-  let transport: NetTransport;
-  try {
-    transport = transportFor(
-      // The demo's simulator is on this computer: never through a proxy.
-      // Without a policy: the system's (HTTPS_PROXY / NO_PROXY); a policy may set or lock another.
-      {
-        proxyMode: settings.proxyMode,
-        proxyUrl: settings.proxyUrl,
-        caFile: settings.caFile,
-      },
-      {
-        env: deps.env,
-        readFile: readCaText,
-        logger,
-        secrets,
-        proxyPolicy: proxyPolicyOf(deps.policy ?? NO_POLICY),
-      },
-    );
-  } catch (error) {
-    // A proxy was asked for (the policy's, or the setting's) and cannot be used: fail closed with
-    // a status saying whose it is, rather than connect around it.
-    if (!(error instanceof ProxyConfigError) || !error.words) throw error;
-    logger.error('the proxy setting cannot be used; not connecting around it', {
-      error: error.message,
-    });
-    deps.write(
-      formatLine(
-        statusLine(
-          saidStatus('needs-attention', error.words.reason, error.words.remedy),
-          deps.words,
-        ),
-      ),
-    );
+  const { settings, service, demo } = await whatToConnect(deps, clock);
+  const transport = wayOut(deps, settings);
+  if (!transport) {
     await demo?.close();
     return EXIT.needsAttention;
   }
@@ -401,6 +335,101 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   // "stopping" said it began; this says it is done (sockets closed, every line written).
   logger.info('stopped', { exitCode: code });
   return code;
+}
+
+/** What the runner connects to (the run's phases follow: wayOut, then the connection). */
+interface Target {
+  settings: Settings;
+  /** The service with its key and secret store; null in organisation mode (the relay alone). */
+  service: Service | null;
+  /** The demo's simulator, for --demo. */
+  demo: DemoService | undefined;
+}
+
+/**
+ * Phase 1: the settings in force (flags over the policy's presets, its locks over both), and what
+ * they connect to: the relay alone as one of its users, the demo's simulator, or the service.
+ */
+async function whatToConnect(deps: RunnerDeps, clock: Clock): Promise<Target> {
+  const { args, logger, secrets } = deps;
+  let demo: DemoService | undefined;
+  let service: Service | null = null;
+  // Flags over the policy's presets, its locks over both (a locked region, demoMode, ... wins).
+  const effective = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
+  let settings: Settings;
+  if (args.organisation) {
+    // The relay alone, as one of its users: no API key, no secret, no phone-system address.
+    settings = effective;
+  } else if (effective.demoMode) {
+    // Loaded only for --demo: the simulator is not part of a normal run. The same demo as the
+    // tray app's, ringing every 5 s.
+    const { startDemo } = await import('../../src-sim/demo.ts');
+    demo = await startDemo({
+      clock,
+      logger,
+      extension: effective.extensions[0] ?? '101',
+      ringEverySec: 5,
+      // The demo's simulator speaks the phone system the client will (a locked one included).
+      phoneSystem: effective.phoneSystem,
+    });
+    service = await inMemory(demo.baseUrl, demo.apiKey, demo.secret, secrets);
+    settings = {
+      ...effective,
+      baseUrl: demo.baseUrl,
+      apiKey: demo.apiKey,
+      // The demo is the direct stream alone, as in the tray app, on this computer: no proxy.
+      eventSource: 'direct',
+      relayUrl: '',
+      proxyMode: 'none',
+      proxyUrl: '',
+    };
+  } else {
+    settings = effective;
+    service = await serviceFromEnv(deps.env, settings.baseUrl, settings.apiKey, secrets);
+  }
+  return { settings, service, demo };
+}
+
+/**
+ * Phase 2: the way out, HTTPS_PROXY / NO_PROXY and --ca-file, for the API calls and both sockets
+ * alike; null (after printing the needs-attention status) when the proxy asked for cannot be used.
+ */
+function wayOut(deps: RunnerDeps, settings: Settings): NetTransport | null {
+  const { logger, secrets } = deps;
+  try {
+    return transportFor(
+      // The demo's simulator is on this computer: never through a proxy.
+      // Without a policy: the system's (HTTPS_PROXY / NO_PROXY); a policy may set or lock another.
+      {
+        proxyMode: settings.proxyMode,
+        proxyUrl: settings.proxyUrl,
+        caFile: settings.caFile,
+      },
+      {
+        env: deps.env,
+        readFile: readCaText,
+        logger,
+        secrets,
+        proxyPolicy: proxyPolicyOf(deps.policy ?? NO_POLICY),
+      },
+    );
+  } catch (error) {
+    // A proxy was asked for (the policy's, or the setting's) and cannot be used: fail closed with
+    // a status saying whose it is, rather than connect around it.
+    if (!(error instanceof ProxyConfigError) || !error.words) throw error;
+    logger.error('the proxy setting cannot be used; not connecting around it', {
+      error: error.message,
+    });
+    deps.write(
+      formatLine(
+        statusLine(
+          saidStatus('needs-attention', error.words.reason, error.words.remedy),
+          deps.words,
+        ),
+      ),
+    );
+    return null;
+  }
 }
 
 /**
