@@ -1,7 +1,4 @@
-import { readFileSync } from 'node:fs';
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
-import { parseJson } from '../src-shared/json-text.ts';
 import type { LogLevel } from '../src-shared/log.ts';
 import { EVENT_ID_WINDOW_MS } from '../src-shared/event-codes.ts';
 import { PHONE_SYSTEMS, phoneSystemsJoined } from '../src-shared/phone-systems/names.ts';
@@ -18,16 +15,22 @@ import {
   RESERVED_AUTHORIZATION_PARAMS,
   TENANT_PATTERN,
 } from '../src-shared/relay-protocol.ts';
-import { fileStartupError } from './startup-errors.ts';
-// check-config.ts imports this module too; the function is only called once both are loaded.
-import { isSecureOrLoopback } from '../src-shared/loopback.ts';
 import { canonicalEmail, sameAddressPairs } from '../src-shared/email-address.ts';
+import {
+  addressList,
+  isAddressOrRange,
+  isHttpUrl,
+  isIssuerUrl,
+  sameServiceKey,
+} from './config-network.ts';
 
 /**
  * The relay's configuration: one schema (zod) gives the defaults, the types and the checks, so a
  * setting cannot be documented, defaulted and validated three different ways. A config file is
  * untrusted input: a misspelt or unknown setting, a wrong type or an unsafe value is refused with
- * the setting's path and what to write instead, before anything starts.
+ * the setting's path and what to write instead, before anything starts. This module is the schema
+ * and its types; config-env.ts reads the file and the environment over it, and config-network.ts
+ * holds the address and URL rules the schema checks with.
  */
 /**
  * The webhook secret of the example config (deploy/relay/relay.json). It lets the example start as
@@ -577,85 +580,6 @@ export function defaultConfig(tenants: RelayConfigInput['tenants'] = {}): RelayC
   return baseSchema.parse({ tenants });
 }
 
-/**
- * The config file (JSON, optional) merged over the defaults, then environment overrides:
- * RELAY_HOST, RELAY_PORT, RELAY_TLS_CERT + RELAY_TLS_KEY, RELAY_MAX_BODY_BYTES, RELAY_LOG_LEVEL,
- * RELAY_TRUST_PROXY (true|false), RELAY_STORAGE (memory|redis), RELAY_REDIS_URL (implies redis),
- * RELAY_REDIS_PREFIX, RELAY_SNAPSHOT_FILE, RELAY_USERS_FILE, RELAY_CODE_KEY_FILE, RELAY_CA_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS
- * (comma-separated), RELAY_TENANT_<NAME>_BASE_URL and RELAY_TENANT_<NAME>_PHONE_SYSTEM (NAME
- * upper-cased, `-` and `.` as `_`).
- * Secrets belong in the environment or a file readable by the relay only; the relay never logs
- * them, and a file that is not JSON is reported by position only (never quoted).
- */
-export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): RelayConfig {
-  let raw: Record<string, unknown> = {};
-  if (path) {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (err) {
-      throw fileStartupError('relay config', path, err);
-    }
-    const parsed = parseJson(text);
-    if (!parsed.ok) throw new Error(`relay config: ${path} is not valid JSON${parsed.where}`);
-    if (!parsed.value || typeof parsed.value !== 'object' || Array.isArray(parsed.value))
-      throw new Error(`relay config: ${path} must hold a JSON object`);
-    raw = parsed.value as Record<string, unknown>;
-  }
-  const obj = (key: string): Record<string, unknown> => {
-    const v = raw[key];
-    return v && typeof v === 'object' && !Array.isArray(v) ? { ...(v as object) } : {};
-  };
-  if (env.RELAY_HOST) raw.host = env.RELAY_HOST;
-  if (env.RELAY_PORT) raw.port = intFrom(env.RELAY_PORT, 'RELAY_PORT');
-  if (env.RELAY_MAX_BODY_BYTES)
-    raw.maxBodyBytes = intFrom(env.RELAY_MAX_BODY_BYTES, 'RELAY_MAX_BODY_BYTES');
-  if (env.RELAY_LOG_LEVEL) raw.logLevel = env.RELAY_LOG_LEVEL;
-  if (env.RELAY_TRUST_PROXY) raw.trustProxy = env.RELAY_TRUST_PROXY === 'true';
-  if (env.RELAY_TLS_CERT || env.RELAY_TLS_KEY)
-    raw.tls = { certFile: env.RELAY_TLS_CERT ?? '', keyFile: env.RELAY_TLS_KEY ?? '' };
-  if (env.RELAY_STORAGE === 'memory') raw.storage = { kind: 'memory' };
-  if (env.RELAY_REDIS_URL || env.RELAY_STORAGE === 'redis') {
-    const prev = obj('storage');
-    const wasRedis = prev.kind === 'redis';
-    raw.storage = {
-      ...(wasRedis ? prev : {}),
-      kind: 'redis',
-      url: env.RELAY_REDIS_URL ?? (wasRedis ? prev.url : undefined) ?? 'redis://127.0.0.1:6379',
-      ...(env.RELAY_REDIS_PREFIX !== undefined ? { keyPrefix: env.RELAY_REDIS_PREFIX } : {}),
-    };
-  }
-  if (env.RELAY_USERS_FILE) raw.users = { ...obj('users'), file: env.RELAY_USERS_FILE };
-  if (env.RELAY_CODE_KEY_FILE)
-    raw.users = { ...obj('users'), codeKeyFile: env.RELAY_CODE_KEY_FILE };
-  if (env.RELAY_CA_FILE) raw.outbound = { ...obj('outbound'), caFile: env.RELAY_CA_FILE };
-  if (env.RELAY_SNAPSHOT_FILE) {
-    const storage = obj('storage');
-    if (storage.kind === undefined || storage.kind === 'memory')
-      raw.storage = { ...storage, kind: 'memory', snapshotFile: env.RELAY_SNAPSHOT_FILE };
-  }
-  const tenants = obj('tenants');
-  for (const [name, value] of Object.entries(env)) {
-    const m = /^RELAY_TENANT_([A-Z0-9_]+)_(SECRETS|BASE_URL|PHONE_SYSTEM)$/.exec(name);
-    if (!m || value === undefined) continue;
-    const envName = m[1]!;
-    const tenant =
-      Object.keys(tenants).find((t) => t.toUpperCase().replace(/[-.]/g, '_') === envName) ??
-      envName.toLowerCase();
-    const t = { baseUrl: '', secrets: [] as string[], ...(tenants[tenant] as object | undefined) };
-    if (m[2] === 'SECRETS')
-      t.secrets = value
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-    else if (m[2] === 'PHONE_SYSTEM') Object.assign(t, { phoneSystem: value.trim() });
-    else t.baseUrl = value;
-    tenants[tenant] = t;
-  }
-  raw.tenants = tenants;
-  return parseConfig(raw);
-}
-
 /** Google's issuer (OpenID Connect discovery at accounts.google.com; the legacy form without https). */
 function isGoogleIssuer(issuer: string): boolean {
   return /^(https:\/\/)?accounts\.google\.com\/?$/i.test(issuer.trim());
@@ -676,55 +600,6 @@ function isEntraMultiTenantIssuer(issuer: string): boolean {
   }
 }
 
-function isIssuerUrl(text: string): boolean {
-  try {
-    return isSecureOrLoopback(new URL(text));
-  } catch {
-    return false;
-  }
-}
-
-function isAddressOrRange(text: string): boolean {
-  return addressList([text]) !== null;
-}
-
-/** The addresses and CIDR ranges of `entries` as one BlockList; null if one is neither. */
-export function addressList(entries: readonly string[]): BlockList | null {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address = '', prefix, extra] = entry.trim().split('/');
-    const type = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : null;
-    if (!type || extra !== undefined) return null;
-    if (prefix === undefined) {
-      list.addAddress(address, type);
-      continue;
-    }
-    const bits = Number(prefix);
-    if (!/^\d{1,3}$/.test(prefix) || bits > (type === 'ipv4' ? 32 : 128)) return null;
-    list.addSubnet(address, bits, type);
-  }
-  return list;
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const u = new URL(text);
-    return u.protocol === 'https:' || u.protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
-
-/** Base URLs that reach one service compare equal (case of the host, default port, trailing /). */
-function sameServiceKey(baseUrl: string): string {
-  const u = new URL(baseUrl);
-  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
-}
-
-function intFrom(text: string, name: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
-  return n;
-}
-
+// Kept here so the relay's modules import it from the config, as before the split.
+export { addressList };
 export type { LogLevel };

@@ -4,7 +4,12 @@
  * the app, with pops, dismisses and status changes printed as JSON lines instead of shown. Used for
  * servers, kiosks, scripts and black-box tests. `--demo` starts the app's demo (src-sim/demo.ts).
  */
-import { serviceConnectionFactory, type Connection } from '../core/app/connection.ts';
+import {
+  directoryFetchers,
+  REBUILD_MIN_INTERVAL_MS,
+  serviceConnectionFactory,
+  type Connection,
+} from '../core/app/connection.ts';
 import { transportFor } from '../core/net/network.ts';
 import { ProxyConfigError } from '../../src-shared/net/proxy.ts';
 import { describeAuth, type NetTransport } from '../../src-shared/net/transport.ts';
@@ -33,7 +38,7 @@ import type { Settings } from '../core/settings/types.ts';
 import { UsageError, type HeadlessArgs } from './args.ts';
 import { contactsProblemWords } from '../core/contacts/problem-words.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
-import { buildCrmLookup } from '../core/crm/build.ts';
+import { CrmFlow } from '../core/app/crm-flow.ts';
 import {
   dismissLine,
   faultLine,
@@ -58,8 +63,6 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, needsAttention: 3, outputGone
 
 /** A pop line waits at most this long for the first extension list, for a colleague's name. */
 const FIRST_NAMES_WAIT_MS = 1_000;
-/** After an unexpected error the connection is rebuilt, at most once per this interval. */
-const REBUILD_MIN_INTERVAL_MS = 30_000;
 
 export interface RunnerDeps {
   args: HeadlessArgs;
@@ -104,76 +107,9 @@ interface Service {
 export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const { args, logger, secrets } = deps;
   const clock = deps.clock ?? systemClock;
-  let demo: DemoService | undefined;
-  let service: Service | null = null;
-  // Flags over the policy's presets, its locks over both (a locked region, demoMode, ... wins).
-  const effective = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
-  let settings: Settings;
-  if (args.organisation) {
-    // The relay alone, as one of its users: no API key, no secret, no phone-system address.
-    settings = effective;
-  } else if (effective.demoMode) {
-    // Loaded only for --demo: the simulator is not part of a normal run. The same demo as the
-    // tray app's, ringing every 5 s.
-    const { startDemo } = await import('../../src-sim/demo.ts');
-    demo = await startDemo({
-      clock,
-      logger,
-      extension: effective.extensions[0] ?? '101',
-      ringEverySec: 5,
-      // The demo's simulator speaks the phone system the client will (a locked one included).
-      phoneSystem: effective.phoneSystem,
-    });
-    service = await inMemory(demo.baseUrl, demo.apiKey, demo.secret, secrets);
-    settings = {
-      ...effective,
-      baseUrl: demo.baseUrl,
-      apiKey: demo.apiKey,
-      // The demo is the direct stream alone, as in the tray app, on this computer: no proxy.
-      eventSource: 'direct',
-      relayUrl: '',
-      proxyMode: 'none',
-      proxyUrl: '',
-    };
-  } else {
-    settings = effective;
-    service = await serviceFromEnv(deps.env, settings.baseUrl, settings.apiKey, secrets);
-  }
-  // HTTPS_PROXY / NO_PROXY and --ca-file, for the API calls and both sockets alike.
-  let transport: NetTransport;
-  try {
-    transport = transportFor(
-      // The demo's simulator is on this computer: never through a proxy.
-      // Without a policy: the system's (HTTPS_PROXY / NO_PROXY); a policy may set or lock another.
-      {
-        proxyMode: settings.proxyMode,
-        proxyUrl: settings.proxyUrl,
-        proxyAuth: settings.proxyAuth,
-        caFile: settings.caFile,
-      },
-      {
-        env: deps.env,
-        readFile: readCaText,
-        logger,
-        secrets,
-        proxyPolicy: proxyPolicyOf(deps.policy ?? NO_POLICY),
-      },
-    );
-  } catch (error) {
-    // A proxy was asked for (the policy's, or the setting's) and cannot be used: fail closed with
-    // a status saying whose it is, rather than connect around it.
-    if (!(error instanceof ProxyConfigError) || !error.words) throw error;
-    logger.error('the proxy setting cannot be used; not connecting around it', {
-      error,
-    });
-    deps.write(
-      formatLine(
-        statusLine(
-          saidStatus('needs-attention', error.words.reason, error.words.remedy),
-          deps.words,
-        ),
-      ),
-    );
+  const { settings, service, demo } = await whatToConnect(deps, clock);
+  const transport = wayOut(deps, settings);
+  if (!transport) {
     await demo?.close();
     return EXIT.needsAttention;
   }
@@ -225,23 +161,16 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const ringActions = deps.policy?.onRing.length
     ? runnerRingActions(deps.policy.onRing, deps.runner ?? spawnProgramRunner(logger), logger)
     : null;
+  // The same reads over the connection in force as the tray app's (connection.ts).
+  const fetchers = directoryFetchers(() => connection);
   const directory = new Directory({
     clock,
     logger,
-    fetchExtensions: () =>
-      connection ? connection.fetchExtensions() : Promise.reject(new Error('not connected')),
+    fetchExtensions: fetchers.fetchExtensions,
     // Yeastar P-Series: its queues and ring groups (a pop's group_name), and with
     // --directory pbx-contacts (its default there) its company contacts; through the same token.
-    fetchGroups: () =>
-      connection
-        ? (connection.fetchGroups?.() ?? Promise.resolve([]))
-        : Promise.reject(new Error('not connected')),
-    ...(args.directory === 'pbx-contacts' && {
-      fetchPbxContacts: () =>
-        connection
-          ? (connection.fetchCompanyContacts?.() ?? Promise.resolve([]))
-          : Promise.reject(new Error('not connected')),
-    }),
+    fetchGroups: fetchers.fetchGroups,
+    ...(args.directory === 'pbx-contacts' && { fetchPbxContacts: fetchers.fetchCompanyContacts }),
     defaultRegion: settings.defaultRegion,
   });
   // A contacts file that gives nothing is a usage error, said with what was found in it: the user
@@ -259,21 +188,26 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     }
   }
 
-  // The CRM lookup after each pop, through the same transport (proxy, CAs) as the connection; its
-  // token from SCREENPOP_CRM_TOKEN, else the keychain (crm-lookup@<host>).
-  const crm = buildCrmLookup(settings.crmLookup, {
+  // The CRM lookup after each pop, built as the tray app builds it (core/app/crm-flow.ts), through
+  // the same transport (proxy, CAs) as the connection; its token from SCREENPOP_CRM_TOKEN, else the
+  // keychain (crm-lookup@<host>).
+  const crmFlow = new CrmFlow({
     clock,
     logger,
     secrets,
-    fetch: transport.fetch,
-    secret: async (account) => {
-      const fromEnv = deps.env.SCREENPOP_CRM_TOKEN?.trim();
-      if (fromEnv) return fromEnv;
-      return new KeytarCredentialStore().getSecret(account).catch(() => null);
+    say: logger,
+    credentials: {
+      getSecret: async (account) => {
+        const fromEnv = deps.env.SCREENPOP_CRM_TOKEN?.trim();
+        if (fromEnv) return fromEnv;
+        return new KeytarCredentialStore().getSecret(account).catch(() => null);
+      },
     },
-    region: () => settings.defaultRegion,
-    allowedSchemes: () => settings.crmAllowedSchemes,
+    settings: () => settings,
+    crmNetwork: () => transport,
   });
+  crmFlow.rebuild(settings);
+  const crm = crmFlow.current();
   const crmToken = deps.env.SCREENPOP_CRM_TOKEN?.trim();
   if (crmToken) secrets.add(crmToken);
 
@@ -394,7 +328,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   offFault?.();
   await rebuilding;
   directory.stop();
-  crm?.close();
+  crmFlow.close();
   await close();
   await ringActions?.stop();
   await demo?.close();
@@ -404,6 +338,100 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   // "stopping" said it began; this says it is done (sockets closed, every line written).
   logger.info('stopped', { exitCode: code });
   return code;
+}
+
+/** What the runner connects to (the run's phases follow: wayOut, then the connection). */
+interface Target {
+  settings: Settings;
+  /** The service with its key and secret store; null in organisation mode (the relay alone). */
+  service: Service | null;
+  /** The demo's simulator, for --demo. */
+  demo: DemoService | undefined;
+}
+
+/**
+ * Phase 1: the settings in force (flags over the policy's presets, its locks over both), and what
+ * they connect to: the relay alone as one of its users, the demo's simulator, or the service.
+ */
+async function whatToConnect(deps: RunnerDeps, clock: Clock): Promise<Target> {
+  const { args, logger, secrets } = deps;
+  let demo: DemoService | undefined;
+  let service: Service | null = null;
+  // Flags over the policy's presets, its locks over both (a locked region, demoMode, ... wins).
+  const effective = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
+  let settings: Settings;
+  if (args.organisation) {
+    // The relay alone, as one of its users: no API key, no secret, no phone-system address.
+    settings = effective;
+  } else if (effective.demoMode) {
+    // Loaded only for --demo: the simulator is not part of a normal run. The same demo as the
+    // tray app's, ringing every 5 s.
+    const { startDemo } = await import('../../src-sim/demo.ts');
+    demo = await startDemo({
+      clock,
+      logger,
+      extension: effective.extensions[0] ?? '101',
+      ringEverySec: 5,
+      // The demo's simulator speaks the phone system the client will (a locked one included).
+      phoneSystem: effective.phoneSystem,
+    });
+    service = await inMemory(demo.baseUrl, demo.apiKey, demo.secret, secrets);
+    settings = {
+      ...effective,
+      baseUrl: demo.baseUrl,
+      apiKey: demo.apiKey,
+      // The demo is the direct stream alone, as in the tray app, on this computer: no proxy.
+      eventSource: 'direct',
+      relayUrl: '',
+      proxyMode: 'none',
+      proxyUrl: '',
+    };
+  } else {
+    settings = effective;
+    service = await serviceFromEnv(deps.env, settings.baseUrl, settings.apiKey, secrets);
+  }
+  return { settings, service, demo };
+}
+
+/**
+ * Phase 2: the way out, HTTPS_PROXY / NO_PROXY and --ca-file, for the API calls and both sockets
+ * alike; null (after printing the needs-attention status) when the proxy asked for cannot be used.
+ */
+function wayOut(deps: RunnerDeps, settings: Settings): NetTransport | null {
+  const { logger, secrets } = deps;
+  try {
+    return transportFor(
+      // The demo's simulator is on this computer: never through a proxy.
+      // Without a policy: the system's (HTTPS_PROXY / NO_PROXY); a policy may set or lock another.
+      {
+        proxyMode: settings.proxyMode,
+        proxyUrl: settings.proxyUrl,
+        proxyAuth: settings.proxyAuth,
+        caFile: settings.caFile,
+      },
+      {
+        env: deps.env,
+        readFile: readCaText,
+        logger,
+        secrets,
+        proxyPolicy: proxyPolicyOf(deps.policy ?? NO_POLICY),
+      },
+    );
+  } catch (error) {
+    // A proxy was asked for (the policy's, or the setting's) and cannot be used: fail closed with
+    // a status saying whose it is, rather than connect around it.
+    if (!(error instanceof ProxyConfigError) || !error.words) throw error;
+    logger.error('the proxy setting cannot be used; not connecting around it', { error });
+    deps.write(
+      formatLine(
+        statusLine(
+          saidStatus('needs-attention', error.words.reason, error.words.remedy),
+          deps.words,
+        ),
+      ),
+    );
+    return null;
+  }
 }
 
 /**

@@ -9,7 +9,7 @@ import { WebSocket } from 'ws';
 import { memoryLogger } from '../../src-shared/log.ts';
 import { SecretRegistry } from '../../src-shared/log.ts';
 import { decodeControl } from '../../src-shared/relay-protocol.ts';
-import { loadConfig } from '../../src-relay/config.ts';
+import { loadConfig } from '../../src-relay/config-env.ts';
 import { startRelay } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { systemClock } from '../../src-shared/clock.ts';

@@ -16,7 +16,13 @@ import { credentialsSource } from '../credentials/credentials-source.ts';
 import type { ConnectionStatus, WakeReason } from '../events/contracts.ts';
 import { UserNumberMatcher } from '../events/numbers.ts';
 import type { Settings } from '../settings/types.ts';
-import type { Connection, ConnectionFactory, ProbeTarget } from './connection.ts';
+import {
+  directoryFetchers,
+  REBUILD_MIN_INTERVAL_MS,
+  type Connection,
+  type ConnectionFactory,
+  type ProbeTarget,
+} from './connection.ts';
 import type { ConnectionProbe } from './test-connection.ts';
 import type { DirectoryEntry } from './directory.ts';
 import type { PbxContact, PbxGroup } from '../../../src-shared/api/pbx-lists.ts';
@@ -113,11 +119,14 @@ export class ConnectionSupervisor {
   /** Organisation mode: who the relay said this is, for the connection in force. */
   private identity: RelayIdentity | null = null;
 
+  /** The directory's reads over the connection in force (connection.ts directoryFetchers). */
+  private readonly fetchers = directoryFetchers(() => this.connection);
+
   constructor(deps: ConnectionSupervisorDeps) {
     this.d = deps;
     this.logger = deps.logger;
     this.changes = new Emitter(deps.logger, 'connection status');
-    this.recovery = recoveryPacer(deps.clock, 30_000, () => {
+    this.recovery = recoveryPacer(deps.clock, REBUILD_MIN_INTERVAL_MS, () => {
       if (this.connection) void this.enqueue(() => this.reconnect({ keepCards: true }));
     });
   }
@@ -194,23 +203,17 @@ export class ConnectionSupervisor {
 
   /** The whole extension list over the connection in force. */
   fetchExtensions(): Promise<DirectoryEntry[]> {
-    return this.connection
-      ? this.connection.fetchExtensions()
-      : Promise.reject(new Error('not connected'));
+    return this.fetchers.fetchExtensions();
   }
 
   /** The PBX's queues and ring groups over the connection in force (none where it has none). */
   fetchGroups(): Promise<PbxGroup[]> {
-    const c = this.connection;
-    if (!c) return Promise.reject(new Error('not connected'));
-    return c.fetchGroups ? c.fetchGroups() : Promise.resolve([]);
+    return this.fetchers.fetchGroups();
   }
 
   /** The PBX's company contacts over the connection in force (none where it has none). */
   fetchCompanyContacts(): Promise<PbxContact[]> {
-    const c = this.connection;
-    if (!c) return Promise.reject(new Error('not connected'));
-    return c.fetchCompanyContacts ? c.fetchCompanyContacts() : Promise.resolve([]);
+    return this.fetchers.fetchCompanyContacts();
   }
 
   /** Test connection's probe on the running token, when the test is about this connection's application. */

@@ -81,6 +81,33 @@ export interface Connection {
   onIdentity?(listener: (identity: RelayIdentity) => void): () => void;
 }
 
+/**
+ * After an unexpected error (the last resort's fault) the connection is rebuilt from its factory,
+ * at most once per this interval: the tray app's supervisor and the headless runner alike.
+ */
+export const REBUILD_MIN_INTERVAL_MS = 30_000;
+
+/**
+ * What the directory reads over the connection in force (`current()`): the extension list, and the
+ * PBX's groups and company contacts where the phone system has them (none where it has not). With
+ * no connection each is refused ("not connected"): the directory keeps what it had and tries later.
+ */
+export function directoryFetchers(current: () => Connection | null | undefined): {
+  fetchExtensions: () => Promise<DirectoryEntry[]>;
+  fetchGroups: () => Promise<PbxGroup[]>;
+  fetchCompanyContacts: () => Promise<PbxContact[]>;
+} {
+  const over = <T>(read: (c: Connection) => Promise<T>): Promise<T> => {
+    const c = current();
+    return c ? read(c) : Promise.reject(new Error('not connected'));
+  };
+  return {
+    fetchExtensions: () => over((c) => c.fetchExtensions()),
+    fetchGroups: () => over((c) => c.fetchGroups?.() ?? Promise.resolve([])),
+    fetchCompanyContacts: () => over((c) => c.fetchCompanyContacts?.() ?? Promise.resolve([])),
+  };
+}
+
 export interface ConnectionConfig {
   baseUrl: string;
   settings: Settings;

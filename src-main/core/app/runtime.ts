@@ -45,12 +45,11 @@ import type {
   TestConnectionResult,
 } from './views.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
-import { buildCrmLookup } from '../crm/build.ts';
-import { testCrmLookup } from '../crm/test-lookup.ts';
 import { PLAIN_ENGLISH } from '../../../src-shared/i18n/locale-state.ts';
 import type { CrmLookup } from '../crm/lookup.ts';
 import type { OrganisationAccount } from '../org/org-account.ts';
-import { OrgAccountError } from '../org/org-account.ts';
+import { CrmFlow } from './crm-flow.ts';
+import { organisationPatch, runOrganisationStep } from './organisation-flow.ts';
 import { isOrganisationMode } from './settings-service.ts';
 import type { FaultId } from '../../../src-shared/service-errors.ts';
 
@@ -116,8 +115,8 @@ export class AppRuntime {
   private lastTest: { at: number; result: TestConnectionResult } | null = null;
   /** The connection's status changes, for diagnostics. */
   readonly timeline = new StatusTimeline();
-  /** The CRM lookup for the settings in force; null when none is set up. */
-  private crm: CrmLookup | null = null;
+  /** The CRM lookup for the settings in force, and Test lookup (crm-flow.ts). */
+  private readonly crm: CrmFlow;
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -140,6 +139,11 @@ export class AppRuntime {
       runningProbe: (target) => this.connection.runningProbe(target),
       inspectContactsFile: (path) => this.directory.inspectContactsFile(path),
     });
+    this.crm = new CrmFlow({
+      ...deps,
+      say: this.logger,
+      settings: () => this.settingsService.settings(),
+    });
     this.presenter = new CallPresenter({
       clock: deps.clock,
       logger: deps.logger,
@@ -151,7 +155,7 @@ export class AppRuntime {
       clipboard: deps.views.clipboard,
       settings: () => this.settingsService.settings(),
       isUserNumber: (to) => this.connection.isUserNumber(to),
-      crm: () => this.crm,
+      crm: () => this.crm.current(),
       ...(deps.ringActions?.count
         ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
         : {}),
@@ -189,15 +193,14 @@ export class AppRuntime {
     this.directory.setDefaultRegion(settings.defaultRegion);
     if (settings.contactsFile) await this.directory.loadContactsFile(settings.contactsFile);
     this.safely(() => this.d.onSettingsApplied?.(settings));
-    this.rebuildCrm(settings);
+    this.crm.rebuild(settings);
     await this.settingsService.prepare();
     await this.connection.rebuild();
     return { needsOnboarding: this.settingsService.needsOnboarding() };
   }
 
   async shutdown(): Promise<void> {
-    this.crm?.close();
-    this.crm = null;
+    this.crm.close();
     await this.connection.stop();
     await this.d.ringActions?.stop();
     this.directory.stop();
@@ -395,40 +398,14 @@ export class AppRuntime {
     relay: OrgRelayPatch,
     step: (account: OrganisationAccount, settings: Settings) => Promise<unknown>,
   ): Promise<OrgSignInResult> {
-    const t = (this.d.words ?? PLAIN_ENGLISH).current();
-    const patch: Partial<Settings> = {
-      connectionMode: 'organisation',
-      relayUrl: relay.relayUrl,
-      relayTenant: relay.relayTenant,
-      demoMode: false,
-    };
-    // A refused field is said beside it, in the window's language (the refusal's words).
-    const checked = this.settingsService.check(patch);
-    if (!checked.ok) return { ok: false, field: checked.field, message: render(checked.words, t) };
-    // A policy that locks API-key mode leaves the mode out of the patch: signing in would store
-    // a credential and say "signed in" while nothing changed.
-    if (checked.settings.connectionMode !== 'organisation')
-      return {
-        ok: false,
-        field: 'connectionMode',
-        message: t.t('settings.locked-by', { by: this.settingsView().managed?.by ?? '' }),
-      };
-    const problem = this.settingsService.organisationProblem(checked.settings);
-    if (problem) return { ok: false, field: problem.field, message: render(problem.words, t) };
-    const account = this.d.organisation;
-    if (!account) return { ok: false, message: t.t('status.org.not-available') };
-    try {
-      await step(account, checked.settings);
-    } catch (err) {
-      if (!(err instanceof OrgAccountError)) throw err;
-      const { failure } = err;
-      return {
-        ok: false,
-        message: render(failure.reason, t),
-        ...(failure.remedy.length ? { remedy: render(failure.remedy, t) } : {}),
-        ...(failure.cancelled ? { cancelled: true } : {}),
-      };
-    }
+    const refused = await runOrganisationStep(relay, step, {
+      settings: this.settingsService,
+      account: this.d.organisation,
+      words: (this.d.words ?? PLAIN_ENGLISH).current(),
+      managedBy: () => this.settingsView().managed?.by ?? '',
+    });
+    if (refused) return refused;
+    const patch = organisationPatch(relay);
     // The new credential is a new secret: the connection is rebuilt even if no setting changed.
     const saved = await this.settingsService.update(patch, true);
     if (!saved.ok) return saved;
@@ -472,7 +449,7 @@ export class AppRuntime {
     this.directory.setDefaultRegion(after.defaultRegion);
     if (after.contactsFile !== before.contactsFile)
       await this.directory.loadContactsFile(after.contactsFile);
-    if (change.crmSecretChanged || changedAmong(before, after, CRM_FIELDS)) this.rebuildCrm(after);
+    if (change.crmSecretChanged || changedAmong(before, after, CRM_FIELDS)) this.crm.rebuild(after);
     this.presenter.refreshSettings();
     this.safely(() => this.d.onSettingsApplied?.(after));
     if (needsReconnect(change))
@@ -488,57 +465,14 @@ export class AppRuntime {
    * the token typed in the form, else the one in the keychain; a fresh lookup, no cache.
    */
   async testCrmLookup(patch: SettingsPatch, number: string): Promise<CrmTestResult> {
-    const t = (this.d.words ?? PLAIN_ENGLISH).current();
     const checked = this.settingsService.check(patch.settings);
     if (!checked.ok) return { ok: false, message: checked.message };
-    const s = checked.settings;
-    const typed = patch.crmSecret?.trim();
-    if (typed) this.d.secrets.add(typed);
-    let lookup: CrmLookup | null = null;
-    if (this.d.crmNetwork && s.crmLookup.provider !== 'none')
-      try {
-        lookup = buildCrmLookup(s.crmLookup, {
-          clock: this.d.clock,
-          logger: this.d.logger,
-          secrets: this.d.secrets,
-          fetch: this.d.crmNetwork(s).fetch,
-          secret: async (account) => typed || (await this.d.credentials.getSecret(account)),
-          region: () => s.defaultRegion,
-          allowedSchemes: () => s.crmAllowedSchemes,
-          ...(this.d.hubspotApi ? { hubspotApi: this.d.hubspotApi } : {}),
-        });
-      } catch (err) {
-        this.logger.warn('CRM lookup test not started', { error: err });
-      }
-    return testCrmLookup(lookup, s.crmLookup, number, t, () => this.d.clock.now());
+    return this.crm.test(checked.settings, patch.crmSecret?.trim(), number);
   }
 
   /** The CRM lookup's figures for the diagnostics (never a number, a name or the token). */
   crmStats(): ReturnType<CrmLookup['stats']> | null {
-    return this.crm?.stats() ?? null;
-  }
-
-  /** A new CRM lookup for these settings (the old one's answers and pauses are forgotten). */
-  private rebuildCrm(settings: Settings): void {
-    this.crm?.close();
-    this.crm = null;
-    const network = this.d.crmNetwork;
-    if (!network || settings.crmLookup.provider === 'none') return;
-    try {
-      this.crm = buildCrmLookup(settings.crmLookup, {
-        clock: this.d.clock,
-        logger: this.d.logger,
-        secrets: this.d.secrets,
-        fetch: network(settings).fetch,
-        secret: (account) => this.d.credentials.getSecret(account),
-        region: () => this.settingsService.settings().defaultRegion,
-        allowedSchemes: () => this.settingsService.settings().crmAllowedSchemes,
-        ...(this.d.hubspotApi ? { hubspotApi: this.d.hubspotApi } : {}),
-      });
-    } catch (err) {
-      // An unusable proxy setting: no lookup (the connection's status says what is wrong).
-      this.logger.warn('CRM lookup not started', { error: err });
-    }
+    return this.crm.stats();
   }
 
   private publishStatus(): void {

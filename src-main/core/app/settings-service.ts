@@ -3,33 +3,38 @@
  * (the view, whether onboarding is needed), saving a patch (the secret first, then the file),
  * Test connection, the CRM preview, the contacts files the user picked, and the demo's simulator,
  * which stands in for the service while demo mode is on. From all that it says what a connection
- * should be built for (`plan()`); building it is the connection supervisor's job.
+ * should be built for (`plan()`); building it is the connection supervisor's job. How secrets are
+ * kept is settings-keychain.ts; how a test runs, settings-connection-test.ts.
  */
 import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
-import {
-  keychainAccount,
-  keychainAccountOrNull as accountFor,
-  KeychainUnavailableError,
-  type CredentialStore,
-} from '../credentials/credential-store.ts';
+import type { CredentialStore } from '../credentials/credential-store.ts';
 import { DEFAULT_SETTINGS, type PhoneSystem, type Settings } from '../settings/types.ts';
 import { changedAmong, CONNECTION_FIELDS } from '../settings/changes.ts';
 import { featuresNotOffered } from '../../../src-shared/wire/index.ts';
 import { NOT_SET_UP, type ConnectionPlan } from './connection-supervisor.ts';
 import type { ProbeTarget } from './connection.ts';
 import { previewCrmUrl } from './crm-url.ts';
-import { crmKeychainAccount } from '../crm/build.ts';
 import { crmSettingsProblem } from '../crm/settings-problem.ts';
 import type { ContactsFileResult } from './directory.ts';
 import { contactsProblemWords } from '../contacts/problem-words.ts';
 import { DemoLifecycle } from './demo-lifecycle.ts';
 import type { DemoService } from './ports.ts';
 import { refusal, type SettingsPort, type SettingsRefusal } from './settings-port.ts';
+import type { ConnectionProbe, TestConnectionInput } from './test-connection.ts';
 import {
-  testConnection,
-  type ConnectionProbe,
-  type TestConnectionInput,
-} from './test-connection.ts';
+  deleteApiSecret,
+  readKeychain,
+  storeApiSecret,
+  storeCrmSecret,
+  type SettingsKeychainDeps,
+} from './settings-keychain.ts';
+import {
+  NOT_SIGNED_IN,
+  refusedTest,
+  testApiKey,
+  testOrganisation,
+  type SettingsTestDeps,
+} from './settings-connection-test.ts';
 import type {
   ContactsFilePick,
   CrmPreview,
@@ -38,12 +43,10 @@ import type {
   TestConnectionResult,
 } from './views.ts';
 import { english, phrase, render } from '../../../src-shared/i18n/phrase.ts';
-import { faultStatus, saidStatus } from '../events/status.ts';
-import { describeError, ServiceError } from '../../../src-shared/service-errors.ts';
+import { saidStatus } from '../events/status.ts';
 import type { OrganisationAccount, OrgSignInState } from '../org/org-account.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
-import { settingLabel, withSetting } from '../../../src-shared/i18n/setting-words.ts';
 
 export interface SettingsServiceDeps {
   logger: Logger;
@@ -83,14 +86,6 @@ export function needsReconnect(change: SettingsChange): boolean {
   return change.secretChanged || changedAmong(change.before, change.after, CONNECTION_FIELDS);
 }
 
-/** Organisation mode without a sign-in on this computer (or without the relay's address). */
-const NOT_SIGNED_IN = faultStatus(
-  'needs-attention',
-  describeError(
-    new ServiceError({ kind: 'sign-in', fault: 'not-signed-in', message: 'not signed in' }),
-  ),
-);
-
 /** Whether these settings are organisation mode (the demo is always the API-key kind). */
 export function isOrganisationMode(settings: Settings): boolean {
   return settings.connectionMode === 'organisation' && !settings.demoMode;
@@ -115,8 +110,14 @@ export class SettingsService {
   /** Contacts files the user picked in the native dialog; the only new paths a save accepts. */
   private readonly pickedContactsFiles = new Set<string>();
 
+  /** What the keychain helpers and the connection tests need of the deps. */
+  private readonly keychain: SettingsKeychainDeps;
+  private readonly tests: SettingsTestDeps;
+
   constructor(deps: SettingsServiceDeps) {
     this.d = deps;
+    this.keychain = deps;
+    this.tests = deps;
     this.logger = deps.logger;
     this.demo = new DemoLifecycle({
       start: deps.startDemo,
@@ -198,15 +199,7 @@ export class SettingsService {
    */
   private async dropApiKey(): Promise<void> {
     const { apiKey, baseUrl } = this.settings();
-    const account = accountFor(apiKey, baseUrl);
-    if (account)
-      await this.d.credentials.deleteSecret(account).then(
-        (deleted) => deleted && this.logger.info('the API secret was removed from the keychain'),
-        (err: unknown) =>
-          this.logger.error('the API secret could not be removed from the keychain', {
-            error: err,
-          }),
-      );
+    await deleteApiSecret(this.keychain, apiKey, baseUrl);
     if (!apiKey) return;
     const saved = await this.d.settings.update({ apiKey: '' });
     if (saved.ok) this.current = saved.settings;
@@ -243,31 +236,14 @@ export class SettingsService {
       if (refused) return refused;
     }
     if (secret) {
-      this.d.secrets.add(secret);
-      const account = accountFor(checked.settings.apiKey, checked.settings.baseUrl);
-      if (!account) {
-        return refusal(
-          checked.settings.apiKey.trim() ? 'baseUrl' : 'apiKey',
-          phrase('status.settings.secret-needs-address'),
-        );
-      }
-      try {
-        await this.d.credentials.setSecret(account, secret);
-      } catch (err) {
-        this.logger.error('the secret could not be stored in the keychain', { error: err });
-        // The cause and its remedy (not installed, no Secret Service, locked...), in the user's
-        // language; a store that does not say is taken as refused.
-        const words =
-          err instanceof KeychainUnavailableError
-            ? err.words
-            : new KeychainUnavailableError('refused', String(err), process.platform).words;
-        return { ok: false, field: 'secret', words, message: english(words) };
-      }
+      const stored = await storeApiSecret(this.keychain, checked.settings, secret);
+      if (!stored.ok) return stored;
     }
     const crmSecret = patch.crmSecret?.trim();
     if (crmSecret) {
-      const stored = await this.storeCrmSecret(checked.settings, crmSecret);
+      const stored = await storeCrmSecret(this.keychain, checked.settings, crmSecret);
       if (!stored.ok) return stored;
+      this.hasCrmSecret = true;
     }
     const saved = await this.update(patch.settings, Boolean(secret));
     if (saved.ok && crmSecret) saved.change.crmSecretChanged = true;
@@ -284,24 +260,6 @@ export class SettingsService {
     if (!settings.relayTenant)
       return refusal('relayTenant', phrase('status.org.relay-tenant-needed'));
     return null;
-  }
-
-  /** The CRM lookup's token or `user:password`, into the keychain under its account. */
-  private async storeCrmSecret(
-    settings: Settings,
-    crmSecret: string,
-  ): Promise<{ ok: true } | SettingsRefusal> {
-    this.d.secrets.add(crmSecret);
-    const account = crmKeychainAccount(settings.crmLookup);
-    if (!account) return refusal('crmLookup', phrase('status.crm.secret-needs-lookup'));
-    try {
-      await this.d.credentials.setSecret(account, crmSecret);
-      this.hasCrmSecret = true;
-      return { ok: true };
-    } catch (err) {
-      this.logger.error('the CRM token could not be stored in the keychain', { error: err });
-      return refusal('crmSecret', phrase('status.crm.secret-not-stored'));
-    }
   }
 
   /**
@@ -336,84 +294,11 @@ export class SettingsService {
 
   async testConnection(patch: SettingsPatch): Promise<TestConnectionResult> {
     const checked = this.check(patch.settings);
-    if (!checked.ok)
-      return {
-        ok: false,
-        message: render(withSetting(checked.field, checked.words), this.words()),
-        remedy: render(
-          [phrase('status.test.check-field', { field: settingLabel(checked.field) })],
-          this.words(),
-        ),
-      };
+    if (!checked.ok) return refusedTest(this.tests, checked);
     const s = checked.settings;
-    if (isOrganisationMode(s)) return this.testOrganisation(s);
+    if (isOrganisationMode(s)) return testOrganisation(this.tests, s, this.organisationProblem(s));
     const demo = s.demoMode && !this.leavesDemo(patch) ? this.demo.running : null;
-    const baseUrl = demo ? demo.baseUrl : s.baseUrl;
-    const apiKey = demo ? demo.apiKey : s.apiKey;
-    let secret = patch.secret?.trim() || null;
-    if (secret) this.d.secrets.add(secret);
-    if (!secret && demo) secret = demo.secret;
-    const phoneSystem = demo ? (demo.phoneSystem ?? 'standard') : s.phoneSystem;
-    // No new secret typed: the test is about the stored one, which the running connection (if it
-    // is on this application) already holds a token for.
-    const running = patch.secret?.trim()
-      ? null
-      : (this.d.runningProbe?.({ phoneSystem, baseUrl, apiKey }) ?? null);
-    const account = accountFor(apiKey, baseUrl);
-    if (!secret && !running && account)
-      secret = await this.d.credentials.getSecret(account).catch(() => null);
-    return testConnection(
-      {
-        phoneSystem,
-        baseUrl,
-        apiKey,
-        secret,
-        ...(running ? { running: true } : {}),
-        extensions: demo ? [demo.extension] : s.extensions,
-        defaultRegion: s.defaultRegion,
-      },
-      {
-        createProbe: running ? () => running : this.d.createProbe,
-        logger: this.logger,
-        ...(this.d.words ? { words: this.d.words } : {}),
-        ...(this.d.localAddress ? { localAddress: this.d.localAddress } : {}),
-      },
-    );
-  }
-
-  /** Test connection in organisation mode: the relay, this computer's sign-in, who it is. */
-  private async testOrganisation(s: Settings): Promise<TestConnectionResult> {
-    const t = this.words();
-    const problem = this.organisationProblem(s);
-    if (problem)
-      return {
-        ok: false,
-        message: render(problem.words, t),
-        remedy: render(
-          [phrase('status.test.check-field', { field: settingLabel(problem.field) })],
-          t,
-        ),
-      };
-    if (!this.d.organisation)
-      return { ok: false, message: render(NOT_SIGNED_IN.words?.reason ?? [], t) };
-    const tested = await this.d.organisation.test(s);
-    if (!tested.ok)
-      return {
-        ok: false,
-        message: render(tested.failure.reason, t),
-        remedy: render(tested.failure.remedy, t),
-      };
-    const { identity } = tested;
-    return {
-      ok: true,
-      message: t.t('status.org.test-signed-in', {
-        user: identity.user,
-        via: identity.via,
-        tenant: s.relayTenant,
-        extensions: t.list(identity.extensions),
-        count: identity.extensions.length,
-      }),
-    };
+    return testApiKey(this.tests, s, patch, demo);
   }
 
   previewCrm(template: string): CrmPreview {
@@ -491,26 +376,10 @@ export class SettingsService {
   }
 
   private async refreshHasSecret(): Promise<void> {
-    const crmAccount = crmKeychainAccount(this.settings().crmLookup);
-    this.hasCrmSecret = crmAccount
-      ? (await this.d.credentials.getSecret(crmAccount).catch(() => null)) !== null
-      : false;
-    const { apiKey, baseUrl } = this.settings();
-    this.hasSecret = false;
-    this.orgSignIn = isOrganisationMode(this.settings())
-      ? await (this.d.organisation?.stored(this.settings()) ?? Promise.resolve(null)).catch(
-          (err: unknown) => {
-            this.logger.warn('keychain could not be read', { error: err });
-            return null;
-          },
-        )
-      : null;
-    if (!apiKey || !baseUrl) return;
-    try {
-      this.hasSecret =
-        (await this.d.credentials.getSecret(keychainAccount(apiKey, baseUrl))) !== null;
-    } catch (err) {
-      this.logger.warn('keychain could not be read', { error: err });
-    }
+    const settings = this.settings();
+    const holds = await readKeychain(this.keychain, settings, isOrganisationMode(settings));
+    this.hasSecret = holds.hasSecret;
+    this.hasCrmSecret = holds.hasCrmSecret;
+    this.orgSignIn = holds.orgSignIn;
   }
 }
