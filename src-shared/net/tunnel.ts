@@ -103,11 +103,15 @@ class AnswerReader {
   private skip = 0;
   private readonly name: string;
   readonly socket: net.Socket;
+  /** The proxy has ended its side (FIN or close): nothing more can be sent on this connection. */
+  ended = false;
 
   constructor(socket: net.Socket, name: string) {
     this.socket = socket;
     this.name = name;
     socket.on('data', this.onData);
+    socket.once('end', () => (this.ended = true));
+    socket.once('close', () => (this.ended = true));
   }
 
   next(): Promise<Answer> {
@@ -345,6 +349,8 @@ export function openTunnel(
       let connections = 1;
       let legs = 0;
       let exchange: AuthExchange | undefined;
+      /** The first credentials were sent again on a new connection (see below): only once. */
+      let resent = false;
       const unavailable: Unavailable[] = [];
       // The first CONNECT: with the scheme that worked last time with this proxy; without an
       // authenticator, Basic when the proxy has credentials (as before Negotiate and NTLM).
@@ -366,7 +372,22 @@ export function openTunnel(
         if (settled) throw new Error('settled');
         send(conn, authorization);
         if (authorization) legs++;
-        const answer = await conn.next();
+        let answer: Answer;
+        try {
+          answer = await conn.next();
+        } catch (error) {
+          // A proxy that closes after its 407 without saying so (no `Connection: close`), the
+          // close landing after our next CONNECT was written: the first credentials go again on
+          // a new connection, once. A close between the legs of a multi-leg scheme stays a drop.
+          const firstCredentials = authorization !== undefined && legs === 1 && !midway;
+          if (resent || !firstCredentials || !(error instanceof ProxyError)) throw error;
+          if (error.failure !== 'dropped') throw error;
+          resent = true;
+          legs = 0;
+          conn = await connect();
+          connections++;
+          continue;
+        }
         if (answer.status >= 200 && answer.status < 300) {
           // RFC 9110 9.3.6: any 2xx answer to CONNECT means the tunnel is open.
           if (exchange && auth) {
@@ -454,7 +475,7 @@ export function openTunnel(
           }
           drop(candidate.scheme);
         }
-        if (answer.closing) {
+        if (answer.closing || conn.ended) {
           conn = await connect();
           connections++;
         }

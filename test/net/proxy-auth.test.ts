@@ -355,6 +355,36 @@ describe('several schemes offered', () => {
   });
 });
 
+describe('a proxy that closes after its 407 without saying so', () => {
+  // No `Connection: close` on the 407, then the proxy's FIN (seen from real proxies and from the
+  // update feed's proxy in test/electron/update-network.test.ts): the close may land before or
+  // after our next CONNECT is written. Basic needs no particular connection: it goes on a new one.
+  const closingAfter = (when: 'at-once' | 'later'): Reply => {
+    // A connection that had its 407 answers nothing more: it only closes.
+    const refused = new WeakSet<net.Socket>();
+    return (auth, _leg, socket) => {
+      if (refused.has(socket)) return '';
+      if (auth === `Basic ${Buffer.from('agent7:pw').toString('base64')}`) return OPEN;
+      refused.add(socket);
+      if (when === 'at-once') process.nextTick(() => socket.end());
+      else setTimeout(() => socket.end(), 20);
+      return challenge(['Basic realm="corp"']);
+    };
+  };
+
+  for (const when of ['at-once', 'later'] as const)
+    it(`Basic on a new connection when the close comes ${when === 'at-once' ? 'with the 407' : 'after our next CONNECT'}`, async () => {
+      const { port, seen } = await scriptedProxy(closingAfter(when));
+      const result = await tunnel(
+        { host: '127.0.0.1', port, auth: 'agent7:pw' },
+        authenticator().auth,
+      );
+      expect(result.error).toBeUndefined();
+      expect(result.outcome).toMatchObject({ scheme: 'Basic', connections: 2 });
+      expect(seen.connections.length).toBe(2);
+    });
+});
+
 describe('the setting and the policy', () => {
   it('a policy locking proxyAuth to basic keeps the app from answering NTLM, whatever the user set', async () => {
     const { port, seen } = await scriptedProxy(ntlmProxy('pw'));
