@@ -46,7 +46,7 @@ const CORE_PATTERNS = [
   {
     group: ['**/ipc/*'],
     message:
-      'The core must not import the IPC contract; the shapes of the UI data are core/app/views.ts, which the contract re-exports.',
+      'The core must not import the IPC contract; the shapes of the UI data are core/ports/views.ts, which the contract re-exports.',
   },
 ];
 
@@ -222,7 +222,7 @@ export default tseslint.config(
   },
   {
     // A caught error is logged under one key, `error`, as the Error itself: the log's own
-    // serialisation (src-shared/log.ts) keeps its code, cause chain and stack, each scrubbed.
+    // serialisation (src-shared/process/log.ts) keeps its code, cause chain and stack, each scrubbed.
     files: ['src-*/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
     rules: {
       'no-restricted-syntax': [

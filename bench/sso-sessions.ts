@@ -11,9 +11,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { systemClock } from '../src-shared/clock.ts';
-import { memoryLogger, SecretRegistry, silentLogger } from '../src-shared/log.ts';
-import { relayOrgPath, type OrgSignInInfo } from '../src-shared/relay-protocol.ts';
+import { systemClock } from '../src-shared/process/clock.ts';
+import { memoryLogger, SecretRegistry, silentLogger } from '../src-shared/process/log.ts';
+import { relayOrgPath, type OrgSignInInfo } from '../src-shared/relay/relay-protocol.ts';
 import { MemoryCredentialStore } from '../src-main/core/credentials/credential-store.ts';
 import { signInWithBrowser } from '../src-main/core/org/oidc-sign-in.ts';
 import { orgKeychainAccount, OrgTokenSource } from '../src-main/core/org/org-token-source.ts';

@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import type { LogLevel } from '../src-shared/log.ts';
-import { EVENT_ID_WINDOW_MS } from '../src-shared/event-codes.ts';
+import type { LogLevel } from '../src-shared/process/log.ts';
+import { EVENT_ID_WINDOW_MS } from '../src-shared/wire/event-codes.ts';
 import { PHONE_SYSTEMS, phoneSystemsJoined } from '../src-shared/phone-systems/names.ts';
 import {
   isExtensionNumber,
   isInternationalDid,
   MAX_EXTENSION_DIGITS,
-} from '../src-shared/phone-number-rules.ts';
+} from '../src-shared/rules/phone-number-rules.ts';
 import {
   AUTHORIZATION_PARAM_NAME,
   LOOPBACK_REDIRECT_HOSTS,
@@ -14,8 +14,8 @@ import {
   MAX_AUTHORIZATION_PARAMS,
   RESERVED_AUTHORIZATION_PARAMS,
   TENANT_PATTERN,
-} from '../src-shared/relay-protocol.ts';
-import { canonicalEmail, sameAddressPairs } from '../src-shared/email-address.ts';
+} from '../src-shared/relay/relay-protocol.ts';
+import { canonicalEmail, sameAddressPairs } from '../src-shared/rules/email-address.ts';
 import {
   addressList,
   isAddressOrRange,
@@ -49,7 +49,7 @@ const count = (what: string) =>
     .int({ error: `must be a whole number (${what})` })
     .positive({ error: 'must be more than 0' });
 
-// The one rule of what an extension is (src-shared/phone-number-rules.ts), as Settings and the runner.
+// The one rule of what an extension is (src-shared/rules/phone-number-rules.ts), as Settings and the runner.
 const extensionList = z
   .array(
     z.string().refine(isExtensionNumber, {
@@ -182,7 +182,7 @@ const oidcSchema = z
     users: z
       .record(
         // Each key is checked below (relayConfigSchema) by the one rule of what an address is
-        // and when two are one (src-shared/email-address.ts), so the message can name it.
+        // and when two are one (src-shared/rules/email-address.ts), so the message can name it.
         z.string(),
         z
           .object({

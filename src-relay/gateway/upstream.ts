@@ -13,17 +13,20 @@
  * for the upstream. Only the first token, at start, is a startup check (`start()` rejects with a
  * StartupError in words), so a wrong key or address is said at once rather than retried silently.
  */
-import type { Clock } from '../../src-shared/clock.ts';
-import { silentLogger, type Logger, type SecretRegistry } from '../../src-shared/log.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import { silentLogger, type Logger, type SecretRegistry } from '../../src-shared/process/log.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import type { TokenPair } from '../../src-shared/api/wire.ts';
-import { isServiceError, ServiceError, type FaultId } from '../../src-shared/service-errors.ts';
+import { isServiceError, ServiceError, type FaultId } from '../../src-shared/api/service-errors.ts';
 import {
   REVOKE_LIMIT_MS,
   SIGN_IN_POLICY,
   type SignInPolicy,
-} from '../../src-shared/sign-in-guard.ts';
-import { serviceTokenLifecycle, type TokenLifecycle } from '../../src-shared/token-lifecycle.ts';
+} from '../../src-shared/api/sign-in-guard.ts';
+import {
+  serviceTokenLifecycle,
+  type TokenLifecycle,
+} from '../../src-shared/api/token-lifecycle.ts';
 import {
   StreamEngine,
   type StreamEnd,
@@ -43,7 +46,7 @@ import { YeastarIntake } from '../yeastar-intake.ts';
 import type { GatewayCredential } from './credential.ts';
 
 /**
- * The gateway's sign-in rule: the desktop's (src-shared/sign-in-guard.ts: at most 3 get_token in
+ * The gateway's sign-in rule: the desktop's (src-shared/api/sign-in-guard.ts: at most 3 get_token in
  * 10 minutes, a token taken away soon after issue, the token limit; each held 5 minutes), and
  * also after the phone system refused the relay's login (its key: 10001; its address: 10004).
  * The stream reconnects every 10 s at most and would otherwise log in 360 times an hour with a
@@ -96,7 +99,7 @@ export interface GatewayTokensOptions {
 
 /**
  * The access token of the relay's credential, on the one token lifecycle
- * (src-shared/token-lifecycle.ts): renewed when less than TOKEN_RENEW_MARGIN_MS is left of it, or
+ * (src-shared/api/token-lifecycle.ts): renewed when less than TOKEN_RENEW_MARGIN_MS is left of it, or
  * half its life for a short-lived one (the stream engine rotates its connection that far before
  * the token ends, so the rotation, not an earlier ask, takes the new token); refreshed, and
  * fetched again when refused; sign-ins (get_token) bounded and held by the desktop's rule

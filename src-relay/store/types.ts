@@ -3,7 +3,7 @@
  * memory-store.ts (a single instance, the embedded default) and redis-store.ts (several instances
  * behind a load balancer share one Redis).
  */
-import { EVENT_ID_WINDOW_MS } from '../../src-shared/event-codes.ts';
+import { EVENT_ID_WINDOW_MS } from '../../src-shared/wire/event-codes.ts';
 
 export interface NewEvent {
   tenant: string;

@@ -1,7 +1,11 @@
 import type { DeviceRecord, NewUser, RedeemResult, UserChange, UserRecord } from './types.ts';
 import { EmailTakenError, UserExistsError, NoSuchUserError } from './types.ts';
 import { newDeviceId } from './secrets.ts';
-import { canonicalEmail, emailKey, sameAddressPairs } from '../../src-shared/email-address.ts';
+import {
+  canonicalEmail,
+  emailKey,
+  sameAddressPairs,
+} from '../../src-shared/rules/email-address.ts';
 
 /** A pending enrolment code, by its hash. */
 export interface CodeRecord {

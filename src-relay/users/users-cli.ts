@@ -1,18 +1,18 @@
 import { parseArgs } from 'node:util';
-import { systemClock } from '../../src-shared/clock.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import {
   isExtensionNumber,
   isInternationalDid,
   MAX_EXTENSION_DIGITS,
-} from '../../src-shared/phone-number-rules.ts';
-import { relayEnrolPath } from '../../src-shared/relay-protocol.ts';
+} from '../../src-shared/rules/phone-number-rules.ts';
+import { relayEnrolPath } from '../../src-shared/relay/relay-protocol.ts';
 import type { RelayConfig } from '../config.ts';
 import { hasUserTenants, openUserStore } from './open-user-store.ts';
 import { readCodeKey } from './code-key.ts';
 import { codeHash, newEnrolmentCode } from './secrets.ts';
 import { USER_NAME, type UserStore } from './types.ts';
-import { canonicalEmail, sameEmail } from '../../src-shared/email-address.ts';
+import { canonicalEmail, sameEmail } from '../../src-shared/rules/email-address.ts';
 
 export const USERS_USAGE = `usage: npm run relay -- users <command> [-c relay.json] [--tenant <name>]
 
@@ -133,7 +133,7 @@ export async function usersCommand(
             `--did ${d}: write the number in full international form, + and the country code, e.g. +44 20 7946 0000 (it is matched exactly; a short number would not reach this user)`,
           );
       const email = values.email?.trim() ?? null;
-      // The one rule of what an address is (src-shared/email-address.ts), as sign-ins are compared.
+      // The one rule of what an address is (src-shared/rules/email-address.ts), as sign-ins are compared.
       if (email !== null && canonicalEmail(email) === null)
         throw new UsersUsageError(
           `--email ${email}: an e-mail address, e.g. alice@example.org, with an ASCII local part and in NFC (the relay never folds Unicode: a look-alike such as the Kelvin sign would be another address)`,

@@ -4,7 +4,7 @@
  */
 import type { HistoryItem } from '../../src-main/ipc/contract.ts';
 import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
-import { digitsOf } from '../../src-shared/phone-number-rules.ts';
+import { digitsOf } from '../../src-shared/rules/phone-number-rules.ts';
 
 export interface HistoryFilter {
   id: string;

@@ -4,8 +4,8 @@
  * turn what the user typed into the patch's shape.
  */
 import type { SettingsPatch } from '../../src-main/ipc/contract.ts';
-import { CRM_TIMEOUT_SEC } from '../../src-shared/settings-limits.ts';
-import { regionCode } from '../../src-shared/phone-number-rules.ts';
+import { CRM_TIMEOUT_SEC } from '../../src-shared/ui/settings-limits.ts';
+import { regionCode } from '../../src-shared/rules/phone-number-rules.ts';
 import type {
   ConnectionMode,
   CrmLookupAuth,

@@ -16,7 +16,7 @@ import { type FieldName, type SectionId } from './fields.ts';
 import { parseList, type FormValues } from './form-values.ts';
 import { StatusPanel } from './StatusPanel.tsx';
 import type { SettingsFormState } from './use-settings-form.ts';
-import type { NoticeFeature } from '../../src-shared/event-codes.ts';
+import type { NoticeFeature } from '../../src-shared/wire/event-codes.ts';
 
 export type SettingsWords = ReturnType<typeof settingsWords>;
 

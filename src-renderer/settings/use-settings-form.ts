@@ -18,7 +18,7 @@ import { useT } from '../shared/i18n.tsx';
 import type { FormValues } from './form-values.ts';
 import { changedSettings, mergeUntouched, toFormValues, toPatch } from './form-values.ts';
 import { refusalText } from './refusal-words.ts';
-import { TESTED_FIELDS } from '../../src-shared/settings-changes.ts';
+import { TESTED_FIELDS } from '../../src-shared/rules/settings-changes.ts';
 
 export interface FieldError {
   field: string;

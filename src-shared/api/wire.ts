@@ -3,9 +3,9 @@
  * and 3). Everything past this file handles typed values only. Errors name the
  * offending field, never its value (the value may be a token).
  */
-import { ServiceError } from '../service-errors.ts';
-import { previewText } from '../text.ts';
-import { canonicalEmail } from '../email-address.ts';
+import { ServiceError } from './service-errors.ts';
+import { previewText } from '../ui/text.ts';
+import { canonicalEmail } from '../rules/email-address.ts';
 
 /** A token pair with lifetimes turned into wall-clock deadlines (ms since the epoch). */
 export interface TokenPair {
@@ -21,7 +21,7 @@ export interface Extension {
   callerIdName: string;
   /**
    * `email_addr` as the phone system holds it (trimmed), when it is an address canonicalEmail
-   * takes (src-shared/email-address.ts); the relay maps sign-ins by it, compared by that function.
+   * takes (src-shared/rules/email-address.ts); the relay maps sign-ins by it, compared by that function.
    */
   email?: string;
 }
@@ -149,7 +149,7 @@ export function parseExtensionPage(body: unknown, operation: string): ExtensionP
     const number = text(e.number)?.trim();
     if (!number) continue;
     // Not lower-cased here: toLowerCase() folds the Kelvin sign into k; the relay compares
-    // addresses with canonicalEmail (src-shared/email-address.ts).
+    // addresses with canonicalEmail (src-shared/rules/email-address.ts).
     const email = text(e.email_addr)?.trim();
     extensions.push({
       number,

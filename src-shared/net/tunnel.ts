@@ -6,7 +6,7 @@
  */
 import net from 'node:net';
 import type { ProxyServer } from './proxy.ts';
-import { ProxyError } from '../proxy-error.ts';
+import { ProxyError } from './proxy-error.ts';
 import { GssapiError } from './gssapi.ts';
 import {
   knownScheme,
@@ -19,7 +19,7 @@ import {
   type Unavailable,
 } from './proxy-auth.ts';
 
-export { ProxyError, type ProxyFailure } from '../proxy-error.ts';
+export { ProxyError, type ProxyFailure } from './proxy-error.ts';
 
 /** The proxy's answer head is small; anything larger is not a proxy speaking HTTP. */
 const MAX_HEAD_BYTES = 16 * 1024;

@@ -4,8 +4,8 @@
  * classified here once, for the app's direct stream (src-main/core/events/ws-source.ts) and the
  * relay's gateway upstream (src-relay/gateway/upstream.ts), each with its phone system's table.
  */
-import { ERRCODE } from '../errcodes.ts';
-import type { ErrcodeMeaning } from '../service-errors.ts';
+import { ERRCODE } from '../api/errcodes.ts';
+import type { ErrcodeMeaning } from '../api/service-errors.ts';
 import type { StreamDialect } from './phone-system.ts';
 
 /** The close code of a socket whose access token ended: reconnect with a fresh one. */

@@ -1,6 +1,6 @@
 /** The wire format of each phone system Screenpop speaks (README.md beside this file). */
 import { PHONE_SYSTEMS, type PhoneSystem } from '../phone-systems/names.ts';
-import type { NoticeFeature } from '../event-codes.ts';
+import type { NoticeFeature } from './event-codes.ts';
 import type { PhoneSystemWire } from './phone-system.ts';
 import { STANDARD_WIRE } from './standard.ts';
 import { YEASTAR_P_SERIES_WIRE } from './yeastar-p-series.ts';

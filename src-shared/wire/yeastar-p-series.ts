@@ -10,7 +10,7 @@ import {
   yeastarErrcodes,
 } from '../phone-systems/yeastar-p-series.ts';
 import type { PhoneSystemWire, StreamDialect } from './phone-system.ts';
-import { ERRCODE, type ErrcodeContext } from '../service-errors.ts';
+import { ERRCODE, type ErrcodeContext } from '../api/service-errors.ts';
 import { subscribeUrl } from './standard.ts';
 
 // The errcode table lives beside the frames: the relay reads it too (it may not import src-main).

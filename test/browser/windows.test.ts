@@ -15,7 +15,7 @@ import {
 import { computedStyle, openPage, SCREENSHOT_DIR, screenshot } from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean, realCrmPreview } from './support/suite.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
-import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
+import { contentSecurityPolicy } from '../../src-shared/ui/content-security-policy.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
 

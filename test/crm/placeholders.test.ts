@@ -6,7 +6,7 @@
  * accepted by the gate.
  */
 import { describe, expect, it } from 'vitest';
-import { checkTemplate } from '../../src-main/core/app/crm-url.ts';
+import { checkTemplate } from '../../src-main/core/links/crm-url.ts';
 import { applyPatch, defaultSettings } from '../../src-main/core/settings/validate-settings.ts';
 import { validatePolicy } from '../../src-main/core/settings/policy.ts';
 

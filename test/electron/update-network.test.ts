@@ -19,7 +19,7 @@ import {
   isUpdateRequestExecutor,
   routeUpdateRequests,
 } from '../../src-main/electron/update-network.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { certToolsAvailable, makeTestCa } from '../../rigs/certs.ts';
 
 const require = createRequire(import.meta.url);

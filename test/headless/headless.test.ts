@@ -18,7 +18,7 @@ import { createInterface } from 'node:readline';
 import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
 import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeErrcode } from '../../src-shared/service-errors.ts';
+import { describeErrcode } from '../../src-shared/api/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { childEnv } from '../support/child-env.ts';
 import { waitFor } from '../../rigs/wait.ts';

@@ -12,7 +12,7 @@ import { createHmac } from 'node:crypto';
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { networkFault } from '../../src-shared/net-errors.ts';
+import { networkFault } from '../../src-shared/net/net-errors.ts';
 import {
   ccachePrincipal,
   gssapiProblem,
@@ -23,8 +23,8 @@ import { md4, ntowfv2, ntlmv2Responses, parseNtlmChallenge } from '../../src-sha
 import { parseChallenges, ProxyAuthenticator } from '../../src-shared/net/proxy-auth.ts';
 import type { ProxyServer } from '../../src-shared/net/proxy.ts';
 import { openTunnel, ProxyError, type AuthOutcome } from '../../src-shared/net/tunnel.ts';
-import { describeError } from '../../src-shared/service-errors.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { describeError } from '../../src-shared/api/service-errors.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { validatePolicy, withLocks } from '../../src-main/core/settings/policy.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';

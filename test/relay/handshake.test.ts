@@ -47,7 +47,7 @@ describe('hello size', () => {
     const relay = await memoryRelay(service.baseUrl);
     const entries = (first: string) =>
       Array.from({ length: 200 }, (_, i) => `${first}${String(i).padStart(39, '0')}`);
-    // The longest DID (src-shared/phone-number-rules.ts): 40 characters, 17 digits.
+    // The longest DID (src-shared/rules/phone-number-rules.ts): 40 characters, 17 digits.
     const dids = Array.from(
       { length: 200 },
       (_, i) =>

@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { exportJWK, generateKeyPair, SignJWT, type JWTPayload } from 'jose';
-import { silentLogger } from '../../src-shared/log.ts';
-import { RELAY_ERRCODE } from '../../src-shared/relay-protocol.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
+import { RELAY_ERRCODE } from '../../src-shared/relay/relay-protocol.ts';
 import { parseConfig, type OidcConfig } from '../../src-relay/config.ts';
 import { OidcVerifier } from '../../src-relay/users/oidc.ts';
 import { FakeClock } from '../../rigs/fake-clock.ts';

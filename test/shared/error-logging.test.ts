@@ -1,13 +1,13 @@
 /**
  * One logging key for a fault, the error itself (issue 37 item 11): the app and the relay log a
- * caught error as `error`, and as the Error, so that the log's own serialisation (src-shared/log.ts)
+ * caught error as `error`, and as the Error, so that the log's own serialisation (src-shared/process/log.ts)
  * keeps its code, its cause chain and its stack, each scrubbed of registered secrets.
  * Before: the direct stream logged `error.message` alone (no code, no cause), and the relay logged
  * its errors under `err`.
  */
 import { describe, expect, it } from 'vitest';
-import { memoryLogger, SecretRegistry, type LogRecord } from '../../src-shared/log.ts';
-import { ServiceError } from '../../src-shared/service-errors.ts';
+import { memoryLogger, SecretRegistry, type LogRecord } from '../../src-shared/process/log.ts';
+import { ServiceError } from '../../src-shared/api/service-errors.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { UserAuthenticator } from '../../src-relay/users/user-auth.ts';
 import type { UserStore } from '../../src-relay/users/types.ts';

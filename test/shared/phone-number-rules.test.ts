@@ -1,5 +1,5 @@
 /**
- * What a DID and a region are, one rule each (src-shared/phone-number-rules.ts) everywhere: what
+ * What a DID and a region are, one rule each (src-shared/rules/phone-number-rules.ts) everywhere: what
  * Settings (and so the runner's --did) accept, what the relay's config and `relay users add` accept
  * in organisation mode (the same rule in international form), and which DIDs a desktop's hello may
  * carry. Before, there were four rules: Settings took 3-32 characters of `+0-9 ().-` (no `/`),
@@ -12,12 +12,12 @@ import {
   isInternationalDid,
   isShortNumber,
   regionCode,
-} from '../../src-shared/phone-number-rules.ts';
+} from '../../src-shared/rules/phone-number-rules.ts';
 import { applyPatch, defaultSettings } from '../../src-main/core/settings/validate-settings.ts';
-import { parseClientMessage, sanitiseFilter } from '../../src-shared/relay-protocol.ts';
+import { parseClientMessage, sanitiseFilter } from '../../src-shared/relay/relay-protocol.ts';
 import { parseConfig } from '../../src-relay/config.ts';
 import { crmQuery } from '../../src-main/core/crm/lookup.ts';
-import { numberKey, regionOf } from '../../src-main/core/phone-number.ts';
+import { numberKey, regionOf } from '../../src-main/core/numbers/phone-number.ts';
 
 const WRITTEN = [
   '+1 (415) 555-0100',

@@ -14,29 +14,32 @@
  * - Network errors, 5xx and 429 back off exponentially with full jitter, never sooner than
  *   Retry-After; during back-off getToken rejects at once with the last error (no hammering), unless
  *   the current token is still usable.
- * - The pair, single flight, refresh-else-sign-in, the sign-in rule (src-shared/sign-in-guard.ts:
+ * - The pair, single flight, refresh-else-sign-in, the sign-in rule (src-shared/api/sign-in-guard.ts:
  *   the phone system's token limit, another computer signing in with the same API application)
  *   and retiring old tokens from the secret registry are the one token lifecycle's
- *   (src-shared/token-lifecycle.ts), shared with the relay's gateway and the organisation's
+ *   (src-shared/api/token-lifecycle.ts), shared with the relay's gateway and the organisation's
  *   ID token; this manager adds the desktop's health (back-off, needs attention), its timers and
  *   the keychain.
  * - Tokens are revoked (`release()`, where the phone system has `del_token`) when the connection
  *   ends: sign-out, quit, new credentials. Within a time limit: quitting never waits on a PBX
  *   that does not answer.
  */
-import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
 import type { AccessToken, TokenSource, WakeReason } from '../events/contracts.ts';
-import type { Logger } from '../../../src-shared/log.ts';
-import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
-import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../../../src-shared/backoff.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
+import { SecretRegistry, silentLogger } from '../../../src-shared/process/log.ts';
+import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../../../src-shared/kit/backoff.ts';
 import {
   REVOKE_LIMIT_MS,
   SIGN_IN_POLICY,
   type SignInPolicy,
-} from '../../../src-shared/sign-in-guard.ts';
-import { serviceTokenLifecycle, type TokenLifecycle } from '../../../src-shared/token-lifecycle.ts';
-import { Emitter } from '../../../src-shared/emitter.ts';
-import { isServiceError, needsUser, ServiceError } from '../../../src-shared/service-errors.ts';
+} from '../../../src-shared/api/sign-in-guard.ts';
+import {
+  serviceTokenLifecycle,
+  type TokenLifecycle,
+} from '../../../src-shared/api/token-lifecycle.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
+import { isServiceError, needsUser, ServiceError } from '../../../src-shared/api/service-errors.ts';
 import type { ServiceClient, TokenPair } from '../../../src-shared/api/service-client.ts';
 import { KeychainUnavailableError } from '../credentials/credential-store.ts';
 
@@ -80,7 +83,7 @@ export interface TokenManagerDeps {
   refreshMarginMs?: number;
   backoff?: BackoffPolicy;
   credentialsTimeoutMs?: number;
-  /** How often it may sign in (src-shared/sign-in-guard.ts); SIGN_IN_POLICY by default. */
+  /** How often it may sign in (src-shared/api/sign-in-guard.ts); SIGN_IN_POLICY by default. */
   signIn?: SignInPolicy;
   releaseLimitMs?: number;
 }

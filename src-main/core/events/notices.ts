@@ -15,8 +15,8 @@
  * margin), at most 256 trunks (a trunk past that is not tracked, and logged by the caller), and one
  * presence per own extension.
  */
-import { BoundedFifoMap } from '../../../src-shared/bounded-map.ts';
-import { EVENT_ID_WINDOW_MS } from '../../../src-shared/event-codes.ts';
+import { BoundedFifoMap } from '../../../src-shared/kit/bounded-map.ts';
+import { EVENT_ID_WINDOW_MS } from '../../../src-shared/wire/event-codes.ts';
 import {
   PRESENCE_CHANGED,
   SMS_RECEIVED,

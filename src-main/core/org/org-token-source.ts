@@ -6,14 +6,14 @@
  * tenant (`org:<tenant>@<relay host>`); neither is the phone system's secret, and in this mode the
  * machine holds no such secret at all.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
-import { ServiceError } from '../../../src-shared/service-errors.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts';
+import { ServiceError } from '../../../src-shared/api/service-errors.ts';
 import {
   TOKEN_RENEW_MARGIN_MS,
   TokenLifecycle,
   type RenewablePair,
-} from '../../../src-shared/token-lifecycle.ts';
+} from '../../../src-shared/api/token-lifecycle.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
 import type { AccessToken, TokenSource } from '../events/contracts.ts';
 import { relayHttpUrl } from '../relay-client/relay-source.ts';
@@ -104,7 +104,7 @@ type IdTokenPair = RenewablePair;
 
 /**
  * The token a desktop presents to the relay: the device credential as it is, or an ID token kept
- * on the one token lifecycle (src-shared/token-lifecycle.ts: renewed `renewAheadMs` before its
+ * on the one token lifecycle (src-shared/api/token-lifecycle.ts: renewed `renewAheadMs` before its
  * end, single flight, replaced ones retired from the secret registry). A refusal is remembered:
  * a device credential the relay refused is not presented again until a new one is saved.
  */

@@ -1,10 +1,10 @@
 /**
- * Which settings changes matter to what: the lists live in src-shared/settings-changes.ts (the
+ * Which settings changes matter to what: the lists live in src-shared/rules/settings-changes.ts (the
  * Settings window reads them too); here they are checked against `Settings` (a misspelt field does
  * not compile) and compared (settings-service.ts's needsReconnect, runtime.ts's CRM lookup).
  */
 import type { Settings } from './types.ts';
-import * as lists from '../../../src-shared/settings-changes.ts';
+import * as lists from '../../../src-shared/rules/settings-changes.ts';
 
 export const TRANSPORT_FIELDS: ReadonlyArray<keyof Settings> = lists.TRANSPORT_FIELDS;
 export type TransportSettings = Pick<Settings, (typeof lists.TRANSPORT_FIELDS)[number]>;

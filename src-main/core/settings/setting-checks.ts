@@ -4,7 +4,7 @@
  * the driver (validate-settings.ts) checks them in.
  */
 import { isAbsolute } from 'node:path';
-import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-schemes.ts';
+import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../links/url-schemes.ts';
 import type { CrmLookupSettings, FeatureSettings, Settings, UpdateSettings } from './types.ts';
 import { fieldMappingOk, lookupTemplateProblem, type TemplateProblem } from '../crm/template.ts';
 import {
@@ -14,14 +14,14 @@ import {
   LANGUAGE_SETTINGS,
   PHONE_SYSTEMS,
 } from './types.ts';
-import { HTTP_SCHEMES, isSecureOrLoopback, WS_SCHEMES } from '../../../src-shared/loopback.ts';
+import { HTTP_SCHEMES, isSecureOrLoopback, WS_SCHEMES } from '../../../src-shared/net/loopback.ts';
 import {
   isDid,
   isExtensionNumber,
   MAX_EXTENSION_DIGITS,
   regionCode,
-} from '../../../src-shared/phone-number-rules.ts';
-import { TENANT_PATTERN } from '../../../src-shared/relay-protocol.ts';
+} from '../../../src-shared/rules/phone-number-rules.ts';
+import { TENANT_PATTERN } from '../../../src-shared/relay/relay-protocol.ts';
 import { PROXY_AUTH_MODES } from '../../../src-shared/net/proxy-auth.ts';
 import { phrase, type Phrase } from '../../../src-shared/i18n/phrase.ts';
 import {
