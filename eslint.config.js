@@ -46,7 +46,7 @@ const CORE_PATTERNS = [
   {
     group: ['**/ipc/*'],
     message:
-      'The core must not import the IPC contract; the shapes of the UI data are core/app/views.ts, which the contract re-exports.',
+      'The core must not import the IPC contract; the shapes of the UI data are core/ports/views.ts, which the contract re-exports.',
   },
 ];
 

@@ -20,10 +20,14 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { writeFileAtomic } from '../src-shared/atomic-file.ts';
-import { systemClock } from '../src-shared/clock.ts';
-import { relayClientPath, relayEnrolPath, relayOrgPath } from '../src-shared/relay-protocol.ts';
-import type { OrgSignInInfo } from '../src-shared/relay-protocol.ts';
+import { writeFileAtomic } from '../src-shared/files/atomic-file.ts';
+import { systemClock } from '../src-shared/process/clock.ts';
+import {
+  relayClientPath,
+  relayEnrolPath,
+  relayOrgPath,
+} from '../src-shared/relay/relay-protocol.ts';
+import type { OrgSignInInfo } from '../src-shared/relay/relay-protocol.ts';
 import { signBody } from '../src-relay/signature.ts';
 import { newEnrolmentCode, secretHash } from '../src-relay/users/secrets.ts';
 import { UserState } from '../src-relay/users/user-state.ts';

@@ -29,7 +29,7 @@ import {
 import { envelope, signed, SECRET, startRedis, startTokenService } from '../test/relay/helpers.ts';
 import { spawnRelay, type RelayProcess } from '../test/relay/relay-process.ts';
 import { WebSocketServer } from 'ws';
-import { systemClock } from '../src-shared/clock.ts';
+import { systemClock } from '../src-shared/process/clock.ts';
 import { RelayEventSource } from '../src-main/core/relay-client/relay-source.ts';
 import { directTransport } from '../test/support/direct-transport.ts';
 

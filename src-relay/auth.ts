@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
-import type { Clock, TimerHandle } from '../src-shared/clock.ts';
-import type { Logger } from '../src-shared/log.ts';
-import { ERRCODE } from '../src-shared/errcodes.ts';
+import type { Clock, TimerHandle } from '../src-shared/process/clock.ts';
+import type { Logger } from '../src-shared/process/log.ts';
+import { ERRCODE } from '../src-shared/api/errcodes.ts';
 import { yeastarErrcodes } from '../src-shared/phone-systems/yeastar-p-series.ts';
 import { RefusalBudget } from './refusal-budget.ts';
-import { API_PATHS, serviceUrl } from '../src-shared/service-api.ts';
+import { API_PATHS, serviceUrl } from '../src-shared/api/service-api.ts';
 
 /**
  * Client authentication (docs/relay-protocol.md, "Authentication"): a desktop presents the access

@@ -14,7 +14,7 @@ import { createSecureContext } from 'node:tls';
 import type { RelayConfig } from './config.ts';
 import { EXAMPLE_SECRET } from './config.ts';
 import { fileStartupError, printableRedisUrl } from './startup-errors.ts';
-import { isLoopbackHost } from '../src-shared/loopback.ts';
+import { isLoopbackHost } from '../src-shared/net/loopback.ts';
 import { readableByOthers, readGatewayCredential, sourceOf } from './gateway/credential.ts';
 import { codeKeySource, readCodeKey } from './users/code-key.ts';
 import { envProxyResolver } from '../src-shared/net/proxy.ts';

@@ -3,7 +3,7 @@
  * overrides over the defaults, checked by the schema (config.ts).
  */
 import { readFileSync } from 'node:fs';
-import { parseJson } from '../src-shared/json-text.ts';
+import { parseJson } from '../src-shared/files/json-text.ts';
 import { fileStartupError } from './startup-errors.ts';
 import { parseConfig, type RelayConfig } from './config.ts';
 

@@ -5,7 +5,7 @@
  */
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 // check-config.ts imports the config too; the function is only called once both are loaded.
-import { isLoopbackHost } from '../src-shared/loopback.ts';
+import { isLoopbackHost } from '../src-shared/net/loopback.ts';
 
 export function isIssuerUrl(text: string): boolean {
   try {

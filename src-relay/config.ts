@@ -1,7 +1,7 @@
 import { z } from 'zod';
-import type { LogLevel } from '../src-shared/log.ts';
-import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../src-shared/extension-number.ts';
-import { isInternationalNumber, TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
+import type { LogLevel } from '../src-shared/process/log.ts';
+import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../src-shared/rules/extension-number.ts';
+import { isInternationalNumber, TENANT_PATTERN } from '../src-shared/relay/relay-protocol.ts';
 import {
   addressList,
   isAddressOrRange,
@@ -35,7 +35,7 @@ const count = (what: string) =>
     .int({ error: `must be a whole number (${what})` })
     .positive({ error: 'must be more than 0' });
 
-// The one rule of what an extension is (src-shared/extension-number.ts), as Settings and the runner.
+// The one rule of what an extension is (src-shared/rules/extension-number.ts), as Settings and the runner.
 const extensionList = z
   .array(
     z.string().refine(isExtensionNumber, {

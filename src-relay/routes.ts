@@ -1,6 +1,6 @@
 import type http from 'node:http';
-import type { Clock } from '../src-shared/clock.ts';
-import type { Logger } from '../src-shared/log.ts';
+import type { Clock } from '../src-shared/process/clock.ts';
+import type { Logger } from '../src-shared/process/log.ts';
 import type { RelayConfig } from './config.ts';
 import { hasUnreadBody, reply } from './http-reply.ts';
 import type { InFlight } from './in-flight.ts';
@@ -12,7 +12,7 @@ import { handleWebhook } from './webhook-handler.ts';
 import { YeastarIntake } from './yeastar-intake.ts';
 import type { OrgRouteDeps } from './users/org-routes.ts';
 import { orgRoutes } from './users/org-routes.ts';
-import { isLoopbackHost } from '../src-shared/loopback.ts';
+import { isLoopbackHost } from '../src-shared/net/loopback.ts';
 
 export interface RouteDeps {
   config: RelayConfig;

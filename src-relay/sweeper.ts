@@ -1,5 +1,5 @@
-import type { Clock, TimerHandle } from '../src-shared/clock.ts';
-import { CloseCode } from '../src-shared/relay-protocol.ts';
+import type { Clock, TimerHandle } from '../src-shared/process/clock.ts';
+import { CloseCode } from '../src-shared/relay/relay-protocol.ts';
 import type { ClientOptions } from './config.ts';
 import type { SessionRegistry } from './sessions.ts';
 

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BlockList } from 'node:net';
-import type { Logger } from '../src-shared/log.ts';
+import type { Logger } from '../src-shared/process/log.ts';
 import { addressList, type TenantConfig } from './config.ts';
 import { clientAddress } from './admission.ts';
 import { reply } from './http-reply.ts';

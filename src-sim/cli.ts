@@ -4,14 +4,14 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { joinNegativeNumbers, valueOptionsOf } from '../src-shared/cli-args.ts';
-import { listenFailure } from '../src-shared/listen-error.ts';
-import { whenToStop } from '../src-shared/stop-signal.ts';
+import { joinNegativeNumbers, valueOptionsOf } from '../src-shared/process/cli-args.ts';
+import { listenFailure } from '../src-shared/net/listen-error.ts';
+import { whenToStop } from '../src-shared/process/stop-signal.ts';
 import { startSimulator } from './simulator.ts';
 import type { SimulatorOptions } from './types.ts';
-import { API_PATHS, serviceUrl } from '../src-shared/service-api.ts';
+import { API_PATHS, serviceUrl } from '../src-shared/api/service-api.ts';
 import packageJson from '../package.json' with { type: 'json' };
-import { stdoutOutput } from '../src-shared/output-stream.ts';
+import { stdoutOutput } from '../src-shared/process/output-stream.ts';
 
 const USAGE = `Usage: npm run sim -- [options]
   --port <n>             listen port (default 0: a free port)
@@ -176,7 +176,7 @@ function cannotStart(message: string): never {
   process.exit(1);
 }
 
-// Ctrl+C, SIGTERM, or (under `npm run sim`) npm going away: the shared rule (src-shared/stop-signal.ts).
+// Ctrl+C, SIGTERM, or (under `npm run sim`) npm going away: the shared rule (src-shared/process/stop-signal.ts).
 // Listened for before the simulator starts and says it is ready: a stop sent the moment the banner
 // is read must not meet Node's default action (killed, port and temp files left behind).
 const stopRequested = whenToStop(process);

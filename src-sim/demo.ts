@@ -17,9 +17,9 @@
  * the demo goes on: nothing thrown here ever leaves a timer.
  * The key and secret are made up and die with the process: callers keep them in memory only.
  */
-import type { Clock, TimerHandle } from '../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../src-shared/process/clock.ts';
 import type { DemoService } from '../src-shared/demo-service.ts';
-import type { Logger } from '../src-shared/log.ts';
+import type { Logger } from '../src-shared/process/log.ts';
 import { startSimulator } from './simulator.ts';
 import type { Simulator } from './types.ts';
 

@@ -3,7 +3,7 @@ import type { SmsOptions, VoicemailOptions } from './notices.ts';
  * The simulator's public, in-process API. Other parts of the project (integration tests,
  * benchmarks, the app's demo mode) code against exactly these types: add members, never change them.
  */
-import type { Clock } from '../src-shared/clock.ts';
+import type { Clock } from '../src-shared/process/clock.ts';
 
 export interface SimulatorOptions {
   /** Default '127.0.0.1'. */

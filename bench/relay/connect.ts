@@ -2,7 +2,7 @@
  * `npm run bench:relay` connect cost (BENCH_ONLY=connect or BENCH_CONNECT_ROUNDS): clients connecting
  * to one relay with new tokens, the same tokens again, and the floor server, rounds interleaved.
  */
-import { relayClientPath } from '../../src-shared/relay-protocol.ts';
+import { relayClientPath } from '../../src-shared/relay/relay-protocol.ts';
 // The same private redis-server (AOF, fsync always, temp dir, free port) and stand-in for the
 // tenant's token check (extension/list) the relay tests use, and the relay as a child process.
 import { startTokenService } from '../../test/relay/helpers.ts';

@@ -2,14 +2,14 @@
  * Part 2 of `npm run bench:relay`: the gap each failover strategy leaves when the direct stream drops
  * (simulator, in process): hot standby against switch-on-failure, for a clean close and a stall.
  */
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { TokenManager } from '../../src-main/core/api/token-manager.ts';
 import { EventPipeline } from '../../src-main/core/events/pipeline.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { relayFilterFor } from '../../src-main/core/relay-client/filter.ts';
 import { RelayEventSource } from '../../src-main/core/relay-client/relay-source.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { startRelay } from '../../src-relay/server.ts';
 import { defaultConfig } from '../../src-relay/config.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';

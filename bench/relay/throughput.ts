@@ -3,7 +3,7 @@
  * memory case (bench/relay.ts says what each case is).
  */
 import http from 'node:http';
-import { relayClientPath } from '../../src-shared/relay-protocol.ts';
+import { relayClientPath } from '../../src-shared/relay/relay-protocol.ts';
 import { signBody } from '../../src-relay/signature.ts';
 // The same private redis-server (AOF, fsync always, temp dir, free port) and stand-in for the
 // tenant's token check (extension/list) the relay tests use, and the relay as a child process.

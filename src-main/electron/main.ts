@@ -25,14 +25,14 @@ import {
   shell,
   Tray,
 } from 'electron';
-import { serviceConnectionFactory } from '../core/app/connection.ts';
+import { serviceConnectionFactory } from '../core/connection/connection.ts';
 import { DesktopHealth } from '../core/app/desktop-health.ts';
-import { HistoryStore } from '../core/app/history-store.ts';
+import { HistoryStore } from '../core/history/history-store.ts';
 import { QuitSequence } from '../core/app/quit-sequence.ts';
 import { AppRuntime } from '../core/app/runtime.ts';
-import { settingsPortFor } from '../core/app/settings-port.ts';
-import { spawnProgramRunner } from '../core/app/program-runner.ts';
-import { RingActions } from '../core/app/ring-actions.ts';
+import { settingsPortFor } from '../core/settings-service/settings-port.ts';
+import { spawnProgramRunner } from '../core/ring-actions/program-runner.ts';
+import { RingActions } from '../core/ring-actions/ring-actions.ts';
 import { OrganisationAccount } from '../core/org/org-account.ts';
 import { withOrganisationMode } from '../core/org/org-connection.ts';
 import { LogRing } from '../core/diagnostics/bounded-log.ts';
@@ -51,9 +51,9 @@ import {
   managedView,
   presetDefaults,
 } from '../core/settings/policy.ts';
-import { serviceProbe } from '../core/app/service-probe.ts';
-import { systemClock } from '../../src-shared/clock.ts';
-import { LastResort } from '../../src-shared/last-resort.ts';
+import { serviceProbe } from '../core/connection/service-probe.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { LastResort } from '../../src-shared/process/last-resort.ts';
 import { fixedTranslator, LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import {
   environmentLanguages,
@@ -64,7 +64,7 @@ import {
   KeychainUnavailableError,
   KeytarCredentialStore,
 } from '../core/credentials/keytar-store.ts';
-import { SecretRegistry } from '../../src-shared/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
 import { provisionSecret } from './store-secret.ts';
 import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
 import { SettingsStore } from '../core/settings/settings-store.ts';
@@ -76,7 +76,7 @@ import { startDemo } from '../../src-sim/demo.ts';
 import { APP_ID } from './app-id.ts';
 import { launchEnvironment, type LaunchEnvironment } from './launch-environment.ts';
 import { APP_SCHEME, AppOrigin, devServerOrigin } from './app-origin.ts';
-import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
+import { contentSecurityPolicy } from '../../src-shared/ui/content-security-policy.ts';
 import { applicationMenuTemplate } from './app-menu.ts';
 import { registerAppProtocol } from './app-protocol.ts';
 import { checkDesktop, storeSecretNeedsDisplay } from './desktop-checks.ts';

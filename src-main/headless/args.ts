@@ -4,7 +4,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { joinNegativeNumbers, valueOptionsOf } from '../../src-shared/cli-args.ts';
+import { joinNegativeNumbers, valueOptionsOf } from '../../src-shared/process/cli-args.ts';
 import { applyPatch } from '../core/settings/validate-settings.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import { LOCALES, PSEUDO_LOCALE } from '../../src-shared/i18n/locales.ts';

@@ -9,15 +9,15 @@ import {
   REBUILD_MIN_INTERVAL_MS,
   serviceConnectionFactory,
   type Connection,
-} from '../core/app/connection.ts';
+} from '../core/connection/connection.ts';
 import { transportFor } from '../core/net/network.ts';
 import { ProxyConfigError } from '../../src-shared/net/proxy.ts';
 import type { NetTransport } from '../../src-shared/net/transport.ts';
 import { readCaText } from '../../src-shared/net/trust.ts';
 import { watchNetwork } from '../core/net/network-watch.ts';
-import { Directory } from '../core/app/directory.ts';
-import type { DemoService } from '../core/app/ports.ts';
-import { systemClock, type Clock } from '../../src-shared/clock.ts';
+import { Directory } from '../core/contacts/directory.ts';
+import type { DemoService } from '../core/ports/ports.ts';
+import { systemClock, type Clock } from '../../src-shared/process/clock.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
@@ -27,12 +27,12 @@ import { credentialsSource } from '../core/credentials/credentials-source.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import { FileCredentialStore } from '../core/credentials/file-credential-store.ts';
 import type { ConnectionStatus } from '../core/events/contracts.ts';
-import { recoveryPacer, type LastResort } from '../../src-shared/last-resort.ts';
-import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
-import type { OutputGone } from '../../src-shared/output-stream.ts';
+import { recoveryPacer, type LastResort } from '../../src-shared/process/last-resort.ts';
+import type { Logger, SecretRegistry } from '../../src-shared/process/log.ts';
+import type { OutputGone } from '../../src-shared/process/output-stream.ts';
 import { NO_POLICY, proxyPolicyOf, type Policy } from '../core/settings/policy.ts';
-import { spawnProgramRunner } from '../core/app/program-runner.ts';
-import type { ProgramRunner } from '../core/app/ring-actions.ts';
+import { spawnProgramRunner } from '../core/ring-actions/program-runner.ts';
+import type { ProgramRunner } from '../core/ring-actions/ring-actions.ts';
 import { effectiveSettings, runnerRingActions } from './admin.ts';
 import type { Settings } from '../core/settings/types.ts';
 import { UsageError, type HeadlessArgs } from './args.ts';
@@ -53,7 +53,7 @@ import {
 } from './output.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { hostname } from 'node:os';
-import { describeError } from '../../src-shared/service-errors.ts';
+import { describeError } from '../../src-shared/api/service-errors.ts';
 import { faultStatus, saidStatus } from '../core/events/status.ts';
 import { enrolDevice } from '../core/org/enrolment.ts';
 import { organisationConnection } from '../core/org/org-connection.ts';
@@ -74,7 +74,7 @@ export interface RunnerDeps {
   stopSignal: Promise<void>;
   /**
    * Resolves when `write` can no longer deliver (stdout's reader went away: EPIPE, or stopped
-   * reading; src-shared/output-stream.ts): nobody reads the lines any more, so the runner stops
+   * reading; src-shared/process/output-stream.ts): nobody reads the lines any more, so the runner stops
    * (cleanly, as on SIGTERM) with EXIT.outputGone.
    */
   outputGone?: Promise<OutputGone>;

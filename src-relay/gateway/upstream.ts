@@ -13,8 +13,8 @@
  * for the upstream. Only the first token, at start, is a startup check (`start()` rejects with a
  * StartupError in words), so a wrong key or address is said at once rather than retried silently.
  */
-import type { Clock } from '../../src-shared/clock.ts';
-import { silentLogger, type Logger, type SecretRegistry } from '../../src-shared/log.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import { silentLogger, type Logger, type SecretRegistry } from '../../src-shared/process/log.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import type { TokenPair } from '../../src-shared/api/wire.ts';
 import {
@@ -22,14 +22,14 @@ import {
   refreshRefused,
   ServiceError,
   type FaultId,
-} from '../../src-shared/service-errors.ts';
+} from '../../src-shared/api/service-errors.ts';
 import {
   REVOKE_LIMIT_MS,
   revokeTokens,
   SIGN_IN_POLICY,
   SignInGuard,
   type SignInPolicy,
-} from '../../src-shared/sign-in-guard.ts';
+} from '../../src-shared/api/sign-in-guard.ts';
 import {
   StreamEngine,
   type StreamEnd,
@@ -54,7 +54,7 @@ import type { GatewayCredential } from './credential.ts';
  */
 const RENEW_MARGIN_MS = 60_000;
 /**
- * The gateway's sign-in rule: the desktop's (src-shared/sign-in-guard.ts: at most 3 get_token in
+ * The gateway's sign-in rule: the desktop's (src-shared/api/sign-in-guard.ts: at most 3 get_token in
  * 10 minutes, a token taken away soon after issue, the token limit; each held 5 minutes), and
  * also after the phone system refused the relay's login (its key: 10001; its address: 10004).
  * The stream reconnects every 10 s at most and would otherwise log in 360 times an hour with a

@@ -1,8 +1,8 @@
 import { Redis } from 'ioredis';
-import type { Clock, TimerHandle } from '../../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
 import { SampledLog } from '../log-sampler.ts';
-import type { Logger } from '../../src-shared/log.ts';
-import { compareCursors } from '../../src-shared/relay-protocol.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
+import { compareCursors } from '../../src-shared/relay/relay-protocol.ts';
 import { redisStartupError } from '../startup-errors.ts';
 import type {
   AppendResult,

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../../src-shared/log.ts';
-import { RELAY_ERRCODE, type EnrolmentAnswer } from '../../src-shared/relay-protocol.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
+import { RELAY_ERRCODE, type EnrolmentAnswer } from '../../src-shared/relay/relay-protocol.ts';
 import { reply } from '../http-reply.ts';
 import type { RelayMetrics } from '../metrics.ts';
 import type { RefusalBudget } from '../refusal-budget.ts';

@@ -6,14 +6,14 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
-import type { Clock } from '../../src-shared/clock.ts';
-import type { Logger } from '../../src-shared/log.ts';
-import { RELAY_ERRCODE, type OrgSignInInfo } from '../../src-shared/relay-protocol.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
+import { RELAY_ERRCODE, type OrgSignInInfo } from '../../src-shared/relay/relay-protocol.ts';
 import type { OidcConfig } from '../config.ts';
 import type { UserStore } from './types.ts';
 import { identityOf, refusal, type OidcSignIn, type UserVerdict } from './user-auth.ts';
 import { secretHash } from './secrets.ts';
-import { canonicalEmail } from '../../src-shared/email-address.ts';
+import { canonicalEmail } from '../../src-shared/rules/email-address.ts';
 
 /** Signature algorithms accepted: asymmetric only (a shared-secret HS256 token is refused). */
 const ALGORITHMS = [

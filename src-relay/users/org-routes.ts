@@ -1,7 +1,7 @@
 import type http from 'node:http';
-import type { Clock } from '../../src-shared/clock.ts';
-import type { Logger } from '../../src-shared/log.ts';
-import type { OrgSignInInfo } from '../../src-shared/relay-protocol.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
+import type { OrgSignInInfo } from '../../src-shared/relay/relay-protocol.ts';
 import { clientAddress } from '../admission.ts';
 import type { RelayConfig } from '../config.ts';
 import { reply } from '../http-reply.ts';

@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
-import { Emitter } from '../../src-shared/emitter.ts';
-import { silentLogger, type Logger } from '../../src-shared/log.ts';
+import { Emitter } from '../../src-shared/kit/emitter.ts';
+import { silentLogger, type Logger } from '../../src-shared/process/log.ts';
 import { redisStartupError } from '../startup-errors.ts';
 import { newDeviceId } from './secrets.ts';
 import { UserState } from './user-state.ts';
@@ -13,7 +13,7 @@ import type {
   UserStore,
 } from './types.ts';
 import { NoSuchUserError, UserExistsError } from './types.ts';
-import { canonicalEmail, emailKey } from '../../src-shared/email-address.ts';
+import { canonicalEmail, emailKey } from '../../src-shared/rules/email-address.ts';
 
 /**
  * Users in the Redis the event store uses, shared by every relay instance (and the `relay users`

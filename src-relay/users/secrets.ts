@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { DEVICE_CREDENTIAL_PREFIX } from '../../src-shared/relay-protocol.ts';
+import { DEVICE_CREDENTIAL_PREFIX } from '../../src-shared/relay/relay-protocol.ts';
 
 /**
  * The secrets of organisation mode, made and compared in one place: one-time enrolment codes

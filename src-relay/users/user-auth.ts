@@ -1,9 +1,9 @@
-import type { Logger } from '../../src-shared/log.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import {
   DEVICE_CREDENTIAL_PREFIX,
   RELAY_ERRCODE,
   type RelayIdentity,
-} from '../../src-shared/relay-protocol.ts';
+} from '../../src-shared/relay/relay-protocol.ts';
 import { secretHash } from './secrets.ts';
 import type { UserRecord, UserStore } from './types.ts';
 

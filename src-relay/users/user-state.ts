@@ -1,7 +1,7 @@
 import type { DeviceRecord, NewUser, RedeemResult, UserChange, UserRecord } from './types.ts';
 import { UserExistsError, NoSuchUserError } from './types.ts';
 import { newDeviceId } from './secrets.ts';
-import { canonicalEmail, emailKey } from '../../src-shared/email-address.ts';
+import { canonicalEmail, emailKey } from '../../src-shared/rules/email-address.ts';
 
 /** A pending enrolment code, by its hash. */
 export interface CodeRecord {

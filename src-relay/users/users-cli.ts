@@ -1,14 +1,17 @@
 import { parseArgs } from 'node:util';
-import { systemClock } from '../../src-shared/clock.ts';
-import { silentLogger } from '../../src-shared/log.ts';
-import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../src-shared/extension-number.ts';
-import { isInternationalNumber, relayEnrolPath } from '../../src-shared/relay-protocol.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
+import {
+  isExtensionNumber,
+  MAX_EXTENSION_DIGITS,
+} from '../../src-shared/rules/extension-number.ts';
+import { isInternationalNumber, relayEnrolPath } from '../../src-shared/relay/relay-protocol.ts';
 import type { RelayConfig } from '../config.ts';
 import { hasUserTenants, openUserStore } from './open-user-store.ts';
 import { readCodeKey } from './code-key.ts';
 import { codeHash, newEnrolmentCode } from './secrets.ts';
 import { USER_NAME, type UserStore } from './types.ts';
-import { canonicalEmail, sameEmail } from '../../src-shared/email-address.ts';
+import { canonicalEmail, sameEmail } from '../../src-shared/rules/email-address.ts';
 
 export const USERS_USAGE = `usage: npm run relay -- users <command> [-c relay.json] [--tenant <name>]
 

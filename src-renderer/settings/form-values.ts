@@ -4,7 +4,7 @@
  * turn what the user typed into the patch's shape.
  */
 import type { SettingsPatch } from '../../src-main/ipc/contract.ts';
-import { CRM_TIMEOUT_SEC } from '../../src-shared/settings-limits.ts';
+import { CRM_TIMEOUT_SEC } from '../../src-shared/ui/settings-limits.ts';
 import type {
   ConnectionMode,
   CrmLookupAuth,

@@ -13,12 +13,12 @@
  *   that wants it in the query (Yeastar's), a URL that is then never logged and is scrubbed anyway.
  * - The phone system's errcodes are read through its own table (`api.errcodes`).
  */
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
-import { SecretRegistry, silentLogger } from '../log.ts';
-import { isServiceError, readErrcode, ServiceError } from '../service-errors.ts';
-import { networkFault, unreachableFault } from '../net-errors.ts';
-import { previewText } from '../text.ts';
+import type { Clock } from '../process/clock.ts';
+import type { Logger } from '../process/log.ts';
+import { SecretRegistry, silentLogger } from '../process/log.ts';
+import { isServiceError, readErrcode, ServiceError } from './service-errors.ts';
+import { networkFault, unreachableFault } from '../net/net-errors.ts';
+import { previewText } from '../ui/text.ts';
 import {
   errorFromResponse,
   findingOf,
@@ -47,7 +47,7 @@ import { STANDARD_WIRE } from '../wire/standard.ts';
 
 export type { Extension, TokenPair } from './wire.ts';
 export type { PbxContact, PbxGroup } from './pbx-lists.ts';
-import { API_PATHS, type ApiPath } from '../service-api.ts';
+import { API_PATHS, type ApiPath } from './service-api.ts';
 
 export const DEFAULT_USER_AGENT = `Screenpop/${pkg.version}`;
 /** Long enough for a slow mobile link, short enough that a dead one is noticed in a heartbeat's time. */

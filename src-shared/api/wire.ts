@@ -3,8 +3,8 @@
  * and 3). Everything past this file handles typed values only. Errors name the
  * offending field, never its value (the value may be a token).
  */
-import { ServiceError } from '../service-errors.ts';
-import { previewText } from '../text.ts';
+import { ServiceError } from './service-errors.ts';
+import { previewText } from '../ui/text.ts';
 
 /** A token pair with lifetimes turned into wall-clock deadlines (ms since the epoch). */
 export interface TokenPair {
@@ -145,7 +145,7 @@ export function parseExtensionPage(body: unknown, operation: string): ExtensionP
     const number = text(e.number)?.trim();
     if (!number) continue;
     // Not lower-cased here: toLowerCase() folds the Kelvin sign into k; the relay compares
-    // addresses with canonicalEmail (src-shared/email-address.ts).
+    // addresses with canonicalEmail (src-shared/rules/email-address.ts).
     const email = text(e.email_addr)?.trim();
     extensions.push({
       number,

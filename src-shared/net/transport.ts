@@ -12,20 +12,20 @@
  * `fetch` is the small part of WHATWG fetch the service client uses (method, headers, a string
  * body, an AbortSignal, `redirect: 'error'`), over node:http(s) with the agents below; a failure
  * rejects like fetch does, a TypeError whose `cause` is the socket's (or the proxy's) error. It
- * answers with a LeanResponse: a Response without loading Node's fetch (src-shared/lean-fetch.ts).
+ * answers with a LeanResponse: a Response without loading Node's fetch (src-shared/net/lean-fetch.ts).
  */
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
-import type { Logger, SecretRegistry } from '../log.ts';
+import type { Logger, SecretRegistry } from '../process/log.ts';
 import type { CreateSocket } from '../stream/socket.ts';
 import { wsSocketFactory } from '../stream/ws-socket.ts';
 import { describeProxy, type ProxyChoice, type ProxyResolver } from './proxy.ts';
 import { ABANDON_OPTION, openTunnel } from './tunnel.ts';
 import type { Trust, TrustSource } from './trust.ts';
-import { leanFetch } from '../lean-fetch.ts';
+import { leanFetch } from './lean-fetch.ts';
 
 /**
  * The whole CONNECT (reaching the proxy and its complete answer) must be done in this time, however

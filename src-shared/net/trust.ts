@@ -14,7 +14,7 @@
  */
 import tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import { FileShapeError, readBoundedFileSync } from '../bounded-file.ts';
+import { FileShapeError, readBoundedFileSync } from '../files/bounded-file.ts';
 
 export interface Trust {
   /** The `ca` option for tls.connect; undefined: Node's defaults (nothing was added). */

@@ -6,9 +6,9 @@
  */
 import net from 'node:net';
 import type { ProxyServer } from './proxy.ts';
-import { ProxyError } from '../proxy-error.ts';
+import { ProxyError } from './proxy-error.ts';
 
-export { ProxyError, type ProxyFailure } from '../proxy-error.ts';
+export { ProxyError, type ProxyFailure } from './proxy-error.ts';
 
 /** The proxy's answer head is small; anything larger is not a proxy speaking HTTP. */
 const MAX_HEAD_BYTES = 16 * 1024;

@@ -34,11 +34,11 @@
  * statuses are the protocol's (`Status`), reported through `status()`; frames are the
  * protocol's to hand on.
  */
-import { Backoff, STREAM_BACKOFF } from '../backoff.ts';
-import type { Clock, TimerHandle } from '../clock.ts';
-import { Generation } from '../generation.ts';
+import { Backoff, STREAM_BACKOFF } from '../kit/backoff.ts';
+import type { Clock, TimerHandle } from '../process/clock.ts';
+import { Generation } from '../kit/generation.ts';
 import { HeartbeatWatch } from './heartbeat-watch.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../process/log.ts';
 import {
   handshakeRejection,
   type CreateSocket,

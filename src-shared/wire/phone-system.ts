@@ -4,9 +4,9 @@
  * Everything past these seams (token manager, pipeline, call tracker, notices, the app) is the same
  * for every phone system: no other module checks which one is in use.
  */
-import type { ErrcodeReader } from '../service-errors.ts';
+import type { ErrcodeReader } from '../api/service-errors.ts';
 import type { FrameDecoder } from './envelope.ts';
-import type { FeatureCodes } from '../event-codes.ts';
+import type { FeatureCodes } from './event-codes.ts';
 import type { PhoneSystem } from '../phone-systems/names.ts';
 
 /** The HTTP API: token calls and extension list (service-client.ts). */

@@ -2,10 +2,10 @@
  * The standard service's wire format (docs/wire-protocol.md): the bearer token in the Authorization
  * header, the core's own envelopes on the stream, its errcodes and scopes.
  */
-import { ERRCODE, standardErrcodes } from '../service-errors.ts';
-import { API_PATHS, serviceUrl } from '../service-api.ts';
+import { ERRCODE, standardErrcodes } from '../api/service-errors.ts';
+import { API_PATHS, serviceUrl } from '../api/service-api.ts';
 import { CALL_STATE_CHANGED, decodeStandardFrame } from './envelope.ts';
-import { FEATURE_CODES } from '../event-codes.ts';
+import { FEATURE_CODES } from './event-codes.ts';
 import type { PhoneSystemWire, StreamDialect } from './phone-system.ts';
 
 /** ws:// or wss:// address of the subscribe endpoint for a tenant's http(s) base address. */

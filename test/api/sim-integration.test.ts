@@ -9,7 +9,7 @@ import type { Rig } from './token-scenarios.ts';
 import { startRig } from './token-scenarios.ts';
 import { rejection } from './reject.ts';
 import { directTransport } from '../support/direct-transport.ts';
-import { describeError } from '../../src-shared/service-errors.ts';
+import { describeError } from '../../src-shared/api/service-errors.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

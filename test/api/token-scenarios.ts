@@ -8,9 +8,9 @@
  * not be aborted by time that did not really pass.
  */
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
-import { isServiceError } from '../../src-shared/service-errors.ts';
+import { isServiceError } from '../../src-shared/api/service-errors.ts';
 import { TokenManager } from '../../src-main/core/api/token-manager.ts';
-import { SecretRegistry } from '../../src-shared/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 import type { Simulator } from '../../src-sim/index.ts';
 import { FakeClock } from '../support/fake-clock.ts';

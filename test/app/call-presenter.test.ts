@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PresenterSettings } from '../../src-main/core/app/call-presenter.ts';
+import type { PresenterSettings } from '../../src-main/core/presenters/call-presenter.ts';
 import { presenterHarness } from './support.ts';
 
 function setup(overrides: Partial<PresenterSettings> = {}) {

@@ -8,14 +8,14 @@ import {
   ConnectionSupervisor,
   NOT_SET_UP,
   type ConnectionPlan,
-} from '../../src-main/core/app/connection-supervisor.ts';
-import type { DismissEvent, PopEvent } from '../../src-main/core/app/ports.ts';
+} from '../../src-main/core/connection/connection-supervisor.ts';
+import type { DismissEvent, PopEvent } from '../../src-main/core/ports/ports.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { render } from '../../src-shared/i18n/phrase.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';

@@ -6,9 +6,9 @@
  * advances, so the order of events is the test, not the time things take.
  */
 import { describe, expect, it } from 'vitest';
-import { Directory } from '../../src-main/core/app/directory.ts';
+import { Directory } from '../../src-main/core/contacts/directory.ts';
 import type { PbxContact } from '../../src-shared/api/pbx-lists.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
 import { presenterHarness } from './support.ts';
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { Directory, type DirectoryEntry } from '../../src-main/core/app/directory.ts';
-import { formatNumber, numberKey } from '../../src-main/core/app/phone.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { Directory, type DirectoryEntry } from '../../src-main/core/contacts/directory.ts';
+import { formatNumber, numberKey } from '../../src-main/core/numbers/phone.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 function makeDirectory(

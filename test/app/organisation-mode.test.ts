@@ -7,12 +7,12 @@
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
-import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
-import { HistoryStore } from '../../src-main/core/app/history-store.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { serviceConnectionFactory } from '../../src-main/core/connection/connection.ts';
+import { HistoryStore } from '../../src-main/core/history/history-store.ts';
 import { AppRuntime } from '../../src-main/core/app/runtime.ts';
-import { settingsPortFor } from '../../src-main/core/app/settings-port.ts';
+import { settingsPortFor } from '../../src-main/core/settings-service/settings-port.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,

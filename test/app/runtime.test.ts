@@ -3,8 +3,8 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DesktopHealth } from '../../src-main/core/app/desktop-health.ts';
-import { HistoryStore } from '../../src-main/core/app/history-store.ts';
-import { RingActions } from '../../src-main/core/app/ring-actions.ts';
+import { HistoryStore } from '../../src-main/core/history/history-store.ts';
+import { RingActions } from '../../src-main/core/ring-actions/ring-actions.ts';
 import { AppRuntime, type AppRuntimeDeps } from '../../src-main/core/app/runtime.ts';
 import { validatePolicy } from '../../src-main/core/settings/policy.ts';
 import {
@@ -12,10 +12,10 @@ import {
   KeychainUnavailableError,
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
-import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import { phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
-import { faultWords } from '../../src-shared/service-errors.ts';
+import { faultWords } from '../../src-shared/api/service-errors.ts';
 import { saidStatus } from '../../src-main/core/events/status.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';

@@ -7,7 +7,7 @@ import type {
   PopupView,
   UrlOpener,
   NoticeAlert,
-} from '../../src-main/core/app/ports.ts';
+} from '../../src-main/core/ports/ports.ts';
 
 export class FakeNotifier implements Notifier {
   shown: { card: CallCard; options: NotifyOptions }[] = [];
@@ -55,8 +55,11 @@ export class FakeClipboard implements ClipboardPort {
 }
 
 import type { HistoryEntry, StatusView } from '../../src-main/ipc/contract.ts';
-import type { TrayView } from '../../src-main/core/app/ports.ts';
-import type { SettingsPort, SettingsUpdate } from '../../src-main/core/app/settings-port.ts';
+import type { TrayView } from '../../src-main/core/ports/ports.ts';
+import type {
+  SettingsPort,
+  SettingsUpdate,
+} from '../../src-main/core/settings-service/settings-port.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 
 export class FakeTray implements TrayView {
@@ -98,13 +101,16 @@ export class MemorySettings implements SettingsPort {
   }
 }
 
-import { CallPresenter, type PresenterSettings } from '../../src-main/core/app/call-presenter.ts';
-import type { CallerDirectory } from '../../src-main/core/app/directory.ts';
-import { HistoryStore } from '../../src-main/core/app/history-store.ts';
-import { formatNumber } from '../../src-main/core/app/phone.ts';
-import type { DismissEvent, PopEvent } from '../../src-main/core/app/ports.ts';
-import type { Clock } from '../../src-shared/clock.ts';
-import { silentLogger, type Logger } from '../../src-shared/log.ts';
+import {
+  CallPresenter,
+  type PresenterSettings,
+} from '../../src-main/core/presenters/call-presenter.ts';
+import type { CallerDirectory } from '../../src-main/core/contacts/directory.ts';
+import { HistoryStore } from '../../src-main/core/history/history-store.ts';
+import { formatNumber } from '../../src-main/core/numbers/phone.ts';
+import type { DismissEvent, PopEvent } from '../../src-main/core/ports/ports.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import { silentLogger, type Logger } from '../../src-shared/process/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 export interface PresenterHarnessOptions {
@@ -228,11 +234,11 @@ export function memoryHistory(clock: Clock, logger: Logger = silentLogger, limit
   });
 }
 
-import type { Connection, ConnectionConfig } from '../../src-main/core/app/connection.ts';
+import type { Connection, ConnectionConfig } from '../../src-main/core/connection/connection.ts';
 import type { ConnectionStatus, WakeReason } from '../../src-main/core/events/contracts.ts';
 import type { Notice } from '../../src-main/core/events/notices.ts';
 import type { FeatureStatus } from '../../src-main/core/events/features.ts';
-import { refusal } from '../../src-main/core/app/settings-port.ts';
+import { refusal } from '../../src-main/core/settings-service/settings-port.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
 
 /** A connection as the app sees it, played by the test: statuses, pops, wakes, retries, stop. */

@@ -10,7 +10,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import type { Pop } from '../../src-main/core/events/pipeline.ts';
 import { DESKTOP_CLIENT_ID, startOidcProvider } from '../support/oidc-provider.ts';
 import { envWithout, ProcessGroup, until } from './processes.ts';

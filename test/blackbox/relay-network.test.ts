@@ -11,8 +11,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
-import { systemClock } from '../../src-shared/clock.ts';
-import { relayClientPath } from '../../src-shared/relay-protocol.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { relayClientPath } from '../../src-shared/relay/relay-protocol.ts';
 import { certToolsAvailable, useTestCa } from '../support/certs.ts';
 import { directTransport } from '../support/direct-transport.ts';
 import { TestClient } from '../relay/helpers.ts';

@@ -7,7 +7,7 @@
  * what the page would get.
  */
 import { expect, it } from 'vitest';
-import { displayText, messageText } from '../../src-shared/text.ts';
+import { displayText, messageText } from '../../src-shared/ui/text.ts';
 import type {
   HistoryItem,
   SmsEntry,

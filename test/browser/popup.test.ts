@@ -3,7 +3,7 @@
  * API replaced by a typed double. One browser launch for the file.
  */
 import { expect, it } from 'vitest';
-import { buildCrmUrl } from '../../src-main/core/app/crm-url.ts';
+import { buildCrmUrl } from '../../src-main/core/links/crm-url.ts';
 import type { CallCard } from '../../src-main/ipc/contract.ts';
 import { call, fixture } from './support/fixtures.ts';
 import {

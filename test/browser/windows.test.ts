@@ -10,7 +10,7 @@ import { connectedView, firstRunView, fixture, ipNotAllowedTest } from './suppor
 import { computedStyle, openPage, SCREENSHOT_DIR, screenshot } from './support/page.ts';
 import { browserSuite, expectClean, realCrmPreview } from './support/suite.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
-import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
+import { contentSecurityPolicy } from '../../src-shared/ui/content-security-policy.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
 

@@ -60,13 +60,13 @@ describe('import boundaries', () => {
 
   it('the renderer imports only types from src-main/; pure helpers come from src-shared/', async () => {
     const VALUE =
-      "import { knownState } from '../../src-main/core/app/views.ts';\nvoid knownState;\n";
+      "import { knownState } from '../../src-main/core/ports/views.ts';\nvoid knownState;\n";
     const INLINE_VALUE =
-      "import { type StatusView, knownState } from '../../src-main/core/app/views.ts';\nexport const k: (s: StatusView) => unknown = (s) => knownState(s.state);\n";
+      "import { type StatusView, knownState } from '../../src-main/core/ports/views.ts';\nexport const k: (s: StatusView) => unknown = (s) => knownState(s.state);\n";
     const TYPE_ONLY =
       "import type { StatusView } from '../../src-main/ipc/contract.ts';\nexport type S = StatusView;\n";
     const SHARED =
-      "import { knownState } from '../../src-shared/connection-state.ts';\nvoid knownState;\n";
+      "import { knownState } from '../../src-shared/ui/connection-state.ts';\nvoid knownState;\n";
     for (const file of ['src-renderer/settings/example.tsx', 'src-renderer/shared/example.ts']) {
       for (const source of [VALUE, INLINE_VALUE])
         expect(await restricted(file, source), source).toEqual([

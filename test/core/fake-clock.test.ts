@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { delay } from '../../src-shared/clock.ts';
+import { delay } from '../../src-shared/process/clock.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 describe('FakeClock', () => {

@@ -19,8 +19,8 @@ import {
   pickField,
 } from '../../src-main/core/crm/template.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
-import { systemClock } from '../../src-shared/clock.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../support/certs.ts';
 
 describe('lookup URL templates', () => {

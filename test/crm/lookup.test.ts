@@ -11,7 +11,7 @@ import {
   type CrmQuery,
 } from '../../src-main/core/crm/connector.ts';
 import { CrmLookup, crmQuery, percentile } from '../../src-main/core/crm/lookup.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
 
 type Reply = CrmAnswer | CrmError | 'hang';

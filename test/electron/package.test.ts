@@ -240,7 +240,7 @@ describe.skipIf(noKeytar !== null)(
       };
       const sources = map.sources.map((s) => s.replace(/^(\.\.\/)+/, ''));
       expect(sources).toContain('src-sim/simulator.ts');
-      expect(sources).toContain('src-shared/relay-protocol.ts');
+      expect(sources).toContain('src-shared/relay/relay-protocol.ts');
       expect(
         sources.filter((s) =>
           /^(src-sim\/cli\.ts|src-relay\/|src-main\/headless\/|test\/|bench\/|scripts\/)/.test(s),

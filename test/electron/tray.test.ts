@@ -22,7 +22,7 @@ import {
   type MenuItem,
 } from '../support/electron-mock.ts';
 import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 
 function setup(platform: NodeJS.Platform = 'linux') {
   const actions: TrayActions = {

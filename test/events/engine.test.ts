@@ -4,7 +4,7 @@
  * forward), a few ms later.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock, type Clock } from '../../src-shared/clock.ts';
+import { systemClock, type Clock } from '../../src-shared/process/clock.ts';
 import type { ConnectionStatus, EventSource } from '../../src-main/core/events/contracts.ts';
 import type { Pop } from '../../src-main/core/events/pipeline.ts';
 import { ScreenpopEngine } from '../../src-main/core/engine.ts';

@@ -3,7 +3,7 @@
  * inject each event, its per-code scopes refuse some, and the engine turns off only those features.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import type { FeatureStatus, FeatureToggles } from '../../src-main/core/events/features.ts';
 import type { Notice, Pop } from '../../src-main/core/events/pipeline.ts';

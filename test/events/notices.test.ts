@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
 import { EventPipeline, type Notice } from '../../src-main/core/events/pipeline.ts';
 import { featureStatuses, topicsFor } from '../../src-main/core/events/features.ts';
 import { FakeClock } from '../support/fake-clock.ts';

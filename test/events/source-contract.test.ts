@@ -12,7 +12,7 @@ import type {
 } from '../../src-main/core/events/contracts.ts';
 import type { CreateSocket } from '../../src-shared/stream/socket.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
-import { memoryLogger, type Logger } from '../../src-shared/log.ts';
+import { memoryLogger, type Logger } from '../../src-shared/process/log.ts';
 import { RelayEventSource } from '../../src-main/core/relay-client/relay-source.ts';
 import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
 

@@ -2,7 +2,7 @@
  * Shared set-up for the event tests: a simulator as the far side, the real TokenManager and
  * ServiceClient in front of it. Waiting helpers are in ../support/wait.ts.
  */
-import type { Clock } from '../../src-shared/clock.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { TokenManager } from '../../src-main/core/api/token-manager.ts';
 import type { SimApiKey, Simulator } from '../../src-sim/index.ts';

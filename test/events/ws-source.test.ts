@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock, type Clock } from '../../src-shared/clock.ts';
+import { systemClock, type Clock } from '../../src-shared/process/clock.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import { EventPipeline, type Dismiss, type Pop } from '../../src-main/core/events/pipeline.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';

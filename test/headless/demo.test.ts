@@ -5,7 +5,7 @@
  * told to stop. The demo it replaced died after 19 s.
  */
 import { describe, expect, it } from 'vitest';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import { parseHeadlessArgs } from '../../src-main/headless/args.ts';
 import { runHeadless } from '../../src-main/headless/runner.ts';
 import { advanceWithRealIo, FakeClock } from '../support/fake-clock.ts';

@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeErrcode } from '../../src-shared/service-errors.ts';
+import { describeErrcode } from '../../src-shared/api/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { childEnv } from '../support/child-env.ts';
 import { waitFor } from '../support/wait.ts';

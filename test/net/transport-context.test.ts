@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { transportFor } from '../../src-main/core/net/network.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { certToolsAvailable, makeTestCa } from '../support/certs.ts';
 
 const canRun = certToolsAvailable('test/net/transport-context.test.ts');

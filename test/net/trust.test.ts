@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { lazyTrust, loadTrust } from '../../src-shared/net/trust.ts';
 import { applyPatch } from '../../src-main/core/settings/validate-settings.ts';

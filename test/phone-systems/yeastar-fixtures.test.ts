@@ -9,8 +9,8 @@ import {
   YeastarEventDecoder,
   type DecodeResult,
 } from '../../src-shared/phone-systems/yeastar-p-series.ts';
-import type { EventEnvelope } from '../../src-shared/event-codes.ts';
-import { SecretRegistry } from '../../src-shared/log.ts';
+import type { EventEnvelope } from '../../src-shared/wire/event-codes.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
 import { parseExtensionPage, parseTokenPair } from '../../src-shared/api/wire.ts';
 import { parseCompanyContactPage, parseGroupPage } from '../../src-shared/api/pbx-lists.ts';
 import { EventPipeline, type Dismiss, type Pop } from '../../src-main/core/events/pipeline.ts';

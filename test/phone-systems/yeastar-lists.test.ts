@@ -16,11 +16,11 @@ import {
 } from '../../src-shared/api/service-client.ts';
 import type { PbxContact, PbxGroup } from '../../src-shared/api/pbx-lists.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
-import { isServiceError } from '../../src-shared/service-errors.ts';
-import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { systemClock } from '../../src-shared/clock.ts';
-import { Directory, type DirectoryEntry } from '../../src-main/core/app/directory.ts';
-import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
+import { isServiceError } from '../../src-shared/api/service-errors.ts';
+import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { Directory, type DirectoryEntry } from '../../src-main/core/contacts/directory.ts';
+import { serviceConnectionFactory } from '../../src-main/core/connection/connection.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { parseHeadlessArgs, UsageError } from '../../src-main/headless/args.ts';
 import { popLine } from '../../src-main/headless/output.ts';

@@ -19,7 +19,7 @@ import {
   type DecodeResult,
 } from '../../src-shared/phone-systems/yeastar-p-series.ts';
 import { YEASTAR_P_SERIES_WIRE } from '../../src-shared/wire/yeastar-p-series.ts';
-import type { EventEnvelope } from '../../src-shared/event-codes.ts';
+import type { EventEnvelope } from '../../src-shared/wire/event-codes.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 const SN = '3633D2199067';

@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { memoryLogger } from '../../src-shared/log.ts';
-import { SecretRegistry } from '../../src-shared/log.ts';
-import { decodeControl } from '../../src-shared/relay-protocol.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { decodeControl } from '../../src-shared/relay/relay-protocol.ts';
 import { loadConfig } from '../../src-relay/config-env.ts';
 import { startRelay } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import {
   SECRET,
   TestClient,

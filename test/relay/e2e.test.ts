@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import type { Notice, Pop } from '../../src-main/core/events/pipeline.ts';
 import { ALL_FEATURES_ON, noticeTopics } from '../../src-main/core/events/features.ts';

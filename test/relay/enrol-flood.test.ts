@@ -7,9 +7,9 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { memoryLogger } from '../../src-shared/log.ts';
-import { relayEnrolPath } from '../../src-shared/relay-protocol.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
+import { relayEnrolPath } from '../../src-shared/relay/relay-protocol.ts';
 import { newEnrolmentCode, secretHash } from '../../src-relay/users/secrets.ts';
 import { FileUserStore } from '../../src-relay/users/file-user-store.ts';
 import type { RedeemResult } from '../../src-relay/users/types.ts';

@@ -11,7 +11,7 @@
  * Before: the network-failed refresh made a second get_token call, and every get() after a 10001
  * made another (a reconnecting stream asks every few seconds).
  *
- * And one API application's rule (issue 32 item 3; src-shared/sign-in-guard.ts, the desktop's), on
+ * And one API application's rule (issue 32 item 3; src-shared/api/sign-in-guard.ts, the desktop's), on
  * a Yeastar P-Series as FakeService answers its token calls and *Revoke Access Token*:
  * - the token limit (60002) and tokens taken away soon after issue hold sign-ins; at most 3
  *   get_token in 10 minutes, whatever the cause;
@@ -22,8 +22,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
-import { REVOKE_LIMIT_MS } from '../../src-shared/sign-in-guard.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { REVOKE_LIMIT_MS } from '../../src-shared/api/sign-in-guard.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
 import {
   GatewayTokens,

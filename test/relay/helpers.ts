@@ -5,13 +5,13 @@ import { connect, createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { systemClock, type Clock } from '../../src-shared/clock.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { systemClock, type Clock } from '../../src-shared/process/clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import {
   decodeControl,
   type ControlFrame,
   type RelayFilter,
-} from '../../src-shared/relay-protocol.ts';
+} from '../../src-shared/relay/relay-protocol.ts';
 import { parseConfig, type RelayConfig, type RelayConfigInput } from '../../src-relay/config.ts';
 import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { signBody } from '../../src-relay/signature.ts';

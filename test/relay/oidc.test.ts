@@ -1,14 +1,14 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import {
   CloseCode,
   RELAY_ERRCODE,
   relayOrgPath,
   type ControlFrame,
   type OrgSignInInfo,
-} from '../../src-shared/relay-protocol.ts';
+} from '../../src-shared/relay/relay-protocol.ts';
 import {
   refreshSignIn,
   signInWithBrowser,

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { describeError } from '../../src-shared/service-errors.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { describeError } from '../../src-shared/api/service-errors.ts';
 import { MemoryCredentialStore } from '../../src-main/core/credentials/credential-store.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';

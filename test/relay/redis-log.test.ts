@@ -6,8 +6,8 @@
  * Real redis-server, real time (ioredis' own reconnect timers).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
 import { RedisStore } from '../../src-relay/store/redis-store.ts';
 import { redisAvailable, startRedis, type RedisProcess } from './helpers.ts';
 import { sleepReal, waitFor } from '../support/wait.ts';

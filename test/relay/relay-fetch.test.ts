@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directTransport } from '../../src-relay/outbound.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { SECRET, TestClient, startTokenService } from './helpers.ts';
 import { spawnRelay } from './relay-process.ts';
 

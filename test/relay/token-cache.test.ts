@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TokenValidator, tokenKey } from '../../src-relay/auth.ts';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 /**

@@ -3,9 +3,9 @@
  * file (or Redis), enrolment through the relay's own endpoint, and a day of one tenant's events
  * addressed to two users (docs/wire-protocol.md section 6 shapes).
  */
-import { systemClock } from '../../src-shared/clock.ts';
-import { silentLogger } from '../../src-shared/log.ts';
-import { relayEnrolPath, type EnrolmentAnswer } from '../../src-shared/relay-protocol.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
+import { relayEnrolPath, type EnrolmentAnswer } from '../../src-shared/relay/relay-protocol.ts';
 import { startRelay, type RelayDeps, type RelayServer } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { FileUserStore } from '../../src-relay/users/file-user-store.ts';

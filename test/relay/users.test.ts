@@ -8,7 +8,7 @@ import {
   RELAY_ERRCODE,
   relayOrgPath,
   type ControlFrame,
-} from '../../src-shared/relay-protocol.ts';
+} from '../../src-shared/relay/relay-protocol.ts';
 import {
   normaliseEnrolmentCode,
   newEnrolmentCode,
@@ -423,7 +423,7 @@ describe('relay users (the administrator’s command, a process of its own)', ()
     expect(noExt.err).toContain('add needs at least one --extension');
     const badExt = await relayUsers(configFile, 'add', 'alice', '--extension', '10a');
     expect(badExt.err).toContain('--extension 10a: an extension is 1 to 7 digits');
-    // The one rule (src-shared/extension-number.ts): eight digits are a telephone number, which
+    // The one rule (src-shared/rules/extension-number.ts): eight digits are a telephone number, which
     // the desktop would never match as an extension.
     const longExt = await relayUsers(configFile, 'add', 'alice', '--extension', '12345678');
     expect(longExt.code).toBe(2);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalEmail, sameEmail } from '../../src-shared/email-address.ts';
+import { canonicalEmail, sameEmail } from '../../src-shared/rules/email-address.ts';
 
 describe('canonicalEmail: addresses compared without Unicode folding', () => {
   it('lower-cases A-Z only, and trims', () => {

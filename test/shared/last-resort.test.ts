@@ -5,8 +5,8 @@ import {
   recoveryPacer,
   type Fault,
   type FaultLoop,
-} from '../../src-shared/last-resort.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+} from '../../src-shared/process/last-resort.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import { FakeClock } from '../support/fake-clock.ts';
 
 function setup() {

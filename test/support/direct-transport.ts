@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import type { NetTransport } from '../../src-shared/net/transport.ts';
-import { SecretRegistry, silentLogger, type Logger } from '../../src-shared/log.ts';
+import { SecretRegistry, silentLogger, type Logger } from '../../src-shared/process/log.ts';
 
 export function directTransport(
   options: { caFile?: string; logger?: Logger; secrets?: SecretRegistry } = {},

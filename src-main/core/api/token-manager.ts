@@ -15,31 +15,31 @@
  *   Retry-After; during back-off getToken rejects at once with the last error (no hammering), unless
  *   the current token is still usable.
  * - Sign-ins (get_token, not refresh_token) are bounded and held by the one rule of
- *   src-shared/sign-in-guard.ts: the phone system's token limit, and another computer signing in
+ *   src-shared/api/sign-in-guard.ts: the phone system's token limit, and another computer signing in
  *   with the same API application (each sign-in ending the other's tokens).
  * - Tokens are revoked (`release()`, where the phone system has `del_token`) when the connection
  *   ends: sign-out, quit, new credentials. Within a time limit: quitting never waits on a PBX
  *   that does not answer.
  */
-import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
 import type { AccessToken, TokenSource, WakeReason } from '../events/contracts.ts';
-import type { Logger } from '../../../src-shared/log.ts';
-import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
-import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../../../src-shared/backoff.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
+import { SecretRegistry, silentLogger } from '../../../src-shared/process/log.ts';
+import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../../../src-shared/kit/backoff.ts';
 import {
   REVOKE_LIMIT_MS,
   revokeTokens,
   SignInGuard,
   type SignInPolicy,
-} from '../../../src-shared/sign-in-guard.ts';
-import { Emitter } from '../../../src-shared/emitter.ts';
-import { Generation } from '../../../src-shared/generation.ts';
+} from '../../../src-shared/api/sign-in-guard.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
+import { Generation } from '../../../src-shared/kit/generation.ts';
 import {
   isServiceError,
   needsUser,
   refreshRefused,
   ServiceError,
-} from '../../../src-shared/service-errors.ts';
+} from '../../../src-shared/api/service-errors.ts';
 import type { ServiceClient, TokenPair } from '../../../src-shared/api/service-client.ts';
 import { KeychainUnavailableError } from '../credentials/credential-store.ts';
 
@@ -87,7 +87,7 @@ export interface TokenManagerDeps {
   refreshMarginMs?: number;
   backoff?: BackoffPolicy;
   credentialsTimeoutMs?: number;
-  /** How often it may sign in (src-shared/sign-in-guard.ts); SIGN_IN_POLICY by default. */
+  /** How often it may sign in (src-shared/api/sign-in-guard.ts); SIGN_IN_POLICY by default. */
   signIn?: SignInPolicy;
   releaseLimitMs?: number;
 }

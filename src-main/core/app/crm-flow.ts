@@ -4,15 +4,15 @@
  * runtime owns one (the call presenter asks it for the lookup in force); the headless runner builds
  * its lookup with one too.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
 import type { Settings } from '../settings/types.ts';
 import { buildCrmLookup } from '../crm/build.ts';
 import { testCrmLookup } from '../crm/test-lookup.ts';
 import type { CrmLookup } from '../crm/lookup.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
-import type { CrmTestResult } from './views.ts';
+import type { CrmTestResult } from '../ports/views.ts';
 
 export interface CrmFlowDeps {
   clock: Clock;

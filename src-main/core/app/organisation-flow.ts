@@ -8,8 +8,8 @@ import { render } from '../../../src-shared/i18n/phrase.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import type { OrganisationAccount } from '../org/org-account.ts';
 import { OrgAccountError } from '../org/org-account.ts';
-import type { SettingsService } from './settings-service.ts';
-import type { OrgRelayPatch, OrgSignInResult } from './views.ts';
+import type { SettingsService } from '../settings-service/settings-service.ts';
+import type { OrgRelayPatch, OrgSignInResult } from '../ports/views.ts';
 
 /** The settings patch an organisation step saves once it succeeded. */
 export function organisationPatch(relay: OrgRelayPatch): Partial<Settings> {

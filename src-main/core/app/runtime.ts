@@ -6,30 +6,30 @@
  * their states into the one status the tray and the windows show. src-main/electron/main.ts wires
  * it to real windows; tests wire it to fakes.
  */
-import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
-import type { Clock } from '../../../src-shared/clock.ts';
-import { Emitter } from '../../../src-shared/emitter.ts';
-import type { Fault } from '../../../src-shared/last-resort.ts';
-import type { Logger } from '../../../src-shared/log.ts';
+import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
+import type { Fault } from '../../../src-shared/process/last-resort.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
 import { StatusTimeline } from '../diagnostics/bounded-log.ts';
 import type { WakeReason } from '../events/contracts.ts';
 import type { Settings } from '../settings/types.ts';
-import { CallPresenter, crmValuesOf } from './call-presenter.ts';
+import { CallPresenter, crmValuesOf } from '../presenters/call-presenter.ts';
 import type { DesktopHealth } from './desktop-health.ts';
-import type { ConnectionFactory } from './connection.ts';
-import { ConnectionSupervisor } from './connection-supervisor.ts';
-import { NoticePresenter } from './notice-presenter.ts';
-import { Directory } from './directory.ts';
-import { historyToCsv } from './history-csv.ts';
-import type { HistoryStore } from './history-store.ts';
-import type { ClipboardPort, Notifier, PopupView, TrayView, UrlOpener } from './ports.ts';
+import type { ConnectionFactory } from '../connection/connection.ts';
+import { ConnectionSupervisor } from '../connection/connection-supervisor.ts';
+import { NoticePresenter } from '../presenters/notice-presenter.ts';
+import { Directory } from '../contacts/directory.ts';
+import { historyToCsv } from '../history/history-csv.ts';
+import type { HistoryStore } from '../history/history-store.ts';
+import type { ClipboardPort, Notifier, PopupView, TrayView, UrlOpener } from '../ports/ports.ts';
 import {
   needsReconnect,
   SettingsService,
   type SettingsChange,
   type SettingsServiceDeps,
-} from './settings-service.ts';
-import type { RingActions } from './ring-actions.ts';
+} from '../settings-service/settings-service.ts';
+import type { RingActions } from '../ring-actions/ring-actions.ts';
 import type {
   ContactsFilePick,
   CrmPreview,
@@ -42,15 +42,15 @@ import type {
   SettingsView,
   StatusView,
   TestConnectionResult,
-} from './views.ts';
+} from '../ports/views.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
 import { PLAIN_ENGLISH } from '../../../src-shared/i18n/locale-state.ts';
 import type { CrmLookup } from '../crm/lookup.ts';
 import type { OrganisationAccount } from '../org/org-account.ts';
 import { CRM_FIELDS, CrmFlow } from './crm-flow.ts';
 import { organisationPatch, runOrganisationStep } from './organisation-flow.ts';
-import { isOrganisationMode } from './settings-service.ts';
-import type { FaultId } from '../../../src-shared/service-errors.ts';
+import { isOrganisationMode } from '../settings-service/settings-service.ts';
+import type { FaultId } from '../../../src-shared/api/service-errors.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;

@@ -7,8 +7,8 @@
  * HubSpot's service key (or legacy private-app token), `crm-lookup@<host of the URL template>`
  * for the generic lookup's bearer token or `user:password`.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts';
 import type { CrmLookupSettings } from '../settings/types.ts';
 import type { CrmConnector } from './connector.ts';
 import { GenericJsonConnector } from './generic.ts';

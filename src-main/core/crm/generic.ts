@@ -7,8 +7,8 @@
  * Answers: 200 with a name at the name path is a record; 200 without one, and 404, mean "no one by
  * that number"; 401, 403, 429 and other errors are CrmErrors (http.ts).
  */
-import type { SecretRegistry } from '../../../src-shared/log.ts';
-import type { Clock } from '../../../src-shared/clock.ts';
+import type { SecretRegistry } from '../../../src-shared/process/log.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
 import { CrmError, type CrmAnswer, type CrmConnector, type CrmQuery } from './connector.ts';
 import { exchangeJson, retryAfterMs, statusError } from './http.ts';
 import { fillLookupTemplate, pickField } from './template.ts';

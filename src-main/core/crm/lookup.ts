@@ -20,11 +20,11 @@
  * - Diagnostics (`stats()`): counts, latency percentiles and the kinds of failures; never a
  *   number, a name or the token.
  */
-import { parsePhone, regionOf } from '../phone-number.ts';
-import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
-import type { Logger } from '../../../src-shared/log.ts';
-import { vetExternalUrl } from '../app/external-url.ts';
-import { displayText } from '../../../src-shared/text.ts';
+import { parsePhone, regionOf } from '../numbers/phone-number.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
+import { vetExternalUrl } from '../links/external-url.ts';
+import { displayText } from '../../../src-shared/ui/text.ts';
 import {
   CrmError,
   type CrmAnswer,

@@ -5,7 +5,7 @@
  */
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import type { CrmLookupSettings } from '../settings/types.ts';
-import type { CrmTestResult } from '../app/views.ts';
+import type { CrmTestResult } from '../ports/views.ts';
 import type { CrmCertificateProblem, CrmFailureKind } from './connector.ts';
 import type { CrmLookup, CrmResult } from './lookup.ts';
 

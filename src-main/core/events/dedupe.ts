@@ -21,7 +21,7 @@
  *   36-character ids (reached after ~80 minutes of that 1,000-agent stream), 18.8 MiB at most with
  *   ids of the largest size accepted (128 characters).
  */
-import { BoundedFifoMap } from '../../../src-shared/bounded-map.ts';
+import { BoundedFifoMap } from '../../../src-shared/kit/bounded-map.ts';
 
 export interface DedupeOptions {
   maxIds?: number;

@@ -15,7 +15,7 @@
  * margin), at most 256 trunks (a trunk past that is not tracked, and logged by the caller), and one
  * presence per own extension.
  */
-import { BoundedFifoMap } from '../../../src-shared/bounded-map.ts';
+import { BoundedFifoMap } from '../../../src-shared/kit/bounded-map.ts';
 import {
   PRESENCE_CHANGED,
   SMS_RECEIVED,

@@ -4,8 +4,8 @@
  * default region, and compared in E.164 form against the user's DIDs, so "+1 (415) 555-0100",
  * "415-555-0100" and "14155550100" are one number for a US user.
  */
-import { isExtensionNumber } from '../../../src-shared/extension-number.ts';
-import { toE164 } from '../phone-number.ts';
+import { isExtensionNumber } from '../../../src-shared/rules/extension-number.ts';
+import { toE164 } from '../numbers/phone-number.ts';
 
 export interface UserNumbers {
   extensions: string[];

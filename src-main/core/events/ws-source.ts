@@ -16,14 +16,14 @@
  * - Verdicts: 10002 (a frame before close 4002, close 4002, or a 401 handshake) invalidates the
  *   token and reconnects at once (once, while the back-off is at its base); 10001/10004 (or a 403
  *   handshake, or either as a frame while connected) need the user; a proxy or certificate fault
- *   needs the user or backs off (src-shared/net-errors.ts); anything else (1001, 1012, 4000, refused, 5xx)
+ *   needs the user or backs off (src-shared/net/net-errors.ts); anything else (1001, 1012, 4000, refused, 5xx)
  *   backs off.
  *
  * Frames other than heartbeats and acks are handed on untouched, as text, to `onFrame` listeners.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import { Emitter } from '../../../src-shared/emitter.ts';
-import { silentLogger, type Logger } from '../../../src-shared/log.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
+import { silentLogger, type Logger } from '../../../src-shared/process/log.ts';
 import {
   describeErrcode,
   describeMeaning,
@@ -31,7 +31,7 @@ import {
   ERRCODE,
   hintPhrase,
   type ErrorDescription,
-} from '../../../src-shared/service-errors.ts';
+} from '../../../src-shared/api/service-errors.ts';
 import {
   StreamEngine,
   streamTuning,
@@ -40,7 +40,7 @@ import {
   type Verdict,
 } from '../../../src-shared/stream/stream-engine.ts';
 import type { HandshakeRejection } from '../../../src-shared/stream/socket.ts';
-import { networkFault, unreachableFault } from '../../../src-shared/net-errors.ts';
+import { networkFault, unreachableFault } from '../../../src-shared/net/net-errors.ts';
 import type {
   AccessToken,
   ConnectionStatus,

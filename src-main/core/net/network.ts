@@ -8,7 +8,7 @@
  * account `proxy@host:port`), or from HTTPS_PROXY's `user:password@` for the runner; never from a
  * settings file.
  */
-import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts';
 import type { Settings } from '../settings/types.ts';
 import {
   envProxyResolver,

@@ -14,8 +14,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
-import type { Clock } from '../../../src-shared/clock.ts';
-import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import { isLoopbackHost } from '../../../src-shared/net/loopback.ts';
 
 export interface OidcProviderInfo {
   issuer: string;

@@ -9,17 +9,17 @@
  *
  * Nothing here holds or asks for the phone system's API key or secret.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts';
 import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import {
   relayOrgPath,
   type OrgSignInInfo,
   type RelayIdentity,
-} from '../../../src-shared/relay-protocol.ts';
-import { unreachableFault } from '../../../src-shared/net-errors.ts';
-import { describeError, ServiceError } from '../../../src-shared/service-errors.ts';
-import type { Transport } from '../app/connection.ts';
+} from '../../../src-shared/relay/relay-protocol.ts';
+import { unreachableFault } from '../../../src-shared/net/net-errors.ts';
+import { describeError, ServiceError } from '../../../src-shared/api/service-errors.ts';
+import type { Transport } from '../connection/connection.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
 import type { ConnectionStatus } from '../events/contracts.ts';
 import { RelayEventSource, relayHttpUrl } from '../relay-client/relay-source.ts';

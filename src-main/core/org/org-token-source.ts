@@ -6,9 +6,9 @@
  * tenant (`org:<tenant>@<relay host>`); neither is the phone system's secret, and in this mode the
  * machine holds no such secret at all.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
-import { ServiceError } from '../../../src-shared/service-errors.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts';
+import { ServiceError } from '../../../src-shared/api/service-errors.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
 import type { AccessToken, TokenSource } from '../events/contracts.ts';
 import { relayHttpUrl } from '../relay-client/relay-source.ts';

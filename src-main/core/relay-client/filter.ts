@@ -1,7 +1,7 @@
 import type { UserNumbers } from '../events/numbers.ts';
-import { parsePhone } from '../phone-number.ts';
-import type { RelayFilter } from '../../../src-shared/relay-protocol.ts';
-import { CALL_RECORD } from '../../../src-shared/event-codes.ts';
+import { parsePhone } from '../numbers/phone-number.ts';
+import type { RelayFilter } from '../../../src-shared/relay/relay-protocol.ts';
+import { CALL_RECORD } from '../../../src-shared/wire/event-codes.ts';
 import type { PhoneSystemWire } from '../../../src-shared/wire/phone-system.ts';
 import { noticeTopics, type FeatureToggles } from '../events/features.ts';
 

@@ -25,10 +25,10 @@
  *   for ever.
  * Event frames are handed on untouched, as text, to onFrame listeners.
  */
-import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
-import { Emitter } from '../../../src-shared/emitter.ts';
-import { silentLogger, type Logger } from '../../../src-shared/log.ts';
-import { LatestWriter } from '../../../src-shared/one-at-a-time.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
+import { silentLogger, type Logger } from '../../../src-shared/process/log.ts';
+import { LatestWriter } from '../../../src-shared/kit/one-at-a-time.ts';
 import type {
   AccessToken,
   ConnectionStatus,
@@ -44,8 +44,8 @@ import {
   ERRCODE,
   ServiceError,
   type FaultId,
-} from '../../../src-shared/service-errors.ts';
-import { networkFault, unreachableFault } from '../../../src-shared/net-errors.ts';
+} from '../../../src-shared/api/service-errors.ts';
+import { networkFault, unreachableFault } from '../../../src-shared/net/net-errors.ts';
 import {
   CloseCode,
   decodeControl,
@@ -55,7 +55,7 @@ import {
   sanitiseFilter,
   type RelayFilter,
   type RelayIdentity,
-} from '../../../src-shared/relay-protocol.ts';
+} from '../../../src-shared/relay/relay-protocol.ts';
 import {
   StreamEngine,
   streamTuning,
@@ -64,7 +64,7 @@ import {
   type Verdict,
 } from '../../../src-shared/stream/stream-engine.ts';
 import type { HandshakeRejection } from '../../../src-shared/stream/socket.ts';
-import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import { isLoopbackHost } from '../../../src-shared/net/loopback.ts';
 import { DEFAULT_USER_AGENT } from '../../../src-shared/api/service-client.ts';
 import type { CursorStore } from './cursor-store.ts';
 

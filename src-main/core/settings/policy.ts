@@ -17,9 +17,9 @@
  * says (a locked name without a value in `settings` is locked at the built-in default). No field
  * needs code of its own: every key of Settings can be preset and locked.
  */
-import { FileShapeError, readBoundedFile } from '../../../src-shared/bounded-file.ts';
-import { parseJson } from '../../../src-shared/json-text.ts';
-import type { Logger } from '../../../src-shared/log.ts';
+import { FileShapeError, readBoundedFile } from '../../../src-shared/files/bounded-file.ts';
+import { parseJson } from '../../../src-shared/files/json-text.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from './types.ts';
 import { readRegistryPolicy, REGISTRY_KEY, REGISTRY_VALUE } from './registry-policy.ts';
 import { validateSettings } from './validate-settings.ts';

@@ -4,7 +4,7 @@
  * the driver (validate-settings.ts) checks them in.
  */
 import { isAbsolute } from 'node:path';
-import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../url-schemes.ts';
+import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../links/url-schemes.ts';
 import type { CrmLookupSettings, FeatureSettings, Settings, UpdateSettings } from './types.ts';
 import { fieldMappingOk, lookupTemplateProblem, type TemplateProblem } from '../crm/template.ts';
 import {
@@ -14,11 +14,14 @@ import {
   LANGUAGE_SETTINGS,
   PHONE_SYSTEMS,
 } from './types.ts';
-import { isLoopbackHost } from '../../../src-shared/loopback.ts';
-import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../../src-shared/extension-number.ts';
-import { TENANT_PATTERN } from '../../../src-shared/relay-protocol.ts';
+import { isLoopbackHost } from '../../../src-shared/net/loopback.ts';
+import {
+  isExtensionNumber,
+  MAX_EXTENSION_DIGITS,
+} from '../../../src-shared/rules/extension-number.ts';
+import { TENANT_PATTERN } from '../../../src-shared/relay/relay-protocol.ts';
 import { phrase, type Phrase } from '../../../src-shared/i18n/phrase.ts';
-import { CRM_PLACEHOLDERS, MAX_TEMPLATE } from '../app/crm-url.ts';
+import { CRM_PLACEHOLDERS, MAX_TEMPLATE } from '../links/crm-url.ts';
 import {
   inner,
   integer,

@@ -70,7 +70,7 @@ export interface CrmLookupSettings {
   timeoutSec: number;
 }
 
-export { CRM_TIMEOUT_SEC } from '../../../src-shared/settings-limits.ts';
+export { CRM_TIMEOUT_SEC } from '../../../src-shared/ui/settings-limits.ts';
 
 export interface Settings {
   /** Schema version of the file. */

@@ -15,7 +15,7 @@
  */
 import type { Settings } from './types.ts';
 import { DEFAULT_SETTINGS } from './types.ts';
-import { isSecretName, redactTree, REDACTED } from '../../../src-shared/log.ts';
+import { isSecretName, redactTree, REDACTED } from '../../../src-shared/process/log.ts';
 import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import { said, whole, type Check, type SettingsProblem } from './settings-check-kit.ts';
 import { CHECKS, LISTS, ORDER } from './setting-checks.ts';

@@ -1,5 +1,5 @@
 /** Data for the browser tests and screenshots: calls, settings views, history. */
-import { formatNumber } from '../../../src-main/core/app/phone.ts';
+import { formatNumber } from '../../../src-main/core/numbers/phone.ts';
 import { DEFAULT_SETTINGS } from '../../../src-main/core/settings/types.ts';
 import type {
   CallCard,
@@ -10,7 +10,7 @@ import type {
   TestConnectionResult,
 } from '../../../src-main/ipc/contract.ts';
 import type { DoubleFixture } from './api-double.ts';
-import { describeError, ServiceError } from '../../../src-shared/service-errors.ts';
+import { describeError, ServiceError } from '../../../src-shared/api/service-errors.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { extname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'vite';
-import { contentSecurityPolicy } from '../../../src-shared/content-security-policy.ts';
+import { contentSecurityPolicy } from '../../../src-shared/ui/content-security-policy.ts';
 
 /** The policy main sends with every page of ours (frame-ancestors included): the one that ships. */
 const RENDERER_CSP = contentSecurityPolicy(null);

@@ -7,7 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { previewCrmUrl } from '../../../src-main/core/app/crm-url.ts';
+import { previewCrmUrl } from '../../../src-main/core/links/crm-url.ts';
 import type { CrmPreview } from '../../../src-main/ipc/contract.ts';
 import { hasChromium, launchChromium, mustRunBrowser, SKIP_REASON } from './chromium.ts';
 import type { OpenedPage } from './page.ts';
