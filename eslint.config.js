@@ -46,7 +46,7 @@ const CORE_PATTERNS = [
   {
     group: ['**/ipc/*'],
     message:
-      'The core must not import the IPC contract; the shapes of the UI data are core/app/views.ts, which the contract re-exports.',
+      'The core must not import the IPC contract; the shapes of the UI data are core/ports/views.ts, which the contract re-exports.',
   },
 ];
 
@@ -108,6 +108,27 @@ export default tseslint.config(
     ignores: ['src-main/electron/**'],
     rules: {
       'no-restricted-imports': ['error', { paths: [NO_ELECTRON], patterns: [NO_ELECTRON_PATHS] }],
+    },
+  },
+  {
+    // Benchmarks, scripts and the rigs they share with the tests (rigs/README.md) import no test
+    // file: what both need lives in rigs/.
+    files: ['bench/**/*.ts', 'scripts/**/*.ts', 'rigs/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [NO_ELECTRON],
+          patterns: [
+            NO_ELECTRON_PATHS,
+            {
+              group: folder('test'),
+              message:
+                'Benchmarks, scripts and rigs do not import test/: move what both need to rigs/ (rigs/README.md).',
+            },
+          ],
+        },
+      ],
     },
   },
   {
@@ -195,6 +216,27 @@ export default tseslint.config(
                 'src-shared/ imports nothing from src-main/, src-relay/ or src-sim/: it is what they share.',
             },
           ],
+        },
+      ],
+    },
+  },
+  {
+    // A caught error is logged under one key, `error`, as the Error itself: the log's own
+    // serialisation (src-shared/process/log.ts) keeps its code, cause chain and stack, each scrubbed.
+    files: ['src-*/**/*.ts', 'bench/**/*.ts', 'scripts/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(debug|info|warn|error|write)$/] > ObjectExpression > Property[key.name="err"]',
+          message: 'Log a caught error as { error } (the Error itself), not under `err`.',
+        },
+        {
+          selector:
+            'CallExpression[callee.property.name=/^(debug|info|warn|error|write)$/] > ObjectExpression > Property[key.name="error"] > MemberExpression[property.name="message"], CallExpression[callee.property.name=/^(debug|info|warn|error|write)$/] > ObjectExpression > Property[key.name="error"] > ConditionalExpression > MemberExpression[property.name="message"]',
+          message:
+            'Log the Error itself ({ error }), not its message: the log keeps its code, cause and stack, scrubbed.',
         },
       ],
     },

@@ -6,7 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
-import { contentSecurityPolicy } from './src-shared/content-security-policy.ts';
+import { contentSecurityPolicy } from './src-shared/ui/content-security-policy.ts';
 
 const root = fileURLToPath(new URL('./src-renderer/', import.meta.url));
 

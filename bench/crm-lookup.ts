@@ -15,23 +15,23 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serviceConnectionFactory } from '../src-main/core/app/connection.ts';
-import { HistoryStore } from '../src-main/core/app/history-store.ts';
+import { serviceConnectionFactory } from '../src-main/core/connection/connection.ts';
+import { HistoryStore } from '../src-main/core/history/history-store.ts';
 import { AppRuntime } from '../src-main/core/app/runtime.ts';
 import { crmKeychainAccount } from '../src-main/core/crm/build.ts';
 import { percentile } from '../src-main/core/crm/lookup.ts';
 import { transportFor } from '../src-main/core/net/network.ts';
 import { DEFAULT_SETTINGS } from '../src-main/core/settings/types.ts';
 import type { CallCard } from '../src-main/ipc/contract.ts';
-import { systemClock } from '../src-shared/clock.ts';
+import { systemClock } from '../src-shared/process/clock.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
 } from '../src-main/core/credentials/credential-store.ts';
-import { SecretRegistry, silentLogger } from '../src-shared/log.ts';
+import { SecretRegistry, silentLogger } from '../src-shared/process/log.ts';
 import { startSimulator } from '../src-sim/index.ts';
-import { makeTestCa } from '../test/support/certs.ts';
-import { directTransport } from '../test/support/direct-transport.ts';
+import { makeTestCa } from '../rigs/certs.ts';
+import { directTransport } from '../rigs/direct-transport.ts';
 import {
   FakeClipboard,
   FakeNotifier,
@@ -39,7 +39,7 @@ import {
   FakePopup,
   FakeTray,
   MemorySettings,
-} from '../test/app/support.ts';
+} from '../rigs/app-harness.ts';
 
 const rings = Number(process.argv[2] ?? 100);
 const delayMs = Number(process.argv[3] ?? 20);

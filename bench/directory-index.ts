@@ -14,23 +14,23 @@
  * Prints JSON and a table; asserts nothing. BENCH_DIRECTORY_RUNS=<n> repeats each load (default 3).
  */
 import { Worker } from 'node:worker_threads';
-import { CallPresenter } from '../src-main/core/app/call-presenter.ts';
-import { Directory } from '../src-main/core/app/directory.ts';
+import { CallPresenter } from '../src-main/core/presenters/call-presenter.ts';
+import { Directory } from '../src-main/core/contacts/directory.ts';
 import {
   MAX_CONTACTS_BYTES,
   MAX_CONTACT_NUMBERS,
   readContacts,
 } from '../src-main/core/contacts/contacts-file.ts';
 import type { PbxContact } from '../src-shared/api/pbx-lists.ts';
-import { systemClock } from '../src-shared/clock.ts';
-import { silentLogger } from '../src-shared/log.ts';
+import { systemClock } from '../src-shared/process/clock.ts';
+import { silentLogger } from '../src-shared/process/log.ts';
 import {
   FakeClipboard,
   FakeNotifier,
   FakeOpener,
   FakePopup,
   memoryHistory,
-} from '../test/app/support.ts';
+} from '../rigs/app-harness.ts';
 import { monotonicMs } from './monotonic.ts';
 
 const RUNS = Number(process.env.BENCH_DIRECTORY_RUNS ?? 3);

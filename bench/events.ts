@@ -16,14 +16,14 @@ import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { systemClock } from '../src-shared/clock.ts';
+import { systemClock } from '../src-shared/process/clock.ts';
 import { ServiceClient } from '../src-shared/api/service-client.ts';
 import { TokenManager } from '../src-main/core/api/token-manager.ts';
 import { ScreenpopEngine } from '../src-main/core/engine.ts';
 import { EventPipeline } from '../src-main/core/events/pipeline.ts';
 import { subscribeUrl } from '../src-main/core/events/ws-source.ts';
 import { startSimulator } from '../src-sim/index.ts';
-import { directTransport } from '../test/support/direct-transport.ts';
+import { directTransport } from '../rigs/direct-transport.ts';
 
 const { values } = parseArgs({
   options: {

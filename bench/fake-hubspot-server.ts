@@ -5,7 +5,7 @@
  * first argument, prints its URL on stdout, and runs until killed.
  */
 import { readFileSync } from 'node:fs';
-import { startFakeHubSpot } from '../test/support/fake-hubspot.ts';
+import { startFakeHubSpot } from '../rigs/fake-hubspot.ts';
 
 const config = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as {
   certFile: string;

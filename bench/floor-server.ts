@@ -9,7 +9,7 @@
  *   `relay {"type":"ready",...}` control frame after a hello;
  * - a webhook is answered first, and the fan-out runs once that turn of the event loop is over
  *   (setImmediate), for every webhook taken in the turn;
- * - each batch is framed once (src-shared/ws-frame.ts): its events' frames then one
+ * - each batch is framed once (src-shared/stream/ws-frame.ts): its events' frames then one
  *   `relay {"type":"cursor",...}` frame, concatenated into one buffer, and that one buffer is written
  *   to every socket whose hello named the events' `data.to`: one write per socket per batch.
  *
@@ -23,8 +23,8 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { textFrameOf } from '../src-shared/ws-frame.ts';
-import { encodeControl } from '../src-shared/relay-protocol.ts';
+import { textFrameOf } from '../src-shared/stream/ws-frame.ts';
+import { encodeControl } from '../src-shared/relay/relay-protocol.ts';
 
 const byExtension = new Map<string, Set<WebSocket>>();
 const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });

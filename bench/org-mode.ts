@@ -20,17 +20,21 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WebSocket } from 'ws';
-import { writeFileAtomic } from '../src-shared/atomic-file.ts';
-import { systemClock } from '../src-shared/clock.ts';
-import { relayClientPath, relayEnrolPath, relayOrgPath } from '../src-shared/relay-protocol.ts';
-import type { OrgSignInInfo } from '../src-shared/relay-protocol.ts';
+import { writeFileAtomic } from '../src-shared/files/atomic-file.ts';
+import { systemClock } from '../src-shared/process/clock.ts';
+import {
+  relayClientPath,
+  relayEnrolPath,
+  relayOrgPath,
+} from '../src-shared/relay/relay-protocol.ts';
+import type { OrgSignInInfo } from '../src-shared/relay/relay-protocol.ts';
 import { signBody } from '../src-relay/signature.ts';
 import { newEnrolmentCode, secretHash } from '../src-relay/users/secrets.ts';
 import { UserState } from '../src-relay/users/user-state.ts';
 import { signInWithBrowser } from '../src-main/core/org/oidc-sign-in.ts';
-import { startTokenService } from '../test/relay/helpers.ts';
-import { spawnRelay, type RelayProcess } from '../test/relay/relay-process.ts';
-import { DESKTOP_CLIENT_ID, startOidcProvider } from '../test/support/oidc-provider.ts';
+import { startTokenService } from '../rigs/relay/helpers.ts';
+import { spawnRelay, type RelayProcess } from '../rigs/relay/relay-process.ts';
+import { DESKTOP_CLIENT_ID, startOidcProvider } from '../rigs/oidc-provider.ts';
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 300);
 /** Few extensions, many clients on each: every webhook is many frames, so the per-frame cost shows. */

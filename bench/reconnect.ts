@@ -4,7 +4,7 @@
  * `--caps stream:token,...`: the ceilings (s) of the stream's and the token requests' back-off.
  *
  * How long after the service comes back the event stream is up again, per back-off ceiling: the
- * figures behind STREAM_BACKOFF's and TOKEN_BACKOFF's caps (src-shared/backoff.ts).
+ * figures behind STREAM_BACKOFF's and TOKEN_BACKOFF's caps (src-shared/kit/backoff.ts).
  *
  * The real parts, on one FakeClock with real sockets (as test/api/token-scenarios.ts): the
  * simulator, a ServiceClient and TokenManager, and the direct WebSocketEventSource. An outage is
@@ -17,14 +17,14 @@
  * Prints one JSON object, then a table. Not a test: figures only.
  */
 import { parseArgs } from 'node:util';
-import { memoryLogger } from '../src-shared/log.ts';
+import { memoryLogger } from '../src-shared/process/log.ts';
 import { ServiceClient } from '../src-shared/api/service-client.ts';
 import { TokenManager } from '../src-main/core/api/token-manager.ts';
-import { TOKEN_BACKOFF, STREAM_BACKOFF } from '../src-shared/backoff.ts';
+import { TOKEN_BACKOFF, STREAM_BACKOFF } from '../src-shared/kit/backoff.ts';
 import { WebSocketEventSource } from '../src-main/core/events/ws-source.ts';
 import { startSimulator, type Simulator } from '../src-sim/index.ts';
-import { FakeClock, advanceWithRealIo } from '../test/support/fake-clock.ts';
-import { directTransport } from '../test/support/direct-transport.ts';
+import { FakeClock, advanceWithRealIo } from '../rigs/fake-clock.ts';
+import { directTransport } from '../rigs/direct-transport.ts';
 
 const { values } = parseArgs({
   options: {

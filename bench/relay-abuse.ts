@@ -25,13 +25,13 @@ import {
   streamBody,
   streamUrl,
   timed,
-} from '../test/relay/attacks.ts';
-import { envelope, signed, SECRET, startRedis, startTokenService } from '../test/relay/helpers.ts';
-import { spawnRelay, type RelayProcess } from '../test/relay/relay-process.ts';
+} from '../rigs/relay/attacks.ts';
+import { envelope, signed, SECRET, startRedis, startTokenService } from '../rigs/relay/helpers.ts';
+import { spawnRelay, type RelayProcess } from '../rigs/relay/relay-process.ts';
 import { WebSocketServer } from 'ws';
-import { systemClock } from '../src-shared/clock.ts';
+import { systemClock } from '../src-shared/process/clock.ts';
 import { RelayEventSource } from '../src-main/core/relay-client/relay-source.ts';
-import { directTransport } from '../test/support/direct-transport.ts';
+import { directTransport } from '../rigs/direct-transport.ts';
 
 const only = process.env.BENCH_ONLY?.split(',').map(Number);
 const want = (item: number) => !only || only.includes(item);

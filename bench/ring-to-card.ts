@@ -4,16 +4,16 @@
  * presenter) on 127.0.0.1. Prints JSON and a table; asserts nothing.
  * Run: npm run bench:ring-to-card -- [rings]
  */
-import { serviceConnectionFactory } from '../src-main/core/app/connection.ts';
-import { HistoryStore } from '../src-main/core/app/history-store.ts';
+import { serviceConnectionFactory } from '../src-main/core/connection/connection.ts';
+import { HistoryStore } from '../src-main/core/history/history-store.ts';
 import { AppRuntime } from '../src-main/core/app/runtime.ts';
 import type { CallCard } from '../src-main/ipc/contract.ts';
-import { systemClock } from '../src-shared/clock.ts';
+import { systemClock } from '../src-shared/process/clock.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
 } from '../src-main/core/credentials/credential-store.ts';
-import { SecretRegistry, silentLogger } from '../src-shared/log.ts';
+import { SecretRegistry, silentLogger } from '../src-shared/process/log.ts';
 import { startSimulator } from '../src-sim/index.ts';
 import {
   FakeClipboard,
@@ -22,8 +22,8 @@ import {
   FakePopup,
   FakeTray,
   MemorySettings,
-} from '../test/app/support.ts';
-import { directTransport } from '../test/support/direct-transport.ts';
+} from '../rigs/app-harness.ts';
+import { directTransport } from '../rigs/direct-transport.ts';
 
 const rings = Number(process.argv[2] ?? 200);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -21,7 +21,7 @@
 import { randomUUID } from 'node:crypto';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import type { Clock, TimerHandle } from '../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../src-shared/process/clock.ts';
 import { EventPipeline } from '../src-main/core/events/pipeline.ts';
 import { DedupeSet, DEFAULT_DEDUPE } from '../src-main/core/events/dedupe.ts';
 import {

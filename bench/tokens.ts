@@ -7,7 +7,7 @@
  *   (c) the first call after a three-hour laptop sleep (with and without wake()).
  * Run: npm exec -- node bench/tokens.ts   (prints JSON, then a readable table)
  */
-import { concurrentAtExpiry, longRun, sleepThenCall } from '../test/api/token-scenarios.ts';
+import { concurrentAtExpiry, longRun, sleepThenCall } from '../rigs/token-scenarios.ts';
 
 const hours = Number(process.env.HOURS ?? 48);
 const results = {

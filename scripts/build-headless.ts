@@ -34,7 +34,7 @@ import {
 
 export const HEADLESS_DIR = 'dist-headless';
 export const HEADLESS_FILE = 'screenpop-headless.cjs';
-export const HEADLESS_EXTERNALS = ['keytar', 'bufferutil', 'utf-8-validate'];
+export const HEADLESS_EXTERNALS = ['keytar', 'kerberos', 'bufferutil', 'utf-8-validate'];
 
 const CATALOGUES_DIR = 'src-shared/i18n/catalogues';
 /** The languages read from files beside the bundle (English is in it). */

@@ -30,6 +30,8 @@ export const MAIN_EXTERNALS = [
   'electron',
   'electron-updater',
   'keytar',
+  // Native: the Kerberos binding of proxy authentication (src-shared/net/gssapi.ts), optional.
+  'kerberos',
   'bufferutil',
   'utf-8-validate',
 ];

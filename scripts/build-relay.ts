@@ -14,32 +14,16 @@
  * when the sources changed since the last build, silently otherwise (`npm run relay` runs this
  * first, `prerelay`, so an edit or a `git pull` is never run from an old build).
  */
-import { fileURLToPath } from 'node:url';
-import {
-  buildFromCommandLine,
-  buildNodeBundle,
-  bundleIsCurrent,
-  type NodeBundleSpec,
-} from './node-bundle.ts';
-
-export const RELAY_DIR = 'dist-relay';
-export const RELAY_FILE = 'screenpop-relay.cjs';
+import { buildFromCommandLine, type NodeBundleSpec } from './node-bundle.ts';
 
 const RELAY: NodeBundleSpec = {
   name: 'screenpop-relay',
   entry: 'src-relay/cli.ts',
-  dir: RELAY_DIR,
-  file: RELAY_FILE,
-  externals: ['bufferutil', 'utf-8-validate'],
+  dir: 'dist-relay',
+  file: 'screenpop-relay.cjs',
+  // kerberos: the optional native Kerberos binding of proxy authentication (src-shared/net/gssapi.ts).
+  externals: ['kerberos', 'bufferutil', 'utf-8-validate'],
   script: import.meta.url,
 };
 
-/** Builds into `outDir` (default dist-relay/, relative to the checkout); `quiet` for tests. */
-export const buildRelay = (options: { outDir?: string; quiet?: boolean } = {}) =>
-  buildNodeBundle(RELAY, options);
-
-/** True when `outDir` (default dist-relay/) holds a bundle built from the sources as they are now. */
-export const relayBuildIsCurrent = (outDir = RELAY_DIR): boolean => bundleIsCurrent(RELAY, outDir);
-
-if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1])
-  buildFromCommandLine(RELAY);
+buildFromCommandLine(RELAY);

@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { writeFileAtomic } from '../src-shared/atomic-file.ts';
+import { writeFileAtomic } from '../src-shared/files/atomic-file.ts';
 import { catalogueMessagesOnly } from './catalogue-messages-only.ts';
 
 const INPUTS_FILE = 'inputs.json';

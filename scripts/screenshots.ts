@@ -10,10 +10,10 @@ import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { contentWidth, WINDOW_SIZES } from '../src-main/electron/window-sizes.ts';
 import type { HistoryItem } from '../src-main/ipc/contract.ts';
-import { hasChromium, launchChromium, SKIP_REASON } from '../test/browser/support/chromium.ts';
-import { call, entry, fixture, history } from '../test/browser/support/fixtures.ts';
-import { openPage, screenshot } from '../test/browser/support/page.ts';
-import { buildAndServeRenderer } from '../test/browser/support/serve-renderer.ts';
+import { hasChromium, launchChromium, SKIP_REASON } from '../rigs/browser/chromium.ts';
+import { call, entry, fixture, history } from '../rigs/browser/fixtures.ts';
+import { openPage, screenshot } from '../rigs/browser/page.ts';
+import { buildAndServeRenderer } from '../rigs/browser/serve-renderer.ts';
 
 const OUT = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));
 const NOW = Date.UTC(2026, 10, 24, 9, 30, 0);

@@ -1,10 +1,12 @@
 import { createHash } from 'node:crypto';
-import type { Clock, TimerHandle } from '../src-shared/clock.ts';
-import type { Logger } from '../src-shared/log.ts';
-import { ERRCODE } from '../src-shared/errcodes.ts';
-import { yeastarErrcodes } from '../src-shared/phone-systems/yeastar-p-series.ts';
+import type { Clock, TimerHandle } from '../src-shared/process/clock.ts';
+import type { Logger } from '../src-shared/process/log.ts';
+import { ERRCODE } from '../src-shared/api/errcodes.ts';
+import { wireFor } from '../src-shared/wire/index.ts';
+import { placeToken } from '../src-shared/wire/phone-system.ts';
+import type { PhoneSystem } from '../src-shared/phone-systems/names.ts';
 import { RefusalBudget } from './refusal-budget.ts';
-import { API_PATHS, serviceUrl } from '../src-shared/service-api.ts';
+import { API_PATHS, serviceUrl } from '../src-shared/api/service-api.ts';
 
 /**
  * Client authentication (docs/relay-protocol.md, "Authentication"): a desktop presents the access
@@ -105,7 +107,7 @@ export class TokenValidator {
     token: string,
     address = 'unknown',
     hash = tokenKey(token),
-    phoneSystem: 'standard' | 'yeastar-p-series' = 'standard',
+    phoneSystem: PhoneSystem = 'standard',
   ): Promise<AuthVerdict> {
     const key = tenant + ':' + hash;
     const hit = this.cache.get(key);
@@ -211,26 +213,26 @@ export class TokenValidator {
   private async ask(
     baseUrl: string,
     token: string,
-    phoneSystem: 'standard' | 'yeastar-p-series',
+    phoneSystem: PhoneSystem,
   ): Promise<AuthVerdict> {
-    // Yeastar P-Series takes the token in the query and a User-Agent it requires
+    // The token where the phone system's dialect puts it (src-shared/wire: the Authorization
+    // header, or Yeastar P-Series' query), with the User-Agent Yeastar requires
     // (docs/phone-systems/yeastar-p-series.md section 1); the token is registered nowhere here and
     // the URL is never logged.
-    const yeastar = phoneSystem === 'yeastar-p-series';
+    const { api } = wireFor(phoneSystem);
     // The API lives under the tenant's base address, path included (`https://pbx.example/t/acme`).
     const url = serviceUrl(baseUrl, API_PATHS.extensionList);
     url.search = '?page=1&page_size=1';
+    const headers: Record<string, string> = { 'User-Agent': 'Screenpop-relay' };
+    placeToken(api, url, headers, token);
     let res: Response;
     try {
-      if (yeastar) url.searchParams.set('access_token', token);
       res = await this.deps.fetch(url, {
-        headers: yeastar
-          ? { 'User-Agent': 'Screenpop-relay' }
-          : { Authorization: `Bearer ${token}` },
+        headers,
         signal: AbortSignal.timeout(this.options.timeoutMs),
       });
     } catch (err) {
-      this.deps.logger.warn('token validation unreachable', { err: (err as Error).name });
+      this.deps.logger.warn('token validation unreachable', { error: err });
       return {
         ok: false,
         status: 503,
@@ -242,7 +244,7 @@ export class TokenValidator {
     try {
       const body = (await res.json()) as { errcode?: unknown };
       if (typeof body.errcode === 'number')
-        errcode = yeastar ? standardOfYeastar(body.errcode) : body.errcode;
+        errcode = api.asStandard(body.errcode, { operation: 'extension/list' });
     } catch {
       // not JSON: decide on the status alone (docs/wire-protocol.md section 4)
     }
@@ -287,24 +289,3 @@ const BUSY: AuthVerdict = {
   errcode: 0,
   reason: 'too many token checks waiting; retry later',
 };
-
-/**
- * A Yeastar P-Series errcode as the relay protocol's (the standard service's, which desktops read),
- * through the one table of that system's codes (yeastarErrcodes): a token refused, an address
- * refused, a permission missing; any other code is none of those (a 503 verdict: the service could
- * not say).
- */
-function standardOfYeastar(errcode: number): number {
-  if (errcode === 0) return ERRCODE.ok;
-  switch (yeastarErrcodes(errcode, { operation: 'extension/list' })?.kind) {
-    case 'expired':
-    case 'credentials':
-      return ERRCODE.tokenExpired;
-    case 'ip':
-      return ERRCODE.ipNotAllowed;
-    case 'scope':
-      return ERRCODE.insufficientScope;
-    default:
-      return -1;
-  }
-}

@@ -15,7 +15,7 @@ import type { RelayConfig } from './config.ts';
 import { EXAMPLE_SECRET } from './config.ts';
 import { fileStartupError, printableRedisUrl } from './startup-errors.ts';
 import { describeRedisStorage } from './store/redis-connection.ts';
-import { isLoopbackHost } from '../src-shared/loopback.ts';
+import { isLoopbackHost, isSecureOrLoopback } from '../src-shared/net/loopback.ts';
 import { readableByOthers, readGatewayCredential, sourceOf } from './gateway/credential.ts';
 import { codeKeySource, readCodeKey } from './users/code-key.ts';
 import { envProxyResolver } from '../src-shared/net/proxy.ts';
@@ -232,7 +232,8 @@ function checkTenants(config: RelayConfig, report: ConfigReport, local: boolean)
         `tenants.${name} takes Yeastar P-Series webhooks from anywhere: the PBX signs a delivery without a time, so one captured on the way can be sent again at any time and still passes the signature (the relay refuses copies of a ring for a week and stores a repeated status once). Name the addresses the PBX sends from in tenants.${name}.allowFrom (its public address, or a CIDR range)`,
       );
     const url = new URL(tenant.baseUrl);
-    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+    // baseUrl is http(s) (config.ts): this is plain http to another computer.
+    if (!isSecureOrLoopback(url))
       report.warnings.push(
         `tenants.${name}.baseUrl is plain http: desktops' access tokens would cross the network unencrypted when the relay checks them; use https`,
       );

@@ -1,12 +1,18 @@
 import { homedir } from 'node:os';
 import { parseArgs } from 'node:util';
-import { systemClock } from '../src-shared/clock.ts';
-import { LastResort } from '../src-shared/last-resort.ts';
-import { whenToStop, type StopReason } from '../src-shared/stop-signal.ts';
-import { SecretRegistry, createLogger, silentLogger, type Logger } from '../src-shared/log.ts';
-import { stderrOutput, stdoutOutput } from '../src-shared/output-stream.ts';
+import { systemClock } from '../src-shared/process/clock.ts';
+import { LastResort } from '../src-shared/process/last-resort.ts';
+import { whenToStop, type StopReason } from '../src-shared/process/stop-signal.ts';
+import {
+  SecretRegistry,
+  createLogger,
+  silentLogger,
+  type Logger,
+} from '../src-shared/process/log.ts';
+import { stderrOutput, stdoutOutput } from '../src-shared/process/output-stream.ts';
 import { checkConfig, type ConfigReport } from './check-config.ts';
-import { loadConfig, type RelayConfig } from './config.ts';
+import type { RelayConfig } from './config.ts';
+import { loadConfig } from './config-env.ts';
 import { startRelay, type RelayServer } from './server.ts';
 import { StartupError } from './startup-errors.ts';
 import { assertWsInternals } from './ws-internals.ts';
@@ -36,7 +42,7 @@ Examples: deploy/relay/ (config, Dockerfile, compose file, systemd unit).
 SIGTERM/SIGINT drain gracefully and exit 0 (1 if storage could not be closed cleanly, e.g. the
 memory store's snapshot was not written). A relay that cannot start says what failed and exits 1.`;
 
-// Every write to the two streams goes through their one writer (src-shared/output-stream.ts): a
+// Every write to the two streams goes through their one writer (src-shared/process/output-stream.ts): a
 // reader that went away (the log collector, `| head`) means no more output, never a write error
 // caught in a loop; the relay serves on without its logs.
 const stdout = stdoutOutput();
@@ -147,7 +153,7 @@ async function main(): Promise<number | undefined> {
   lastResort.onLoop(() => process.exit(1));
   const clock = lastResort.guardClock(systemClock);
   // SIGTERM, Ctrl+C, or (under `npm run relay`) npm going away: the shared rule
-  // (src-shared/stop-signal.ts). Listened for before the relay starts and says it is listening: a
+  // (src-shared/process/stop-signal.ts). Listened for before the relay starts and says it is listening: a
   // stop sent the moment that line is read met Node's default action (killed by the signal, no
   // drain, no snapshot). A second signal while draining means "now".
   const stopRequested = whenToStop(process, {
@@ -259,13 +265,13 @@ async function shutdown(
     await relay.close();
   } catch (err) {
     code = 1;
-    logger.error('drain failed', { err });
+    logger.error('drain failed', { error: err });
   }
   try {
     await store.close();
   } catch (err) {
     code = 1;
-    logger.error('storage not closed cleanly', { err });
+    logger.error('storage not closed cleanly', { error: err });
   }
   await userStore?.close().catch(() => {});
   clearInterval(hold);

@@ -1,13 +1,17 @@
 import type { WebSocket } from 'ws';
-import type { Logger } from '../src-shared/log.ts';
-import type { ControlFrame, RelayFilter, RelayIdentity } from '../src-shared/relay-protocol.ts';
+import type { Logger } from '../src-shared/process/log.ts';
+import type {
+  ControlFrame,
+  RelayFilter,
+  RelayIdentity,
+} from '../src-shared/relay/relay-protocol.ts';
 import {
   CloseCode,
   compareCursors,
   encodeControl,
   NumberSet,
   parseClientMessage,
-} from '../src-shared/relay-protocol.ts';
+} from '../src-shared/relay/relay-protocol.ts';
 import type { ClientOptions } from './config.ts';
 import type { FanoutKeys } from './fanout.ts';
 import type { RelayMetrics } from './metrics.ts';
@@ -15,7 +19,7 @@ import type { ReplayPages } from './replay-pages.ts';
 import type { BudgetHolder, SendBudget } from './send-budget.ts';
 import type { EventStore, StoredEvent } from './store/types.ts';
 import { ADDRESSED_OPT_IN_CODES, PARTY_CODES, TENANT_WIDE_CODES } from './envelope.ts';
-import { CALL_STATE_CHANGED } from '../src-shared/event-codes.ts';
+import { CALL_STATE_CHANGED } from '../src-shared/wire/event-codes.ts';
 import { socketOf, textFrameOf, writeAll, type FrameCache } from './ws-frames.ts';
 import { TokenBucket } from './token-bucket.ts';
 
@@ -45,7 +49,7 @@ export interface SessionDeps {
   credentialHash?: string;
   /**
    * Monotonic ms at which the session's authorisation ends (closed 4002 then); default
-   * `authMaxAgeMs` after it opened. An OpenID sign-in ends no later than its token.
+   * `authMaxAgeMs` after it opened. An OpenID sign-in ends `authMaxAgeMs` after its token was issued.
    */
   authDeadline?: number;
 }
@@ -234,7 +238,7 @@ export class ClientSession implements BudgetHolder {
     this.setFilter(msg.filter);
     this.state = 'replaying';
     this.start(msg.cursor).catch((err: Error) => {
-      this.deps.logger.warn('client start failed', { session: this.id, err });
+      this.deps.logger.warn('client start failed', { session: this.id, error: err });
       this.close(CloseCode.tryAgainLater, 'storage unavailable');
     });
   }

@@ -1,27 +1,36 @@
-import { readFileSync } from 'node:fs';
-import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { z } from 'zod';
-import { parseJson } from '../src-shared/json-text.ts';
-import type { LogLevel } from '../src-shared/log.ts';
-import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../src-shared/extension-number.ts';
+import type { LogLevel } from '../src-shared/process/log.ts';
+import { EVENT_ID_WINDOW_MS } from '../src-shared/wire/event-codes.ts';
+import { PHONE_SYSTEMS, phoneSystemsJoined } from '../src-shared/phone-systems/names.ts';
+import {
+  isExtensionNumber,
+  isInternationalDid,
+  MAX_EXTENSION_DIGITS,
+} from '../src-shared/rules/phone-number-rules.ts';
 import {
   AUTHORIZATION_PARAM_NAME,
-  isInternationalNumber,
   LOOPBACK_REDIRECT_HOSTS,
   MAX_AUTHORIZATION_PARAM_LENGTH,
   MAX_AUTHORIZATION_PARAMS,
   RESERVED_AUTHORIZATION_PARAMS,
   TENANT_PATTERN,
-} from '../src-shared/relay-protocol.ts';
-import { fileStartupError } from './startup-errors.ts';
-// check-config.ts imports this module too; the function is only called once both are loaded.
-import { isLoopbackHost } from '../src-shared/loopback.ts';
+} from '../src-shared/relay/relay-protocol.ts';
+import { canonicalEmail, sameAddressPairs } from '../src-shared/rules/email-address.ts';
+import {
+  addressList,
+  isAddressOrRange,
+  isHttpUrl,
+  isIssuerUrl,
+  sameServiceKey,
+} from './config-network.ts';
 
 /**
  * The relay's configuration: one schema (zod) gives the defaults, the types and the checks, so a
  * setting cannot be documented, defaulted and validated three different ways. A config file is
  * untrusted input: a misspelt or unknown setting, a wrong type or an unsafe value is refused with
- * the setting's path and what to write instead, before anything starts.
+ * the setting's path and what to write instead, before anything starts. This module is the schema
+ * and its types; config-env.ts reads the file and the environment over it, and config-network.ts
+ * holds the address and URL rules the schema checks with.
  */
 /**
  * The webhook secret of the example config (deploy/relay/relay.json). It lets the example start as
@@ -40,7 +49,7 @@ const count = (what: string) =>
     .int({ error: `must be a whole number (${what})` })
     .positive({ error: 'must be more than 0' });
 
-// The one rule of what an extension is (src-shared/extension-number.ts), as Settings and the runner.
+// The one rule of what an extension is (src-shared/rules/phone-number-rules.ts), as Settings and the runner.
 const extensionList = z
   .array(
     z.string().refine(isExtensionNumber, {
@@ -149,6 +158,13 @@ const oidcSchema = z
     /** The claim holding the user's e-mail address (Entra ID: preferred_username or upn). */
     emailClaim: z.string().min(1).default('email'),
     /**
+     * The claim by which the provider vouches for the e-mail claim; a token is admitted only when
+     * it is the boolean true. Absent: `email_verified` for `email` (`xms_edov` at an Entra ID
+     * issuer), none for another claim; null: none (the address is as good as the provider's
+     * directory). users/oidc.ts, vouchingClaim().
+     */
+    emailVerifiedClaim: z.string().min(1).nullable().optional(),
+    /**
      * Claims every ID token must carry, each with exactly this value or one of these values: the
      * organisation's Google Workspace domain (`hd`), the Entra ID tenant (`tid`).
      */
@@ -165,7 +181,9 @@ const oidcSchema = z
     /** Explicit mapping: e-mail address -> extensions (and numbers), before the users and the directory. */
     users: z
       .record(
-        z.string().regex(/^[^\s@]{1,64}@[^\s@]{1,255}$/, { error: 'not an e-mail address' }),
+        // Each key is checked below (relayConfigSchema) by the one rule of what an address is
+        // and when two are one (src-shared/rules/email-address.ts), so the message can name it.
+        z.string(),
         z
           .object({
             extensions: extensionList,
@@ -173,7 +191,7 @@ const oidcSchema = z
             // would match nothing, and by a suffix it used to match colleagues' outbound calls.
             dids: z
               .array(
-                z.string().refine(isInternationalNumber, {
+                z.string().refine(isInternationalDid, {
                   error: 'a DID is the full international number, + and the country code',
                 }),
               )
@@ -272,8 +290,8 @@ const tenantSchema = z
      * envelopes either way. Absent: "standard".
      */
     phoneSystem: z
-      .enum(['standard', 'yeastar-p-series'], {
-        error: 'phoneSystem must be "standard" or "yeastar-p-series"',
+      .enum(PHONE_SYSTEMS, {
+        error: `phoneSystem must be ${phoneSystemsJoined(' or ', '"')}`,
       })
       .optional(),
     /**
@@ -433,10 +451,10 @@ const retentionSchema = z
     maxAgeMs: ms('event age').default(24 * 3600_000),
     /** How long an event_id is remembered for dedupe (ms); at least 25 hours. */
     dedupeTtlMs: ms('dedupe window')
-      .min(25 * 3600_000, {
+      .min(EVENT_ID_WINDOW_MS, {
         error: 'must be at least 25 hours (the service retries for 24)',
       })
-      .default(25 * 3600_000),
+      .default(EVENT_ID_WINDOW_MS),
   })
   .strict();
 
@@ -542,6 +560,22 @@ export const relayConfigSchema = baseSchema.superRefine((config, ctx) => {
         message: `tenants.${name}.oidc needs "access": "users" (single sign-on admits the relay's users only)`,
       });
   for (const name of names) {
+    const mapping = config.tenants[name]!.oidc?.users ?? {};
+    for (const address of Object.keys(mapping))
+      if (canonicalEmail(address) === null)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tenants', name, 'oidc', 'users'],
+          message: `tenants.${name}.oidc.users: "${address}" is not an e-mail address the relay compares (an ASCII local part, the address in NFC, a host name or IDN domain; no Unicode look-alikes such as the Kelvin sign)`,
+        });
+    for (const { first, second } of sameAddressPairs(Object.keys(mapping).map((e) => [e, e])))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['tenants', name, 'oidc', 'users'],
+        message: `tenants.${name}.oidc.users maps "${first}" and "${second}", which are one address (case of A-Z and the domain's form do not count): keep one`,
+      });
+  }
+  for (const name of names) {
     const t = config.tenants[name]!;
     // Events come from webhooks, or from the gateway's own stream: a tenant needs one of them.
     if (t.secrets.length === 0 && !t.gateway?.stream)
@@ -590,9 +624,7 @@ export const relayConfigSchema = baseSchema.superRefine((config, ctx) => {
 
 export type RelayConfig = z.output<typeof relayConfigSchema>;
 export type TenantConfig = RelayConfig['tenants'][string];
-export type StorageConfig = RelayConfig['storage'];
 export type ClientOptions = RelayConfig['clients'];
-export type AuthOptions = RelayConfig['auth'];
 export type OidcConfig = NonNullable<TenantConfig['oidc']>;
 export type GatewayConfig = NonNullable<TenantConfig['gateway']>;
 export type RelayConfigInput = z.input<typeof relayConfigSchema>;
@@ -618,116 +650,6 @@ export function defaultConfig(tenants: RelayConfigInput['tenants'] = {}): RelayC
   return baseSchema.parse({ tenants });
 }
 
-/**
- * The config file (JSON, optional) merged over the defaults, then environment overrides:
- * RELAY_HOST, RELAY_PORT, RELAY_TLS_CERT + RELAY_TLS_KEY, RELAY_MAX_BODY_BYTES, RELAY_LOG_LEVEL,
- * RELAY_TRUST_PROXY (true|false), RELAY_STORAGE (memory|redis), RELAY_REDIS_URL (implies redis),
- * RELAY_REDIS_PREFIX, RELAY_REDIS_SENTINELS + RELAY_REDIS_SENTINEL_NAME (+ RELAY_REDIS_SENTINEL_PASSWORD),
- * RELAY_REDIS_CLUSTER_NODES, RELAY_REDIS_MIN_REPLICAS, RELAY_SNAPSHOT_FILE, RELAY_USERS_FILE, RELAY_CODE_KEY_FILE, RELAY_CA_FILE, and per tenant RELAY_TENANT_<NAME>_SECRETS
- * (comma-separated), RELAY_TENANT_<NAME>_BASE_URL and RELAY_TENANT_<NAME>_PHONE_SYSTEM (NAME
- * upper-cased, `-` and `.` as `_`).
- * Secrets belong in the environment or a file readable by the relay only; the relay never logs
- * them, and a file that is not JSON is reported by position only (never quoted).
- */
-export function loadConfig(path: string | undefined, env: NodeJS.ProcessEnv): RelayConfig {
-  let raw: Record<string, unknown> = {};
-  if (path) {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (err) {
-      throw fileStartupError('relay config', path, err);
-    }
-    const parsed = parseJson(text);
-    if (!parsed.ok) throw new Error(`relay config: ${path} is not valid JSON${parsed.where}`);
-    if (!parsed.value || typeof parsed.value !== 'object' || Array.isArray(parsed.value))
-      throw new Error(`relay config: ${path} must hold a JSON object`);
-    raw = parsed.value as Record<string, unknown>;
-  }
-  const obj = (key: string): Record<string, unknown> => {
-    const v = raw[key];
-    return v && typeof v === 'object' && !Array.isArray(v) ? { ...(v as object) } : {};
-  };
-  if (env.RELAY_HOST) raw.host = env.RELAY_HOST;
-  if (env.RELAY_PORT) raw.port = intFrom(env.RELAY_PORT, 'RELAY_PORT');
-  if (env.RELAY_MAX_BODY_BYTES)
-    raw.maxBodyBytes = intFrom(env.RELAY_MAX_BODY_BYTES, 'RELAY_MAX_BODY_BYTES');
-  if (env.RELAY_LOG_LEVEL) raw.logLevel = env.RELAY_LOG_LEVEL;
-  if (env.RELAY_TRUST_PROXY) raw.trustProxy = env.RELAY_TRUST_PROXY === 'true';
-  if (env.RELAY_TLS_CERT || env.RELAY_TLS_KEY)
-    raw.tls = { certFile: env.RELAY_TLS_CERT ?? '', keyFile: env.RELAY_TLS_KEY ?? '' };
-  if (env.RELAY_STORAGE === 'memory') raw.storage = { kind: 'memory' };
-  const redisTopology = redisTopologyFromEnv(env);
-  if (env.RELAY_REDIS_URL || env.RELAY_STORAGE === 'redis' || redisTopology) {
-    const prev = obj('storage');
-    const wasRedis = prev.kind === 'redis';
-    const topology = { ...(wasRedis ? prev : {}), ...redisTopology };
-    raw.storage = {
-      ...topology,
-      kind: 'redis',
-      url:
-        env.RELAY_REDIS_URL ??
-        (wasRedis ? prev.url : undefined) ??
-        (topology.sentinel || topology.cluster ? undefined : 'redis://127.0.0.1:6379'),
-      ...(env.RELAY_REDIS_PREFIX !== undefined ? { keyPrefix: env.RELAY_REDIS_PREFIX } : {}),
-    };
-  }
-  if (env.RELAY_USERS_FILE) raw.users = { ...obj('users'), file: env.RELAY_USERS_FILE };
-  if (env.RELAY_CODE_KEY_FILE)
-    raw.users = { ...obj('users'), codeKeyFile: env.RELAY_CODE_KEY_FILE };
-  if (env.RELAY_CA_FILE) raw.outbound = { ...obj('outbound'), caFile: env.RELAY_CA_FILE };
-  if (env.RELAY_SNAPSHOT_FILE) {
-    const storage = obj('storage');
-    if (storage.kind === undefined || storage.kind === 'memory')
-      raw.storage = { ...storage, kind: 'memory', snapshotFile: env.RELAY_SNAPSHOT_FILE };
-  }
-  const tenants = obj('tenants');
-  for (const [name, value] of Object.entries(env)) {
-    const m = /^RELAY_TENANT_([A-Z0-9_]+)_(SECRETS|BASE_URL|PHONE_SYSTEM)$/.exec(name);
-    if (!m || value === undefined) continue;
-    const envName = m[1]!;
-    const tenant =
-      Object.keys(tenants).find((t) => t.toUpperCase().replace(/[-.]/g, '_') === envName) ??
-      envName.toLowerCase();
-    const t = { baseUrl: '', secrets: [] as string[], ...(tenants[tenant] as object | undefined) };
-    if (m[2] === 'SECRETS')
-      t.secrets = value
-        .split(',')
-        .map((s) => s.trim())
-        .filter(Boolean);
-    else if (m[2] === 'PHONE_SYSTEM') Object.assign(t, { phoneSystem: value.trim() });
-    else t.baseUrl = value;
-    tenants[tenant] = t;
-  }
-  raw.tenants = tenants;
-  return parseConfig(raw);
-}
-
-/**
- * Redis Sentinel / Cluster from the environment (each implies the redis backend):
- * RELAY_REDIS_SENTINELS ("host:port,host:port") with RELAY_REDIS_SENTINEL_NAME (and
- * RELAY_REDIS_SENTINEL_PASSWORD), RELAY_REDIS_CLUSTER_NODES ("host:port,..."),
- * RELAY_REDIS_MIN_REPLICAS.
- */
-function redisTopologyFromEnv(env: NodeJS.ProcessEnv): Record<string, unknown> | null {
-  const list = (text: string) =>
-    text
-      .split(',')
-      .map((s) => s.trim())
-      .filter(Boolean);
-  const out: Record<string, unknown> = {};
-  if (env.RELAY_REDIS_SENTINELS || env.RELAY_REDIS_SENTINEL_NAME)
-    out.sentinel = {
-      name: env.RELAY_REDIS_SENTINEL_NAME ?? '',
-      nodes: list(env.RELAY_REDIS_SENTINELS ?? ''),
-      ...(env.RELAY_REDIS_SENTINEL_PASSWORD ? { password: env.RELAY_REDIS_SENTINEL_PASSWORD } : {}),
-    };
-  if (env.RELAY_REDIS_CLUSTER_NODES) out.cluster = { nodes: list(env.RELAY_REDIS_CLUSTER_NODES) };
-  if (env.RELAY_REDIS_MIN_REPLICAS)
-    out.minReplicas = intFrom(env.RELAY_REDIS_MIN_REPLICAS, 'RELAY_REDIS_MIN_REPLICAS');
-  return Object.keys(out).length > 0 ? out : null;
-}
-
 /** Google's issuer (OpenID Connect discovery at accounts.google.com; the legacy form without https). */
 function isGoogleIssuer(issuer: string): boolean {
   return /^(https:\/\/)?accounts\.google\.com\/?$/i.test(issuer.trim());
@@ -748,56 +670,6 @@ function isEntraMultiTenantIssuer(issuer: string): boolean {
   }
 }
 
-function isIssuerUrl(text: string): boolean {
-  try {
-    const u = new URL(text);
-    return u.protocol === 'https:' || (u.protocol === 'http:' && isLoopbackHost(u.hostname));
-  } catch {
-    return false;
-  }
-}
-
-function isAddressOrRange(text: string): boolean {
-  return addressList([text]) !== null;
-}
-
-/** The addresses and CIDR ranges of `entries` as one BlockList; null if one is neither. */
-export function addressList(entries: readonly string[]): BlockList | null {
-  const list = new BlockList();
-  for (const entry of entries) {
-    const [address = '', prefix, extra] = entry.trim().split('/');
-    const type = isIPv4(address) ? 'ipv4' : isIPv6(address) ? 'ipv6' : null;
-    if (!type || extra !== undefined) return null;
-    if (prefix === undefined) {
-      list.addAddress(address, type);
-      continue;
-    }
-    const bits = Number(prefix);
-    if (!/^\d{1,3}$/.test(prefix) || bits > (type === 'ipv4' ? 32 : 128)) return null;
-    list.addSubnet(address, bits, type);
-  }
-  return list;
-}
-
-function isHttpUrl(text: string): boolean {
-  try {
-    const u = new URL(text);
-    return u.protocol === 'https:' || u.protocol === 'http:';
-  } catch {
-    return false;
-  }
-}
-
-/** Base URLs that reach one service compare equal (case of the host, default port, trailing /). */
-function sameServiceKey(baseUrl: string): string {
-  const u = new URL(baseUrl);
-  return `${u.protocol}//${u.host}${u.pathname.replace(/\/+$/, '')}`;
-}
-
-function intFrom(text: string, name: string): number {
-  const n = Number(text);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer`);
-  return n;
-}
-
+// Kept here so the relay's modules import it from the config, as before the split.
+export { addressList };
 export type { LogLevel };

@@ -5,7 +5,7 @@ import {
   SMS_RECEIVED,
   TRUNK_STATUS_CHANGED,
   VOICEMAIL_RECEIVED,
-} from '../src-shared/event-codes.ts';
+} from '../src-shared/wire/event-codes.ts';
 
 /**
  * Reads the few envelope fields the relay routes on, from a body whose signature already holds.

@@ -1,2 +1,2 @@
-/** The relay's sampled log lines follow the shared rule: src-shared/log-sampler.ts. */
-export { SampledLog } from '../src-shared/log-sampler.ts';
+/** The relay's sampled log lines follow the shared rule: src-shared/process/log-sampler.ts. */
+export { SampledLog } from '../src-shared/process/log-sampler.ts';

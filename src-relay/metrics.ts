@@ -1,5 +1,5 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import { CloseCode } from '../src-shared/relay-protocol.ts';
+import { CloseCode } from '../src-shared/relay/relay-protocol.ts';
 import type { StorageHealth } from './store/types.ts';
 
 /**

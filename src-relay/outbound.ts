@@ -15,7 +15,7 @@
  * variable, a CA file that is missing or holds no certificate), so a relay never starts going
  * around the proxy or without the CA it was given.
  */
-import type { Logger, SecretRegistry } from '../src-shared/log.ts';
+import type { Logger, SecretRegistry } from '../src-shared/process/log.ts';
 import { envProxyResolver, fixedProxyResolver } from '../src-shared/net/proxy.ts';
 import { NetTransport } from '../src-shared/net/transport.ts';
 import { lazyTrust, readCaText } from '../src-shared/net/trust.ts';

@@ -1,6 +1,6 @@
 import type http from 'node:http';
-import type { Clock } from '../src-shared/clock.ts';
-import type { Logger } from '../src-shared/log.ts';
+import type { Clock } from '../src-shared/process/clock.ts';
+import type { Logger } from '../src-shared/process/log.ts';
 import type { RelayConfig } from './config.ts';
 import { hasUnreadBody, reply } from './http-reply.ts';
 import type { InFlight } from './in-flight.ts';
@@ -12,7 +12,7 @@ import { handleWebhook } from './webhook-handler.ts';
 import { YeastarIntake } from './yeastar-intake.ts';
 import type { OrgRouteDeps } from './users/org-routes.ts';
 import { orgRoutes } from './users/org-routes.ts';
-import { isLoopbackHost } from '../src-shared/loopback.ts';
+import { isLoopbackHost } from '../src-shared/net/loopback.ts';
 
 export interface RouteDeps {
   config: RelayConfig;
@@ -104,7 +104,7 @@ export function requestHandler(
           res.end(text);
         },
         (err: Error) => {
-          logger.error('metrics not rendered', { err });
+          logger.error('metrics not rendered', { error: err });
           reply(res, 500, { ok: false, error: 'metrics unavailable' });
         },
       );
@@ -138,7 +138,7 @@ export function requestHandler(
         yeastar,
         trustProxy: config.trustProxy,
       }).catch((err: Error) => {
-        logger.error('webhook handler failed', { err });
+        logger.error('webhook handler failed', { error: err });
         reply(res, 500, { ok: false, error: 'internal error' });
       }),
     );

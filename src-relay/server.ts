@@ -3,11 +3,11 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
-import type { Clock } from '../src-shared/clock.ts';
-import { systemClock } from '../src-shared/clock.ts';
-import type { Logger } from '../src-shared/log.ts';
-import { silentLogger } from '../src-shared/log.ts';
-import { CloseCode, relayClientPath } from '../src-shared/relay-protocol.ts';
+import type { Clock } from '../src-shared/process/clock.ts';
+import { systemClock } from '../src-shared/process/clock.ts';
+import type { Logger } from '../src-shared/process/log.ts';
+import { silentLogger } from '../src-shared/process/log.ts';
+import { CloseCode, relayClientPath } from '../src-shared/relay/relay-protocol.ts';
 import { Admission } from './admission.ts';
 import { TokenValidator } from './auth.ts';
 import type { RelayConfig } from './config.ts';
@@ -23,13 +23,13 @@ import { upgradeHandler } from './upgrade.ts';
 import type { UserStore } from './users/types.ts';
 import { UserAuthenticator } from './users/user-auth.ts';
 import { OidcVerifier, type EmailDirectory } from './users/oidc.ts';
-import { SecretRegistry } from '../src-shared/log.ts';
+import { SecretRegistry } from '../src-shared/process/log.ts';
 import type { CreateSocket } from '../src-shared/stream/socket.ts';
 import { directTransport } from './outbound.ts';
 import type { GatewayCredential } from './gateway/credential.ts';
 import { GatewayDirectory } from './gateway/directory.ts';
 import type { GatewayUpstream } from './gateway/upstream.ts';
-import { emailKey } from '../src-shared/email-address.ts';
+import { emailKey } from '../src-shared/rules/email-address.ts';
 
 /**
  * Largest frame a client may send. The biggest hello the protocol allows (three lists of 200
@@ -169,6 +169,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
           clock,
           logger: logger.child({ component: 'oidc', tenant: name }),
           fetch,
+          maxTokenAgeMs: config.clients.authMaxAgeMs,
           ...(directory ? { directory } : {}),
         }),
       );
@@ -199,7 +200,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       const email = (await users?.findUser(tenant, user))?.email;
       if (email) names.add(emailKey(email));
     } catch (err) {
-      logger.warn('user not re-checked', { tenant, err });
+      logger.warn('user not re-checked', { tenant, error: err });
     }
     const affected = new Set([...names].flatMap((name) => [...sessions.ofUser(tenant, name)]));
     for (const session of affected) {
@@ -207,7 +208,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       try {
         verdict = await auth.recheck(tenant, session.identity!, session.credentialHash);
       } catch (err) {
-        logger.warn('user not re-checked', { tenant, err });
+        logger.warn('user not re-checked', { tenant, error: err });
         continue;
       }
       if (verdict === 'ok') continue;

@@ -40,6 +40,18 @@ export function verifyYeastarSignature(
   return verify(rawBody, header, secrets, BASE64_HEADER, 'base64');
 }
 
+/** A delivery's signature in the form its phone system writes it (src-shared/wire's webhook dialect). */
+export function verifyWebhookSignature(
+  rawBody: Uint8Array,
+  header: string | string[] | undefined,
+  secrets: readonly string[],
+  form: 'sha256-hex' | 'base64',
+): SignatureVerdict {
+  return form === 'base64'
+    ? verifyYeastarSignature(rawBody, header, secrets)
+    : verifySignature(rawBody, header, secrets);
+}
+
 function verify(
   rawBody: Uint8Array,
   header: string | string[] | undefined,

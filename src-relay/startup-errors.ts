@@ -7,7 +7,7 @@
  * is never quoted (a snapshot holds callers' numbers).
  */
 
-import { listenFailure } from '../src-shared/listen-error.ts';
+import { listenFailure } from '../src-shared/net/listen-error.ts';
 
 /** A failure to start, already in plain words; cli.ts prints it and exits 1. */
 export class StartupError extends Error {
@@ -82,7 +82,7 @@ export function redisStartupError(
   );
 }
 
-/** server.listen failed: the shared causes (src-shared/listen-error.ts), the relay's remedies. */
+/** server.listen failed: the shared causes (src-shared/net/listen-error.ts), the relay's remedies. */
 export function listenStartupError(host: string, port: number, err: unknown): Error {
   return new StartupError(
     listenFailure(host, port, err, {

@@ -1,11 +1,11 @@
-import type { Clock, TimerHandle } from '../src-shared/clock.ts';
-import { CloseCode } from '../src-shared/relay-protocol.ts';
+import type { Clock, TimerHandle } from '../src-shared/process/clock.ts';
+import { CloseCode } from '../src-shared/relay/relay-protocol.ts';
 import type { ClientOptions } from './config.ts';
 import type { SessionRegistry } from './sessions.ts';
 
 /**
  * Closes, every few seconds: idle clients (4000), sessions past their authorisation (4002: the
- * maximum age, or an OpenID sign-in's token expiry, whichever is first),
+ * maximum age; an OpenID sign-in's counted from its token's issue),
  * and sockets that never said hello (4400). Times are monotonic, so a wall-clock step closes
  * nobody.
  */

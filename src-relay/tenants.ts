@@ -1,4 +1,4 @@
-import { TENANT_PATTERN } from '../src-shared/relay-protocol.ts';
+import { TENANT_PATTERN } from '../src-shared/relay/relay-protocol.ts';
 import type { TenantConfig } from './config.ts';
 
 export interface ResolvedTenant {

@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import type http from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
-import type { Clock } from '../src-shared/clock.ts';
-import type { Logger } from '../src-shared/log.ts';
-import { ERRCODE } from '../src-shared/errcodes.ts';
+import type { Clock } from '../src-shared/process/clock.ts';
+import type { Logger } from '../src-shared/process/log.ts';
+import { ERRCODE } from '../src-shared/api/errcodes.ts';
 import { clientAddress, type Admission } from './admission.ts';
 import { tokenKey, type TokenValidator } from './auth.ts';
 import { ClientSession } from './client-session.ts';
@@ -17,7 +17,7 @@ import type { SendBudget } from './send-budget.ts';
 import type { SessionRegistry } from './sessions.ts';
 import type { EventStore } from './store/types.ts';
 import { pathOf, tenantInPath } from './tenants.ts';
-import type { RelayIdentity } from '../src-shared/relay-protocol.ts';
+import type { RelayIdentity } from '../src-shared/relay/relay-protocol.ts';
 import { RefusalBudget } from './refusal-budget.ts';
 import type { UserAuthenticator } from './users/user-auth.ts';
 
@@ -233,7 +233,10 @@ export function upgradeHandler(
     }
   }
 
-  /** An OpenID sign-in ends with its token (a fresh one reconnects), at the latest after the maximum age. */
+  /**
+   * An OpenID sign-in ends at its identity's `expiresAt`: the maximum age after its token was
+   * issued (users/oidc.ts, sessionEnd(); a renewed one reconnects), not at the token's own expiry.
+   */
   function authDeadline(identity: RelayIdentity): number {
     const left =
       identity.expiresAt === null
@@ -244,7 +247,7 @@ export function upgradeHandler(
 
   return (req, socket, head) => {
     onUpgrade(req, socket, head).catch((err: Error) => {
-      logger.error('upgrade failed', { err });
+      logger.error('upgrade failed', { error: err });
       refuseUpgrade(socket, 500, { errcode: 0, errmsg: 'internal error' });
     });
   };

@@ -1,13 +1,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { BlockList } from 'node:net';
-import type { Logger } from '../src-shared/log.ts';
+import type { Logger } from '../src-shared/process/log.ts';
 import { addressList, type TenantConfig } from './config.ts';
 import { clientAddress } from './admission.ts';
 import { reply } from './http-reply.ts';
 import { readEnvelope } from './envelope.ts';
 import type { SampledLog } from './log-sampler.ts';
 import type { RejectReason, RelayMetrics } from './metrics.ts';
-import { verifySignature, verifyYeastarSignature } from './signature.ts';
+import { verifyWebhookSignature } from './signature.ts';
+import { wireFor } from '../src-shared/wire/index.ts';
 import type { EventStore } from './store/types.ts';
 import type { IntakeEvent, YeastarIntake } from './yeastar-intake.ts';
 
@@ -66,10 +67,13 @@ export async function handleWebhook(
     return;
   }
 
-  const yeastar = config.phoneSystem === 'yeastar-p-series';
-  const verdict = yeastar
-    ? verifyYeastarSignature(raw, req.headers['x-signature'], config.secrets)
-    : verifySignature(raw, req.headers['x-service-signature'], config.secrets);
+  const { webhook } = wireFor(config.phoneSystem);
+  const verdict = verifyWebhookSignature(
+    raw,
+    req.headers[webhook.signatureHeader],
+    config.secrets,
+    webhook.signatureForm,
+  );
   if (verdict !== 'valid')
     return reject(401, `signature-${verdict}`, 'signature missing or invalid');
 
@@ -92,7 +96,7 @@ export async function handleWebhook(
       result = await deps.store.append({ tenant, ...event, receivedAt: deps.now() });
     } catch (err) {
       metrics.reject('storage-error');
-      logger.error('webhook not stored', { tenant, err });
+      logger.error('webhook not stored', { tenant, error: err });
       res.setHeader('Retry-After', '5');
       return reply(res, 503, { ok: false, error: 'not stored; retry' });
     }
@@ -127,7 +131,7 @@ export function decodeDelivery(
   yeastar: YeastarIntake,
   now: number,
 ): DeliveryResult {
-  if (config.phoneSystem === 'yeastar-p-series') {
+  if (wireFor(config.phoneSystem).webhook.body === 'report') {
     // The vendor's report, decoded into the core's envelopes (none for a code desktops do not use).
     const decoded = yeastar.decode(tenant, raw, now);
     if (!decoded.ok)

@@ -1,9 +1,9 @@
 import type { Duplex } from 'node:stream';
 import type { WebSocket } from 'ws';
-import { textFrame, textFrameOf } from '../src-shared/ws-frame.ts';
+import { textFrame, textFrameOf } from '../src-shared/stream/ws-frame.ts';
 
 /**
- * The relay's writes under `ws`: text frames (src-shared/ws-frame.ts) built once and written as
+ * The relay's writes under `ws`: text frames (src-shared/stream/ws-frame.ts) built once and written as
  * they are. An event fanned out to a thousand sockets is framed once, and a burst of events with
  * its `cursor` frame leaves in one write, instead of a frame header, a copy of the text and a
  * write per socket per event through `ws.send`.

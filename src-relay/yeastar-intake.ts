@@ -15,8 +15,8 @@
  * memory: their ids come from their content (src-shared/phone-systems/status-changes.ts).
  */
 import { createHash } from 'node:crypto';
-import { BoundedFifoMap } from '../src-shared/bounded-map.ts';
-import { CALL_STATE_CHANGED } from '../src-shared/event-codes.ts';
+import { BoundedFifoMap } from '../src-shared/kit/bounded-map.ts';
+import { CALL_STATE_CHANGED } from '../src-shared/wire/event-codes.ts';
 import { YeastarEventDecoder } from '../src-shared/phone-systems/yeastar-p-series.ts';
 import { partyOf } from './envelope.ts';
 import type { RejectReason } from './metrics.ts';

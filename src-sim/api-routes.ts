@@ -3,7 +3,7 @@ import type { Extension, SimStats } from './types.ts';
 import type { Credentials } from './credentials.ts';
 import { SCOPE_EXTENSION_READ, normalizeIp } from './credentials.ts';
 import { ApiError, ERR, readJsonBody, sendJson } from './errors.ts';
-import { API_PATHS, API_PREFIX as SERVICE_API_PREFIX } from '../src-shared/service-api.ts';
+import { API_PATHS, API_PREFIX as SERVICE_API_PREFIX } from '../src-shared/api/service-api.ts';
 import type { SimDialect } from './phone-system.ts';
 import type { SimPbxLists } from './directory.ts';
 

@@ -4,14 +4,15 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { joinNegativeNumbers, valueOptionsOf } from '../src-shared/cli-args.ts';
-import { listenFailure } from '../src-shared/listen-error.ts';
-import { whenToStop } from '../src-shared/stop-signal.ts';
+import { joinNegativeNumbers, valueOptionsOf } from '../src-shared/process/cli-args.ts';
+import { listenFailure } from '../src-shared/net/listen-error.ts';
+import { whenToStop } from '../src-shared/process/stop-signal.ts';
 import { startSimulator } from './simulator.ts';
 import type { SimulatorOptions } from './types.ts';
-import { API_PATHS, serviceUrl } from '../src-shared/service-api.ts';
+import { API_PATHS, serviceUrl } from '../src-shared/api/service-api.ts';
 import packageJson from '../package.json' with { type: 'json' };
-import { stdoutOutput } from '../src-shared/output-stream.ts';
+import { stdoutOutput } from '../src-shared/process/output-stream.ts';
+import { isPhoneSystem, phoneSystemsJoined } from '../src-shared/phone-systems/names.ts';
 
 const USAGE = `Usage: npm run sim -- [options]
   --port <n>             listen port (default 0: a free port)
@@ -100,8 +101,8 @@ if (parsed.version) {
 const unit = parsed['timestamp-unit'];
 if (unit !== undefined && unit !== 'ms' && unit !== 's') fail(`invalid --timestamp-unit: ${unit}`);
 const phoneSystem = parsed['phone-system'];
-if (phoneSystem !== undefined && phoneSystem !== 'standard' && phoneSystem !== 'yeastar-p-series')
-  fail(`invalid --phone-system: ${phoneSystem} (standard or yeastar-p-series)`);
+if (phoneSystem !== undefined && !isPhoneSystem(phoneSystem))
+  fail(`invalid --phone-system: ${phoneSystem} (${phoneSystemsJoined(' or ')})`);
 const reportStyle = parsed['report-style'];
 if (
   reportStyle !== undefined &&
@@ -176,7 +177,7 @@ function cannotStart(message: string): never {
   process.exit(1);
 }
 
-// Ctrl+C, SIGTERM, or (under `npm run sim`) npm going away: the shared rule (src-shared/stop-signal.ts).
+// Ctrl+C, SIGTERM, or (under `npm run sim`) npm going away: the shared rule (src-shared/process/stop-signal.ts).
 // Listened for before the simulator starts and says it is ready: a stop sent the moment the banner
 // is read must not meet Node's default action (killed, port and temp files left behind).
 const stopRequested = whenToStop(process);

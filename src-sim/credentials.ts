@@ -1,6 +1,6 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Clock } from '../src-shared/clock.ts';
+import type { Clock } from '../src-shared/process/clock.ts';
 import type { Rng } from './rng.ts';
 import type { SimApiKey, TokenRule } from './types.ts';
 import { ApiError, ERR } from './errors.ts';

@@ -17,9 +17,10 @@
  * the demo goes on: nothing thrown here ever leaves a timer.
  * The key and secret are made up and die with the process: callers keep them in memory only.
  */
-import type { Clock, TimerHandle } from '../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../src-shared/process/clock.ts';
 import type { DemoService } from '../src-shared/demo-service.ts';
-import type { Logger } from '../src-shared/log.ts';
+import type { Logger } from '../src-shared/process/log.ts';
+import type { PhoneSystem } from '../src-shared/phone-systems/names.ts';
 import { startSimulator } from './simulator.ts';
 import type { Simulator } from './types.ts';
 
@@ -41,7 +42,7 @@ export interface DemoOptions {
    * The phone system the simulator plays; default the standard service. Yeastar P-Series has no
    * voicemail or SMS events, so its demo leaves those out.
    */
-  phoneSystem?: 'standard' | 'yeastar-p-series';
+  phoneSystem?: PhoneSystem;
 }
 
 /** A running demo: what the app needs of it (DemoService), and the simulator for tests and logs. */
@@ -89,7 +90,7 @@ export function demoScript(
   n: number,
   extension: string,
   colleagues: readonly string[],
-  phoneSystem: 'standard' | 'yeastar-p-series' = 'standard',
+  phoneSystem: PhoneSystem = 'standard',
 ): Script {
   const yeastar = phoneSystem === 'yeastar-p-series';
   const colleague = colleagues.length > 0 ? colleagues[n % colleagues.length]! : undefined;
@@ -187,7 +188,7 @@ export async function startDemo(options: DemoOptions): Promise<Demo> {
       } catch (error) {
         logger.warn('demo step failed; the demo goes on', {
           step: what,
-          error: error instanceof Error ? error.message : String(error),
+          error,
         });
       }
     }, ms);

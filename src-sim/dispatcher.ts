@@ -1,4 +1,4 @@
-import type { Clock } from '../src-shared/clock.ts';
+import type { Clock } from '../src-shared/process/clock.ts';
 import type { Envelope, SimStats } from './types.ts';
 
 /**

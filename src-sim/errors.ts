@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { ERRCODE } from '../src-shared/errcodes.ts';
+import { ERRCODE } from '../src-shared/api/errcodes.ts';
 
 /**
  * Error codes and their HTTP statuses (docs/wire-protocol.md section 4). Every JSON answer carries errcode

@@ -1,5 +1,6 @@
 import type { Dispatcher } from './dispatcher.ts';
 import type { Envelope } from './types.ts';
+import type { PhoneSystem } from '../src-shared/phone-systems/names.ts';
 
 /**
  * The rest of the event catalogue (docs/wire-protocol.md section 6): voicemail (30015), inbound
@@ -75,7 +76,7 @@ export class NoticeBook {
     dispatcher: Dispatcher,
     instanceId: string,
     now: () => number,
-    phoneSystem: 'standard' | 'yeastar-p-series' = 'standard',
+    phoneSystem: PhoneSystem = 'standard',
   ) {
     this.dispatcher = dispatcher;
     this.instanceId = instanceId;

@@ -4,6 +4,7 @@ import type { Envelope } from './types.ts';
 import { bearerToken } from './credentials.ts';
 import { ERR, errmsgFor, statusFor } from './errors.ts';
 import { SIGNATURE_HEADER, signBody } from './webhook-signature.ts';
+import type { PhoneSystem } from '../src-shared/phone-systems/names.ts';
 
 /**
  * What the simulator says differently as each phone system: where a request's token is, how an
@@ -12,7 +13,7 @@ import { SIGNATURE_HEADER, signBody } from './webhook-signature.ts';
  * docs/phone-systems/yeastar-p-series.md describes it (facts from the vendor's guide, and our
  * assumptions where it is silent, each a line here).
  */
-export type SimPhoneSystem = 'standard' | 'yeastar-p-series';
+export type SimPhoneSystem = PhoneSystem;
 
 export interface ErrorAnswer {
   status: number;

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../src-shared/process/clock.ts';
 
 /**
  * A clock running `speed` times faster than `base`: time elapsed since creation is multiplied by

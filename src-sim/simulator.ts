@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { randomBytes } from 'node:crypto';
-import { systemClock } from '../src-shared/clock.ts';
+import { systemClock } from '../src-shared/process/clock.ts';
 import type {
   Envelope,
   FailHttpOptions,

@@ -2,14 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { WebSocketServer } from 'ws';
 import type { RawData, WebSocket } from 'ws';
-import type { Clock, TimerHandle } from '../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../src-shared/process/clock.ts';
 import type { SimStats } from './types.ts';
 import type { AccessRecord, Credentials, KeyRecord } from './credentials.ts';
 import { normalizeIp } from './credentials.ts';
 import { ApiError, ERR, rejectUpgrade } from './errors.ts';
 import type { SimDialect } from './phone-system.ts';
-import { textFrame } from '../src-shared/ws-frame.ts';
-import { API_PATHS } from '../src-shared/service-api.ts';
+import { textFrame } from '../src-shared/stream/ws-frame.ts';
+import { API_PATHS } from '../src-shared/api/service-api.ts';
 
 /**
  * The subscribe WebSocket of docs/wire-protocol.md section 5: bearer handshake, topic_list, heartbeat, idle

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../src-shared/process/clock.ts';
 import type { Rng } from './rng.ts';
 import type { CallBookLike } from './calls.ts';
 import type { Extension, TrafficOptions } from './types.ts';

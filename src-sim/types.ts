@@ -3,7 +3,8 @@ import type { SmsOptions, VoicemailOptions } from './notices.ts';
  * The simulator's public, in-process API. Other parts of the project (integration tests,
  * benchmarks, the app's demo mode) code against exactly these types: add members, never change them.
  */
-import type { Clock } from '../src-shared/clock.ts';
+import type { Clock } from '../src-shared/process/clock.ts';
+import type { PhoneSystem } from '../src-shared/phone-systems/names.ts';
 
 export interface SimulatorOptions {
   /** Default '127.0.0.1'. */
@@ -44,7 +45,7 @@ export interface SimulatorOptions {
    * 'yeastar-p-series' (docs/phone-systems/yeastar-p-series.md: the token in the query, Yeastar's
    * errcodes, report frames, X-Signature webhooks, no voicemail or SMS events).
    */
-  phoneSystem?: 'standard' | 'yeastar-p-series';
+  phoneSystem?: PhoneSystem;
   /**
    * Added: how Yeastar P-Series call reports (30011) are shaped (src-sim/yeastar-calls.ts):
    * 'member' (the default: the members that changed, the caller beside a ring, as real PBXs were
@@ -148,7 +149,7 @@ export interface Simulator {
   readonly baseUrl: string;
   readonly tenant: string;
   /** Added: the phone system it speaks. */
-  readonly phoneSystem: 'standard' | 'yeastar-p-series';
+  readonly phoneSystem: PhoneSystem;
   /** Created at start: all scopes, no allowlist. */
   readonly apiKey: SimApiKey;
   readonly clock: Clock;

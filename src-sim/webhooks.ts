@@ -1,6 +1,6 @@
 import http from 'node:http';
 import https from 'node:https';
-import type { Clock, TimerHandle } from '../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../src-shared/process/clock.ts';
 import type { SimStats, WebhookInfo } from './types.ts';
 import type { DispatchTarget } from './dispatcher.ts';
 import { STANDARD_DIALECT, type SimDialect } from './phone-system.ts';

@@ -6,8 +6,8 @@
  * relay when one is configured, both attached at once (the pipeline's dedupe removes the doubles, so
  * a failing source costs nothing but its own reconnect).
  */
-import type { Clock, TimerHandle } from '../../src-shared/clock.ts';
-import { silentLogger, type Logger } from '../../src-shared/log.ts';
+import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
+import { silentLogger, type Logger } from '../../src-shared/process/log.ts';
 import type { ConnectionStatus, EventSource, TokenSource, WakeReason } from './events/contracts.ts';
 import type { DedupeOptions } from './events/dedupe.ts';
 import {
@@ -22,7 +22,7 @@ import type { CreateSocket } from '../../src-shared/stream/socket.ts';
 import { combineStatuses, StatusHolder } from './events/status.ts';
 import { WebSocketEventSource } from './events/ws-source.ts';
 import { probeServerClock } from './events/server-clock.ts';
-import { Emitter } from '../../src-shared/emitter.ts';
+import { Emitter } from '../../src-shared/kit/emitter.ts';
 import {
   ALL_FEATURES_ON,
   featureStatuses,
@@ -279,7 +279,7 @@ export class ScreenpopEngine {
         },
         (error: unknown) =>
           this.logger.debug('server clock probe failed', {
-            error: error instanceof Error ? error.message : String(error),
+            error,
           }),
       );
     };

@@ -1,4 +1,4 @@
-import { isLoopbackHost } from '../../src-shared/loopback.ts';
+import { isLoopbackHost } from '../../src-shared/net/loopback.ts';
 /**
  * Where the app's own pages come from. Packaged and `npm start` builds serve dist/renderer/ over a
  * privileged custom scheme, app://screenpop/ (Electron's advice over file://: with the

@@ -5,7 +5,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join, normalize, relative, isAbsolute } from 'node:path';
 import type { Protocol } from 'electron';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import { APP_HOST, APP_SCHEME } from './app-origin.ts';
 
 const TYPES: Record<string, string> = {

@@ -13,7 +13,7 @@
 import { spawn } from 'node:child_process';
 import type { DesktopHealth, DesktopProblemWords } from '../core/app/desktop-health.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 
 export interface DesktopFacts {
   platform: NodeJS.Platform;

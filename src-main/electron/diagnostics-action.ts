@@ -4,9 +4,9 @@
  * and said in a dialog in the user's language. A side job of the app, apart from main.ts, which
  * hands it the app's parts.
  */
-import type { Clock } from '../../src-shared/clock.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
 import type { LocaleState } from '../../src-shared/i18n/locale-state.ts';
-import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
+import type { Logger, SecretRegistry } from '../../src-shared/process/log.ts';
 import type { Diagnostics } from '../core/diagnostics/diagnostics.ts';
 
 export interface DiagnosticsActionDeps {

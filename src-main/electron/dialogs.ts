@@ -13,7 +13,7 @@ import type {
   WebContents,
 } from 'electron';
 import { join } from 'node:path';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 
 export interface DialogsDeps {
   dialog: Pick<Dialog, 'showOpenDialog' | 'showSaveDialog'>;

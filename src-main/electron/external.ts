@@ -1,8 +1,8 @@
 /** shell.openExternal behind the one URL gate (https or administrator-allowed schemes only). */
 import type { Shell } from 'electron';
-import type { UrlOpener } from '../core/app/ports.ts';
-import { vetExternalUrl } from '../core/app/external-url.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import type { UrlOpener } from '../core/ports/ports.ts';
+import { vetExternalUrl } from '../core/links/external-url.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 
 export class SafeExternalOpener implements UrlOpener {
   private readonly shell: Pick<Shell, 'openExternal'>;

@@ -16,7 +16,7 @@
  */
 import type { ChildProcess, SpawnOptions } from 'node:child_process';
 import { win32 } from 'node:path';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 
 export const INSTALLER_WAIT_MINUTES = 30;
 

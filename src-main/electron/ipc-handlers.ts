@@ -3,10 +3,10 @@
  * Handlers stay thin: arguments are already validated and the sender checked (ipc-main.ts).
  */
 import { basename } from 'node:path';
-import { exportFileName } from '../core/app/history-csv.ts';
+import { exportFileName } from '../core/history/history-csv.ts';
 import type { AppRuntime } from '../core/app/runtime.ts';
-import type { Clock } from '../../src-shared/clock.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import type { LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import type { NativeDialogs } from './dialogs.ts';
 import type { IpcHandlers, TypedIpcMain } from './ipc-main.ts';

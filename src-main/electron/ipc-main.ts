@@ -13,7 +13,7 @@ import {
   type IpcInvokeMap,
   type InvokeChannel,
 } from '../ipc/contract.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import type { PageName } from './app-origin.ts';
 import { CHANNEL_PAGES } from './ipc-pages.ts';
 import { INVOKE_VALIDATORS } from './ipc-validate.ts';

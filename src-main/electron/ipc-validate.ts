@@ -10,7 +10,7 @@ import type {
   RendererErrorReport,
   SettingsPatch,
 } from '../ipc/contract.ts';
-import { MAX_HISTORY_LIMIT } from '../core/app/history-store.ts';
+import { MAX_HISTORY_LIMIT } from '../core/history/history-store.ts';
 
 export class IpcArgumentError extends Error {
   override name = 'IpcArgumentError';

@@ -9,10 +9,10 @@ import {
   type Logger,
   type LogRecord,
   type SecretRegistry,
-} from '../../src-shared/log.ts';
+} from '../../src-shared/process/log.ts';
 import { rotatingFileSink } from '../core/rotating-file.ts';
-import { jsonLine } from '../../src-shared/json-text.ts';
-import { stderrOutput } from '../../src-shared/output-stream.ts';
+import { jsonLine } from '../../src-shared/files/json-text.ts';
+import { stderrOutput } from '../../src-shared/process/output-stream.ts';
 
 export function createAppLogger(
   logDir: string,

@@ -7,8 +7,8 @@
  */
 import { unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { writeFileAtomic } from '../../src-shared/atomic-file.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import { writeFileAtomic } from '../../src-shared/files/atomic-file.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import { LINUX_LAUNCH_ARGS } from './chromium-switches.ts';
 
 export interface LoginItemDeps {

@@ -12,10 +12,10 @@
  *   which quits and starts the moved app); declined or failed, the status says so with the remedy.
  */
 import { access } from 'node:fs/promises';
-import { writeFileAtomic } from '../../src-shared/atomic-file.ts';
+import { writeFileAtomic } from '../../src-shared/files/atomic-file.ts';
 import type { TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import type { DesktopHealth, DesktopProblemWords } from '../core/app/desktop-health.ts';
 
 export interface WelcomeOnceDeps {

@@ -6,7 +6,6 @@
  * before any window exists. Bundled by scripts/build-main.ts to dist/main/main.cjs.
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -27,14 +26,14 @@ import {
   shell,
   Tray,
 } from 'electron';
-import { serviceConnectionFactory } from '../core/app/connection.ts';
+import { serviceConnectionFactory } from '../core/connection/connection.ts';
 import { DesktopHealth } from '../core/app/desktop-health.ts';
-import { HistoryStore } from '../core/app/history-store.ts';
+import { HistoryStore } from '../core/history/history-store.ts';
 import { QuitSequence } from '../core/app/quit-sequence.ts';
 import { AppRuntime } from '../core/app/runtime.ts';
-import { settingsPortFor } from '../core/app/settings-port.ts';
-import { spawnProgramRunner } from '../core/app/program-runner.ts';
-import { RingActions } from '../core/app/ring-actions.ts';
+import { settingsPortFor } from '../core/settings-service/settings-port.ts';
+import { spawnProgramRunner } from '../core/ring-actions/program-runner.ts';
+import { RingActions } from '../core/ring-actions/ring-actions.ts';
 import { OrganisationAccount } from '../core/org/org-account.ts';
 import { withOrganisationMode } from '../core/org/org-connection.ts';
 import { LogRing } from '../core/diagnostics/bounded-log.ts';
@@ -53,9 +52,9 @@ import {
   managedView,
   presetDefaults,
 } from '../core/settings/policy.ts';
-import { serviceProbe } from '../core/app/service-probe.ts';
-import { systemClock } from '../../src-shared/clock.ts';
-import { LastResort } from '../../src-shared/last-resort.ts';
+import { serviceProbe } from '../core/connection/service-probe.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { LastResort } from '../../src-shared/process/last-resort.ts';
 import { fixedTranslator, LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import {
   environmentLanguages,
@@ -66,7 +65,7 @@ import {
   KeychainUnavailableError,
   KeytarCredentialStore,
 } from '../core/credentials/keytar-store.ts';
-import { SecretRegistry } from '../../src-shared/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
 import { provisionSecret } from './store-secret.ts';
 import { fileCursorStore } from '../core/relay-client/cursor-store.ts';
 import { SettingsStore } from '../core/settings/settings-store.ts';
@@ -75,22 +74,23 @@ import { proxyAccount, transportFor } from '../core/net/network.ts';
 import { readCaText } from '../../src-shared/net/trust.ts';
 import type { NetTransport } from '../../src-shared/net/transport.ts';
 import { startDemo } from '../../src-sim/demo.ts';
+import { launchEnvironment, type LaunchEnvironment } from './launch-environment.ts';
 import { APP_SCHEME, AppOrigin, devServerOrigin } from './app-origin.ts';
-import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
+import { contentSecurityPolicy } from '../../src-shared/ui/content-security-policy.ts';
 import { applicationMenuTemplate } from './app-menu.ts';
-import { askWithMessageBox, checkApplicationsFolder, welcomeOnce } from './mac-first-start.ts';
 import { registerAppProtocol } from './app-protocol.ts';
 import { checkDesktop, storeSecretNeedsDisplay } from './desktop-checks.ts';
 import { applyChromiumSwitches, devShmBytes } from './chromium-switches.ts';
 import { NativeDialogs } from './dialogs.ts';
 import { diagnosticsAction } from './diagnostics-action.ts';
 import { SafeExternalOpener } from './external.ts';
-import { installerRestarter } from './installer-restart.ts';
 import { registerIpcHandlers } from './ipc-handlers.ts';
-import { listenForSecondLaunches } from './second-launch.ts';
 import { TypedIpcMain } from './ipc-main.ts';
 import { createAppLogger } from './logging.ts';
 import { applyStartAtLogin } from './login-item.ts';
+import { askWithMessageBox, checkApplicationsFolder, welcomeOnce } from './mac-first-start.ts';
+import { installerRestarter } from './installer-restart.ts';
+import { listenForSecondLaunches, type SecondLaunches } from './second-launch.ts';
 import { ElectronNotifier, UNSIGNED_MAC_WORDS } from './notifier.ts';
 import { PopupWindow } from './popup-window.ts';
 import { watchPower } from './power.ts';
@@ -104,8 +104,8 @@ import { TrayController, trayIconFile, type TrayIconName } from './tray.ts';
 import { startAgainAndExit } from './start-again.ts';
 import { appUpdates } from './updates.ts';
 import { relaunchUnderXWayland } from './xwayland-relaunch.ts';
-import { AppWindows } from './windows.ts';
 import { applyAppIdentity, watchToastActivation } from './windows-toasts.ts';
+import { AppWindows } from './windows.ts';
 
 // Must happen before 'ready': app:// is a standard, secure origin ('self' in the CSP works, fetch works).
 protocol.registerSchemesAsPrivileged([
@@ -181,19 +181,49 @@ function startFailed(err: unknown): void {
   app.exit(1);
 }
 
+/**
+ * The app's start, in phases, in order. Each phase is a function below that takes what the
+ * earlier ones built; none reads the environment or a file (launchEnvironment did, once). What an
+ * adapter needs of something built later (the runtime, the quit sequence, Save diagnostics) it
+ * reaches through `late`, the one place such links are kept.
+ */
 async function start(): Promise<void> {
   // Before any await: a second launch during start-up is answered, not lost (second-launch.ts).
   const secondLaunches = listenForSecondLaunches(app);
-  const root = app.getAppPath();
-  const userData = app.getPath('userData');
+  const env = launchEnvironment(process.env, app, process.platform, process.execPath);
+  const base = foundations(env);
+  const late: Late = { runtime: null, quit: null, saveDiagnostics: null };
+  const secured = secureShell(base, late);
+  const views = adapters(base, secured, late, secondLaunches);
+  const core = await buildCore(base, secured, views, late);
+  late.runtime = core.runtime;
+  addDiagnostics(base, core);
+  connectViews(base, views, core);
+  const ends = endings(base, secured, views, core);
+  late.quit = ends.quit;
+  late.saveDiagnostics = ends.saveDiagnostics;
+  await run(base, views, core, ends);
+}
+
+/** Links from adapters built early to what is built later (null until then). */
+interface Late {
+  runtime: AppRuntime | null;
+  quit: QuitSequence | null;
+  saveDiagnostics: (() => Promise<void>) | null;
+}
+
+type Base = ReturnType<typeof foundations>;
+
+/** Phase 1: the log, the secrets it scrubs, the language, the last resort and its guarded clock. */
+function foundations(env: LaunchEnvironment) {
   const secrets = new SecretRegistry().hideHome(homedir());
   const logRing = new LogRing();
-  const logger = createAppLogger(join(userData, 'logs'), secrets, !app.isPackaged, logRing);
+  const logger = createAppLogger(join(env.userData, 'logs'), secrets, !env.packaged, logRing);
   // "Save diagnostics…": modules add their sections (network decisions, ...) to this one registry.
   const diagnostics = new Diagnostics();
   // The language every window, the tray and notifications speak: the OS's until settings are read.
   // SCREENPOP_LANG (a language code, or en-XA, the pseudo-locale) overrides both, for developers.
-  const devLanguage = process.env.SCREENPOP_LANG;
+  const { devLanguage } = env;
   const osLanguages = (): string[] => [
     ...(devLanguage ? [devLanguage] : []),
     ...app.getPreferredSystemLanguages(),
@@ -212,54 +242,65 @@ async function start(): Promise<void> {
   const clock = lastResort.guardClock(systemClock);
   logger.info('starting', {
     version: app.getVersion(),
-    packaged: app.isPackaged,
-    platform: process.platform,
+    packaged: env.packaged,
+    platform: env.platform,
   });
   for (const added of switchesAdded) logger.info('chromium switch added', { ...added });
+  return { env, secrets, logRing, logger, diagnostics, language, applyLanguage, lastResort, clock };
+}
 
+type Shell = ReturnType<typeof secureShell>;
+
+/** Phase 2: the menu, and security before any window exists (protocol, CSP, permissions, links). */
+function secureShell({ env, logger }: Base, late: Late) {
   // No default menu (Reload, Developer Tools, Electron's Help links); macOS keeps its edit keys.
-  const menu = applicationMenuTemplate(process.platform);
+  const menu = applicationMenuTemplate(env.platform);
   Menu.setApplicationMenu(menu ? Menu.buildFromTemplate(menu) : null);
-
-  // Security before any window exists.
-  const origin = new AppOrigin(devServerOrigin(process.env.SCREENPOP_DEV_URL, app.isPackaged));
+  const origin = new AppOrigin(devServerOrigin(env.devUrl, env.packaged));
   const csp = contentSecurityPolicy(origin.devOrigin);
-  registerAppProtocol(protocol, join(root, 'dist', 'renderer'), csp, logger);
+  registerAppProtocol(protocol, join(env.root, 'dist', 'renderer'), csp, logger);
   addCspHeader(session.defaultSession, origin, csp);
   denyAllPermissions(session.defaultSession, logger);
-  let runtime: AppRuntime | null = null;
   const opener = new SafeExternalOpener(
     shell,
-    () => runtime?.settings().crmAllowedSchemes ?? [],
+    () => late.runtime?.settings().crmAllowedSchemes ?? [],
     logger,
   );
   hardenAllWebContents(app, { origin, logger, openExternal: (url) => void opener.tryOpen(url) });
   const webPreferences = secureWebPreferences(
-    join(root, 'dist', 'preload', 'preload.cjs'),
-    !app.isPackaged,
+    join(env.root, 'dist', 'preload', 'preload.cjs'),
+    !env.packaged,
   );
-  const assets = join(root, 'assets');
-  let quit: QuitSequence | null = null;
   // Windows sends no before-quit when the user logs off or the machine shuts down: each window
   // hears 'session-end' (the popup always exists, hidden). The clean part gets what time is left.
   // An installer closing the app (Restart Manager: 'close-app', an IT-pushed MSI upgrade) leaves a
   // restarter behind (installer-restart.ts).
   const restartAfterInstaller = installerRestarter({
-    platform: process.platform,
-    packaged: app.isPackaged,
-    executable: process.execPath,
-    systemRoot: process.env.SystemRoot,
+    platform: env.platform,
+    packaged: env.packaged,
+    executable: env.execPath,
+    systemRoot: env.systemRoot,
     spawn,
     logger,
   });
   app.on('browser-window-created', (_event, win) =>
     win.on('session-end', (event) => {
       restartAfterInstaller(event?.reasons ?? []);
-      void quit?.run('session-end');
+      void late.quit?.run('session-end');
     }),
   );
+  return { origin, opener, webPreferences, assets: join(env.root, 'assets') };
+}
 
-  // Adapters. What they find wrong on this computer is said in the status (tray, Settings).
+type Views = ReturnType<typeof adapters>;
+
+/** Phase 3: the Electron adapters. What they find wrong on this computer is said in the status. */
+function adapters(
+  { env, logger, language }: Base,
+  { origin, webPreferences, assets }: Shell,
+  late: Late,
+  secondLaunches: SecondLaunches,
+) {
   const health = new DesktopHealth(logger);
   const popup = new PopupWindow({
     createWindow: (options) => new BrowserWindow(options),
@@ -267,10 +308,10 @@ async function start(): Promise<void> {
     url: origin.pageUrl('popup'),
     webPreferences,
     placement: () =>
-      runtime?.settings() ?? { popupDisplay: 'primary', popupCorner: 'bottom-right' },
+      late.runtime?.settings() ?? { popupDisplay: 'primary', popupCorner: 'bottom-right' },
     logger,
     health,
-    onUserClose: () => runtime?.presenter.hidePopup(),
+    onUserClose: () => late.runtime?.presenter.hidePopup(),
     dark: () => nativeTheme.shouldUseDarkColors,
   });
   const windows = new AppWindows({
@@ -280,62 +321,77 @@ async function start(): Promise<void> {
     logger,
     icon: join(assets, 'icon.png'),
   });
+  // A second launch shows the settings (answered from now on; one during start-up was kept).
   secondLaunches.answerWith(() => windows.show('settings'));
-  // An ad-hoc signed macOS test build (scripts/dist.ts without CSC_LINK): macOS refuses its
-  // notifications and Squirrel.Mac its updates; the status says so once, instead of every failure.
-  const unsignedMac = process.platform === 'darwin' && app.isPackaged && builtUnsigned(root);
-  if (unsignedMac) health.report('unsigned-build', UNSIGNED_MAC_WORDS);
+  // An ad-hoc signed macOS test build: macOS refuses its notifications and Squirrel.Mac its
+  // updates; the status says so once, instead of every failure.
+  if (env.unsignedMac) health.report('unsigned-build', UNSIGNED_MAC_WORDS);
   const notifier = new ElectronNotifier({
     create: (options) => new Notification(options),
     isSupported: () => Notification.isSupported(),
-    ...(unsignedMac ? {} : { health }),
-    onClick: () => runtime?.presenter.showPopup(),
+    ...(env.unsignedMac ? {} : { health }),
+    onClick: () => late.runtime?.presenter.showPopup(),
     // A voicemail or SMS is in the History.
     onNoticeClick: () => windows.show('history'),
     logger,
     words: language,
-    platform: process.platform,
+    platform: env.platform,
   });
   watchToastActivation({
-    platform: process.platform,
+    platform: env.platform,
     handleActivation: (callback) => Notification.handleActivation(callback),
     holdsLiveNotifications: () => notifier.size > 0,
     openHistory: () => windows.show('history'),
     logger,
   });
   const trayIcon = (name: TrayIconName) =>
-    nativeImage.createFromPath(join(assets, 'tray', trayIconFile(name, process.platform)));
+    nativeImage.createFromPath(join(assets, 'tray', trayIconFile(name, env.platform)));
   const tray = new TrayController({
     createTray: (image) => new Tray(image),
     buildMenu: (template) => Menu.buildFromTemplate(template),
     icon: trayIcon,
     actions: {
-      retryNow: () => void runtime?.retryNow(),
-      toggleDoNotDisturb: () => void runtime?.setDoNotDisturb(!runtime.settings().doNotDisturb),
-      togglePause: () => void runtime?.setPaused(!runtime.isPaused()),
+      retryNow: () => void late.runtime?.retryNow(),
+      toggleDoNotDisturb: () => {
+        const rt = late.runtime;
+        void rt?.setDoNotDisturb(!rt.settings().doNotDisturb);
+      },
+      togglePause: () => {
+        const rt = late.runtime;
+        void rt?.setPaused(!rt.isPaused());
+      },
       openSettings: () => windows.show('settings'),
       openHistory: () => windows.show('history'),
-      saveDiagnostics: () => void saveDiagnostics(),
-      quit: () => void (quit ? quit.run('user') : app.quit()),
+      saveDiagnostics: () => void late.saveDiagnostics?.(),
+      quit: () => void (late.quit ? late.quit.run('user') : app.quit()),
     },
     words: language,
-    platform: process.platform,
+    platform: env.platform,
   });
+  return { health, popup, windows, notifier, tray };
+}
 
-  // The core. The organisation's policy first: its presets are the settings' defaults, its locks
-  // win over the user's file. SCREENPOP_POLICY_FILE points elsewhere only in unpackaged runs (tests).
-  const policy = await loadMachinePolicy(
-    logger,
-    process.platform,
-    (!app.isPackaged && process.env.SCREENPOP_POLICY_FILE) || null,
-  );
+type Core = Awaited<ReturnType<typeof buildCore>>;
+
+/**
+ * Phase 4: the core. The organisation's policy first: its presets are the settings' defaults, its
+ * locks win over the user's file. Then the stores, the keychain, the way out, organisation mode
+ * and the runtime over all of them.
+ */
+async function buildCore(
+  { env, logger, secrets, clock, language, applyLanguage }: Base,
+  { opener }: Shell,
+  { health, popup, notifier, tray }: Views,
+  late: Late,
+) {
+  const policy = await loadMachinePolicy(logger, env.platform, env.policyFile);
   const settingsStore = new SettingsStore({
-    path: join(userData, 'settings.json'),
+    path: join(env.userData, 'settings.json'),
     logger,
     defaults: presetDefaults(policy),
   });
   const history = new HistoryStore({
-    path: join(userData, 'history.json'),
+    path: join(env.userData, 'history.json'),
     clock,
     logger,
     limit: 500,
@@ -365,7 +421,7 @@ async function start(): Promise<void> {
   /** The current connection's transport: its proxy and certificate decisions go in diagnostics. */
   let connectionTransport: NetTransport | undefined;
   const connectionNetwork = (s: Settings) => (connectionTransport = network(s));
-  const relayCursorStore = fileCursorStore(join(userData, 'relay-cursor.json'));
+  const relayCursorStore = fileCursorStore(join(env.userData, 'relay-cursor.json'));
   // Organisation mode: signed in through the system browser (the one link gate) to the relay.
   const organisation = new OrganisationAccount({
     store: credentials,
@@ -378,30 +434,28 @@ async function start(): Promise<void> {
     browserPage: (outcome) => language.current().t(`status.org.browser-page-${outcome}`),
   });
   // Start at login (login-item.ts); `executable` differs only when an update renames the AppImage.
-  const startAtLogin = (enabled: boolean, executable = process.env.APPIMAGE || process.execPath) =>
+  const startAtLogin = (enabled: boolean, executable = env.executable) =>
     applyStartAtLogin(enabled, {
-      platform: process.platform,
-      packaged: app.isPackaged,
+      platform: env.platform,
+      packaged: env.packaged,
       setLoginItemSettings: (settings) => app.setLoginItemSettings(settings),
       executable,
-      autostartDir: join(
-        process.env.XDG_CONFIG_HOME || join(app.getPath('home'), '.config'),
-        'autostart',
-      ),
+      autostartDir: env.autostartDir,
       logger,
     });
-  runtime = new AppRuntime({
+  const runtime: AppRuntime = new AppRuntime({
     clock,
     logger,
     secrets,
     settings: settingsPortFor(settingsStore, logger, policy),
     managed: managedView(policy),
+    proxyAuthInUse: () => connectionTransport?.proxyAuthInUse(),
     ringActions: new RingActions({
       actions: policy.onRing,
       urlOpener: opener,
       runner: spawnProgramRunner(logger),
       logger,
-      allowedSchemes: () => runtime?.settings().crmAllowedSchemes ?? [],
+      allowedSchemes: () => late.runtime?.settings().crmAllowedSchemes ?? [],
     }),
     credentials,
     history,
@@ -434,7 +488,7 @@ async function start(): Promise<void> {
         clock,
         logger,
         secrets,
-        fetch: network(runtime?.settings() ?? settingsStore.settings()).fetch,
+        fetch: network(late.runtime?.settings() ?? settingsStore.settings()).fetch,
       }),
     onSettingsApplied: (s) => {
       applyLanguage(s);
@@ -442,13 +496,25 @@ async function start(): Promise<void> {
     },
     words: language,
   });
-  const rt = runtime;
+  return {
+    runtime,
+    policy,
+    history,
+    network,
+    startAtLogin,
+    transportDecisions: () => connectionTransport?.decisions() ?? null,
+  };
+}
+
+/** Phase 5: "Save diagnostics…"'s sections. */
+function addDiagnostics({ env, clock, diagnostics, logRing }: Base, core: Core): void {
+  const rt = core.runtime;
   diagnostics.add(
     aboutSection({
       app: 'Screenpop',
       version: app.getVersion(),
       now: () => clock.now(),
-      extra: { packaged: app.isPackaged },
+      extra: { packaged: env.packaged },
     }),
   );
   diagnostics.add(
@@ -457,7 +523,7 @@ async function start(): Promise<void> {
       () => keychainState(rt.settingsView().hasSecret),
     ),
   );
-  diagnostics.add(policySection(policy));
+  diagnostics.add(policySection(core.policy));
   diagnostics.add(connectionSection(() => rt.status(), rt.timeline));
   diagnostics.add(connectionTestSection(() => rt.lastConnectionTest()));
   diagnostics.add(logSection(() => logRing.snapshot()));
@@ -468,8 +534,13 @@ async function start(): Promise<void> {
   });
   diagnostics.add({
     name: 'network',
-    collect: () => connectionTransport?.decisions() ?? { note: 'no connection made yet' },
+    collect: () => core.transportDecisions() ?? { note: 'no connection made yet' },
   });
+}
+
+/** Phase 6: the core's changes to the windows and the popup; faults to the runtime. */
+function connectViews({ lastResort, language }: Base, { windows, popup }: Views, core: Core): void {
+  const rt = core.runtime;
   lastResort.onFault((fault) => rt.recoverFromFault(fault));
   rt.onStatus((status) => {
     windows.broadcast('status:changed', status);
@@ -482,8 +553,19 @@ async function start(): Promise<void> {
     popup.sendLocale(view);
     rt.languageChanged();
   });
-  history.onChange((entries) => windows.broadcast('history:changed', entries));
+  core.history.onChange((entries) => windows.broadcast('history:changed', entries));
+}
 
+type Ends = ReturnType<typeof endings>;
+
+/**
+ * Phase 7: IPC, updates, power events, the app's own events, and the one quit sequence with a
+ * time limit, whoever asks (core/app/quit-sequence.ts).
+ */
+function endings(base: Base, { origin }: Shell, views: Views, core: Core) {
+  const { env, clock, logger, language, diagnostics, secrets } = base;
+  const { popup, windows, tray } = views;
+  const rt = core.runtime;
   const ipc = new TypedIpcMain(
     ipcMain,
     {
@@ -500,12 +582,23 @@ async function start(): Promise<void> {
   });
   registerIpcHandlers(ipc, { runtime: rt, popup, windows, dialogs, clock, logger, language });
 
+  // Ending: one sequence, with a time limit, whoever asks (core/app/quit-sequence.ts). Its clean
+  // part runs once: an update runs it before installing, and the quit that follows finds it done.
+  let cleaned: Promise<void> | null = null;
+  const cleanUp = (): Promise<void> =>
+    (cleaned ??= (async () => {
+      popup.quitting();
+      stopPower();
+      updates.stop();
+      await rt.shutdown();
+    })());
+
   // Updates: decided in the core, carried out by electron-updater (updates.ts).
   let updateNet: { settings: Settings; transport: NetTransport } | null = null;
   const updateTransport = (): NetTransport => {
     const settings = rt.settings();
     if (updateNet?.settings !== settings)
-      updateNet = { settings, transport: network({ ...settings, demoMode: false }) };
+      updateNet = { settings, transport: core.network({ ...settings, demoMode: false }) };
     return updateNet.transport;
   };
   const updates = appUpdates({
@@ -513,8 +606,8 @@ async function start(): Promise<void> {
     logger,
     presenter: rt.presenter,
     popup,
-    userData,
-    unsignedMac,
+    userData: env.userData,
+    unsignedMac: env.unsignedMac,
     // The feed and downloads go out as everything else does (proxy, its credentials, the CA file);
     // the demo's direct route is for its simulator only.
     agentFor: (url) => updateTransport().agentFor(url),
@@ -522,9 +615,10 @@ async function start(): Promise<void> {
     install: {
       cleanUp: () => cleanUp(),
       pointAutostartAt: async (executable) => {
-        if (rt.settings().startAtLogin) await startAtLogin(true, executable);
+        if (rt.settings().startAtLogin) await core.startAtLogin(true, executable);
       },
       releaseLock: () => app.releaseSingleInstanceLock(),
+      // The process's own environment and arguments: the version started again gets them.
       restart: () =>
         startAgainAndExit(
           { env: process.env, argv: process.argv, execPath: process.execPath },
@@ -545,19 +639,9 @@ async function start(): Promise<void> {
   // A tray app: closing every window does not quit; a second launch shows the settings.
   app.on('window-all-closed', () => {});
   app.on('activate', () => windows.show('settings'));
-  if (process.platform === 'darwin') app.dock?.hide();
+  if (env.platform === 'darwin') app.dock?.hide();
 
-  // Ending: one sequence, with a time limit, whoever asks (core/app/quit-sequence.ts). Its clean
-  // part runs once: an update runs it before installing, and the quit that follows finds it done.
-  let cleaned: Promise<void> | null = null;
-  const cleanUp = (): Promise<void> =>
-    (cleaned ??= (async () => {
-      popup.quitting();
-      stopPower();
-      updates.stop();
-      await rt.shutdown();
-    })());
-  quit = new QuitSequence({
+  const quit = new QuitSequence({
     clock,
     logger,
     shutdown: cleanUp,
@@ -569,17 +653,16 @@ async function start(): Promise<void> {
       app.exit(code);
     },
   });
-  const q = quit;
   // The OS quits the app (macOS logout or restart, an update's installer): always held for the
   // clean part, which has its own time limit, then app.exit(). A second request shortens it.
   app.on('before-quit', (event) => {
     event.preventDefault();
-    void q.run('os-quit');
+    void quit.run('os-quit');
   });
   // Linux (logind) and macOS shutdown: preventing it holds the shutdown only until the app exits.
   powerMonitor.on('shutdown', (event?: { preventDefault(): void }) => {
     event?.preventDefault();
-    void q.run('shutdown');
+    void quit.run('shutdown');
   });
 
   const saveDiagnostics = diagnosticsAction({
@@ -592,33 +675,45 @@ async function start(): Promise<void> {
     showItemInFolder: (path) => shell.showItemInFolder(path),
     showErrorBox: (title, body) => dialog.showErrorBox(title, body),
   });
+  return { quit, updates, saveDiagnostics };
+}
 
-  // Linux: the sandbox off, a native Wayland window, no tray on GNOME: said in the status; without
-  // a tray the Settings window is the only way to the app, so it opens.
+/**
+ * Phase 8: run. Linux's desktop checks (the sandbox off, a native Wayland window, no tray on
+ * GNOME: said in the status; without a tray the Settings window is the only way in, so it opens),
+ * then the core starts; onboarding opens Settings.
+ */
+async function run(
+  { env, logger, clock, language }: Base,
+  { health, windows, notifier }: Views,
+  core: Core,
+  ends: Ends,
+) {
   void checkDesktop(
-    { platform: process.platform, env: process.env, commandLine: app.commandLine },
+    { platform: env.platform, env: process.env, commandLine: app.commandLine },
     health,
     logger,
   ).then(({ trayHidden }) => {
     if (trayHidden) windows.show('settings');
   });
 
+  const rt = core.runtime;
   const { needsOnboarding } = await rt.start();
-  updates.apply(rt.settings().updates);
+  ends.updates.apply(rt.settings().updates);
   if (needsOnboarding) windows.show('settings');
   // macOS: the notification permission asked once (provisioned installs too), not at a call; and
   // an app run from its disk image offers to move to /Applications (mac-first-start.ts).
   void welcomeOnce({
-    platform: process.platform,
-    unsignedMac,
-    markFile: join(userData, 'first-start.json'),
+    platform: env.platform,
+    unsignedMac: env.unsignedMac,
+    markFile: join(env.userData, 'first-start.json'),
     notifier,
     logger,
     now: () => clock.now(),
   });
   void checkApplicationsFolder({
-    platform: process.platform,
-    packaged: app.isPackaged,
+    platform: env.platform,
+    packaged: env.packaged,
     isInApplicationsFolder: () => app.isInApplicationsFolder(),
     moveToApplicationsFolder: () => app.moveToApplicationsFolder(),
     askToMove: askWithMessageBox(dialog),
@@ -627,17 +722,4 @@ async function start(): Promise<void> {
     logger,
   });
   logger.info('ready', { needsOnboarding });
-}
-
-/** The mark scripts/dist.ts puts in the packaged package.json of an ad-hoc signed macOS build. */
-function builtUnsigned(appPath: string): boolean {
-  try {
-    const pkg = JSON.parse(readFileSync(join(appPath, 'package.json'), 'utf8')) as Record<
-      string,
-      unknown
-    >;
-    return pkg.screenpopUnsigned === true || pkg.screenpopUnsigned === 'true';
-  } catch {
-    return false;
-  }
 }

@@ -10,8 +10,8 @@
  */
 import type { Notification as NotificationType, NotificationConstructorOptions } from 'electron';
 import type { CallCard } from '../ipc/contract.ts';
-import type { NoticeAlert, Notifier, NotifyOptions } from '../core/app/ports.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import type { NoticeAlert, Notifier, NotifyOptions } from '../core/ports/ports.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
 import type { DesktopHealth, DesktopProblemWords } from '../core/app/desktop-health.ts';

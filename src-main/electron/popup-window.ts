@@ -10,9 +10,9 @@
 import type { BrowserWindow as BrowserWindowType, Screen, WebContents } from 'electron';
 import type { CallCard, LocaleView, StatusView } from '../ipc/contract.ts';
 import type { DesktopHealth, DesktopProblemWords } from '../core/app/desktop-health.ts';
-import type { PopupView } from '../core/app/ports.ts';
+import type { PopupView } from '../core/ports/ports.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import type { PopupCorner, PopupDisplay } from '../core/settings/types.ts';
 import { send } from './ipc-main.ts';
 import { POPUP_MIN_HEIGHT, POPUP_WIDTH, popupBounds } from './popup-geometry.ts';

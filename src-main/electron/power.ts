@@ -4,7 +4,7 @@
  * event, so net.isOnline() is sampled on the clock and a false -> true change wakes the engine.
  */
 import type { PowerMonitor } from 'electron';
-import type { Clock, TimerHandle } from '../../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
 import type { WakeReason } from '../core/events/contracts.ts';
 
 export interface PowerWatchDeps {

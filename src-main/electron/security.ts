@@ -7,7 +7,7 @@
  * - our pages get the CSP as a response header too.
  */
 import type { App, Session, WebContents, WebPreferences } from 'electron';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import type { AppOrigin } from './app-origin.ts';
 
 export function secureWebPreferences(preload: string, devTools: boolean): WebPreferences {

@@ -6,7 +6,7 @@
 import { homedir } from 'node:os';
 import { render } from '../../src-shared/i18n/phrase.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
-import { createLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { createLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import {
   KeychainUnavailableError,
   KeytarCredentialStore,

@@ -13,11 +13,11 @@ import type {
   Tray as TrayType,
 } from 'electron';
 import type { HistoryEntry, StatusView } from '../ipc/contract.ts';
-import { outcomeMessageId } from '../../src-shared/call-outcome.ts';
-import { knownState } from '../../src-shared/connection-state.ts';
+import { outcomeMessageId } from '../../src-shared/ui/call-outcome.ts';
+import { knownState } from '../../src-shared/ui/connection-state.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
-import type { TrayView } from '../core/app/ports.ts';
+import type { TrayView } from '../core/ports/ports.ts';
 
 export type TrayIconName = 'connected' | 'connecting' | 'degraded' | 'offline' | 'needs-attention';
 
@@ -127,6 +127,20 @@ export function trayMenuTemplate(
     items.push({
       id: 'signed-in',
       label: label(t.t('desktop.signed-in-line', { user: status.organisation.user }).slice(0, 120)),
+      enabled: false,
+    });
+  if (status.proxyAuth)
+    items.push({
+      id: 'proxy-auth',
+      label: label(
+        (status.proxyAuth.user
+          ? t.t('desktop.proxy-auth-line', {
+              scheme: status.proxyAuth.scheme,
+              user: status.proxyAuth.user,
+            })
+          : t.t('desktop.proxy-auth-scheme-line', { scheme: status.proxyAuth.scheme })
+        ).slice(0, 120),
+      ),
       enabled: false,
     });
   if (status.trunkWarning)

@@ -17,8 +17,8 @@
  * current version is started again in a new process and this one ends.
  */
 import { basename, dirname, isAbsolute, join } from 'node:path';
-import type { Clock } from '../../src-shared/clock.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import { QUIT_DEADLINE_MS } from '../core/app/quit-sequence.ts';
 
 export interface InstallStepsDeps {

@@ -13,8 +13,8 @@
 import { writeFileSync } from 'node:fs';
 import type { Agent } from 'node:http';
 import type { AppUpdater, UpdateDownloadedEvent } from 'electron-updater';
-import { Emitter } from '../../src-shared/emitter.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import { Emitter } from '../../src-shared/kit/emitter.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import type { UpdaterPort } from '../core/updates/update-controller.ts';
 import { isUpdateRequestExecutor, routeUpdateRequests } from './update-network.ts';
 

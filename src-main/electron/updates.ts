@@ -9,9 +9,9 @@ import electronUpdater from 'electron-updater';
 import { existsSync, readFileSync } from 'node:fs';
 import type { Agent } from 'node:http';
 import { dirname, join } from 'node:path';
-import type { Clock } from '../../src-shared/clock.ts';
-import type { Logger } from '../../src-shared/log.ts';
-import type { CallPresenter } from '../core/app/call-presenter.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
+import type { CallPresenter } from '../core/presenters/call-presenter.ts';
 import {
   INSTALL_SCOPE_FILE,
   isPerMachineInstall,

@@ -20,7 +20,7 @@
  */
 import type { ActivationArguments } from 'electron';
 import { APP_ID } from './app-id.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 
 /** The installed app's Toast Activator CLSID (never change: Windows keeps it in the shortcut). */
 export const TOAST_ACTIVATOR_CLSID = '{7406997E-3567-4C0C-A64A-5783965586A6}';

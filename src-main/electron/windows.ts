@@ -10,7 +10,7 @@ import type {
   WebPreferences,
 } from 'electron';
 import type { EventChannel, IpcEventMap } from '../ipc/contract.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import type { AppOrigin, PageName } from './app-origin.ts';
 import { send } from './ipc-main.ts';
 import { WINDOW_SIZES } from './window-sizes.ts';

@@ -6,11 +6,11 @@
  * - `--diagnostics <file>`: a connection test and the archive of src-main/core/diagnostics/.
  */
 import packageJson from '../../package.json' with { type: 'json' };
-import { serviceProbe } from '../core/app/service-probe.ts';
+import { serviceProbe } from '../core/connection/service-probe.ts';
 import { transportFor } from '../core/net/network.ts';
 import { readCaText } from '../../src-shared/net/trust.ts';
 import type { NetTransport } from '../../src-shared/net/transport.ts';
-import { outboundAddress, testConnection } from '../core/app/test-connection.ts';
+import { outboundAddress, testConnection } from '../core/connection/test-connection.ts';
 import {
   keychainAccountOrNull,
   type CredentialStore,
@@ -26,12 +26,12 @@ import {
   settingsSection,
 } from '../core/diagnostics/sections.ts';
 import { StatusTimeline } from '../core/diagnostics/bounded-log.ts';
-import { RingActions, type ProgramRunner } from '../core/app/ring-actions.ts';
+import { RingActions, type ProgramRunner } from '../core/ring-actions/ring-actions.ts';
 import { proxyPolicyOf, withLocks, type Policy } from '../core/settings/policy.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import type { TestConnectionResult } from '../ipc/contract.ts';
-import type { Clock } from '../../src-shared/clock.ts';
-import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import type { Logger, SecretRegistry } from '../../src-shared/process/log.ts';
 import type { HeadlessArgs } from './args.ts';
 import {
   environmentLanguages,

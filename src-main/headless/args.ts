@@ -4,13 +4,15 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { joinNegativeNumbers, valueOptionsOf } from '../../src-shared/cli-args.ts';
+import { joinNegativeNumbers, valueOptionsOf } from '../../src-shared/process/cli-args.ts';
 import { applyPatch } from '../core/settings/validate-settings.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import { LOCALES, PSEUDO_LOCALE } from '../../src-shared/i18n/locales.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
 import { english, phrase, type PhraseValue, type Words } from '../../src-shared/i18n/phrase.ts';
+import { phoneSystemsJoined } from '../../src-shared/phone-systems/names.ts';
+import { wireFor } from '../../src-shared/wire/index.ts';
 
 export interface HeadlessArgs {
   /** The phone system behind --base-url: its token calls, stream and events (--phone-system). */
@@ -115,7 +117,7 @@ function parseError(error: unknown): UsageError {
 /** The command lines of the help: syntax, the same in every language. */
 const SYNOPSIS = [
   'screenpop-headless --base-url <https://tenant.example.com> --extension <n> [--extension <n> ...]',
-  '                   [--phone-system standard|yeastar-p-series]',
+  `                   [--phone-system ${phoneSystemsJoined('|')}]`,
   '                   [--did <number> ...] [--region <CC>] [--stale-ring-sec <s>]',
   '                   [--heartbeat-sec <s>] [--ca-file <pem>] [--contacts <file.csv|file.vcf>]',
   '                   [--directory extensions|pbx-contacts]',
@@ -129,7 +131,7 @@ const SYNOPSIS = [
   '                   [--without voicemail|sms|trunk|presence ...]',
   'screenpop-headless --relay-url <https://relay.example.org> --relay-tenant <name> [--enrol <code>]',
   '                   [--enrol - | --enrol-file <path>] [--credential-file <path>]',
-  'screenpop-headless --demo [--extension 101] [--phone-system standard|yeastar-p-series]',
+  `screenpop-headless --demo [--extension 101] [--phone-system ${phoneSystemsJoined('|')}]`,
 ];
 
 const POLICY_PATHS =
@@ -327,8 +329,8 @@ function directoryOption(
   given: string | undefined,
   phoneSystem: Settings['phoneSystem'],
 ): DirectorySource {
-  const yeastar = phoneSystem === 'yeastar-p-series';
-  if (given === undefined) return yeastar ? 'pbx-contacts' : 'extensions';
+  const pbxLists = wireFor(phoneSystem).api.pbxLists === true;
+  if (given === undefined) return pbxLists ? 'pbx-contacts' : 'extensions';
   const value = given.trim();
   if (!(DIRECTORY_SOURCES as readonly string[]).includes(value))
     throw usageError('one-of', {
@@ -336,7 +338,7 @@ function directoryOption(
       options: DIRECTORY_SOURCES.join(', '),
       given: JSON.stringify(given),
     });
-  if (value === 'pbx-contacts' && !yeastar) throw usageError('directory-needs-yeastar');
+  if (value === 'pbx-contacts' && !pbxLists) throw usageError('directory-needs-yeastar');
   return value as DirectorySource;
 }
 

@@ -1,14 +1,14 @@
 /**
  * Entry point of screenpop-headless (bin/screenpop-headless.js, `npm run headless -- ...`).
  * stdout carries only the JSON lines of output.ts; every log line goes to stderr, redacted.
- * Both are written through their one writer (src-shared/output-stream.ts), each with its own
+ * Both are written through their one writer (src-shared/process/output-stream.ts), each with its own
  * meaning when its reader goes away: stdout gone is the consumer gone (the runner stops, exit 4);
  * stderr gone is nobody reading the logs (the runner carries on without them).
  */
-import { systemClock } from '../../src-shared/clock.ts';
-import { LastResort } from '../../src-shared/last-resort.ts';
-import { jsonLine } from '../../src-shared/json-text.ts';
-import { checkAtomicTarget, UnusableTargetError } from '../../src-shared/atomic-file.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { LastResort } from '../../src-shared/process/last-resort.ts';
+import { jsonLine } from '../../src-shared/files/json-text.ts';
+import { checkAtomicTarget, UnusableTargetError } from '../../src-shared/files/atomic-file.ts';
 import { homedir, networkInterfaces } from 'node:os';
 import { externalAddresses } from '../core/net/network-watch.ts';
 import { envProxyResolver } from '../../src-shared/net/proxy.ts';
@@ -18,7 +18,7 @@ import {
   SecretRegistry,
   silentLogger,
   type LogRecord,
-} from '../../src-shared/log.ts';
+} from '../../src-shared/process/log.ts';
 import {
   KeychainUnavailableError,
   KeytarCredentialStore,
@@ -36,8 +36,8 @@ import { environmentLanguages, isLocale, resolveLocale } from '../../src-shared/
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
 import { EXIT, runHeadless } from './runner.ts';
 import { inRunnerWords } from './output.ts';
-import { whenToStop } from '../../src-shared/stop-signal.ts';
-import { stderrOutput, stdoutOutput } from '../../src-shared/output-stream.ts';
+import { whenToStop } from '../../src-shared/process/stop-signal.ts';
+import { stderrOutput, stdoutOutput } from '../../src-shared/process/output-stream.ts';
 
 /** A clean stop that takes longer than this (a hung socket close) ends with exit code 1. */
 const STOP_DEADLINE_MS = 10_000;
@@ -249,7 +249,7 @@ async function main(): Promise<number> {
   // the connection is rebuilt (runner.ts).
   const lastResort = new LastResort({ logger, clock: systemClock, secrets });
   lastResort.installOn(process);
-  // Faults in a loop (src-shared/last-resort.ts) starve every timer and signal handler: no clean
+  // Faults in a loop (src-shared/process/last-resort.ts) starve every timer and signal handler: no clean
   // stop can run, so the process ends now, as a bug (exit 1; systemd's on-failure restarts it).
   lastResort.onLoop(() => process.exit(EXIT.failure));
   let deadline: NodeJS.Timeout | undefined;

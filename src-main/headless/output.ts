@@ -6,18 +6,18 @@
  */
 import type { ConnectionStatus } from '../core/events/contracts.ts';
 import type { Dismiss, Pop } from '../core/events/pipeline.ts';
-import type { Fault } from '../../src-shared/last-resort.ts';
+import type { Fault } from '../../src-shared/process/last-resort.ts';
 import type { Notice } from '../core/events/notices.ts';
 import type { FeatureStatus } from '../core/events/features.ts';
-import { displayText, previewText } from '../../src-shared/text.ts';
-import type { CallerIdentity, CallGroup } from '../core/app/directory.ts';
+import { displayText, previewText } from '../../src-shared/ui/text.ts';
+import type { CallerIdentity, CallGroup } from '../core/contacts/directory.ts';
 import type { CrmResult } from '../core/crm/lookup.ts';
-import type { NameSource, NumberKind } from '../core/app/views.ts';
-import { jsonLine } from '../../src-shared/json-text.ts';
+import type { NameSource, NumberKind } from '../core/ports/views.ts';
+import { jsonLine } from '../../src-shared/files/json-text.ts';
 import { english, phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
 import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
-import type { RelayIdentity } from '../../src-shared/relay-protocol.ts';
+import type { RelayIdentity } from '../../src-shared/relay/relay-protocol.ts';
 
 export interface StatusLine {
   type: 'status';
@@ -25,6 +25,11 @@ export interface StatusLine {
   reason: string | null;
   remedy: string | null;
   errcode: number | null;
+  /**
+   * On `connected` behind a proxy that asked for a sign-in: the scheme and who
+   * (`Negotiate as agent7@CORP.EXAMPLE`, `NTLM as CORP\\agent7`, `Basic as agent7`); never a secret.
+   */
+  proxy_auth?: string;
 }
 
 export interface PopLine {
@@ -235,6 +240,12 @@ const RUNNER_SAYS: ReadonlyMap<MessageId, MessageId> = new Map<MessageId, Messag
   ['status.fault.sign-in-expired.remedy', 'runner.status.fault.sign-in-expired.remedy'],
   ['status.fault.keychain-unreadable.remedy', 'runner.status.fault.keychain-unreadable.remedy'],
   ['status.fault.proxy-auth.remedy', 'runner.status.fault.proxy-auth.remedy'],
+  ['status.fault.proxy-auth-refused.remedy', 'runner.status.fault.proxy-auth-refused.remedy'],
+  ['status.fault.proxy-auth-ticket.remedy', 'runner.status.fault.proxy-auth-ticket.remedy'],
+  [
+    'status.fault.proxy-auth-unavailable.remedy',
+    'runner.status.fault.proxy-auth-unavailable.remedy',
+  ],
   ['status.fault.proxy-refused.remedy', 'runner.status.fault.proxy-refused.remedy'],
   ['status.fault.certificate-untrusted.remedy', 'runner.status.fault.certificate-untrusted.remedy'],
   ['status.fault.certificate-expired.remedy', 'runner.status.fault.certificate-expired.remedy'],

@@ -4,15 +4,20 @@
  * the app, with pops, dismisses and status changes printed as JSON lines instead of shown. Used for
  * servers, kiosks, scripts and black-box tests. `--demo` starts the app's demo (src-sim/demo.ts).
  */
-import { serviceConnectionFactory, type Connection } from '../core/app/connection.ts';
+import {
+  directoryFetchers,
+  REBUILD_MIN_INTERVAL_MS,
+  serviceConnectionFactory,
+  type Connection,
+} from '../core/connection/connection.ts';
 import { transportFor } from '../core/net/network.ts';
 import { ProxyConfigError } from '../../src-shared/net/proxy.ts';
-import type { NetTransport } from '../../src-shared/net/transport.ts';
+import { describeAuth, type NetTransport } from '../../src-shared/net/transport.ts';
 import { readCaText } from '../../src-shared/net/trust.ts';
 import { watchNetwork } from '../core/net/network-watch.ts';
-import { Directory } from '../core/app/directory.ts';
-import type { DemoService } from '../core/app/ports.ts';
-import { systemClock, type Clock } from '../../src-shared/clock.ts';
+import { Directory } from '../core/contacts/directory.ts';
+import type { DemoService } from '../core/ports/ports.ts';
+import { systemClock, type Clock } from '../../src-shared/process/clock.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
@@ -22,18 +27,18 @@ import { credentialsSource } from '../core/credentials/credentials-source.ts';
 import { KeytarCredentialStore } from '../core/credentials/keytar-store.ts';
 import { FileCredentialStore } from '../core/credentials/file-credential-store.ts';
 import type { ConnectionStatus } from '../core/events/contracts.ts';
-import { recoveryPacer, type LastResort } from '../../src-shared/last-resort.ts';
-import type { Logger, SecretRegistry } from '../../src-shared/log.ts';
-import type { OutputGone } from '../../src-shared/output-stream.ts';
+import { recoveryPacer, type LastResort } from '../../src-shared/process/last-resort.ts';
+import type { Logger, SecretRegistry } from '../../src-shared/process/log.ts';
+import type { OutputGone } from '../../src-shared/process/output-stream.ts';
 import { NO_POLICY, proxyPolicyOf, type Policy } from '../core/settings/policy.ts';
-import { spawnProgramRunner } from '../core/app/program-runner.ts';
-import type { ProgramRunner } from '../core/app/ring-actions.ts';
+import { spawnProgramRunner } from '../core/ring-actions/program-runner.ts';
+import type { ProgramRunner } from '../core/ring-actions/ring-actions.ts';
 import { effectiveSettings, runnerRingActions } from './admin.ts';
 import type { Settings } from '../core/settings/types.ts';
 import { UsageError, type HeadlessArgs } from './args.ts';
 import { contactsProblemWords } from '../core/contacts/problem-words.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
-import { buildCrmLookup } from '../core/crm/build.ts';
+import { CrmFlow } from '../core/app/crm-flow.ts';
 import {
   dismissLine,
   faultLine,
@@ -48,7 +53,7 @@ import {
 } from './output.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { hostname } from 'node:os';
-import { describeError } from '../../src-shared/service-errors.ts';
+import { describeError } from '../../src-shared/api/service-errors.ts';
 import { faultStatus, saidStatus } from '../core/events/status.ts';
 import { enrolDevice } from '../core/org/enrolment.ts';
 import { organisationConnection } from '../core/org/org-connection.ts';
@@ -58,8 +63,6 @@ export const EXIT = { ok: 0, failure: 1, usage: 2, needsAttention: 3, outputGone
 
 /** A pop line waits at most this long for the first extension list, for a colleague's name. */
 const FIRST_NAMES_WAIT_MS = 1_000;
-/** After an unexpected error the connection is rebuilt, at most once per this interval. */
-const REBUILD_MIN_INTERVAL_MS = 30_000;
 
 export interface RunnerDeps {
   args: HeadlessArgs;
@@ -71,7 +74,7 @@ export interface RunnerDeps {
   stopSignal: Promise<void>;
   /**
    * Resolves when `write` can no longer deliver (stdout's reader went away: EPIPE, or stopped
-   * reading; src-shared/output-stream.ts): nobody reads the lines any more, so the runner stops
+   * reading; src-shared/process/output-stream.ts): nobody reads the lines any more, so the runner stops
    * (cleanly, as on SIGTERM) with EXIT.outputGone.
    */
   outputGone?: Promise<OutputGone>;
@@ -104,75 +107,9 @@ interface Service {
 export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const { args, logger, secrets } = deps;
   const clock = deps.clock ?? systemClock;
-  let demo: DemoService | undefined;
-  let service: Service | null = null;
-  // Flags over the policy's presets, its locks over both (a locked region, demoMode, ... wins).
-  const effective = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
-  let settings: Settings;
-  if (args.organisation) {
-    // The relay alone, as one of its users: no API key, no secret, no phone-system address.
-    settings = effective;
-  } else if (effective.demoMode) {
-    // Loaded only for --demo: the simulator is not part of a normal run. The same demo as the
-    // tray app's, ringing every 5 s.
-    const { startDemo } = await import('../../src-sim/demo.ts');
-    demo = await startDemo({
-      clock,
-      logger,
-      extension: effective.extensions[0] ?? '101',
-      ringEverySec: 5,
-      // The demo's simulator speaks the phone system the client will (a locked one included).
-      phoneSystem: effective.phoneSystem,
-    });
-    service = await inMemory(demo.baseUrl, demo.apiKey, demo.secret, secrets);
-    settings = {
-      ...effective,
-      baseUrl: demo.baseUrl,
-      apiKey: demo.apiKey,
-      // The demo is the direct stream alone, as in the tray app, on this computer: no proxy.
-      eventSource: 'direct',
-      relayUrl: '',
-      proxyMode: 'none',
-      proxyUrl: '',
-    };
-  } else {
-    settings = effective;
-    service = await serviceFromEnv(deps.env, settings.baseUrl, settings.apiKey, secrets);
-  }
-  // HTTPS_PROXY / NO_PROXY and --ca-file, for the API calls and both sockets alike.
-  let transport: NetTransport;
-  try {
-    transport = transportFor(
-      // The demo's simulator is on this computer: never through a proxy.
-      // Without a policy: the system's (HTTPS_PROXY / NO_PROXY); a policy may set or lock another.
-      {
-        proxyMode: settings.proxyMode,
-        proxyUrl: settings.proxyUrl,
-        caFile: settings.caFile,
-      },
-      {
-        env: deps.env,
-        readFile: readCaText,
-        logger,
-        secrets,
-        proxyPolicy: proxyPolicyOf(deps.policy ?? NO_POLICY),
-      },
-    );
-  } catch (error) {
-    // A proxy was asked for (the policy's, or the setting's) and cannot be used: fail closed with
-    // a status saying whose it is, rather than connect around it.
-    if (!(error instanceof ProxyConfigError) || !error.words) throw error;
-    logger.error('the proxy setting cannot be used; not connecting around it', {
-      error: error.message,
-    });
-    deps.write(
-      formatLine(
-        statusLine(
-          saidStatus('needs-attention', error.words.reason, error.words.remedy),
-          deps.words,
-        ),
-      ),
-    );
+  const { settings, service, demo } = await whatToConnect(deps, clock);
+  const transport = wayOut(deps, settings);
+  if (!transport) {
     await demo?.close();
     return EXIT.needsAttention;
   }
@@ -224,23 +161,16 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const ringActions = deps.policy?.onRing.length
     ? runnerRingActions(deps.policy.onRing, deps.runner ?? spawnProgramRunner(logger), logger)
     : null;
+  // The same reads over the connection in force as the tray app's (connection.ts).
+  const fetchers = directoryFetchers(() => connection);
   const directory = new Directory({
     clock,
     logger,
-    fetchExtensions: () =>
-      connection ? connection.fetchExtensions() : Promise.reject(new Error('not connected')),
+    fetchExtensions: fetchers.fetchExtensions,
     // Yeastar P-Series: its queues and ring groups (a pop's group_name), and with
     // --directory pbx-contacts (its default there) its company contacts; through the same token.
-    fetchGroups: () =>
-      connection
-        ? (connection.fetchGroups?.() ?? Promise.resolve([]))
-        : Promise.reject(new Error('not connected')),
-    ...(args.directory === 'pbx-contacts' && {
-      fetchPbxContacts: () =>
-        connection
-          ? (connection.fetchCompanyContacts?.() ?? Promise.resolve([]))
-          : Promise.reject(new Error('not connected')),
-    }),
+    fetchGroups: fetchers.fetchGroups,
+    ...(args.directory === 'pbx-contacts' && { fetchPbxContacts: fetchers.fetchCompanyContacts }),
     defaultRegion: settings.defaultRegion,
   });
   // A contacts file that gives nothing is a usage error, said with what was found in it: the user
@@ -258,22 +188,26 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     }
   }
 
-  // The CRM lookup after each pop, through the same transport (proxy, CAs) as the connection; its
-  // token from SCREENPOP_CRM_TOKEN, else the keychain (crm-lookup@<host>).
-  const crm = buildCrmLookup(settings.crmLookup, {
+  // The CRM lookup after each pop, built as the tray app builds it (core/app/crm-flow.ts), through
+  // the same transport (proxy, CAs) as the connection; its token from SCREENPOP_CRM_TOKEN, else the
+  // keychain (crm-lookup@<host>).
+  const crmFlow = new CrmFlow({
     clock,
     logger,
     secrets,
-    fetch: transport.fetch,
-    secret: async (account) => {
-      const fromEnv = deps.env.SCREENPOP_CRM_TOKEN?.trim();
-      if (fromEnv) return fromEnv;
-      return new KeytarCredentialStore().getSecret(account).catch(() => null);
+    say: logger,
+    credentials: {
+      getSecret: async (account) => {
+        const fromEnv = deps.env.SCREENPOP_CRM_TOKEN?.trim();
+        if (fromEnv) return fromEnv;
+        return new KeytarCredentialStore().getSecret(account).catch(() => null);
+      },
     },
-    region: () => settings.defaultRegion,
-    allowedSchemes: () => settings.crmAllowedSchemes,
-    ...(deps.env.SCREENPOP_HUBSPOT_API ? { hubspotApi: deps.env.SCREENPOP_HUBSPOT_API } : {}),
+    settings: () => settings,
+    crmNetwork: () => transport,
   });
+  crmFlow.rebuild(settings);
+  const crm = crmFlow.current();
   const crmToken = deps.env.SCREENPOP_CRM_TOKEN?.trim();
   if (crmToken) secrets.add(crmToken);
 
@@ -286,7 +220,11 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     connection = current;
     detach = [
       engine.onStatus((s) => {
-        emit(statusLine(s, deps.words));
+        const proxyAuth = s.state === 'connected' ? transport.proxyAuthInUse() : undefined;
+        emit({
+          ...statusLine(s, deps.words),
+          ...(proxyAuth && { proxy_auth: describeAuth(proxyAuth) }),
+        });
         if (s.state === 'needs-attention') attention?.(s);
       }),
       engine.onPop((p) => {
@@ -390,7 +328,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   offFault?.();
   await rebuilding;
   directory.stop();
-  crm?.close();
+  crmFlow.close();
   await close();
   await ringActions?.stop();
   await demo?.close();
@@ -400,6 +338,100 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   // "stopping" said it began; this says it is done (sockets closed, every line written).
   logger.info('stopped', { exitCode: code });
   return code;
+}
+
+/** What the runner connects to (the run's phases follow: wayOut, then the connection). */
+interface Target {
+  settings: Settings;
+  /** The service with its key and secret store; null in organisation mode (the relay alone). */
+  service: Service | null;
+  /** The demo's simulator, for --demo. */
+  demo: DemoService | undefined;
+}
+
+/**
+ * Phase 1: the settings in force (flags over the policy's presets, its locks over both), and what
+ * they connect to: the relay alone as one of its users, the demo's simulator, or the service.
+ */
+async function whatToConnect(deps: RunnerDeps, clock: Clock): Promise<Target> {
+  const { args, logger, secrets } = deps;
+  let demo: DemoService | undefined;
+  let service: Service | null = null;
+  // Flags over the policy's presets, its locks over both (a locked region, demoMode, ... wins).
+  const effective = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
+  let settings: Settings;
+  if (args.organisation) {
+    // The relay alone, as one of its users: no API key, no secret, no phone-system address.
+    settings = effective;
+  } else if (effective.demoMode) {
+    // Loaded only for --demo: the simulator is not part of a normal run. The same demo as the
+    // tray app's, ringing every 5 s.
+    const { startDemo } = await import('../../src-sim/demo.ts');
+    demo = await startDemo({
+      clock,
+      logger,
+      extension: effective.extensions[0] ?? '101',
+      ringEverySec: 5,
+      // The demo's simulator speaks the phone system the client will (a locked one included).
+      phoneSystem: effective.phoneSystem,
+    });
+    service = await inMemory(demo.baseUrl, demo.apiKey, demo.secret, secrets);
+    settings = {
+      ...effective,
+      baseUrl: demo.baseUrl,
+      apiKey: demo.apiKey,
+      // The demo is the direct stream alone, as in the tray app, on this computer: no proxy.
+      eventSource: 'direct',
+      relayUrl: '',
+      proxyMode: 'none',
+      proxyUrl: '',
+    };
+  } else {
+    settings = effective;
+    service = await serviceFromEnv(deps.env, settings.baseUrl, settings.apiKey, secrets);
+  }
+  return { settings, service, demo };
+}
+
+/**
+ * Phase 2: the way out, HTTPS_PROXY / NO_PROXY and --ca-file, for the API calls and both sockets
+ * alike; null (after printing the needs-attention status) when the proxy asked for cannot be used.
+ */
+function wayOut(deps: RunnerDeps, settings: Settings): NetTransport | null {
+  const { logger, secrets } = deps;
+  try {
+    return transportFor(
+      // The demo's simulator is on this computer: never through a proxy.
+      // Without a policy: the system's (HTTPS_PROXY / NO_PROXY); a policy may set or lock another.
+      {
+        proxyMode: settings.proxyMode,
+        proxyUrl: settings.proxyUrl,
+        proxyAuth: settings.proxyAuth,
+        caFile: settings.caFile,
+      },
+      {
+        env: deps.env,
+        readFile: readCaText,
+        logger,
+        secrets,
+        proxyPolicy: proxyPolicyOf(deps.policy ?? NO_POLICY),
+      },
+    );
+  } catch (error) {
+    // A proxy was asked for (the policy's, or the setting's) and cannot be used: fail closed with
+    // a status saying whose it is, rather than connect around it.
+    if (!(error instanceof ProxyConfigError) || !error.words) throw error;
+    logger.error('the proxy setting cannot be used; not connecting around it', { error });
+    deps.write(
+      formatLine(
+        statusLine(
+          saidStatus('needs-attention', error.words.reason, error.words.remedy),
+          deps.words,
+        ),
+      ),
+    );
+    return null;
+  }
 }
 
 /**
@@ -429,7 +461,7 @@ async function organisationTokens(
         args.credentialFile
           ? 'the credential file cannot be used; the enrolment is kept for this run only'
           : 'the keychain cannot be used; the enrolment is kept for this run only (--credential-file keeps it across runs)',
-        { error: error instanceof Error ? error.message : String(error) },
+        { error },
       );
       return false;
     },

@@ -1,7 +1,7 @@
 /**
  * The one IPC contract between the main process, the preload and the renderer (the pattern of
  * GitHub Desktop's ipc-shared.ts): a map from channel to signature that all three compile against.
- * It takes the shapes of the data from core/app/views.ts, types only (the pure helpers both sides
+ * It takes the shapes of the data from core/ports/views.ts, types only (the pure helpers both sides
  * use are in src-shared/), so the renderer's DOM-only build includes it.
  */
 
@@ -20,9 +20,9 @@ import type {
   SettingsView,
   StatusView,
   TestConnectionResult,
-} from '../core/app/views.ts';
+} from '../core/ports/views.ts';
 
-/** The shapes of the UI's data belong to the core (core/app/views.ts); the contract carries them. */
+/** The shapes of the UI's data belong to the core (core/ports/views.ts); the contract carries them. */
 export type {
   CallOutcome,
   CallText,
@@ -49,7 +49,7 @@ export type {
   NumberKind,
   OrgRelayPatch,
   OrgSignInResult,
-} from '../core/app/views.ts';
+} from '../core/ports/views.ts';
 
 /**
  * An error in a window, for main's log (support reads it there; a renderer has no log of its own):

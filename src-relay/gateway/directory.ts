@@ -5,11 +5,11 @@
  * agent. The list is kept `ttlMs` (5 minutes) and fetched again after; one fetch at a time, and a
  * failed fetch is not remembered (the sign-in answers 503, "retry later").
  */
-import type { Clock } from '../../src-shared/clock.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
 import type { Extension } from '../../src-shared/api/wire.ts';
 import type { EmailDirectory } from '../users/oidc.ts';
 import type { GatewayUpstream } from './upstream.ts';
-import { canonicalEmail } from '../../src-shared/email-address.ts';
+import { canonicalEmail } from '../../src-shared/rules/email-address.ts';
 
 const DEFAULT_TTL_MS = 5 * 60_000;
 

@@ -13,29 +13,27 @@
  * for the upstream. Only the first token, at start, is a startup check (`start()` rejects with a
  * StartupError in words), so a wrong key or address is said at once rather than retried silently.
  */
-import type { Clock } from '../../src-shared/clock.ts';
-import { silentLogger, type Logger, type SecretRegistry } from '../../src-shared/log.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import { silentLogger, type Logger, type SecretRegistry } from '../../src-shared/process/log.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import type { TokenPair } from '../../src-shared/api/wire.ts';
-import {
-  isServiceError,
-  refreshRefused,
-  ServiceError,
-  type FaultId,
-} from '../../src-shared/service-errors.ts';
+import { isServiceError, ServiceError, type FaultId } from '../../src-shared/api/service-errors.ts';
 import {
   REVOKE_LIMIT_MS,
-  revokeTokens,
   SIGN_IN_POLICY,
-  SignInGuard,
   type SignInPolicy,
-} from '../../src-shared/sign-in-guard.ts';
+} from '../../src-shared/api/sign-in-guard.ts';
+import {
+  serviceTokenLifecycle,
+  type TokenLifecycle,
+} from '../../src-shared/api/token-lifecycle.ts';
 import {
   StreamEngine,
   type StreamEnd,
   type Verdict,
 } from '../../src-shared/stream/stream-engine.ts';
 import type { CreateSocket } from '../../src-shared/stream/socket.ts';
+import { CLOSE_TOKEN_EXPIRED, readControlFrame } from '../../src-shared/wire/control-frame.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
 import type { PhoneSystemWire } from '../../src-shared/wire/phone-system.ts';
 import type { TenantConfig } from '../config.ts';
@@ -48,13 +46,7 @@ import { YeastarIntake } from '../yeastar-intake.ts';
 import type { GatewayCredential } from './credential.ts';
 
 /**
- * A token is renewed when less than this is left of it, or half its life for a short-lived one:
- * the stream engine rotates its connection that far before the token ends (rotateLeadMs, at most
- * half of what is left), so the rotation, not an earlier ask, takes the new token.
- */
-const RENEW_MARGIN_MS = 60_000;
-/**
- * The gateway's sign-in rule: the desktop's (src-shared/sign-in-guard.ts: at most 3 get_token in
+ * The gateway's sign-in rule: the desktop's (src-shared/api/sign-in-guard.ts: at most 3 get_token in
  * 10 minutes, a token taken away soon after issue, the token limit; each held 5 minutes), and
  * also after the phone system refused the relay's login (its key: 10001; its address: 10004).
  * The stream reconnects every 10 s at most and would otherwise log in 360 times an hour with a
@@ -63,7 +55,6 @@ const RENEW_MARGIN_MS = 60_000;
  * minutes.
  */
 export const GATEWAY_SIGN_IN_POLICY: SignInPolicy = { ...SIGN_IN_POLICY, holdRefusedLogin: true };
-export const LOGIN_HOLD_AFTER_REFUSAL_MS = GATEWAY_SIGN_IN_POLICY.holdMs;
 /** Faults of a sign-in the rule holds, said in the relay's log. */
 const HELD_FAULTS: ReadonlySet<FaultId> = new Set<FaultId>([
   'ys-token-limit',
@@ -71,9 +62,6 @@ const HELD_FAULTS: ReadonlySet<FaultId> = new Set<FaultId>([
   'shared-application',
   'sign-ins-held',
 ]);
-/** Tokens replaced by a refresh and waiting for the stream to move off them, at most. */
-const REPLACED_KEPT = 4;
-
 interface AccessToken {
   value: string;
   expiresAt: number;
@@ -110,30 +98,19 @@ export interface GatewayTokensOptions {
 }
 
 /**
- * The access token of the relay's credential: fetched, refreshed, and fetched again when refused;
- * sign-ins (get_token) bounded and held by the desktop's rule (GATEWAY_SIGN_IN_POLICY); a token
- * replaced by a refresh revoked once nothing uses it, and the tokens held revoked at stop
- * (`del_token`, where the phone system has it: Yeastar's), so that the whole organisation holds
- * 1 token of the API application's 8, 2 for the seconds a rotation takes.
+ * The access token of the relay's credential, on the one token lifecycle
+ * (src-shared/api/token-lifecycle.ts): renewed when less than TOKEN_RENEW_MARGIN_MS is left of it, or
+ * half its life for a short-lived one (the stream engine rotates its connection that far before
+ * the token ends, so the rotation, not an earlier ask, takes the new token); refreshed, and
+ * fetched again when refused; sign-ins (get_token) bounded and held by the desktop's rule
+ * (GATEWAY_SIGN_IN_POLICY); a token replaced by a refresh revoked once nothing uses it, and the
+ * tokens held revoked at stop (`del_token`, where the phone system has it: Yeastar's), so that
+ * the whole organisation holds 1 token of the API application's 8, 2 for the seconds a rotation
+ * takes. Replaced tokens leave the secret registry a few generations on.
  */
 export class GatewayTokens {
-  private pair: TokenPair | undefined;
-  /** When the current pair was obtained (its age decides whether a refusal took it away). */
-  private issuedAt = 0;
-  /** The current pair's renewal margin (RENEW_MARGIN_MS, at most half its life). */
-  private margin = RENEW_MARGIN_MS;
-  private pending: Promise<TokenPair> | undefined;
-  /** Access tokens a refresh replaced that are still valid: revoked once the stream left them. */
-  private replaced: Array<{ value: string; expiresAt: number }> = [];
+  private readonly life: TokenLifecycle<TokenPair>;
   private released = false;
-
-  private readonly client: ServiceClient;
-  private readonly credential: GatewayCredential;
-  private readonly clock: Clock;
-  private readonly logger: Logger;
-  private readonly guard: SignInGuard;
-  private readonly releaseLimitMs: number;
-  private readonly revokeReplaced: 'at-once' | 'when-settled';
 
   constructor(
     client: ServiceClient,
@@ -141,25 +118,25 @@ export class GatewayTokens {
     clock: Clock,
     options: GatewayTokensOptions = {},
   ) {
-    this.client = client;
-    this.credential = credential;
-    this.clock = clock;
-    this.logger = options.logger ?? silentLogger;
-    this.guard = new SignInGuard(clock, options.signIn ?? GATEWAY_SIGN_IN_POLICY);
-    this.releaseLimitMs = options.releaseLimitMs ?? REVOKE_LIMIT_MS;
-    this.revokeReplaced = options.revokeReplaced ?? 'at-once';
+    this.life = serviceTokenLifecycle(
+      client,
+      { signIn: () => client.getToken(credential.apiKey, credential.secret) },
+      {
+        clock,
+        secrets: client.secrets,
+        logger: options.logger ?? silentLogger,
+        marginShare: 1 / 2,
+        signIn: options.signIn ?? GATEWAY_SIGN_IN_POLICY,
+        releaseLimitMs: options.releaseLimitMs ?? REVOKE_LIMIT_MS,
+        revokeReplaced: options.revokeReplaced ?? 'at-once',
+      },
+    );
   }
 
   async get(): Promise<AccessToken> {
     if (this.released) throw stoppedError();
-    const pair = this.pair;
-    if (pair && pair.accessExpiresAt - this.clock.now() > this.margin)
-      return { value: pair.accessToken, expiresAt: pair.accessExpiresAt };
-    this.pending ??= this.fetch().finally(() => (this.pending = undefined));
-    const startedAt = this.clock.now();
-    const next = await this.pending;
+    const next = await this.life.get();
     if (this.released) throw stoppedError();
-    if (next !== this.pair) this.replace(next, startedAt);
     return { value: next.accessToken, expiresAt: next.accessExpiresAt };
   }
 
@@ -168,18 +145,12 @@ export class GatewayTokens {
    * soon after it was issued counts towards "another computer uses the same application".
    */
   invalidate(value: string): void {
-    const pair = this.pair;
-    if (!pair || pair.accessToken !== value || pair.accessExpiresAt === 0) return;
-    this.guard.tokenRefused(this.clock.now() - this.issuedAt);
-    this.pair = { ...pair, accessExpiresAt: 0 };
+    this.life.invalidate(value);
   }
 
   /** The stream now runs on `value` (its connection is ready): tokens it replaced are revoked. */
   settled(value: string): void {
-    const gone = this.replaced.filter((t) => t.value !== value);
-    if (gone.length === 0) return;
-    this.replaced = this.replaced.filter((t) => t.value === value);
-    void this.revoke(gone);
+    this.life.settled(value);
   }
 
   /**
@@ -190,54 +161,7 @@ export class GatewayTokens {
   async release(): Promise<void> {
     if (this.released) return;
     this.released = true;
-    const held = [...this.replaced];
-    if (this.pair)
-      held.push({ value: this.pair.accessToken, expiresAt: this.pair.accessExpiresAt });
-    this.replaced = [];
-    this.pair = undefined;
-    await this.revoke(held);
-  }
-
-  /** A new pair: the one it replaced is revoked now or once the stream has left it. */
-  private replace(next: TokenPair, startedAt: number): void {
-    const old = this.pair;
-    this.pair = next;
-    this.issuedAt = startedAt;
-    this.margin = Math.min(RENEW_MARGIN_MS, Math.max(0, (next.accessExpiresAt - startedAt) / 2));
-    if (!old || old.accessToken === next.accessToken || old.accessExpiresAt <= this.clock.now())
-      return;
-    const value = { value: old.accessToken, expiresAt: old.accessExpiresAt };
-    if (this.revokeReplaced === 'at-once') {
-      void this.revoke([value]);
-      return;
-    }
-    this.replaced.push(value);
-    if (this.replaced.length > REPLACED_KEPT) void this.revoke(this.replaced.splice(0, 1));
-  }
-
-  private async revoke(tokens: Array<{ value: string; expiresAt: number }>): Promise<void> {
-    const now = this.clock.now();
-    await revokeTokens(
-      this.client,
-      tokens.filter((t) => t.expiresAt > now).map((t) => t.value),
-      { clock: this.clock, logger: this.logger, limitMs: this.releaseLimitMs },
-    );
-  }
-
-  private async fetch(): Promise<TokenPair> {
-    const pair = this.pair;
-    if (pair && pair.refreshExpiresAt - this.clock.now() > RENEW_MARGIN_MS) {
-      try {
-        return await this.client.refreshToken(pair.refreshToken, pair.refreshExpiresAt);
-      } catch (err) {
-        // The desktop's rule (service-errors.ts): only a refused refresh token means log in again.
-        if (!refreshRefused(err)) throw err;
-      }
-    }
-    // A refused key or address, the token limit: held from now, and said with what is left.
-    return this.guard.signIn(() =>
-      this.client.getToken(this.credential.apiKey, this.credential.secret),
-    );
+    await this.life.drop();
   }
 }
 
@@ -363,17 +287,16 @@ export class GatewayUpstream {
   ): void {
     const stream = this.wire.stream;
     if (text === stream.heartbeatResponse) return;
-    const control = controlFrame(text);
+    const control = readControlFrame(stream, text);
     if (control !== undefined) {
-      const kind = control === 0 ? undefined : stream.errcodes(control)?.kind;
-      if ((control === 0 || control === stream.partialSubscribe) && !link.isReady) {
+      if (control.subscribed && !link.isReady) {
         link.ready('connected');
         // The stream runs on this token now (a rotation has closed the older connection).
         this.tokens.settled(link.grant.value);
-      } else if (kind === 'expired') {
+      } else if (control.meaning?.kind === 'expired') {
         this.expired.add(link);
         this.tokens.invalidate(link.grant.value);
-      } else this.deps.logger.warn('upstream error frame', { errcode: control });
+      } else this.deps.logger.warn('upstream error frame', { errcode: control.errcode });
       return;
     }
     // One frame after the other, as they came: the store's order is the desktops' order.
@@ -399,7 +322,7 @@ export class GatewayUpstream {
         }
       } catch (err) {
         deps.metrics.upstream(deps.tenant, 'storage-error');
-        deps.logger.error('upstream event not stored', { err });
+        deps.logger.error('upstream event not stored', { error: err });
       }
     }
   }
@@ -411,7 +334,7 @@ export class GatewayUpstream {
       end.rejection &&
       (end.rejection.errcode ?? this.wire.stream.refusedStatus[end.rejection.status]);
     const kind = errcode === undefined ? undefined : this.wire.stream.errcodes(errcode)?.kind;
-    if (this.expired.has(link) || end.code === 4002 || kind === 'expired') {
+    if (this.expired.has(link) || end.code === CLOSE_TOKEN_EXPIRED || kind === 'expired') {
       this.tokens.invalidate(link.grant.value);
       return { next: 'at-once', status: lost };
     }
@@ -427,27 +350,13 @@ export class GatewayUpstream {
     if (isServiceError(error) && HELD_FAULTS.has(error.fault))
       this.heldLog.write({
         fault: error.fault,
-        error: error.message,
+        error,
         retryAfterMs: error.retryAfterMs,
       });
     return {
       next: 'back-off',
       status: kind === 'credentials' || kind === 'ip' ? 'refused' : 'reconnecting',
     };
-  }
-}
-
-/** The errcode of a control frame (`{"errcode":N}` without an event), else undefined. */
-function controlFrame(text: string): number | undefined {
-  if (text.length > 4096 || !text.includes('"errcode"')) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    if (!value || typeof value !== 'object' || Array.isArray(value) || 'event' in value)
-      return undefined;
-    const { errcode } = value as { errcode?: unknown };
-    return typeof errcode === 'number' ? errcode : undefined;
-  } catch {
-    return undefined;
   }
 }
 

@@ -1,8 +1,8 @@
 import { readFile } from 'node:fs/promises';
-import type { Clock, TimerHandle } from '../../src-shared/clock.ts';
-import { writeFileAtomic } from '../../src-shared/atomic-file.ts';
-import { parseJson } from '../../src-shared/json-text.ts';
-import { compareCursors } from '../../src-shared/relay-protocol.ts';
+import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
+import { writeFileAtomic } from '../../src-shared/files/atomic-file.ts';
+import { parseJson } from '../../src-shared/files/json-text.ts';
+import { compareCursors } from '../../src-shared/relay/relay-protocol.ts';
 import type {
   AppendResult,
   EventStore,

@@ -1,5 +1,5 @@
-import type { Clock } from '../../src-shared/clock.ts';
-import type { Logger } from '../../src-shared/log.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import type { RelayConfig } from '../config.ts';
 import { MemoryStore } from './memory-store.ts';
 import { RedisStore } from './redis-store.ts';

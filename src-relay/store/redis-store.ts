@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import type { Clock, TimerHandle } from '../../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
 import { SampledLog } from '../log-sampler.ts';
-import type { Logger } from '../../src-shared/log.ts';
-import { compareCursors } from '../../src-shared/relay-protocol.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
+import { compareCursors } from '../../src-shared/relay/relay-protocol.ts';
 import { redisStartupError } from '../startup-errors.ts';
 import type {
   AppendResult,
@@ -167,7 +167,7 @@ export class RedisStore implements EventStore {
       c.on('error', (err: Error) => {
         this.lastError = err;
         failing.add(c);
-        errors.write({ err });
+        errors.write({ error: err });
       });
       // The line that says the errors are over.
       c.on('ready', () => {
@@ -381,7 +381,7 @@ export class RedisStore implements EventStore {
           for (const w of this.publishWaiters.splice(0)) w();
       } catch (err) {
         if (this.closed) return;
-        this.logger.warn('redis follow failed; retrying', { err });
+        this.logger.warn('redis follow failed; retrying', { error: err });
         await new Promise<void>((r) => this.clock.setTimeout(r, 500));
       }
     }
@@ -391,7 +391,7 @@ export class RedisStore implements EventStore {
     this.trimTimer = this.clock.setTimeout(() => {
       const minId = `${Math.max(0, this.clock.now() - this.retention.maxAgeMs)}-0`;
       Promise.all(this.tenants.map((t) => this.redis.xtrim(this.streamKey(t), 'MINID', '~', minId)))
-        .catch((err: Error) => this.logger.warn('redis trim failed', { err }))
+        .catch((err: Error) => this.logger.warn('redis trim failed', { error: err }))
         .finally(() => {
           if (!this.closed) this.scheduleTrim();
         });

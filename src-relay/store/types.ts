@@ -3,6 +3,8 @@
  * memory-store.ts (a single instance, the embedded default) and redis-store.ts (several instances
  * behind a load balancer share one Redis).
  */
+import { EVENT_ID_WINDOW_MS } from '../../src-shared/wire/event-codes.ts';
+
 export interface NewEvent {
   tenant: string;
   eventId: string;
@@ -86,7 +88,7 @@ export interface RetentionOptions {
 export const DEFAULT_RETENTION: RetentionOptions = {
   maxEvents: 100_000,
   maxAgeMs: 24 * 3600_000,
-  dedupeTtlMs: 25 * 3600_000,
+  dedupeTtlMs: EVENT_ID_WINDOW_MS,
 };
 
 /** Resolves when `register`'s callback is called, or after `timeoutMs`, whichever comes first. */

@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '../../src-shared/log.ts';
-import { RELAY_ERRCODE, type EnrolmentAnswer } from '../../src-shared/relay-protocol.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
+import { RELAY_ERRCODE, type EnrolmentAnswer } from '../../src-shared/relay/relay-protocol.ts';
 import { reply } from '../http-reply.ts';
 import type { RelayMetrics } from '../metrics.ts';
 import type { RefusalBudget } from '../refusal-budget.ts';
@@ -96,7 +96,7 @@ export async function handleEnrol(
   } catch (err) {
     metrics.enrolment('storage-error');
     deps.refusals.refund(address);
-    deps.failedLog.write({ tenant, err });
+    deps.failedLog.write({ tenant, error: err });
     res.setHeader('Retry-After', '5');
     return reply(res, 503, { errcode: 0, errmsg: 'the relay cannot enrol now; retry' });
   }

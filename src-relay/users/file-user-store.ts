@@ -1,11 +1,11 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { writeFileAtomic } from '../../src-shared/atomic-file.ts';
-import type { Clock, TimerHandle } from '../../src-shared/clock.ts';
-import { Emitter } from '../../src-shared/emitter.ts';
-import { parseJson } from '../../src-shared/json-text.ts';
-import { silentLogger, type Logger } from '../../src-shared/log.ts';
+import { writeFileAtomic } from '../../src-shared/files/atomic-file.ts';
+import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
+import { Emitter } from '../../src-shared/kit/emitter.ts';
+import { parseJson } from '../../src-shared/files/json-text.ts';
+import { silentLogger, type Logger } from '../../src-shared/process/log.ts';
 import { withFileLock } from './file-lock.ts';
 import type {
   DeviceRecord,
@@ -65,7 +65,7 @@ export class FileUserStore implements UserStore {
       this.watcher.on('error', () => {});
     } catch (err) {
       this.logger.warn('users file not watched; checking it by time only', {
-        err,
+        error: err,
       });
     }
     const poll = () => {
@@ -174,7 +174,7 @@ export class FileUserStore implements UserStore {
       } catch (err) {
         // A file being replaced, or one an administrator broke: keep what was loaded, say so.
         this.logger.warn('users file not reloaded; keeping the users loaded before', {
-          err,
+          error: err,
         });
       } finally {
         this.reloading = undefined;

@@ -6,14 +6,14 @@ import {
   type JWTPayload,
   type JWTVerifyGetKey,
 } from 'jose';
-import type { Clock } from '../../src-shared/clock.ts';
-import type { Logger } from '../../src-shared/log.ts';
-import { RELAY_ERRCODE, type OrgSignInInfo } from '../../src-shared/relay-protocol.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
+import { RELAY_ERRCODE, type OrgSignInInfo } from '../../src-shared/relay/relay-protocol.ts';
 import type { OidcConfig } from '../config.ts';
 import type { UserStore } from './types.ts';
 import { identityOf, refusal, type OidcSignIn, type UserVerdict } from './user-auth.ts';
 import { secretHash } from './secrets.ts';
-import { canonicalEmail } from '../../src-shared/email-address.ts';
+import { canonicalEmail } from '../../src-shared/rules/email-address.ts';
 
 /** Signature algorithms accepted: asymmetric only (a shared-secret HS256 token is refused). */
 const ALGORITHMS = [
@@ -52,7 +52,17 @@ export interface OidcDeps {
   logger: Logger;
   fetch: typeof fetch;
   directory?: EmailDirectory;
+  /**
+   * How long after its `iat` an ID token admits a session (ms; the relay's
+   * `clients.authMaxAgeMs`, default 60 min): a token older than that is refused, however far its
+   * `exp` (Auth0's last 10 hours), and a session it opened ends then, however soon its `exp`
+   * (Keycloak's last 5 minutes). See sessionEnd().
+   */
+  maxTokenAgeMs?: number;
 }
+
+/** Default of OidcDeps.maxTokenAgeMs, as `clients.authMaxAgeMs`'s. */
+const MAX_TOKEN_AGE_MS = 60 * 60_000;
 
 /**
  * A tenant's single sign-on (docs/relay-protocol.md section 2.3): the desktop presents the ID token
@@ -63,8 +73,10 @@ export interface OidcDeps {
  * `iat` present and not in the future (with `clockToleranceSec` either way), and that it is an ID
  * token at all, not an access token, with `azp` when it has several audiences (notAnIdToken). (The
  * `nonce` and `at_hash` were the desktop's to check: it made the request and holds the access
- * token.) The provider must not deny the address (vouchedFor); the address is compared by
- * canonicalEmail, never folded. The e-mail claim then names the user (mapAddress): refused when a relay
+ * token.) Claims the config requires must have their values (missingClaim: Google's `hd`,
+ * Entra's `tid`) and the claim that vouches for the address must be `true` (vouchingClaim); the
+ * address is compared by canonicalEmail, never folded. A token admits a session for the relay's
+ * maximum age after its `iat` (sessionEnd). The e-mail claim then names the user (mapAddress): refused when a relay
  * user with that address (or named by it) is revoked, else the config's `users` mapping, then a
  * relay user with that `--email`, then the phone system's extension list.
  *
@@ -101,7 +113,26 @@ export class OidcVerifier implements OidcSignIn {
 
   async identify(token: string): Promise<UserVerdict> {
     const checked = await this.verify(token);
-    return 'claims' in checked ? this.map(checked.claims) : checked;
+    if (!('claims' in checked)) return checked;
+    // Checked on every use, the remembered tokens' too: age runs on.
+    if (this.sessionEnd(checked.claims) <= this.deps.clock.now()) {
+      this.deps.logger.info('sign-in token refused', { why: 'older-than-max-age' });
+      return refusal(401, RELAY_ERRCODE.signInRequired, 'your sign-in has expired; sign in again');
+    }
+    return this.map(checked.claims);
+  }
+
+  /**
+   * When a session opened with these claims ends (wall-clock ms): `maxTokenAgeMs` after the
+   * token's `iat`, not at its `exp`. The relay verifies a sign-in once and keeps the session,
+   * re-checking the user whenever the users change (a revocation closes it at once); the desktop
+   * then renews its sign-in at the provider and reconnects. So a provider's short ID tokens
+   * (Keycloak: 5 min) cost one reconnect per `maxTokenAgeMs`, not one per token, and its long ones
+   * (Auth0: 10 h) stop admitting anyone `maxTokenAgeMs` after they were issued: a user the
+   * provider disabled, whose desktop can no longer renew, is out within that time.
+   */
+  private sessionEnd(claims: JWTPayload): number {
+    return (claims.iat ?? 0) * 1000 + (this.deps.maxTokenAgeMs ?? MAX_TOKEN_AGE_MS);
   }
 
   private async verify(
@@ -117,7 +148,7 @@ export class OidcVerifier implements OidcSignIn {
     try {
       keys = await this.jwks();
     } catch (err) {
-      logger.warn('sign-in provider not reachable', { err });
+      logger.warn('sign-in provider not reachable', { error: err });
       return refusal(503, 0, 'the relay cannot reach the sign-in provider now; retry later');
     }
     try {
@@ -154,19 +185,34 @@ export class OidcVerifier implements OidcSignIn {
   private async map(claims: JWTPayload): Promise<UserVerdict> {
     const { config } = this.deps;
     const raw = claims[config.emailClaim];
-    const expiresAt = typeof claims.exp === 'number' ? claims.exp * 1000 : null;
+    const expiresAt = this.sessionEnd(claims);
     if (typeof raw !== 'string' || !raw.includes('@'))
       return refusal(
         403,
         RELAY_ERRCODE.notMapped,
         `the sign-in carries no e-mail address (claim ${config.emailClaim}); ask your administrator`,
       );
-    if (!vouchedFor(claims, config.emailClaim))
+    const missing = missingClaim(claims, config.requiredClaims);
+    if (missing !== null) {
+      this.deps.logger.info('sign-in refused: a required claim differs', { claim: missing });
       return refusal(
         403,
         RELAY_ERRCODE.notMapped,
-        'the provider has not verified this e-mail address; ask your administrator',
+        `this sign-in is not one of your organisation's accounts (claim ${missing}); sign in with your organisation's account`,
       );
+    }
+    const vouching = vouchingClaim(config);
+    if (vouching !== null && claims[vouching] !== true) {
+      this.deps.logger.info('sign-in refused: the address is not vouched for', {
+        claim: vouching,
+        present: vouching in claims,
+      });
+      return refusal(
+        403,
+        RELAY_ERRCODE.notMapped,
+        `the provider has not verified this e-mail address (claim ${vouching}); ask your administrator`,
+      );
+    }
     return this.mapAddress(raw, expiresAt);
   }
 
@@ -212,7 +258,7 @@ export class OidcVerifier implements OidcSignIn {
           credentialHash: '',
         };
     } catch (err) {
-      logger.warn('sign-in not mapped: a look-up failed', { err });
+      logger.warn('sign-in not mapped: a look-up failed', { error: err });
       return refusal(503, 0, 'the relay cannot look up your extensions now; retry later');
     }
     logger.info('sign-in not mapped', { tenant });
@@ -296,21 +342,53 @@ function notAnIdToken(
 class NotAnIdToken extends Error {}
 
 /**
- * Whether the provider vouches for the e-mail claim, or does not say. OpenID Connect Core 5.1
- * makes `email_verified` a boolean; a value present that is not `true` (`false`, the string
- * `"false"`, anything else) refuses, so a provider that sends it as text is refused rather than
- * read loosely. It is not required: Microsoft Entra ID never sends it (its optional `xms_edov`,
- * "email domain owner verified", does that work when the app registration asks for it, and then
- * must be true too); Google, Okta, Auth0 and Keycloak send a boolean (Keycloak's LDAP users are
- * verified only with "Trust Email" on). Another claim than `email` (Entra's
- * `preferred_username`, `upn`) is vouched for by nothing the provider sends.
+ * The claim by which the provider vouches for the e-mail claim, or null for none. A claim named
+ * here must be the boolean `true` (OpenID Connect Core 5.1 makes `email_verified` a boolean; the
+ * text `"true"`, `1` or an absent claim are not a yes). `oidc.emailVerifiedClaim` says which;
+ * absent, it follows the e-mail claim:
+ * - `email`: `email_verified`, which Google, Okta, Auth0 and Keycloak send with the `email` scope
+ *   (Keycloak's LDAP users are verified only with the federation's "Trust Email" on); at a
+ *   Microsoft Entra ID issuer `xms_edov` instead ("email domain owner verified", an optional claim
+ *   the app registration must ask for: Entra never sends `email_verified`, and its `email` is
+ *   whatever the user's mail attribute says);
+ * - another claim (Entra's `preferred_username`, `upn`): none, nothing the provider sends vouches
+ *   for it; the administrator chose the directory's name as the address.
+ * `null` configured: none, whatever the claim (a provider that vouches in no claim at all).
+ * Sources: docs/relay-protocol.md 2.3 ("Sources of the claim rules").
  */
-function vouchedFor(claims: JWTPayload, emailClaim: string): boolean {
-  if (emailClaim !== 'email') return true;
-  if (claims.email_verified !== undefined && claims.email_verified !== true) return false;
-  // Entra documents xms_edov as a boolean; a tenant may see it as text: only a clear "no" refuses.
-  if ([false, 0, 'false', '0'].includes(claims.xms_edov as never)) return false;
-  return true;
+export function vouchingClaim(
+  config: Pick<OidcConfig, 'emailClaim' | 'emailVerifiedClaim' | 'issuer'>,
+): string | null {
+  if (config.emailVerifiedClaim !== undefined) return config.emailVerifiedClaim;
+  if (config.emailClaim !== 'email') return null;
+  return isEntraIssuer(config.issuer) ? 'xms_edov' : 'email_verified';
+}
+
+/** Microsoft Entra ID's issuers (v2 `login.microsoftonline.com/<tenant>/v2.0`, v1 `sts.windows.net`, national clouds). */
+function isEntraIssuer(issuer: string): boolean {
+  let host: string;
+  try {
+    host = new URL(issuer).hostname;
+  } catch {
+    return false;
+  }
+  return /^(login\.microsoftonline\.(com|us)|login\.partner\.microsoftonline\.cn|sts\.windows\.net)$/.test(
+    host,
+  );
+}
+
+/**
+ * The first configured required claim (`oidc.requiredClaims`) the token lacks or carries with
+ * another value, or null. Values are compared exactly (text, no case folding): Google's `hd` is
+ * the Workspace domain as the organisation registered it, Entra's `tid` a GUID.
+ */
+function missingClaim(claims: JWTPayload, required: OidcConfig['requiredClaims']): string | null {
+  for (const [name, want] of Object.entries(required ?? {})) {
+    const value = claims[name];
+    const allowed = typeof want === 'string' ? [want] : want;
+    if (typeof value !== 'string' || !allowed.includes(value)) return name;
+  }
+  return null;
 }
 
 /** Why jose refused a token, in one word for the log (never the token). */

@@ -1,7 +1,7 @@
 import type http from 'node:http';
-import type { Clock } from '../../src-shared/clock.ts';
-import type { Logger } from '../../src-shared/log.ts';
-import type { OrgSignInInfo } from '../../src-shared/relay-protocol.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
+import type { OrgSignInInfo } from '../../src-shared/relay/relay-protocol.ts';
 import { clientAddress } from '../admission.ts';
 import type { RelayConfig } from '../config.ts';
 import { reply } from '../http-reply.ts';
@@ -71,7 +71,7 @@ export function orgRoutes(
       codeKey: deps.codeKey ?? null,
       now: () => deps.clock.now(),
     }).catch((err: Error) => {
-      brokenLog.write({ err });
+      brokenLog.write({ error: err });
       reply(res, 500, { errcode: 0, errmsg: 'internal error' });
     });
     return true;

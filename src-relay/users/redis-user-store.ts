@@ -5,8 +5,8 @@ import {
   type RedisClient,
   type RedisStorage,
 } from '../store/redis-connection.ts';
-import { Emitter } from '../../src-shared/emitter.ts';
-import { silentLogger, type Logger } from '../../src-shared/log.ts';
+import { Emitter } from '../../src-shared/kit/emitter.ts';
+import { silentLogger, type Logger } from '../../src-shared/process/log.ts';
 import { redisStartupError } from '../startup-errors.ts';
 import { newDeviceId } from './secrets.ts';
 import { UserState } from './user-state.ts';
@@ -18,8 +18,8 @@ import type {
   UserRecord,
   UserStore,
 } from './types.ts';
-import { NoSuchUserError, UserExistsError } from './types.ts';
-import { canonicalEmail, emailKey } from '../../src-shared/email-address.ts';
+import { EmailTakenError, NoSuchUserError, UserExistsError } from './types.ts';
+import { canonicalEmail, emailKey } from '../../src-shared/rules/email-address.ts';
 
 /**
  * Users in the Redis the event store uses, shared by every relay instance (and the `relay users`
@@ -162,7 +162,7 @@ export class RedisUserStore implements UserStore {
     });
     this.redis.on('error', (err: Error) => {
       this.lastError = err;
-      this.logger.warn('redis error', { err });
+      this.logger.warn('redis error', { error: err });
     });
     this.redis.defineCommand('usersAdd', { numberOfKeys: 2, lua: ADD });
     this.redis.defineCommand('usersIssue', { numberOfKeys: 2, lua: ISSUE });
@@ -211,7 +211,7 @@ export class RedisUserStore implements UserStore {
       connectTimeoutMs: this.connectTimeoutMs,
       maxRetriesPerRequest: null,
     });
-    sub.on('error', (err: Error) => this.logger.warn('redis error', { err }));
+    sub.on('error', (err: Error) => this.logger.warn('redis error', { error: err }));
     sub.on('message', (_channel: string, text: string) => {
       try {
         const change = JSON.parse(text) as UserChange;
@@ -232,6 +232,11 @@ export class RedisUserStore implements UserStore {
   }
 
   async addUser(user: NewUser, now: number): Promise<UserRecord> {
+    // Addresses are compared by canonicalEmail, which the script cannot run: checked before it
+    // (an administrator's command; two adding one address at the same instant could both pass).
+    const holder = user.email === null ? null : await this.findByEmail(user.tenant, user.email);
+    if (holder && holder.revokedAt === null && holder.name !== user.name)
+      throw new EmailTakenError(user.email!, holder.name);
     const record: UserRecord = { ...user, createdAt: now, revokedAt: null };
     const answer = await this.script('usersAdd')(
       this.usersKey(user.tenant),

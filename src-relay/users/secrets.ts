@@ -1,5 +1,5 @@
 import { createHash, createHmac, randomBytes } from 'node:crypto';
-import { DEVICE_CREDENTIAL_PREFIX } from '../../src-shared/relay-protocol.ts';
+import { DEVICE_CREDENTIAL_PREFIX } from '../../src-shared/relay/relay-protocol.ts';
 
 /**
  * The secrets of organisation mode, made and compared in one place: one-time enrolment codes
@@ -70,11 +70,6 @@ export function codeHash(code: string, key: string | null): string {
  */
 export function codeHashes(code: string, key: string | null): string[] {
   return key === null ? [secretHash(code)] : [codeHash(code, key), secretHash(code)];
-}
-
-/** Whether a stored code is in the old form (plain SHA-256, searchable offline). */
-export function isUnkeyedCodeHash(hash: string): boolean {
-  return !hash.startsWith(KEYED);
 }
 
 /** A short id for a device record (shown to administrators; not a secret). */

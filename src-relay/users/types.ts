@@ -99,6 +99,15 @@ export class UserExistsError extends Error {
   }
 }
 
+/** Two active users of a tenant with addresses that compare equal (canonicalEmail): a sign-in would be either. */
+export class EmailTakenError extends Error {
+  constructor(email: string, other: string) {
+    super(
+      `the e-mail address ${email} is already user ${other}'s (addresses are compared without the case of A-Z or the domain's form): a sign-in with it must be one user; "relay users revoke ${other}" first, or leave --email out`,
+    );
+  }
+}
+
 export class NoSuchUserError extends Error {
   constructor(name: string) {
     super(`no user ${name} (relay users list shows them)`);

@@ -1,9 +1,9 @@
-import type { Logger } from '../../src-shared/log.ts';
+import type { Logger } from '../../src-shared/process/log.ts';
 import {
   DEVICE_CREDENTIAL_PREFIX,
   RELAY_ERRCODE,
   type RelayIdentity,
-} from '../../src-shared/relay-protocol.ts';
+} from '../../src-shared/relay/relay-protocol.ts';
 import { secretHash } from './secrets.ts';
 import type { UserRecord, UserStore } from './types.ts';
 
@@ -47,7 +47,7 @@ export class UserAuthenticator {
       try {
         found = await this.deps.users.findDevice(tenant, hash);
       } catch (err) {
-        this.deps.logger.warn('users store unreachable', { err });
+        this.deps.logger.warn('users store unreachable', { error: err });
         return UNAVAILABLE;
       }
       if (!found)

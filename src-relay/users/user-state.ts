@@ -1,7 +1,11 @@
 import type { DeviceRecord, NewUser, RedeemResult, UserChange, UserRecord } from './types.ts';
-import { UserExistsError, NoSuchUserError } from './types.ts';
+import { EmailTakenError, UserExistsError, NoSuchUserError } from './types.ts';
 import { newDeviceId } from './secrets.ts';
-import { canonicalEmail, emailKey } from '../../src-shared/email-address.ts';
+import {
+  canonicalEmail,
+  emailKey,
+  sameAddressPairs,
+} from '../../src-shared/rules/email-address.ts';
 
 /** A pending enrolment code, by its hash. */
 export interface CodeRecord {
@@ -48,6 +52,9 @@ export class UserState {
   addUser(u: NewUser, now: number): UserRecord {
     const old = this.user(u.tenant, u.name);
     if (old && old.revokedAt === null) throw new UserExistsError(u.name);
+    const holder = u.email === null ? null : this.byEmail(u.tenant, u.email);
+    if (holder && holder.revokedAt === null && holder.name !== u.name)
+      throw new EmailTakenError(u.email!, holder.name);
     const record: UserRecord = { ...u, createdAt: now, revokedAt: null };
     this.users.set(UserState.key(u.tenant, u.name), record);
     return record;
@@ -189,6 +196,16 @@ export class UserState {
       };
       state.users.set(UserState.key(record.tenant, record.name), record);
     }
+    // Two active users with one address (a file edited by hand): a sign-in would be either.
+    const byTenant = new Map<string, Array<[string, string]>>();
+    for (const u of state.users.values())
+      if (u.revokedAt === null && u.email !== null)
+        byTenant.set(u.tenant, [...(byTenant.get(u.tenant) ?? []), [u.name, u.email]]);
+    for (const [tenant, entries] of byTenant)
+      for (const { first, second } of sameAddressPairs(entries))
+        throw new Error(
+          `users ${first} and ${second} of tenant ${tenant} have one e-mail address (compared without the case of A-Z or the domain's form): a sign-in with it must be one user; revoke one or change its address`,
+        );
     for (const c of arr(value.codes, 'codes'))
       state.codes.set(str(c.hash, 'a code hash'), {
         tenant: str(c.tenant, 'a code tenant'),

@@ -1,14 +1,18 @@
 import { parseArgs } from 'node:util';
-import { systemClock } from '../../src-shared/clock.ts';
-import { silentLogger } from '../../src-shared/log.ts';
-import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../src-shared/extension-number.ts';
-import { isInternationalNumber, relayEnrolPath } from '../../src-shared/relay-protocol.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
+import {
+  isExtensionNumber,
+  isInternationalDid,
+  MAX_EXTENSION_DIGITS,
+} from '../../src-shared/rules/phone-number-rules.ts';
+import { relayEnrolPath } from '../../src-shared/relay/relay-protocol.ts';
 import type { RelayConfig } from '../config.ts';
 import { hasUserTenants, openUserStore } from './open-user-store.ts';
 import { readCodeKey } from './code-key.ts';
 import { codeHash, newEnrolmentCode } from './secrets.ts';
 import { USER_NAME, type UserStore } from './types.ts';
-import { canonicalEmail, sameEmail } from '../../src-shared/email-address.ts';
+import { canonicalEmail, sameEmail } from '../../src-shared/rules/email-address.ts';
 
 export const USERS_USAGE = `usage: npm run relay -- users <command> [-c relay.json] [--tenant <name>]
 
@@ -30,7 +34,6 @@ The users are kept where the relay's config says (users.file, or Redis with the 
 the running relay sees each change at once. A code is shown once and stored only as its
 HMAC-SHA-256 under the key of users.codeKeyFile or users.codeKeyEnv (without one: its SHA-256).`;
 
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,255}$/;
 const MAX_TTL_MS = 30 * 24 * 3600_000;
 
 export class UsersUsageError extends Error {}
@@ -125,16 +128,15 @@ export async function usersCommand(
           );
       const dids = values.did ?? [];
       for (const d of dids)
-        if (!isInternationalNumber(d))
+        if (!isInternationalDid(d))
           throw new UsersUsageError(
             `--did ${d}: write the number in full international form, + and the country code, e.g. +44 20 7946 0000 (it is matched exactly; a short number would not reach this user)`,
           );
       const email = values.email?.trim() ?? null;
-      if (email !== null && !EMAIL.test(email))
-        throw new UsersUsageError(`--email ${email}: an e-mail address, e.g. alice@example.org`);
+      // The one rule of what an address is (src-shared/rules/email-address.ts), as sign-ins are compared.
       if (email !== null && canonicalEmail(email) === null)
         throw new UsersUsageError(
-          `--email ${email}: the local part must be ASCII and the address in NFC (the relay never folds Unicode: a look-alike such as the Kelvin sign would be another address)`,
+          `--email ${email}: an e-mail address, e.g. alice@example.org, with an ASCII local part and in NFC (the relay never folds Unicode: a look-alike such as the Kelvin sign would be another address)`,
         );
       users = await open(config);
       try {
@@ -169,7 +171,10 @@ export async function usersCommand(
     }
     case 'revoke': {
       // A user's name, or an e-mail address that signs in (however it is mapped: 2.3).
-      const address = name !== undefined && EMAIL.test(name) ? name.trim() : null;
+      // Any word with an @ (as typed: revokeAddress compares it by emailKey, even one that is
+      // not an address sign-ins could carry).
+      const typed = name?.trim();
+      const address = typed?.includes('@') && !/\s/.test(typed) ? typed : null;
       const user = address ?? needName();
       users = await open(config);
       try {

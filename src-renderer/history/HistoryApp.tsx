@@ -7,14 +7,13 @@
  * marks them seen; the "New" marks stay for this visit so the user can still tell which ones they
  * had missed.
  */
-import { useEffect, useId, useState } from 'react';
+import { useCallback, useEffect, useId, useState } from 'react';
 import type { ExportResult, HistoryItem, ScreenpopApi } from '../../src-main/ipc/contract.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { useT, useDocumentTitle } from '../shared/i18n.tsx';
+import { useCopyFeedback, useLiveValue } from '../shared/live.ts';
 import { filterById, HISTORY_FILTERS, visibleItems } from './filters.ts';
 import { HistoryRowView, itemId, wantsAttention } from './row-views.tsx';
-
-const COPIED_FEEDBACK_MS = 1500;
 
 /** "No missed calls match “ada”.", "No calls match “ada”.", "No missed calls." */
 function noMatch(filterId: string, query: string, t: Translator): string {
@@ -45,51 +44,41 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
   const [fresh, setFresh] = useState<ReadonlySet<string>>(new Set());
   const [filterId, setFilterId] = useState('all');
   const [query, setQuery] = useState('');
-  const [copiedId, setCopiedId] = useState<string | null>(null);
+  const { copiedId, copy } = useCopyFeedback(api.copyHistoryNumber);
   const [exporting, setExporting] = useState(false);
   const [exported, setExported] = useState<ExportResult | null>(null);
   const [canOpenCrm, setCanOpenCrm] = useState(false);
   const searchId = useId();
 
+  /** Shows `next`; returns true when it holds missed calls not yet seen. */
+  const take = (next: HistoryItem[]): boolean => {
+    setItems(next);
+    const unseen = next.filter((e) => !e.seen && wantsAttention(e)).map(itemId);
+    if (unseen.length > 0) setFresh((prev) => new Set([...prev, ...unseen]));
+    return unseen.length > 0;
+  };
+  const markSeen = useCallback(
+    (): void => void api.markHistorySeen().catch(() => undefined),
+    [api],
+  );
+  useLiveValue(api.onHistory, api.listHistory, {
+    // Missed while the window is in front of the user: that counts as seen.
+    push: (next) => {
+      if (take(next) && document.hasFocus()) markSeen();
+    },
+    answer: take,
+    // Opening the history is what "seen" means, whether or not the window has focus yet.
+    answered: markSeen,
+    failed: () => setLoadError(true),
+  });
+  // The CRM button shows when a CRM link is set (main builds and vets the link itself).
+  useLiveValue(api.onSettings, api.getSettings, {
+    push: (view) => setCanOpenCrm(view.settings.crmUrlTemplate !== ''),
+  });
   useEffect(() => {
-    let live = true;
-    /** Shows `next`; returns true when it holds missed calls not yet seen. */
-    const take = (next: HistoryItem[]): boolean => {
-      setItems(next);
-      const unseen = next.filter((e) => !e.seen && wantsAttention(e)).map(itemId);
-      if (unseen.length > 0) setFresh((prev) => new Set([...prev, ...unseen]));
-      return unseen.length > 0;
-    };
-    const markSeen = (): void => void api.markHistorySeen().catch(() => undefined);
-    const off = api.onHistory((next) => {
-      // Missed while the window is in front of the user: that counts as seen.
-      if (live && take(next) && document.hasFocus()) markSeen();
-    });
-    api.listHistory().then(
-      (initial) => {
-        if (!live) return;
-        take(initial);
-        // Opening the history is what "seen" means, whether or not the window has focus yet.
-        markSeen();
-      },
-      () => live && setLoadError(true),
-    );
-    // The CRM button shows when a CRM link is set (main builds and vets the link itself).
-    const offSettings = api.onSettings((view) =>
-      setCanOpenCrm(view.settings.crmUrlTemplate !== ''),
-    );
-    api.getSettings().then(
-      (view) => live && setCanOpenCrm(view.settings.crmUrlTemplate !== ''),
-      () => undefined,
-    );
     window.addEventListener('focus', markSeen);
-    return () => {
-      live = false;
-      off();
-      offSettings();
-      window.removeEventListener('focus', markSeen);
-    };
-  }, [api]);
+    return () => window.removeEventListener('focus', markSeen);
+  }, [markSeen]);
 
   // Esc closes the history, as it would a dialog; nothing here can be lost by closing.
   useEffect(() => {
@@ -101,12 +90,6 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
     return () => window.removeEventListener('keydown', onKey);
   }, [api]);
 
-  useEffect(() => {
-    if (!copiedId) return;
-    const timer = window.setTimeout(() => setCopiedId(null), COPIED_FEEDBACK_MS);
-    return () => window.clearTimeout(timer);
-  }, [copiedId]);
-
   const now = Date.now();
   const all = items ?? [];
   const filter = filterById(filterId);
@@ -116,13 +99,6 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
   const voicemails = all.filter((e) => e.kind === 'voicemail').length;
   const messages = all.filter((e) => e.kind === 'sms').length;
   const narrowed = shown.length !== all.length;
-
-  function copy(id: string): void {
-    api.copyHistoryNumber(id).then(
-      () => setCopiedId(id),
-      () => undefined,
-    );
-  }
 
   function openCrm(id: string): void {
     api.openHistoryCrm(id).catch(() => undefined);

@@ -4,6 +4,7 @@
  */
 import type { HistoryItem } from '../../src-main/ipc/contract.ts';
 import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
+import { digitsOf } from '../../src-shared/rules/phone-number-rules.ts';
 
 export interface HistoryFilter {
   id: string;
@@ -37,8 +38,6 @@ export const HISTORY_FILTERS: readonly HistoryFilter[] = [
 export function filterById(id: string): HistoryFilter {
   return HISTORY_FILTERS.find((f) => f.id === id) ?? (HISTORY_FILTERS[0] as HistoryFilter);
 }
-
-const digitsOf = (text: string) => text.replace(/[^0-9]/g, '');
 
 /**
  * The words a search looks in: names, the caller's company (contacts file or CRM), numbers as

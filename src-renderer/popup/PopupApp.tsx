@@ -16,8 +16,7 @@ import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { cardActions } from './card-actions.ts';
 import { cardId, PopupCardView } from './card-views.tsx';
 import { useNow } from './use-now.ts';
-
-const COPIED_FEEDBACK_MS = 1500;
+import { useCopyFeedback, useLiveValue } from '../shared/live.ts';
 
 /** Newest ring first; ringing calls above lingering ones so the live call is always on top. */
 export function stackOrder(calls: readonly PopupCard[]): PopupCard[] {
@@ -47,7 +46,7 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   const [calls, setCalls] = useState<PopupCard[]>([]);
   const [dismissed, setDismissed] = useState<ReadonlySet<string>>(new Set());
   const [announcement, setAnnouncement] = useState('');
-  const [copiedId, setCopiedId] = useState<string | null>(null);
+  const { copiedId, copy } = useCopyFeedback(api.copyNumber);
   const [status, setStatus] = useState<StatusView | null>(null);
   const announced = useRef(new Set<string>());
   const listRef = useRef<HTMLOListElement>(null);
@@ -72,42 +71,8 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
     if (fresh) setAnnouncement(announcementFor(fresh, tRef.current));
   }, []);
 
-  useEffect(() => {
-    let live = true;
-    let pushed = false;
-    const unsubscribe = api.onCalls((next) => {
-      pushed = true;
-      receive(next);
-    });
-    api.popupReady().then(
-      (initial) => {
-        // A push that arrived first is newer than this answer.
-        if (live && !pushed) receive(initial);
-      },
-      () => undefined,
-    );
-    return () => {
-      live = false;
-      unsubscribe();
-    };
-  }, [api, receive]);
-
-  useEffect(() => {
-    let live = true;
-    let pushed = false;
-    const off = api.onStatus((next) => {
-      pushed = true;
-      setStatus(next);
-    });
-    api.getStatus().then(
-      (initial) => live && !pushed && setStatus(initial),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-      off();
-    };
-  }, [api]);
+  useLiveValue(api.onCalls, api.popupReady, { push: receive });
+  useLiveValue(api.onStatus, api.getStatus, { push: setStatus });
 
   // Tell main how tall the stack is, so the window fits it.
   useEffect(() => {
@@ -124,12 +89,6 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
     observer.observe(root);
     return () => observer.disconnect();
   }, [api]);
-
-  useEffect(() => {
-    if (!copiedId) return;
-    const timer = window.setTimeout(() => setCopiedId(null), COPIED_FEEDBACK_MS);
-    return () => window.clearTimeout(timer);
-  }, [copiedId]);
 
   const dismiss = useCallback(
     (callId: string) => {
@@ -152,16 +111,6 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   const openCrm = useCallback(
     (callId: string) => {
       api.openCrm(callId).catch(() => undefined);
-    },
-    [api],
-  );
-
-  const copy = useCallback(
-    (callId: string) => {
-      api.copyNumber(callId).then(
-        () => setCopiedId(callId),
-        () => undefined,
-      );
     },
     [api],
   );

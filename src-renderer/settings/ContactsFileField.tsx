@@ -4,7 +4,7 @@
  * Nothing changes until Save.
  */
 import { useState } from 'react';
-import { displayText } from '../../src-shared/text.ts';
+import { displayText } from '../../src-shared/ui/text.ts';
 import type { ContactsFilePick, ScreenpopApi } from '../../src-main/ipc/contract.ts';
 import { InertText } from '../shared/InertText.tsx';
 import { Field } from './Field.tsx';

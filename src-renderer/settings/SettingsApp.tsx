@@ -2,10 +2,11 @@
  * The settings window. On first run (needsOnboarding) it opens on the welcome step; afterwards it
  * is the settings form, whose Connection section carries the one connection status.
  */
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import type { ScreenpopApi, SettingsView, StatusView } from '../../src-main/ipc/contract.ts';
 import type { PhoneSystem } from '../../src-main/core/settings/types.ts';
 import { useDocumentTitle, useT } from '../shared/i18n.tsx';
+import { useLiveValue } from '../shared/live.ts';
 import { Onboarding } from './Onboarding.tsx';
 import { SettingsForm } from './SettingsForm.tsx';
 
@@ -24,28 +25,15 @@ export function SettingsApp({ api }: { api: ScreenpopApi }) {
   /** The welcome step's answer; saved before either way in (the demo plays it too). */
   const [phoneSystem, setPhoneSystem] = useState<PhoneSystem | null>(null);
 
-  useEffect(() => {
-    let live = true;
-    const offSettings = api.onSettings((next) => setView(next));
-    const offStatus = api.onStatus((next) => setStatus(next));
-    api.getSettings().then(
-      (initial) => {
-        if (!live) return;
-        setView(initial);
-        setStep(initial.needsOnboarding ? 'welcome' : 'settings');
-      },
-      () => live && setLoadError(true),
-    );
-    api.getStatus().then(
-      (initial) => live && setStatus(initial),
-      () => undefined,
-    );
-    return () => {
-      live = false;
-      offSettings();
-      offStatus();
-    };
-  }, [api]);
+  useLiveValue(api.onSettings, api.getSettings, {
+    push: setView,
+    answer: (initial) => {
+      setView(initial);
+      setStep(initial.needsOnboarding ? 'welcome' : 'settings');
+    },
+    failed: () => setLoadError(true),
+  });
+  useLiveValue(api.onStatus, api.getStatus, { push: setStatus });
 
   /** Saves the welcome step's phone system, when it differs from the one in force. */
   async function keepPhoneSystem(): Promise<void> {

@@ -6,7 +6,7 @@
  * field edited, settings saved, the live state changed), and the live state shows again.
  */
 import type { StatusView, TestConnectionResult } from '../../src-main/ipc/contract.ts';
-import { knownState } from '../../src-shared/connection-state.ts';
+import { knownState } from '../../src-shared/ui/connection-state.ts';
 import { InertText } from '../shared/InertText.tsx';
 import { useT, WithValues } from '../shared/i18n.tsx';
 import type { PhoneSystem } from '../../src-main/core/settings/types.ts';

@@ -10,7 +10,7 @@ import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { LOCALES } from '../../src-shared/i18n/locales.ts';
 import type { LanguageSetting, PhoneSystem } from '../../src-main/core/settings/types.ts';
 import { PHONE_SYSTEMS } from '../../src-shared/phone-systems/names.ts';
-import { CRM_TIMEOUT_SEC } from '../../src-shared/settings-limits.ts';
+import { CRM_TIMEOUT_SEC } from '../../src-shared/ui/settings-limits.ts';
 import type { FormValues } from './form-values.ts';
 
 export type SectionId =

@@ -4,7 +4,8 @@
  * turn what the user typed into the patch's shape.
  */
 import type { SettingsPatch } from '../../src-main/ipc/contract.ts';
-import { CRM_TIMEOUT_SEC } from '../../src-shared/settings-limits.ts';
+import { CRM_TIMEOUT_SEC } from '../../src-shared/ui/settings-limits.ts';
+import { regionCode } from '../../src-shared/rules/phone-number-rules.ts';
 import type {
   ConnectionMode,
   CrmLookupAuth,
@@ -150,7 +151,8 @@ export function toPatch(values: FormValues): PatchResult {
       apiKey: values.apiKey.trim(),
       extensions: parseList(values.extensions),
       dids: parseList(values.dids),
-      defaultRegion: values.defaultRegion.trim().toUpperCase(),
+      // The core's one rule; what it refuses goes as typed, for main to say why.
+      defaultRegion: regionCode(values.defaultRegion) ?? values.defaultRegion.trim(),
       eventSource: values.eventSource,
       relayUrl: values.relayUrl.trim(),
       relayTenant: values.relayTenant.trim(),

@@ -6,11 +6,11 @@
  * through the window's Translator (src-shared/i18n), never assembled from caller text.
  */
 import type { CallOutcome, CallText, NumberKind } from '../../src-main/ipc/contract.ts';
-import { outcomeMessageId } from '../../src-shared/call-outcome.ts';
+import { outcomeMessageId } from '../../src-shared/ui/call-outcome.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
-import { isExtensionNumber } from '../../src-shared/extension-number.ts';
+import { isExtensionNumber } from '../../src-shared/rules/phone-number-rules.ts';
 
-/** True for an internal extension (src-shared/extension-number.ts), spaces around allowed. */
+/** True for an internal extension (src-shared/rules/phone-number-rules.ts), spaces around allowed. */
 export function isExtension(raw: string): boolean {
   return isExtensionNumber(raw.trim());
 }

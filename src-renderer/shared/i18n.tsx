@@ -11,6 +11,7 @@ import { createContext, Fragment, useContext, useEffect, useState } from 'react'
 import type { LocaleView, ScreenpopApi } from '../../src-main/ipc/contract.ts';
 import { isLocale, PSEUDO_LOCALE, type Locale } from '../../src-shared/i18n/locales.ts';
 import { createTranslator, type Translator } from '../../src-shared/i18n/translator.ts';
+import { useLiveValue } from './live.ts';
 
 const translators = new Map<Locale, Translator>();
 
@@ -49,21 +50,15 @@ function applyToDocument(translator: Translator): void {
 
 export function I18nProvider({ api, children }: { api: ScreenpopApi; children: ReactNode }) {
   const [translator, setTranslator] = useState<Translator | null>(null);
-  useEffect(() => {
-    let live = true;
-    const apply = (view: LocaleView): void => {
-      if (!live) return;
-      const next = translatorFor(isLocale(view?.locale) ? view.locale : 'en');
-      applyToDocument(next);
-      setTranslator(next);
-    };
-    const off = api.onLocale(apply);
-    api.getLocale().then(apply, () => apply({ locale: 'en' }));
-    return () => {
-      live = false;
-      off();
-    };
-  }, [api]);
+  const apply = (view: LocaleView): void => {
+    const next = translatorFor(isLocale(view?.locale) ? view.locale : 'en');
+    applyToDocument(next);
+    setTranslator(next);
+  };
+  useLiveValue(api.onLocale, api.getLocale, {
+    push: apply,
+    failed: () => apply({ locale: 'en' }),
+  });
   if (!translator) return null;
   return <TranslatorContext.Provider value={translator}>{children}</TranslatorContext.Provider>;
 }

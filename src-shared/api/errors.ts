@@ -1,5 +1,5 @@
 /**
- * A service answer that is not a success, turned into a ServiceError (src-shared/service-errors.ts
+ * A service answer that is not a success, turned into a ServiceError (src-shared/api/service-errors.ts
  * owns the error type, the codes and the words): decided on `errcode` first, on the HTTP status only
  * when the body carries none (docs/wire-protocol.md section 4), with the server's `Retry-After`.
  */
@@ -10,8 +10,8 @@ import {
   standardErrcodes,
   type ErrcodeReader,
   type ServiceErrorKind,
-} from '../service-errors.ts';
-import { previewText } from '../text.ts';
+} from './service-errors.ts';
+import { previewText } from '../ui/text.ts';
 
 /** Only for answers without a JSON errcode (docs/wire-protocol.md section 4: errcode decides first). */
 function kindForStatus(status: number): ServiceErrorKind {
@@ -140,7 +140,7 @@ export function pageTitle(html: string): string {
     .replace(/&#0*39;|&apos;/g, "'")
     .replace(/&nbsp;/g, ' ')
     .replace(/&amp;/g, '&');
-  // Untrusted text that reaches the tray and the logs: the caller-text rule (src-shared/text.ts).
+  // Untrusted text that reaches the tray and the logs: the caller-text rule (src-shared/ui/text.ts).
   return previewText(decoded.replace(/\s+/g, ' '), 60);
 }
 

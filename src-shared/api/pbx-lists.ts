@@ -7,7 +7,7 @@
  * protocol error for an answer that is not a list at all.
  */
 import { asObject, protocolError } from './wire.ts';
-import { previewText } from '../text.ts';
+import { previewText } from '../ui/text.ts';
 
 type Json = Record<string, unknown>;
 

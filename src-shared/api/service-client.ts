@@ -13,12 +13,12 @@
  *   that wants it in the query (Yeastar's), a URL that is then never logged and is scrubbed anyway.
  * - The phone system's errcodes are read through its own table (`api.errcodes`).
  */
-import type { Clock } from '../clock.ts';
-import type { Logger } from '../log.ts';
-import { SecretRegistry, silentLogger } from '../log.ts';
-import { isServiceError, readErrcode, ServiceError } from '../service-errors.ts';
-import { networkFault, unreachableFault } from '../net-errors.ts';
-import { previewText } from '../text.ts';
+import type { Clock } from '../process/clock.ts';
+import type { Logger } from '../process/log.ts';
+import { SecretRegistry, silentLogger } from '../process/log.ts';
+import { isServiceError, readErrcode, ServiceError } from './service-errors.ts';
+import { networkFault, unreachableFault } from '../net/net-errors.ts';
+import { previewText } from '../ui/text.ts';
 import {
   errorFromResponse,
   findingOf,
@@ -42,12 +42,12 @@ import {
   type PbxGroup,
 } from './pbx-lists.ts';
 import pkg from '../../package.json' with { type: 'json' };
-import type { ApiDialect } from '../wire/phone-system.ts';
+import { placeToken, type ApiDialect } from '../wire/phone-system.ts';
 import { STANDARD_WIRE } from '../wire/standard.ts';
 
 export type { Extension, TokenPair } from './wire.ts';
 export type { PbxContact, PbxGroup } from './pbx-lists.ts';
-import { API_PATHS, type ApiPath } from '../service-api.ts';
+import { API_PATHS, type ApiPath } from './service-api.ts';
 
 export const DEFAULT_USER_AGENT = `Screenpop/${pkg.version}`;
 /** Long enough for a slow mobile link, short enough that a dead one is noticed in a heartbeat's time. */
@@ -106,7 +106,8 @@ export class ServiceClient {
   private readonly userAgent: string;
   private readonly timeoutMs: number;
   private readonly logger: Logger;
-  private readonly secrets: SecretRegistry;
+  /** Where every secret it sends or receives is registered (tokens are retired by their owner). */
+  readonly secrets: SecretRegistry;
   /**
    * Whether this address has ever answered as the service (JSON with an errcode). Until it has, an
    * answer that is not the service's means a wrong address (needs attention, no retry loop); after,
@@ -289,9 +290,7 @@ export class ServiceClient {
       Accept: 'application/json',
     };
     if (spec.body) headers['Content-Type'] = 'application/json';
-    if (spec.bearer && this.api.tokenIn === 'query')
-      url.searchParams.set('access_token', spec.bearer);
-    else if (spec.bearer) headers.Authorization = `Bearer ${spec.bearer}`;
+    if (spec.bearer) placeToken(this.api, url, headers, spec.bearer);
 
     const controller = new AbortController();
     let timedOut = false;

@@ -3,8 +3,9 @@
  * and 3). Everything past this file handles typed values only. Errors name the
  * offending field, never its value (the value may be a token).
  */
-import { ServiceError } from '../service-errors.ts';
-import { previewText } from '../text.ts';
+import { ServiceError } from './service-errors.ts';
+import { previewText } from '../ui/text.ts';
+import { canonicalEmail } from '../rules/email-address.ts';
 
 /** A token pair with lifetimes turned into wall-clock deadlines (ms since the epoch). */
 export interface TokenPair {
@@ -18,7 +19,10 @@ export interface TokenPair {
 export interface Extension {
   number: string;
   callerIdName: string;
-  /** `email_addr`, lower-cased, when the entry has a plausible one (the relay maps sign-ins by it). */
+  /**
+   * `email_addr` as the phone system holds it (trimmed), when it is an address canonicalEmail
+   * takes (src-shared/rules/email-address.ts); the relay maps sign-ins by it, compared by that function.
+   */
   email?: string;
 }
 
@@ -145,12 +149,12 @@ export function parseExtensionPage(body: unknown, operation: string): ExtensionP
     const number = text(e.number)?.trim();
     if (!number) continue;
     // Not lower-cased here: toLowerCase() folds the Kelvin sign into k; the relay compares
-    // addresses with canonicalEmail (src-shared/email-address.ts).
+    // addresses with canonicalEmail (src-shared/rules/email-address.ts).
     const email = text(e.email_addr)?.trim();
     extensions.push({
       number,
       callerIdName: previewText(e.caller_id_name, 200),
-      ...(email && /^[^\s@]{1,64}@[^\s@]{1,255}$/.test(email) && { email }),
+      ...(email && canonicalEmail(email) !== null && { email }),
     });
   }
   const total = text(obj.total_number);

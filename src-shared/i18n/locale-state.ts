@@ -4,8 +4,8 @@
  * words take it in their constructor and ask `current()` each time they speak, so a change of
  * language applies to the next word without rebuilding anything.
  */
-import { Emitter } from '../emitter.ts';
-import type { Logger } from '../log.ts';
+import { Emitter } from '../kit/emitter.ts';
+import type { Logger } from '../process/log.ts';
 import type { Locale } from './locales.ts';
 import { createTranslator, type Translator, type TranslatorOptions } from './translator.ts';
 

@@ -12,20 +12,22 @@
  * `fetch` is the small part of WHATWG fetch the service client uses (method, headers, a string
  * body, an AbortSignal, `redirect: 'error'`), over node:http(s) with the agents below; a failure
  * rejects like fetch does, a TypeError whose `cause` is the socket's (or the proxy's) error. It
- * answers with a LeanResponse: a Response without loading Node's fetch (src-shared/lean-fetch.ts).
+ * answers with a LeanResponse: a Response without loading Node's fetch (src-shared/net/lean-fetch.ts).
  */
 import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import tls from 'node:tls';
 import type { Duplex } from 'node:stream';
-import type { Logger, SecretRegistry } from '../log.ts';
+import type { Logger, SecretRegistry } from '../process/log.ts';
 import type { CreateSocket } from '../stream/socket.ts';
 import { wsSocketFactory } from '../stream/ws-socket.ts';
 import { describeProxy, type ProxyChoice, type ProxyResolver } from './proxy.ts';
-import { ABANDON_OPTION, openTunnel } from './tunnel.ts';
+import { ABANDON_OPTION, openTunnel, type AuthOutcome } from './tunnel.ts';
+import { ProxyAuthenticator, type ProxyAuthMode, type ProxyAuthScheme } from './proxy-auth.ts';
+import { loadGssapi, type Gssapi } from './gssapi.ts';
 import type { Trust, TrustSource } from './trust.ts';
-import { leanFetch } from '../lean-fetch.ts';
+import { leanFetch } from './lean-fetch.ts';
 
 /**
  * The whole CONNECT (reaching the proxy and its complete answer) must be done in this time, however
@@ -50,6 +52,12 @@ export interface NetTransportDeps {
    * relay's token checks are many, to a few hosts (default false: each request its own).
    */
   keepAlive?: boolean;
+  /**
+   * How a proxy's 407 is answered (proxy-auth.ts): `automatic` (Negotiate, NTLM, Basic, as the
+   * proxy offers; the default), `basic` or `none`; and the loader of the Kerberos binding
+   * (default: gssapi.ts `loadGssapi`, the optional `kerberos` package).
+   */
+  proxyAuth?: { mode: ProxyAuthMode; gssapi?: () => Promise<Gssapi> };
 }
 
 /** What the diagnostics show of the network decisions. */
@@ -59,6 +67,15 @@ export interface NetworkDecisions {
   routes: Record<string, string>;
   trust: string[];
   caProblem?: string;
+  /** How the proxy authentication is set (`automatic`, `basic`, `none`). */
+  proxyAuthMode: ProxyAuthMode;
+  /** `host:port` of a proxy -> how the last tunnel through it authenticated (no secret). */
+  proxyAuth: Record<string, string>;
+}
+
+/** `Negotiate as agent7@EXAMPLE.COM`, `NTLM as CORP\\agent7`, `Basic as agent7`: no secret. */
+export function describeAuth(outcome: { scheme: string; identity?: string | undefined }): string {
+  return outcome.identity ? `${outcome.scheme} as ${outcome.identity}` : outcome.scheme;
 }
 
 type ConnectOptions = http.ClientRequestArgs &
@@ -78,6 +95,9 @@ export class NetTransport {
   private readonly deps: NetTransportDeps;
   private readonly logger: Logger;
   private readonly routes = new Map<string, string>();
+  private readonly authenticated = new Map<string, string>();
+  private lastAuth: { scheme: ProxyAuthScheme; identity?: string } | undefined;
+  private readonly authenticator: ProxyAuthenticator;
   private readonly httpAgent: http.Agent;
   private readonly httpsAgent: https.Agent;
   /**
@@ -92,6 +112,14 @@ export class NetTransport {
     this.deps = deps;
     this.logger = deps.logger.child({ component: 'network' });
     for (const auth of deps.resolver.knownAuth ?? []) registerAuth(deps.secrets, auth);
+    this.authenticator = new ProxyAuthenticator({
+      mode: deps.proxyAuth?.mode ?? 'automatic',
+      gssapi: deps.proxyAuth?.gssapi ?? (() => loadGssapi()),
+      // Every token and NTLM message is a secret: no log line or error may show one.
+      onSecret: (secret) => deps.secrets.add(secret),
+      forgetSecret: (secret) => deps.secrets.remove(secret),
+      now: () => Date.now(),
+    });
     const connect = (secure: boolean, options: ConnectOptions, done: Callback) => {
       this.open(secure, options).then(
         (socket) => done(null, socket),
@@ -123,7 +151,17 @@ export class NetTransport {
       routes: Object.fromEntries(this.routes),
       trust: [...this.trust().decisions],
       ...(this.deps.trust.problem !== undefined && { caProblem: this.deps.trust.problem }),
+      proxyAuthMode: this.authenticator.mode,
+      proxyAuth: Object.fromEntries(this.authenticated),
     };
+  }
+
+  /**
+   * How the last tunnel through a proxy authenticated (the scheme, and who when known), for the
+   * status; undefined when no proxy asked for a sign-in.
+   */
+  proxyAuthInUse(): { scheme: ProxyAuthScheme; identity?: string } | undefined {
+    return this.lastAuth;
   }
 
   /** The trusted CAs, read on the first call (the first TLS connection), said once in the log. */
@@ -158,7 +196,12 @@ export class NetTransport {
     const tunnel = await openTunnel(
       choice,
       { host, port },
-      { deadlineMs: TUNNEL_DEADLINE_MS, signal: abandon },
+      {
+        deadlineMs: TUNNEL_DEADLINE_MS,
+        signal: abandon,
+        auth: this.authenticator,
+        onAuthenticated: (outcome) => this.noteAuth(outcome),
+      },
     );
     if (!secure) return tunnel;
     const { host: _h, port: _p, ...rest } = this.tlsOptions(options, host);
@@ -187,6 +230,31 @@ export class NetTransport {
     if (this.routes.get(key) === via) return;
     this.routes.set(key, via);
     this.logger.info('route', { target: key, via, source: this.deps.resolver.source });
+  }
+
+  /**
+   * Which scheme (and identity) the proxy accepted, logged when it changes, with what the
+   * handshake took (legs, connections, ms); never a token.
+   */
+  private noteAuth(outcome: AuthOutcome): void {
+    const said = describeAuth(outcome);
+    this.lastAuth = {
+      scheme: outcome.scheme,
+      ...(outcome.identity !== undefined && { identity: outcome.identity }),
+    };
+    if (this.authenticated.get(outcome.proxy) === said) return;
+    this.authenticated.delete(outcome.proxy);
+    this.authenticated.set(outcome.proxy, said);
+    if (this.authenticated.size > 16)
+      this.authenticated.delete(this.authenticated.keys().next().value!);
+    this.logger.info('proxy-auth', {
+      proxy: outcome.proxy,
+      scheme: outcome.scheme,
+      ...(outcome.identity !== undefined && { as: outcome.identity }),
+      legs: outcome.legs,
+      connections: outcome.connections,
+      ms: outcome.ms,
+    });
   }
 
   private request(input: string | URL | Request, init: RequestInit = {}): Promise<Response> {

@@ -14,7 +14,7 @@
  */
 import tls from 'node:tls';
 import { X509Certificate } from 'node:crypto';
-import { FileShapeError, readBoundedFileSync } from '../bounded-file.ts';
+import { FileShapeError, readBoundedFileSync } from '../files/bounded-file.ts';
 
 export interface Trust {
   /** The `ca` option for tls.connect; undefined: Node's defaults (nothing was added). */
@@ -142,11 +142,6 @@ function trustWith(input: TrustInput, caFile: CaFileResult): Trust {
     decisions,
     ...(caFile.problem !== undefined && { problem: caFile.problem }),
   };
-}
-
-/** Everything at once: the CA file, Node's roots and the system store. */
-export function loadTrust(input: TrustInput): Trust {
-  return trustWith(input, checkCaFile(input));
 }
 
 /** The trust of a transport: the CA file checked now, the rest read when first asked for. */

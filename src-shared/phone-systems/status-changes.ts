@@ -13,7 +13,7 @@
  * `ttlMs` after its status began; a status forgotten that way is a change once more (one more
  * event stored, which the core, notifying only on a change, does not show twice).
  */
-import { BoundedFifoMap } from '../bounded-map.ts';
+import { BoundedFifoMap } from '../kit/bounded-map.ts';
 
 /** Trunks and extensions remembered: a P-Series serves at most a few thousand extensions. */
 export const MAX_STATUS_KEYS = 20_000;

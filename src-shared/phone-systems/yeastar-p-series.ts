@@ -1,5 +1,5 @@
 /**
- * Yeastar P-Series event frames, decoded into the core's envelopes (src-shared/event-codes.ts).
+ * Yeastar P-Series event frames, decoded into the core's envelopes (src-shared/wire/event-codes.ts).
  * Every fact and every assumption behind this file is in docs/phone-systems/yeastar-p-series.md,
  * with the page of the vendor's developer guide it comes from; read that first.
  *
@@ -39,7 +39,7 @@
  * a frame that does not fit comes back with a reason, as the standard envelope parser's do.
  */
 import { createHash } from 'node:crypto';
-import { BoundedFifoMap } from '../bounded-map.ts';
+import { BoundedFifoMap } from '../kit/bounded-map.ts';
 import { StatusChanges } from './status-changes.ts';
 import {
   CALL_RECORD,
@@ -48,9 +48,9 @@ import {
   TRUNK_STATUS_CHANGED,
   VOICEMAIL_RECEIVED,
   type EventEnvelope,
-} from '../event-codes.ts';
+} from '../wire/event-codes.ts';
 // A type only: this module needs no words (the relay's webhook intake loads it).
-import type { ErrcodeReader } from '../service-errors.ts';
+import type { ErrcodeReader } from '../api/service-errors.ts';
 
 /** The vendor's event codes we read ("API Events Overview", event pages "(300xx) ..."). */
 export const YEASTAR_EVENT = {

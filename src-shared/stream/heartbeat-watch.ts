@@ -5,7 +5,7 @@
  * socket is found within 2 to 2.5 intervals, and sends a heartbeat when `heartbeatDue()` says so.
  * Times are on the monotonic clock.
  */
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../process/clock.ts';
 
 export class HeartbeatWatch {
   readonly intervalMs: number;

@@ -7,7 +7,7 @@
  * (refused, rejected handshake, closed, terminated); `rejected` comes before it when the server
  * answered the upgrade with an HTTP status instead of 101.
  */
-import { ERRCODE, readErrcode } from '../service-errors.ts';
+import { ERRCODE, readErrcode } from '../api/service-errors.ts';
 
 export interface SocketCallbacks {
   open(): void;

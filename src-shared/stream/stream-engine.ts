@@ -24,7 +24,7 @@
  *   connection is made ready, then the first is closed) or by dropping it, as the stream chooses;
  *   wake('user') also clears needs-attention and starts the back-off again from its base.
  * - Credentials that expire: when the protocol says when a grant expires, the connection is
- *   replaced make-before-break `rotateLeadMs` (60 s) before.
+ *   replaced make-before-break `rotateLeadMs` (TOKEN_RENEW_MARGIN_MS, 60 s) before.
  * - Faults: every end of a connection (refused handshake, proxy or certificate fault, close code,
  *   found dead) and every failed grant is judged by the protocol into one of three verdicts:
  *   back-off, at-once, or attention (no retries until wake('user')).
@@ -34,11 +34,12 @@
  * statuses are the protocol's (`Status`), reported through `status()`; frames are the
  * protocol's to hand on.
  */
-import { Backoff, STREAM_BACKOFF } from '../backoff.ts';
-import type { Clock, TimerHandle } from '../clock.ts';
-import { Generation } from '../generation.ts';
+import { Backoff, STREAM_BACKOFF } from '../kit/backoff.ts';
+import type { Clock, TimerHandle } from '../process/clock.ts';
+import { Generation } from '../kit/generation.ts';
 import { HeartbeatWatch } from './heartbeat-watch.ts';
-import type { Logger } from '../log.ts';
+import { TOKEN_RENEW_MARGIN_MS } from '../api/token-lifecycle.ts';
+import type { Logger } from '../process/log.ts';
 import {
   handshakeRejection,
   type CreateSocket,
@@ -218,16 +219,11 @@ export class StreamEngine<Grant, S> {
     this.stableMs = options.stableMs ?? 30_000;
     this.connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
     this.jumpThresholdMs = options.jumpThresholdMs ?? 10_000;
-    this.rotateLeadMs = options.rotateLeadMs ?? 60_000;
+    this.rotateLeadMs = options.rotateLeadMs ?? TOKEN_RENEW_MARGIN_MS;
   }
 
   get isRunning(): boolean {
     return this.running;
-  }
-
-  /** How many connections are open or opening (for tests and diagnostics). */
-  openConnections(): number {
-    return [this.primary, this.candidate].filter((c) => c && c.phase !== 'closed').length;
   }
 
   start(): void {
@@ -365,13 +361,13 @@ export class StreamEngine<Grant, S> {
         },
         error: (error) => {
           link.error = error;
-          this.logger.debug('socket error', { conn: link.id, error: error.message });
+          this.logger.debug('socket error', { conn: link.id, error });
         },
         closed: (code, reason) => this.onClosed(link, code, reason),
       });
     } catch (error) {
       this.logger.warn('cannot create socket', {
-        error: error instanceof Error ? error.message : String(error),
+        error,
       });
       this.onClosed(link, 1006, 'socket creation failed');
     }

@@ -6,7 +6,7 @@
  * Tolerance, as the protocol asks: extra top-level fields are ignored, `timestamp` below 1e11 is
  * seconds (normalised here to ms), `data` of codes other than 30011 is passed on opaque.
  */
-import type { EventEnvelope } from '../event-codes.ts';
+import type { EventEnvelope } from './event-codes.ts';
 
 /** Frames larger than this are dropped unparsed (bytes of UTF-16 text length; an envelope is ~300). */
 export const MAX_FRAME_CHARS = 64 * 1024;
@@ -19,7 +19,7 @@ export const MAX_EVENT_ID_CHARS = 128;
  */
 export const MAX_CALL_FIELD_CHARS = 256;
 
-export { CALL_STATE_CHANGED } from '../event-codes.ts';
+export { CALL_STATE_CHANGED } from './event-codes.ts';
 
 /**
  * One event as the pipeline handles it: `timestamp` always milliseconds since the Unix epoch

@@ -4,10 +4,11 @@
  * Everything past these seams (token manager, pipeline, call tracker, notices, the app) is the same
  * for every phone system: no other module checks which one is in use.
  */
-import type { ErrcodeReader } from '../service-errors.ts';
+import type { ErrcodeContext, ErrcodeReader } from '../api/service-errors.ts';
 import type { FrameDecoder } from './envelope.ts';
-import type { FeatureCodes } from '../event-codes.ts';
+import type { FeatureCodes } from './event-codes.ts';
 import type { PhoneSystem } from '../phone-systems/names.ts';
+import type { MessageId } from '../i18n/catalogue.ts';
 
 /** The HTTP API: token calls and extension list (service-client.ts). */
 export interface ApiDialect {
@@ -17,6 +18,27 @@ export interface ApiDialect {
   errcodes: ErrcodeReader;
   /** Whether a token can be revoked (`del_token`); the standard service publishes no such call. */
   revokes?: boolean;
+  /**
+   * This system's errcode as the standard service's (the relay protocol's, which desktops read):
+   * a refused token, address or permission keeps its meaning; another code is -1.
+   */
+  asStandard(errcode: number, context?: ErrcodeContext): number;
+  /**
+   * Whether the system's API lists its own queues, ring groups and company contacts
+   * (docs/phone-systems/yeastar-p-series.md section 9): the card's group, the PBX's contacts.
+   */
+  pbxLists?: boolean;
+}
+
+/** Puts `token` where `api` takes it: `?access_token=` on `url`, or the Authorization header. */
+export function placeToken(
+  api: Pick<ApiDialect, 'tokenIn'>,
+  url: URL,
+  headers: Record<string, string>,
+  token: string,
+): void {
+  if (api.tokenIn === 'query') url.searchParams.set('access_token', token);
+  else headers.Authorization = `Bearer ${token}`;
 }
 
 /** The event stream (events/ws-source.ts). */
@@ -41,10 +63,21 @@ export interface StreamDialect {
   decoder(): FrameDecoder;
 }
 
+/** Its webhook deliveries, as the relay takes them (src-relay/webhook-handler.ts). */
+export interface WebhookDialect {
+  /** The header carrying the HMAC-SHA256 of the raw body, keyed with the secret (lower case). */
+  signatureHeader: string;
+  /** How the header writes the digest: `sha256=<hex>`, or Base64 alone. */
+  signatureForm: 'sha256-hex' | 'base64';
+  /** What a body is: the core's envelope (kept byte for byte), or the system's report (decoded). */
+  body: 'envelope' | 'report';
+}
+
 export interface PhoneSystemWire {
   id: PhoneSystem;
   api: ApiDialect;
   stream: StreamDialect;
+  webhook: WebhookDialect;
   /** The event code of calls on this system's stream. */
   callCode: number;
   /**
@@ -59,4 +92,9 @@ export interface PhoneSystemWire {
   callRecords?: boolean;
   /** The code each notice feature rides on, null where the system has no such event. */
   featureCodes: FeatureCodes;
+  /**
+   * What Test connection adds to its answer about setting this system up (catalogue messages):
+   * `always`, and `apiMissing` where the API answered as absent or not this system's.
+   */
+  setupChecks?: { always: readonly MessageId[]; apiMissing?: MessageId };
 }

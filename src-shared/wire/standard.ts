@@ -2,10 +2,10 @@
  * The standard service's wire format (docs/wire-protocol.md): the bearer token in the Authorization
  * header, the core's own envelopes on the stream, its errcodes and scopes.
  */
-import { ERRCODE, standardErrcodes } from '../service-errors.ts';
-import { API_PATHS, serviceUrl } from '../service-api.ts';
+import { ERRCODE, standardErrcodes } from '../api/service-errors.ts';
+import { API_PATHS, serviceUrl } from '../api/service-api.ts';
 import { CALL_STATE_CHANGED, decodeStandardFrame } from './envelope.ts';
-import { FEATURE_CODES } from '../event-codes.ts';
+import { FEATURE_CODES } from './event-codes.ts';
 import type { PhoneSystemWire, StreamDialect } from './phone-system.ts';
 
 /** ws:// or wss:// address of the subscribe endpoint for a tenant's http(s) base address. */
@@ -30,8 +30,14 @@ export const STANDARD_STREAM: StreamDialect = {
 
 export const STANDARD_WIRE: PhoneSystemWire = {
   id: 'standard',
-  api: { tokenIn: 'authorization', errcodes: standardErrcodes },
+  api: { tokenIn: 'authorization', errcodes: standardErrcodes, asStandard: (errcode) => errcode },
   stream: STANDARD_STREAM,
+  // docs/wire-protocol.md section 7: X-Service-Signature: sha256=<hex>, the envelope as body.
+  webhook: {
+    signatureHeader: 'x-service-signature',
+    signatureForm: 'sha256-hex',
+    body: 'envelope',
+  },
   callCode: CALL_STATE_CHANGED,
   featureCodes: FEATURE_CODES,
 };

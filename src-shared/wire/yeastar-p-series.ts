@@ -10,10 +10,31 @@ import {
   yeastarErrcodes,
 } from '../phone-systems/yeastar-p-series.ts';
 import type { PhoneSystemWire, StreamDialect } from './phone-system.ts';
+import { ERRCODE, type ErrcodeContext } from '../api/service-errors.ts';
 import { subscribeUrl } from './standard.ts';
 
 // The errcode table lives beside the frames: the relay reads it too (it may not import src-main).
 export { yeastarErrcodes };
+
+/**
+ * A Yeastar P-Series errcode as the standard service's, through the one table of that system's
+ * codes (yeastarErrcodes): a token refused, an address refused, a permission missing; any other
+ * code is none of those (-1).
+ */
+export function yeastarAsStandard(errcode: number, context?: ErrcodeContext): number {
+  if (errcode === YEASTAR_ERRCODE.ok) return ERRCODE.ok;
+  switch (yeastarErrcodes(errcode, context)?.kind) {
+    case 'expired':
+    case 'credentials':
+      return ERRCODE.tokenExpired;
+    case 'ip':
+      return ERRCODE.ipNotAllowed;
+    case 'scope':
+      return ERRCODE.insufficientScope;
+    default:
+      return -1;
+  }
+}
 
 /** The socket's address with the token where the guide puts it ("Monitor Events via WebSocket"). */
 export function yeastarSubscribeUrl(baseUrl: string, token: string): string {
@@ -41,8 +62,17 @@ export const YEASTAR_STREAM: StreamDialect = {
 export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
   id: 'yeastar-p-series',
   // *Revoke Access Token*: GET del_token?access_token= (docs section 2).
-  api: { tokenIn: 'query', errcodes: yeastarErrcodes, revokes: true },
+  api: {
+    tokenIn: 'query',
+    errcodes: yeastarErrcodes,
+    revokes: true,
+    asStandard: yeastarAsStandard,
+    // Queues, ring groups, company contacts (doc section 9).
+    pbxLists: true,
+  },
   stream: YEASTAR_STREAM,
+  // "Monitor Events via Webhook" (doc section 7): X-Signature, the Base64 of the HMAC; its reports.
+  webhook: { signatureHeader: 'x-signature', signatureForm: 'base64', body: 'report' },
   callCode: YEASTAR_EVENT.callState,
   // The call record and the failure end a call's rings (doc section 5).
   callEndCodes: [YEASTAR_EVENT.callRecord, YEASTAR_EVENT.callFailed],
@@ -54,5 +84,11 @@ export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
     sms: null,
     trunk: YEASTAR_EVENT.trunkRegistration,
     presence: YEASTAR_EVENT.presence,
+  },
+  // Doc section 8: one API application per desktop (8 tokens), Call Status Monitor on trunks, and
+  // which models have the API at all.
+  setupChecks: {
+    always: ['status.test.ys-one-application', 'status.test.ys-call-status-monitor'],
+    apiMissing: 'status.test.ys-api-models',
   },
 };

@@ -6,7 +6,7 @@ import {
   describeError,
   ServiceError,
   faultWords,
-} from '../../src-shared/service-errors.ts';
+} from '../../src-shared/api/service-errors.ts';
 
 describe('errorFromResponse', () => {
   it('decides on errcode before the HTTP status', () => {

@@ -3,7 +3,7 @@
  * refresh_token and extension/list the way docs/wire-protocol.md says, on the test's FakeClock, with
  * scriptable faults. Integration tests use the real simulator (src-sim) instead.
  */
-import type { Clock } from '../../src-shared/clock.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
 
 export interface ScriptedAnswer {
   status: number;

@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { ServiceError } from '../../src-shared/service-errors.ts';
+import { ServiceError } from '../../src-shared/api/service-errors.ts';
 
 /** The ServiceError a promise rejects with; fails the test if it resolves or rejects with anything else. */
 export async function rejection(p: Promise<unknown>): Promise<ServiceError> {

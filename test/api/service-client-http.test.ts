@@ -5,11 +5,11 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ServiceError } from '../../src-shared/service-errors.ts';
+import { ServiceError } from '../../src-shared/api/service-errors.ts';
 import { DEFAULT_USER_AGENT, ServiceClient } from '../../src-shared/api/service-client.ts';
-import { FakeClock } from '../support/fake-clock.ts';
-import { waitFor } from '../support/wait.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
+import { waitFor } from '../../rigs/wait.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 interface Seen {
   method?: string;

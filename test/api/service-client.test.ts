@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { ServiceClient, EXTENSION_PAGE_SIZE } from '../../src-shared/api/service-client.ts';
-import { SecretRegistry } from '../../src-shared/log.ts';
-import { describeError } from '../../src-shared/service-errors.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { describeError } from '../../src-shared/api/service-errors.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { FakeService, makeExtensions } from './fake-service.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { rejection } from './reject.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 function setup(timeoutMs = 10_000) {
   const clock = new FakeClock();

@@ -13,12 +13,12 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { TokenManager } from '../../src-main/core/api/token-manager.ts';
-import { SecretRegistry } from '../../src-shared/log.ts';
-import { describeError } from '../../src-shared/service-errors.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { describeError } from '../../src-shared/api/service-errors.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
 import { startSimulator, type Simulator, type TokenRule } from '../../src-sim/index.ts';
-import { FakeClock } from '../support/fake-clock.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 import { rejection } from './reject.ts';
 
 const SECOND = 1000;

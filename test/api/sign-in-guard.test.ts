@@ -1,12 +1,12 @@
 /**
- * The one rule for sign-ins with one API application (src-shared/sign-in-guard.ts), on a
+ * The one rule for sign-ins with one API application (src-shared/api/sign-in-guard.ts), on a
  * FakeClock: at most 3 get_token in 10 minutes, tokens taken away soon after issue, the token
  * limit; each held for 5 minutes, with the words of the fault table.
  */
 import { describe, expect, it } from 'vitest';
-import { SIGN_IN_POLICY, SignInGuard } from '../../src-shared/sign-in-guard.ts';
-import { describeError, ServiceError } from '../../src-shared/service-errors.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { SIGN_IN_POLICY, SignInGuard } from '../../src-shared/api/sign-in-guard.ts';
+import { describeError, ServiceError } from '../../src-shared/api/service-errors.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const MIN = 60_000;
 

@@ -4,12 +4,12 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
-import { flushMicrotasks } from '../support/fake-clock.ts';
-import type { Rig } from './token-scenarios.ts';
-import { startRig } from './token-scenarios.ts';
+import { flushMicrotasks } from '../../rigs/fake-clock.ts';
+import type { Rig } from '../../rigs/token-scenarios.ts';
+import { startRig } from '../../rigs/token-scenarios.ts';
 import { rejection } from './reject.ts';
-import { directTransport } from '../support/direct-transport.ts';
-import { describeError } from '../../src-shared/service-errors.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
+import { describeError } from '../../src-shared/api/service-errors.ts';
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;

@@ -1,17 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import { KeychainUnavailableError } from '../../src-main/core/credentials/credential-store.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
-import { describeError, ServiceError } from '../../src-shared/service-errors.ts';
+import { describeError, ServiceError } from '../../src-shared/api/service-errors.ts';
 import type { Credentials, TokenHealth } from '../../src-main/core/api/token-manager.ts';
 import {
   DEFAULT_CREDENTIALS_TIMEOUT_MS,
   DEFAULT_REFRESH_MARGIN_MS,
   TokenManager,
 } from '../../src-main/core/api/token-manager.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
-import { systemClock } from '../../src-shared/clock.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
-import { sleepReal } from '../support/wait.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
+import { sleepReal } from '../../rigs/wait.ts';
 import { FakeService, makeExtensions } from './fake-service.ts';
 import { rejection } from './reject.ts';
 

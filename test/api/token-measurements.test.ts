@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REFRESH_MARGIN_MS } from '../../src-main/core/api/token-manager.ts';
-import { concurrentAtExpiry, longRun, sleepThenCall } from './token-scenarios.ts';
+import { concurrentAtExpiry, longRun, sleepThenCall } from '../../rigs/token-scenarios.ts';
 
 describe('token lifecycle measurements', () => {
   it('(a) 48 simulated hours, one API call a minute: no call fails for an expired token', async () => {

@@ -10,9 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { DEFAULT_RELEASE_LIMIT_MS, TokenManager } from '../../src-main/core/api/token-manager.ts';
 import { QUIT_DEADLINE_MS } from '../../src-main/core/app/quit-sequence.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 import { FakeService } from './fake-service.ts';
 
 const MIN = 60_000;

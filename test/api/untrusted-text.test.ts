@@ -1,6 +1,6 @@
 /**
  * Text from the service (an extension's caller_id_name, an errmsg) goes through the same one-line
- * rule as caller text (src-shared/text.ts previewText): before, api/plain-text.ts only replaced C0/C1
+ * rule as caller text (src-shared/ui/text.ts previewText): before, api/plain-text.ts only replaced C0/C1
  * controls, so a bidi override or a lone surrogate reached the tray, the card and the log.
  */
 import { describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { PresenterSettings } from '../../src-main/core/app/call-presenter.ts';
-import { presenterHarness } from './support.ts';
+import type { PresenterSettings } from '../../src-main/core/presenters/call-presenter.ts';
+import { presenterHarness } from '../../rigs/app-harness.ts';
 
 function setup(overrides: Partial<PresenterSettings> = {}) {
   return presenterHarness({ settings: overrides });

@@ -8,19 +8,19 @@ import {
   ConnectionSupervisor,
   NOT_SET_UP,
   type ConnectionPlan,
-} from '../../src-main/core/app/connection-supervisor.ts';
-import type { DismissEvent, PopEvent } from '../../src-main/core/app/ports.ts';
+} from '../../src-main/core/connection/connection-supervisor.ts';
+import type { DismissEvent, PopEvent } from '../../src-main/core/ports/ports.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { render } from '../../src-shared/i18n/phrase.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
-import { FakeClock } from '../support/fake-clock.ts';
-import { FakeConnection } from './support.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
+import { FakeConnection } from '../../rigs/app-harness.ts';
 
 const ACME = {
   ...DEFAULT_SETTINGS,
@@ -256,15 +256,15 @@ describe('ConnectionSupervisor', () => {
     const clears = t.calls.clears;
     const fault = { origin: 'timer' as const, message: 'TypeError: x', at: 5, count: 1 };
     t.supervisor.recoverFromFault(fault);
-    await t.supervisor.idle();
+    await flushMicrotasks();
     expect(t.connections).toHaveLength(2);
     expect(t.calls.clears).toBe(clears);
     expect(t.supervisor.status().fault).toEqual(fault);
     t.supervisor.recoverFromFault({ ...fault, count: 2, at: 6 });
-    await t.supervisor.idle();
+    await flushMicrotasks();
     expect(t.connections).toHaveLength(2);
     await t.clock.advance(30_000);
-    await t.supervisor.idle();
+    await flushMicrotasks();
     expect(t.connections).toHaveLength(3);
   });
 
@@ -279,7 +279,7 @@ describe('ConnectionSupervisor', () => {
     expect(t.clock.pendingTimers()).toBe(0); // nothing left to hold the process
     const built = t.connections.length;
     await t.clock.advance(60_000);
-    await t.supervisor.idle();
+    await flushMicrotasks();
     expect(t.connections).toHaveLength(built);
   });
 });

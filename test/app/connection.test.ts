@@ -10,14 +10,14 @@ import {
   RELAY_TENANT_UNKNOWN,
   relayTenantFor,
   serviceConnectionFactory,
-} from '../../src-main/core/app/connection.ts';
-import { systemClock } from '../../src-shared/clock.ts';
+} from '../../src-main/core/connection/connection.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 import { otherWebServer } from '../support/other-web-server.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { buildCrmUrl, checkTemplate, previewCrmUrl } from '../../src-main/core/app/crm-url.ts';
-import { vetExternalUrl } from '../../src-main/core/app/external-url.ts';
+import { buildCrmUrl, checkTemplate, previewCrmUrl } from '../../src-main/core/links/crm-url.ts';
+import { vetExternalUrl } from '../../src-main/core/links/external-url.ts';
 
 const TEMPLATE =
   'https://crm.example.com/search?phone={from}&name={caller_name}&call={call_id}#to={to}';

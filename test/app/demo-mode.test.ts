@@ -6,14 +6,14 @@
  * fails the file on an uncaught error). The demo it replaced threw after 35 s.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
+import { serviceConnectionFactory } from '../../src-main/core/connection/connection.ts';
 import { AppRuntime } from '../../src-main/core/app/runtime.ts';
 import { MemoryCredentialStore } from '../../src-main/core/credentials/credential-store.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import { startDemo, type Demo } from '../../src-sim/demo.ts';
-import { advanceWithRealIo, FakeClock } from '../support/fake-clock.ts';
-import { fakeViews, memoryHistory, MemorySettings } from './support.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { advanceWithRealIo, FakeClock } from '../../rigs/fake-clock.ts';
+import { fakeViews, memoryHistory, MemorySettings } from '../../rigs/app-harness.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

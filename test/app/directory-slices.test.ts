@@ -6,11 +6,11 @@
  * advances, so the order of events is the test, not the time things take.
  */
 import { describe, expect, it } from 'vitest';
-import { Directory } from '../../src-main/core/app/directory.ts';
+import { Directory } from '../../src-main/core/contacts/directory.ts';
 import type { PbxContact } from '../../src-shared/api/pbx-lists.ts';
-import { silentLogger } from '../../src-shared/log.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
-import { presenterHarness } from './support.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
+import { presenterHarness } from '../../rigs/app-harness.ts';
 
 const COMPANY_CONTACTS = 20_000;
 

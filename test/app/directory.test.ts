@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { Directory, type DirectoryEntry } from '../../src-main/core/app/directory.ts';
-import { formatNumber, numberKey } from '../../src-main/core/app/phone.ts';
-import { silentLogger } from '../../src-shared/log.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { Directory, type DirectoryEntry } from '../../src-main/core/contacts/directory.ts';
+import { formatNumber, numberKey } from '../../src-main/core/numbers/phone-number.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 function makeDirectory(
   fetchExtensions: () => Promise<DirectoryEntry[]>,

@@ -10,7 +10,7 @@ import {
   exportFileName,
   historyToCsv,
   localDateTime,
-} from '../../src-main/core/app/history-csv.ts';
+} from '../../src-main/core/history/history-csv.ts';
 import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
 
 const utc = (at: number) => new Date(at).toISOString().replace('T', ' ').slice(0, 19);

@@ -1,9 +1,9 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HistoryStore } from '../../src-main/core/app/history-store.ts';
-import { memoryLogger, silentLogger } from '../../src-shared/log.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { HistoryStore } from '../../src-main/core/history/history-store.ts';
+import { memoryLogger, silentLogger } from '../../src-shared/process/log.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const tmp = useTempDir('sp-history-');

@@ -13,10 +13,10 @@ import { join } from 'node:path';
 import http from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodeJwt } from 'jose';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import { english } from '../../src-shared/i18n/phrase.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
-import { ServiceError } from '../../src-shared/service-errors.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { ServiceError } from '../../src-shared/api/service-errors.ts';
 import { parseConfig } from '../../src-relay/config.ts';
 import { MemoryCredentialStore } from '../../src-main/core/credentials/credential-store.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
@@ -26,8 +26,8 @@ import {
   parseOrgCredential,
 } from '../../src-main/core/org/org-token-source.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
-import { relayConfig, SECRET } from '../relay/helpers.ts';
-import { startOrgRelay } from '../relay/users-support.ts';
+import { relayConfig, SECRET } from '../../rigs/relay/helpers.ts';
+import { startOrgRelay } from '../../rigs/relay/users-support.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import { freePort, type BrowserResult, type FakeIdp } from '../support/idp-families/fake-idp.ts';
 import {

@@ -5,17 +5,17 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { HistoryStore } from '../../src-main/core/app/history-store.ts';
+import { HistoryStore } from '../../src-main/core/history/history-store.ts';
 import {
   NoticePresenter,
   presenceLabel,
   trunkWords,
-} from '../../src-main/core/app/notice-presenter.ts';
+} from '../../src-main/core/presenters/notice-presenter.ts';
 import type { Notice } from '../../src-main/core/events/notices.ts';
-import { silentLogger } from '../../src-shared/log.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { FakeNotifier } from './support.ts';
+import { FakeNotifier } from '../../rigs/app-harness.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
 
 const tmp = useTempDir('sp-notices-');

@@ -7,12 +7,12 @@
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
-import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
-import { HistoryStore } from '../../src-main/core/app/history-store.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { serviceConnectionFactory } from '../../src-main/core/connection/connection.ts';
+import { HistoryStore } from '../../src-main/core/history/history-store.ts';
 import { AppRuntime } from '../../src-main/core/app/runtime.ts';
-import { settingsPortFor } from '../../src-main/core/app/settings-port.ts';
+import { settingsPortFor } from '../../src-main/core/settings-service/settings-port.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
@@ -28,11 +28,17 @@ import {
   DESKTOP_CLIENT_ID,
   startOidcProvider,
   type OidcProviderHandle,
-} from '../support/oidc-provider.ts';
+} from '../../rigs/oidc-provider.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { waitFor } from '../support/wait.ts';
-import { addUser, orgConfig, postAll, startOrgRelay } from '../relay/users-support.ts';
-import { FakeClipboard, FakeNotifier, FakeOpener, FakePopup, FakeTray } from './support.ts';
+import { waitFor } from '../../rigs/wait.ts';
+import { addUser, orgConfig, postAll, startOrgRelay } from '../../rigs/relay/users-support.ts';
+import {
+  FakeClipboard,
+  FakeNotifier,
+  FakeOpener,
+  FakePopup,
+  FakeTray,
+} from '../../rigs/app-harness.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
 
 const tmp = useTempDir('app-organisation-');
@@ -63,10 +69,13 @@ async function setUp(
     provider?: OidcProviderHandle;
     /** The organisation's policy (policy.json) on this computer. */
     policy?: Record<string, unknown>;
+    /** The relay's clients.authMaxAgeMs: how long after its issue an ID token's session lasts. */
+    authMaxAgeMs?: number;
   } = {},
 ) {
   const provider = options.provider ?? idp;
   const config = orgConfig(join(tmp.path, 'users.json'));
+  if (options.authMaxAgeMs) config.clients.authMaxAgeMs = options.authMaxAgeMs;
   if (options.sso !== false)
     config.tenants.acme!.oidc = {
       issuer: provider.issuer,
@@ -268,13 +277,14 @@ describe('organisation mode in the app', () => {
   }, 60_000);
 
   it('when the provider no longer renews the sign-in: needs attention, "sign in again" in the status and the tray; signing in again brings the calls back', async () => {
-    // ID tokens of 4 s: the relay ends each session with its token (4002), and the app renews.
+    // A relay whose sessions last 4 s after the ID token was issued: it ends each one (4002),
+    // and the app renews at the provider.
     const shortLived = await startOidcProvider({
       accounts: { alice: { email: 'alice@example.org' } },
       idTokenTtlSec: 4,
     });
     cleanups.push(() => shortLived.close());
-    const t = await setUp({ provider: shortLived });
+    const t = await setUp({ provider: shortLived, authMaxAgeMs: 4_000 });
     await t.runtime.start();
     const relay = { relayUrl: t.relayAddress, relayTenant: 'acme' };
     expect(await t.runtime.signInToOrganisation(relay)).toMatchObject({ ok: true });

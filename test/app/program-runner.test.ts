@@ -8,9 +8,9 @@ import { readFileSync } from 'node:fs';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawnProgramRunner } from '../../src-main/core/app/program-runner.ts';
-import type { ProgramRunner } from '../../src-main/core/app/ring-actions.ts';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { spawnProgramRunner } from '../../src-main/core/ring-actions/program-runner.ts';
+import type { ProgramRunner } from '../../src-main/core/ring-actions/ring-actions.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const tmp = useTempDir('screenpop-programs-');

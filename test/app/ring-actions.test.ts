@@ -2,9 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { spawnProgramRunner } from '../../src-main/core/app/program-runner.ts';
-import { fillArgument, RingActions } from '../../src-main/core/app/ring-actions.ts';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { spawnProgramRunner } from '../../src-main/core/ring-actions/program-runner.ts';
+import { fillArgument, RingActions } from '../../src-main/core/ring-actions/ring-actions.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
 import { validatePolicy } from '../../src-main/core/settings/policy.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 

@@ -3,20 +3,20 @@
  * wired by AppRuntime exactly as the Electron app wires them (only the views are fakes).
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
+import { serviceConnectionFactory } from '../../src-main/core/connection/connection.ts';
 import { startDemo } from '../../src-sim/demo.ts';
 import { AppRuntime } from '../../src-main/core/app/runtime.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { describeErrcode } from '../../src-shared/service-errors.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { describeErrcode } from '../../src-shared/api/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
-import { fakeViews, memoryHistory, MemorySettings } from './support.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { fakeViews, memoryHistory, MemorySettings } from '../../rigs/app-harness.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -3,8 +3,8 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DesktopHealth } from '../../src-main/core/app/desktop-health.ts';
-import { HistoryStore } from '../../src-main/core/app/history-store.ts';
-import { RingActions } from '../../src-main/core/app/ring-actions.ts';
+import { HistoryStore } from '../../src-main/core/history/history-store.ts';
+import { RingActions } from '../../src-main/core/ring-actions/ring-actions.ts';
 import { AppRuntime, type AppRuntimeDeps } from '../../src-main/core/app/runtime.ts';
 import { validatePolicy } from '../../src-main/core/settings/policy.ts';
 import {
@@ -12,12 +12,12 @@ import {
   KeychainUnavailableError,
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
-import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import { phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
-import { faultWords } from '../../src-shared/service-errors.ts';
+import { faultWords } from '../../src-shared/api/service-errors.ts';
 import { saidStatus } from '../../src-main/core/events/status.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import {
   FakeClipboard,
@@ -27,7 +27,7 @@ import {
   FakePopup,
   FakeTray,
   MemorySettings,
-} from './support.ts';
+} from '../../rigs/app-harness.ts';
 
 async function setup(
   initial: ConstructorParameters<typeof MemorySettings>[0],
@@ -147,6 +147,25 @@ describe('AppRuntime', () => {
     expect(t.views.tray.last?.status.state).toBe('connected');
   });
 
+  it('names the proxy sign-in in the status while connected through it, never before', async () => {
+    const proxy: { inUse?: { scheme: string; identity?: string } } = {};
+    const t = await setup(CONFIGURED, {
+      secret: 'the-secret-1',
+      extra: { proxyAuthInUse: () => proxy.inUse },
+    });
+    await t.runtime.start();
+    t.connections[0]?.status({ state: 'connected' });
+    expect(t.views.tray.last?.status.proxyAuth).toBeUndefined();
+    proxy.inUse = { scheme: 'Negotiate', identity: 'agent7@CORP.EXAMPLE' };
+    t.connections[0]?.status({ state: 'connecting' });
+    expect(t.views.tray.last?.status.proxyAuth).toBeUndefined();
+    t.connections[0]?.status({ state: 'connected' });
+    expect(t.views.tray.last?.status.proxyAuth).toEqual({
+      scheme: 'Negotiate',
+      user: 'agent7@CORP.EXAMPLE',
+    });
+  });
+
   it('voicemail and SMS notify and go to the History; trunk, presence and scope problems reach the tray; a features change reconnects', async () => {
     const t = await setup(CONFIGURED, { secret: 'the-secret-1' });
     await t.runtime.start();
@@ -245,7 +264,7 @@ describe('AppRuntime', () => {
     t.connections[0]?.pop('c1');
     const fault = { origin: 'timer' as const, message: 'TypeError: x', at: 5, count: 1 };
     t.runtime.recoverFromFault(fault);
-    await t.runtime.idle();
+    await flushMicrotasks();
     expect(t.connections).toHaveLength(2);
     expect(t.connections[0]?.stopped).toBe(true);
     expect(t.connections[1]?.started).toBe(true);
@@ -254,11 +273,11 @@ describe('AppRuntime', () => {
     expect(t.views.tray.last?.status.fault).toEqual({ count: 1, at: 5 });
     // Another one right after: counted and shown now, rebuilt once the 30 s are over.
     t.runtime.recoverFromFault({ ...fault, count: 2, at: 6 });
-    await t.runtime.idle();
+    await flushMicrotasks();
     expect(t.connections).toHaveLength(2);
     expect(t.runtime.status().fault).toEqual({ count: 2, at: 6 });
     await t.clock.advance(30_000);
-    await t.runtime.idle();
+    await flushMicrotasks();
     expect(t.connections).toHaveLength(3);
   });
 

@@ -3,20 +3,26 @@
  * a memory keychain, a demo that records whether it was closed.
  */
 import { describe, expect, it } from 'vitest';
-import { NOT_SET_UP } from '../../src-main/core/app/connection-supervisor.ts';
-import { needsReconnect, SettingsService } from '../../src-main/core/app/settings-service.ts';
+import { NOT_SET_UP } from '../../src-main/core/connection/connection-supervisor.ts';
+import {
+  needsReconnect,
+  SettingsService,
+} from '../../src-main/core/settings-service/settings-service.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 import { join } from 'node:path';
-import { settingsPortFor, type SettingsPort } from '../../src-main/core/app/settings-port.ts';
+import {
+  settingsPortFor,
+  type SettingsPort,
+} from '../../src-main/core/settings-service/settings-port.ts';
 import { SettingsStore } from '../../src-main/core/settings/settings-store.ts';
-import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import { fixedTranslator, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
-import { MemorySettings } from './support.ts';
+import { MemorySettings } from '../../rigs/app-harness.ts';
 import { render } from '../../src-shared/i18n/phrase.ts';
 
 const tmp = useTempDir('settings-service-');
@@ -77,6 +83,8 @@ describe('SettingsService', () => {
       hasSecret: false,
       hasCrmSecret: false,
       needsOnboarding: true,
+      // From each phone system's wire dialect: Yeastar P-Series has no SMS event.
+      notOffered: { standard: [], 'yeastar-p-series': ['sms'] },
     });
     await t.credentials.setSecret(ACME_ACCOUNT, 'the-secret-1');
     await t.service.load();

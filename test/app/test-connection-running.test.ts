@@ -7,20 +7,23 @@
  * the simulator playing a P-Series that keeps one sign-in per application, on the real clock.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { serviceConnectionFactory, type Connection } from '../../src-main/core/app/connection.ts';
-import { SettingsService } from '../../src-main/core/app/settings-service.ts';
-import { serviceProbe } from '../../src-main/core/app/service-probe.ts';
+import {
+  serviceConnectionFactory,
+  type Connection,
+} from '../../src-main/core/connection/connection.ts';
+import { SettingsService } from '../../src-main/core/settings-service/settings-service.ts';
+import { serviceProbe } from '../../src-main/core/connection/service-probe.ts';
 import {
   keychainAccount,
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
 import { credentialsSource } from '../../src-main/core/credentials/credentials-source.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
-import { systemClock } from '../../src-shared/clock.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import { startSimulator, type TokenRule } from '../../src-sim/index.ts';
-import { directTransport } from '../support/direct-transport.ts';
-import { MemorySettings } from './support.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
+import { MemorySettings } from '../../rigs/app-harness.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

@@ -5,14 +5,14 @@ import {
   testConnection,
   type ConnectionProbe,
   type TestConnectionInput,
-} from '../../src-main/core/app/test-connection.ts';
-import { ServiceError } from '../../src-shared/service-errors.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+} from '../../src-main/core/connection/test-connection.ts';
+import { ServiceError } from '../../src-shared/api/service-errors.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { otherWebServer } from '../support/other-web-server.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const input: TestConnectionInput = {
   baseUrl: 'https://acme.example.com',

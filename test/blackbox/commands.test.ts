@@ -3,7 +3,7 @@
  * relay`), run exactly so, through npm. A busy port is one line and exit 1 (not Node's stack
  * trace); a SIGTERM to npm stops the server too (npm's shell does not pass the signal on: before,
  * the server lived on as an orphan under PPID 1, still serving, and the next start hit the busy
- * port). The runner's own case is in service.test.ts; all three share src-shared/stop-signal.ts.
+ * port). The runner's own case is in service.test.ts; all three share src-shared/process/stop-signal.ts.
  */
 import { writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
@@ -19,7 +19,7 @@ import {
   RELAY,
   until,
   type Spawned,
-} from './processes.ts';
+} from '../../rigs/processes.ts';
 
 let group: ProcessGroup;
 let blocker: Server | undefined;

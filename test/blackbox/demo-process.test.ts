@@ -4,7 +4,7 @@
  * both demo modes are on a fake clock: test/headless/demo.test.ts and test/app/demo-mode.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProcessGroup, sleep } from './processes.ts';
+import { ProcessGroup, sleep } from '../../rigs/processes.ts';
 import { RunnerProcess } from './services.ts';
 
 let group: ProcessGroup;

@@ -6,7 +6,13 @@
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { envWithout, freePort, until, type ProcessGroup, type Spawned } from './processes.ts';
+import {
+  envWithout,
+  freePort,
+  until,
+  type ProcessGroup,
+  type Spawned,
+} from '../../rigs/processes.ts';
 
 export const TINYPROXY = ['/usr/bin/tinyproxy', '/usr/sbin/tinyproxy'].find((p) => existsSync(p));
 

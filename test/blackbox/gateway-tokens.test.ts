@@ -18,9 +18,9 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Pop } from '../../src-main/core/events/pipeline.ts';
-import { DESKTOP_CLIENT_ID, startOidcProvider } from '../support/oidc-provider.ts';
+import { DESKTOP_CLIENT_ID, startOidcProvider } from '../../rigs/oidc-provider.ts';
 import { signInDesktop } from './org-desktop.ts';
-import { ProcessGroup, sleep, until } from './processes.ts';
+import { ProcessGroup, sleep, until } from '../../rigs/processes.ts';
 import { RelayProcess, SimProcess, type SimOptions } from './services.ts';
 
 const DESKTOPS = 12;

@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { RingLedger } from './ledger.ts';
-import { ProcessGroup } from './processes.ts';
+import { ProcessGroup } from '../../rigs/processes.ts';
 import { expectHealthy, HEARTBEAT_ARGS } from './scenario.ts';
 import { RunnerProcess, SimProcess } from './services.ts';
 

@@ -2,7 +2,7 @@
  * Black box: `npm run sim`, `npm run relay` and `npm run -s headless` when npm itself is killed
  * outright (SIGKILL: the OOM killer, `kill -9`, a test harness's cleanup). npm cannot pass anything
  * on, and its `sh -c` lives on under PPID 1, so the program under it sees its own parent unchanged.
- * Before src-shared/stop-signal.ts also watched npm's shell's parent, all three kept running (the
+ * Before src-shared/process/stop-signal.ts also watched npm's shell's parent, all three kept running (the
  * simulator and relay still holding their ports; seen as a leaked simulator under PPID 1 after
  * commands.test.ts). Each must now stop by itself, cleanly (its "stopped" words), within a bounded
  * time, leaving its port free and nothing behind. Linux only (/proc): see stop-signal.ts.
@@ -21,9 +21,9 @@ import {
   RUNNER,
   until,
   type Spawned,
-} from './processes.ts';
+} from '../../rigs/processes.ts';
 import { SimProcess, startRunner } from './services.ts';
-import { procStat } from '../../src-shared/stop-signal.ts';
+import { procStat } from '../../src-shared/process/stop-signal.ts';
 
 let group: ProcessGroup;
 afterEach(async () => {

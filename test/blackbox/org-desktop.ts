@@ -5,13 +5,13 @@
  * organisation and gateway black-box tests, which spawn the relay and the simulator as processes.
  */
 import { expect } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import {
   relayOrgPath,
   type OrgSignInInfo,
   type RelayIdentity,
-} from '../../src-shared/relay-protocol.ts';
+} from '../../src-shared/relay/relay-protocol.ts';
 import { MemoryCredentialStore } from '../../src-main/core/credentials/credential-store.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { organisationConnection } from '../../src-main/core/org/org-connection.ts';
@@ -19,8 +19,8 @@ import { signInWithBrowser } from '../../src-main/core/org/oidc-sign-in.ts';
 import { orgKeychainAccount, OrgTokenSource } from '../../src-main/core/org/org-token-source.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import type { Pop } from '../../src-main/core/events/pipeline.ts';
-import type { startOidcProvider } from '../support/oidc-provider.ts';
-import { until } from './processes.ts';
+import type { startOidcProvider } from '../../rigs/oidc-provider.ts';
+import { until } from '../../rigs/processes.ts';
 import type { RelayProcess } from './services.ts';
 
 /**

@@ -1,7 +1,7 @@
 /**
  * A test worker that dies takes its servers with it: a stand-in worker starts a redis-server and a
  * Node server the way the tests do, is killed with SIGKILL (no afterAll runs), and both servers
- * must be gone and their ports closed within 5 s. Before test/support/owned-spawn.ts both stayed
+ * must be gone and their ports closed within 5 s. Before rigs/owned-spawn.ts both stayed
  * at PPID 1, listening (the orphan redis-server of session 3). Linux only: the parent-death signal
  * is a Linux feature (setpriv).
  */
@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { afterAll, describe, expect, it } from 'vitest';
-import { alive, envWithout, listening, NODE, REPO, sleep } from './processes.ts';
+import { alive, envWithout, listening, NODE, REPO, sleep } from '../../rigs/processes.ts';
 
 interface Started {
   redis: { pid: number; port: number; dir: string };

@@ -11,13 +11,14 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
-import { systemClock } from '../../src-shared/clock.ts';
-import { relayClientPath } from '../../src-shared/relay-protocol.ts';
-import { certToolsAvailable, useTestCa } from '../support/certs.ts';
-import { directTransport } from '../support/direct-transport.ts';
-import { TestClient } from '../relay/helpers.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { relayClientPath } from '../../src-shared/relay/relay-protocol.ts';
+import { certToolsAvailable } from '../../rigs/certs.ts';
+import { useTestCa } from '../support/test-ca.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
+import { TestClient } from '../../rigs/relay/helpers.ts';
 import { envWithoutProxy, ForwardProxy, tinyproxyAvailable } from './forward-proxy.ts';
-import { ProcessGroup } from './processes.ts';
+import { ProcessGroup } from '../../rigs/processes.ts';
 import { RelayProcess, SimProcess } from './services.ts';
 
 const run = tinyproxyAvailable(import.meta.filename) && certToolsAvailable(import.meta.filename);

@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../src-sim/webhook-signature.ts';
-import { ProcessGroup } from './processes.ts';
+import { ProcessGroup } from '../../rigs/processes.ts';
 import { RelayProcess } from './services.ts';
 
 let group: ProcessGroup;

@@ -8,7 +8,7 @@
  */
 import { existsSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ProcessGroup } from './processes.ts';
+import { ProcessGroup } from '../../rigs/processes.ts';
 import { expectHealthy, HEARTBEAT_ARGS } from './scenario.ts';
 import { REDIS_BIN, startAutoMode, type AutoModeRig } from './services.ts';
 

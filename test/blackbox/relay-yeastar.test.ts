@@ -9,7 +9,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RingLedger } from './ledger.ts';
-import { ProcessGroup, sleep } from './processes.ts';
+import { ProcessGroup, sleep } from '../../rigs/processes.ts';
 import { expectHealthy, HEARTBEAT_ARGS } from './scenario.ts';
 import { relayArgs, RelayProcess, SimProcess, startRunner } from './services.ts';
 

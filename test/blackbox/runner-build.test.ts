@@ -16,7 +16,7 @@ import {
   HEADLESS_DIR,
   headlessBuildIsCurrent,
 } from '../../scripts/build-headless.ts';
-import { ensureRunnerBuilt, NODE, ProcessGroup, REPO, RUNNER } from './processes.ts';
+import { ensureRunnerBuilt, NODE, ProcessGroup, REPO, RUNNER } from '../../rigs/processes.ts';
 import { RunnerProcess } from './services.ts';
 
 let group: ProcessGroup;

@@ -5,7 +5,7 @@
  * and environment, never the app's Settings window.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { envWithout, ProcessGroup, REPO } from './processes.ts';
+import { envWithout, ProcessGroup, REPO } from '../../rigs/processes.ts';
 import { RunnerProcess, startRunner } from './services.ts';
 import { otherWebServer, type OtherWebServer } from '../support/other-web-server.ts';
 import { readFileSync } from 'node:fs';

@@ -5,7 +5,7 @@
  * twice, none stale, and the runner still running.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ProcessGroup, sleep } from './processes.ts';
+import { ProcessGroup, sleep } from '../../rigs/processes.ts';
 import { expectHealthy, startSimAndRunner } from './scenario.ts';
 
 let group: ProcessGroup;

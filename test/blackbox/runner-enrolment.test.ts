@@ -10,7 +10,14 @@ import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ensureRunnerBuilt, envWithout, NODE, ProcessGroup, RUNNER, until } from './processes.ts';
+import {
+  ensureRunnerBuilt,
+  envWithout,
+  NODE,
+  ProcessGroup,
+  RUNNER,
+  until,
+} from '../../rigs/processes.ts';
 import { RelayProcess, RunnerProcess, SimProcess } from './services.ts';
 
 let group: ProcessGroup;

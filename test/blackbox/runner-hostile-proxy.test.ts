@@ -9,7 +9,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { envWithoutProxy } from './forward-proxy.ts';
-import { freePort, NODE, ProcessGroup, sleep, until, type Spawned } from './processes.ts';
+import { freePort, NODE, ProcessGroup, sleep, until, type Spawned } from '../../rigs/processes.ts';
 import { expectHealthy, HEARTBEAT_ARGS } from './scenario.ts';
 import { RingLedger } from './ledger.ts';
 import { SimProcess, startRunner, type RunnerProcess } from './services.ts';
@@ -49,11 +49,14 @@ class HostileProxy {
     return this;
   }
 
-  url(): string {
-    return `http://127.0.0.1:${this.port}`;
+  url(userinfo = ''): string {
+    return `http://${userinfo ? `${userinfo}@` : ''}127.0.0.1:${this.port}`;
   }
 
-  async next(mode: 'reset' | 'close' | 'garbage' | 'drip' | 'pass', count: number): Promise<void> {
+  async next(
+    mode: 'reset' | 'close' | 'garbage' | 'drip' | 'ntlm-drop' | 'pass',
+    count: number,
+  ): Promise<void> {
     const res = await fetch(`${this.url()}/_hostile/next`, {
       method: 'POST',
       body: JSON.stringify({ mode, count }),
@@ -82,7 +85,10 @@ afterEach(async () => {
   await group.cleanup();
 });
 
-async function connectedBehind(args: string[] = HEARTBEAT_ARGS): Promise<{
+async function connectedBehind(
+  args: string[] = HEARTBEAT_ARGS,
+  userinfo = '',
+): Promise<{
   proxy: HostileProxy;
   sim: SimProcess;
   runner: RunnerProcess;
@@ -96,7 +102,7 @@ async function connectedBehind(args: string[] = HEARTBEAT_ARGS): Promise<{
     key: sim.key,
     secret: sim.secret,
     args,
-    env: { ...env, HTTP_PROXY: proxy.url() },
+    env: { ...env, HTTP_PROXY: proxy.url(userinfo) },
   });
   await runner.waitForState('connected', 30_000);
   return { proxy, sim, runner, ledger: new RingLedger(runner) };
@@ -159,5 +165,26 @@ describe('screenpop-headless behind a hostile proxy', { timeout: 120_000 }, () =
     }
     expect(stats.faulted.drip).toBeGreaterThanOrEqual(1);
     expect(stats.dripping).toBe(0);
+  });
+
+  it('a proxy that drops the connection between NTLM legs: offline naming the proxy, never needs-attention, and connected again once it behaves', async () => {
+    const { proxy, sim, runner, ledger } = await connectedBehind(
+      HEARTBEAT_ARGS,
+      'CORP%5Cagent7:pw',
+    );
+    const mark = runner.lines.length;
+    await proxy.next('ntlm-drop', 3);
+    await sim.control('POST', 'faults/close', { code: 1012 });
+    await runner.waitForDrop(mark);
+    await runner.waitFor(() => proxy.faults('ntlm-drop') >= 3, 'three NTLM drops', 60_000);
+    await runner.waitForState('connected', 60_000);
+    const during = runner.statuses();
+    expect(during.map((s) => s.state)).not.toContain('needs-attention');
+    const said = during.filter((s) => String(s.reason).includes(`127.0.0.1:${proxy.port}`));
+    expect(said.length, runner.explain()).toBeGreaterThanOrEqual(1);
+    for (const s of said) expect(s.state).toBe('offline');
+    expect(runner.proc.stderr()).toContain('closed the connection between the NTLM legs');
+    await ledger.ringAndSettle(sim);
+    expectHealthy(runner, ledger, 1);
   });
 });

@@ -5,7 +5,7 @@
  * a string that skipped it.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { envWithout, ProcessGroup } from './processes.ts';
+import { envWithout, ProcessGroup } from '../../rigs/processes.ts';
 import { RunnerProcess } from './services.ts';
 
 let group: ProcessGroup;

@@ -1,16 +1,17 @@
 /**
  * Black box: the runner behind a real forward proxy (tinyproxy) and against servers whose TLS
- * certificates come from a private CA made with openssl (test/support/certs.ts). The simulator
+ * certificates come from a private CA made with openssl (rigs/certs.ts). The simulator
  * serves https/wss and the relay wss, both on 127.0.0.1; the runner is given HTTPS_PROXY (with no
  * NO_PROXY: loopback is not bypassed, so the proxy's log proves each connection went through it)
  * and `--ca-file`. Faults: a proxy that wants a password and gets a wrong one, a proxy that is down,
  * a certificate for another host, an expired one, and one from a CA the runner was not given.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { certToolsAvailable, useTestCa } from '../support/certs.ts';
+import { certToolsAvailable } from '../../rigs/certs.ts';
+import { useTestCa } from '../support/test-ca.ts';
 import { envWithoutProxy, ForwardProxy, tinyproxyAvailable } from './forward-proxy.ts';
 import { RingLedger } from './ledger.ts';
-import { freePort, ProcessGroup, sleep } from './processes.ts';
+import { freePort, ProcessGroup, sleep } from '../../rigs/processes.ts';
 import { expectHealthy, HEARTBEAT_ARGS } from './scenario.ts';
 import { RelayProcess, SimProcess, startRunner, type RunnerProcess } from './services.ts';
 

@@ -19,7 +19,7 @@ import {
   REPO,
   RUNNER,
   until,
-} from './processes.ts';
+} from '../../rigs/processes.ts';
 
 let group: ProcessGroup | undefined;
 let sim: Simulator | undefined;

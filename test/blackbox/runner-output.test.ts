@@ -2,7 +2,7 @@
  * Black box: the built screenpop-headless and relay when the reader of their output goes away, as
  * people pipe them. The readers are real pipes whose reading end this test closes: stdout after the
  * first line (`screenpop-headless --demo | head -1`, a consumer that crashed), stderr at once (a
- * log collector that died). Before src-shared/output-stream.ts each was a write error caught by the
+ * log collector that died). Before src-shared/process/output-stream.ts each was a write error caught by the
  * last resort, logged by a write that failed again, in a loop: stdout gone gave 93 MB of stderr in
  * 10 s at a full core; stderr gone a full core, no pop at all and SIGTERM ignored (the relay:
  * serving nothing, SIGTERM ignored).
@@ -28,7 +28,7 @@ import {
   until,
   type Exit,
   type Spawned,
-} from './processes.ts';
+} from '../../rigs/processes.ts';
 import { RunnerProcess } from './services.ts';
 
 let group: ProcessGroup;

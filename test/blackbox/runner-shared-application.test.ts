@@ -8,7 +8,7 @@
  * application, and keeps running.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ProcessGroup, sleep } from './processes.ts';
+import { ProcessGroup, sleep } from '../../rigs/processes.ts';
 import { HEARTBEAT_ARGS } from './scenario.ts';
 import { SimProcess, startRunner } from './services.ts';
 

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { NODE, ProcessGroup } from './processes.ts';
+import { NODE, ProcessGroup } from '../../rigs/processes.ts';
 import { RunnerProcess } from './services.ts';
 
 const SPY = ['--import', './test/blackbox/fixtures/report-ca-reads.ts'];

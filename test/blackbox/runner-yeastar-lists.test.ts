@@ -5,7 +5,7 @@
  * query. Judged by the runner's stdout lines alone.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ProcessGroup } from './processes.ts';
+import { ProcessGroup } from '../../rigs/processes.ts';
 import { HEARTBEAT_ARGS } from './scenario.ts';
 import { SimProcess, startRunner } from './services.ts';
 import { SIM_COMPANY_CONTACTS } from '../../src-sim/directory.ts';

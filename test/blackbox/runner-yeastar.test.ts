@@ -7,7 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RingLedger } from './ledger.ts';
-import { ProcessGroup, sleep } from './processes.ts';
+import { ProcessGroup, sleep } from '../../rigs/processes.ts';
 import { expectHealthy, HEARTBEAT_ARGS, startSimAndRunner } from './scenario.ts';
 import { SimProcess, startRunner } from './services.ts';
 

@@ -6,7 +6,7 @@
  */
 import { expect } from 'vitest';
 import { RingLedger } from './ledger.ts';
-import type { ProcessGroup } from './processes.ts';
+import type { ProcessGroup } from '../../rigs/processes.ts';
 import { SimProcess, startRunner, type RunnerProcess, type SimOptions } from './services.ts';
 
 export const HEARTBEAT_ARGS = ['--heartbeat-sec', '2'];

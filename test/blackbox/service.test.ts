@@ -17,7 +17,7 @@ import {
   REPO,
   RUNNER,
   until,
-} from './processes.ts';
+} from '../../rigs/processes.ts';
 import { RunnerProcess, SimProcess, startRunner } from './services.ts';
 
 let group: ProcessGroup;

@@ -8,7 +8,7 @@
  * Each can be stopped, killed and started again on the same port (and, for Redis, the same data).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { join } from 'node:path';
 import { RingLedger } from './ledger.ts';
@@ -22,7 +22,7 @@ import {
   until,
   type ProcessGroup,
   type Spawned,
-} from './processes.ts';
+} from '../../rigs/processes.ts';
 
 const START_MS = 20_000;
 

@@ -23,7 +23,7 @@
  */
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
-import { ProcessGroup, sleep, until } from './processes.ts';
+import { ProcessGroup, sleep, until } from '../../rigs/processes.ts';
 import { startAutoMode, type AutoModeRig } from './services.ts';
 
 const { values } = parseArgs({

@@ -8,7 +8,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { childEnv } from '../support/child-env.ts';
-import { ensureRelayBuilt, ensureRunnerBuilt, NODE, RELAY, REPO, RUNNER } from './processes.ts';
+import {
+  ensureRelayBuilt,
+  ensureRunnerBuilt,
+  NODE,
+  RELAY,
+  REPO,
+  RUNNER,
+} from '../../rigs/processes.ts';
 
 const version = (file: string): string =>
   (JSON.parse(readFileSync(join(REPO, file), 'utf8')) as { version: string }).version;

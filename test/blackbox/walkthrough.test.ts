@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { childEnv } from '../support/child-env.ts';
-import { ownedByThisProcess } from '../support/owned-spawn.ts';
+import { ownedByThisProcess } from '../../rigs/owned-spawn.ts';
 import {
   ensureRelayBuilt,
   ensureRunnerBuilt,
@@ -27,7 +27,7 @@ import {
   sleep,
   Spawned,
   until,
-} from './processes.ts';
+} from '../../rigs/processes.ts';
 
 const DOC = readFileSync(join(REPO, 'docs/walkthrough.md'), 'utf8');
 const YEASTAR_AT = DOC.indexOf('\n## 8. ');

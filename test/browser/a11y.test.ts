@@ -5,8 +5,8 @@
 import { expect, it } from 'vitest';
 import type { Page } from 'playwright-core';
 import { axeViolations } from './support/axe.ts';
-import { call, firstRunView, fixture, ipNotAllowedTest } from './support/fixtures.ts';
-import { openPage, type PageName } from './support/page.ts';
+import { call, firstRunView, fixture, ipNotAllowedTest } from '../../rigs/browser/fixtures.ts';
+import { openPage, type PageName } from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
 

@@ -10,13 +10,19 @@ import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
 import { parseCsvRows } from '../../src-main/core/contacts/csv.ts';
-import { buildCrmUrl } from '../../src-main/core/app/crm-url.ts';
-import { historyToCsv } from '../../src-main/core/app/history-csv.ts';
-import { writeFileAtomic } from '../../src-shared/atomic-file.ts';
+import { buildCrmUrl } from '../../src-main/core/links/crm-url.ts';
+import { historyToCsv } from '../../src-main/core/history/history-csv.ts';
+import { writeFileAtomic } from '../../src-shared/files/atomic-file.ts';
 import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
 import { contentWidth, WINDOW_SIZES } from '../../src-main/electron/window-sizes.ts';
-import { connectedView, entry, fixture, history } from './support/fixtures.ts';
-import { childElementCount, fitsWhole, lineCount, openPage, screenshot } from './support/page.ts';
+import { connectedView, entry, fixture, history } from '../../rigs/browser/fixtures.ts';
+import {
+  childElementCount,
+  fitsWhole,
+  lineCount,
+  openPage,
+  screenshot,
+} from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);

@@ -26,16 +26,16 @@ import {
   organisationManagedView,
   organisationStatus,
   organisationView,
-} from './support/fixtures.ts';
+} from '../../rigs/browser/fixtures.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { describeTest } from '../../src-main/core/crm/test-lookup.ts';
 import type { HistoryItem, StatusView } from '../../src-main/ipc/contract.ts';
 import { featureStatuses } from '../../src-main/core/events/features.ts';
-import { presenceLabel, trunkWords } from '../../src-main/core/app/notice-presenter.ts';
+import { presenceLabel, trunkWords } from '../../src-main/core/presenters/notice-presenter.ts';
 import { render } from '../../src-shared/i18n/phrase.ts';
-import { describeError, hintPhrase, ServiceError } from '../../src-shared/service-errors.ts';
+import { describeError, hintPhrase, ServiceError } from '../../src-shared/api/service-errors.ts';
 import { clippedText, englishLeftovers, unaccented } from './support/i18n-checks.ts';
-import { openPage, screenshot, type PageName } from './support/page.ts';
+import { openPage, screenshot, type PageName } from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
 const SHOTS = fileURLToPath(new URL('../../test-results/i18n/', import.meta.url));

@@ -9,7 +9,7 @@
  * Screenshots (light, dark, Arabic) go to test-results/screenshots/.
  */
 import { expect, it } from 'vitest';
-import { call, connectedView, fixture, managedView } from './support/fixtures.ts';
+import { call, connectedView, fixture, managedView } from '../../rigs/browser/fixtures.ts';
 import {
   computedStyle,
   fitsWhole,
@@ -17,7 +17,7 @@ import {
   openPage,
   SCREENSHOT_DIR,
   screenshot,
-} from './support/page.ts';
+} from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 import type { Locator } from 'playwright-core';
 

@@ -6,8 +6,8 @@
  */
 import { expect, it } from 'vitest';
 import { axeViolations } from './support/axe.ts';
-import { fixture, managedView } from './support/fixtures.ts';
-import { openPage, screenshot } from './support/page.ts';
+import { fixture, managedView } from '../../rigs/browser/fixtures.ts';
+import { openPage, screenshot } from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);

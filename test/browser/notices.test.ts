@@ -7,15 +7,21 @@
  * what the page would get.
  */
 import { expect, it } from 'vitest';
-import { displayText, messageText } from '../../src-shared/text.ts';
+import { displayText, messageText } from '../../src-shared/ui/text.ts';
 import type {
   HistoryItem,
   SmsEntry,
   StatusView,
   VoicemailEntry,
 } from '../../src-main/ipc/contract.ts';
-import { call, connectedStatus, connectedView, entry, fixture } from './support/fixtures.ts';
-import { openPage, screenshot } from './support/page.ts';
+import {
+  call,
+  connectedStatus,
+  connectedView,
+  entry,
+  fixture,
+} from '../../rigs/browser/fixtures.ts';
+import { openPage, screenshot } from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);

@@ -15,8 +15,8 @@ import {
   organisationManagedView,
   organisationStatus,
   organisationView,
-} from './support/fixtures.ts';
-import { openPage, screenshot } from './support/page.ts';
+} from '../../rigs/browser/fixtures.ts';
+import { openPage, screenshot } from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 24, 9, 30, 0);

@@ -3,9 +3,9 @@
  * API replaced by a typed double. One browser launch for the file.
  */
 import { expect, it } from 'vitest';
-import { buildCrmUrl } from '../../src-main/core/app/crm-url.ts';
+import { buildCrmUrl } from '../../src-main/core/links/crm-url.ts';
 import type { CallCard } from '../../src-main/ipc/contract.ts';
-import { call, fixture } from './support/fixtures.ts';
+import { call, fixture } from '../../rigs/browser/fixtures.ts';
 import {
   childElementCount,
   computedStyle,
@@ -14,7 +14,7 @@ import {
   openPage,
   screenshot,
   visibleText,
-} from './support/page.ts';
+} from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
 const HOSTILE = {

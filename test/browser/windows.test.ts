@@ -6,11 +6,16 @@
  * screenshots. The history window has its own file (history.test.ts). One browser launch.
  */
 import { expect, it } from 'vitest';
-import { connectedView, firstRunView, fixture, ipNotAllowedTest } from './support/fixtures.ts';
-import { computedStyle, openPage, SCREENSHOT_DIR, screenshot } from './support/page.ts';
+import {
+  connectedView,
+  firstRunView,
+  fixture,
+  ipNotAllowedTest,
+} from '../../rigs/browser/fixtures.ts';
+import { computedStyle, openPage, SCREENSHOT_DIR, screenshot } from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean, realCrmPreview } from './support/suite.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
-import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
+import { contentSecurityPolicy } from '../../src-shared/ui/content-security-policy.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
 

@@ -3,7 +3,7 @@
  * imports neither Electron nor the simulator; the composition root and the runner may. The relay
  * and the simulator import nothing from the app; src-shared/ imports from none of the three.
  * Every connection of the app goes through the transport (src-shared/net/, built in src-main/core/net/),
- * and so does every connection the relay makes.
+ * and so does every connection the relay makes. Benchmarks, scripts and rigs import no test file.
  */
 import { ESLint } from 'eslint';
 import { describe, expect, it } from 'vitest';
@@ -60,13 +60,13 @@ describe('import boundaries', () => {
 
   it('the renderer imports only types from src-main/; pure helpers come from src-shared/', async () => {
     const VALUE =
-      "import { knownState } from '../../src-main/core/app/views.ts';\nvoid knownState;\n";
+      "import { knownState } from '../../src-main/core/ports/views.ts';\nvoid knownState;\n";
     const INLINE_VALUE =
-      "import { type StatusView, knownState } from '../../src-main/core/app/views.ts';\nexport const k: (s: StatusView) => unknown = (s) => knownState(s.state);\n";
+      "import { type StatusView, knownState } from '../../src-main/core/ports/views.ts';\nexport const k: (s: StatusView) => unknown = (s) => knownState(s.state);\n";
     const TYPE_ONLY =
       "import type { StatusView } from '../../src-main/ipc/contract.ts';\nexport type S = StatusView;\n";
     const SHARED =
-      "import { knownState } from '../../src-shared/connection-state.ts';\nvoid knownState;\n";
+      "import { knownState } from '../../src-shared/ui/connection-state.ts';\nvoid knownState;\n";
     for (const file of ['src-renderer/settings/example.tsx', 'src-renderer/shared/example.ts']) {
       for (const source of [VALUE, INLINE_VALUE])
         expect(await restricted(file, source), source).toEqual([
@@ -117,6 +117,18 @@ describe('import boundaries', () => {
       await restricted('src-main/headless/example.ts', SIM.replace('../../../', '../../')),
     ).toEqual([]);
     expect(await restricted('src-main/headless/example.ts', ELECTRON)).not.toEqual([]);
+  });
+
+  it('benchmarks, scripts and rigs import the shared rigs (rigs/), never a test file', async () => {
+    const TEST = "import { harness } from '../test/app/example.ts';\nvoid harness;\n";
+    const RIG = "import { FakeClock } from '../rigs/fake-clock.ts';\nvoid FakeClock;\n";
+    for (const file of ['bench/example.ts', 'scripts/example.ts', 'rigs/example.ts']) {
+      expect(await restricted(file, TEST), file).toEqual([
+        expect.stringContaining('do not import test/'),
+      ]);
+      expect(await restricted(file, RIG), file).toEqual([]);
+      expect(await restricted(file, ELECTRON), file).not.toEqual([]);
+    }
   });
 
   it('the relay and the simulator import src-shared/, never the app', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { delay } from '../../src-shared/clock.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { delay } from '../../src-shared/process/clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 describe('FakeClock', () => {
   it('fires timers in due order, each seeing its own time', async () => {

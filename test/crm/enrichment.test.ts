@@ -7,9 +7,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
+import { serviceConnectionFactory } from '../../src-main/core/connection/connection.ts';
 import { AppRuntime } from '../../src-main/core/app/runtime.ts';
-import type { CallCard } from '../../src-main/core/app/views.ts';
+import type { CallCard } from '../../src-main/core/ports/views.ts';
 import { crmKeychainAccount } from '../../src-main/core/crm/build.ts';
 import {
   keychainAccount,
@@ -17,13 +17,13 @@ import {
 } from '../../src-main/core/credentials/credential-store.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
-import { systemClock } from '../../src-shared/clock.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { startSimulator } from '../../src-sim/index.ts';
-import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../support/certs.ts';
-import { startFakeHubSpot } from '../support/fake-hubspot.ts';
-import { FakePopup, fakeViews, memoryHistory, MemorySettings } from '../app/support.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../../rigs/certs.ts';
+import { startFakeHubSpot } from '../../rigs/fake-hubspot.ts';
+import { FakePopup, fakeViews, memoryHistory, MemorySettings } from '../../rigs/app-harness.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const canRun = certToolsAvailable('test/crm/enrichment.test.ts');
 const TOKEN = 'pat-na1-enrich-test';

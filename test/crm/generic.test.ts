@@ -19,9 +19,9 @@ import {
   pickField,
 } from '../../src-main/core/crm/template.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
-import { systemClock } from '../../src-shared/clock.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../support/certs.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../../rigs/certs.ts';
 
 describe('lookup URL templates', () => {
   it('accept placeholders only as query values of an https address', () => {

@@ -12,20 +12,20 @@ import { describeTest } from '../../src-main/core/crm/test-lookup.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import {
   createLogger,
   SecretRegistry,
   silentLogger,
   type LogRecord,
-} from '../../src-shared/log.ts';
-import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../support/certs.ts';
-import { startFakeHubSpot, type FakeHubSpot } from '../support/fake-hubspot.ts';
+} from '../../src-shared/process/log.ts';
+import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../../rigs/certs.ts';
+import { startFakeHubSpot, type FakeHubSpot } from '../../rigs/fake-hubspot.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ForwardProxy, tinyproxyAvailable } from '../blackbox/forward-proxy.ts';
-import { ProcessGroup } from '../blackbox/processes.ts';
+import { ProcessGroup } from '../../rigs/processes.ts';
 
 const canRun = certToolsAvailable('test/crm/hubspot.test.ts');
 const TOKEN = 'pat-na1-0f1e2d3c-test';

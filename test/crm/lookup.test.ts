@@ -11,8 +11,8 @@ import {
   type CrmQuery,
 } from '../../src-main/core/crm/connector.ts';
 import { CrmLookup, crmQuery, percentile } from '../../src-main/core/crm/lookup.ts';
-import { silentLogger } from '../../src-shared/log.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 
 type Reply = CrmAnswer | CrmError | 'hang';
 

@@ -17,7 +17,7 @@ import {
   policySection,
   settingsSection,
 } from '../../src-main/core/diagnostics/sections.ts';
-import { createLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { createLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import { validatePolicy } from '../../src-main/core/settings/policy.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { useTempDir } from '../support/temp-dir.ts';

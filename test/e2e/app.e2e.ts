@@ -18,7 +18,7 @@ import { keychainAccount } from '../../src-main/core/credentials/credential-stor
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { withBuildLock } from '../support/build-lock.ts';
 import { runQuiet } from '../support/run-quiet.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../rigs/wait.ts';
 import { hasCommand, startDesktopSession, type DesktopSession } from './support/desktop-session.ts';
 import {
   electronForE2E,

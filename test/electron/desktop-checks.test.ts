@@ -16,7 +16,7 @@ import {
   type DesktopFacts,
 } from '../../src-main/electron/desktop-checks.ts';
 import { PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 
 function facts(
   switches: Record<string, string> = {},

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { Diagnostics } from '../../src-main/core/diagnostics/diagnostics.ts';
 import { diagnosticsAction } from '../../src-main/electron/diagnostics-action.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const tmp = useTempDir('diagnostics-action-');

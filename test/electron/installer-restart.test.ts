@@ -11,7 +11,7 @@ import {
   restartScript,
   type InstallerRestartDeps,
 } from '../../src-main/electron/installer-restart.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 
 const EXE = 'C:\\Program Files\\Screenpop\\Screenpop.exe';
 

@@ -6,7 +6,7 @@ import {
   AUTOSTART_FILE,
   desktopExecQuote,
 } from '../../src-main/electron/login-item.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const tmp = useTempDir('sp-autostart-');

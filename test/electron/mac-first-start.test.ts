@@ -10,7 +10,7 @@ import {
   type ApplicationsFolderDeps,
 } from '../../src-main/electron/mac-first-start.ts';
 import { PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { appPlace, dialog, resetElectronMock, app } from '../support/electron-mock.ts';
 
 function deps(extra: Partial<ApplicationsFolderDeps> = {}) {

@@ -7,7 +7,7 @@ vi.mock('electron', () => import('../support/electron-mock.ts'));
 
 import type { App, Protocol, Session, WebContents } from 'electron';
 import { AppOrigin } from '../../src-main/electron/app-origin.ts';
-import { contentSecurityPolicy } from '../../src-shared/content-security-policy.ts';
+import { contentSecurityPolicy } from '../../src-shared/ui/content-security-policy.ts';
 import { registerAppProtocol, resolveAppFile } from '../../src-main/electron/app-protocol.ts';
 import { SafeExternalOpener } from '../../src-main/electron/external.ts';
 import {
@@ -17,7 +17,7 @@ import {
   hardenWebContents,
   secureWebPreferences,
 } from '../../src-main/electron/security.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import {
   app,
   FakeWebContents,

@@ -6,7 +6,7 @@ import type { Notification as NotificationType, NotificationConstructorOptions }
 import { DesktopHealth } from '../../src-main/core/app/desktop-health.ts';
 import { ElectronNotifier } from '../../src-main/electron/notifier.ts';
 import { fixedTranslator, PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { Notification, resetElectronMock } from '../support/electron-mock.ts';
 import { card } from './support.ts';
 

@@ -3,9 +3,9 @@ import { beforeEach, describe, expect, it, vi } from 'vitest';
 vi.mock('electron', () => import('../support/electron-mock.ts'));
 
 import { SafeExternalOpener } from '../../src-main/electron/external.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { resetElectronMock, shell } from '../support/electron-mock.ts';
-import { presenterHarness } from '../app/support.ts';
+import { presenterHarness } from '../../rigs/app-harness.ts';
 
 beforeEach(() => resetElectronMock());
 

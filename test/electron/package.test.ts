@@ -37,7 +37,9 @@ const MiB = 1024 * 1024;
 // main.cjs, plus its source map) and its words in five languages took app.asar to 3.83 MiB; with
 // the CRM section and the settings words it reached 4.08 MiB (CI failed), and main.cjs minified
 // (names kept) without the catalogues' translator notes brought it to 3.60 MiB.
-const BUDGET = { asar: 4 * MiB, unpacked: 256 * 1024 };
+// Unpacked: 109 KiB with keytar alone; 426 KiB with kerberos (proxy sign-in by Negotiate, issue 36:
+// its kerberos.node built from source here is 251 KiB unstripped).
+const BUDGET = { asar: 4 * MiB, unpacked: 512 * 1024 };
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 let work: string;
@@ -283,7 +285,7 @@ describe.skipIf(noKeytar !== null)(
       };
       const sources = map.sources.map((s) => s.replace(/^(\.\.\/)+/, ''));
       expect(sources).toContain('src-sim/simulator.ts');
-      expect(sources).toContain('src-shared/relay-protocol.ts');
+      expect(sources).toContain('src-shared/relay/relay-protocol.ts');
       expect(
         sources.filter((s) =>
           /^(src-sim\/cli\.ts|src-relay\/|src-main\/headless\/|test\/|bench\/|scripts\/)/.test(s),

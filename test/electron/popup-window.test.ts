@@ -14,7 +14,7 @@ import {
 } from '../../src-main/electron/popup-window.ts';
 import { PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
 import { secureWebPreferences } from '../../src-main/electron/security.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { BrowserWindow, resetElectronMock, screen } from '../support/electron-mock.ts';
 import { card, fakeWindowFactory } from './support.ts';
 

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { WakeReason } from '../../src-main/core/events/contracts.ts';
 import { watchPower } from '../../src-main/electron/power.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 describe('watchPower', () => {
   it('wakes the engine on resume, unlock and the network coming back', async () => {

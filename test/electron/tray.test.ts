@@ -22,7 +22,7 @@ import {
   type MenuItem,
 } from '../support/electron-mock.ts';
 import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 
 function setup(platform: NodeJS.Platform = 'linux') {
   const actions: TrayActions = {
@@ -191,6 +191,23 @@ describe('TrayController', () => {
     expect(actions.openSettings).toHaveBeenCalled();
     tray.setState(status(), 0, []);
     expect(fake().item('problem-popup')).toBeUndefined();
+  });
+
+  it('says how the proxy accepted us, in the language, and nothing without a proxy sign-in', () => {
+    const { tray, fake } = setup();
+    tray.setState(
+      status({ proxyAuth: { scheme: 'Negotiate', user: 'agent7@CORP.EXAMPLE' } }),
+      0,
+      [],
+    );
+    expect(fake().item('proxy-auth')?.label).toBe(
+      'Proxy sign-in: Negotiate as agent7@CORP.EXAMPLE',
+    );
+    expect(fake().item('proxy-auth')?.enabled).toBe(false);
+    tray.setState(status({ proxyAuth: { scheme: 'Negotiate' } }), 0, []);
+    expect(fake().item('proxy-auth')?.label).toBe('Proxy sign-in: Negotiate');
+    tray.setState(status(), 0, []);
+    expect(fake().item('proxy-auth')).toBeUndefined();
   });
 
   it('organisation mode: says who is signed in; when the sign-in has ended, "Sign in again…" opens Settings', () => {

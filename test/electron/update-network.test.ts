@@ -19,8 +19,8 @@ import {
   isUpdateRequestExecutor,
   routeUpdateRequests,
 } from '../../src-main/electron/update-network.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { certToolsAvailable, makeTestCa } from '../support/certs.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { certToolsAvailable, makeTestCa } from '../../rigs/certs.ts';
 
 const require = createRequire(import.meta.url);
 const { ElectronHttpExecutor } = require('electron-updater/out/electronHttpExecutor') as {
@@ -134,11 +134,13 @@ describe.skipIf(!canRun)('electron-updater through the app’s network', () => {
       skipDirCreation: true,
     });
     expect(readFileSync(file).equals(BINARY)).toBe(true);
-    // Every request went through the proxy, with the keychain's credentials.
-    expect(proxySaw.length).toBeGreaterThanOrEqual(2);
-    for (const seen of proxySaw) {
-      expect(seen.target).toBe(`127.0.0.1:${port}`);
+    // Every request went through the proxy, with the keychain's credentials (the first CONNECT
+    // may ask without any, to learn the proxy's scheme: src-shared/net/tunnel.ts; the proxy
+    // refuses it and closes without saying so, and the tunnel goes on on a new connection).
+    const withCredentials = proxySaw.filter((seen) => seen.auth !== null);
+    expect(withCredentials.length).toBeGreaterThanOrEqual(2);
+    for (const seen of proxySaw) expect(seen.target).toBe(`127.0.0.1:${port}`);
+    for (const seen of withCredentials)
       expect(seen.auth).toBe(Buffer.from(CREDENTIALS).toString('base64'));
-    }
   });
 });

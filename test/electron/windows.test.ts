@@ -6,7 +6,7 @@ import type { WebContents } from 'electron';
 import { AppOrigin } from '../../src-main/electron/app-origin.ts';
 import { secureWebPreferences } from '../../src-main/electron/security.ts';
 import { AppWindows } from '../../src-main/electron/windows.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { BrowserWindow, resetElectronMock } from '../support/electron-mock.ts';
 import { fakeWindowFactory } from './support.ts';
 

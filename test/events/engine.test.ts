@@ -4,15 +4,15 @@
  * forward), a few ms later.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock, type Clock } from '../../src-shared/clock.ts';
+import { systemClock, type Clock } from '../../src-shared/process/clock.ts';
 import type { ConnectionStatus, EventSource } from '../../src-main/core/events/contracts.ts';
 import type { Pop } from '../../src-main/core/events/pipeline.ts';
 import { ScreenpopEngine } from '../../src-main/core/engine.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
-import { waitFor } from '../support/wait.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
+import { waitFor } from '../../rigs/wait.ts';
 import { outsideNumber, tokenManagerFor } from './support.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const USER = { extensions: ['101'], dids: [], defaultRegion: 'US' };
 const cleanups: Array<() => Promise<void> | void> = [];

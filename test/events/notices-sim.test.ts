@@ -3,16 +3,16 @@
  * inject each event, its per-code scopes refuse some, and the engine turns off only those features.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import type { FeatureStatus, FeatureToggles } from '../../src-main/core/events/features.ts';
 import type { Notice, Pop } from '../../src-main/core/events/pipeline.ts';
 import { ScreenpopEngine } from '../../src-main/core/engine.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { postJson } from '../sim/helpers.ts';
-import { sleepReal, waitFor } from '../support/wait.ts';
+import { sleepReal, waitFor } from '../../rigs/wait.ts';
 import { outsideNumber, tokenManagerFor } from './support.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const USER = { extensions: ['101'], dids: ['+1 (415) 555-0100'], defaultRegion: 'US' };
 const ALL_ON: FeatureToggles = { voicemail: true, sms: true, trunk: true, presence: true };

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
 import { EventPipeline, type Notice } from '../../src-main/core/events/pipeline.ts';
 import { featureStatuses, topicsFor } from '../../src-main/core/events/features.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const USER = { extensions: ['101'], dids: ['(415) 555-0100'], defaultRegion: 'US' };
 const HOUR = 60 * 60_000;

@@ -1,13 +1,13 @@
 /**
- * One reading of a telephone number (src-main/core/phone-number.ts) behind the three places that
+ * One reading of a telephone number (src-main/core/numbers/phone-number.ts) behind the three places that
  * read one: the pipeline's match of a call's `to`, the directory's key and the relay filter's forms
  * of a DID. For every way a user may write a DID, and every way a `to` may arrive, all three agree.
  */
 import { describe, expect, it } from 'vitest';
 import { UserNumberMatcher } from '../../src-main/core/events/numbers.ts';
-import { numberKey } from '../../src-main/core/app/phone.ts';
+import { numberKey } from '../../src-main/core/numbers/phone-number.ts';
 import { relayFilterFor } from '../../src-main/core/relay-client/filter.ts';
-import { NumberSet } from '../../src-shared/relay-protocol.ts';
+import { NumberSet } from '../../src-shared/relay/relay-protocol.ts';
 
 const WRITTEN = ['+1 (415) 555-0100', '415-555-0100', '(415) 555 0100', '1 415 555 0100'];
 const ARRIVING = ['+14155550100', '14155550100', '4155550100', '+1 415 555 0100'];

@@ -12,9 +12,9 @@ import type {
 } from '../../src-main/core/events/contracts.ts';
 import type { CreateSocket } from '../../src-shared/stream/socket.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
-import { memoryLogger, type Logger } from '../../src-shared/log.ts';
+import { memoryLogger, type Logger } from '../../src-shared/process/log.ts';
 import { RelayEventSource } from '../../src-main/core/relay-client/relay-source.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 
 const EVENT = '{"event":30011,"timestamp":1,"tenant":"acme","data":{},"event_id":"e1"}';
 

@@ -1,12 +1,12 @@
 /**
  * Shared set-up for the event tests: a simulator as the far side, the real TokenManager and
- * ServiceClient in front of it. Waiting helpers are in ../support/wait.ts.
+ * ServiceClient in front of it. Waiting helpers are in ../../rigs/wait.ts.
  */
-import type { Clock } from '../../src-shared/clock.ts';
+import type { Clock } from '../../src-shared/process/clock.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import { TokenManager } from '../../src-main/core/api/token-manager.ts';
 import type { SimApiKey, Simulator } from '../../src-sim/index.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 export function tokenManagerFor(
   baseUrl: string,

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { Backoff, STREAM_BACKOFF, TOKEN_BACKOFF } from '../../src-shared/backoff.ts';
+import { Backoff, STREAM_BACKOFF, TOKEN_BACKOFF } from '../../src-shared/kit/backoff.ts';
 import { ClockOffsetEstimator } from '../../src-main/core/events/clock-offset.ts';
 import { DedupeSet } from '../../src-main/core/events/dedupe.ts';
 import { HeartbeatWatch } from '../../src-shared/stream/heartbeat-watch.ts';
-import { Generation } from '../../src-shared/generation.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { Generation } from '../../src-shared/kit/generation.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { callStateData, parseEnvelope } from '../../src-shared/wire/envelope.ts';
 import { UserNumberMatcher } from '../../src-main/core/events/numbers.ts';
 import { combineStatuses } from '../../src-main/core/events/status.ts';

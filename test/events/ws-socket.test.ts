@@ -7,11 +7,11 @@ import type { IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import { EventPipeline, type Pop } from '../../src-main/core/events/pipeline.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
-import { sleepReal, waitFor } from '../support/wait.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { sleepReal, waitFor } from '../../rigs/wait.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {

@@ -10,8 +10,8 @@ import type {
 } from '../../src-main/core/events/contracts.ts';
 import type { CreateSocket, SocketCallbacks } from '../../src-shared/stream/socket.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
-import { delay } from '../../src-shared/clock.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { delay } from '../../src-shared/process/clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 
 interface FakeSocket {
   url: string;

@@ -1,13 +1,13 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock, type Clock } from '../../src-shared/clock.ts';
+import { systemClock, type Clock } from '../../src-shared/process/clock.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import { EventPipeline, type Dismiss, type Pop } from '../../src-main/core/events/pipeline.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
-import { sleepReal, waitFor } from '../support/wait.ts';
+import { sleepReal, waitFor } from '../../rigs/wait.ts';
 import { outsideNumber, tokenManagerFor } from './support.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const USER = { extensions: ['101'], dids: ['+1 (415) 555-0100'], defaultRegion: 'US' };
 
@@ -256,7 +256,7 @@ describe('WebSocketEventSource against the simulator', () => {
     const attempts = sim.stats().wsConnections;
     await sleepReal(600); // several back-off periods: no retry happens
     expect(sim.stats().wsConnections).toBe(attempts);
-    expect(r.source.openSockets()).toBe(0);
+    expect(sim.stats().wsOpen).toBe(0); // the simulator sees no socket left
     sim.setAllowlist(sim.apiKey.key, []);
     r.source.wake('user');
     await waitFor(connected(r), 'connected after the user acted');
@@ -350,7 +350,7 @@ describe('WebSocketEventSource against the simulator', () => {
 
 describe('a simulated sleep against the simulator (shared fake clock)', () => {
   it('replaces the socket at once after the wall clock jumps, with a fresh token, and pops after', async () => {
-    const { FakeClock } = await import('../support/fake-clock.ts');
+    const { FakeClock } = await import('../../rigs/fake-clock.ts');
     const clock = new FakeClock(Date.now());
     const sim = await startSimulator({ clock });
     cleanups.push(() => sim.close());
@@ -362,7 +362,7 @@ describe('a simulated sleep against the simulator (shared fake clock)', () => {
     await waitFor(
       () =>
         sim.stats().wsConnections === 2 &&
-        r.source.openSockets() === 1 &&
+        sim.stats().wsOpen === 1 &&
         r.source.status().state === 'connected',
       'replaced',
     );

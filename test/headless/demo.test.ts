@@ -5,11 +5,11 @@
  * told to stop. The demo it replaced died after 19 s.
  */
 import { describe, expect, it } from 'vitest';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import { parseHeadlessArgs } from '../../src-main/headless/args.ts';
 import { runHeadless } from '../../src-main/headless/runner.ts';
-import { advanceWithRealIo, FakeClock } from '../support/fake-clock.ts';
-import { waitFor } from '../support/wait.ts';
+import { advanceWithRealIo, FakeClock } from '../../rigs/fake-clock.ts';
+import { waitFor } from '../../rigs/wait.ts';
 
 describe('screenpop-headless --demo', () => {
   it('runs ten simulated minutes: a pop per ring, a dismiss per pop, exit 0 on stop', async () => {

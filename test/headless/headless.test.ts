@@ -15,14 +15,15 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createServer, type AddressInfo } from 'node:net';
+import { connect, createServer, type AddressInfo, type Socket } from 'node:net';
+import { createServer as createHttpServer, type IncomingMessage } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeErrcode } from '../../src-shared/service-errors.ts';
+import { describeErrcode } from '../../src-shared/api/service-errors.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { childEnv } from '../support/child-env.ts';
-import { waitFor } from '../support/wait.ts';
-import { certToolsAvailable, makeTestCa } from '../support/certs.ts';
-import { startFakeHubSpot } from '../support/fake-hubspot.ts';
+import { waitFor } from '../../rigs/wait.ts';
+import { certToolsAvailable, makeTestCa } from '../../rigs/certs.ts';
+import { startFakeHubSpot } from '../../rigs/fake-hubspot.ts';
 import { phrase, render } from '../../src-shared/i18n/phrase.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
 
@@ -64,6 +65,40 @@ function run(args: string[], env: Record<string, string>): Child {
   const child = { proc, lines, raw, out: () => out, stderr: () => err, exit };
   children.push(child);
   return child;
+}
+
+/**
+ * A forward proxy that tunnels every CONNECT to one port on this computer, whatever host it names:
+ * the runner reaches "api.hubapi.com" and finds the fake HubSpot there. Records what it was asked.
+ */
+async function tunnelTo(
+  port: number,
+): Promise<{ url: string; connects: string[]; close(): Promise<void> }> {
+  const connects: string[] = [];
+  const tunnels = new Set<Socket>();
+  const server = createHttpServer((_req, res) => res.writeHead(405).end());
+  server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+    connects.push(req.url ?? '');
+    const upstream = connect(port, '127.0.0.1', () => {
+      client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+      upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    tunnels.add(client).add(upstream);
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    connects,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of tunnels) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
 }
 
 /** A child process gets 10 s (start-up under load), and a time-out shows its stderr. */
@@ -249,16 +284,26 @@ describe('screenpop-headless', () => {
   });
 
   it.skipIf(!certToolsAvailable('test/headless/headless.test.ts'))(
-    '--crm hubspot: an enriched line follows the pop line with what HubSpot answered; a colleague is not looked up',
+    '--crm hubspot: an enriched line follows the pop line with what HubSpot answered (at its real address, through HTTPS_PROXY); a colleague is not looked up; SCREENPOP_HUBSPOT_API is not read',
     async () => {
       const sim = await startSimulator();
       sims.push(sim);
       const dir = mkdtempSync(join(tmpdir(), 'runner-crm-'));
       const ca = makeTestCa(dir);
-      const cert = ca.issue('hubspot');
+      // HubSpot at its own address, api.hubapi.com: a proxy the runner is told of (HTTPS_PROXY)
+      // tunnels it to the fake, whose certificate names that host.
+      const cert = ca.issue('hubspot', { hosts: ['DNS:api.hubapi.com'] });
       const hubspot = await startFakeHubSpot({
         cert: cert.cert,
         key: cert.key,
+        tokens: { 'pat-na1-runner': ['crm.objects.contacts.read'] },
+      });
+      const proxy = await tunnelTo(Number(new URL(hubspot.url).port));
+      // An address set in the environment is not where the CRM token goes (it once was).
+      const elsewhere = ca.issue('elsewhere');
+      const other = await startFakeHubSpot({
+        cert: elsewhere.cert,
+        key: elsewhere.key,
         tokens: { 'pat-na1-runner': ['crm.objects.contacts.read'] },
       });
       const ada = hubspot.addContact({
@@ -283,7 +328,9 @@ describe('screenpop-headless', () => {
             SCREENPOP_API_KEY: sim.apiKey.key,
             SCREENPOP_API_SECRET: sim.apiKey.secret,
             SCREENPOP_CRM_TOKEN: 'pat-na1-runner',
-            SCREENPOP_HUBSPOT_API: hubspot.url,
+            SCREENPOP_HUBSPOT_API: other.url,
+            HTTPS_PROXY: proxy.url,
+            NO_PROXY: '127.0.0.1,localhost',
           },
         );
         await waitFor(
@@ -323,11 +370,15 @@ describe('screenpop-headless', () => {
         });
         expect(at('enriched', internal)).toBe(-1);
         expect(hubspot.searches).toHaveLength(2);
+        expect(other.searches).toHaveLength(0);
+        expect(proxy.connects).toContain('api.hubapi.com:443');
         child.proc.kill('SIGTERM');
         expect(await child.exit).toBe(0);
         expect(child.stderr()).not.toContain('pat-na1-runner');
       } finally {
         await hubspot.close();
+        await other.close();
+        await proxy.close();
         rmSync(dir, { recursive: true, force: true });
       }
     },

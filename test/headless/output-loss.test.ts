@@ -5,12 +5,12 @@
  * clean stop with exit 4.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
-import type { OutputGone } from '../../src-shared/output-stream.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import type { OutputGone } from '../../src-shared/process/output-stream.ts';
 import { parseHeadlessArgs } from '../../src-main/headless/args.ts';
 import { EXIT, runHeadless } from '../../src-main/headless/runner.ts';
-import { advanceWithRealIo, FakeClock } from '../support/fake-clock.ts';
-import { waitFor } from '../support/wait.ts';
+import { advanceWithRealIo, FakeClock } from '../../rigs/fake-clock.ts';
+import { waitFor } from '../../rigs/wait.ts';
 
 const rejections: unknown[] = [];
 const onRejection = (reason: unknown) => rejections.push(reason);

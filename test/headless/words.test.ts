@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import { CATALOGUES, flatMessages } from '../../src-shared/i18n/catalogue.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
-import { describeError, ServiceError } from '../../src-shared/service-errors.ts';
+import { describeError, ServiceError } from '../../src-shared/api/service-errors.ts';
 import { statusLine } from '../../src-main/headless/output.ts';
 
 const english = flatMessages(CATALOGUES.en);

@@ -5,19 +5,19 @@
  * them comes from the catalogue (no plain ASCII letter left outside the values).
  */
 import { describe, expect, it } from 'vitest';
-import { testConnection } from '../../src-main/core/app/test-connection.ts';
+import { testConnection } from '../../src-main/core/connection/test-connection.ts';
 import { combineStatuses, saidStatus } from '../../src-main/core/events/status.ts';
 import { statusLine } from '../../src-main/headless/output.ts';
 import { fixedTranslator } from '../../src-shared/i18n/locale-state.ts';
 import { phrase, render } from '../../src-shared/i18n/phrase.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import {
   describeError,
   ServiceError,
   type FaultId,
   type ServiceErrorKind,
-} from '../../src-shared/service-errors.ts';
+} from '../../src-shared/api/service-errors.ts';
 
 const KINDS: ServiceErrorKind[] = [
   'credentials',

@@ -10,7 +10,7 @@ import {
   localeForSetting,
   resolveLocale,
 } from '../../src-shared/i18n/locales.ts';
-import { createLogger } from '../../src-shared/log.ts';
+import { createLogger } from '../../src-shared/process/log.ts';
 
 const at = Date.UTC(2026, 10, 23, 14, 5);
 

@@ -5,7 +5,7 @@
  * test/blackbox/runner-build.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { LeanHeaders, LeanResponse } from '../../src-shared/lean-response.ts';
+import { LeanHeaders, LeanResponse } from '../../src-shared/net/lean-response.ts';
 
 const HEADER_INPUTS: Array<NonNullable<RequestInit['headers']>> = [
   { 'Content-Type': 'application/json', accept: 'text/plain' },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { externalAddresses, watchNetwork } from '../../src-main/core/net/network-watch.ts';
 import type { WakeReason } from '../../src-main/core/events/contracts.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 describe('watchNetwork (the runner’s "network came back")', () => {
   it('wakes with online when an address appears, not when one goes, and stops', async () => {

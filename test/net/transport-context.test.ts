@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { transportFor } from '../../src-main/core/net/network.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { certToolsAvailable, makeTestCa } from '../support/certs.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { certToolsAvailable, makeTestCa } from '../../rigs/certs.ts';
 
 const canRun = certToolsAvailable('test/net/transport-context.test.ts');
 

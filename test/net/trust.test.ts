@@ -4,12 +4,15 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
-import { lazyTrust, loadTrust } from '../../src-shared/net/trust.ts';
+import { lazyTrust, type TrustInput } from '../../src-shared/net/trust.ts';
+
+/** Everything at once: the CA file, Node's roots and the system store. */
+const loadTrust = (input: TrustInput) => lazyTrust(input).get();
 import { applyPatch } from '../../src-main/core/settings/validate-settings.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
-import { certToolsAvailable, makeTestCa, type TestCa } from '../support/certs.ts';
+import { certToolsAvailable, makeTestCa, type TestCa } from '../../rigs/certs.ts';
 
 const read = (path: string) => readFileSync(path, 'utf8');
 const run = certToolsAvailable(import.meta.filename);

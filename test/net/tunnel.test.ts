@@ -8,12 +8,12 @@
 import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { networkFault } from '../../src-shared/net-errors.ts';
+import { networkFault } from '../../src-shared/net/net-errors.ts';
 import { fixedProxyResolver } from '../../src-shared/net/proxy.ts';
 import { NetTransport } from '../../src-shared/net/transport.ts';
 import { openTunnel, ProxyError } from '../../src-shared/net/tunnel.ts';
-import { describeError } from '../../src-shared/service-errors.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { describeError } from '../../src-shared/api/service-errors.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 
 type Behaviour = (socket: net.Socket) => void;
 

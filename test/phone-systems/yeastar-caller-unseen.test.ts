@@ -14,8 +14,8 @@ import { popLine } from '../../src-main/headless/output.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
 import { YeastarEventDecoder } from '../../src-shared/phone-systems/yeastar-p-series.ts';
 import { YEASTAR_P_SERIES_WIRE } from '../../src-shared/wire/yeastar-p-series.ts';
-import type { EventEnvelope } from '../../src-shared/event-codes.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import type { EventEnvelope } from '../../src-shared/wire/event-codes.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');

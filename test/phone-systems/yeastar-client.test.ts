@@ -14,8 +14,8 @@ import {
   describeError,
   isServiceError,
   type ServiceError,
-} from '../../src-shared/service-errors.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
+} from '../../src-shared/api/service-errors.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
 import { errorFromResponse } from '../../src-shared/api/errors.ts';
 import { yeastarErrcodes } from '../../src-shared/phone-systems/yeastar-p-series.ts';
 import { validateSettings } from '../../src-main/core/settings/validate-settings.ts';
@@ -25,7 +25,7 @@ import {
   validatePolicy as parsePolicy,
   presetDefaults,
 } from '../../src-main/core/settings/policy.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
 const fixture = (name: string) => readFileSync(join(DIR, name), 'utf8');

@@ -9,13 +9,13 @@ import {
   YeastarEventDecoder,
   type DecodeResult,
 } from '../../src-shared/phone-systems/yeastar-p-series.ts';
-import type { EventEnvelope } from '../../src-shared/event-codes.ts';
-import { SecretRegistry } from '../../src-shared/log.ts';
+import type { EventEnvelope } from '../../src-shared/wire/event-codes.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
 import { parseExtensionPage, parseTokenPair } from '../../src-shared/api/wire.ts';
 import { parseCompanyContactPage, parseGroupPage } from '../../src-shared/api/pbx-lists.ts';
 import { EventPipeline, type Dismiss, type Pop } from '../../src-main/core/events/pipeline.ts';
 import { YEASTAR_P_SERIES_WIRE } from '../../src-shared/wire/yeastar-p-series.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
 const read = (name: string) => readFileSync(join(DIR, name), 'utf8');

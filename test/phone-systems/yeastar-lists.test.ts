@@ -16,19 +16,19 @@ import {
 } from '../../src-shared/api/service-client.ts';
 import type { PbxContact, PbxGroup } from '../../src-shared/api/pbx-lists.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
-import { isServiceError } from '../../src-shared/service-errors.ts';
-import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { systemClock } from '../../src-shared/clock.ts';
-import { Directory, type DirectoryEntry } from '../../src-main/core/app/directory.ts';
-import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
+import { isServiceError } from '../../src-shared/api/service-errors.ts';
+import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { Directory, type DirectoryEntry } from '../../src-main/core/contacts/directory.ts';
+import { serviceConnectionFactory } from '../../src-main/core/connection/connection.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { parseHeadlessArgs, UsageError } from '../../src-main/headless/args.ts';
 import { popLine } from '../../src-main/headless/output.ts';
 import { callStateData } from '../../src-shared/wire/envelope.ts';
 import { startSimulator } from '../../src-sim/index.ts';
-import { FakeClock } from '../support/fake-clock.ts';
-import { directTransport } from '../support/direct-transport.ts';
-import { presenterHarness } from '../app/support.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
+import { presenterHarness } from '../../rigs/app-harness.ts';
 
 const DIR = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
 const fixture = (name: string) => readFileSync(join(DIR, name), 'utf8');

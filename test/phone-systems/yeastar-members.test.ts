@@ -19,8 +19,8 @@ import {
   type DecodeResult,
 } from '../../src-shared/phone-systems/yeastar-p-series.ts';
 import { YEASTAR_P_SERIES_WIRE } from '../../src-shared/wire/yeastar-p-series.ts';
-import type { EventEnvelope } from '../../src-shared/event-codes.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import type { EventEnvelope } from '../../src-shared/wire/event-codes.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const SN = '3633D2199067';
 const CUSTOMER = '+4930123456';

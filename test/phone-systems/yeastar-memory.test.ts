@@ -13,7 +13,7 @@ import {
   YeastarEventDecoder,
   type DecodeResult,
 } from '../../src-shared/phone-systems/yeastar-p-series.ts';
-import type { EventEnvelope } from '../../src-shared/event-codes.ts';
+import type { EventEnvelope } from '../../src-shared/wire/event-codes.ts';
 
 const T0 = Date.UTC(2026, 10, 28, 9, 0, 0);
 const pad = (s: string, n = 256) => (s + 'x'.repeat(n)).slice(0, n);

@@ -5,15 +5,15 @@
  * report frames with members, its errcodes (src-sim/phone-system.ts).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
-import { serviceConnectionFactory } from '../../src-main/core/app/connection.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { serviceConnectionFactory } from '../../src-main/core/connection/connection.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import type { Dismiss, Notice, Pop } from '../../src-main/core/events/pipeline.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
-import { waitFor, sleepReal } from '../support/wait.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { waitFor, sleepReal } from '../../rigs/wait.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {

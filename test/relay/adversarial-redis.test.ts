@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectFloodCut, FLOOD_TEST_MS } from './adversarial-support.ts';
-import { fillBacklog, postRaw, replayHoard, timed } from './attacks.ts';
+import { fillBacklog, postRaw, replayHoard, timed } from '../../rigs/relay/attacks.ts';
 import {
   SECRET,
   envelope,
@@ -14,8 +14,8 @@ import {
   startRedis,
   startTokenService,
   type RedisProcess,
-} from './helpers.ts';
-import { spawnRelay, type RelayProcess } from './relay-process.ts';
+} from '../../rigs/relay/helpers.ts';
+import { spawnRelay, type RelayProcess } from '../../rigs/relay/relay-process.ts';
 
 const haveRedis = redisAvailable('test/relay/adversarial-redis.test.ts');
 

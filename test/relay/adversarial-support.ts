@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { heartbeatFlood } from './attacks.ts';
-import type { RelayProcess } from './relay-process.ts';
+import { heartbeatFlood } from '../../rigs/relay/attacks.ts';
+import type { RelayProcess } from '../../rigs/relay/relay-process.ts';
 
 /**
  * Item 1, asserted: a client that floods heartbeats without reading is cut by the relay, whose

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { WebSocket } from 'ws';
 import { useTempDir } from '../support/temp-dir.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../rigs/wait.ts';
 import {
   closeCodeSeries,
   fillBacklog,
@@ -23,10 +23,10 @@ import {
   slowHeaders,
   streamBody,
   streamUrl,
-} from './attacks.ts';
+} from '../../rigs/relay/attacks.ts';
 import { expectFloodCut, FLOOD_TEST_MS } from './adversarial-support.ts';
-import { SECRET, envelope, signed, startTokenService } from './helpers.ts';
-import { spawnRelay, type RelayProcess } from './relay-process.ts';
+import { SECRET, envelope, signed, startTokenService } from '../../rigs/relay/helpers.ts';
+import { spawnRelay, type RelayProcess } from '../../rigs/relay/relay-process.ts';
 
 type Service = Awaited<ReturnType<typeof startTokenService>>;
 

@@ -6,13 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { memoryLogger } from '../../src-shared/log.ts';
-import { SecretRegistry } from '../../src-shared/log.ts';
-import { decodeControl } from '../../src-shared/relay-protocol.ts';
-import { loadConfig } from '../../src-relay/config.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { decodeControl } from '../../src-shared/relay/relay-protocol.ts';
+import { loadConfig } from '../../src-relay/config-env.ts';
 import { startRelay } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import {
   SECRET,
   TestClient,
@@ -21,9 +21,9 @@ import {
   relayConfig,
   signed,
   startTokenService,
-} from './helpers.ts';
-import { waitFor } from '../support/wait.ts';
-import { relayEntry, runRelayCli } from './relay-process.ts';
+} from '../../rigs/relay/helpers.ts';
+import { waitFor } from '../../rigs/wait.ts';
+import { relayEntry, runRelayCli } from '../../rigs/relay/relay-process.ts';
 
 describe('config', () => {
   it('merges the file with environment overrides and refuses unsafe settings', () => {

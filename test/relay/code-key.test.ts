@@ -13,7 +13,7 @@ import type { RelayConfig } from '../../src-relay/config.ts';
 import { readCodeKey } from '../../src-relay/users/code-key.ts';
 import { usersCommand } from '../../src-relay/users/users-cli.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { addUser, enrol, orgConfig, startOrgRelay } from './users-support.ts';
+import { addUser, enrol, orgConfig, startOrgRelay } from '../../rigs/relay/users-support.ts';
 
 const tmp = useTempDir('relay-code-key-');
 const cleanups: Array<() => Promise<void>> = [];

@@ -15,10 +15,11 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createRequire } from 'node:module';
 import { describe, expect, it } from 'vitest';
-import { EXAMPLE_SECRET, loadConfig } from '../../src-relay/config.ts';
+import { EXAMPLE_SECRET } from '../../src-relay/config.ts';
+import { loadConfig } from '../../src-relay/config-env.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { NODE, RELAY } from '../blackbox/processes.ts';
-import { runRelayCli, spawnRelay } from './relay-process.ts';
+import { NODE, RELAY } from '../../rigs/processes.ts';
+import { runRelayCli, spawnRelay } from '../../rigs/relay/relay-process.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const deploy = join(root, 'deploy/relay');

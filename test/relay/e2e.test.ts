@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import type { Notice, Pop } from '../../src-main/core/events/pipeline.ts';
 import { ALL_FEATURES_ON, noticeTopics } from '../../src-main/core/events/features.ts';
@@ -11,9 +11,9 @@ import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { tokenManagerFor } from '../events/support.ts';
-import { relayConfig } from './helpers.ts';
-import { sleepReal, waitFor } from '../support/wait.ts';
-import { directTransport } from '../support/direct-transport.ts';
+import { relayConfig } from '../../rigs/relay/helpers.ts';
+import { sleepReal, waitFor } from '../../rigs/wait.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 const WEBHOOK_SECRET = 'whsec-e2e-0123456789';
 const USER = { extensions: ['101'], dids: ['+1 (415) 555-0100'], defaultRegion: 'US' };

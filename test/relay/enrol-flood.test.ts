@@ -7,14 +7,14 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { memoryLogger } from '../../src-shared/log.ts';
-import { relayEnrolPath } from '../../src-shared/relay-protocol.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
+import { relayEnrolPath } from '../../src-shared/relay/relay-protocol.ts';
 import { newEnrolmentCode, secretHash } from '../../src-relay/users/secrets.ts';
 import { FileUserStore } from '../../src-relay/users/file-user-store.ts';
 import type { RedeemResult } from '../../src-relay/users/types.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { addUser, orgConfig, startOrgRelay } from './users-support.ts';
+import { addUser, orgConfig, startOrgRelay } from '../../rigs/relay/users-support.ts';
 
 const tmp = useTempDir('relay-enrol-flood-');
 const cleanups: Array<() => Promise<void>> = [];

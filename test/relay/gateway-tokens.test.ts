@@ -6,12 +6,12 @@
  *   a login (get_token) on top: it would meet the same trouble, and every extra login counts
  *   towards an IP block (and, on a Yeastar, the live-token limit);
  * - a refused login (10001 key, 10004 address) is not repeated at the stream's reconnect pace
- *   (every 10 s at most): the refusal is answered from memory for LOGIN_HOLD_AFTER_REFUSAL_MS, then
+ *   (every 10 s at most): the refusal is answered from memory for GATEWAY_SIGN_IN_POLICY.holdMs, then
  *   one login is tried again.
  * Before: the network-failed refresh made a second get_token call, and every get() after a 10001
  * made another (a reconnecting stream asks every few seconds).
  *
- * And one API application's rule (issue 32 item 3; src-shared/sign-in-guard.ts, the desktop's), on
+ * And one API application's rule (issue 32 item 3; src-shared/api/sign-in-guard.ts, the desktop's), on
  * a Yeastar P-Series as FakeService answers its token calls and *Revoke Access Token*:
  * - the token limit (60002) and tokens taken away soon after issue hold sign-ins; at most 3
  *   get_token in 10 minutes, whatever the cause;
@@ -19,18 +19,24 @@
  *   (at once without a stream), and the tokens held are revoked at stop, within 1.5 s.
  * Before: GatewayTokens signed in at each of the stream's asks after a 60002 or a taken-away
  * token, and never called del_token (no release(), no settled()).
+ *
+ * And the secret registry of a relay that runs for days stays bounded (issue 37 item 1): tokens a
+ * refresh replaced leave it a few generations on. Before: every token the gateway was ever given
+ * stayed registered (only the desktop's TokenManager retired them), so the scrub list grew with
+ * each refresh.
  */
 import { describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
-import { REVOKE_LIMIT_MS } from '../../src-shared/sign-in-guard.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { REVOKE_LIMIT_MS } from '../../src-shared/api/sign-in-guard.ts';
+import { RETIRED_SECRETS_KEPT } from '../../src-shared/api/token-lifecycle.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
 import {
   GatewayTokens,
-  LOGIN_HOLD_AFTER_REFUSAL_MS,
+  GATEWAY_SIGN_IN_POLICY,
   type GatewayTokensOptions,
 } from '../../src-relay/gateway/upstream.ts';
-import { FakeClock, flushMicrotasks } from '../support/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 import { FakeService } from '../api/fake-service.ts';
 import { rejection } from '../api/reject.ts';
 
@@ -59,7 +65,7 @@ function setup(
   });
   const revoked = () =>
     service.requestsTo('/del_token').map((r) => r.url.searchParams.get('access_token'));
-  return { clock, service, tokens, logger, revoked };
+  return { clock, service, tokens, logger, revoked, secrets };
 }
 
 describe('the gateway relay’s access token', () => {
@@ -109,7 +115,7 @@ describe('the gateway relay’s access token', () => {
       expect((await rejection(tokens.get())).kind).toBe(kind);
       expect(service.counts.getToken).toBe(logins + 1);
       // The stream reconnecting every 10 s for almost the whole hold: no login.
-      for (let waited = 0; waited + 10_000 < LOGIN_HOLD_AFTER_REFUSAL_MS; waited += 10_000) {
+      for (let waited = 0; waited + 10_000 < GATEWAY_SIGN_IN_POLICY.holdMs; waited += 10_000) {
         clock.sleep(10_000);
         expect((await rejection(tokens.get())).kind).toBe(kind);
       }
@@ -261,5 +267,20 @@ describe('the gateway relay’s token on one API application (issue 32 item 3)',
     await tokens.get();
     await tokens.release();
     expect(service.requestsTo('/del_token')).toHaveLength(0);
+  });
+
+  it('a long-running gateway: tokens replaced by refreshes leave the secret registry, which stays bounded', async () => {
+    const { clock, tokens, secrets } = setup();
+    const seen: string[] = [];
+    for (let i = 0; i < 40; i++) {
+      const t = await tokens.get();
+      seen.push(t.value);
+      clock.sleep(t.expiresAt - clock.now() - 30_000); // inside the renewal margin: refresh
+    }
+    const current = (await tokens.get()).value;
+    const registered = seen.filter((t) => secrets.scrub(t) !== t);
+    expect(secrets.scrub(current)).not.toBe(current);
+    expect(registered.length).toBeLessThanOrEqual(RETIRED_SECRETS_KEPT);
+    expect(registered).not.toContain(seen[0]);
   });
 });

@@ -7,14 +7,14 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { startSimulator, type Simulator } from '../../src-sim/index.ts';
 import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { freePort, relayConfig } from './helpers.ts';
-import { runRelayWith } from './relay-process.ts';
+import { freePort, relayConfig } from '../../rigs/relay/helpers.ts';
+import { runRelayWith } from '../../rigs/relay/relay-process.ts';
 
 const tmp = useTempDir('relay-gateway-');
 const cleanups: Array<() => Promise<void>> = [];

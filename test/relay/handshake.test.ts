@@ -1,8 +1,14 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/wait.ts';
-import { TestClient, relayConfig, startMemoryRelay, startTokenService, SECRET } from './helpers.ts';
+import { waitFor } from '../../rigs/wait.ts';
+import {
+  TestClient,
+  relayConfig,
+  startMemoryRelay,
+  startTokenService,
+  SECRET,
+} from '../../rigs/relay/helpers.ts';
 
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
@@ -41,9 +47,17 @@ describe('hello size', () => {
     const relay = await memoryRelay(service.baseUrl);
     const entries = (first: string) =>
       Array.from({ length: 200 }, (_, i) => `${first}${String(i).padStart(39, '0')}`);
+    // The longest DID (src-shared/rules/phone-number-rules.ts): 40 characters, 17 digits.
+    const dids = Array.from(
+      { length: 200 },
+      (_, i) =>
+        `+${String(i)
+          .padStart(17, '0')
+          .replace(/^(\d)/, `$1${' '.repeat(22)}`)}`,
+    );
     const client = await TestClient.connect(relay.clientUrl('acme'), 'tok', {
       extensions: entries('1'),
-      dids: entries('+'),
+      dids,
       events: Array.from({ length: 200 }, (_, i) => 100_000_000 + i),
     });
     cleanups.push(() => client.close());

@@ -2,10 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compareCursors } from '../../src-shared/relay-protocol.ts';
+import { compareCursors } from '../../src-shared/relay/relay-protocol.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import type { NewEvent } from '../../src-relay/store/types.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const ev = (eventId: string, receivedAt: number, tenant = 'acme'): NewEvent => ({
   tenant,

@@ -1,14 +1,15 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import {
   CloseCode,
   RELAY_ERRCODE,
   relayOrgPath,
   type ControlFrame,
   type OrgSignInInfo,
-} from '../../src-shared/relay-protocol.ts';
+} from '../../src-shared/relay/relay-protocol.ts';
 import {
   refreshSignIn,
   signInWithBrowser,
@@ -21,11 +22,11 @@ import {
   OTHER_CLIENT_ID,
   startOidcProvider,
   type OidcProviderHandle,
-} from '../support/oidc-provider.ts';
+} from '../../rigs/oidc-provider.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import type { RelayDeps } from '../../src-relay/server.ts';
 import { usersCommand } from '../../src-relay/users/users-cli.ts';
-import { TestClient } from './helpers.ts';
+import { TestClient } from '../../rigs/relay/helpers.ts';
 import {
   ALL_KINDS,
   addUser,
@@ -33,7 +34,7 @@ import {
   postAll,
   startOrgRelay,
   twoUsersDay,
-} from './users-support.ts';
+} from '../../rigs/relay/users-support.ts';
 
 // Single sign-on against a real OpenID provider (oidc-provider on 127.0.0.1): the desktop's own
 // sign-in code (authorization code + PKCE, loopback redirect) gets the tokens; the relay checks
@@ -86,6 +87,36 @@ async function ssoRelay(
   cleanups.push(() => org.close());
   return { ...org, config };
 }
+
+/**
+ * A relay for `provider` whose sweeper looks every 500 ms (idle time-out 2 s: the client must
+ * heartbeat, beating()), so a session ended at its token's expiry would be closed within 0.5 s.
+ */
+async function sweptRelay(provider: OidcProviderHandle, file: string, authMaxAgeMs = 3_600_000) {
+  const config = orgConfig(join(tmp.path, file));
+  config.clients.authMaxAgeMs = authMaxAgeMs;
+  config.clients.idleTimeoutMs = 2_000;
+  config.tenants.acme!.oidc = {
+    issuer: provider.issuer,
+    clientId: DESKTOP_CLIENT_ID,
+    scopes: ['openid', 'email', 'offline_access'],
+    emailClaim: 'email',
+    clockToleranceSec: 0,
+    users: {},
+  };
+  const org = await startOrgRelay(config);
+  cleanups.push(org.close);
+  return org;
+}
+
+/** Keeps a test client's session from going idle (a heartbeat every 500 ms). */
+function beating(client: TestClient): TestClient {
+  const timer = setInterval(() => client.send(JSON.stringify({ type: 'heartbeat' })), 500);
+  cleanups.push(async () => clearInterval(timer));
+  return client;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /** The desktop's sign-in, with `provider`'s login page answered as `account`. */
 async function signIn(
@@ -235,18 +266,21 @@ describe('single sign-on: the relay checks the provider’s ID token and maps th
     });
   });
 
-  it('refuses an expired token, ends a session when its token expires (4002), and admits the refreshed one', async () => {
-    const shortIdp = await startOidcProvider({ accounts, idTokenTtlSec: 3 });
+  it('keeps a session past its short token (Keycloak: 5 min), ends it at the relay’s maximum age after the token was issued (4002), then admits the renewed one only', async () => {
+    const shortIdp = await startOidcProvider({ accounts, idTokenTtlSec: 1 });
     cleanups.push(() => shortIdp.close());
-    const { relay, users } = await ssoRelay(shortIdp.issuer, {});
+    const { relay, users } = await sweptRelay(shortIdp, 'users-age.json', 4_000);
     await addUser(users, 'alice', ['101'], [], 'alice@example.org');
     const info = await orgInfo(relay.url);
     const { tokens } = await signIn(info, 'alice', shortIdp);
-    const client = await TestClient.connect(relay.clientUrl('acme'), tokens.idToken, {});
+    const client = beating(await TestClient.connect(relay.clientUrl('acme'), tokens.idToken, {}));
     cleanups.push(() => client.close());
-    await client.until(() => client.closeCode !== null, 12_000);
+    // A second past the token's expiry the session goes on (it was verified once; the users are
+    // re-checked on every change); it ends 4 s after the token was issued.
+    await sleep(tokens.idTokenExpiresAt - Date.now() + 1_000);
+    expect(client.closeCode).toBeNull();
+    await client.until(() => client.closeCode !== null, 5_000);
     expect(client.closeCode).toBe(CloseCode.reauthenticate);
-    expect(Date.now()).toBeGreaterThanOrEqual(tokens.idTokenExpiresAt);
     expect(await handshake(relay.clientUrl('acme'), tokens.idToken)).toMatchObject({
       status: 401,
       errcode: RELAY_ERRCODE.signInRequired,
@@ -270,6 +304,44 @@ describe('single sign-on: the relay checks the provider’s ID token and maps th
       status: 401,
       errcode: RELAY_ERRCODE.revoked,
     });
+  });
+
+  // Issue 34 item 5: a session lives past its token now, so revocation must not wait for either.
+  it('ends at once a session past its token’s expiry when the user is disabled in the users file by hand, and refuses a still-valid 10-hour token', async () => {
+    const shortIdp = await startOidcProvider({ accounts, idTokenTtlSec: 1 });
+    const longIdp = await startOidcProvider({ accounts, idTokenTtlSec: 36_000 }); // Auth0's default
+    cleanups.push(
+      () => shortIdp.close(),
+      () => longIdp.close(),
+    );
+    for (const provider of [shortIdp, longIdp]) {
+      const file = `users-${provider === shortIdp ? 'short' : 'long'}.json`;
+      const { relay, users } = await sweptRelay(provider, file);
+      await addUser(users, 'alice', ['101'], [], 'alice@example.org');
+      const { tokens } = await signIn(await orgInfo(relay.url), 'alice', provider);
+      const client = beating(await TestClient.connect(relay.clientUrl('acme'), tokens.idToken, {}));
+      cleanups.push(() => client.close());
+      if (provider === shortIdp) {
+        // A second past the 1-second token's expiry: still open.
+        await sleep(tokens.idTokenExpiresAt - Date.now() + 1_000);
+        expect(client.closeCode).toBeNull();
+      } else expect(tokens.idTokenExpiresAt - Date.now()).toBeGreaterThan(9 * 3600_000);
+      // The administrator disables alice in the users file itself (another process's write).
+      const path = join(tmp.path, file);
+      const text = JSON.parse(readFileSync(path, 'utf8')) as {
+        users: { revokedAt: number | null }[];
+      };
+      text.users[0]!.revokedAt = Date.now();
+      writeFileSync(path, JSON.stringify(text));
+      await client.until(() => client.closeCode !== null, 5_000);
+      expect(client.closeCode).toBe(CloseCode.revoked);
+      if (provider === longIdp)
+        // A reconnect with the token, valid for hours yet: refused.
+        expect(await handshake(relay.clientUrl('acme'), tokens.idToken)).toMatchObject({
+          status: 401,
+          errcode: RELAY_ERRCODE.revoked,
+        });
+    }
   });
 
   it('answers 503, not a refusal, while the provider cannot be reached', async () => {
@@ -419,6 +491,7 @@ describe('sign-in claims: only an ID token, with an address that is the user’s
       iat: now,
       exp: now + 600,
       email: 'alice@example.org',
+      email_verified: true,
     };
     // The baseline passes, so each refusal below is the one claim changed.
     expect(await handshake(url, await providerSigned(base))).toEqual({ status: 101 });

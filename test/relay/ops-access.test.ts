@@ -1,6 +1,6 @@
 import { networkInterfaces } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
-import { relayConfig, startMemoryRelay } from './helpers.ts';
+import { relayConfig, startMemoryRelay } from '../../rigs/relay/helpers.ts';
 
 // /metrics and /healthz's detail name tenants (issue 33 item 5): with metricsFrom "loopback" only
 // a client on this host reads them. A client from another address is this host's own non-loopback

@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { describeError } from '../../src-shared/service-errors.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { describeError } from '../../src-shared/api/service-errors.ts';
 import { MemoryCredentialStore } from '../../src-main/core/credentials/credential-store.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
@@ -11,8 +11,8 @@ import { organisationConnection } from '../../src-main/core/org/org-connection.t
 import { orgKeychainAccount, OrgTokenSource } from '../../src-main/core/org/org-token-source.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { waitFor } from '../support/wait.ts';
-import { addUser, orgConfig, startOrgRelay } from './users-support.ts';
+import { waitFor } from '../../rigs/wait.ts';
+import { addUser, orgConfig, startOrgRelay } from '../../rigs/relay/users-support.ts';
 
 // The desktop's side of organisation mode against the relay itself: what the user is told when
 // the relay will not have them (docs/relay-protocol.md 2.2, the refusal table).

@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { openStore } from '../../src-relay/store/open-store.ts';
 import type { EventStore } from '../../src-relay/store/types.ts';
@@ -16,8 +16,8 @@ import {
   startRedis,
   startTokenService,
   type RedisProcess,
-} from './helpers.ts';
-import { waitFor } from '../support/wait.ts';
+} from '../../rigs/relay/helpers.ts';
+import { waitFor } from '../../rigs/wait.ts';
 
 // A Redis Cluster of three primaries (real redis-server processes, cluster mode, slots given out
 // by redis-cli --cluster create), two tenants whose streams live on different nodes, and two

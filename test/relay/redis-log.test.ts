@@ -6,11 +6,11 @@
  * Real redis-server, real time (ioredis' own reconnect timers).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
 import { RedisStore } from '../../src-relay/store/redis-store.ts';
-import { redisAvailable, startRedis, type RedisProcess } from './helpers.ts';
-import { sleepReal, waitFor } from '../support/wait.ts';
+import { redisAvailable, startRedis, type RedisProcess } from '../../rigs/relay/helpers.ts';
+import { sleepReal, waitFor } from '../../rigs/wait.ts';
 
 const haveRedis = redisAvailable('test/relay/redis-log.test.ts');
 
@@ -45,8 +45,8 @@ describe.skipIf(!haveRedis)('the relay log while Redis is down', () => {
       expect(errors.length).toBeGreaterThan(0);
       expect(errors.length).toBeLessThanOrEqual(2);
       // The line says what failed as the system said it (the code an operator looks up), not only
-      // ioredis' message: before, `err` was the message string alone.
-      expect(errors[0]!.err).toMatchObject({ code: 'ECONNREFUSED' });
+      // ioredis' message: before, it was the message string alone; the key is `error`, as everywhere.
+      expect(errors[0]!.error).toMatchObject({ code: 'ECONNREFUSED' });
 
       redis = await startRedis({ dir, port });
       await waitFor(

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { RedisStore } from '../../src-relay/store/redis-store.ts';
 import type { NewEvent } from '../../src-relay/store/types.ts';
-import { redisAvailable, startRedis, type RedisProcess } from './helpers.ts';
+import { redisAvailable, startRedis, type RedisProcess } from '../../rigs/relay/helpers.ts';
 
 // storage.minReplicas (Redis WAIT) against a real primary and replica: the replica paused
 // (SIGSTOP) stands for one that has not received the event yet.

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { silentLogger } from '../../src-shared/log.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { openStore } from '../../src-relay/store/open-store.ts';
 import type { EventStore } from '../../src-relay/store/types.ts';
@@ -13,11 +13,15 @@ import {
   relayConfig,
   signed,
   startTokenService,
-} from './helpers.ts';
-import { sentinelAvailable, startSentinelGroup, type SentinelGroup } from './sentinel-support.ts';
-import { sleepReal, waitFor } from '../support/wait.ts';
+} from '../../rigs/relay/helpers.ts';
+import {
+  sentinelAvailable,
+  startSentinelGroup,
+  type SentinelGroup,
+} from '../../rigs/relay/sentinel-support.ts';
+import { sleepReal, waitFor } from '../../rigs/wait.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { runRelayWith } from './relay-process.ts';
+import { runRelayWith } from '../../rigs/relay/relay-process.ts';
 
 // Real processes: a primary, a replica and three sentinels (quorum 2, down after 1,000 ms: sentinel-support.ts says why not 300), the
 // relay's two instances in this process with storage.sentinel and minReplicas 1. The primary is

@@ -14,8 +14,8 @@ import {
   startRedisRelay,
   startTokenService,
   type RedisProcess,
-} from './helpers.ts';
-import { sleepReal, waitFor } from '../support/wait.ts';
+} from '../../rigs/relay/helpers.ts';
+import { sleepReal, waitFor } from '../../rigs/wait.ts';
 
 // Redis is a real dependency here: the test starts its own redis-server (AOF, fsync always) on a
 // free port. Without redis-server these tests are skipped locally, and fail on CI (CI=true).

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { directTransport } from '../../src-relay/outbound.ts';
-import { SecretRegistry, silentLogger } from '../../src-shared/log.ts';
-import { SECRET, TestClient, startTokenService } from './helpers.ts';
-import { spawnRelay } from './relay-process.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { SECRET, TestClient, startTokenService } from '../../rigs/relay/helpers.ts';
+import { spawnRelay } from '../../rigs/relay/relay-process.ts';
 
 describe('the built relay checking tokens', () => {
   it('checks them without loading Node’s fetch implementation (undici)', async () => {

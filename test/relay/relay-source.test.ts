@@ -1,6 +1,6 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import { RelayEventSource, relayStreamUrl } from '../../src-main/core/relay-client/relay-source.ts';
 import type { CreateSocket } from '../../src-shared/stream/socket.ts';
@@ -10,8 +10,8 @@ import {
 } from '../../src-main/core/relay-client/cursor-store.ts';
 import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
-import { silentLogger } from '../../src-shared/log.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,9 +24,9 @@ import {
   relayConfig,
   signed,
   startTokenService,
-} from './helpers.ts';
-import { waitFor } from '../support/wait.ts';
-import { directTransport } from '../support/direct-transport.ts';
+} from '../../rigs/relay/helpers.ts';
+import { waitFor } from '../../rigs/wait.ts';
+import { directTransport } from '../../rigs/direct-transport.ts';
 
 interface Harness {
   clock: FakeClock;
@@ -426,6 +426,53 @@ describe('RelayEventSource against a misbehaving relay (fake clock)', () => {
     // The first 4002 reconnects at once; then 0.5 x 1 s, 0.5 x 2 s, ... (random fixed at 0.5).
     expect(relay.hellos.length).toBeLessThanOrEqual(4);
     await src.stop();
+  });
+
+  // Issue 34 item 5: the relay ends a single sign-on session at its maximum age after the ID token
+  // was issued, whatever the token's own expiry (Auth0's last 10 h); reconnecting with the same
+  // token would be refused as too old, so the source asks for a renewed one. A device credential
+  // has no renewal: it is presented again.
+  it('asks for a renewed ID token when the relay ends a single sign-on session (4002), not a device credential', async () => {
+    const identity = (via: string) => ({
+      user: 'alice',
+      via,
+      extensions: ['101'],
+      dids: [],
+      expiresAt: null,
+    });
+    for (const [via, tokens] of [
+      ['oidc', ['id-1', 'id-2']],
+      ['device', ['sprd_x', 'sprd_y']],
+    ] as const) {
+      const clock = new FakeClock();
+      const used: string[] = [];
+      const relay = scriptedRelay((_hello, peer) => {
+        peer.send(
+          `relay ${JSON.stringify({ type: 'ready', session: 's', cursor: null, heartbeatMs: 25000, idleTimeoutMs: 60000, identity: identity(via) })}`,
+        );
+        if (relay.hellos.length === 1) peer.close(4002, 'authorisation expired');
+      });
+      const tokenSource = listTokenSource([...tokens]);
+      const src = new RelayEventSource({
+        relayUrl: 'http://127.0.0.1:1',
+        tenant: 'acme',
+        tokens: tokenSource,
+        filter: { extensions: ['101'], dids: [], events: [] },
+        clock,
+        random: () => 0.5,
+        createSocket: (url, headers, cb) => {
+          used.push(headers.Authorization!);
+          return relay.createSocket(url, headers, cb);
+        },
+      });
+      src.start();
+      await clock.advance(1_000);
+      await src.stop();
+      expect(used, via).toEqual(
+        via === 'oidc' ? ['Bearer id-1', 'Bearer id-2'] : ['Bearer sprd_x', 'Bearer sprd_x'],
+      );
+      expect(tokenSource.invalidated, via).toEqual(via === 'oidc' ? ['id-1'] : []);
+    }
   });
 
   it('takes only cursors in the cursor format, from the relay and from its store', async () => {

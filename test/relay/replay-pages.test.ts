@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ReplayPages } from '../../src-relay/replay-pages.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import type { NewEvent } from '../../src-relay/store/types.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const ev = (eventId: string, at: number): NewEvent => ({
   tenant: 'acme',

@@ -5,8 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useTempDir } from '../support/temp-dir.ts';
-import { redisAvailable, startRedis, type RedisProcess } from './helpers.ts';
-import { runRelayWith } from './relay-process.ts';
+import { redisAvailable, startRedis, type RedisProcess } from '../../rigs/relay/helpers.ts';
+import { runRelayWith } from '../../rigs/relay/relay-process.ts';
 
 const tmp = useTempDir('relay-startup-redis-');
 const start = (config: Record<string, unknown>, args: string[] = []) =>

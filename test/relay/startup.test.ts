@@ -9,10 +9,10 @@ import { createServer, type Server } from 'node:net';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { certToolsAvailable, makeTestCa } from '../support/certs.ts';
+import { certToolsAvailable, makeTestCa } from '../../rigs/certs.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { freePort } from './helpers.ts';
-import { runRelayCli, runRelayWith } from './relay-process.ts';
+import { freePort } from '../../rigs/relay/helpers.ts';
+import { runRelayCli, runRelayWith } from '../../rigs/relay/relay-process.ts';
 
 const tmp = useTempDir('relay-startup-');
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TokenValidator, tokenKey } from '../../src-relay/auth.ts';
-import { memoryLogger } from '../../src-shared/log.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 /**
  * The relay's cache of the service's answers about tokens (src-relay/auth.ts): the far side is the

@@ -2,14 +2,14 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/clock.ts';
-import { silentLogger } from '../../src-shared/log.ts';
-import { CloseCode } from '../../src-shared/relay-protocol.ts';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
+import { CloseCode } from '../../src-shared/relay/relay-protocol.ts';
 import { RedisStore } from '../../src-relay/store/redis-store.ts';
 import { startRelay } from '../../src-relay/server.ts';
 import { RedisUserStore } from '../../src-relay/users/redis-user-store.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { relayEntry } from './relay-process.ts';
+import { relayEntry } from '../../rigs/relay/relay-process.ts';
 import {
   SECRET,
   TestClient,
@@ -17,8 +17,8 @@ import {
   relayConfig,
   startRedis,
   type RedisProcess,
-} from './helpers.ts';
-import { ALL_KINDS, addUser, enrol, postAll, twoUsersDay } from './users-support.ts';
+} from '../../rigs/relay/helpers.ts';
+import { ALL_KINDS, addUser, enrol, postAll, twoUsersDay } from '../../rigs/relay/users-support.ts';
 
 // Users in Redis, shared by two relay instances and the `relay users` command (docs/relay-protocol.md 2.2).
 const haveRedis = redisAvailable('test/relay/users-redis.test.ts');

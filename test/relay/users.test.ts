@@ -8,15 +8,15 @@ import {
   RELAY_ERRCODE,
   relayOrgPath,
   type ControlFrame,
-} from '../../src-shared/relay-protocol.ts';
+} from '../../src-shared/relay/relay-protocol.ts';
 import {
   normaliseEnrolmentCode,
   newEnrolmentCode,
   secretHash,
 } from '../../src-relay/users/secrets.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { relayEntry } from './relay-process.ts';
-import { TestClient } from './helpers.ts';
+import { relayEntry } from '../../rigs/relay/relay-process.ts';
+import { TestClient } from '../../rigs/relay/helpers.ts';
 import {
   ALL_KINDS,
   addUser,
@@ -26,7 +26,7 @@ import {
   postAll,
   startOrgRelay,
   twoUsersDay,
-} from './users-support.ts';
+} from '../../rigs/relay/users-support.ts';
 
 const tmp = useTempDir('relay-users-');
 const cleanups: Array<() => Promise<void>> = [];
@@ -423,7 +423,7 @@ describe('relay users (the administrator’s command, a process of its own)', ()
     expect(noExt.err).toContain('add needs at least one --extension');
     const badExt = await relayUsers(configFile, 'add', 'alice', '--extension', '10a');
     expect(badExt.err).toContain('--extension 10a: an extension is 1 to 7 digits');
-    // The one rule (src-shared/extension-number.ts): eight digits are a telephone number, which
+    // The one rule (src-shared/rules/phone-number-rules.ts): eight digits are a telephone number, which
     // the desktop would never match as an extension.
     const longExt = await relayUsers(configFile, 'add', 'alice', '--extension', '12345678');
     expect(longExt.code).toBe(2);

@@ -11,8 +11,8 @@ import {
   signed,
   startMemoryRelay,
   startTokenService,
-} from './helpers.ts';
-import { sleepReal } from '../support/wait.ts';
+} from '../../rigs/relay/helpers.ts';
+import { sleepReal } from '../../rigs/wait.ts';
 
 describe('signature scheme (docs/wire-protocol.md section 7)', () => {
   it('matches the known-answer vector', () => {

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import { StartupError } from '../../src-relay/startup-errors.ts';
 import { assertWsInternals, wsInternalsProblem } from '../../src-relay/ws-internals.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { runRelayWith } from './relay-process.ts';
+import { runRelayWith } from '../../rigs/relay/relay-process.ts';
 
 /** The real server, whose upgraded sockets are changed by `change` before the relay sees them. */
 function changedWs(change: (ws: WebSocket & Record<string, unknown>) => void) {

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RelayServer } from '../../src-relay/server.ts';
 import type { MemoryStore } from '../../src-relay/store/memory-store.ts';
-import { FakeClock } from '../support/fake-clock.ts';
-import { relayConfig, startMemoryRelay } from './helpers.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
+import { relayConfig, startMemoryRelay } from '../../rigs/relay/helpers.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8').trim();

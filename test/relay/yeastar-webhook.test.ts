@@ -19,9 +19,14 @@ import { YEASTAR_P_SERIES_WIRE } from '../../src-shared/wire/yeastar-p-series.ts
 import { STANDARD_WIRE } from '../../src-shared/wire/standard.ts';
 import { relayOptIns } from '../../src-main/core/relay-client/filter.ts';
 import { signBody } from '../../src-relay/signature.ts';
-import { TestClient } from './helpers.ts';
-import { runRelayCli, runRelayWith, spawnRelay, type RelayProcess } from './relay-process.ts';
-import { sleepReal } from '../support/wait.ts';
+import { TestClient } from '../../rigs/relay/helpers.ts';
+import {
+  runRelayCli,
+  runRelayWith,
+  spawnRelay,
+  type RelayProcess,
+} from '../../rigs/relay/relay-process.ts';
+import { sleepReal } from '../../rigs/wait.ts';
 
 const FIXTURES = join(import.meta.dirname, '..', 'fixtures', 'yeastar-p-series');
 const fixture = (name: string) => readFileSync(join(FIXTURES, name), 'utf8');

@@ -4,6 +4,7 @@
  */
 import { vi } from 'vitest';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
+import { featuresNotOffered } from '../../src-shared/wire/index.ts';
 import type {
   EventChannel,
   IpcEventMap,
@@ -21,6 +22,8 @@ export const savedView: SettingsView = {
   },
   hasSecret: true,
   needsOnboarding: false,
+  // As main says it (settings-service.ts view()): from each phone system's wire dialect.
+  notOffered: featuresNotOffered(),
 };
 
 /** Organisation mode, signed in by single sign-on. */

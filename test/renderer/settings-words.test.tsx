@@ -8,7 +8,7 @@
  */
 import { cleanup, fireEvent, render, screen } from '@testing-library/react';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { previewCrmUrl } from '../../src-main/core/app/crm-url.ts';
+import { previewCrmUrl } from '../../src-main/core/links/crm-url.ts';
 import { applyPatch } from '../../src-main/core/settings/validate-settings.ts';
 import type { SaveResult, SettingsPatch } from '../../src-main/ipc/contract.ts';
 import { SettingsApp } from '../../src-renderer/settings/SettingsApp.tsx';

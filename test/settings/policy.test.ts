@@ -4,8 +4,8 @@ import { writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { settingsPortFor } from '../../src-main/core/app/settings-port.ts';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { settingsPortFor } from '../../src-main/core/settings-service/settings-port.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
 import {
   loadPolicy,
   managedView,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { applyPatch, validateSettings } from '../../src-main/core/settings/settings-store.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
 import type { Settings } from '../../src-main/core/settings/types.ts';
-import { DENIED_SCHEMES, vetExternalUrl } from '../../src-main/core/app/external-url.ts';
+import { DENIED_SCHEMES, vetExternalUrl } from '../../src-main/core/links/external-url.ts';
 import { LOCALES, PSEUDO_LOCALE } from '../../src-shared/i18n/locales.ts';
 
 const fields = (problems: Array<{ field: string }>) => problems.map((p) => p.field);

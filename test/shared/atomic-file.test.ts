@@ -7,7 +7,7 @@ import {
   checkAtomicTarget,
   UnusableTargetError,
   writeFileAtomic,
-} from '../../src-shared/atomic-file.ts';
+} from '../../src-shared/files/atomic-file.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 describe('writeFileAtomic', () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { BoundedFifoMap } from '../../src-shared/bounded-map.ts';
+import { BoundedFifoMap } from '../../src-shared/kit/bounded-map.ts';
 
 describe('BoundedFifoMap', () => {
   it('holds a small ring while few keys are held, whatever the bound', () => {

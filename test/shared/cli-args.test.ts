@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { joinNegativeNumbers, valueOptionsOf } from '../../src-shared/cli-args.ts';
+import { joinNegativeNumbers, valueOptionsOf } from '../../src-shared/process/cli-args.ts';
 
 describe('joinNegativeNumbers', () => {
   const options = valueOptionsOf({

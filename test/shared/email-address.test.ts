@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalEmail, sameEmail } from '../../src-shared/email-address.ts';
+import {
+  canonicalEmail,
+  sameAddressPairs,
+  sameEmail,
+} from '../../src-shared/rules/email-address.ts';
 
 describe('canonicalEmail: addresses compared without Unicode folding', () => {
   it('lower-cases A-Z only, and trims', () => {
@@ -25,8 +29,37 @@ describe('canonicalEmail: addresses compared without Unicode folding', () => {
     expect(sameEmail('anna@bücher.de', 'Anna@XN--BCHER-KVA.DE')).toBe(true);
     // Not in the form IDNA maps it to (an upper-case Ü): refused, not folded.
     expect(canonicalEmail('anna@BÜcher.de')).toBeNull();
-    // Decomposed ü (not NFC): refused.
-    expect(canonicalEmail('anna@bu\u0308cher.de')).toBeNull();
+  });
+
+  // Issue 34 item 4: the one function's table. Each row: what is typed, what it compares as.
+  it.each([
+    ['upper-case A-Z, trimmed', '  Alice@EXAMPLE.Org\t', 'alice@example.org'],
+    ['the Kelvin sign (toLowerCase and NFC both make it k)', '\u212Aate@example.org', null],
+    ['the Kelvin sign in the domain', 'kate@exampl\u212Ae.org', null],
+    ['the dotted capital I (toLowerCase makes it i + a dot)', '\u0130nfo@example.org', null],
+    ['the dotted capital I in the domain', 'info@\u0130xample.org', null],
+    ['a non-ASCII local part, even in NFC', 'r\u00e9my@example.org', null],
+    ['an IDN domain (NFC)', 'anna@b\u00fccher.de', 'anna@xn--bcher-kva.de'],
+    ['the same domain typed decomposed (NFD)', 'anna@bu\u0308cher.de', 'anna@xn--bcher-kva.de'],
+    [
+      'the same domain as its A-label, upper-case',
+      'ANNA@XN--BCHER-KVA.DE',
+      'anna@xn--bcher-kva.de',
+    ],
+    ['an upper-case \u00dc (IDNA would fold it)', 'anna@B\u00dccher.de', null],
+  ])('%s', (_why, typed, canonical) => {
+    expect(canonicalEmail(typed)).toBe(canonical);
+  });
+
+  it('finds the names whose addresses are one (a configuration error)', () => {
+    expect(
+      sameAddressPairs([
+        ['anna', 'anna@bu\u0308cher.de'],
+        ['kate', 'kate@example.org'],
+        ['kelvin', '\u212Aate@example.org'],
+        ['anna2', 'Anna@xn--bcher-kva.de'],
+      ]),
+    ).toEqual([{ first: 'anna', second: 'anna2', address: 'anna@xn--bcher-kva.de' }]);
   });
 
   it('refuses what is not an address', () => {

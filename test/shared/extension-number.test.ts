@@ -1,16 +1,19 @@
 /**
- * What an extension is, one rule (src-shared/extension-number.ts) everywhere: what Settings and the
+ * What an extension is, one rule (src-shared/rules/phone-number-rules.ts) everywhere: what Settings and the
  * runner accept, which `to` matches as an extension, what the directory keys and the card show as
  * an extension. Before, Settings took up to 12 digits, the runner 15, and display and matching
  * treated only up to 6 as an extension: a 7-12-digit extension was accepted, then formatted and
  * matched as a telephone number.
  */
 import { describe, expect, it } from 'vitest';
-import { isExtensionNumber, MAX_EXTENSION_DIGITS } from '../../src-shared/extension-number.ts';
+import {
+  isExtensionNumber,
+  MAX_EXTENSION_DIGITS,
+} from '../../src-shared/rules/phone-number-rules.ts';
 import { applyPatch, defaultSettings } from '../../src-main/core/settings/validate-settings.ts';
 import { parseHeadlessArgs } from '../../src-main/headless/args.ts';
 import { UserNumberMatcher } from '../../src-main/core/events/numbers.ts';
-import { formatNumber, numberKey } from '../../src-main/core/app/phone.ts';
+import { formatNumber, numberKey } from '../../src-main/core/numbers/phone-number.ts';
 import { isExtension } from '../../src-renderer/shared/format.ts';
 
 const LONGEST = '1234567';

@@ -5,9 +5,9 @@ import {
   recoveryPacer,
   type Fault,
   type FaultLoop,
-} from '../../src-shared/last-resort.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/log.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+} from '../../src-shared/process/last-resort.ts';
+import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 function setup() {
   const clock = new FakeClock();

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { jsonLine } from '../../src-shared/json-text.ts';
+import { jsonLine } from '../../src-shared/files/json-text.ts';
 import {
   createLogger,
   MAX_CAUSE_DEPTH,
@@ -8,7 +8,7 @@ import {
   REDACTED,
   SecretRegistry,
   TOO_DEEP,
-} from '../../src-shared/log.ts';
+} from '../../src-shared/process/log.ts';
 import { withoutSecrets } from '../../src-main/core/settings/validate-settings.ts';
 
 describe('logger redaction', () => {

@@ -1,15 +1,15 @@
 /**
- * "Is this host this computer?" is one rule (src-shared/loopback.ts), and every place that allows
+ * "Is this host this computer?" is one rule (src-shared/net/loopback.ts), and every place that allows
  * plain http/ws only on loopback gives the same verdict for the same host. Before, six copies
  * disagreed: the relay's config check took 127.0.0.2 as local and everything else refused it,
  * and only the relay's took an upper-case LOCALHOST.
  */
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost } from '../../src-shared/loopback.ts';
+import { isLoopbackHost } from '../../src-shared/net/loopback.ts';
 import { applyPatch, defaultSettings } from '../../src-main/core/settings/validate-settings.ts';
 import { parseHeadlessArgs, UsageError } from '../../src-main/headless/args.ts';
 import { relayStreamUrl } from '../../src-main/core/relay-client/relay-source.ts';
-import { checkBaseUrl } from '../../src-main/core/app/test-connection.ts';
+import { checkBaseUrl } from '../../src-main/core/connection/test-connection.ts';
 import { devServerOrigin } from '../../src-main/electron/app-origin.ts';
 import { checkConfig } from '../../src-relay/check-config.ts';
 import { defaultConfig } from '../../src-relay/config.ts';

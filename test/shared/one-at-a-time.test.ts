@@ -1,10 +1,10 @@
 /**
- * One writer at a time, two ways (src-shared/one-at-a-time.ts), used by the call history and the
+ * One writer at a time, two ways (src-shared/kit/one-at-a-time.ts), used by the call history and the
  * relay cursor (LatestWriter) and by settings updates and connection rebuilds (SerialQueue).
  */
 import { describe, expect, it } from 'vitest';
-import { LatestWriter, SerialQueue } from '../../src-shared/one-at-a-time.ts';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { LatestWriter, SerialQueue } from '../../src-shared/kit/one-at-a-time.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
 
 function gate() {
   let open!: () => void;
@@ -82,7 +82,6 @@ describe('SerialQueue', () => {
     expect(await a).toBe('a');
     await expect(b).rejects.toThrow('b');
     expect(await c).toBe('c');
-    await queue.idle();
     expect(log).toEqual(['start a', 'end a', 'start b', 'end b', 'start c', 'end c']);
   });
 });

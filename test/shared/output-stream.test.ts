@@ -1,11 +1,11 @@
 /**
- * The one writer of a standard stream (src-shared/output-stream.ts), against a real pipe whose
+ * The one writer of a standard stream (src-shared/process/output-stream.ts), against a real pipe whose
  * reader has gone (EPIPE, as `... | head -1` leaves it) and a stand-in that never drains.
  */
 import { spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { outputStream, type WritableOutput } from '../../src-shared/output-stream.ts';
+import { outputStream, type WritableOutput } from '../../src-shared/process/output-stream.ts';
 
 /** A stream that takes every write and never passes it on (a reader that stopped reading). */
 class StalledStream extends EventEmitter implements WritableOutput {
@@ -22,7 +22,7 @@ describe('outputStream', () => {
   it('a real stdout whose reader has gone: one EPIPE, writes dropped after, no uncaught error', () => {
     // A child writes to its stdout, a pipe whose reading end this process has closed at once.
     const script = `
-      import { outputStream } from ${JSON.stringify(new URL('../../src-shared/output-stream.ts', import.meta.url).href)};
+      import { outputStream } from ${JSON.stringify(new URL('../../src-shared/process/output-stream.ts', import.meta.url).href)};
       const out = outputStream(process.stdout);
       let uncaught = 0;
       process.on('uncaughtException', () => uncaught++);

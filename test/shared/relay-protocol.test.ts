@@ -7,7 +7,7 @@ import {
   encodeControl,
   parseClientMessage,
   sanitiseFilter,
-} from '../../src-shared/relay-protocol.ts';
+} from '../../src-shared/relay/relay-protocol.ts';
 
 describe('relay client protocol', () => {
   it('tells control frames from event bodies without parsing bodies', () => {

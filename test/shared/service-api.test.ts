@@ -1,9 +1,9 @@
 /**
- * The service's paths, once (src-shared/service-api.ts): the app's client and socket, the relay's
+ * The service's paths, once (src-shared/api/service-api.ts): the app's client and socket, the relay's
  * token check and the simulator all build or serve them from this list.
  */
 import { describe, expect, it } from 'vitest';
-import { API_PATHS, serviceUrl } from '../../src-shared/service-api.ts';
+import { API_PATHS, serviceUrl } from '../../src-shared/api/service-api.ts';
 import { subscribeUrl } from '../../src-main/core/events/ws-source.ts';
 
 describe('serviceUrl', () => {

@@ -1,5 +1,5 @@
 /**
- * The one stop rule of the runner, the relay and the simulator (src-shared/stop-signal.ts), on a
+ * The one stop rule of the runner, the relay and the simulator (src-shared/process/stop-signal.ts), on a
  * fake `process`. The real commands are stopped from outside in test/blackbox/commands.test.ts and
  * service.test.ts.
  */
@@ -10,7 +10,7 @@ import {
   whenToStop,
   type ProcessInfo,
   type StopSource,
-} from '../../src-shared/stop-signal.ts';
+} from '../../src-shared/process/stop-signal.ts';
 
 class FakeProcess implements StopSource {
   ppid = 100;

@@ -1,11 +1,11 @@
 /**
- * The one text-frame builder (src-shared/ws-frame.ts) the relay and the simulator write with, read
+ * The one text-frame builder (src-shared/stream/ws-frame.ts) the relay and the simulator write with, read
  * back by `ws`'s own receiver at each header size (RFC 6455 section 5.2: 7-bit, 16-bit and 64-bit
  * lengths).
  */
 import { describe, expect, it } from 'vitest';
 import * as ws from 'ws';
-import { textFrameOf } from '../../src-shared/ws-frame.ts';
+import { textFrameOf } from '../../src-shared/stream/ws-frame.ts';
 
 /** ws's frame parser (ws exports it as Receiver; @types/ws leaves it out). */
 interface FrameReceiver {

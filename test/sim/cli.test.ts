@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../rigs/wait.ts';
 
 const CLI = fileURLToPath(new URL('../../src-sim/cli.ts', import.meta.url));
 

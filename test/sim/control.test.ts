@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src-sim/index.ts';
 import type { Simulator } from '../../src-sim/index.ts';
 import { call, getToken, listExtensions, openSocket, postJson, rejectionOf } from './helpers.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../rigs/wait.ts';
 import type { TestSocket } from './helpers.ts';
 
 describe('simulator control surface /_sim/', () => {

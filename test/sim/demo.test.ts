@@ -5,10 +5,10 @@
  * earlier step had already ended.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
 import { demoScript, startDemo, type Demo } from '../../src-sim/demo.ts';
 import type { Envelope } from '../../src-sim/index.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 let demo: Demo | undefined;
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { startSimulator } from '../../src-sim/index.ts';
 import type { Simulator } from '../../src-sim/index.ts';
 import { getToken, openSocket, rejectionOf } from './helpers.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../rigs/wait.ts';
 import type { TestSocket } from './helpers.ts';
 
 describe('simulator fault injection', () => {

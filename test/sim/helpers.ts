@@ -1,6 +1,6 @@
 import WebSocket from 'ws';
 import type { SimApiKey, Simulator } from '../../src-sim/index.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../rigs/wait.ts';
 
 /** Client-side helpers for the simulator tests: plain fetch and ws, nothing from the app. */
 export interface TokenPair {

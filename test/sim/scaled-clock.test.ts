@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { createScaledClock, startSimulator } from '../../src-sim/index.ts';
 import { getToken, listExtensions } from './helpers.ts';
 

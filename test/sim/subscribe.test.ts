@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 import type { Simulator, SimulatorOptions } from '../../src-sim/index.ts';
 import { getToken, openSocket, rejectionOf } from './helpers.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../rigs/wait.ts';
 import type { TestSocket } from './helpers.ts';
 
 describe('simulator subscribe WebSocket', () => {

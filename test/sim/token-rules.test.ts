@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSimulator, type Simulator, type TokenRule } from '../../src-sim/index.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { call, postJson } from './helpers.ts';
 
 let sim: Simulator | undefined;

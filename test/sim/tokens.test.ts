@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 import type { Simulator } from '../../src-sim/index.ts';
 import { call, getToken, listExtensions, postJson } from './helpers.ts';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 import type { Envelope, Simulator, SimulatorOptions } from '../../src-sim/index.ts';
 import { getToken, openSocket } from './helpers.ts';

@@ -1,12 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { signBody, startSimulator } from '../../src-sim/index.ts';
 import type { Simulator } from '../../src-sim/index.ts';
 import { retryDelayMs } from '../../src-sim/webhooks.ts';
 import { getToken, openSocket } from './helpers.ts';
-import { waitFor } from '../support/wait.ts';
+import { waitFor } from '../../rigs/wait.ts';
 
 interface Received {
   headers: http.IncomingHttpHeaders;

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { startSimulator, type Simulator, type SimulatorOptions } from '../../src-sim/index.ts';
 
 const cleanups: Array<() => Promise<void>> = [];

@@ -6,7 +6,7 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { sleepReal } from './wait.ts';
+import { sleepReal } from '../../rigs/wait.ts';
 
 const LOCK = fileURLToPath(new URL('../../.tmp/build.lock', import.meta.url));
 

@@ -1,6 +1,6 @@
 /**
  * One shared fake of the `electron` module for tests (the electron/fiddle pattern), used as
- *   vi.mock('electron', () => import('../support/electron-mock.ts'));
+ *   vi.mock('electron', () => import('./electron-mock.ts'));
  * Each fake keeps what was done to it (windows' bounds and visibility, sent IPC messages, tray
  * state, notifications, registered handlers) so tests assert on behaviour, and lets tests play the
  * OS's part (emit 'click', invoke an IPC channel from a given frame, move the pointer).

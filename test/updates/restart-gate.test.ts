@@ -1,8 +1,8 @@
 /** "May we restart now?" on the fake clock: never while a call rings, nor within the quiet period after. */
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
 import { QUIET_AFTER_CALL_MS, RestartGate } from '../../src-main/core/updates/restart-gate.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 function setup() {
   const clock = new FakeClock();

@@ -4,7 +4,7 @@
  * and that a setting or an installation that cannot update turns it all off.
  */
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src-shared/log.ts';
+import { memoryLogger } from '../../src-shared/process/log.ts';
 import { DEFAULT_SETTINGS, type UpdateSettings } from '../../src-main/core/settings/types.ts';
 import type { UpdateSupport } from '../../src-main/core/updates/install-kind.ts';
 import { QUIET_AFTER_CALL_MS, RestartGate } from '../../src-main/core/updates/restart-gate.ts';
@@ -12,7 +12,7 @@ import {
   UpdateController,
   type UpdaterPort,
 } from '../../src-main/core/updates/update-controller.ts';
-import { FakeClock } from '../support/fake-clock.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const MIN = 60_000;
 const HOUR = 60 * MIN;

@@ -14,32 +14,32 @@
  * - Network errors, 5xx and 429 back off exponentially with full jitter, never sooner than
  *   Retry-After; during back-off getToken rejects at once with the last error (no hammering), unless
  *   the current token is still usable.
- * - Sign-ins (get_token, not refresh_token) are bounded and held by the one rule of
- *   src-shared/sign-in-guard.ts: the phone system's token limit, and another computer signing in
- *   with the same API application (each sign-in ending the other's tokens).
+ * - The pair, single flight, refresh-else-sign-in, the sign-in rule (src-shared/api/sign-in-guard.ts:
+ *   the phone system's token limit, another computer signing in with the same API application)
+ *   and retiring old tokens from the secret registry are the one token lifecycle's
+ *   (src-shared/api/token-lifecycle.ts), shared with the relay's gateway and the organisation's
+ *   ID token; this manager adds the desktop's health (back-off, needs attention), its timers and
+ *   the keychain.
  * - Tokens are revoked (`release()`, where the phone system has `del_token`) when the connection
  *   ends: sign-out, quit, new credentials. Within a time limit: quitting never waits on a PBX
  *   that does not answer.
  */
-import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
 import type { AccessToken, TokenSource, WakeReason } from '../events/contracts.ts';
-import type { Logger } from '../../../src-shared/log.ts';
-import { SecretRegistry, silentLogger } from '../../../src-shared/log.ts';
-import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../../../src-shared/backoff.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
+import { SecretRegistry, silentLogger } from '../../../src-shared/process/log.ts';
+import { Backoff, TOKEN_BACKOFF, type BackoffPolicy } from '../../../src-shared/kit/backoff.ts';
 import {
   REVOKE_LIMIT_MS,
-  revokeTokens,
-  SignInGuard,
+  SIGN_IN_POLICY,
   type SignInPolicy,
-} from '../../../src-shared/sign-in-guard.ts';
-import { Emitter } from '../../../src-shared/emitter.ts';
-import { Generation } from '../../../src-shared/generation.ts';
+} from '../../../src-shared/api/sign-in-guard.ts';
 import {
-  isServiceError,
-  needsUser,
-  refreshRefused,
-  ServiceError,
-} from '../../../src-shared/service-errors.ts';
+  serviceTokenLifecycle,
+  type TokenLifecycle,
+} from '../../../src-shared/api/token-lifecycle.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
+import { isServiceError, needsUser, ServiceError } from '../../../src-shared/api/service-errors.ts';
 import type { ServiceClient, TokenPair } from '../../../src-shared/api/service-client.ts';
 import { KeychainUnavailableError } from '../credentials/credential-store.ts';
 
@@ -64,8 +64,6 @@ export type TokenHealth =
 export const DEFAULT_REFRESH_MARGIN_MS = 5 * 60 * 1000;
 /** While a refresh is failing, a token with at least this much life left is still handed out. */
 export const MIN_USABLE_MS = 30 * 1000;
-/** A refresh token closer than this to its end is not used: exchange the key and secret instead. */
-export const REFRESH_TOKEN_MIN_REMAINING_MS = 60 * 1000;
 /**
  * How long the keychain may take to hand over the secret. An unlock prompt nobody answers (the
  * user is away) would otherwise hold every caller, and "Try again", for ever; after this the
@@ -74,8 +72,6 @@ export const REFRESH_TOKEN_MIN_REMAINING_MS = 60 * 1000;
 export const DEFAULT_CREDENTIALS_TIMEOUT_MS = 2 * 60 * 1000;
 /** How long revoking the tokens may take when the connection ends (sign-in-guard.ts). */
 export const DEFAULT_RELEASE_LIMIT_MS = REVOKE_LIMIT_MS;
-/** Superseded tokens stay registered as secrets for a few generations (they may still show up in logs). */
-const RETIRED_SECRETS_KEPT = 8;
 
 export interface TokenManagerDeps {
   client: ServiceClient;
@@ -87,72 +83,85 @@ export interface TokenManagerDeps {
   refreshMarginMs?: number;
   backoff?: BackoffPolicy;
   credentialsTimeoutMs?: number;
-  /** How often it may sign in (src-shared/sign-in-guard.ts); SIGN_IN_POLICY by default. */
+  /** How often it may sign in (src-shared/api/sign-in-guard.ts); SIGN_IN_POLICY by default. */
   signIn?: SignInPolicy;
   releaseLimitMs?: number;
 }
 
 export class TokenManager implements TokenSource {
-  private readonly client: ServiceClient;
   private readonly credentials: () => Promise<Credentials | null>;
   private readonly clock: Clock;
   private readonly logger: Logger;
   private readonly secrets: SecretRegistry;
-  private readonly refreshMarginMs: number;
   private readonly credentialsTimeoutMs: number;
   private readonly backoff: Backoff;
-  private readonly guard: SignInGuard;
-  private readonly releaseLimitMs: number;
+  /** The pair, single flight, refresh-else-sign-in, the sign-in rule, retiring and revoking. */
+  private readonly life: TokenLifecycle<TokenPair>;
 
-  private pair: TokenPair | null = null;
-  /** When the current pair was obtained (its age decides whether a refusal took it away). */
-  private pairIssuedAt = 0;
-  /** The access token a refresh superseded: still valid until its own end, revoked with the pair. */
-  private previousAccess: { value: string; expiresAt: number } | null = null;
-  /** Margin for the current pair: the configured one, but never more than a quarter of its life. */
-  private margin = 0;
-  private inflight: Promise<TokenPair> | null = null;
-  /** Bumped by credentialsChanged(), so that an answer for the old key is not kept. */
-  private readonly generation = new Generation();
   private state: TokenHealth = { state: 'ok' };
   private refreshTimer: TimerHandle | undefined;
   private retryTimer: TimerHandle | undefined;
   private stopped = false;
   private readonly healthListeners: Emitter<[TokenHealth]>;
-  private readonly retired: string[] = [];
 
   constructor(deps: TokenManagerDeps) {
-    this.client = deps.client;
+    const client = deps.client;
     this.credentials = deps.credentials;
     this.clock = deps.clock;
     this.logger = (deps.logger ?? silentLogger).child({ component: 'token-manager' });
     this.secrets = deps.secrets ?? new SecretRegistry();
-    this.refreshMarginMs = deps.refreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS;
     this.credentialsTimeoutMs = deps.credentialsTimeoutMs ?? DEFAULT_CREDENTIALS_TIMEOUT_MS;
     this.backoff = new Backoff(deps.backoff ?? TOKEN_BACKOFF, deps.random);
-    this.guard = new SignInGuard(deps.clock, deps.signIn);
-    this.releaseLimitMs = deps.releaseLimitMs ?? DEFAULT_RELEASE_LIMIT_MS;
     this.healthListeners = new Emitter(this.logger, 'health');
+    this.life = serviceTokenLifecycle(
+      client,
+      {
+        signIn: async () => {
+          const creds = await this.readKeychain();
+          return client.getToken(creds.key, creds.secret);
+        },
+        obtained: (pair) => this.onSuccess(pair),
+        failed: (err, kept) => {
+          const error = this.toServiceError(err);
+          if (kept) this.onFailure(error);
+          return error;
+        },
+      },
+      {
+        clock: deps.clock,
+        secrets: this.secrets,
+        logger: this.logger,
+        // Never more than a quarter of a token's life: a service (or the simulator at speed) with
+        // short-lived tokens must not make every token look stale at once, which would refresh
+        // in a loop.
+        marginMs: deps.refreshMarginMs ?? DEFAULT_REFRESH_MARGIN_MS,
+        marginShare: 1 / 4,
+        signIn: deps.signIn ?? SIGN_IN_POLICY,
+        releaseLimitMs: deps.releaseLimitMs ?? DEFAULT_RELEASE_LIMIT_MS,
+        // The access token a refresh superseded stays valid until its own end: revoked with the
+        // pair when the connection ends.
+        revokeReplaced: 'when-settled',
+      },
+    );
   }
 
   /** A token with at least the refresh margin left (or, while refreshing fails, at least 30 s). */
   async getToken(): Promise<AccessToken> {
     if (this.state.state === 'needs-attention') throw this.state.error;
     const now = this.clock.now();
-    const current = this.pair;
-    if (current && this.isFresh(current, now)) return toAccessToken(current);
+    const fresh = this.life.fresh(now);
+    if (fresh) return toAccessToken(fresh);
     if (this.state.state === 'backoff' && now < this.state.retryAt) {
-      if (current && this.isUsable(current, now)) return toAccessToken(current);
+      const usable = this.life.usable(MIN_USABLE_MS, now);
+      if (usable) return toAccessToken(usable);
       throw this.state.error;
     }
     try {
-      return toAccessToken(await this.acquire());
+      return toAccessToken(await this.life.acquire());
     } catch (err) {
       // A refresh inside the margin failed for a passing reason: the current token still works.
-      const still = this.pair;
-      if (still && isServiceError(err) && err.retryable && this.isUsable(still, this.clock.now())) {
-        return toAccessToken(still);
-      }
+      const still = this.life.usable(MIN_USABLE_MS);
+      if (still && isServiceError(err) && err.retryable) return toAccessToken(still);
       throw err;
     }
   }
@@ -163,14 +172,7 @@ export class TokenManager implements TokenSource {
 
   /** The service said this token is expired or unknown: never hand it out again. */
   invalidate(value: string): void {
-    if (this.pair && this.pair.accessToken === value && this.pair.accessExpiresAt > 0) {
-      const ageMs = this.clock.now() - this.pairIssuedAt;
-      this.logger.info('access token invalidated by the service', {
-        ageSec: Math.round(ageMs / 1000),
-      });
-      this.guard.tokenRefused(ageMs);
-      this.pair = { ...this.pair, accessExpiresAt: 0 };
-    }
+    this.life.invalidate(value);
   }
 
   /**
@@ -206,23 +208,19 @@ export class TokenManager implements TokenSource {
   /** The user asks to try again now (after fixing the key, the allowlist or the network). */
   retry(): void {
     this.backoff.reset();
-    this.guard.reset();
+    this.life.resetSignIns();
     this.clearRetryTimer();
     this.setHealth({ state: 'ok' });
-    if (!this.pair || !this.isFresh(this.pair, this.clock.now())) this.background();
+    if (!this.life.fresh()) this.background();
     else this.scheduleRefresh(); // needs-attention had cleared it
   }
 
   /** The key or secret changed: forget every token of the old one and start over. */
   credentialsChanged(): void {
-    this.generation.bump();
-    this.inflight = null;
     // The old application's tokens hold slots of its 8 (sign-in-guard.ts): give them back.
-    void this.revokeHeld();
-    if (this.pair) this.retire(this.pair);
-    this.pair = null;
+    void this.life.drop();
     this.backoff.reset();
-    this.guard.reset();
+    this.life.resetSignIns();
     this.clearRetryTimer();
     this.clearRefreshTimer();
     this.setHealth({ state: 'ok' });
@@ -250,7 +248,7 @@ export class TokenManager implements TokenSource {
       else this.scheduleRetry(this.state.retryAt - now);
       return;
     }
-    if (this.pair && !this.isFresh(this.pair, now)) this.background();
+    if (this.life.current() && !this.life.fresh(now)) this.background();
     else this.scheduleRefresh();
   }
 
@@ -268,69 +266,10 @@ export class TokenManager implements TokenSource {
    */
   async release(): Promise<void> {
     this.stop();
-    this.generation.bump();
-    this.inflight = null;
-    await this.revokeHeld();
-    if (this.pair) this.retire(this.pair);
-    this.pair = null;
-  }
-
-  /** Revokes the current and the superseded access token (those still valid), within the limit. */
-  private async revokeHeld(): Promise<void> {
-    if (!this.client.canRevoke) return;
-    const now = this.clock.now();
-    const held = [
-      this.pair,
-      this.previousAccess && {
-        accessToken: this.previousAccess.value,
-        accessExpiresAt: this.previousAccess.expiresAt,
-      },
-    ]
-      .filter((p): p is Pick<TokenPair, 'accessToken' | 'accessExpiresAt'> =>
-        Boolean(p && p.accessExpiresAt > now),
-      )
-      .map((p) => p.accessToken);
-    this.previousAccess = null;
-    await revokeTokens(this.client, held, {
-      clock: this.clock,
-      logger: this.logger,
-      limitMs: this.releaseLimitMs,
-    });
+    await this.life.drop();
   }
 
   // --- internals -----------------------------------------------------------------------------
-
-  private isFresh(pair: TokenPair, now: number): boolean {
-    return pair.accessExpiresAt - this.margin > now;
-  }
-
-  private isUsable(pair: TokenPair, now: number): boolean {
-    return pair.accessExpiresAt - MIN_USABLE_MS > now;
-  }
-
-  /** One request in flight at a time; every caller meanwhile shares its result. */
-  private acquire(): Promise<TokenPair> {
-    if (this.inflight) return this.inflight;
-    const current = this.generation.ticket();
-    const startedAt = this.clock.now();
-    const flight: Promise<TokenPair> = this.obtain()
-      .then(
-        (pair) => {
-          if (current()) this.onSuccess(pair, startedAt);
-          return pair;
-        },
-        (err: unknown) => {
-          const error = this.toServiceError(err);
-          if (current()) this.onFailure(error);
-          throw error;
-        },
-      )
-      .finally(() => {
-        if (this.inflight === flight) this.inflight = null;
-      });
-    this.inflight = flight;
-    return flight;
-  }
 
   /** The credentials callback, bounded by `credentialsTimeoutMs` on the injected clock. */
   private readCredentials(): Promise<Credentials | null> {
@@ -353,20 +292,8 @@ export class TokenManager implements TokenSource {
     });
   }
 
-  /** Refresh when the refresh token is alive; otherwise, or when it is refused, use key and secret. */
-  private async obtain(): Promise<TokenPair> {
-    const pair = this.pair;
-    if (pair && pair.refreshExpiresAt - REFRESH_TOKEN_MIN_REMAINING_MS > this.clock.now()) {
-      try {
-        return await this.client.refreshToken(pair.refreshToken, pair.refreshExpiresAt);
-      } catch (err) {
-        // Only a refused refresh token means start over (service-errors.ts refreshRefused).
-        if (!refreshRefused(err)) throw err;
-        this.logger.info('refresh token refused; exchanging the key and secret again', {
-          errcode: err.errcode,
-        });
-      }
-    }
+  /** The key and secret from the keychain (the sign-in's credentials), or a ServiceError. */
+  private async readKeychain(): Promise<Credentials> {
     let creds: Credentials | null;
     try {
       creds = await this.readCredentials();
@@ -391,27 +318,10 @@ export class TokenManager implements TokenSource {
       });
     }
     this.secrets.add(creds.secret);
-    // The token limit holds sign-ins from now, said with what is left of the hold.
-    return this.guard.signIn(() => this.client.getToken(creds.key, creds.secret));
+    return creds;
   }
 
-  private onSuccess(pair: TokenPair, startedAt: number): void {
-    if (this.pair) this.retire(this.pair, pair);
-    const old = this.pair;
-    this.previousAccess =
-      old && old.accessToken !== pair.accessToken && old.accessExpiresAt > this.clock.now()
-        ? { value: old.accessToken, expiresAt: old.accessExpiresAt }
-        : null;
-    this.pairIssuedAt = startedAt;
-    this.secrets.add(pair.accessToken);
-    this.secrets.add(pair.refreshToken);
-    this.pair = pair;
-    // A service (or the simulator at speed) with short-lived tokens must not make every token look
-    // stale at once, which would refresh in a loop.
-    this.margin = Math.min(
-      this.refreshMarginMs,
-      Math.max(0, (pair.accessExpiresAt - startedAt) / 4),
-    );
+  private onSuccess(pair: TokenPair): void {
     this.backoff.reset();
     this.clearRetryTimer();
     this.logger.info('access token obtained', {
@@ -434,7 +344,7 @@ export class TokenManager implements TokenSource {
       kind: error.kind,
       errcode: error.errcode,
       httpStatus: error.httpStatus,
-      error: error.message,
+      error,
       attempt: this.backoff.attempts,
       delayMs: delay,
     });
@@ -447,14 +357,11 @@ export class TokenManager implements TokenSource {
     this.clearRefreshTimer();
     // Tokens of a key the service no longer accepts are worth nothing; keep them on an IP problem,
     // where they work again as soon as the allowlist is fixed.
-    if (error.kind === 'credentials' && this.pair) {
-      this.retire(this.pair);
-      this.pair = null;
-    }
+    if (error.kind === 'credentials') this.life.discard();
     this.logger.warn('token manager needs attention', {
       kind: error.kind,
       errcode: error.errcode,
-      error: error.message,
+      error,
     });
     this.setHealth({ state: 'needs-attention', error });
   }
@@ -467,15 +374,16 @@ export class TokenManager implements TokenSource {
 
   private background(): void {
     if (this.stopped || this.state.state === 'needs-attention') return;
-    this.acquire().catch(() => {
+    this.life.acquire().catch(() => {
       // already recorded in health by onFailure
     });
   }
 
   private scheduleRefresh(): void {
     this.clearRefreshTimer();
-    if (this.stopped || !this.pair) return;
-    const due = Math.max(0, this.pair.accessExpiresAt - this.margin - this.clock.now());
+    const renewAt = this.life.renewAt();
+    if (this.stopped || renewAt === undefined) return;
+    const due = Math.max(0, renewAt - this.clock.now());
     this.refreshTimer = this.clock.setTimeout(() => {
       this.refreshTimer = undefined;
       this.background();
@@ -514,20 +422,6 @@ export class TokenManager implements TokenSource {
       kind: 'network',
       message: this.secrets.scrub(`token request failed: ${detail}`),
     });
-  }
-
-  /** Superseded tokens stay scrubbed from logs for a while, then are forgotten (bounded memory). */
-  private retire(old: TokenPair, replacement?: TokenPair): void {
-    for (const t of [old.accessToken, old.refreshToken]) {
-      if (
-        t !== replacement?.accessToken &&
-        t !== replacement?.refreshToken &&
-        !this.retired.includes(t)
-      ) {
-        this.retired.push(t);
-      }
-    }
-    while (this.retired.length > RETIRED_SECRETS_KEPT) this.secrets.remove(this.retired.shift());
   }
 }
 

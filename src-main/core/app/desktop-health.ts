@@ -7,10 +7,10 @@
  * the language in force (`StatusView.desktopProblems`), to the tray menu and the Settings window,
  * so a problem never stays silent in the log.
  */
-import { Emitter } from '../../../src-shared/emitter.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
 import { render, type Words } from '../../../src-shared/i18n/phrase.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
-import type { Logger } from '../../../src-shared/log.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
 
 /** One id per kind of problem: reporting an id again replaces its words. */
 export type DesktopProblemId =

@@ -8,8 +8,8 @@
  * Windows ends the process soon after WM_ENDSESSION), so those requests have a shorter limit; a
  * later request with a shorter limit than the one running shortens it.
  */
-import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
-import type { Logger } from '../../../src-shared/log.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
 
 export type QuitReason = 'user' | 'os-quit' | 'shutdown' | 'session-end' | 'update';
 

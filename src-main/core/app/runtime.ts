@@ -6,30 +6,31 @@
  * their states into the one status the tray and the windows show. src-main/electron/main.ts wires
  * it to real windows; tests wire it to fakes.
  */
-import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
-import type { Clock } from '../../../src-shared/clock.ts';
-import { Emitter } from '../../../src-shared/emitter.ts';
-import type { Fault } from '../../../src-shared/last-resort.ts';
-import type { Logger } from '../../../src-shared/log.ts';
+import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
+import type { Fault } from '../../../src-shared/process/last-resort.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
 import { StatusTimeline } from '../diagnostics/bounded-log.ts';
 import type { WakeReason } from '../events/contracts.ts';
 import type { Settings } from '../settings/types.ts';
-import { CallPresenter, crmValuesOf } from './call-presenter.ts';
+import { changedAmong, CRM_FIELDS } from '../settings/changes.ts';
+import { CallPresenter, crmValuesOf } from '../presenters/call-presenter.ts';
 import type { DesktopHealth } from './desktop-health.ts';
-import type { ConnectionFactory } from './connection.ts';
-import { ConnectionSupervisor } from './connection-supervisor.ts';
-import { NoticePresenter } from './notice-presenter.ts';
-import { Directory } from './directory.ts';
-import { historyToCsv } from './history-csv.ts';
-import type { HistoryStore } from './history-store.ts';
-import type { ClipboardPort, Notifier, PopupView, TrayView, UrlOpener } from './ports.ts';
+import type { ConnectionFactory } from '../connection/connection.ts';
+import { ConnectionSupervisor } from '../connection/connection-supervisor.ts';
+import { NoticePresenter } from '../presenters/notice-presenter.ts';
+import { Directory } from '../contacts/directory.ts';
+import { historyToCsv } from '../history/history-csv.ts';
+import type { HistoryStore } from '../history/history-store.ts';
+import type { ClipboardPort, Notifier, PopupView, TrayView, UrlOpener } from '../ports/ports.ts';
 import {
   needsReconnect,
   SettingsService,
   type SettingsChange,
   type SettingsServiceDeps,
-} from './settings-service.ts';
-import type { RingActions } from './ring-actions.ts';
+} from '../settings-service/settings-service.ts';
+import type { RingActions } from '../ring-actions/ring-actions.ts';
 import type {
   ContactsFilePick,
   CrmPreview,
@@ -42,16 +43,15 @@ import type {
   SettingsView,
   StatusView,
   TestConnectionResult,
-} from './views.ts';
+} from '../ports/views.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
-import { buildCrmLookup } from '../crm/build.ts';
-import { testCrmLookup } from '../crm/test-lookup.ts';
 import { PLAIN_ENGLISH } from '../../../src-shared/i18n/locale-state.ts';
 import type { CrmLookup } from '../crm/lookup.ts';
 import type { OrganisationAccount } from '../org/org-account.ts';
-import { OrgAccountError } from '../org/org-account.ts';
-import { isOrganisationMode } from './settings-service.ts';
-import type { FaultId } from '../../../src-shared/service-errors.ts';
+import { CrmFlow } from './crm-flow.ts';
+import { organisationPatch, runOrganisationStep } from './organisation-flow.ts';
+import { isOrganisationMode } from '../settings-service/settings-service.ts';
+import type { FaultId } from '../../../src-shared/api/service-errors.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -71,6 +71,8 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
   managed?: { by: string; locked: Array<keyof Settings> } | null;
   /** The administrator's actions on ring (policy.ts onRing), run for each new ringing call. */
   ringActions?: RingActions;
+  /** How the connection's proxy accepted us (the transport's proxyAuthInUse), for the status. */
+  proxyAuthInUse?: () => { scheme: string; identity?: string } | undefined;
   /** What the desktop side found wrong on this computer; shown in the status (desktop-health.ts). */
   health?: DesktopHealth;
   /** Called after settings are loaded or saved (start at login, etc.). */
@@ -99,11 +101,6 @@ const SIGN_IN_AGAIN: ReadonlySet<FaultId> = new Set<FaultId>([
   'not-enrolled',
 ]);
 
-/** Settings whose change builds a new CRM lookup (its own, and the transport's). */
-const CRM_FIELDS: ReadonlyArray<keyof Settings> = ['crmLookup', 'proxyMode', 'proxyUrl', 'caFile'];
-
-const changed = (a: unknown, b: unknown) => JSON.stringify(a) !== JSON.stringify(b);
-
 export class AppRuntime {
   readonly presenter: CallPresenter;
   readonly directory: Directory;
@@ -118,8 +115,8 @@ export class AppRuntime {
   private lastTest: { at: number; result: TestConnectionResult } | null = null;
   /** The connection's status changes, for diagnostics. */
   readonly timeline = new StatusTimeline();
-  /** The CRM lookup for the settings in force; null when none is set up. */
-  private crm: CrmLookup | null = null;
+  /** The CRM lookup for the settings in force, and Test lookup (crm-flow.ts). */
+  private readonly crm: CrmFlow;
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -142,6 +139,11 @@ export class AppRuntime {
       runningProbe: (target) => this.connection.runningProbe(target),
       inspectContactsFile: (path) => this.directory.inspectContactsFile(path),
     });
+    this.crm = new CrmFlow({
+      ...deps,
+      say: this.logger,
+      settings: () => this.settingsService.settings(),
+    });
     this.presenter = new CallPresenter({
       clock: deps.clock,
       logger: deps.logger,
@@ -153,7 +155,7 @@ export class AppRuntime {
       clipboard: deps.views.clipboard,
       settings: () => this.settingsService.settings(),
       isUserNumber: (to) => this.connection.isUserNumber(to),
-      crm: () => this.crm,
+      crm: () => this.crm.current(),
       ...(deps.ringActions?.count
         ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
         : {}),
@@ -191,15 +193,14 @@ export class AppRuntime {
     this.directory.setDefaultRegion(settings.defaultRegion);
     if (settings.contactsFile) await this.directory.loadContactsFile(settings.contactsFile);
     this.safely(() => this.d.onSettingsApplied?.(settings));
-    this.rebuildCrm(settings);
+    this.crm.rebuild(settings);
     await this.settingsService.prepare();
     await this.connection.rebuild();
     return { needsOnboarding: this.settingsService.needsOnboarding() };
   }
 
   async shutdown(): Promise<void> {
-    this.crm?.close();
-    this.crm = null;
+    this.crm.close();
     await this.connection.stop();
     await this.d.ringActions?.stop();
     this.directory.stop();
@@ -235,6 +236,7 @@ export class AppRuntime {
       ...this.notices.statusFields(),
       ...(fault ? { fault: { count: fault.count, at: fault.at } } : {}),
       ...this.desktopProblems(),
+      ...this.proxyAuth(s.state),
       ...(isOrganisationMode(settings)
         ? {
             organisation: {
@@ -248,6 +250,17 @@ export class AppRuntime {
             },
           }
         : {}),
+    };
+  }
+
+  private proxyAuth(state: StatusView['state']): Pick<StatusView, 'proxyAuth'> {
+    const auth = state === 'connected' ? this.d.proxyAuthInUse?.() : undefined;
+    if (!auth) return {};
+    return {
+      proxyAuth: {
+        scheme: auth.scheme,
+        ...(auth.identity !== undefined && { user: auth.identity }),
+      },
     };
   }
 
@@ -385,40 +398,14 @@ export class AppRuntime {
     relay: OrgRelayPatch,
     step: (account: OrganisationAccount, settings: Settings) => Promise<unknown>,
   ): Promise<OrgSignInResult> {
-    const t = (this.d.words ?? PLAIN_ENGLISH).current();
-    const patch: Partial<Settings> = {
-      connectionMode: 'organisation',
-      relayUrl: relay.relayUrl,
-      relayTenant: relay.relayTenant,
-      demoMode: false,
-    };
-    // A refused field is said beside it, in the window's language (the refusal's words).
-    const checked = this.settingsService.check(patch);
-    if (!checked.ok) return { ok: false, field: checked.field, message: render(checked.words, t) };
-    // A policy that locks API-key mode leaves the mode out of the patch: signing in would store
-    // a credential and say "signed in" while nothing changed.
-    if (checked.settings.connectionMode !== 'organisation')
-      return {
-        ok: false,
-        field: 'connectionMode',
-        message: t.t('settings.locked-by', { by: this.settingsView().managed?.by ?? '' }),
-      };
-    const problem = this.settingsService.organisationProblem(checked.settings);
-    if (problem) return { ok: false, field: problem.field, message: render(problem.words, t) };
-    const account = this.d.organisation;
-    if (!account) return { ok: false, message: t.t('status.org.not-available') };
-    try {
-      await step(account, checked.settings);
-    } catch (err) {
-      if (!(err instanceof OrgAccountError)) throw err;
-      const { failure } = err;
-      return {
-        ok: false,
-        message: render(failure.reason, t),
-        ...(failure.remedy.length ? { remedy: render(failure.remedy, t) } : {}),
-        ...(failure.cancelled ? { cancelled: true } : {}),
-      };
-    }
+    const refused = await runOrganisationStep(relay, step, {
+      settings: this.settingsService,
+      account: this.d.organisation,
+      words: (this.d.words ?? PLAIN_ENGLISH).current(),
+      managedBy: () => this.settingsView().managed?.by ?? '',
+    });
+    if (refused) return refused;
+    const patch = organisationPatch(relay);
     // The new credential is a new secret: the connection is rebuilt even if no setting changed.
     const saved = await this.settingsService.update(patch, true);
     if (!saved.ok) return saved;
@@ -455,11 +442,6 @@ export class AppRuntime {
     return this.connection.retryNow();
   }
 
-  /** Waits until queued connection changes are done (tests). */
-  idle(): Promise<void> {
-    return this.connection.idle();
-  }
-
   /** A saved change reaches the history, the directory, the popup and, if needed, the connection. */
   private async apply(change: SettingsChange): Promise<void> {
     const { before, after } = change;
@@ -467,8 +449,7 @@ export class AppRuntime {
     this.directory.setDefaultRegion(after.defaultRegion);
     if (after.contactsFile !== before.contactsFile)
       await this.directory.loadContactsFile(after.contactsFile);
-    if (change.crmSecretChanged || CRM_FIELDS.some((k) => changed(before[k], after[k])))
-      this.rebuildCrm(after);
+    if (change.crmSecretChanged || changedAmong(before, after, CRM_FIELDS)) this.crm.rebuild(after);
     this.presenter.refreshSettings();
     this.safely(() => this.d.onSettingsApplied?.(after));
     if (needsReconnect(change))
@@ -484,57 +465,14 @@ export class AppRuntime {
    * the token typed in the form, else the one in the keychain; a fresh lookup, no cache.
    */
   async testCrmLookup(patch: SettingsPatch, number: string): Promise<CrmTestResult> {
-    const t = (this.d.words ?? PLAIN_ENGLISH).current();
     const checked = this.settingsService.check(patch.settings);
     if (!checked.ok) return { ok: false, message: checked.message };
-    const s = checked.settings;
-    const typed = patch.crmSecret?.trim();
-    if (typed) this.d.secrets.add(typed);
-    let lookup: CrmLookup | null = null;
-    if (this.d.crmNetwork && s.crmLookup.provider !== 'none')
-      try {
-        lookup = buildCrmLookup(s.crmLookup, {
-          clock: this.d.clock,
-          logger: this.d.logger,
-          secrets: this.d.secrets,
-          fetch: this.d.crmNetwork(s).fetch,
-          secret: async (account) => typed || (await this.d.credentials.getSecret(account)),
-          region: () => s.defaultRegion,
-          allowedSchemes: () => s.crmAllowedSchemes,
-          ...(this.d.hubspotApi ? { hubspotApi: this.d.hubspotApi } : {}),
-        });
-      } catch (err) {
-        this.logger.warn('CRM lookup test not started', { error: err });
-      }
-    return testCrmLookup(lookup, s.crmLookup, number, t, () => this.d.clock.now());
+    return this.crm.test(checked.settings, patch.crmSecret?.trim(), number);
   }
 
   /** The CRM lookup's figures for the diagnostics (never a number, a name or the token). */
   crmStats(): ReturnType<CrmLookup['stats']> | null {
-    return this.crm?.stats() ?? null;
-  }
-
-  /** A new CRM lookup for these settings (the old one's answers and pauses are forgotten). */
-  private rebuildCrm(settings: Settings): void {
-    this.crm?.close();
-    this.crm = null;
-    const network = this.d.crmNetwork;
-    if (!network || settings.crmLookup.provider === 'none') return;
-    try {
-      this.crm = buildCrmLookup(settings.crmLookup, {
-        clock: this.d.clock,
-        logger: this.d.logger,
-        secrets: this.d.secrets,
-        fetch: network(settings).fetch,
-        secret: (account) => this.d.credentials.getSecret(account),
-        region: () => this.settingsService.settings().defaultRegion,
-        allowedSchemes: () => this.settingsService.settings().crmAllowedSchemes,
-        ...(this.d.hubspotApi ? { hubspotApi: this.d.hubspotApi } : {}),
-      });
-    } catch (err) {
-      // An unusable proxy setting: no lookup (the connection's status says what is wrong).
-      this.logger.warn('CRM lookup not started', { error: err });
-    }
+    return this.crm.stats();
   }
 
   private publishStatus(): void {

@@ -3,7 +3,7 @@
  * the same): what was found in the file (its columns, its cards) and what to do about it.
  */
 import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
-import { displayText } from '../../../src-shared/text.ts';
+import { displayText } from '../../../src-shared/ui/text.ts';
 import { MAX_CONTACTS_BYTES } from './contacts-file.ts';
 import type { ContactsProblem } from './types.ts';
 

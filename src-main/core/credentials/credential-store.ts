@@ -6,7 +6,7 @@
  * tenants or keys side by side.
  */
 import { english, type Words } from '../../../src-shared/i18n/phrase.ts';
-import { faultWords, type FaultId } from '../../../src-shared/service-errors.ts';
+import { faultWords, type FaultId } from '../../../src-shared/api/service-errors.ts';
 
 export interface CredentialStore {
   getSecret(account: string): Promise<string | null>;

@@ -10,7 +10,7 @@
  * protects it there). The folder must exist (a path a person typed: a missing folder is a typo).
  */
 import { readFile, stat } from 'node:fs/promises';
-import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
+import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
 import type { CredentialStore } from './credential-store.ts';
 
 /** A credential file is small; anything larger is not ours. */

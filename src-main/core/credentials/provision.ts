@@ -5,7 +5,7 @@
  * the runner read, so an administrator's script can set a user up before they start the app.
  */
 import { keychainAccountOrNull, type CredentialStore } from './credential-store.ts';
-import type { SecretRegistry } from '../../../src-shared/log.ts';
+import type { SecretRegistry } from '../../../src-shared/process/log.ts';
 import type { Settings } from '../settings/types.ts';
 
 /** Reads all of a stream (standard input) as text. */

@@ -7,14 +7,14 @@
  * HubSpot's service key (or legacy private-app token), `crm-lookup@<host of the URL template>`
  * for the generic lookup's bearer token or `user:password`.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts';
 import type { CrmLookupSettings } from '../settings/types.ts';
 import type { CrmConnector } from './connector.ts';
 import { GenericJsonConnector } from './generic.ts';
 import { HUBSPOT_API, HubSpotConnector } from './hubspot.ts';
 import { CrmLookup } from './lookup.ts';
-import { lookupTemplateProblem } from './template.ts';
+import { lookupHost, lookupTemplateProblem } from './template.ts';
 
 export const CRM_ACCOUNT_PREFIX = 'crm-lookup@';
 
@@ -25,15 +25,7 @@ export function crmKeychainAccount(
 ): string | null {
   if (settings.provider === 'hubspot') return `${CRM_ACCOUNT_PREFIX}${new URL(hubspotApi).host}`;
   if (settings.provider !== 'generic' || lookupTemplateProblem(settings.urlTemplate)) return null;
-  const probe = settings.urlTemplate.trim().replace(/\{[^{}]*\}/g, 'x');
-  return `${CRM_ACCOUNT_PREFIX}${new URL(probe).host}`;
-}
-
-/** Whether this lookup signs in with a secret from the keychain. */
-export function crmNeedsSecret(settings: CrmLookupSettings): boolean {
-  return (
-    settings.provider === 'hubspot' || (settings.provider === 'generic' && settings.auth !== 'none')
-  );
+  return `${CRM_ACCOUNT_PREFIX}${lookupHost(settings.urlTemplate)}`;
 }
 
 export interface CrmBuildDeps {
@@ -45,7 +37,10 @@ export interface CrmBuildDeps {
   secret: (account: string) => Promise<string | null>;
   region: () => string;
   allowedSchemes: () => readonly string[];
-  /** HubSpot's API address; tests and the benchmark point it at the fake. */
+  /**
+   * HubSpot's API address (HUBSPOT_API by default), injected by code only: no environment or
+   * setting of a shipped build sets it (the token goes there).
+   */
   hubspotApi?: string;
 }
 

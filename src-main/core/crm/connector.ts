@@ -51,7 +51,7 @@ export type CrmFailureKind =
   /** No token or password is stored for this CRM. */
   | 'no-credentials';
 
-/** A refused certificate, as the service connection names it (src-shared/net-errors.ts). */
+/** A refused certificate, as the service connection names it (src-shared/net/net-errors.ts). */
 export interface CrmCertificateProblem {
   fault: 'certificate-untrusted' | 'certificate-expired' | 'certificate-host';
   host: string;

@@ -7,11 +7,12 @@
  * Answers: 200 with a name at the name path is a record; 200 without one, and 404, mean "no one by
  * that number"; 401, 403, 429 and other errors are CrmErrors (http.ts).
  */
-import type { SecretRegistry } from '../../../src-shared/log.ts';
-import type { Clock } from '../../../src-shared/clock.ts';
+import type { SecretRegistry } from '../../../src-shared/process/log.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
 import { CrmError, type CrmAnswer, type CrmConnector, type CrmQuery } from './connector.ts';
 import { exchangeJson, retryAfterMs, statusError } from './http.ts';
 import { fillLookupTemplate, pickField } from './template.ts';
+import { digitsOf } from '../numbers/phone-number.ts';
 
 export type CrmAuth = 'none' | 'bearer' | 'basic';
 
@@ -44,7 +45,7 @@ export class GenericJsonConnector implements CrmConnector {
     const { config } = this.d;
     const url = fillLookupTemplate(config.urlTemplate, {
       number: query.e164,
-      digits: query.national || query.e164.replace(/\D/g, ''),
+      digits: query.national || digitsOf(query.e164),
     });
     if (!url) throw new CrmError('bad-answer', 'the lookup address is not usable');
     const headers: Record<string, string> = {};

@@ -4,8 +4,8 @@
  * misconfigured, and a redirect could carry the token elsewhere), a bounded JSON body, and every
  * failure a CrmError with a kind the user can act on.
  */
-import { parseJson } from '../../../src-shared/json-text.ts';
-import { networkFault } from '../../../src-shared/net-errors.ts';
+import { parseJson } from '../../../src-shared/files/json-text.ts';
+import { networkFault } from '../../../src-shared/net/net-errors.ts';
 import { CrmError, type CrmCertificateProblem } from './connector.ts';
 
 function isCertificateFault(fault: string): fault is CrmCertificateProblem['fault'] {

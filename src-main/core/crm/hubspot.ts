@@ -28,11 +28,11 @@
  * most 10 s) for a short limit and an hour for the daily one (the quota resets at midnight in
  * the account's time zone). docs/crm/hubspot.md has each shape's source.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import type { SecretRegistry } from '../../../src-shared/log.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import type { SecretRegistry } from '../../../src-shared/process/log.ts';
 import { CrmError, type CrmAnswer, type CrmConnector, type CrmQuery } from './connector.ts';
 import { exchangeJson, retryAfterMs, statusError } from './http.ts';
-import { toE164 } from '../phone-number.ts';
+import { toE164 } from '../numbers/phone-number.ts';
 
 export const HUBSPOT_API = 'https://api.hubapi.com';
 /** HubSpot's dated API version the connector asks (docs/crm/hubspot.md, "API version"). */

@@ -20,11 +20,11 @@
  * - Diagnostics (`stats()`): counts, latency percentiles and the kinds of failures; never a
  *   number, a name or the token.
  */
-import { parsePhone, regionOf } from '../phone-number.ts';
-import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
-import type { Logger } from '../../../src-shared/log.ts';
-import { vetExternalUrl } from '../app/external-url.ts';
-import { displayText } from '../../../src-shared/text.ts';
+import { regionOf, telephoneForms } from '../numbers/phone-number.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
+import { vetExternalUrl } from '../links/external-url.ts';
+import { displayText } from '../../../src-shared/ui/text.ts';
 import {
   CrmError,
   type CrmAnswer,
@@ -102,20 +102,15 @@ interface CacheEntry {
   expiresAt: number;
 }
 
-/** The forms of a number a CRM may store it in; null for what is not a telephone number. */
+/**
+ * The forms of a number a CRM may store it in; null for a short number (an extension or a short
+ * code: nothing a CRM would know) and for what is not a telephone number. The project's one
+ * reading of a number (phone-number.ts): the same region rule, "possible" test and short-number rule.
+ */
 export function crmQuery(raw: string, region: string): CrmQuery | null {
   const text = raw.trim().slice(0, 64);
-  const digits = text.replace(/\D/g, '');
-  if (digits.length < 7) return null; // extensions and short codes
-  // The project's one reading of a number (phone-number.ts): the same region rule and "possible" test.
-  const parsed = parsePhone(text, region);
-  if (!parsed) return null;
-  return {
-    e164: parsed.number,
-    national: String(parsed.nationalNumber),
-    raw: text,
-    region: regionOf(region) ?? '',
-  };
+  const forms = telephoneForms(text, region);
+  return forms && { ...forms, raw: text, region: regionOf(region) ?? '' };
 }
 
 export function percentile(sorted: readonly number[], p: number): number | null {

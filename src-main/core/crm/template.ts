@@ -12,11 +12,15 @@
  *   (`first_name last_name`).
  */
 
-export const CRM_LOOKUP_PLACEHOLDERS = ['number', 'digits'] as const;
-export type LookupPlaceholder = (typeof CRM_LOOKUP_PLACEHOLDERS)[number];
+import {
+  fillPlaceholders,
+  LOOKUP_PLACEHOLDERS,
+  MAX_TEMPLATE,
+  placeholderNames,
+  type LookupPlaceholder,
+} from './placeholders.ts';
 
-const MAX_TEMPLATE = 2048;
-const TOKEN = /\{([^{}]*)\}/g;
+export type { LookupPlaceholder } from './placeholders.ts';
 const MARKER = 'spcrmmarker0';
 
 export type TemplateProblem =
@@ -34,16 +38,13 @@ export function lookupTemplateProblem(template: string): TemplateProblem | null 
   const t = template.trim();
   if (t === '') return 'empty';
   if (t.length > MAX_TEMPLATE) return 'too-long';
-  let placeholders = 0;
-  for (const m of t.matchAll(TOKEN)) {
-    if (!(CRM_LOOKUP_PLACEHOLDERS as readonly string[]).includes(m[1] ?? ''))
-      return 'unknown-placeholder';
-    placeholders++;
-  }
-  if (placeholders === 0) return 'no-placeholder';
+  const names = placeholderNames(t);
+  if (names.some((name) => !(LOOKUP_PLACEHOLDERS as readonly string[]).includes(name)))
+    return 'unknown-placeholder';
+  if (names.length === 0) return 'no-placeholder';
   let url: URL;
   try {
-    url = new URL(t.replace(TOKEN, MARKER));
+    url = new URL(fillPlaceholders(t, () => MARKER));
   } catch {
     return 'not-a-url';
   }
@@ -56,15 +57,24 @@ export function lookupTemplateProblem(template: string): TemplateProblem | null 
   return null;
 }
 
+/** The host a lookup template's address names (its placeholders filled), or null when none. */
+export function lookupHost(template: string): string | null {
+  try {
+    return new URL(fillPlaceholders(template.trim(), () => 'x')).host || null;
+  } catch {
+    return null;
+  }
+}
+
 /** The template with each placeholder's value percent-encoded; null when the template is unusable. */
 export function fillLookupTemplate(
   template: string,
   values: Record<LookupPlaceholder, string>,
 ): string | null {
   if (lookupTemplateProblem(template) !== null) return null;
-  return template
-    .trim()
-    .replace(TOKEN, (_m, name: string) => encodeURIComponent(values[name as LookupPlaceholder]));
+  return fillPlaceholders(template.trim(), (name) =>
+    encodeURIComponent(values[name as LookupPlaceholder]),
+  );
 }
 
 const SEGMENT = /^[A-Za-z0-9_$@-]{1,64}$/;

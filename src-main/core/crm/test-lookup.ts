@@ -5,18 +5,15 @@
  */
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
 import type { CrmLookupSettings } from '../settings/types.ts';
-import type { CrmTestResult } from '../app/views.ts';
+import type { CrmTestResult } from '../ports/views.ts';
 import type { CrmCertificateProblem, CrmFailureKind } from './connector.ts';
 import type { CrmLookup, CrmResult } from './lookup.ts';
+import { lookupHost } from './template.ts';
 
 /** How a CRM is named in words: "HubSpot", or the host of the lookup address. */
 export function crmName(settings: CrmLookupSettings): string {
   if (settings.provider === 'hubspot') return 'HubSpot';
-  try {
-    return new URL(settings.urlTemplate.trim().replace(/\{[^{}]*\}/g, 'x')).host;
-  } catch {
-    return 'CRM';
-  }
+  return lookupHost(settings.urlTemplate) ?? 'CRM';
 }
 
 function failure(

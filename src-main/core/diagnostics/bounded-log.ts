@@ -3,7 +3,7 @@
  * logger's sink) and the connection's status changes (StatusTimeline). Old entries fall off the
  * front; memory stays bounded however long the app runs.
  */
-import type { LogRecord } from '../../../src-shared/log.ts';
+import type { LogRecord } from '../../../src-shared/process/log.ts';
 
 export class BoundedList<T> {
   private readonly items: T[] = [];

@@ -9,9 +9,9 @@
  * numbers (7 digits or more, however written) are cut to their last four digits. The file is
  * written atomically.
  */
-import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
-import { jsonLine } from '../../../src-shared/json-text.ts';
-import type { LogRecord, SecretRegistry } from '../../../src-shared/log.ts';
+import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
+import { jsonLine } from '../../../src-shared/files/json-text.ts';
+import type { LogRecord, SecretRegistry } from '../../../src-shared/process/log.ts';
 import { withoutSecrets } from '../settings/validate-settings.ts';
 import { tarGz, type TarFile } from './tar-gz.ts';
 

@@ -24,7 +24,7 @@
  * tenant traffic cannot push out a popup's record before its dismiss arrives. Sizes below, from
  * their rules; `npm run bench:runner` prints what each costs at full bounds.
  */
-import { BoundedFifoMap } from '../../../src-shared/bounded-map.ts';
+import { BoundedFifoMap } from '../../../src-shared/kit/bounded-map.ts';
 import type { CallStateData, Envelope } from '../../../src-shared/wire/envelope.ts';
 import type { UserNumberMatcher } from './numbers.ts';
 
@@ -64,7 +64,7 @@ const TENANT_CALLS_PER_HOUR = 100_000;
  * Calls of the tenant whose non-ringing state is remembered: those of twice the stale-ring limit
  * (a later ring older than the limit never pops anyway) at TENANT_CALLS_PER_HOUR. The limit is the
  * user's (--stale-ring-sec, 5 s to 1 h), so the bound follows it; the map grows only as calls come
- * (src-shared/bounded-map.ts), so a large bound costs nothing on a quiet tenant.
+ * (src-shared/kit/bounded-map.ts), so a large bound costs nothing on a quiet tenant.
  */
 export function maxTrackedCalls(staleRingMs: number): number {
   return Math.ceil((2 * staleRingMs * TENANT_CALLS_PER_HOUR) / 3_600_000);

@@ -6,7 +6,7 @@
  *
  * Every string here is chosen by someone outside: a caller, a texter, the phone system. Strings are
  * made well-formed UTF-16 and bounded here; making them fit to show (no controls, no bidi overrides,
- * no zero-width tricks) is displayText's job (src-shared/text.ts), applied where they are shown.
+ * no zero-width tricks) is displayText's job (src-shared/ui/text.ts), applied where they are shown.
  */
 import { MAX_CALL_FIELD_CHARS, type Envelope } from '../../../src-shared/wire/envelope.ts';
 
@@ -15,7 +15,7 @@ export {
   SMS_RECEIVED,
   TRUNK_STATUS_CHANGED,
   VOICEMAIL_RECEIVED,
-} from '../../../src-shared/event-codes.ts';
+} from '../../../src-shared/wire/event-codes.ts';
 
 /** The service sends at most this many characters of SMS text; a longer text is cut and flagged. */
 export const MAX_SMS_TEXT_CHARS = 1600;

@@ -1,9 +1,9 @@
-import type { Clock } from '../../../src-shared/clock.ts';
-import type { Logger } from '../../../src-shared/log.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
 import type { CreateSocket } from '../../../src-shared/stream/socket.ts';
 import type { Words } from '../../../src-shared/i18n/phrase.ts';
 import type { StreamTuning, WakeReason } from '../../../src-shared/stream/stream-engine.ts';
-import type { FaultId } from '../../../src-shared/service-errors.ts';
+import type { FaultId } from '../../../src-shared/api/service-errors.ts';
 
 /**
  * Contracts between the pieces of the event pipeline. They are shared by the direct WebSocket
@@ -11,8 +11,8 @@ import type { FaultId } from '../../../src-shared/service-errors.ts';
  * token manager (src-main/core/api), so that each can be built and tested on its own.
  */
 
-import type { ConnectionState } from '../../../src-shared/connection-state.ts';
-export type { ConnectionState } from '../../../src-shared/connection-state.ts';
+import type { ConnectionState } from '../../../src-shared/ui/connection-state.ts';
+export type { ConnectionState } from '../../../src-shared/ui/connection-state.ts';
 
 export interface ConnectionStatus {
   state: ConnectionState;

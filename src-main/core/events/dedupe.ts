@@ -21,7 +21,8 @@
  *   36-character ids (reached after ~80 minutes of that 1,000-agent stream), 18.8 MiB at most with
  *   ids of the largest size accepted (128 characters).
  */
-import { BoundedFifoMap } from '../../../src-shared/bounded-map.ts';
+import { BoundedFifoMap } from '../../../src-shared/kit/bounded-map.ts';
+import { EVENT_ID_WINDOW_MS } from '../../../src-shared/wire/event-codes.ts';
 
 export interface DedupeOptions {
   maxIds?: number;
@@ -30,7 +31,7 @@ export interface DedupeOptions {
 
 export const DEFAULT_DEDUPE: Required<DedupeOptions> = {
   maxIds: 100_000,
-  windowMs: 25 * 60 * 60 * 1000,
+  windowMs: EVENT_ID_WINDOW_MS,
 };
 
 export class DedupeSet {

@@ -5,17 +5,17 @@
  * while calls and the other features keep working. A phone system names its own code per feature,
  * or none where it has no such event (src-shared/wire/): that feature is "not offered".
  */
-import { describeErrcode, ERRCODE, hintPhrase } from '../../../src-shared/service-errors.ts';
+import { describeErrcode, ERRCODE, hintPhrase } from '../../../src-shared/api/service-errors.ts';
 import { english, phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import { CALL_STATE_CHANGED } from '../../../src-shared/wire/envelope.ts';
-import type { FeatureCodes, NoticeFeature } from '../../../src-shared/event-codes.ts';
-import { FEATURE_CODES } from '../../../src-shared/event-codes.ts';
+import type { FeatureCodes, NoticeFeature } from '../../../src-shared/wire/event-codes.ts';
+import { FEATURE_CODES } from '../../../src-shared/wire/event-codes.ts';
 
 export {
   FEATURE_CODES,
   type FeatureCodes,
   type NoticeFeature,
-} from '../../../src-shared/event-codes.ts';
+} from '../../../src-shared/wire/event-codes.ts';
 
 /** On/off per feature (Settings.features). */
 export type FeatureToggles = Readonly<Record<NoticeFeature, boolean>>;

@@ -15,7 +15,8 @@
  * margin), at most 256 trunks (a trunk past that is not tracked, and logged by the caller), and one
  * presence per own extension.
  */
-import { BoundedFifoMap } from '../../../src-shared/bounded-map.ts';
+import { BoundedFifoMap } from '../../../src-shared/kit/bounded-map.ts';
+import { EVENT_ID_WINDOW_MS } from '../../../src-shared/wire/event-codes.ts';
 import {
   PRESENCE_CHANGED,
   SMS_RECEIVED,
@@ -100,7 +101,7 @@ export interface NoticeTrackerOptions {
 }
 
 export const DEFAULT_STALE_NOTICE_MS = 60 * 60_000;
-const ID_TTL_MS = 25 * 60 * 60_000;
+const ID_TTL_MS = EVENT_ID_WINDOW_MS;
 
 interface Known {
   status: string;

@@ -4,8 +4,7 @@
  * default region, and compared in E.164 form against the user's DIDs, so "+1 (415) 555-0100",
  * "415-555-0100" and "14155550100" are one number for a US user.
  */
-import { isExtensionNumber } from '../../../src-shared/extension-number.ts';
-import { toE164 } from '../phone-number.ts';
+import { isExtensionNumber, regionCode, toE164 } from '../numbers/phone-number.ts';
 
 export interface UserNumbers {
   extensions: string[];
@@ -22,7 +21,7 @@ export class UserNumberMatcher {
   readonly rejected: string[] = [];
 
   constructor(user: UserNumbers) {
-    this.region = user.defaultRegion.trim().toUpperCase();
+    this.region = regionCode(user.defaultRegion) ?? '';
     this.extensions = new Set();
     for (const ext of user.extensions) {
       const e = ext.trim();

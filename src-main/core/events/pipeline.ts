@@ -10,13 +10,13 @@
  * logged (reason, size and source only; frame text is caller data and never logged), and a
  * listener that throws is logged and does not stop the others.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import { silentLogger, type Logger } from '../../../src-shared/log.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import { silentLogger, type Logger } from '../../../src-shared/process/log.ts';
 import { CallTracker } from './call-tracker.ts';
 import { ClockOffsetEstimator } from './clock-offset.ts';
 import type { EventSource } from './contracts.ts';
 import { DedupeSet, type DedupeOptions } from './dedupe.ts';
-import { CALL_RECORD } from '../../../src-shared/event-codes.ts';
+import { CALL_RECORD } from '../../../src-shared/wire/event-codes.ts';
 import {
   CALL_STATE_CHANGED,
   MAX_CALL_FIELD_CHARS,
@@ -27,7 +27,7 @@ import {
   type FrameDecoder,
   type RejectReason,
 } from '../../../src-shared/wire/envelope.ts';
-import { Emitter } from '../../../src-shared/emitter.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
 import { UserNumberMatcher, type UserNumbers } from './numbers.ts';
 import { NoticeTracker, type Notice } from './notices.ts';
 

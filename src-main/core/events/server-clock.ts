@@ -8,7 +8,7 @@
  * not followed); the header has whole seconds, so the reference is accurate to about ±0.5 s plus
  * half the round trip, ample for a 45-second staleness rule.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
 
 export interface ServerTimeSample {
   /** Server wall time in ms since the epoch (middle of the header's second). */

@@ -1,10 +1,10 @@
 /**
  * The connection status the tray shows, and how several sources' statuses combine into one. The
- * words for a service's fault come from src-shared/service-errors.ts, the same as Test connection's.
+ * words for a service's fault come from src-shared/api/service-errors.ts, the same as Test connection's.
  */
-import { Emitter } from '../../../src-shared/emitter.ts';
-import type { Logger } from '../../../src-shared/log.ts';
-import type { ErrorDescription } from '../../../src-shared/service-errors.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
+import type { ErrorDescription } from '../../../src-shared/api/service-errors.ts';
 import type { Verdict } from '../../../src-shared/stream/stream-engine.ts';
 import type { ConnectionState, ConnectionStatus } from './contracts.ts';
 import { english, phrase, type Words } from '../../../src-shared/i18n/phrase.ts';

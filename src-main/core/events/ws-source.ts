@@ -16,14 +16,14 @@
  * - Verdicts: 10002 (a frame before close 4002, close 4002, or a 401 handshake) invalidates the
  *   token and reconnects at once (once, while the back-off is at its base); 10001/10004 (or a 403
  *   handshake, or either as a frame while connected) need the user; a proxy or certificate fault
- *   needs the user or backs off (src-shared/net-errors.ts); anything else (1001, 1012, 4000, refused, 5xx)
+ *   needs the user or backs off (src-shared/net/net-errors.ts); anything else (1001, 1012, 4000, refused, 5xx)
  *   backs off.
  *
  * Frames other than heartbeats and acks are handed on untouched, as text, to `onFrame` listeners.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import { Emitter } from '../../../src-shared/emitter.ts';
-import { silentLogger, type Logger } from '../../../src-shared/log.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
+import { silentLogger, type Logger } from '../../../src-shared/process/log.ts';
 import {
   describeErrcode,
   describeMeaning,
@@ -31,7 +31,7 @@ import {
   ERRCODE,
   hintPhrase,
   type ErrorDescription,
-} from '../../../src-shared/service-errors.ts';
+} from '../../../src-shared/api/service-errors.ts';
 import {
   StreamEngine,
   streamTuning,
@@ -40,7 +40,7 @@ import {
   type Verdict,
 } from '../../../src-shared/stream/stream-engine.ts';
 import type { HandshakeRejection } from '../../../src-shared/stream/socket.ts';
-import { networkFault, unreachableFault } from '../../../src-shared/net-errors.ts';
+import { networkFault, unreachableFault } from '../../../src-shared/net/net-errors.ts';
 import type {
   AccessToken,
   ConnectionStatus,
@@ -55,6 +55,7 @@ import { phrase, type Phrase } from '../../../src-shared/i18n/phrase.ts';
 import { DEFAULT_USER_AGENT } from '../../../src-shared/api/service-client.ts';
 import type { StreamDialect } from '../../../src-shared/wire/phone-system.ts';
 import { STANDARD_STREAM } from '../../../src-shared/wire/standard.ts';
+import { CLOSE_TOKEN_EXPIRED, readControlFrame } from '../../../src-shared/wire/control-frame.ts';
 
 export interface WebSocketSourceDeps extends StreamSourceDeps {
   baseUrl: string;
@@ -160,11 +161,6 @@ export class WebSocketEventSource implements EventSource {
     return this.current.get();
   }
 
-  /** For tests and diagnostics: how many sockets are open or opening. */
-  openSockets(): number {
-    return this.engine.openConnections();
-  }
-
   /** The subscribed codes the service refused for lack of scope (10003), as last subscribed. */
   refusedTopics(): number[] {
     return [...this.refused];
@@ -179,21 +175,19 @@ export class WebSocketEventSource implements EventSource {
 
   private onMessage(link: Link, text: string): void {
     if (text === this.dialect.heartbeatResponse) return;
-    const control = controlMessage(text);
+    const control = readControlFrame(this.dialect, text);
     if (!control) {
       this.frames.emit(text, this.clock.now());
       return;
     }
-    const { errcode } = control;
     // The phone system's own table: 10004 is an address on one and a token on another.
-    const scope = errcode === this.dialect.partialSubscribe;
-    const meaning =
-      errcode === ERRCODE.ok
-        ? undefined
-        : this.dialect.errcodes(errcode, { errmsg: control.errmsg });
+    const { errcode, meaning, subscribed } = control;
     const kind = meaning?.kind;
-    if ((errcode === ERRCODE.ok || scope) && !link.isReady) {
-      this.onSubscribed(link, scope ? missingCodes(control.errmsg, this.topics) : []);
+    if (subscribed && !link.isReady) {
+      this.onSubscribed(
+        link,
+        subscribed === 'partial' ? missingCodes(control.errmsg, this.topics) : [],
+      );
     } else if (kind === 'credentials' || kind === 'ip' || kind === 'unsupported') {
       // The key was revoked or the IP blocked while connected (the server closes next), or the
       // answer is another phone system's.
@@ -245,14 +239,14 @@ export class WebSocketEventSource implements EventSource {
   // ---- verdicts ----
 
   private judgeEnd(link: Link, end: StreamEnd): Verdict<ConnectionStatus> {
-    const expired = this.tokenExpired.has(link) || end.code === 4002;
+    const expired = this.tokenExpired.has(link) || end.code === CLOSE_TOKEN_EXPIRED;
     if (expired) this.tokens.invalidate(link.grant.value);
     const failure = end.error ? networkFault(end.error, this.url, 'subscribe') : undefined;
     if (failure) {
       // A proxy or certificate fault, named: a person fixes those (needs attention); an
       // unreachable proxy is retried after the back-off like an unreachable service.
       const fault = describeError(failure);
-      this.logger.warn('socket failed', { fault: fault.fault, error: failure.message });
+      this.logger.warn('socket failed', { fault: fault.fault, error: failure });
       return faultVerdict(fault);
     }
     if (end.rejection) return this.judgeRejection(link, end.rejection);
@@ -308,7 +302,7 @@ export class WebSocketEventSource implements EventSource {
     this.logger.warn('cannot get an access token', {
       fault: fault.fault,
       errcode: fault.errcode,
-      error: error instanceof Error ? error.message : String(error),
+      error,
     });
     return fault.needsUser
       ? { next: 'attention', status: this.attentionStatus(fault) }
@@ -325,21 +319,6 @@ export class WebSocketEventSource implements EventSource {
 
   private needAttention(fault: ErrorDescription): void {
     this.engine.needAttention(this.attentionStatus(fault));
-  }
-}
-
-/** `{"errcode":N,...}` frames (acks, token expiry) as opposed to event envelopes. */
-function controlMessage(text: string): { errcode: number; errmsg: string } | undefined {
-  if (text.length > 4096 || !text.includes('"errcode"')) return undefined;
-  try {
-    const value: unknown = JSON.parse(text);
-    if (typeof value !== 'object' || value === null || Array.isArray(value) || 'event' in value)
-      return undefined;
-    const { errcode, errmsg } = value as { errcode?: unknown; errmsg?: unknown };
-    if (typeof errcode !== 'number') return undefined;
-    return { errcode, errmsg: typeof errmsg === 'string' ? errmsg : '' };
-  } catch {
-    return undefined;
   }
 }
 

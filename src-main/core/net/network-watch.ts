@@ -5,7 +5,7 @@
  * new address) wakes the connection with 'online', which retries at once instead of sitting out a
  * back-off grown during the outage. Losing an address wakes nothing: the sockets find that out.
  */
-import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
 import type { WakeReason } from '../events/contracts.ts';
 
 export interface NetworkWatchDeps {

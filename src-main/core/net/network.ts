@@ -8,8 +8,9 @@
  * account `proxy@host:port`), or from HTTPS_PROXY's `user:password@` for the runner; never from a
  * settings file.
  */
-import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts';
 import type { Settings } from '../settings/types.ts';
+import type { TransportSettings } from '../settings/changes.ts';
 import {
   envProxyResolver,
   fixedProxyResolver,
@@ -60,7 +61,7 @@ function withCredentials(resolver: ProxyResolver, deps: NetworkDeps): ProxyResol
       } catch (error) {
         deps.logger.warn('the proxy credentials cannot be read from the keychain', {
           proxy: `${choice.host}:${choice.port}`,
-          error: error instanceof Error ? error.message : String(error),
+          error,
         });
       }
       if (!auth) return choice;
@@ -105,7 +106,8 @@ function unusableManualProxy(managedBy: string | undefined): ProxyConfigError {
  * runner refuses to start rather than go around an administrator's proxy).
  */
 export function transportFor(
-  settings: Pick<Settings, 'proxyMode' | 'proxyUrl' | 'caFile'>,
+  // proxyAuth may be left out (going direct, tests): automatic, the default.
+  settings: Omit<TransportSettings, 'proxyAuth'> & Partial<Pick<TransportSettings, 'proxyAuth'>>,
   deps: NetworkDeps,
 ): NetTransport {
   let resolver: ProxyResolver;
@@ -124,9 +126,12 @@ export function transportFor(
     trust,
     logger: deps.logger,
     secrets: deps.secrets,
+    // Negotiate through the optional kerberos package, loaded at the first 407 that offers it.
+    proxyAuth: { mode: settings.proxyAuth ?? 'automatic' },
   });
   deps.logger.info('network', {
     proxy: resolver.source,
+    proxyAuth: settings.proxyAuth ?? 'automatic',
     caFile: trust.caFile,
     trust: 'the system store and Node roots are read at the first TLS connection',
   });

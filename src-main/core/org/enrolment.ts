@@ -4,14 +4,14 @@
  * credential, which then opens the relay's stream. The code and the credential are secrets:
  * registered with the log scrubber by the caller, never in a URL.
  */
-import { networkFault, unreachableFault } from '../../../src-shared/net-errors.ts';
-import type { SecretRegistry } from '../../../src-shared/log.ts';
+import { networkFault, unreachableFault } from '../../../src-shared/net/net-errors.ts';
+import type { SecretRegistry } from '../../../src-shared/process/log.ts';
 import {
   relayEnrolPath,
   type EnrolmentAnswer,
   type RelayIdentity,
-} from '../../../src-shared/relay-protocol.ts';
-import { ServiceError } from '../../../src-shared/service-errors.ts';
+} from '../../../src-shared/relay/relay-protocol.ts';
+import { ServiceError } from '../../../src-shared/api/service-errors.ts';
 import { relayHttpUrl } from '../relay-client/relay-source.ts';
 
 export async function enrolDevice(options: {

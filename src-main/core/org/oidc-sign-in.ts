@@ -19,12 +19,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as oauth from 'oauth4webapi';
-import type { Clock } from '../../../src-shared/clock.ts';
-import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import { isLoopbackHost } from '../../../src-shared/net/loopback.ts';
 import {
   RESERVED_AUTHORIZATION_PARAMS,
   type OidcClientInfo,
-} from '../../../src-shared/relay-protocol.ts';
+} from '../../../src-shared/relay/relay-protocol.ts';
 
 /** The provider as the relay names it (GET /v1/org/<tenant>). */
 export type OidcProviderInfo = OidcClientInfo;

@@ -9,8 +9,8 @@
  *
  * Nothing here holds or asks for the phone system's API key or secret.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts';
 import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import {
   AUTHORIZATION_PARAM_NAME,
@@ -22,10 +22,10 @@ import {
   type OidcClientInfo,
   type OrgSignInInfo,
   type RelayIdentity,
-} from '../../../src-shared/relay-protocol.ts';
-import { unreachableFault } from '../../../src-shared/net-errors.ts';
-import { describeError, ServiceError } from '../../../src-shared/service-errors.ts';
-import type { Transport } from '../app/connection.ts';
+} from '../../../src-shared/relay/relay-protocol.ts';
+import { unreachableFault } from '../../../src-shared/net/net-errors.ts';
+import { describeError } from '../../../src-shared/api/service-errors.ts';
+import type { Transport } from '../connection/connection.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
 import type { ConnectionStatus } from '../events/contracts.ts';
 import { RelayEventSource, relayHttpUrl } from '../relay-client/relay-source.ts';
@@ -34,6 +34,7 @@ import { enrolDevice } from './enrolment.ts';
 import { OidcSignInError, signInWithBrowser } from './oidc-sign-in.ts';
 import {
   orgKeychainAccount,
+  notSignedIn,
   OrgTokenSource,
   parseOrgCredential,
   type OrgCredential,
@@ -364,7 +365,7 @@ export class OrganisationAccount {
     if (error instanceof OidcSignInError) {
       this.logger.warn('the organisation sign-in did not complete', {
         kind: error.kind,
-        error: error.message,
+        error,
       });
       if (error.kind === 'cancelled')
         return {
@@ -393,14 +394,6 @@ export class OrganisationAccount {
       remedy: [phrase('status.org.provider-failed-remedy')],
     };
   }
-}
-
-function notSignedIn(): ServiceError {
-  return new ServiceError({
-    kind: 'sign-in',
-    fault: 'not-signed-in',
-    message: 'not signed in to the organisation',
-  });
 }
 
 function failureOf(error: unknown): OrgFailure {

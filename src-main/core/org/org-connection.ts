@@ -4,12 +4,12 @@
  * client, no token manager and no API key: the machine never talks to the phone system, and the
  * relay decides whose calls come (the identity in `ready` becomes the user's numbers here).
  */
-import { CALL_RECORD } from '../../../src-shared/event-codes.ts';
-import type { Clock } from '../../../src-shared/clock.ts';
-import { Emitter } from '../../../src-shared/emitter.ts';
-import type { Logger } from '../../../src-shared/log.ts';
-import type { RelayIdentity } from '../../../src-shared/relay-protocol.ts';
-import type { Connection, ConnectionFactory, Transport } from '../app/connection.ts';
+import { CALL_RECORD } from '../../../src-shared/wire/event-codes.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
+import type { RelayIdentity } from '../../../src-shared/relay/relay-protocol.ts';
+import type { Connection, ConnectionFactory, Transport } from '../connection/connection.ts';
 import { ScreenpopEngine } from '../engine.ts';
 import { noticeTopics } from '../events/features.ts';
 import type { TokenSource } from '../events/contracts.ts';

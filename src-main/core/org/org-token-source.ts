@@ -6,9 +6,14 @@
  * tenant (`org:<tenant>@<relay host>`); neither is the phone system's secret, and in this mode the
  * machine holds no such secret at all.
  */
-import type { Clock } from '../../../src-shared/clock.ts';
-import type { Logger, SecretRegistry } from '../../../src-shared/log.ts';
-import { ServiceError } from '../../../src-shared/service-errors.ts';
+import type { Clock } from '../../../src-shared/process/clock.ts';
+import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts';
+import { ServiceError } from '../../../src-shared/api/service-errors.ts';
+import {
+  TOKEN_RENEW_MARGIN_MS,
+  TokenLifecycle,
+  type RenewablePair,
+} from '../../../src-shared/api/token-lifecycle.ts';
 import type { CredentialStore } from '../credentials/credential-store.ts';
 import type { AccessToken, TokenSource } from '../events/contracts.ts';
 import { relayHttpUrl } from '../relay-client/relay-source.ts';
@@ -88,32 +93,51 @@ export interface OrgTokenSourceDeps {
   clock: Clock;
   logger: Logger;
   secrets: SecretRegistry;
-  /** An ID token with less than this left is renewed first (ms). Default 60 s. */
+  /** An ID token with less than this left is renewed first (ms). TOKEN_RENEW_MARGIN_MS by default. */
   renewAheadMs?: number;
 }
 
 const FAR_FUTURE = 8.64e15;
 
+/** An ID token on the one token lifecycle, renewed with the sign-in's refresh token. */
+type IdTokenPair = RenewablePair;
+
+/**
+ * The token a desktop presents to the relay: the device credential as it is, or an ID token kept
+ * on the one token lifecycle (src-shared/api/token-lifecycle.ts: renewed `renewAheadMs` before its
+ * end, single flight, replaced ones retired from the secret registry). A refusal is remembered:
+ * a device credential the relay refused is not presented again until a new one is saved.
+ */
 export class OrgTokenSource implements TokenSource {
   private readonly deps: OrgTokenSourceDeps;
-  private idToken: AccessToken | undefined;
+  private readonly life: TokenLifecycle<IdTokenPair>;
   private refusedDevice: string | undefined;
+  /** The sign-in the next renewal uses (read from the keychain by getToken). */
+  private signIn: Extract<OrgCredential, { kind: 'oidc' }> | undefined;
   /** An ID token the relay refused: not taken again from the keychain. */
   private refusedIdToken: string | undefined;
-  private renewing: Promise<AccessToken> | undefined;
 
   constructor(deps: OrgTokenSourceDeps) {
     this.deps = deps;
+    this.life = new TokenLifecycle<IdTokenPair>(
+      // There is no sign-in without the user: an ID token comes from the stored refresh token.
+      { signIn: () => this.renew() },
+      {
+        clock: deps.clock,
+        secrets: deps.secrets,
+        logger: deps.logger,
+        marginMs: deps.renewAheadMs ?? TOKEN_RENEW_MARGIN_MS,
+        signIn: null,
+      },
+    );
   }
 
   /** Keeps a new credential (after an enrolment or a sign-in) and forgets the old one's state. */
   async save(credential: OrgCredential, idToken?: AccessToken): Promise<void> {
-    const { secrets, store, account } = this.deps;
-    for (const secret of secretsOf(credential)) secrets.add(secret);
-    await store.setSecret(account, JSON.stringify(credential));
+    await this.keep(credential);
     this.refusedDevice = undefined;
-    this.idToken = idToken;
-    if (idToken) secrets.add(idToken.value);
+    this.life.discard();
+    if (idToken && credential.kind === 'oidc') this.life.adopt(idTokenPair(idToken, credential));
   }
 
   async credential(): Promise<OrgCredential | null> {
@@ -124,12 +148,7 @@ export class OrgTokenSource implements TokenSource {
 
   async getToken(): Promise<AccessToken> {
     const stored = await this.credential();
-    if (!stored)
-      throw new ServiceError({
-        kind: 'sign-in',
-        fault: 'not-signed-in',
-        message: 'not signed in to the organisation',
-      });
+    if (!stored) throw notSignedIn();
     if (stored.kind === 'device') {
       if (stored.credential === this.refusedDevice)
         throw new ServiceError({
@@ -139,47 +158,46 @@ export class OrgTokenSource implements TokenSource {
         });
       return { value: stored.credential, expiresAt: FAR_FUTURE };
     }
-    const ahead = this.deps.renewAheadMs ?? 60_000;
+    this.signIn = stored;
     // The ID token kept with a sign-in that has no refresh token (after a restart).
-    if (!this.idToken && stored.idToken && stored.idToken.value !== this.refusedIdToken)
-      this.idToken = stored.idToken;
-    if (this.idToken && this.idToken.expiresAt - this.deps.clock.now() > ahead) return this.idToken;
+    if (!this.life.current() && stored.idToken && stored.idToken.value !== this.refusedIdToken)
+      this.life.adopt(idTokenPair(stored.idToken, stored));
+    const pair = await this.life.get();
+    return { value: pair.accessToken, expiresAt: pair.accessExpiresAt };
+  }
+
+  invalidate(value: string): void {
+    if (this.life.invalidate(value)) this.refusedIdToken = value;
+    else if (value.startsWith('sprd_')) this.refusedDevice = value;
+  }
+
+  /** The stored credential, in the keychain and registered as a secret. */
+  private async keep(credential: OrgCredential): Promise<void> {
+    for (const secret of secretsOf(credential)) this.deps.secrets.add(secret);
+    await this.deps.store.setSecret(this.deps.account, JSON.stringify(credential));
+  }
+
+  private async renew(): Promise<IdTokenPair> {
+    const stored = this.signIn;
+    if (!stored) throw notSignedIn();
+    const { fetch, logger } = this.deps;
     if (!stored.refreshToken) {
       // Nothing to renew with: the sign-in ends with its ID token, and the person signs in again.
-      this.deps.logger.info(
-        'the organisation sign-in has ended (the provider gave no refresh token)',
-      );
+      logger.info('the organisation sign-in has ended (the provider gave no refresh token)');
       throw new ServiceError({
         kind: 'sign-in',
         fault: 'sign-in-expired',
         message: 'the sign-in has ended and the provider gave nothing to renew it with',
       });
     }
-    this.renewing ??= this.renew(stored, stored.refreshToken).finally(
-      () => (this.renewing = undefined),
-    );
-    return this.renewing;
-  }
-
-  invalidate(value: string): void {
-    if (this.idToken?.value === value) {
-      this.idToken = undefined;
-      this.refusedIdToken = value;
-    } else if (value.startsWith('sprd_')) this.refusedDevice = value;
-  }
-
-  private async renew(
-    stored: Extract<OrgCredential, { kind: 'oidc' }>,
-    refreshToken: string,
-  ): Promise<AccessToken> {
-    const { fetch, secrets, logger } = this.deps;
     try {
-      const tokens = await refreshSignIn(stored.provider, refreshToken, { fetch });
-      secrets.add(tokens.idToken);
-      if (tokens.refreshToken && tokens.refreshToken !== stored.refreshToken)
-        await this.save({ ...stored, refreshToken: tokens.refreshToken });
-      this.idToken = { value: tokens.idToken, expiresAt: tokens.idTokenExpiresAt };
-      return this.idToken;
+      const tokens = await refreshSignIn(stored.provider, stored.refreshToken, { fetch });
+      const refreshToken = tokens.refreshToken ?? stored.refreshToken;
+      if (refreshToken !== stored.refreshToken) await this.keep({ ...stored, refreshToken });
+      return idTokenPair(
+        { value: tokens.idToken, expiresAt: tokens.idTokenExpiresAt },
+        { ...stored, refreshToken },
+      );
     } catch (error) {
       if (error instanceof OidcSignInError && error.kind === 'cancelled') {
         logger.warn('the organisation sign-in was not renewed; the user must sign in again');
@@ -198,4 +216,26 @@ export class OrgTokenSource implements TokenSource {
       });
     }
   }
+}
+
+/** No credential of the relay in the keychain: the user signs in (or enrols) first. */
+export function notSignedIn(): ServiceError {
+  return new ServiceError({
+    kind: 'sign-in',
+    fault: 'not-signed-in',
+    message: 'not signed in to the organisation',
+  });
+}
+
+function idTokenPair(
+  idToken: AccessToken,
+  signIn: Extract<OrgCredential, { kind: 'oidc' }>,
+): IdTokenPair {
+  return {
+    accessToken: idToken.value,
+    accessExpiresAt: idToken.expiresAt,
+    // No refresh token (the provider gave none): nothing to renew with, nothing to register.
+    refreshToken: signIn.refreshToken ?? '',
+    refreshExpiresAt: FAR_FUTURE,
+  };
 }

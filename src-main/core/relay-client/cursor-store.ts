@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
-import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
-import { isCursor } from '../../../src-shared/relay-protocol.ts';
+import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
+import { isCursor } from '../../../src-shared/relay/relay-protocol.ts';
 
 /** Where the relay source keeps its resume position between runs of the app. */
 export interface CursorStore {

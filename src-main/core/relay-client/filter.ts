@@ -1,7 +1,7 @@
 import type { UserNumbers } from '../events/numbers.ts';
-import { parsePhone } from '../phone-number.ts';
-import type { RelayFilter } from '../../../src-shared/relay-protocol.ts';
-import { CALL_RECORD } from '../../../src-shared/event-codes.ts';
+import { didForms } from '../numbers/phone-number.ts';
+import type { RelayFilter } from '../../../src-shared/relay/relay-protocol.ts';
+import { CALL_RECORD } from '../../../src-shared/wire/event-codes.ts';
 import type { PhoneSystemWire } from '../../../src-shared/wire/phone-system.ts';
 import { noticeTopics, type FeatureToggles } from '../events/features.ts';
 
@@ -26,17 +26,7 @@ export function relayOptIns(
  */
 export function relayFilterFor(user: UserNumbers, optInEvents: number[] = []): RelayFilter {
   const dids = new Set<string>();
-  for (const did of user.dids) {
-    const written = did.trim();
-    const digits = written.replace(/\D/g, '');
-    if (digits) dids.add(written.startsWith('+') ? `+${digits}` : digits);
-    const parsed = parsePhone(did, user.defaultRegion);
-    if (parsed) {
-      dids.add(parsed.number);
-      dids.add(parsed.number.slice(1));
-      dids.add(String(parsed.nationalNumber));
-    }
-  }
+  for (const did of user.dids) for (const form of didForms(did, user.defaultRegion)) dids.add(form);
   return {
     extensions: [...new Set(user.extensions.map((e) => e.trim()).filter(Boolean))],
     dids: [...dids].slice(0, 200),

@@ -25,10 +25,10 @@
  *   for ever.
  * Event frames are handed on untouched, as text, to onFrame listeners.
  */
-import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
-import { Emitter } from '../../../src-shared/emitter.ts';
-import { silentLogger, type Logger } from '../../../src-shared/log.ts';
-import { LatestWriter } from '../../../src-shared/one-at-a-time.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
+import { silentLogger, type Logger } from '../../../src-shared/process/log.ts';
+import { LatestWriter } from '../../../src-shared/kit/one-at-a-time.ts';
 import type {
   AccessToken,
   ConnectionStatus,
@@ -44,8 +44,8 @@ import {
   ERRCODE,
   ServiceError,
   type FaultId,
-} from '../../../src-shared/service-errors.ts';
-import { networkFault, unreachableFault } from '../../../src-shared/net-errors.ts';
+} from '../../../src-shared/api/service-errors.ts';
+import { networkFault, unreachableFault } from '../../../src-shared/net/net-errors.ts';
 import {
   CloseCode,
   decodeControl,
@@ -55,7 +55,7 @@ import {
   sanitiseFilter,
   type RelayFilter,
   type RelayIdentity,
-} from '../../../src-shared/relay-protocol.ts';
+} from '../../../src-shared/relay/relay-protocol.ts';
 import {
   StreamEngine,
   streamTuning,
@@ -64,7 +64,7 @@ import {
   type Verdict,
 } from '../../../src-shared/stream/stream-engine.ts';
 import type { HandshakeRejection } from '../../../src-shared/stream/socket.ts';
-import { isLoopbackHost } from '../../../src-shared/loopback.ts';
+import { isSecureOrLoopback, WS_SCHEMES } from '../../../src-shared/net/loopback.ts';
 import { DEFAULT_USER_AGENT } from '../../../src-shared/api/service-client.ts';
 import type { CursorStore } from './cursor-store.ts';
 
@@ -94,10 +94,9 @@ function signInStatus(fault: FaultId): ConnectionStatus {
 /** ws(s) URL of a tenant's stream on the relay; refuses plain text to anything but loopback. */
 export function relayStreamUrl(relayUrl: string, tenant: string): string {
   const url = new URL(relayUrl);
-  const loopback = isLoopbackHost(url.hostname);
   if (url.protocol === 'https:') url.protocol = 'wss:';
   else if (url.protocol === 'http:') url.protocol = 'ws:';
-  if (url.protocol !== 'wss:' && !(url.protocol === 'ws:' && loopback))
+  if (!isSecureOrLoopback(url, [WS_SCHEMES]))
     throw new Error('the relay address must use https (wss) unless it is on this computer');
   url.pathname = url.pathname.replace(/\/+$/, '') + relayClientPath(tenant);
   url.search = '';
@@ -134,6 +133,8 @@ export class RelayEventSource implements EventSource {
   private readonly saver: LatestWriter;
   private gapTimer: TimerHandle | undefined;
   private gapStatus: ConnectionStatus | undefined;
+  /** The ID token the open session signed in with (organisation single sign-on), renewed on 4002. */
+  private signInGrant: string | undefined;
 
   constructor(deps: RelaySourceDeps) {
     this.deps = deps;
@@ -199,8 +200,7 @@ export class RelayEventSource implements EventSource {
         this.cursor ??= valid;
         this.savedCursor = valid;
       },
-      (err: Error) =>
-        this.logger.warn('relay cursor not loaded; starting live', { err: err.message }),
+      (err: Error) => this.logger.warn('relay cursor not loaded; starting live', { error: err }),
     );
     this.engine.start();
   }
@@ -239,6 +239,7 @@ export class RelayEventSource implements EventSource {
       case 'ready':
         if (control.cursor !== null) this.advance(control.cursor);
         if (control.identity) this.deps.onIdentity?.(control.identity);
+        this.signInGrant = control.identity?.via === 'oidc' ? link.grant.value : undefined;
         link.ready(this.gapStatus ?? { state: 'connected' });
         break;
       case 'cursor':
@@ -298,20 +299,25 @@ export class RelayEventSource implements EventSource {
     if (failure) {
       // A proxy or certificate fault, named: needs a person, or (an unreachable proxy) the back-off.
       const fault = describeError(failure);
-      this.logger.warn('relay socket failed', { fault: fault.fault, error: failure.message });
+      this.logger.warn('relay socket failed', { fault: fault.fault, error: failure });
       return faultVerdict(fault);
     }
     // The socket never opened: say where it went and what happened (refused, no such host...).
     const unreachable =
       end.error && !end.wasReady ? unreachableFault(end.error, this.url, 'relay') : undefined;
     if (unreachable) {
-      this.logger.warn('relay not reached', { error: unreachable.message });
+      this.logger.warn('relay not reached', { error: unreachable });
       return faultVerdict(describeError(unreachable));
     }
     this.logger.info('relay socket closed', { code: end.code });
     if (end.code === CloseCode.revoked)
       return { next: 'attention', status: signInStatus('access-revoked') };
-    if (end.code === CloseCode.reauthenticate) return { next: 'at-once' };
+    if (end.code === CloseCode.reauthenticate) {
+      // A single sign-on session ends at the relay's maximum age after its ID token was issued:
+      // reconnect with a renewed token (Auth0's, valid 10 h, would be refused as too old).
+      if (this.signInGrant === link.grant.value) this.deps.tokens.invalidate(link.grant.value);
+      return { next: 'at-once' };
+    }
     if (end.foundDead && end.wasReady)
       return {
         next: 'back-off',

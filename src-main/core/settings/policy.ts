@@ -17,14 +17,15 @@
  * says (a locked name without a value in `settings` is locked at the built-in default). No field
  * needs code of its own: every key of Settings can be preset and locked.
  */
-import { FileShapeError, readBoundedFile } from '../../../src-shared/bounded-file.ts';
-import { parseJson } from '../../../src-shared/json-text.ts';
-import type { Logger } from '../../../src-shared/log.ts';
+import { FileShapeError, readBoundedFile } from '../../../src-shared/files/bounded-file.ts';
+import { parseJson } from '../../../src-shared/files/json-text.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
 import { DEFAULT_SETTINGS, type Settings } from './types.ts';
 import { readRegistryPolicy, REGISTRY_KEY, REGISTRY_VALUE } from './registry-policy.ts';
 import { validateSettings } from './validate-settings.ts';
 import { posixPolicyTrust, type Ownership, type PolicyTrust } from './policy-trust.ts';
 import { windowsPolicyTrust } from './windows-acl.ts';
+import { CALL_PLACEHOLDERS, unknownPlaceholder, writtenPlaceholders } from '../crm/placeholders.ts';
 
 export type SettingName = Exclude<keyof Settings, 'version'>;
 
@@ -351,9 +352,6 @@ function ringActions(
   return out;
 }
 
-const ARG_PLACEHOLDER = /\{([^{}]*)\}/g;
-const PLACEHOLDER_NAMES = new Set(['from', 'to', 'call_id', 'caller_name']);
-
 function runAction(
   raw: Record<string, unknown>,
   field: string,
@@ -392,14 +390,12 @@ function runAction(
     const arg: unknown = args[i];
     // eslint-disable-next-line no-control-regex
     const bad = typeof arg !== 'string' || arg.length > MAX_ARG_LENGTH || /\u0000/.test(arg);
-    const unknown =
-      typeof arg === 'string' &&
-      [...arg.matchAll(ARG_PLACEHOLDER)].some((m) => !PLACEHOLDER_NAMES.has(m[1] ?? ''));
+    const unknown = typeof arg === 'string' && unknownPlaceholder(arg, CALL_PLACEHOLDERS) !== null;
     if (bad || unknown) {
       problems.push({
         field: `${field}.args[${i}]`,
         message: unknown
-          ? 'has an unknown placeholder; use {from}, {to}, {call_id} or {caller_name}'
+          ? `has an unknown placeholder; use ${writtenPlaceholders(CALL_PLACEHOLDERS)}`
           : `must be text of up to ${MAX_ARG_LENGTH} characters`,
       });
       return null;

@@ -8,10 +8,10 @@
  */
 import { readFile } from 'node:fs/promises';
 import { basename } from 'node:path';
-import { writeFileAtomic } from '../../../src-shared/atomic-file.ts';
-import { parseJson } from '../../../src-shared/json-text.ts';
-import type { Logger } from '../../../src-shared/log.ts';
-import { silentLogger } from '../../../src-shared/log.ts';
+import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
+import { parseJson } from '../../../src-shared/files/json-text.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
+import { silentLogger } from '../../../src-shared/process/log.ts';
 import type { Settings } from './types.ts';
 import type { SettingsProblem } from './validate-settings.ts';
 import {
@@ -22,7 +22,7 @@ import {
   validateSettings,
   withoutSecrets,
 } from './validate-settings.ts';
-import { SerialQueue } from '../../../src-shared/one-at-a-time.ts';
+import { SerialQueue } from '../../../src-shared/kit/one-at-a-time.ts';
 
 export type { SettingsProblem } from './validate-settings.ts';
 export { applyPatch, SettingsValidationError, validateSettings } from './validate-settings.ts';

@@ -5,6 +5,7 @@
  * files and patches lives beside it in the settings store. The API secret is never part of Settings:
  * it lives only in the OS keychain.
  */
+import type { ProxyAuthMode } from '../../../src-shared/net/proxy-auth.ts';
 import { LOCALES, type ShippedLocale } from '../../../src-shared/i18n/locales.ts';
 
 export type EventSourceMode = 'auto' | 'direct' | 'relay';
@@ -70,7 +71,7 @@ export interface CrmLookupSettings {
   timeoutSec: number;
 }
 
-export { CRM_TIMEOUT_SEC } from '../../../src-shared/settings-limits.ts';
+export { CRM_TIMEOUT_SEC } from '../../../src-shared/ui/settings-limits.ts';
 
 export interface Settings {
   /** Schema version of the file. */
@@ -134,6 +135,13 @@ export interface Settings {
   /** The explicit proxy for 'manual', http://host:port (its password is in the keychain). */
   proxyUrl: string;
   /**
+   * How a proxy's request for a sign-in (407) is answered (src-shared/net/proxy-auth.ts):
+   * 'automatic' = Negotiate (Kerberos, the user's own sign-in), NTLM, then Basic, as the proxy
+   * offers and this computer can; 'basic' = only Basic with a configured user name and password;
+   * 'none' = never. A policy can lock it like any setting.
+   */
+  proxyAuth: ProxyAuthMode;
+  /**
    * A PEM file of certificate authorities trusted besides the system's (a private CA, a
    * TLS-inspecting proxy's); empty for none. Meant to be set by the administrator's policy.
    */
@@ -144,6 +152,7 @@ export interface Settings {
 }
 
 export type ProxyMode = 'system' | 'none' | 'manual';
+export type { ProxyAuthMode } from '../../../src-shared/net/proxy-auth.ts';
 
 /**
  * The language of every word Screenpop shows: 'system' follows the operating system's preferred
@@ -190,6 +199,7 @@ export const DEFAULT_SETTINGS: Settings = {
   updates: { enabled: true, channel: 'latest', feedUrl: '' },
   proxyMode: 'system',
   proxyUrl: '',
+  proxyAuth: 'automatic',
   caFile: '',
   features: { voicemail: true, sms: true, trunk: true, presence: true },
   language: 'system',

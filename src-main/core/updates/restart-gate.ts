@@ -7,8 +7,8 @@
  * The ringing calls come from the presenter's cards (a card the user closed counts as stopped at
  * that moment; the presenter ends a ring without news after 5 minutes).
  */
-import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
-import type { Logger } from '../../../src-shared/log.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
 
 /** Default quiet period after the last ring. */
 export const QUIET_AFTER_CALL_MS = 3 * 60_000;

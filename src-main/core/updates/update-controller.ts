@@ -5,8 +5,8 @@
  * (no call ringing, none in the last minutes). Off when this installation cannot update itself
  * (install-kind.ts) or the `updates` setting says so. Nothing here throws out of a timer.
  */
-import type { Clock, TimerHandle } from '../../../src-shared/clock.ts';
-import type { Logger } from '../../../src-shared/log.ts';
+import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
 import type { UpdateSettings } from '../settings/types.ts';
 import type { UpdateSupport } from './install-kind.ts';
 import type { RestartGate } from './restart-gate.ts';

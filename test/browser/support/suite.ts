@@ -7,11 +7,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
-import { previewCrmUrl } from '../../../src-main/core/app/crm-url.ts';
+import { previewCrmUrl } from '../../../src-main/core/links/crm-url.ts';
 import type { CrmPreview } from '../../../src-main/ipc/contract.ts';
-import { hasChromium, launchChromium, mustRunBrowser, SKIP_REASON } from './chromium.ts';
-import type { OpenedPage } from './page.ts';
-import { buildAndServeRenderer, type ServedRenderer } from './serve-renderer.ts';
+import {
+  hasChromium,
+  launchChromium,
+  mustRunBrowser,
+  SKIP_REASON,
+} from '../../../rigs/browser/chromium.ts';
+import type { OpenedPage } from '../../../rigs/browser/page.ts';
+import {
+  buildAndServeRenderer,
+  type ServedRenderer,
+} from '../../../rigs/browser/serve-renderer.ts';
 
 export interface BrowserSuite {
   browser(): Browser;

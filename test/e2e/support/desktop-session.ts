@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import type { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { keytarMissing } from '../../support/keytar.ts';
-import { waitFor } from '../../support/wait.ts';
+import { waitFor } from '../../../rigs/wait.ts';
 
 export interface DesktopSession {
   home: string;

@@ -13,8 +13,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { _electron, type ElectronApplication, type Page } from 'playwright-core';
 import { hostLocateInput, locateElectron } from '../../../scripts/electron-binary.ts';
-import type { LogRecord } from '../../../src-shared/log.ts';
-import { waitFor } from '../../support/wait.ts';
+import type { LogRecord } from '../../../src-shared/process/log.ts';
+import { waitFor } from '../../../rigs/wait.ts';
 import type { DesktopSession } from './desktop-session.ts';
 
 export const ROOT = fileURLToPath(new URL('../../../', import.meta.url));

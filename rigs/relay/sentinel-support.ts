@@ -1,0 +1,145 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis } from 'ioredis';
+import { ownedByThisProcess } from '../owned-spawn.ts';
+import { freePort, startRedis, type RedisProcess } from './helpers.ts';
+
+export const SENTINEL_BIN = '/usr/bin/redis-sentinel';
+
+/** Whether redis-sentinel is here; on CI its absence is a failure (.ci/run installs it). */
+export function sentinelAvailable(file: string): boolean {
+  const ok = existsSync(SENTINEL_BIN);
+  if (!ok && process.env.CI === 'true')
+    throw new Error(
+      `${SENTINEL_BIN} not found; CI must install it (.ci/run installs redis-sentinel)`,
+    );
+  if (!ok)
+    console.warn(
+      `${file} skipped: ${SENTINEL_BIN} is not installed (apt-get install redis-sentinel)`,
+    );
+  return ok;
+}
+
+export interface SentinelGroup {
+  /** The name the sentinels monitor. */
+  name: string;
+  primary: RedisProcess;
+  replicas: RedisProcess[];
+  /** The sentinels' "127.0.0.1:port". */
+  sentinels: string[];
+  /**
+   * Starts the killed primary again on its port and data (as its supervisor would): the sentinels
+   * make it a replica of the promoted one.
+   */
+  restartPrimary(): Promise<void>;
+  /** The primary's address as the sentinels say it now. */
+  currentPrimary(): Promise<string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A primary, `replicas` replicas (1 by default) and `count` sentinels (quorum `quorum`, down after
+ * `downAfterMs`: 1,000 ms by default, since with less (300 ms) the sentinels of Redis 7.0 took the
+ * replica they had just promoted for down too, before their first ping to it as the primary had
+ * its answer, and failed over again: their logs, sentinel-<n>.log in the group's folder, showed
+ * +switch-master then +sdown of the new primary 300 ms later), all real
+ * processes on 127.0.0.1 and free ports, returned once the replica is in sync and every sentinel
+ * knows the replica and the other sentinels (so a failover can start as soon as the primary dies).
+ */
+export async function startSentinelGroup(
+  options: { count?: number; quorum?: number; downAfterMs?: number; replicas?: number } = {},
+): Promise<SentinelGroup> {
+  const name = 'relayha';
+  const count = options.count ?? 3;
+  const primary = await startRedis();
+  const replicas: RedisProcess[] = [];
+  for (let i = 0; i < (options.replicas ?? 1); i++)
+    replicas.push(await startRedis({ args: ['--replicaof', '127.0.0.1', String(primary.port)] }));
+  const dir = mkdtempSync(join(tmpdir(), 'relay-sentinel-'));
+  const children: ChildProcess[] = [];
+  const sentinels: string[] = [];
+  const clients: Redis[] = [];
+  const restarted: RedisProcess[] = [];
+  const stop = async () => {
+    for (const c of clients) c.disconnect();
+    for (const r of restarted) await r.stop({ keepData: true });
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((r) => child.once('exit', () => r()));
+        child.kill('SIGTERM');
+        await exited;
+      }
+    for (const r of replicas) await r.stop();
+    await primary.stop();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    for (let i = 0; i < count; i++) {
+      const port = await freePort();
+      const conf = join(dir, `sentinel-${i}.conf`);
+      writeFileSync(
+        conf,
+        [
+          `port ${port}`,
+          `logfile ${join(dir, `sentinel-${i}.log`)}`,
+          'bind 127.0.0.1',
+          `dir ${dir}`,
+          `sentinel monitor ${name} 127.0.0.1 ${primary.port} ${options.quorum ?? 2}`,
+          `sentinel down-after-milliseconds ${name} ${options.downAfterMs ?? 1000}`,
+          `sentinel failover-timeout ${name} 3000`,
+          `sentinel parallel-syncs ${name} 1`,
+          '',
+        ].join('\n'),
+      );
+      children.push(spawn(...ownedByThisProcess(SENTINEL_BIN, [conf]), { stdio: 'ignore' }));
+      sentinels.push(`127.0.0.1:${port}`);
+      clients.push(
+        new Redis({ port, host: '127.0.0.1', lazyConnect: true, retryStrategy: () => 100 }),
+      );
+    }
+    const replicaInfo = replicas.map((r) => new Redis({ port: r.port, host: '127.0.0.1' }));
+    clients.push(...replicaInfo);
+    const ready = async () => {
+      for (const r of replicaInfo)
+        if (!(await r.info('replication')).includes('master_link_status:up')) return false;
+      for (const c of clients.slice(0, count)) {
+        if (c.status === 'wait') await c.connect();
+        const others = (await c.call('SENTINEL', 'SENTINELS', name)) as unknown[];
+        const known = (await c.call('SENTINEL', 'REPLICAS', name)) as unknown[];
+        if (others.length < count - 1 || known.length < replicas.length) return false;
+      }
+      return true;
+    };
+    const deadline = Date.now() + 20_000;
+    for (;;) {
+      if (await ready().catch(() => false)) break;
+      if (Date.now() > deadline)
+        throw new Error('the sentinels did not find each other and the replica');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+  return {
+    name,
+    primary,
+    replicas,
+    sentinels,
+    async restartPrimary() {
+      const again = await startRedis({ dir: primary.dir, port: primary.port });
+      restarted.push(again);
+    },
+    async currentPrimary() {
+      const [host, port] = (await clients[0]!.call(
+        'SENTINEL',
+        'GET-MASTER-ADDR-BY-NAME',
+        name,
+      )) as [string, string];
+      return `${host}:${port}`;
+    },
+    stop,
+  };
+}
