@@ -290,8 +290,20 @@ describe.skipIf(noKeytar !== null)(
 
     it('ships no native build leftovers (objects, sources, makefiles, MSVC intermediates, histories)', () => {
       const leftovers =
-        /(^|\/)(obj\.target|obj|\.deps|src)\/|\.(o|obj|cc|cpp|c|h|hpp|gyp|gypi|mk|exp|lib|ilk|iobj|ipdb|pdb|tlog)$|(^|\/)(Makefile|HISTORY\.md)$/;
+        /\/build\/(Release|Debug)\/(obj\.target|obj|\.deps)\/|\.(o|obj|cc|cpp|h|hpp|gyp|gypi|mk|exp|lib|ilk|iobj|ipdb|pdb|tlog)$|\/(Makefile|HISTORY\.md|binding\.gyp|config\.gypi)$/;
       expect(files.filter((f) => f.startsWith('node_modules/') && leftovers.test(f))).toEqual([]);
+      // Of a native module: its .node, its JavaScript, package.json and licence; no sources.
+      for (const m of NATIVE_MODULES) {
+        const own = files.filter((f) => f.startsWith(`node_modules/${m}/`));
+        expect(
+          own.filter((f) => /\/src(\/|$)/.test(f)),
+          m,
+        ).toEqual([]);
+        expect(
+          own.filter((f) => f.includes('/build/') && !/\/build(\/Release)?$/.test(f)),
+          m,
+        ).toEqual([`node_modules/${m}/build/Release/${m}.node`]);
+      }
     });
 
     it('electron-builder.yml’s files rules drop what an MSVC build from source leaves (Windows installers)', async () => {
