@@ -8,7 +8,9 @@
  * set up. Without this check an offline machine fails after a long wait with a message naming
  * only a host. The check, in order:
  * 1. ELECTRON_OVERRIDE_DIST_PATH names an unpacked Electron: it is handed to electron-builder as
- *    `electronDist` (it must be for the platform being built).
+ *    `electronDist` (it must be for the platform being built). On a Mac it must instead be a
+ *    folder holding both Electron zips (Intel and Apple Silicon): the app is universal, and an
+ *    unpacked Electron is one architecture, which electron-builder would copy for both halves.
  * 2. The zip is already in Electron's download cache: fine offline.
  * 3. An HTTPS proxy is configured: the download is left to electron-builder (which uses it).
  * 4. Otherwise the download address must answer within 10 s, else the plain-words message.
@@ -93,6 +95,9 @@ export async function preflight(
   const { env, platform, arch } = input;
   const version = electronVersion(input.electronPackageDir);
   const zip = `electron-v${version}-${platform}-${arch}.zip`;
+  if (env.ELECTRON_OVERRIDE_DIST_PATH && platform === 'darwin') {
+    return universalOverride(env.ELECTRON_OVERRIDE_DIST_PATH, version);
+  }
   if (env.ELECTRON_OVERRIDE_DIST_PATH) {
     const located = locateElectron(input);
     if (!located.ok) {
@@ -123,6 +128,35 @@ export async function preflight(
   return { ok: true, builderArgs: [], note: notes.join('; ') };
 }
 
+/**
+ * The universal macOS app from a local folder: electron-builder packs the Intel and the Apple
+ * Silicon half one after the other, and from a folder `electronDist` it takes each half's
+ * `electron-v<version>-darwin-<arch>.zip` when the folder holds it (app-builder-lib's
+ * ElectronFramework unpack), else copies the folder itself, one architecture, into both halves.
+ * So on a Mac the folder must hold both zips.
+ */
+function universalOverride(folder: string, version: string): Preflight {
+  const zips = ['x64', 'arm64'].map((a) => `electron-v${version}-darwin-${a}.zip`);
+  const missing = zips.filter((zip) => !existsSync(join(folder, zip)));
+  if (missing.length === 0) {
+    return {
+      ok: true,
+      builderArgs: [`-c.electronDist=${folder}`],
+      note: `using ${zips.join(' and ')} in ${folder} (ELECTRON_OVERRIDE_DIST_PATH)`,
+    };
+  }
+  return {
+    ok: false,
+    message: [
+      'npm run dist cannot package: the macOS app is universal (Intel and Apple Silicon in one), so it needs both Electron builds.',
+      `ELECTRON_OVERRIDE_DIST_PATH is set to ${folder}, which does not hold ${missing.join(' nor ')}. An unpacked Electron (Electron.app) is one architecture only: electron-builder would put it into both halves of the app.`,
+      'Ways to provide them:',
+      `  1. Put ${zips.join(' and ')} (as downloaded, not unzipped; https://github.com/electron/electron/releases/tag/v${version}) into ${folder}.`,
+      `  2. Or unset ELECTRON_OVERRIDE_DIST_PATH: both zips then come from Electron's download cache (${electronCacheRoots({}, 'darwin').at(-1)}) or are downloaded.`,
+    ].join('\n'),
+  };
+}
+
 async function zipPreflight(
   env: Env,
   platform: NodeJS.Platform,
@@ -147,7 +181,7 @@ async function zipPreflight(
       'Ways to provide them:',
       '  1. With internet access: run npm run dist again; the downloads are cached for later builds.',
       '  2. Behind company mirrors: set ELECTRON_MIRROR (Electron zips) and ELECTRON_BUILDER_BINARIES_MIRROR (packaging tools).',
-      `  3. Without internet access: unzip ${zip} into a folder and set ELECTRON_OVERRIDE_DIST_PATH=/path/to/that/folder (for the platform you build for), or copy a connected machine's caches (${electronCacheRoots(env, platform).at(-1)} and the electron-builder folder next to it).`,
+      `  3. Without internet access: ${platform === 'darwin' ? `put both macOS zips (electron-v${version}-darwin-x64.zip and electron-v${version}-darwin-arm64.zip: the app is universal) into a folder, not unzipped,` : `unzip ${zip} into a folder`} and set ELECTRON_OVERRIDE_DIST_PATH=/path/to/that/folder (for the platform you build for), or copy a connected machine's caches (${electronCacheRoots(env, platform).at(-1)} and the electron-builder folder next to it).`,
     ].join('\n'),
   };
 }

@@ -1,13 +1,13 @@
 /**
  * The packaged app's folder, built exactly as `npm run dist` lays it out, without needing the
- * Electron binary: electron-builder itself (same electron-builder.yml: `files` rules, asar,
- * smartUnpack of native modules, production dependencies only, fuses) with `--dir` for Linux,
- * pointed by `electronDist` at an Electron folder. When no real Electron is at hand, the folder is a
- * stand-in: an `electron` file that carries Electron's fuse wire (so electron-builder's fuse step
+ * Electron binary: electron-builder itself (same electron-builder.yml: `files` rules, asar, the
+ * native modules' .node files unpacked, production dependencies only, fuses) with `--dir` for
+ * Linux, pointed by `electronDist` at an Electron folder. When no real Electron is at hand, the
+ * folder is a stand-in: an `electron` file that carries Electron's fuse wire (so electron-builder's fuse step
  * runs and can be checked) and a `version` file, nothing else. What differs from a real
  * `npm run dist` is only what comes from that folder (Chromium's files) and `npmRebuild` (off:
- * keytar is an N-API module, the same binary loads in Node and Electron; the installers' rebuild
- * fetches each platform's prebuilt keytar).
+ * keytar and kerberos are N-API modules, the same binary loads in Node and Electron; the
+ * installers' rebuild fetches each target's prebuilt binaries, else builds them).
  *
  * Run: npm run pack  (builds first; prints where the folder is and what it weighs)
  *      npm run pack -- --stand-in   (use the stand-in even when a real Electron is found)

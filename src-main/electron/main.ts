@@ -56,6 +56,7 @@ import { serviceProbe } from '../core/connection/service-probe.ts';
 import { systemClock } from '../../src-shared/process/clock.ts';
 import { LastResort } from '../../src-shared/process/last-resort.ts';
 import { fixedTranslator, LocaleState } from '../../src-shared/i18n/locale-state.ts';
+import type { Translator } from '../../src-shared/i18n/translator.ts';
 import {
   environmentLanguages,
   localeForSetting,
@@ -118,9 +119,14 @@ const switchesAdded = applyChromiumSwitches(app.commandLine, {
   devShmBytes: devShmBytes(process.platform),
 });
 
+// The words said on the terminal before the app has its settings, in the environment's language
+// (built only when a line is written: building a translator parses its catalogue).
+const terminalWords = (): Translator =>
+  fixedTranslator(resolveLocale(environmentLanguages(process.env))).current();
+
 if (process.argv.includes('--store-secret')) {
   // An administrator's script: `Screenpop --store-secret` with the secret on standard input.
-  const t = fixedTranslator(resolveLocale(environmentLanguages(process.env))).current();
+  const t = terminalWords();
   if (storeSecretNeedsDisplay(process.platform, process.env, process.argv)) {
     process.stderr.write(`Screenpop: ${t.t('desktop.store-secret.no-display')}\n`);
     app.exit(2);
@@ -135,7 +141,12 @@ if (process.argv.includes('--store-secret')) {
       commandLine: app.commandLine,
       execPath: process.execPath,
     },
-    { spawn, exit: (code) => app.exit(code), stderr: (line) => process.stderr.write(line) },
+    {
+      spawn,
+      exit: (code) => app.exit(code),
+      stderr: (line) => process.stderr.write(line),
+      words: { current: terminalWords },
+    },
   )
 ) {
   // A native Wayland window: started again under XWayland (xwayland-relaunch.ts), before the lock.

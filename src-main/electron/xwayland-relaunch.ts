@@ -16,6 +16,7 @@
  * below marks the restarted process). Then the status says it is a native Wayland window
  * (desktop-checks.ts), as before.
  */
+import type { TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
 import { LINUX_LAUNCH_ARGS } from './chromium-switches.ts';
 import { nativeWayland } from './desktop-checks.ts';
 import {
@@ -62,6 +63,8 @@ export interface RelaunchDeps {
   /** app.exit */
   exit: (code: number) => void;
   stderr: (line: string) => void;
+  /** The terminal lines' words, in the environment's language (as --store-secret's). */
+  words: TranslatorSource;
 }
 
 /**
@@ -78,12 +81,13 @@ export function relaunchUnderXWayland(facts: LaunchFacts, deps: RelaunchDeps): b
   try {
     startDetached(deps.spawn, plan);
   } catch (err) {
+    const error = err instanceof Error ? err.message : String(err);
     deps.stderr(
-      `Screenpop: could not start again under XWayland (${err instanceof Error ? err.message : String(err)}); going on as a native Wayland window\n`,
+      `Screenpop: ${deps.words.current().t('desktop.xwayland.restart-failed', { error })}\n`,
     );
     return false;
   }
-  deps.stderr('Screenpop: a native Wayland window; starting again under XWayland\n');
+  deps.stderr(`Screenpop: ${deps.words.current().t('desktop.xwayland.restarting')}\n`);
   deps.exit(0);
   return true;
 }

@@ -4,6 +4,8 @@
  * AppImage) starts itself again under XWayland, from the AppImage file, and ends.
  */
 import { describe, expect, it } from 'vitest';
+import { fixedTranslator } from '../../src-shared/i18n/locale-state.ts';
+import type { Locale } from '../../src-shared/i18n/locales.ts';
 import {
   relaunchUnderXWayland,
   XWAYLAND_RELAUNCHED,
@@ -36,7 +38,7 @@ const facts = (over: Partial<LaunchFacts> = {}): LaunchFacts => ({
   ...over,
 });
 
-function recorder(started = true) {
+function recorder(started = true, locale: Locale = 'en') {
   const pid = started ? 4242 : undefined;
   const spawned: Array<{ command: string; args: readonly string[]; options: unknown }> = [];
   const exits: number[] = [];
@@ -52,6 +54,7 @@ function recorder(started = true) {
       },
       exit: (code: number) => exits.push(code),
       stderr: (line: string) => lines.push(line),
+      words: fixedTranslator(locale, { isolate: false }),
     },
   };
 }
@@ -127,6 +130,26 @@ describe('relaunchUnderXWayland', () => {
     const r = recorder(false);
     expect(relaunchUnderXWayland(facts(), r.deps)).toBe(false);
     expect(r.exits).toEqual([]);
-    expect(r.lines.join('')).toContain('could not start again under XWayland');
+    expect(r.lines.join('')).toContain('Could not start again under XWayland');
+  });
+
+  it('says both terminal lines in the environment’s language, from the catalogues', () => {
+    const english = fixedTranslator('en', { isolate: false }).current();
+    const german = fixedTranslator('de', { isolate: false }).current();
+    const restarted = recorder(true, 'de');
+    relaunchUnderXWayland(facts(), restarted.deps);
+    expect(restarted.lines).toEqual([`Screenpop: ${german.t('desktop.xwayland.restarting')}\n`]);
+    expect(restarted.lines[0]).toContain('XWayland');
+    expect(restarted.lines[0]).not.toContain(english.t('desktop.xwayland.restarting'));
+
+    const failed = recorder(false, 'de');
+    relaunchUnderXWayland(facts(), failed.deps);
+    expect(failed.lines).toHaveLength(1);
+    const said = failed.lines[0] ?? '';
+    const [before, after] = german
+      .t('desktop.xwayland.restart-failed', { error: '\u0000' })
+      .split('\u0000');
+    expect(said.startsWith(`Screenpop: ${before}`)).toBe(true);
+    expect(said.endsWith(`${after}\n`)).toBe(true);
   });
 });

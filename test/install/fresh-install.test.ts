@@ -63,8 +63,11 @@ beforeAll(async () => {
   install = await run(
     'npm',
     ['ci', '--prefer-offline', '--no-audit', '--no-fund'],
-    // As .ci/run: keytar builds from source (no prebuilt binary is reachable), here without libsecret.
-    { ...userEnv(), ...HIDE_LIBSECRET, npm_config_build_from_source: 'keytar' },
+    // As .ci/run: the native modules build from source (no prebuilt binary is reachable), here
+    // without libsecret. prebuild-install (keytar's and kerberos's install step) reads this
+    // variable as one package name or `true`, not a list: 'keytar' sent kerberos to GitHub for its
+    // prebuilt binary first (offline: a wait, then node-gyp), unlike CI's own install.
+    { ...userEnv(), ...HIDE_LIBSECRET, npm_config_build_from_source: 'true' },
     15 * 60_000,
   );
   const size = execFileSync('du', ['-sk', join(copy, 'node_modules')], { encoding: 'utf8' });

@@ -297,6 +297,37 @@ describe('npm run dist (scripts/dist.ts)', () => {
     await expect(preflight(mac)).resolves.toMatchObject({ ok: true, builderArgs: [] });
   });
 
+  it('for macOS takes from ELECTRON_OVERRIDE_DIST_PATH a folder with both Electron zips, not one unpacked Electron', async () => {
+    const unreachable = await closedPort();
+    const mac = (folder: string) => ({
+      ...input({ ELECTRON_OVERRIDE_DIST_PATH: folder, ELECTRON_MIRROR: unreachable }),
+      platform: 'darwin' as const,
+    });
+    // One unpacked Electron.app: one architecture, which electron-builder would copy twice.
+    const unpacked = join(tmp.path, 'mac-unpacked');
+    mkdirSync(join(unpacked, 'Electron.app', 'Contents', 'MacOS'), { recursive: true });
+    writeFileSync(join(unpacked, 'Electron.app', 'Contents', 'MacOS', 'Electron'), '');
+    writeFileSync(join(unpacked, 'version'), version);
+    const refused = await preflight(mac(unpacked));
+    expect(refused).toMatchObject({ ok: false });
+    const message = refused.ok ? '' : refused.message;
+    expect(message).toContain('universal');
+    expect(message).toContain(`electron-v${version}-darwin-x64.zip`);
+    expect(message).toContain(`electron-v${version}-darwin-arm64.zip`);
+
+    const zips = join(tmp.path, 'mac-zips');
+    mkdirSync(zips, { recursive: true });
+    writeFileSync(join(zips, `electron-v${version}-darwin-arm64.zip`), '');
+    const half = await preflight(mac(zips));
+    expect(half).toMatchObject({ ok: false });
+    expect(half.ok ? '' : half.message).toContain(`not hold electron-v${version}-darwin-x64.zip`);
+    writeFileSync(join(zips, `electron-v${version}-darwin-x64.zip`), '');
+    await expect(preflight(mac(zips))).resolves.toMatchObject({
+      ok: true,
+      builderArgs: [`-c.electronDist=${zips}`],
+    });
+  });
+
   it('refuses a mirror that does not have this Electron', async () => {
     const missing = await answering(404);
     servers.push(missing.server);
