@@ -5,7 +5,8 @@
  * told to stop. The demo it replaced died after 19 s.
  */
 import { describe, expect, it } from 'vitest';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { parseHeadlessArgs } from '../../src-main/headless/args.ts';
 import { runHeadless } from '../../src-main/headless/runner.ts';
 import { advanceWithRealIo, FakeClock } from '../../rigs/fake-clock.ts';

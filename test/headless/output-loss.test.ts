@@ -5,7 +5,8 @@
  * clean stop with exit 4.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import type { OutputGone } from '../../src-shared/process/output-stream.ts';
 import { parseHeadlessArgs } from '../../src-main/headless/args.ts';
 import { EXIT, runHeadless } from '../../src-main/headless/runner.ts';

@@ -15,7 +15,8 @@ import {
   isServiceError,
   type ServiceError,
 } from '../../src-shared/api/service-errors.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { errorFromResponse } from '../../src-shared/api/errors.ts';
 import { yeastarErrcodes } from '../../src-shared/phone-systems/yeastar-p-series.ts';
 import { validateSettings } from '../../src-main/core/settings/validate-settings.ts';
