@@ -10,6 +10,7 @@ import { memoryLogger } from '../../rigs/memory-logger.ts';
 import type { OutputGone } from '../../src-shared/process/output-stream.ts';
 import { parseHeadlessArgs } from '../../src-main/headless/args.ts';
 import { EXIT, runHeadless } from '../../src-main/headless/runner.ts';
+import { runnerEnvironment } from '../../src-main/headless/runner-environment.ts';
 import { advanceWithRealIo, FakeClock } from '../../rigs/fake-clock.ts';
 import { waitFor } from '../../rigs/wait.ts';
 
@@ -26,7 +27,7 @@ function demo(write: (text: string) => void, outputGone?: Promise<OutputGone>) {
   let stop!: () => void;
   const exit = runHeadless({
     args: parseHeadlessArgs(['--demo']),
-    env: {},
+    environment: runnerEnvironment({}),
     write,
     ...(outputGone ? { outputGone } : {}),
     logger,

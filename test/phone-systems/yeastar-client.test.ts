@@ -216,7 +216,9 @@ describe('the phoneSystem setting, flag and policy', () => {
       '--phone-system',
       'standard',
     ]);
-    expect(effectiveSettings(flagged, {}, locked, logger).phoneSystem).toBe('yeastar-p-series');
+    expect(effectiveSettings(flagged, { apiKey: '' }, locked, logger).phoneSystem).toBe(
+      'yeastar-p-series',
+    );
     expect(JSON.stringify(logger.records)).toContain('"setting":"phoneSystem"');
   });
 });
