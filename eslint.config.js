@@ -26,6 +26,16 @@ const NO_ELECTRON_PATHS = {
 const folder = (name) => [`**/${name}`, `**/${name}/**`];
 
 /**
+ * Product code (src-*) imports neither the tests nor the rigs they share with the benchmarks
+ * (rigs/README.md): nothing shipped serves only tests. Every src-* block below repeats it.
+ */
+const NO_TEST_CODE = {
+  group: [...folder('rigs'), ...folder('test')],
+  message:
+    'Product code does not import rigs/ or test/: a helper only tests use lives in rigs/ (rigs/README.md).',
+};
+
+/**
  * Every connection of the app goes through the one transport (src-shared/net/transport.ts:
  * proxy, CA file); the services take its `fetch` and `createSocket` in their constructors. Only
  * net/ may open a socket or a request itself. The relay's requests go through it too.
@@ -38,6 +48,7 @@ const NO_WS = {
 /** What the core may not import besides electron (see the core's block below). */
 const CORE_PATTERNS = [
   NO_ELECTRON_PATHS,
+  NO_TEST_CODE,
   {
     group: folder('src-sim'),
     message:
@@ -107,7 +118,17 @@ export default tseslint.config(
     files: ['src-*/**/*.{ts,tsx}', 'bench/**/*.ts', 'assets/**/*.ts'],
     ignores: ['src-main/electron/**'],
     rules: {
-      'no-restricted-imports': ['error', { paths: [NO_ELECTRON], patterns: [NO_ELECTRON_PATHS] }],
+      'no-restricted-imports': [
+        'error',
+        { paths: [NO_ELECTRON], patterns: [NO_ELECTRON_PATHS, NO_TEST_CODE] },
+      ],
+    },
+  },
+  {
+    // The composition root imports electron, but no more than the rest of the product the tests.
+    files: ['src-main/electron/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [NO_TEST_CODE] }],
     },
   },
   {
@@ -139,7 +160,7 @@ export default tseslint.config(
         'error',
         {
           paths: [NO_ELECTRON, NO_WS],
-          patterns: [NO_ELECTRON_PATHS],
+          patterns: [NO_ELECTRON_PATHS, NO_TEST_CODE],
         },
       ],
     },
@@ -190,6 +211,7 @@ export default tseslint.config(
           paths: [NO_ELECTRON],
           patterns: [
             NO_ELECTRON_PATHS,
+            NO_TEST_CODE,
             {
               group: folder('src-main'),
               message:
@@ -210,6 +232,7 @@ export default tseslint.config(
           paths: [NO_ELECTRON],
           patterns: [
             NO_ELECTRON_PATHS,
+            NO_TEST_CODE,
             {
               group: [...folder('src-main'), ...folder('src-relay'), ...folder('src-sim')],
               message:
@@ -254,6 +277,7 @@ export default tseslint.config(
           paths: [NO_ELECTRON],
           patterns: [
             NO_ELECTRON_PATHS,
+            NO_TEST_CODE,
             {
               group: folder('src-main'),
               allowTypeImports: true,

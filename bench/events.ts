@@ -21,7 +21,7 @@ import { ServiceClient } from '../src-shared/api/service-client.ts';
 import { TokenManager } from '../src-main/core/api/token-manager.ts';
 import { ScreenpopEngine } from '../src-main/core/engine.ts';
 import { EventPipeline } from '../src-main/core/events/pipeline.ts';
-import { subscribeUrl } from '../src-main/core/events/ws-source.ts';
+import { subscribeUrl } from '../src-shared/wire/standard.ts';
 import { startSimulator } from '../src-sim/index.ts';
 import { directTransport } from '../rigs/direct-transport.ts';
 

@@ -28,7 +28,7 @@ import {
   relayOrgPath,
 } from '../src-shared/relay/relay-protocol.ts';
 import type { OrgSignInInfo } from '../src-shared/relay/relay-protocol.ts';
-import { signBody } from '../src-relay/signature.ts';
+import { signBody } from '../src-sim/webhook-signature.ts';
 import { newEnrolmentCode, secretHash } from '../src-relay/users/secrets.ts';
 import { UserState } from '../src-relay/users/user-state.ts';
 import { signInWithBrowser } from '../src-main/core/org/oidc-sign-in.ts';

@@ -17,7 +17,7 @@
  * Prints one JSON object, then a table. Not a test: figures only.
  */
 import { parseArgs } from 'node:util';
-import { memoryLogger } from '../src-shared/process/log.ts';
+import { memoryLogger } from '../rigs/memory-logger.ts';
 import { ServiceClient } from '../src-shared/api/service-client.ts';
 import { TokenManager } from '../src-main/core/api/token-manager.ts';
 import { TOKEN_BACKOFF, STREAM_BACKOFF } from '../src-shared/kit/backoff.ts';

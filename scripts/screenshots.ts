@@ -8,11 +8,11 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { Browser } from 'playwright-core';
-import { contentWidth, WINDOW_SIZES } from '../src-main/electron/window-sizes.ts';
+import { WINDOW_SIZES } from '../src-main/electron/window-sizes.ts';
 import type { HistoryItem } from '../src-main/ipc/contract.ts';
 import { hasChromium, launchChromium, SKIP_REASON } from '../rigs/browser/chromium.ts';
 import { call, entry, fixture, history } from '../rigs/browser/fixtures.ts';
-import { openPage, screenshot } from '../rigs/browser/page.ts';
+import { contentWidth, openPage, screenshot } from '../rigs/browser/page.ts';
 import { buildAndServeRenderer } from '../rigs/browser/serve-renderer.ts';
 
 const OUT = fileURLToPath(new URL('../docs/screenshots/', import.meta.url));

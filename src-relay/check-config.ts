@@ -20,6 +20,7 @@ import { readableByOthers, readGatewayCredential, sourceOf } from './gateway/cre
 import { codeKeySource, readCodeKey } from './users/code-key.ts';
 import { envProxyResolver } from '../src-shared/net/proxy.ts';
 import { readCaFile, readCaText } from '../src-shared/net/trust.ts';
+import { wireFor } from '../src-shared/wire/index.ts';
 
 export interface ConfigReport {
   /** The relay refuses to start with any of these. */
@@ -34,8 +35,6 @@ export interface ConfigReport {
 const EXPIRY_WARNING_MS = 14 * 24 * 3600_000;
 /** Shorter webhook secrets are warned about (the service's own are longer). */
 const SHORT_SECRET = 16;
-/** A Yeastar P-Series webhook Secret's length ("Monitor Events via Webhook"). */
-const YEASTAR_SECRET_CHARS = 32;
 
 export function checkConfig(
   config: RelayConfig,
@@ -205,31 +204,32 @@ function checkUsers(config: RelayConfig, report: ConfigReport, env: NodeJS.Proce
 function checkTenants(config: RelayConfig, report: ConfigReport, local: boolean): void {
   for (const [name, tenant] of Object.entries(config.tenants)) {
     const count = tenant.secrets.length;
-    const yeastar = tenant.phoneSystem === 'yeastar-p-series';
+    // What the phone system's webhooks need said (src-shared/wire/): its name, the secret it
+    // generates, a signature without a time.
+    const wire = wireFor(tenant.phoneSystem);
+    const { generatedSecret, replayableFrom } = wire.webhook;
     const from = tenant.allowFrom?.length
       ? `, webhooks from ${tenant.allowFrom.join(' ')} only`
       : '';
     report.summary.push(
-      `tenant ${name}: ${tenant.baseUrl}${yeastar ? ' (Yeastar P-Series)' : ''}, ${count} webhook secret${count === 1 ? '' : 's'}${from}, ${tenant.access === 'users' ? "the relay's users only, each their own calls" : 'any service token of the tenant'}`,
+      `tenant ${name}: ${tenant.baseUrl}${wire.vendorName ? ` (${wire.vendorName})` : ''}, ${count} webhook secret${count === 1 ? '' : 's'}${from}, ${tenant.access === 'users' ? "the relay's users only, each their own calls" : 'any service token of the tenant'}`,
     );
     const env = `RELAY_TENANT_${name.toUpperCase().replace(/[-.]/g, '_')}_SECRETS`;
     if (tenant.secrets.includes(EXAMPLE_SECRET)) {
       const words = `tenants.${name}.secrets holds the example secret of deploy/relay/relay.json, which anyone can read: with it anyone could sign webhooks and make desktops pop calls that never rang. Put the tenant's webhook secret from the admin console there (or in ${env})`;
       if (local) report.warnings.push(words);
       else report.errors.push(`${words}; the relay does not serve beyond this computer with it.`);
-    } else if (yeastar && tenant.secrets.some((s) => s.length !== YEASTAR_SECRET_CHARS))
-      // "Monitor Events via Webhook": the PBX generates each webhook's Secret, 32 characters.
+    } else if (generatedSecret && tenant.secrets.some((s) => s.length !== generatedSecret.chars))
       report.warnings.push(
-        `tenants.${name}.secrets has a secret that is not ${YEASTAR_SECRET_CHARS} characters long: a Yeastar P-Series webhook's Secret is the ${YEASTAR_SECRET_CHARS}-character key shown beside the webhook in the PBX (Integrations > API > Webhook Event Push); copy all of it, or no delivery will be accepted`,
+        `tenants.${name}.secrets has a secret that is not ${generatedSecret.chars} characters long: a ${wire.vendorName ?? 'phone system'} webhook's Secret is the ${generatedSecret.chars}-character key ${generatedSecret.shownAt}; copy all of it, or no delivery will be accepted`,
       );
     else if (tenant.secrets.some((s) => s.length < SHORT_SECRET))
       report.warnings.push(
         `tenants.${name}.secrets has a secret shorter than ${SHORT_SECRET} characters; use the one the admin console generates`,
       );
-    if (yeastar && count > 0 && !tenant.allowFrom?.length)
-      // The vendor's X-Signature has no time in it: a captured delivery stays valid for ever.
+    if (replayableFrom && count > 0 && !tenant.allowFrom?.length)
       report.warnings.push(
-        `tenants.${name} takes Yeastar P-Series webhooks from anywhere: the PBX signs a delivery without a time, so one captured on the way can be sent again at any time and still passes the signature (the relay refuses copies of a ring for a week and stores a repeated status once). Name the addresses the PBX sends from in tenants.${name}.allowFrom (its public address, or a CIDR range)`,
+        `tenants.${name} takes ${wire.vendorName ?? 'phone system'} webhooks from anywhere: ${replayableFrom} signs a delivery without a time, so one captured on the way can be sent again at any time and still passes the signature (the relay refuses copies of a ring for a week and stores a repeated status once). Name the addresses ${replayableFrom} sends from in tenants.${name}.allowFrom (its public address, or a CIDR range)`,
       );
     const url = new URL(tenant.baseUrl);
     // baseUrl is http(s) (config.ts): this is plain http to another computer.

@@ -645,11 +645,6 @@ export function parseConfig(input: unknown): RelayConfig {
   throw new Error('relay config: ' + problems.join('; '));
 }
 
-/** The defaults, with the given tenants (for tests and benchmarks that build a config in code). */
-export function defaultConfig(tenants: RelayConfigInput['tenants'] = {}): RelayConfig {
-  return baseSchema.parse({ tenants });
-}
-
 /** Google's issuer (OpenID Connect discovery at accounts.google.com; the legacy form without https). */
 function isGoogleIssuer(issuer: string): boolean {
   return /^(https:\/\/)?accounts\.google\.com\/?$/i.test(issuer.trim());

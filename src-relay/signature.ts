@@ -18,10 +18,6 @@ const HEX_HEADER = /^sha256=([0-9a-fA-F]{64})$/;
 /** 32 bytes in Base64: 43 characters and one `=`. */
 const BASE64_HEADER = /^([A-Za-z0-9+/]{43}=)$/;
 
-export function signBody(secret: string, body: Uint8Array | string): string {
-  return 'sha256=' + createHmac('sha256', Buffer.from(secret, 'utf8')).update(body).digest('hex');
-}
-
 /** The standard service's `X-Service-Signature`. */
 export function verifySignature(
   rawBody: Uint8Array,

@@ -11,7 +11,7 @@ import { relayFilterFor } from '../../src-main/core/relay-client/filter.ts';
 import { RelayEventSource } from '../../src-main/core/relay-client/relay-source.ts';
 import { silentLogger } from '../../src-shared/process/log.ts';
 import { startRelay } from '../../src-relay/server.ts';
-import { defaultConfig } from '../../src-relay/config.ts';
+import { parseConfig } from '../../src-relay/config.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 // The same private redis-server (AOF, fsync always, temp dir, free port) and stand-in for the
@@ -43,7 +43,7 @@ export async function gapRun(
 ): Promise<GapResult> {
   const sim = await startSimulator();
   const config = {
-    ...defaultConfig({ [sim.tenant]: { baseUrl: sim.baseUrl, secrets: [SECRET] } }),
+    ...parseConfig({ tenants: { [sim.tenant]: { baseUrl: sim.baseUrl, secrets: [SECRET] } } }),
     port: 0,
   };
   const store = new MemoryStore({ clock: systemClock, retention: config.retention });

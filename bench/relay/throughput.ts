@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import { relayClientPath } from '../../src-shared/relay/relay-protocol.ts';
-import { signBody } from '../../src-relay/signature.ts';
+import { signBody } from '../../src-sim/webhook-signature.ts';
 // The same private redis-server (AOF, fsync always, temp dir, free port) and stand-in for the
 // tenant's token check (extension/list) the relay tests use, and the relay as a child process.
 import { startRedis, startTokenService } from '../../rigs/relay/helpers.ts';

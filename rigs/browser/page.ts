@@ -14,6 +14,14 @@ import {
   type RecordedCall,
 } from './api-double.ts';
 
+/**
+ * A conservative page width inside a window of `width` (src-main/electron/window-sizes.ts): a
+ * window frame (about 16 px on Windows) and a classic scrollbar (about 17 px) come off it.
+ */
+export function contentWidth(width: number): number {
+  return width - 34;
+}
+
 export type PageName = 'popup' | 'settings' | 'history';
 
 export interface PageOptions {

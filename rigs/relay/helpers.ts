@@ -14,7 +14,7 @@ import {
 } from '../../src-shared/relay/relay-protocol.ts';
 import { parseConfig, type RelayConfig, type RelayConfigInput } from '../../src-relay/config.ts';
 import { startRelay, type RelayServer } from '../../src-relay/server.ts';
-import { signBody } from '../../src-relay/signature.ts';
+import { signBody } from '../../src-sim/webhook-signature.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import { RedisStore } from '../../src-relay/store/redis-store.ts';
 import type { EventStore } from '../../src-relay/store/types.ts';

@@ -8,11 +8,3 @@ export const WINDOW_SIZES = {
   settings: { width: 620, height: 760, title: 'Screenpop Settings' },
   history: { width: 800, height: 600, title: 'Screenpop History' },
 } as const;
-
-/**
- * A conservative page width inside a window of `width`: a window frame (about 16 px on Windows)
- * and a classic scrollbar (about 17 px) come off it.
- */
-export function contentWidth(width: number): number {
-  return width - 34;
-}

@@ -30,6 +30,7 @@ import { RingActions, type ProgramRunner } from '../core/ring-actions/ring-actio
 import { proxyPolicyOf, withLocks, type Policy } from '../core/settings/policy.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../core/settings/types.ts';
 import type { TestConnectionResult } from '../ipc/contract.ts';
+import type { RunnerEnvironment } from './runner-environment.ts';
 import type { Clock } from '../../src-shared/process/clock.ts';
 import type { Logger, SecretRegistry } from '../../src-shared/process/log.ts';
 import type { HeadlessArgs } from './args.ts';
@@ -43,7 +44,7 @@ import {
 /** The settings this run uses: flags (already over the policy's presets), then the policy's locks. */
 export function effectiveSettings(
   args: HeadlessArgs,
-  env: Record<string, string | undefined>,
+  environment: Pick<RunnerEnvironment, 'apiKey'>,
   policy: Policy,
   logger: Logger,
 ): Settings {
@@ -52,7 +53,7 @@ export function effectiveSettings(
     ...policy.settings,
     phoneSystem: args.phoneSystem,
     baseUrl: args.baseUrl,
-    apiKey: env.SCREENPOP_API_KEY?.trim() || policy.settings.apiKey || '',
+    apiKey: environment.apiKey || policy.settings.apiKey || '',
     extensions: args.extensions,
     dids: args.dids,
     defaultRegion: args.region,

@@ -34,6 +34,7 @@ import { appVersion, effectiveSettings, runnerLocale, writeRunnerDiagnostics } f
 import { LANG_CODES, parseHeadlessArgs, preScan, usage, UsageError } from './args.ts';
 import { environmentLanguages, isLocale, resolveLocale } from '../../src-shared/i18n/locales.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
+import { runnerEnvironment } from './runner-environment.ts';
 import { EXIT, runHeadless } from './runner.ts';
 import { inRunnerWords } from './output.ts';
 import { whenToStop } from '../../src-shared/process/stop-signal.ts';
@@ -92,6 +93,8 @@ async function main(): Promise<number> {
     },
     { app: 'screenpop-headless' },
   );
+  // What the run takes from the environment (the key, the secret, the CRM token, the proxy), once.
+  const environment = runnerEnvironment(process.env);
   // The organisation's policy, as the tray app reads it: presets are the flags' defaults.
   const policy = await loadMachinePolicy(logger, process.platform, early.policy);
   // A language the policy locks (or presets, without --lang) is the runner's from here on.
@@ -110,7 +113,7 @@ async function main(): Promise<number> {
   // The runner says which flags a lock overrides when it runs; here only for the one-shot commands.
   const settings = effectiveSettings(
     args,
-    process.env,
+    environment,
     policy,
     args.storeSecret || args.diagnostics ? logger : silentLogger,
   );
@@ -229,7 +232,7 @@ async function main(): Promise<number> {
   // Without SCREENPOP_API_SECRET the secret comes from the keychain: a keychain module that is not
   // installed (an optional dependency) or cannot load is said now, with what to install, before
   // anything connects; never a file instead.
-  if (!args.demo && !process.env.SCREENPOP_API_SECRET && !args.credentialFile) {
+  if (!args.demo && !environment.apiSecret && !args.credentialFile) {
     try {
       await new KeytarCredentialStore().check();
     } catch (error) {
@@ -239,7 +242,7 @@ async function main(): Promise<number> {
   }
   // A proxy the administrator set that cannot be used must not be gone around silently.
   try {
-    envProxyResolver(process.env);
+    envProxyResolver(environment.proxyVariables);
     if (settings.caFile) readCaFile(settings.caFile, readCaText);
   } catch (error) {
     stderr.write(`screenpop-headless: ${(error as Error).message}\n`);
@@ -269,7 +272,7 @@ async function main(): Promise<number> {
   });
   return runHeadless({
     args,
-    env: process.env,
+    environment,
     write: (text) => stdout.write(text),
     outputGone,
     logger,

@@ -34,6 +34,7 @@ import { NO_POLICY, proxyPolicyOf, type Policy } from '../core/settings/policy.t
 import { spawnProgramRunner } from '../core/ring-actions/program-runner.ts';
 import type { ProgramRunner } from '../core/ring-actions/ring-actions.ts';
 import { effectiveSettings, runnerRingActions } from './admin.ts';
+import type { RunnerEnvironment } from './runner-environment.ts';
 import type { Settings } from '../core/settings/types.ts';
 import { UsageError, type HeadlessArgs } from './args.ts';
 import { contactsProblemWords } from '../core/contacts/problem-words.ts';
@@ -66,7 +67,8 @@ const FIRST_NAMES_WAIT_MS = 1_000;
 
 export interface RunnerDeps {
   args: HeadlessArgs;
-  env: Record<string, string | undefined>;
+  /** What the run takes from the environment, read by its entry (runner-environment.ts). */
+  environment: RunnerEnvironment;
   write: (text: string) => void;
   logger: Logger;
   secrets: SecretRegistry;
@@ -104,28 +106,53 @@ interface Service {
   store: CredentialStore;
 }
 
+/**
+ * The run, in phases, in order: what to connect to, the way out, the output's line queue, the
+ * connection's maker, the names (directory, contacts file), the CRM lookup, then the connection
+ * runs until told to stop. Each phase is a function below taking what the earlier ones built;
+ * none reads the environment (cli.ts did, once: runner-environment.ts).
+ */
 export async function runHeadless(deps: RunnerDeps): Promise<number> {
-  const { args, logger, secrets } = deps;
   const clock = deps.clock ?? systemClock;
-  const { settings, service, demo } = await whatToConnect(deps, clock);
-  const transport = wayOut(deps, settings);
+  const target = await whatToConnect(deps, clock);
+  const transport = wayOut(deps, target.settings);
   if (!transport) {
-    await demo?.close();
+    await target.demo?.close();
     return EXIT.needsAttention;
   }
-  const connect = serviceConnectionFactory({
-    clock,
-    logger,
-    secrets,
-    heartbeatMs: args.heartbeatSec * 1000,
-    transport: () => transport,
+  const lines = lineQueue(deps);
+  const newConnection = await connectionMaker(deps, clock, target, transport, lines.emit);
+  if (!newConnection) return EXIT.needsAttention;
+  const live: Live = { connection: undefined };
+  const directory = await names(deps, clock, target, live);
+  const crm = crmLookup(deps, clock, target.settings, transport);
+  return runUntilStopped(deps, clock, {
+    target,
+    transport,
+    lines,
+    newConnection,
+    live,
+    directory,
+    crm,
   });
-  let connection: Connection | undefined;
-  // Lines go out in the order things happened, even when a pop waits for the first extension list.
+}
+
+/** The connection in force: the directory reads through it; the run replaces it. */
+interface Live {
+  connection: Connection | undefined;
+}
+
+type Lines = ReturnType<typeof lineQueue>;
+
+/**
+ * Phase 3: stdout's lines, in the order things happened, even when a pop waits for the first
+ * extension list.
+ */
+function lineQueue({ write, logger }: RunnerDeps) {
   let queue = Promise.resolve();
-  const emit = (line: OutputLine | Promise<OutputLine>) => {
+  const emit = (line: OutputLine | Promise<OutputLine>): void => {
     queue = queue
-      .then(async () => deps.write(formatLine(await line)))
+      .then(async () => write(formatLine(await line)))
       .catch((error: unknown) => {
         // That line is lost, and said so; the lines after it still go out. A queue left rejected
         // would drop every later line and make each later emit an unhandled rejection, whose
@@ -133,36 +160,65 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
         logger.error('a stdout line could not be made or written; it is left out', { error });
       });
   };
-  let newConnection: () => Connection;
+  return { emit, drained: () => queue };
+}
+
+/**
+ * Phase 4: how a connection is made: the service's (its key and secret), or the relay's alone as
+ * one of its users (null, after its status line, when the enrolment code is refused).
+ */
+async function connectionMaker(
+  deps: RunnerDeps,
+  clock: Clock,
+  { settings, service }: Target,
+  transport: NetTransport,
+  emit: Lines['emit'],
+): Promise<(() => Connection) | null> {
+  const { args, logger, secrets } = deps;
   if (service) {
+    const connect = serviceConnectionFactory({
+      clock,
+      logger,
+      secrets,
+      heartbeatMs: args.heartbeatSec * 1000,
+      transport: () => transport,
+    });
     const { baseUrl, apiKey, store } = service;
     const config = {
       baseUrl,
       settings,
       credentials: credentialsSource(store, () => ({ apiKey, baseUrl })),
     };
-    newConnection = () => connect(config);
-  } else {
-    const tokens = await organisationTokens(deps, settings, transport.fetch);
-    if (!tokens) return EXIT.needsAttention;
-    newConnection = () =>
-      organisationConnection(
-        { relayUrl: settings.relayUrl, tenant: settings.relayTenant, settings, tokens },
-        {
-          clock,
-          logger,
-          transport,
-          heartbeatMs: args.heartbeatSec * 1000,
-          onIdentity: (identity) => emit(signedInLine(identity)),
-        },
-      );
+    return () => connect(config);
   }
-  // The policy's programs on ring, as in the tray app (links need a browser: not here).
-  const ringActions = deps.policy?.onRing.length
-    ? runnerRingActions(deps.policy.onRing, deps.runner ?? spawnProgramRunner(logger), logger)
-    : null;
-  // The same reads over the connection in force as the tray app's (connection.ts).
-  const fetchers = directoryFetchers(() => connection);
+  const tokens = await organisationTokens(deps, settings, transport.fetch);
+  if (!tokens) return null;
+  return () =>
+    organisationConnection(
+      { relayUrl: settings.relayUrl, tenant: settings.relayTenant, settings, tokens },
+      {
+        clock,
+        logger,
+        transport,
+        heartbeatMs: args.heartbeatSec * 1000,
+        onIdentity: (identity) => emit(signedInLine(identity)),
+      },
+    );
+}
+
+/**
+ * Phase 5: colleagues' names, read over the connection in force as the tray app's are
+ * (connection.ts), and the contacts file. A contacts file that gives nothing is a usage error,
+ * said with what was found in it: the user asked for names from it, and a runner that pops
+ * "unknown caller" all day helps no one.
+ */
+async function names(
+  { args, logger }: RunnerDeps,
+  clock: Clock,
+  { settings, demo }: Target,
+  live: Live,
+): Promise<Directory> {
+  const fetchers = directoryFetchers(() => live.connection);
   const directory = new Directory({
     clock,
     logger,
@@ -173,8 +229,6 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     ...(args.directory === 'pbx-contacts' && { fetchPbxContacts: fetchers.fetchCompanyContacts }),
     defaultRegion: settings.defaultRegion,
   });
-  // A contacts file that gives nothing is a usage error, said with what was found in it: the user
-  // asked for names from it, and a runner that pops "unknown caller" all day helps no one.
   if (settings.contactsFile) {
     const loaded = await directory.loadContactsFile(settings.contactsFile);
     if (!loaded.ok) {
@@ -187,94 +241,83 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
       ]);
     }
   }
+  return directory;
+}
 
-  // The CRM lookup after each pop, built as the tray app builds it (core/app/crm-flow.ts), through
-  // the same transport (proxy, CAs) as the connection; its token from SCREENPOP_CRM_TOKEN, else the
-  // keychain (crm-lookup@<host>).
-  const crmFlow = new CrmFlow({
+/**
+ * Phase 6: the CRM lookup after each pop, built as the tray app builds it (core/app/crm-flow.ts),
+ * through the same transport (proxy, CAs) as the connection; its token from SCREENPOP_CRM_TOKEN,
+ * else the keychain (crm-lookup@<host>).
+ */
+function crmLookup(
+  { environment, logger, secrets }: RunnerDeps,
+  clock: Clock,
+  settings: Settings,
+  transport: NetTransport,
+) {
+  const { crmToken } = environment;
+  const flow = new CrmFlow({
     clock,
     logger,
     secrets,
     say: logger,
     credentials: {
       getSecret: async (account) => {
-        const fromEnv = deps.env.SCREENPOP_CRM_TOKEN?.trim();
-        if (fromEnv) return fromEnv;
+        if (crmToken) return crmToken;
         return new KeytarCredentialStore().getSecret(account).catch(() => null);
       },
     },
     settings: () => settings,
     crmNetwork: () => transport,
   });
-  crmFlow.rebuild(settings);
-  const crm = crmFlow.current();
-  const crmToken = deps.env.SCREENPOP_CRM_TOKEN?.trim();
+  flow.rebuild(settings);
   if (crmToken) secrets.add(crmToken);
+  return { flow, lookup: flow.current() };
+}
+
+/** What the last phase runs. */
+interface Built {
+  target: Target;
+  transport: NetTransport;
+  lines: Lines;
+  newConnection: () => Connection;
+  live: Live;
+  directory: Directory;
+  crm: ReturnType<typeof crmLookup>;
+}
+
+/**
+ * Phase 7: the connection runs, its events printed as lines, rebuilt after an unexpected error,
+ * until told to stop, it needs attention, or stdout is gone; then everything stops in order.
+ */
+async function runUntilStopped(deps: RunnerDeps, clock: Clock, built: Built): Promise<number> {
+  const { args, logger } = deps;
+  const { target, lines, newConnection, live, directory, crm } = built;
+  const { demo } = target;
+  const { emit } = lines;
+  // The policy's programs on ring, as in the tray app (links need a browser: not here).
+  const ringActions = deps.policy?.onRing.length
+    ? runnerRingActions(deps.policy.onRing, deps.runner ?? spawnProgramRunner(logger), logger)
+    : null;
 
   let attention: ((s: ConnectionStatus) => void) | undefined;
   const needsAttention = new Promise<ConnectionStatus>((resolve) => (attention = resolve));
   let detach: Array<() => void> = [];
   const open = (): void => {
     const current = newConnection();
-    const { engine } = current;
-    connection = current;
-    detach = [
-      engine.onStatus((s) => {
-        const proxyAuth = s.state === 'connected' ? transport.proxyAuthInUse() : undefined;
-        emit({
-          ...statusLine(s, deps.words),
-          ...(proxyAuth && { proxy_auth: describeAuth(proxyAuth) }),
-        });
-        if (s.state === 'needs-attention') attention?.(s);
-      }),
-      engine.onPop((p) => {
-        const named = directory
-          .firstLoad(FIRST_NAMES_WAIT_MS)
-          .then(() => directory.identify(p.from));
-        emit(
-          named.then((who) =>
-            popLine(p, who, {
-              group: p.callPath ? directory.groupOf(p.callPath) : null,
-              transferredByName:
-                p.transferredBy === undefined ? null : directory.lookup(p.transferredBy),
-              t: deps.words,
-            }),
-          ),
-        );
-        ringActions?.runOnce(p, directory.lookup(p.from));
-        // After the pop line, never before it: a colleague is not looked up.
-        if (crm)
-          void named.then(async (who) => {
-            if (who?.source === 'directory') return;
-            const result = await crm.lookup(p.from);
-            emit(enrichedLine(p, who, result, crm.provider));
-          });
-      }),
-      engine.onDismiss((d) => emit(dismissLine(d))),
-      engine.onNotice((n) =>
-        emit(
-          n.type === 'voicemail'
-            ? directory
-                .firstLoad(FIRST_NAMES_WAIT_MS)
-                .then(() => noticeLine(n, directory.lookup(n.from)))
-            : noticeLine(n, null),
-        ),
-      ),
-      engine.onFeatureStatus((features) => {
-        for (const f of features) if (f.state === 'no-scope') emit(featureLine(f, deps.words));
-      }),
-    ];
-    // What this phone system has no event for is said once, at the start (nothing is subscribed).
-    for (const f of engine.featureStatuses())
-      if (f.state === 'not-offered' && settings.features[f.feature])
-        emit(featureLine(f, deps.words));
-    engine.start();
+    live.connection = current;
+    detach = printEvents(deps, current, {
+      ...built,
+      ringActions,
+      onAttention: (s) => attention?.(s),
+    });
+    current.engine.start();
   };
   /** Stops the connection; the last status line stays the one that explains why. */
   const close = async (): Promise<void> => {
     for (const off of detach.splice(0)) off();
-    const old = connection;
-    connection = undefined;
+    const old = live.connection;
+    live.connection = undefined;
     await old?.stop();
   };
 
@@ -305,7 +348,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
           clock,
           wake: (reason) => {
             logger.info('a network address appeared; reconnecting now');
-            connection?.wake(reason);
+            live.connection?.wake(reason);
           },
         })
       : undefined;
@@ -328,11 +371,11 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   offFault?.();
   await rebuilding;
   directory.stop();
-  crmFlow.close();
+  crm.flow.close();
   await close();
   await ringActions?.stop();
   await demo?.close();
-  await queue;
+  await lines.drained();
   const code =
     outcome === 'stop' ? EXIT.ok : outcome === 'attention' ? EXIT.needsAttention : EXIT.outputGone;
   // "stopping" said it began; this says it is done (sockets closed, every line written).
@@ -358,7 +401,7 @@ async function whatToConnect(deps: RunnerDeps, clock: Clock): Promise<Target> {
   let demo: DemoService | undefined;
   let service: Service | null = null;
   // Flags over the policy's presets, its locks over both (a locked region, demoMode, ... wins).
-  const effective = effectiveSettings(args, deps.env, deps.policy ?? NO_POLICY, logger);
+  const effective = effectiveSettings(args, deps.environment, deps.policy ?? NO_POLICY, logger);
   let settings: Settings;
   if (args.organisation) {
     // The relay alone, as one of its users: no API key, no secret, no phone-system address.
@@ -388,7 +431,7 @@ async function whatToConnect(deps: RunnerDeps, clock: Clock): Promise<Target> {
     };
   } else {
     settings = effective;
-    service = await serviceFromEnv(deps.env, settings.baseUrl, settings.apiKey, secrets);
+    service = await serviceFromEnv(deps.environment, settings.baseUrl, settings.apiKey, secrets);
   }
   return { settings, service, demo };
 }
@@ -410,7 +453,7 @@ function wayOut(deps: RunnerDeps, settings: Settings): NetTransport | null {
         caFile: settings.caFile,
       },
       {
-        env: deps.env,
+        env: deps.environment.proxyVariables,
         readFile: readCaText,
         logger,
         secrets,
@@ -507,12 +550,80 @@ async function inMemory(
 
 /** The key (environment or policy) with SCREENPOP_API_SECRET, or the secret from the keychain. */
 async function serviceFromEnv(
-  env: Record<string, string | undefined>,
+  { apiSecret }: RunnerEnvironment,
   baseUrl: string,
   apiKey: string,
   secrets: SecretRegistry,
 ): Promise<Service> {
-  const envSecret = env.SCREENPOP_API_SECRET ?? '';
-  if (apiKey && envSecret) return inMemory(baseUrl, apiKey, envSecret, secrets);
+  if (apiKey && apiSecret) return inMemory(baseUrl, apiKey, apiSecret, secrets);
   return { baseUrl, apiKey, store: new KeytarCredentialStore() };
+}
+
+/** Who hears a connection's events, besides stdout. */
+interface Listeners extends Built {
+  ringActions: ReturnType<typeof runnerRingActions> | null;
+  onAttention: (status: ConnectionStatus) => void;
+}
+
+/**
+ * A connection's events as stdout's lines, in the order they happened: status (with the proxy's
+ * sign-in once connected), pops named from the directory then the CRM, dismisses, notices,
+ * features; and the policy's programs on a ring. Returns the listeners' removers.
+ */
+function printEvents(
+  deps: RunnerDeps,
+  { engine }: Connection,
+  { target, transport, lines, directory, crm, ringActions, onAttention }: Listeners,
+): Array<() => void> {
+  const { emit } = lines;
+  const { settings } = target;
+  const lookup = crm.lookup;
+  const detach = [
+    engine.onStatus((s) => {
+      const proxyAuth = s.state === 'connected' ? transport.proxyAuthInUse() : undefined;
+      emit({
+        ...statusLine(s, deps.words),
+        ...(proxyAuth && { proxy_auth: describeAuth(proxyAuth) }),
+      });
+      if (s.state === 'needs-attention') onAttention(s);
+    }),
+    engine.onPop((p) => {
+      const named = directory.firstLoad(FIRST_NAMES_WAIT_MS).then(() => directory.identify(p.from));
+      emit(
+        named.then((who) =>
+          popLine(p, who, {
+            group: p.callPath ? directory.groupOf(p.callPath) : null,
+            transferredByName:
+              p.transferredBy === undefined ? null : directory.lookup(p.transferredBy),
+            t: deps.words,
+          }),
+        ),
+      );
+      ringActions?.runOnce(p, directory.lookup(p.from));
+      // After the pop line, never before it: a colleague is not looked up.
+      if (lookup)
+        void named.then(async (who) => {
+          if (who?.source === 'directory') return;
+          const result = await lookup.lookup(p.from);
+          emit(enrichedLine(p, who, result, lookup.provider));
+        });
+    }),
+    engine.onDismiss((d) => emit(dismissLine(d))),
+    engine.onNotice((n) =>
+      emit(
+        n.type === 'voicemail'
+          ? directory
+              .firstLoad(FIRST_NAMES_WAIT_MS)
+              .then(() => noticeLine(n, directory.lookup(n.from)))
+          : noticeLine(n, null),
+      ),
+    ),
+    engine.onFeatureStatus((features) => {
+      for (const f of features) if (f.state === 'no-scope') emit(featureLine(f, deps.words));
+    }),
+  ];
+  // What this phone system has no event for is said once, at the start (nothing is subscribed).
+  for (const f of engine.featureStatuses())
+    if (f.state === 'not-offered' && settings.features[f.feature]) emit(featureLine(f, deps.words));
+  return detach;
 }

@@ -9,7 +9,6 @@ import type { StatusView, TestConnectionResult } from '../../src-main/ipc/contra
 import { knownState } from '../../src-shared/ui/connection-state.ts';
 import { InertText } from '../shared/InertText.tsx';
 import { useT, WithValues } from '../shared/i18n.tsx';
-import type { PhoneSystem } from '../../src-main/core/settings/types.ts';
 
 type Tone = 'ok' | 'warn' | 'error';
 
@@ -87,12 +86,10 @@ function TestResult({
   result,
   extension,
   unsaved,
-  phoneSystem,
 }: {
   result: TestConnectionResult;
   extension?: string;
   unsaved: boolean;
-  phoneSystem: PhoneSystem;
 }) {
   const t = useT();
   const name = WithValues.slot('name');
@@ -132,10 +129,9 @@ function TestResult({
       {result.ipToAllow && (
         <p>
           <WithValues
-            text={t.t(
-              phoneSystem === 'yeastar-p-series' ? 'settings.test.ip-yeastar' : 'settings.test.ip',
-              { ip: WithValues.slot('ip') },
-            )}
+            text={t.t(result.ipToAllowMessage ?? 'settings.test.ip', {
+              ip: WithValues.slot('ip'),
+            })}
             values={{
               ip: (
                 <code data-testid="ip-to-allow" dir="ltr">
@@ -165,8 +161,6 @@ export interface StatusPanelProps {
   testing: boolean;
   onTest: () => void;
   extension?: string;
-  /** Whose terms a test result speaks (the one chosen in the form). */
-  phoneSystem?: PhoneSystem;
 }
 
 export function StatusPanel({
@@ -176,7 +170,6 @@ export function StatusPanel({
   testing,
   onTest,
   extension,
-  phoneSystem = 'standard',
 }: StatusPanelProps) {
   const t = useT();
   const tone: Tone | null = test ? (test.ok ? 'ok' : 'error') : status ? statusTone(status) : null;
@@ -189,12 +182,7 @@ export function StatusPanel({
         data-testid={test ? 'connection-result' : 'status'}
       >
         {test ? (
-          <TestResult
-            result={test}
-            unsaved={testUnsaved}
-            phoneSystem={phoneSystem}
-            {...(extension ? { extension } : {})}
-          />
+          <TestResult result={test} unsaved={testUnsaved} {...(extension ? { extension } : {})} />
         ) : (
           status && <LiveStatus status={status} />
         )}

@@ -228,7 +228,6 @@ export function ConnectionSection({
           testUnsaved={test?.unsaved ?? false}
           testing={form.testing}
           onTest={() => void form.testConnection()}
-          phoneSystem={values.phoneSystem}
           {...(firstExtension ? { extension: firstExtension } : {})}
         />
       </div>

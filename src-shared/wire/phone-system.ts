@@ -71,10 +71,22 @@ export interface WebhookDialect {
   signatureForm: 'sha256-hex' | 'base64';
   /** What a body is: the core's envelope (kept byte for byte), or the system's report (decoded). */
   body: 'envelope' | 'report';
+  /**
+   * The secret the system itself generates for a webhook: its length, and where the administrator
+   * copies it from (the relay's config check warns about a secret of any other length).
+   */
+  generatedSecret?: { chars: number; shownAt: string };
+  /**
+   * Who sends deliveries whose signature covers no time (a captured one passes again at any time):
+   * the relay's config check asks for `allowFrom` then. Absent where the signature is not replayable.
+   */
+  replayableFrom?: string;
 }
 
 export interface PhoneSystemWire {
   id: PhoneSystem;
+  /** The product's name, as the relay's summary and warnings say it; none for the standard service. */
+  vendorName?: string;
   api: ApiDialect;
   stream: StreamDialect;
   webhook: WebhookDialect;
@@ -97,4 +109,9 @@ export interface PhoneSystemWire {
    * `always`, and `apiMissing` where the API answered as absent or not this system's.
    */
   setupChecks?: { always: readonly MessageId[]; apiMissing?: MessageId };
+  /**
+   * How Test connection says the address to allow (`{ip}`), where this system keeps its allowlist;
+   * `settings.test.ip` (the admin console's API key) where absent.
+   */
+  ipToAllowMessage?: MessageId;
 }

@@ -61,6 +61,7 @@ export const YEASTAR_STREAM: StreamDialect = {
 
 export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
   id: 'yeastar-p-series',
+  vendorName: 'Yeastar P-Series',
   // *Revoke Access Token*: GET del_token?access_token= (docs section 2).
   api: {
     tokenIn: 'query',
@@ -72,7 +73,18 @@ export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
   },
   stream: YEASTAR_STREAM,
   // "Monitor Events via Webhook" (doc section 7): X-Signature, the Base64 of the HMAC; its reports.
-  webhook: { signatureHeader: 'x-signature', signatureForm: 'base64', body: 'report' },
+  webhook: {
+    signatureHeader: 'x-signature',
+    signatureForm: 'base64',
+    body: 'report',
+    // "Monitor Events via Webhook": the PBX generates each webhook's Secret, 32 characters.
+    generatedSecret: {
+      chars: 32,
+      shownAt: 'shown beside the webhook in the PBX (Integrations > API > Webhook Event Push)',
+    },
+    // The vendor's X-Signature has no time in it: a captured delivery stays valid for ever.
+    replayableFrom: 'the PBX',
+  },
   callCode: YEASTAR_EVENT.callState,
   // The call record and the failure end a call's rings (doc section 5).
   callEndCodes: [YEASTAR_EVENT.callRecord, YEASTAR_EVENT.callFailed],
@@ -91,4 +103,6 @@ export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
     always: ['status.test.ys-one-application', 'status.test.ys-call-status-monitor'],
     apiMissing: 'status.test.ys-api-models',
   },
+  // The API's IP restriction is the PBX's (Integrations > API), not an admin console's.
+  ipToAllowMessage: 'settings.test.ip-yeastar',
 };

@@ -8,7 +8,8 @@ import {
   DEFAULT_REFRESH_MARGIN_MS,
   TokenManager,
 } from '../../src-main/core/api/token-manager.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { systemClock } from '../../src-shared/process/clock.ts';
 import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 import { sleepReal } from '../../rigs/wait.ts';

@@ -15,7 +15,8 @@ import {
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { render } from '../../src-shared/i18n/phrase.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';

@@ -13,7 +13,8 @@ import {
 } from '../../src-main/core/connection/connection.ts';
 import { systemClock } from '../../src-shared/process/clock.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 import { otherWebServer } from '../support/other-web-server.ts';

@@ -2,7 +2,8 @@ import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HistoryStore } from '../../src-main/core/history/history-store.ts';
-import { memoryLogger, silentLogger } from '../../src-shared/process/log.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { FakeClock } from '../../rigs/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 

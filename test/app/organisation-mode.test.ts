@@ -8,7 +8,8 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src-shared/process/clock.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { serviceConnectionFactory } from '../../src-main/core/connection/connection.ts';
 import { HistoryStore } from '../../src-main/core/history/history-store.ts';
 import { AppRuntime } from '../../src-main/core/app/runtime.ts';

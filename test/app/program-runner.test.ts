@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { spawnProgramRunner } from '../../src-main/core/ring-actions/program-runner.ts';
 import type { ProgramRunner } from '../../src-main/core/ring-actions/ring-actions.ts';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const tmp = useTempDir('screenpop-programs-');

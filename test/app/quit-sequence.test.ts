@@ -1,7 +1,7 @@
 /** QuitSequence on the fake clock: once, always ends, never later than its time limit. */
 import { describe, expect, it } from 'vitest';
 import { QUIT_DEADLINE_MS, QuitSequence } from '../../src-main/core/app/quit-sequence.ts';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { FakeClock } from '../../rigs/fake-clock.ts';
 
 function setup(shutdown: () => Promise<void>) {

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { spawnProgramRunner } from '../../src-main/core/ring-actions/program-runner.ts';
 import { fillArgument, RingActions } from '../../src-main/core/ring-actions/ring-actions.ts';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { validatePolicy } from '../../src-main/core/settings/policy.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 

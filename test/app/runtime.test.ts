@@ -12,7 +12,8 @@ import {
   KeychainUnavailableError,
   MemoryCredentialStore,
 } from '../../src-main/core/credentials/credential-store.ts';
-import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import { phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
 import { faultWords } from '../../src-shared/api/service-errors.ts';

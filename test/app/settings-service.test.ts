@@ -19,7 +19,8 @@ import {
   type SettingsPort,
 } from '../../src-main/core/settings-service/settings-port.ts';
 import { SettingsStore } from '../../src-main/core/settings/settings-store.ts';
-import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import { fixedTranslator, type TranslatorSource } from '../../src-shared/i18n/locale-state.ts';
 import { MemorySettings } from '../../rigs/app-harness.ts';

@@ -20,7 +20,8 @@ import {
 import { credentialsSource } from '../../src-main/core/credentials/credentials-source.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/types.ts';
 import { systemClock } from '../../src-shared/process/clock.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { startSimulator, type TokenRule } from '../../src-sim/index.ts';
 import { directTransport } from '../../rigs/direct-transport.ts';
 import { MemorySettings } from '../../rigs/app-harness.ts';

@@ -261,6 +261,18 @@ describe('testConnection on Yeastar: set-up checks and the token it took', () =>
     expect(result.checks![0]).toContain('P550, P560 and P570');
   });
 
+  it("an address to allow is said in the PBX portal's terms: the message id comes from the wire", async () => {
+    const refused = async () =>
+      Promise.reject(new ServiceError({ kind: 'ip', errcode: 70087, message: 'x' }));
+    expect(await run({ getToken: refused }, '203.0.113.9', YS)).toMatchObject({
+      ipToAllow: '203.0.113.9',
+      ipToAllowMessage: 'settings.test.ip-yeastar',
+    });
+    const standard = await run({ getToken: refused }, '203.0.113.9');
+    expect(standard.ipToAllow).toBe('203.0.113.9');
+    expect(standard.ipToAllowMessage).toBeUndefined();
+  });
+
   it('gives back the token it took, after the list, even when the list fails', async () => {
     const released: string[] = [];
     await run(

@@ -14,10 +14,11 @@ import { buildCrmUrl } from '../../src-main/core/links/crm-url.ts';
 import { historyToCsv } from '../../src-main/core/history/history-csv.ts';
 import { writeFileAtomic } from '../../src-shared/files/atomic-file.ts';
 import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
-import { contentWidth, WINDOW_SIZES } from '../../src-main/electron/window-sizes.ts';
+import { WINDOW_SIZES } from '../../src-main/electron/window-sizes.ts';
 import { connectedView, entry, fixture, history } from '../../rigs/browser/fixtures.ts';
 import {
   childElementCount,
+  contentWidth,
   fitsWhole,
   lineCount,
   openPage,

@@ -2,6 +2,7 @@
  * The dependency rules of DEVELOPERS.md, as ESLint enforces them (eslint.config.js): the core
  * imports neither Electron nor the simulator; the composition root and the runner may. The relay
  * and the simulator import nothing from the app; src-shared/ imports from none of the three.
+ * No product file (src-*) imports the rigs or the tests.
  * Every connection of the app goes through the transport (src-shared/net/, built in src-main/core/net/),
  * and so does every connection the relay makes. Benchmarks, scripts and rigs import no test file.
  */
@@ -129,6 +130,26 @@ describe('import boundaries', () => {
       expect(await restricted(file, RIG), file).toEqual([]);
       expect(await restricted(file, ELECTRON), file).not.toEqual([]);
     }
+  });
+
+  it('product code imports neither the rigs nor the tests: nothing shipped serves only tests', async () => {
+    const RIG = "import { memoryLogger } from '../rigs/memory-logger.ts';\nvoid memoryLogger;\n";
+    const TEST = "import { harness } from '../test/app/example.ts';\nvoid harness;\n";
+    for (const file of [
+      'src-main/core/app/example.ts',
+      'src-main/core/net/example.ts',
+      'src-main/electron/example.ts',
+      'src-main/headless/example.ts',
+      'src-main/ipc/example.ts',
+      'src-renderer/settings/example.tsx',
+      'src-shared/example.ts',
+      'src-relay/example.ts',
+      'src-sim/example.ts',
+    ])
+      for (const source of [RIG, TEST])
+        expect(await restricted(file, source), `${file}: ${source}`).toEqual([
+          expect.stringContaining('Product code does not import rigs/ or test/'),
+        ]);
   });
 
   it('the relay and the simulator import src-shared/, never the app', async () => {

@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { Diagnostics } from '../../src-main/core/diagnostics/diagnostics.ts';
 import { diagnosticsAction } from '../../src-main/electron/diagnostics-action.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const tmp = useTempDir('diagnostics-action-');

@@ -8,7 +8,7 @@ vi.mock('electron', () => import('../support/electron-mock.ts'));
 
 import type { BrowserWindow as BrowserWindowType, Dialog, WebContents } from 'electron';
 import { NativeDialogs } from '../../src-main/electron/dialogs.ts';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { BrowserWindow, dialog, resetElectronMock } from '../support/electron-mock.ts';
 
 function setup() {

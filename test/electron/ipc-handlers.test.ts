@@ -12,7 +12,8 @@ import type { IpcMain } from 'electron';
 import { ipcHandlers, type IpcContext } from '../../src-main/electron/ipc-handlers.ts';
 import { TypedIpcMain, type IpcHandlers } from '../../src-main/electron/ipc-main.ts';
 import { INVOKE_CHANNELS } from '../../src-main/ipc/contract.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { ipcMain, resetElectronMock } from '../support/electron-mock.ts';
 
 // The handlers are closures: building them reads nothing of the context.

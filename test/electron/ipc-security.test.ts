@@ -9,7 +9,8 @@ import { send, TypedIpcMain } from '../../src-main/electron/ipc-main.ts';
 import { INVOKE_CHANNELS } from '../../src-main/ipc/contract.ts';
 import { CHANNEL_PAGES } from '../../src-main/electron/ipc-pages.ts';
 import { INVOKE_VALIDATORS } from '../../src-main/electron/ipc-validate.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { BrowserWindow, ipcMain, resetElectronMock } from '../support/electron-mock.ts';
 
 const origin = new AppOrigin(null);

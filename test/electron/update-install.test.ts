@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { appImageDestination, installInOrder } from '../../src-main/electron/update-install.ts';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { FakeClock } from '../../rigs/fake-clock.ts';
 
 const require = createRequire(import.meta.url);

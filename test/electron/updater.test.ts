@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { AppUpdater } from 'electron-updater';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { electronUpdaterPort } from '../../src-main/electron/updater.ts';
 
 class FakeAppUpdater extends EventEmitter {

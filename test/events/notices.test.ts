@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { EventPipeline, type Notice } from '../../src-main/core/events/pipeline.ts';
 import { featureStatuses, topicsFor } from '../../src-main/core/events/features.ts';
 import { FakeClock } from '../../rigs/fake-clock.ts';

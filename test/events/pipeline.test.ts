@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { EventPipeline, type Dismiss, type Pop } from '../../src-main/core/events/pipeline.ts';
-import { MAX_TRACKED_CALLS } from '../../src-main/core/events/call-tracker.ts';
+import { DEFAULT_STALE_RING_MS, maxTrackedCalls } from '../../src-main/core/events/call-tracker.ts';
 import type { EventSource } from '../../src-main/core/events/contracts.ts';
 import { FakeClock } from '../../rigs/fake-clock.ts';
+
+const MAX_TRACKED_CALLS = maxTrackedCalls(DEFAULT_STALE_RING_MS);
 
 const USER = { extensions: ['101'], dids: ['(415) 555-0100'], defaultRegion: 'US' };
 

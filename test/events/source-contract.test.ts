@@ -12,7 +12,8 @@ import type {
 } from '../../src-main/core/events/contracts.ts';
 import type { CreateSocket } from '../../src-shared/stream/socket.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
-import { memoryLogger, type Logger } from '../../src-shared/process/log.ts';
+import { type Logger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { RelayEventSource } from '../../src-main/core/relay-client/relay-source.ts';
 import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 

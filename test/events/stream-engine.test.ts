@@ -19,7 +19,7 @@ import type {
 import type { CreateSocket, SocketCallbacks } from '../../src-shared/stream/socket.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { RelayEventSource } from '../../src-main/core/relay-client/relay-source.ts';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 
 interface FarSocket {

@@ -8,7 +8,8 @@ import { FakeClock } from '../../rigs/fake-clock.ts';
 import { callStateData, parseEnvelope } from '../../src-shared/wire/envelope.ts';
 import { UserNumberMatcher } from '../../src-main/core/events/numbers.ts';
 import { combineStatuses } from '../../src-main/core/events/status.ts';
-import { missingCodes, subscribeUrl } from '../../src-main/core/events/ws-source.ts';
+import { missingCodes } from '../../src-main/core/events/ws-source.ts';
+import { subscribeUrl } from '../../src-shared/wire/standard.ts';
 
 describe('envelope', () => {
   const base = {

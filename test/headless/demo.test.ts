@@ -5,9 +5,11 @@
  * told to stop. The demo it replaced died after 19 s.
  */
 import { describe, expect, it } from 'vitest';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { parseHeadlessArgs } from '../../src-main/headless/args.ts';
 import { runHeadless } from '../../src-main/headless/runner.ts';
+import { runnerEnvironment } from '../../src-main/headless/runner-environment.ts';
 import { advanceWithRealIo, FakeClock } from '../../rigs/fake-clock.ts';
 import { waitFor } from '../../rigs/wait.ts';
 
@@ -19,7 +21,7 @@ describe('screenpop-headless --demo', () => {
     let stop!: () => void;
     const exit = runHeadless({
       args: parseHeadlessArgs(['--demo', '--extension', '104']),
-      env: {},
+      environment: runnerEnvironment({}),
       write: (text) => lines.push(JSON.parse(text) as Record<string, unknown>),
       logger,
       secrets: new SecretRegistry(),

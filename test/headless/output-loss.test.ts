@@ -5,10 +5,12 @@
  * clean stop with exit 4.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import type { OutputGone } from '../../src-shared/process/output-stream.ts';
 import { parseHeadlessArgs } from '../../src-main/headless/args.ts';
 import { EXIT, runHeadless } from '../../src-main/headless/runner.ts';
+import { runnerEnvironment } from '../../src-main/headless/runner-environment.ts';
 import { advanceWithRealIo, FakeClock } from '../../rigs/fake-clock.ts';
 import { waitFor } from '../../rigs/wait.ts';
 
@@ -25,7 +27,7 @@ function demo(write: (text: string) => void, outputGone?: Promise<OutputGone>) {
   let stop!: () => void;
   const exit = runHeadless({
     args: parseHeadlessArgs(['--demo']),
-    env: {},
+    environment: runnerEnvironment({}),
     write,
     ...(outputGone ? { outputGone } : {}),
     logger,

@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { transportFor } from '../../src-main/core/net/network.ts';
 import { lazyTrust, type TrustInput } from '../../src-shared/net/trust.ts';
 

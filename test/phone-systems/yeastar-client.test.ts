@@ -15,7 +15,8 @@ import {
   isServiceError,
   type ServiceError,
 } from '../../src-shared/api/service-errors.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { errorFromResponse } from '../../src-shared/api/errors.ts';
 import { yeastarErrcodes } from '../../src-shared/phone-systems/yeastar-p-series.ts';
 import { validateSettings } from '../../src-main/core/settings/validate-settings.ts';
@@ -215,7 +216,9 @@ describe('the phoneSystem setting, flag and policy', () => {
       '--phone-system',
       'standard',
     ]);
-    expect(effectiveSettings(flagged, {}, locked, logger).phoneSystem).toBe('yeastar-p-series');
+    expect(effectiveSettings(flagged, { apiKey: '' }, locked, logger).phoneSystem).toBe(
+      'yeastar-p-series',
+    );
     expect(JSON.stringify(logger.records)).toContain('"setting":"phoneSystem"');
   });
 });

@@ -17,7 +17,8 @@ import {
 import type { PbxContact, PbxGroup } from '../../src-shared/api/pbx-lists.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';
 import { isServiceError } from '../../src-shared/api/service-errors.ts';
-import { memoryLogger, SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { systemClock } from '../../src-shared/process/clock.ts';
 import { Directory, type DirectoryEntry } from '../../src-main/core/contacts/directory.ts';
 import { serviceConnectionFactory } from '../../src-main/core/connection/connection.ts';

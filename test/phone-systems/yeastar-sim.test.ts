@@ -6,7 +6,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src-shared/process/clock.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { serviceConnectionFactory } from '../../src-main/core/connection/connection.ts';
 import type { ConnectionStatus } from '../../src-main/core/events/contracts.ts';
 import type { Dismiss, Notice, Pop } from '../../src-main/core/events/pipeline.ts';

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocket } from 'ws';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { SecretRegistry } from '../../src-shared/process/log.ts';
 import { decodeControl } from '../../src-shared/relay/relay-protocol.ts';
 import { loadConfig } from '../../src-relay/config-env.ts';

@@ -8,7 +8,7 @@ import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src-shared/process/clock.ts';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { relayEnrolPath } from '../../src-shared/relay/relay-protocol.ts';
 import { newEnrolmentCode, secretHash } from '../../src-relay/users/secrets.ts';
 import { FileUserStore } from '../../src-relay/users/file-user-store.ts';

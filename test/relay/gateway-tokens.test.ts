@@ -27,7 +27,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { REVOKE_LIMIT_MS } from '../../src-shared/api/sign-in-guard.ts';
 import { RETIRED_SECRETS_KEPT } from '../../src-shared/api/token-lifecycle.ts';
 import { wireFor } from '../../src-shared/wire/index.ts';

@@ -7,7 +7,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src-shared/process/clock.ts';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { RedisStore } from '../../src-relay/store/redis-store.ts';
 import { redisAvailable, startRedis, type RedisProcess } from '../../rigs/relay/helpers.ts';
 import { sleepReal, waitFor } from '../../rigs/wait.ts';

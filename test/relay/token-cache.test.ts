@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TokenValidator, tokenKey } from '../../src-relay/auth.ts';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { FakeClock } from '../../rigs/fake-clock.ts';
 
 /**

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signBody, verifySignature } from '../../src-relay/signature.ts';
+import { verifySignature } from '../../src-relay/signature.ts';
+import { signBody } from '../../src-sim/webhook-signature.ts';
 import type { RelayServer } from '../../src-relay/server.ts';
 import type { MemoryStore } from '../../src-relay/store/memory-store.ts';
 import {

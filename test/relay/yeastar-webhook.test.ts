@@ -18,7 +18,7 @@ import { YeastarEventDecoder } from '../../src-shared/phone-systems/yeastar-p-se
 import { YEASTAR_P_SERIES_WIRE } from '../../src-shared/wire/yeastar-p-series.ts';
 import { STANDARD_WIRE } from '../../src-shared/wire/standard.ts';
 import { relayOptIns } from '../../src-main/core/relay-client/filter.ts';
-import { signBody } from '../../src-relay/signature.ts';
+import { signBody } from '../../src-sim/webhook-signature.ts';
 import { TestClient } from '../../rigs/relay/helpers.ts';
 import {
   runRelayCli,

@@ -54,7 +54,7 @@ describe('the phone system in settings', () => {
     });
   });
 
-  it("a refused address in a Yeastar test is said in the PBX portal's terms", async () => {
+  it("a refused address in a Yeastar test is said in the PBX portal's terms (main names the message)", async () => {
     const { api } = fakeApi({
       ...savedView,
       settings: { ...savedView.settings, phoneSystem: 'yeastar-p-series' },
@@ -65,6 +65,7 @@ describe('the phone system in settings', () => {
       remedy: 'In the PBX web portal, open Integrations > API and add this computer’s address.',
       errcode: 70087,
       ipToAllow: '203.0.113.7',
+      ipToAllowMessage: 'settings.test.ip-yeastar',
     });
     render(<SettingsApp api={api} />);
     fireEvent.click(await screen.findByRole('button', { name: 'Test connection' }));

@@ -9,7 +9,7 @@ import {
   SettingsValidationError,
 } from '../../src-main/core/settings/settings-store.ts';
 import { DEFAULT_SETTINGS } from '../../src-main/core/settings/types.ts';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const tmp = useTempDir('screenpop-settings-');

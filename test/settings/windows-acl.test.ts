@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join, win32 } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import {
   loadPolicy,
   machinePolicyChecks,

@@ -6,7 +6,8 @@
  * its errors under `err`.
  */
 import { describe, expect, it } from 'vitest';
-import { memoryLogger, SecretRegistry, type LogRecord } from '../../src-shared/process/log.ts';
+import { SecretRegistry, type LogRecord } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { ServiceError } from '../../src-shared/api/service-errors.ts';
 import { WebSocketEventSource } from '../../src-main/core/events/ws-source.ts';
 import { UserAuthenticator } from '../../src-relay/users/user-auth.ts';

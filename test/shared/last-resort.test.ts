@@ -6,7 +6,8 @@ import {
   type Fault,
   type FaultLoop,
 } from '../../src-shared/process/last-resort.ts';
-import { memoryLogger, SecretRegistry } from '../../src-shared/process/log.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { FakeClock } from '../../rigs/fake-clock.ts';
 
 function setup() {

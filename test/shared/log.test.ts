@@ -4,11 +4,11 @@ import {
   createLogger,
   MAX_CAUSE_DEPTH,
   MAX_STACK_LINES,
-  memoryLogger,
   REDACTED,
   SecretRegistry,
   TOO_DEEP,
 } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { withoutSecrets } from '../../src-main/core/settings/validate-settings.ts';
 
 describe('logger redaction', () => {

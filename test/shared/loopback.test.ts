@@ -12,7 +12,7 @@ import { relayStreamUrl } from '../../src-main/core/relay-client/relay-source.ts
 import { checkBaseUrl } from '../../src-main/core/connection/test-connection.ts';
 import { devServerOrigin } from '../../src-main/electron/app-origin.ts';
 import { checkConfig } from '../../src-relay/check-config.ts';
-import { defaultConfig } from '../../src-relay/config.ts';
+import { parseConfig } from '../../src-relay/config.ts';
 
 const LOCAL = ['localhost', 'LOCALHOST', '127.0.0.1', '127.0.0.2', '127.255.255.254', '[::1]'];
 const NOT_LOCAL = [
@@ -62,8 +62,8 @@ const places: Record<string, (host: string) => boolean> = {
   'Test connection': (host) => checkBaseUrl(`http://${host}:8080`).ok,
   'dev server': (host) => devServerOrigin(`http://${host}:5173`, false) !== null,
   "relay's config check": (host) => {
-    const config = defaultConfig({
-      acme: { baseUrl: `http://${host}`, secrets: ['x'.repeat(32)] },
+    const config = parseConfig({
+      tenants: { acme: { baseUrl: `http://${host}`, secrets: ['x'.repeat(32)] } },
     });
     return !checkConfig(config, Date.now()).warnings.some((w) => w.includes('plain http'));
   },

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { LatestWriter, SerialQueue } from '../../src-shared/kit/one-at-a-time.ts';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 
 function gate() {
   let open!: () => void;

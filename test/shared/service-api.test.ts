@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { API_PATHS, serviceUrl } from '../../src-shared/api/service-api.ts';
-import { subscribeUrl } from '../../src-main/core/events/ws-source.ts';
+import { subscribeUrl } from '../../src-shared/wire/standard.ts';
 
 describe('serviceUrl', () => {
   it("keeps the tenant's base path and drops a query and a fragment", () => {

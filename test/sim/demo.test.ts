@@ -5,7 +5,7 @@
  * earlier step had already ended.)
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { demoScript, startDemo, type Demo } from '../../src-sim/demo.ts';
 import type { Envelope } from '../../src-sim/index.ts';
 import { FakeClock } from '../../rigs/fake-clock.ts';

@@ -1,6 +1,6 @@
 /** "May we restart now?" on the fake clock: never while a call rings, nor within the quiet period after. */
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { QUIET_AFTER_CALL_MS, RestartGate } from '../../src-main/core/updates/restart-gate.ts';
 import { FakeClock } from '../../rigs/fake-clock.ts';
 

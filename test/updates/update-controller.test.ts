@@ -4,7 +4,7 @@
  * and that a setting or an installation that cannot update turns it all off.
  */
 import { describe, expect, it } from 'vitest';
-import { memoryLogger } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { DEFAULT_SETTINGS, type UpdateSettings } from '../../src-main/core/settings/types.ts';
 import type { UpdateSupport } from '../../src-main/core/updates/install-kind.ts';
 import { QUIET_AFTER_CALL_MS, RestartGate } from '../../src-main/core/updates/restart-gate.ts';

@@ -210,6 +210,7 @@ async function giveBack(probe: ConnectionProbe, token: string, logger: Logger): 
  * on Yeastar, one API application serves one desktop (8 tokens; a PBX may even keep one per
  * application), so a team uses the relay's gateway mode; a trunk without Call Status Monitor
  * sends outside calls without a caller; and where the API is not there at all, which models have it.
+ * And where the system keeps the allowlist an address to allow goes on (its `ipToAllowMessage`).
  */
 function withChecks(
   result: TestConnectionResult,
@@ -217,13 +218,18 @@ function withChecks(
   fault: FaultId | null,
   t: Translator,
 ): TestConnectionResult {
-  const setup = wireFor(phoneSystem).setupChecks;
-  if (!setup) return result;
+  const wire = wireFor(phoneSystem);
+  const said =
+    result.ipToAllow && wire.ipToAllowMessage
+      ? { ...result, ipToAllowMessage: wire.ipToAllowMessage }
+      : result;
+  const setup = wire.setupChecks;
+  if (!setup) return said;
   const checks: string[] = [];
   if (setup.apiMissing && (fault === 'ys-api-off' || fault === 'not-phone-system'))
     checks.push(t.t(setup.apiMissing));
   checks.push(...setup.always.map((id) => t.t(id)));
-  return { ...result, checks };
+  return { ...said, checks };
 }
 
 /**

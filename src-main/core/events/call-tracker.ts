@@ -48,13 +48,6 @@ interface PartyTime {
 type PartyTimes = PartyTime[];
 
 /**
- * A busy agent's calls per hour: 3,600 s / 149 s average handle time (the shortest industry
- * average in centrical.com/resources/call-center-average-handle-time: healthcare) x 87 % occupancy
- * (the top of the benchmark range in opsdog.com/products/occupancy-rate) = 21.
- */
-export const CALLS_PER_AGENT_HOUR = 21;
-
-/**
  * The tenant's calls an hour the call memory is sized for: 100,000 (~28 a second: 4,800 busy
  * agents on one tenant, above any single call centre we size for).
  */
@@ -71,17 +64,19 @@ export function maxTrackedCalls(staleRingMs: number): number {
 }
 
 /**
- * The bound at the default 45 s limit: 2,500 calls. At full bounds, with the popped calls: 14.1 MiB
- * at most (16 parties of 256-character numbers and ids), 1 MiB with ring groups of 3 and
+ * The stale-ring limit when the user sets none (--stale-ring-sec). Its bound,
+ * maxTrackedCalls(DEFAULT_STALE_RING_MS), is 2,500 calls. At full bounds, with the popped calls:
+ * 14.1 MiB at most (16 parties of 256-character numbers and ids), 1 MiB with ring groups of 3 and
  * 36-character ids. It was 50,000 (100 s at 500 calls/s): ~206 MiB at most, and a 1,000-agent
  * centre's stream plateaued 5.6 MiB higher (20.4 against 14.8 MiB; `npm run bench:runner`, caches
  * part).
  */
-export const MAX_TRACKED_CALLS = maxTrackedCalls(45_000);
+export const DEFAULT_STALE_RING_MS = 45_000;
 
 /**
  * The user's own popped calls: every ring of the user's numbers in the hour a record is kept
- * (`ttlMs`). A ring-all queue of 40 busy agents rings each of them 40 x 21 = 840 times an hour.
+ * (`ttlMs`). A ring-all queue of 40 busy agents rings each of them 40 x 21 = 840 times an hour (21
+ * calls an hour for a busy agent: bench/runner-caches.ts).
  */
 export const MAX_POPPED_CALLS = 1_000;
 
@@ -124,7 +119,7 @@ export class CallTracker {
 
   constructor(options: CallTrackerOptions = {}) {
     const ttlMs = options.ttlMs ?? 60 * 60 * 1000;
-    this.staleRingMs = options.staleRingMs ?? 45_000;
+    this.staleRingMs = options.staleRingMs ?? DEFAULT_STALE_RING_MS;
     this.notRinging = new BoundedFifoMap(
       options.maxCalls ?? maxTrackedCalls(this.staleRingMs),
       ttlMs,

@@ -12,7 +12,7 @@
  */
 import type { Clock } from '../../../src-shared/process/clock.ts';
 import { silentLogger, type Logger } from '../../../src-shared/process/log.ts';
-import { CallTracker } from './call-tracker.ts';
+import { CallTracker, DEFAULT_STALE_RING_MS } from './call-tracker.ts';
 import { ClockOffsetEstimator } from './clock-offset.ts';
 import type { EventSource } from './contracts.ts';
 import { DedupeSet, type DedupeOptions } from './dedupe.ts';
@@ -199,7 +199,10 @@ export class EventPipeline {
       deps.staleNoticeMs !== undefined ? { staleNoticeMs: deps.staleNoticeMs } : {},
     );
     this.dedupe = new DedupeSet(deps.dedupe);
-    this.tracker = new CallTracker({ ...deps.calls, staleRingMs: deps.staleRingMs ?? 45_000 });
+    this.tracker = new CallTracker({
+      ...deps.calls,
+      staleRingMs: deps.staleRingMs ?? DEFAULT_STALE_RING_MS,
+    });
     this.matcher = this.buildMatcher(deps.user);
     this.onClockJump = deps.onClockJump;
   }

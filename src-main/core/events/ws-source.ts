@@ -67,8 +67,6 @@ export interface WebSocketSourceDeps extends StreamSourceDeps {
   dialect?: StreamDialect;
 }
 
-export { subscribeUrl } from '../../../src-shared/wire/standard.ts';
-
 type Link = StreamLink<AccessToken, ConnectionStatus>;
 
 export class WebSocketEventSource implements EventSource {

@@ -12,6 +12,7 @@ import type { CallOutcome } from '../../../src-shared/ui/call-outcome.ts';
 import type { Locale } from '../../../src-shared/i18n/locales.ts';
 import type { NumberKind } from '../contacts/types.ts';
 import type { Words } from '../../../src-shared/i18n/phrase.ts';
+import type { MessageId } from '../../../src-shared/i18n/catalogue.ts';
 
 export type { NumberKind } from '../contacts/types.ts';
 
@@ -296,6 +297,11 @@ export interface TestConnectionResult {
   errcode?: number;
   /** For 10004: this computer's address as the service sees it, to add to the allowlist. */
   ipToAllow?: string;
+  /**
+   * How to say `ipToAllow` (`{ip}`) where the phone system keeps its allowlist elsewhere than the
+   * admin console's API key (its wire's `ipToAllowMessage`); `settings.test.ip` when absent.
+   */
+  ipToAllowMessage?: MessageId;
   /** The caller_id_name of the user's extension, when found. */
   extensionName?: string;
   extensionCount?: number;

@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { runnerEnvironment } from '../../src-main/headless/runner-environment.ts';
+
+describe("the runner's environment, read once at its entry", () => {
+  it('the key, the secret and the CRM token as values; the proxy variables in either case, nothing else', () => {
+    const env = runnerEnvironment({
+      SCREENPOP_API_KEY: '  key-1 ',
+      SCREENPOP_API_SECRET: ' s3cret ',
+      SCREENPOP_CRM_TOKEN: ' pat-na1 ',
+      https_proxy: 'http://proxy.corp:3128',
+      NO_PROXY: '.corp',
+      HOME: '/home/agent',
+      PATH: '/usr/bin',
+    });
+    expect(env).toEqual({
+      apiKey: 'key-1',
+      // The secret as given (a secret may hold spaces); the key and the token trimmed, as before.
+      apiSecret: ' s3cret ',
+      crmToken: 'pat-na1',
+      proxyVariables: { https_proxy: 'http://proxy.corp:3128', NO_PROXY: '.corp' },
+    });
+    expect(runnerEnvironment({})).toEqual({
+      apiKey: '',
+      apiSecret: '',
+      crmToken: '',
+      proxyVariables: {},
+    });
+  });
+});
