@@ -5,6 +5,7 @@
  * (test-results/screenshots/settings-proxy-auth-*.png) for people to look at.
  */
 import { expect, it } from 'vitest';
+import type { SettingsView } from '../../src-main/ipc/contract.ts';
 import { axeViolations } from './support/axe.ts';
 import { connectedView, fixture, managedView } from '../../rigs/browser/fixtures.ts';
 import { openPage, screenshot } from '../../rigs/browser/page.ts';
@@ -13,10 +14,10 @@ import { browserSuite, expectClean } from './support/suite.ts';
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
 const BY = 'Acme IT (helpdesk 4000)';
 
-const lockedView = {
+const lockedView: SettingsView = {
   ...managedView,
-  settings: { ...managedView.settings, proxyAuth: 'basic' as const },
-  managed: { by: BY, locked: [...managedView.managed!.locked, 'proxyAuth'] },
+  settings: { ...managedView.settings, proxyAuth: 'basic' },
+  managed: { by: BY, locked: [...(managedView.managed?.locked ?? []), 'proxyAuth'] },
 };
 
 browserSuite('settings: proxy sign-in', ({ browser: getBrowser, origin }) => {
