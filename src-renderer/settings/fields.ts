@@ -8,7 +8,11 @@
  */
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { LOCALES } from '../../src-shared/i18n/locales.ts';
-import type { LanguageSetting, PhoneSystem } from '../../src-main/core/settings/types.ts';
+import type {
+  LanguageSetting,
+  PhoneSystem,
+  ProxyAuthMode,
+} from '../../src-main/core/settings/types.ts';
 import { PHONE_SYSTEMS } from '../../src-shared/phone-systems/names.ts';
 import { CRM_TIMEOUT_SEC } from '../../src-shared/ui/settings-limits.ts';
 import type { FormValues } from './form-values.ts';
@@ -97,6 +101,10 @@ function build(t: Translator) {
       label: t.t('settings.field.proxyUrl.label'),
       hint: t.t('settings.field.proxyUrl.hint'),
       placeholder: 'http://proxy.example.com:3128',
+    },
+    proxyAuth: {
+      label: t.t('settings.field.proxyAuth.label'),
+      hint: t.t('settings.field.proxyAuth.hint'),
     },
     crmUrlTemplate: {
       label: t.t('settings.field.crmUrlTemplate.label'),
@@ -232,6 +240,14 @@ function build(t: Translator) {
     PROXY_MODES: (['system', 'none', 'manual'] as const).map((value) => ({
       value,
       label: t.t(`settings.proxy.${value}`),
+    })),
+    // The transport's modes (src-shared/net/proxy-auth.ts PROXY_AUTH_MODES, which the renderer
+    // cannot load: it brings NTLM's Node crypto); `satisfies` refuses a name the transport lacks.
+    PROXY_AUTH_MODES: (
+      ['automatic', 'basic', 'none'] as const satisfies readonly ProxyAuthMode[]
+    ).map((value) => ({
+      value,
+      label: t.t(`settings.proxy-auth.${value}`),
     })),
     DISPLAYS: (['primary', 'pointer'] as const).map((value) => ({
       value,

@@ -15,6 +15,7 @@ import type {
   PhoneSystem,
   PopupCorner,
   PopupDisplay,
+  ProxyAuthMode,
   ProxyMode,
   Settings,
 } from '../../src-main/core/settings/types.ts';
@@ -36,6 +37,7 @@ export interface FormValues {
   relayTenant: string;
   proxyMode: ProxyMode;
   proxyUrl: string;
+  proxyAuth: ProxyAuthMode;
   crmUrlTemplate: string;
   autoOpenCrm: boolean;
   contactsFile: string;
@@ -92,6 +94,7 @@ export function toFormValues(settings: Settings): FormValues {
     relayTenant: settings.relayTenant,
     proxyMode: settings.proxyMode,
     proxyUrl: settings.proxyUrl,
+    proxyAuth: settings.proxyAuth,
     crmUrlTemplate: settings.crmUrlTemplate,
     autoOpenCrm: settings.autoOpenCrm,
     contactsFile: settings.contactsFile,
@@ -158,6 +161,7 @@ export function toPatch(values: FormValues): PatchResult {
       relayTenant: values.relayTenant.trim(),
       proxyMode: values.proxyMode,
       proxyUrl: values.proxyUrl.trim(),
+      proxyAuth: values.proxyAuth,
       crmUrlTemplate: values.crmUrlTemplate.trim(),
       autoOpenCrm: values.autoOpenCrm,
       contactsFile: values.contactsFile.trim(),

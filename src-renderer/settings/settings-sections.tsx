@@ -33,6 +33,7 @@ type ChoiceKey =
   | 'popupCorner'
   | 'language'
   | 'proxyMode'
+  | 'proxyAuth'
   | 'phoneSystem'
   | 'crmProvider'
   | 'crmAuth';
@@ -410,6 +411,7 @@ export function AdvancedSection({ form, c, words, t }: SectionProps) {
       )}
       {c.select('proxyMode', words.PROXY_MODES)}
       {c.text('proxyUrl', { type: 'url' })}
+      {c.select('proxyAuth', words.PROXY_AUTH_MODES)}
     </Section>
   );
 }

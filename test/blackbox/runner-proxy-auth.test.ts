@@ -169,6 +169,56 @@ describe.runIf(run)('proxy authentication through squid', { timeout: 90_000 }, (
     console.log(`the relay through squid: ${JSON.stringify(relayLine)}`);
   });
 
+  it('the relay in gateway mode: its token calls and its event stream go through squid with Negotiate', async () => {
+    const realm = await new KerberosRealm(group).start();
+    const squid = await new SquidProxy(group, { negotiate: realm }).start();
+    const sim = await new SimProcess(group, { env: cleanEnv() }).start();
+    const relay = await new RelayProcess(group, {
+      tenant: sim.tenant,
+      serviceUrl: sim.baseUrl,
+      gateway: { apiKeyEnv: 'ACME_API_KEY', secretEnv: 'ACME_API_SECRET' },
+      env: {
+        ...cleanEnv(),
+        HTTP_PROXY: squid.url(),
+        ...realm.kinit('gateway.cc'),
+        ACME_API_KEY: sim.key,
+        ACME_API_SECRET: sim.secret,
+      },
+    }).start();
+    // The gateway signs in (get_token) and opens its own stream, both through squid.
+    const upstreamState = async () => {
+      const health = (await (await fetch(relay.url + '/healthz')).json()) as {
+        upstream?: Record<string, { state: string }>;
+      };
+      return health.upstream?.[sim.tenant]?.state ?? '';
+    };
+    let state = '';
+    for (let i = 0; i < 150 && state !== 'connected'; i++) {
+      if (i > 0) await sleep(200);
+      state = await upstreamState();
+    }
+    expect(state, relay.proc.describe() + squid.log()).toBe('connected');
+    const [line] = authLines(relay.proc.stderr());
+    expect(line, relay.proc.stderr()).toMatchObject({
+      scheme: 'Negotiate',
+      as: `${USER}@${REALM}`,
+    });
+    // The stream rides the proxy: when squid stops, the relay's stream drops with it (a stream
+    // that went around the proxy would stay connected). squid logs each tunnel as it closes it.
+    await squid.proc.stop();
+    for (let i = 0; i < 50 && state === 'connected'; i++) {
+      await sleep(200);
+      state = await upstreamState();
+    }
+    expect(state, relay.proc.stderr()).not.toBe('connected');
+    const users = squid.tunnelsTo(sim.port);
+    expect(users.length, squid.log()).toBeGreaterThanOrEqual(1);
+    for (const user of users) expect(user).toBe(`${USER}@${REALM}`);
+    console.log(
+      `the relay's gateway through squid: ${users.length} tunnel(s) as ${users[0]} (token call and stream; the token call's kept connection carries the stream), ${squid.challengesTo(sim.port)} answers 407; first handshake: ${JSON.stringify(line)}; after squid stopped the stream was ${state}`,
+    );
+  });
+
   it('a proxy offering Negotiate and Basic: Negotiate with a ticket, Basic without one', async () => {
     const realm = await new KerberosRealm(group).start();
     const squid = await new SquidProxy(group, { negotiate: realm, basic: true }).start();
