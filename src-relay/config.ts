@@ -304,6 +304,14 @@ const storageSchema = z.discriminatedUnion(
         keyPrefix: z.string().optional(),
         /** A Redis command (and the readiness PING) that takes longer fails: 503, retried. */
         commandTimeoutMs: ms('a Redis command that takes longer fails').default(2_000),
+        /**
+         * Gateway mode: the tenant's upstream lease (gateway/lease.ts), renewed every fifth of it;
+         * another instance takes a dead holder's stream over within 1.2 times this.
+         */
+        upstreamLeaseMs: ms('the gateway stream lease')
+          .min(2_000, { error: 'must be at least 2000 (2 s): renewals are a fifth of it' })
+          .max(120_000, { error: 'must be at most 120000 (2 minutes)' })
+          .default(10_000),
       })
       .strict(),
   ],
