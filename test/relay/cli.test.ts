@@ -50,6 +50,7 @@ describe('config', () => {
         kind: 'redis',
         url: 'redis://10.0.0.1:6379',
         commandTimeoutMs: 2000,
+        upstreamLeaseMs: 10_000,
       });
       expect(() => loadConfig(file, { RELAY_TENANT_ACME_EU_SECRETS: '' })).toThrow(
         /no webhook secrets/,
