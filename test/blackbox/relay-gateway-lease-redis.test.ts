@@ -33,7 +33,9 @@ async function upstreamState(relay: RelayProcess, tenant: string): Promise<strin
 
 async function fencedCount(relay: RelayProcess): Promise<number> {
   const text = await (await fetch(`${relay.url}/metrics`)).text();
-  const line = text.split('\n').find((l) => /relay_upstream_events_total\{.*result="fenced"/.test(l));
+  const line = text
+    .split('\n')
+    .find((l) => /relay_upstream_events_total\{.*result="fenced"/.test(l));
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
@@ -67,8 +69,7 @@ describe.skipIf(!existsSync(REDIS_BIN))('gateway mode, three instances on one Re
       );
       const wsOpen = async () =>
         (await sim.control<{ stats: { wsOpen: number } }>('GET', 'stats')).stats.wsOpen;
-      const states = () =>
-        Promise.all(relays.map(({ r }) => upstreamState(r, sim.tenant)));
+      const states = () => Promise.all(relays.map(({ r }) => upstreamState(r, sim.tenant)));
       /** Waits until exactly one of `among` says connected: its index, and how long it took. */
       const oneConnected = async (among: number[], withinMs: number) => {
         const started = Date.now();
@@ -109,8 +110,8 @@ describe.skipIf(!existsSync(REDIS_BIN))('gateway mode, three instances on one Re
       frozen.proc.signal('SIGCONT');
       // It finds its term over on its own clock: it stands by and closes its socket.
       const back = Date.now();
-      let frozenState = '';
-      let open = 0;
+      let frozenState: string;
+      let open: number;
       for (;;) {
         frozenState = await upstreamState(frozen, sim.tenant);
         open = await wsOpen();
