@@ -125,7 +125,7 @@ const faultsInjected: Array<{
   at: number;
   fault: string;
   recoveryMs?: number;
-  /** Gateway mode: from the holder's kill or freeze to another instance connected upstream. */
+  /** Gateway mode: from the holder's kill or freeze to another instance holding the upstream. */
   takeoverMs?: number;
 }> = [];
 let takeoverMs: number | undefined;
@@ -227,26 +227,31 @@ async function upstreamStates(r: Rig): Promise<string[]> {
   );
 }
 
+/**
+ * The instances holding the upstream lease: any state but `standby` (or down). The holder's stream
+ * may be `reconnecting` for minutes when the phone system lost its tokens: the gateway's sign-in
+ * rule (at most 3 get_token in 10 minutes, src-relay/README.md) holds it, by design.
+ */
+function holders(states: string[]): number[] {
+  return states.flatMap((s, i) => (s === 'standby' || s === 'down' || s === 'none' ? [] : [i]));
+}
+
 /** The instance holding the stream now (waits up to a minute for one). */
 async function holder(r: Rig): Promise<number> {
   for (let waited = 0; waited < 60_000; waited += 200) {
-    const states = await upstreamStates(r);
-    const connected = states.flatMap((s, i) => (s === 'connected' ? [i] : []));
+    const connected = holders(await upstreamStates(r));
     if (connected.length === 1) return connected[0]!;
     await sleep(200);
   }
   throw new Error(`no single upstream holder: ${(await upstreamStates(r)).join(', ')}`);
 }
 
-/**
- * The soak's recovery of a gateway fault: exactly one instance connected upstream (not `except`,
- * the one frozen), and the phone system holding one socket of the stream.
- */
+/** The soak's recovery of a gateway fault: exactly one instance holds the upstream (not `except`, the one frozen). */
 async function oneUpstream(r: Rig, except?: number): Promise<void> {
   const deadline = Date.now() + 120_000;
   for (;;) {
     const states = await upstreamStates(r);
-    const connected = states.flatMap((s, i) => (s === 'connected' ? [i] : []));
+    const connected = holders(states);
     if (connected.length === 1 && connected[0] !== except) return;
     if (Date.now() > deadline)
       throw new Error(`no single upstream holder after 120 s: ${states.join(', ')}`);
