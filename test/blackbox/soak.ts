@@ -273,6 +273,13 @@ const GATEWAY_FAULTS: Fault[] = [
     run: async (r) => {
       const i = await holder(r);
       const relay = r.relays![i]!;
+      // The runner's own relay: without a load balancer in front, nothing can pop while it is
+      // out (as while the runner is frozen), so rings pause; those already sent pop first.
+      const desktops = i === 0;
+      if (desktops) {
+        ringing = false;
+        await sleep(5_000);
+      }
       const signalled = Date.now();
       relay.proc.signal('SIGKILL');
       await relay.proc.exit;
@@ -280,6 +287,8 @@ const GATEWAY_FAULTS: Fault[] = [
       takeoverMs = Date.now() - signalled;
       await sleep(between(1_000, 5_000));
       await relay.start();
+      if (desktops) await r.runner.waitForState('connected', 120_000);
+      ringing = true;
     },
   },
   {
@@ -288,12 +297,21 @@ const GATEWAY_FAULTS: Fault[] = [
     run: async (r) => {
       const i = await holder(r);
       const relay = r.relays![i]!;
+      // The runner's own relay: without a load balancer in front, nothing can pop while it is
+      // out (as while the runner is frozen), so rings pause; those already sent pop first.
+      const desktops = i === 0;
+      if (desktops) {
+        ringing = false;
+        await sleep(5_000);
+      }
       const signalled = Date.now();
       relay.proc.signal('SIGSTOP');
       await oneUpstream(r, i);
       takeoverMs = Date.now() - signalled;
       await sleep(between(2_000, 8_000));
       relay.proc.signal('SIGCONT');
+      if (desktops) await r.runner.waitForState('connected', 120_000);
+      ringing = true;
     },
   },
   {
