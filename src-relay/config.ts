@@ -364,6 +364,14 @@ const storageSchema = z.discriminatedUnion(
           .default(0),
         /** How long a webhook waits for those replicas before it is answered 503 (retried). */
         replicaTimeoutMs: ms('how long to wait for the replicas').default(1_000),
+        /**
+         * Gateway mode: the tenant's upstream lease (gateway/lease.ts), renewed every fifth of it;
+         * another instance takes a dead holder's stream over within 1.2 times this.
+         */
+        upstreamLeaseMs: ms('the gateway stream lease')
+          .min(2_000, { error: 'must be at least 2000 (2 s): renewals are a fifth of it' })
+          .max(120_000, { error: 'must be at most 120000 (2 minutes)' })
+          .default(10_000),
       })
       .strict()
       .superRefine((s, ctx) => {

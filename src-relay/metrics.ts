@@ -62,7 +62,14 @@ export const ENROLMENT_RESULTS = [
 export type EnrolmentResult = (typeof ENROLMENT_RESULTS)[number];
 
 /** Gateway mode: the states of a tenant's upstream stream (gateway/upstream.ts). */
-export const UPSTREAM_STATES = ['connecting', 'connected', 'reconnecting', 'refused'] as const;
+export const UPSTREAM_STATES = [
+  'connecting',
+  'connected',
+  'reconnecting',
+  'refused',
+  // Another relay instance holds the tenant's upstream lease (gateway/lease.ts).
+  'standby',
+] as const;
 export type UpstreamState = (typeof UPSTREAM_STATES)[number];
 
 export class RelayMetrics {
@@ -248,7 +255,10 @@ export class RelayMetrics {
     });
   }
 
-  upstream(tenant: string, result: 'stored' | 'duplicate' | 'rejected' | 'storage-error'): void {
+  upstream(
+    tenant: string,
+    result: 'stored' | 'duplicate' | 'rejected' | 'storage-error' | 'fenced',
+  ): void {
     const key = `${tenant}\u0000${result}`;
     this.upstreamEvents.set(key, (this.upstreamEvents.get(key) ?? 0) + 1);
   }

@@ -29,6 +29,7 @@ import { directTransport } from './outbound.ts';
 import type { GatewayCredential } from './gateway/credential.ts';
 import { GatewayDirectory } from './gateway/directory.ts';
 import type { GatewayUpstream } from './gateway/upstream.ts';
+import type { LeasedUpstream } from './gateway/leased-upstream.ts';
 import { emailKey } from '../src-shared/rules/email-address.ts';
 
 /**
@@ -115,31 +116,46 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   const users = deps.users ?? null;
   // Gateway mode: the relay's own stream per tenant, started (its first token a startup check)
   // before the relay listens.
-  const upstreams = new Map<string, GatewayUpstream>();
+  const upstreams = new Map<string, GatewayUpstream | LeasedUpstream>();
   // Loaded only for a gateway: the service client brings the shared words (i18n), which a relay
   // without one need not parse at every start.
-  const { GatewayUpstream } = deps.gateway?.size
-    ? await import('./gateway/upstream.ts')
-    : { GatewayUpstream: undefined };
+  const gatewayCode = deps.gateway?.size
+    ? {
+        ...(await import('./gateway/upstream.ts')),
+        ...(await import('./gateway/leased-upstream.ts')),
+        ...(await import('./gateway/lease.ts')),
+      }
+    : undefined;
+  // With the Redis store, instances share a tenant: one of them keeps its stream (a lease).
+  const owner = gatewayCode?.leaseOwnerId();
   for (const [name, credential] of deps.gateway ?? []) {
-    if (!GatewayUpstream) break;
+    if (!gatewayCode) break;
     const tenant = config.tenants[name];
     if (!tenant?.gateway) continue;
+    const upstreamDeps = {
+      tenant: name,
+      config: tenant,
+      credential,
+      clock,
+      logger: logger.child({ component: 'upstream', tenant: name }),
+      metrics,
+      fetch,
+      createSocket,
+      secrets,
+      ...deps.upstreamTuning,
+    };
     upstreams.set(
       name,
-      new GatewayUpstream({
-        tenant: name,
-        config: tenant,
-        credential,
-        store,
-        clock,
-        logger: logger.child({ component: 'upstream', tenant: name }),
-        metrics,
-        fetch,
-        createSocket,
-        secrets,
-        ...deps.upstreamTuning,
-      }),
+      tenant.gateway.stream && gatewayCode.isLeaseStore(store)
+        ? new gatewayCode.LeasedUpstream({
+            ...upstreamDeps,
+            store,
+            owner: owner!,
+            ...(config.storage.kind === 'redis' && {
+              lease: gatewayCode.leaseTimings(config.storage.upstreamLeaseMs),
+            }),
+          })
+        : new gatewayCode.GatewayUpstream({ ...upstreamDeps, store }),
     );
   }
   const stopUpstreams = () => Promise.all([...upstreams.values()].map((u) => u.stop()));

@@ -13,6 +13,11 @@ import { canonicalEmail } from '../../src-shared/rules/email-address.ts';
 
 const DEFAULT_TTL_MS = 5 * 60_000;
 
+/** What the directory needs of a tenant's upstream: its client, and a token to ask with. */
+type DirectorySource = Pick<GatewayUpstream, 'client'> & {
+  tokens: Pick<GatewayUpstream['tokens'], 'get'>;
+};
+
 interface Cached {
   byEmail: Map<string, string[]>;
   at: number;
@@ -22,12 +27,12 @@ export class GatewayDirectory implements EmailDirectory {
   private readonly cache = new Map<string, Cached>();
   private readonly pending = new Map<string, Promise<Cached>>();
 
-  private readonly upstreams: ReadonlyMap<string, Pick<GatewayUpstream, 'client' | 'tokens'>>;
+  private readonly upstreams: ReadonlyMap<string, DirectorySource>;
   private readonly clock: Clock;
   private readonly ttlMs: number;
 
   constructor(
-    upstreams: ReadonlyMap<string, Pick<GatewayUpstream, 'client' | 'tokens'>>,
+    upstreams: ReadonlyMap<string, DirectorySource>,
     clock: Clock,
     ttlMs = DEFAULT_TTL_MS,
   ) {
@@ -53,7 +58,7 @@ export class GatewayDirectory implements EmailDirectory {
     return want === null ? null : (cached.byEmail.get(want) ?? null);
   }
 
-  private async fetch(upstream: Pick<GatewayUpstream, 'client' | 'tokens'>): Promise<Cached> {
+  private async fetch(upstream: DirectorySource): Promise<Cached> {
     const token = await upstream.tokens.get();
     const list: Extension[] = await upstream.client.listExtensions(token.value);
     const byEmail = new Map<string, string[]>();

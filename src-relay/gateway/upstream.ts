@@ -40,7 +40,7 @@ import type { TenantConfig } from '../config.ts';
 import { SampledLog } from '../log-sampler.ts';
 import type { RelayMetrics, UpstreamState } from '../metrics.ts';
 import { StartupError } from '../startup-errors.ts';
-import type { EventStore } from '../store/types.ts';
+import { FencedError, type EventStore } from '../store/types.ts';
 import { decodeDelivery } from '../webhook-handler.ts';
 import { YeastarIntake } from '../yeastar-intake.ts';
 import type { GatewayCredential } from './credential.ts';
@@ -256,13 +256,17 @@ export class GatewayUpstream {
 
   /**
    * The first access token (a startup check: a refused key, a blocked address or an unreachable
-   * service is a StartupError in words), then the stream, kept open from then on.
+   * service is a StartupError in words), then the stream, kept open from then on. A takeover of
+   * the tenant's lease (leased-upstream.ts) starts with `firstTokenRequired: false`: the relay
+   * already runs, and the stream's engine asks for the token, with its back-off.
    */
-  async start(stream: boolean): Promise<void> {
-    try {
-      await this.tokens.get();
-    } catch (err) {
-      throw startupFailure(this.tenant, this.deps.config.baseUrl, err);
+  async start(stream: boolean, options: { firstTokenRequired?: boolean } = {}): Promise<void> {
+    if (options.firstTokenRequired !== false) {
+      try {
+        await this.tokens.get();
+      } catch (err) {
+        throw startupFailure(this.tenant, this.deps.config.baseUrl, err);
+      }
     }
     if (stream) this.engine.start();
   }
@@ -321,6 +325,11 @@ export class GatewayUpstream {
           deps.metrics.upstream(deps.tenant, 'stored');
         }
       } catch (err) {
+        // A term of the tenant's lease that ended (leased-upstream.ts): the next holder stores it.
+        if (err instanceof FencedError) {
+          deps.metrics.upstream(deps.tenant, 'fenced');
+          continue;
+        }
         deps.metrics.upstream(deps.tenant, 'storage-error');
         deps.logger.error('upstream event not stored', { error: err });
       }

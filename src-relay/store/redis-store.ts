@@ -13,7 +13,8 @@ import type {
   StoredEvent,
 } from './types.ts';
 import type { StorageHealth } from './types.ts';
-import { DEFAULT_RETENTION, waitFor } from './types.ts';
+import { DEFAULT_RETENTION, FencedError, waitFor } from './types.ts';
+import type { LeaseBackend } from '../gateway/lease.ts';
 import {
   connectWithin,
   createRedisConnection,
@@ -63,6 +64,43 @@ end
 return false
 `;
 
+/**
+ * The append of a lease holder's event (gateway/lease.ts): the same, only while KEYS[3], the
+ * tenant's upstream lease, still holds the holder's token ARGV[9] (after the append's eight). The check is where the effect
+ * lands, in the same script, so a holder paused past its lease (SIGSTOP, a long GC, a partition)
+ * cannot store anything once another instance took the lease, or once it lapsed. 'FENCED' when
+ * refused.
+ */
+const FENCED_APPEND_SCRIPT = `
+if redis.call('GET', KEYS[3]) ~= ARGV[9] then
+  return redis.error_reply('FENCED the upstream lease is not held with this token')
+end
+${APPEND_SCRIPT}`;
+
+/**
+ * A tenant's upstream lease: taken when nobody holds it (SET NX PX), the value naming the holder
+ * and a fencing number from the tenant's counter (INCR: every term a new, larger number).
+ */
+const LEASE_ACQUIRE_SCRIPT = `
+if redis.call('EXISTS', KEYS[1]) == 1 then return false end
+local n = redis.call('INCR', KEYS[2])
+local token = ARGV[1] .. '#' .. n
+redis.call('SET', KEYS[1], token, 'PX', ARGV[2])
+return token
+`;
+/** Compare-and-extend: the lease's time is renewed only by its holder. */
+const LEASE_EXTEND_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+`;
+/** Compare-and-delete: a holder that stops gives its lease back (and no one else's). */
+const LEASE_RELEASE_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+`;
+
 export interface RedisStoreOptions {
   /** A single Redis (tests); or `storage`, the config's settings (Sentinel, Cluster). */
   url?: string;
@@ -88,8 +126,15 @@ type AppendCommand = (
   streamKey: string,
   ...args: string[]
 ) => Promise<string | null>;
+type FencedAppendCommand = (
+  seenKey: string,
+  streamKey: string,
+  leaseKey: string,
+  ...args: string[]
+) => Promise<string | null>;
+type LeaseCommand = (key: string, ...args: string[]) => Promise<string | number | null>;
 
-export class RedisStore implements EventStore {
+export class RedisStore implements EventStore, LeaseBackend {
   readonly kind = 'redis' as const;
   private readonly redis: RedisClient;
   /** The followers' connections: one for every tenant, or one per tenant in a Cluster. */
@@ -135,6 +180,7 @@ export class RedisStore implements EventStore {
       commandTimeoutMs: this.commandTimeoutMs,
       minReplicas: 0,
       replicaTimeoutMs: 1_000,
+      upstreamLeaseMs: 10_000,
     };
     this.connectTimeoutMs = Math.max(this.commandTimeoutMs, 1000);
     // Commands fail fast while Redis is down (the webhook answers 503 and the service retries)
@@ -155,6 +201,10 @@ export class RedisStore implements EventStore {
       ? this.tenants.map((t) => ({ client: reader(), tenants: [t] }))
       : [{ client: reader(), tenants: this.tenants }];
     this.redis.defineCommand('relayAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
+    this.redis.defineCommand('relayFencedAppend', { numberOfKeys: 3, lua: FENCED_APPEND_SCRIPT });
+    this.redis.defineCommand('relayLeaseAcquire', { numberOfKeys: 2, lua: LEASE_ACQUIRE_SCRIPT });
+    this.redis.defineCommand('relayLeaseExtend', { numberOfKeys: 1, lua: LEASE_EXTEND_SCRIPT });
+    this.redis.defineCommand('relayLeaseRelease', { numberOfKeys: 1, lua: LEASE_RELEASE_SCRIPT });
     // While Redis is down, ioredis reports an error at every reconnect attempt of both
     // connections (about twice a second): the first ones are logged, then one line a minute that
     // counts the rest. /readyz and the webhooks' 503 say it all the time.
@@ -230,13 +280,60 @@ export class RedisStore implements EventStore {
     return `${this.prefix}{${tenant}}:seen:${eventId}`;
   }
 
-  async append(e: NewEvent): Promise<AppendResult> {
-    const append = (this.redis as unknown as { relayAppend: AppendCommand }).relayAppend.bind(
-      this.redis,
+  /** The key of a tenant's upstream lease (in the tenant's slot, beside its stream). */
+  leaseKey(tenant: string): string {
+    return `${this.prefix}{${tenant}}:upstream-lease`;
+  }
+
+  private leaseCommand(name: string): LeaseCommand {
+    return (this.redis as unknown as Record<string, LeaseCommand>)[name]!.bind(this.redis);
+  }
+
+  async acquireLease(tenant: string, owner: string, ttlMs: number): Promise<string | null> {
+    const token = await this.leaseCommand('relayLeaseAcquire')(
+      this.leaseKey(tenant),
+      `${this.prefix}{${tenant}}:upstream-fence`,
+      owner,
+      String(ttlMs),
     );
-    const id = await append(
-      this.seenKey(e.tenant, e.eventId),
-      this.streamKey(e.tenant),
+    return typeof token === 'string' ? token : null;
+  }
+
+  async extendLease(tenant: string, token: string, ttlMs: number): Promise<boolean> {
+    const extended = this.leaseCommand('relayLeaseExtend');
+    return (await extended(this.leaseKey(tenant), token, String(ttlMs))) === 1;
+  }
+
+  async releaseLease(tenant: string, token: string): Promise<void> {
+    await this.leaseCommand('relayLeaseRelease')(this.leaseKey(tenant), token);
+  }
+
+  /**
+   * `append`, for the holder of the tenant's upstream lease: refused (FencedError) unless the
+   * lease still holds `token` when the event lands.
+   */
+  async appendFenced(e: NewEvent, token: string): Promise<AppendResult> {
+    const append = (
+      this.redis as unknown as { relayFencedAppend: FencedAppendCommand }
+    ).relayFencedAppend.bind(this.redis);
+    let id: string | null;
+    try {
+      id = await append(
+        this.seenKey(e.tenant, e.eventId),
+        this.streamKey(e.tenant),
+        this.leaseKey(e.tenant),
+        ...this.appendArgs(e),
+        token,
+      );
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith('FENCED')) throw new FencedError();
+      throw err;
+    }
+    return this.appended(e, id);
+  }
+
+  private appendArgs(e: NewEvent): string[] {
+    return [
       String(this.retention.dedupeTtlMs),
       String(this.retention.maxEvents),
       e.eventId,
@@ -245,11 +342,16 @@ export class RedisStore implements EventStore {
       String(e.receivedAt),
       e.body,
       this.storage.minReplicas > 0 ? '1' : '0',
-    );
-    // With minReplicas, a duplicate is answered only once the replicas have the original too: the
-    // script touched its marker (a write after the original's, in the one replication stream), so
-    // WAIT covers both. A webhook whose first WAIT failed (503) is retried as a duplicate: it must
-    // not be acknowledged before the event is where a failover keeps it.
+    ];
+  }
+
+  /**
+   * An append's answer. With minReplicas, a duplicate is answered only once the replicas have
+   * the original too: the script touched its marker (a write after the original's, in the one
+   * replication stream), so WAIT covers both. A webhook whose first WAIT failed (503) is retried
+   * as a duplicate: it must not be acknowledged before the event is where a failover keeps it.
+   */
+  private async appended(e: NewEvent, id: string | null): Promise<AppendResult> {
     if (this.storage.minReplicas > 0) await this.replicated();
     if (!id) return { status: 'duplicate' };
     const prev = this.lastAppended.get(e.tenant);
@@ -271,6 +373,18 @@ export class RedisStore implements EventStore {
     throw new Error(
       `redis: the event reached ${acked} of ${this.storage.minReplicas} replicas within ${this.storage.replicaTimeoutMs} ms`,
     );
+  }
+
+  async append(e: NewEvent): Promise<AppendResult> {
+    const append = (this.redis as unknown as { relayAppend: AppendCommand }).relayAppend.bind(
+      this.redis,
+    );
+    const id = await append(
+      this.seenKey(e.tenant, e.eventId),
+      this.streamKey(e.tenant),
+      ...this.appendArgs(e),
+    );
+    return this.appended(e, id);
   }
 
   async readAfter(tenant: string, cursor: string, limit: number): Promise<ReadResult> {

@@ -76,6 +76,17 @@ export interface StorageHealth {
   waitFailures: number;
 }
 
+/**
+ * A lease holder's append refused: the tenant's upstream lease is no longer this term's
+ * (gateway/lease.ts), so what it read is another instance's to store.
+ */
+export class FencedError extends Error {
+  constructor() {
+    super('not stored: the upstream lease is no longer held by this instance');
+    this.name = 'FencedError';
+  }
+}
+
 export interface RetentionOptions {
   /** Events kept per tenant at most (Redis: MAXLEN ~, approximate). */
   maxEvents: number;

@@ -151,6 +151,7 @@ export class RedisUserStore implements UserStore {
       commandTimeoutMs: timeout,
       minReplicas: 0,
       replicaTimeoutMs: 1_000,
+      upstreamLeaseMs: 10_000,
     };
     this.logger = (options.logger ?? silentLogger).child({ component: 'users' });
     this.changes = new Emitter(this.logger, 'users-change');

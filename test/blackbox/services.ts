@@ -309,6 +309,8 @@ export interface RelayOptions {
   serviceUrl: string;
   /** Redis storage at this URL; else the memory store. */
   redisUrl?: string;
+  /** With Redis in gateway mode: `storage.upstreamLeaseMs` (the upstream lease). */
+  upstreamLeaseMs?: number;
   /** The memory store's snapshot file. */
   snapshotFile?: string;
   /** Serve https/wss with this certificate. */
@@ -392,7 +394,13 @@ export class RelayProcess {
           users: { file: users.file, ...(users.codeKeyFile && { codeKeyFile: users.codeKeyFile }) },
         }),
         storage: redisUrl
-          ? { kind: 'redis', url: redisUrl }
+          ? {
+              kind: 'redis',
+              url: redisUrl,
+              ...(this.options.upstreamLeaseMs && {
+                upstreamLeaseMs: this.options.upstreamLeaseMs,
+              }),
+            }
           : { kind: 'memory', ...(snapshotFile ? { snapshotFile } : {}) },
         shutdownGraceMs: 2_000,
         ...(tls && { tls }),

@@ -20,11 +20,29 @@
  * 5xx storms on the token calls; the simulator killed and restarted on its port without its tokens;
  * the runner frozen (SIGSTOP) past the server's idle timeout; the relay killed or stopped and
  * restarted; Redis killed and restarted on its data.
+ *
+ * `--gateway 2|3` (issue 40 item 5): gateway mode instead, 2 or 3 relays on one Redis, each with
+ * the API key and secret, one of them holding the tenant's upstream by a lease
+ * (docs/relay-protocol.md 2.4.1); webhooks to the second instance; the runner reads the first only
+ * (`--event-source relay`). Faults from outside: the upstream holder killed (SIGKILL) and
+ * restarted, the holder frozen (SIGSTOP: a partition from Redis) then resumed, the simulator
+ * restarted, tokens refused (5xx on the token calls, tokens expired) then accepted; a Redis
+ * primary killed with Sentinel failover is a hook (`redisFailover`) for when the relay speaks
+ * Sentinel. Each fault's recovery time (until the runner is connected and exactly one instance
+ * holds the upstream) is printed and in the JSON (`recoveries`).
  */
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
 import { ProcessGroup, sleep, until } from '../../rigs/processes.ts';
-import { startAutoMode, type AutoModeRig } from './services.ts';
+import {
+  RedisProcess,
+  RelayProcess,
+  SimProcess,
+  startAutoMode,
+  startRunner,
+  type AutoModeRig,
+} from './services.ts';
+import { RingLedger } from './ledger.ts';
 
 const { values } = parseArgs({
   options: {
@@ -32,12 +50,14 @@ const { values } = parseArgs({
     seed: { type: 'string' },
     'phone-system': { type: 'string', default: 'standard' },
     'report-style': { type: 'string' },
+    gateway: { type: 'string' },
     help: { type: 'boolean' },
   },
 });
 const USAGE =
   'Usage: npm run soak -- --minutes <n> [--seed <n>] [--phone-system standard|yeastar-p-series]\n' +
-  '                      [--report-style snapshot|member|mixed] (yeastar-p-series only)\n';
+  '                      [--report-style snapshot|member|mixed] (yeastar-p-series only)\n' +
+  '                      [--gateway <instances>] (2 or 3 relays in gateway mode on one Redis)\n';
 if (values.help) {
   process.stdout.write(USAGE);
   process.exit(0);
@@ -61,6 +81,11 @@ const system = reportStyle ? `${phoneSystem}/${reportStyle}` : phoneSystem;
 const minutes = Number(values.minutes);
 if (!(minutes > 0 && minutes <= 24 * 60)) {
   process.stderr.write('--minutes must be between 0 and 1440\n');
+  process.exit(2);
+}
+const instances = values.gateway === undefined ? 0 : Number(values.gateway);
+if (values.gateway !== undefined && !(instances === 2 || instances === 3)) {
+  process.stderr.write(`--gateway must be 2 or 3 (relay instances)\n${USAGE}`);
   process.exit(2);
 }
 const seed = values.seed !== undefined ? Number(values.seed) : Date.now() % 1_000_000;
@@ -91,11 +116,19 @@ function rssMb(pid: number): number | null {
   }
 }
 
-type Rig = AutoModeRig;
+/** In gateway mode, `relays` are all the instances (`relay` is the one the runner reads). */
+type Rig = AutoModeRig & { relays?: RelayProcess[] };
 
 /** Rings are paused while this is false (simulator down, runner frozen). */
 let ringing = true;
-const faultsInjected: Array<{ at: number; fault: string }> = [];
+const faultsInjected: Array<{
+  at: number;
+  fault: string;
+  recoveryMs?: number;
+  /** Gateway mode: from the holder's kill or freeze to another instance holding the upstream. */
+  takeoverMs?: number;
+}> = [];
+let takeoverMs: number | undefined;
 
 /**
  * One fault. `quiet`: the runner may not notice it (Redis behind the relay); every other fault
@@ -177,22 +210,210 @@ const FAULTS: Fault[] = [
   },
 ];
 
+// ---- gateway mode (--gateway N): N relays keep one stream to the phone system by a lease ----
+
+/** Each relay's upstream state (/healthz), `down` for one that does not answer. */
+async function upstreamStates(r: Rig): Promise<string[]> {
+  return Promise.all(
+    (r.relays ?? []).map(async (relay) => {
+      try {
+        const res = await fetch(`${relay.url}/healthz`, { signal: AbortSignal.timeout(1_000) });
+        const body = (await res.json()) as { upstream?: Record<string, { state: string }> };
+        return body.upstream?.[r.sim.tenant]?.state ?? 'none';
+      } catch {
+        return 'down';
+      }
+    }),
+  );
+}
+
+/**
+ * The instances holding the upstream lease: any state but `standby` (or down). The holder's stream
+ * may be `reconnecting` for minutes when the phone system lost its tokens: the gateway's sign-in
+ * rule (at most 3 get_token in 10 minutes, src-relay/README.md) holds it, by design.
+ */
+function holders(states: string[]): number[] {
+  return states.flatMap((s, i) => (s === 'standby' || s === 'down' || s === 'none' ? [] : [i]));
+}
+
+/** The instance holding the stream now (waits up to a minute for one). */
+async function holder(r: Rig): Promise<number> {
+  for (let waited = 0; waited < 60_000; waited += 200) {
+    const connected = holders(await upstreamStates(r));
+    if (connected.length === 1) return connected[0]!;
+    await sleep(200);
+  }
+  throw new Error(`no single upstream holder: ${(await upstreamStates(r)).join(', ')}`);
+}
+
+/** The soak's recovery of a gateway fault: exactly one instance holds the upstream (not `except`, the one frozen). */
+async function oneUpstream(r: Rig, except?: number): Promise<void> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const states = await upstreamStates(r);
+    const connected = holders(states);
+    if (connected.length === 1 && connected[0] !== except) return;
+    if (Date.now() > deadline)
+      throw new Error(`no single upstream holder after 120 s: ${states.join(', ')}`);
+    await sleep(200);
+  }
+}
+
+/**
+ * Hook for a Redis primary killed with Sentinel failover (issue 40 item 1, engineer relay-ha's
+ * Sentinel connection): once the relays can be given Sentinel addresses, this fault kills the
+ * primary and waits for the failover; until then it is not in the list.
+ */
+export const redisFailover: Fault | undefined = undefined;
+
+const GATEWAY_FAULTS: Fault[] = [
+  {
+    name: 'upstream holder killed (SIGKILL) and restarted',
+    quiet: true,
+    run: async (r) => {
+      const i = await holder(r);
+      const relay = r.relays![i]!;
+      // The runner's own relay: without a load balancer in front, nothing can pop while it is
+      // out (as while the runner is frozen), so rings pause; those already sent pop first.
+      const desktops = i === 0;
+      if (desktops) {
+        ringing = false;
+        await sleep(5_000);
+      }
+      const signalled = Date.now();
+      relay.proc.signal('SIGKILL');
+      await relay.proc.exit;
+      await oneUpstream(r);
+      takeoverMs = Date.now() - signalled;
+      await sleep(between(1_000, 5_000));
+      await relay.start();
+      if (desktops) await r.runner.waitForState('connected', 120_000);
+      ringing = true;
+    },
+  },
+  {
+    name: 'upstream holder cut off from Redis (SIGSTOP, then SIGCONT)',
+    quiet: true,
+    run: async (r) => {
+      const i = await holder(r);
+      const relay = r.relays![i]!;
+      // The runner's own relay: without a load balancer in front, nothing can pop while it is
+      // out (as while the runner is frozen), so rings pause; those already sent pop first.
+      const desktops = i === 0;
+      if (desktops) {
+        ringing = false;
+        await sleep(5_000);
+      }
+      const signalled = Date.now();
+      relay.proc.signal('SIGSTOP');
+      await oneUpstream(r, i);
+      takeoverMs = Date.now() - signalled;
+      await sleep(between(2_000, 8_000));
+      relay.proc.signal('SIGCONT');
+      if (desktops) await r.runner.waitForState('connected', 120_000);
+      ringing = true;
+    },
+  },
+  {
+    name: 'simulator restarted',
+    quiet: true,
+    run: async (r) => {
+      ringing = false;
+      await r.sim.restart(between(500, 3_000));
+      await r.sim.control('POST', 'webhooks', {
+        url: r.relays![1]!.webhookUrl(),
+        secret: r.relays![1]!.webhookSecret,
+      });
+      await r.runner.waitForState('connected', 120_000);
+      ringing = true;
+    },
+  },
+  {
+    name: 'tokens refused, then accepted',
+    quiet: true,
+    run: async (r) => {
+      await r.sim.control('POST', 'faults/fail-http', {
+        status: [500, 502, 503][between(0, 2)]!,
+        count: between(3, 8),
+        target: 'api',
+      });
+      await r.sim.control('POST', 'faults/expire-tokens');
+    },
+  },
+  ...(redisFailover ? [redisFailover] : []),
+];
+
+/**
+ * redis-server, the simulator (background traffic, webhooks to the second instance), `count`
+ * relays in gateway mode on that Redis (each with the API key and secret; one keeps the stream),
+ * and the runner reading the first instance only (`--event-source relay`): every pop comes
+ * through the gateway's stream or the webhooks, never from the runner's own stream.
+ */
+async function startGatewayMode(group: ProcessGroup, count: number): Promise<Rig> {
+  const redis = await new RedisProcess(group).start();
+  const sim = await new SimProcess(group, {
+    traffic: 3,
+    exclude: ['101'],
+    seed,
+    phoneSystem,
+    ...(reportStyle && { reportStyle }),
+  }).start();
+  const env = { ...process.env, SOAK_API_KEY: sim.key, SOAK_API_SECRET: sim.secret };
+  const relays = await Promise.all(
+    Array.from({ length: count }, () =>
+      new RelayProcess(group, {
+        tenant: sim.tenant,
+        serviceUrl: sim.baseUrl,
+        redisUrl: redis.url,
+        phoneSystem,
+        gateway: { apiKeyEnv: 'SOAK_API_KEY', secretEnv: 'SOAK_API_SECRET' },
+        env,
+      }).start(),
+    ),
+  );
+  const hook = relays[1]!;
+  await sim.control('POST', 'webhooks', { url: hook.webhookUrl(), secret: hook.webhookSecret });
+  const relayUrl = relays[0]!.url.replace(/^http/, 'ws');
+  const runner = startRunner(group, {
+    baseUrl: sim.baseUrl,
+    key: sim.key,
+    secret: sim.secret,
+    args: ['--relay-url', relayUrl, '--relay-tenant', sim.tenant, '--event-source', 'relay'],
+    phoneSystem,
+  });
+  await runner.waitForState('connected', 60_000);
+  const rig: Rig = {
+    redis,
+    sim,
+    relay: relays[0]!,
+    relays,
+    runner,
+    ledger: new RingLedger(runner),
+  };
+  await oneUpstream(rig);
+  return rig;
+}
+
 async function main(): Promise<number> {
   const group = new ProcessGroup();
   const stopAll = () => void group.cleanup().then(() => process.exit(130));
   process.once('SIGINT', stopAll);
   process.once('SIGTERM', stopAll);
   try {
-    const rig = await startAutoMode(group, {
-      seed,
-      phoneSystem,
-      ...(reportStyle && { reportStyle }),
-    });
+    const rig: Rig =
+      instances > 0
+        ? await startGatewayMode(group, instances)
+        : await startAutoMode(group, {
+            seed,
+            phoneSystem,
+            ...(reportStyle && { reportStyle }),
+          });
+    const faults = instances > 0 ? GATEWAY_FAULTS : FAULTS;
     const { sim, runner } = rig;
     const started = Date.now();
     const end = started + minutes * 60_000;
     process.stderr.write(
-      `soak: seed ${seed}, ${minutes} min, ${system}, runner pid ${runner.proc.pid}\n`,
+      `soak: seed ${seed}, ${minutes} min, ${system}${instances ? `, gateway x${instances}` : ''}, runner pid ${runner.proc.pid}\n`,
     );
 
     // Rings, every 2-5 s, each ended 3-8 s later.
@@ -231,8 +452,9 @@ async function main(): Promise<number> {
     while (Date.now() < end - 60_000 && runner.proc.running()) {
       await sleep(between(10_000, 25_000));
       if (Date.now() >= end - 60_000) break;
-      const fault = FAULTS[between(0, FAULTS.length - 1)]!;
-      faultsInjected.push({ at: Date.now(), fault: fault.name });
+      const fault = faults[between(0, faults.length - 1)]!;
+      const injected: (typeof faultsInjected)[number] = { at: Date.now(), fault: fault.name };
+      faultsInjected.push(injected);
       process.stderr.write(
         `soak: ${((Date.now() - started) / 60_000).toFixed(1)} min: ${fault.name}\n`,
       );
@@ -241,6 +463,14 @@ async function main(): Promise<number> {
         await fault.run(rig);
         if (!fault.quiet) await runner.waitForDrop(mark, 120_000);
         await runner.waitForState('connected', 120_000);
+        // Gateway mode: recovered once one instance holds the stream again.
+        if (instances > 0) await oneUpstream(rig);
+        injected.recoveryMs = Date.now() - injected.at;
+        if (takeoverMs !== undefined) injected.takeoverMs = takeoverMs;
+        takeoverMs = undefined;
+        process.stderr.write(
+          `soak: recovered from ${fault.name} in ${injected.recoveryMs} ms${injected.takeoverMs !== undefined ? ` (upstream taken over in ${injected.takeoverMs} ms)` : ''}\n`,
+        );
       } catch (error) {
         recoveryFailures++;
         process.stderr.write(`soak: no recovery from ${fault.name}: ${(error as Error).message}\n`);
@@ -284,6 +514,7 @@ async function main(): Promise<number> {
       minutes,
       phoneSystem,
       ...(reportStyle && { reportStyle }),
+      ...(instances > 0 && { gatewayInstances: instances }),
       sent: figures.sent,
       popped: figures.popped,
       missed: figures.missed.length,
@@ -292,6 +523,11 @@ async function main(): Promise<number> {
       wrongCaller: figures.wrongCaller.length,
       unexpected: figures.unexpected.length,
       faults: faultsInjected.length,
+      recoveries: faultsInjected.map((f) => ({
+        fault: f.fault,
+        ms: f.recoveryMs ?? null,
+        ...(f.takeoverMs !== undefined && { takeoverMs: f.takeoverMs }),
+      })),
       recoveryFailures,
       runnerRunning: running,
       faultLines: runner.lines.filter((l) => l.type === 'fault').length,

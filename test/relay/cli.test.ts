@@ -52,6 +52,7 @@ describe('config', () => {
         commandTimeoutMs: 2000,
         minReplicas: 0,
         replicaTimeoutMs: 1000,
+        upstreamLeaseMs: 10_000,
       });
       expect(() => loadConfig(file, { RELAY_TENANT_ACME_EU_SECRETS: '' })).toThrow(
         /no webhook secrets/,

@@ -24,6 +24,7 @@ describe.skipIf(!haveRedis)('storage.minReplicas', () => {
         commandTimeoutMs: 2_000,
         minReplicas: 1,
         replicaTimeoutMs: 300,
+        upstreamLeaseMs: 10_000,
       },
       tenants: ['acme'],
       clock: systemClock,

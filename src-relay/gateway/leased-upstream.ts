@@ -1,0 +1,157 @@
+/**
+ * A tenant's upstream run only while this instance holds the tenant's lease (lease.ts): several
+ * relay instances on one Redis keep one stream to the phone system between them, and so at most
+ * two of the API application's tokens (the holder's, and during a takeover the next holder's; the
+ * holder that lets go gives its own back with del_token, gateway/upstream.ts stop()).
+ *
+ * Each term runs a fresh GatewayUpstream (its own tokens, its own stream), stopped when the term
+ * ends; what it stores goes through the fenced append (redis-store.ts appendFenced), refused once
+ * the lease is no longer this term's. The same surface as GatewayUpstream for the server, the
+ * directory and /healthz: while another instance holds the lease the state is `standby`, and a
+ * token asked of it (the e-mail directory) is refused as the network's fault, "retry later".
+ */
+import { ServiceError } from '../../src-shared/api/service-errors.ts';
+import type { UpstreamState } from '../metrics.ts';
+import { FencedError, type AppendResult, type EventStore, type NewEvent } from '../store/types.ts';
+import { UpstreamLease, type LeaseBackend, type LeaseTimings } from './lease.ts';
+import { GatewayUpstream, type UpstreamDeps } from './upstream.ts';
+
+/** The Redis store: events, and the leases beside them. */
+export type LeaseStore = EventStore &
+  LeaseBackend & { appendFenced(e: NewEvent, token: string): Promise<AppendResult> };
+
+export function isLeaseStore(store: EventStore): store is LeaseStore {
+  return 'acquireLease' in store && 'appendFenced' in store;
+}
+
+export interface LeasedUpstreamDeps extends Omit<UpstreamDeps, 'store'> {
+  store: LeaseStore;
+  /** This instance among the relay's instances (lease.ts leaseOwnerId). */
+  owner: string;
+  lease?: Partial<LeaseTimings>;
+}
+
+export class LeasedUpstream {
+  readonly tenant: string;
+  private readonly deps: LeasedUpstreamDeps;
+  private readonly lease: UpstreamLease;
+  private current: GatewayUpstream | undefined;
+  /** The standby state's start (when no term runs here). */
+  private standbySince: number;
+  private readonly standbyClient: GatewayUpstream['client'];
+  private firstTerm = true;
+
+  constructor(deps: LeasedUpstreamDeps) {
+    this.deps = deps;
+    this.tenant = deps.tenant;
+    this.standbySince = deps.clock.now();
+    this.lease = new UpstreamLease({
+      tenant: deps.tenant,
+      owner: deps.owner,
+      backend: deps.store,
+      clock: deps.clock,
+      logger: deps.logger,
+      ...(deps.lease && { timings: deps.lease }),
+      acquired: (token) => this.run(token),
+      lost: () => this.halt(),
+    });
+    // Built once for the directory's `client` while nothing runs here (it asks tokens first).
+    this.standbyClient = this.make('').client;
+  }
+
+  get client(): GatewayUpstream['client'] {
+    return this.current?.client ?? this.standbyClient;
+  }
+
+  /** The running term's tokens; while another instance holds the lease, none to be had here. */
+  get tokens(): Pick<GatewayUpstream['tokens'], 'get'> {
+    return (
+      this.current?.tokens ?? {
+        get: () =>
+          Promise.reject(
+            new ServiceError({
+              kind: 'network',
+              message: 'the gateway stream is held by another relay instance',
+            }),
+          ),
+      }
+    );
+  }
+
+  state(): { state: UpstreamState; since: number } {
+    return this.current?.state() ?? { state: 'standby', since: this.standbySince };
+  }
+
+  /**
+   * Asks for the lease once, and starts the stream here if it got it (the first token then a
+   * startup check, as without a lease: a refused key stops the relay's start); else stands by.
+   * From then on asks (or renews) every few seconds.
+   */
+  async start(_stream?: boolean): Promise<void> {
+    await this.lease.start();
+    this.firstTerm = false;
+    const failed = this.startFailure;
+    if (failed) {
+      this.startFailure = undefined;
+      await this.lease.stop();
+      throw failed;
+    }
+  }
+
+  async stop(): Promise<void> {
+    await this.lease.stop();
+  }
+
+  private startFailure: unknown;
+
+  private async run(token: string): Promise<void> {
+    const upstream = this.make(token);
+    this.current = upstream;
+    try {
+      // A takeover does not stop at a first token refused: the stream's engine asks again.
+      await upstream.start(true, { firstTokenRequired: this.firstTerm });
+    } catch (err) {
+      this.current = undefined;
+      await upstream.stop();
+      if (this.firstTerm) this.startFailure = err;
+      else throw err;
+    }
+  }
+
+  private async halt(): Promise<void> {
+    const upstream = this.current;
+    this.current = undefined;
+    this.standbySince = this.deps.clock.now();
+    // The stream closed and its tokens given back (del_token) before another term may start here.
+    await upstream?.stop();
+  }
+
+  private make(token: string): GatewayUpstream {
+    const { owner: _owner, lease: _timings, store, ...deps } = this.deps;
+    return new GatewayUpstream({ ...deps, store: fencedStore(store, () => this.holding(token)) });
+  }
+
+  /** This term's token while the lease is still its own (on this clock), else undefined. */
+  private holding(token: string): string | undefined {
+    const now = this.lease.holds();
+    return now !== undefined && now === token ? token : undefined;
+  }
+}
+
+/** The store, its append fenced by the lease: refused here once the term ended, else in Redis. */
+function fencedStore(store: LeaseStore, token: () => string | undefined): EventStore {
+  return {
+    kind: store.kind,
+    append(e) {
+      const t = token();
+      if (t === undefined) return Promise.reject(new FencedError());
+      return store.appendFenced(e, t);
+    },
+    readAfter: (tenant, cursor, limit) => store.readAfter(tenant, cursor, limit),
+    latest: (tenant) => store.latest(tenant),
+    subscribe: (listener) => store.subscribe(listener),
+    published: (ms) => store.published(ms),
+    ping: () => store.ping(),
+    close: () => Promise.resolve(),
+  };
+}
