@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -47,6 +47,8 @@ export interface SentinelGroup {
   restartPrimary(): Promise<void>;
   /** The primary's address as the sentinels say it now. */
   currentPrimary(): Promise<string>;
+  /** What each data node says of its replication (role, its primary, link, replicas), and the last lines of the first sentinel's log: for a failing wait's report. */
+  state(): Promise<{ nodes: Record<string, string>; sentinelLog: string[] }>;
   /** The entries of a stream on the current primary, as "<entry id> <event_id>". */
   streamOf(key: string): Promise<string[]>;
   stop(): Promise<void>;
@@ -156,6 +158,43 @@ export async function startSentinelGroup(
         name,
       )) as [string, string];
       return `${host}:${port}`;
+    },
+    async state() {
+      const nodes: Record<string, string> = {};
+      for (const port of [primary.port, ...replicas.map((r) => r.port)]) {
+        const r = new Redis({
+          host: '127.0.0.1',
+          port,
+          lazyConnect: true,
+          retryStrategy: () => null,
+        });
+        r.on('error', () => {});
+        nodes[port] = await r
+          .connect()
+          .then(() => r.info('replication'))
+          .then((text) =>
+            text
+              .split('\r\n')
+              .filter((l) =>
+                /^(role|master_port|master_link_status|connected_slaves|master_repl_offset):/.test(
+                  l,
+                ),
+              )
+              .join(' '),
+          )
+          .catch((e: Error) => e.message);
+        r.disconnect();
+      }
+      let sentinelLog: string[] = [];
+      try {
+        sentinelLog = readFileSync(join(dir, 'sentinel-0.log'), 'utf8')
+          .trim()
+          .split('\n')
+          .slice(-15);
+      } catch {
+        // no log yet
+      }
+      return { nodes, sentinelLog };
     },
     async streamOf(key: string) {
       const [host, port] = (await clients[0]!.call(

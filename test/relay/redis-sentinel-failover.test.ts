@@ -197,9 +197,12 @@ describe.skipIf(!haveAll)('Redis Sentinel failover under load', () => {
         ackedAfterKill,
         firstAckAfterKillMs: firstAckAfterKill ? firstAckAfterKill - killedAt : null,
         promotionSeenAfterMs: restartedAt ? restartedAt - killedAt : null,
-        lastAttempts: [...attempts].slice(-3),
-        primary: await group.currentPrimary().catch((e: Error) => e.message),
         health: instances.map((i) => i.store.storageHealth?.()),
+        lastAttempts: [...attempts]
+          .slice(-2)
+          .map(([id, list]) => `${id}: ${list.length} attempts, last ${list.slice(-2).join(' ')}`),
+        primary: await group.currentPrimary().catch((e: Error) => e.message),
+        ...(await group.state()),
       });
     let sendFailed: Error | undefined;
     for (let n = 0; ackedAfterKill < AFTER; n++) {
