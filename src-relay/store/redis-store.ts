@@ -175,6 +175,17 @@ export class RedisStore implements EventStore {
         failing.add(c);
         errors.write({ error: err });
       });
+      // ioredis gives up on a connection for good ("end") when the sentinels' +switch-master
+      // arrives while it is connecting (its FailoverDetector disconnects the connector mid-connect:
+      // seen under load, both instances' command connections ended, no webhook acknowledged
+      // again). Nothing but close() may end a connection of the store: connect it again.
+      c.on('end', () => {
+        if (this.closed) return;
+        this.logger.warn('redis connection ended; connecting again');
+        this.clock.setTimeout(() => {
+          if (!this.closed && c.status === 'end') c.connect().catch(() => {});
+        }, 200);
+      });
       // The line that says the errors are over.
       c.on('ready', () => {
         if (failing.delete(c)) this.logger.info('redis connection ready again');

@@ -198,6 +198,14 @@ describe.skipIf(!haveAll)('Redis Sentinel failover under load', () => {
         firstAckAfterKillMs: firstAckAfterKill ? firstAckAfterKill - killedAt : null,
         promotionSeenAfterMs: restartedAt ? restartedAt - killedAt : null,
         health: instances.map((i) => i.store.storageHealth?.()),
+        // ioredis' own state of each instance's command and follower connections.
+        connections: instances.map((i) => {
+          const st = i.store as unknown as {
+            redis: { status: string };
+            readers: { client: { status: string } }[];
+          };
+          return [st.redis.status, ...st.readers.map((r) => r.client.status)].join('/');
+        }),
         lastAttempts: [...attempts]
           .slice(-2)
           .map(([id, list]) => `${id}: ${list.length} attempts, last ${list.slice(-2).join(' ')}`),
