@@ -282,6 +282,17 @@ describe.skipIf(!haveAll)('Redis Sentinel failover under load', () => {
     );
     const newPrimary = await group.currentPrimary();
     expect(group.replicas.map((r) => `127.0.0.1:${r.port}`)).toContain(newPrimary);
+    // An instance may still be on its way back (its last pause, a connection and the sentinels'
+    // confirmation) when every acknowledgement came through the other.
+    const bBack = Date.now();
+    while (
+      (await fetch(a.relay.url + '/readyz')).status !== 200 ||
+      (await fetch(b.relay.url + '/readyz')).status !== 200
+    ) {
+      if (Date.now() - bBack > RECONNECT_MAX_DELAY_MS + 2 * commandTimeoutMs)
+        throw new Error(`an instance not ready again: ${await senderReport()}`);
+      await sleepReal(100);
+    }
     const ready = (await (await fetch(a.relay.url + '/readyz')).json()) as Record<string, unknown>;
     console.log(
       JSON.stringify({
@@ -309,14 +320,6 @@ describe.skipIf(!haveAll)('Redis Sentinel failover under load', () => {
     // At least the one failover; more when the sentinels' first choice was replaced by another
     // (each server the relay was ready on counts).
     expect(ready.primaryChanges).toBeGreaterThanOrEqual(1);
-    // Instance b may still be on its way back (its last pause, a connection and the sentinels'
-    // confirmation) when every acknowledgement came through a.
-    const bBack = Date.now();
-    while ((await fetch(b.relay.url + '/readyz')).status !== 200) {
-      if (Date.now() - bBack > RECONNECT_MAX_DELAY_MS + 2 * commandTimeoutMs)
-        throw new Error(`instance b not ready again: ${await senderReport()}`);
-      await sleepReal(100);
-    }
     const metrics = await (await fetch(b.relay.url + '/metrics')).text();
     expect(metrics).toMatch(/^relay_storage_primary_changes_total [1-9]\d*$/m);
     expect(metrics).toMatch(/^relay_storage_connected 1$/m);
