@@ -187,6 +187,11 @@ export class RelayMetrics {
       'Redis: webhooks answered 503 because fewer than storage.minReplicas replicas had their event in time.',
       health((h) => h.waitFailures),
     );
+    total(
+      'relay_storage_unconfirmed_primary_total',
+      'Redis Sentinel: connections left because a majority of the sentinels did not name their server as the primary.',
+      health((h) => h.unconfirmedPrimaries),
+    );
     total('relay_gap_notices_total', 'Gap notices sent to resuming clients.', () => this.gaps);
     byLabel(
       'relay_clients_closed_total',

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -22,9 +22,20 @@ export function sentinelAvailable(file: string): boolean {
   return ok;
 }
 
+/**
+ * How long the sentinels take at most to make a primary that was restarted after a failover (it
+ * says "role: master") a replica of the promoted one: Redis Sentinel (sentinel.c) converts it only
+ * after it has reported that role for 4 publish periods (4 x 2 s), and asks a replica's INFO every
+ * 10 s (SENTINEL_INFO_PERIOD), so 8 s to 18 s after the restart, then the replica's full sync.
+ */
+export const SENTINEL_DEMOTION_MS = 4 * 2_000 + 10_000;
+
 export interface SentinelGroup {
   /** The name the sentinels monitor. */
   name: string;
+  /** The sentinels' down-after-milliseconds and failover-timeout. */
+  downAfterMs: number;
+  failoverTimeoutMs: number;
   primary: RedisProcess;
   replicas: RedisProcess[];
   /** The sentinels' "127.0.0.1:port". */
@@ -36,6 +47,10 @@ export interface SentinelGroup {
   restartPrimary(): Promise<void>;
   /** The primary's address as the sentinels say it now. */
   currentPrimary(): Promise<string>;
+  /** What each data node says of its replication (role, its primary, link, replicas), and the last lines of the first sentinel's log: for a failing wait's report. */
+  state(): Promise<{ nodes: Record<string, string>; sentinelLog: string[] }>;
+  /** The entries of a stream on the current primary, as "<entry id> <event_id>". */
+  streamOf(key: string): Promise<string[]>;
   stop(): Promise<void>;
 }
 
@@ -53,6 +68,8 @@ export async function startSentinelGroup(
 ): Promise<SentinelGroup> {
   const name = 'relayha';
   const count = options.count ?? 3;
+  const downAfterMs = options.downAfterMs ?? 1000;
+  const failoverTimeoutMs = 3000;
   const primary = await startRedis();
   const replicas: RedisProcess[] = [];
   for (let i = 0; i < (options.replicas ?? 1); i++)
@@ -87,8 +104,8 @@ export async function startSentinelGroup(
           'bind 127.0.0.1',
           `dir ${dir}`,
           `sentinel monitor ${name} 127.0.0.1 ${primary.port} ${options.quorum ?? 2}`,
-          `sentinel down-after-milliseconds ${name} ${options.downAfterMs ?? 1000}`,
-          `sentinel failover-timeout ${name} 3000`,
+          `sentinel down-after-milliseconds ${name} ${downAfterMs}`,
+          `sentinel failover-timeout ${name} ${failoverTimeoutMs}`,
           `sentinel parallel-syncs ${name} 1`,
           '',
         ].join('\n'),
@@ -125,6 +142,8 @@ export async function startSentinelGroup(
   }
   return {
     name,
+    downAfterMs,
+    failoverTimeoutMs,
     primary,
     replicas,
     sentinels,
@@ -140,6 +159,112 @@ export async function startSentinelGroup(
       )) as [string, string];
       return `${host}:${port}`;
     },
+    async state() {
+      const nodes: Record<string, string> = {};
+      for (const port of [primary.port, ...replicas.map((r) => r.port)]) {
+        const r = new Redis({
+          host: '127.0.0.1',
+          port,
+          lazyConnect: true,
+          retryStrategy: () => null,
+        });
+        r.on('error', () => {});
+        nodes[port] = await r
+          .connect()
+          .then(() => r.info('replication'))
+          .then((text) =>
+            text
+              .split('\r\n')
+              .filter((l) =>
+                /^(role|master_port|master_link_status|connected_slaves|master_repl_offset):/.test(
+                  l,
+                ),
+              )
+              .join(' '),
+          )
+          .catch((e: Error) => e.message);
+        r.disconnect();
+      }
+      let sentinelLog: string[] = [];
+      try {
+        sentinelLog = readFileSync(join(dir, 'sentinel-0.log'), 'utf8')
+          .trim()
+          .split('\n')
+          .slice(-15);
+      } catch {
+        // no log yet
+      }
+      return { nodes, sentinelLog };
+    },
+    async streamOf(key: string) {
+      const [host, port] = (await clients[0]!.call(
+        'SENTINEL',
+        'GET-MASTER-ADDR-BY-NAME',
+        name,
+      )) as [string, string];
+      const r = new Redis({ host, port: Number(port), lazyConnect: true });
+      try {
+        await r.connect();
+        const entries = (await r.xrange(key, '-', '+')) as [string, string[]][];
+        return entries.map(([id, f]) => `${id} ${f[f.indexOf('id') + 1]}`);
+      } finally {
+        r.disconnect();
+      }
+    },
     stop,
+  };
+}
+
+/**
+ * One more sentinel, alone, that monitors `port` under `name`: a sentinel that names another
+ * server than the group's (as one not yet told of a failover does). Returns its "127.0.0.1:port".
+ */
+export async function startLoneSentinel(
+  name: string,
+  port: number,
+): Promise<{ address: string; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'relay-sentinel-lone-'));
+  const own = await freePort();
+  const conf = join(dir, 'sentinel.conf');
+  writeFileSync(
+    conf,
+    [
+      `port ${own}`,
+      'bind 127.0.0.1',
+      `dir ${dir}`,
+      `sentinel monitor ${name} 127.0.0.1 ${port} 1`,
+      '',
+    ].join('\n'),
+  );
+  const child = spawn(...ownedByThisProcess(SENTINEL_BIN, [conf]), { stdio: 'ignore' });
+  const probe = new Redis({
+    port: own,
+    host: '127.0.0.1',
+    lazyConnect: true,
+    retryStrategy: () => 100,
+  });
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const ok = await probe
+      .connect()
+      .then(() => probe.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name))
+      .then((r) => Array.isArray(r))
+      .catch(() => false);
+    if (ok) break;
+    probe.disconnect();
+    if (Date.now() > deadline) throw new Error('the lone sentinel did not start');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  probe.disconnect();
+  return {
+    address: `127.0.0.1:${own}`,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        const exited = new Promise<void>((r) => child.once('exit', () => r()));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
   };
 }

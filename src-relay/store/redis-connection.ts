@@ -30,6 +30,10 @@ export interface RedisConnectionOptions {
 
 export type RedisClient = Redis | Cluster;
 
+/** The longest pause between two reconnection attempts (to a server, to the sentinels), ms. */
+export const RECONNECT_MAX_DELAY_MS = 2000;
+const backoff = (n: number) => Math.min(n * 200, RECONNECT_MAX_DELAY_MS);
+
 /** `host:port` or `[v6]:port` as ioredis' {host, port}. */
 function hostAndPort(text: string): { host: string; port: number } {
   const i = text.lastIndexOf(':');
@@ -64,7 +68,7 @@ export function createRedisConnection(
     maxRetriesPerRequest: options.maxRetriesPerRequest,
     enableOfflineQueue: false,
     enableReadyCheck: true,
-    retryStrategy: (n: number) => Math.min(n * 200, 2000),
+    retryStrategy: backoff,
     connectTimeout: options.connectTimeoutMs,
     keepAlive: 10_000,
     // A primary demoted under us answers writes READONLY: reconnect (to the new one).
@@ -88,7 +92,7 @@ export function createRedisConnection(
       // offline queue refuses: the slots it has just read from the nodes are the check.
       enableReadyCheck: false,
       maxRedirections: 16,
-      clusterRetryStrategy: (n: number) => Math.min(n * 200, 2000),
+      clusterRetryStrategy: backoff,
       redisOptions: { ...node, ...credentialsOf(storage.url) },
     };
     return new Cluster(storage.cluster.nodes.map(hostAndPort), clusterOptions);
@@ -101,7 +105,7 @@ export function createRedisConnection(
       name: storage.sentinel.name,
       role: 'master',
       ...(storage.sentinel.password ? { sentinelPassword: storage.sentinel.password } : {}),
-      sentinelRetryStrategy: (n: number) => Math.min(n * 200, 2000),
+      sentinelRetryStrategy: backoff,
       failoverDetector: true,
     });
   return new Redis(storage.url!, common);

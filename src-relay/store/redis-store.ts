@@ -22,6 +22,7 @@ import {
   type RedisClient,
   type RedisStorage,
 } from './redis-connection.ts';
+import { SentinelQuorum } from './sentinel-quorum.ts';
 
 /**
  * Redis Streams backend, for several relay instances behind a load balancer.
@@ -154,7 +155,12 @@ export class RedisStore implements EventStore, LeaseBackend {
     primaryChanges: 0,
     primary: null as string | null,
     waitFailures: 0,
+    unconfirmedPrimaries: 0,
   };
+  /** Sentinel: asks every sentinel which server is the primary (see SentinelQuorum). */
+  private readonly quorum: SentinelQuorum | undefined;
+  /** Sentinel: each connection's server once a majority of the sentinels named it the primary. */
+  private readonly confirmed = new Map<RedisClient, string>();
   /** The last error a connection reported: the cause behind connect()'s "Connection is closed." */
   private lastError: Error | undefined;
   private readonly listeners = new Set<(events: readonly StoredEvent[]) => void>();
@@ -219,11 +225,32 @@ export class RedisStore implements EventStore, LeaseBackend {
         failing.add(c);
         errors.write({ error: err });
       });
+      // ioredis gives up on a connection for good ("end") when the sentinels' +switch-master
+      // arrives while it is connecting (its FailoverDetector disconnects the connector mid-connect:
+      // seen under load, both instances' command connections ended, no webhook acknowledged
+      // again). Nothing but close() may end a connection of the store: connect it again.
+      c.on('end', () => {
+        if (this.closed) return;
+        this.logger.warn('redis connection ended; connecting again');
+        this.clock.setTimeout(() => {
+          if (!this.closed && c.status === 'end') c.connect().catch(() => {});
+        }, 200);
+      });
       // The line that says the errors are over.
       c.on('ready', () => {
         if (failing.delete(c)) this.logger.info('redis connection ready again');
       });
     }
+    // Sentinel: a connection is used (written to, read from) only once a majority of the sentinels
+    // name its server as the primary; another server is left at once for the next answer.
+    this.quorum = this.storage.sentinel
+      ? new SentinelQuorum(this.storage, this.connectTimeoutMs)
+      : undefined;
+    if (this.quorum)
+      for (const c of [this.redis, ...this.readers.map((r) => r.client)]) {
+        c.on('ready', () => void this.confirm(c));
+        c.on('close', () => this.confirmed.delete(c));
+      }
     // The command connection's state and server, for /readyz and the metrics: a primary that
     // changed is a failover this instance followed.
     this.redis.on('ready', () => {
@@ -256,11 +283,13 @@ export class RedisStore implements EventStore, LeaseBackend {
       await Promise.all(
         [this.redis, ...this.readers.map((r) => r.client)].map((c) => connectWithin(c, within)),
       );
+      if (this.quorum) await this.whenConfirmed(within);
       for (const tenant of this.tenants) this.lastIds.set(tenant, await this.latest(tenant));
     } catch (err) {
       this.closed = true;
       this.redis.disconnect();
       for (const r of this.readers) r.client.disconnect();
+      this.quorum?.close();
       throw redisStartupError(
         this.storage.url ?? '',
         this.lastError ?? err,
@@ -280,6 +309,7 @@ export class RedisStore implements EventStore, LeaseBackend {
     return `${this.prefix}{${tenant}}:seen:${eventId}`;
   }
 
+<<<<<<< HEAD
   /** The key of a tenant's upstream lease (in the tenant's slot, beside its stream). */
   leaseKey(tenant: string): string {
     return `${this.prefix}{${tenant}}:upstream-lease`;
@@ -295,6 +325,58 @@ export class RedisStore implements EventStore, LeaseBackend {
       `${this.prefix}{${tenant}}:upstream-fence`,
       owner,
       String(ttlMs),
+=======
+  /**
+   * Asks the sentinels whether the server `c` is connected to is the primary; a connection to
+   * another server (an old primary restarted, named by a sentinel not yet told of the failover)
+   * is dropped and reconnects, before anything is written to or read from it.
+   */
+  private async confirm(c: RedisClient): Promise<void> {
+    const server = serverOf(c);
+    const { primary, votes } = await this.quorum!.primary();
+    if (this.closed || c.status !== 'ready' || serverOf(c) !== server || !server) return;
+    if (primary === server) {
+      this.confirmed.set(c, server);
+      return;
+    }
+    this.health.unconfirmedPrimaries += 1;
+    this.logger.warn(
+      'redis server is not the primary a majority of the sentinels name; reconnecting',
+      {
+        server,
+        votes,
+      },
+    );
+    c.disconnect(true);
+  }
+
+  private isConfirmed(c: RedisClient): boolean {
+    return (
+      !this.quorum || (this.confirmed.get(c) !== undefined && this.confirmed.get(c) === serverOf(c))
+    );
+  }
+
+  /** open(): every connection confirmed by the sentinels, or an error after `ms`. */
+  private async whenConfirmed(ms: number): Promise<void> {
+    const all = [this.redis, ...this.readers.map((r) => r.client)];
+    const deadline = this.clock.now() + ms;
+    while (!all.every((c) => this.isConfirmed(c))) {
+      if (this.clock.now() > deadline)
+        throw new Error(
+          `no majority of the sentinels named the server connected to within ${ms} ms`,
+        );
+      await new Promise<void>((r) => this.clock.setTimeout(r, 50));
+    }
+  }
+
+  async append(e: NewEvent): Promise<AppendResult> {
+    if (!this.isConfirmed(this.redis))
+      throw new Error(
+        'redis: the server is not (yet) the primary a majority of the sentinels name',
+      );
+    const append = (this.redis as unknown as { relayAppend: AppendCommand }).relayAppend.bind(
+      this.redis,
+>>>>>>> relay-ha2
     );
     return typeof token === 'string' ? token : null;
   }
@@ -444,6 +526,7 @@ export class RedisStore implements EventStore, LeaseBackend {
     this.closed = true;
     this.clock.clearTimeout(this.trimTimer);
     for (const r of this.readers) r.client.disconnect();
+    this.quorum?.close();
     // The follower stops at its next turn; a read cut by the disconnect of a reconnecting client
     // can take seconds to be rejected, and nothing waits on it.
     await waitFor((done) => void Promise.allSettled(this.loops).then(() => done()), 500);
@@ -472,6 +555,11 @@ export class RedisStore implements EventStore, LeaseBackend {
   private async follow(reader: RedisClient, tenants: readonly string[]): Promise<void> {
     const keys = tenants.map((t) => this.streamKey(t));
     while (!this.closed) {
+      // Sentinel: not from a server the sentinels have not confirmed (it holds an old stream).
+      if (!this.isConfirmed(reader)) {
+        await new Promise<void>((r) => this.clock.setTimeout(r, 50));
+        continue;
+      }
       try {
         const ids = tenants.map((t) => this.lastIds.get(t) ?? '0-0');
         const reply = (await reader.xreadBuffer(

@@ -74,6 +74,11 @@ export interface StorageHealth {
   primaryChanges: number;
   /** Webhooks answered 503 because too few replicas confirmed their event in time. */
   waitFailures: number;
+  /**
+   * Times a connection reached a server that a majority of the sentinels did not name as the
+   * primary (an old primary restarted, a sentinel not yet told of a failover), left for another.
+   */
+  unconfirmedPrimaries: number;
 }
 
 /**
