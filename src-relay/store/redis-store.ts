@@ -309,23 +309,6 @@ export class RedisStore implements EventStore, LeaseBackend {
     return `${this.prefix}{${tenant}}:seen:${eventId}`;
   }
 
-<<<<<<< HEAD
-  /** The key of a tenant's upstream lease (in the tenant's slot, beside its stream). */
-  leaseKey(tenant: string): string {
-    return `${this.prefix}{${tenant}}:upstream-lease`;
-  }
-
-  private leaseCommand(name: string): LeaseCommand {
-    return (this.redis as unknown as Record<string, LeaseCommand>)[name]!.bind(this.redis);
-  }
-
-  async acquireLease(tenant: string, owner: string, ttlMs: number): Promise<string | null> {
-    const token = await this.leaseCommand('relayLeaseAcquire')(
-      this.leaseKey(tenant),
-      `${this.prefix}{${tenant}}:upstream-fence`,
-      owner,
-      String(ttlMs),
-=======
   /**
    * Asks the sentinels whether the server `c` is connected to is the primary; a connection to
    * another server (an old primary restarted, named by a sentinel not yet told of the failover)
@@ -369,14 +352,21 @@ export class RedisStore implements EventStore, LeaseBackend {
     }
   }
 
-  async append(e: NewEvent): Promise<AppendResult> {
-    if (!this.isConfirmed(this.redis))
-      throw new Error(
-        'redis: the server is not (yet) the primary a majority of the sentinels name',
-      );
-    const append = (this.redis as unknown as { relayAppend: AppendCommand }).relayAppend.bind(
-      this.redis,
->>>>>>> relay-ha2
+  /** The key of a tenant's upstream lease (in the tenant's slot, beside its stream). */
+  leaseKey(tenant: string): string {
+    return `${this.prefix}{${tenant}}:upstream-lease`;
+  }
+
+  private leaseCommand(name: string): LeaseCommand {
+    return (this.redis as unknown as Record<string, LeaseCommand>)[name]!.bind(this.redis);
+  }
+
+  async acquireLease(tenant: string, owner: string, ttlMs: number): Promise<string | null> {
+    const token = await this.leaseCommand('relayLeaseAcquire')(
+      this.leaseKey(tenant),
+      `${this.prefix}{${tenant}}:upstream-fence`,
+      owner,
+      String(ttlMs),
     );
     return typeof token === 'string' ? token : null;
   }
@@ -395,6 +385,10 @@ export class RedisStore implements EventStore, LeaseBackend {
    * lease still holds `token` when the event lands.
    */
   async appendFenced(e: NewEvent, token: string): Promise<AppendResult> {
+    if (!this.isConfirmed(this.redis))
+      throw new Error(
+        'redis: the server is not (yet) the primary a majority of the sentinels name',
+      );
     const append = (
       this.redis as unknown as { relayFencedAppend: FencedAppendCommand }
     ).relayFencedAppend.bind(this.redis);
@@ -458,6 +452,10 @@ export class RedisStore implements EventStore, LeaseBackend {
   }
 
   async append(e: NewEvent): Promise<AppendResult> {
+    if (!this.isConfirmed(this.redis))
+      throw new Error(
+        'redis: the server is not (yet) the primary a majority of the sentinels name',
+      );
     const append = (this.redis as unknown as { relayAppend: AppendCommand }).relayAppend.bind(
       this.redis,
     );

@@ -41,6 +41,7 @@ describe.skipIf(!haveAll)('Redis Sentinel: the primary a majority names', () => 
         minReplicas: 0,
         replicaTimeoutMs: 500,
         commandTimeoutMs: 1_000,
+        upstreamLeaseMs: 10_000,
       },
       keyPrefix: 'q:',
       tenants: ['acme'],
