@@ -1,0 +1,41 @@
+/**
+ * Acting on calls (issue 38): what the phone system lets the user do from Screenpop, and the one
+ * interface the popup, History, the tray's dial box, `tel:` links and the runner's `dial` command
+ * call. Implemented in the core per way of reaching the phone system (the PBX's own API with the
+ * user's sign-in, or the relay in organisation mode); tests implement it with plain objects.
+ * Types only: the renderer compiles against the views below through the IPC contract.
+ */
+import type { Words } from '../../../src-shared/i18n/phrase.ts';
+
+/** What can be done; a phone system that offers none of them says "not offered by this phone system". */
+export type CallAction = 'dial' | 'transfer' | 'hangup' | 'answer' | 'decline';
+
+/** Why an action was not done, a stable id (the runner's JSON, tests); `words` say it to people. */
+export type CallControlRefusal =
+  | 'not-offered' // this phone system (or this phone, for answer/decline) has no such action
+  | 'invalid-number' // not a dialable number (the phone-number module said so)
+  | 'permission' // the phone system refused: the API application lacks the permission (Yeastar 10005)
+  | 'not-own-extension' // organisation mode: the relay acts only on the user's own extensions
+  | 'no-such-call' // the call ended or is not one of the user's
+  | 'rate-limited'
+  | 'unreachable' // the phone system or relay could not be reached
+  | 'refused'; // any other refusal by the far side
+
+export type CallControlResult =
+  | { ok: true; /** The phone system's id of the call it started or acted on. */ callId?: string }
+  | { ok: false; refusal: CallControlRefusal; words: Words; message: string };
+
+export type TransferMode = 'blind' | 'attended';
+
+export interface CallControl {
+  /** The actions offered now (by the phone system, the user's settings and the phone). */
+  offered(): ReadonlySet<CallAction>;
+  /** Calls `number` from the user's own extension (caller-first: the user's phone rings first). */
+  dial(number: string): Promise<CallControlResult>;
+  /** Transfers a call the user answered to `to` (an extension or a number). */
+  transfer(callId: string, to: string, mode: TransferMode): Promise<CallControlResult>;
+  hangup(callId: string): Promise<CallControlResult>;
+  /** Remote answer/decline on the user's own desk phone (uaCSTA); off unless set up. */
+  answer(callId: string): Promise<CallControlResult>;
+  decline(callId: string): Promise<CallControlResult>;
+}
