@@ -185,6 +185,12 @@ export class Credentials {
     for (const rec of this.access.values()) if (rec.expiresAt > now) rec.expiresAt = now;
   }
 
+  /** A restart: every access and refresh token issued so far is unknown from now on. */
+  forgetAll(): void {
+    this.access.clear();
+    this.refresh.clear();
+  }
+
   isExpired(rec: AccessRecord): boolean {
     return this.clock.now() >= rec.expiresAt;
   }

@@ -229,6 +229,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       hub.closeKey(key);
     },
     setAllowlist: (key, ips) => credentials.setAllowlist(key, ips),
+    restart: () => {
+      hub.closeAll(1012);
+      credentials.forgetAll();
+    },
     expireAllTokens: () => {
       credentials.expireAll();
       hub.expireAll();

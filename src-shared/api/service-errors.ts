@@ -271,6 +271,19 @@ export function refreshRefused(err: unknown): err is ServiceError {
   return isServiceError(err) && err.kind !== 'ip' && (!err.retryable || err.kind === 'expired');
 }
 
+/**
+ * True when a request found the service gone (no answer, reset, time-out, a 5xx): it may be
+ * restarting, which forgets every token (token-lifecycle.ts `connectionLost`).
+ */
+export function serviceLost(err: unknown): boolean {
+  return isServiceError(err) && LOST.has(err.kind);
+}
+const LOST: ReadonlySet<ServiceErrorKind> = new Set<ServiceErrorKind>([
+  'server',
+  'network',
+  'timeout',
+]);
+
 /** Kinds where the same request may succeed later without anyone changing anything. */
 const RETRYABLE: ReadonlySet<ServiceErrorKind> = new Set<ServiceErrorKind>([
   'expired',
