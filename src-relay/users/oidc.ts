@@ -99,7 +99,7 @@ export class OidcVerifier implements OidcSignIn {
   info(): NonNullable<OrgSignInInfo['oidc']> {
     const { issuer, clientId, scopes, clientSecret, authorizationParams, redirectHost } =
       this.deps.config;
-    const { redirectPort } = this.deps.config;
+    const { redirectPort, emailClaim } = this.deps.config;
     return {
       issuer,
       clientId,
@@ -108,6 +108,7 @@ export class OidcVerifier implements OidcSignIn {
       ...(authorizationParams ? { authorizationParams } : {}),
       ...(redirectHost ? { redirectHost } : {}),
       ...(redirectPort !== undefined ? { redirectPort } : {}),
+      ...(emailClaim !== 'email' ? { emailClaim } : {}),
     };
   }
 
