@@ -198,7 +198,7 @@ export class OidcVerifier implements OidcSignIn {
       this.deps.logger.info('sign-in refused: a required claim differs', { claim: missing });
       return refusal(
         403,
-        RELAY_ERRCODE.notMapped,
+        RELAY_ERRCODE.otherAccount,
         `this sign-in is not one of your organisation's accounts (claim ${missing}); sign in with your organisation's account`,
       );
     }

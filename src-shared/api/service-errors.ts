@@ -60,6 +60,7 @@ export type FaultId =
   | 'enrolment-refused'
   | 'access-revoked'
   | 'not-mapped'
+  | 'other-account'
   | 'keychain-unreadable'
   // The keychain's own troubles, each with its remedy per OS (KeychainUnavailableError).
   | 'keychain-not-installed'

@@ -50,6 +50,11 @@ export const RELAY_ERRCODE = {
   notMapped: 46003,
   /** 401 (enrolment): the code is unknown, already used or expired. */
   codeRefused: 46004,
+  /**
+   * 403: the sign-in is not an account of the organisation: a required claim differs
+   * (`oidc.requiredClaims`: Google's `hd`, Entra ID's `tid`); another account is the remedy.
+   */
+  otherAccount: 46005,
 } as const;
 
 /**

@@ -235,6 +235,23 @@ describe('Google (a Desktop app client)', () => {
       /authorizationParams.redirect_uri[^]*the app sets/,
     );
   });
+  it('a private Google account or another Workspace (hd other than the organisation’s) signs in at Google and is refused by the relay, naming the claim', async () => {
+    const google = await startFakeGoogle({
+      alice: { ...ALICE, claims: { hd: 'other.example' } },
+    });
+    cleanups.push(() => google.close());
+    const t = await orgWith(google, googleConfig(google));
+    await t.account.signIn(t.settings);
+    const test = await t.account.test(t.settings);
+    // Not "no extension assigned, ask your administrator": another account is the remedy.
+    expect(test).toMatchObject({
+      ok: false,
+      failure: {
+        reason: [{ id: 'status.fault.other-account.reason' }],
+        remedy: [{ id: 'status.fault.other-account.remedy' }],
+      },
+    });
+  });
 });
 
 describe('Okta (the redirect address matched exactly)', () => {
@@ -344,7 +361,8 @@ describe('Entra ID', () => {
       emailClaim: 'preferred_username',
       requiredClaims: { tid: ENTRA_TENANT },
     });
-    expect(await t.account.signIn(t.settings)).toEqual({ via: 'oidc', email: null });
+    // The address Settings shows comes from the relay's claim (was null: no email claim).
+    expect(await t.account.signIn(t.settings)).toEqual({ via: 'oidc', email: 'alice@example.org' });
     expect(await t.account.test(t.settings)).toMatchObject({
       ok: true,
       identity: { user: 'alice', via: 'oidc', extensions: ['101'] },
@@ -353,6 +371,35 @@ describe('Entra ID', () => {
     expect(claims).toMatchObject({ iss: entra.issuer, tid: ENTRA_TENANT });
     expect(claims).not.toHaveProperty('email_verified');
     expect(claims).not.toHaveProperty('email');
+  });
+
+  it('a user of another Entra tenant (same app, another tid) signs in at the provider and is refused by the relay, naming the claim', async () => {
+    const entra = await startFakeEntra({
+      alice: {
+        sub: 'oid-alice',
+        claims: {
+          preferred_username: 'alice@example.org',
+          tid: 'aaaaaaaa-0000-0000-0000-000000000001',
+        },
+      },
+    });
+    cleanups.push(() => entra.close());
+    const t = await orgWith(entra, {
+      issuer: entra.issuer,
+      clientId: ENTRA_CLIENT,
+      emailClaim: 'preferred_username',
+      requiredClaims: { tid: ENTRA_TENANT },
+    });
+    await t.account.signIn(t.settings);
+    const test = await t.account.test(t.settings);
+    // Not "no extension assigned, ask your administrator": another account is the remedy.
+    expect(test).toMatchObject({
+      ok: false,
+      failure: {
+        reason: [{ id: 'status.fault.other-account.reason' }],
+        remedy: [{ id: 'status.fault.other-account.remedy' }],
+      },
+    });
   });
 
   it('without offline_access Entra gives no refresh token: the sign-in is kept (not refused) and the relay names alice', async () => {
@@ -367,7 +414,7 @@ describe('Entra ID', () => {
       emailClaim: 'preferred_username',
     });
     const outcome = await t.account.signIn(t.settings).catch((e: unknown) => e);
-    expect(outcome).toEqual({ via: 'oidc', email: null });
+    expect(outcome).toEqual({ via: 'oidc', email: 'alice@example.org' });
     expect(await t.stored()).toMatchObject({ refreshToken: null });
     expect(await t.account.test(t.settings)).toMatchObject({
       ok: true,
