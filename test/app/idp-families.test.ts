@@ -235,7 +235,7 @@ describe('Google (a Desktop app client)', () => {
       /authorizationParams.redirect_uri[^]*the app sets/,
     );
   });
-  it('a private Google account or another Workspace (hd other than the organisation’s) signs in at Google and is refused by the relay, naming the claim', async () => {
+  it('a private Google account or another Workspace (hd other than the organisation’s) signs in at Google and is refused by the relay as not the organisation’s account', async () => {
     const google = await startFakeGoogle({
       alice: { ...ALICE, claims: { hd: 'other.example' } },
     });
@@ -373,7 +373,7 @@ describe('Entra ID', () => {
     expect(claims).not.toHaveProperty('email');
   });
 
-  it('a user of another Entra tenant (same app, another tid) signs in at the provider and is refused by the relay, naming the claim', async () => {
+  it('a user of another Entra tenant (same app, another tid) signs in at the provider and is refused by the relay as not the organisation’s account', async () => {
     const entra = await startFakeEntra({
       alice: {
         sub: 'oid-alice',
