@@ -16,7 +16,15 @@
  * - ID tokens live 36,000 s, 10 hours, by default (Auth0's "Get ID Tokens"; docs/relay-protocol.md
  *   2.3's maximum age is why a revoked user is still refused within the hour).
  */
-import { FakeIdp, page, type FakeAccount, type Grant } from './fake-idp.ts';
+import {
+  emailClaims,
+  FakeIdp,
+  json,
+  page,
+  publicClient,
+  type FakeAccount,
+  type Grant,
+} from './fake-idp.ts';
 
 export const AUTH0_CLIENT = 'Xq2LWkAuth0NativeClient7u';
 /** Auth0's default ID token lifetime. */
@@ -40,23 +48,16 @@ export async function startFakeAuth0(
           );
         return null;
       },
-      clientAuth(form) {
-        return form.get('client_id') === AUTH0_CLIENT
-          ? null
-          : {
-              status: 401,
-              contentType: 'application/json',
-              body: JSON.stringify({ error: 'access_denied', error_description: 'Unauthorized' }),
-            };
-      },
+      clientAuth: publicClient(
+        AUTH0_CLIENT,
+        json(401, { error: 'access_denied', error_description: 'Unauthorized' }),
+      ),
       refreshToken: (grant: Grant) => grant.scope.includes('offline_access'),
       claims(grant: Grant) {
         const { account } = grant;
         return {
           nickname: account.sub,
-          ...(grant.scope.includes('email') && account.email
-            ? { email: account.email, email_verified: true }
-            : {}),
+          ...emailClaims(grant),
           ...account.claims,
         };
       },

@@ -55,6 +55,17 @@ export const json = (status: number, body: object): Answer => ({
   body: JSON.stringify(body),
 });
 
+/** The `email` and `email_verified` claims a provider adds to the ID token with the email scope. */
+export function emailClaims(grant: Grant, verified = true): Record<string, unknown> {
+  const { email } = grant.account;
+  return grant.scope.includes('email') && email ? { email, email_verified: verified } : {};
+}
+
+/** A public client's check at the token endpoint: its client id, no secret; else `refusal`. */
+export function publicClient(clientId: string, refusal: Answer): FamilyRules['clientAuth'] {
+  return (form) => (form.get('client_id') === clientId ? null : refusal);
+}
+
 /** What a provider family does differently (each written from its documents). */
 export interface FamilyRules {
   /** The authorization request checked before the login page: an error page, or null. */

@@ -16,7 +16,15 @@
  *   federated from LDAP have `email_verified` false unless the federation trusts e-mail ("Trust
  *   Email"). Tokens live the realm's "Access Token Lifespan", 5 minutes by default.
  */
-import { FakeIdp, page, type FakeAccount, type Grant } from './fake-idp.ts';
+import {
+  emailClaims,
+  FakeIdp,
+  json,
+  page,
+  publicClient,
+  type FakeAccount,
+  type Grant,
+} from './fake-idp.ts';
 
 export const KEYCLOAK_CLIENT = 'screenpop-desktop';
 export const KEYCLOAK_REALM = 'acme';
@@ -47,18 +55,13 @@ export async function startFakeKeycloak(
           return page(400, "We're sorry... Invalid parameter: redirect_uri");
         return null;
       },
-      clientAuth(form) {
-        return form.get('client_id') === KEYCLOAK_CLIENT
-          ? null
-          : {
-              status: 401,
-              contentType: 'application/json',
-              body: JSON.stringify({
-                error: 'unauthorized_client',
-                error_description: 'Invalid client or Invalid client credentials',
-              }),
-            };
-      },
+      clientAuth: publicClient(
+        KEYCLOAK_CLIENT,
+        json(401, {
+          error: 'unauthorized_client',
+          error_description: 'Invalid client or Invalid client credentials',
+        }),
+      ),
       refreshToken: () => true,
       claims(grant: Grant) {
         const account = grant.account as KeycloakAccount;
@@ -67,9 +70,7 @@ export async function startFakeKeycloak(
           azp: grant.clientId,
           sid: 'a1b2c3d4-session',
           preferred_username: account.sub,
-          ...(grant.scope.includes('email') && account.email
-            ? { email: account.email, email_verified: !account.ldapUntrusted }
-            : {}),
+          ...emailClaims(grant, !account.ldapUntrusted),
           ...account.claims,
         };
       },
