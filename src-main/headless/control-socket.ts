@@ -27,6 +27,7 @@ import { join } from 'node:path';
 import type { Clock } from '../../src-shared/process/clock.ts';
 import type { Logger } from '../../src-shared/process/log.ts';
 import { isMessageId } from '../../src-shared/i18n/catalogue.ts';
+import { isCallId } from '../../src-shared/api/call-api.ts';
 import { english, type Phrase, type Words } from '../../src-shared/i18n/phrase.ts';
 import type { CallControlRefusal, CallControlResult } from '../core/ports/call-control.ts';
 import type { Settings } from '../core/settings/types.ts';
@@ -210,8 +211,7 @@ export function parseControlAnswer(text: string): CallControlResult | undefined 
   const v = value as Record<string, unknown>;
   if (v.ok === true) {
     const callId = v.callId;
-    if (callId !== undefined && (typeof callId !== 'string' || !/^[\w.:/@+-]{1,128}$/.test(callId)))
-      return undefined;
+    if (callId !== undefined && (typeof callId !== 'string' || !isCallId(callId))) return undefined;
     return callId === undefined ? { ok: true } : { ok: true, callId };
   }
   if (v.ok !== false || !REFUSALS.has(v.refusal as CallControlRefusal)) return undefined;

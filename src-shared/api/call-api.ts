@@ -75,10 +75,15 @@ function text(value: unknown): string | undefined {
   return undefined;
 }
 
+/** Whether `id` is shaped like a PBX's call id or channel id (short, no spaces or controls). */
+export function isCallId(id: string): boolean {
+  return ID_PATTERN.test(id);
+}
+
 /** An id from the PBX, or undefined where it is missing or not shaped like one. */
 function idOf(value: unknown): string | undefined {
   const id = text(value);
-  return id !== undefined && ID_PATTERN.test(id) ? id : undefined;
+  return id !== undefined && isCallId(id) ? id : undefined;
 }
 
 /**
