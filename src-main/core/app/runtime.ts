@@ -52,6 +52,8 @@ import { CrmFlow } from './crm-flow.ts';
 import { organisationPatch, runOrganisationStep } from './organisation-flow.ts';
 import { isOrganisationMode } from '../settings-service/settings-service.ts';
 import type { FaultId } from '../../../src-shared/api/service-errors.ts';
+import type { CallControl } from '../ports/call-control.ts';
+import { DirectCallControl } from '../calls/direct-call-control.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -117,6 +119,8 @@ export class AppRuntime {
   readonly timeline = new StatusTimeline();
   /** The CRM lookup for the settings in force, and Test lookup (crm-flow.ts). */
   private readonly crm: CrmFlow;
+  /** Acting on calls over the connection in force (core/calls/). */
+  private readonly calls: CallControl;
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -180,6 +184,13 @@ export class AppRuntime {
       directory: this.directory,
     });
     this.connection.onChange(() => this.publishStatus());
+    // The phone system's own call API over the user's sign-in (the direct modes); organisation
+    // mode's calls go through the relay (its own CallControl, issue 38 item 5).
+    this.calls = new DirectCallControl({
+      connection: () => this.connection.inForce()?.connection ?? null,
+      settings: () => this.connection.inForce()?.settings ?? this.settingsService.settings(),
+      logger: this.logger,
+    });
     deps.history.onChange(() => this.publishStatus());
     this.directory.onChange(() => this.presenter.refreshNames());
     deps.health?.onChange(() => this.publishStatus());
@@ -209,6 +220,11 @@ export class AppRuntime {
   }
 
   /** The settings in force (defaults until start() has loaded them). */
+  /** Call, transfer, hang up (issue 38): what the popup, History, the dial box and tel: links use. */
+  callControl(): CallControl {
+    return this.calls;
+  }
+
   settings(): Settings {
     return this.settingsService.settings();
   }

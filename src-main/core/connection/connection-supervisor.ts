@@ -104,6 +104,8 @@ export class ConnectionSupervisor {
   private readonly logger: Logger;
   private readonly changes: Emitter<[]>;
   private connection: Connection | null = null;
+  /** The settings the connection in force runs with (demo mode: the demo's). */
+  private connectionSettings: Settings | null = null;
   private detach: Array<() => void> = [];
   private connectionStatus: ConnectionStatus = NOT_SET_UP;
   private paused = false;
@@ -221,6 +223,13 @@ export class ConnectionSupervisor {
     return this.connection?.runningProbe?.(target) ?? null;
   }
 
+  /** The connection in force and the settings it runs with; null while there is none. */
+  inForce(): { connection: Connection; settings: Settings } | null {
+    return this.connection && this.connectionSettings
+      ? { connection: this.connection, settings: this.connectionSettings }
+      : null;
+  }
+
   /** Whether `to` is one of the user's numbers on the connection in force. */
   isUserNumber(to: string): boolean {
     return this.userNumbers?.matches(to) ?? false;
@@ -235,6 +244,7 @@ export class ConnectionSupervisor {
   private async disconnect(options: { keepCards?: boolean } = {}): Promise<void> {
     const old = this.connection;
     this.connection = null;
+    this.connectionSettings = null;
     for (const off of this.detach.splice(0)) off();
     if (!options.keepCards) {
       this.d.calls.clear();
@@ -291,6 +301,7 @@ export class ConnectionSupervisor {
       return;
     }
     this.connection = connection;
+    this.connectionSettings = settings;
     const service = JSON.stringify(
       organisation ? [settings.relayUrl, settings.relayTenant] : [baseUrl, apiKey],
     );
