@@ -100,9 +100,7 @@ export class SentinelQuorum {
 
   private latest: { startedAt: number; answer: ReturnType<SentinelQuorum['primary']> } | undefined;
 
-  private async ask(
-    c: Redis,
-  ): Promise<{ address: string; flags: string; veto: boolean } | null> {
+  private async ask(c: Redis): Promise<{ address: string; flags: string; veto: boolean } | null> {
     try {
       if (c.status === 'wait' || c.status === 'end' || c.status === 'close') await c.connect();
       const [reply, master] = await Promise.all([
