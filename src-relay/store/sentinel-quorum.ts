@@ -3,6 +3,9 @@ import { isIP } from 'node:net';
 import { Redis } from 'ioredis';
 import type { RedisStorage } from './redis-connection.ts';
 
+/** A sentinel's flags for the primary that mean it is down or being failed over (sentinel.c). */
+const VETO_FLAGS = new Set(['s_down', 'o_down', 'failover_in_progress']);
+
 /**
  * The primary a majority of the sentinels name, asked of every sentinel at once.
  *
@@ -28,9 +31,6 @@ import type { RedisStorage } from './redis-connection.ts';
  * failover) vetoes: no server is the primary until it is over. One sentinel alone that cannot
  * reach the primary thus holds writes (503, retried) until it can again or the failover is done.
  */
-/** A sentinel's flags for the primary that mean it is down or being failed over (sentinel.c). */
-const VETO_FLAGS = new Set(['s_down', 'o_down', 'failover_in_progress']);
-
 export class SentinelQuorum {
   private readonly clients: Redis[];
   private readonly name: string;
