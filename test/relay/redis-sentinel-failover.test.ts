@@ -50,7 +50,13 @@ describe.skipIf(!haveAll)('Redis Sentinel failover under load', () => {
   const clients: TestClient[] = [];
 
   beforeAll(async () => {
-    group = await startSentinelGroup({ replicas: REPLICAS });
+    group = await startSentinelGroup({
+      replicas: REPLICAS,
+      // By hand: SENTINEL_DOWN_AFTER_MS (1,000 by default; sentinel-support.ts says why not less).
+      ...(process.env.SENTINEL_DOWN_AFTER_MS
+        ? { downAfterMs: Number(process.env.SENTINEL_DOWN_AFTER_MS) }
+        : {}),
+    });
     service = await startTokenService({ has: (t: string) => t.startsWith('tok-') });
   }, 30_000);
   afterAll(async () => {
