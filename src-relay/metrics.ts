@@ -193,9 +193,9 @@ export class RelayMetrics {
       health((h) => h.unconfirmedPrimaries),
     );
     total(
-      'relay_storage_unvouched_appends_total',
-      'Redis Sentinel: webhooks answered 503 because the sentinels no longer vouched for the server their event was stored on (a failover under way).',
-      health((h) => h.unvouchedAppends),
+      'relay_storage_unvouched_writes_total',
+      'Redis Sentinel: webhooks answered 503 (and upstream lease asks refused) because the sentinels no longer vouched for the server written to (a failover under way).',
+      health((h) => h.unvouchedWrites),
     );
     total('relay_gap_notices_total', 'Gap notices sent to resuming clients.', () => this.gaps);
     byLabel(

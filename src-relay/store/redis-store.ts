@@ -156,7 +156,7 @@ export class RedisStore implements EventStore, LeaseBackend {
     primary: null as string | null,
     waitFailures: 0,
     unconfirmedPrimaries: 0,
-    unvouchedAppends: 0,
+    unvouchedWrites: 0,
   };
   /** Sentinel: asks every sentinel which server is the primary (see SentinelQuorum). */
   private readonly quorum: SentinelQuorum | undefined;
@@ -359,19 +359,40 @@ export class RedisStore implements EventStore, LeaseBackend {
     return (this.redis as unknown as Record<string, LeaseCommand>)[name]!.bind(this.redis);
   }
 
+  /**
+   * Sentinel: a lease is taken or renewed like an event is stored: on a server the sentinels
+   * confirmed, and acted on only if they still vouch for it afterwards (a lease taken on an old
+   * primary during a failover is thrown away with it, and another instance takes the tenant on
+   * the new one: two streams to the phone system). Refused, the holder's term runs out on its own
+   * clock (gateway/lease.ts).
+   */
   async acquireLease(tenant: string, owner: string, ttlMs: number): Promise<string | null> {
+    this.assertConfirmed();
+    const server = serverOf(this.redis);
     const token = await this.leaseCommand('relayLeaseAcquire')(
       this.leaseKey(tenant),
       `${this.prefix}{${tenant}}:upstream-fence`,
       owner,
       String(ttlMs),
     );
+    if (this.quorum) await this.vouched(server);
     return typeof token === 'string' ? token : null;
   }
 
   async extendLease(tenant: string, token: string, ttlMs: number): Promise<boolean> {
+    this.assertConfirmed();
+    const server = serverOf(this.redis);
     const extended = this.leaseCommand('relayLeaseExtend');
-    return (await extended(this.leaseKey(tenant), token, String(ttlMs))) === 1;
+    const ok = (await extended(this.leaseKey(tenant), token, String(ttlMs))) === 1;
+    if (this.quorum) await this.vouched(server);
+    return ok;
+  }
+
+  private assertConfirmed(): void {
+    if (!this.isConfirmed(this.redis))
+      throw new Error(
+        'redis: the server is not (yet) the primary a majority of the sentinels name',
+      );
   }
 
   async releaseLease(tenant: string, token: string): Promise<void> {
@@ -383,10 +404,7 @@ export class RedisStore implements EventStore, LeaseBackend {
    * lease still holds `token` when the event lands.
    */
   async appendFenced(e: NewEvent, token: string): Promise<AppendResult> {
-    if (!this.isConfirmed(this.redis))
-      throw new Error(
-        'redis: the server is not (yet) the primary a majority of the sentinels name',
-      );
+    this.assertConfirmed();
     const append = (
       this.redis as unknown as { relayFencedAppend: FencedAppendCommand }
     ).relayFencedAppend.bind(this.redis);
@@ -452,7 +470,7 @@ export class RedisStore implements EventStore, LeaseBackend {
   }
 
   /**
-   * Sentinel: the webhook is acknowledged only if, once its event is stored (and on the replicas),
+   * Sentinel: the webhook (or a lease, above) is acknowledged only if, once its event is stored (and on the replicas),
    * a majority of the sentinels still name the server it was stored on and none sees a failover of
    * it under way (SentinelQuorum). A failover that began after the connection was confirmed (the
    * old primary restarted while the sentinels still had it down) would otherwise throw away what
@@ -461,17 +479,14 @@ export class RedisStore implements EventStore, LeaseBackend {
   private async vouched(server: string | null): Promise<void> {
     const { primary, votes, vetoes } = await this.quorum!.primaryAsOf(this.clock.now());
     if (primary !== null && primary === server && serverOf(this.redis) === server) return;
-    this.health.unvouchedAppends += 1;
+    this.health.unvouchedWrites += 1;
     throw new Error(
       `redis: the sentinels do not vouch for the server the event was stored on (${server ?? 'none'}; named: ${JSON.stringify(votes)}${vetoes.length > 0 ? `; down or failing over: ${vetoes.join(' ')}` : ''})`,
     );
   }
 
   async append(e: NewEvent): Promise<AppendResult> {
-    if (!this.isConfirmed(this.redis))
-      throw new Error(
-        'redis: the server is not (yet) the primary a majority of the sentinels name',
-      );
+    this.assertConfirmed();
     const append = (this.redis as unknown as { relayAppend: AppendCommand }).relayAppend.bind(
       this.redis,
     );

@@ -80,10 +80,10 @@ export interface StorageHealth {
    */
   unconfirmedPrimaries: number;
   /**
-   * Webhooks answered 503 because, once their event was stored, the sentinels no longer vouched
-   * for the server (a failover of it under way, or a majority naming another).
+   * Webhooks answered 503 (and upstream lease asks refused) because, once written, the sentinels
+   * no longer vouched for the server (a failover of it under way, or a majority naming another).
    */
-  unvouchedAppends: number;
+  unvouchedWrites: number;
 }
 
 /**
