@@ -39,6 +39,8 @@ const OUTCOME_ICON: Record<CallCard['outcome'], string> = {
   answered: '✓',
   'answered-elsewhere': '↪',
   missed: '✕',
+  voicemail: '✉',
+  declined: '⊘',
   ended: '–',
 };
 

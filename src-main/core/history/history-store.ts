@@ -15,6 +15,7 @@ import type { Logger } from '../../../src-shared/process/log.ts';
 import { boundedText, displayText, messageText } from '../../../src-shared/ui/text.ts';
 import { NUMBER_KINDS, type NumberKind } from '../contacts/types.ts';
 import { LatestWriter } from '../../../src-shared/kit/one-at-a-time.ts';
+import { outcomeRank } from '../../../src-shared/ui/call-outcome.ts';
 
 /**
  * The call history: every call that rang for the user, with its time, caller and how it ended,
@@ -51,14 +52,6 @@ export type HistoryRing = Pick<
   'callId' | 'from' | 'fromDisplay' | 'callerName' | 'to' | 'toDisplay' | 'toName' | 'startedAt'
 > &
   Partial<Pick<HistoryEntry, 'callerCompany' | 'numberKind'>>;
-
-/**
- * How much an outcome tells: an answer is final (answered here beats answered elsewhere), and a
- * later "ended" for an answered call only closes its time.
- */
-function outcomeRank(outcome: CallOutcome): number {
-  return outcome === 'answered' ? 2 : outcome === 'answered-elsewhere' ? 1 : 0;
-}
 
 function clampLimit(n: number): number {
   return Number.isFinite(n) ? Math.min(MAX_HISTORY_LIMIT, Math.max(1, Math.floor(n))) : 500;

@@ -109,6 +109,22 @@ export interface CallCard extends CallFacts {
    * card says so and how to fix it (popup.caller-unseen).
    */
   callerUnseen?: true;
+  /**
+   * The note card of a call the user answered (issue 39), while calls are logged: the agent's note
+   * and outcome choice so far, the choices offered, when it logs by itself (wall-clock ms; null
+   * while the user still talks) and whether this version is logged. Absent on other cards.
+   */
+  note?: CallNoteView;
+}
+
+export interface CallNoteView {
+  /** Plain text, at most MAX_CALL_NOTE_CHARS (src-shared/rules/call-log-rule.ts). */
+  text: string;
+  /** One of `choices`, or null for none. */
+  disposition: string | null;
+  choices: string[];
+  closesAt: number | null;
+  logged: boolean;
 }
 
 /** What came of a call's CRM lookup, as the card shows it. */
