@@ -120,6 +120,22 @@ describe('the note card of a call I answered', () => {
     expect(t.log.records[0]?.note).toBe('line one\nline two');
   });
 
+  it('closing the note card while talking: the hang-up logs the call at once; after it, closing logs it', async () => {
+    const t = setup('answered');
+    await t.call('c6', [['answered', '101']]);
+    t.presenter.saveNote('c6', 'typed', null, false);
+    t.presenter.dismiss('c6');
+    expect(t.log.records).toEqual([]);
+    expect(t.presenter.cards()).toEqual([]); // out of sight
+    await t.clock.advance(1000);
+    t.presenter.handleHangup(t.dismiss('c6', 'ended', '101'));
+    expect(t.log.records.map((r) => [r.callId, r.note])).toEqual([['c6', 'typed']]);
+    expect(t.presenter.cards()).toEqual([]);
+    await t.call('c7', ANSWERED);
+    t.presenter.dismiss('c7');
+    expect(t.log.records.map((r) => r.callId)).toEqual(['c6', 'c7']);
+  });
+
   it('no note card when nothing logs answered calls, nor on a colleague’s call', async () => {
     const none = setup('none');
     await none.call('c4', [['answered', '101']]);

@@ -130,6 +130,8 @@ interface LiveCall {
   contactId?: string;
   /** The agent's note and chosen outcome, and which version of them was logged (0: none yet). */
   log: { note: string; disposition: string | null; version: number; logged: number };
+  /** The user closed its note card while still talking: the hang-up logs it at once. */
+  closed?: boolean;
 }
 
 export class CallPresenter {
@@ -152,6 +154,7 @@ export class CallPresenter {
   /** Cards as the popup shows them: newest first, at most maxCards. */
   cards(): CallCard[] {
     return [...this.calls.values()]
+      .filter((c) => !c.closed)
       .map((c) => c.card)
       .sort((a, b) => b.startedAt - a.startedAt)
       .slice(0, this.maxCards)
@@ -307,7 +310,8 @@ export class CallPresenter {
     if (!call || call.answered !== 'here' || call.hungUpAt !== undefined) return;
     call.hungUpAt = this.o.clock.now();
     call.card.state = displayText(hangup.state, 32) || 'ended';
-    if (call.card.note) this.closeNoteLater(call);
+    if (call.closed) this.finish(call);
+    else if (call.card.note) this.closeNoteLater(call);
     this.changed();
   }
 
@@ -479,14 +483,20 @@ export class CallPresenter {
   }
 
   /**
-   * The user closed a card. A call that is over is logged as it stands (closing is "done"); a card
-   * closed while the call rings or the user talks logs nothing yet: the call is not over.
+   * The user closed a card. A call that is over is logged as it stands (closing is "done"). A note
+   * card closed while the user still talks is kept out of sight until the hang-up, which then logs
+   * the call at once (the popup no longer shows it); a ringing card just goes.
    */
   dismiss(callId: string): void {
     const call = this.calls.get(callId);
     if (!call) return;
-    const over = call.card.note ? call.hungUpAt !== undefined : call.card.state !== 'ringing';
-    if (over) this.finish(call);
+    if (call.card.note && call.hungUpAt === undefined) {
+      call.closed = true;
+      this.safely('notification close', () => this.o.notifier.close(call.card.callId));
+      this.changed();
+      return;
+    }
+    if (call.card.state !== 'ringing') this.finish(call);
     else this.remove(call);
   }
 
