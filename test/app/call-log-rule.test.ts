@@ -101,6 +101,8 @@ describe('the note card of a call I answered', () => {
     t.presenter.saveNote('c2', 'First', null, true);
     expect(t.log.records.map((r) => [r.callId, r.note])).toEqual([['c2', 'First']]);
     expect(t.presenter.cards()[0]?.note?.logged).toBe(true);
+    // History keeps the note beside the call (the only place besides the queue).
+    expect(t.history.get('c2')).toMatchObject({ note: 'First', outcome: 'answered' });
     t.presenter.saveNote('c2', 'First, then second', 'Resolved', true);
     await t.clock.advance(10 * 60_000); // the window closes: nothing new to log
     expect(t.log.records.map((r) => [r.callId, r.note, r.disposition])).toEqual([

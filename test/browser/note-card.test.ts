@@ -7,7 +7,7 @@
  */
 import { expect, it } from 'vitest';
 import type { CallCard, CallNoteInput } from '../../src-main/ipc/contract.ts';
-import { call, fixture } from '../../rigs/browser/fixtures.ts';
+import { call, entry, fixture } from '../../rigs/browser/fixtures.ts';
 import { openPage, screenshot } from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
@@ -31,7 +31,7 @@ function answered(callId: string, closesAt: number | null, logged = false): Call
   });
 }
 
-const saved = (calls: Array<{ args: unknown[] }>) =>
+const saved = (calls: Array<{ args: unknown[] }>): Array<[unknown, CallNoteInput]> =>
   calls.map((c) => [c.args[0], c.args[1] as CallNoteInput]);
 
 browserSuite('the note card in Chromium', ({ browser: getBrowser, origin }) => {
@@ -143,6 +143,68 @@ browserSuite('the note card in Chromium', ({ browser: getBrowser, origin }) => {
         .selectOption('Follow-up');
       await page.evaluate('document.activeElement?.blur()');
       await screenshot(page.locator('.popup'), `popup-note-card-${locale}-${scheme}`);
+      await expectClean(opened);
+      await opened.close();
+    });
+  }
+
+  for (const [locale, scheme] of [
+    ['en', 'light'],
+    ['ar', 'dark'],
+  ] as const) {
+    it(`History: voicemail and declined in words, the talk time, the note and outcome as text (${locale}, ${scheme})`, async () => {
+      const entries = [
+        entry({
+          callId: 'n1',
+          outcome: 'answered',
+          startedAt: SHOT_TIME - 10 * 60_000,
+          endedAt: SHOT_TIME - 10 * 60_000 + 8_000,
+          talkSec: 87,
+          note: 'Wants a quote\n<b>call back</b> Friday',
+          disposition: 'Follow-up',
+        }),
+        entry({
+          callId: 'v1',
+          outcome: 'voicemail',
+          startedAt: SHOT_TIME - 20 * 60_000,
+          endedAt: SHOT_TIME - 20 * 60_000 + 25_000,
+        }),
+        entry({
+          callId: 'd1',
+          outcome: 'declined',
+          startedAt: SHOT_TIME - 30 * 60_000,
+          endedAt: SHOT_TIME - 30 * 60_000 + 3_000,
+        }),
+      ];
+      const opened = await openPage(
+        getBrowser(),
+        origin(),
+        'history',
+        fixture({ history: entries, locale }),
+        { colorScheme: scheme, fixedTime: SHOT_TIME },
+      );
+      const { page } = opened;
+      await expect.poll(() => page.locator('li[data-call-id]').count()).toBe(3);
+      const words = async (id: string) =>
+        page.locator(`li[data-call-id="${id}"]`).getAttribute('data-outcome');
+      expect([await words('n1'), await words('v1'), await words('d1')]).toEqual([
+        'answered',
+        'voicemail',
+        'declined',
+      ]);
+      const n1 = page.locator('li[data-call-id="n1"]');
+      expect(await n1.getByTestId('history-note').textContent()).toBe(
+        'Follow-up · Wants a quote <b>call back</b> Friday',
+      );
+      expect(await n1.locator('b').count()).toBe(0);
+      if (locale === 'en') {
+        expect(await page.locator('li[data-call-id="v1"]').textContent()).toContain('Voicemail');
+        expect(await page.locator('li[data-call-id="d1"]').textContent()).toContain('Declined');
+        expect(await n1.getByTestId('history-duration').textContent()).toBe(
+          'after 8 sec, talked 1 min, 27 sec',
+        );
+      }
+      await screenshot(page.locator('main'), `history-outcomes-note-${locale}-${scheme}`);
       await expectClean(opened);
       await opened.close();
     });

@@ -139,6 +139,12 @@ export interface HistoryEntry extends CallFacts {
   seen: boolean;
   /** Seconds the user talked, where the phone system's record of the call says (Yeastar). */
   talkSec?: number;
+  /**
+   * The agent's note and chosen outcome from the note card (issue 39): plain text, at most
+   * MAX_CALL_NOTE_CHARS; kept here and in the CRM log's queue until logged, nowhere else.
+   */
+  note?: string;
+  disposition?: string;
 }
 
 /** What a voicemail or a text message has in common with a call in the history. */

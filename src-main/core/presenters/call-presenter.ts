@@ -331,6 +331,7 @@ export class CallPresenter {
     if (text !== call.log.note || disposition !== call.log.disposition) {
       call.log = { ...call.log, note: text, disposition, version: call.log.version + 1 };
       card.note = { ...card.note, text, disposition, logged: false };
+      this.o.history.recordNote(callId, text, disposition);
     }
     if (submit && call.hungUpAt !== undefined) this.logCall(call);
     this.changed();
