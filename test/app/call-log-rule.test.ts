@@ -138,6 +138,19 @@ describe('the note card of a call I answered', () => {
     expect(t.log.records.map((r) => r.callId)).toEqual(['c6', 'c7']);
   });
 
+  it('paused or reconfigured (clear): a call being talked and a missed call that lingers are logged, a ringing one is not', async () => {
+    const t = setup('answered-and-missed');
+    await t.call('talking', [['answered', '101']]);
+    t.presenter.saveNote('talking', 'half a note', null, false);
+    await t.call('gone', [['ended', '101']]);
+    t.presenter.handlePop(t.pop('ringing'));
+    t.presenter.clear();
+    expect(t.log.records.map((r) => [r.callId, r.outcome, r.note])).toEqual([
+      ['talking', 'answered', 'half a note'],
+      ['gone', 'missed', undefined],
+    ]);
+  });
+
   it('no note card when nothing logs answered calls, nor on a colleague’s call', async () => {
     const none = setup('none');
     await none.call('c4', [['answered', '101']]);

@@ -613,11 +613,19 @@ export class CallPresenter {
     if (this.calls.size > 0) this.changed();
   }
 
-  /** Paused or reconfigured: every card goes; ringing calls are recorded as ended. */
+  /**
+   * Paused or reconfigured: every card goes; ringing calls are recorded as ended, calls that are
+   * over (or answered, whose hang-up will not be heard now) are logged with what they have.
+   */
   clear(): void {
     for (const call of [...this.calls.values()]) {
       if (call.card.state === 'ringing')
         this.o.history.recordOutcome(call.card.callId, outcomeOf(call.answered, 'cleared'));
+      else {
+        // A call that is over (or whose end this connection will not hear) is logged as it is.
+        if (call.card.note) call.hungUpAt ??= this.o.clock.now();
+        this.logCall(call);
+      }
       this.remove(call, false);
     }
     this.changed();
