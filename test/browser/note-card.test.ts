@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 import type { CallCard, CallNoteInput } from '../../src-main/ipc/contract.ts';
 import { call, entry, fixture } from '../../rigs/browser/fixtures.ts';
 import { openPage, screenshot } from '../../rigs/browser/page.ts';
+import { axeViolations } from './support/axe.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 28, 9, 30, 0);
@@ -143,6 +144,8 @@ browserSuite('the note card in Chromium', ({ browser: getBrowser, origin }) => {
         .selectOption('Follow-up');
       await page.evaluate('document.activeElement?.blur()');
       await screenshot(page.locator('.popup'), `popup-note-card-${locale}-${scheme}`);
+      // Contrast, names of the note and outcome controls (axe-core), in each scheme and language.
+      expect(await axeViolations(page)).toEqual([]);
       await expectClean(opened);
       await opened.close();
     });
