@@ -7,7 +7,7 @@
  */
 import { expect, it } from 'vitest';
 import type { CallCard, CallNoteInput } from '../../src-main/ipc/contract.ts';
-import { call, entry, fixture } from '../../rigs/browser/fixtures.ts';
+import { call, connectedView, entry, fixture } from '../../rigs/browser/fixtures.ts';
 import { openPage, screenshot } from '../../rigs/browser/page.ts';
 import { axeViolations } from './support/axe.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
@@ -212,4 +212,48 @@ browserSuite('the note card in Chromium', ({ browser: getBrowser, origin }) => {
       await opened.close();
     });
   }
+
+  it('Settings: which calls are logged, the note’s seconds and the choices; a policy locks them', async () => {
+    const view = {
+      ...connectedView,
+      managed: { by: 'Acme IT', locked: ['callLogCalls' as const, 'callLogChoices' as const] },
+    };
+    const opened = await openPage(getBrowser(), origin(), 'settings', fixture({ settings: view }), {
+      viewport: { width: 720, height: 900 },
+    });
+    const { page } = opened;
+    const which = page.getByLabel('Log calls into the CRM');
+    await expect.poll(() => which.count()).toBe(1);
+    expect(await which.inputValue()).toBe('answered');
+    expect(await which.isDisabled()).toBe(true);
+    expect(await which.locator('option').allTextContents()).toEqual([
+      'Calls I answered',
+      'Calls I answered or missed',
+      'None',
+    ]);
+    const choices = page.getByLabel('Outcome choices (one a line)');
+    expect(await choices.inputValue()).toBe('Resolved\nFollow-up\nLeft a message\nWrong number');
+    expect(await choices.isEditable()).toBe(false);
+    await which.scrollIntoViewIfNeeded();
+    await screenshot(
+      page.locator('section[aria-labelledby="crm-title"]'),
+      'settings-call-log-locked-light',
+    );
+    expect(await page.locator('#field-callLogCalls-lock').textContent()).toContain(
+      'Locked by Acme IT',
+    );
+    const seconds = page.getByLabel('Keep the note open after the call (seconds)');
+    expect(await seconds.isEditable()).toBe(true);
+    await seconds.fill('90');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await expect.poll(async () => (await opened.recorded('saveSettings')).length).toBe(1);
+    const patch = (await opened.recorded('saveSettings'))[0]?.args[0] as {
+      settings: Record<string, unknown>;
+    };
+    expect(patch.settings).toEqual({ callNoteSec: 90 });
+
+    expect(await axeViolations(page)).toEqual([]);
+    await expectClean(opened);
+    await opened.close();
+  });
 });
