@@ -178,6 +178,24 @@ describe('one outcome per call, from Yeastar P-Series frames (one member a repor
     expect(log.map((r) => r.outcome)).toEqual(['voicemail']);
   });
 
+  it('the VOICEMAIL record long after the card went (the message was left): the same call updated to voicemail', async () => {
+    const { entries, log } = await play(
+      '101',
+      [
+        'constructed-30011-inbound-rings-101.json',
+        'constructed-30011-101-bye-alone.json',
+        { wait: 40_000 },
+        'constructed-30012-voicemail-to-101.json',
+      ],
+      { yeastar: true },
+    );
+    expect(entries.map((e) => e.outcome)).toEqual(['voicemail']);
+    expect(log.map((r) => [r.callId, r.outcome])).toEqual([
+      ['1700000001.11', 'missed'],
+      ['1700000001.11', 'voicemail'],
+    ]);
+  });
+
   it('captured E2: 700’s phone answers 486 Busy Here to its ring: declined', async () => {
     const { entries } = await play(
       '700',

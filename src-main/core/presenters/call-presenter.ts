@@ -1,4 +1,4 @@
-import type { CallCard, CallGroupView } from '../ports/views.ts';
+import type { CallCard, CallGroupView, CallOutcome } from '../ports/views.ts';
 import {
   callOutcomeOf as outcomeOf,
   outcomeRank,
@@ -24,7 +24,6 @@ import { boundedText, displayText, messageText } from '../../../src-shared/ui/te
 import type { CrmLookup, CrmResult } from '../crm/lookup.ts';
 import { vetExternalUrl } from '../links/external-url.ts';
 import type { CallLogRecord, CallLogSink } from '../ports/call-log.ts';
-import type { CallOutcome } from '../ports/views.ts';
 import {
   MAX_CALL_NOTE_CHARS,
   shouldLogCall,
@@ -126,8 +125,6 @@ interface LiveCall {
   hungUpAt?: number;
   /** Seconds talked, from the phone system's record of the user's leg. */
   talkSec?: number;
-  /** The CRM contact the lookup found (its record's id, when it gave one). */
-  contactId?: string;
   /** The agent's note and chosen outcome, and which version of them was logged (0: none yet). */
   log: { note: string; disposition: string | null; version: number; logged: number };
   /** The user closed its note card while still talking: the hang-up logs it at once. */
@@ -295,6 +292,9 @@ export class CallPresenter {
     const answered: Answered = state === 'answered' ? 'here' : null;
     if (!call) {
       this.o.history.recordOutcome(callId, outcomeOf(answered, state));
+      // The card is gone and the call was logged as missed: the record (voicemail left after the
+      // ring, long after the card) updates the same call in the log.
+      if (answered === null) this.logFromHistory(callId);
       return;
     }
     call.answered = betterAnswer(call.answered, answered);
@@ -433,11 +433,14 @@ export class CallPresenter {
     });
   }
 
-  /** A call whose card is gone (closed while it rang), logged from its History entry. */
+  /**
+   * A call whose card is gone (closed while it rang, or a record that came after it), logged from
+   * its History entry. Never an answered call: that one is logged from its card, with its note.
+   */
   private logFromHistory(callId: string): void {
     const entry = this.o.history.get(callId);
     const sink = this.o.callLog;
-    if (!entry || !sink || !this.logs(entry.outcome)) return;
+    if (!entry || !sink || entry.outcome === 'answered' || !this.logs(entry.outcome)) return;
     const endedAt = entry.endedAt ?? this.o.clock.now();
     void sink
       .log({
@@ -477,7 +480,6 @@ export class CallPresenter {
       endedAt,
       durationMs: card.outcome === 'answered' ? talkMs : 0,
       outcome: card.outcome,
-      ...(call.contactId !== undefined ? { contactId: call.contactId } : {}),
       ...(call.log.note !== '' ? { note: call.log.note } : {}),
       ...(call.log.disposition !== null ? { disposition: call.log.disposition } : {}),
     };
