@@ -205,6 +205,11 @@ export class ScreenpopEngine {
     return this.pipeline.onOwnCall(listener);
   }
 
+  /** A call the user answered ended there (pipeline.onHangup): the call's end, for its log. */
+  onHangup(listener: (hangup: Dismiss) => void): () => void {
+    return this.pipeline.onHangup(listener);
+  }
+
   onEvent(listener: (envelope: Envelope) => void): () => void {
     return this.pipeline.onEvent(listener);
   }

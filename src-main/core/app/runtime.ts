@@ -6,6 +6,7 @@
  * their states into the one status the tray and the windows show. src-main/electron/main.ts wires
  * it to real windows; tests wire it to fakes.
  */
+import type { CallLogSink } from '../ports/call-log.ts';
 import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
 import type { Clock } from '../../../src-shared/process/clock.ts';
 import { Emitter } from '../../../src-shared/kit/emitter.ts';
@@ -94,6 +95,11 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
   /** Writes an exported file (History > Export CSV…); atomic by default. */
   writeExport?: (path: string, data: string) => Promise<void>;
   directoryRefreshMs?: number;
+  /**
+   * Where finished calls are logged (the durable CRM log queue, issue 39); without it nothing is
+   * logged and no card takes a note.
+   */
+  callLog?: CallLogSink;
 }
 
 /** Organisation mode's faults that end when the user signs in (or enrols) again. */
@@ -160,6 +166,7 @@ export class AppRuntime {
       settings: () => this.settingsService.settings(),
       isUserNumber: (to) => this.connection.isUserNumber(to),
       crm: () => this.crm.current(),
+      ...(deps.callLog ? { callLog: deps.callLog } : {}),
       ...(deps.ringActions?.count
         ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
         : {}),

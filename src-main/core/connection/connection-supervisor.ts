@@ -55,6 +55,8 @@ export const NOT_SET_UP: ConnectionStatus = saidStatus(
 export interface CallSink {
   handlePop(pop: PopEvent): void;
   handleDismiss(dismiss: DismissEvent): void;
+  /** A call the user answered ended (the call's end time, for its log). */
+  handleHangup?(hangup: DismissEvent): void;
   /** A call's record once it ended (the talk time), where the phone system sends one. */
   handleRecord?(record: CallRecordEvent): void;
   /** The connection went away for good (not rebuilt keeping the cards): its calls are over. */
@@ -320,6 +322,8 @@ export class ConnectionSupervisor {
     );
     if (engine.onCallRecord)
       this.detach.push(engine.onCallRecord((record) => calls.handleRecord?.(record)));
+    if (engine.onHangup)
+      this.detach.push(engine.onHangup((hangup) => calls.handleHangup?.(hangup)));
     if (connection.onIdentity)
       this.detach.push(
         connection.onIdentity((identity) => {

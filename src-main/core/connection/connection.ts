@@ -51,6 +51,8 @@ export interface EngineLike {
   wake(reason: WakeReason): void;
   onPop(listener: (pop: PopEvent) => void): () => void;
   onDismiss(listener: (dismiss: DismissEvent) => void): () => void;
+  /** A call the user answered ended on the number that answered it. */
+  onHangup?(listener: (hangup: DismissEvent) => void): () => void;
   /** Calls' records once they ended (History's talk time), where the phone system sends them. */
   onCallRecord?(listener: (record: CallRecordEvent) => void): () => void;
   onStatus(listener: (status: ConnectionStatus) => void): () => void;

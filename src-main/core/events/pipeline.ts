@@ -163,6 +163,7 @@ export class EventPipeline {
   private matcher: UserNumberMatcher;
   private readonly pops: Emitter<[Pop]>;
   private readonly dismisses: Emitter<[Dismiss]>;
+  private readonly hangups: Emitter<[Dismiss]>;
   private readonly events: Emitter<[Envelope]>;
   private readonly records: Emitter<[CallRecord]>;
   private readonly notices: Emitter<[Notice]>;
@@ -200,6 +201,7 @@ export class EventPipeline {
     this.logger = (deps.logger ?? silentLogger).child({ component: 'event-pipeline' });
     this.pops = new Emitter(this.logger, 'pop');
     this.dismisses = new Emitter(this.logger, 'dismiss');
+    this.hangups = new Emitter(this.logger, 'hangup');
     this.events = new Emitter(this.logger, 'event');
     this.records = new Emitter(this.logger, 'record');
     this.notices = new Emitter(this.logger, 'notice');
@@ -319,6 +321,11 @@ export class EventPipeline {
     return this.dismisses.on(listener);
   }
 
+  /** A call the user answered ended on the number that answered it (the call's end, for the log). */
+  onHangup(listener: Listener<Dismiss>): () => void {
+    return this.hangups.on(listener);
+  }
+
   /** Calls' records (CALL_RECORD) as they come, of any callee: the listener picks its own. */
   onRecord(listener: Listener<CallRecord>): () => void {
     return this.records.on(listener);
@@ -390,6 +397,14 @@ export class EventPipeline {
         if (this.ownDials.ended(call.call_id)) return;
         this.counts.dismisses++;
         this.dismisses.emit({
+          callId: call.call_id,
+          state: call.state,
+          eventId: envelope.event_id,
+          to: call.to,
+        });
+        return;
+      case 'hangup':
+        this.hangups.emit({
           callId: call.call_id,
           state: call.state,
           eventId: envelope.event_id,
