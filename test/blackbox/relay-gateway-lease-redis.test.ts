@@ -8,6 +8,13 @@
  * stands by: its socket closes and what it read while frozen is not stored (fenced).
  *
  * The lease is 3 s here (`storage.upstreamLeaseMs`), so that the takeovers fit a short test.
+ *
+ * Tokens (at most two live per tenant, gateway/term-tokens.ts): each term writes its access
+ * tokens down beside the lease, and the next holder revokes what a killed or frozen holder left
+ * before it signs in, so after each takeover the phone system counts one valid token (the
+ * holder's), and never more than two. Before (main at 1891eb8) it printed valid 1, then 2 after
+ * the SIGKILL's takeover (the killed holder's token lives 30 minutes), then 3 (the peak) after
+ * the SIGSTOP's, and 2 once the frozen one came back and revoked its own.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
@@ -108,18 +115,23 @@ describe.skipIf(!existsSync(REDIS_BIN))('gateway mode, three instances on one Re
       await relays[first.holder]!.r.proc.exit;
       const alive = [0, 1, 2].filter((i) => i !== first.holder);
       const second = await oneConnected(alive, 4 * LEASE_MS);
+      const afterKill = await tokens();
       console.log(
-        `gateway lease: takeover after SIGKILL of the holder: ${second.ms} ms; tokens ${JSON.stringify(await tokens())}`,
+        `gateway lease: takeover after SIGKILL of the holder: ${second.ms} ms; tokens ${JSON.stringify(afterKill)}`,
       );
+      // The killed holder's token was revoked by the new holder: only the new holder's is live.
+      expect(afterKill.tokensValid).toBe(1);
 
       // The new holder is frozen (SIGSTOP): to Redis, as a partition. The last one takes over.
       const frozen = relays[second.holder]!.r;
       frozen.proc.signal('SIGSTOP');
       const last = alive.find((i) => i !== second.holder)!;
       const third = await oneConnected([last], 4 * LEASE_MS);
+      const afterStop = await tokens();
       console.log(
-        `gateway lease: takeover after SIGSTOP of the holder: ${third.ms} ms; tokens ${JSON.stringify(await tokens())}`,
+        `gateway lease: takeover after SIGSTOP of the holder: ${third.ms} ms; tokens ${JSON.stringify(afterStop)}`,
       );
+      expect(afterStop.tokensValid).toBe(1);
       await sleep(1_000); // frames reach the frozen instance's socket meanwhile
       frozen.proc.signal('SIGCONT');
       // It finds its term over on its own clock: it stands by and closes its socket.
@@ -137,6 +149,7 @@ describe.skipIf(!existsSync(REDIS_BIN))('gateway mode, three instances on one Re
         `gateway lease: the frozen holder after SIGCONT: ${frozenState} after ${Date.now() - back} ms; sockets at the PBX ${open}; frames it read refused (fenced) ${fenced}; tokens ${JSON.stringify(await tokens())}`,
       );
       expect(frozenState).toBe('standby');
+      expect((await tokens()).tokensValidPeak).toBeLessThanOrEqual(2);
       expect(open).toBe(1);
       expect(await upstreamState(relays[last]!.r, sim.tenant)).toBe('connected');
     },
