@@ -431,7 +431,13 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     now: number,
   ): Promise<void> {
     const record = this.leaseCommand('relayTermToken');
-    await record(this.termTokensKey(tenant), field, value, String(Math.ceil(expiresAt)), String(now));
+    await record(
+      this.termTokensKey(tenant),
+      field,
+      value,
+      String(Math.ceil(expiresAt)),
+      String(now),
+    );
   }
 
   listTermTokens(tenant: string): Promise<Record<string, string>> {
