@@ -186,6 +186,9 @@ export class TermTokens {
     await backend
       .forgetTermTokens(tenant, fields)
       .catch((error: unknown) => logger.warn('revoked upstream tokens not struck off', { error }));
+    // Revoked, and no request of them left (revokeTokens logs counts only): the scrub list stays
+    // bounded however many takeovers this instance makes.
+    for (const token of tokens) secrets.remove(token);
     return tokens.length;
   }
 

@@ -14,7 +14,8 @@
  * before it signs in, so after each takeover the phone system counts one valid token (the
  * holder's), and never more than two. Before (main at 1891eb8) it printed valid 1, then 2 after
  * the SIGKILL's takeover (the killed holder's token lives 30 minutes), then 3 (the peak) after
- * the SIGSTOP's, and 2 once the frozen one came back and revoked its own.
+ * the SIGSTOP's, and 2 once the frozen one came back and revoked its own. A second SIGKILL (the
+ * last holder; the one that was frozen takes over) leaves one valid too.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
@@ -152,6 +153,18 @@ describe.skipIf(!existsSync(REDIS_BIN))('gateway mode, three instances on one Re
       expect((await tokens()).tokensValidPeak).toBeLessThanOrEqual(2);
       expect(open).toBe(1);
       expect(await upstreamState(relays[last]!.r, sim.tenant)).toBe('connected');
+
+      // A second holder killed (as a crash loop would): the one that was frozen takes over, and
+      // revokes the killed one's token again: still one live.
+      relays[last]!.r.proc.signal('SIGKILL');
+      await relays[last]!.r.proc.exit;
+      const fourth = await oneConnected([second.holder], 4 * LEASE_MS);
+      const afterKill2 = await tokens();
+      console.log(
+        `gateway lease: takeover after a second SIGKILL: ${fourth.ms} ms; tokens ${JSON.stringify(afterKill2)}`,
+      );
+      expect(afterKill2.tokensValid).toBe(1);
+      expect(afterKill2.tokensValidPeak).toBeLessThanOrEqual(2);
     },
   );
 });
