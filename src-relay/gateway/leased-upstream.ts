@@ -1,8 +1,10 @@
 /**
  * A tenant's upstream run only while this instance holds the tenant's lease (lease.ts): several
  * relay instances on one Redis keep one stream to the phone system between them, and so at most
- * two of the API application's tokens (the holder's, and during a takeover the next holder's; the
- * holder that lets go gives its own back with del_token, gateway/upstream.ts stop()).
+ * two of the API application's tokens (the holder's, and during a rotation the next one; the
+ * holder that lets go gives its own back with del_token, gateway/upstream.ts stop(), and the
+ * tokens a killed or frozen holder left are revoked by the next term before it signs in,
+ * term-tokens.ts).
  *
  * Each term runs a fresh GatewayUpstream (its own tokens, its own stream), stopped when the term
  * ends; what it stores goes through the fenced append (redis-store.ts appendFenced), refused once
