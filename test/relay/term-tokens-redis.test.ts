@@ -116,6 +116,12 @@ describe.skipIf(!haveRedis)('the upstream tokens of the lease’s terms', () => 
     expect(await term('c:3#3').revokeEarlier(client)).toBe(0);
     expect(revoked()).toHaveLength(1);
     expect(await listed()).toEqual({});
+
+    // An expired entry is also dropped when a later one is written (the list stays bounded).
+    await tokensOf(term('d:4#4')).get();
+    clock.sleep(31 * MIN);
+    await tokensOf(term('e:5#5')).get();
+    expect(Object.keys(await listed())).toHaveLength(1);
   });
 
   it('written under another API secret: unreadable, struck off, not revoked', async () => {
