@@ -12,6 +12,7 @@ import { handleWebhook } from './webhook-handler.ts';
 import { YeastarIntake } from './yeastar-intake.ts';
 import type { OrgRouteDeps } from './users/org-routes.ts';
 import { orgRoutes } from './users/org-routes.ts';
+import { callRoute, type CallRouteDeps } from './users/call-route.ts';
 import { isLoopbackHost } from '../src-shared/net/loopback.ts';
 
 export interface RouteDeps {
@@ -24,13 +25,16 @@ export interface RouteDeps {
   clock: Clock;
   /** Organisation mode's requests (sign-in information, enrolment). */
   org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo' | 'codeKey'>;
+  /** Organisation mode's call actions (users/call-route.ts): the user check, gateway mode's calls. */
+  calls?: Pick<CallRouteDeps, 'userAuth' | 'calls' | 'perUserPerMinute'>;
   /** Gateway mode: each tenant's upstream stream's state, for /healthz. */
   upstreams?: () => Record<string, { state: string; since: string }>;
 }
 
 /**
  * The relay's plain HTTP requests: `POST /webhook/<tenant>`, `/healthz`, `/readyz`, `/metrics`,
- * and organisation mode's `GET /v1/org/<tenant>` and `POST /v1/enrol/<tenant>` (users/org-routes.ts).
+ * and organisation mode's `GET /v1/org/<tenant>` and `POST /v1/enrol/<tenant>` (users/org-routes.ts)
+ * and `POST /v1/call/<tenant>` (users/call-route.ts).
  * While draining, everything answers 503 with `Connection: close`. Only the two that take a body
  * (`takesBody`) read one: any other request that carries a body is answered 413 at once, before
  * its handler runs (/metrics once answered 200 while 64 MiB streamed in).
@@ -52,6 +56,16 @@ export function requestHandler(
     clock: deps.clock,
     ...(deps.org?.oidcInfo ? { oidcInfo: deps.org.oidcInfo } : {}),
     codeKey: deps.org?.codeKey ?? null,
+  });
+  const calls = callRoute({
+    config,
+    logger,
+    clock: deps.clock,
+    userAuth: deps.calls?.userAuth,
+    calls: deps.calls?.calls ?? (() => undefined),
+    ...(deps.calls?.perUserPerMinute !== undefined && {
+      perUserPerMinute: deps.calls.perUserPerMinute,
+    }),
   });
   return (req, res) => {
     const path = pathOf(req.url);
@@ -111,6 +125,7 @@ export function requestHandler(
       return;
     }
     if (org(req, res, path)) return;
+    if (calls(req, res, path)) return;
     const tenant = tenantInPath(config.tenants, path, '/webhook/');
     if (tenant === 'no-match') return reply(res, 404, { ok: false, error: 'not found' });
     // A PBX lets its administrator choose GET for a webhook (Yeastar: "Request Method"); say what to pick.
@@ -145,7 +160,9 @@ export function requestHandler(
   };
 }
 
-/** The paths whose requests carry a body: the webhook intake and organisation mode's enrolment. */
+/** The paths whose requests carry a body: the webhook intake, organisation mode's enrolment and calls. */
 function takesBody(path: string): boolean {
-  return path.startsWith('/webhook/') || path.startsWith('/v1/enrol/');
+  return (
+    path.startsWith('/webhook/') || path.startsWith('/v1/enrol/') || path.startsWith('/v1/call/')
+  );
 }

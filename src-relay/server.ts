@@ -62,6 +62,8 @@ export interface RelayDeps {
   secrets?: SecretRegistry;
   /** The upstream streams' sockets: the transport's createSocket (see fetch). */
   createSocket?: CreateSocket;
+  /** Call actions a user may ask for per minute (users/call-route.ts; 10 by default). */
+  callsPerUserPerMinute?: number;
   /** The upstream streams' timings (tests shorten them). */
   upstreamTuning?: { backoff?: { baseMs?: number; capMs?: number }; heartbeatMs?: number };
 }
@@ -124,6 +126,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
         ...(await import('./gateway/upstream.ts')),
         ...(await import('./gateway/leased-upstream.ts')),
         ...(await import('./gateway/lease.ts')),
+        ...(await import('./gateway/gateway-calls.ts')),
       }
     : undefined;
   // With the Redis store, instances share a tenant: one of them keeps its stream (a lease).
@@ -197,6 +200,10 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
         oidc: (tenant) => oidc.get(tenant),
       })
     : undefined;
+  // Gateway mode's call actions (POST /v1/call/<tenant>), over each upstream's client and tokens.
+  const gatewayCallsOf = new Map(
+    [...upstreams].map(([name, u]) => [name, gatewayCode!.gatewayCalls(u)] as const),
+  );
   const unfollowUsers = users?.onChange((change) => {
     if (userAuth) void endChangedSessions(change.tenant, change.user, userAuth);
   });
@@ -247,6 +254,13 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       users,
       oidcInfo: (tenant) => oidc.get(tenant)?.info() ?? null,
       codeKey: deps.codeKey ?? null,
+    },
+    calls: {
+      userAuth,
+      calls: (tenant) => gatewayCallsOf.get(tenant),
+      ...(deps.callsPerUserPerMinute !== undefined && {
+        perUserPerMinute: deps.callsPerUserPerMinute,
+      }),
     },
     upstreams: () =>
       Object.fromEntries(

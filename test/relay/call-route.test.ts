@@ -1,0 +1,192 @@
+/**
+ * Organisation mode's call endpoint (docs/relay-protocol.md 2.5, src-relay/users/call-route.ts) over
+ * real HTTP on 127.0.0.1, with the simulator as a Yeastar P-Series PBX (its call API built from the
+ * guide's pages, docs/phone-systems/yeastar-p-series.md section 10) and the relay as its gateway:
+ * a user dials from their own extension (the PBX sees that caller), never from a colleague's; no or
+ * a wrong credential is 401; past the user's rate 429; a tenant the relay is no gateway of says
+ * not-offered; hang-up only of the user's own call; every action one audit line, number masked.
+ */
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { systemClock } from '../../src-shared/process/clock.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { relayCallPath } from '../../src-shared/relay/relay-protocol.ts';
+import { startSimulator, type Simulator } from '../../src-sim/index.ts';
+import { startRelay } from '../../src-relay/server.ts';
+import { MemoryStore } from '../../src-relay/store/memory-store.ts';
+import { FileUserStore } from '../../src-relay/users/file-user-store.ts';
+import { relayConfig, SECRET } from '../../rigs/relay/helpers.ts';
+import { addUser, enrol } from '../../rigs/relay/users-support.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
+import { useTempDir } from '../support/temp-dir.ts';
+
+const tmp = useTempDir('relay-calls-');
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** A gateway relay for the simulator's tenant and a plain (webhook) users tenant "plain". */
+async function rig(opts: { perMinute?: number } = {}) {
+  const sim: Simulator = await startSimulator({ phoneSystem: 'yeastar-p-series', extensions: 4 });
+  cleanups.push(() => sim.close());
+  const tenant = sim.tenant;
+  const config = relayConfig(
+    {
+      [tenant]: {
+        baseUrl: sim.baseUrl,
+        phoneSystem: 'yeastar-p-series',
+        access: 'users',
+        gateway: { apiKeyEnv: 'UNUSED_KEY', secretEnv: 'UNUSED_SECRET' },
+      },
+      plain: { baseUrl: 'http://127.0.0.1:9/plain', secrets: [SECRET], access: 'users' },
+    },
+    { users: { file: join(tmp.path, 'users.json') } },
+  );
+  const secrets = new SecretRegistry();
+  const logger = memoryLogger(secrets);
+  const store = new MemoryStore({ clock: systemClock, retention: config.retention });
+  const users = new FileUserStore({ file: config.users.file!, clock: systemClock, pollMs: 200 });
+  await users.open();
+  const relay = await startRelay({
+    config,
+    store,
+    clock: systemClock,
+    logger,
+    secrets,
+    users,
+    gateway: new Map([[tenant, { apiKey: sim.apiKey.key, secret: sim.apiKey.secret }]]),
+    ...(opts.perMinute !== undefined && { callsPerUserPerMinute: opts.perMinute }),
+  });
+  cleanups.push(async () => {
+    await relay.close();
+    await store.close();
+    await users.close();
+  });
+  const [mine, colleague] = [sim.extensions[0]!.number, sim.extensions[1]!.number];
+  const credential = async (name: string, extensions: string[], t = tenant) => {
+    const enrolled = await enrol(relay.url, await addUser(users, name, extensions, [], null, t), t);
+    expect(enrolled.status).toBe(200);
+    return enrolled.body.credential;
+  };
+  // The extensions each call rang, as the PBX reported them (its 30011 members).
+  const rang = new Map<string, string[]>();
+  sim.onSent((envelope) => {
+    const data = envelope.data as { call_id?: string; members?: Array<Record<string, unknown>> };
+    if (typeof data?.call_id !== 'string' || !Array.isArray(data.members)) return;
+    for (const m of data.members) {
+      const ext = (m.extension as { number?: string } | undefined)?.number;
+      if (ext) rang.set(data.call_id, [...new Set([...(rang.get(data.call_id) ?? []), ext])]);
+    }
+  });
+  const call = async (body: unknown, bearer?: string, t = tenant) => {
+    const res = await fetch(relay.url + relayCallPath(t), {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/json',
+        ...(bearer !== undefined && { Authorization: `Bearer ${bearer}` }),
+      },
+      body: JSON.stringify(body),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  };
+  const audit = () => logger.records.filter((r) => r.msg === 'call action');
+  return { sim, tenant, relay, mine, colleague, credential, call, rang, audit, logger };
+}
+
+describe('POST /v1/call/<tenant>: a gateway relay dials for its users', () => {
+  it("dials from the user's own extension: the PBX sees that caller; the audit line masks the number", async () => {
+    const t = await rig();
+    const alice = await t.credential('alice', [t.mine]);
+    const res = await t.call({ action: 'dial', number: '+14155550199' }, alice);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true, callId: expect.any(String) });
+    const callId = res.body.callId as string;
+    await expect.poll(() => t.rang.get(callId)).toEqual([t.mine]);
+    const line = t.audit().at(-1)!;
+    expect(line).toMatchObject({
+      tenant: t.tenant,
+      user: 'alice',
+      action: 'dial',
+      outcome: 'ok',
+      extension: t.mine,
+      number: '*********99',
+      callId,
+    });
+    const text = JSON.stringify(t.logger.records);
+    expect(text).not.toContain('4155550199');
+    expect(text).not.toContain(alice);
+  });
+
+  it("never dials from a colleague's extension, whatever the body names", async () => {
+    const t = await rig();
+    const alice = await t.credential('alice', [t.mine]);
+    const res = await t.call(
+      { action: 'dial', number: '4155550199', extension: t.colleague, caller: t.colleague },
+      alice,
+    );
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ ok: false, refusal: 'not-own-extension' });
+    // A `caller` field is no setting: the dial goes out from alice's own extension.
+    const own = await t.call({ action: 'dial', number: '4155550199', caller: t.colleague }, alice);
+    expect(own.status).toBe(200);
+    await expect.poll(() => t.rang.get(own.body.callId as string)).toEqual([t.mine]);
+    expect([...t.rang.values()].flat()).not.toContain(t.colleague);
+    expect(t.audit().map((r) => r.outcome)).toEqual(['not-own-extension', 'ok']);
+  });
+
+  it("hangs up only the user's own call: a colleague's is no-such-call", async () => {
+    const t = await rig();
+    const alice = await t.credential('alice', [t.mine]);
+    const bob = await t.credential('bob', [t.colleague]);
+    const dialled = await t.call({ action: 'dial', number: '4155550199' }, alice);
+    const callId = dialled.body.callId as string;
+    t.sim.setCallState(callId, 'answered', { to: t.mine });
+    const byBob = await t.call({ action: 'hangup', callId }, bob);
+    expect(byBob.status).toBe(404);
+    expect(byBob.body).toMatchObject({ ok: false, refusal: 'no-such-call' });
+    const byAlice = await t.call({ action: 'hangup', callId }, alice);
+    expect(byAlice).toEqual({ status: 200, body: { ok: true, callId } });
+  });
+
+  it('refuses no credential and a wrong one with 401, and a bad number with 400', async () => {
+    const t = await rig();
+    const none = await t.call({ action: 'dial', number: '4155550199' });
+    expect(none.status).toBe(401);
+    expect(none.body).toMatchObject({ ok: false, refusal: 'refused', errcode: 46001 });
+    const wrong = await t.call({ action: 'dial', number: '4155550199' }, 'sprd_made-up');
+    expect(wrong.status).toBe(401);
+    const alice = await t.credential('alice', [t.mine]);
+    const bad = await t.call({ action: 'dial', number: 'javascript:alert(1)' }, alice);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ ok: false, refusal: 'invalid-number' });
+    expect(t.rang.size).toBe(0);
+  });
+
+  it('limits each user to their rate (429 rate-limited, Retry-After), another user unaffected', async () => {
+    const t = await rig({ perMinute: 2 });
+    const alice = await t.credential('alice', [t.mine]);
+    const bob = await t.credential('bob', [t.colleague]);
+    const statuses: number[] = [];
+    for (let i = 0; i < 3; i++)
+      statuses.push((await t.call({ action: 'dial', number: '4155550199' }, alice)).status);
+    expect(statuses).toEqual([200, 200, 429]);
+    const limited = await fetch(t.relay.url + relayCallPath(t.tenant), {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${alice}` },
+      body: JSON.stringify({ action: 'dial', number: '4155550199' }),
+    });
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get('retry-after')).toBe('30');
+    expect(await limited.json()).toMatchObject({ ok: false, refusal: 'rate-limited' });
+    expect((await t.call({ action: 'dial', number: '4155550199' }, bob)).status).toBe(200);
+  });
+
+  it('says not-offered for a users tenant the relay is no gateway of', async () => {
+    const t = await rig();
+    const carol = await t.credential('carol', ['101'], 'plain');
+    const res = await t.call({ action: 'dial', number: '4155550199' }, carol, 'plain');
+    expect(res.status).toBe(501);
+    expect(res.body).toMatchObject({ ok: false, refusal: 'not-offered' });
+  });
+});
