@@ -6,18 +6,9 @@
  * a wrong credential is 401; past the user's rate 429; a tenant the relay is no gateway of says
  * not-offered; hang-up only of the user's own call; every action one audit line, number masked.
  */
-import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/process/clock.ts';
-import { SecretRegistry } from '../../src-shared/process/log.ts';
 import { relayCallPath } from '../../src-shared/relay/relay-protocol.ts';
-import { startSimulator, type Simulator } from '../../src-sim/index.ts';
-import { startRelay } from '../../src-relay/server.ts';
-import { MemoryStore } from '../../src-relay/store/memory-store.ts';
-import { FileUserStore } from '../../src-relay/users/file-user-store.ts';
-import { relayConfig, SECRET } from '../../rigs/relay/helpers.ts';
-import { addUser, enrol } from '../../rigs/relay/users-support.ts';
-import { memoryLogger } from '../../rigs/memory-logger.ts';
+import { startGatewayCallsRig } from '../../rigs/relay/gateway-calls-support.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const tmp = useTempDir('relay-calls-');
@@ -26,61 +17,12 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** A gateway relay for the simulator's tenant and a plain (webhook) users tenant "plain". */
 async function rig(opts: { perMinute?: number } = {}) {
-  const sim: Simulator = await startSimulator({ phoneSystem: 'yeastar-p-series', extensions: 4 });
-  cleanups.push(() => sim.close());
-  const tenant = sim.tenant;
-  const config = relayConfig(
-    {
-      [tenant]: {
-        baseUrl: sim.baseUrl,
-        phoneSystem: 'yeastar-p-series',
-        access: 'users',
-        gateway: { apiKeyEnv: 'UNUSED_KEY', secretEnv: 'UNUSED_SECRET' },
-      },
-      plain: { baseUrl: 'http://127.0.0.1:9/plain', secrets: [SECRET], access: 'users' },
-    },
-    { users: { file: join(tmp.path, 'users.json') } },
-  );
-  const secrets = new SecretRegistry();
-  const logger = memoryLogger(secrets);
-  const store = new MemoryStore({ clock: systemClock, retention: config.retention });
-  const users = new FileUserStore({ file: config.users.file!, clock: systemClock, pollMs: 200 });
-  await users.open();
-  const relay = await startRelay({
-    config,
-    store,
-    clock: systemClock,
-    logger,
-    secrets,
-    users,
-    gateway: new Map([[tenant, { apiKey: sim.apiKey.key, secret: sim.apiKey.secret }]]),
-    ...(opts.perMinute !== undefined && { callsPerUserPerMinute: opts.perMinute }),
-  });
-  cleanups.push(async () => {
-    await relay.close();
-    await store.close();
-    await users.close();
-  });
-  const [mine, colleague] = [sim.extensions[0]!.number, sim.extensions[1]!.number];
-  const credential = async (name: string, extensions: string[], t = tenant) => {
-    const enrolled = await enrol(relay.url, await addUser(users, name, extensions, [], null, t), t);
-    expect(enrolled.status).toBe(200);
-    return enrolled.body.credential;
-  };
-  // The extensions each call rang, as the PBX reported them (its 30011 members).
-  const rang = new Map<string, string[]>();
-  sim.onSent((envelope) => {
-    const data = envelope.data as { call_id?: string; members?: Array<Record<string, unknown>> };
-    if (typeof data?.call_id !== 'string' || !Array.isArray(data.members)) return;
-    for (const m of data.members) {
-      const ext = (m.extension as { number?: string } | undefined)?.number;
-      if (ext) rang.set(data.call_id, [...new Set([...(rang.get(data.call_id) ?? []), ext])]);
-    }
-  });
-  const call = async (body: unknown, bearer?: string, t = tenant) => {
-    const res = await fetch(relay.url + relayCallPath(t), {
+  const r = await startGatewayCallsRig(tmp.path, opts);
+  cleanups.push(() => r.close());
+  const [mine, colleague] = [r.sim.extensions[0]!.number, r.sim.extensions[1]!.number];
+  const call = async (body: unknown, bearer?: string, t = r.tenant) => {
+    const res = await fetch(r.relay.url + relayCallPath(t), {
       method: 'POST',
       headers: {
         'Content-Type': 'application/json',
@@ -90,8 +32,8 @@ async function rig(opts: { perMinute?: number } = {}) {
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
-  const audit = () => logger.records.filter((r) => r.msg === 'call action');
-  return { sim, tenant, relay, mine, colleague, credential, call, rang, audit, logger };
+  const audit = () => r.logger.records.filter((rec) => rec.msg === 'call action');
+  return { ...r, mine, colleague, call, audit };
 }
 
 describe('POST /v1/call/<tenant>: a gateway relay dials for its users', () => {

@@ -55,6 +55,7 @@ import { isOrganisationMode } from '../settings-service/settings-service.ts';
 import type { FaultId } from '../../../src-shared/api/service-errors.ts';
 import type { CallControl } from '../ports/call-control.ts';
 import { DirectCallControl } from '../calls/direct-call-control.ts';
+import { callControlByMode, OrgCallControl } from '../org/org-call-control.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -192,12 +193,17 @@ export class AppRuntime {
     });
     this.connection.onChange(() => this.publishStatus());
     // The phone system's own call API over the user's sign-in (the direct modes); organisation
-    // mode's calls go through the relay (its own CallControl, issue 38 item 5).
-    this.calls = new DirectCallControl({
+    // mode's calls go through the relay (org/org-call-control.ts, issue 38 item 5).
+    const callDeps = {
       connection: () => this.connection.inForce()?.connection ?? null,
       settings: () => this.connection.inForce()?.settings ?? this.settingsService.settings(),
       logger: this.logger,
-    });
+    };
+    this.calls = callControlByMode(
+      () => callDeps.settings().connectionMode === 'organisation',
+      new DirectCallControl(callDeps),
+      new OrgCallControl(callDeps),
+    );
     deps.history.onChange(() => this.publishStatus());
     this.directory.onChange(() => this.presenter.refreshNames());
     deps.health?.onChange(() => this.publishStatus());
