@@ -275,6 +275,17 @@ describe('organisation mode in the app', () => {
     await t.ring('103', 'for-reception');
     await waitFor(() => t.popup.cards.length > 0, 'a pop');
     expect(t.popup.cards.map((c) => c.callId)).toEqual(['for-reception']);
+
+    // Calls go through the relay (issue 38 item 5): offered until it says this tenant has none
+    // (it is no gateway here: docs/relay-protocol.md 2.5), in the direct mode's words.
+    const calls = t.runtime.callControl();
+    expect([...calls.offered()].sort()).toEqual(['dial', 'hangup', 'transfer']);
+    expect(await calls.dial('4155550199')).toMatchObject({
+      ok: false,
+      refusal: 'not-offered',
+      message: 'Calling from Screenpop is not offered by this phone system.',
+    });
+    expect([...calls.offered()]).toEqual([]);
   }, 60_000);
 
   it('when the provider no longer renews the sign-in: needs attention, "sign in again" in the status and the tray; signing in again brings the calls back', async () => {
