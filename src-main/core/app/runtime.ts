@@ -52,6 +52,9 @@ import { CrmFlow } from './crm-flow.ts';
 import { organisationPatch, runOrganisationStep } from './organisation-flow.ts';
 import { isOrganisationMode } from '../settings-service/settings-service.ts';
 import type { FaultId } from '../../../src-shared/api/service-errors.ts';
+import type { CallControl } from '../ports/call-control.ts';
+import { notOfferedCallControl } from '../calls/not-offered.ts';
+import { CallActions } from '../calls/call-actions.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -92,6 +95,16 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
   /** Writes an exported file (History > Export CSV…); atomic by default. */
   writeExport?: (path: string, data: string) => Promise<void>;
   directoryRefreshMs?: number;
+  /**
+   * Acting on calls (issue 38): the phone system's CallControl for the settings in force. Without
+   * it nothing is offered ("not offered by this phone system").
+   */
+  callControl?: () => CallControl;
+  /**
+   * Shows the number a tel:/callto:/sip: link will dial with Call and Cancel (the confirmation
+   * window); true for Call. Without it a link is never dialled.
+   */
+  confirmDial?: (shown: string) => Promise<boolean>;
 }
 
 /** Organisation mode's faults that end when the user signs in (or enrols) again. */
@@ -117,6 +130,9 @@ export class AppRuntime {
   readonly timeline = new StatusTimeline();
   /** The CRM lookup for the settings in force, and Test lookup (crm-flow.ts). */
   private readonly crm: CrmFlow;
+  private readonly noCalls = notOfferedCallControl();
+  /** Call back, the dial box, call links, Transfer, Hang up, Answer, Decline (issue 38). */
+  readonly calls: CallActions;
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -159,6 +175,15 @@ export class AppRuntime {
       ...(deps.ringActions?.count
         ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
         : {}),
+    });
+    this.calls = new CallActions({
+      control: () => this.callControl(),
+      region: () => this.settingsService.settings().defaultRegion || undefined,
+      popupNumber: (callId) => this.presenter.callerNumber(callId),
+      historyNumber: (callId) => this.d.history.item(callId)?.from,
+      confirmDialLinks: () => true,
+      ...(deps.confirmDial ? { confirm: deps.confirmDial } : {}),
+      logger: this.logger,
     });
     this.notices = new NoticePresenter({
       clock: deps.clock,
@@ -304,6 +329,11 @@ export class AppRuntime {
   }
 
   /** Copies a history entry's caller number; false when the entry is gone. */
+  /** The phone system's call actions (issue 38); "not offered" where it has none. */
+  callControl(): CallControl {
+    return this.d.callControl?.() ?? this.noCalls;
+  }
+
   copyHistoryNumber(callId: string): boolean {
     const entry = this.d.history.item(callId);
     if (!entry) return false;

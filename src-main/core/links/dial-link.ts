@@ -57,8 +57,6 @@ const HIDDEN =
   /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
 /** A number as written in a link: an optional `+`, then digits and visual separators. */
 const NUMBER_TEXT = /^\+?[0-9 ().-]+$/;
-/** RFC 3966's visual separators and the ones people write. */
-const SEPARATORS = /[ ().-]/g;
 
 /** A scheme from `text` (`tel:` ...), lower-cased, when it is one Screenpop reads. */
 function schemeOf(text: string): DialLinkScheme | null {
@@ -108,21 +106,41 @@ export function parseDialLink(link: unknown, region?: string): DialLink {
   if (HIDDEN.test(decoded)) return refuse('hidden-characters');
   const part = numberPart(scheme, decoded.trim());
   if (!part) return refuse('not-a-number');
-  const text = part.text.trim();
-  if (!NUMBER_TEXT.test(text)) return refuse('not-a-number');
-  const digits = digitsOf(text);
-  if (digits.length === 0 || digits.length > MAX_DIAL_DIGITS) return refuse('not-a-number');
-  const global = text.startsWith('+');
+  const global = part.text.trim().startsWith('+');
   if (!global && /(^|;)phone-context=/i.test(part.params)) return refuse('not-a-number');
+  const n = dialableNumber(part.text, region);
+  return n.ok ? { ok: true, scheme, number: n.number, shown: n.shown } : n;
+}
+
+export type DialableNumber =
+  | { ok: true; number: string; shown: string }
+  | { ok: false; refusal: 'not-a-number' | 'needs-region' | 'hidden-characters'; words: Phrase };
+
+/**
+ * The one rule for what Screenpop dials, from a link or the dial box: digits with an optional
+ * leading `+` and the separators people write; a short number (an extension or a short code) as
+ * its digits; any other a possible telephone number in `region`, in E.164. Never throws.
+ */
+export function dialableNumber(raw: string, region?: string): DialableNumber {
+  const no = (refusal: 'not-a-number' | 'needs-region' | 'hidden-characters'): DialableNumber => ({
+    ok: false,
+    refusal,
+    words: phrase(`status.dial-link.${refusal}`),
+  });
+  if (typeof raw !== 'string' || raw.length > MAX_DIAL_LINK_CHARS) return no('not-a-number');
+  if (HIDDEN.test(raw)) return no('hidden-characters');
+  const text = raw.trim();
+  if (!NUMBER_TEXT.test(text)) return no('not-a-number');
+  const digits = digitsOf(text);
+  if (digits.length === 0 || digits.length > MAX_DIAL_DIGITS) return no('not-a-number');
   if (isShortNumber(text)) {
     // An extension or a short code: dialled as its digits on the user's own phone system.
-    if (text.replace(SEPARATORS, '') !== digits) return refuse('not-a-number');
-    return { ok: true, scheme, number: digits, shown: digits };
+    return { ok: true, number: digits, shown: digits };
   }
-  if (!global && !regionOf(region)) return refuse('needs-region');
+  if (!text.startsWith('+') && !regionOf(region)) return no('needs-region');
   const parsed = parsePhone(text, region);
-  if (!parsed) return refuse('not-a-number');
-  return { ok: true, scheme, number: parsed.number, shown: formatNumber(parsed.number, region) };
+  if (!parsed) return no('not-a-number');
+  return { ok: true, number: parsed.number, shown: formatNumber(parsed.number, region) };
 }
 
 /** Where a request to dial came from. */
