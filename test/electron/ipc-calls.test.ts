@@ -136,7 +136,7 @@ describe('call actions over IPC', () => {
     ['calls:offered', ['dial']],
   ] as const)('refuses %s with bad arguments %j before the phone system', async (ch, args) => {
     await expect(
-      ipcMain.invoke(ch, { sender: t.popup.webContents }, ...(args as unknown[])),
+      ipcMain.invoke(ch, { sender: t.popup.webContents }, ...(args as readonly unknown[])),
     ).rejects.toThrow('Invalid arguments');
     expect(pbx.done).toEqual([]);
   });
