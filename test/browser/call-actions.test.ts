@@ -108,6 +108,27 @@ browserSuite('popup call actions in Chromium', ({ browser: getBrowser, origin })
     await opened.close();
   });
 
+  it('History: Call back on each row only where dialling is offered, named for screen readers', async () => {
+    const none = await openPage(getBrowser(), origin(), 'history', fixture());
+    await expect.poll(() => none.page.locator('li[data-call-id]').count()).toBeGreaterThan(0);
+    expect(await none.page.locator('button[data-action="call-back"]').count()).toBe(0);
+    await none.close();
+
+    const opened = await openPage(getBrowser(), origin(), 'history', fixture({ offered: ALL }));
+    const { page } = opened;
+    const row = page.locator('li[data-call-id="h2"]');
+    await expect.poll(() => row.locator('button[data-action="call-back"]').count()).toBe(1);
+    const button = row.getByRole('button', { name: /^Call back / });
+    expect(await button.count()).toBe(1);
+    await button.click();
+    expect((await opened.recorded('callBackFromHistory')).map((c) => c.args)).toEqual([['h2']]);
+    await expect
+      .poll(() => page.getByTestId('call-news').textContent())
+      .toContain('Your phone rings first');
+    await expectClean(opened);
+    await opened.close();
+  });
+
   for (const [scheme, locale] of [
     ['light', 'en'],
     ['dark', 'en'],
