@@ -181,7 +181,8 @@ export class AppRuntime {
       region: () => this.settingsService.settings().defaultRegion || undefined,
       popupNumber: (callId) => this.presenter.callerNumber(callId),
       historyNumber: (callId) => this.d.history.item(callId)?.from,
-      confirmDialLinks: () => true,
+      // Settings with the policy's locks: only a locked `false` drops the question (see below).
+      confirmDialLinks: () => this.confirmDialLinks(),
       ...(deps.confirmDial ? { confirm: deps.confirmDial } : {}),
       logger: this.logger,
     });
@@ -329,6 +330,17 @@ export class AppRuntime {
   }
 
   /** Copies a history entry's caller number; false when the entry is gone. */
+  /**
+   * Whether a call link is confirmed: yes, unless the organisation's policy locked
+   * `confirmDialLinks` to false. A user's own settings file cannot drop it (a program that can
+   * write the user's files must not be able to make links dial silently).
+   */
+  private confirmDialLinks(): boolean {
+    return this.d.managed?.locked.includes('confirmDialLinks') === true
+      ? this.settingsService.settings().confirmDialLinks !== false
+      : true;
+  }
+
   /** The phone system's call actions (issue 38); "not offered" where it has none. */
   callControl(): CallControl {
     return this.d.callControl?.() ?? this.noCalls;
