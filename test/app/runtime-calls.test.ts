@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { AppRuntime, type AppRuntimeDeps } from '../../src-main/core/app/runtime.ts';
 import { HistoryStore } from '../../src-main/core/history/history-store.ts';
 import type { CallControl } from '../../src-main/core/ports/call-control.ts';
+import { validatePolicy } from '../../src-main/core/settings/policy.ts';
 import { MemoryCredentialStore } from '../../src-main/core/credentials/credential-store.ts';
 import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { FakeClock } from '../../rigs/fake-clock.ts';
@@ -98,12 +99,18 @@ describe('AppRuntime call actions', () => {
   it('dials a link without asking only where the policy locked the confirmation off', async () => {
     const pbx = dialler();
     const asked: string[] = [];
+    // The administrator's policy.json, read by the real validator.
+    const { policy } = validatePolicy(
+      { managedBy: 'Acme IT', settings: { confirmDialLinks: false }, locked: ['confirmDialLinks'] },
+      '/etc/screenpop/policy.json',
+    );
+    expect(policy.locked).toEqual({ confirmDialLinks: false });
     const rt = runtime(
-      { ...CONFIGURED, confirmDialLinks: false },
+      { ...CONFIGURED, ...policy.locked },
       {
         callControl: () => pbx.control,
         confirmDial: async (shown) => (asked.push(shown), false),
-        managed: { by: 'Acme IT', locked: ['confirmDialLinks'] },
+        managed: { by: policy.managedBy, locked: ['confirmDialLinks'] },
       },
     );
     await rt.start();
