@@ -56,6 +56,7 @@ import type { FaultId } from '../../../src-shared/api/service-errors.ts';
 import type { CallControl } from '../ports/call-control.ts';
 import { DirectCallControl } from '../calls/direct-call-control.ts';
 import { ClaimedCallLog, relayCallClaimer } from '../org/claimed-call-log.ts';
+import { CallActions } from '../calls/call-actions.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -101,6 +102,16 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
    * logged and no card takes a note.
    */
   callLog?: CallLogSink;
+  /**
+   * Acting on calls (issue 38): a CallControl for the settings in force chosen by the composition
+   * root (organisation mode's, through the relay). Without it, the phone system's own call API.
+   */
+  callControl?: () => CallControl;
+  /**
+   * Shows the number a tel:/callto:/sip: link will dial with Call and Cancel (the confirmation
+   * window); true for Call. Without it a link is never dialled.
+   */
+  confirmDial?: (shown: string) => Promise<boolean>;
 }
 
 /** Organisation mode's faults that end when the user signs in (or enrols) again. */
@@ -126,10 +137,12 @@ export class AppRuntime {
   readonly timeline = new StatusTimeline();
   /** The CRM lookup for the settings in force, and Test lookup (crm-flow.ts). */
   private readonly crm: CrmFlow;
-  /** Acting on calls over the connection in force (core/calls/). */
-  private readonly calls: CallControl;
+  /** The phone system's own call API over the connection in force (core/calls/). */
+  private readonly direct: CallControl;
   /** Organisation mode: a call's log claimed at the relay before it is queued (one desktop logs it). */
   private readonly claimedCallLog: ClaimedCallLog | undefined;
+  /** Call back, the dial box, call links, Transfer, Hang up, Answer, Decline (issue 38). */
+  readonly calls: CallActions;
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -198,6 +211,16 @@ export class AppRuntime {
         ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
         : {}),
     });
+    this.calls = new CallActions({
+      control: () => this.callControl(),
+      region: () => this.settingsService.settings().defaultRegion || undefined,
+      popupNumber: (callId) => this.presenter.callerNumber(callId),
+      historyNumber: (callId) => this.d.history.item(callId)?.from,
+      // Settings with the policy's locks: only a locked `false` drops the question (see below).
+      confirmDialLinks: () => this.confirmDialLinks(),
+      ...(deps.confirmDial ? { confirm: deps.confirmDial } : {}),
+      logger: this.logger,
+    });
     this.notices = new NoticePresenter({
       clock: deps.clock,
       logger: deps.logger,
@@ -220,7 +243,7 @@ export class AppRuntime {
     this.connection.onChange(() => this.publishStatus());
     // The phone system's own call API over the user's sign-in (the direct modes); organisation
     // mode's calls go through the relay (its own CallControl, issue 38 item 5).
-    this.calls = new DirectCallControl({
+    this.direct = new DirectCallControl({
       connection: () => this.connection.inForce()?.connection ?? null,
       settings: () => this.connection.inForce()?.settings ?? this.settingsService.settings(),
       logger: this.logger,
@@ -255,11 +278,6 @@ export class AppRuntime {
   }
 
   /** The settings in force (defaults until start() has loaded them). */
-  /** Call, transfer, hang up (issue 38): what the popup, History, the dial box and tel: links use. */
-  callControl(): CallControl {
-    return this.calls;
-  }
-
   settings(): Settings {
     return this.settingsService.settings();
   }
@@ -355,6 +373,26 @@ export class AppRuntime {
   }
 
   /** Copies a history entry's caller number; false when the entry is gone. */
+  /**
+   * Whether a call link is confirmed: yes, unless the organisation's policy locked
+   * `confirmDialLinks` to false. A user's own settings file cannot drop it (a program that can
+   * write the user's files must not be able to make links dial silently).
+   */
+  private confirmDialLinks(): boolean {
+    return this.d.managed?.locked.includes('confirmDialLinks') === true
+      ? this.settingsService.settings().confirmDialLinks !== false
+      : true;
+  }
+
+  /**
+   * The phone system's call actions for the settings in force (issue 38): the composition root's
+   * choice when it gives one, else the phone system's own API over the user's sign-in ("not
+   * offered" where it has none: the standard service, organisation mode without the relay's).
+   */
+  callControl(): CallControl {
+    return this.d.callControl?.() ?? this.direct;
+  }
+
   copyHistoryNumber(callId: string): boolean {
     const entry = this.d.history.item(callId);
     if (!entry) return false;
