@@ -24,7 +24,7 @@ export interface RouteDeps {
   draining: () => boolean;
   clock: Clock;
   /** Organisation mode's requests (sign-in information, enrolment). */
-  org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo' | 'codeKey'>;
+  org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo' | 'codeKey' | 'auth'>;
   /** Organisation mode's call actions (users/call-route.ts): the user check, gateway mode's calls. */
   calls?: Pick<CallRouteDeps, 'userAuth' | 'calls' | 'perUserPerMinute'>;
   /** Gateway mode: each tenant's upstream stream's state, for /healthz. */
@@ -33,8 +33,8 @@ export interface RouteDeps {
 
 /**
  * The relay's plain HTTP requests: `POST /webhook/<tenant>`, `/healthz`, `/readyz`, `/metrics`,
- * and organisation mode's `GET /v1/org/<tenant>` and `POST /v1/enrol/<tenant>` (users/org-routes.ts)
- * and `POST /v1/call/<tenant>` (users/call-route.ts).
+ * and organisation mode's `GET /v1/org/<tenant>`, `POST /v1/enrol/<tenant>` and
+ * `POST /v1/claim/<tenant>` (users/org-routes.ts), and `POST /v1/call/<tenant>` (users/call-route.ts).
  * While draining, everything answers 503 with `Connection: close`. Only the two that take a body
  * (`takesBody`) read one: any other request that carries a body is answered 413 at once, before
  * its handler runs (/metrics once answered 200 while 64 MiB streamed in).
@@ -56,6 +56,7 @@ export function requestHandler(
     clock: deps.clock,
     ...(deps.org?.oidcInfo ? { oidcInfo: deps.org.oidcInfo } : {}),
     codeKey: deps.org?.codeKey ?? null,
+    ...(deps.org?.auth ? { auth: deps.org.auth, store } : {}),
   });
   const calls = callRoute({
     config,
@@ -160,9 +161,12 @@ export function requestHandler(
   };
 }
 
-/** The paths whose requests carry a body: the webhook intake, organisation mode's enrolment and calls. */
+/** The paths whose requests carry a body: the webhook intake, organisation mode's enrolment, claims and calls. */
 function takesBody(path: string): boolean {
   return (
-    path.startsWith('/webhook/') || path.startsWith('/v1/enrol/') || path.startsWith('/v1/call/')
+    path.startsWith('/webhook/') ||
+    path.startsWith('/v1/enrol/') ||
+    path.startsWith('/v1/claim/') ||
+    path.startsWith('/v1/call/')
   );
 }

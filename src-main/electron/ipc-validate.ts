@@ -29,6 +29,8 @@ const MAX_PATCH_JSON = 64 * 1024;
 const MAX_SECRET = 1024;
 /** A number typed into Test lookup: a telephone number is far shorter. */
 const MAX_NUMBER = 64;
+/** Where a call is transferred: an extension or a number as typed (the dial rule judges it). */
+const MAX_TRANSFER_TARGET = 64;
 /** An address (the settings allow no longer one to be useful) and a relay's tenant name. */
 const MAX_ADDRESS = 2048;
 const MAX_TENANT = 64;
@@ -158,6 +160,15 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
       throw new IpcArgumentError('height must be a finite number');
     return [h];
   },
+  'calls:offered': none,
+  'popup:call-back': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:transfer': (a) => {
+    if (a.length !== 2) throw new IpcArgumentError('expected a call id and where to transfer');
+    return [shortString(a[0], MAX_ID, 'callId'), shortString(a[1], MAX_TRANSFER_TARGET, 'to')];
+  },
+  'popup:hangup': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:answer': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:decline': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'status:get': none,
   'i18n:get': none,
   'settings:get': none,
@@ -180,6 +191,7 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   'history:mark-seen': none,
   'history:copy-number': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'history:open-crm': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'history:call-back': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'history:export-csv': (a) => [callIdList(one(a))],
   'settings:choose-contacts-file': none,
   'window:close': none,

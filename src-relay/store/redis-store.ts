@@ -120,6 +120,12 @@ if ttl > redis.call('PTTL', KEYS[1]) then redis.call('PEXPIRE', KEYS[1], ttl) en
 return 1
 `;
 
+/** A call's log claimed (organisation mode): the first SET NX wins, anyone else reads the holder. */
+const CLAIM_SCRIPT = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return ARGV[1] end
+return redis.call('GET', KEYS[1])
+`;
+
 export interface RedisStoreOptions {
   /** A single Redis (tests); or `storage`, the config's settings (Sentinel, Cluster). */
   url?: string;
@@ -231,6 +237,7 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     this.redis.defineCommand('relayLeaseExtend', { numberOfKeys: 1, lua: LEASE_EXTEND_SCRIPT });
     this.redis.defineCommand('relayLeaseRelease', { numberOfKeys: 1, lua: LEASE_RELEASE_SCRIPT });
     this.redis.defineCommand('relayTermToken', { numberOfKeys: 1, lua: TERM_TOKEN_RECORD_SCRIPT });
+    this.redis.defineCommand('relayClaimCall', { numberOfKeys: 1, lua: CLAIM_SCRIPT });
     // While Redis is down, ioredis reports an error at every reconnect attempt of both
     // connections (about twice a second): the first ones are logged, then one line a minute that
     // counts the rest. /readyz and the webhooks' 503 say it all the time.
@@ -592,6 +599,17 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
 
   async ping(): Promise<void> {
     await this.redis.ping();
+  }
+
+  /** In the tenant's slot; the call id is validated by the route (CALL_ID_PATTERN). */
+  async claimCall(tenant: string, callId: string, user: string, ttlMs: number): Promise<string> {
+    const holder = await this.leaseCommand('relayClaimCall')(
+      `${this.prefix}{${tenant}}:claim:${callId}`,
+      user,
+      String(Math.max(1, Math.round(ttlMs))),
+    );
+    if (typeof holder !== 'string') throw new Error('redis: the claim was not stored');
+    return holder;
   }
 
   /**

@@ -21,6 +21,7 @@ import type http from 'node:http';
 import type { Clock } from '../../src-shared/process/clock.ts';
 import type { Logger } from '../../src-shared/process/log.ts';
 import {
+  CALL_ID_PATTERN,
   RELAY_CALL_NUMBER,
   RELAY_ERRCODE,
   type RelayCallAnswer,
@@ -38,8 +39,6 @@ import type { UserAuthenticator } from './user-auth.ts';
 export const MAX_CALL_BODY_BYTES = 2 * 1024;
 /** Call actions a user may ask for per minute (and in a burst), by default. */
 export const CALLS_PER_USER_PER_MINUTE = 10;
-/** A call id as the phone system writes them (src-shared/api/call-api.ts isCallId). */
-const CALL_ID = /^[\w.:/@+-]{1,128}$/;
 const EXTENSION = /^[0-9]{1,7}$/;
 
 type Refusal = Extract<CallOutcome, { ok: false }>['refusal'];
@@ -103,7 +102,7 @@ function parseAction(raw: Buffer): Action | { refusal: Refusal; errmsg: string }
       ...(f.extension !== undefined && { extension: f.extension }),
     };
   }
-  const callId = typeof f.callId === 'string' && CALL_ID.test(f.callId) ? f.callId : null;
+  const callId = typeof f.callId === 'string' && CALL_ID_PATTERN.test(f.callId) ? f.callId : null;
   if (f.action === 'hangup') return callId === null ? malformed : { action: 'hangup', callId };
   if (f.action === 'transfer') {
     if (callId === null || (f.mode !== 'blind' && f.mode !== 'attended')) return malformed;

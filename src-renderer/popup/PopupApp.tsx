@@ -10,10 +10,13 @@
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type {
   CallNoteInput,
+  CallAction,
+  CallActionView,
   PopupCard,
   ScreenpopApi,
   StatusView,
 } from '../../src-main/ipc/contract.ts';
+import type { PhoneAction } from './CallCardView.tsx';
 import { InertText } from '../shared/InertText.tsx';
 import { spokenText } from '../shared/InertText.tsx';
 import { calledLine, callerHeadline } from '../shared/format.ts';
@@ -54,6 +57,9 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   const [announcement, setAnnouncement] = useState('');
   const { copiedId, copy } = useCopyFeedback(api.copyNumber);
   const [status, setStatus] = useState<StatusView | null>(null);
+  // What the phone system offers (issue 38): asked again whenever the status changes.
+  const [offered, setOffered] = useState<readonly CallAction[]>([]);
+  const [callNews, setCallNews] = useState('');
   const announced = useRef(new Set<string>());
   const listRef = useRef<HTMLOListElement>(null);
   const rootRef = useRef<HTMLElement>(null);
@@ -79,6 +85,51 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
 
   useLiveValue(api.onCalls, api.popupReady, { push: receive });
   useLiveValue(api.onStatus, api.getStatus, { push: setStatus });
+  useEffect(() => {
+    let live = true;
+    api
+      .callActionsOffered()
+      .then((next) => live && setOffered(next))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [api, status]);
+
+  const callAction = useCallback(
+    (callId: string, action: PhoneAction, to?: string) => {
+      const card = calls.find((c) => cardId(c) === callId);
+      let asked: Promise<CallActionView>;
+      switch (action) {
+        case 'call-back':
+          asked = api.callBack(callId);
+          break;
+        case 'transfer':
+          asked = api.transferCall(callId, to ?? '');
+          break;
+        case 'hangup':
+          asked = api.hangUp(callId);
+          break;
+        case 'answer':
+          asked = api.answerCall(callId);
+          break;
+        case 'decline':
+          asked = api.declineCall(callId);
+          break;
+      }
+      asked
+        .then((r) => {
+          const t = tRef.current;
+          if (!r.ok) setCallNews(r.message);
+          else if (action === 'call-back' && card)
+            setCallNews(t.t('popup.calling-back', { number: card.from }));
+          else if (action === 'transfer') setCallNews(t.t('popup.transferred'));
+          else setCallNews('');
+        })
+        .catch(() => undefined);
+    },
+    [api, calls],
+  );
 
   // Tell main how tall the stack is, so the window fits it.
   useEffect(() => {
@@ -175,6 +226,11 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
       <div className="visually-hidden" role="status" aria-live="polite">
         {copiedId ? t.t('popup.number-copied') : ''}
       </div>
+      {callNews && (
+        <p className="banner" role="status" data-testid="call-news">
+          <InertText text={callNews} fit="clamp" />
+        </p>
+      )}
       {status?.trunkWarning && (
         <p className="banner banner--warning" role="status" data-testid="trunk-warning">
           <span aria-hidden="true">⚠ </span>
@@ -202,6 +258,8 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
               onOpenCrm={openCrm}
               onCopy={copy}
               onSaveNote={saveNote}
+              offered={offered}
+              onCallAction={callAction}
             />
           ))}
         </ol>

@@ -575,6 +575,11 @@ export class CallPresenter {
     }
   }
 
+  /** The caller's number of a call on the popup (Call back, issue 38), or undefined. */
+  callerNumber(callId: string): string | undefined {
+    return this.calls.get(callId)?.card.from;
+  }
+
   copyNumber(callId: string): boolean {
     const card = this.calls.get(callId)?.card;
     if (!card) return false;

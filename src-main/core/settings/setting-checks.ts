@@ -336,6 +336,7 @@ export const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check
   connectionMode: oneOf(CONNECTION_MODES),
   crmUrlTemplate: crmTemplate,
   autoOpenCrm: bool(),
+  confirmDialLinks: bool(),
   doNotDisturb: bool(),
   sound: bool(),
   startAtLogin: bool(),

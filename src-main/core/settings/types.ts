@@ -110,6 +110,11 @@ export interface Settings {
   crmAllowedSchemes: string[];
   /** Open the CRM link by itself when a call rings. */
   autoOpenCrm: boolean;
+  /**
+   * Ask before a tel:/callto:/sip: link dials (issue 38). Always on for a user; only the
+   * organisation's policy may lock it off for managed fleets (core/links/dial-link.ts).
+   */
+  confirmDialLinks: boolean;
   doNotDisturb: boolean;
   sound: boolean;
   startAtLogin: boolean;
@@ -190,6 +195,7 @@ export const DEFAULT_SETTINGS: Settings = {
   doNotDisturb: false,
   sound: true,
   startAtLogin: false,
+  confirmDialLinks: true,
   popupDisplay: 'primary',
   popupCorner: 'bottom-right',
   popupLingerSec: 4,
