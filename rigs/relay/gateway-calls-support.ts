@@ -32,9 +32,13 @@ export interface GatewayCallsRig {
 
 export async function startGatewayCallsRig(
   dir: string,
-  opts: { perMinute?: number } = {},
+  opts: {
+    perMinute?: number;
+    /** The gateway key's scopes (a key without the call permission). */ scopes?: string[];
+  } = {},
 ): Promise<GatewayCallsRig> {
   const sim = await startSimulator({ phoneSystem: 'yeastar-p-series', extensions: 4 });
+  const key = opts.scopes ? sim.createApiKey({ scopes: opts.scopes }) : sim.apiKey;
   const tenant = sim.tenant;
   const config = relayConfig(
     {
@@ -60,7 +64,7 @@ export async function startGatewayCallsRig(
     logger,
     secrets,
     users,
-    gateway: new Map([[tenant, { apiKey: sim.apiKey.key, secret: sim.apiKey.secret }]]),
+    gateway: new Map([[tenant, { apiKey: key.key, secret: key.secret }]]),
     ...(opts.perMinute !== undefined && { callsPerUserPerMinute: opts.perMinute }),
   });
   const rang = new Map<string, string[]>();

@@ -17,7 +17,7 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-async function rig(opts: { perMinute?: number } = {}) {
+async function rig(opts: { perMinute?: number; scopes?: string[] } = {}) {
   const r = await startGatewayCallsRig(tmp.path, opts);
   cleanups.push(() => r.close());
   const [mine, colleague] = [r.sim.extensions[0]!.number, r.sim.extensions[1]!.number];
@@ -89,6 +89,30 @@ describe('POST /v1/call/<tenant>: a gateway relay dials for its users', () => {
     expect(byBob.body).toMatchObject({ ok: false, refusal: 'no-such-call' });
     const byAlice = await t.call({ action: 'hangup', callId }, alice);
     expect(byAlice).toEqual({ status: 200, body: { ok: true, callId } });
+  });
+
+  it("transfers the user's answered call blind (the caller moved); a colleague cannot", async () => {
+    const t = await rig();
+    const alice = await t.credential('alice', [t.mine]);
+    const bob = await t.credential('bob', [t.colleague]);
+    const callId = t.sim.ring({ from: '+14155550123', to: t.mine });
+    t.sim.setCallState(callId, 'answered', { to: t.mine });
+    const move = { action: 'transfer', callId, to: t.colleague, mode: 'blind' };
+    expect((await t.call(move, bob)).body).toMatchObject({ ok: false, refusal: 'no-such-call' });
+    expect(await t.call(move, alice)).toEqual({ status: 200, body: { ok: true, callId } });
+    await expect.poll(() => t.rang.get(callId)).toContain(t.colleague);
+    // Alice is out of the call now: hanging it up is no longer hers to do.
+    expect((await t.call({ action: 'hangup', callId }, alice)).status).toBe(404);
+    expect(t.audit().at(-2)).toMatchObject({ user: 'alice', action: 'transfer', outcome: 'ok' });
+  });
+
+  it("says permission (403) when the gateway's API application lacks the call permission (10005)", async () => {
+    const t = await rig({ scopes: ['extension:read', 'event:*'] });
+    const alice = await t.credential('alice', [t.mine]);
+    const res = await t.call({ action: 'dial', number: '4155550199' }, alice);
+    expect(res.status).toBe(403);
+    expect(res.body).toMatchObject({ ok: false, refusal: 'permission' });
+    expect(res.body.errmsg).toMatch(/errcode 10005/);
   });
 
   it('refuses no credential and a wrong one with 401, and a bad number with 400', async () => {
