@@ -13,6 +13,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { addUser, enrol, orgConfig, startOrgRelay } from '../../rigs/relay/users-support.ts';
 import type { PbxCallAnswer, RelayCallApi } from '../../src-relay/calls/call-route.ts';
+import { RelayCallControl } from '../../src-main/core/org/relay-call-control.ts';
+import { phrase } from '../../src-shared/i18n/phrase.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const tmp = useTempDir('call-route-');
@@ -182,5 +185,37 @@ describe('the relay call endpoint (organisation mode)', () => {
     expect((await call({ action: 'dial', to: 'x'.repeat(40) })).status).toBe(400);
     expect((await call({ action: 'dial', to: '555', pad: 'x'.repeat(5000) })).status).toBe(413);
     expect(pbx.requests).toEqual([]);
+  });
+
+  it("the desktop's RelayCallControl dials through the relay and reads its refusals as CallControlRefusal ids", async () => {
+    const { alice, org, pbx } = await setUp(0, { burst: 1, perMinute: 1 });
+    let invalidated = 0;
+    const control = (credential: string) =>
+      new RelayCallControl(
+        { relayUrl: org.relay.url, tenant: 'acme' },
+        {
+          fetch,
+          logger: silentLogger,
+          tokens: {
+            getToken: () => Promise.resolve({ value: credential, expiresAt: Date.now() + 60_000 }),
+            invalidate: () => (invalidated += 1),
+          },
+          wordsFor: (refusal) => [phrase('common.outcome.ended', { refusal })],
+        },
+      );
+    expect(await control(alice).dial('+442071234567')).toEqual({
+      ok: true,
+      callId: '1700000000.77',
+    });
+    expect(pbx.requests.map((q) => q.body)).toEqual([{ caller: '101', callee: '+442071234567' }]);
+    expect(await control(alice).hangup('1700000000.77')).toMatchObject({
+      ok: false,
+      refusal: 'rate-limited',
+    });
+    expect(await control('sprd_notanenrolleddevice0000000').dial('555')).toMatchObject({
+      ok: false,
+    });
+    expect(invalidated).toBe(1);
+    expect(await control(alice).answer()).toMatchObject({ ok: false, refusal: 'not-offered' });
   });
 });
