@@ -1,7 +1,9 @@
 import type http from 'node:http';
 import type { Logger } from '../../src-shared/process/log.ts';
 import type { RelayConfig } from '../config.ts';
+import { clientAddress } from '../admission.ts';
 import { reply } from '../http-reply.ts';
+import { RefusalBudget } from '../refusal-budget.ts';
 import { tenantInPath } from '../tenants.ts';
 import { TokenBucket } from '../token-bucket.ts';
 import type { UserAuthenticator } from '../users/user-auth.ts';
@@ -152,6 +154,11 @@ export function callRoute(
   deps: CallRouteDeps,
 ): (req: http.IncomingMessage, res: http.ServerResponse, path: string) => boolean {
   const audit = deps.logger.child({ component: 'audit' });
+  // Refused credentials per client address, as the stream's handshake counts them (upgrade.ts).
+  const refusals = new RefusalBudget(
+    deps.config.auth.maxFailuresPerAddressPerMinute,
+    deps.monotonic,
+  );
   const rate = deps.rate ?? { burst: 5, perMinute: 20 };
   // Bounded: past MAX_USERS, the oldest user's bucket goes (a full one loses nothing).
   const buckets = new Map<string, TokenBucket>();
@@ -173,7 +180,11 @@ export function callRoute(
     const token = /^Bearer (\S{1,4096})$/.exec(header)?.[1];
     if (!token || !deps.auth)
       return refuse(res, 401, 'sign-in-required', 'sign in to your organisation first');
+    const address = clientAddress(req, deps.config.trustProxy);
+    if (!refusals.allows(address))
+      return refuse(res, 429, 'rate-limited', 'too many refused sign-ins from this address');
     const verdict = await deps.auth.authenticate(tenant, token);
+    if (!verdict.ok && verdict.status !== 503) refusals.spend(address);
     if (!verdict.ok)
       return refuse(
         res,
