@@ -24,7 +24,7 @@ export interface RouteDeps {
   draining: () => boolean;
   clock: Clock;
   /** Organisation mode's requests (sign-in information, enrolment). */
-  org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo' | 'codeKey'>;
+  org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo' | 'codeKey' | 'auth'>;
   /** Gateway mode: each tenant's upstream stream's state, for /healthz. */
   upstreams?: () => Record<string, { state: string; since: string }>;
   /** Organisation mode's call requests (calls/call-route.ts): who signs in, each tenant's call API. */
@@ -33,7 +33,8 @@ export interface RouteDeps {
 
 /**
  * The relay's plain HTTP requests: `POST /webhook/<tenant>`, `/healthz`, `/readyz`, `/metrics`,
- * and organisation mode's `GET /v1/org/<tenant>` and `POST /v1/enrol/<tenant>` (users/org-routes.ts).
+ * and organisation mode's `GET /v1/org/<tenant>`, `POST /v1/enrol/<tenant>` and
+ * `POST /v1/claim/<tenant>` (users/org-routes.ts).
  * While draining, everything answers 503 with `Connection: close`. Only the two that take a body
  * (`takesBody`) read one: any other request that carries a body is answered 413 at once, before
  * its handler runs (/metrics once answered 200 while 64 MiB streamed in).
@@ -55,6 +56,7 @@ export function requestHandler(
     clock: deps.clock,
     ...(deps.org?.oidcInfo ? { oidcInfo: deps.org.oidcInfo } : {}),
     codeKey: deps.org?.codeKey ?? null,
+    ...(deps.org?.auth ? { auth: deps.org.auth, store } : {}),
   });
   const calls = callRoute({
     config,
@@ -158,9 +160,12 @@ export function requestHandler(
   };
 }
 
-/** The paths whose requests carry a body: the webhook intake and organisation mode's enrolment. */
+/** The paths whose requests carry a body: the webhook intake, organisation mode's enrolment, claims and calls. */
 function takesBody(path: string): boolean {
   return (
-    path.startsWith('/webhook/') || path.startsWith('/v1/enrol/') || path.startsWith(CALLS_PATH)
+    path.startsWith('/webhook/') ||
+    path.startsWith('/v1/enrol/') ||
+    path.startsWith('/v1/claim/') ||
+    path.startsWith(CALLS_PATH)
   );
 }

@@ -252,6 +252,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       users,
       oidcInfo: (tenant) => oidc.get(tenant)?.info() ?? null,
       codeKey: deps.codeKey ?? null,
+      ...(userAuth ? { auth: userAuth } : {}),
     },
     calls: {
       auth: userAuth,

@@ -8,7 +8,10 @@
  * main-side builder: `__crmOpen(callId)` and `__crmPreview(template)`.
  */
 import type {
+  CallAction,
+  CallActionView,
   CallCard,
+  CallNoteInput,
   ContactsFilePick,
   CrmPreview,
   EventChannel,
@@ -48,6 +51,10 @@ export interface DoubleFixture {
   contactsPick: ContactsFilePick;
   /** The language main tells the windows to speak. */
   locale: LocaleView['locale'];
+  /** The call actions the phone system offers (issue 38); absent: none (the standard service). */
+  offered?: CallAction[];
+  /** What every call action answers; absent: done. */
+  callActionResult?: CallActionView;
   /** What testCrmLookup answers (Settings' Test lookup); absent: HubSpot found Ada Lovelace. */
   testCrmLookup?: CrmTestResult;
 }
@@ -134,6 +141,10 @@ export function installApiDouble(fixture: DoubleFixture): void {
       if (g.__crmOpen) await g.__crmOpen(callId);
     },
     copyNumber: async (callId: string) => void record('copyNumber', [callId]),
+    saveNote: async (callId: string, note: CallNoteInput) => (
+      record('saveNote', [callId, note]),
+      true
+    ),
     reportPopupSize: async (height: number) => void record('reportPopupSize', [height]),
     getStatus: async () => (record('getStatus', []), clone(fixture.status)),
     getLocale: async () => (record('getLocale', []), { locale: fixture.locale }),
@@ -204,6 +215,28 @@ export function installApiDouble(fixture: DoubleFixture): void {
         : { status: 'saved', fileName: 'screenpop-calls.csv', count: callIds.length };
     },
     chooseContactsFile: async () => (record('chooseContactsFile', []), clone(fixture.contactsPick)),
+    callActionsOffered: async () => (
+      record('callActionsOffered', []),
+      [...(fixture.offered ?? [])]
+    ),
+    ...Object.fromEntries(
+      (
+        [
+          'callBack',
+          'transferCall',
+          'hangUp',
+          'answerCall',
+          'declineCall',
+          'callBackFromHistory',
+        ] as const
+      ).map((method) => [
+        method,
+        async (...args: unknown[]): Promise<CallActionView> => {
+          record(method, args);
+          return clone(fixture.callActionResult ?? { ok: true });
+        },
+      ]),
+    ),
     closeWindow: async () => void record('closeWindow', []),
     reportError: async (report: unknown) => void record('reportError', [report]),
     onCalls: subscribe('onCalls', 'popup:calls'),

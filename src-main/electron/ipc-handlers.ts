@@ -12,6 +12,9 @@ import type { NativeDialogs } from './dialogs.ts';
 import type { IpcHandlers, TypedIpcMain } from './ipc-main.ts';
 import type { PopupWindow } from './popup-window.ts';
 import type { AppWindows } from './windows.ts';
+import type { CallActionOutcome } from '../core/calls/call-actions.ts';
+import type { CallActionView } from '../ipc/contract.ts';
+import { render } from '../../src-shared/i18n/phrase.ts';
 
 export interface IpcContext {
   runtime: AppRuntime;
@@ -30,6 +33,13 @@ export interface IpcContext {
  */
 export function ipcHandlers(ctx: IpcContext): IpcHandlers {
   const { runtime, popup, windows, dialogs } = ctx;
+  /** An outcome for the page: the refusal's words in the user's language. */
+  const view = async (outcome: Promise<CallActionOutcome>): Promise<CallActionView> => {
+    const r = await outcome;
+    return r.ok
+      ? { ok: true }
+      : { ok: false, refusal: r.refusal, message: render(r.words, ctx.language.current()) };
+  };
   return {
     'popup:ready': () => popup.currentCards(),
     'popup:dismiss': (_e, callId) => runtime.presenter.dismiss(callId),
@@ -40,7 +50,15 @@ export function ipcHandlers(ctx: IpcContext): IpcHandlers {
     'popup:copy-number': (_e, callId) => {
       runtime.presenter.copyNumber(callId);
     },
+    'popup:save-note': (_e, callId, note) =>
+      runtime.presenter.saveNote(callId, note.text, note.disposition, note.submit),
     'popup:content-size': (_e, height) => popup.setContentHeight(height),
+    'calls:offered': () => runtime.calls.offered(),
+    'popup:call-back': (_e, callId) => view(runtime.calls.callBack('popup', callId)),
+    'popup:transfer': (_e, callId, to) => view(runtime.calls.transfer(callId, to)),
+    'popup:hangup': (_e, callId) => view(runtime.calls.hangup(callId)),
+    'popup:answer': (_e, callId) => view(runtime.calls.answer(callId)),
+    'popup:decline': (_e, callId) => view(runtime.calls.decline(callId)),
     'status:get': () => runtime.status(),
     'i18n:get': () => ({ locale: ctx.language.locale }),
     'settings:get': () => runtime.settingsView(),
@@ -62,6 +80,7 @@ export function ipcHandlers(ctx: IpcContext): IpcHandlers {
       const r = await runtime.openHistoryCrm(callId);
       if (!r.ok) ctx.logger.warn('CRM link not opened', { reason: r.message });
     },
+    'history:call-back': (_e, callId) => view(runtime.calls.callBack('history', callId)),
     'history:export-csv': async (event, callIds) => {
       const path = await dialogs.chooseExportPath(event.sender, exportFileName(ctx.clock.now()));
       if (!path) return { status: 'cancelled' };

@@ -9,7 +9,12 @@ import type {
   OrgRelayPatch,
   RendererErrorReport,
   SettingsPatch,
+  CallNoteInput,
 } from '../ipc/contract.ts';
+import {
+  MAX_CALL_LOG_CHOICE_CHARS,
+  MAX_CALL_NOTE_CHARS,
+} from '../../src-shared/rules/call-log-rule.ts';
 import { MAX_HISTORY_LIMIT } from '../core/history/history-store.ts';
 
 export class IpcArgumentError extends Error {
@@ -24,6 +29,8 @@ const MAX_PATCH_JSON = 64 * 1024;
 const MAX_SECRET = 1024;
 /** A number typed into Test lookup: a telephone number is far shorter. */
 const MAX_NUMBER = 64;
+/** Where a call is transferred: an extension or a number as typed (the dial rule judges it). */
+const MAX_TRANSFER_TARGET = 64;
 /** An address (the settings allow no longer one to be useful) and a relay's tenant name. */
 const MAX_ADDRESS = 2048;
 const MAX_TENANT = 64;
@@ -44,6 +51,27 @@ function shortString(value: unknown, max: number, what: string): string {
 function one(args: unknown[]): unknown {
   if (args.length !== 1) throw new IpcArgumentError('expected one argument');
   return args[0];
+}
+
+/**
+ * The note card's values: exactly text, disposition and submit; the note at most
+ * MAX_CALL_NOTE_CHARS, the outcome null or a choice's length (the presenter checks it is one of
+ * the configured choices, and makes the text plain).
+ */
+function callNoteArg(value: unknown): CallNoteInput {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new IpcArgumentError('note must be an object');
+  const { text, disposition, submit, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) throw new IpcArgumentError('unknown fields in note');
+  if (typeof submit !== 'boolean') throw new IpcArgumentError('note.submit must be a boolean');
+  return {
+    text: shortString(text, MAX_CALL_NOTE_CHARS, 'note.text'),
+    disposition:
+      disposition === null
+        ? null
+        : shortString(disposition, MAX_CALL_LOG_CHOICE_CHARS, 'note.disposition'),
+    submit,
+  };
 }
 
 /** A list of call ids, at most as many as the history can hold. */
@@ -122,12 +150,25 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   'popup:dismiss': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'popup:open-crm': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'popup:copy-number': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:save-note': (a) => {
+    if (a.length !== 2) throw new IpcArgumentError('expected two arguments');
+    return [shortString(a[0], MAX_ID, 'callId'), callNoteArg(a[1])];
+  },
   'popup:content-size': (a) => {
     const h = one(a);
     if (typeof h !== 'number' || !Number.isFinite(h) || h < 0 || h > 100_000)
       throw new IpcArgumentError('height must be a finite number');
     return [h];
   },
+  'calls:offered': none,
+  'popup:call-back': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:transfer': (a) => {
+    if (a.length !== 2) throw new IpcArgumentError('expected a call id and where to transfer');
+    return [shortString(a[0], MAX_ID, 'callId'), shortString(a[1], MAX_TRANSFER_TARGET, 'to')];
+  },
+  'popup:hangup': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:answer': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:decline': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'status:get': none,
   'i18n:get': none,
   'settings:get': none,
@@ -150,6 +191,7 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   'history:mark-seen': none,
   'history:copy-number': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'history:open-crm': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'history:call-back': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'history:export-csv': (a) => [callIdList(one(a))],
   'settings:choose-contacts-file': none,
   'window:close': none,

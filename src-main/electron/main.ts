@@ -92,6 +92,8 @@ import { applyStartAtLogin } from './login-item.ts';
 import { askWithMessageBox, checkApplicationsFolder, welcomeOnce } from './mac-first-start.ts';
 import { installerRestarter } from './installer-restart.ts';
 import { listenForSecondLaunches, type SecondLaunches } from './second-launch.ts';
+import { confirmDial, sayDialRefused } from './dial-confirm.ts';
+import { DIAL_LINK_SCHEMES, dialLinkInArgs } from '../core/links/dial-link.ts';
 import { ElectronNotifier, UNSIGNED_MAC_WORDS } from './notifier.ts';
 import { PopupWindow } from './popup-window.ts';
 import { watchPower } from './power.ts';
@@ -203,11 +205,17 @@ async function start(): Promise<void> {
   const secondLaunches = listenForSecondLaunches(app);
   const env = launchEnvironment(process.env, app, process.platform, process.execPath);
   const base = foundations(env);
-  const late: Late = { runtime: null, quit: null, saveDiagnostics: null };
+  const late: Late = { runtime: null, quit: null, saveDiagnostics: null, pendingLinks: [] };
   const secured = secureShell(base, late);
   const views = adapters(base, secured, late, secondLaunches);
   const core = await buildCore(base, secured, views, late);
   late.runtime = core.runtime;
+  // A link that started Screenpop (Windows, Linux: on its command line), and any that came while
+  // it started.
+  const firstLink = dialLinkInArgs(process.argv.slice(1));
+  for (const link of [...(firstLink ? [firstLink] : []), ...late.pendingLinks.splice(0)])
+    openCallLink(base, core.runtime, link);
+  registerCallLinkSchemes(base);
   addDiagnostics(base, core);
   connectViews(base, views, core);
   const ends = endings(base, secured, views, core);
@@ -221,6 +229,33 @@ interface Late {
   runtime: AppRuntime | null;
   quit: QuitSequence | null;
   saveDiagnostics: (() => Promise<void>) | null;
+  /** tel:/callto:/sip: links that arrived before the runtime existed. */
+  pendingLinks: string[];
+}
+
+/** A call link: read, confirmed, dialled; a refusal said in a message box (dial-confirm.ts). */
+function openCallLink({ language, logger }: Base, runtime: AppRuntime, link: string): void {
+  void runtime.calls.openLink(link).then((r) => {
+    if (!r.ok && r.refusal !== 'cancelled')
+      void sayDialRefused({ dialog, language, logger }, r.words);
+  });
+}
+
+/**
+ * Windows: electron-builder's NSIS and MSI register no URL schemes, so the packaged app offers
+ * itself for tel:, callto: and sip: (per user), only where no program handles the scheme yet:
+ * it never takes a scheme from the user's choice (Windows' Default apps lists it either way).
+ */
+function registerCallLinkSchemes({ env, logger }: Base): void {
+  if (env.platform !== 'win32' || !env.packaged) return;
+  for (const scheme of DIAL_LINK_SCHEMES) {
+    try {
+      if (app.getApplicationNameForProtocol(`${scheme}://`) === '')
+        app.setAsDefaultProtocolClient(scheme);
+    } catch (err) {
+      logger.warn('call link scheme not registered', { scheme, error: err });
+    }
+  }
 }
 
 type Base = ReturnType<typeof foundations>;
@@ -307,11 +342,12 @@ type Views = ReturnType<typeof adapters>;
 
 /** Phase 3: the Electron adapters. What they find wrong on this computer is said in the status. */
 function adapters(
-  { env, logger, language }: Base,
+  base: Base,
   { origin, webPreferences, assets }: Shell,
   late: Late,
   secondLaunches: SecondLaunches,
 ) {
+  const { env, logger, language } = base;
   const health = new DesktopHealth(logger);
   const popup = new PopupWindow({
     createWindow: (options) => new BrowserWindow(options),
@@ -332,8 +368,14 @@ function adapters(
     logger,
     icon: join(assets, 'icon.png'),
   });
-  // A second launch shows the settings (answered from now on; one during start-up was kept).
-  secondLaunches.answerWith(() => windows.show('settings'));
+  // A second launch shows the settings, or with a tel:/callto:/sip: link (its command line, or
+  // macOS' open-url) asks to call it (answered from now on; those during start-up were kept).
+  secondLaunches.answerWith((argv) => {
+    const link = dialLinkInArgs(argv);
+    if (!link) windows.show('settings');
+    else if (late.runtime) openCallLink(base, late.runtime, link);
+    else late.pendingLinks.push(link);
+  });
   // An ad-hoc signed macOS test build: macOS refuses its notifications and Squirrel.Mac its
   // updates; the status says so once, instead of every failure.
   if (env.unsignedMac) health.report('unsigned-build', UNSIGNED_MAC_WORDS);
@@ -489,6 +531,8 @@ async function buildCore(
       { clock, logger, account: organisation, transport: connectionNetwork, relayCursorStore },
     ),
     organisation,
+    // A tel:/callto:/sip: link dials only after the user's Call in the system's message box.
+    confirmDial: (shown) => confirmDial({ dialog, language, logger }, shown),
     // The CRM lookup goes out the same way as everything else (proxy, CAs).
     crmNetwork: network,
     // The control surface lets the user (and the end-to-end suite) ring the demo from outside.

@@ -5,6 +5,7 @@
  * use are in src-shared/), so the renderer's DOM-only build includes it.
  */
 
+import type { CallAction } from '../core/ports/call-control.ts';
 import type {
   LocaleView,
   ContactsFilePick,
@@ -28,6 +29,7 @@ export type {
   CallText,
   CallFacts,
   CallCard,
+  CallNoteView,
   PopupCard,
   HistoryEntry,
   HistoryItem,
@@ -65,6 +67,21 @@ export interface RendererErrorReport {
   componentStack?: string;
 }
 
+/** What the note card sends (popup:save-note). */
+export interface CallNoteInput {
+  text: string;
+  disposition: string | null;
+  submit: boolean;
+}
+/** A call action the phone system offers (issue 38; core/ports/call-control.ts). */
+export type { CallAction } from '../core/ports/call-control.ts';
+
+/**
+ * The answer to a call action (Call back, Transfer, Hang up, Answer, Decline): done, or why not,
+ * in the user's language (`refusal` is a stable id for tests and styling, never shown).
+ */
+export type CallActionView = { ok: true } | { ok: false; refusal: string; message: string };
+
 /** renderer -> main, request/response (ipcRenderer.invoke / ipcMain.handle). */
 export interface IpcInvokeMap {
   'popup:ready': () => PopupCard[];
@@ -72,10 +89,26 @@ export interface IpcInvokeMap {
   'popup:open-crm': (callId: string) => void;
   'popup:copy-number': (callId: string) => void;
   /**
+   * The note card of a call the user answered: its note (plain text, at most 2,000 characters) and
+   * outcome (one of the configured choices, or null); `submit` is Enter (logs it once the call is
+   * over). False when the call has no note card or a value does not fit.
+   */
+  'popup:save-note': (callId: string, note: CallNoteInput) => boolean;
+  /**
    * The popup's content height in CSS pixels (it changes as calls stack or close). Main resizes
    * the inactive window to fit (clamped to the work area) and keeps it anchored to its corner.
    */
   'popup:content-size': (height: number) => void;
+  /** The call actions the phone system offers now: buttons show only for these (issue 38). */
+  'calls:offered': () => CallAction[];
+  /** Calls back the caller of a card (main reads the number from its own popup, never the page). */
+  'popup:call-back': (callId: string) => CallActionView;
+  /** Blind transfer of a call the user answered, to an extension or a number. */
+  'popup:transfer': (callId: string, to: string) => CallActionView;
+  'popup:hangup': (callId: string) => CallActionView;
+  /** Remote answer / decline on the user's desk phone (uaCSTA), only where offered. */
+  'popup:answer': (callId: string) => CallActionView;
+  'popup:decline': (callId: string) => CallActionView;
   'status:get': () => StatusView;
   /** The language the windows speak (main decides: Settings, policy or the OS). */
   'i18n:get': () => LocaleView;
@@ -103,6 +136,8 @@ export interface IpcInvokeMap {
   'history:copy-number': (callId: string) => void;
   /** Opens the CRM link for a history entry, built by main's CRM builder and vetted. */
   'history:open-crm': (callId: string) => void;
+  /** Calls back the caller of a History entry (the number from main's own history). */
+  'history:call-back': (callId: string) => CallActionView;
   /**
    * Asks where to save (native dialog in main) and writes these entries, in this order, as CSV.
    * The ids only select: every value written comes from main's own history.
@@ -132,7 +167,14 @@ export const INVOKE_CHANNELS = [
   'popup:dismiss',
   'popup:open-crm',
   'popup:copy-number',
+  'popup:save-note',
   'popup:content-size',
+  'calls:offered',
+  'popup:call-back',
+  'popup:transfer',
+  'popup:hangup',
+  'popup:answer',
+  'popup:decline',
   'status:get',
   'i18n:get',
   'settings:get',
@@ -149,6 +191,7 @@ export const INVOKE_CHANNELS = [
   'history:mark-seen',
   'history:copy-number',
   'history:open-crm',
+  'history:call-back',
   'history:export-csv',
   'settings:choose-contacts-file',
   'window:close',
@@ -185,7 +228,14 @@ export interface ScreenpopApi {
   dismiss: Promisify<IpcInvokeMap['popup:dismiss']>;
   openCrm: Promisify<IpcInvokeMap['popup:open-crm']>;
   copyNumber: Promisify<IpcInvokeMap['popup:copy-number']>;
+  saveNote: Promisify<IpcInvokeMap['popup:save-note']>;
   reportPopupSize: Promisify<IpcInvokeMap['popup:content-size']>;
+  callActionsOffered: Promisify<IpcInvokeMap['calls:offered']>;
+  callBack: Promisify<IpcInvokeMap['popup:call-back']>;
+  transferCall: Promisify<IpcInvokeMap['popup:transfer']>;
+  hangUp: Promisify<IpcInvokeMap['popup:hangup']>;
+  answerCall: Promisify<IpcInvokeMap['popup:answer']>;
+  declineCall: Promisify<IpcInvokeMap['popup:decline']>;
   getStatus: Promisify<IpcInvokeMap['status:get']>;
   getLocale: Promisify<IpcInvokeMap['i18n:get']>;
   getSettings: Promisify<IpcInvokeMap['settings:get']>;
@@ -202,6 +252,7 @@ export interface ScreenpopApi {
   markHistorySeen: Promisify<IpcInvokeMap['history:mark-seen']>;
   copyHistoryNumber: Promisify<IpcInvokeMap['history:copy-number']>;
   openHistoryCrm: Promisify<IpcInvokeMap['history:open-crm']>;
+  callBackFromHistory: Promisify<IpcInvokeMap['history:call-back']>;
   exportHistoryCsv: Promisify<IpcInvokeMap['history:export-csv']>;
   chooseContactsFile: Promisify<IpcInvokeMap['settings:choose-contacts-file']>;
   closeWindow: Promisify<IpcInvokeMap['window:close']>;

@@ -15,6 +15,7 @@ import type {
 import type { StorageHealth } from './types.ts';
 import { DEFAULT_RETENTION, FencedError, waitFor } from './types.ts';
 import type { LeaseBackend } from '../gateway/lease.ts';
+import type { TermTokenBackend } from '../gateway/term-tokens.ts';
 import {
   connectWithin,
   createRedisConnection,
@@ -101,6 +102,29 @@ const LEASE_RELEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `;
+/**
+ * The access tokens the lease's terms were given (gateway/term-tokens.ts: sealed, named by an
+ * HMAC), a hash beside the lease: one entry set, entries past their time (the number each value
+ * starts with, ARGV[4] now) dropped, and the hash kept until its last token expires (ARGV[3]).
+ */
+const TERM_TOKEN_RECORD_SCRIPT = `
+local now = tonumber(ARGV[4])
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  local at = tonumber(string.match(all[i + 1], '^(%d+)'))
+  if at == nil or at <= now then redis.call('HDEL', KEYS[1], all[i]) end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local ttl = tonumber(ARGV[3]) - now
+if ttl > redis.call('PTTL', KEYS[1]) then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1
+`;
+
+/** A call's log claimed (organisation mode): the first SET NX wins, anyone else reads the holder. */
+const CLAIM_SCRIPT = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return ARGV[1] end
+return redis.call('GET', KEYS[1])
+`;
 
 export interface RedisStoreOptions {
   /** A single Redis (tests); or `storage`, the config's settings (Sentinel, Cluster). */
@@ -135,7 +159,7 @@ type FencedAppendCommand = (
 ) => Promise<string | null>;
 type LeaseCommand = (key: string, ...args: string[]) => Promise<string | number | null>;
 
-export class RedisStore implements EventStore, LeaseBackend {
+export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
   readonly kind = 'redis' as const;
   private readonly redis: RedisClient;
   /** The followers' connections: one for every tenant, or one per tenant in a Cluster. */
@@ -156,6 +180,7 @@ export class RedisStore implements EventStore, LeaseBackend {
     primary: null as string | null,
     waitFailures: 0,
     unconfirmedPrimaries: 0,
+    unvouchedWrites: 0,
   };
   /** Sentinel: asks every sentinel which server is the primary (see SentinelQuorum). */
   private readonly quorum: SentinelQuorum | undefined;
@@ -211,6 +236,8 @@ export class RedisStore implements EventStore, LeaseBackend {
     this.redis.defineCommand('relayLeaseAcquire', { numberOfKeys: 2, lua: LEASE_ACQUIRE_SCRIPT });
     this.redis.defineCommand('relayLeaseExtend', { numberOfKeys: 1, lua: LEASE_EXTEND_SCRIPT });
     this.redis.defineCommand('relayLeaseRelease', { numberOfKeys: 1, lua: LEASE_RELEASE_SCRIPT });
+    this.redis.defineCommand('relayTermToken', { numberOfKeys: 1, lua: TERM_TOKEN_RECORD_SCRIPT });
+    this.redis.defineCommand('relayClaimCall', { numberOfKeys: 1, lua: CLAIM_SCRIPT });
     // While Redis is down, ioredis reports an error at every reconnect attempt of both
     // connections (about twice a second): the first ones are logged, then one line a minute that
     // counts the rest. /readyz and the webhooks' 503 say it all the time.
@@ -244,7 +271,7 @@ export class RedisStore implements EventStore, LeaseBackend {
     // Sentinel: a connection is used (written to, read from) only once a majority of the sentinels
     // name its server as the primary; another server is left at once for the next answer.
     this.quorum = this.storage.sentinel
-      ? new SentinelQuorum(this.storage, this.connectTimeoutMs)
+      ? new SentinelQuorum(this.storage, this.connectTimeoutMs, () => this.clock.now())
       : undefined;
     if (this.quorum)
       for (const c of [this.redis, ...this.readers.map((r) => r.client)]) {
@@ -316,7 +343,7 @@ export class RedisStore implements EventStore, LeaseBackend {
    */
   private async confirm(c: RedisClient): Promise<void> {
     const server = serverOf(c);
-    const { primary, votes } = await this.quorum!.primary();
+    const { primary, votes, vetoes } = await this.quorum!.primary();
     if (this.closed || c.status !== 'ready' || serverOf(c) !== server || !server) return;
     if (primary === server) {
       this.confirmed.set(c, server);
@@ -325,10 +352,7 @@ export class RedisStore implements EventStore, LeaseBackend {
     this.health.unconfirmedPrimaries += 1;
     this.logger.warn(
       'redis server is not the primary a majority of the sentinels name; reconnecting',
-      {
-        server,
-        votes,
-      },
+      { server, votes, vetoes },
     );
     c.disconnect(true);
   }
@@ -361,23 +385,74 @@ export class RedisStore implements EventStore, LeaseBackend {
     return (this.redis as unknown as Record<string, LeaseCommand>)[name]!.bind(this.redis);
   }
 
+  /**
+   * Sentinel: a lease is taken or renewed like an event is stored: on a server the sentinels
+   * confirmed, and acted on only if they still vouch for it afterwards (a lease taken on an old
+   * primary during a failover is thrown away with it, and another instance takes the tenant on
+   * the new one: two streams to the phone system). Refused, the holder's term runs out on its own
+   * clock (gateway/lease.ts).
+   */
   async acquireLease(tenant: string, owner: string, ttlMs: number): Promise<string | null> {
+    this.assertConfirmed();
+    const server = serverOf(this.redis);
     const token = await this.leaseCommand('relayLeaseAcquire')(
       this.leaseKey(tenant),
       `${this.prefix}{${tenant}}:upstream-fence`,
       owner,
       String(ttlMs),
     );
+    if (this.quorum) await this.vouched(server);
     return typeof token === 'string' ? token : null;
   }
 
   async extendLease(tenant: string, token: string, ttlMs: number): Promise<boolean> {
+    this.assertConfirmed();
+    const server = serverOf(this.redis);
     const extended = this.leaseCommand('relayLeaseExtend');
-    return (await extended(this.leaseKey(tenant), token, String(ttlMs))) === 1;
+    const ok = (await extended(this.leaseKey(tenant), token, String(ttlMs))) === 1;
+    if (this.quorum) await this.vouched(server);
+    return ok;
+  }
+
+  private assertConfirmed(): void {
+    if (!this.isConfirmed(this.redis))
+      throw new Error(
+        'redis: the server is not (yet) the primary a majority of the sentinels name',
+      );
   }
 
   async releaseLease(tenant: string, token: string): Promise<void> {
     await this.leaseCommand('relayLeaseRelease')(this.leaseKey(tenant), token);
+  }
+
+  /** The key of the tokens the lease's terms were given (gateway/term-tokens.ts). */
+  termTokensKey(tenant: string): string {
+    return `${this.prefix}{${tenant}}:upstream-tokens`;
+  }
+
+  async recordTermToken(
+    tenant: string,
+    field: string,
+    value: string,
+    expiresAt: number,
+    now: number,
+  ): Promise<void> {
+    const record = this.leaseCommand('relayTermToken');
+    await record(
+      this.termTokensKey(tenant),
+      field,
+      value,
+      String(Math.ceil(expiresAt)),
+      String(now),
+    );
+  }
+
+  listTermTokens(tenant: string): Promise<Record<string, string>> {
+    return this.redis.hgetall(this.termTokensKey(tenant));
+  }
+
+  async forgetTermTokens(tenant: string, fields: readonly string[]): Promise<void> {
+    if (fields.length > 0) await this.redis.hdel(this.termTokensKey(tenant), ...fields);
   }
 
   /**
@@ -385,10 +460,7 @@ export class RedisStore implements EventStore, LeaseBackend {
    * lease still holds `token` when the event lands.
    */
   async appendFenced(e: NewEvent, token: string): Promise<AppendResult> {
-    if (!this.isConfirmed(this.redis))
-      throw new Error(
-        'redis: the server is not (yet) the primary a majority of the sentinels name',
-      );
+    this.assertConfirmed();
     const append = (
       this.redis as unknown as { relayFencedAppend: FencedAppendCommand }
     ).relayFencedAppend.bind(this.redis);
@@ -428,7 +500,9 @@ export class RedisStore implements EventStore, LeaseBackend {
    * as a duplicate: it must not be acknowledged before the event is where a failover keeps it.
    */
   private async appended(e: NewEvent, id: string | null): Promise<AppendResult> {
+    const server = serverOf(this.redis);
     if (this.storage.minReplicas > 0) await this.replicated();
+    if (this.quorum) await this.vouched(server);
     if (!id) return { status: 'duplicate' };
     const prev = this.lastAppended.get(e.tenant);
     if (!prev || compareCursors(id, prev) > 0) this.lastAppended.set(e.tenant, id);
@@ -451,11 +525,24 @@ export class RedisStore implements EventStore, LeaseBackend {
     );
   }
 
+  /**
+   * Sentinel: the webhook (or a lease, above) is acknowledged only if, once its event is stored (and on the replicas),
+   * a majority of the sentinels still name the server it was stored on and none sees a failover of
+   * it under way (SentinelQuorum). A failover that began after the connection was confirmed (the
+   * old primary restarted while the sentinels still had it down) would otherwise throw away what
+   * was acknowledged: the webhook is answered 503 instead and the service retries it.
+   */
+  private async vouched(server: string | null): Promise<void> {
+    const { primary, votes, vetoes } = await this.quorum!.primaryAsOf(this.clock.now());
+    if (primary !== null && primary === server && serverOf(this.redis) === server) return;
+    this.health.unvouchedWrites += 1;
+    throw new Error(
+      `redis: the sentinels do not vouch for the server the event was stored on (${server ?? 'none'}; named: ${JSON.stringify(votes)}${vetoes.length > 0 ? `; down or failing over: ${vetoes.join(' ')}` : ''})`,
+    );
+  }
+
   async append(e: NewEvent): Promise<AppendResult> {
-    if (!this.isConfirmed(this.redis))
-      throw new Error(
-        'redis: the server is not (yet) the primary a majority of the sentinels name',
-      );
+    this.assertConfirmed();
     const append = (this.redis as unknown as { relayAppend: AppendCommand }).relayAppend.bind(
       this.redis,
     );
@@ -512,6 +599,17 @@ export class RedisStore implements EventStore, LeaseBackend {
 
   async ping(): Promise<void> {
     await this.redis.ping();
+  }
+
+  /** In the tenant's slot; the call id is validated by the route (CALL_ID_PATTERN). */
+  async claimCall(tenant: string, callId: string, user: string, ttlMs: number): Promise<string> {
+    const holder = await this.leaseCommand('relayClaimCall')(
+      `${this.prefix}{${tenant}}:claim:${callId}`,
+      user,
+      String(Math.max(1, Math.round(ttlMs))),
+    );
+    if (typeof holder !== 'string') throw new Error('redis: the claim was not stored');
+    return holder;
   }
 
   /**

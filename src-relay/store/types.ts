@@ -56,6 +56,13 @@ export interface EventStore {
    * a shutdown still reaches the clients connected here.
    */
   published(timeoutMs: number): Promise<void>;
+  /**
+   * Claims the CRM logging of a call for `user` (organisation mode): atomically, the first claim
+   * of `callId` in `tenant` wins and is kept `ttlMs`; resolves with the holder (the user itself
+   * when it won, or when it claimed before: a retry). Rejects when the backend does not answer.
+   * Both backends have it; a wrapper without it (a gateway's fenced view) claims nothing.
+   */
+  claimCall?(tenant: string, callId: string, user: string, ttlMs: number): Promise<string>;
   /** Resolves when the backend answers (readiness). */
   ping(): Promise<void>;
   /** A networked backend's connection: where it is and what happened to it (metrics, /readyz). */
@@ -79,6 +86,11 @@ export interface StorageHealth {
    * primary (an old primary restarted, a sentinel not yet told of a failover), left for another.
    */
   unconfirmedPrimaries: number;
+  /**
+   * Webhooks answered 503 (and upstream lease asks refused) because, once written, the sentinels
+   * no longer vouched for the server (a failover of it under way, or a majority naming another).
+   */
+  unvouchedWrites: number;
 }
 
 /**

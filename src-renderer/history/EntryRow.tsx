@@ -25,6 +25,8 @@ export interface RowProps {
   canOpenCrm: boolean;
   onCopy: (callId: string) => void;
   onOpenCrm: (callId: string) => void;
+  /** Call back (issue 38): present only where the phone system offers dialling. */
+  onCallBack?: (callId: string) => void;
 }
 
 export interface EntryRowProps extends RowProps {
@@ -105,7 +107,8 @@ function RowActions({
   canOpenCrm,
   onCopy,
   onOpenCrm,
-}: Pick<RowProps, 'copied' | 'canOpenCrm' | 'onCopy' | 'onOpenCrm'> & {
+  onCallBack,
+}: Pick<RowProps, 'copied' | 'canOpenCrm' | 'onCopy' | 'onOpenCrm' | 'onCallBack'> & {
   id: string;
   /** The caller, bounded, for the buttons' labels. */
   spoken: string;
@@ -115,6 +118,17 @@ function RowActions({
   const t = useT();
   return (
     <div className="entry__actions">
+      {onCallBack && (
+        <button
+          type="button"
+          className="button button--small"
+          data-action="call-back"
+          aria-label={t.t('history.call-back-to', { caller: spoken })}
+          onClick={() => onCallBack(id)}
+        >
+          {t.t('history.call-back')}
+        </button>
+      )}
       <button
         type="button"
         className="button button--small"

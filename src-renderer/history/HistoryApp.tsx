@@ -7,7 +7,7 @@
  * marks them seen; the "New" marks stay for this visit so the user can still tell which ones they
  * had missed.
  */
-import { useCallback, useEffect, useId, useState } from 'react';
+import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ExportResult, HistoryItem, ScreenpopApi } from '../../src-main/ipc/contract.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { useT, useDocumentTitle } from '../shared/i18n.tsx';
@@ -48,6 +48,30 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
   const [exporting, setExporting] = useState(false);
   const [exported, setExported] = useState<ExportResult | null>(null);
   const [canOpenCrm, setCanOpenCrm] = useState(false);
+  // Call back (issue 38): only where the phone system offers dialling; what came of it, said.
+  const [canDial, setCanDial] = useState(false);
+  const [callNews, setCallNews] = useState('');
+  useEffect(() => {
+    let live = true;
+    api
+      .callActionsOffered()
+      .then((offered) => live && setCanDial(offered.includes('dial')))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [api]);
+  const tRef = useRef(t);
+  tRef.current = t;
+  const callBack = useCallback(
+    (callId: string) => {
+      api
+        .callBackFromHistory(callId)
+        .then((r) => setCallNews(r.ok ? tRef.current.t('history.calling-back') : r.message))
+        .catch(() => undefined);
+    },
+    [api],
+  );
   const searchId = useId();
 
   /** Shows `next`; returns true when it holds missed calls not yet seen. */
@@ -197,6 +221,11 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
       )}
 
       <div role="status" className="history__status" data-testid="history-status">
+        {callNews && (
+          <p className="status" data-testid="call-news">
+            {callNews}
+          </p>
+        )}
         {exported && exported.status !== 'cancelled' && (
           <p
             className={exported.status === 'saved' ? 'status status--ok' : 'status status--error'}
@@ -247,6 +276,7 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
               canOpenCrm={canOpenCrm}
               onCopy={copy}
               onOpenCrm={openCrm}
+              {...(canDial ? { onCallBack: callBack } : {})}
             />
           ))}
         </ol>

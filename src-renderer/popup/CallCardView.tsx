@@ -9,8 +9,9 @@
  * - Done (answered, answered by a colleague, missed, ended; it lingers a few seconds): grey, flat
  *   and two lines shorter, its outcome in words and an icon, and only the action that still helps.
  */
-import { useId } from 'react';
-import type { CallCard } from '../../src-main/ipc/contract.ts';
+import { useId, useState, type KeyboardEvent } from 'react';
+import type { CallAction, CallCard, CallNoteInput } from '../../src-main/ipc/contract.ts';
+import { NoteField } from './NoteField.tsx';
 import { InertText, spokenText } from '../shared/InertText.tsx';
 import {
   calledLine,
@@ -32,13 +33,31 @@ export interface CallCardViewProps {
   onDismiss: (id: string) => void;
   onOpenCrm: (id: string) => void;
   onCopy: (id: string) => void;
+  /** The note card's values for main (popup:save-note); absent: no note field is shown. */
+  onSaveNote?: (id: string, note: CallNoteInput) => void;
+  /** What the phone system offers (issue 38); nothing where it offers no call actions. */
+  offered?: readonly CallAction[];
+  /** Call back, Answer, Decline, Hang up, and Transfer with where to (`to`). */
+  onCallAction?: (id: string, action: PhoneAction, to?: string) => void;
 }
+
+export type PhoneAction = 'call-back' | 'answer' | 'decline' | 'transfer' | 'hangup';
+
+const PHONE_WORDS = {
+  'call-back': 'popup.call-back',
+  answer: 'popup.answer',
+  decline: 'popup.decline',
+  transfer: 'popup.transfer',
+  hangup: 'popup.hang-up',
+} as const;
 
 const OUTCOME_ICON: Record<CallCard['outcome'], string> = {
   ringing: '',
   answered: '✓',
   'answered-elsewhere': '↪',
   missed: '✕',
+  voicemail: '✉',
+  declined: '⊘',
   ended: '–',
 };
 
@@ -49,8 +68,13 @@ export function CallCardView({
   onDismiss,
   onOpenCrm,
   onCopy,
+  onSaveNote,
+  offered = [],
+  onCallAction,
 }: CallCardViewProps) {
   const t = useT();
+  const [transferring, setTransferring] = useState(false);
+  const [transferTo, setTransferTo] = useState('');
   const ringing = card.outcome === 'ringing';
   const headline = callerHeadline(card, t);
   const name = callerName(card);
@@ -59,7 +83,7 @@ export function CallCardView({
   const kind = name ? numberKindWords(card.numberKind, t) : null;
   const line = calledLine(card, t);
   const spoken = spokenText(headline);
-  const actions = cardActions(card);
+  const actions = cardActions(card, offered);
   const crm = crmLabel(card, t);
   // Ids from useId, not from the call id: a call id is the service's string and may hold spaces,
   // which would split an aria-labelledby list.
@@ -67,6 +91,18 @@ export function CallCardView({
   const kickerId = `${id}-state`;
   const headingId = `${id}-caller`;
   const detailId = `${id}-detail`;
+  const transferId = `${id}-transfer`;
+  const closeTransfer = (): void => {
+    setTransferring(false);
+    setTransferTo('');
+  };
+  const onTransferKey = (event: KeyboardEvent<HTMLFormElement>): void => {
+    // Escape leaves the transfer field (not the card); the popup's own Escape stays for the card.
+    if (event.key !== 'Escape') return;
+    event.preventDefault();
+    event.stopPropagation();
+    closeTransfer();
+  };
   const classes = ['card', ringing ? 'card--ringing' : 'card--done', `card--${card.outcome}`];
   return (
     <li
@@ -172,29 +208,93 @@ export function CallCardView({
         </div>
         {actions.length > 0 && (
           <div className="card__actions">
-            {actions.map((action) =>
-              action === 'crm' ? (
+            {actions.map((action) => {
+              if (action === 'crm')
+                return (
+                  <button
+                    key={action}
+                    type="button"
+                    className={ringing ? 'button button--primary' : 'button button--quiet'}
+                    onClick={() => onOpenCrm(card.callId)}
+                    title={t.t('popup.action-key', { action: crm })}
+                  >
+                    {crm}
+                  </button>
+                );
+              if (action === 'copy')
+                return (
+                  <button
+                    key={action}
+                    type="button"
+                    className={ringing ? 'button' : 'button button--quiet'}
+                    onClick={() => onCopy(card.callId)}
+                  >
+                    {copied ? t.t('popup.copied') : t.t('popup.copy-number')}
+                  </button>
+                );
+              return (
                 <button
                   key={action}
                   type="button"
-                  className={ringing ? 'button button--primary' : 'button button--quiet'}
-                  onClick={() => onOpenCrm(card.callId)}
-                  title={t.t('popup.action-key', { action: crm })}
+                  className={`button button--call button--${action}`}
+                  data-action={action}
+                  aria-expanded={action === 'transfer' ? transferring : undefined}
+                  aria-controls={action === 'transfer' && transferring ? transferId : undefined}
+                  onClick={() =>
+                    action === 'transfer'
+                      ? setTransferring((open) => !open)
+                      : onCallAction?.(card.callId, action)
+                  }
                 >
-                  {crm}
+                  {t.t(PHONE_WORDS[action])}
                 </button>
-              ) : (
-                <button
-                  key={action}
-                  type="button"
-                  className={ringing ? 'button' : 'button button--quiet'}
-                  onClick={() => onCopy(card.callId)}
-                >
-                  {copied ? t.t('popup.copied') : t.t('popup.copy-number')}
-                </button>
-              ),
-            )}
+              );
+            })}
           </div>
+        )}
+        {transferring && actions.includes('transfer') && (
+          <form
+            className="card__transfer-form"
+            id={transferId}
+            onKeyDown={onTransferKey}
+            onSubmit={(event) => {
+              event.preventDefault();
+              const to = transferTo.trim();
+              if (!to) return;
+              onCallAction?.(card.callId, 'transfer', to);
+              closeTransfer();
+            }}
+          >
+            <label htmlFor={`${transferId}-to`}>{t.t('popup.transfer-to')}</label>
+            <input
+              id={`${transferId}-to`}
+              className="number"
+              type="tel"
+              dir="ltr"
+              inputMode="tel"
+              autoComplete="off"
+              maxLength={64}
+              value={transferTo}
+              onChange={(event) => setTransferTo(event.target.value)}
+              // Opened by the user's own click on Transfer: the field takes the keys next.
+              autoFocus
+            />
+            <div className="card__transfer-buttons">
+              <button
+                type="submit"
+                className="button button--primary"
+                disabled={!transferTo.trim()}
+              >
+                {t.t('popup.transfer-go')}
+              </button>
+              <button type="button" className="button" onClick={closeTransfer}>
+                {t.t('popup.transfer-cancel')}
+              </button>
+            </div>
+          </form>
+        )}
+        {card.note && onSaveNote && (
+          <NoteField callId={card.callId} note={card.note} now={now} onSave={onSaveNote} />
         )}
       </article>
     </li>

@@ -2,12 +2,21 @@
  * The popup: a stack of cards, one per ringing (or lingering) call, newest on top. The window is
  * shown inactive by main and this page never calls focus() on its own: keys work once the user
  * has clicked into it. Esc dismisses the focused call (else the top one); Enter opens the CRM link
- * for it where its card offers one. New rings are announced through an assertive live region.
+ * for it where its card offers one; N puts the cursor in a call's note (NoteField.tsx), the only
+ * way besides a click that the note field gets focus. New rings are announced through an assertive live region.
  * While a trunk is not registered, a warning stands above the calls ("Calls from outside may not
  * reach you"), and the phone system's do-not-disturb is said there too.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { PopupCard, ScreenpopApi, StatusView } from '../../src-main/ipc/contract.ts';
+import type {
+  CallNoteInput,
+  CallAction,
+  CallActionView,
+  PopupCard,
+  ScreenpopApi,
+  StatusView,
+} from '../../src-main/ipc/contract.ts';
+import type { PhoneAction } from './CallCardView.tsx';
 import { InertText } from '../shared/InertText.tsx';
 import { spokenText } from '../shared/InertText.tsx';
 import { calledLine, callerHeadline } from '../shared/format.ts';
@@ -48,6 +57,9 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   const [announcement, setAnnouncement] = useState('');
   const { copiedId, copy } = useCopyFeedback(api.copyNumber);
   const [status, setStatus] = useState<StatusView | null>(null);
+  // What the phone system offers (issue 38): asked again whenever the status changes.
+  const [offered, setOffered] = useState<readonly CallAction[]>([]);
+  const [callNews, setCallNews] = useState('');
   const announced = useRef(new Set<string>());
   const listRef = useRef<HTMLOListElement>(null);
   const rootRef = useRef<HTMLElement>(null);
@@ -73,6 +85,51 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
 
   useLiveValue(api.onCalls, api.popupReady, { push: receive });
   useLiveValue(api.onStatus, api.getStatus, { push: setStatus });
+  useEffect(() => {
+    let live = true;
+    api
+      .callActionsOffered()
+      .then((next) => live && setOffered(next))
+      .catch(() => undefined);
+    return () => {
+      live = false;
+    };
+  }, [api, status]);
+
+  const callAction = useCallback(
+    (callId: string, action: PhoneAction, to?: string) => {
+      const card = calls.find((c) => cardId(c) === callId);
+      let asked: Promise<CallActionView>;
+      switch (action) {
+        case 'call-back':
+          asked = api.callBack(callId);
+          break;
+        case 'transfer':
+          asked = api.transferCall(callId, to ?? '');
+          break;
+        case 'hangup':
+          asked = api.hangUp(callId);
+          break;
+        case 'answer':
+          asked = api.answerCall(callId);
+          break;
+        case 'decline':
+          asked = api.declineCall(callId);
+          break;
+      }
+      asked
+        .then((r) => {
+          const t = tRef.current;
+          if (!r.ok) setCallNews(r.message);
+          else if (action === 'call-back' && card)
+            setCallNews(t.t('popup.calling-back', { number: card.from }));
+          else if (action === 'transfer') setCallNews(t.t('popup.transferred'));
+          else setCallNews('');
+        })
+        .catch(() => undefined);
+    },
+    [api, calls],
+  );
 
   // Tell main how tall the stack is, so the window fits it.
   useEffect(() => {
@@ -108,6 +165,13 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
     [api],
   );
 
+  const saveNote = useCallback(
+    (callId: string, note: CallNoteInput) => {
+      api.saveNote(callId, note).catch(() => undefined);
+    },
+    [api],
+  );
+
   const openCrm = useCallback(
     (callId: string) => {
       api.openCrm(callId).catch(() => undefined);
@@ -118,9 +182,22 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   // Esc / Enter act on the card that holds focus, else on the top card.
   useEffect(() => {
     function onKey(event: KeyboardEvent): void {
-      if (event.key !== 'Escape' && event.key !== 'Enter') return;
       if (event.altKey || event.ctrlKey || event.metaKey || event.isComposing) return;
       const target = event.target instanceof Element ? event.target : null;
+      // N puts the cursor in the note of the focused card, else of the top card that has one.
+      if ((event.key === 'n' || event.key === 'N') && !target?.closest('input, select, textarea')) {
+        const list = listRef.current;
+        const focused = target?.closest<HTMLElement>('li[data-call-id]');
+        const field =
+          focused?.querySelector<HTMLTextAreaElement>('textarea[data-note-for]') ??
+          list?.querySelector<HTMLTextAreaElement>('textarea[data-note-for]');
+        if (field) {
+          event.preventDefault();
+          field.focus();
+        }
+        return;
+      }
+      if (event.key !== 'Escape' && event.key !== 'Enter') return;
       // Enter on a button activates that button, nothing more.
       if (event.key === 'Enter' && target?.closest('button, a, input, select, textarea')) return;
       const focused = target?.closest<HTMLElement>('li[data-call-id]')?.dataset.callId;
@@ -149,6 +226,11 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
       <div className="visually-hidden" role="status" aria-live="polite">
         {copiedId ? t.t('popup.number-copied') : ''}
       </div>
+      {callNews && (
+        <p className="banner" role="status" data-testid="call-news">
+          <InertText text={callNews} fit="clamp" />
+        </p>
+      )}
       {status?.trunkWarning && (
         <p className="banner banner--warning" role="status" data-testid="trunk-warning">
           <span aria-hidden="true">⚠ </span>
@@ -175,6 +257,9 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
               onDismiss={dismiss}
               onOpenCrm={openCrm}
               onCopy={copy}
+              onSaveNote={saveNote}
+              offered={offered}
+              onCallAction={callAction}
             />
           ))}
         </ol>

@@ -3,22 +3,36 @@
  * opens the CRM only where the card shows that button). A ringing call gets everything; a call that
  * is done keeps only what still helps: the CRM record of a call the user took, the number to call
  * back after a missed one; a call a colleague took, or one that just ended, needs nothing.
+ *
+ * Call actions (issue 38) show only where the phone system offers them (`offered`, from main):
+ * Call back on a missed call; Transfer and Hang up on a call the user answered; Answer and Decline
+ * on a ringing call where the user's desk phone takes remote answer.
  */
-import type { CallCard } from '../../src-main/ipc/contract.ts';
+import type { CallAction, CallCard } from '../../src-main/ipc/contract.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { callerName } from '../shared/format.ts';
 
-export type CardAction = 'crm' | 'copy';
+export type CardAction =
+  'crm' | 'copy' | 'call-back' | 'answer' | 'decline' | 'transfer' | 'hangup';
 
-export function cardActions(card: CallCard): CardAction[] {
+export function cardActions(card: CallCard, offered: readonly CallAction[] = []): CardAction[] {
   const crm: CardAction[] = card.canOpenCrm ? ['crm'] : [];
+  const has = (a: CallAction) => offered.includes(a);
   switch (card.outcome) {
-    case 'ringing':
-      return [...crm, 'copy'];
-    case 'answered':
-      return crm;
+    case 'ringing': {
+      const phone: CardAction[] = [];
+      if (has('answer')) phone.push('answer');
+      if (has('decline')) phone.push('decline');
+      return [...phone, ...crm, 'copy'];
+    }
+    case 'answered': {
+      const control: CardAction[] = [];
+      if (has('transfer')) control.push('transfer');
+      if (has('hangup')) control.push('hangup');
+      return [...control, ...crm];
+    }
     case 'missed':
-      return ['copy', ...crm];
+      return [...(has('dial') && card.from ? (['call-back'] as const) : []), 'copy', ...crm];
     default:
       return [];
   }

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { APP_ID } from '../../src-main/electron/app-id.ts';
 import { LINUX_LAUNCH_ARGS } from '../../src-main/electron/chromium-switches.ts';
+import { DIAL_LINK_SCHEMES } from '../../src-main/core/links/dial-link.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
@@ -107,6 +108,13 @@ describe('electron-builder.yml', () => {
     };
     const derived = UUID.v5(APP_ID, UUID.parse('d752fe43-5d44-44d5-9fc9-6dd1bf19d5cc'));
     expect(msi.upgradeCode).toBe(derived.toUpperCase());
+  });
+
+  it('registers the call-link schemes the core reads (macOS CFBundleURLTypes, Linux x-scheme-handler)', () => {
+    const protocols = config.protocols as { name: string; schemes: string[] }[];
+    expect(protocols.flatMap((p) => p.schemes).sort()).toEqual([...DIAL_LINK_SCHEMES].sort());
+    // Never the app's own scheme or a web scheme: only links that name a number.
+    for (const p of protocols) expect(p.schemes).not.toContain('app');
   });
 
   it('starts the Linux packages as the autostart entry does: under XWayland, never --no-sandbox', () => {

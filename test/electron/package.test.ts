@@ -210,6 +210,11 @@ describe.skipIf(noKeytar !== null)(
       expect(exec(entries.deb.desktop)).toBe('/opt/Screenpop/screenpop --ozone-platform=x11 %U');
       expect(exec(entries.rpm.desktop)).toBe('/opt/Screenpop/screenpop --ozone-platform=x11 %U');
       for (const entry of Object.values(entries)) expect(entry.desktop).not.toContain('no-sandbox');
+      // tel:, callto: and sip: links open Screenpop (electron-builder.yml protocols).
+      for (const entry of Object.values(entries))
+        expect(/^MimeType=(.*)$/m.exec(entry.desktop)?.[1]).toBe(
+          'x-scheme-handler/tel;x-scheme-handler/callto;x-scheme-handler/sip;',
+        );
       // What makes the deb the package for Ubuntu 24.04+: an AppArmor profile that allows the
       // sandbox's user namespaces, and chrome-sandbox made setuid where namespaces are off.
       expect(entries.deb.afterInstall).toContain('/etc/apparmor.d/screenpop');

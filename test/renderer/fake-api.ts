@@ -62,6 +62,7 @@ export function fakeApi(view: SettingsView = savedView) {
     dismiss: vi.fn<ScreenpopApi['dismiss']>(async () => undefined),
     openCrm: vi.fn<ScreenpopApi['openCrm']>(async () => undefined),
     copyNumber: vi.fn<ScreenpopApi['copyNumber']>(async () => undefined),
+    saveNote: vi.fn<ScreenpopApi['saveNote']>(async () => true),
     reportPopupSize: vi.fn<ScreenpopApi['reportPopupSize']>(async () => undefined),
     getStatus: vi.fn<ScreenpopApi['getStatus']>(async () => status),
     getLocale: vi.fn<ScreenpopApi['getLocale']>(async () => ({ locale: 'en' as const })),
@@ -104,6 +105,14 @@ export function fakeApi(view: SettingsView = savedView) {
     markHistorySeen: vi.fn<ScreenpopApi['markHistorySeen']>(async () => undefined),
     copyHistoryNumber: vi.fn<ScreenpopApi['copyHistoryNumber']>(async () => undefined),
     openHistoryCrm: vi.fn<ScreenpopApi['openHistoryCrm']>(async () => undefined),
+    callBackFromHistory: vi.fn<ScreenpopApi['callBackFromHistory']>(async () => ({ ok: true })),
+    // Nothing offered by default (the standard service): buttons show only where a test offers.
+    callActionsOffered: vi.fn<ScreenpopApi['callActionsOffered']>(async () => []),
+    callBack: vi.fn<ScreenpopApi['callBack']>(async () => ({ ok: true })),
+    transferCall: vi.fn<ScreenpopApi['transferCall']>(async () => ({ ok: true })),
+    hangUp: vi.fn<ScreenpopApi['hangUp']>(async () => ({ ok: true })),
+    answerCall: vi.fn<ScreenpopApi['answerCall']>(async () => ({ ok: true })),
+    declineCall: vi.fn<ScreenpopApi['declineCall']>(async () => ({ ok: true })),
     exportHistoryCsv: vi.fn<ScreenpopApi['exportHistoryCsv']>(async (ids: string[]) => ({
       status: 'saved' as const,
       fileName: 'calls.csv',

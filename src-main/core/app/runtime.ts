@@ -6,6 +6,7 @@
  * their states into the one status the tray and the windows show. src-main/electron/main.ts wires
  * it to real windows; tests wire it to fakes.
  */
+import type { CallLogSink } from '../ports/call-log.ts';
 import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
 import type { Clock } from '../../../src-shared/process/clock.ts';
 import { Emitter } from '../../../src-shared/kit/emitter.ts';
@@ -52,6 +53,10 @@ import { CrmFlow } from './crm-flow.ts';
 import { organisationPatch, runOrganisationStep } from './organisation-flow.ts';
 import { isOrganisationMode } from '../settings-service/settings-service.ts';
 import type { FaultId } from '../../../src-shared/api/service-errors.ts';
+import type { CallControl } from '../ports/call-control.ts';
+import { DirectCallControl } from '../calls/direct-call-control.ts';
+import { ClaimedCallLog, relayCallClaimer } from '../org/claimed-call-log.ts';
+import { CallActions } from '../calls/call-actions.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -92,6 +97,21 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
   /** Writes an exported file (History > Export CSV…); atomic by default. */
   writeExport?: (path: string, data: string) => Promise<void>;
   directoryRefreshMs?: number;
+  /**
+   * Where finished calls are logged (the durable CRM log queue, issue 39); without it nothing is
+   * logged and no card takes a note.
+   */
+  callLog?: CallLogSink;
+  /**
+   * Acting on calls (issue 38): a CallControl for the settings in force chosen by the composition
+   * root (organisation mode's, through the relay). Without it, the phone system's own call API.
+   */
+  callControl?: () => CallControl;
+  /**
+   * Shows the number a tel:/callto:/sip: link will dial with Call and Cancel (the confirmation
+   * window); true for Call. Without it a link is never dialled.
+   */
+  confirmDial?: (shown: string) => Promise<boolean>;
 }
 
 /** Organisation mode's faults that end when the user signs in (or enrols) again. */
@@ -117,6 +137,12 @@ export class AppRuntime {
   readonly timeline = new StatusTimeline();
   /** The CRM lookup for the settings in force, and Test lookup (crm-flow.ts). */
   private readonly crm: CrmFlow;
+  /** The phone system's own call API over the connection in force (core/calls/). */
+  private readonly direct: CallControl;
+  /** Organisation mode: a call's log claimed at the relay before it is queued (one desktop logs it). */
+  private readonly claimedCallLog: ClaimedCallLog | undefined;
+  /** Call back, the dial box, call links, Transfer, Hang up, Answer, Decline (issue 38). */
+  readonly calls: CallActions;
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -144,6 +170,30 @@ export class AppRuntime {
       say: this.logger,
       settings: () => this.settingsService.settings(),
     });
+    // In organisation mode, the desktops a call rang claim its log at the relay; the holder's logs
+    // it (org/claimed-call-log.ts). The other modes hand calls straight to the sink.
+    const inForce = () => this.connection.inForce()?.settings ?? this.settingsService.settings();
+    const account = deps.organisation;
+    const network = deps.crmNetwork;
+    this.claimedCallLog =
+      deps.callLog && account && network
+        ? new ClaimedCallLog({
+            sink: deps.callLog,
+            active: () => isOrganisationMode(inForce()),
+            claim: (callId) => {
+              const settings = inForce();
+              return relayCallClaimer({
+                relayUrl: settings.relayUrl,
+                tenant: settings.relayTenant,
+                tokens: account.tokens(settings),
+                fetch: network(settings).fetch,
+              })(callId);
+            },
+            clock: deps.clock,
+            logger: deps.logger,
+          })
+        : undefined;
+    const callLog = this.claimedCallLog ?? deps.callLog;
     this.presenter = new CallPresenter({
       clock: deps.clock,
       logger: deps.logger,
@@ -156,9 +206,20 @@ export class AppRuntime {
       settings: () => this.settingsService.settings(),
       isUserNumber: (to) => this.connection.isUserNumber(to),
       crm: () => this.crm.current(),
+      ...(callLog ? { callLog } : {}),
       ...(deps.ringActions?.count
         ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
         : {}),
+    });
+    this.calls = new CallActions({
+      control: () => this.callControl(),
+      region: () => this.settingsService.settings().defaultRegion || undefined,
+      popupNumber: (callId) => this.presenter.callerNumber(callId),
+      historyNumber: (callId) => this.d.history.item(callId)?.from,
+      // Settings with the policy's locks: only a locked `false` drops the question (see below).
+      confirmDialLinks: () => this.confirmDialLinks(),
+      ...(deps.confirmDial ? { confirm: deps.confirmDial } : {}),
+      logger: this.logger,
     });
     this.notices = new NoticePresenter({
       clock: deps.clock,
@@ -180,6 +241,13 @@ export class AppRuntime {
       directory: this.directory,
     });
     this.connection.onChange(() => this.publishStatus());
+    // The phone system's own call API over the user's sign-in (the direct modes); organisation
+    // mode's calls go through the relay (its own CallControl, issue 38 item 5).
+    this.direct = new DirectCallControl({
+      connection: () => this.connection.inForce()?.connection ?? null,
+      settings: () => this.connection.inForce()?.settings ?? this.settingsService.settings(),
+      logger: this.logger,
+    });
     deps.history.onChange(() => this.publishStatus());
     this.directory.onChange(() => this.presenter.refreshNames());
     deps.health?.onChange(() => this.publishStatus());
@@ -201,6 +269,7 @@ export class AppRuntime {
 
   async shutdown(): Promise<void> {
     this.crm.close();
+    this.claimedCallLog?.stop();
     await this.connection.stop();
     await this.d.ringActions?.stop();
     this.directory.stop();
@@ -304,6 +373,26 @@ export class AppRuntime {
   }
 
   /** Copies a history entry's caller number; false when the entry is gone. */
+  /**
+   * Whether a call link is confirmed: yes, unless the organisation's policy locked
+   * `confirmDialLinks` to false. A user's own settings file cannot drop it (a program that can
+   * write the user's files must not be able to make links dial silently).
+   */
+  private confirmDialLinks(): boolean {
+    return this.d.managed?.locked.includes('confirmDialLinks') === true
+      ? this.settingsService.settings().confirmDialLinks !== false
+      : true;
+  }
+
+  /**
+   * The phone system's call actions for the settings in force (issue 38): the composition root's
+   * choice when it gives one, else the phone system's own API over the user's sign-in ("not
+   * offered" where it has none: the standard service, organisation mode without the relay's).
+   */
+  callControl(): CallControl {
+    return this.d.callControl?.() ?? this.direct;
+  }
+
   copyHistoryNumber(callId: string): boolean {
     const entry = this.d.history.item(callId);
     if (!entry) return false;

@@ -1,0 +1,150 @@
+/**
+ * The app's call actions (issue 38) over the CallControl port: Call back from the popup and
+ * History, the dial box, `tel:`/`callto:`/`sip:` links, Transfer, Hang up, Answer and Decline.
+ * The renderer sends call ids (never a number for a call it shows: the number comes from main's
+ * own popup and History), or the text typed in the dial box; every number goes through the one
+ * dial rule (links/dial-link.ts) before the phone system sees it. A link from outside dials only
+ * after the user's confirmation, unless the organisation's policy dropped it (`needsConfirmation`).
+ * Never throws: every refusal is a result with catalogue words.
+ */
+import type {
+  CallAction,
+  CallControl,
+  CallControlRefusal,
+  CallControlResult,
+} from '../ports/call-control.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
+import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
+import {
+  dialableNumber,
+  needsConfirmation,
+  parseDialLink,
+  type DialLinkRefusal,
+} from '../links/dial-link.ts';
+
+export type CallActionOutcome =
+  | { ok: true; callId?: string }
+  | {
+      ok: false;
+      refusal: CallControlRefusal | DialLinkRefusal | 'cancelled' | 'unknown-call';
+      words: Words;
+    };
+
+export interface CallActionsDeps {
+  control: () => CallControl;
+  /** The user's default region (Settings), for numbers without a country code. */
+  region: () => string | undefined;
+  /** The caller's number of a call on the popup, or of a History entry (main's own data). */
+  popupNumber: (callId: string) => string | undefined;
+  historyNumber: (callId: string) => string | undefined;
+  /** false only where the organisation's policy dropped the confirmation of links. */
+  confirmDialLinks: () => boolean;
+  /**
+   * Shows the number a link will dial with Call and Cancel (the confirmation window); true for
+   * Call. Without it a link that needs confirmation is never dialled.
+   */
+  confirm?: (shown: string) => Promise<boolean>;
+  logger: Logger;
+}
+
+/** The actions in a fixed order (the renderer shows buttons in this order). */
+const ORDER: readonly CallAction[] = ['dial', 'transfer', 'hangup', 'answer', 'decline'];
+
+export class CallActions {
+  private readonly d: CallActionsDeps;
+  constructor(deps: CallActionsDeps) {
+    this.d = deps;
+  }
+
+  /** What the phone system offers now, for the renderer's buttons. */
+  offered(): CallAction[] {
+    try {
+      const set = this.d.control().offered();
+      return ORDER.filter((a) => set.has(a));
+    } catch (err) {
+      this.d.logger.warn('call actions: offered() failed', { error: err });
+      return [];
+    }
+  }
+
+  /** Call back the caller of a call on the popup or in History. */
+  callBack(where: 'popup' | 'history', callId: string): Promise<CallActionOutcome> {
+    const raw = where === 'popup' ? this.d.popupNumber(callId) : this.d.historyNumber(callId);
+    if (raw === undefined) return Promise.resolve(unknownCall());
+    return this.dial(raw);
+  }
+
+  /** Dials what the user typed or clicked in Screenpop (no confirmation: it is their own click). */
+  async dial(text: string): Promise<CallActionOutcome> {
+    if (!this.offers('dial')) return notOffered();
+    const n = dialableNumber(text, this.d.region());
+    if (!n.ok) return { ok: false, refusal: n.refusal, words: [n.words] };
+    return this.act('dial', (c) => c.dial(n.number));
+  }
+
+  /** A link from another program or a web page: read, confirmed (unless policy), then dialled. */
+  async openLink(link: string): Promise<CallActionOutcome> {
+    const parsed = parseDialLink(link, this.d.region());
+    if (!parsed.ok) {
+      this.d.logger.info('call link refused', { reason: parsed.refusal });
+      return { ok: false, refusal: parsed.refusal, words: [parsed.words] };
+    }
+    if (!this.offers('dial')) return notOffered();
+    if (needsConfirmation('link', this.d.confirmDialLinks())) {
+      let yes = false;
+      try {
+        yes = this.d.confirm ? await this.d.confirm(parsed.shown) : false;
+      } catch (err) {
+        this.d.logger.warn('call link confirmation failed', { error: err });
+      }
+      if (!yes)
+        return { ok: false, refusal: 'cancelled', words: [phrase('status.dial-cancelled')] };
+    }
+    return this.act('dial', (c) => c.dial(parsed.number));
+  }
+
+  /** Blind transfer of a call the user answered, to an extension or a number. */
+  transfer(callId: string, to: string): Promise<CallActionOutcome> {
+    const n = dialableNumber(to, this.d.region());
+    if (!n.ok) return Promise.resolve({ ok: false, refusal: n.refusal, words: [n.words] });
+    return this.act('transfer', (c) => c.transfer(callId, n.number, 'blind'));
+  }
+
+  hangup(callId: string): Promise<CallActionOutcome> {
+    return this.act('hangup', (c) => c.hangup(callId));
+  }
+  answer(callId: string): Promise<CallActionOutcome> {
+    return this.act('answer', (c) => c.answer(callId));
+  }
+  decline(callId: string): Promise<CallActionOutcome> {
+    return this.act('decline', (c) => c.decline(callId));
+  }
+
+  private offers(action: CallAction): boolean {
+    return this.offered().includes(action);
+  }
+
+  private async act(
+    action: CallAction,
+    run: (c: CallControl) => Promise<CallControlResult>,
+  ): Promise<CallActionOutcome> {
+    if (!this.offers(action)) return notOffered();
+    try {
+      const r = await run(this.d.control());
+      if (r.ok) return r.callId !== undefined ? { ok: true, callId: r.callId } : { ok: true };
+      this.d.logger.info('call action refused', { action, refusal: r.refusal });
+      return { ok: false, refusal: r.refusal, words: r.words };
+    } catch (err) {
+      this.d.logger.warn('call action failed', { action, error: err });
+      return { ok: false, refusal: 'refused', words: [phrase('status.call-action-failed')] };
+    }
+  }
+}
+
+function unknownCall(): CallActionOutcome {
+  return { ok: false, refusal: 'unknown-call', words: [phrase('status.call-unknown')] };
+}
+
+function notOffered(): CallActionOutcome {
+  return { ok: false, refusal: 'not-offered', words: [phrase('status.calls-not-offered')] };
+}

@@ -1,0 +1,176 @@
+/**
+ * The call actions' IPC channels (issue 38): the real handlers over the real CallActions, with a
+ * CallControl built as a plain object (the port's far side). A foreign sender or a page without
+ * the right is ignored, bad arguments never reach the phone system, a card's number comes from
+ * main (never the page), and a refusal reaches the page in the user's language.
+ */
+import { beforeEach, describe, expect, it, vi } from 'vitest';
+
+vi.mock('electron', () => import('../support/electron-mock.ts'));
+
+import type { IpcMain, WebContents } from 'electron';
+import { AppOrigin } from '../../src-main/electron/app-origin.ts';
+import { ipcHandlers, type IpcContext } from '../../src-main/electron/ipc-handlers.ts';
+import { TypedIpcMain } from '../../src-main/electron/ipc-main.ts';
+import { CallActions } from '../../src-main/core/calls/call-actions.ts';
+import { notOfferedCallControl } from '../../src-main/core/calls/not-offered.ts';
+import type { CallAction, CallControl } from '../../src-main/core/ports/call-control.ts';
+import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
+import { SecretRegistry } from '../../src-shared/process/log.ts';
+import { memoryLogger } from '../../rigs/memory-logger.ts';
+import { BrowserWindow, ipcMain, resetElectronMock } from '../support/electron-mock.ts';
+
+const origin = new AppOrigin(null);
+
+function yeastarLike(offered: CallAction[]) {
+  const done: string[] = [];
+  const control: CallControl = {
+    offered: () => new Set(offered),
+    dial: async (n) => (done.push(`dial ${n}`), { ok: true, callId: 'pbx-1' }),
+    transfer: async (id, to, mode) => (done.push(`transfer ${id} ${to} ${mode}`), { ok: true }),
+    hangup: async (id) => (done.push(`hangup ${id}`), { ok: true }),
+    answer: async (id) => (done.push(`answer ${id}`), { ok: true }),
+    decline: async (id) => (done.push(`decline ${id}`), { ok: true }),
+  };
+  return { control, done };
+}
+
+function setup(control: CallControl, locale: 'en' | 'ar' = 'en') {
+  resetElectronMock();
+  const logger = memoryLogger(new SecretRegistry());
+  const popup = new BrowserWindow();
+  void popup.loadURL(origin.pageUrl('popup'));
+  const history = new BrowserWindow();
+  void history.loadURL(origin.pageUrl('history'));
+  const settings = new BrowserWindow();
+  void settings.loadURL(origin.pageUrl('settings'));
+  const foreign = new BrowserWindow();
+  void foreign.loadURL('https://evil.example/popup.html');
+  const ours = new Set<unknown>([popup.webContents, history.webContents, settings.webContents]);
+  const ipc = new TypedIpcMain(
+    ipcMain as unknown as IpcMain,
+    { isOurWebContents: (c: WebContents) => ours.has(c), pageOf: (u) => origin.pageOf(u) },
+    logger,
+  );
+  const calls = new CallActions({
+    control: () => control,
+    region: () => 'GB',
+    popupNumber: (id) => (id === 'card-1' ? '020 7946 0000' : undefined),
+    historyNumber: (id) => (id === 'h-1' ? '+14155550123' : undefined),
+    confirmDialLinks: () => true,
+    logger,
+  });
+  const language = new LocaleState(locale, logger);
+  ipc.handleAll(ipcHandlers({ runtime: { calls }, language, logger } as unknown as IpcContext));
+  return { logger, popup, history, settings, foreign };
+}
+
+describe('call actions over IPC', () => {
+  let pbx: ReturnType<typeof yeastarLike>;
+  let t: ReturnType<typeof setup>;
+  beforeEach(() => {
+    pbx = yeastarLike(['dial', 'transfer', 'hangup']);
+    t = setup(pbx.control);
+  });
+
+  it('offers the phone system’s actions to the popup and History, in a fixed order', async () => {
+    expect(await ipcMain.invoke('calls:offered', { sender: t.popup.webContents })).toEqual([
+      'dial',
+      'transfer',
+      'hangup',
+    ]);
+    expect(await ipcMain.invoke('calls:offered', { sender: t.history.webContents })).toHaveLength(
+      3,
+    );
+  });
+
+  it('calls back the number main holds for the card, normalised for the region', async () => {
+    const r = await ipcMain.invoke('popup:call-back', { sender: t.popup.webContents }, 'card-1');
+    expect(r).toEqual({ ok: true });
+    const h = await ipcMain.invoke('history:call-back', { sender: t.history.webContents }, 'h-1');
+    expect(h).toEqual({ ok: true });
+    expect(pbx.done).toEqual(['dial +442079460000', 'dial +14155550123']);
+  });
+
+  it('transfers blind to an extension or a number; hangs up', async () => {
+    const from = { sender: t.popup.webContents };
+    expect(await ipcMain.invoke('popup:transfer', from, 'call-9', '204')).toEqual({ ok: true });
+    expect(await ipcMain.invoke('popup:transfer', from, 'call-9', '07700 900123')).toEqual({
+      ok: true,
+    });
+    expect(await ipcMain.invoke('popup:hangup', from, 'call-9')).toEqual({ ok: true });
+    expect(pbx.done).toEqual([
+      'transfer call-9 204 blind',
+      'transfer call-9 +447700900123 blind',
+      'hangup call-9',
+    ]);
+  });
+
+  it.each([
+    ['a foreign window', () => ({ sender: t.foreign.webContents })],
+    [
+      'a foreign window claiming our URL',
+      () => ({ sender: t.foreign.webContents, frameUrl: 'app://screenpop/popup.html' }),
+    ],
+    [
+      'our popup navigated elsewhere',
+      () => ({ sender: t.popup.webContents, frameUrl: 'https://evil.example/' }),
+    ],
+    ['the settings page (no right to call)', () => ({ sender: t.settings.webContents })],
+    ['the History page using a popup channel', () => ({ sender: t.history.webContents })],
+  ])('ignores %s: nothing is dialled', async (_name, from) => {
+    expect(await ipcMain.invoke('popup:call-back', from(), 'card-1')).toBeUndefined();
+    expect(await ipcMain.invoke('popup:hangup', from(), 'card-1')).toBeUndefined();
+    expect(pbx.done).toEqual([]);
+  });
+
+  it.each([
+    ['popup:call-back', [42]],
+    ['popup:call-back', ['x'.repeat(257)]],
+    ['popup:call-back', ['card-1', '+19005550123']],
+    ['popup:call-back', []],
+    ['popup:transfer', ['call-9']],
+    ['popup:transfer', ['call-9', 204]],
+    ['popup:transfer', ['call-9', '1'.repeat(65)]],
+    ['popup:hangup', [{ callId: 'call-9' }]],
+    ['calls:offered', ['dial']],
+  ] as const)('refuses %s with bad arguments %j before the phone system', async (ch, args) => {
+    await expect(
+      ipcMain.invoke(ch, { sender: t.popup.webContents }, ...(args as readonly unknown[])),
+    ).rejects.toThrow('Invalid arguments');
+    expect(pbx.done).toEqual([]);
+  });
+
+  it('refuses a transfer target that is not a number, in words', async () => {
+    const r = await ipcMain.invoke(
+      'popup:transfer',
+      { sender: t.popup.webContents },
+      'call-9',
+      'javascript:alert(1)',
+    );
+    expect(r).toMatchObject({ ok: false, refusal: 'not-a-number' });
+    expect(pbx.done).toEqual([]);
+  });
+
+  it('a card that is gone has no number to call', async () => {
+    const r = await ipcMain.invoke('popup:call-back', { sender: t.popup.webContents }, 'gone');
+    expect(r).toMatchObject({ ok: false, refusal: 'unknown-call' });
+  });
+
+  it('an action not offered is refused without asking the phone system', async () => {
+    const r = await ipcMain.invoke('popup:answer', { sender: t.popup.webContents }, 'call-9');
+    expect(r).toMatchObject({ ok: false, refusal: 'not-offered' });
+    expect(pbx.done).toEqual([]);
+  });
+});
+
+describe('a phone system that offers no calls', () => {
+  it('offers nothing and says so in the user’s language', async () => {
+    const t = setup(notOfferedCallControl(), 'ar');
+    expect(await ipcMain.invoke('calls:offered', { sender: t.popup.webContents })).toEqual([]);
+    const r = await ipcMain.invoke('popup:call-back', { sender: t.popup.webContents }, 'card-1');
+    expect(r).toMatchObject({ ok: false, refusal: 'not-offered' });
+    expect((r as { message: string }).message).toContain('Screenpop');
+    expect((r as { message: string }).message).toMatch(/[\u0600-\u06ff]/);
+  });
+});
