@@ -14,7 +14,7 @@ import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { addUser, enrol, orgConfig, startOrgRelay } from '../../rigs/relay/users-support.ts';
 import type { PbxCallAnswer, RelayCallApi } from '../../src-relay/calls/call-route.ts';
 import { RelayCallControl } from '../../src-main/core/org/relay-call-control.ts';
-import { phrase } from '../../src-shared/i18n/phrase.ts';
+import { callRefusal } from '../../src-shared/api/call-api.ts';
 import { silentLogger } from '../../src-shared/process/log.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
@@ -200,7 +200,6 @@ describe('the relay call endpoint (organisation mode)', () => {
             getToken: () => Promise.resolve({ value: credential, expiresAt: Date.now() + 60_000 }),
             invalidate: () => (invalidated += 1),
           },
-          wordsFor: (refusal) => [phrase('common.outcome.ended', { refusal })],
         },
       );
     expect(await control(alice).dial('+442071234567')).toEqual({
@@ -217,5 +216,7 @@ describe('the relay call endpoint (organisation mode)', () => {
     });
     expect(invalidated).toBe(1);
     expect(await control(alice).answer()).toMatchObject({ ok: false, refusal: 'not-offered' });
+    // The same words as the phone system's own CallControl says its refusals in.
+    expect(await control(alice).decline()).toEqual(callRefusal('not-offered'));
   });
 });

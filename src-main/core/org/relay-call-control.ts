@@ -15,6 +15,7 @@ import type {
   TransferMode,
 } from '../ports/call-control.ts';
 import type { TokenSource } from '../events/contracts.ts';
+import { callRefusal } from '../../../src-shared/api/call-api.ts';
 import { relayHttpUrl } from '../relay-client/relay-source.ts';
 
 export interface RelayCallControlConfig {
@@ -27,10 +28,11 @@ export interface RelayCallControlDeps {
   tokens: TokenSource;
   logger: Logger;
   /**
-   * The words for a refusal: the same catalogue messages as the phone system's own CallControl
-   * (dial-core's), so that the user reads the same sentence whichever way the call went.
+   * The words for a refusal; by default the phone system's own CallControl's (`status.call.refused.*`
+   * through src-shared/api/call-api.ts), so the user reads the same sentence whichever way the
+   * call went.
    */
-  wordsFor: (refusal: CallControlRefusal) => Words;
+  wordsFor?: (refusal: CallControlRefusal) => Words;
   /** Bounds one request (default 10 s). */
   timeoutMs?: number;
 }
@@ -82,6 +84,7 @@ export class RelayCallControl implements CallControl {
   }
 
   private refused(refusal: CallControlRefusal): CallControlResult {
+    if (!this.deps.wordsFor) return callRefusal(refusal);
     return { ok: false, refusal, words: this.deps.wordsFor(refusal), message: refusal };
   }
 
