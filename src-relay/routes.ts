@@ -12,6 +12,7 @@ import { handleWebhook } from './webhook-handler.ts';
 import { YeastarIntake } from './yeastar-intake.ts';
 import type { OrgRouteDeps } from './users/org-routes.ts';
 import { orgRoutes } from './users/org-routes.ts';
+import { callRoute, CALLS_PATH, type CallRouteDeps } from './calls/call-route.ts';
 import { isLoopbackHost } from '../src-shared/net/loopback.ts';
 
 export interface RouteDeps {
@@ -26,6 +27,8 @@ export interface RouteDeps {
   org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo' | 'codeKey' | 'auth'>;
   /** Gateway mode: each tenant's upstream stream's state, for /healthz. */
   upstreams?: () => Record<string, { state: string; since: string }>;
+  /** Organisation mode's call requests (calls/call-route.ts): who signs in, each tenant's call API. */
+  calls?: Pick<CallRouteDeps, 'auth' | 'api' | 'rate'>;
 }
 
 /**
@@ -54,6 +57,15 @@ export function requestHandler(
     ...(deps.org?.oidcInfo ? { oidcInfo: deps.org.oidcInfo } : {}),
     codeKey: deps.org?.codeKey ?? null,
     ...(deps.org?.auth ? { auth: deps.org.auth, store } : {}),
+  });
+  const calls = callRoute({
+    config,
+    auth: deps.calls?.auth,
+    api: deps.calls?.api ?? (() => undefined),
+    ...(deps.calls?.rate ? { rate: deps.calls.rate } : {}),
+    logger,
+    now,
+    monotonic: () => deps.clock.monotonic(),
   });
   return (req, res) => {
     const path = pathOf(req.url);
@@ -113,6 +125,7 @@ export function requestHandler(
       return;
     }
     if (org(req, res, path)) return;
+    if (calls(req, res, path)) return;
     const tenant = tenantInPath(config.tenants, path, '/webhook/');
     if (tenant === 'no-match') return reply(res, 404, { ok: false, error: 'not found' });
     // A PBX lets its administrator choose GET for a webhook (Yeastar: "Request Method"); say what to pick.
@@ -147,9 +160,12 @@ export function requestHandler(
   };
 }
 
-/** The paths whose requests carry a body: the webhook intake, organisation mode's enrolment and claims. */
+/** The paths whose requests carry a body: the webhook intake, organisation mode's enrolment, claims and calls. */
 function takesBody(path: string): boolean {
   return (
-    path.startsWith('/webhook/') || path.startsWith('/v1/enrol/') || path.startsWith('/v1/claim/')
+    path.startsWith('/webhook/') ||
+    path.startsWith('/v1/enrol/') ||
+    path.startsWith('/v1/claim/') ||
+    path.startsWith(CALLS_PATH)
   );
 }

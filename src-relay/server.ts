@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import type { RelayCallApi } from './calls/call-route.ts';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import type { Clock } from '../src-shared/process/clock.ts';
@@ -64,6 +65,10 @@ export interface RelayDeps {
   createSocket?: CreateSocket;
   /** The upstream streams' timings (tests shorten them). */
   upstreamTuning?: { backoff?: { baseMs?: number; capMs?: number }; heartbeatMs?: number };
+  /** Organisation mode's call requests: each tenant's PBX call API (calls/call-route.ts). */
+  callApi?: (tenant: string) => RelayCallApi | undefined;
+  /** Per-user limit of call requests (default 5 at once, 20 a minute). */
+  callRate?: { burst: number; perMinute: number };
 }
 
 export interface RelayServer {
@@ -248,6 +253,11 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       oidcInfo: (tenant) => oidc.get(tenant)?.info() ?? null,
       codeKey: deps.codeKey ?? null,
       ...(userAuth ? { auth: userAuth } : {}),
+    },
+    calls: {
+      auth: userAuth,
+      api: deps.callApi ?? (() => undefined),
+      ...(deps.callRate ? { rate: deps.callRate } : {}),
     },
     upstreams: () =>
       Object.fromEntries(
