@@ -6,6 +6,7 @@
  * their states into the one status the tray and the windows show. src-main/electron/main.ts wires
  * it to real windows; tests wire it to fakes.
  */
+import type { CallLogSink } from '../ports/call-log.ts';
 import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
 import type { Clock } from '../../../src-shared/process/clock.ts';
 import { Emitter } from '../../../src-shared/kit/emitter.ts';
@@ -84,6 +85,11 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
   crmNetwork?: (settings: Settings) => { fetch: typeof fetch };
   /** HubSpot's API address (tests and the benchmark point it at the fake). */
   hubspotApi?: string;
+  /**
+   * Where finished calls go to be logged into the CRM (issue 39: the durable queue,
+   * core/call-log/); without it nothing is logged.
+   */
+  callLog?: CallLogSink;
   /**
    * Organisation mode's sign-in (core/org/org-account.ts): Settings' Sign in, Enrol and Sign out,
    * and Test connection in that mode. Without it the mode cannot be signed in to.

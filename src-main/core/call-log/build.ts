@@ -11,6 +11,7 @@ import { crmKeychainAccount } from '../crm/build.ts';
 import { GenericCallWriter } from './generic-log.ts';
 import { HubSpotCallWriter } from './hubspot-calls.ts';
 import type { CallLogWriter } from './queue.ts';
+import { CrmError } from '../crm/connector.ts';
 
 export interface CallLogWriterDeps {
   clock: Clock;
@@ -50,4 +51,32 @@ export function buildCallLogWriter(
     });
   }
   return null;
+}
+
+/**
+ * A writer that follows the settings in force (the tray app: the user may switch CRM): each write
+ * goes to the writer built for the current CRM settings (rebuilt when they change). With no CRM
+ * set up, a write fails as `no-credentials`, which stops the queue until the settings change
+ * (the app calls the queue's resume() then).
+ */
+export function settingsCallLogWriter(
+  settings: () => CrmLookupSettings,
+  deps: (settings: CrmLookupSettings) => CallLogWriterDeps,
+): CallLogWriter {
+  let built: { key: string; writer: CallLogWriter | null } | null = null;
+  const current = (): CallLogWriter => {
+    const s = settings();
+    const key = JSON.stringify(s);
+    if (built?.key !== key) built = { key, writer: buildCallLogWriter(s, deps(s)) };
+    if (!built.writer) throw new CrmError('no-credentials', 'no CRM is set up to log calls to');
+    return built.writer;
+  };
+  return {
+    get kind() {
+      return settings().provider === 'generic' ? 'generic' : 'hubspot';
+    },
+    create: async (record, marker, signal) => current().create(record, marker, signal),
+    update: async (id, record, marker, signal) => current().update(id, record, marker, signal),
+    find: async (marker, signal) => current().find(marker, signal),
+  };
 }
