@@ -414,14 +414,13 @@ export class CallLogQueue implements CallLogSink {
         await this.save(entry);
         return 0;
       }
-      await this.save(entry);
-      if (e.kind === 'rate-limited') {
-        const pause = Math.min(MAX_PAUSE_MS, e.retryAfterMs ?? LOG_BACKOFF.baseMs);
-        this.pausedUntil = now + pause;
-        return pause;
-      }
-      const delay = this.backoff.next();
+      // The pause is decided before the file is saved: the status says it at once.
+      const delay =
+        e.kind === 'rate-limited'
+          ? Math.min(MAX_PAUSE_MS, e.retryAfterMs ?? LOG_BACKOFF.baseMs)
+          : this.backoff.next();
       this.pausedUntil = now + delay;
+      await this.save(entry);
       return delay;
     } finally {
       this.d.clock.clearTimeout(timer);
