@@ -257,6 +257,23 @@ describe.skipIf(!canRun)('call log to HubSpot', () => {
     expect(fake.calls.size).toBe(2);
   });
 
+  it('the app stops while HubSpot is writing the call: the next start finds it, no second call', async () => {
+    const fake = await fakeHubSpot();
+    const clock = new FakeClock();
+    const dir = folder();
+    const first = hubspotQueue(fake, dir, clock);
+    fake.failNext(1, 'write-then-hang');
+    await first.queue.log(record(30));
+    await until(clock, () => fake.calls.size === 1, 5_000);
+    first.queue.close(); // the app quits (or dies) with the create unanswered
+    expect(first.logged).toHaveLength(0);
+    const second = hubspotQueue(fake, dir, clock);
+    await second.queue.start();
+    await until(clock, () => second.logged.length === 1);
+    expect(fake.calls.size).toBe(1);
+    expect(second.logged[0]).toMatchObject({ callId: 'call-30', how: 'found' });
+  });
+
   it('survives a restart: the queue and the journal are read again from the folder', async () => {
     const fake = await fakeHubSpot();
     const clock = new FakeClock();

@@ -354,6 +354,7 @@ export class CallLogQueue implements CallLogSink {
     const revision = entry.revision;
     let how: CallLoggedEvent['how'] = 'updated';
     let creating = false;
+    const uncertainBefore = entry.uncertain === true;
     try {
       const { writer } = this.d;
       if (entry.crmId === undefined && entry.uncertain) {
@@ -367,6 +368,11 @@ export class CallLogQueue implements CallLogSink {
       if (entry.crmId === undefined) {
         creating = true;
         how = 'created';
+        // Written ahead: if the app dies while the create is in flight, the next start searches
+        // for the marker before creating again.
+        const wasUncertain = entry.uncertain === true;
+        entry.uncertain = true;
+        if (!wasUncertain) await this.save(entry);
         const id = await writer.create(entry.record, entry.marker, controller.signal);
         entry.crmId = id;
         delete entry.uncertain;
@@ -396,7 +402,11 @@ export class CallLogQueue implements CallLogSink {
         ...(e.status !== undefined ? { status: e.status } : {}),
         at: now,
       };
-      if (creating && ['timeout', 'network', 'server'].includes(e.kind)) entry.uncertain = true;
+      // A create refused for sure (401, 403, 429, 4xx) wrote nothing, unless an earlier one was
+      // already uncertain (not yet found: HubSpot's search may lag); one that may have been
+      // written (time-out, network, 5xx) stays uncertain.
+      if (creating && !uncertainBefore && !['timeout', 'network', 'server'].includes(e.kind))
+        delete entry.uncertain;
       this.d.logger.info('call log: a write failed', {
         writer: this.d.writer.kind,
         kind: e.kind,
