@@ -40,8 +40,7 @@ import { UsageError, type HeadlessArgs } from './args.ts';
 import { contactsProblemWords } from '../core/contacts/problem-words.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
 import { CrmFlow } from '../core/app/crm-flow.ts';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { defaultCallLogFolder } from './call-log-folder.ts';
 import { CallLogQueue } from '../core/call-log/queue.ts';
 import { buildCallLogWriter } from '../core/call-log/build.ts';
 import { loggedLine, RunnerCallLog } from './call-logging.ts';
@@ -280,11 +279,6 @@ function crmLookup(
   flow.rebuild(settings);
   if (crmToken) secrets.add(crmToken);
   return { flow, lookup: flow.current() };
-}
-
-/** Where the runner's call-log queue lives unless --crm-log-folder names another folder. */
-export function defaultCallLogFolder(): string {
-  return join(homedir(), '.local', 'state', 'screenpop-headless', 'call-log');
 }
 
 /**

@@ -137,6 +137,7 @@ export class CallLogQueue implements CallLogSink {
   private readonly backoff: Backoff;
   private readonly max: number;
   private loaded: Promise<void> | null = null;
+  private started: Promise<void> | null = null;
   private timer: TimerHandle | undefined;
   private running = false;
   private closed = false;
@@ -153,9 +154,18 @@ export class CallLogQueue implements CallLogSink {
   }
 
   /** Reads the queue's folder (calls left by an earlier run) and starts writing them. */
-  start(): Promise<void> {
-    this.loaded ??= this.load().then(() => this.kick(0));
-    return this.loaded;
+  async start(): Promise<void> {
+    this.started ??= mkdir(this.d.folder, { recursive: true, mode: 0o700 }).then(
+      () => (this.loaded ??= this.load()),
+    );
+    await this.started;
+    this.kick(0);
+  }
+
+  /** The diagnostics of the calls in the folder, read without writing any (the runner's --diagnostics). */
+  async inspect(): Promise<object> {
+    await (this.loaded ??= this.load());
+    return this.diagnostics();
   }
 
   async log(record: CallLogRecord): Promise<void> {
@@ -249,9 +259,12 @@ export class CallLogQueue implements CallLogSink {
   }
 
   private async load(): Promise<void> {
-    await mkdir(this.d.folder, { recursive: true, mode: 0o700 });
     const now = this.d.clock.now();
-    for (const name of await readdir(this.d.folder)) {
+    const names = await readdir(this.d.folder).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return [] as string[];
+      throw error;
+    });
+    for (const name of names) {
       if (!/^[0-9a-f]{32}\.json$/.test(name)) continue;
       const path = join(this.d.folder, name);
       const text = await readFile(path, 'utf8').catch(() => '');
