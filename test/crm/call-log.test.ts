@@ -274,6 +274,54 @@ describe.skipIf(!canRun)('call log to HubSpot', () => {
     expect(second.logged[0]).toMatchObject({ callId: 'call-30', how: 'found' });
   });
 
+  it('a call HubSpot refuses (400) fails for good, visible, never retried; a full queue refuses more', async () => {
+    const fake = await fakeHubSpot();
+    const clock = new FakeClock();
+    const { queue } = hubspotQueue(fake, folder(), clock);
+    fake.failNext(1, 400);
+    await queue.log(record(40));
+    await until(clock, () => queue.status().failed === 1, 5_000);
+    const asked = fake.callRequests.length + fake.requests;
+    await advanceWithRealIo(clock, 60_000, 10_000);
+    expect(fake.callRequests.length + fake.requests).toBe(asked);
+    expect(queue.status()).toMatchObject({ failed: 1, pending: 0, logged: 0 });
+
+    // Bounded: logged and failed calls make room; calls still to log never do.
+    const held = new CallLogQueue({
+      folder: folder(),
+      clock,
+      logger: silentLogger,
+      maxEntries: 2,
+      writer: {
+        kind: 'hubspot',
+        create: () => new Promise<string>(() => {}),
+        update: () => new Promise<void>(() => {}),
+        find: () => Promise.resolve(null),
+      },
+    });
+    cleanup.push(() => held.close());
+    await held.log(record(41));
+    await held.log(record(42));
+    await expect(held.log(record(43))).rejects.toThrow(/full/);
+    await held.log(record(42, { note: 'a later revision of a queued call still fits' }));
+  });
+
+  it('keeps a call 7 days: an unlogged one older than that is removed and counted as expired', async () => {
+    const fake = await fakeHubSpot();
+    const clock = new FakeClock();
+    const dir = folder();
+    const first = hubspotQueue(fake, dir, clock, { value: 'pat-na1-unknown' });
+    await first.queue.log(record(50));
+    await until(clock, () => first.queue.status().stopped === 'auth', 5_000);
+    first.queue.close();
+    clock.sleep(7 * 24 * 60 * 60_000 + 60_000); // the machine was off for a week
+    const second = hubspotQueue(fake, dir, clock);
+    await second.queue.start();
+    expect(second.queue.status()).toMatchObject({ pending: 0, expired: 1 });
+    expect(readdirSync(dir).filter((f) => f.endsWith('.json'))).toHaveLength(0);
+    expect(fake.calls.size).toBe(0);
+  });
+
   it('survives a restart: the queue and the journal are read again from the folder', async () => {
     const fake = await fakeHubSpot();
     const clock = new FakeClock();
