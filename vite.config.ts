@@ -3,10 +3,12 @@
 // Every page carries a strict CSP meta tag, so the output must contain no inline script or style:
 // the modulepreload polyfill (an inline-capable helper Electron does not need) is off and assets
 // are never inlined.
+import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { defineConfig, type Plugin } from 'vite';
 import react from '@vitejs/plugin-react';
 import { contentSecurityPolicy } from './src-shared/ui/content-security-policy.ts';
+import { CATALOGUE_FILES, messagesOfCatalogue } from './scripts/catalogue-messages-only.ts';
 
 const root = fileURLToPath(new URL('./src-renderer/', import.meta.url));
 
@@ -38,10 +40,25 @@ function cspMetaTag(): Plugin {
   };
 }
 
+/**
+ * The windows' catalogues keep only their messages, as the main bundle's do
+ * (scripts/catalogue-messages-only.ts): translators' notes are not read at run time.
+ */
+function catalogueMessages(): Plugin {
+  return {
+    name: 'screenpop-catalogue-messages',
+    enforce: 'pre',
+    load(id) {
+      const file = id.split('?')[0] ?? id;
+      return CATALOGUE_FILES.test(file) ? messagesOfCatalogue(readFileSync(file, 'utf8')) : null;
+    },
+  };
+}
+
 export default defineConfig({
   root,
   base: './',
-  plugins: [cspMetaTag(), react()],
+  plugins: [cspMetaTag(), catalogueMessages(), react()],
   build: {
     outDir: fileURLToPath(new URL('./dist/renderer/', import.meta.url)),
     emptyOutDir: true,

@@ -13,11 +13,20 @@ const config = JSON.parse(readFileSync(process.argv[2] ?? '', 'utf8')) as {
   token: string;
   delayMs: number;
   contacts: Array<Record<string, string>>;
+  /** bench/crm-log.ts: the token may write calls too. */
+  writes?: boolean;
 };
 const hubspot = await startFakeHubSpot({
   cert: readFileSync(config.certFile),
   key: readFileSync(config.keyFile),
-  tokens: { [config.token]: ['crm.objects.contacts.read'] },
+  tokens: {
+    [config.token]: [
+      'crm.objects.contacts.read',
+      ...(config.writes ? ['crm.objects.contacts.write'] : []),
+    ],
+  },
+  // bench/crm-log.ts measures the queue's throughput, not HubSpot's 10-second limit.
+  writesPerTenSeconds: 1_000_000,
   // Latency is measured here, not HubSpot's per-second limit (the tests do that).
   searchPerSecond: 1_000,
 });

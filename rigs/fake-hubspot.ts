@@ -32,6 +32,19 @@
  *   ones: integrations' notes say the search endpoints send none; unconfirmed by HubSpot's pages).
  * - `GET /account-info/2026-09/details` (or `/account-info/v3/details`): the account's `portalId`
  *   and `uiDomain`.
+ * - Calls (issue 39; HubSpot's "Activities | Calls" guide, developers.hubspot.com/docs/guides/api/
+ *   crm/engagements/calls, and its create example: `{ properties: { hs_timestamp, hs_call_body,
+ *   hs_call_duration, hs_call_direction, ... }, associations: [{ to: { id }, types: [{
+ *   associationCategory: "HUBSPOT_DEFINED", associationTypeId: 194 }] }] }`): `POST
+ *   /crm/objects/2026-09/calls` (or v3) needs `crm.objects.contacts.write` (403 MISSING_SCOPES
+ *   without it), requires `hs_timestamp` and string property values, checks `hs_call_direction`,
+ *   `hs_call_status` against HubSpot's list and `hs_call_disposition` as a GUID (400
+ *   VALIDATION_ERROR otherwise), and answers 201 `{ id, properties, createdAt, updatedAt,
+ *   archived: false }`; `PATCH …/calls/{id}` updates (404 for an unknown id); `POST
+ *   …/calls/search` with CONTAINS_TOKEN on `hs_call_body`, lagging `callSearchLagMs` behind the
+ *   writes (HubSpot's search index is eventually consistent); `GET /calling/v1/dispositions`
+ *   the account's outcomes (HubSpot's six defaults). Writes share the account's daily quota and
+ *   answer over `writesPerTenSeconds` (100) with the TEN_SECONDLY_ROLLING limit.
  * - Faults for tests: a delay before answering, N answers of a given status, a body that is not
  *   JSON, a connection dropped mid-request, a 500 with the RATE_LIMITS body (integrations report
  *   HubSpot answering a limit that way too).
@@ -56,6 +69,14 @@ export interface SearchRequestSeen {
   body: unknown;
 }
 
+export interface FakeCall {
+  id: string;
+  properties: Record<string, string>;
+  associations: unknown[];
+  createdAt: number;
+  updatedAt: number;
+}
+
 export interface FakeHubSpotOptions {
   cert: Buffer;
   key: Buffer;
@@ -67,6 +88,10 @@ export interface FakeHubSpotOptions {
   uiDomain?: string;
   /** The 429 body's shape: 'category' (current, no policyName; the default) or 'policy' (older). */
   limitShape?: 'category' | 'policy';
+  /** HubSpot's rolling 10-second limit for writes (100 on the lowest tiers). */
+  writesPerTenSeconds?: number;
+  /** How long a written call stays invisible to the calls search. */
+  callSearchLagMs?: number;
   /** The country a number typed without a country code is read in (ISO 3166 alpha-2); US. */
   defaultCountry?: CountryCode;
 }
@@ -78,6 +103,10 @@ export interface FakeHubSpot {
   addContact(properties: Record<string, string>, updatedAt?: number): FakeContact;
   searches: SearchRequestSeen[];
   accountRequests: number;
+  /** The calls logged, by HubSpot id. */
+  calls: Map<string, FakeCall>;
+  /** Every calls request: method, path, status answered. */
+  callRequests: Array<{ method: string; path: string; status: number }>;
   /** Every request that arrived, faults included. */
   requests: number;
   /** Wait this long before answering each request (a slow CRM). */
@@ -92,7 +121,45 @@ export interface FakeHubSpot {
 const SEARCH_PATHS = ['/crm/objects/2026-09/contacts/search', '/crm/v3/objects/contacts/search'];
 const ACCOUNT_PATHS = ['/account-info/2026-09/details', '/account-info/v3/details'];
 
-type Fault = number | 'not-json' | 'drop' | 'rate-limits-500';
+/**
+ * 'write-then-drop' / 'write-then-hang': a calls write is done, then the connection is dropped /
+ * never answered (the client's time-out); 'limit-secondly' / 'limit-daily': a 429 in HubSpot's
+ * shape for that limit.
+ */
+type Fault =
+  | number
+  | 'not-json'
+  | 'drop'
+  | 'rate-limits-500'
+  | 'write-then-drop'
+  | 'write-then-hang'
+  | 'limit-secondly'
+  | 'limit-daily';
+
+const CALL_STATUSES = new Set([
+  'BUSY',
+  'CALLING_CRM_USER',
+  'CANCELED',
+  'COMPLETED',
+  'CONNECTING',
+  'FAILED',
+  'IN_PROGRESS',
+  'MISSED',
+  'NO_ANSWER',
+  'QUEUED',
+  'RINGING',
+]);
+/** HubSpot's default call outcomes (the Calls guide, hs_call_disposition). */
+export const DEFAULT_DISPOSITIONS = [
+  { id: '9d9162e7-6cf3-4944-bf63-4dff82258764', label: 'Busy' },
+  { id: 'f240bbac-87c9-4f6e-bf70-924b57d47db7', label: 'Connected' },
+  { id: 'a4c4c377-d246-4b32-a13b-75a56a4cd0ff', label: 'Left live message' },
+  { id: 'b2cf5968-551e-4856-9783-52b3da59a7d0', label: 'Left voicemail' },
+  { id: '73a0d17f-1163-4015-bdd5-ec830791da20', label: 'No answer' },
+  { id: '17b47fee-58de-441e-a44c-c6300d46f273', label: 'Wrong number' },
+];
+const CALL_PATH = /^\/crm\/(?:objects\/2026-09|v3\/objects)\/calls(?:\/(search|\d+))?$/;
+const DISPOSITIONS_PATH = '/calling/v1/dispositions';
 
 const OPERATORS = new Set([
   'EQ',
@@ -210,6 +277,46 @@ function matches(contact: FakeContact, filter: Filter, country: CountryCode): bo
   }
 }
 
+function callView(c: FakeCall) {
+  return {
+    id: c.id,
+    properties: {
+      ...c.properties,
+      hs_object_id: c.id,
+      hs_createdate: new Date(c.createdAt).toISOString(),
+    },
+    createdAt: new Date(c.createdAt).toISOString(),
+    updatedAt: new Date(c.updatedAt).toISOString(),
+    archived: false,
+  };
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** HubSpot's checks of a call's properties (400 VALIDATION_ERROR); null when they pass. */
+function checkCallProperties(p: Record<string, unknown>, creating: boolean): string | null {
+  for (const [k, v] of Object.entries(p))
+    if (typeof v !== 'string') return `Property values were not valid: ${k} must be a string`;
+  const s = p as Record<string, string | undefined>;
+  if (creating && !s.hs_timestamp)
+    return 'Property values were not valid: hs_timestamp is required';
+  if (
+    s.hs_timestamp !== undefined &&
+    !Number.isFinite(Date.parse(s.hs_timestamp)) &&
+    !/^\d+$/.test(s.hs_timestamp)
+  )
+    return `Property values were not valid: ${s.hs_timestamp} is not a valid timestamp`;
+  if (s.hs_call_direction !== undefined && !['INBOUND', 'OUTBOUND'].includes(s.hs_call_direction))
+    return `Property values were not valid: ${s.hs_call_direction} was not one of the allowed options`;
+  if (s.hs_call_status !== undefined && !CALL_STATUSES.has(s.hs_call_status))
+    return `Property values were not valid: ${s.hs_call_status} was not one of the allowed options`;
+  if (s.hs_call_disposition !== undefined && !GUID.test(s.hs_call_disposition))
+    return `Property values were not valid: ${s.hs_call_disposition} was not one of the allowed options`;
+  if (s.hs_call_duration !== undefined && !/^\d+$/.test(s.hs_call_duration))
+    return `Property values were not valid: ${s.hs_call_duration} is not a number`;
+  return null;
+}
+
 export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<FakeHubSpot> {
   const tokens = options.tokens ?? { 'pat-na1-test': ['crm.objects.contacts.read'] };
   const country = options.defaultCountry ?? 'US';
@@ -221,11 +328,17 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
   let usedToday = 0;
   const faults: Fault[] = [];
   let nextId = 51;
+  let nextCallId = 10_001;
+  let writes: number[] = [];
+  const writesPer10s = options.writesPerTenSeconds ?? 100;
+  const lag = options.callSearchLagMs ?? 0;
   const fake: FakeHubSpot = {
     url: '',
     contacts: [],
     searches: [],
     accountRequests: 0,
+    calls: new Map(),
+    callRequests: [],
     requests: 0,
     delayMs: 0,
     addContact(properties, updatedAt = Date.now()) {
@@ -368,6 +481,11 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
         if (fault === 'drop') return req.socket.destroy();
         if (fault === 'not-json') return answer(502, null, '<html><body>Bad gateway</body></html>');
         if (fault === 'rate-limits-500') return answer(500, limitBody('SECONDLY'));
+        if (fault === 'limit-secondly' || fault === 'limit-daily')
+          return answer(429, limitBody(fault === 'limit-daily' ? 'DAILY' : 'SECONDLY'), undefined, {
+            ...dailyHeaders(),
+            ...(fault === 'limit-daily' ? { 'x-hubspot-ratelimit-daily-remaining': '0' } : {}),
+          });
         if (typeof fault === 'number')
           return answer(fault, {
             status: 'error',
@@ -375,6 +493,116 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
             correlationId: randomUUID(),
           });
         const url = new URL(req.url ?? '/', 'https://127.0.0.1');
+        const sent = Buffer.concat(chunks).toString('utf8');
+        const hold = () => {
+          if (fault === 'write-then-drop') req.socket.destroy();
+          // 'write-then-hang': never answered; the socket is closed by the client or by close().
+        };
+        const calls = (
+          method: string,
+          path: string,
+          tail: string | undefined,
+          scopes: string[],
+          f: Fault | undefined,
+        ): { status: number; body?: unknown; headers?: Record<string, string> } => {
+          if (method === 'GET' && path === DISPOSITIONS_PATH)
+            return {
+              status: 200,
+              body: DEFAULT_DISPOSITIONS.map((d) => ({ ...d, deleted: false })),
+            };
+          const write = method !== 'GET' && tail !== 'search';
+          const needed = write ? 'crm.objects.contacts.write' : 'crm.objects.contacts.read';
+          if (!scopes.includes(needed)) {
+            const e = error(
+              403,
+              'MISSING_SCOPES',
+              "This app hasn't been granted all required scopes to make this call. Read more about required scopes here: https://developers.hubspot.com/scopes.",
+              {
+                errors: [
+                  {
+                    message: 'One or more of the following scopes are required.',
+                    context: { requiredGranularScopes: [needed] },
+                  },
+                ],
+              },
+            );
+            return e;
+          }
+          const now = Date.now();
+          if (usedToday >= daily)
+            return { status: 429, body: limitBody('DAILY'), headers: dailyHeaders() };
+          writes = writes.filter((t) => now - t < 10_000);
+          if (writes.length >= writesPer10s)
+            return {
+              status: 429,
+              body: {
+                ...limitBody('SECONDLY'),
+                message: 'You have reached your ten_secondly_rolling limit.',
+              },
+              headers: { 'x-hubspot-ratelimit-interval-milliseconds': '10000', ...dailyHeaders() },
+            };
+          writes.push(now);
+          usedToday++;
+          let body: Record<string, unknown>;
+          try {
+            body = JSON.parse(sent) as Record<string, unknown>;
+          } catch {
+            return error(400, 'VALIDATION_ERROR', 'Invalid input JSON on line 1, column 1');
+          }
+          if (tail === 'search') {
+            const token = String(
+              (body as { filterGroups?: Array<{ filters: Filter[] }> }).filterGroups?.[0]
+                ?.filters?.[0]?.value ?? '',
+            ).toLowerCase();
+            const found = [...fake.calls.values()].filter(
+              (c) =>
+                now - c.createdAt >= lag &&
+                (c.properties.hs_call_body ?? '')
+                  .toLowerCase()
+                  .split(/[^a-z0-9]+/)
+                  .includes(token),
+            );
+            return {
+              status: 200,
+              body: {
+                total: found.length,
+                results: found.slice(0, 1).map((c) => callView(c)),
+              },
+            };
+          }
+          const props = (body.properties ?? {}) as Record<string, unknown>;
+          const problem = checkCallProperties(props, method === 'POST');
+          if (problem)
+            return error(400, 'VALIDATION_ERROR', problem, { errors: [{ message: problem }] });
+          if (method === 'POST' && tail === undefined) {
+            const id = String(nextCallId++);
+            const call: FakeCall = {
+              id,
+              properties: props as Record<string, string>,
+              associations: Array.isArray(body.associations) ? body.associations : [],
+              createdAt: now,
+              updatedAt: now,
+            };
+            fake.calls.set(id, call);
+            if (f === 'write-then-drop' || f === 'write-then-hang') {
+              hold();
+              return { status: 0 };
+            }
+            return { status: 201, body: callView(call) };
+          }
+          if (method === 'PATCH' && tail !== undefined) {
+            const call = fake.calls.get(tail);
+            if (!call) return error(404, 'OBJECT_NOT_FOUND', 'resource not found');
+            call.properties = { ...call.properties, ...(props as Record<string, string>) };
+            call.updatedAt = now;
+            if (f === 'write-then-drop' || f === 'write-then-hang') {
+              hold();
+              return { status: 0 };
+            }
+            return { status: 200, body: callView(call) };
+          }
+          return error(405, 'METHOD_NOT_ALLOWED', 'method not allowed');
+        };
         const isSearch = req.method === 'POST' && SEARCH_PATHS.includes(url.pathname);
         let body: unknown;
         if (isSearch) {
@@ -427,6 +655,17 @@ export async function startFakeHubSpot(options: FakeHubSpotOptions): Promise<Fak
           if (limited) return answer(limited.status, limited.body, undefined, dailyHeaders());
           const result = search(body);
           return answer(result.status, result.body, undefined, dailyHeaders());
+        }
+        const callPath = CALL_PATH.exec(url.pathname);
+        if (callPath || (req.method === 'GET' && url.pathname === DISPOSITIONS_PATH)) {
+          const result = calls(req.method ?? 'GET', url.pathname, callPath?.[1], scopes, fault);
+          fake.callRequests.push({
+            method: req.method ?? '',
+            path: url.pathname,
+            status: result.status,
+          });
+          if (result.status === 0) return; // hung or dropped after the write
+          return answer(result.status, result.body, undefined, result.headers ?? {});
         }
         answer(404, { status: 'error', message: 'Not found', correlationId: randomUUID() });
       };

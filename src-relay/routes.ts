@@ -12,7 +12,7 @@ import { handleWebhook } from './webhook-handler.ts';
 import { YeastarIntake } from './yeastar-intake.ts';
 import type { OrgRouteDeps } from './users/org-routes.ts';
 import { orgRoutes } from './users/org-routes.ts';
-import { callRoute, type CallRouteDeps } from './users/call-route.ts';
+import { callRoute, CALLS_PATH, type CallRouteDeps } from './calls/call-route.ts';
 import { isLoopbackHost } from '../src-shared/net/loopback.ts';
 
 export interface RouteDeps {
@@ -25,16 +25,16 @@ export interface RouteDeps {
   clock: Clock;
   /** Organisation mode's requests (sign-in information, enrolment). */
   org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo' | 'codeKey' | 'auth'>;
-  /** Organisation mode's call actions (users/call-route.ts): the user check, gateway mode's calls. */
-  calls?: Pick<CallRouteDeps, 'userAuth' | 'calls' | 'perUserPerMinute'>;
   /** Gateway mode: each tenant's upstream stream's state, for /healthz. */
   upstreams?: () => Record<string, { state: string; since: string }>;
+  /** Organisation mode's call requests (calls/call-route.ts): who signs in, each tenant's call API. */
+  calls?: Pick<CallRouteDeps, 'auth' | 'api' | 'rate'>;
 }
 
 /**
  * The relay's plain HTTP requests: `POST /webhook/<tenant>`, `/healthz`, `/readyz`, `/metrics`,
  * and organisation mode's `GET /v1/org/<tenant>`, `POST /v1/enrol/<tenant>` and
- * `POST /v1/claim/<tenant>` (users/org-routes.ts), and `POST /v1/call/<tenant>` (users/call-route.ts).
+ * `POST /v1/claim/<tenant>` (users/org-routes.ts).
  * While draining, everything answers 503 with `Connection: close`. Only the two that take a body
  * (`takesBody`) read one: any other request that carries a body is answered 413 at once, before
  * its handler runs (/metrics once answered 200 while 64 MiB streamed in).
@@ -60,13 +60,12 @@ export function requestHandler(
   });
   const calls = callRoute({
     config,
+    auth: deps.calls?.auth,
+    api: deps.calls?.api ?? (() => undefined),
+    ...(deps.calls?.rate ? { rate: deps.calls.rate } : {}),
     logger,
-    clock: deps.clock,
-    userAuth: deps.calls?.userAuth,
-    calls: deps.calls?.calls ?? (() => undefined),
-    ...(deps.calls?.perUserPerMinute !== undefined && {
-      perUserPerMinute: deps.calls.perUserPerMinute,
-    }),
+    now,
+    monotonic: () => deps.clock.monotonic(),
   });
   return (req, res) => {
     const path = pathOf(req.url);
@@ -167,6 +166,6 @@ function takesBody(path: string): boolean {
     path.startsWith('/webhook/') ||
     path.startsWith('/v1/enrol/') ||
     path.startsWith('/v1/claim/') ||
-    path.startsWith('/v1/call/')
+    path.startsWith(CALLS_PATH)
   );
 }

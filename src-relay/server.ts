@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
+import type { RelayCallApi } from './calls/call-route.ts';
 import type { AddressInfo } from 'node:net';
 import { WebSocketServer } from 'ws';
 import type { Clock } from '../src-shared/process/clock.ts';
@@ -62,10 +63,12 @@ export interface RelayDeps {
   secrets?: SecretRegistry;
   /** The upstream streams' sockets: the transport's createSocket (see fetch). */
   createSocket?: CreateSocket;
-  /** Call actions a user may ask for per minute (users/call-route.ts; 10 by default). */
-  callsPerUserPerMinute?: number;
   /** The upstream streams' timings (tests shorten them). */
   upstreamTuning?: { backoff?: { baseMs?: number; capMs?: number }; heartbeatMs?: number };
+  /** Organisation mode's call requests: each tenant's PBX call API (calls/call-route.ts). */
+  callApi?: (tenant: string) => RelayCallApi | undefined;
+  /** Per-user limit of call requests (default 5 at once, 20 a minute). */
+  callRate?: { burst: number; perMinute: number };
 }
 
 export interface RelayServer {
@@ -161,6 +164,11 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
         : new gatewayCode.GatewayUpstream({ ...upstreamDeps, store }),
     );
   }
+  const gatewayCalls = new Map<string, RelayCallApi>();
+  for (const [name, upstream] of upstreams) {
+    const api = gatewayCode!.gatewayCallApi(upstream);
+    if (api) gatewayCalls.set(name, api);
+  }
   const stopUpstreams = () => Promise.all([...upstreams.values()].map((u) => u.stop()));
   try {
     for (const [name, upstream] of upstreams)
@@ -200,10 +208,6 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
         oidc: (tenant) => oidc.get(tenant),
       })
     : undefined;
-  // Gateway mode's call actions (POST /v1/call/<tenant>), over each upstream's client and tokens.
-  const gatewayCallsOf = new Map(
-    [...upstreams].map(([name, u]) => [name, gatewayCode!.gatewayCalls(u)] as const),
-  );
   const unfollowUsers = users?.onChange((change) => {
     if (userAuth) void endChangedSessions(change.tenant, change.user, userAuth);
   });
@@ -257,11 +261,10 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       ...(userAuth ? { auth: userAuth } : {}),
     },
     calls: {
-      userAuth,
-      calls: (tenant) => gatewayCallsOf.get(tenant),
-      ...(deps.callsPerUserPerMinute !== undefined && {
-        perUserPerMinute: deps.callsPerUserPerMinute,
-      }),
+      auth: userAuth,
+      // Gateway tenants' call API over their upstream's client and tokens (gateway-calls.ts).
+      api: deps.callApi ?? ((tenant) => gatewayCalls.get(tenant)),
+      ...(deps.callRate ? { rate: deps.callRate } : {}),
     },
     upstreams: () =>
       Object.fromEntries(

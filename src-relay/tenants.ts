@@ -7,7 +7,7 @@ export interface ResolvedTenant {
 }
 
 /**
- * The configured tenant a path names: `/webhook/<tenant>`, `/v1/stream/<tenant>`, `/v1/enrol/<tenant>`, `/v1/call/<tenant>`
+ * The configured tenant a path names: `/webhook/<tenant>`, `/v1/stream/<tenant>`, `/v1/enrol/<tenant>`
  * or `/v1/org/<tenant>` (`prefix` is
  * the part before the name). The one tenant lookup of the relay: the name is URL-decoded, must
  * match TENANT_PATTERN and be a configured tenant (an own property, so `__proto__` or
@@ -16,7 +16,7 @@ export interface ResolvedTenant {
 export function tenantInPath(
   tenants: Readonly<Record<string, TenantConfig>>,
   path: string,
-  prefix: '/webhook/' | '/v1/stream/' | '/v1/enrol/' | '/v1/org/' | '/v1/claim/' | '/v1/call/',
+  prefix: '/webhook/' | '/v1/stream/' | '/v1/enrol/' | '/v1/org/' | '/v1/claim/' | '/v1/calls/',
 ): ResolvedTenant | null | 'no-match' {
   if (!path.startsWith(prefix)) return 'no-match';
   const segment = path.slice(prefix.length);

@@ -33,7 +33,7 @@ export interface GatewayCallsRig {
 export async function startGatewayCallsRig(
   dir: string,
   opts: {
-    perMinute?: number;
+    rate?: { burst: number; perMinute: number };
     /** The gateway key's scopes (a key without the call permission). */ scopes?: string[];
   } = {},
 ): Promise<GatewayCallsRig> {
@@ -65,7 +65,7 @@ export async function startGatewayCallsRig(
     secrets,
     users,
     gateway: new Map([[tenant, { apiKey: key.key, secret: key.secret }]]),
-    ...(opts.perMinute !== undefined && { callsPerUserPerMinute: opts.perMinute }),
+    ...(opts.rate && { callRate: opts.rate }),
   });
   const rang = new Map<string, string[]>();
   sim.onSent((envelope) => {

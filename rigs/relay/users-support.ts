@@ -26,7 +26,7 @@ export function orgConfig(usersFile: string, overrides: Record<string, unknown> 
 export async function startOrgRelay(
   config: RelayConfig,
   users?: UserStore,
-  extra: Pick<RelayDeps, 'directory' | 'logger' | 'codeKey'> = {},
+  extra: Pick<RelayDeps, 'directory' | 'logger' | 'codeKey' | 'callApi' | 'callRate'> = {},
 ): Promise<{ relay: RelayServer; store: MemoryStore; users: UserStore; close(): Promise<void> }> {
   const store = new MemoryStore({ clock: systemClock, retention: config.retention });
   const userStore =

@@ -84,6 +84,8 @@ import { checkDesktop, storeSecretNeedsDisplay } from './desktop-checks.ts';
 import { applyChromiumSwitches, devShmBytes } from './chromium-switches.ts';
 import { NativeDialogs } from './dialogs.ts';
 import { diagnosticsAction } from './diagnostics-action.ts';
+import { CallLogQueue } from '../core/call-log/queue.ts';
+import { settingsCallLogWriter } from '../core/call-log/build.ts';
 import { SafeExternalOpener } from './external.ts';
 import { registerIpcHandlers } from './ipc-handlers.ts';
 import { TypedIpcMain } from './ipc-main.ts';
@@ -475,6 +477,25 @@ async function buildCore(
   let connectionTransport: NetTransport | undefined;
   const connectionNetwork = (s: Settings) => (connectionTransport = network(s));
   const relayCursorStore = fileCursorStore(join(env.userData, 'relay-cursor.json'));
+  // Calls to log into the CRM (issue 39): the durable queue in <userData>/call-log, writing to the
+  // CRM of the settings in force through the same way out, with the lookup's token.
+  const callLog = new CallLogQueue({
+    folder: join(env.userData, 'call-log'),
+    clock,
+    logger,
+    writer: settingsCallLogWriter(
+      () => (late.runtime?.settings() ?? settingsStore.settings()).crmLookup,
+      () => ({
+        clock,
+        secrets,
+        fetch: network(late.runtime?.settings() ?? settingsStore.settings()).fetch,
+        secret: (account) => credentials.getSecret(account),
+      }),
+    ),
+  });
+  void callLog
+    .start()
+    .catch((error: unknown) => logger.warn('the call-log queue could not be read', { error }));
   // Organisation mode: signed in through the system browser (the one link gate) to the relay.
   const organisation = new OrganisationAccount({
     store: credentials,
@@ -535,6 +556,7 @@ async function buildCore(
     confirmDial: (shown) => confirmDial({ dialog, language, logger }, shown),
     // The CRM lookup goes out the same way as everything else (proxy, CAs).
     crmNetwork: network,
+    callLog,
     // The control surface lets the user (and the end-to-end suite) ring the demo from outside.
     startDemo: (phoneSystem) => startDemo({ clock, logger, control: true, phoneSystem }),
     // Through the settings in force (with the policy's locks), as the connection uses them.
@@ -548,6 +570,8 @@ async function buildCore(
     onSettingsApplied: (s) => {
       applyLanguage(s);
       void startAtLogin(s.startAtLogin);
+      // New credentials or another CRM: the call log tries again now.
+      callLog.resume();
     },
     words: language,
   });
@@ -555,6 +579,7 @@ async function buildCore(
     runtime,
     policy,
     history,
+    callLog,
     network,
     startAtLogin,
     transportDecisions: () => connectionTransport?.decisions() ?? null,
@@ -586,6 +611,11 @@ function addDiagnostics({ env, clock, diagnostics, logRing }: Base, core: Core):
     // Lookup counts, latency and kinds of failure: never a number, a name or the token.
     name: 'crm',
     collect: () => rt.crmStats() ?? { note: 'no CRM lookup set up' },
+  });
+  diagnostics.add({
+    // The call-log queue: counts, ages, kinds of failure; never a number, a note or a call id.
+    name: 'call-log',
+    collect: () => core.callLog.diagnostics(),
   });
   diagnostics.add({
     name: 'network',

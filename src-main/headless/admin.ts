@@ -5,6 +5,8 @@
  * - `--store-secret`: core/credentials/provision.ts;
  * - `--diagnostics <file>`: a connection test and the archive of src-main/core/diagnostics/.
  */
+import { CallLogQueue, type CallLogWriter } from '../core/call-log/queue.ts';
+import { defaultCallLogFolder } from './call-log-folder.ts';
 import packageJson from '../../package.json' with { type: 'json' };
 import { serviceProbe } from '../core/connection/service-probe.ts';
 import { transportFor } from '../core/net/network.ts';
@@ -127,6 +129,14 @@ export interface DiagnosticsRunDeps {
  * `--diagnostics <file>`: tests the connection with the settings in force (when there is a key
  * and a secret to test), then writes the archive. Returns the test's result.
  */
+/** --diagnostics reads the call-log queue's folder; it writes nothing to the CRM. */
+const NOT_WRITING: CallLogWriter = {
+  kind: 'hubspot',
+  create: () => Promise.reject(new Error('not writing')),
+  update: () => Promise.reject(new Error('not writing')),
+  find: () => Promise.resolve(null),
+};
+
 export async function writeRunnerDiagnostics(
   path: string,
   d: DiagnosticsRunDeps,
@@ -207,6 +217,19 @@ export async function writeRunnerDiagnostics(
     name: 'network',
     collect: () => (transport ? transport.decisions() : { problem: networkProblem }),
   });
+  // The call-log queue's folder as it is (counts, ages, states; never a number, a note or an id).
+  const callLogFolder = d.args.crmLogFolder ?? defaultCallLogFolder();
+  const callLog = await new CallLogQueue({
+    folder: callLogFolder,
+    writer: NOT_WRITING,
+    clock,
+    logger,
+  })
+    .inspect()
+    .catch((error: unknown) => ({
+      problem: error instanceof Error ? error.message : String(error),
+    }));
+  diagnostics.add({ name: 'call-log', collect: () => callLog });
   await diagnostics.write(path, { secrets, now: clock.now() });
   return result;
 }

@@ -41,6 +41,13 @@ export interface HeadlessArgs {
   directory: DirectorySource;
   /** The CRM lookup after each pop (provider 'none': no lookup). */
   crmLookup: Settings['crmLookup'];
+  /**
+   * Which calls are logged into the CRM the lookup uses (--crm-log, issue 39): answered ones, also
+   * missed ones, or none (the default).
+   */
+  crmLog: CrmLogMode;
+  /** `--crm-log-folder PATH`: the durable call-log queue's folder (null: the default, README). */
+  crmLogFolder: string | null;
   /** Voicemail, SMS, trunk status, presence: all on unless turned off with --without. */
   features: Settings['features'];
   verbose: boolean;
@@ -89,6 +96,10 @@ function commandOf(argv: string[]): { dial: string | null; rest: string[] } {
     throw usageError('dial-number');
   return { dial: number, rest: argv.slice(2) };
 }
+
+/** What --crm-log takes. */
+export const CRM_LOG_MODES = ['answered', 'answered-and-missed', 'none'] as const;
+export type CrmLogMode = (typeof CRM_LOG_MODES)[number];
 
 /** What --directory takes. */
 export const DIRECTORY_SOURCES = ['extensions', 'pbx-contacts'] as const;
@@ -145,6 +156,7 @@ const SYNOPSIS = [
   '                    [--crm-auth none|bearer|basic] [--crm-name-field <path>]',
   '                    [--crm-company-field <path>] [--crm-record-field <path>]]',
   '                   [--crm-timeout-sec <s>]',
+  '                   [--crm-log answered|answered-and-missed|none] [--crm-log-folder <path>]',
   '                   [--verbose] [--lang <code>]',
   '                   [--relay-url <https://relay.example.org> [--relay-tenant <name>]',
   '                    [--event-source auto|direct|relay]]',
@@ -207,6 +219,8 @@ const OPTIONS = {
   'crm-company-field': { type: 'string' },
   'crm-record-field': { type: 'string' },
   'crm-timeout-sec': { type: 'string' },
+  'crm-log': { type: 'string' },
+  'crm-log-folder': { type: 'string' },
   without: { type: 'string', multiple: true },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -285,6 +299,16 @@ export function parseHeadlessArgs(
   const contacts = contactsGiven ? resolve(contactsGiven) : '';
   const directory = directoryOption(values.directory, phoneSystem);
   const crmLookup = crmOptions(values, defaults.crmLookup);
+  const crmLog = (values['crm-log']?.trim() || 'none') as CrmLogMode;
+  if (!CRM_LOG_MODES.includes(crmLog))
+    throw usageError('one-of', {
+      flag: '--crm-log',
+      options: CRM_LOG_MODES.join(', '),
+      given: JSON.stringify(values['crm-log']),
+    });
+  const crmLogFolder = values['crm-log-folder']?.trim() || null;
+  if (values['crm-log-folder'] !== undefined && (!crmLogFolder || !isAbsolute(crmLogFolder)))
+    throw usageError('full-path', { flag: '--crm-log-folder' });
   const diagnostics = values.diagnostics?.trim() || null;
   if (values.diagnostics !== undefined && !diagnostics) throw usageError('diagnostics-path');
   const storeSecret = values['store-secret'] ?? false;
@@ -332,6 +356,8 @@ export function parseHeadlessArgs(
     contacts,
     directory,
     crmLookup,
+    crmLog,
+    crmLogFolder,
     features,
     verbose: values.verbose ?? false,
     help,

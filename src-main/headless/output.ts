@@ -227,7 +227,19 @@ export interface SignedInLine {
   dids: string[];
 }
 
+/** A call logged into the CRM (--crm-log, issue 39): once per call and revision. */
+export interface LoggedLine {
+  type: 'logged';
+  call_id: string;
+  crm: 'hubspot' | 'generic';
+  crm_id: string;
+  /** 'created', 'updated' (a later revision), 'found' (after an uncertain create). */
+  how: 'created' | 'updated' | 'found';
+  attempts: number;
+}
+
 export type OutputLine =
+  | LoggedLine
   | StatusLine
   | PopLine
   | EnrichedLine

@@ -40,6 +40,10 @@ import { UsageError, type HeadlessArgs } from './args.ts';
 import { contactsProblemWords } from '../core/contacts/problem-words.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
 import { CrmFlow } from '../core/app/crm-flow.ts';
+import { defaultCallLogFolder } from './call-log-folder.ts';
+import { CallLogQueue } from '../core/call-log/queue.ts';
+import { buildCallLogWriter } from '../core/call-log/build.ts';
+import { loggedLine, RunnerCallLog } from './call-logging.ts';
 import {
   dismissLine,
   faultLine,
@@ -131,6 +135,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
   const live: Live = { connection: undefined };
   const directory = await names(deps, clock, target, live);
   const crm = crmLookup(deps, clock, target.settings, transport);
+  const callLog = await callLogging(deps, clock, target.settings, transport, lines.emit);
   return runUntilStopped(deps, clock, {
     target,
     transport,
@@ -139,6 +144,7 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     live,
     directory,
     crm,
+    callLog,
   });
 }
 
@@ -348,6 +354,46 @@ function crmLookup(
   return { flow, lookup: flow.current() };
 }
 
+/**
+ * Phase 6b: the call log (--crm-log, issue 39): the durable queue in its folder, writing to the
+ * CRM the lookup uses with the lookup's token; a `logged` line per call logged. Null when off.
+ */
+async function callLogging(
+  { args, environment, logger, secrets }: RunnerDeps,
+  clock: Clock,
+  settings: Settings,
+  transport: NetTransport,
+  emit: Lines['emit'],
+): Promise<{ queue: CallLogQueue; calls: RunnerCallLog } | null> {
+  if (args.crmLog === 'none') return null;
+  const { crmToken } = environment;
+  const writer = buildCallLogWriter(settings.crmLookup, {
+    clock,
+    secrets,
+    fetch: transport.fetch,
+    secret: async (account) =>
+      crmToken || new KeytarCredentialStore().getSecret(account).catch(() => null),
+  });
+  if (!writer) {
+    logger.warn('--crm-log: no CRM to log calls to (--crm hubspot); nothing is logged');
+    return null;
+  }
+  const folder = args.crmLogFolder ?? defaultCallLogFolder();
+  const queue = new CallLogQueue({
+    folder,
+    writer,
+    clock,
+    logger,
+    onLogged: (e) => emit(loggedLine(writer.kind, e)),
+  });
+  await queue.start();
+  logger.info('call log queue started', { ...queue.status() });
+  const calls = new RunnerCallLog(args.crmLog, args.extensions, queue, clock, (error) =>
+    logger.warn('a call could not be queued for the CRM', { error }),
+  );
+  return { queue, calls };
+}
+
 /** What the last phase runs. */
 interface Built {
   target: Target;
@@ -357,6 +403,7 @@ interface Built {
   live: Live;
   directory: Directory;
   crm: ReturnType<typeof crmLookup>;
+  callLog: Awaited<ReturnType<typeof callLogging>>;
 }
 
 /**
@@ -462,6 +509,7 @@ async function runUntilStopped(deps: RunnerDeps, clock: Clock, built: Built): Pr
   await rebuilding;
   directory.stop();
   crm.flow.close();
+  built.callLog?.queue.close();
   await close();
   await ringActions?.stop();
   await demo?.close();
@@ -663,7 +711,7 @@ interface Listeners extends Built {
 function printEvents(
   deps: RunnerDeps,
   { engine }: Connection,
-  { target, transport, lines, directory, crm, ringActions, onAttention }: Listeners,
+  { target, transport, lines, directory, crm, callLog, ringActions, onAttention }: Listeners,
 ): Array<() => void> {
   const { emit } = lines;
   const { settings } = target;
@@ -690,6 +738,7 @@ function printEvents(
         ),
       );
       ringActions?.runOnce(p, directory.lookup(p.from));
+      callLog?.calls.pop(p);
       // After the pop line, never before it: a colleague is not looked up.
       if (lookup)
         void named.then(async (who) => {
@@ -698,7 +747,10 @@ function printEvents(
           emit(enrichedLine(p, who, result, lookup.provider));
         });
     }),
-    engine.onDismiss((d) => emit(dismissLine(d))),
+    engine.onDismiss((d) => {
+      emit(dismissLine(d));
+      callLog?.calls.dismiss(d);
+    }),
     // A ring of a call dialled from Screenpop (`dial`): never a pop (core/events/own-dials.ts).
     engine.onOwnCall?.((c) => emit(callingLine(c))) ?? (() => {}),
     engine.onNotice((n) =>

@@ -51,31 +51,6 @@ export interface CallClaimAnswer {
 export const CALL_ID_PATTERN = /^[A-Za-z0-9._:@+-]{1,128}$/;
 
 /**
- * Organisation mode's call actions through a gateway relay (POST, docs/relay-protocol.md 2.5):
- * dial, transfer or hang up, always on the signed-in user's own extensions.
- */
-export function relayCallPath(tenant: string): string {
-  return `/v1/call/${encodeURIComponent(tenant)}`;
-}
-
-/** A number the relay dials or transfers to: as the desktop's phone-number module sends it. */
-export const RELAY_CALL_NUMBER = /^\+?[0-9]{1,17}$/;
-
-/** The body of POST /v1/call/<tenant>. `extension`: one of the user's own (else their first). */
-export type RelayCallRequest =
-  | { action: 'dial'; number: string; extension?: string }
-  | { action: 'transfer'; callId: string; to: string; mode: 'blind' | 'attended' }
-  | { action: 'hangup'; callId: string };
-
-/**
- * The answer of POST /v1/call/<tenant>: the call's id, or a refusal id of the CallControl port
- * (src-main/core/ports/call-control.ts) with the relay's reason in English (for logs; the desktop
- * says the refusal in its own catalogue words).
- */
-export type RelayCallAnswer =
-  { ok: true; callId?: string } | { ok: false; refusal: string; errmsg: string; errcode?: number };
-
-/**
  * A device credential issued by the relay for an enrolment code starts with this, so the relay
  * tells it from an OpenID Connect token (three dot-separated parts) without trying both.
  */

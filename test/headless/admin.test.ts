@@ -195,6 +195,7 @@ describe('screenpop-headless for administrators', () => {
       expect(names).toEqual([
         'README.txt',
         'about.json',
+        'call-log.json',
         'connection-test.json',
         'connection.json',
         'log.jsonl',
@@ -202,6 +203,10 @@ describe('screenpop-headless for administrators', () => {
         'policy.json',
         'settings.json',
       ]);
+      // The call-log queue's section: its counts (no queue folder here: nothing queued).
+      expect(
+        JSON.parse(await readFile(join(dir, 'screenpop-diagnostics', 'call-log.json'), 'utf8')),
+      ).toMatchObject({ pending: 0, logged: 0, failed: 0, calls: [] });
       const text = (
         await Promise.all(names.map((n) => readFile(join(dir, 'screenpop-diagnostics', n), 'utf8')))
       ).join('\n');

@@ -99,8 +99,8 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
   writeExport?: (path: string, data: string) => Promise<void>;
   directoryRefreshMs?: number;
   /**
-   * Where finished calls are logged (the durable CRM log queue, issue 39); without it nothing is
-   * logged and no card takes a note.
+   * Where finished calls are logged (issue 39: the durable queue, core/call-log/); without it
+   * nothing is logged and no card takes a note.
    */
   callLog?: CallLogSink;
   /**

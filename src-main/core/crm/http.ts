@@ -28,7 +28,7 @@ export const TIMED_OUT = 'crm lookup timed out';
 export async function exchangeJson(
   fetchFn: typeof fetch,
   url: string,
-  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string },
+  init: { method: 'GET' | 'POST' | 'PATCH'; headers: Record<string, string>; body?: string },
   signal: AbortSignal,
 ): Promise<JsonResponse> {
   let response: Response;

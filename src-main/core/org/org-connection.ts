@@ -17,7 +17,8 @@ import type { CursorStore } from '../relay-client/cursor-store.ts';
 import { RelayEventSource, relayHttpUrl } from '../relay-client/relay-source.ts';
 import type { Settings } from '../settings/types.ts';
 import type { OrganisationAccount } from './org-account.ts';
-import { relayCalls, type RelayCalls } from './org-call-control.ts';
+import { RelayCallControl } from './relay-call-control.ts';
+import type { CallControl } from '../ports/call-control.ts';
 
 export interface OrgConnectionConfig {
   relayUrl: string;
@@ -39,7 +40,7 @@ export interface OrgConnectionDeps {
 export function organisationConnection(
   config: OrgConnectionConfig,
   deps: OrgConnectionDeps,
-): Connection & { relayCalls: RelayCalls } {
+): Connection & { relayCalls: CallControl } {
   const { settings } = config;
   const { clock, logger, transport } = deps;
   // Until the relay has said who this is, nothing is the user's: no setting decides it.
@@ -108,13 +109,10 @@ export function organisationConnection(
     identity: () => current,
     onIdentity: (listener) => identities.on(listener),
     // Calls go through the relay (docs/relay-protocol.md 2.5) with the same credential.
-    relayCalls: relayCalls({
-      relayUrl: config.relayUrl,
-      tenant: config.tenant,
-      tokens: config.tokens,
-      fetch: transport.fetch,
-      logger,
-    }),
+    relayCalls: new RelayCallControl(
+      { relayUrl: config.relayUrl, tenant: config.tenant },
+      { fetch: transport.fetch, tokens: config.tokens, logger },
+    ),
   };
 }
 
