@@ -106,6 +106,7 @@ import {
   type PresenterSettings,
 } from '../src-main/core/presenters/call-presenter.ts';
 import type { CallerDirectory } from '../src-main/core/contacts/directory.ts';
+import type { CallLogRecord, CallLogSink } from '../src-main/core/ports/call-log.ts';
 import { HistoryStore } from '../src-main/core/history/history-store.ts';
 import { formatNumber } from '../src-main/core/numbers/phone-number.ts';
 import type { DismissEvent, PopEvent } from '../src-main/core/ports/ports.ts';
@@ -122,6 +123,16 @@ export interface PresenterHarnessOptions {
   directory?: CallerDirectory;
   urlOpener?: UrlOpener;
   isUserNumber?: (to: string) => boolean;
+  /** Where finished calls are logged (a recording fake: RecordingCallLog). */
+  callLog?: CallLogSink;
+}
+
+/** A CallLogSink that records every call handed to it, in order (the far side: the queue). */
+export class RecordingCallLog implements CallLogSink {
+  readonly records: CallLogRecord[] = [];
+  async log(record: CallLogRecord): Promise<void> {
+    this.records.push({ ...record });
+  }
 }
 
 /** A directory that knows these numbers' names (as colleagues, source 'directory'). */
@@ -174,6 +185,7 @@ export function presenterHarness(options: PresenterHarnessOptions = {}) {
     clipboard,
     settings: () => settings,
     ...(options.isUserNumber ? { isUserNumber: options.isUserNumber } : {}),
+    ...(options.callLog ? { callLog: options.callLog } : {}),
   });
   let seq = 0;
   const pop = (

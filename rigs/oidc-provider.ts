@@ -70,7 +70,10 @@ export const DESKTOP_CLIENT_ID = 'screenpop-desktop';
 export const OTHER_CLIENT_ID = 'some-other-app';
 
 export interface TestAccount {
-  email: string;
+  /** Absent: no `email` claim (an Entra ID user without a mail attribute). */
+  email?: string;
+  /** The `preferred_username` claim (profile scope), as Entra ID sends the user's UPN. */
+  preferredUsername?: string;
   /** The `email_verified` claim as the provider sends it (a boolean, or text as some send it); default true. */
   emailVerified?: boolean | string;
 }
@@ -148,7 +151,11 @@ export async function startOidcProvider(
     }),
     interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
     pkce: { required: () => true },
-    claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['name'] },
+    claims: {
+      openid: ['sub'],
+      email: ['email', 'email_verified'],
+      profile: ['name', 'preferred_username'],
+    },
     // Like Google and Entra ID, the ID token carries the e-mail claim the scope asked for.
     conformIdTokenClaims: false,
     // Refresh tokens for the native client without prompt=consent (Entra ID's behaviour).
@@ -169,8 +176,13 @@ export async function startOidcProvider(
         accountId: id,
         claims: async () => ({
           sub: id,
-          email: account.email,
-          email_verified: account.emailVerified ?? true,
+          ...(account.email !== undefined && {
+            email: account.email,
+            email_verified: account.emailVerified ?? true,
+          }),
+          ...(account.preferredUsername !== undefined && {
+            preferred_username: account.preferredUsername,
+          }),
           name: id,
         }),
       };

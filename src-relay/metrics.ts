@@ -192,6 +192,11 @@ export class RelayMetrics {
       'Redis Sentinel: connections left because a majority of the sentinels did not name their server as the primary.',
       health((h) => h.unconfirmedPrimaries),
     );
+    total(
+      'relay_storage_unvouched_writes_total',
+      'Redis Sentinel: webhooks answered 503 (and upstream lease asks refused) because the sentinels no longer vouched for the server written to (a failover under way).',
+      health((h) => h.unvouchedWrites),
+    );
     total('relay_gap_notices_total', 'Gap notices sent to resuming clients.', () => this.gaps);
     byLabel(
       'relay_clients_closed_total',

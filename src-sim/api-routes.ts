@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Extension, SimStats } from './types.ts';
-import type { Credentials } from './credentials.ts';
-import { SCOPE_EXTENSION_READ, normalizeIp } from './credentials.ts';
+import type { AccessRecord, Credentials } from './credentials.ts';
+import { SCOPE_CALL_CONTROL, SCOPE_EXTENSION_READ, normalizeIp } from './credentials.ts';
 import { ApiError, ERR, readJsonBody, sendJson } from './errors.ts';
 import { API_PATHS, API_PREFIX as SERVICE_API_PREFIX } from '../src-shared/api/service-api.ts';
 import type { SimDialect } from './phone-system.ts';
@@ -27,6 +27,98 @@ export interface ApiRoutesOptions {
   dialect: SimDialect;
   /** A Yeastar P-Series PBX's own lists (queues, ring groups, contacts); absent elsewhere. */
   pbxLists?: () => SimPbxLists;
+  /** A Yeastar P-Series PBX's call API (doc section 10); absent elsewhere. */
+  calls?: SimCallApi;
+}
+
+/** What the call API's routes need of the call book (yeastar-calls.ts). */
+export interface SimCallApi {
+  isExtension(number: string): boolean;
+  dial(caller: string, callee: string): { callId: string; ring: () => void };
+  byChannel(channel: string): { callId: string; number: string; extension: boolean } | undefined;
+  hangup(callId: string, number: string): void;
+  transfer(callId: string, opts: { from: string; to: string; attended?: boolean }): void;
+  /** The extension in the call other than `number` (the one a blind transfer's member talks to). */
+  otherExtension(callId: string, number: string): string | undefined;
+  query(by: { callId?: string; extension?: string }): Array<Record<string, unknown>>;
+}
+
+const CALL_PATHS: ReadonlySet<string> = new Set([
+  API_PATHS.callDial,
+  API_PATHS.callTransfer,
+  API_PATHS.callHangup,
+  API_PATHS.callQuery,
+]);
+
+/** A text field of a call request, or a 40002 PARAMETER ERROR naming it. */
+function field(body: Record<string, unknown>, name: string, required = true): string | undefined {
+  const v = body[name];
+  if (v === undefined && !required) return undefined;
+  if (typeof v !== 'string' || v.trim() === '' || v.length > 64)
+    throw new ApiError(ERR.BAD_REQUEST, `${name} is required`);
+  return v.trim();
+}
+
+/**
+ * The call API (docs/phone-systems/yeastar-p-series.md section 10): *Make a Call*, *Transfer a
+ * Call*, *Hang up a Call*, *Query Calls*. A key without the call-control scope is 10005. A dial
+ * is caller-first: the caller's ring is reported before the answer is sent (as a PBX that rings
+ * the caller while it answers). An unknown channel is 40002 (assumption: the guide does not say).
+ */
+async function handleCallApi(
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+  url: URL,
+  access: AccessRecord,
+  opts: ApiRoutesOptions,
+  calls: SimCallApi,
+): Promise<void> {
+  if (!opts.credentials.hasScope(access.key, SCOPE_CALL_CONTROL))
+    throw new ApiError(ERR.INSUFFICIENT_SCOPE);
+  if (path === API_PATHS.callQuery) {
+    const callId = url.searchParams.get('call_id') ?? undefined;
+    const extension = url.searchParams.get('extension') ?? undefined;
+    sendJson(res, 200, {
+      errcode: 0,
+      errmsg: 'SUCCESS',
+      data: calls.query({
+        ...(callId !== undefined && { callId }),
+        ...(extension !== undefined && { extension }),
+      }),
+    });
+    return;
+  }
+  const body = (await readJsonBody(req)) as Record<string, unknown>;
+  if (path === API_PATHS.callDial) {
+    const caller = field(body, 'caller')!;
+    const callee = field(body, 'callee')!;
+    if (!calls.isExtension(caller)) throw new ApiError(ERR.BAD_REQUEST, 'caller');
+    const { callId, ring } = calls.dial(caller, callee);
+    ring();
+    sendJson(res, 200, { errcode: 0, errmsg: 'SUCCESS', call_id: callId });
+    return;
+  }
+  const channel = calls.byChannel(field(body, 'channel_id')!);
+  if (!channel) throw new ApiError(ERR.BAD_REQUEST, 'channel_id');
+  if (path === API_PATHS.callHangup) {
+    calls.hangup(channel.callId, channel.number);
+    sendJson(res, 200, { errcode: 0, errmsg: 'SUCCESS', call_id: channel.callId });
+    return;
+  }
+  const type = field(body, 'type');
+  const number = field(body, 'number', false);
+  if (type === 'blind' && number !== undefined) {
+    // Blind: the channel's member is moved to `number`; the extension it talked to leaves.
+    const leaving = calls.otherExtension(channel.callId, channel.extension ? channel.number : '');
+    if (!leaving) throw new ApiError(ERR.BAD_REQUEST, 'channel_id');
+    calls.transfer(channel.callId, { from: leaving, to: number });
+  } else if (type === 'attended' && number !== undefined && channel.extension) {
+    calls.transfer(channel.callId, { from: channel.number, to: number, attended: true });
+  } else if (type === 'attended' && body.attended_operate !== undefined) {
+    // abort / complete / threeway / swap: accepted; the simulator does not play them out.
+  } else throw new ApiError(ERR.BAD_REQUEST, 'type');
+  sendJson(res, 200, { errcode: 0, errmsg: 'SUCCESS', call_id: channel.callId });
 }
 
 /**
@@ -136,6 +228,14 @@ export async function handleApi(
         total_number: all.length,
         [pbxList.key]: items,
       });
+      return;
+    }
+    if (opts.calls && CALL_PATHS.has(path)) {
+      if (method !== (path === API_PATHS.callQuery ? 'GET' : 'POST'))
+        throw new ApiError(ERR.METHOD_NOT_ALLOWED);
+      if (method === 'GET') req.resume();
+      const access = credentials.authenticate(dialect.token(req), ip);
+      await handleCallApi(req, res, path, url, access, opts, opts.calls);
       return;
     }
     req.resume();

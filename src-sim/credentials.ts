@@ -12,7 +12,13 @@ export const REFRESH_TOKEN_LIFETIME_S = 86400;
 /** Scope names are our decision (docs/wire-protocol.md section 1). */
 export const SCOPE_EXTENSION_READ = 'extension:read';
 export const SCOPE_ALL_EVENTS = 'event:*';
-export const ALL_SCOPES = [SCOPE_EXTENSION_READ, SCOPE_ALL_EVENTS];
+/**
+ * Yeastar P-Series' call API (call/dial, call/transfer, call/hangup, call/query; doc section 10):
+ * a key without it is answered 10005 ACCESS DENIED, as a PBX whose API application lacks the
+ * permission.
+ */
+export const SCOPE_CALL_CONTROL = 'call:control';
+export const ALL_SCOPES = [SCOPE_EXTENSION_READ, SCOPE_ALL_EVENTS, SCOPE_CALL_CONTROL];
 
 export interface KeyRecord {
   name: string;
@@ -183,6 +189,12 @@ export class Credentials {
   expireAll(): void {
     const now = this.clock.now();
     for (const rec of this.access.values()) if (rec.expiresAt > now) rec.expiresAt = now;
+  }
+
+  /** A restart: every access and refresh token issued so far is unknown from now on. */
+  forgetAll(): void {
+    this.access.clear();
+    this.refresh.clear();
   }
 
   isExpired(rec: AccessRecord): boolean {

@@ -27,6 +27,7 @@ import { TrafficGenerator } from './traffic.ts';
 import { ERR, rejectUpgrade, sendError } from './errors.ts';
 import { simDialect } from './phone-system.ts';
 import { YeastarCallBook } from './yeastar-calls.ts';
+import type { SimCallApi } from './api-routes.ts';
 
 /** Assembles the simulator's parts behind one HTTP server (API, subscribe WebSocket, control surface). */
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
@@ -144,6 +145,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         extensions: () => extensions,
         takeApiFault: () => takeFault('api'),
         ...(pbxLists && { pbxLists: () => pbxLists }),
+        ...(calls instanceof YeastarCallBook && { calls: callApiOf(calls) }),
       });
     } else if (controlEnabled && ref.sim && path.startsWith(CONTROL_PREFIX)) {
       void handleControl(req, res, ref.sim);
@@ -229,6 +231,10 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       hub.closeKey(key);
     },
     setAllowlist: (key, ips) => credentials.setAllowlist(key, ips),
+    restart: () => {
+      hub.closeAll(1012);
+      credentials.forgetAll();
+    },
     expireAllTokens: () => {
       credentials.expireAll();
       hub.expireAll();
@@ -255,4 +261,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   ref.sim = sim;
   return sim;
+}
+
+/** The call API's routes over a Yeastar call book (doc section 10). */
+function callApiOf(book: YeastarCallBook): SimCallApi {
+  return {
+    isExtension: (n) => book.isExtension(n),
+    dial: (caller, callee) => book.dial(caller, callee),
+    byChannel: (channel) => book.byChannel(channel),
+    hangup: (callId, number) => book.setState(callId, 'ended', { to: number }),
+    transfer: (callId, opts) => book.transfer(callId, opts),
+    otherExtension: (callId, number) => book.otherExtension(callId, number),
+    query: (by) => book.query(by),
+  };
 }

@@ -228,6 +228,11 @@ export interface Simulator {
   setAllowlist(key: string, ips: string[]): void;
   /** Access tokens now 10002; sockets get TOKEN EXPIRED + close 4002. */
   expireAllTokens(): void;
+  /**
+   * Added: what a restart of the phone system leaves: every socket closed (1012, service restart)
+   * and every access and refresh token unknown from now on (the API key stays).
+   */
+  restart(): void;
   startTraffic(opts: TrafficOptions): void;
   stopTraffic(): void;
   stats(): SimStats;

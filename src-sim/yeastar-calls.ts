@@ -56,8 +56,12 @@ interface Leg {
 }
 
 interface Inbound {
-  kind: 'inbound';
+  /** An outside caller; or (call/dial) the outside or internal number the PBX calls out to. */
+  kind: 'inbound' | 'outbound';
+  /** inbound: the caller's number; outbound: the extension that dialled. */
   from: string;
+  /** outbound: the number called. */
+  to?: string;
   channel: string;
   status: string;
 }
@@ -265,6 +269,82 @@ export class YeastarCallBook implements CallBookLike {
     this.settle(callId, call, false);
   }
 
+  /**
+   * *Make a Call* (`call/dial`, doc section 10), caller-first: the PBX rings the caller's extension
+   * first, reported alone (no inbound member, nobody in ALERT); the far party (an `outbound`
+   * member) joins the reports once the caller answers (`setCallState(id, 'answered', {to:
+   * caller})`). `beforeAnswer` runs after the id is chosen and before the ring is reported (the
+   * API answers in between or after, as the simulator is told).
+   */
+  dial(caller: string, callee: string): { callId: string; ring: () => void } {
+    const callId = `${Math.floor(this.opts.now() / 1000)}.${++this.counter}`;
+    const trunk = this.opts.trunk ?? 'SIP-Main';
+    const call: Call = {
+      style: 'member',
+      caller: {
+        kind: 'outbound',
+        from: caller,
+        to: callee,
+        channel: this.channel(`trunk-${trunk}-endpoint`),
+        status: 'ALERT',
+      },
+      line: callee,
+      trunk,
+      legs: [],
+      parties: new Map(),
+      left: new Set(),
+      via: '',
+      startedAt: this.opts.now(),
+      records: [],
+    };
+    this.calls.set(callId, call);
+    const legs = this.join(call, caller, 1);
+    return { callId, ring: () => this.report(callId, call, legs) };
+  }
+
+  /** The call and member a channel id names (call/hangup, call/transfer), if it is up. */
+  byChannel(channel: string): { callId: string; number: string; extension: boolean } | undefined {
+    for (const [callId, call] of this.calls) {
+      const leg = call.legs.find((l) => l.channel === channel && l.status !== 'BYE');
+      if (leg) return { callId, number: leg.number, extension: true };
+      if (call.caller.channel === channel && call.caller.status !== 'BYE')
+        return {
+          callId,
+          number: 'kind' in call.caller ? call.caller.from : call.caller.number,
+          extension: !('kind' in call.caller),
+        };
+    }
+    return undefined;
+  }
+
+  /** Whether `number` is an extension of this PBX. */
+  isExtension(number: string): boolean {
+    return this.opts.isExtension(number);
+  }
+
+  /** An extension with a live leg in the call, other than `number`. */
+  otherExtension(callId: string, number: string): string | undefined {
+    return this.calls.get(callId)?.legs.find((l) => l.status !== 'BYE' && l.number !== number)
+      ?.number;
+  }
+
+  /** *Query Calls* (doc section 10): the calls up, each with its members as 30011 lists them. */
+  query(by: { callId?: string; extension?: string }): Array<Record<string, unknown>> {
+    const out: Array<Record<string, unknown>> = [];
+    for (const [callId, call] of this.calls) {
+      if (by.callId !== undefined && callId !== by.callId) continue;
+      const legs = call.legs.filter((l) => l.status !== 'BYE');
+      if (by.extension !== undefined && !legs.some((l) => l.number === by.extension)) continue;
+      const members = [...legs, ...(call.caller.status === 'BYE' ? [] : [call.caller])];
+      // An outbound far party the PBX has not called yet (the caller still rings) is not listed.
+      const listed = members.filter(
+        (m) => !('kind' in m && m.kind === 'outbound' && legs.every((l) => l.status === 'RING')),
+      );
+      out.push({ call_id: callId, members: listed.map((m) => this.memberJson(call, m)) });
+    }
+    return out;
+  }
+
   forget(callId: string): void {
     this.calls.delete(callId);
   }
@@ -409,7 +489,7 @@ export class YeastarCallBook implements CallBookLike {
     call: Call,
     r: { to: string; startedAt: number; talk: number; status: string },
   ): void {
-    const inbound = 'kind' in call.caller;
+    const inbound = 'kind' in call.caller && call.caller.kind === 'inbound';
     this.dispatcher.emit(YEASTAR_NEW_CDR, {
       call_id: callId,
       // The PBX's local time, without a zone (captured); the simulator's zone is UTC.
@@ -422,7 +502,7 @@ export class YeastarCallBook implements CallBookLike {
       dst_trunk_name: '',
       pin_code: '',
       status: r.status,
-      type: inbound ? 'Inbound' : 'Internal',
+      type: inbound ? 'Inbound' : 'kind' in call.caller ? 'Outbound' : 'Internal',
       recording: '',
       did_number: '',
       agent_ring_time: 0,
@@ -430,6 +510,17 @@ export class YeastarCallBook implements CallBookLike {
   }
 
   private memberJson(call: Call, m: Inbound | Leg): Record<string, unknown> {
+    if ('kind' in m && m.kind === 'outbound')
+      return {
+        outbound: {
+          from: m.from,
+          to: m.to ?? '',
+          trunk_name: call.trunk,
+          channel_id: m.channel,
+          member_status: m.status,
+          call_path: '',
+        },
+      };
     if ('kind' in m)
       return {
         inbound: {

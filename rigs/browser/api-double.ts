@@ -9,6 +9,7 @@
  */
 import type {
   CallCard,
+  CallNoteInput,
   ContactsFilePick,
   CrmPreview,
   EventChannel,
@@ -134,6 +135,10 @@ export function installApiDouble(fixture: DoubleFixture): void {
       if (g.__crmOpen) await g.__crmOpen(callId);
     },
     copyNumber: async (callId: string) => void record('copyNumber', [callId]),
+    saveNote: async (callId: string, note: CallNoteInput) => (
+      record('saveNote', [callId, note]),
+      true
+    ),
     reportPopupSize: async (height: number) => void record('reportPopupSize', [height]),
     getStatus: async () => (record('getStatus', []), clone(fixture.status)),
     getLocale: async () => (record('getLocale', []), { locale: fixture.locale }),

@@ -64,16 +64,29 @@ export interface SentinelGroup {
  * knows the replica and the other sentinels (so a failover can start as soon as the primary dies).
  */
 export async function startSentinelGroup(
-  options: { count?: number; quorum?: number; downAfterMs?: number; replicas?: number } = {},
+  options: {
+    count?: number;
+    quorum?: number;
+    downAfterMs?: number;
+    replicas?: number;
+    /** The sentinels' failover-timeout (3,000 ms by default). */
+    failoverTimeoutMs?: number;
+    /** More arguments of each replica's redis-server. */
+    replicaArgs?: string[];
+  } = {},
 ): Promise<SentinelGroup> {
   const name = 'relayha';
   const count = options.count ?? 3;
   const downAfterMs = options.downAfterMs ?? 1000;
-  const failoverTimeoutMs = 3000;
+  const failoverTimeoutMs = options.failoverTimeoutMs ?? 3000;
   const primary = await startRedis();
   const replicas: RedisProcess[] = [];
   for (let i = 0; i < (options.replicas ?? 1); i++)
-    replicas.push(await startRedis({ args: ['--replicaof', '127.0.0.1', String(primary.port)] }));
+    replicas.push(
+      await startRedis({
+        args: ['--replicaof', '127.0.0.1', String(primary.port), ...(options.replicaArgs ?? [])],
+      }),
+    );
   const dir = mkdtempSync(join(tmpdir(), 'relay-sentinel-'));
   const children: ChildProcess[] = [];
   const sentinels: string[] = [];

@@ -12,8 +12,10 @@ import type { ConnectionStatus, EventSource, TokenSource, WakeReason } from './e
 import type { DedupeOptions } from './events/dedupe.ts';
 import {
   EventPipeline,
+  type DialTicket,
   type Dismiss,
   type Envelope,
+  type OwnCall,
   type Pop,
   type PipelineStats,
   type UserNumbers,
@@ -172,6 +174,7 @@ export class ScreenpopEngine {
     this.started = false;
     this.clock.clearTimeout(this.probeTimer);
     this.probeTimer = undefined;
+    this.pipeline.stop();
     await Promise.all(this.sources.map((s) => s.stop()));
     for (const off of this.detach.splice(0)) off();
     for (const source of this.sources)
@@ -190,6 +193,21 @@ export class ScreenpopEngine {
 
   onDismiss(listener: (dismiss: Dismiss) => void): () => void {
     return this.pipeline.onDismiss(listener);
+  }
+
+  /** A dial is about to be sent: its ring is the user's own call, not a pop (own-dials.ts). */
+  expectOwnDial(number: string): DialTicket {
+    return this.pipeline.expectOwnDial(number);
+  }
+
+  /** Rings of calls the user dialled from Screenpop (never popped): "Calling <number>…". */
+  onOwnCall(listener: (call: OwnCall) => void): () => void {
+    return this.pipeline.onOwnCall(listener);
+  }
+
+  /** A call the user answered ended there (pipeline.onHangup): the call's end, for its log. */
+  onHangup(listener: (hangup: Dismiss) => void): () => void {
+    return this.pipeline.onHangup(listener);
   }
 
   onEvent(listener: (envelope: Envelope) => void): () => void {

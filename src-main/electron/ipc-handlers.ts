@@ -40,6 +40,8 @@ export function ipcHandlers(ctx: IpcContext): IpcHandlers {
     'popup:copy-number': (_e, callId) => {
       runtime.presenter.copyNumber(callId);
     },
+    'popup:save-note': (_e, callId, note) =>
+      runtime.presenter.saveNote(callId, note.text, note.disposition, note.submit),
     'popup:content-size': (_e, height) => popup.setContentHeight(height),
     'status:get': () => runtime.status(),
     'i18n:get': () => ({ locale: ctx.language.locale }),

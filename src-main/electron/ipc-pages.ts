@@ -12,6 +12,7 @@ export const CHANNEL_PAGES: { [C in InvokeChannel]: readonly PageName[] } = {
   'popup:dismiss': ['popup'],
   'popup:open-crm': ['popup'],
   'popup:copy-number': ['popup'],
+  'popup:save-note': ['popup'],
   'popup:content-size': ['popup'],
   'status:get': ALL,
   'i18n:get': ALL,

@@ -9,7 +9,12 @@ import type {
   OrgRelayPatch,
   RendererErrorReport,
   SettingsPatch,
+  CallNoteInput,
 } from '../ipc/contract.ts';
+import {
+  MAX_CALL_LOG_CHOICE_CHARS,
+  MAX_CALL_NOTE_CHARS,
+} from '../../src-shared/rules/call-log-rule.ts';
 import { MAX_HISTORY_LIMIT } from '../core/history/history-store.ts';
 
 export class IpcArgumentError extends Error {
@@ -44,6 +49,27 @@ function shortString(value: unknown, max: number, what: string): string {
 function one(args: unknown[]): unknown {
   if (args.length !== 1) throw new IpcArgumentError('expected one argument');
   return args[0];
+}
+
+/**
+ * The note card's values: exactly text, disposition and submit; the note at most
+ * MAX_CALL_NOTE_CHARS, the outcome null or a choice's length (the presenter checks it is one of
+ * the configured choices, and makes the text plain).
+ */
+function callNoteArg(value: unknown): CallNoteInput {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new IpcArgumentError('note must be an object');
+  const { text, disposition, submit, ...rest } = value as Record<string, unknown>;
+  if (Object.keys(rest).length > 0) throw new IpcArgumentError('unknown fields in note');
+  if (typeof submit !== 'boolean') throw new IpcArgumentError('note.submit must be a boolean');
+  return {
+    text: shortString(text, MAX_CALL_NOTE_CHARS, 'note.text'),
+    disposition:
+      disposition === null
+        ? null
+        : shortString(disposition, MAX_CALL_LOG_CHOICE_CHARS, 'note.disposition'),
+    submit,
+  };
 }
 
 /** A list of call ids, at most as many as the history can hold. */
@@ -122,6 +148,10 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   'popup:dismiss': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'popup:open-crm': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'popup:copy-number': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:save-note': (a) => {
+    if (a.length !== 2) throw new IpcArgumentError('expected two arguments');
+    return [shortString(a[0], MAX_ID, 'callId'), callNoteArg(a[1])];
+  },
   'popup:content-size': (a) => {
     const h = one(a);
     if (typeof h !== 'number' || !Number.isFinite(h) || h < 0 || h > 100_000)

@@ -68,6 +68,26 @@ export interface HeadlessArgs {
   enrolFile: string | null;
   /** `--credential-file PATH`: the device credential kept in this 0600 file, not the keychain. */
   credentialFile: string | null;
+  /**
+   * `screenpop-headless dial <number>`: call the number from the user's extension with these
+   * settings, print one JSON line and exit (runner.ts runDial); null for a normal run.
+   */
+  dial: string | null;
+}
+
+/** The runner's one command (a word before the flags): `dial <number>`. */
+export const DIAL_COMMAND = 'dial';
+
+/**
+ * `dial <number>` at the head of the command line: the number (as given; the phone-number module
+ * reads it later) and the flags after it; no command: null and the whole command line.
+ */
+function commandOf(argv: string[]): { dial: string | null; rest: string[] } {
+  if (argv[0] !== DIAL_COMMAND) return { dial: null, rest: argv };
+  const number = argv[1];
+  if (number === undefined || number.startsWith('--') || number.trim() === '')
+    throw usageError('dial-number');
+  return { dial: number, rest: argv.slice(2) };
 }
 
 /** What --directory takes. */
@@ -132,6 +152,7 @@ const SYNOPSIS = [
   'screenpop-headless --relay-url <https://relay.example.org> --relay-tenant <name> [--enrol <code>]',
   '                   [--enrol - | --enrol-file <path>] [--credential-file <path>]',
   `screenpop-headless --demo [--extension 101] [--phone-system ${phoneSystemsJoined('|')}]`,
+  'screenpop-headless dial <number> --base-url <url> --extension <n> [...]',
 ];
 
 const POLICY_PATHS =
@@ -158,6 +179,8 @@ export function usage(t: Translator): string {
     t.t('runner.help.language', { codes: LANG_CODES.join('|') }),
     t.t('runner.help.output'),
     t.t('runner.help.exit'),
+    '',
+    t.t('runner.help.dial'),
   ].join('\n');
 }
 
@@ -205,11 +228,12 @@ export function parseHeadlessArgs(
   argv: string[],
   defaults: Settings = DEFAULT_SETTINGS,
 ): HeadlessArgs {
+  const { dial, rest } = commandOf(argv);
   let values;
   try {
     ({ values } = parseArgs({
       // A negative number is a value to check, not a flag (parseArgs: "argument is ambiguous").
-      args: joinNegativeNumbers(argv, valueOptionsOf(OPTIONS)),
+      args: joinNegativeNumbers(rest, valueOptionsOf(OPTIONS)),
       strict: true,
       allowPositionals: false,
       options: OPTIONS,
@@ -281,6 +305,7 @@ export function parseHeadlessArgs(
   // The relay alone, without the phone system's address: organisation mode (no key, no secret).
   const organisation = !demo && !help && !baseUrl && relay.relayUrl !== '' && !diagnostics;
   if (enrolFrom && !organisation) throw usageError('enrol-needs-relay');
+  if (dial !== null && (storeSecret || diagnostics || enrolFrom)) throw usageError('dial-alone');
   if (credentialFile && !organisation) throw usageError('credential-file-needs-relay');
   if (organisation) {
     if (!relay.relayTenant) throw usageError('organisation-tenant');
@@ -318,6 +343,7 @@ export function parseHeadlessArgs(
     enrolFrom,
     enrolFile,
     credentialFile,
+    dial,
   };
 }
 

@@ -35,7 +35,7 @@ import { LANG_CODES, parseHeadlessArgs, preScan, usage, UsageError } from './arg
 import { environmentLanguages, isLocale, resolveLocale } from '../../src-shared/i18n/locales.ts';
 import { createTranslator } from '../../src-shared/i18n/translator.ts';
 import { runnerEnvironment } from './runner-environment.ts';
-import { EXIT, runHeadless } from './runner.ts';
+import { EXIT, runDial, runHeadless } from './runner.ts';
 import { inRunnerWords } from './output.ts';
 import { whenToStop } from '../../src-shared/process/stop-signal.ts';
 import { stderrOutput, stdoutOutput } from '../../src-shared/process/output-stream.ts';
@@ -248,6 +248,20 @@ async function main(): Promise<number> {
     stderr.write(`screenpop-headless: ${(error as Error).message}\n`);
     return EXIT.usage;
   }
+  // `dial <number>`: one line and out (0 placed, 1 refused), through a running runner's sign-in
+  // when there is one (runner.ts runDial).
+  if (args.dial !== null)
+    return runDial({
+      args,
+      environment,
+      write: (text) => stdout.write(text),
+      logger,
+      secrets,
+      stopSignal: new Promise<void>(() => {}),
+      clock: systemClock,
+      policy,
+      words: t,
+    });
   // From here on nothing unexpected ends the process: it is logged, printed as a `fault` line, and
   // the connection is rebuilt (runner.ts).
   const lastResort = new LastResort({ logger, clock: systemClock, secrets });

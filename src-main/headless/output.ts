@@ -16,6 +16,8 @@ import type { NameSource, NumberKind } from '../core/ports/views.ts';
 import { jsonLine } from '../../src-shared/files/json-text.ts';
 import { english, phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
 import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
+import type { OwnCall } from '../core/events/own-dials.ts';
+import type { CallControlResult } from '../core/ports/call-control.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import type { RelayIdentity } from '../../src-shared/relay/relay-protocol.ts';
 
@@ -113,6 +115,33 @@ export interface DismissLine {
   event_id: string;
 }
 
+/**
+ * A ring of a call the user dialled from Screenpop (`dial`, caller-first): never a pop, this line
+ * instead ("Calling <number>…"); its end is a dismiss line as for any call.
+ */
+export interface CallingLine {
+  type: 'calling';
+  call_id: string;
+  /** The number dialled, as sent to the phone system. */
+  number: string;
+}
+
+/** `screenpop-headless dial <number>`: the call was placed (caller-first: the user's phone rings). */
+export interface DialLine {
+  type: 'dial';
+  call_id: string | null;
+  /** `runner`: through the sign-in of a runner already running; `own`: signed in for this dial. */
+  via: 'runner' | 'own';
+}
+
+/** `dial` refused: the CallControl refusal's id and its words in the runner's language. */
+export interface DialRefusedLine {
+  type: 'dial-refused';
+  refusal: string;
+  reason: string | null;
+  via: 'runner' | 'own';
+}
+
 /** Something unexpected went wrong inside the runner; it carried on and rebuilt its connection. */
 export interface FaultLine {
   type: 'fault';
@@ -206,7 +235,10 @@ export type OutputLine =
   | FaultLine
   | NoticeLine
   | FeatureLine
-  | SignedInLine;
+  | SignedInLine
+  | CallingLine
+  | DialLine
+  | DialRefusedLine;
 
 export function signedInLine(identity: RelayIdentity): SignedInLine {
   return {
@@ -256,6 +288,8 @@ const RUNNER_SAYS: ReadonlyMap<MessageId, MessageId> = new Map<MessageId, Messag
   ['status.org.relay-unreachable-remedy', 'runner.status.org.relay-unreachable-remedy'],
   ['status.proxy-manual-unusable-remedy', 'runner.status.proxy-manual-unusable-remedy'],
   ['status.settings.lookup-credentials', 'runner.status.settings.lookup-credentials'],
+  // `dial` without an extension: the runner's flag.
+  ['status.call.no-extension', 'runner.status.call.no-extension'],
 ]);
 
 export function inRunnerWords(words: Words): Words {
@@ -282,6 +316,25 @@ function said(
   if (words && words.length === 0) return null;
   if (words) return t ? render(inRunnerWords(words), t) : english(inRunnerWords(words));
   return text ?? null;
+}
+
+export function callingLine(call: OwnCall): CallingLine {
+  return { type: 'calling', call_id: call.callId, number: call.number };
+}
+
+/** The one line of `dial`: placed, or refused with the refusal's id and words. */
+export function dialLine(
+  result: CallControlResult,
+  via: 'runner' | 'own',
+  t?: Translator,
+): DialLine | DialRefusedLine {
+  if (result.ok) return { type: 'dial', call_id: result.callId ?? null, via };
+  return {
+    type: 'dial-refused',
+    refusal: result.refusal,
+    reason: said(result.message, result.words, t),
+    via,
+  };
 }
 
 export function statusLine(s: ConnectionStatus, t?: Translator): StatusLine {

@@ -11,6 +11,8 @@ export interface RunnerEnvironment {
   crmToken: string;
   /** The system's proxy, for the transport: HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY (either case). */
   proxyVariables: Record<string, string | undefined>;
+  /** XDG_RUNTIME_DIR ('' when unset): the user's own folder, where the control socket is (dial). */
+  runtimeDir: string;
 }
 
 const PROXY_VARIABLES = ['HTTPS_PROXY', 'HTTP_PROXY', 'ALL_PROXY', 'NO_PROXY'];
@@ -25,5 +27,6 @@ export function runnerEnvironment(env: Record<string, string | undefined>): Runn
     apiSecret: env.SCREENPOP_API_SECRET ?? '',
     crmToken: env.SCREENPOP_CRM_TOKEN?.trim() ?? '',
     proxyVariables,
+    runtimeDir: env.XDG_RUNTIME_DIR ?? '',
   };
 }

@@ -50,6 +50,8 @@ import {
   noticeLine,
   featureLine,
   signedInLine,
+  callingLine,
+  dialLine,
   type OutputLine,
 } from './output.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
@@ -59,6 +61,9 @@ import { faultStatus, saidStatus } from '../core/events/status.ts';
 import { enrolDevice } from '../core/org/enrolment.ts';
 import { organisationConnection } from '../core/org/org-connection.ts';
 import { orgKeychainAccount, OrgTokenSource } from '../core/org/org-token-source.ts';
+import { DirectCallControl } from '../core/calls/direct-call-control.ts';
+import { controlPlace, dialThroughRunner, serveControl } from './control-socket.ts';
+import { callRefusal } from '../../src-shared/api/call-api.ts';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2, needsAttention: 3, outputGone: 4 } as const;
 
@@ -135,6 +140,74 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     directory,
     crm,
   });
+}
+
+/** Where this runner's control socket is for these settings (null: none on this system). */
+function controlPlaceOf(deps: RunnerDeps, settings: Settings) {
+  return controlPlace(settings, { XDG_RUNTIME_DIR: deps.environment.runtimeDir });
+}
+
+/**
+ * `screenpop-headless dial <number>` (issue 38): with the same settings as a run, call the number
+ * from the user's extension (caller-first), print one line and return the exit code: 0 placed, 1
+ * refused. Through a runner already running for this user with these settings when there is one
+ * (its sign-in, control-socket.ts); else signed in for this dial alone, the token revoked after it
+ * where the phone system can (Yeastar's del_token: the PBX's 8 tokens per application).
+ */
+export async function runDial(deps: RunnerDeps): Promise<number> {
+  const clock = deps.clock ?? systemClock;
+  const number = deps.args.dial ?? '';
+  const say = (result: Parameters<typeof dialLine>[0], via: 'runner' | 'own'): number => {
+    deps.write(formatLine(dialLine(result, via, deps.words)));
+    return result.ok ? EXIT.ok : EXIT.failure;
+  };
+  const effective = effectiveSettings(
+    deps.args,
+    deps.environment,
+    deps.policy ?? NO_POLICY,
+    deps.logger,
+  );
+  const place =
+    !deps.args.organisation && !effective.demoMode ? controlPlaceOf(deps, effective) : null;
+  if (place) {
+    const answer = await dialThroughRunner(place, number, clock);
+    if (answer === 'no-answer') {
+      // The runner took the request and went away: the call may be up; not dialled twice.
+      deps.logger.warn('the running runner did not answer the dial');
+      return say(callRefusal('unreachable'), 'runner');
+    }
+    if (answer) return say(answer, 'runner');
+  }
+  const target = await whatToConnect(deps, clock);
+  const settings = () => target.settings;
+  // Organisation mode: its calls go through the relay (not this runner's): not offered here.
+  if (!target.service) {
+    const control = new DirectCallControl({
+      connection: () => null,
+      settings,
+      logger: deps.logger,
+    });
+    return say(await control.dial(number), 'own');
+  }
+  const transport = wayOut(deps, target.settings);
+  if (!transport) {
+    await target.demo?.close();
+    return EXIT.failure;
+  }
+  const make = await connectionMaker(deps, clock, target, transport, () => {});
+  const connection = make?.() ?? null;
+  try {
+    const control = new DirectCallControl({
+      connection: () => connection,
+      settings,
+      logger: deps.logger,
+    });
+    return say(await control.dial(number), 'own');
+  } finally {
+    // The stream was never started; the token is released (revoked where the system can).
+    await connection?.stop();
+    await target.demo?.close();
+  }
 }
 
 /** The connection in force: the directory reads through it; the run replaces it. */
@@ -340,6 +413,22 @@ async function runUntilStopped(deps: RunnerDeps, clock: Clock, built: Built): Pr
 
   open();
   directory.start();
+  // `screenpop-headless dial` run by this user uses this runner's sign-in (control-socket.ts):
+  // its dial goes through this runner's own CallControl, so the ring is known as the user's own.
+  const place = target.service && !demo ? controlPlaceOf(deps, target.settings) : null;
+  const control = place
+    ? await serveControl({
+        place,
+        clock,
+        logger,
+        dial: (number) =>
+          new DirectCallControl({
+            connection: () => live.connection ?? null,
+            settings: () => target.settings,
+            logger,
+          }).dial(number),
+      })
+    : null;
   // The demo's simulator is on this machine: no network to come back.
   const stopWatching =
     deps.networkAddresses && !args.demo
@@ -367,6 +456,7 @@ async function runUntilStopped(deps: RunnerDeps, clock: Clock, built: Built): Pr
   logger.info(outcome === 'attention' ? 'needs attention; stopping' : 'stopping');
   stopping = true;
   stopWatching?.();
+  await control?.close();
   pacer.cancel();
   offFault?.();
   await rebuilding;
@@ -609,6 +699,8 @@ function printEvents(
         });
     }),
     engine.onDismiss((d) => emit(dismissLine(d))),
+    // A ring of a call dialled from Screenpop (`dial`): never a pop (core/events/own-dials.ts).
+    engine.onOwnCall?.((c) => emit(callingLine(c))) ?? (() => {}),
     engine.onNotice((n) =>
       emit(
         n.type === 'voicemail'

@@ -28,6 +28,7 @@ export type {
   CallText,
   CallFacts,
   CallCard,
+  CallNoteView,
   PopupCard,
   HistoryEntry,
   HistoryItem,
@@ -65,12 +66,25 @@ export interface RendererErrorReport {
   componentStack?: string;
 }
 
+/** What the note card sends (popup:save-note). */
+export interface CallNoteInput {
+  text: string;
+  disposition: string | null;
+  submit: boolean;
+}
+
 /** renderer -> main, request/response (ipcRenderer.invoke / ipcMain.handle). */
 export interface IpcInvokeMap {
   'popup:ready': () => PopupCard[];
   'popup:dismiss': (callId: string) => void;
   'popup:open-crm': (callId: string) => void;
   'popup:copy-number': (callId: string) => void;
+  /**
+   * The note card of a call the user answered: its note (plain text, at most 2,000 characters) and
+   * outcome (one of the configured choices, or null); `submit` is Enter (logs it once the call is
+   * over). False when the call has no note card or a value does not fit.
+   */
+  'popup:save-note': (callId: string, note: CallNoteInput) => boolean;
   /**
    * The popup's content height in CSS pixels (it changes as calls stack or close). Main resizes
    * the inactive window to fit (clamped to the work area) and keeps it anchored to its corner.
@@ -132,6 +146,7 @@ export const INVOKE_CHANNELS = [
   'popup:dismiss',
   'popup:open-crm',
   'popup:copy-number',
+  'popup:save-note',
   'popup:content-size',
   'status:get',
   'i18n:get',
@@ -185,6 +200,7 @@ export interface ScreenpopApi {
   dismiss: Promisify<IpcInvokeMap['popup:dismiss']>;
   openCrm: Promisify<IpcInvokeMap['popup:open-crm']>;
   copyNumber: Promisify<IpcInvokeMap['popup:copy-number']>;
+  saveNote: Promisify<IpcInvokeMap['popup:save-note']>;
   reportPopupSize: Promisify<IpcInvokeMap['popup:content-size']>;
   getStatus: Promisify<IpcInvokeMap['status:get']>;
   getLocale: Promisify<IpcInvokeMap['i18n:get']>;

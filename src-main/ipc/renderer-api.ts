@@ -50,6 +50,7 @@ export function createScreenpopApi(ipc: IpcTransport): ScreenpopApi {
     dismiss: (callId) => invoke('popup:dismiss', callId),
     openCrm: (callId) => invoke('popup:open-crm', callId),
     copyNumber: (callId) => invoke('popup:copy-number', callId),
+    saveNote: (callId, note) => invoke('popup:save-note', callId, note),
     reportPopupSize: (height) => invoke('popup:content-size', height),
     getStatus: () => invoke('status:get'),
     getLocale: () => invoke('i18n:get'),

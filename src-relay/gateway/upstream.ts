@@ -148,6 +148,11 @@ export class GatewayTokens {
     this.life.invalidate(value);
   }
 
+  /** The upstream ended without a token refusal (token-lifecycle.ts `connectionLost`). */
+  connectionLost(): void {
+    this.life.connectionLost();
+  }
+
   /** The stream now runs on `value` (its connection is ready): tokens it replaced are revoked. */
   settled(value: string): void {
     this.life.settled(value);
@@ -348,6 +353,7 @@ export class GatewayUpstream {
       return { next: 'at-once', status: lost };
     }
     if (kind === 'credentials' || kind === 'ip') return { next: 'back-off', status: 'refused' };
+    this.tokens.connectionLost();
     return { next: 'back-off', status: lost === 'connecting' ? 'connecting' : 'reconnecting' };
   }
 

@@ -156,6 +156,7 @@ export class RedisStore implements EventStore, LeaseBackend {
     primary: null as string | null,
     waitFailures: 0,
     unconfirmedPrimaries: 0,
+    unvouchedWrites: 0,
   };
   /** Sentinel: asks every sentinel which server is the primary (see SentinelQuorum). */
   private readonly quorum: SentinelQuorum | undefined;
@@ -244,7 +245,7 @@ export class RedisStore implements EventStore, LeaseBackend {
     // Sentinel: a connection is used (written to, read from) only once a majority of the sentinels
     // name its server as the primary; another server is left at once for the next answer.
     this.quorum = this.storage.sentinel
-      ? new SentinelQuorum(this.storage, this.connectTimeoutMs)
+      ? new SentinelQuorum(this.storage, this.connectTimeoutMs, () => this.clock.now())
       : undefined;
     if (this.quorum)
       for (const c of [this.redis, ...this.readers.map((r) => r.client)]) {
@@ -316,7 +317,7 @@ export class RedisStore implements EventStore, LeaseBackend {
    */
   private async confirm(c: RedisClient): Promise<void> {
     const server = serverOf(c);
-    const { primary, votes } = await this.quorum!.primary();
+    const { primary, votes, vetoes } = await this.quorum!.primary();
     if (this.closed || c.status !== 'ready' || serverOf(c) !== server || !server) return;
     if (primary === server) {
       this.confirmed.set(c, server);
@@ -325,10 +326,7 @@ export class RedisStore implements EventStore, LeaseBackend {
     this.health.unconfirmedPrimaries += 1;
     this.logger.warn(
       'redis server is not the primary a majority of the sentinels name; reconnecting',
-      {
-        server,
-        votes,
-      },
+      { server, votes, vetoes },
     );
     c.disconnect(true);
   }
@@ -361,19 +359,40 @@ export class RedisStore implements EventStore, LeaseBackend {
     return (this.redis as unknown as Record<string, LeaseCommand>)[name]!.bind(this.redis);
   }
 
+  /**
+   * Sentinel: a lease is taken or renewed like an event is stored: on a server the sentinels
+   * confirmed, and acted on only if they still vouch for it afterwards (a lease taken on an old
+   * primary during a failover is thrown away with it, and another instance takes the tenant on
+   * the new one: two streams to the phone system). Refused, the holder's term runs out on its own
+   * clock (gateway/lease.ts).
+   */
   async acquireLease(tenant: string, owner: string, ttlMs: number): Promise<string | null> {
+    this.assertConfirmed();
+    const server = serverOf(this.redis);
     const token = await this.leaseCommand('relayLeaseAcquire')(
       this.leaseKey(tenant),
       `${this.prefix}{${tenant}}:upstream-fence`,
       owner,
       String(ttlMs),
     );
+    if (this.quorum) await this.vouched(server);
     return typeof token === 'string' ? token : null;
   }
 
   async extendLease(tenant: string, token: string, ttlMs: number): Promise<boolean> {
+    this.assertConfirmed();
+    const server = serverOf(this.redis);
     const extended = this.leaseCommand('relayLeaseExtend');
-    return (await extended(this.leaseKey(tenant), token, String(ttlMs))) === 1;
+    const ok = (await extended(this.leaseKey(tenant), token, String(ttlMs))) === 1;
+    if (this.quorum) await this.vouched(server);
+    return ok;
+  }
+
+  private assertConfirmed(): void {
+    if (!this.isConfirmed(this.redis))
+      throw new Error(
+        'redis: the server is not (yet) the primary a majority of the sentinels name',
+      );
   }
 
   async releaseLease(tenant: string, token: string): Promise<void> {
@@ -385,10 +404,7 @@ export class RedisStore implements EventStore, LeaseBackend {
    * lease still holds `token` when the event lands.
    */
   async appendFenced(e: NewEvent, token: string): Promise<AppendResult> {
-    if (!this.isConfirmed(this.redis))
-      throw new Error(
-        'redis: the server is not (yet) the primary a majority of the sentinels name',
-      );
+    this.assertConfirmed();
     const append = (
       this.redis as unknown as { relayFencedAppend: FencedAppendCommand }
     ).relayFencedAppend.bind(this.redis);
@@ -428,7 +444,9 @@ export class RedisStore implements EventStore, LeaseBackend {
    * as a duplicate: it must not be acknowledged before the event is where a failover keeps it.
    */
   private async appended(e: NewEvent, id: string | null): Promise<AppendResult> {
+    const server = serverOf(this.redis);
     if (this.storage.minReplicas > 0) await this.replicated();
+    if (this.quorum) await this.vouched(server);
     if (!id) return { status: 'duplicate' };
     const prev = this.lastAppended.get(e.tenant);
     if (!prev || compareCursors(id, prev) > 0) this.lastAppended.set(e.tenant, id);
@@ -451,11 +469,24 @@ export class RedisStore implements EventStore, LeaseBackend {
     );
   }
 
+  /**
+   * Sentinel: the webhook (or a lease, above) is acknowledged only if, once its event is stored (and on the replicas),
+   * a majority of the sentinels still name the server it was stored on and none sees a failover of
+   * it under way (SentinelQuorum). A failover that began after the connection was confirmed (the
+   * old primary restarted while the sentinels still had it down) would otherwise throw away what
+   * was acknowledged: the webhook is answered 503 instead and the service retries it.
+   */
+  private async vouched(server: string | null): Promise<void> {
+    const { primary, votes, vetoes } = await this.quorum!.primaryAsOf(this.clock.now());
+    if (primary !== null && primary === server && serverOf(this.redis) === server) return;
+    this.health.unvouchedWrites += 1;
+    throw new Error(
+      `redis: the sentinels do not vouch for the server the event was stored on (${server ?? 'none'}; named: ${JSON.stringify(votes)}${vetoes.length > 0 ? `; down or failing over: ${vetoes.join(' ')}` : ''})`,
+    );
+  }
+
   async append(e: NewEvent): Promise<AppendResult> {
-    if (!this.isConfirmed(this.redis))
-      throw new Error(
-        'redis: the server is not (yet) the primary a majority of the sentinels name',
-      );
+    this.assertConfirmed();
     const append = (this.redis as unknown as { relayAppend: AppendCommand }).relayAppend.bind(
       this.redis,
     );

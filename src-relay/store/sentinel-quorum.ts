@@ -3,6 +3,9 @@ import { isIP } from 'node:net';
 import { Redis } from 'ioredis';
 import type { RedisStorage } from './redis-connection.ts';
 
+/** A sentinel's flags for the primary that mean it is down or being failed over (sentinel.c). */
+const VETO_FLAGS = new Set(['s_down', 'o_down', 'failover_in_progress']);
+
 /**
  * The primary a majority of the sentinels name, asked of every sentinel at once.
  *
@@ -16,12 +19,27 @@ import type { RedisStorage } from './redis-connection.ts';
  * acknowledged on it was later thrown away by the demotion (the old primary resynchronises from
  * the new one), acknowledged and lost. The store therefore writes only to a primary a majority of
  * the sentinels name (the same majority that authorises a failover).
+ *
+ * A majority is not enough while a failover is under way: until the leader has promoted the replica
+ * it chose (Sentinel's RECONF_SLAVES state), every sentinel, the leader too, still names the old
+ * primary, and one restarted at once answers as a primary with a replica soon re-attached to it
+ * (WAIT succeeds): what it acknowledges is thrown away when the promotion completes. Seen in the
+ * failover test with the primary restarted 1.1 s after the kill: a webhook was stored on it and
+ * handed to desktops 1.2 s after the kill, while the sentinels promoted the replica. So a sentinel
+ * that sees the primary down (`s_down`, `o_down`) or a failover of it under way
+ * (`failover_in_progress`, set on every sentinel that reached `o_down`, for the election and the
+ * failover) vetoes: no server is the primary until it is over. One sentinel alone that cannot
+ * reach the primary thus holds writes (503, retried) until it can again or the failover is done.
  */
 export class SentinelQuorum {
   private readonly clients: Redis[];
   private readonly name: string;
 
-  constructor(storage: RedisStorage, timeoutMs: number) {
+  /** `now`: the store's clock (ms), for primaryAsOf. */
+  private readonly now: () => number;
+
+  constructor(storage: RedisStorage, timeoutMs: number, now: () => number) {
+    this.now = now;
     const sentinel = storage.sentinel!;
     this.name = sentinel.name;
     this.clients = sentinel.nodes.map((node) => {
@@ -47,23 +65,56 @@ export class SentinelQuorum {
     return Math.floor(this.clients.length / 2) + 1;
   }
 
-  /** "host:port" of the primary a majority names (addresses resolved), or null with the votes. */
-  async primary(): Promise<{ primary: string | null; votes: Record<string, number> }> {
+  /**
+   * "host:port" of the primary a majority names (addresses resolved), or null, with the votes and
+   * the flags of the sentinels that veto (a primary down or a failover under way).
+   */
+  async primary(): Promise<{
+    primary: string | null;
+    votes: Record<string, number>;
+    vetoes: string[];
+  }> {
     const answers = await Promise.all(this.clients.map((c) => this.ask(c)));
     const votes: Record<string, number> = {};
-    for (const a of answers) if (a) votes[a] = (votes[a] ?? 0) + 1;
+    const vetoes: string[] = [];
+    for (const a of answers) {
+      if (!a) continue;
+      votes[a.address] = (votes[a.address] ?? 0) + 1;
+      if (a.veto) vetoes.push(a.flags);
+    }
     const winner = Object.entries(votes).find(([, n]) => n >= this.majority);
-    return { primary: winner ? winner[0] : null, votes };
+    return { primary: winner && vetoes.length === 0 ? winner[0] : null, votes, vetoes };
   }
 
-  private async ask(c: Redis): Promise<string | null> {
+  /**
+   * The answer of a check started at or after `since` (clock ms): concurrent callers (every
+   * webhook acknowledged at once) share one round of questions.
+   */
+  primaryAsOf(since: number): ReturnType<SentinelQuorum['primary']> {
+    if (this.latest && this.latest.startedAt >= since) return this.latest.answer;
+    const startedAt = this.now();
+    const answer = this.primary();
+    this.latest = { startedAt, answer };
+    return answer;
+  }
+
+  private latest: { startedAt: number; answer: ReturnType<SentinelQuorum['primary']> } | undefined;
+
+  private async ask(c: Redis): Promise<{ address: string; flags: string; veto: boolean } | null> {
     try {
       if (c.status === 'wait' || c.status === 'end' || c.status === 'close') await c.connect();
-      const reply = (await c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name)) as
-        [string, string] | null;
-      if (!Array.isArray(reply)) return null;
+      const [reply, master] = await Promise.all([
+        c.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', this.name) as Promise<
+          [string, string] | null
+        >,
+        c.call('SENTINEL', 'MASTER', this.name) as Promise<unknown[]>,
+      ]);
+      if (!Array.isArray(reply) || !Array.isArray(master)) return null;
+      const i = master.indexOf('flags');
+      const flags = i >= 0 ? String(master[i + 1]) : '';
+      const veto = flags.split(',').some((f) => VETO_FLAGS.has(f));
       const host = isIP(reply[0]) ? reply[0] : (await lookup(reply[0])).address;
-      return `${host}:${reply[1]}`;
+      return { address: `${host}:${reply[1]}`, flags, veto };
     } catch {
       c.disconnect();
       return null;

@@ -79,6 +79,11 @@ export interface StorageHealth {
    * primary (an old primary restarted, a sentinel not yet told of a failover), left for another.
    */
   unconfirmedPrimaries: number;
+  /**
+   * Webhooks answered 503 (and upstream lease asks refused) because, once written, the sentinels
+   * no longer vouched for the server (a failover of it under way, or a majority naming another).
+   */
+  unvouchedWrites: number;
 }
 
 /**

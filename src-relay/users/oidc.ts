@@ -99,7 +99,7 @@ export class OidcVerifier implements OidcSignIn {
   info(): NonNullable<OrgSignInInfo['oidc']> {
     const { issuer, clientId, scopes, clientSecret, authorizationParams, redirectHost } =
       this.deps.config;
-    const { redirectPort } = this.deps.config;
+    const { redirectPort, emailClaim } = this.deps.config;
     return {
       issuer,
       clientId,
@@ -108,6 +108,7 @@ export class OidcVerifier implements OidcSignIn {
       ...(authorizationParams ? { authorizationParams } : {}),
       ...(redirectHost ? { redirectHost } : {}),
       ...(redirectPort !== undefined ? { redirectPort } : {}),
+      ...(emailClaim !== 'email' ? { emailClaim } : {}),
     };
   }
 
@@ -197,7 +198,7 @@ export class OidcVerifier implements OidcSignIn {
       this.deps.logger.info('sign-in refused: a required claim differs', { claim: missing });
       return refusal(
         403,
-        RELAY_ERRCODE.notMapped,
+        RELAY_ERRCODE.otherAccount,
         `this sign-in is not one of your organisation's accounts (claim ${missing}); sign in with your organisation's account`,
       );
     }

@@ -32,10 +32,23 @@ import { canonicalEmail, emailKey } from '../../src-shared/rules/email-address.t
  * re-checks that user's open sessions. Each rule is one Lua script, so a code is spent once even
  * when two instances redeem it at the same moment.
  */
-/** KEYS: users, devices; ARGV: name, user JSON, channel, change JSON. (A revoked user's devices are already gone.) */
+/**
+ * KEYS: users, devices, addresses; ARGV: name, user JSON, channel, change JSON, the address as
+ * canonicalEmail gives it (empty: none). (A revoked user's devices are already gone.) The
+ * addresses hash (canonical address -> name) makes "one active user per address" part of the same
+ * script, so two instances adding one address at the same instant cannot both pass.
+ */
 const ADD = `
 local old = redis.call('HGET', KEYS[1], ARGV[1])
 if old and cjson.decode(old).revokedAt == cjson.null then return 'exists' end
+if ARGV[5] ~= '' then
+  local holder = redis.call('HGET', KEYS[3], ARGV[5])
+  if holder and holder ~= ARGV[1] then
+    local h = redis.call('HGET', KEYS[1], holder)
+    if h and cjson.decode(h).revokedAt == cjson.null then return 'email:' .. holder end
+  end
+  redis.call('HSET', KEYS[3], ARGV[5], ARGV[1])
+end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PUBLISH', ARGV[3], ARGV[4])
 return 'ok'
@@ -165,7 +178,7 @@ export class RedisUserStore implements UserStore {
       this.lastError = err;
       this.logger.warn('redis error', { error: err });
     });
-    this.redis.defineCommand('usersAdd', { numberOfKeys: 2, lua: ADD });
+    this.redis.defineCommand('usersAdd', { numberOfKeys: 3, lua: ADD });
     this.redis.defineCommand('usersIssue', { numberOfKeys: 2, lua: ISSUE });
     this.redis.defineCommand('usersRedeem', { numberOfKeys: 3, lua: REDEEM });
     this.redis.defineCommand('usersRevoke', { numberOfKeys: 2, lua: REVOKE });
@@ -182,6 +195,11 @@ export class RedisUserStore implements UserStore {
 
   private devicesKey(tenant: string): string {
     return `${this.prefix}{users}:${tenant}:devices`;
+  }
+
+  /** Canonical address -> the name of the user added with it (the ADD script's check). */
+  private addressesKey(tenant: string): string {
+    return `${this.prefix}{users}:${tenant}:addresses`;
   }
 
   private codeKey(hash: string): string {
@@ -233,8 +251,9 @@ export class RedisUserStore implements UserStore {
   }
 
   async addUser(user: NewUser, now: number): Promise<UserRecord> {
-    // Addresses are compared by canonicalEmail, which the script cannot run: checked before it
-    // (an administrator's command; two adding one address at the same instant could both pass).
+    // Addresses compare by canonicalEmail, which the script cannot run: it gets the canonical
+    // form and keeps an index of it (race-free between instances). Users added before the index
+    // existed are found by this scan first.
     const holder = user.email === null ? null : await this.findByEmail(user.tenant, user.email);
     if (holder && holder.revokedAt === null && holder.name !== user.name)
       throw new EmailTakenError(user.email!, holder.name);
@@ -242,12 +261,16 @@ export class RedisUserStore implements UserStore {
     const answer = await this.script('usersAdd')(
       this.usersKey(user.tenant),
       this.devicesKey(user.tenant),
+      this.addressesKey(user.tenant),
       user.name,
       JSON.stringify(record),
       this.channel,
       JSON.stringify({ tenant: user.tenant, user: user.name }),
+      user.email === null ? '' : emailKey(user.email),
     );
     if (answer === 'exists') throw new UserExistsError(user.name);
+    if (typeof answer === 'string' && answer.startsWith('email:'))
+      throw new EmailTakenError(user.email!, answer.slice('email:'.length));
     return record;
   }
 

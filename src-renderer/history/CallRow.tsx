@@ -2,7 +2,8 @@
  * One call in the history: the shared row (EntryRow) with the line it rang ("Called"), the
  * caller's company when the contacts file or the CRM knew it, how it ended and after how long
  * ("Answered after 8 min", never "8:00", which reads as a time of day), and how long the user
- * talked where the phone system's record says ("Answered after 8 sec, talked 2 min").
+ * talked where the phone system's record says ("Answered after 8 sec, talked 2 min"), and the
+ * agent's note and outcome from the note card.
  */
 import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
 import { callerCompany, outcomeWords, ringTime, talkTime } from '../shared/format.ts';
@@ -18,15 +19,22 @@ export function CallRow({ entry, ...row }: CallRowProps) {
   const t = useT();
   // The caller's company (contacts file or CRM), under who called.
   const company = callerCompany(entry);
+  // The agent's note and outcome from the note card, as text, under who called.
+  const note = [entry.disposition, entry.note?.replace(/\n+/g, ' ')].filter(Boolean).join(' · ');
+  const extra =
+    company || note ? (
+      <>
+        {company && (
+          <InertText text={company} className="entry__company" testId="history-company" />
+        )}
+        {note && <InertText text={note} className="entry__note" testId="history-note" />}
+      </>
+    ) : null;
   return (
     <EntryRow
       {...row}
       item={entry}
-      {...(company
-        ? {
-            extra: <InertText text={company} className="entry__company" testId="history-company" />,
-          }
-        : {})}
+      {...(extra ? { extra } : {})}
       className={`entry entry--${entry.outcome}`}
       data={{ 'data-outcome': entry.outcome }}
       lineLabel={t.t('history.called')}

@@ -30,7 +30,9 @@ export const HISTORY_FILTERS: readonly HistoryFilter[] = [
   {
     id: 'voicemail',
     label: 'history.filter.voicemail',
-    matches: (item) => item.kind === 'voicemail',
+    // Voicemails left, and the calls that went to voicemail.
+    matches: (item) =>
+      item.kind === 'voicemail' || (item.kind === 'call' && item.outcome === 'voicemail'),
   },
   { id: 'sms', label: 'history.filter.sms', matches: (item) => item.kind === 'sms' },
 ];

@@ -10,7 +10,8 @@
  *   and two lines shorter, its outcome in words and an icon, and only the action that still helps.
  */
 import { useId } from 'react';
-import type { CallCard } from '../../src-main/ipc/contract.ts';
+import type { CallCard, CallNoteInput } from '../../src-main/ipc/contract.ts';
+import { NoteField } from './NoteField.tsx';
 import { InertText, spokenText } from '../shared/InertText.tsx';
 import {
   calledLine,
@@ -32,6 +33,8 @@ export interface CallCardViewProps {
   onDismiss: (id: string) => void;
   onOpenCrm: (id: string) => void;
   onCopy: (id: string) => void;
+  /** The note card's values for main (popup:save-note); absent: no note field is shown. */
+  onSaveNote?: (id: string, note: CallNoteInput) => void;
 }
 
 const OUTCOME_ICON: Record<CallCard['outcome'], string> = {
@@ -39,6 +42,8 @@ const OUTCOME_ICON: Record<CallCard['outcome'], string> = {
   answered: '✓',
   'answered-elsewhere': '↪',
   missed: '✕',
+  voicemail: '✉',
+  declined: '⊘',
   ended: '–',
 };
 
@@ -49,6 +54,7 @@ export function CallCardView({
   onDismiss,
   onOpenCrm,
   onCopy,
+  onSaveNote,
 }: CallCardViewProps) {
   const t = useT();
   const ringing = card.outcome === 'ringing';
@@ -195,6 +201,9 @@ export function CallCardView({
               ),
             )}
           </div>
+        )}
+        {card.note && onSaveNote && (
+          <NoteField callId={card.callId} note={card.note} now={now} onSave={onSaveNote} />
         )}
       </article>
     </li>

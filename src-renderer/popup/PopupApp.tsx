@@ -2,12 +2,18 @@
  * The popup: a stack of cards, one per ringing (or lingering) call, newest on top. The window is
  * shown inactive by main and this page never calls focus() on its own: keys work once the user
  * has clicked into it. Esc dismisses the focused call (else the top one); Enter opens the CRM link
- * for it where its card offers one. New rings are announced through an assertive live region.
+ * for it where its card offers one; N puts the cursor in a call's note (NoteField.tsx), the only
+ * way besides a click that the note field gets focus. New rings are announced through an assertive live region.
  * While a trunk is not registered, a warning stands above the calls ("Calls from outside may not
  * reach you"), and the phone system's do-not-disturb is said there too.
  */
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { PopupCard, ScreenpopApi, StatusView } from '../../src-main/ipc/contract.ts';
+import type {
+  CallNoteInput,
+  PopupCard,
+  ScreenpopApi,
+  StatusView,
+} from '../../src-main/ipc/contract.ts';
 import { InertText } from '../shared/InertText.tsx';
 import { spokenText } from '../shared/InertText.tsx';
 import { calledLine, callerHeadline } from '../shared/format.ts';
@@ -108,6 +114,13 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
     [api],
   );
 
+  const saveNote = useCallback(
+    (callId: string, note: CallNoteInput) => {
+      api.saveNote(callId, note).catch(() => undefined);
+    },
+    [api],
+  );
+
   const openCrm = useCallback(
     (callId: string) => {
       api.openCrm(callId).catch(() => undefined);
@@ -118,9 +131,22 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   // Esc / Enter act on the card that holds focus, else on the top card.
   useEffect(() => {
     function onKey(event: KeyboardEvent): void {
-      if (event.key !== 'Escape' && event.key !== 'Enter') return;
       if (event.altKey || event.ctrlKey || event.metaKey || event.isComposing) return;
       const target = event.target instanceof Element ? event.target : null;
+      // N puts the cursor in the note of the focused card, else of the top card that has one.
+      if ((event.key === 'n' || event.key === 'N') && !target?.closest('input, select, textarea')) {
+        const list = listRef.current;
+        const focused = target?.closest<HTMLElement>('li[data-call-id]');
+        const field =
+          focused?.querySelector<HTMLTextAreaElement>('textarea[data-note-for]') ??
+          list?.querySelector<HTMLTextAreaElement>('textarea[data-note-for]');
+        if (field) {
+          event.preventDefault();
+          field.focus();
+        }
+        return;
+      }
+      if (event.key !== 'Escape' && event.key !== 'Enter') return;
       // Enter on a button activates that button, nothing more.
       if (event.key === 'Enter' && target?.closest('button, a, input, select, textarea')) return;
       const focused = target?.closest<HTMLElement>('li[data-call-id]')?.dataset.callId;
@@ -175,6 +201,7 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
               onDismiss={dismiss}
               onOpenCrm={openCrm}
               onCopy={copy}
+              onSaveNote={saveNote}
             />
           ))}
         </ol>

@@ -6,6 +6,7 @@
  * field, here. Placeholders that are examples of data (addresses) stay as they are in every
  * language.
  */
+import { CALL_LOG_CALLS } from '../../src-shared/rules/call-log-rule.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { LOCALES } from '../../src-shared/i18n/locales.ts';
 import type {
@@ -146,6 +147,15 @@ function build(t: Translator) {
     popupDisplay: { label: t.t('settings.field.popupDisplay.label') },
     popupCorner: { label: t.t('settings.field.popupCorner.label') },
     popupLingerSec: { label: t.t('settings.field.popupLingerSec.label') },
+    callLogCalls: {
+      label: t.t('settings.field.callLogCalls.label'),
+      hint: t.t('settings.field.callLogCalls.hint'),
+    },
+    callNoteSec: { label: t.t('settings.field.callNoteSec.label') },
+    callLogChoices: {
+      label: t.t('settings.field.callLogChoices.label'),
+      hint: t.t('settings.field.callLogChoices.hint'),
+    },
     featureVoicemail: {
       label: t.t('settings.field.featureVoicemail.label'),
       hint: t.t('settings.field.featureVoicemail.hint'),
@@ -223,6 +233,10 @@ function build(t: Translator) {
     CORNERS: (['top-left', 'top-right', 'bottom-left', 'bottom-right'] as const).map((value) => ({
       value,
       label: t.t(`settings.corner.${value}`),
+    })),
+    CALL_LOG_CALLS: CALL_LOG_CALLS.map((value) => ({
+      value,
+      label: t.t(`settings.call-log.${value}`),
     })),
     CRM_PROVIDERS: (['none', 'hubspot', 'generic'] as const).map((value) => ({
       value,

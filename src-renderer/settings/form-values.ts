@@ -20,6 +20,7 @@ import type {
   Settings,
 } from '../../src-main/core/settings/types.ts';
 import type { MessageId } from '../../src-shared/i18n/catalogue.ts';
+import type { CallLogCalls } from '../../src-shared/rules/call-log-rule.ts';
 
 export interface FormValues {
   phoneSystem: PhoneSystem;
@@ -57,6 +58,11 @@ export interface FormValues {
   popupDisplay: PopupDisplay;
   popupCorner: PopupCorner;
   popupLingerSec: string;
+  /** Which calls are logged into the CRM; the note card's time after a call; its outcome choices. */
+  callLogCalls: CallLogCalls;
+  callNoteSec: string;
+  /** One choice a line. */
+  callLogChoices: string;
   /** Settings.features, one checkbox each (flat, so each is merged and saved on its own). */
   featureVoicemail: boolean;
   featureSms: boolean;
@@ -112,6 +118,9 @@ export function toFormValues(settings: Settings): FormValues {
     popupDisplay: settings.popupDisplay,
     popupCorner: settings.popupCorner,
     popupLingerSec: String(settings.popupLingerSec),
+    callLogCalls: settings.callLogCalls,
+    callNoteSec: String(settings.callNoteSec),
+    callLogChoices: settings.callLogChoices.join('\n'),
     featureVoicemail: settings.features.voicemail,
     featureSms: settings.features.sms,
     featureTrunk: settings.features.trunk,
@@ -135,6 +144,10 @@ export function toPatch(values: FormValues): PatchResult {
       message: 'settings.error.linger',
     };
   }
+  const note = values.callNoteSec.trim();
+  const noteSec = Number(note);
+  if (note === '' || !Number.isFinite(noteSec) || noteSec < 0)
+    return { ok: false, field: 'callNoteSec', message: 'settings.error.linger' };
   // The typed text must become a number; its range is the setting's own (CRM_TIMEOUT_SEC).
   const timeout = values.crmTimeoutSec.trim();
   const timeoutSec = Number(timeout);
@@ -180,6 +193,13 @@ export function toPatch(values: FormValues): PatchResult {
       popupDisplay: values.popupDisplay,
       popupCorner: values.popupCorner,
       popupLingerSec: lingerSec,
+      callLogCalls: values.callLogCalls,
+      callNoteSec: noteSec,
+      // One choice a line (a choice may hold a comma); main checks each.
+      callLogChoices: values.callLogChoices
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter((line) => line !== ''),
       features: {
         voicemail: values.featureVoicemail,
         sms: values.featureSms,

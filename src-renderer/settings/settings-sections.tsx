@@ -36,7 +36,8 @@ type ChoiceKey =
   | 'proxyAuth'
   | 'phoneSystem'
   | 'crmProvider'
-  | 'crmAuth';
+  | 'crmAuth'
+  | 'callLogCalls';
 
 type RadioKey = 'eventSource' | 'connectionMode';
 
@@ -364,6 +365,13 @@ export function CrmSection({ api, view, form, c, words, t }: SectionProps) {
             unsaved={form.crmUnsaved}
             patch={form.patchOrShowError}
           />
+        </>
+      )}
+      {c.select('callLogCalls', words.CALL_LOG_CALLS)}
+      {values.callLogCalls !== 'none' && (
+        <>
+          {c.text('callNoteSec', { type: 'number', short: true, min: 0 })}
+          {c.text('callLogChoices', { multiline: true })}
         </>
       )}
     </Section>

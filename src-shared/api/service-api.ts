@@ -17,6 +17,14 @@ export const API_PATHS = {
   companyContactList: `${API_PREFIX}/company_contact/list`,
   phonebookList: `${API_PREFIX}/phonebook/list`,
   subscribe: `${API_PREFIX}/subscribe`,
+  /**
+   * Yeastar P-Series only (docs/phone-systems/yeastar-p-series.md section 10, "Call control"):
+   * *Make a Call*, *Transfer a Call*, *Hang up a Call*, *Query Calls*.
+   */
+  callDial: `${API_PREFIX}/call/dial`,
+  callTransfer: `${API_PREFIX}/call/transfer`,
+  callHangup: `${API_PREFIX}/call/hangup`,
+  callQuery: `${API_PREFIX}/call/query`,
 } as const;
 
 export type ApiPath = (typeof API_PATHS)[keyof typeof API_PATHS];

@@ -41,6 +41,17 @@ import {
   type PbxContact,
   type PbxGroup,
 } from './pbx-lists.ts';
+import {
+  dialBody,
+  parseCallAnswer,
+  parseCallQuery,
+  requestField,
+  transferBody,
+  type CallAnswer,
+  type CallInfo,
+  type DialRequest,
+  type TransferRequest,
+} from './call-api.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { placeToken, type ApiDialect } from '../wire/phone-system.ts';
 import { STANDARD_WIRE } from '../wire/standard.ts';
@@ -244,6 +255,89 @@ export class ServiceClient {
       MAX_COMPANY_CONTACTS,
       parseCompanyContactPage,
     );
+  }
+
+  /** Whether this phone system's API controls calls (docs/phone-systems/yeastar-p-series.md section 10). */
+  get controlsCalls(): boolean {
+    return this.api.calls === true;
+  }
+
+  /**
+   * *Make a Call* (`POST call/dial`): the caller (the user's extension) rings first, then the PBX
+   * calls the callee. Answers the new call's `call_id` (required: it is how the app knows the call
+   * as its own). Where the phone system has no call API, an `unsupported` ServiceError, unsent.
+   */
+  async dial(accessToken: string, request: DialRequest): Promise<Required<CallAnswer>> {
+    const body = await this.callRequest(
+      'call/dial',
+      API_PATHS.callDial,
+      dialBody(request),
+      accessToken,
+    );
+    return parseCallAnswer(body, 'call/dial', true) as Required<CallAnswer>;
+  }
+
+  /** *Transfer a Call* (`POST call/transfer`), blind or attended, by a member's `channel_id`. */
+  async transfer(accessToken: string, request: TransferRequest): Promise<CallAnswer> {
+    const body = await this.callRequest(
+      'call/transfer',
+      API_PATHS.callTransfer,
+      transferBody(request),
+      accessToken,
+    );
+    return parseCallAnswer(body, 'call/transfer');
+  }
+
+  /** *Hang up a Call* (`POST call/hangup`): the member whose `channel_id` is given leaves the call. */
+  async hangup(accessToken: string, channelId: string): Promise<CallAnswer> {
+    const body = await this.callRequest(
+      'call/hangup',
+      API_PATHS.callHangup,
+      { channel_id: requestField('call/hangup', 'channel_id', channelId) },
+      accessToken,
+    );
+    return parseCallAnswer(body, 'call/hangup');
+  }
+
+  /**
+   * *Query Calls* (`GET call/query`): the calls in progress, one by its `call_id` or those of an
+   * extension, with each member's channel and status.
+   */
+  async queryCalls(
+    accessToken: string,
+    by: { callId: string } | { extension: string },
+  ): Promise<CallInfo[]> {
+    if (!this.controlsCalls) throw this.noCallApi('call/query');
+    const query: Record<string, string> =
+      'callId' in by
+        ? { call_id: requestField('call/query', 'call_id', by.callId) }
+        : { extension: requestField('call/query', 'extension', by.extension) };
+    const body = await this.request({
+      operation: 'call/query',
+      method: 'GET',
+      path: API_PATHS.callQuery,
+      query,
+      bearer: accessToken,
+    });
+    return parseCallQuery(body, 'call/query');
+  }
+
+  private callRequest(
+    operation: string,
+    path: ApiPath,
+    body: Record<string, string>,
+    accessToken: string,
+  ): Promise<unknown> {
+    if (!this.controlsCalls) return Promise.reject(this.noCallApi(operation));
+    return this.request({ operation, method: 'POST', path, body, bearer: accessToken });
+  }
+
+  private noCallApi(operation: string): ServiceError {
+    return new ServiceError({
+      kind: 'unsupported',
+      fault: 'api-unavailable',
+      message: `${operation}: this phone system publishes no call API`,
+    });
   }
 
   /**

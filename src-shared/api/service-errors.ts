@@ -60,6 +60,7 @@ export type FaultId =
   | 'enrolment-refused'
   | 'access-revoked'
   | 'not-mapped'
+  | 'other-account'
   | 'keychain-unreadable'
   // The keychain's own troubles, each with its remedy per OS (KeychainUnavailableError).
   | 'keychain-not-installed'
@@ -270,6 +271,19 @@ export function needsUser(kind: ServiceErrorKind): boolean {
 export function refreshRefused(err: unknown): err is ServiceError {
   return isServiceError(err) && err.kind !== 'ip' && (!err.retryable || err.kind === 'expired');
 }
+
+/**
+ * True when a request found the service gone (no answer, reset, time-out, a 5xx): it may be
+ * restarting, which forgets every token (token-lifecycle.ts `connectionLost`).
+ */
+export function serviceLost(err: unknown): boolean {
+  return isServiceError(err) && LOST.has(err.kind);
+}
+const LOST: ReadonlySet<ServiceErrorKind> = new Set<ServiceErrorKind>([
+  'server',
+  'network',
+  'timeout',
+]);
 
 /** Kinds where the same request may succeed later without anyone changing anything. */
 const RETRYABLE: ReadonlySet<ServiceErrorKind> = new Set<ServiceErrorKind>([

@@ -15,7 +15,9 @@
  *   issued, the computer signs in again, which ends the other's token, and so on (9 sign-ins in
  *   60 s were seen). A token refused younger than `freshMs`, `freshRefusals` times within
  *   `windowMs`, is that pattern: sign-ins are held, and the words say that another computer uses
- *   the same API application, with the remedy.
+ *   the same API application, with the remedy. A PBX that restarts forgets every token too: its
+ *   client does not report a token refused after it lost the connection (token-lifecycle.ts
+ *   `connectionLost`), so restarts are not read as another computer.
  * And whatever the cause, no more than `maxSignIns` tokens are taken within `windowMs`.
  *
  * Refreshing a token (refresh_token) is not a sign-in: only get_token is counted and held. The

@@ -27,7 +27,7 @@ import type { TokenPair } from './wire.ts';
 import type { Clock } from '../process/clock.ts';
 import { Generation } from '../kit/generation.ts';
 import { silentLogger, type Logger, type SecretRegistry } from '../process/log.ts';
-import { refreshRefused } from './service-errors.ts';
+import { refreshRefused, serviceLost } from './service-errors.ts';
 import {
   REVOKE_LIMIT_MS,
   revokeTokens,
@@ -129,6 +129,8 @@ export class TokenLifecycle<P extends RenewablePair> {
   private pair: P | undefined;
   /** When the current pair was asked for (its age decides whether a refusal took it away). */
   private issuedAt = 0;
+  /** When the connection to the far side was last lost (`connectionLost`); -Infinity: never. */
+  private lostAt = -Infinity;
   /** The current pair's margin. */
   private margin = 0;
   private inflight: Promise<P> | undefined;
@@ -190,6 +192,7 @@ export class TokenLifecycle<P extends RenewablePair> {
           return pair;
         },
         (err: unknown) => {
+          if (serviceLost(err)) this.connectionLost();
           throw this.ops.failed ? this.ops.failed(err, kept()) : err;
         },
       )
@@ -229,18 +232,32 @@ export class TokenLifecycle<P extends RenewablePair> {
   /**
    * The far side said `value` expired or is unknown: never handed out again (the next ask
    * renews). A token refused soon after it was issued counts towards "another computer uses the
-   * same application" (sign-in-guard.ts). Returns whether it was the current one.
+   * same application" (sign-in-guard.ts), unless the connection to the far side was lost since
+   * the token was issued (`connectionLost`): a phone system that restarts forgets every token, and
+   * two restarts within minutes are not a colleague's desktop. Returns whether it was the current
+   * one.
    */
   invalidate(value: string): boolean {
     const pair = this.pair;
     if (!pair || pair.accessToken !== value || pair.accessExpiresAt === 0) return false;
     const ageMs = this.clock.now() - this.issuedAt;
+    const afterLoss = this.lostAt >= this.issuedAt;
     this.logger.info('access token invalidated by the far side', {
       ageSec: Math.round(ageMs / 1000),
+      ...(afterLoss && { afterConnectionLost: true }),
     });
-    this.guard?.tokenRefused(ageMs);
+    if (!afterLoss) this.guard?.tokenRefused(ageMs);
     this.pair = { ...pair, accessExpiresAt: 0 };
     return true;
+  }
+
+  /**
+   * The connection to the far side ended without it saying the token was refused (closed or
+   * dropped, unreachable, a 5xx): it may have restarted, which forgets every token. A token issued
+   * before this and refused after it was not taken away by another computer (`invalidate`).
+   */
+  connectionLost(): void {
+    this.lostAt = this.clock.now();
   }
 
   /** Something now runs on `value`: the replaced tokens it left are revoked. */

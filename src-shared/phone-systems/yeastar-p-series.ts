@@ -527,8 +527,10 @@ export class YeastarEventDecoder {
       // A failure that lists members: the caller's failure (an inbound member listed, 487 when the
       // caller gave up) ends the call; else it ends the rings of the extensions it lists (486
       // Busy Here of one member), as the call may go on elsewhere.
+      // A member's 486 Busy Here or 603 Decline is its phone refusing the call (a phone's Decline
+      // key answers 486 or 603, as the phone is set up): the ring ends as `declined`.
       if (members.some((m) => m.kind === 'inbound')) this.endCall(call, sn, callId, emit);
-      else this.endRingsOf(call, sn, callId, emit, numbersOf(members));
+      else this.endRingsOf(call, sn, callId, emit, numbersOf(members), failureState(msg.reason));
     } else if (type === YEASTAR_EVENT.callFailed) {
       this.endCall(call, sn, callId, emit); // "members": null: the call failed as a whole
     } else {
@@ -775,6 +777,11 @@ type Emit = (
   extra?: Record<string, string | true>,
 ) => void;
 
+/** A 30015 failure's `reason` for the members it lists: `declined` for 486 and 603, else `ended`. */
+function failureState(reason: unknown): string {
+  return typeof reason === 'string' && /^(486|603)\b/.test(reason.trim()) ? 'declined' : 'ended';
+}
+
 /** Statuses that say the extension took the call: they are reported even while another leg rings. */
 const ANSWERED = new Set(['ANSWER', 'ANSWERED', 'HOLD']);
 
@@ -783,7 +790,7 @@ const ANSWERED = new Set(['ANSWER', 'ANSWERED', 'HOLD']);
  * says (a voicemail, busy, answered on a leg whose report was lost), `ended` when it is a plain no
  * answer or a status we do not know.
  */
-function recordState(status: string | undefined): string {
+export function recordState(status: string | undefined): string {
   switch (status) {
     case 'ANSWERED':
     case 'ANSWERD': // as the guide's table spells it

@@ -50,6 +50,11 @@ export const RELAY_ERRCODE = {
   notMapped: 46003,
   /** 401 (enrolment): the code is unknown, already used or expired. */
   codeRefused: 46004,
+  /**
+   * 403: the sign-in is not an account of the organisation: a required claim differs
+   * (`oidc.requiredClaims`: Google's `hd`, Entra ID's `tid`); another account is the remedy.
+   */
+  otherAccount: 46005,
 } as const;
 
 /**
@@ -98,7 +103,16 @@ export interface OidcClientInfo {
   redirectHost?: LoopbackRedirectHost;
   /** A fixed loopback port, for providers that match the redirect exactly; absent: any free port. */
   redirectPort?: number;
+  /**
+   * The ID token's claim the relay reads the user's address from, where it is not `email`
+   * (Entra ID users without a mail attribute: `preferred_username`): the desktop shows who is
+   * signed in from the same claim. Absent: `email`.
+   */
+  emailClaim?: string;
 }
+
+/** A claim name the desktop accepts from the relay (letters, digits, `_ . : -`, at most 64). */
+export const CLAIM_NAME = /^[A-Za-z0-9_.:-]{1,64}$/;
 
 /** The hosts a loopback redirect may name (RFC 8252 7.3 and 8.3). */
 export const LOOPBACK_REDIRECT_HOSTS = ['127.0.0.1', 'localhost'] as const;

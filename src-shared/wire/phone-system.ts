@@ -28,6 +28,12 @@ export interface ApiDialect {
    * (docs/phone-systems/yeastar-p-series.md section 9): the card's group, the PBX's contacts.
    */
   pbxLists?: boolean;
+  /**
+   * Whether the system's API controls calls (docs/phone-systems/yeastar-p-series.md section 10:
+   * call/dial, call/transfer, call/hangup, call/query); the standard service publishes none, so
+   * it says calls are "not offered by this phone system".
+   */
+  calls?: boolean;
 }
 
 /** Puts `token` where `api` takes it: `?access_token=` on `url`, or the Authorization header. */

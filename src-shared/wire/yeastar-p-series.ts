@@ -70,6 +70,8 @@ export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {
     asStandard: yeastarAsStandard,
     // Queues, ring groups, company contacts (doc section 9).
     pbxLists: true,
+    // Make, transfer, hang up and query calls (doc section 10).
+    calls: true,
   },
   stream: YEASTAR_STREAM,
   // "Monitor Events via Webhook" (doc section 7): X-Signature, the Base64 of the HMAC; its reports.

@@ -183,3 +183,39 @@ describe('a PBX where each get_token ends the earlier tokens of the application'
     expect(inEleven).toBeLessThanOrEqual(12);
   });
 });
+
+describe('a PBX that restarts (every token forgotten) is not another computer', () => {
+  it('two restarts two minutes apart: the desktop signs in again each time and keeps working, no hold', async () => {
+    // The soak found it (CI, 2026-11-28): two simulator restarts a few minutes apart made two
+    // young tokens refused, read as another computer on the same application, and sign-in was
+    // held for 5 minutes. A restart is seen first as the service gone (here a 503 while it
+    // starts), then as every token, refresh tokens too, unknown (token-lifecycle.ts
+    // connectionLost).
+    const { clock, sim, desktop } = await pbx({ kind: 'limit', max: 8 });
+    const d = desktop();
+    await d.manager.getToken();
+    await run(clock, [d], 30 * SECOND);
+    for (let restart = 0; restart < 2; restart++) {
+      sim.failHttp({ status: 503, count: 1 });
+      await run(clock, [d], 5 * SECOND);
+      sim.restart();
+      const last = await run(clock, [d], 2 * MINUTE);
+      expect(last.get(d), `after restart ${restart + 1}`).toBeUndefined();
+    }
+    expect(d.manager.health().state).toBe('ok');
+    expect(signIns(sim)).toBeLessThanOrEqual(3);
+  });
+
+  it('tokens forgotten with no loss of the service before: still held as a shared application', async () => {
+    const { clock, sim, desktop } = await pbx({ kind: 'limit', max: 8 });
+    const d = desktop();
+    await d.manager.getToken();
+    await run(clock, [d], 30 * SECOND);
+    let last = new Map<Desktop, unknown>();
+    for (let k = 0; k < 2; k++) {
+      sim.restart(); // no 503 or drop seen by this desktop first: as if taken away
+      last = await run(clock, [d], MINUTE);
+    }
+    expect(describeError(last.get(d)).fault).toBe('shared-application');
+  });
+});

@@ -95,11 +95,11 @@ describe('CallPresenter', () => {
     expect(t.presenter.cards()[0]?.state).toBe('voicemail');
   });
 
-  it('a ring that ended in voicemail (a Yeastar call record says so) is ended, not missed', () => {
+  it('a ring that ended in voicemail (a Yeastar call record says so) is voicemail, not missed', () => {
     const t = setup();
     t.presenter.handlePop(t.pop('c1'));
     t.presenter.handleDismiss(t.dismiss('c1', 'voicemail'));
-    expect(t.history.list()[0]).toMatchObject({ outcome: 'ended' });
+    expect(t.history.list()[0]).toMatchObject({ outcome: 'voicemail' });
     expect(t.history.missedCount()).toBe(0);
   });
 
@@ -223,13 +223,13 @@ describe('CallPresenter: how a call ended, for the card and the history', () => 
       'answered',
       'answered-elsewhere',
       'missed',
-      'ended',
+      'voicemail',
     ]);
     expect(['here', 'there', 'gone', 'vm'].map((id) => t.history.get(id)?.outcome)).toEqual([
       'answered',
       'answered-elsewhere',
       'missed',
-      'ended',
+      'voicemail',
     ]);
     // A later "ended" closes an answered call without changing what it was; the user's own
     // answer after a colleague's hold (a transfer back) improves it.

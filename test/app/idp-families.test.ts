@@ -2,8 +2,10 @@
  * Organisation sign-in against each identity-provider family as it really behaves (the fakes in
  * test/support/idp-families/, every behaviour cited there to its source): Google (a Desktop app
  * client's secret, no offline_access, access_type=offline for a refresh token, the hd claim),
- * Okta (the redirect address matched exactly, port included) and Entra ID (the tenant's v2.0
- * issuer works; /common and /organizations publish a {tenantid} template). Each goes end to end
+ * Okta (the redirect address matched exactly, port included), Entra ID (the tenant's v2.0
+ * issuer works; /common and /organizations publish a {tenantid} template), Keycloak (payload
+ * `typ` "ID", 5-minute tokens, LDAP users' unverified addresses, exact redirect addresses) and
+ * Auth0 (an issuer with a trailing slash, 10-hour ID tokens, exact callback addresses). Each goes end to end
  * through what Settings uses: the relay's config (parsed as the relay parses it), GET
  * /v1/org/<tenant>, OrganisationAccount.signIn in the "system browser", then Test connection,
  * where the relay checks the ID token against the fake's JWKS and names the user. The standard
@@ -38,6 +40,16 @@ import {
 } from '../support/idp-families/google.ts';
 import { OKTA_NATIVE_CLIENT, startFakeOkta } from '../support/idp-families/okta.ts';
 import { ENTRA_CLIENT, ENTRA_TENANT, startFakeEntra } from '../support/idp-families/entra.ts';
+import {
+  KEYCLOAK_CLIENT,
+  KEYCLOAK_TOKEN_TTL_SEC,
+  startFakeKeycloak,
+} from '../support/idp-families/keycloak.ts';
+import {
+  AUTH0_CLIENT,
+  AUTH0_ID_TOKEN_TTL_SEC,
+  startFakeAuth0,
+} from '../support/idp-families/auth0.ts';
 
 const tmp = useTempDir('idp-families-');
 const cleanups: Array<() => Promise<void>> = [];
@@ -235,6 +247,23 @@ describe('Google (a Desktop app client)', () => {
       /authorizationParams.redirect_uri[^]*the app sets/,
     );
   });
+  it('a private Google account or another Workspace (hd other than the organisation’s) signs in at Google and is refused by the relay as not the organisation’s account', async () => {
+    const google = await startFakeGoogle({
+      alice: { ...ALICE, claims: { hd: 'other.example' } },
+    });
+    cleanups.push(() => google.close());
+    const t = await orgWith(google, googleConfig(google));
+    await t.account.signIn(t.settings);
+    const test = await t.account.test(t.settings);
+    // Not "no extension assigned, ask your administrator": another account is the remedy.
+    expect(test).toMatchObject({
+      ok: false,
+      failure: {
+        reason: [{ id: 'status.fault.other-account.reason' }],
+        remedy: [{ id: 'status.fault.other-account.remedy' }],
+      },
+    });
+  });
 });
 
 describe('Okta (the redirect address matched exactly)', () => {
@@ -344,7 +373,8 @@ describe('Entra ID', () => {
       emailClaim: 'preferred_username',
       requiredClaims: { tid: ENTRA_TENANT },
     });
-    expect(await t.account.signIn(t.settings)).toEqual({ via: 'oidc', email: null });
+    // The address Settings shows comes from the relay's claim (was null: no email claim).
+    expect(await t.account.signIn(t.settings)).toEqual({ via: 'oidc', email: 'alice@example.org' });
     expect(await t.account.test(t.settings)).toMatchObject({
       ok: true,
       identity: { user: 'alice', via: 'oidc', extensions: ['101'] },
@@ -353,6 +383,35 @@ describe('Entra ID', () => {
     expect(claims).toMatchObject({ iss: entra.issuer, tid: ENTRA_TENANT });
     expect(claims).not.toHaveProperty('email_verified');
     expect(claims).not.toHaveProperty('email');
+  });
+
+  it('a user of another Entra tenant (same app, another tid) signs in at the provider and is refused by the relay as not the organisation’s account', async () => {
+    const entra = await startFakeEntra({
+      alice: {
+        sub: 'oid-alice',
+        claims: {
+          preferred_username: 'alice@example.org',
+          tid: 'aaaaaaaa-0000-0000-0000-000000000001',
+        },
+      },
+    });
+    cleanups.push(() => entra.close());
+    const t = await orgWith(entra, {
+      issuer: entra.issuer,
+      clientId: ENTRA_CLIENT,
+      emailClaim: 'preferred_username',
+      requiredClaims: { tid: ENTRA_TENANT },
+    });
+    await t.account.signIn(t.settings);
+    const test = await t.account.test(t.settings);
+    // Not "no extension assigned, ask your administrator": another account is the remedy.
+    expect(test).toMatchObject({
+      ok: false,
+      failure: {
+        reason: [{ id: 'status.fault.other-account.reason' }],
+        remedy: [{ id: 'status.fault.other-account.remedy' }],
+      },
+    });
   });
 
   it('without offline_access Entra gives no refresh token: the sign-in is kept (not refused) and the relay names alice', async () => {
@@ -367,7 +426,115 @@ describe('Entra ID', () => {
       emailClaim: 'preferred_username',
     });
     const outcome = await t.account.signIn(t.settings).catch((e: unknown) => e);
-    expect(outcome).toEqual({ via: 'oidc', email: null });
+    expect(outcome).toEqual({ via: 'oidc', email: 'alice@example.org' });
+    expect(await t.stored()).toMatchObject({ refreshToken: null });
+    expect(await t.account.test(t.settings)).toMatchObject({
+      ok: true,
+      identity: { user: 'alice' },
+    });
+  });
+});
+
+describe('Keycloak (a public client of a realm)', () => {
+  it('a random port ends on Keycloak’s page; with oidc.redirectPort the sign-in works: its ID token (payload typ "ID", 5 minutes) admitted, a refresh token kept', async () => {
+    const port = await freePort();
+    const keycloak = await startFakeKeycloak({ alice: { ...ALICE, sub: 'alice' } }, [
+      `http://127.0.0.1:${port}/callback`,
+    ]);
+    cleanups.push(() => keycloak.close());
+    const base = {
+      issuer: keycloak.issuer,
+      clientId: KEYCLOAK_CLIENT,
+      scopes: ['openid', 'email', 'profile'],
+    };
+    expect(keycloak.issuer).toMatch(/\/realms\/acme$/);
+
+    const random = await orgWith(keycloak, base);
+    const { visit } = await refusedAtProvider(random);
+    expect(visit.refused).toMatchObject({ status: 400 });
+    expect(visit.refused?.text).toContain('Invalid parameter: redirect_uri');
+
+    const t = await orgWith(keycloak, { ...base, redirectPort: port });
+    expect(await t.account.signIn(t.settings)).toEqual({ via: 'oidc', email: 'alice@example.org' });
+    expect(await t.stored()).toMatchObject({ refreshToken: expect.any(String) });
+    const claims = decodeJwt((await t.account.tokens(t.settings).getToken()).value);
+    expect(claims).toMatchObject({ typ: 'ID', azp: KEYCLOAK_CLIENT, email_verified: true });
+    expect(claims.exp! - claims.iat!).toBe(KEYCLOAK_TOKEN_TTL_SEC);
+    expect(await t.account.test(t.settings)).toMatchObject({
+      ok: true,
+      identity: { user: 'alice', via: 'oidc' },
+    });
+  });
+
+  it('a user from LDAP without "Trust Email" (email_verified false) signs in at Keycloak and is refused by the relay; with emailVerifiedClaim null the administrator vouches and alice is admitted', async () => {
+    const port = await freePort();
+    const keycloak = await startFakeKeycloak(
+      { alice: { ...ALICE, sub: 'alice', ldapUntrusted: true } },
+      [`http://127.0.0.1:${port}/*`],
+    );
+    cleanups.push(() => keycloak.close());
+    const base = {
+      issuer: keycloak.issuer,
+      clientId: KEYCLOAK_CLIENT,
+      scopes: ['openid', 'email'],
+      redirectPort: port,
+    };
+    const refused = await orgWith(keycloak, base);
+    await refused.account.signIn(refused.settings);
+    expect(await refused.account.test(refused.settings)).toMatchObject({ ok: false });
+
+    const trusted = await orgWith(keycloak, { ...base, emailVerifiedClaim: null });
+    await trusted.account.signIn(trusted.settings);
+    expect(await trusted.account.test(trusted.settings)).toMatchObject({
+      ok: true,
+      identity: { user: 'alice' },
+    });
+  });
+});
+
+describe('Auth0 (a native application)', () => {
+  it('its issuer ends in a slash, kept exactly by the app and the relay; a changing port is refused on Auth0’s page; offline_access gives a refresh token; 10-hour ID tokens', async () => {
+    const port = await freePort();
+    const auth0 = await startFakeAuth0({ alice: ALICE }, [`http://127.0.0.1:${port}/callback`]);
+    cleanups.push(() => auth0.close());
+    expect(auth0.issuer.endsWith('/')).toBe(true);
+    const base = {
+      issuer: auth0.issuer,
+      clientId: AUTH0_CLIENT,
+      scopes: ['openid', 'email', 'offline_access'],
+    };
+
+    const random = await orgWith(auth0, base);
+    const { visit } = await refusedAtProvider(random);
+    expect(visit.refused?.text).toContain('is not in the list of allowed callback URLs');
+
+    const t = await orgWith(auth0, { ...base, redirectPort: port });
+    expect(await t.account.signIn(t.settings)).toEqual({ via: 'oidc', email: 'alice@example.org' });
+    expect(await t.stored()).toMatchObject({ refreshToken: expect.any(String) });
+    const claims = decodeJwt((await t.account.tokens(t.settings).getToken()).value);
+    expect(claims.iss).toBe(auth0.issuer);
+    expect(claims.exp! - claims.iat!).toBe(AUTH0_ID_TOKEN_TTL_SEC);
+    expect(await t.account.test(t.settings)).toMatchObject({
+      ok: true,
+      identity: { user: 'alice', via: 'oidc' },
+    });
+    // A refresh after a restart of the app goes to /oauth/token without a secret.
+    await t.restarted().tokens(t.settings).getToken();
+    const refresh = auth0.tokenRequests.find((f) => f.get('grant_type') === 'refresh_token');
+    expect(refresh?.get('client_secret')).toBeNull();
+  });
+
+  it('without offline_access Auth0 gives no refresh token: the sign-in is kept until its ID token ends', async () => {
+    const port = await freePort();
+    const auth0 = await startFakeAuth0({ alice: ALICE }, [`http://127.0.0.1:${port}/callback`]);
+    cleanups.push(() => auth0.close());
+    const t = await orgWith(auth0, {
+      issuer: auth0.issuer,
+      clientId: AUTH0_CLIENT,
+      scopes: ['openid', 'email'],
+      redirectPort: port,
+    });
+    expect(await t.account.signIn(t.settings)).toEqual({ via: 'oidc', email: 'alice@example.org' });
     expect(await t.stored()).toMatchObject({ refreshToken: null });
     expect(await t.account.test(t.settings)).toMatchObject({
       ok: true,

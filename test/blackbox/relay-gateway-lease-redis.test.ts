@@ -67,6 +67,14 @@ describe.skipIf(!existsSync(REDIS_BIN))('gateway mode, three instances on one Re
             .then((r) => ({ i, r })),
         ),
       );
+      // The phone system's tokens of the application (the simulator's count): issued, revoked,
+      // valid now and at most so far.
+      const tokens = async () => {
+        const { getToken, refreshToken, delToken, tokensValid, tokensValidPeak } = (
+          await sim.control<{ stats: Record<string, number> }>('GET', 'stats')
+        ).stats;
+        return { getToken, refreshToken, delToken, tokensValid, tokensValidPeak };
+      };
       const wsOpen = async () =>
         (await sim.control<{ stats: { wsOpen: number } }>('GET', 'stats')).stats.wsOpen;
       const states = () => Promise.all(relays.map(({ r }) => upstreamState(r, sim.tenant)));
@@ -88,7 +96,9 @@ describe.skipIf(!existsSync(REDIS_BIN))('gateway mode, three instances on one Re
       await sleep(LEASE_MS); // a few renewals: still one
       const steady = await states();
       const sockets = await wsOpen();
-      console.log(`gateway lease: states ${steady.join(', ')}; sockets at the PBX ${sockets}`);
+      console.log(
+        `gateway lease: states ${steady.join(', ')}; sockets at the PBX ${sockets}; tokens ${JSON.stringify(await tokens())}`,
+      );
       expect(sockets).toBe(1);
       expect(steady.filter((s) => s === 'connected')).toHaveLength(1);
       expect(steady.filter((s) => s === 'standby')).toHaveLength(2);
@@ -98,14 +108,18 @@ describe.skipIf(!existsSync(REDIS_BIN))('gateway mode, three instances on one Re
       await relays[first.holder]!.r.proc.exit;
       const alive = [0, 1, 2].filter((i) => i !== first.holder);
       const second = await oneConnected(alive, 4 * LEASE_MS);
-      console.log(`gateway lease: takeover after SIGKILL of the holder: ${second.ms} ms`);
+      console.log(
+        `gateway lease: takeover after SIGKILL of the holder: ${second.ms} ms; tokens ${JSON.stringify(await tokens())}`,
+      );
 
       // The new holder is frozen (SIGSTOP): to Redis, as a partition. The last one takes over.
       const frozen = relays[second.holder]!.r;
       frozen.proc.signal('SIGSTOP');
       const last = alive.find((i) => i !== second.holder)!;
       const third = await oneConnected([last], 4 * LEASE_MS);
-      console.log(`gateway lease: takeover after SIGSTOP of the holder: ${third.ms} ms`);
+      console.log(
+        `gateway lease: takeover after SIGSTOP of the holder: ${third.ms} ms; tokens ${JSON.stringify(await tokens())}`,
+      );
       await sleep(1_000); // frames reach the frozen instance's socket meanwhile
       frozen.proc.signal('SIGCONT');
       // It finds its term over on its own clock: it stands by and closes its socket.
@@ -120,7 +134,7 @@ describe.skipIf(!existsSync(REDIS_BIN))('gateway mode, three instances on one Re
       }
       const fenced = await fencedCount(frozen);
       console.log(
-        `gateway lease: the frozen holder after SIGCONT: ${frozenState} after ${Date.now() - back} ms; sockets at the PBX ${open}; frames it read refused (fenced) ${fenced}`,
+        `gateway lease: the frozen holder after SIGCONT: ${frozenState} after ${Date.now() - back} ms; sockets at the PBX ${open}; frames it read refused (fenced) ${fenced}; tokens ${JSON.stringify(await tokens())}`,
       );
       expect(frozenState).toBe('standby');
       expect(open).toBe(1);

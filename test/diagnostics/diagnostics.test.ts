@@ -8,6 +8,7 @@ import {
   Diagnostics,
   logSection,
   maskNumbers,
+  redactForSupport,
 } from '../../src-main/core/diagnostics/diagnostics.ts';
 import {
   aboutSection,
@@ -199,6 +200,28 @@ describe('diagnostics archive', () => {
       'ext 101',
     ])
       expect(maskNumbers(keep)).toBe(keep);
+  });
+
+  it('the agent’s notes on calls are never in the archive, whatever section carries them; numbers beside them are masked', () => {
+    const queued = {
+      pending: [
+        {
+          callId: '1700000001.11',
+          from: '+1 415 555 0123',
+          note: 'Wants a quote; her mobile is +44 20 7946 0958',
+          disposition: 'Follow-up',
+        },
+      ],
+      notes: 'Rang back, all good',
+    };
+    const out = JSON.stringify(redactForSupport(queued, new SecretRegistry()));
+    expect(out).not.toContain('quote');
+    expect(out).not.toContain('7946');
+    expect(out).not.toContain('Rang back');
+    expect(out).not.toContain('555 0123');
+    expect(out).toContain('"note":"[note: 45 characters]"');
+    expect(out).toContain('"from":"…0123"');
+    expect(out).toContain('"disposition":"Follow-up"');
   });
 
   it('keeps a bounded number of log lines and status changes', () => {

@@ -35,11 +35,16 @@ function setup() {
   ipc.handle('popup:dismiss', (_e, callId) => {
     dismissed.push(callId);
   });
+  const notes: unknown[][] = [];
+  ipc.handle('popup:save-note', (_e, callId, note) => {
+    notes.push([callId, note]);
+    return true;
+  });
   ipc.handle('settings:save', () => {
     throw new Error('keychain said no for secret-value-123456');
   });
   secrets.add('secret-value-123456');
-  return { logger, popup, settings, foreign, dismissed, ipc };
+  return { logger, popup, settings, foreign, dismissed, notes, ipc };
 }
 
 describe('IPC sender checks', () => {
@@ -118,6 +123,38 @@ describe('IPC sender checks', () => {
     const logged = JSON.stringify(t.logger.records);
     expect(logged).toContain('keychain said no');
     expect(logged).not.toContain('secret-value-123456');
+  });
+
+  it('popup:save-note: only from the popup, a note of at most 2,000 characters, exactly its fields', async () => {
+    const from = { sender: t.popup.webContents };
+    const note = { text: 'Wants a quote', disposition: 'Follow-up', submit: true };
+    expect(await ipcMain.invoke('popup:save-note', from, 'c1', note)).toBe(true);
+    expect(
+      await ipcMain.invoke('popup:save-note', { sender: t.settings.webContents }, 'c1', note),
+    ).toBeUndefined();
+    const bad: unknown[][] = [
+      ['c1', { ...note, text: 'x'.repeat(2001) }],
+      ['c1', { ...note, text: 7 }],
+      ['c1', { ...note, disposition: 'x'.repeat(41) }],
+      ['c1', { ...note, disposition: ['Follow-up'] }],
+      ['c1', { ...note, submit: 'yes' }],
+      ['c1', { ...note, html: '<b>' }],
+      ['c1', 'Wants a quote'],
+      ['c1', null],
+      [42, note],
+      ['c1'],
+    ];
+    for (const args of bad)
+      await expect(ipcMain.invoke('popup:save-note', from, ...args)).rejects.toThrow(
+        'Invalid arguments for popup:save-note',
+      );
+    expect(t.notes).toEqual([['c1', note]]);
+    expect(
+      INVOKE_VALIDATORS['popup:save-note']([
+        'c1',
+        { text: 'x'.repeat(2000), disposition: null, submit: false },
+      ]),
+    ).toEqual(['c1', { text: 'x'.repeat(2000), disposition: null, submit: false }]);
   });
 
   it('validates settings patches: object shape, known fields, sizes', () => {

@@ -10,14 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => import('../support/electron-mock.ts'));
-vi.mock('keytar', () => {
-  const api = {
-    getPassword: async () => null,
-    setPassword: async () => {},
-    deletePassword: async () => false,
-  };
-  return { ...api, default: api };
-});
+vi.mock('keytar', () => import('../support/keytar-mock.ts'));
 
 import {
   app,

@@ -12,15 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => import('../support/electron-mock.ts'));
-const keychain = vi.hoisted(() => new Map<string, string>());
-vi.mock('keytar', () => {
-  const api = {
-    getPassword: async (s: string, a: string) => keychain.get(`${s}/${a}`) ?? null,
-    setPassword: async (s: string, a: string, p: string) => void keychain.set(`${s}/${a}`, p),
-    deletePassword: async (s: string, a: string) => keychain.delete(`${s}/${a}`),
-  };
-  return { ...api, default: api };
-});
+vi.mock('keytar', () => import('../support/keytar-mock.ts'));
 
 import {
   app,
@@ -31,6 +23,7 @@ import {
   toastActivation,
   Tray,
 } from '../support/electron-mock.ts';
+import { keychain } from '../support/keytar-mock.ts';
 
 const WAIT = { timeout: 20_000 };
 const realPlatform = process.platform;

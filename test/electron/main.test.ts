@@ -10,15 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 
 vi.mock('electron', () => import('../support/electron-mock.ts'));
-const keychain = vi.hoisted(() => new Map<string, string>());
-vi.mock('keytar', () => {
-  const api = {
-    getPassword: async (s: string, a: string) => keychain.get(`${s}/${a}`) ?? null,
-    setPassword: async (s: string, a: string, p: string) => void keychain.set(`${s}/${a}`, p),
-    deletePassword: async (s: string, a: string) => keychain.delete(`${s}/${a}`),
-  };
-  return { ...api, default: api };
-});
+vi.mock('keytar', () => import('../support/keytar-mock.ts'));
 
 import {
   INVOKE_CHANNELS,
@@ -41,6 +33,7 @@ import {
   session,
   Tray,
 } from '../support/electron-mock.ts';
+import { keychain } from '../support/keytar-mock.ts';
 
 let dir: string;
 let sim: Simulator;

@@ -16,14 +16,7 @@ vi.mock('electron-updater', async () => {
   const { FakeAppImageUpdater } = await import('../support/electron-mock.ts');
   return { default: { autoUpdater: new FakeAppImageUpdater() } };
 });
-vi.mock('keytar', () => {
-  const api = {
-    getPassword: async () => null,
-    setPassword: async () => {},
-    deletePassword: async () => false,
-  };
-  return { ...api, default: api };
-});
+vi.mock('keytar', () => import('../support/keytar-mock.ts'));
 
 import electronUpdater from 'electron-updater';
 import {

@@ -46,6 +46,30 @@ function setup(opts: { staleRingMs?: number; maxIds?: number } = {}) {
 }
 
 describe('EventPipeline', () => {
+  it('the hang-up of a call the user answered: only on the number that answered, once, not before the answer, not a hold', async () => {
+    const t = setup();
+    const hangups: Dismiss[] = [];
+    t.pipeline.onHangup((h) => hangups.push(h));
+    t.feed(t.call('a', 'ringing'));
+    await t.clock.advance(1000);
+    t.feed(t.call('a', 'answered'));
+    await t.clock.advance(1000);
+    t.feed(t.call('a', 'hold'));
+    t.feed(t.call('a', 'ended', '205')); // a colleague's leg of the same call
+    t.feed(t.call('a', 'ended', '101', { agoMs: 5000 })); // stamped before the answer
+    expect(hangups).toEqual([]);
+    t.feed(t.call('a', 'ended'));
+    t.feed(t.call('a', 'ended'));
+    expect(hangups.map((h) => [h.callId, h.to, h.state])).toEqual([['a', '101', 'ended']]);
+    // A colleague's answer: no hang-up of the user's is ever reported for it.
+    t.feed(t.call('b', 'ringing'));
+    t.feed(t.call('b', 'answered', '205'));
+    t.feed(t.call('b', 'ended', '205'));
+    t.feed(t.call('b', 'ended', '101'));
+    expect(hangups).toHaveLength(1);
+    expect(t.pipeline.stats().callsTracked).toBeGreaterThan(0);
+  });
+
   it('pops a ring to an extension or to a DID in another format, and nothing else', () => {
     const t = setup();
     t.feed(t.call('a', 'ringing', '101'));

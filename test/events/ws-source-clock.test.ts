@@ -55,6 +55,8 @@ function setup(opts: { expiresInMs?: number; tokenDelayMs?: number } = {}) {
   };
   let n = 0;
   const invalidated: string[] = [];
+  /** What the source told the token source, in order: `invalidate:<token>` / `lost`. */
+  const told: string[] = [];
   const tokens: TokenSource = {
     async getToken(): Promise<AccessToken> {
       if (opts.tokenDelayMs) await delay(clock, opts.tokenDelayMs);
@@ -64,7 +66,11 @@ function setup(opts: { expiresInMs?: number; tokenDelayMs?: number } = {}) {
         expiresAt: clock.now() + (opts.expiresInMs ?? 30 * 60_000),
       };
     },
-    invalidate: (v) => invalidated.push(v),
+    invalidate: (v) => {
+      invalidated.push(v);
+      told.push(`invalidate:${v}`);
+    },
+    connectionLost: () => told.push('lost'),
   };
   const statuses: ConnectionStatus[] = [];
   const source = new WebSocketEventSource({
@@ -82,7 +88,7 @@ function setup(opts: { expiresInMs?: number; tokenDelayMs?: number } = {}) {
     sockets[i]!.cb.message('{"errcode":0,"errmsg":"SUCCESS"}');
     await flushMicrotasks();
   };
-  return { clock, sockets, source, statuses, invalidated, accept };
+  return { clock, sockets, source, statuses, invalidated, told, accept };
 }
 
 describe('WebSocketEventSource timing (fake clock)', () => {
@@ -208,6 +214,32 @@ describe('WebSocketEventSource timing (fake clock)', () => {
     expect(t.sockets).toHaveLength(2);
     await t.clock.advance(1);
     expect(t.sockets).toHaveLength(3);
+  });
+
+  it('a socket the service dropped (a restart forgets every token) is said lost before its token is refused; a token refused on the socket is not a loss', async () => {
+    // The sign-in rule (sign-in-guard.ts) counts a young token refused as another computer
+    // taking it, unless the connection was lost first (token-lifecycle.ts connectionLost).
+    const t = setup();
+    t.source.start();
+    await flushMicrotasks();
+    await t.accept(0);
+    t.sockets[0]!.cb.closed(1006, ''); // the phone system went away
+    await t.clock.advance(10_000);
+    t.sockets[1]!.cb.rejected(401, '{"errcode":10002,"errmsg":"TOKEN EXPIRED"}');
+    t.sockets[1]!.cb.closed(1006, '');
+    await t.clock.advance(0);
+    expect(t.told).toEqual(['lost', 'invalidate:token-value-2']);
+
+    // Another computer took the token: refused on a live socket, never said lost.
+    t.told.length = 0;
+    await t.clock.advance(1_000);
+    expect(t.sockets).toHaveLength(3);
+    await t.accept(2);
+    t.sockets[2]!.cb.message('{"errcode":10002,"errmsg":"TOKEN EXPIRED"}');
+    t.sockets[2]!.cb.closed(1000, '');
+    await t.clock.advance(0);
+    expect(t.told).toContain('invalidate:token-value-3');
+    expect(t.told).not.toContain('lost');
   });
 
   it('403 (10004) needs attention: no retries until wake("user")', async () => {

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runnerEnvironment } from '../../src-main/headless/runner-environment.ts';
 
 describe("the runner's environment, read once at its entry", () => {
-  it('the key, the secret and the CRM token as values; the proxy variables in either case, nothing else', () => {
+  it('the key, the secret and the CRM token as values; the proxy variables in either case; the runtime folder (the control socket of dial); nothing else', () => {
     const env = runnerEnvironment({
       SCREENPOP_API_KEY: '  key-1 ',
       SCREENPOP_API_SECRET: ' s3cret ',
@@ -11,6 +11,7 @@ describe("the runner's environment, read once at its entry", () => {
       NO_PROXY: '.corp',
       HOME: '/home/agent',
       PATH: '/usr/bin',
+      XDG_RUNTIME_DIR: '/run/user/1000',
     });
     expect(env).toEqual({
       apiKey: 'key-1',
@@ -18,12 +19,14 @@ describe("the runner's environment, read once at its entry", () => {
       apiSecret: ' s3cret ',
       crmToken: 'pat-na1',
       proxyVariables: { https_proxy: 'http://proxy.corp:3128', NO_PROXY: '.corp' },
+      runtimeDir: '/run/user/1000',
     });
     expect(runnerEnvironment({})).toEqual({
       apiKey: '',
       apiSecret: '',
       crmToken: '',
       proxyVariables: {},
+      runtimeDir: '',
     });
   });
 });

@@ -378,6 +378,36 @@ describe('Yeastar P-Series frames from the guide', () => {
     });
   });
 
+  it('one member a report: 101 rings, answers, hangs up, then its record; a voicemail record; a 486 ends a ring as declined', () => {
+    const answered = decodeAll([
+      'constructed-30011-inbound-rings-101.json',
+      'constructed-30011-101-answer-alone.json',
+      'constructed-30011-101-bye-alone.json',
+      'constructed-30012-answered-by-101.json',
+    ]);
+    expect(answered.map((e) => calls(e).map((c) => [c.event, c.to, c.state ?? c.status]))).toEqual([
+      [[30011, '101', 'ringing']],
+      [[30011, '101', 'answered']],
+      [[30011, '101', 'ended']],
+      [[30012, '101', 'ANSWERED']],
+    ]);
+    expect(calls(answered[3]!)[0]).toMatchObject({ talk_sec: 87, duration_sec: 95 });
+    // The PBX sent the call to voicemail: the record ends the ring in its words.
+    const [, voicemail] = decodeAll([
+      'constructed-30011-inbound-rings-101.json',
+      'constructed-30012-voicemail-to-101.json',
+    ]);
+    expect(calls(voicemail!).filter((c) => c.event === 30011)).toMatchObject([
+      { to: '101', state: 'voicemail' },
+    ]);
+    // 700 refused the call (a phone's Decline answers 486 Busy Here): captured E2 ends it declined.
+    const [, declined] = decodeAll([
+      'constructed-30011-700-ring-alone-E.json',
+      'captured-30015-E2-486-busy-here-one-member.json',
+    ]);
+    expect(calls(declined!)).toMatchObject([{ to: '700', state: 'declined' }]);
+  });
+
   it('decodes every fixture of the folder (none is left unread)', () => {
     expect(readdirSync(DIR).filter((name) => !used.has(name))).toEqual([]);
   });

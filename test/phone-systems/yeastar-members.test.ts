@@ -274,8 +274,9 @@ describe('Yeastar P-Series: one member per report', () => {
     );
     expect(t.pops).toHaveLength(1);
     expect(t.dismisses).toEqual([]);
+    // 486 Busy Here is the phone refusing the call (its Decline): the ring ends declined.
     await t.feed(busy('c11', '101'));
-    expect(t.dismisses.map((d) => [d.to, d.state])).toEqual([['101', 'ended']]);
+    expect(t.dismisses.map((d) => [d.to, d.state])).toEqual([['101', 'declined']]);
   });
 
   it('a 30012 record with status VOICEMAIL is a voicemail notice for the extension called', async () => {

@@ -180,6 +180,24 @@ describe('the gateway relay’s token on one API application (issue 32 item 3)',
     expect(service.counts.getToken).toBe(signIns);
   });
 
+  it('a PBX that restarted (the upstream lost, then every token refused) twice in minutes: signed in again each time, not held', async () => {
+    const { clock, service, tokens } = setup('yeastar-p-series');
+    for (let i = 0; i < 2; i++) {
+      const token = await tokens.get();
+      clock.sleep(30_000);
+      // The restart: the stream dropped (upstream.ts judgeEnd), then the token and its refresh
+      // token unknown to the PBX that came back.
+      tokens.connectionLost();
+      service.script('/refresh_token', {
+        status: 200,
+        body: { errcode: 10002, errmsg: 'TOKEN EXPIRED' },
+      });
+      tokens.invalidate(token.value);
+    }
+    await expect(tokens.get()).resolves.toMatchObject({ value: expect.any(String) });
+    expect(service.counts.getToken).toBe(3);
+  });
+
   it('at most 3 sign-ins in 10 minutes, whatever the cause', async () => {
     const { clock, service, tokens } = setup('yeastar-p-series');
     let last: unknown;

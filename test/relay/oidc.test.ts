@@ -49,6 +49,8 @@ const accounts = {
   erin: { email: 'erin@example.org', emailVerified: 'false' },
   // The Kelvin sign U+212A: toLowerCase() turns it into k, so this was taken for kate@example.org.
   kelvin: { email: '\u212Aate@example.org' },
+  // An Entra ID user without a mail attribute: no email claim, the UPN as preferred_username.
+  abe: { preferredUsername: 'abe@example.org' },
 };
 let idp: OidcProviderHandle;
 let otherIdp: OidcProviderHandle;
@@ -215,6 +217,24 @@ describe('single sign-on: the relay checks the provider’s ID token and maps th
     await new Promise((r) => setTimeout(r, 200));
     expect(a.eventIds()).toEqual(day.alice);
     expect(b.eventIds()).toEqual(day.bob);
+  });
+
+  it('a relay that reads addresses from preferred_username says so to desktops, which show that address (an Entra ID user without email)', async () => {
+    const { relay, users } = await ssoRelay(idp.issuer, {
+      scopes: ['openid', 'profile', 'offline_access'],
+      emailClaim: 'preferred_username',
+      emailVerifiedClaim: null,
+    });
+    await addUser(users, 'abe', ['104'], [], 'abe@example.org');
+    const info = await orgInfo(relay.url);
+    expect(info.emailClaim).toBe('preferred_username');
+    const abe = await signIn(info, 'abe');
+    expect(abe.tokens.email).toBe('abe@example.org');
+    const client = await TestClient.connect(relay.clientUrl('acme'), abe.tokens.idToken, {
+      extensions: ['104'],
+      events: ALL_KINDS,
+    });
+    cleanups.push(async () => client.close());
   });
 
   it('refuses a tampered token, one for another client, one from another issuer, an unmapped and an unverified address', async () => {

@@ -138,6 +138,53 @@ describe.skipIf(!haveRedis)('organisation mode with Redis: users shared by every
     ]);
   });
 
+  it('one address, two instances adding it at the same instant under two names: one is added, the other refused naming the holder (issue 34)', async () => {
+    const a = new RedisUserStore({ url: redis.url, keyPrefix: 't4:' });
+    const b = new RedisUserStore({ url: redis.url, keyPrefix: 't4:' });
+    await a.open();
+    await b.open();
+    cleanups.push(async () => {
+      await a.close();
+      await b.close();
+    });
+    for (let round = 0; round < 5; round++) {
+      const address = `kate${round}@example.org`;
+      const results = await Promise.allSettled([
+        a.addUser(
+          { tenant: 'acme', name: `kate-a${round}`, extensions: [], dids: [], email: address },
+          1,
+        ),
+        b.addUser(
+          {
+            tenant: 'acme',
+            name: `kate-b${round}`,
+            extensions: [],
+            dids: [],
+            email: address.toUpperCase(),
+          },
+          1,
+        ),
+      ]);
+      expect(
+        results.filter((r) => r.status === 'fulfilled'),
+        address,
+      ).toHaveLength(1);
+      const refused = results.find((r) => r.status === 'rejected');
+      expect(String(refused?.reason)).toMatch(/kate-[ab]\d/);
+    }
+    // A revoked holder frees the address.
+    const holder = (await a.list('acme')).find(
+      (u) => u.user.email?.toLowerCase() === 'kate0@example.org',
+    );
+    expect(await a.revoke('acme', holder!.user.name, 2)).toBe(true);
+    await expect(
+      b.addUser(
+        { tenant: 'acme', name: 'kate-c0', extensions: [], dids: [], email: 'kate0@example.org' },
+        3,
+      ),
+    ).resolves.toMatchObject({ name: 'kate-c0' });
+  });
+
   it('revokes an e-mail address: the users with it, the user named by it, or a revoked record of its own (issue 33 item 2)', async () => {
     const { users } = await instance('t3:');
     const heard: string[] = [];

@@ -62,6 +62,7 @@ export function fakeApi(view: SettingsView = savedView) {
     dismiss: vi.fn<ScreenpopApi['dismiss']>(async () => undefined),
     openCrm: vi.fn<ScreenpopApi['openCrm']>(async () => undefined),
     copyNumber: vi.fn<ScreenpopApi['copyNumber']>(async () => undefined),
+    saveNote: vi.fn<ScreenpopApi['saveNote']>(async () => true),
     reportPopupSize: vi.fn<ScreenpopApi['reportPopupSize']>(async () => undefined),
     getStatus: vi.fn<ScreenpopApi['getStatus']>(async () => status),
     getLocale: vi.fn<ScreenpopApi['getLocale']>(async () => ({ locale: 'en' as const })),

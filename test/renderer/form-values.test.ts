@@ -32,6 +32,27 @@ describe('toPatch', () => {
     expect('secret' in result.patch).toBe(false);
   });
 
+  it('the call log’s fields: one outcome choice a line (commas kept), the note’s seconds a number', () => {
+    const result = toPatch({
+      ...base,
+      callLogCalls: 'answered-and-missed',
+      callNoteSec: ' 90 ',
+      callLogChoices: 'Resolved\n\n Call back, Friday \r\nWrong number',
+    });
+    expect(result.ok && result.patch.settings).toMatchObject({
+      callLogCalls: 'answered-and-missed',
+      callNoteSec: 90,
+      callLogChoices: ['Resolved', 'Call back, Friday', 'Wrong number'],
+    });
+    expect(toPatch({ ...base, callNoteSec: 'two minutes' })).toMatchObject({
+      ok: false,
+      field: 'callNoteSec',
+    });
+    expect(toFormValues(DEFAULT_SETTINGS).callLogChoices).toBe(
+      'Resolved\nFollow-up\nLeft a message\nWrong number',
+    );
+  });
+
   it('sends a newly typed secret as is, and trims the other text fields', () => {
     const result = toPatch({
       ...base,

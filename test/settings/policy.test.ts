@@ -79,6 +79,15 @@ describe('validatePolicy', () => {
     expect(Object.keys(everything.policy.locked).sort()).toEqual(all.sort());
   });
 
+  it('locks which calls are logged and the note card’s choices (issue 39)', () => {
+    const { policy, problems } = validatePolicy({
+      settings: { callLogCalls: 'none', callLogChoices: ['Sale', 'No sale'] },
+      locked: ['callLogCalls', 'callLogChoices'],
+    });
+    expect(problems).toEqual([]);
+    expect(policy.locked).toEqual({ callLogCalls: 'none', callLogChoices: ['Sale', 'No sale'] });
+  });
+
   it('organisation mode: the relay address and tenant preset and locked; an API key beside it is left out, by name', () => {
     const { policy, problems } = validatePolicy({
       settings: {

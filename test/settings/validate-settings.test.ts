@@ -62,6 +62,43 @@ describe('validateSettings', () => {
     expect(msg('popupCorner')).toMatch(/"bottom-right"/);
   });
 
+  it('the call log: which calls, the note card’s seconds, and outcome choices of one plain line each', () => {
+    const { settings, problems } = validateSettings({
+      callLogCalls: 'answered-and-missed',
+      callNoteSec: 120,
+      callLogChoices: [
+        'Resolved',
+        ' Follow-up ',
+        'x'.repeat(41),
+        'Evil\u202e',
+        'two\nlines',
+        '',
+        7,
+      ],
+    });
+    expect(settings.callLogCalls).toBe('answered-and-missed');
+    expect(settings.callNoteSec).toBe(120);
+    expect(settings.callLogChoices).toEqual(['Resolved', 'Follow-up']);
+    expect(fields(problems)).toEqual([
+      'callLogChoices[2]',
+      'callLogChoices[3]',
+      'callLogChoices[4]',
+      'callLogChoices[5]',
+      'callLogChoices[6]',
+    ]);
+    expect(problems[0]?.message).toMatch(/not an outcome choice \(plain text on one line, 1 to 40/);
+    const bad = validateSettings({ callLogCalls: 'everything', callNoteSec: 901 });
+    expect(fields(bad.problems)).toEqual(['callLogCalls', 'callNoteSec']);
+    expect(bad.settings.callLogCalls).toBe('answered');
+    expect(
+      validateSettings({
+        callLogChoices: Array(13)
+          .fill('a')
+          .map((a, i) => a + i),
+      }).settings.callLogChoices,
+    ).toHaveLength(12);
+  });
+
   it('drops unknown fields with a warning', () => {
     const { settings, problems } = validateSettings(
       JSON.parse('{"colour":"blue","__proto__":{"sound":false}}'),

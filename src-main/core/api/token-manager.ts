@@ -39,7 +39,12 @@ import {
   type TokenLifecycle,
 } from '../../../src-shared/api/token-lifecycle.ts';
 import { Emitter } from '../../../src-shared/kit/emitter.ts';
-import { isServiceError, needsUser, ServiceError } from '../../../src-shared/api/service-errors.ts';
+import {
+  isServiceError,
+  needsUser,
+  ServiceError,
+  serviceLost,
+} from '../../../src-shared/api/service-errors.ts';
 import type { ServiceClient, TokenPair } from '../../../src-shared/api/service-client.ts';
 import { KeychainUnavailableError } from '../credentials/credential-store.ts';
 
@@ -173,6 +178,11 @@ export class TokenManager implements TokenSource {
   /** The service said this token is expired or unknown: never hand it out again. */
   invalidate(value: string): void {
     this.life.invalidate(value);
+  }
+
+  /** The stream or an API call lost the service (token-lifecycle.ts `connectionLost`). */
+  connectionLost(): void {
+    this.life.connectionLost();
   }
 
   /**
@@ -369,6 +379,7 @@ export class TokenManager implements TokenSource {
   private noteCallError(err: unknown): unknown {
     if (isServiceError(err) && (err.kind === 'credentials' || err.kind === 'ip'))
       this.enterNeedsAttention(err);
+    if (serviceLost(err)) this.connectionLost();
     return err;
   }
 

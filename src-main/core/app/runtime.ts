@@ -6,6 +6,7 @@
  * their states into the one status the tray and the windows show. src-main/electron/main.ts wires
  * it to real windows; tests wire it to fakes.
  */
+import type { CallLogSink } from '../ports/call-log.ts';
 import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
 import type { Clock } from '../../../src-shared/process/clock.ts';
 import { Emitter } from '../../../src-shared/kit/emitter.ts';
@@ -52,6 +53,8 @@ import { CrmFlow } from './crm-flow.ts';
 import { organisationPatch, runOrganisationStep } from './organisation-flow.ts';
 import { isOrganisationMode } from '../settings-service/settings-service.ts';
 import type { FaultId } from '../../../src-shared/api/service-errors.ts';
+import type { CallControl } from '../ports/call-control.ts';
+import { DirectCallControl } from '../calls/direct-call-control.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -92,6 +95,11 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
   /** Writes an exported file (History > Export CSV…); atomic by default. */
   writeExport?: (path: string, data: string) => Promise<void>;
   directoryRefreshMs?: number;
+  /**
+   * Where finished calls are logged (the durable CRM log queue, issue 39); without it nothing is
+   * logged and no card takes a note.
+   */
+  callLog?: CallLogSink;
 }
 
 /** Organisation mode's faults that end when the user signs in (or enrols) again. */
@@ -117,6 +125,8 @@ export class AppRuntime {
   readonly timeline = new StatusTimeline();
   /** The CRM lookup for the settings in force, and Test lookup (crm-flow.ts). */
   private readonly crm: CrmFlow;
+  /** Acting on calls over the connection in force (core/calls/). */
+  private readonly calls: CallControl;
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -156,6 +166,7 @@ export class AppRuntime {
       settings: () => this.settingsService.settings(),
       isUserNumber: (to) => this.connection.isUserNumber(to),
       crm: () => this.crm.current(),
+      ...(deps.callLog ? { callLog: deps.callLog } : {}),
       ...(deps.ringActions?.count
         ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
         : {}),
@@ -180,6 +191,13 @@ export class AppRuntime {
       directory: this.directory,
     });
     this.connection.onChange(() => this.publishStatus());
+    // The phone system's own call API over the user's sign-in (the direct modes); organisation
+    // mode's calls go through the relay (its own CallControl, issue 38 item 5).
+    this.calls = new DirectCallControl({
+      connection: () => this.connection.inForce()?.connection ?? null,
+      settings: () => this.connection.inForce()?.settings ?? this.settingsService.settings(),
+      logger: this.logger,
+    });
     deps.history.onChange(() => this.publishStatus());
     this.directory.onChange(() => this.presenter.refreshNames());
     deps.health?.onChange(() => this.publishStatus());
@@ -209,6 +227,11 @@ export class AppRuntime {
   }
 
   /** The settings in force (defaults until start() has loaded them). */
+  /** Call, transfer, hang up (issue 38): what the popup, History, the dial box and tel: links use. */
+  callControl(): CallControl {
+    return this.calls;
+  }
+
   settings(): Settings {
     return this.settingsService.settings();
   }

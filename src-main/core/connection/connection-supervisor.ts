@@ -55,6 +55,8 @@ export const NOT_SET_UP: ConnectionStatus = saidStatus(
 export interface CallSink {
   handlePop(pop: PopEvent): void;
   handleDismiss(dismiss: DismissEvent): void;
+  /** A call the user answered ended (the call's end time, for its log). */
+  handleHangup?(hangup: DismissEvent): void;
   /** A call's record once it ended (the talk time), where the phone system sends one. */
   handleRecord?(record: CallRecordEvent): void;
   /** The connection went away for good (not rebuilt keeping the cards): its calls are over. */
@@ -104,6 +106,8 @@ export class ConnectionSupervisor {
   private readonly logger: Logger;
   private readonly changes: Emitter<[]>;
   private connection: Connection | null = null;
+  /** The settings the connection in force runs with (demo mode: the demo's). */
+  private connectionSettings: Settings | null = null;
   private detach: Array<() => void> = [];
   private connectionStatus: ConnectionStatus = NOT_SET_UP;
   private paused = false;
@@ -221,6 +225,13 @@ export class ConnectionSupervisor {
     return this.connection?.runningProbe?.(target) ?? null;
   }
 
+  /** The connection in force and the settings it runs with; null while there is none. */
+  inForce(): { connection: Connection; settings: Settings } | null {
+    return this.connection && this.connectionSettings
+      ? { connection: this.connection, settings: this.connectionSettings }
+      : null;
+  }
+
   /** Whether `to` is one of the user's numbers on the connection in force. */
   isUserNumber(to: string): boolean {
     return this.userNumbers?.matches(to) ?? false;
@@ -235,6 +246,7 @@ export class ConnectionSupervisor {
   private async disconnect(options: { keepCards?: boolean } = {}): Promise<void> {
     const old = this.connection;
     this.connection = null;
+    this.connectionSettings = null;
     for (const off of this.detach.splice(0)) off();
     if (!options.keepCards) {
       this.d.calls.clear();
@@ -291,6 +303,7 @@ export class ConnectionSupervisor {
       return;
     }
     this.connection = connection;
+    this.connectionSettings = settings;
     const service = JSON.stringify(
       organisation ? [settings.relayUrl, settings.relayTenant] : [baseUrl, apiKey],
     );
@@ -309,6 +322,8 @@ export class ConnectionSupervisor {
     );
     if (engine.onCallRecord)
       this.detach.push(engine.onCallRecord((record) => calls.handleRecord?.(record)));
+    if (engine.onHangup)
+      this.detach.push(engine.onHangup((hangup) => calls.handleHangup?.(hangup)));
     if (connection.onIdentity)
       this.detach.push(
         connection.onIdentity((identity) => {

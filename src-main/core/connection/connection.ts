@@ -10,6 +10,13 @@ import {
   type PbxGroup,
 } from '../../../src-shared/api/service-client.ts';
 import { TokenManager, type Credentials } from '../api/token-manager.ts';
+import type {
+  CallAnswer,
+  CallInfo,
+  DialRequest,
+  TransferRequest,
+} from '../../../src-shared/api/call-api.ts';
+import type { DialTicket, OwnCall } from '../events/own-dials.ts';
 import type { Clock } from '../../../src-shared/process/clock.ts';
 import { ScreenpopEngine } from '../engine.ts';
 import type { ConnectionStatus, EventSource, WakeReason } from '../events/contracts.ts';
@@ -44,6 +51,8 @@ export interface EngineLike {
   wake(reason: WakeReason): void;
   onPop(listener: (pop: PopEvent) => void): () => void;
   onDismiss(listener: (dismiss: DismissEvent) => void): () => void;
+  /** A call the user answered ended on the number that answered it. */
+  onHangup?(listener: (hangup: DismissEvent) => void): () => void;
   /** Calls' records once they ended (History's talk time), where the phone system sends them. */
   onCallRecord?(listener: (record: CallRecordEvent) => void): () => void;
   onStatus(listener: (status: ConnectionStatus) => void): () => void;
@@ -51,6 +60,22 @@ export interface EngineLike {
   onNotice(listener: (notice: Notice) => void): () => void;
   onFeatureStatus(listener: (statuses: FeatureStatus[]) => void): () => void;
   featureStatuses(): FeatureStatus[];
+  /** A dial is about to be sent: its ring is the user's own call, not a pop (own-dials.ts). */
+  expectOwnDial?(number: string): DialTicket;
+  /** Rings of calls the user dialled from Screenpop, never popped: "Calling <number>…". */
+  onOwnCall?(listener: (call: OwnCall) => void): () => void;
+}
+
+/**
+ * The phone system's call API over this connection's sign-in (the token manager: refresh and one
+ * retry on an expired token; no token of its own): Yeastar P-Series only
+ * (docs/phone-systems/yeastar-p-series.md section 10). Failures are the client's ServiceErrors.
+ */
+export interface ConnectionCalls {
+  dial(request: DialRequest): Promise<Required<CallAnswer>>;
+  transfer(request: TransferRequest): Promise<CallAnswer>;
+  hangup(channelId: string): Promise<CallAnswer>;
+  query(by: { callId: string } | { extension: string }): Promise<CallInfo[]>;
 }
 
 export interface Connection {
@@ -64,6 +89,8 @@ export interface Connection {
    */
   fetchGroups?(): Promise<PbxGroup[]>;
   fetchCompanyContacts?(): Promise<PbxContact[]>;
+  /** The call API, where the phone system has one (absent on the standard service). */
+  calls?: ConnectionCalls;
   wake(reason: WakeReason): void;
   /** The user asks to try again now (after fixing the key, the allowlist or the network). */
   retry(): void;
@@ -259,6 +286,14 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
           tokens
             .call((token) => client.listCompanyContacts(token))
             .then((r) => listed(r, 'company contacts', logger)),
+      }),
+      ...(wire.api.calls && {
+        calls: {
+          dial: (request) => tokens.call((token) => client.dial(token, request)),
+          transfer: (request) => tokens.call((token) => client.transfer(token, request)),
+          hangup: (channelId) => tokens.call((token) => client.hangup(token, channelId)),
+          query: (by) => tokens.call((token) => client.queryCalls(token, by)),
+        },
       }),
       wake(reason) {
         tokens.wake(reason);

@@ -149,13 +149,20 @@ export function maskNumbers(text: string): string {
 /** Keys whose text is a timestamp or an id, never a number to mask. */
 const KEEP_AS_IS = new Set(['time', 'at']);
 
-/** A deep copy fit for support: secrets removed (see the file comment), numbers masked. */
+/** A deep copy fit for support: secrets removed (see the file comment), numbers and notes masked. */
 export function redactForSupport(value: unknown, secrets: SecretRegistry): unknown {
   const clean = withoutSecrets(secrets.redact(value));
   return mask(clean, '');
 }
 
+/**
+ * Keys whose text is the agent's note on a call (the note card, issue 39; the CRM log queue's
+ * records): personal text of the agent's, never in an archive; only its length is said.
+ */
+const NOTE_KEYS = new Set(['note', 'notes', 'callNote']);
+
 function mask(value: unknown, key: string): unknown {
+  if (NOTE_KEYS.has(key) && typeof value === 'string') return `[note: ${value.length} characters]`;
   if (typeof value === 'string') return KEEP_AS_IS.has(key) ? value : maskNumbers(value);
   if (value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((v) => mask(v, key));

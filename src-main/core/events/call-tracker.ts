@@ -37,7 +37,12 @@ export interface CallTrackerOptions {
 export type CallDecision =
   | { kind: 'pop' }
   | { kind: 'dismiss' }
+  /** The user's answered call ended (hung up) on the number that answered it. */
+  | { kind: 'hangup' }
   | { kind: 'ignored'; why: 'not-for-user' | 'already-popped' | 'late' | 'stale' | 'not-popped' };
+
+/** States in which a party still has the call: answered and talking, or holding it. */
+const TALKING = new Set(['answered', 'hold']);
 
 interface PartyTime {
   to: string;
@@ -115,6 +120,12 @@ export class CallTracker {
   private readonly notRinging: BoundedFifoMap<PartyTimes>;
   /** call_id -> the ring that popped (its timestamp and party), while its popup is up. */
   private readonly popped: BoundedFifoMap<PartyTime>;
+  /**
+   * call_id -> the user's number that answered a popped call, until it says the call is over
+   * there (its next state that is not answered or hold): the hang-up, the call's end time. As few
+   * as the popped calls, kept apart for the same reason.
+   */
+  private readonly talking: BoundedFifoMap<PartyTime>;
   readonly staleRingMs: number;
 
   constructor(options: CallTrackerOptions = {}) {
@@ -125,6 +136,7 @@ export class CallTracker {
       ttlMs,
     );
     this.popped = new BoundedFifoMap(MAX_POPPED_CALLS, ttlMs);
+    this.talking = new BoundedFifoMap(MAX_POPPED_CALLS, ttlMs);
   }
 
   /**
@@ -156,15 +168,23 @@ export class CallTracker {
       ...(call.state === ANSWERED ? { answeredTs: envelope.timestamp } : {}),
     };
     this.notRinging.set(id, withParty(this.notRinging.get(id, nowMonotonic), state), nowMonotonic);
+    const talking = this.talking.get(id, nowMonotonic);
+    if (talking && talking.to === call.to && state.ts >= talking.ts && !TALKING.has(call.state)) {
+      this.talking.delete(id);
+      return { kind: 'hangup' };
+    }
     const popped = this.popped.get(id, nowMonotonic);
     if (popped === undefined || !supersedes(state, popped))
       return { kind: 'ignored', why: 'not-popped' };
     this.popped.delete(id);
+    // Answered on one of the user's numbers: its end is the call's end for the user.
+    if (TALKING.has(call.state) && matcher.matches(call.to))
+      this.talking.set(id, { to: call.to, ts: envelope.timestamp }, nowMonotonic);
     return { kind: 'dismiss' };
   }
 
   /** Calls remembered (both kinds). */
   get size(): number {
-    return this.notRinging.size + this.popped.size;
+    return this.notRinging.size + this.popped.size + this.talking.size;
   }
 }

@@ -42,6 +42,12 @@ export interface TokenSource {
   getToken(): Promise<AccessToken>;
   /** The service said this token is expired or unknown (10002): never hand it out again. */
   invalidate(value: string): void;
+  /**
+   * The connection ended without the service saying the token was refused (dropped, closed,
+   * unreachable): a restart forgets every token, so a refusal after it is not another computer
+   * taking the token away (sign-in-guard.ts). Absent where signing in is not counted.
+   */
+  connectionLost?(): void;
 }
 
 /** What both sources take besides their own settings (the direct WebSocket's, the relay's). */

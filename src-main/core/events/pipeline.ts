@@ -30,10 +30,12 @@ import {
 import { Emitter } from '../../../src-shared/kit/emitter.ts';
 import { UserNumberMatcher, type UserNumbers } from './numbers.ts';
 import { NoticeTracker, type Notice } from './notices.ts';
+import { OwnDials, type DialTicket, type OwnCall } from './own-dials.ts';
 
 export type { Envelope } from '../../../src-shared/wire/envelope.ts';
 export type { UserNumbers } from './numbers.ts';
 export type { Notice } from './notices.ts';
+export type { DialTicket, OwnCall } from './own-dials.ts';
 
 export interface Pop {
   callId: string;
@@ -95,6 +97,8 @@ export interface PipelineStats {
   /** Voicemail and SMS older than the stale limit: history, not notifications. */
   staleNotices: number;
   dismisses: number;
+  /** Rings of calls the user dialled from Screenpop: not popped (own-dials.ts). */
+  ownCalls: number;
   staleRings: number;
   lateRings: number;
   dedupeSize: number;
@@ -159,9 +163,13 @@ export class EventPipeline {
   private matcher: UserNumberMatcher;
   private readonly pops: Emitter<[Pop]>;
   private readonly dismisses: Emitter<[Dismiss]>;
+  private readonly hangups: Emitter<[Dismiss]>;
   private readonly events: Emitter<[Envelope]>;
   private readonly records: Emitter<[CallRecord]>;
   private readonly notices: Emitter<[Notice]>;
+  private readonly ownCalls: Emitter<[OwnCall]>;
+  /** The user's own dialled calls: which rings are not pops (own-dials.ts). */
+  private readonly ownDials: OwnDials<Pop>;
   private readonly noticeTracker: NoticeTracker;
   private readonly lastRejectLog = new Map<string, number>();
   private readonly onClockJump: (() => void) | undefined;
@@ -177,6 +185,7 @@ export class EventPipeline {
     lateRings: 0,
     notices: 0,
     staleNotices: 0,
+    ownCalls: 0,
   };
   private readonly rejected: PipelineStats['rejected'] = {
     oversized: 0,
@@ -192,9 +201,19 @@ export class EventPipeline {
     this.logger = (deps.logger ?? silentLogger).child({ component: 'event-pipeline' });
     this.pops = new Emitter(this.logger, 'pop');
     this.dismisses = new Emitter(this.logger, 'dismiss');
+    this.hangups = new Emitter(this.logger, 'hangup');
     this.events = new Emitter(this.logger, 'event');
     this.records = new Emitter(this.logger, 'record');
     this.notices = new Emitter(this.logger, 'notice');
+    this.ownCalls = new Emitter(this.logger, 'own-call');
+    this.ownDials = new OwnDials<Pop>({
+      clock: deps.clock,
+      release: (pop) => this.emitPop(pop),
+      own: (call) => {
+        this.counts.ownCalls++;
+        this.ownCalls.emit(call);
+      },
+    });
     this.noticeTracker = new NoticeTracker(
       deps.staleNoticeMs !== undefined ? { staleNoticeMs: deps.staleNoticeMs } : {},
     );
@@ -276,12 +295,35 @@ export class EventPipeline {
     );
   }
 
+  /**
+   * A dial of `number` from the user's extension is about to be sent: the ring of the call it
+   * starts is the user's own, not a pop (own-dials.ts); say on the ticket how the dial ended.
+   */
+  expectOwnDial(number: string): DialTicket {
+    return this.ownDials.begin(number);
+  }
+
+  /** Rings of the user's own dialled calls (instead of a pop): "Calling <number>…". */
+  onOwnCall(listener: Listener<OwnCall>): () => void {
+    return this.ownCalls.on(listener);
+  }
+
+  /** Stops the timers of rings held for a dial's answer (the connection is going away). */
+  stop(): void {
+    this.ownDials.clear();
+  }
+
   onPop(listener: Listener<Pop>): () => void {
     return this.pops.on(listener);
   }
 
   onDismiss(listener: Listener<Dismiss>): () => void {
     return this.dismisses.on(listener);
+  }
+
+  /** A call the user answered ended on the number that answered it (the call's end, for the log). */
+  onHangup(listener: Listener<Dismiss>): () => void {
+    return this.hangups.on(listener);
   }
 
   /** Calls' records (CALL_RECORD) as they come, of any callee: the listener picks its own. */
@@ -332,9 +374,8 @@ export class EventPipeline {
       (age = envelope.receiptStamped ? 0 : this.offset.ageOf(envelope.timestamp, nowMono));
     const decision = this.tracker.handle(envelope, call, this.matcher, ageOf, nowMono);
     switch (decision.kind) {
-      case 'pop':
-        this.counts.pops++;
-        this.pops.emit({
+      case 'pop': {
+        const pop: Pop = {
           callId: call.call_id,
           from: call.from,
           ...(call.fromTruncated ? { fromTruncated: true as const } : {}),
@@ -347,11 +388,23 @@ export class EventPipeline {
           timestamp: envelope.timestamp,
           receivedAt: meta.receivedAt,
           source: meta.source,
-        });
+        };
+        if (this.ownDials.decide(call.call_id, pop) === 'pop') this.emitPop(pop);
         return;
+      }
       case 'dismiss':
+        // A ring still held for a dial's answer ended: it was never shown, nothing to dismiss.
+        if (this.ownDials.ended(call.call_id)) return;
         this.counts.dismisses++;
         this.dismisses.emit({
+          callId: call.call_id,
+          state: call.state,
+          eventId: envelope.event_id,
+          to: call.to,
+        });
+        return;
+      case 'hangup':
+        this.hangups.emit({
           callId: call.call_id,
           state: call.state,
           eventId: envelope.event_id,
@@ -370,6 +423,11 @@ export class EventPipeline {
           this.logger.debug('ring after a later state of its call not popped');
         }
     }
+  }
+
+  private emitPop(pop: Pop): void {
+    this.counts.pops++;
+    this.pops.emit(pop);
   }
 
   private onNoticeEvent(

@@ -239,6 +239,8 @@ export class WebSocketEventSource implements EventSource {
   private judgeEnd(link: Link, end: StreamEnd): Verdict<ConnectionStatus> {
     const expired = this.tokenExpired.has(link) || end.code === CLOSE_TOKEN_EXPIRED;
     if (expired) this.tokens.invalidate(link.grant.value);
+    // Ended without the service refusing the token: it may have restarted (sign-in-guard.ts).
+    else if (!end.rejection) this.tokens.connectionLost?.();
     const failure = end.error ? networkFault(end.error, this.url, 'subscribe') : undefined;
     if (failure) {
       // A proxy or certificate fault, named: a person fixes those (needs attention); an
@@ -284,6 +286,7 @@ export class WebSocketEventSource implements EventSource {
         status: saidStatus('connecting', [phrase('status.token-refused')]),
       };
     }
+    this.tokens.connectionLost?.();
     return {
       next: 'back-off',
       status: saidStatus(

@@ -15,6 +15,11 @@ import type { Logger } from '../../../src-shared/process/log.ts';
 import { boundedText, displayText, messageText } from '../../../src-shared/ui/text.ts';
 import { NUMBER_KINDS, type NumberKind } from '../contacts/types.ts';
 import { LatestWriter } from '../../../src-shared/kit/one-at-a-time.ts';
+import { outcomeRank } from '../../../src-shared/ui/call-outcome.ts';
+import {
+  MAX_CALL_LOG_CHOICE_CHARS,
+  MAX_CALL_NOTE_CHARS,
+} from '../../../src-shared/rules/call-log-rule.ts';
 
 /**
  * The call history: every call that rang for the user, with its time, caller and how it ended,
@@ -51,14 +56,6 @@ export type HistoryRing = Pick<
   'callId' | 'from' | 'fromDisplay' | 'callerName' | 'to' | 'toDisplay' | 'toName' | 'startedAt'
 > &
   Partial<Pick<HistoryEntry, 'callerCompany' | 'numberKind'>>;
-
-/**
- * How much an outcome tells: an answer is final (answered here beats answered elsewhere), and a
- * later "ended" for an answered call only closes its time.
- */
-function outcomeRank(outcome: CallOutcome): number {
-  return outcome === 'answered' ? 2 : outcome === 'answered-elsewhere' ? 1 : 0;
-}
 
 function clampLimit(n: number): number {
   return Number.isFinite(n) ? Math.min(MAX_HISTORY_LIMIT, Math.max(1, Math.floor(n))) : 500;
@@ -137,6 +134,13 @@ function readEntry(e: Record<string, unknown>): HistoryEntry | null {
       ? { talkSec: e.talkSec }
       : {}),
     outcome: e.outcome as CallOutcome,
+    // The agent's note (issue 39): plain text again, bounded, as the note card keeps it.
+    ...(typeof e.note === 'string' && e.note !== ''
+      ? { note: messageText(e.note, MAX_CALL_NOTE_CHARS) }
+      : {}),
+    ...(typeof e.disposition === 'string' && e.disposition !== ''
+      ? { disposition: displayText(e.disposition, MAX_CALL_LOG_CHOICE_CHARS) }
+      : {}),
     // Files written before these existed have neither.
     callerCompany:
       typeof e.callerCompany === 'string' ? displayText(e.callerCompany) || null : null,
@@ -313,6 +317,20 @@ export class HistoryStore {
     if (!entry || entry.to !== to || !Number.isInteger(talkSec) || talkSec < 0) return;
     if (entry.talkSec === talkSec) return;
     entry.talkSec = talkSec;
+    this.changed();
+  }
+
+  /** The agent's note and outcome for a call (the note card; plain text already, bounded here). */
+  recordNote(callId: string, note: string, disposition: string | null): void {
+    const entry = this.call(callId);
+    if (!entry) return;
+    const text = messageText(note, MAX_CALL_NOTE_CHARS);
+    const choice = disposition ? displayText(disposition, MAX_CALL_LOG_CHOICE_CHARS) : '';
+    if ((entry.note ?? '') === text && (entry.disposition ?? '') === choice) return;
+    if (text) entry.note = text;
+    else delete entry.note;
+    if (choice) entry.disposition = choice;
+    else delete entry.disposition;
     this.changed();
   }
 

@@ -15,7 +15,9 @@ import { parsePhoneNumberFromString, type CountryCode, type PhoneNumber } from '
 import { displayText, truncateCodePoints } from '../../../src-shared/ui/text.ts';
 import {
   digitsOf,
+  isDid,
   isShortNumber,
+  MAX_DID_CHARS,
   regionCode,
 } from '../../../src-shared/rules/phone-number-rules.ts';
 
@@ -118,4 +120,40 @@ export function formatNumber(raw: unknown, region?: string): string {
   const p = parsePhone(shown, region);
   if (!p) return shown;
   return p.country && p.country === regionOf(region) ? p.formatNational() : p.formatInternational();
+}
+
+/** What a number to call is written with: digits and the separators people put between them. */
+const DIALABLE_TEXT = /^\+?[0-9 ()./-]+$/;
+
+/**
+ * `raw` as a number Screenpop may dial (call control, issue 38), or null when it is not one: the
+ * text to send to the phone system (`dial`) and the number as the user reads it (`shown`).
+ * - A short number (an extension, a short code): its digits.
+ * - A telephone number: with `+` or `00` in front, its E.164 form; otherwise its digits as
+ *   written, which is how the user's own phone would dial it (the PBX's outbound routes match
+ *   those); it must be a possible number in `region` (any DID-shaped number where no region is set).
+ * - Anything else is refused: letters, `*`, `#`, `;` parameters, non-ASCII digits, more than
+ *   MAX_DID_DIGITS digits or MAX_DID_CHARS characters. The user is shown what will be dialled.
+ */
+export function dialableNumber(
+  raw: unknown,
+  region?: string,
+): { dial: string; shown: string } | null {
+  if (typeof raw !== 'string') return null;
+  const text = raw.trim();
+  if (text.length === 0 || text.length > MAX_DID_CHARS || !DIALABLE_TEXT.test(text)) return null;
+  const digits = digitsOf(text);
+  if (isShortNumber(text)) return { dial: digits, shown: digits };
+  if (!isDid(text)) return null;
+  const international = text.startsWith('+') || digits.startsWith('00');
+  if (regionOf(region) === undefined && !international) return { dial: digits, shown: text };
+  const parsed = parsePhone(
+    international && !text.startsWith('+') ? `+${digits.slice(2)}` : text,
+    region,
+  );
+  if (!parsed) return null;
+  return {
+    dial: international ? parsed.number : digits,
+    shown: formatNumber(parsed.number, region),
+  };
 }

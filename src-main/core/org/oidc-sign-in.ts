@@ -163,7 +163,7 @@ export async function signInWithBrowser(
         requireIdToken: true,
       });
       loop.respond('signed-in');
-      return tokensOf(result);
+      return tokensOf(result, info);
     } catch (err) {
       loop.respond('failed');
       throw new OidcSignInError('provider', 'the sign-in provider did not give a valid token', {
@@ -206,16 +206,25 @@ export async function refreshSignIn(
       cause: err,
     });
   }
-  const tokens = tokensOf(result);
+  const tokens = tokensOf(result, info);
   // Providers may keep the refresh token as it was (no rotation): keep using ours then.
   return { ...tokens, refreshToken: tokens.refreshToken ?? refreshToken };
 }
 
-function tokensOf(result: oauth.TokenEndpointResponse): OidcTokens {
+/**
+ * The tokens of an answer; `email` is who signed in, from the claim the relay reads addresses
+ * from (`info.emailClaim`, e.g. Entra's `preferred_username`), else `email`: shown in Settings.
+ */
+function tokensOf(
+  result: oauth.TokenEndpointResponse,
+  info: Pick<OidcProviderInfo, 'emailClaim'>,
+): OidcTokens {
   const claims = oauth.getValidatedIdTokenClaims(result);
   if (!result.id_token || !claims)
     throw new OidcSignInError('provider', 'the sign-in provider gave no ID token');
-  const email = typeof claims.email === 'string' ? claims.email : null;
+  const named = claims[info.emailClaim ?? 'email'];
+  const email =
+    typeof named === 'string' ? named : typeof claims.email === 'string' ? claims.email : null;
   return {
     idToken: result.id_token,
     idTokenExpiresAt: claims.exp * 1000,

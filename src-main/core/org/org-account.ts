@@ -14,6 +14,7 @@ import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts'
 import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import {
   AUTHORIZATION_PARAM_NAME,
+  CLAIM_NAME,
   LOOPBACK_REDIRECT_HOSTS,
   MAX_AUTHORIZATION_PARAM_LENGTH,
   MAX_AUTHORIZATION_PARAMS,
@@ -476,6 +477,10 @@ function signInInfoOf(body: unknown): OrgSignInInfo | null {
     if (typeof port !== 'number' || !Number.isInteger(port) || port < 1 || port > 65535)
       return null;
     oidc.redirectPort = port;
+  }
+  if (o.emailClaim !== undefined) {
+    if (typeof o.emailClaim !== 'string' || !CLAIM_NAME.test(o.emailClaim)) return null;
+    oidc.emailClaim = o.emailClaim;
   }
   return { tenant: v.tenant, oidc, enrolment: v.enrolment };
 }

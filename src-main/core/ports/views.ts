@@ -109,6 +109,22 @@ export interface CallCard extends CallFacts {
    * card says so and how to fix it (popup.caller-unseen).
    */
   callerUnseen?: true;
+  /**
+   * The note card of a call the user answered (issue 39), while calls are logged: the agent's note
+   * and outcome choice so far, the choices offered, when it logs by itself (wall-clock ms; null
+   * while the user still talks) and whether this version is logged. Absent on other cards.
+   */
+  note?: CallNoteView;
+}
+
+export interface CallNoteView {
+  /** Plain text, at most MAX_CALL_NOTE_CHARS (src-shared/rules/call-log-rule.ts). */
+  text: string;
+  /** One of `choices`, or null for none. */
+  disposition: string | null;
+  choices: string[];
+  closesAt: number | null;
+  logged: boolean;
 }
 
 /** What came of a call's CRM lookup, as the card shows it. */
@@ -123,6 +139,12 @@ export interface HistoryEntry extends CallFacts {
   seen: boolean;
   /** Seconds the user talked, where the phone system's record of the call says (Yeastar). */
   talkSec?: number;
+  /**
+   * The agent's note and chosen outcome from the note card (issue 39): plain text, at most
+   * MAX_CALL_NOTE_CHARS; kept here and in the CRM log's queue until logged, nowhere else.
+   */
+  note?: string;
+  disposition?: string;
 }
 
 /** What a voicemail or a text message has in common with a call in the history. */

@@ -1,4 +1,9 @@
 import type { CallCard, CallGroupView, CallOutcome } from '../ports/views.ts';
+import {
+  callOutcomeOf as outcomeOf,
+  outcomeRank,
+  type CallAnswer,
+} from '../../../src-shared/ui/call-outcome.ts';
 import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
 import { Emitter } from '../../../src-shared/kit/emitter.ts';
 import { MAX_CALL_FIELD_CHARS } from '../../../src-shared/wire/envelope.ts';
@@ -15,9 +20,16 @@ import type {
   PopupView,
   UrlOpener,
 } from '../ports/ports.ts';
-import { boundedText, displayText } from '../../../src-shared/ui/text.ts';
+import { boundedText, displayText, messageText } from '../../../src-shared/ui/text.ts';
 import type { CrmLookup, CrmResult } from '../crm/lookup.ts';
 import { vetExternalUrl } from '../links/external-url.ts';
+import type { CallLogRecord, CallLogSink } from '../ports/call-log.ts';
+import {
+  MAX_CALL_NOTE_CHARS,
+  shouldLogCall,
+  type CallLogCalls,
+} from '../../../src-shared/rules/call-log-rule.ts';
+import { recordState } from '../../../src-shared/phone-systems/yeastar-p-series.ts';
 
 /**
  * Turns the engine's pops and dismisses into what the user sees: the stack of call cards in the
@@ -33,6 +45,12 @@ export interface PresenterSettings {
   crmUrlTemplate: string;
   crmAllowedSchemes: string[];
   popupLingerSec: number;
+  /** Which calls are logged into the CRM (src-shared/rules/call-log-rule.ts); absent: none. */
+  callLogCalls?: CallLogCalls;
+  /** Seconds the note card stays after the call ends before it logs by itself. */
+  callNoteSec?: number;
+  /** The outcome choices the note card offers. */
+  callLogChoices?: string[];
 }
 
 export interface CallPresenterOptions {
@@ -59,21 +77,22 @@ export interface CallPresenterOptions {
   onRing?: (values: CrmValues, options: { openLinks: boolean }) => void;
   /** The CRM lookup in force (crm/build.ts), asked after each pop; null or absent: none. */
   crm?: () => CrmLookup | null;
+  /**
+   * Where finished calls are logged (the durable queue, issue 39); absent: nothing is logged and
+   * no card takes a note.
+   */
+  callLog?: CallLogSink;
 }
+
+/** A call the user answered and never heard the end of keeps its card at most this long. */
+export const MAX_TALK_MS = 4 * 60 * 60_000;
 
 /** States after which the call is no longer ringing anywhere. Others may concern one party only. */
 const CALL_OVER = new Set(['answered', 'hold', 'ended']);
 /** States that mean someone picked the call up. */
 const ANSWERED = new Set(['answered', 'hold']);
 
-type Answered = 'here' | 'elsewhere' | null;
-
-/** What the call came to: answered (here or elsewhere); hung up while ringing is missed; else ended. */
-function outcomeOf(answered: Answered, state: string): Exclude<CallOutcome, 'ringing'> {
-  if (answered === 'here') return 'answered';
-  if (answered === 'elsewhere') return 'answered-elsewhere';
-  return state === 'ended' ? 'missed' : 'ended';
-}
+type Answered = CallAnswer;
 
 /** The better-informed of two answers: answered here beats answered elsewhere beats none. */
 function betterAnswer(a: Answered, b: Answered): Answered {
@@ -101,6 +120,15 @@ interface LiveCall {
   recordUrl: string | null;
   /** The ringing member's `call_path` (Yeastar P-Series), to name its group once the lists load. */
   callPath: string | null;
+  /** Wall-clock ms of the user's answer and of the hang-up after it. */
+  answeredAt?: number;
+  hungUpAt?: number;
+  /** Seconds talked, from the phone system's record of the user's leg. */
+  talkSec?: number;
+  /** The agent's note and chosen outcome, and which version of them was logged (0: none yet). */
+  log: { note: string; disposition: string | null; version: number; logged: number };
+  /** The user closed its note card while still talking: the hang-up logs it at once. */
+  closed?: boolean;
 }
 
 export class CallPresenter {
@@ -123,6 +151,7 @@ export class CallPresenter {
   /** Cards as the popup shows them: newest first, at most maxCards. */
   cards(): CallCard[] {
     return [...this.calls.values()]
+      .filter((c) => !c.closed)
       .map((c) => c.card)
       .sort((a, b) => b.startedAt - a.startedAt)
       .slice(0, this.maxCards)
@@ -192,6 +221,7 @@ export class CallPresenter {
       timer: undefined,
       recordUrl: null,
       callPath,
+      log: { note: '', disposition: null, version: 1, logged: 0 },
     };
     // A colleague is named by the phone system's own list: the CRM never renames them.
     const crm = card.nameSource === 'directory' ? null : (this.o.crm?.() ?? null);
@@ -244,10 +274,68 @@ export class CallPresenter {
     this.changed();
   }
 
-  /** A call's record once it ended: History learns the talk time of the user's own leg. */
+  /**
+   * A call's record once it ended: History learns the talk time of the user's own leg, and the
+   * outcome what the record says of it (Yeastar's VOICEMAIL after the ring's end: voicemail, not
+   * missed; its ANSWERED when the answer report was lost; its BUSY: declined), through the one
+   * rule (callOutcomeOf).
+   */
   handleRecord(record: CallRecordEvent): void {
-    if (record.talkSec === undefined) return;
-    this.o.history.recordTalk(cardId(record.callId), boundedText(record.to), record.talkSec);
+    const callId = cardId(record.callId);
+    const to = boundedText(record.to);
+    if (record.talkSec !== undefined) this.o.history.recordTalk(callId, to, record.talkSec);
+    const call = this.calls.get(callId);
+    if (!(call ? call.rangTo.has(to) : this.isUsers(to))) return;
+    if (call && record.talkSec !== undefined) call.talkSec = record.talkSec;
+    const state = recordState(record.status);
+    if (state === 'ended') return; // a plain "no answer": the ring's own end already said it
+    const answered: Answered = state === 'answered' ? 'here' : null;
+    if (!call) {
+      this.o.history.recordOutcome(callId, outcomeOf(answered, state));
+      // The card is gone and the call was logged as missed: the record (voicemail left after the
+      // ring, long after the card) updates the same call in the log.
+      if (answered === null) this.logFromHistory(callId);
+      return;
+    }
+    call.answered = betterAnswer(call.answered, answered);
+    if (call.card.state !== 'ringing') this.recordOutcome(call, state);
+  }
+
+  /**
+   * The user's answered call ended where it was answered (pipeline.onHangup): the call's end. The
+   * note card stays callNoteSec more, then logs the call.
+   */
+  handleHangup(hangup: DismissEvent): void {
+    const call = this.calls.get(cardId(hangup.callId));
+    if (!call || call.answered !== 'here' || call.hungUpAt !== undefined) return;
+    call.hungUpAt = this.o.clock.now();
+    call.card.state = displayText(hangup.state, 32) || 'ended';
+    if (call.closed) this.finish(call);
+    else if (call.card.note) this.closeNoteLater(call);
+    this.changed();
+  }
+
+  /**
+   * The agent's note and outcome from the card (checked again here: the IPC handler checked the
+   * sender and the shapes). Enter after the call ended logs it now (once; a change and Enter again
+   * updates the same call in the CRM); while the user still talks it is kept and logged at the end.
+   * False when the call has no note card (any more) or the values do not fit.
+   */
+  saveNote(callId: string, note: string, disposition: string | null, submit: boolean): boolean {
+    const call = this.calls.get(callId);
+    const card = call?.card;
+    if (!call || !card?.note) return false;
+    if (typeof note !== 'string' || note.length > MAX_CALL_NOTE_CHARS) return false;
+    if (disposition !== null && !card.note.choices.includes(disposition)) return false;
+    const text = noteText(note);
+    if (text !== call.log.note || disposition !== call.log.disposition) {
+      call.log = { ...call.log, note: text, disposition, version: call.log.version + 1 };
+      card.note = { ...card.note, text, disposition, logged: false };
+      this.o.history.recordNote(callId, text, disposition);
+    }
+    if (submit && call.hungUpAt !== undefined) this.logCall(call);
+    this.changed();
+    return true;
   }
 
   handleDismiss(dismiss: DismissEvent): void {
@@ -258,14 +346,19 @@ export class CallPresenter {
     if (!call) {
       // The user closed the card while it rang: the history still learns how the call ended.
       const answered = ANSWERED.has(state) ? (this.isUsers(to) ? 'here' : 'elsewhere') : null;
-      this.o.history.recordOutcome(callId, outcomeOf(answered, state));
+      const outcome = outcomeOf(answered, state);
+      this.o.history.recordOutcome(callId, outcome);
+      // Not answered here (no note to wait for): logged as it ended, from what History kept.
+      if (outcome !== 'answered') this.logFromHistory(callId);
       return;
     }
-    if (ANSWERED.has(state))
+    if (ANSWERED.has(state)) {
       call.answered = betterAnswer(
         call.answered,
         call.rangTo.has(to) || this.isUsers(to) ? 'here' : 'elsewhere',
       );
+      if (call.answered === 'here') call.answeredAt ??= this.o.clock.now();
+    }
     if (call.card.state !== 'ringing') {
       // Already lingering: an "answered" then "ended" only improves the record.
       this.recordOutcome(call, state);
@@ -279,14 +372,135 @@ export class CallPresenter {
     call.card.state = state;
     call.card.endedAt = this.o.clock.now();
     this.recordOutcome(call, state);
-    this.linger(call);
+    if (call.answered === 'here' && this.logs('answered')) this.openNote(call);
+    else this.linger(call);
     this.changed();
   }
 
-  /** The user closed a card. */
+  /** Does the call-log setting (and a sink) log a call of this outcome? */
+  private logs(outcome: CallOutcome): boolean {
+    const which = this.o.settings().callLogCalls;
+    return this.o.callLog !== undefined && which !== undefined && shouldLogCall(which, outcome);
+  }
+
+  /** The card of a call the user answered takes a note until the call ends and a while after. */
+  private openNote(call: LiveCall): void {
+    const s = this.o.settings();
+    call.card.note = {
+      text: call.log.note,
+      disposition: call.log.disposition,
+      choices: [...(s.callLogChoices ?? [])],
+      closesAt: null,
+      logged: false,
+    };
+    // A hang-up never heard of still ends the card (and logs the call) after MAX_TALK_MS.
+    this.clearTimer(call);
+    call.timer = this.o.clock.setTimeout(() => {
+      call.timer = undefined;
+      call.hungUpAt ??= this.o.clock.now();
+      this.finish(call);
+    }, MAX_TALK_MS);
+  }
+
+  private closeNoteLater(call: LiveCall): void {
+    const ms = Math.max(0, this.o.settings().callNoteSec ?? 0) * 1000;
+    if (call.card.note) call.card.note = { ...call.card.note, closesAt: this.o.clock.now() + ms };
+    this.clearTimer(call);
+    call.timer = this.o.clock.setTimeout(() => {
+      call.timer = undefined;
+      this.finish(call);
+    }, ms);
+  }
+
+  /** The card goes; the call is logged first if the rule says so and this version is not yet. */
+  private finish(call: LiveCall): void {
+    if (this.logs(call.card.outcome)) this.logCall(call);
+    this.remove(call);
+  }
+
+  /** Hands the call to the log (once per version of the note: the same callId updates it). */
+  private logCall(call: LiveCall): void {
+    const sink = this.o.callLog;
+    if (!sink || call.log.logged === call.log.version || !this.logs(call.card.outcome)) return;
+    call.log.logged = call.log.version;
+    if (call.card.note) call.card.note = { ...call.card.note, logged: true };
+    const record = this.logRecord(call);
+    void sink.log(record).catch((error: unknown) => {
+      this.logger.error('call could not be queued for the CRM log', {
+        callId: record.callId,
+        error,
+      });
+    });
+  }
+
+  /**
+   * A call whose card is gone (closed while it rang, or a record that came after it), logged from
+   * its History entry. Never an answered call: that one is logged from its card, with its note.
+   */
+  private logFromHistory(callId: string): void {
+    const entry = this.o.history.get(callId);
+    const sink = this.o.callLog;
+    if (!entry || !sink || entry.outcome === 'answered' || !this.logs(entry.outcome)) return;
+    const endedAt = entry.endedAt ?? this.o.clock.now();
+    void sink
+      .log({
+        callId,
+        direction: 'inbound',
+        from: entry.from,
+        to: entry.to,
+        extension: entry.to,
+        startedAt: entry.startedAt,
+        endedAt,
+        durationMs: 0,
+        outcome: entry.outcome,
+      })
+      .catch((error: unknown) => {
+        this.logger.error('call could not be queued for the CRM log', { callId, error });
+      });
+  }
+
+  private logRecord(call: LiveCall): CallLogRecord {
+    const card = call.card;
+    const now = this.o.clock.now();
+    const endedAt = call.hungUpAt ?? card.endedAt ?? now;
+    const talkMs =
+      call.talkSec !== undefined
+        ? call.talkSec * 1000
+        : call.answeredAt !== undefined
+          ? Math.max(0, endedAt - call.answeredAt)
+          : 0;
+    return {
+      callId: card.callId,
+      direction: 'inbound',
+      from: card.from,
+      to: card.to,
+      extension: card.to,
+      startedAt: card.startedAt,
+      ...(call.answeredAt !== undefined ? { answeredAt: call.answeredAt } : {}),
+      endedAt,
+      durationMs: card.outcome === 'answered' ? talkMs : 0,
+      outcome: card.outcome,
+      ...(call.log.note !== '' ? { note: call.log.note } : {}),
+      ...(call.log.disposition !== null ? { disposition: call.log.disposition } : {}),
+    };
+  }
+
+  /**
+   * The user closed a card. A call that is over is logged as it stands (closing is "done"). A note
+   * card closed while the user still talks is kept out of sight until the hang-up, which then logs
+   * the call at once (the popup no longer shows it); a ringing card just goes.
+   */
   dismiss(callId: string): void {
     const call = this.calls.get(callId);
-    if (call) this.remove(call);
+    if (!call) return;
+    if (call.card.note && call.hungUpAt === undefined) {
+      call.closed = true;
+      this.safely('notification close', () => this.o.notifier.close(call.card.callId));
+      this.changed();
+      return;
+    }
+    if (call.card.state !== 'ringing') this.finish(call);
+    else this.remove(call);
   }
 
   /** Shows the popup with the current cards (a notification or tray click). */
@@ -401,11 +615,19 @@ export class CallPresenter {
     if (this.calls.size > 0) this.changed();
   }
 
-  /** Paused or reconfigured: every card goes; ringing calls are recorded as ended. */
+  /**
+   * Paused or reconfigured: every card goes; ringing calls are recorded as ended, calls that are
+   * over (or answered, whose hang-up will not be heard now) are logged with what they have.
+   */
   clear(): void {
     for (const call of [...this.calls.values()]) {
       if (call.card.state === 'ringing')
         this.o.history.recordOutcome(call.card.callId, outcomeOf(call.answered, 'cleared'));
+      else {
+        // A call that is over (or whose end this connection will not hear) is logged as it is.
+        if (call.card.note) call.hungUpAt ??= this.o.clock.now();
+        this.logCall(call);
+      }
       this.remove(call, false);
     }
     this.changed();
@@ -413,9 +635,9 @@ export class CallPresenter {
 
   private recordOutcome(call: LiveCall, state: string): void {
     const outcome = outcomeOf(call.answered, state);
-    // A lingering card keeps its first word unless an answer improves it ("missed" never follows).
-    if (call.card.outcome === 'ringing' || outcome.startsWith('answered'))
-      call.card.outcome = outcome;
+    // A lingering card keeps its first word unless a later report tells more (an answer, the
+    // voicemail record after the ring's end); "missed" never follows.
+    if (outcomeRank(outcome) > outcomeRank(call.card.outcome)) call.card.outcome = outcome;
     this.o.history.recordOutcome(call.card.callId, outcome);
   }
 
@@ -428,7 +650,7 @@ export class CallPresenter {
     const ms = Math.max(0, this.o.settings().popupLingerSec) * 1000;
     call.timer = this.o.clock.setTimeout(() => {
       call.timer = undefined;
-      this.remove(call);
+      this.finish(call);
     }, ms);
   }
 
@@ -489,4 +711,12 @@ export function crmValuesOf(call: {
   callerName: string | null;
 }): CrmValues {
   return { from: call.from, to: call.to, call_id: call.callId, caller_name: call.callerName ?? '' };
+}
+
+/**
+ * The agent's note as it is kept and logged: plain text, well-formed, without control, bidi or
+ * zero-width characters but with its line breaks, at most MAX_CALL_NOTE_CHARS.
+ */
+export function noteText(note: string): string {
+  return messageText(note, MAX_CALL_NOTE_CHARS).trim();
 }

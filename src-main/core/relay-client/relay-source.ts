@@ -345,6 +345,8 @@ export class RelayEventSource implements EventSource {
       return { next: 'attention', status: signInStatus('access-revoked') };
     if (errcode === RELAY_ERRCODE.notMapped)
       return { next: 'attention', status: signInStatus('not-mapped') };
+    if (errcode === RELAY_ERRCODE.otherAccount)
+      return { next: 'attention', status: signInStatus('other-account') };
     if (errcode === RELAY_ERRCODE.signInRequired && atOnceSpent)
       // Refused again with a credential just renewed (or a device the relay no longer knows).
       return {

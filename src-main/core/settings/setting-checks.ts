@@ -3,7 +3,13 @@
  * field accepts, the lists, the object settings (CRM lookup, updates, features), and the order
  * the driver (validate-settings.ts) checks them in.
  */
+import {
+  CALL_LOG_CALLS,
+  MAX_CALL_LOG_CHOICE_CHARS,
+  MAX_CALL_LOG_CHOICES,
+} from '../../../src-shared/rules/call-log-rule.ts';
 import { isAbsolute } from 'node:path';
+import { displayText } from '../../../src-shared/ui/text.ts';
 import { DENIED_SCHEMES, allowedSchemeSet, normalizeScheme } from '../links/url-schemes.ts';
 import type { CrmLookupSettings, FeatureSettings, Settings, UpdateSettings } from './types.ts';
 import { fieldMappingOk, lookupTemplateProblem, type TemplateProblem } from '../crm/template.ts';
@@ -127,6 +133,15 @@ const phoneNumber: ListCheck = (v) => {
   return s !== undefined && isDid(s) ? { value: s } : problem('status.settings.phone-number');
 };
 
+/** One outcome choice of the note card: plain text on one line, 1 to 40 characters. */
+const callLogChoice: ListCheck = (v) => {
+  const s = typeof v === 'string' ? v.trim() : '';
+  // No control, bidi or zero-width characters: the choice is shown and sent as it is.
+  return s !== '' && s.length <= MAX_CALL_LOG_CHOICE_CHARS && displayText(s) === s
+    ? { value: s }
+    : problem('status.settings.call-log-choice', { max: String(MAX_CALL_LOG_CHOICE_CHARS) });
+};
+
 const urlScheme: ListCheck = (v) => {
   const s = typeof v === 'string' ? normalizeScheme(v) : null;
   if (s === null) return problem('status.settings.scheme');
@@ -142,6 +157,7 @@ export const LISTS = {
   extensions: stringList(100, extensionNumber),
   dids: stringList(100, phoneNumber),
   crmAllowedSchemes: stringList(20, urlScheme),
+  callLogChoices: stringList(MAX_CALL_LOG_CHOICES, callLogChoice),
 } as const;
 
 /**
@@ -327,6 +343,8 @@ export const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check
   popupCorner: oneOf(['top-left', 'top-right', 'bottom-left', 'bottom-right'] as const),
   popupLingerSec: integer(0, 300, 'seconds'),
   staleRingSec: integer(5, 3600, 'seconds'),
+  callLogCalls: oneOf(CALL_LOG_CALLS),
+  callNoteSec: integer(0, 900, 'seconds'),
   contactsFile: absolutePath('contacts'),
   crmLookup: crmLookupCheck,
   proxyMode: oneOf(['system', 'none', 'manual'] as const),

@@ -5,6 +5,7 @@
  * files and patches lives beside it in the settings store. The API secret is never part of Settings:
  * it lives only in the OS keychain.
  */
+import type { CallLogCalls } from '../../../src-shared/rules/call-log-rule.ts';
 import type { ProxyAuthMode } from '../../../src-shared/net/proxy-auth.ts';
 import { LOCALES, type ShippedLocale } from '../../../src-shared/i18n/locales.ts';
 
@@ -118,6 +119,15 @@ export interface Settings {
   popupLingerSec: number;
   /** A ringing event older than this never pops (seconds). */
   staleRingSec: number;
+  /**
+   * Which calls are logged into the CRM (src-shared/rules/call-log-rule.ts): answered only,
+   * answered and missed, none. A colleague's call never. A policy can lock it like any setting.
+   */
+  callLogCalls: CallLogCalls;
+  /** Seconds the card of a call the user answered keeps its note after the call ends (then logs). */
+  callNoteSec: number;
+  /** The outcome choices the note card offers (plain text, sent to the CRM as the disposition). */
+  callLogChoices: string[];
   /** Optional contacts file (CSV or vCard) for caller names; empty for none. */
   contactsFile: string;
   /** Looking callers up in a CRM after the pop. */
@@ -184,6 +194,9 @@ export const DEFAULT_SETTINGS: Settings = {
   popupCorner: 'bottom-right',
   popupLingerSec: 4,
   staleRingSec: 45,
+  callLogCalls: 'answered',
+  callNoteSec: 120,
+  callLogChoices: ['Resolved', 'Follow-up', 'Left a message', 'Wrong number'],
   contactsFile: '',
   crmLookup: {
     provider: 'none',

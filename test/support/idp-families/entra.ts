@@ -27,6 +27,7 @@ import {
   isLoopbackRedirect,
   json,
   page,
+  publicClient,
   type FakeAccount,
   type Grant,
 } from './fake-idp.ts';
@@ -67,10 +68,10 @@ export async function startFakeEntra(
           );
         return null;
       },
-      clientAuth: (form) =>
-        form.get('client_id') === ENTRA_CLIENT
-          ? null
-          : json(400, { error: 'unauthorized_client', error_description: 'AADSTS700016' }),
+      clientAuth: publicClient(
+        ENTRA_CLIENT,
+        json(400, { error: 'unauthorized_client', error_description: 'AADSTS700016' }),
+      ),
       refreshToken: (grant: Grant) => grant.scope.includes('offline_access'),
       claims(grant: Grant) {
         const { account } = grant;

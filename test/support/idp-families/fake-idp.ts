@@ -2,9 +2,10 @@
  * The common part of the identity-provider fakes in this folder: an OpenID Connect provider on
  * 127.0.0.1 that serves discovery, JWKS, an authorization endpoint with a login form and a token
  * endpoint (authorization code with PKCE S256, refresh), and signs its ID tokens with its own RSA
- * key (jose). What differs between the providers people use (Google, Okta, Entra ID) is each
- * family's `rules`, written from that provider's documents in its own file (google.ts, okta.ts,
- * entra.ts), every behaviour with its source. The standard flow itself stays tested against the
+ * key (jose). What differs between the providers people use (Google, Okta, Entra ID, Keycloak,
+ * Auth0) is each family's `rules`, written from that provider's documents in its own file
+ * (google.ts, okta.ts, entra.ts, keycloak.ts, auth0.ts), every behaviour with its source. The
+ * standard flow itself stays tested against the
  * certified `oidc-provider` (test/support/oidc-provider.ts).
  *
  * `browser` plays the system browser: it opens the authorization URL, signs in at the login form
@@ -53,6 +54,17 @@ export const json = (status: number, body: object): Answer => ({
   contentType: 'application/json',
   body: JSON.stringify(body),
 });
+
+/** The `email` and `email_verified` claims a provider adds to the ID token with the email scope. */
+export function emailClaims(grant: Grant, verified = true): Record<string, unknown> {
+  const { email } = grant.account;
+  return grant.scope.includes('email') && email ? { email, email_verified: verified } : {};
+}
+
+/** A public client's check at the token endpoint: its client id, no secret; else `refusal`. */
+export function publicClient(clientId: string, refusal: Answer): FamilyRules['clientAuth'] {
+  return (form) => (form.get('client_id') === clientId ? null : refusal);
+}
 
 /** What a provider family does differently (each written from its documents). */
 export interface FamilyRules {
@@ -179,7 +191,8 @@ export class FakeIdp {
       const url = new URL(req.url ?? '/', this.origin);
       const { paths } = this.options;
       if (this.rules.route?.(url.pathname, res, this)) return;
-      if (url.pathname === paths.issuer + '/.well-known/openid-configuration')
+      // OpenID Connect Discovery 4: a terminating `/` of the issuer (Auth0's) is removed first.
+      if (url.pathname === paths.issuer.replace(/\/$/, '') + '/.well-known/openid-configuration')
         return this.send(res, json(200, this.discovery()));
       if (url.pathname === paths.jwks)
         return this.send(

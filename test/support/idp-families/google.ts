@@ -26,6 +26,7 @@
  *   the email scope (same page, "An ID token's payload").
  */
 import {
+  emailClaims,
   FakeIdp,
   isLoopbackRedirect,
   json,
@@ -93,9 +94,7 @@ export async function startFakeGoogle(
         const { account } = grant;
         return {
           azp: grant.clientId,
-          ...(grant.scope.includes('email') && account.email
-            ? { email: account.email, email_verified: true }
-            : {}),
+          ...emailClaims(grant),
           ...account.claims,
         };
       },

@@ -16,7 +16,15 @@
  *   Token grant (Okta's "Refresh access tokens" guide).
  * - The ID token carries `email` and `email_verified` with the email scope, `ver` 1 and `idp`.
  */
-import { FakeIdp, page, type FakeAccount, type Grant } from './fake-idp.ts';
+import {
+  emailClaims,
+  FakeIdp,
+  json,
+  page,
+  publicClient,
+  type FakeAccount,
+  type Grant,
+} from './fake-idp.ts';
 
 export const OKTA_NATIVE_CLIENT = '0oa1native2client3id4';
 
@@ -41,18 +49,10 @@ export async function startFakeOkta(
           );
         return null;
       },
-      clientAuth(form) {
-        return form.get('client_id') === OKTA_NATIVE_CLIENT
-          ? null
-          : {
-              status: 401,
-              contentType: 'application/json',
-              body: JSON.stringify({
-                error: 'invalid_client',
-                error_description: 'The client_id is not valid.',
-              }),
-            };
-      },
+      clientAuth: publicClient(
+        OKTA_NATIVE_CLIENT,
+        json(401, { error: 'invalid_client', error_description: 'The client_id is not valid.' }),
+      ),
       refreshToken: (grant: Grant) => grant.scope.includes('offline_access'),
       claims(grant: Grant) {
         const { account } = grant;
@@ -60,9 +60,7 @@ export async function startFakeOkta(
           ver: 1,
           idp: '00o1okta2idp3',
           amr: ['pwd'],
-          ...(grant.scope.includes('email') && account.email
-            ? { email: account.email, email_verified: true }
-            : {}),
+          ...emailClaims(grant),
           ...account.claims,
         };
       },

@@ -1,0 +1,173 @@
+/**
+ * The CallControl of the direct (non-organisation) mode: the phone system's own call API
+ * (docs/phone-systems/yeastar-p-series.md section 10) over the connection in force, so over the
+ * user's own sign-in and token manager (no token of its own). What it does before asking the PBX:
+ *
+ * - `offered()` comes from the phone system's dialect (`ApiDialect.calls`): none on the standard
+ *   service, which says "not offered by this phone system". Answer and decline (uaCSTA) are not
+ *   built: never offered.
+ * - A number is read by the one phone-number module (`dialableNumber`); anything else is refused
+ *   as `invalid-number`, with the number (cut, inert) in the words, and never sent.
+ * - A dial tells the engine first (`expectOwnDial`), so that the caller-first ring of the user's
+ *   own extension is the user's own call, not a pop (events/own-dials.ts), and settles the ticket
+ *   with the call id the PBX answered, or as failed.
+ * - Transfer and hang-up find the channel in *Query Calls* at the moment of the action: the user's
+ *   own live member (hang-up, attended transfer) or the other party (blind transfer). A call the PBX
+ *   no longer lists, or without a live member of the user's, is `no-such-call`.
+ *
+ * Every failure is a result, never a throw: the refusal id and its words (src-shared/api/call-api.ts;
+ * its ids are the port's: a refusal that is not one of the port's would not compile here).
+ */
+import {
+  callRefusal,
+  callRefusalOf,
+  type CallInfo,
+  type CallMember,
+} from '../../../src-shared/api/call-api.ts';
+import { phrase } from '../../../src-shared/i18n/phrase.ts';
+import type { Logger } from '../../../src-shared/process/log.ts';
+import { previewText } from '../../../src-shared/ui/text.ts';
+import { wireFor } from '../../../src-shared/wire/index.ts';
+import type { Connection } from '../connection/connection.ts';
+import { dialableNumber } from '../numbers/phone-number.ts';
+import type {
+  CallAction,
+  CallControl,
+  CallControlResult,
+  TransferMode,
+} from '../ports/call-control.ts';
+import type { Settings } from '../settings/types.ts';
+
+/** What of the settings the calls use. */
+export type CallSettings = Pick<
+  Settings,
+  'phoneSystem' | 'extensions' | 'defaultRegion' | 'connectionMode'
+>;
+
+export interface DirectCallControlDeps {
+  /** The connection in force (null while none: not set up, paused, rebuilding). */
+  connection: () => Connection | null;
+  /** The settings the connection in force runs with (demo mode: the demo's). */
+  settings: () => CallSettings;
+  logger: Logger;
+}
+
+/** What the PBX's call API offers (section 10); answer/decline would be uaCSTA, not built. */
+const API_ACTIONS: ReadonlySet<CallAction> = new Set(['dial', 'transfer', 'hangup']);
+const NONE: ReadonlySet<CallAction> = new Set();
+
+/** A member still in the call (not hung up). */
+function live(m: CallMember): boolean {
+  return m.channelId !== undefined && m.status !== 'BYE';
+}
+
+export class DirectCallControl implements CallControl {
+  private readonly d: DirectCallControlDeps;
+  private readonly logger: Logger;
+
+  constructor(deps: DirectCallControlDeps) {
+    this.d = deps;
+    this.logger = deps.logger.child({ component: 'calls' });
+  }
+
+  offered(): ReadonlySet<CallAction> {
+    const settings = this.d.settings();
+    // Organisation mode holds no PBX secret: its calls go through the relay (another CallControl).
+    if (settings.connectionMode === 'organisation') return NONE;
+    return wireFor(settings.phoneSystem).api.calls ? API_ACTIONS : NONE;
+  }
+
+  async dial(number: string): Promise<CallControlResult> {
+    const settings = this.d.settings();
+    if (!this.offered().has('dial')) return callRefusal('not-offered');
+    const target = dialableNumber(number, settings.defaultRegion);
+    if (!target) return invalidNumber(number);
+    const caller = settings.extensions[0];
+    if (!caller) return callRefusal('refused', undefined, [noExtensionPhrase]);
+    const connection = this.d.connection();
+    if (!connection?.calls) return notConnected();
+    const ticket = connection.engine.expectOwnDial?.(target.dial);
+    try {
+      const { callId } = await connection.calls.dial({ caller, callee: target.dial });
+      ticket?.answered(callId);
+      this.logger.info('dialled', { callId });
+      return { ok: true, callId };
+    } catch (error) {
+      ticket?.failed();
+      return this.refused('dial', error);
+    }
+  }
+
+  async transfer(callId: string, to: string, mode: TransferMode): Promise<CallControlResult> {
+    const settings = this.d.settings();
+    if (!this.offered().has('transfer')) return callRefusal('not-offered');
+    const target = dialableNumber(to, settings.defaultRegion);
+    if (!target) return invalidNumber(to);
+    return this.onCall(callId, async (connection, mine, call) => {
+      const other = call.members.find((m) => m !== mine && live(m));
+      if (mode === 'blind' && !other) return callRefusal('no-such-call');
+      // Blind: the member who is moved (the other party); attended: the one who transfers (us).
+      const channelId = mode === 'blind' ? other!.channelId! : mine.channelId!;
+      const answer = await connection.calls!.transfer({
+        type: mode,
+        channelId,
+        number: target.dial,
+        dialPermission: mine.number,
+      });
+      return { ok: true, callId: answer.callId ?? callId };
+    });
+  }
+
+  async hangup(callId: string): Promise<CallControlResult> {
+    if (!this.offered().has('hangup')) return callRefusal('not-offered');
+    return this.onCall(callId, async (connection, mine) => {
+      const answer = await connection.calls!.hangup(mine.channelId!);
+      return { ok: true, callId: answer.callId ?? callId };
+    });
+  }
+
+  answer(_callId: string): Promise<CallControlResult> {
+    return Promise.resolve(callRefusal('not-offered'));
+  }
+
+  decline(_callId: string): Promise<CallControlResult> {
+    return Promise.resolve(callRefusal('not-offered'));
+  }
+
+  /** Runs `act` on the call as the PBX lists it now, with the user's own live member in it. */
+  private async onCall(
+    callId: string,
+    act: (connection: Connection, mine: CallMember, call: CallInfo) => Promise<CallControlResult>,
+  ): Promise<CallControlResult> {
+    const connection = this.d.connection();
+    if (!connection?.calls) return notConnected();
+    const own = new Set(this.d.settings().extensions);
+    try {
+      const calls = await connection.calls.query({ callId });
+      const call = calls.find((c) => c.callId === callId);
+      const mine = call?.members.find(
+        (m) => m.kind === 'extension' && own.has(m.number) && live(m),
+      );
+      if (!call || !mine) return callRefusal('no-such-call');
+      return await act(connection, mine, call);
+    } catch (error) {
+      return this.refused('call action', error);
+    }
+  }
+
+  private refused(what: string, error: unknown): CallControlResult {
+    const refusal = callRefusalOf(error);
+    this.logger.warn(`${what} refused`, { refusal: refusal.refusal, error });
+    return refusal;
+  }
+}
+
+const noExtensionPhrase = phrase('status.call.no-extension');
+
+function invalidNumber(number: string) {
+  return callRefusal('invalid-number', { number: previewText(number, 40) || '""' });
+}
+
+function notConnected() {
+  return callRefusal('unreachable', undefined, [phrase('status.call.not-connected')]);
+}
