@@ -23,14 +23,15 @@ export interface RouteDeps {
   draining: () => boolean;
   clock: Clock;
   /** Organisation mode's requests (sign-in information, enrolment). */
-  org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo' | 'codeKey'>;
+  org?: Pick<OrgRouteDeps, 'users' | 'oidcInfo' | 'codeKey' | 'auth'>;
   /** Gateway mode: each tenant's upstream stream's state, for /healthz. */
   upstreams?: () => Record<string, { state: string; since: string }>;
 }
 
 /**
  * The relay's plain HTTP requests: `POST /webhook/<tenant>`, `/healthz`, `/readyz`, `/metrics`,
- * and organisation mode's `GET /v1/org/<tenant>` and `POST /v1/enrol/<tenant>` (users/org-routes.ts).
+ * and organisation mode's `GET /v1/org/<tenant>`, `POST /v1/enrol/<tenant>` and
+ * `POST /v1/claim/<tenant>` (users/org-routes.ts).
  * While draining, everything answers 503 with `Connection: close`. Only the two that take a body
  * (`takesBody`) read one: any other request that carries a body is answered 413 at once, before
  * its handler runs (/metrics once answered 200 while 64 MiB streamed in).
@@ -52,6 +53,7 @@ export function requestHandler(
     clock: deps.clock,
     ...(deps.org?.oidcInfo ? { oidcInfo: deps.org.oidcInfo } : {}),
     codeKey: deps.org?.codeKey ?? null,
+    ...(deps.org?.auth ? { auth: deps.org.auth, store } : {}),
   });
   return (req, res) => {
     const path = pathOf(req.url);
@@ -145,7 +147,9 @@ export function requestHandler(
   };
 }
 
-/** The paths whose requests carry a body: the webhook intake and organisation mode's enrolment. */
+/** The paths whose requests carry a body: the webhook intake, organisation mode's enrolment and claims. */
 function takesBody(path: string): boolean {
-  return path.startsWith('/webhook/') || path.startsWith('/v1/enrol/');
+  return (
+    path.startsWith('/webhook/') || path.startsWith('/v1/enrol/') || path.startsWith('/v1/claim/')
+  );
 }

@@ -247,6 +247,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
       users,
       oidcInfo: (tenant) => oidc.get(tenant)?.info() ?? null,
       codeKey: deps.codeKey ?? null,
+      ...(userAuth ? { auth: userAuth } : {}),
     },
     upstreams: () =>
       Object.fromEntries(

@@ -16,7 +16,7 @@ export interface ResolvedTenant {
 export function tenantInPath(
   tenants: Readonly<Record<string, TenantConfig>>,
   path: string,
-  prefix: '/webhook/' | '/v1/stream/' | '/v1/enrol/' | '/v1/org/',
+  prefix: '/webhook/' | '/v1/stream/' | '/v1/enrol/' | '/v1/org/' | '/v1/claim/',
 ): ResolvedTenant | null | 'no-match' {
   if (!path.startsWith(prefix)) return 'no-match';
   const segment = path.slice(prefix.length);

@@ -1,8 +1,10 @@
 /**
  * A tenant's upstream run only while this instance holds the tenant's lease (lease.ts): several
  * relay instances on one Redis keep one stream to the phone system between them, and so at most
- * two of the API application's tokens (the holder's, and during a takeover the next holder's; the
- * holder that lets go gives its own back with del_token, gateway/upstream.ts stop()).
+ * two of the API application's tokens (the holder's, and during a rotation the next one; the
+ * holder that lets go gives its own back with del_token, gateway/upstream.ts stop(), and the
+ * tokens a killed or frozen holder left are revoked by the next term before it signs in,
+ * term-tokens.ts).
  *
  * Each term runs a fresh GatewayUpstream (its own tokens, its own stream), stopped when the term
  * ends; what it stores goes through the fenced append (redis-store.ts appendFenced), refused once
@@ -14,6 +16,7 @@ import { ServiceError } from '../../src-shared/api/service-errors.ts';
 import type { UpstreamState } from '../metrics.ts';
 import { FencedError, type AppendResult, type EventStore, type NewEvent } from '../store/types.ts';
 import { UpstreamLease, type LeaseBackend, type LeaseTimings } from './lease.ts';
+import { isTermTokenBackend, TermTokens } from './term-tokens.ts';
 import { GatewayUpstream, type UpstreamDeps } from './upstream.ts';
 
 /** The Redis store: events, and the leases beside them. */
@@ -105,9 +108,12 @@ export class LeasedUpstream {
   private startFailure: unknown;
 
   private async run(token: string): Promise<void> {
-    const upstream = this.make(token);
+    const term = this.termTokens(token);
+    const upstream = this.make(token, term);
     this.current = upstream;
     try {
+      // The tokens earlier terms left (a holder killed or frozen) revoked before signing in.
+      await term?.revokeEarlier(upstream.client);
       // A takeover does not stop at a first token refused: the stream's engine asks again.
       await upstream.start(true, { firstTokenRequired: this.firstTerm });
     } catch (err) {
@@ -126,9 +132,28 @@ export class LeasedUpstream {
     await upstream?.stop();
   }
 
-  private make(token: string): GatewayUpstream {
+  private make(token: string, term?: TermTokens): GatewayUpstream {
     const { owner: _owner, lease: _timings, store, ...deps } = this.deps;
-    return new GatewayUpstream({ ...deps, store: fencedStore(store, () => this.holding(token)) });
+    return new GatewayUpstream({
+      ...deps,
+      store: fencedStore(store, () => this.holding(token)),
+      ...(term && { term }),
+    });
+  }
+
+  /** The term's tokens written down beside the lease (term-tokens.ts), where the store can. */
+  private termTokens(token: string): TermTokens | undefined {
+    const { store, tenant, clock, logger, secrets, credential } = this.deps;
+    if (!isTermTokenBackend(store)) return undefined;
+    return new TermTokens({
+      tenant,
+      term: token,
+      backend: store,
+      apiSecret: credential.secret,
+      clock,
+      logger,
+      secrets,
+    });
   }
 
   /** This term's token while the lease is still its own (on this clock), else undefined. */

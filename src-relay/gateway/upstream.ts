@@ -45,6 +45,7 @@ import { FencedError, type EventStore } from '../store/types.ts';
 import { decodeDelivery } from '../webhook-handler.ts';
 import { YeastarIntake } from '../yeastar-intake.ts';
 import type { GatewayCredential } from './credential.ts';
+import type { TermTokens } from './term-tokens.ts';
 
 /**
  * The gateway's sign-in rule: the desktop's (src-shared/api/sign-in-guard.ts: at most 3 get_token in
@@ -82,6 +83,8 @@ export interface UpstreamDeps {
   /** The engine's timings (tests shorten the back-off and heartbeat). */
   backoff?: { baseMs?: number; capMs?: number };
   heartbeatMs?: number;
+  /** The lease's term this upstream runs in (leased-upstream.ts): its tokens written down. */
+  term?: TermTokens;
 }
 
 export interface GatewayTokensOptions {
@@ -96,6 +99,11 @@ export interface GatewayTokensOptions {
    * settled() is called; make-before-break rotation, section 4 of the phone system's doc).
    */
   revokeReplaced?: 'at-once' | 'when-settled';
+  /**
+   * The lease's term (term-tokens.ts), where the phone system can revoke: every token written
+   * down before it is handed out, and struck off once revoked.
+   */
+  term?: TermTokens;
 }
 
 /**
@@ -112,6 +120,7 @@ export interface GatewayTokensOptions {
 export class GatewayTokens {
   private readonly life: TokenLifecycle<TokenPair>;
   private released = false;
+  private readonly term: TermTokens | undefined;
 
   constructor(
     client: ServiceClient,
@@ -119,8 +128,9 @@ export class GatewayTokens {
     clock: Clock,
     options: GatewayTokensOptions = {},
   ) {
+    this.term = client.canRevoke ? options.term : undefined;
     this.life = serviceTokenLifecycle(
-      client,
+      this.term?.revoking(client) ?? client,
       { signIn: () => client.getToken(credential.apiKey, credential.secret) },
       {
         clock,
@@ -137,6 +147,7 @@ export class GatewayTokens {
   async get(): Promise<AccessToken> {
     if (this.released) throw stoppedError();
     const next = await this.life.get();
+    await this.term?.record(next.accessToken, next.accessExpiresAt);
     if (this.released) throw stoppedError();
     return { value: next.accessToken, expiresAt: next.accessExpiresAt };
   }
@@ -210,6 +221,7 @@ export class GatewayUpstream {
       logger: deps.logger,
       // With a stream, a replaced token is in use until the rotated connection is ready.
       revokeReplaced: deps.config.gateway?.stream === false ? 'at-once' : 'when-settled',
+      ...(deps.term && { term: deps.term }),
     });
     this.intake = new YeastarIntake(() => deps.clock.monotonic());
     this.lostLog = new SampledLog(deps.logger, 'warn', 'upstream not connected', deps.clock, {

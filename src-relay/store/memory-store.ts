@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
 import { writeFileAtomic } from '../../src-shared/files/atomic-file.ts';
 import { parseJson } from '../../src-shared/files/json-text.ts';
+import { BoundedFifoMap } from '../../src-shared/kit/bounded-map.ts';
 import { compareCursors } from '../../src-shared/relay/relay-protocol.ts';
 import type {
   AppendResult,
@@ -23,7 +24,12 @@ export interface MemoryStoreOptions {
    * single instance loses nothing. A crash still loses what is in memory: use Redis for that.
    */
   snapshotFile?: string;
+  /** Upper bound on remembered call claims (organisation mode's call log); the oldest go first. */
+  maxCallClaims?: number;
 }
+
+/** How long a call's claim is held at most in memory (a claim's own ttl may be shorter). */
+const MAX_CLAIM_TTL_MS = 24 * 3600_000;
 
 interface TenantLog {
   events: StoredEvent[];
@@ -64,12 +70,15 @@ export class MemoryStore implements EventStore {
   private floor: string;
   private sweepTimer: TimerHandle | undefined;
   private closed = false;
+  /** `tenant \n callId` -> holder and expiry: bounded, forgotten after a day at most. */
+  private readonly claims: BoundedFifoMap<{ user: string; until: number }>;
 
   constructor(options: MemoryStoreOptions) {
     this.clock = options.clock;
     this.retention = { ...DEFAULT_RETENTION, ...options.retention };
     this.maxDedupe = options.maxDedupeEntries ?? 5_000_000;
     this.snapshotFile = options.snapshotFile;
+    this.claims = new BoundedFifoMap(options.maxCallClaims ?? 200_000, MAX_CLAIM_TTL_MS);
     // The floor is a position of its own (what `latest()` answers for an empty store), so every
     // cursor issued from now on must sort after it: the first event this millisecond is `-1`.
     this.lastMs = this.clock.now();
@@ -174,6 +183,17 @@ export class MemoryStore implements EventStore {
 
   async ping(): Promise<void> {
     if (this.closed) throw new Error('store closed');
+  }
+
+  /** One process, one turn: the check and the set below cannot interleave with another claim. */
+  async claimCall(tenant: string, callId: string, user: string, ttlMs: number): Promise<string> {
+    if (this.closed) throw new Error('store closed');
+    const key = `${tenant}\n${callId}`;
+    const now = this.clock.now();
+    const held = this.claims.get(key, now);
+    if (held && held.until > now) return held.user;
+    this.claims.set(key, { user, until: now + Math.min(ttlMs, MAX_CLAIM_TTL_MS) }, now);
+    return user;
   }
 
   async close(): Promise<void> {

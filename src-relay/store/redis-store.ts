@@ -15,6 +15,7 @@ import type {
 import type { StorageHealth } from './types.ts';
 import { DEFAULT_RETENTION, FencedError, waitFor } from './types.ts';
 import type { LeaseBackend } from '../gateway/lease.ts';
+import type { TermTokenBackend } from '../gateway/term-tokens.ts';
 import {
   connectWithin,
   createRedisConnection,
@@ -101,6 +102,29 @@ const LEASE_RELEASE_SCRIPT = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 `;
+/**
+ * The access tokens the lease's terms were given (gateway/term-tokens.ts: sealed, named by an
+ * HMAC), a hash beside the lease: one entry set, entries past their time (the number each value
+ * starts with, ARGV[4] now) dropped, and the hash kept until its last token expires (ARGV[3]).
+ */
+const TERM_TOKEN_RECORD_SCRIPT = `
+local now = tonumber(ARGV[4])
+local all = redis.call('HGETALL', KEYS[1])
+for i = 1, #all, 2 do
+  local at = tonumber(string.match(all[i + 1], '^(%d+)'))
+  if at == nil or at <= now then redis.call('HDEL', KEYS[1], all[i]) end
+end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+local ttl = tonumber(ARGV[3]) - now
+if ttl > redis.call('PTTL', KEYS[1]) then redis.call('PEXPIRE', KEYS[1], ttl) end
+return 1
+`;
+
+/** A call's log claimed (organisation mode): the first SET NX wins, anyone else reads the holder. */
+const CLAIM_SCRIPT = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return ARGV[1] end
+return redis.call('GET', KEYS[1])
+`;
 
 export interface RedisStoreOptions {
   /** A single Redis (tests); or `storage`, the config's settings (Sentinel, Cluster). */
@@ -135,7 +159,7 @@ type FencedAppendCommand = (
 ) => Promise<string | null>;
 type LeaseCommand = (key: string, ...args: string[]) => Promise<string | number | null>;
 
-export class RedisStore implements EventStore, LeaseBackend {
+export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
   readonly kind = 'redis' as const;
   private readonly redis: RedisClient;
   /** The followers' connections: one for every tenant, or one per tenant in a Cluster. */
@@ -212,6 +236,8 @@ export class RedisStore implements EventStore, LeaseBackend {
     this.redis.defineCommand('relayLeaseAcquire', { numberOfKeys: 2, lua: LEASE_ACQUIRE_SCRIPT });
     this.redis.defineCommand('relayLeaseExtend', { numberOfKeys: 1, lua: LEASE_EXTEND_SCRIPT });
     this.redis.defineCommand('relayLeaseRelease', { numberOfKeys: 1, lua: LEASE_RELEASE_SCRIPT });
+    this.redis.defineCommand('relayTermToken', { numberOfKeys: 1, lua: TERM_TOKEN_RECORD_SCRIPT });
+    this.redis.defineCommand('relayClaimCall', { numberOfKeys: 1, lua: CLAIM_SCRIPT });
     // While Redis is down, ioredis reports an error at every reconnect attempt of both
     // connections (about twice a second): the first ones are logged, then one line a minute that
     // counts the rest. /readyz and the webhooks' 503 say it all the time.
@@ -399,6 +425,36 @@ export class RedisStore implements EventStore, LeaseBackend {
     await this.leaseCommand('relayLeaseRelease')(this.leaseKey(tenant), token);
   }
 
+  /** The key of the tokens the lease's terms were given (gateway/term-tokens.ts). */
+  termTokensKey(tenant: string): string {
+    return `${this.prefix}{${tenant}}:upstream-tokens`;
+  }
+
+  async recordTermToken(
+    tenant: string,
+    field: string,
+    value: string,
+    expiresAt: number,
+    now: number,
+  ): Promise<void> {
+    const record = this.leaseCommand('relayTermToken');
+    await record(
+      this.termTokensKey(tenant),
+      field,
+      value,
+      String(Math.ceil(expiresAt)),
+      String(now),
+    );
+  }
+
+  listTermTokens(tenant: string): Promise<Record<string, string>> {
+    return this.redis.hgetall(this.termTokensKey(tenant));
+  }
+
+  async forgetTermTokens(tenant: string, fields: readonly string[]): Promise<void> {
+    if (fields.length > 0) await this.redis.hdel(this.termTokensKey(tenant), ...fields);
+  }
+
   /**
    * `append`, for the holder of the tenant's upstream lease: refused (FencedError) unless the
    * lease still holds `token` when the event lands.
@@ -543,6 +599,17 @@ export class RedisStore implements EventStore, LeaseBackend {
 
   async ping(): Promise<void> {
     await this.redis.ping();
+  }
+
+  /** In the tenant's slot; the call id is validated by the route (CALL_ID_PATTERN). */
+  async claimCall(tenant: string, callId: string, user: string, ttlMs: number): Promise<string> {
+    const holder = await this.leaseCommand('relayClaimCall')(
+      `${this.prefix}{${tenant}}:claim:${callId}`,
+      user,
+      String(Math.max(1, Math.round(ttlMs))),
+    );
+    if (typeof holder !== 'string') throw new Error('redis: the claim was not stored');
+    return holder;
   }
 
   /**

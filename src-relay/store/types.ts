@@ -56,6 +56,13 @@ export interface EventStore {
    * a shutdown still reaches the clients connected here.
    */
   published(timeoutMs: number): Promise<void>;
+  /**
+   * Claims the CRM logging of a call for `user` (organisation mode): atomically, the first claim
+   * of `callId` in `tenant` wins and is kept `ttlMs`; resolves with the holder (the user itself
+   * when it won, or when it claimed before: a retry). Rejects when the backend does not answer.
+   * Both backends have it; a wrapper without it (a gateway's fenced view) claims nothing.
+   */
+  claimCall?(tenant: string, callId: string, user: string, ttlMs: number): Promise<string>;
   /** Resolves when the backend answers (readiness). */
   ping(): Promise<void>;
   /** A networked backend's connection: where it is and what happened to it (metrics, /readyz). */

@@ -32,6 +32,25 @@ export function relayOrgPath(tenant: string): string {
 }
 
 /**
+ * Where an organisation user claims the logging of a call into the CRM (POST `{"callId":"..."}`):
+ * the first user to claim a call id holds it; every desktop that saw the call asks, and only the
+ * holder logs it (docs/relay-protocol.md 2.2, "Claiming a call's log").
+ */
+export function relayClaimPath(tenant: string): string {
+  return `/v1/claim/${encodeURIComponent(tenant)}`;
+}
+
+/** The relay's answer to a claim: who holds the call's log, and whether that is the asker. */
+export interface CallClaimAnswer {
+  callId: string;
+  holder: string;
+  mine: boolean;
+}
+
+/** A call id as a claim carries it: the phone system's id, printable and short. */
+export const CALL_ID_PATTERN = /^[A-Za-z0-9._:@+-]{1,128}$/;
+
+/**
  * A device credential issued by the relay for an enrolment code starts with this, so the relay
  * tells it from an OpenID Connect token (three dot-separated parts) without trying both.
  */

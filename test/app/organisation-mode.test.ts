@@ -31,7 +31,8 @@ import {
   type OidcProviderHandle,
 } from '../../rigs/oidc-provider.ts';
 import { useTempDir } from '../support/temp-dir.ts';
-import { waitFor } from '../../rigs/wait.ts';
+import { sleepReal, waitFor } from '../../rigs/wait.ts';
+import type { CallLogSink } from '../../src-main/core/ports/call-log.ts';
 import { addUser, orgConfig, postAll, startOrgRelay } from '../../rigs/relay/users-support.ts';
 import {
   FakeClipboard,
@@ -39,6 +40,7 @@ import {
   FakeOpener,
   FakePopup,
   FakeTray,
+  RecordingCallLog,
 } from '../../rigs/app-harness.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
 
@@ -72,6 +74,10 @@ async function setUp(
     policy?: Record<string, unknown>;
     /** The relay's clients.authMaxAgeMs: how long after its issue an ID token's session lasts. */
     authMaxAgeMs?: number;
+    /** Another computer beside one setUp made: the same relay, enrolled as this user. */
+    beside?: { org: Awaited<ReturnType<typeof startOrgRelay>>; user: string; extension: string };
+    /** Where the app logs calls (with "answered and missed"). */
+    callLog?: CallLogSink;
   } = {},
 ) {
   const provider = options.provider ?? idp;
@@ -86,13 +92,21 @@ async function setUp(
       clockToleranceSec: 0,
       users: {},
     };
-  const org = await startOrgRelay(config);
-  cleanups.push(() => org.close());
-  await org.users.addUser(
-    { tenant: 'acme', name: 'alice', extensions: ['101'], dids: [], email: 'alice@example.org' },
-    Date.now(),
-  );
-  const code = await addUser(org.users, 'reception', ['103']);
+  let org: Awaited<ReturnType<typeof startOrgRelay>>;
+  let code: string;
+  if (options.beside) {
+    org = options.beside.org;
+    code = await addUser(org.users, options.beside.user, [options.beside.extension]);
+  } else {
+    const started = await startOrgRelay(config);
+    org = started;
+    cleanups.push(() => started.close());
+    await org.users.addUser(
+      { tenant: 'acme', name: 'alice', extensions: ['101'], dids: [], email: 'alice@example.org' },
+      Date.now(),
+    );
+    code = await addUser(org.users, 'reception', ['103']);
+  }
 
   const secrets = new SecretRegistry();
   const logger = memoryLogger(secrets);
@@ -119,7 +133,10 @@ async function setUp(
   const settingsFile = join(tmp.path, `settings-${cleanups.length}.json`);
   const store = new SettingsStore({ path: settingsFile, logger });
   await store.load();
-  await store.update(API_KEY_MODE);
+  await store.update({
+    ...API_KEY_MODE,
+    ...(options.callLog && { callLogCalls: 'answered-and-missed' as const }),
+  });
   const popup = new FakePopup();
   const tray = new FakeTray();
   const runtime = new AppRuntime({
@@ -146,6 +163,8 @@ async function setUp(
       { clock: systemClock, logger, transport: network, account, heartbeatMs: 2_000 },
     ),
     organisation: account,
+    crmNetwork: network,
+    ...(options.callLog && { callLog: options.callLog }),
     startDemo: () => Promise.reject(new Error('no demo here')),
     createProbe: () => ({
       getToken: () => Promise.reject(new Error('the phone system is not asked in this test')),
@@ -155,14 +174,14 @@ async function setUp(
   cleanups.push(() => runtime.shutdown());
   const relayAddress = org.relay.url.replace(/^http/, 'ws');
   // A ring now (an old one would be stale and never pop).
-  const ring = (to: string, id: string) =>
+  const ring = (to: string, id: string, state = 'ringing') =>
     postAll(org.relay.webhookUrl('acme'), [
       JSON.stringify({
         event: 30011,
         timestamp: Date.now(),
         tenant: 'acme',
-        event_id: id,
-        data: { call_id: id, from: '+442071234567', to, state: 'ringing' },
+        event_id: state === 'ringing' ? `${id}-${to}` : `${id}-${to}-${state}`,
+        data: { call_id: id, from: '+442071234567', to, state },
       }),
     ]);
   return { org, code, keychain, secrets, runtime, popup, tray, pages, relayAddress, ring, logger };
@@ -275,6 +294,52 @@ describe('organisation mode in the app', () => {
     await t.ring('103', 'for-reception');
     await waitFor(() => t.popup.cards.length > 0, 'a pop');
     expect(t.popup.cards.map((c) => c.callId)).toEqual(['for-reception']);
+  }, 60_000);
+
+  it('a queue’s call rings on two enrolled computers and nobody takes it: logged as missed by exactly one (claimed at the relay)', async () => {
+    const logA = new RecordingCallLog();
+    const logB = new RecordingCallLog();
+    const a = await setUp({ sso: false, callLog: logA });
+    const b = await setUp({
+      sso: false,
+      callLog: logB,
+      beside: { org: a.org, user: 'sales', extension: '104' },
+    });
+    for (const t of [a, b]) {
+      await t.runtime.start();
+      const enrolled = await t.runtime.enrolInOrganisation(
+        { relayUrl: t.relayAddress, relayTenant: 'acme' },
+        t.code,
+      );
+      expect(enrolled).toMatchObject({ ok: true });
+    }
+    await waitFor(() => a.runtime.status().organisation?.user === 'reception', 'a signed in', {
+      timeoutMs: 15_000,
+    });
+    await waitFor(() => b.runtime.status().organisation?.user === 'sales', 'b signed in', {
+      timeoutMs: 15_000,
+    });
+    for (const id of ['q-1', 'q-2', 'q-3']) {
+      await a.ring('103', id);
+      await a.ring('104', id);
+    }
+    await waitFor(() => a.popup.cards.length === 3 && b.popup.cards.length === 3, 'both pop');
+    for (const id of ['q-1', 'q-2', 'q-3']) {
+      await a.ring('103', id, 'ended');
+      await a.ring('104', id, 'ended');
+    }
+    const logged = () => [...logA.records, ...logB.records];
+    await waitFor(() => logged().length >= 3, 'three calls logged', { timeoutMs: 10_000 });
+    await sleepReal(500);
+    expect(
+      logged()
+        .map((r) => [r.callId, r.outcome])
+        .sort(),
+    ).toEqual([
+      ['q-1', 'missed'],
+      ['q-2', 'missed'],
+      ['q-3', 'missed'],
+    ]);
   }, 60_000);
 
   it('when the provider no longer renews the sign-in: needs attention, "sign in again" in the status and the tray; signing in again brings the calls back', async () => {

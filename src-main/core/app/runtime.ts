@@ -55,6 +55,7 @@ import { isOrganisationMode } from '../settings-service/settings-service.ts';
 import type { FaultId } from '../../../src-shared/api/service-errors.ts';
 import type { CallControl } from '../ports/call-control.ts';
 import { DirectCallControl } from '../calls/direct-call-control.ts';
+import { ClaimedCallLog, relayCallClaimer } from '../org/claimed-call-log.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -127,6 +128,8 @@ export class AppRuntime {
   private readonly crm: CrmFlow;
   /** Acting on calls over the connection in force (core/calls/). */
   private readonly calls: CallControl;
+  /** Organisation mode: a call's log claimed at the relay before it is queued (one desktop logs it). */
+  private readonly claimedCallLog: ClaimedCallLog | undefined;
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -154,6 +157,30 @@ export class AppRuntime {
       say: this.logger,
       settings: () => this.settingsService.settings(),
     });
+    // In organisation mode, the desktops a call rang claim its log at the relay; the holder's logs
+    // it (org/claimed-call-log.ts). The other modes hand calls straight to the sink.
+    const inForce = () => this.connection.inForce()?.settings ?? this.settingsService.settings();
+    const account = deps.organisation;
+    const network = deps.crmNetwork;
+    this.claimedCallLog =
+      deps.callLog && account && network
+        ? new ClaimedCallLog({
+            sink: deps.callLog,
+            active: () => isOrganisationMode(inForce()),
+            claim: (callId) => {
+              const settings = inForce();
+              return relayCallClaimer({
+                relayUrl: settings.relayUrl,
+                tenant: settings.relayTenant,
+                tokens: account.tokens(settings),
+                fetch: network(settings).fetch,
+              })(callId);
+            },
+            clock: deps.clock,
+            logger: deps.logger,
+          })
+        : undefined;
+    const callLog = this.claimedCallLog ?? deps.callLog;
     this.presenter = new CallPresenter({
       clock: deps.clock,
       logger: deps.logger,
@@ -166,7 +193,7 @@ export class AppRuntime {
       settings: () => this.settingsService.settings(),
       isUserNumber: (to) => this.connection.isUserNumber(to),
       crm: () => this.crm.current(),
-      ...(deps.callLog ? { callLog: deps.callLog } : {}),
+      ...(callLog ? { callLog } : {}),
       ...(deps.ringActions?.count
         ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
         : {}),
@@ -219,6 +246,7 @@ export class AppRuntime {
 
   async shutdown(): Promise<void> {
     this.crm.close();
+    this.claimedCallLog?.stop();
     await this.connection.stop();
     await this.d.ringActions?.stop();
     this.directory.stop();
