@@ -261,6 +261,18 @@ function checkGateways(config: RelayConfig, report: ConfigReport, env: NodeJS.Pr
       report.warnings.push(
         `tenants.${name}.gateway.secretFile ${gateway.secretFile} may be read by other users of this computer: make it readable by the relay's user only (chmod 600)`,
       );
+    // Several instances on Redis share one stream by a lease (docs/relay-protocol.md 2.4.1): what
+    // rings while another instance takes the stream over reaches them only by webhook, unless
+    // the phone system can be asked for the calls still ringing (a Yeastar's call/query).
+    if (
+      config.storage.kind === 'redis' &&
+      gateway.stream &&
+      tenant.secrets.length === 0 &&
+      wireFor(tenant.phoneSystem).api.calls !== true
+    )
+      report.warnings.push(
+        `tenants.${name}: a gateway stream without webhooks (no secrets) on Redis: with several relay instances one holds the stream, and a call that rings while another takes it over (up to ${(config.storage.upstreamLeaseMs * 1.2) / 1000} s, 1.2 times storage.upstreamLeaseMs) never pops, since the stream has no replay; give the tenant its webhook secret, and the phone system the webhook URL of every instance (or of a load balancer)`,
+      );
   }
 }
 

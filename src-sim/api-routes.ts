@@ -40,7 +40,7 @@ export interface SimCallApi {
   transfer(callId: string, opts: { from: string; to: string; attended?: boolean }): void;
   /** The extension in the call other than `number` (the one a blind transfer's member talks to). */
   otherExtension(callId: string, number: string): string | undefined;
-  query(by: { callId?: string; extension?: string }): Array<Record<string, unknown>>;
+  query(by: { callId?: string; extension?: string; type?: string }): Array<Record<string, unknown>>;
 }
 
 const CALL_PATHS: ReadonlySet<string> = new Set([
@@ -79,12 +79,14 @@ async function handleCallApi(
   if (path === API_PATHS.callQuery) {
     const callId = url.searchParams.get('call_id') ?? undefined;
     const extension = url.searchParams.get('extension') ?? undefined;
+    const type = url.searchParams.get('type') ?? undefined;
     sendJson(res, 200, {
       errcode: 0,
       errmsg: 'SUCCESS',
       data: calls.query({
         ...(callId !== undefined && { callId }),
         ...(extension !== undefined && { extension }),
+        ...(type !== undefined && { type }),
       }),
     });
     return;

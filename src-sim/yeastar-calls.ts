@@ -329,10 +329,17 @@ export class YeastarCallBook implements CallBookLike {
   }
 
   /** *Query Calls* (doc section 10): the calls up, each with its members as 30011 lists them. */
-  query(by: { callId?: string; extension?: string }): Array<Record<string, unknown>> {
+  query(by: {
+    callId?: string;
+    extension?: string;
+    type?: string;
+  }): Array<Record<string, unknown>> {
     const out: Array<Record<string, unknown>> = [];
     for (const [callId, call] of this.calls) {
       if (by.callId !== undefined && callId !== by.callId) continue;
+      // `type`: inbound (an outside caller), outbound (call/dial's far party), internal.
+      const type = 'kind' in call.caller ? call.caller.kind : 'internal';
+      if (by.type !== undefined && type !== by.type) continue;
       const legs = call.legs.filter((l) => l.status !== 'BYE');
       if (by.extension !== undefined && !legs.some((l) => l.number === by.extension)) continue;
       const members = [...legs, ...(call.caller.status === 'BYE' ? [] : [call.caller])];

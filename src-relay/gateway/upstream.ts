@@ -16,6 +16,7 @@
 import type { Clock } from '../../src-shared/process/clock.ts';
 import { silentLogger, type Logger, type SecretRegistry } from '../../src-shared/process/log.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
+import type { CallInfo } from '../../src-shared/api/call-api.ts';
 import type { TokenPair } from '../../src-shared/api/wire.ts';
 import { isServiceError, ServiceError, type FaultId } from '../../src-shared/api/service-errors.ts';
 import {
@@ -196,6 +197,7 @@ export class GatewayUpstream {
   private readonly intake: YeastarIntake;
   private readonly lostLog: SampledLog;
   private readonly heldLog: SampledLog;
+  private readonly catchUpLog: SampledLog;
   private current: UpstreamState = 'connecting';
   private since: number;
   private readonly expired = new WeakSet<object>();
@@ -230,6 +232,13 @@ export class GatewayUpstream {
       perWindow: 3,
       windowMs: 60_000,
     });
+    this.catchUpLog = new SampledLog(
+      deps.logger,
+      'warn',
+      'upstream calls still ringing not asked',
+      deps.clock,
+      { perWindow: 3, windowMs: 60_000 },
+    );
     const stream = this.wire.stream;
     const topics = [
       ...new Set([
@@ -311,9 +320,11 @@ export class GatewayUpstream {
     const control = readControlFrame(stream, text);
     if (control !== undefined) {
       if (control.subscribed && !link.isReady) {
+        const caughtUp = this.current === 'connected'; // a rotation: the older socket heard it all
         link.ready('connected');
         // The stream runs on this token now (a rotation has closed the older connection).
         this.tokens.settled(link.grant.value);
+        if (!caughtUp) this.catchUp(link.grant.value);
       } else if (control.meaning?.kind === 'expired') {
         this.expired.add(link);
         this.tokens.invalidate(link.grant.value);
@@ -324,9 +335,38 @@ export class GatewayUpstream {
     this.storing = this.storing.then(() => this.store(text));
   }
 
-  private async store(text: string): Promise<void> {
+  /**
+   * The stream has no replay: what rang while no socket of this tenant was subscribed (a
+   * takeover of the lease, a reconnect) is heard only by webhook. Where the phone system answers
+   * *Query Calls* (a Yeastar P-Series: `call/query`, docs/phone-systems/yeastar-p-series.md
+   * section 10), the calls in which an extension still rings are asked for once the socket is
+   * subscribed, and each is stored as the 30011 report of its members, so a call still ringing
+   * when this stream starts pops. Stamped with the time the question was sent: a report the
+   * stream brings after it (the call answered meanwhile) is later, so the ring never outlives
+   * its answer on a desktop. A refusal (the application lacks the call permission: 10005) or a
+   * fault is logged, a few times a minute at most; the stream goes on.
+   */
+  private catchUp(token: string): void {
+    if (!this.client.controlsCalls) return;
+    const askedAt = this.deps.clock.now();
+    const types = ['inbound', 'internal'] as const;
+    void Promise.all(types.map((type) => this.client.queryCalls(token, { type })))
+      .then((lists) => {
+        const seen = new Set<string>();
+        for (const call of lists.flat()) {
+          if (seen.has(call.callId)) continue;
+          seen.add(call.callId);
+          if (!call.members.some((m) => m.kind === 'extension' && m.status === 'RING')) continue;
+          const text = JSON.stringify({ type: this.wire.callCode, sn: '', msg: reportOf(call) });
+          this.storing = this.storing.then(() => this.store(text, askedAt));
+        }
+      })
+      .catch((err: unknown) => this.catchUpLog.write({ error: err }));
+  }
+
+  private async store(text: string, receivedAt?: number): Promise<void> {
     const { deps } = this;
-    const now = deps.clock.now();
+    const now = receivedAt ?? deps.clock.now();
     const decoded = decodeDelivery(deps.tenant, deps.config, Buffer.from(text), this.intake, now);
     if (!decoded.ok) {
       deps.metrics.upstream(deps.tenant, 'rejected');
@@ -385,6 +425,19 @@ export class GatewayUpstream {
       status: kind === 'credentials' || kind === 'ip' ? 'refused' : 'reconnecting',
     };
   }
+}
+
+/** A call of *Query Calls* as the 30011 report that lists its members (the same fields). */
+function reportOf(call: CallInfo): { call_id: string; members: Array<Record<string, unknown>> } {
+  return {
+    call_id: call.callId,
+    members: call.members.map((m) => {
+      const common = { channel_id: m.channelId ?? '', member_status: m.status };
+      if (m.kind === 'extension') return { extension: { number: m.number, ...common } };
+      if (m.kind === 'inbound') return { inbound: { from: m.number, to: '', ...common } };
+      return { outbound: { from: '', to: m.number, ...common } };
+    }),
+  };
 }
 
 /** The first token failed at start: what failed and what to change, no secret. */

@@ -300,18 +300,22 @@ export class ServiceClient {
   }
 
   /**
-   * *Query Calls* (`GET call/query`): the calls in progress, one by its `call_id` or those of an
-   * extension, with each member's channel and status.
+   * *Query Calls* (`GET call/query`): the calls in progress, one by its `call_id`, those of an
+   * extension, or those of a `type` (`inbound`, `outbound`, `internal`: the relay's gateway asks
+   * for the calls still ringing once its stream is subscribed), with each member's channel and
+   * status.
    */
   async queryCalls(
     accessToken: string,
-    by: { callId: string } | { extension: string },
+    by: { callId: string } | { extension: string } | { type: 'inbound' | 'outbound' | 'internal' },
   ): Promise<CallInfo[]> {
     if (!this.controlsCalls) throw this.noCallApi('call/query');
     const query: Record<string, string> =
       'callId' in by
         ? { call_id: requestField('call/query', 'call_id', by.callId) }
-        : { extension: requestField('call/query', 'extension', by.extension) };
+        : 'type' in by
+          ? { type: by.type }
+          : { extension: requestField('call/query', 'extension', by.extension) };
     const body = await this.request({
       operation: 'call/query',
       method: 'GET',

@@ -23,7 +23,9 @@
  *
  * `--gateway 2|3` (issue 40 item 5): gateway mode instead, 2 or 3 relays on one Redis, each with
  * the API key and secret, one of them holding the tenant's upstream by a lease
- * (docs/relay-protocol.md 2.4.1); webhooks to the second instance; the runner reads the first only
+ * (docs/relay-protocol.md 2.4.1); the phone system's webhooks to every instance (one destination URL
+ * each, as both phone systems allow: a takeover's gap in the stream is covered by them only if they
+ * do not all go to the holder); the runner reads the first only
  * (`--event-source relay`). Faults from outside: the upstream holder killed (SIGKILL) and
  * restarted, the holder frozen (SIGSTOP: a partition from Redis) then resumed, the simulator
  * restarted, tokens refused (5xx on the token calls, tokens expired) then accepted; a Redis
@@ -266,53 +268,66 @@ async function oneUpstream(r: Rig, except?: number): Promise<void> {
  */
 export const redisFailover: Fault | undefined = undefined;
 
+/**
+ * The lease holder taken out by `signal` (SIGKILL: dead; SIGSTOP: frozen, as if cut off from Redis
+ * and the phone system), until another instance holds the upstream; then `after` brings it back.
+ * The runner's own instance: without a load balancer in front of the desktops, nothing can pop
+ * while it is out (as while the runner is frozen), so rings pause; those already sent pop first.
+ * The webhooks still reach the other instances (startGatewayMode), so a ring in the takeover gap
+ * comes in by webhook at once.
+ */
+async function holderFault(
+  r: Rig,
+  signal: 'SIGKILL' | 'SIGSTOP',
+  after: (relay: RelayProcess) => Promise<void>,
+): Promise<void> {
+  const i = await holder(r);
+  const relay = r.relays![i]!;
+  const desktops = i === 0;
+  process.stderr.write(
+    `soak: the holder is instance ${i + 1}${desktops ? " (the runner's)" : ''}\n`,
+  );
+  if (desktops) {
+    ringing = false;
+    await sleep(5_000);
+  }
+  const signalled = Date.now();
+  relay.proc.signal(signal);
+  if (signal === 'SIGKILL') await relay.proc.exit;
+  await oneUpstream(r, signal === 'SIGSTOP' ? i : undefined);
+  takeoverMs = Date.now() - signalled;
+  await after(relay);
+  if (desktops) await r.runner.waitForState('connected', 120_000);
+  ringing = true;
+}
+
+/** The phone system's webhooks: one destination URL per relay instance (startGatewayMode). */
+async function gatewayWebhooks(r: Pick<Rig, 'sim' | 'relays'>): Promise<void> {
+  for (const relay of r.relays ?? [])
+    await r.sim.control('POST', 'webhooks', {
+      url: relay.webhookUrl(),
+      secret: relay.webhookSecret,
+    });
+}
+
 const GATEWAY_FAULTS: Fault[] = [
   {
     name: 'upstream holder killed (SIGKILL) and restarted',
     quiet: true,
-    run: async (r) => {
-      const i = await holder(r);
-      const relay = r.relays![i]!;
-      // The runner's own relay: without a load balancer in front, nothing can pop while it is
-      // out (as while the runner is frozen), so rings pause; those already sent pop first.
-      const desktops = i === 0;
-      if (desktops) {
-        ringing = false;
-        await sleep(5_000);
-      }
-      const signalled = Date.now();
-      relay.proc.signal('SIGKILL');
-      await relay.proc.exit;
-      await oneUpstream(r);
-      takeoverMs = Date.now() - signalled;
-      await sleep(between(1_000, 5_000));
-      await relay.start();
-      if (desktops) await r.runner.waitForState('connected', 120_000);
-      ringing = true;
-    },
+    run: (r) =>
+      holderFault(r, 'SIGKILL', async (relay) => {
+        await sleep(between(1_000, 5_000));
+        await relay.start();
+      }),
   },
   {
     name: 'upstream holder cut off from Redis (SIGSTOP, then SIGCONT)',
     quiet: true,
-    run: async (r) => {
-      const i = await holder(r);
-      const relay = r.relays![i]!;
-      // The runner's own relay: without a load balancer in front, nothing can pop while it is
-      // out (as while the runner is frozen), so rings pause; those already sent pop first.
-      const desktops = i === 0;
-      if (desktops) {
-        ringing = false;
-        await sleep(5_000);
-      }
-      const signalled = Date.now();
-      relay.proc.signal('SIGSTOP');
-      await oneUpstream(r, i);
-      takeoverMs = Date.now() - signalled;
-      await sleep(between(2_000, 8_000));
-      relay.proc.signal('SIGCONT');
-      if (desktops) await r.runner.waitForState('connected', 120_000);
-      ringing = true;
-    },
+    run: (r) =>
+      holderFault(r, 'SIGSTOP', async (relay) => {
+        await sleep(between(2_000, 8_000));
+        relay.proc.signal('SIGCONT');
+      }),
   },
   {
     name: 'simulator restarted',
@@ -320,10 +335,7 @@ const GATEWAY_FAULTS: Fault[] = [
     run: async (r) => {
       ringing = false;
       await r.sim.restart(between(500, 3_000));
-      await r.sim.control('POST', 'webhooks', {
-        url: r.relays![1]!.webhookUrl(),
-        secret: r.relays![1]!.webhookSecret,
-      });
+      await gatewayWebhooks(r);
       await r.runner.waitForState('connected', 120_000);
       ringing = true;
     },
@@ -344,7 +356,7 @@ const GATEWAY_FAULTS: Fault[] = [
 ];
 
 /**
- * redis-server, the simulator (background traffic, webhooks to the second instance), `count`
+ * redis-server, the simulator (background traffic, webhooks to every instance), `count`
  * relays in gateway mode on that Redis (each with the API key and secret; one keeps the stream),
  * and the runner reading the first instance only (`--event-source relay`): every pop comes
  * through the gateway's stream or the webhooks, never from the runner's own stream.
@@ -371,8 +383,7 @@ async function startGatewayMode(group: ProcessGroup, count: number): Promise<Rig
       }).start(),
     ),
   );
-  const hook = relays[1]!;
-  await sim.control('POST', 'webhooks', { url: hook.webhookUrl(), secret: hook.webhookSecret });
+  await gatewayWebhooks({ sim, relays });
   const relayUrl = relays[0]!.url.replace(/^http/, 'ws');
   const runner = startRunner(group, {
     baseUrl: sim.baseUrl,
