@@ -146,5 +146,5 @@ function unknownCall(): CallActionOutcome {
 }
 
 function notOffered(): CallActionOutcome {
-  return { ok: false, refusal: 'not-offered', words: [phrase('status.calls-not-offered')] };
+  return { ok: false, refusal: 'not-offered', words: [phrase('status.call.refused.not-offered')] };
 }

@@ -4,15 +4,9 @@
  * and every action answers "not offered by this phone system" in catalogue words, never throws.
  */
 import type { CallControl, CallControlResult } from '../ports/call-control.ts';
-import { english, phrase } from '../../../src-shared/i18n/phrase.ts';
+import { callRefusal } from '../../../src-shared/api/call-api.ts';
 
-const WORDS = [phrase('status.calls-not-offered')];
-const NOT_OFFERED: CallControlResult = {
-  ok: false,
-  refusal: 'not-offered',
-  words: WORDS,
-  message: english(WORDS),
-};
+const NOT_OFFERED: CallControlResult = callRefusal('not-offered');
 const NOTHING: ReadonlySet<never> = new Set();
 
 export function notOfferedCallControl(): CallControl {
