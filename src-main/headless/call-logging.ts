@@ -1,14 +1,16 @@
 /**
  * The runner's call logging (issue 39, --crm-log): the durable queue (core/call-log/queue.ts) in
- * its folder, and what the runner logs. Until the call model of issue 39 (the call's one outcome,
- * its duration) reaches the runner, a call is logged from what the runner sees: its pop (caller,
- * line, ring time) and its dismiss: `answered` on one of the runner's extensions is an answered
- * call (talk time not yet known: 0), any other end of a call that rang here without being
- * answered is a missed one (logged with `answered-and-missed`); a call answered on another
- * extension (a colleague) is never logged by this runner. Each call is logged once: the queue
- * keys it by the phone system's call id.
+ * its folder, and what the runner logs, by the app's rules: a call's one outcome
+ * (src-shared/ui/call-outcome.ts `callOutcomeOf`) and which calls are logged
+ * (src-shared/rules/call-log-rule.ts `shouldLogCall`: never a call a colleague answered). A call
+ * answered on one of the runner's extensions is logged at its hang-up (pipeline.onHangup) with its
+ * talk time; one whose hang-up is never heard of, after MAX_TALK_MS with a talk time of 0. Each
+ * call is logged once: the queue keys it by the phone system's call id.
  */
-import type { Clock } from '../../src-shared/process/clock.ts';
+import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
+import { callOutcomeOf } from '../../src-shared/ui/call-outcome.ts';
+import { shouldLogCall } from '../../src-shared/rules/call-log-rule.ts';
+import { MAX_TALK_MS } from '../core/presenters/call-presenter.ts';
 import { BoundedFifoMap } from '../../src-shared/kit/bounded-map.ts';
 import type { Pop, Dismiss } from '../core/events/pipeline.ts';
 import type { CallLogRecord, CallLogSink } from '../core/ports/call-log.ts';
@@ -34,6 +36,8 @@ export function loggedLine(crm: 'hubspot' | 'generic', e: CallLoggedEvent): Logg
 export class RunnerCallLog {
   private readonly rings: BoundedFifoMap<Pop>;
   private readonly done: BoundedFifoMap<true>;
+  /** Answered here, waiting for the hang-up (bounded by MAX_TALK_MS each). */
+  private readonly talking = new Map<string, { record: CallLogRecord; timer: TimerHandle }>();
 
   private readonly mode: CrmLogMode;
   private readonly extensions: readonly string[];
@@ -67,23 +71,55 @@ export class RunnerCallLog {
     const now = this.clock.now();
     const ring = this.rings.get(d.callId, now);
     if (!ring || this.done.has(d.callId, now)) return;
-    const answered = d.state === 'answered';
     const mine = this.extensions.length === 0 || this.extensions.includes(d.to);
-    if (answered && !mine) return; // a colleague took it: theirs to log
-    if (!answered && this.mode !== 'answered-and-missed') return;
+    const answer = d.state === 'answered' ? (mine ? 'here' : 'elsewhere') : null;
+    const outcome = callOutcomeOf(answer, d.state);
+    if (!shouldLogCall(this.mode, outcome)) return;
     this.done.set(d.callId, true, now);
     const record: CallLogRecord = {
       callId: d.callId,
       direction: 'inbound',
       from: ring.from,
       to: ring.to,
-      extension: answered ? d.to : ring.to,
+      extension: answer ? d.to : ring.to,
       startedAt: ring.timestamp,
-      ...(answered ? { answeredAt: now } : {}),
+      ...(answer ? { answeredAt: now } : {}),
       endedAt: now,
       durationMs: 0,
-      outcome: answered ? 'answered' : 'missed',
+      outcome,
     };
-    this.sink.log(record).catch(this.onError);
+    if (outcome !== 'answered') {
+      void this.log(record);
+      return;
+    }
+    // Logged at its hang-up, with its talk time; a hang-up never heard of: after MAX_TALK_MS.
+    const timer = this.clock.setTimeout(
+      () => void this.hangup({ ...d, state: 'ended' }),
+      MAX_TALK_MS,
+    );
+    this.talking.set(d.callId, { record, timer });
+  }
+
+  /** The user's answered call ended (pipeline.onHangup): logged with its talk time. */
+  hangup(h: Dismiss): Promise<void> {
+    const call = this.talking.get(h.callId);
+    if (!call) return Promise.resolve();
+    this.talking.delete(h.callId);
+    this.clock.clearTimeout(call.timer);
+    const now = this.clock.now();
+    const answeredAt = call.record.answeredAt ?? now;
+    return this.log({ ...call.record, endedAt: now, durationMs: Math.max(0, now - answeredAt) });
+  }
+
+  /** Stops: calls still being talked are logged as they stand (talk time so far), durably. */
+  async stop(): Promise<void> {
+    const ended = [...this.talking.keys()].map((callId) =>
+      this.hangup({ callId, state: 'ended', eventId: '', to: '' }),
+    );
+    await Promise.all(ended);
+  }
+
+  private log(record: CallLogRecord): Promise<void> {
+    return this.sink.log(record).catch(this.onError);
   }
 }

@@ -509,6 +509,7 @@ async function runUntilStopped(deps: RunnerDeps, clock: Clock, built: Built): Pr
   await rebuilding;
   directory.stop();
   crm.flow.close();
+  await built.callLog?.calls.stop();
   built.callLog?.queue.close();
   await close();
   await ringActions?.stop();
@@ -751,6 +752,8 @@ function printEvents(
       emit(dismissLine(d));
       callLog?.calls.dismiss(d);
     }),
+    // The end of a call answered here: logged with its talk time (--crm-log).
+    engine.onHangup?.((h) => void callLog?.calls.hangup(h)) ?? (() => {}),
     // A ring of a call dialled from Screenpop (`dial`): never a pop (core/events/own-dials.ts).
     engine.onOwnCall?.((c) => emit(callingLine(c))) ?? (() => {}),
     engine.onNotice((n) =>

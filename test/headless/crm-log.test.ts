@@ -137,6 +137,11 @@ it.skipIf(!certToolsAvailable('test/headless/crm-log.test.ts'))(
       );
       const missed = i % 5 === 4;
       sim.setCallState(id, missed ? 'ended' : 'answered');
+      // An answered call is logged at its hang-up, with its talk time.
+      if (!missed) {
+        await new Promise((r) => setTimeout(r, 20));
+        sim.setCallState(id, 'ended');
+      }
       expected.push({ id, outcome: missed ? 'missed' : 'answered' });
     };
 
@@ -174,6 +179,11 @@ it.skipIf(!certToolsAvailable('test/headless/crm-log.test.ts'))(
     const statuses = [...hubspot.calls.values()].map((c) => c.properties.hs_call_status);
     expect(statuses.filter((s) => s === 'NO_ANSWER')).toHaveLength(10);
     expect(statuses.filter((s) => s === 'COMPLETED')).toHaveLength(40);
+    // Talk time from the answer to the hang-up (was 0 for every call before the hang-up was used).
+    const talked = [...hubspot.calls.values()]
+      .filter((c) => c.properties.hs_call_status === 'COMPLETED')
+      .map((c) => Number(c.properties.hs_call_duration));
+    expect(talked.filter((ms) => ms > 0).length).toBeGreaterThan(30);
     expect(readdirSync(folder).filter((f) => f.endsWith('.json'))).toHaveLength(50);
     second.proc.kill('SIGTERM');
     expect(await second.exit).toBe(0);
