@@ -27,9 +27,9 @@ import { join } from 'node:path';
 import type { Clock } from '../../src-shared/process/clock.ts';
 import type { Logger } from '../../src-shared/process/log.ts';
 import { isMessageId } from '../../src-shared/i18n/catalogue.ts';
-import { isCallId } from '../../src-shared/api/call-api.ts';
+import { isCallId, isCallRefusal } from '../../src-shared/api/call-api.ts';
 import { english, type Phrase, type Words } from '../../src-shared/i18n/phrase.ts';
-import type { CallControlRefusal, CallControlResult } from '../core/ports/call-control.ts';
+import type { CallControlResult } from '../core/ports/call-control.ts';
 import type { Settings } from '../core/settings/types.ts';
 
 /** A request larger than this is not one of ours: the connection is closed. */
@@ -40,17 +40,6 @@ export const MAX_ANSWER_BYTES = 16 * 1024;
 export const CONTROL_TIMEOUT_MS = 20_000;
 /** How long the server gives a client to send its request. */
 const REQUEST_TIMEOUT_MS = 5_000;
-
-const REFUSALS: ReadonlySet<CallControlRefusal> = new Set([
-  'not-offered',
-  'invalid-number',
-  'permission',
-  'not-own-extension',
-  'no-such-call',
-  'rate-limited',
-  'unreachable',
-  'refused',
-]);
 
 export interface ControlPlace {
   /** The folder only the user may enter. */
@@ -214,12 +203,12 @@ export function parseControlAnswer(text: string): CallControlResult | undefined 
     if (callId !== undefined && (typeof callId !== 'string' || !isCallId(callId))) return undefined;
     return callId === undefined ? { ok: true } : { ok: true, callId };
   }
-  if (v.ok !== false || !REFUSALS.has(v.refusal as CallControlRefusal)) return undefined;
+  if (v.ok !== false || !isCallRefusal(v.refusal)) return undefined;
   const words = wordsOf(v.words);
   if (!words) return undefined;
   return {
     ok: false,
-    refusal: v.refusal as CallControlRefusal,
+    refusal: v.refusal,
     words,
     message: english(words),
   };

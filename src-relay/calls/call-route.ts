@@ -7,6 +7,7 @@ import { RefusalBudget } from '../refusal-budget.ts';
 import { tenantInPath } from '../tenants.ts';
 import { TokenBucket } from '../token-bucket.ts';
 import type { UserAuthenticator } from '../users/user-auth.ts';
+import type { CallRefusalId } from '../../src-shared/api/call-api.ts';
 
 /**
  * Organisation mode's call requests (issue 38 item 5, docs/relay-protocol.md 2.6):
@@ -42,17 +43,8 @@ export interface RelayCallApi {
   hangup(fromExtension: string, callId: string): Promise<PbxCallAnswer>;
 }
 
-export type CallRefusal =
-  | 'not-offered'
-  | 'invalid-number'
-  | 'permission'
-  | 'not-own-extension'
-  | 'no-such-call'
-  | 'rate-limited'
-  | 'unreachable'
-  | 'refused'
-  | 'sign-in-required'
-  | 'invalid-request';
+/** The port's refusal ids (src-shared/api/call-api.ts), and the relay's own two. */
+export type CallRefusal = CallRefusalId | 'sign-in-required' | 'invalid-request';
 
 export type CallRequest =
   | { action: 'dial'; to: string; from?: string }

@@ -190,15 +190,22 @@ export function parseCallQuery(body: unknown, operation = 'call/query'): CallInf
  * Why a call action failed, as the CallControl port names it (src-main/core/ports/call-control.ts;
  * this is the part a phone system's API can say, plus the checks made before asking it).
  */
-export type CallRefusalId =
-  | 'not-offered'
-  | 'invalid-number'
-  | 'permission'
-  | 'not-own-extension'
-  | 'no-such-call'
-  | 'rate-limited'
-  | 'unreachable'
-  | 'refused';
+export const CALL_REFUSALS = [
+  'not-offered', // this phone system (or this phone, for answer/decline) has no such action
+  'invalid-number', // not a dialable number (the phone-number module said so)
+  'permission', // the phone system refused: the API application lacks the permission (10005)
+  'not-own-extension', // organisation mode: the relay acts only on the user's own extensions
+  'no-such-call', // the call ended or is not one of the user's
+  'rate-limited',
+  'unreachable', // the phone system or relay could not be reached
+  'refused', // any other refusal by the far side
+] as const;
+export type CallRefusalId = (typeof CALL_REFUSALS)[number];
+
+/** Whether a value from outside (the relay's answer, the control socket's) is one of the ids. */
+export function isCallRefusal(value: unknown): value is CallRefusalId {
+  return typeof value === 'string' && (CALL_REFUSALS as readonly string[]).includes(value);
+}
 
 /** A refusal as the port returns it: the id, the words to show, and their English. */
 export interface CallRefusal {

@@ -15,7 +15,7 @@ import type {
   TransferMode,
 } from '../ports/call-control.ts';
 import type { TokenSource } from '../events/contracts.ts';
-import { callRefusal, callRefusalOf } from '../../../src-shared/api/call-api.ts';
+import { callRefusal, callRefusalOf, isCallRefusal } from '../../../src-shared/api/call-api.ts';
 import { relayHttpUrl } from '../relay-client/relay-source.ts';
 
 export interface RelayCallControlConfig {
@@ -37,16 +37,6 @@ export interface RelayCallControlDeps {
   timeoutMs?: number;
 }
 
-const REFUSALS: ReadonlySet<string> = new Set<CallControlRefusal>([
-  'not-offered',
-  'invalid-number',
-  'permission',
-  'not-own-extension',
-  'no-such-call',
-  'rate-limited',
-  'unreachable',
-  'refused',
-]);
 const OFFERED: ReadonlySet<CallAction> = new Set<CallAction>(['dial', 'transfer', 'hangup']);
 const MAX_ANSWER = 4096;
 
@@ -130,10 +120,6 @@ export class RelayCallControl implements CallControl {
       this.deps.tokens.invalidate(token);
       return this.refused('refused');
     }
-    const refusal =
-      typeof a.refusal === 'string' && REFUSALS.has(a.refusal)
-        ? (a.refusal as CallControlRefusal)
-        : 'refused';
-    return this.refused(refusal);
+    return this.refused(isCallRefusal(a.refusal) ? a.refusal : 'refused');
   }
 }

@@ -6,20 +6,16 @@
  * Types only: the renderer compiles against the views below through the IPC contract.
  */
 import type { Words } from '../../../src-shared/i18n/phrase.ts';
+import type { CallRefusalId } from '../../../src-shared/api/call-api.ts';
 
 /** What can be done; a phone system that offers none of them says "not offered by this phone system". */
 export type CallAction = 'dial' | 'transfer' | 'hangup' | 'answer' | 'decline';
 
-/** Why an action was not done, a stable id (the runner's JSON, tests); `words` say it to people. */
-export type CallControlRefusal =
-  | 'not-offered' // this phone system (or this phone, for answer/decline) has no such action
-  | 'invalid-number' // not a dialable number (the phone-number module said so)
-  | 'permission' // the phone system refused: the API application lacks the permission (Yeastar 10005)
-  | 'not-own-extension' // organisation mode: the relay acts only on the user's own extensions
-  | 'no-such-call' // the call ended or is not one of the user's
-  | 'rate-limited'
-  | 'unreachable' // the phone system or relay could not be reached
-  | 'refused'; // any other refusal by the far side
+/**
+ * Why an action was not done, a stable id (the runner's JSON, tests); `words` say it to people.
+ * The one list is src-shared/api/call-api.ts's CALL_REFUSALS (the relay answers the same ids).
+ */
+export type CallControlRefusal = CallRefusalId;
 
 export type CallControlResult =
   | { ok: true; /** The phone system's id of the call it started or acted on. */ callId?: string }
