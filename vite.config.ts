@@ -1,4 +1,4 @@
-// The renderer build: three pages (popup, settings with onboarding, history) from src-renderer/
+// The renderer build: four pages (popup, settings with onboarding, history, the dial box) from src-renderer/
 // into dist/renderer/, loaded by Electron from app://screenpop/ (relative paths, hence base './').
 // Every page carries a strict CSP meta tag, so the output must contain no inline script or style:
 // the modulepreload polyfill (an inline-capable helper Electron does not need) is off and assets
@@ -71,6 +71,7 @@ export default defineConfig({
         popup: `${root}popup.html`,
         settings: `${root}settings.html`,
         history: `${root}history.html`,
+        dial: `${root}dial.html`,
       },
       // Chunks named for what they hold: React, and the renderer's shared code and theme.
       output: {

@@ -228,6 +228,7 @@ export function installApiDouble(fixture: DoubleFixture): void {
           'answerCall',
           'declineCall',
           'callBackFromHistory',
+          'dialNumber',
         ] as const
       ).map((method) => [
         method,

@@ -22,7 +22,7 @@ export function contentWidth(width: number): number {
   return width - 34;
 }
 
-export type PageName = 'popup' | 'settings' | 'history';
+export type PageName = 'popup' | 'settings' | 'history' | 'dial';
 
 export interface PageOptions {
   colorScheme?: 'light' | 'dark';

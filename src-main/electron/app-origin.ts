@@ -10,7 +10,7 @@ export const APP_SCHEME = 'app';
 export const APP_HOST = 'screenpop';
 export const APP_ORIGIN = `${APP_SCHEME}://${APP_HOST}`;
 
-export type PageName = 'popup' | 'settings' | 'history';
+export type PageName = 'popup' | 'settings' | 'history' | 'dial';
 
 /** The Vite dev server, only when not packaged and only on loopback. */
 export function devServerOrigin(raw: string | undefined, packaged: boolean): string | null {
@@ -39,7 +39,7 @@ export class AppOrigin {
   pageOf(url: string): PageName | null {
     if (!this.isOurs(url)) return null;
     const path = new URL(url).pathname;
-    const m = /^\/(popup|settings|history)\.html$/.exec(path);
+    const m = /^\/(popup|settings|history|dial)\.html$/.exec(path);
     return m ? (m[1] as PageName) : null;
   }
 

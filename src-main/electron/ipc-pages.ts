@@ -5,7 +5,7 @@
 import type { InvokeChannel } from '../ipc/contract.ts';
 import type { PageName } from './app-origin.ts';
 
-const ALL: readonly PageName[] = ['popup', 'settings', 'history'];
+const ALL: readonly PageName[] = ['popup', 'settings', 'history', 'dial'];
 
 export const CHANNEL_PAGES: { [C in InvokeChannel]: readonly PageName[] } = {
   'popup:ready': ['popup'],
@@ -22,7 +22,7 @@ export const CHANNEL_PAGES: { [C in InvokeChannel]: readonly PageName[] } = {
   'popup:decline': ['popup'],
   'status:get': ALL,
   'i18n:get': ALL,
-  'settings:get': ALL,
+  'settings:get': ['popup', 'settings', 'history'],
   'settings:save': ['settings'],
   'settings:test-connection': ['settings'],
   'settings:preview-crm': ['settings'],
@@ -38,6 +38,7 @@ export const CHANNEL_PAGES: { [C in InvokeChannel]: readonly PageName[] } = {
   'history:open-crm': ['history'],
   'history:call-back': ['history'],
   'history:export-csv': ['history'],
+  'dial:call': ['dial'],
   'settings:choose-contacts-file': ['settings'],
   'window:close': ALL,
   'renderer:error': ALL,

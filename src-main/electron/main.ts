@@ -417,11 +417,13 @@ function adapters(
       },
       openSettings: () => windows.show('settings'),
       openHistory: () => windows.show('history'),
+      openDialBox: () => windows.show('dial'),
       saveDiagnostics: () => void late.saveDiagnostics?.(),
       quit: () => void (late.quit ? late.quit.run('user') : app.quit()),
     },
     words: language,
     platform: env.platform,
+    dialOffered: () => late.runtime?.calls.offered().includes('dial') ?? false,
   });
   return { health, popup, windows, notifier, tray };
 }

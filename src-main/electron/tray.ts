@@ -1,7 +1,7 @@
 /**
  * The tray icon: one icon per connection state (connected, connecting, degraded, offline, needs
  * attention), a tooltip with the reason and the missed-call count, and the menu (status line, Do Not
- * Disturb, recent calls, Settings, History, Pause/Resume, Quit). A trunk that is not registered
+ * Disturb, recent calls, Call a number… (only where dialling is offered), Settings, History, Pause/Resume, Quit). A trunk that is not registered
  * shows the degraded icon and a warning line until it recovers; the phone system's presence for the
  * user has its own line (do not disturb said so). All text shown comes through
  * StatusView and HistoryEntry, which hold only plain, sanitized text.
@@ -38,6 +38,8 @@ export interface TrayActions {
   togglePause(): void;
   openSettings(): void;
   openHistory(): void;
+  /** The dial box: a number typed and called (issue 38). */
+  openDialBox(): void;
   /** "Save diagnostics…": an archive for support (src-main/core/diagnostics/). */
   saveDiagnostics(): void;
   quit(): void;
@@ -54,6 +56,8 @@ export interface TrayControllerDeps {
   /** The language of the menu and tooltip, asked at each update (English when not given). */
   words?: TranslatorSource;
   platform?: NodeJS.Platform;
+  /** True when the phone system offers dialling now: the menu has "Call a number…" only then. */
+  dialOffered?: () => boolean;
 }
 
 function stateWords(status: StatusView, t: Translator): string {
@@ -99,6 +103,7 @@ export function trayMenuTemplate(
   t: Translator,
   timeOfDay: (ms: number) => string = (ms) => t.time(ms),
   recentCount = 8,
+  dialOffered = false,
 ): MenuItemConstructorOptions[] {
   const state = stateWords(status, t);
   const statusLine =
@@ -206,6 +211,9 @@ export function trayMenuTemplate(
         : [{ label: t.t('desktop.no-calls'), enabled: false }],
     },
     { type: 'separator' },
+    ...(dialOffered
+      ? [{ id: 'dial', label: t.t('desktop.dial-box.menu'), click: () => actions.openDialBox() }]
+      : []),
     {
       id: 'dnd',
       label: t.t('desktop.dnd'),
@@ -270,9 +278,18 @@ export class TrayController implements TrayView {
           t,
           this.deps.timeOfDay,
           this.deps.recentCount,
+          this.dialOffered(),
         ),
       ),
     );
+  }
+
+  private dialOffered(): boolean {
+    try {
+      return this.deps.dialOffered?.() ?? false;
+    } catch {
+      return false;
+    }
   }
 
   /** The icon currently shown (tests, diagnostics). */

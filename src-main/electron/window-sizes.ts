@@ -7,4 +7,6 @@
 export const WINDOW_SIZES = {
   settings: { width: 620, height: 760, title: 'Screenpop Settings' },
   history: { width: 800, height: 600, title: 'Screenpop History' },
+  /** The dial box (tray menu): one field, Call, and a line for the answer. */
+  dial: { width: 380, height: 260, title: 'Screenpop: Call a number' },
 } as const;

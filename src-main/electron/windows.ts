@@ -1,5 +1,5 @@
 /**
- * The settings (with onboarding) and history windows: one of each at most, created on demand with
+ * The settings (with onboarding), history and dial box windows: one of each at most, created on demand with
  * the secure web preferences, shown when ready, focused when asked for again. Closing one only
  * destroys it: the app lives in the tray.
  */
@@ -46,8 +46,8 @@ export class AppWindows {
     const size = SIZES[page];
     const win = this.deps.createWindow({
       ...size,
-      minWidth: 420,
-      minHeight: 420,
+      minWidth: Math.min(420, size.width),
+      minHeight: Math.min(420, size.height),
       show: false,
       autoHideMenuBar: true,
       ...(this.deps.icon ? { icon: this.deps.icon } : {}),

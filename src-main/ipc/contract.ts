@@ -138,6 +138,8 @@ export interface IpcInvokeMap {
   'history:open-crm': (callId: string) => void;
   /** Calls back the caller of a History entry (the number from main's own history). */
   'history:call-back': (callId: string) => CallActionView;
+  /** The dial box (tray menu): dials what the user typed (at most 64 characters; the dial rule judges it). */
+  'dial:call': (number: string) => CallActionView;
   /**
    * Asks where to save (native dialog in main) and writes these entries, in this order, as CSV.
    * The ids only select: every value written comes from main's own history.
@@ -193,6 +195,7 @@ export const INVOKE_CHANNELS = [
   'history:open-crm',
   'history:call-back',
   'history:export-csv',
+  'dial:call',
   'settings:choose-contacts-file',
   'window:close',
   'renderer:error',
@@ -253,6 +256,7 @@ export interface ScreenpopApi {
   copyHistoryNumber: Promisify<IpcInvokeMap['history:copy-number']>;
   openHistoryCrm: Promisify<IpcInvokeMap['history:open-crm']>;
   callBackFromHistory: Promisify<IpcInvokeMap['history:call-back']>;
+  dialNumber: Promisify<IpcInvokeMap['dial:call']>;
   exportHistoryCsv: Promisify<IpcInvokeMap['history:export-csv']>;
   chooseContactsFile: Promisify<IpcInvokeMap['settings:choose-contacts-file']>;
   closeWindow: Promisify<IpcInvokeMap['window:close']>;

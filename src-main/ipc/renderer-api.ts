@@ -75,6 +75,7 @@ export function createScreenpopApi(ipc: IpcTransport): ScreenpopApi {
     copyHistoryNumber: (callId) => invoke('history:copy-number', callId),
     openHistoryCrm: (callId) => invoke('history:open-crm', callId),
     callBackFromHistory: (callId) => invoke('history:call-back', callId),
+    dialNumber: (number) => invoke('dial:call', number),
     exportHistoryCsv: (callIds) => invoke('history:export-csv', callIds),
     chooseContactsFile: () => invoke('settings:choose-contacts-file'),
     closeWindow: () => invoke('window:close'),

@@ -57,6 +57,18 @@ const cases: Case[] = [
   ['onboarding', 'settings', fixture({ settings: firstRunView })],
   ['history', 'history', fixture()],
   [
+    'dial box after a refusal',
+    'dial',
+    fixture({
+      callActionResult: { ok: false, refusal: 'not-a-number', message: 'That is not a number.' },
+    }),
+    async (page) => {
+      await page.getByLabel('Number to call').fill('abc');
+      await page.getByRole('button', { name: 'Call' }).click();
+      await page.getByTestId('dial-news').locator('p').waitFor();
+    },
+  ],
+  [
     'history filtered and searched, after an export',
     'history',
     fixture(),

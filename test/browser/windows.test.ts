@@ -302,7 +302,7 @@ browserSuite('settings, onboarding and history in Chromium', ({ browser: getBrow
     const context = await getBrowser().newContext();
     try {
       const page = await context.newPage();
-      for (const name of ['popup', 'settings', 'history']) {
+      for (const name of ['popup', 'settings', 'history', 'dial']) {
         await page.goto(`${origin()}/${name}.html`);
         const head = page.locator('head > *').first();
         const first = [await head.getAttribute('http-equiv'), await head.getAttribute('content')];

@@ -44,9 +44,16 @@ function setup(control: CallControl, locale: 'en' | 'ar' = 'en') {
   void history.loadURL(origin.pageUrl('history'));
   const settings = new BrowserWindow();
   void settings.loadURL(origin.pageUrl('settings'));
+  const dial = new BrowserWindow();
+  void dial.loadURL(origin.pageUrl('dial'));
   const foreign = new BrowserWindow();
   void foreign.loadURL('https://evil.example/popup.html');
-  const ours = new Set<unknown>([popup.webContents, history.webContents, settings.webContents]);
+  const ours = new Set<unknown>([
+    popup.webContents,
+    history.webContents,
+    settings.webContents,
+    dial.webContents,
+  ]);
   const ipc = new TypedIpcMain(
     ipcMain as unknown as IpcMain,
     { isOurWebContents: (c: WebContents) => ours.has(c), pageOf: (u) => origin.pageOf(u) },
@@ -62,7 +69,7 @@ function setup(control: CallControl, locale: 'en' | 'ar' = 'en') {
   });
   const language = new LocaleState(locale, logger);
   ipc.handleAll(ipcHandlers({ runtime: { calls }, language, logger } as unknown as IpcContext));
-  return { logger, popup, history, settings, foreign };
+  return { logger, popup, history, settings, dial, foreign };
 }
 
 describe('call actions over IPC', () => {
@@ -164,6 +171,67 @@ describe('call actions over IPC', () => {
   });
 });
 
+describe('the dial box over IPC (dial:call)', () => {
+  let pbx: ReturnType<typeof yeastarLike>;
+  let t: ReturnType<typeof setup>;
+  beforeEach(() => {
+    pbx = yeastarLike(['dial']);
+    t = setup(pbx.control);
+  });
+
+  it('dials what the user typed, normalised for the region', async () => {
+    const r = await ipcMain.invoke('dial:call', { sender: t.dial.webContents }, '020 7946 0000');
+    expect(r).toEqual({ ok: true });
+    expect(pbx.done).toEqual(['dial +442079460000']);
+  });
+
+  it.each([
+    ['a foreign window', () => ({ sender: t.foreign.webContents })],
+    [
+      'a foreign window claiming the dial page',
+      () => ({ sender: t.foreign.webContents, frameUrl: 'app://screenpop/dial.html' }),
+    ],
+    [
+      'the dial box navigated elsewhere',
+      () => ({ sender: t.dial.webContents, frameUrl: 'https://evil.example/dial.html' }),
+    ],
+    ['the popup', () => ({ sender: t.popup.webContents })],
+    ['History', () => ({ sender: t.history.webContents })],
+    ['Settings', () => ({ sender: t.settings.webContents })],
+  ])('ignores %s: nothing is dialled', async (_name, from) => {
+    expect(await ipcMain.invoke('dial:call', from(), '+14155550123')).toBeUndefined();
+    expect(pbx.done).toEqual([]);
+  });
+
+  it.each([
+    [[]],
+    [[14155550123]],
+    [['1'.repeat(65)]],
+    [['+14155550123', '+14155550124']],
+    [[{ number: '+14155550123' }]],
+    [[null]],
+  ] as const)('refuses bad arguments %j before the phone system', async (args) => {
+    await expect(
+      ipcMain.invoke('dial:call', { sender: t.dial.webContents }, ...(args as readonly unknown[])),
+    ).rejects.toThrow('Invalid arguments');
+    expect(pbx.done).toEqual([]);
+  });
+
+  it('takes 64 characters; says an invalid number in words', async () => {
+    const from = { sender: t.dial.webContents };
+    const long = await ipcMain.invoke('dial:call', from, `+1415555${'0'.repeat(56)}`);
+    expect(long).toMatchObject({ ok: false });
+    const bad = await ipcMain.invoke('dial:call', from, 'javascript:alert(1)');
+    expect(bad).toMatchObject({ ok: false, refusal: 'not-a-number' });
+    expect((bad as { message: string }).message.length).toBeGreaterThan(0);
+    expect(pbx.done).toEqual([]);
+  });
+
+  it('the dial page may not read the settings', async () => {
+    expect(await ipcMain.invoke('settings:get', { sender: t.dial.webContents })).toBeUndefined();
+  });
+});
+
 describe('a phone system that offers no calls', () => {
   it('offers nothing and says so in the user’s language', async () => {
     const t = setup(notOfferedCallControl(), 'ar');
@@ -172,5 +240,8 @@ describe('a phone system that offers no calls', () => {
     expect(r).toMatchObject({ ok: false, refusal: 'not-offered' });
     expect((r as { message: string }).message).toContain('Screenpop');
     expect((r as { message: string }).message).toMatch(/[\u0600-\u06ff]/);
+    const d = await ipcMain.invoke('dial:call', { sender: t.dial.webContents }, '+14155550123');
+    expect(d).toMatchObject({ ok: false, refusal: 'not-offered' });
+    expect((d as { message: string }).message).toMatch(/[\u0600-\u06ff]/);
   });
 });

@@ -251,7 +251,7 @@ describe('IPC sender checks', () => {
     const [big] = v([{ ...report, message: 'm'.repeat(1e6), stack: 's'.repeat(1e6) }]);
     expect(big.message.length).toBeLessThanOrEqual(2001);
     expect(big.stack!.length).toBeLessThanOrEqual(8001);
-    expect(CHANNEL_PAGES['renderer:error']).toEqual(['popup', 'settings', 'history']);
+    expect(CHANNEL_PAGES['renderer:error']).toEqual(['popup', 'settings', 'history', 'dial']);
   });
 
   it('gives the dialogs and history actions to the one page that needs each', () => {

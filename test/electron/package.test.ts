@@ -170,7 +170,7 @@ describe.skipIf(noKeytar !== null)(
       expect(inAsar('dist/preload/preload.cjs')).toContain('exposeInMainWorld');
 
       const pages = (await readdir(join(root, 'src-renderer'))).filter((f) => f.endsWith('.html'));
-      expect(pages.sort()).toEqual(['history.html', 'popup.html', 'settings.html']);
+      expect(pages.sort()).toEqual(['dial.html', 'history.html', 'popup.html', 'settings.html']);
       for (const page of pages) {
         const html = inAsar(`dist/renderer/${page}`);
         const refs = [...html.matchAll(/(?:src|href)="\.\/([^"]+)"/g)].map((m) => m[1] ?? '');

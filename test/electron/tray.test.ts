@@ -24,13 +24,14 @@ import {
 import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import { silentLogger } from '../../src-shared/process/log.ts';
 
-function setup(platform: NodeJS.Platform = 'linux') {
+function setup(platform: NodeJS.Platform = 'linux', dialOffered?: () => boolean) {
   const actions: TrayActions = {
     retryNow: vi.fn(),
     toggleDoNotDisturb: vi.fn(),
     togglePause: vi.fn(),
     openSettings: vi.fn(),
     openHistory: vi.fn(),
+    openDialBox: vi.fn(),
     saveDiagnostics: vi.fn(),
     quit: vi.fn(),
   };
@@ -42,6 +43,7 @@ function setup(platform: NodeJS.Platform = 'linux') {
     actions,
     timeOfDay: () => '09:15',
     platform,
+    ...(dialOffered ? { dialOffered } : {}),
   });
   return { tray, actions, fake: () => Tray.instances[0]! };
 }
@@ -112,6 +114,27 @@ describe('TrayController', () => {
     fake().item('retry')?.click?.();
     expect(actions.retryNow).toHaveBeenCalledTimes(1);
     expect(Tray.instances).toHaveLength(1);
+  });
+
+  it('has "Call a number…" only while the phone system offers dialling, and it opens the dial box', () => {
+    let offered = false;
+    const { tray, fake, actions } = setup('linux', () => offered);
+    tray.setState(status(), 0, []);
+    expect(fake().item('dial')).toBeUndefined();
+    offered = true;
+    tray.setState(status(), 0, []);
+    expect(fake().item('dial')?.label).toBe('Call a number…');
+    fake().item('dial')?.click?.();
+    expect(actions.openDialBox).toHaveBeenCalledTimes(1);
+    offered = false;
+    tray.setState(status(), 0, []);
+    expect(fake().item('dial')).toBeUndefined();
+    // Without the question (or when it throws) the item is not there.
+    const plain = setup('linux', () => {
+      throw new Error('no runtime');
+    });
+    plain.tray.setState(status(), 0, []);
+    expect(plain.fake().item('dial')).toBeUndefined();
   });
 
   it('offers "Save diagnostics…" whatever the state', () => {

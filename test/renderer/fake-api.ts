@@ -106,6 +106,7 @@ export function fakeApi(view: SettingsView = savedView) {
     copyHistoryNumber: vi.fn<ScreenpopApi['copyHistoryNumber']>(async () => undefined),
     openHistoryCrm: vi.fn<ScreenpopApi['openHistoryCrm']>(async () => undefined),
     callBackFromHistory: vi.fn<ScreenpopApi['callBackFromHistory']>(async () => ({ ok: true })),
+    dialNumber: vi.fn<ScreenpopApi['dialNumber']>(async () => ({ ok: true })),
     // Nothing offered by default (the standard service): buttons show only where a test offers.
     callActionsOffered: vi.fn<ScreenpopApi['callActionsOffered']>(async () => []),
     callBack: vi.fn<ScreenpopApi['callBack']>(async () => ({ ok: true })),
