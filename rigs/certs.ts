@@ -11,7 +11,16 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const OPENSSL = ['/usr/bin/openssl', '/bin/openssl'].find((p) => existsSync(p));
-export const FAKETIME = ['/usr/bin/faketime'].find((p) => existsSync(p));
+/**
+ * libfaketime itself, preloaded into openssl (FAKETIME=-3d), not the `faketime` wrapper: the
+ * wrapper opens a named semaphore per run and failed CI once with "faketime: sem_open: File
+ * exists" (a name left by an earlier run whose process id came back).
+ */
+export const FAKETIME = [
+  '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1',
+  '/usr/lib/aarch64-linux-gnu/faketime/libfaketime.so.1',
+  '/usr/lib/faketime/libfaketime.so.1',
+].find((p) => existsSync(p));
 
 /** Whether the certificate tests can run; under CI=true a missing tool is a failure, not a skip. */
 export function certToolsAvailable(file: string): boolean {
@@ -43,9 +52,11 @@ export interface TestCa {
 
 function openssl(args: string[], options: { past?: boolean } = {}): void {
   if (!OPENSSL) throw new Error('openssl is not installed');
-  const [cmd, argv] =
-    options.past && FAKETIME ? [FAKETIME, ['-f', '-3d', OPENSSL, ...args]] : [OPENSSL, args];
-  execFileSync(cmd, argv, { stdio: 'pipe' });
+  const env =
+    options.past && FAKETIME
+      ? { ...process.env, LD_PRELOAD: FAKETIME, FAKETIME: '-3d', FAKETIME_DONT_FAKE_MONOTONIC: '1' }
+      : process.env;
+  execFileSync(OPENSSL, args, { stdio: 'pipe', env });
 }
 
 function files(dir: string, name: string): CertFiles {
