@@ -16,7 +16,11 @@ export function statusTone(status: StatusView): Tone {
   // Connected, but calls from outside may not come in, or a feature is off for lack of scope.
   if (
     status.state === 'connected' &&
-    (status.trunkWarning || status.featureProblems?.length || status.desktopProblems?.length)
+    (status.trunkWarning ||
+      status.featureProblems?.length ||
+      status.desktopProblems?.length ||
+      status.callLog?.problem ||
+      status.callLog?.paused)
   )
     return 'warn';
   if (status.state === 'connected') return 'ok';
@@ -78,6 +82,18 @@ function LiveStatus({ status }: { status: StatusView }) {
           {problem.reason} <strong>{t.t('settings.what-to-do')}</strong> {problem.remedy}
         </p>
       ))}
+      {status.callLog?.problem && (
+        <p data-testid="status-call-log-problem">
+          {status.callLog.problem.reason} <strong>{t.t('settings.what-to-do')}</strong>{' '}
+          {status.callLog.problem.remedy}
+        </p>
+      )}
+      {status.callLog?.paused && (
+        <p data-testid="status-call-log-paused">{status.callLog.paused}</p>
+      )}
+      {status.callLog?.waiting && (
+        <p data-testid="status-call-log-waiting">{status.callLog.waiting}</p>
+      )}
     </>
   );
 }

@@ -2,6 +2,8 @@
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CallLogQueue } from '../../src-main/core/call-log/queue.ts';
+import { CrmError } from '../../src-main/core/crm/connector.ts';
 import { DesktopHealth } from '../../src-main/core/app/desktop-health.ts';
 import { HistoryStore } from '../../src-main/core/history/history-store.ts';
 import { RingActions } from '../../src-main/core/ring-actions/ring-actions.ts';
@@ -18,7 +20,7 @@ import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
 import { phrase, render, type Words } from '../../src-shared/i18n/phrase.ts';
 import { faultWords } from '../../src-shared/api/service-errors.ts';
 import { saidStatus } from '../../src-main/core/events/status.ts';
-import { FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
+import { advanceWithRealIo, FakeClock, flushMicrotasks } from '../../rigs/fake-clock.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import {
   FakeClipboard,
@@ -526,5 +528,74 @@ describe("AppRuntime in the user's language", () => {
     health.clear('popup');
     expect(t.views.tray.last?.status.desktopProblems).toBeUndefined();
     await t.runtime.shutdown();
+  });
+});
+
+describe('AppRuntime: the call log in the Settings status (issue 39 item 4)', () => {
+  const record = (n: number) => ({
+    callId: `call-${n}`,
+    direction: 'inbound' as const,
+    from: '+4930123456',
+    to: '101',
+    extension: '101',
+    startedAt: 1_000,
+    endedAt: 2_000,
+    durationMs: 0,
+    outcome: 'missed' as const,
+    note: 'secret note',
+  });
+
+  it('says calls are waiting and for how long, then a 403 stop in words with its remedy; never a number, note or call id', async () => {
+    const clock = new FakeClock();
+    let refuse = false;
+    const queue = new CallLogQueue({
+      folder: join(tmp.path, 'call-log'),
+      clock,
+      logger: silentLogger,
+      writer: {
+        kind: 'hubspot',
+        // The far side: HubSpot times out first, then refuses the token's missing write scope.
+        create: () =>
+          refuse
+            ? Promise.reject(new CrmError('forbidden', 'missing scope', { status: 403 }))
+            : Promise.reject(new CrmError('timeout', 'no answer')),
+        update: () => Promise.resolve(),
+        find: () => Promise.resolve(null),
+      },
+    });
+    await queue.start();
+    const language = new LocaleState('en', silentLogger);
+    const t = await setup(CONFIGURED, {
+      secret: 's3cret-x',
+      extra: { words: language, callLog: queue, callLogStatus: () => queue.status() },
+    });
+    await t.runtime.start();
+    expect(t.runtime.status().callLog).toBeUndefined();
+    await queue.log(record(1));
+    await queue.log(record(2));
+    await clock.advance(2 * 60_000);
+    expect(t.runtime.status().callLog).toEqual({
+      waiting: '2 calls are waiting to be logged in the CRM; the oldest for 2 min.',
+    });
+    refuse = true;
+    queue.online();
+    await advanceWithRealIo(clock, 6 * 60_000, 30_000);
+    const view = t.runtime.status().callLog;
+    expect(view?.problem).toEqual({
+      reason:
+        'Calls are not being logged: the CRM token may not write calls (a missing write scope).',
+      remedy:
+        'Give the token the scope to write calls (HubSpot: crm.objects.contacts.write) or enter one that has it in Settings.',
+    });
+    expect(view?.waiting).toMatch(/^2 calls are waiting .* the oldest for 8 min/);
+    language.set('fr');
+    expect(t.runtime.status().callLog?.problem?.reason).toMatch(
+      /^Les appels ne sont pas enregistrés/,
+    );
+    const json = JSON.stringify(t.runtime.status());
+    for (const secret of ['4930123456', 'secret note', 'call-1'])
+      expect(json).not.toContain(secret);
+    await t.runtime.shutdown();
+    queue.close();
   });
 });

@@ -46,6 +46,7 @@ import type {
   TestConnectionResult,
 } from '../ports/views.ts';
 import { render } from '../../../src-shared/i18n/phrase.ts';
+import type { CallLogStatus } from '../call-log/queue.ts';
 import { PLAIN_ENGLISH } from '../../../src-shared/i18n/locale-state.ts';
 import type { CrmLookup } from '../crm/lookup.ts';
 import type { OrganisationAccount } from '../org/org-account.ts';
@@ -103,6 +104,8 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
    * nothing is logged and no card takes a note.
    */
   callLog?: CallLogSink;
+  /** The call-log queue's state for the Settings status (CallLogQueue.status). */
+  callLogStatus?: () => CallLogStatus;
   /**
    * Acting on calls (issue 38): a CallControl for the settings in force chosen by the composition
    * root (organisation mode's, through the relay). Without it, the phone system's own call API.
@@ -314,6 +317,7 @@ export class AppRuntime {
       ...this.notices.statusFields(),
       ...(fault ? { fault: { count: fault.count, at: fault.at } } : {}),
       ...this.desktopProblems(),
+      ...this.callLogView(),
       ...this.proxyAuth(s.state),
       ...(isOrganisationMode(settings)
         ? {
@@ -340,6 +344,29 @@ export class AppRuntime {
         ...(auth.identity !== undefined && { user: auth.identity }),
       },
     };
+  }
+
+  private callLogView(): Pick<StatusView, 'callLog'> {
+    const q = this.d.callLogStatus?.();
+    if (!q) return {};
+    const t = (this.d.words ?? PLAIN_ENGLISH).current();
+    const view: NonNullable<StatusView['callLog']> = {};
+    if (q.pending > 0)
+      view.waiting = t.t('status.call-log.waiting', {
+        count: q.pending,
+        age: t.duration(q.oldestPendingMs),
+      });
+    if (q.stopped) {
+      const why =
+        q.stopped === 'forbidden' ? 'forbidden' : q.stopped === 'auth' ? 'auth' : 'no-credentials';
+      view.problem = {
+        reason: t.t(`status.call-log.${why}.reason`),
+        remedy: t.t(`status.call-log.${why}.remedy`),
+      };
+    } else if (q.pausedUntil !== undefined && q.lastFailure?.kind === 'rate-limited') {
+      view.paused = t.t('status.call-log.paused', { time: t.time(q.pausedUntil) });
+    }
+    return Object.keys(view).length > 0 ? { callLog: view } : {};
   }
 
   private desktopProblems(): Pick<StatusView, 'desktopProblems'> {

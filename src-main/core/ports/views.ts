@@ -236,6 +236,11 @@ export interface StatusView {
     extensions: string[];
     signInNeeded: boolean;
   };
+  /**
+   * The call log's queue (issue 39), in words: how many calls wait and for how long, a stop that
+   * needs the user (with its remedy), the CRM's daily quota pause. Never a number, a note or a call id.
+   */
+  callLog?: { waiting?: string; problem?: { reason: string; remedy: string }; paused?: string };
 }
 
 /** Settings as the renderer sees them: never the secret, only whether the keychain holds one. */
