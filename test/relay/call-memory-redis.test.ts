@@ -84,5 +84,13 @@ describe.skipIf(!redisAvailable(import.meta.filename))(
         expect(apart).toEqual(['700:ringing', '700:ended', '700:ended']);
       }
     });
+    it('a Redis fault rejects the report (the webhook answers 503, the PBX retries)', async () => {
+      const s = await store('cmfault:');
+      const intake = new YeastarIntake(() => 1, s.callMemory);
+      await s.close();
+      await expect(
+        intake.receive('pbx', fixture('captured-30011-A3-ext-ring-with-inbound-alert.json'), 1),
+      ).rejects.toThrow();
+    });
   },
 );
