@@ -46,8 +46,9 @@ export function requestHandler(
   const webhookLogger = logger.child({ component: 'webhook' });
   const rejectedLog = new SampledLog(webhookLogger, 'info', 'webhook rejected', deps.clock);
   const now = () => deps.clock.now();
-  // Yeastar P-Series tenants' deliveries are decoded here (one decoder per tenant, this process).
-  const yeastar = new YeastarIntake(() => deps.clock.monotonic());
+  // Yeastar P-Series tenants' deliveries are decoded here (one decoder per tenant, this process;
+  // on Redis a call's memory is the store's, shared by every instance: call-memory-redis.ts).
+  const yeastar = new YeastarIntake(() => deps.clock.monotonic(), store.callMemory);
   const org = orgRoutes({
     config,
     users: deps.org?.users ?? null,

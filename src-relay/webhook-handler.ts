@@ -77,7 +77,16 @@ export async function handleWebhook(
   if (verdict !== 'valid')
     return reject(401, `signature-${verdict}`, 'signature missing or invalid');
 
-  const decoded = decodeDelivery(tenant, config, raw, deps.yeastar, deps.now());
+  let decoded: DeliveryResult;
+  try {
+    decoded = await decodeDelivery(tenant, config, raw, deps.yeastar, deps.now());
+  } catch (err) {
+    // The shared call memory (Redis) failed: a storage fault, retried by the phone system.
+    metrics.reject('storage-error');
+    logger.error('webhook not decoded: call memory unavailable', { tenant, error: err });
+    res.setHeader('Retry-After', '5');
+    return reply(res, 503, { ok: false, error: 'not stored; retry' });
+  }
   if (!decoded.ok) return reject(400, decoded.reason, decoded.error);
   if (decoded.replay) {
     // A copy of a delivery that rang and was kept (yeastar-intake.ts): acknowledged, as the PBX
@@ -124,16 +133,17 @@ export type DeliveryResult =
  * envelopes, a standard envelope kept byte for byte (its tenant must be this one). The one reading
  * both ways in share, so an event carried by both has one event_id and is stored once.
  */
-export function decodeDelivery(
+export async function decodeDelivery(
   tenant: string,
   config: TenantConfig,
   raw: Uint8Array,
   yeastar: YeastarIntake,
   now: number,
-): DeliveryResult {
+): Promise<DeliveryResult> {
   if (wireFor(config.phoneSystem).webhook.body === 'report') {
     // The vendor's report, decoded into the core's envelopes (none for a code desktops do not use).
-    const decoded = yeastar.decode(tenant, raw, now);
+    // Rejects when the shared call memory fails (yeastar-intake.ts).
+    const decoded = await yeastar.receive(tenant, raw, now);
     if (!decoded.ok)
       return { ok: false, reason: decoded.reason, error: 'body is not a Yeastar P-Series report' };
     return decoded;

@@ -17,7 +17,12 @@
 import { createHash } from 'node:crypto';
 import { BoundedFifoMap } from '../src-shared/kit/bounded-map.ts';
 import { CALL_STATE_CHANGED } from '../src-shared/wire/event-codes.ts';
-import { YeastarEventDecoder } from '../src-shared/phone-systems/yeastar-p-series.ts';
+import {
+  YEASTAR_CALL_TTL_MS,
+  YEASTAR_ENDED_TTL_MS,
+  YeastarEventDecoder,
+} from '../src-shared/phone-systems/yeastar-p-series.ts';
+import type { SharedCallMemory } from './store/call-memory-redis.ts';
 import { partyOf } from './envelope.ts';
 import type { RejectReason } from './metrics.ts';
 
@@ -52,7 +57,15 @@ export const RING_BODIES_TTL_MS = 7 * 24 * 3600_000;
 
 const utf8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** One decoder per tenant and relay process: it remembers which extensions of a call ring. */
+/** Reads of the shared call memory before a report gives up (each lost to another instance). */
+export const CALL_MEMORY_ATTEMPTS = 8;
+
+/**
+ * One decoder per tenant and relay process: it remembers which extensions of a call ring. With a
+ * shared call memory (Redis), a call report's memory is loaded from it before decoding and stored
+ * back under compare-and-set after (`receive`), so a call's reports decode the same whichever
+ * instance they reach; without one (the memory store), the process's decoder keeps it.
+ */
 export class YeastarIntake {
   private readonly decoders = new Map<string, YeastarEventDecoder>();
   private readonly ringBodies = new BoundedFifoMap<true>(
@@ -61,8 +74,47 @@ export class YeastarIntake {
   );
   private readonly monotonic: () => number;
 
-  constructor(monotonic: () => number) {
+  private readonly shared: SharedCallMemory | undefined;
+
+  constructor(monotonic: () => number, shared?: SharedCallMemory) {
     this.monotonic = monotonic;
+    this.shared = shared;
+  }
+
+  /**
+   * One delivery, through the shared call memory when there is one. Rejects when that memory
+   * fails (Redis down or slow, or CALL_MEMORY_ATTEMPTS lost races): the caller answers 503 and the
+   * phone system retries, as for any storage fault.
+   */
+  async receive(tenant: string, raw: Uint8Array, receivedAt: number): Promise<IntakeResult> {
+    const shared = this.shared;
+    if (!shared) return this.decode(tenant, raw, receivedAt);
+    let callId: string | undefined;
+    try {
+      callId = YeastarEventDecoder.callIdOf(utf8.decode(raw));
+    } catch {
+      callId = undefined;
+    }
+    if (callId === undefined) return this.decode(tenant, raw, receivedAt);
+    const decoder = this.decoderOf(tenant);
+    for (let attempt = 0; attempt < CALL_MEMORY_ATTEMPTS; attempt += 1) {
+      const { version, memory } = await shared.read(tenant, callId);
+      // Load, decode and export with no await between: no other report of this process interleaves.
+      decoder.importCall(callId, memory, this.monotonic());
+      const result = this.decode(tenant, raw, receivedAt);
+      const after = decoder.exportCall(callId, this.monotonic());
+      decoder.importCall(callId, null, this.monotonic()); // the shared copy is the one kept
+      if (!result.ok || result.replay || !after || after.text === memory) return result;
+      const ttl = after.over ? YEASTAR_ENDED_TTL_MS : YEASTAR_CALL_TTL_MS;
+      if (await shared.write(tenant, callId, version, after.text, ttl)) return result;
+    }
+    throw new Error('yeastar call memory: too many concurrent reports of one call');
+  }
+
+  private decoderOf(tenant: string): YeastarEventDecoder {
+    let decoder = this.decoders.get(tenant);
+    if (!decoder) this.decoders.set(tenant, (decoder = new YeastarEventDecoder()));
+    return decoder;
   }
 
   decode(tenant: string, raw: Uint8Array, receivedAt: number): IntakeResult {
@@ -75,9 +127,7 @@ export class YeastarIntake {
     // 128 bits of the body's digest, with the tenant: a copy of a delivery is the same bytes.
     const key = `${tenant}\u0000${createHash('sha256').update(raw).digest('base64').slice(0, 22)}`;
     if (this.ringBodies.has(key, this.monotonic())) return { ok: true, events: [], replay: true };
-    let decoder = this.decoders.get(tenant);
-    if (!decoder) this.decoders.set(tenant, (decoder = new YeastarEventDecoder()));
-    const decoded = decoder.decode(text, receivedAt, this.monotonic());
+    const decoded = this.decoderOf(tenant).decode(text, receivedAt, this.monotonic());
     if (!decoded.ok)
       return { ok: false, reason: decoded.reason === 'not-json' ? 'not-json' : 'not-envelope' };
     const rang = decoded.envelopes.some(

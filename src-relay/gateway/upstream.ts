@@ -223,7 +223,7 @@ export class GatewayUpstream {
       revokeReplaced: deps.config.gateway?.stream === false ? 'at-once' : 'when-settled',
       ...(deps.term && { term: deps.term }),
     });
-    this.intake = new YeastarIntake(() => deps.clock.monotonic());
+    this.intake = new YeastarIntake(() => deps.clock.monotonic(), deps.store.callMemory);
     this.lostLog = new SampledLog(deps.logger, 'warn', 'upstream not connected', deps.clock, {
       perWindow: 3,
       windowMs: 60_000,
@@ -367,7 +367,15 @@ export class GatewayUpstream {
   private async store(text: string, receivedAt?: number): Promise<void> {
     const { deps } = this;
     const now = receivedAt ?? deps.clock.now();
-    const decoded = decodeDelivery(deps.tenant, deps.config, Buffer.from(text), this.intake, now);
+    let decoded;
+    try {
+      decoded = await decodeDelivery(deps.tenant, deps.config, Buffer.from(text), this.intake, now);
+    } catch (err) {
+      // The shared call memory failed: this frame is not stored (a takeover's catch-up asks again).
+      deps.metrics.upstream(deps.tenant, 'rejected');
+      deps.logger.warn('upstream frame not decoded: call memory unavailable', { error: err });
+      return;
+    }
     if (!decoded.ok) {
       deps.metrics.upstream(deps.tenant, 'rejected');
       deps.logger.debug('upstream frame not an event', { reason: decoded.reason });

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
+import { RedisCallMemory, type SharedCallMemory } from './call-memory-redis.ts';
 import { SampledLog } from '../log-sampler.ts';
 import type { Logger } from '../../src-shared/process/log.ts';
 import { compareCursors } from '../../src-shared/relay/relay-protocol.ts';
@@ -161,6 +162,8 @@ type LeaseCommand = (key: string, ...args: string[]) => Promise<string | number 
 
 export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
   readonly kind = 'redis' as const;
+  /** The Yeastar call memory every instance shares (call-memory-redis.ts). */
+  readonly callMemory: SharedCallMemory;
   private readonly redis: RedisClient;
   /** The followers' connections: one for every tenant, or one per tenant in a Cluster. */
   private readonly readers: { client: RedisClient; tenants: readonly string[] }[];
@@ -231,6 +234,7 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     this.readers = this.storage.cluster
       ? this.tenants.map((t) => ({ client: reader(), tenants: [t] }))
       : [{ client: reader(), tenants: this.tenants }];
+    this.callMemory = new RedisCallMemory(this.redis, this.prefix);
     this.redis.defineCommand('relayAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
     this.redis.defineCommand('relayFencedAppend', { numberOfKeys: 3, lua: FENCED_APPEND_SCRIPT });
     this.redis.defineCommand('relayLeaseAcquire', { numberOfKeys: 2, lua: LEASE_ACQUIRE_SCRIPT });

@@ -1,3 +1,4 @@
+import type { SharedCallMemory } from './call-memory-redis.ts';
 /**
  * Where accepted webhooks live until desktops have them. One interface, two backends:
  * memory-store.ts (a single instance, the embedded default) and redis-store.ts (several instances
@@ -33,6 +34,8 @@ export interface ReadResult {
 
 export interface EventStore {
   readonly kind: 'memory' | 'redis';
+  /** Redis: the Yeastar call memory every instance shares (absent: each process keeps its own). */
+  readonly callMemory?: SharedCallMemory;
   /**
    * Stores the event unless its event_id was seen in the dedupe window. Resolves only once the
    * event is as durable as the backend makes it; rejects when it is not stored (answer 5xx).

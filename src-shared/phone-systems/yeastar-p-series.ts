@@ -375,6 +375,69 @@ export class YeastarEventDecoder {
   }
 
   /**
+   * The call id of a call report (30011, 30012, 30015), else undefined: what a shared call memory
+   * (the relay's, on Redis) loads before `decode` and stores after it.
+   */
+  static callIdOf(text: string): string | undefined {
+    if (text.length > YEASTAR_MAX_FRAME_CHARS) return undefined;
+    try {
+      const frame: unknown = JSON.parse(text);
+      if (!isObject(frame)) return undefined;
+      const t = frame.type;
+      if (
+        t !== YEASTAR_EVENT.callState &&
+        t !== YEASTAR_EVENT.callRecord &&
+        t !== YEASTAR_EVENT.callFailed
+      )
+        return undefined;
+      const msg = payloadOf(frame.msg);
+      return msg ? field(msg.call_id) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /**
+   * One call's memory as text (what `importCall` takes back) and whether the call ended, or null
+   * when none is remembered. The
+   * text holds facts only (legs, ring counts, caller, line, answers, the last report's digest and
+   * envelopes): the decision stays in `decode`.
+   */
+  exportCall(callId: string, now: number): { text: string; over: boolean } | null {
+    const call = this.live.get(callId, now) ?? this.ended.get(callId, now);
+    if (!call) return null;
+    const text = JSON.stringify({ ...call, legs: [...call.legs], rings: [...call.rings] });
+    return { text, over: call.over };
+  }
+
+  /**
+   * Replaces this decoder's memory of one call with `text` from `exportCall` (null: none). Text
+   * that does not read as one is taken as no memory (never throws).
+   */
+  importCall(callId: string, text: string | null, now: number): void {
+    this.live.delete(callId);
+    this.ended.delete(callId);
+    if (text === null) return;
+    let call: CallMemory;
+    try {
+      const o = JSON.parse(text) as CallMemory & {
+        legs: [string, Leg][];
+        rings: [string, number][];
+      };
+      if (!Array.isArray(o.legs) || !Array.isArray(o.rings) || !Array.isArray(o.answered)) return;
+      call = {
+        ...o,
+        legs: new Map(o.legs.slice(0, YEASTAR_MAX_LEGS)),
+        rings: new Map(o.rings.slice(0, YEASTAR_MAX_LEGS)),
+        answered: o.answered.slice(0, YEASTAR_MAX_LEGS),
+      };
+    } catch {
+      return;
+    }
+    (call.over ? this.ended : this.live).set(callId, call, now, callBytes(callId, call));
+  }
+
+  /**
    * One frame's text, received at wall-clock `receivedAt` (ms) and monotonic `nowMonotonic` (the
    * memory's clock). Unknown codes decode to no envelopes.
    */
