@@ -125,7 +125,10 @@ describe('DirectCallControl on a Yeastar P-Series PBX (the simulator)', () => {
     expect(await t.control.transfer(callId, colleague, 'attended')).toEqual({ ok: true, callId });
     expect(await t.control.cancelTransfer!(callId)).toEqual({ ok: true, callId });
     // No transfer under way any more: a second cancel is the PBX's refusal (40002 in the simulator).
-    expect(await t.control.cancelTransfer!(callId)).toMatchObject({ ok: false, refusal: 'refused' });
+    expect(await t.control.cancelTransfer!(callId)).toMatchObject({
+      ok: false,
+      refusal: 'refused',
+    });
     // The agent still has the call: hanging up works and ends the agent's part of it.
     expect(await t.control.hangup(callId)).toEqual({ ok: true, callId });
   });
