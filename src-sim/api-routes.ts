@@ -38,6 +38,8 @@ export interface SimCallApi {
   byChannel(channel: string): { callId: string; number: string; extension: boolean } | undefined;
   hangup(callId: string, number: string): void;
   transfer(callId: string, opts: { from: string; to: string; attended?: boolean }): void;
+  /** An attended transfer's second request by the extension `from`; false when it has none. */
+  attendedOperate(callId: string, from: string, operate: string): boolean;
   /** The extension in the call other than `number` (the one a blind transfer's member talks to). */
   otherExtension(callId: string, number: string): string | undefined;
   query(by: { callId?: string; extension?: string; type?: string }): Array<Record<string, unknown>>;
@@ -118,7 +120,10 @@ async function handleCallApi(
   } else if (type === 'attended' && number !== undefined && channel.extension) {
     calls.transfer(channel.callId, { from: channel.number, to: number, attended: true });
   } else if (type === 'attended' && body.attended_operate !== undefined) {
-    // abort / complete / threeway / swap: accepted; the simulator does not play them out.
+    // complete / abort played out, threeway / swap accepted; by the member who started it.
+    const operate = field(body, 'attended_operate')!;
+    if (!channel.extension || !calls.attendedOperate(channel.callId, channel.number, operate))
+      throw new ApiError(ERR.BAD_REQUEST, 'attended_operate');
   } else throw new ApiError(ERR.BAD_REQUEST, 'type');
   sendJson(res, 200, { errcode: 0, errmsg: 'SUCCESS', call_id: channel.callId });
 }

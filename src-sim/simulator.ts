@@ -271,6 +271,7 @@ function callApiOf(book: YeastarCallBook): SimCallApi {
     byChannel: (channel) => book.byChannel(channel),
     hangup: (callId, number) => book.setState(callId, 'ended', { to: number }),
     transfer: (callId, opts) => book.transfer(callId, opts),
+    attendedOperate: (callId, from, operate) => book.attendedOperate(callId, from, operate),
     otherExtension: (callId, number) => book.otherExtension(callId, number),
     query: (by) => book.query(by),
   };

@@ -88,6 +88,8 @@ interface Call {
   /** Wall-clock ms of the first ring (the failed call's record). */
   startedAt: number;
   firstRung?: string;
+  /** An attended transfer under way: `from` holds the caller and consults `to` (call/transfer). */
+  consult?: { from: string; to: string };
   /** Reports of this operation, and the records that go out after them. */
   records: Array<Record<string, unknown>>;
 }
@@ -261,12 +263,37 @@ export class YeastarCallBook implements CallBookLike {
     for (const leg of held) leg.status = opts.attended ? 'HOLD' : 'BYE';
     for (const leg of this.legsOf(call, opts.to)) leg.status = 'BYE';
     const rung = this.join(call, opts.to);
+    if (opts.attended) call.consult = { from: opts.from, to: opts.to };
+    else delete call.consult;
     if (call.style === 'snapshot') this.snapshot(callId, call);
     else {
       for (const leg of held) this.report(callId, call, opts.attended ? [leg, call.caller] : [leg]);
       for (const leg of rung) this.report(callId, call, [leg, call.caller]);
     }
     this.settle(callId, call, false);
+  }
+
+  /**
+   * The second request of an attended transfer (*Transfer a Call*, `attended_operate`) on the
+   * channel of `from`, the extension that started it. `complete`: `from` leaves (its legs BYE) and
+   * the caller stays with the consulted party. `abort`: the consulted party's legs end and `from`
+   * talks with the caller again. `threeway` and `swap` are accepted and not played out. False when
+   * `from` has no attended transfer under way in the call (the route answers 40002: an
+   * assumption, the guide does not say).
+   */
+  attendedOperate(callId: string, from: string, operate: string): boolean {
+    const call = this.calls.get(callId);
+    const consult = call?.consult;
+    if (!call || !consult || consult.from !== from) return false;
+    if (operate === 'threeway' || operate === 'swap') return true;
+    if (operate !== 'complete' && operate !== 'abort') return false;
+    delete call.consult;
+    if (operate === 'complete') this.setState(callId, 'ended', { to: from });
+    else {
+      if (this.legsOf(call, consult.to).length) this.setState(callId, 'ended', { to: consult.to });
+      this.setState(callId, 'answered', { to: from });
+    }
+    return true;
   }
 
   /**

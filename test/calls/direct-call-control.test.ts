@@ -99,6 +99,40 @@ describe('DirectCallControl on a Yeastar P-Series PBX (the simulator)', () => {
     expect(await t.control.hangup(callId)).toMatchObject({ ok: false, refusal: 'no-such-call' });
   });
 
+  it('completes an attended transfer: the caller stays with the colleague, the agent leaves', async () => {
+    const t = await rig();
+    const colleague = t.sim.extensions[1]!.number;
+    const callId = t.sim.ring({ from: '+14155550123', to: t.me });
+    await vi.waitFor(() => expect(t.pops.map((p) => p.callId)).toEqual([callId]));
+    t.sim.setCallState(callId, 'answered', { to: t.me });
+    expect(await t.control.transfer(callId, colleague, 'attended')).toEqual({ ok: true, callId });
+    t.sim.setCallState(callId, 'answered', { to: colleague });
+    expect(await t.control.completeTransfer!(callId)).toEqual({ ok: true, callId });
+    // The agent is out of the call; completing again finds no call of the agent's.
+    expect(await t.control.hangup(callId)).toMatchObject({ ok: false, refusal: 'no-such-call' });
+    expect(await t.control.completeTransfer!(callId)).toMatchObject({
+      ok: false,
+      refusal: 'no-such-call',
+    });
+  });
+
+  it('cancels an attended transfer: the colleague is dropped and the agent is back with the caller', async () => {
+    const t = await rig();
+    const colleague = t.sim.extensions[1]!.number;
+    const callId = t.sim.ring({ from: '+14155550123', to: t.me });
+    await vi.waitFor(() => expect(t.pops.map((p) => p.callId)).toEqual([callId]));
+    t.sim.setCallState(callId, 'answered', { to: t.me });
+    expect(await t.control.transfer(callId, colleague, 'attended')).toEqual({ ok: true, callId });
+    expect(await t.control.cancelTransfer!(callId)).toEqual({ ok: true, callId });
+    // No transfer under way any more: a second cancel is the PBX's refusal (40002 in the simulator).
+    expect(await t.control.cancelTransfer!(callId)).toMatchObject({
+      ok: false,
+      refusal: 'refused',
+    });
+    // The agent still has the call: hanging up works and ends the agent's part of it.
+    expect(await t.control.hangup(callId)).toEqual({ ok: true, callId });
+  });
+
   it('refuses a number that is not dialable, with the number in the words, and sends nothing', async () => {
     const t = await rig();
     for (const bad of [

@@ -12,8 +12,9 @@
  *   own extension is the user's own call, not a pop (events/own-dials.ts), and settles the ticket
  *   with the call id the PBX answered, or as failed.
  * - Transfer and hang-up find the channel in *Query Calls* at the moment of the action: the user's
- *   own live member (hang-up, attended transfer) or the other party (blind transfer). A call the PBX
- *   no longer lists, or without a live member of the user's, is `no-such-call`.
+ *   own live member (hang-up, attended transfer and its completion or cancel) or the other party
+ *   (blind transfer). A call the PBX no longer lists, or without a live member of the user's, is
+ *   `no-such-call`.
  *
  * Every failure is a result, never a throw: the refusal id and its words (src-shared/api/call-api.ts;
  * its ids are the port's: a refusal that is not one of the port's would not compile here).
@@ -21,6 +22,7 @@
 import {
   callRefusal,
   callRefusalOf,
+  type AttendedOperation,
   type CallInfo,
   type CallMember,
 } from '../../../src-shared/api/call-api.ts';
@@ -122,6 +124,32 @@ export class DirectCallControl implements CallControl {
     if (!this.offered().has('hangup')) return callRefusal('not-offered');
     return this.onCall(callId, async (connection, mine) => {
       const answer = await connection.calls!.hangup(mine.channelId!);
+      return { ok: true, callId: answer.callId ?? callId };
+    });
+  }
+
+  /** *Transfer a Call*'s second request, `attended_operate` `complete`, on the user's own channel. */
+  completeTransfer(callId: string): Promise<CallControlResult> {
+    return this.attendedOperation(callId, 'complete');
+  }
+
+  /** *Transfer a Call*'s second request, `attended_operate` `abort`, on the user's own channel. */
+  cancelTransfer(callId: string): Promise<CallControlResult> {
+    return this.attendedOperation(callId, 'abort');
+  }
+
+  private async attendedOperation(
+    callId: string,
+    operate: AttendedOperation,
+  ): Promise<CallControlResult> {
+    if (!this.offered().has('transfer')) return callRefusal('not-offered');
+    // The member who transfers is the user (section 10: attended, the transferor's channel).
+    return this.onCall(callId, async (connection, mine) => {
+      const answer = await connection.calls!.transfer({
+        type: 'attended',
+        channelId: mine.channelId!,
+        operate,
+      });
       return { ok: true, callId: answer.callId ?? callId };
     });
   }

@@ -31,6 +31,15 @@ export interface CallControl {
   /** Transfers a call the user answered to `to` (an extension or a number). */
   transfer(callId: string, to: string, mode: TransferMode): Promise<CallControlResult>;
   hangup(callId: string): Promise<CallControlResult>;
+  /**
+   * The second step of an attended transfer the user started (`transfer(callId, to, 'attended')`:
+   * the caller on hold while the user consults `to`). Complete: the caller goes to the consulted
+   * party and the user leaves the call. Cancel: the consultation ends and the user is back with
+   * the caller. Offered with 'transfer'; optional so that an implementation without them (the
+   * relay's, until it carries them) still compiles: the UI treats a missing one as `not-offered`.
+   */
+  completeTransfer?(callId: string): Promise<CallControlResult>;
+  cancelTransfer?(callId: string): Promise<CallControlResult>;
   /** Remote answer/decline on the user's own desk phone (uaCSTA); off unless set up. */
   answer(callId: string): Promise<CallControlResult>;
   decline(callId: string): Promise<CallControlResult>;
