@@ -234,7 +234,10 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     this.readers = this.storage.cluster
       ? this.tenants.map((t) => ({ client: reader(), tenants: [t] }))
       : [{ client: reader(), tenants: this.tenants }];
-    this.callMemory = new RedisCallMemory(this.redis, this.prefix);
+    this.callMemory = new RedisCallMemory(this.redis, this.prefix, {
+      leaseKey: (tenant) => this.leaseKey(tenant),
+      usable: () => this.isConfirmed(this.redis),
+    });
     this.redis.defineCommand('relayAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
     this.redis.defineCommand('relayFencedAppend', { numberOfKeys: 3, lua: FENCED_APPEND_SCRIPT });
     this.redis.defineCommand('relayLeaseAcquire', { numberOfKeys: 2, lua: LEASE_ACQUIRE_SCRIPT });
