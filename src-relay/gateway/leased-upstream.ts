@@ -15,6 +15,7 @@
 import { ServiceError } from '../../src-shared/api/service-errors.ts';
 import type { UpstreamState } from '../metrics.ts';
 import { FencedError, type AppendResult, type EventStore, type NewEvent } from '../store/types.ts';
+import type { SharedCallMemory } from '../store/call-memory-redis.ts';
 import { UpstreamLease, type LeaseBackend, type LeaseTimings } from './lease.ts';
 import { isTermTokenBackend, TermTokens } from './term-tokens.ts';
 import { GatewayUpstream, type UpstreamDeps } from './upstream.ts';
@@ -163,10 +164,17 @@ export class LeasedUpstream {
   }
 }
 
-/** The store, its append fenced by the lease: refused here once the term ended, else in Redis. */
-function fencedStore(store: LeaseStore, token: () => string | undefined): EventStore {
+/**
+ * The store, its append and its call memory's writes fenced by the lease: refused here once the
+ * term ended, else in Redis.
+ */
+export function fencedStore(store: LeaseStore, token: () => string | undefined): EventStore {
+  const calls = store.callMemory;
   return {
     kind: store.kind,
+    // The Yeastar call memory every instance shares, its writes fenced as the appends are: the
+    // next holder goes on from the memory this term left.
+    ...(calls && { callMemory: fencedCallMemory(calls, token) }),
     append(e) {
       const t = token();
       if (t === undefined) return Promise.reject(new FencedError());
@@ -178,5 +186,20 @@ function fencedStore(store: LeaseStore, token: () => string | undefined): EventS
     published: (ms) => store.published(ms),
     ping: () => store.ping(),
     close: () => Promise.resolve(),
+  };
+}
+
+/** A call memory whose writes land only while `token` (the term's) still holds the lease. */
+function fencedCallMemory(
+  calls: SharedCallMemory,
+  token: () => string | undefined,
+): SharedCallMemory {
+  return {
+    read: (tenant, callId) => calls.read(tenant, callId),
+    write(tenant, callId, version, memory, ttlMs) {
+      const t = token();
+      if (t === undefined) return Promise.reject(new FencedError());
+      return calls.write(tenant, callId, version, memory, ttlMs, t);
+    },
   };
 }

@@ -371,6 +371,11 @@ export class GatewayUpstream {
     try {
       decoded = await decodeDelivery(deps.tenant, deps.config, Buffer.from(text), this.intake, now);
     } catch (err) {
+      // The shared call memory's write of a term that ended: the next holder decodes it.
+      if (err instanceof FencedError) {
+        deps.metrics.upstream(deps.tenant, 'fenced');
+        return;
+      }
       // The shared call memory failed: this frame is not stored (a takeover's catch-up asks again).
       deps.metrics.upstream(deps.tenant, 'rejected');
       deps.logger.warn('upstream frame not decoded: call memory unavailable', { error: err });
