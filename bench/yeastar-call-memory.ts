@@ -22,52 +22,12 @@ import type { RedisCallMemory } from '../src-relay/store/call-memory-redis.ts';
 import type { RedisStore } from '../src-relay/store/redis-store.ts';
 import { YeastarIntake } from '../src-relay/yeastar-intake.ts';
 import { openRedisStore, startRedis } from '../rigs/relay/helpers.ts';
+import { ringGroupCall } from '../rigs/yeastar-ring-group.ts';
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 300);
-const SN = '3631A2124XXX';
-
-const ext = (number: string, status: string) => ({
-  extension: { number, channel_id: `PJSIP/${number}-1`, member_status: status, call_path: '6300' },
-});
-const inbound = (status: string) => ({
-  inbound: {
-    from: '+4930123456',
-    to: '5503301',
-    trunk_name: 'SIP-Main',
-    channel_id: 'PJSIP/SIP-Main-1',
-    member_status: status,
-    call_path: '6300',
-  },
-});
-const report = (callId: string, member: object) =>
-  JSON.stringify({
-    type: 30011,
-    sn: SN,
-    msg: JSON.stringify({ call_id: callId, members: [member] }),
-  });
+/** The ring group call the relay's test decodes (rigs/yeastar-ring-group.ts), as webhook bodies. */
 function call(callId: string): Buffer[] {
-  return [
-    report(callId, inbound('ALERT')),
-    report(callId, ext('101', 'RING')),
-    report(callId, ext('102', 'RING')),
-    report(callId, ext('103', 'RING')),
-    report(callId, ext('102', 'ANSWER')),
-    report(callId, inbound('ANSWERED')),
-    report(callId, ext('101', 'BYE')),
-    report(callId, ext('103', 'BYE')),
-    report(callId, ext('102', 'BYE')),
-    report(callId, inbound('BYE')),
-    JSON.stringify({
-      type: 30012,
-      sn: SN,
-      msg: JSON.stringify({
-        call_id: callId,
-        call_to: '102',
-        status: 'ANSWERED',
-        talk_duration: 30,
-      }),
-    }),
-  ].map((s) => Buffer.from(s));
+  return ringGroupCall(callId).map((s) => Buffer.from(s));
 }
 
 interface Figures {
