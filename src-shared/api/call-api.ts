@@ -225,6 +225,16 @@ export function callRefusal(
   return { ok: false, refusal: id, words, message: english(words) };
 }
 
+/** A number the phone-number module refused, quoted (shortened) in the words. */
+export function invalidNumberRefusal(number: string): CallRefusal {
+  return callRefusal('invalid-number', { number: previewText(number, 40) || '""' });
+}
+
+/** A call action while there is no connection (not set up, paused, reconnecting). */
+export function notConnectedRefusal(): CallRefusal {
+  return callRefusal('unreachable', undefined, [phrase('status.call.not-connected')]);
+}
+
 /** What a ServiceError kind means to the one who asked for a call action. */
 function refusalIdOf(error: ServiceError): CallRefusalId {
   switch (error.kind) {

@@ -22,13 +22,14 @@
 import {
   callRefusal,
   callRefusalOf,
+  invalidNumberRefusal,
+  notConnectedRefusal,
   type AttendedOperation,
   type CallInfo,
   type CallMember,
 } from '../../../src-shared/api/call-api.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
 import type { Logger } from '../../../src-shared/process/log.ts';
-import { previewText } from '../../../src-shared/ui/text.ts';
 import { wireFor } from '../../../src-shared/wire/index.ts';
 import type { Connection } from '../connection/connection.ts';
 import { dialableNumber } from '../numbers/phone-number.ts';
@@ -83,11 +84,11 @@ export class DirectCallControl implements CallControl {
     const settings = this.d.settings();
     if (!this.offered().has('dial')) return callRefusal('not-offered');
     const target = dialableNumber(number, settings.defaultRegion);
-    if (!target) return invalidNumber(number);
+    if (!target) return invalidNumberRefusal(number);
     const caller = settings.extensions[0];
     if (!caller) return callRefusal('refused', undefined, [noExtensionPhrase]);
     const connection = this.d.connection();
-    if (!connection?.calls) return notConnected();
+    if (!connection?.calls) return notConnectedRefusal();
     const ticket = connection.engine.expectOwnDial?.(target.dial);
     try {
       const { callId } = await connection.calls.dial({ caller, callee: target.dial });
@@ -104,7 +105,7 @@ export class DirectCallControl implements CallControl {
     const settings = this.d.settings();
     if (!this.offered().has('transfer')) return callRefusal('not-offered');
     const target = dialableNumber(to, settings.defaultRegion);
-    if (!target) return invalidNumber(to);
+    if (!target) return invalidNumberRefusal(to);
     return this.onCall(callId, async (connection, mine, call) => {
       const other = call.members.find((m) => m !== mine && live(m));
       if (mode === 'blind' && !other) return callRefusal('no-such-call');
@@ -168,7 +169,7 @@ export class DirectCallControl implements CallControl {
     act: (connection: Connection, mine: CallMember, call: CallInfo) => Promise<CallControlResult>,
   ): Promise<CallControlResult> {
     const connection = this.d.connection();
-    if (!connection?.calls) return notConnected();
+    if (!connection?.calls) return notConnectedRefusal();
     const own = new Set(this.d.settings().extensions);
     try {
       const calls = await connection.calls.query({ callId });
@@ -191,11 +192,3 @@ export class DirectCallControl implements CallControl {
 }
 
 const noExtensionPhrase = phrase('status.call.no-extension');
-
-function invalidNumber(number: string) {
-  return callRefusal('invalid-number', { number: previewText(number, 40) || '""' });
-}
-
-function notConnected() {
-  return callRefusal('unreachable', undefined, [phrase('status.call.not-connected')]);
-}

@@ -13,10 +13,13 @@
  *   connection any more (the popup and History hide the buttons).
  * - Refusals are in the direct mode's catalogue words (`status.call.refused.*`).
  */
-import { callRefusal, isCallId } from '../../../src-shared/api/call-api.ts';
-import { phrase } from '../../../src-shared/i18n/phrase.ts';
+import {
+  callRefusal,
+  invalidNumberRefusal,
+  isCallId,
+  notConnectedRefusal,
+} from '../../../src-shared/api/call-api.ts';
 import type { Logger } from '../../../src-shared/process/log.ts';
-import { previewText } from '../../../src-shared/ui/text.ts';
 import type { Connection } from '../connection/connection.ts';
 import { dialableNumber } from '../numbers/phone-number.ts';
 import type {
@@ -61,9 +64,9 @@ export class OrgCallControl implements CallControl {
   async dial(number: string): Promise<CallControlResult> {
     if (!this.offered().has('dial')) return callRefusal('not-offered');
     const target = dialableNumber(number, this.d.settings().defaultRegion);
-    if (!target) return invalidNumber(number);
+    if (!target) return invalidNumberRefusal(number);
     const connection = this.d.connection();
-    if (!connection?.relayCalls) return notConnected();
+    if (!connection?.relayCalls) return notConnectedRefusal();
     const ticket = connection.engine.expectOwnDial?.(target.dial);
     const result = await this.send(connection, (relay) => relay.dial(target.dial));
     if (result.ok && result.callId !== undefined) {
@@ -76,10 +79,10 @@ export class OrgCallControl implements CallControl {
   async transfer(callId: string, to: string, mode: TransferMode): Promise<CallControlResult> {
     if (!this.offered().has('transfer')) return callRefusal('not-offered');
     const target = dialableNumber(to, this.d.settings().defaultRegion);
-    if (!target) return invalidNumber(to);
+    if (!target) return invalidNumberRefusal(to);
     if (!isCallId(callId)) return callRefusal('no-such-call');
     const connection = this.d.connection();
-    if (!connection?.relayCalls) return notConnected();
+    if (!connection?.relayCalls) return notConnectedRefusal();
     return this.send(connection, (relay) => relay.transfer(callId, target.dial, mode));
   }
 
@@ -87,7 +90,7 @@ export class OrgCallControl implements CallControl {
     if (!this.offered().has('hangup')) return callRefusal('not-offered');
     if (!isCallId(callId)) return callRefusal('no-such-call');
     const connection = this.d.connection();
-    if (!connection?.relayCalls) return notConnected();
+    if (!connection?.relayCalls) return notConnectedRefusal();
     return this.send(connection, (relay) => relay.hangup(callId));
   }
 
@@ -107,14 +110,6 @@ export class OrgCallControl implements CallControl {
     if (!result.ok && result.refusal === 'not-offered') this.notOffered.add(connection);
     return result;
   }
-}
-
-function invalidNumber(number: string) {
-  return callRefusal('invalid-number', { number: previewText(number, 40) || '""' });
-}
-
-function notConnected() {
-  return callRefusal('unreachable', undefined, [phrase('status.call.not-connected')]);
 }
 
 /**
