@@ -8,6 +8,8 @@ import { silentLogger } from '../../src-shared/process/log.ts';
 import { relayEnrolPath, type EnrolmentAnswer } from '../../src-shared/relay/relay-protocol.ts';
 import { startRelay, type RelayDeps, type RelayServer } from '../../src-relay/server.ts';
 import { MemoryStore } from '../../src-relay/store/memory-store.ts';
+import { RedisStore } from '../../src-relay/store/redis-store.ts';
+import { RedisUserStore } from '../../src-relay/users/redis-user-store.ts';
 import { FileUserStore } from '../../src-relay/users/file-user-store.ts';
 import type { UserStore } from '../../src-relay/users/types.ts';
 import { newEnrolmentCode, secretHash } from '../../src-relay/users/secrets.ts';
@@ -54,6 +56,47 @@ export async function startOrgRelay(
 }
 
 /** Adds a user and returns a fresh enrolment code for them. */
+/**
+ * One relay instance of several sharing a Redis (`redisUrl`, keys under `prefix`): its events and
+ * its users in that Redis, tenant acme admitting users. `close` ends the relay and both stores.
+ */
+export async function startRedisUsersRelay(
+  redisUrl: string,
+  prefix: string,
+): Promise<{ relay: RelayServer; users: RedisUserStore; close(): Promise<void> }> {
+  const tenants = {
+    acme: { baseUrl: 'http://127.0.0.1:9/acme', secrets: [SECRET], access: 'users' as const },
+  };
+  const config = relayConfig(tenants, {
+    storage: { kind: 'redis', url: redisUrl, keyPrefix: prefix },
+  });
+  const store = new RedisStore({
+    url: redisUrl,
+    keyPrefix: prefix,
+    tenants: ['acme'],
+    clock: systemClock,
+    logger: silentLogger,
+    blockMs: 500,
+  });
+  await store.open();
+  const users = new RedisUserStore({ url: redisUrl, keyPrefix: prefix });
+  await users.open();
+  await users.follow();
+  const relay = await startRelay({
+    config,
+    store,
+    clock: systemClock,
+    logger: silentLogger,
+    users,
+  });
+  const close = async () => {
+    await relay.close();
+    await store.close();
+    await users.close();
+  };
+  return { relay, users, close };
+}
+
 export async function addUser(
   users: UserStore,
   name: string,

@@ -1,17 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, it } from 'vitest';
-import { systemClock } from '../../src-shared/process/clock.ts';
-import { silentLogger } from '../../src-shared/process/log.ts';
-import { startRelay } from '../../src-relay/server.ts';
-import { RedisStore } from '../../src-relay/store/redis-store.ts';
-import { RedisUserStore } from '../../src-relay/users/redis-user-store.ts';
-import {
-  SECRET,
-  redisAvailable,
-  relayConfig,
-  startRedis,
-  type RedisProcess,
-} from '../../rigs/relay/helpers.ts';
+import { redisAvailable, startRedis, type RedisProcess } from '../../rigs/relay/helpers.ts';
 import { credentials, raceBoth } from '../../rigs/relay/claim-support.ts';
+import { startRedisUsersRelay } from '../../rigs/relay/users-support.ts';
 
 // Organisation mode with Redis: a call's CRM log claimed once across instances (docs/relay-protocol.md 2.2).
 const cleanups: Array<() => Promise<void>> = [];
@@ -31,36 +21,8 @@ describe.skipIf(!haveRedis)('POST /v1/claim/<tenant> with Redis, two relay insta
   });
 
   async function instance(prefix: string) {
-    const tenants = {
-      acme: { baseUrl: 'http://127.0.0.1:9/acme', secrets: [SECRET], access: 'users' as const },
-    };
-    const config = relayConfig(tenants, {
-      storage: { kind: 'redis', url: redis.url, keyPrefix: prefix },
-    });
-    const store = new RedisStore({
-      url: redis.url,
-      keyPrefix: prefix,
-      tenants: ['acme'],
-      clock: systemClock,
-      logger: silentLogger,
-      blockMs: 500,
-    });
-    await store.open();
-    const users = new RedisUserStore({ url: redis.url, keyPrefix: prefix });
-    await users.open();
-    await users.follow();
-    const relay = await startRelay({
-      config,
-      store,
-      clock: systemClock,
-      logger: silentLogger,
-      users,
-    });
-    cleanups.push(async () => {
-      await relay.close();
-      await store.close();
-      await users.close();
-    });
+    const { relay, users, close } = await startRedisUsersRelay(redis.url, prefix);
+    cleanups.push(close);
     return { relay, users };
   }
 

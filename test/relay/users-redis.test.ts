@@ -2,11 +2,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '../../src-shared/process/clock.ts';
-import { silentLogger } from '../../src-shared/process/log.ts';
 import { CloseCode } from '../../src-shared/relay/relay-protocol.ts';
-import { RedisStore } from '../../src-relay/store/redis-store.ts';
-import { startRelay } from '../../src-relay/server.ts';
 import { RedisUserStore } from '../../src-relay/users/redis-user-store.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import { relayEntry } from '../../rigs/relay/relay-process.ts';
@@ -14,11 +10,17 @@ import {
   SECRET,
   TestClient,
   redisAvailable,
-  relayConfig,
   startRedis,
   type RedisProcess,
 } from '../../rigs/relay/helpers.ts';
-import { ALL_KINDS, addUser, enrol, postAll, twoUsersDay } from '../../rigs/relay/users-support.ts';
+import {
+  ALL_KINDS,
+  addUser,
+  enrol,
+  postAll,
+  startRedisUsersRelay,
+  twoUsersDay,
+} from '../../rigs/relay/users-support.ts';
 
 // Users in Redis, shared by two relay instances and the `relay users` command (docs/relay-protocol.md 2.2).
 const haveRedis = redisAvailable('test/relay/users-redis.test.ts');
@@ -42,33 +44,8 @@ describe.skipIf(!haveRedis)('organisation mode with Redis: users shared by every
   });
 
   async function instance(prefix: string) {
-    const config = relayConfig(tenants, {
-      storage: { kind: 'redis', url: redis.url, keyPrefix: prefix },
-    });
-    const store = new RedisStore({
-      url: redis.url,
-      keyPrefix: prefix,
-      tenants: ['acme'],
-      clock: systemClock,
-      logger: silentLogger,
-      blockMs: 500,
-    });
-    await store.open();
-    const users = new RedisUserStore({ url: redis.url, keyPrefix: prefix });
-    await users.open();
-    await users.follow();
-    const relay = await startRelay({
-      config,
-      store,
-      clock: systemClock,
-      logger: silentLogger,
-      users,
-    });
-    cleanups.push(async () => {
-      await relay.close();
-      await store.close();
-      await users.close();
-    });
+    const { relay, users, close } = await startRedisUsersRelay(redis.url, prefix);
+    cleanups.push(close);
     return { relay, users };
   }
 
