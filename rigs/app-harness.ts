@@ -12,7 +12,12 @@ import type {
 export class FakeNotifier implements Notifier {
   shown: { card: CallCard; options: NotifyOptions }[] = [];
   notices: { alert: NoticeAlert; options: NotifyOptions }[] = [];
+  missed: { card: CallCard; options: NotifyOptions }[] = [];
   open = new Set<string>();
+  showMissed(card: CallCard, options: NotifyOptions): void {
+    this.missed.push({ card, options });
+    this.open.add(card.callId);
+  }
   showNotice(alert: NoticeAlert, options: NotifyOptions): void {
     this.notices.push({ alert, options });
   }

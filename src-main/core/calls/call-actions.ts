@@ -68,6 +68,15 @@ export class CallActions {
     }
   }
 
+  /**
+   * Whether Call back can be offered for `number` (a missed call's or a voicemail's notification):
+   * the phone system offers dialling and the number is one the dial rule dials.
+   */
+  canCallBack(number: string | undefined): boolean {
+    if (number === undefined || !this.offers('dial')) return false;
+    return dialTarget(number, this.d.region()).ok;
+  }
+
   /** Call back the caller of a call on the popup or in History. */
   callBack(where: 'popup' | 'history', callId: string): Promise<CallActionOutcome> {
     const raw = where === 'popup' ? this.d.popupNumber(callId) : this.d.historyNumber(callId);
