@@ -265,6 +265,7 @@ export class FakeConnection implements Connection {
   wakes: WakeReason[] = [];
   readonly config: ConnectionConfig;
   private pops = new Set<(p: PopEvent) => void>();
+  private dismisses = new Set<(d: DismissEvent) => void>();
   private statuses = new Set<(s: ConnectionStatus) => void>();
   constructor(config: ConnectionConfig) {
     this.config = config;
@@ -278,7 +279,10 @@ export class FakeConnection implements Connection {
     },
     wake: () => {},
     onPop: (l: (p: PopEvent) => void) => (this.pops.add(l), () => this.pops.delete(l)),
-    onDismiss: (_l: (d: DismissEvent) => void) => () => {},
+    onDismiss: (l: (d: DismissEvent) => void) => (
+      this.dismisses.add(l),
+      () => this.dismisses.delete(l)
+    ),
     onStatus: (l: (s: ConnectionStatus) => void) => (
       this.statuses.add(l),
       () => this.statuses.delete(l)
@@ -314,6 +318,10 @@ export class FakeConnection implements Connection {
   }
   notice(n: Notice) {
     for (const l of this.notices) l(n);
+  }
+  /** The call stops ringing on the user's extension 101 (`ended`: nobody answered). */
+  dismiss(callId: string, state = 'ended') {
+    for (const l of this.dismisses) l({ callId, to: '101', state, eventId: `${callId}:end` });
   }
   pop(callId: string) {
     for (const l of this.pops)

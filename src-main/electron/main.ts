@@ -244,7 +244,11 @@ function openCallLink({ language, logger }: Base, runtime: AppRuntime, link: str
 }
 
 /** "Call back" on a notification: CallActions.callBack on the History item; a refusal is said. */
-function callBackFromNotification({ language, logger }: Base, runtime: AppRuntime, id: string): void {
+function callBackFromNotification(
+  { language, logger }: Base,
+  runtime: AppRuntime,
+  id: string,
+): void {
   void runtime.calls.callBack('history', id).then((r) => {
     if (!r.ok) void sayDialRefused({ dialog, language, logger }, r.words);
   });
