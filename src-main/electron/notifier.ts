@@ -54,6 +54,13 @@ export const UNSIGNED_MAC_WORDS: DesktopProblemWords = {
   remedy: [phrase('desktop.problem.unsigned-mac.remedy')],
 };
 
+/**
+ * The most notifications held. Missed calls, voicemail and SMS stay in the notification centre
+ * until the user acts (Windows' Action Centre reports no close), so beyond this the oldest is let
+ * go: it stays on screen, and its click may be lost (on Windows it then opens the History).
+ */
+export const MAX_HELD_NOTIFICATIONS = 100;
+
 /** The OSes whose notifications show Electron's actions (button: macOS and Windows). */
 function hasActions(platform: NodeJS.Platform): boolean {
   return platform === 'darwin' || platform === 'win32';
@@ -193,6 +200,10 @@ export class ElectronNotifier implements Notifier {
       );
     });
     this.live.set(id, n);
+    for (const oldest of this.live.keys()) {
+      if (this.live.size <= MAX_HELD_NOTIFICATIONS) break;
+      this.live.delete(oldest);
+    }
   }
 
   close(callId: string): void {

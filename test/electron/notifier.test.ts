@@ -4,7 +4,7 @@ vi.mock('electron', () => import('../support/electron-mock.ts'));
 
 import type { Notification as NotificationType, NotificationConstructorOptions } from 'electron';
 import { DesktopHealth } from '../../src-main/core/app/desktop-health.ts';
-import { ElectronNotifier } from '../../src-main/electron/notifier.ts';
+import { ElectronNotifier, MAX_HELD_NOTIFICATIONS } from '../../src-main/electron/notifier.ts';
 import { fixedTranslator, PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
 import { silentLogger } from '../../src-shared/process/log.ts';
 import { Notification, resetElectronMock } from '../support/electron-mock.ts';
@@ -236,6 +236,16 @@ describe('ElectronNotifier: a missed call, and Call back (issue 38)', () => {
     expect(() => missed?.pressAction(0)).toThrow(/Linux/);
     missed?.click();
     expect(t.noticeClicks).toEqual(['c1']);
+  });
+
+  it('holds at most MAX_HELD_NOTIFICATIONS: missed calls and messages left all day do not grow it', () => {
+    const t = withCallBack('win32');
+    for (let i = 0; i <= MAX_HELD_NOTIFICATIONS; i++)
+      t.n.showNotice({ id: `voicemail:v${i}`, title: 'Voicemail', body: '101' }, { silent: true });
+    expect(t.n.size).toBe(MAX_HELD_NOTIFICATIONS);
+    // The newest is held (its click still answers); the oldest was let go.
+    Notification.instances.at(-1)?.click();
+    expect(t.noticeClicks).toEqual([`voicemail:v${MAX_HELD_NOTIFICATIONS}`]);
   });
 
   it('an anonymous missed call is "Missed call", never an empty title', () => {
