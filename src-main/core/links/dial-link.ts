@@ -9,8 +9,9 @@
  *
  * Everything here is untrusted (a web page or a CRM wrote it): the text is bounded before it is
  * read, percent-decoded once, and refused when it hides characters (control, bidi, zero-width),
- * or is not a number the one rule dials. Parameters (`;phone-context=`, `;ext=`, `;user=phone`) are never dialled: a local number with a
- * `phone-context` is refused rather than guessed at; a global number's parameters are dropped.
+ * or is not a number the one rule dials. Parameters (`;phone-context=`, `;ext=`, `;user=phone`)
+ * are never dialled: a local number with a `phone-context` is refused rather than guessed at; a
+ * global number's parameters are dropped.
  */
 import type { Phrase } from '../../../src-shared/i18n/phrase.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
