@@ -43,6 +43,7 @@ import { CrmFlow } from '../core/app/crm-flow.ts';
 import { defaultCallLogFolder } from './call-log-folder.ts';
 import { CallLogQueue } from '../core/call-log/queue.ts';
 import { buildCallLogWriter } from '../core/call-log/build.ts';
+import { crmLogKeychainAccount } from '../core/crm/build.ts';
 import { loggedLine, RunnerCallLog } from './call-logging.ts';
 import {
   dismissLine,
@@ -366,16 +367,23 @@ async function callLogging(
   emit: Lines['emit'],
 ): Promise<{ queue: CallLogQueue; calls: RunnerCallLog } | null> {
   if (args.crmLog === 'none') return null;
-  const { crmToken } = environment;
+  const { crmToken, crmLogSecret } = environment;
+  if (crmLogSecret) secrets.add(crmLogSecret);
+  const logAccount = crmLogKeychainAccount(settings.crmLookup);
   const writer = buildCallLogWriter(settings.crmLookup, {
     clock,
     secrets,
     fetch: transport.fetch,
+    // The signing secret from --crm-log-secret-file or SCREENPOP_CRM_LOG_SECRET, the lookup's
+    // token from SCREENPOP_CRM_TOKEN; else each from the keychain under its account.
     secret: async (account) =>
-      crmToken || new KeytarCredentialStore().getSecret(account).catch(() => null),
+      (account === logAccount ? crmLogSecret : crmToken) ||
+      new KeytarCredentialStore().getSecret(account).catch(() => null),
   });
   if (!writer) {
-    logger.warn('--crm-log: no CRM to log calls to (--crm hubspot); nothing is logged');
+    logger.warn(
+      '--crm-log: no CRM to log calls to (--crm hubspot, or --crm generic with --crm-log-url); nothing is logged',
+    );
     return null;
   }
   const folder = args.crmLogFolder ?? defaultCallLogFolder();
