@@ -386,6 +386,15 @@ async function callLogging(
     );
     return null;
   }
+  // Said at the start, not at the first call: the queue would stop there, holding every call.
+  if (logAccount && !crmLogSecret) {
+    const stored = await new KeytarCredentialStore().getSecret(logAccount).catch(() => null);
+    if (!stored)
+      logger.warn(
+        '--crm-log-url: no signing secret (--crm-log-secret-file, SCREENPOP_CRM_LOG_SECRET or the keychain); calls wait in the queue until one is given',
+        { account: logAccount },
+      );
+  }
   const folder = args.crmLogFolder ?? defaultCallLogFolder();
   const queue = new CallLogQueue({
     folder,

@@ -1,10 +1,10 @@
 /**
  * The runner's call log to the generic HTTPS connector (issue 39) as a process: calls rung on the
  * simulator are POSTed to a local receiver (http on 127.0.0.1, which the one secure-or-loopback
- * rule allows) given with --crm-log-url, signed with the secret from --crm-log-secret-file. The
- * receiver checks each request as docs/crm/call-log-webhook.md tells a receiver to (the raw body,
- * the timestamp within 5 minutes, HMAC-SHA256 over "<timestamp>.<raw body>" compared in constant
- * time, stored by Idempotency-Key). The secret is never on the command line nor in the output.
+ * rule allows) given with --crm-log-url, signed with the secret from --crm-log-secret-file (or
+ * SCREENPOP_CRM_LOG_SECRET). The receiver checks each request as docs/crm/call-log-webhook.md
+ * tells a receiver to (the raw body, the timestamp within 5 minutes, HMAC-SHA256 over
+ * "<timestamp>.<raw body>" compared in constant time, stored by Idempotency-Key). The secret is never on the command line nor in the output.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -94,91 +94,106 @@ function run(args: string[], env: Record<string, string>) {
   return { proc, lines, stdout: () => out, stderr: () => err, exit };
 }
 
-it('--crm-log-url with --crm-log-secret-file: each call POSTed once to a local receiver, signed as documented', async () => {
-  const sim = await startSimulator();
-  cleanup.push(() => sim.close());
-  const dir = mkdtempSync(join(tmpdir(), 'runner-crm-log-generic-'));
-  cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
-  const secretFile = join(dir, 'call-log-secret');
-  writeFileSync(secretFile, `${SECRET}\n`, { mode: 0o600 });
-  const receiver = await startReceiver(SECRET);
+it.each(['--crm-log-secret-file', 'SCREENPOP_CRM_LOG_SECRET'] as const)(
+  '--crm-log-url with the secret from %s: each call POSTed once to a local receiver, signed as documented',
+  async (from) => {
+    const sim = await startSimulator();
+    cleanup.push(() => sim.close());
+    const dir = mkdtempSync(join(tmpdir(), 'runner-crm-log-generic-'));
+    cleanup.push(() => rmSync(dir, { recursive: true, force: true }));
+    const secretFile = join(dir, 'call-log-secret');
+    writeFileSync(secretFile, `${SECRET}\n`, { mode: 0o600 });
+    const receiver = await startReceiver(SECRET);
 
-  const child = run(
-    [
-      '--base-url',
-      sim.baseUrl,
-      '--extension',
-      '101',
-      '--crm',
-      'generic',
-      // The lookup goes nowhere (nothing listens there); only the call log is tested here.
-      '--crm-url',
-      'https://127.0.0.1:9/lookup?phone={number}',
-      '--crm-auth',
-      'none',
-      '--crm-log',
-      'answered-and-missed',
-      '--crm-log-folder',
-      join(dir, 'call-log'),
-      '--crm-log-url',
-      receiver.url,
-      '--crm-log-secret-file',
-      secretFile,
-    ],
-    { SCREENPOP_API_KEY: sim.apiKey.key, SCREENPOP_API_SECRET: sim.apiKey.secret },
-  );
-  const wait = { timeoutMs: 15_000, detail: () => `stderr:\n${child.stderr()}` };
-  await waitFor(
-    () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
-    'connected',
-    wait,
-  );
-  // Not on the command line (what `ps` shows every user of the machine).
-  if (child.proc.pid)
-    expect(readFileSync(`/proc/${child.proc.pid}/cmdline`, 'utf8')).not.toContain(SECRET);
+    const child = run(
+      [
+        '--base-url',
+        sim.baseUrl,
+        '--extension',
+        '101',
+        '--crm',
+        'generic',
+        // The lookup goes nowhere (nothing listens there); only the call log is tested here.
+        '--crm-url',
+        'https://127.0.0.1:9/lookup?phone={number}',
+        '--crm-auth',
+        'none',
+        '--crm-log',
+        'answered-and-missed',
+        '--crm-log-folder',
+        join(dir, 'call-log'),
+        '--crm-log-url',
+        receiver.url,
+        ...(from === '--crm-log-secret-file' ? ['--crm-log-secret-file', secretFile] : []),
+      ],
+      {
+        SCREENPOP_API_KEY: sim.apiKey.key,
+        SCREENPOP_API_SECRET: sim.apiKey.secret,
+        ...(from === 'SCREENPOP_CRM_LOG_SECRET' ? { SCREENPOP_CRM_LOG_SECRET: SECRET } : {}),
+      },
+    );
+    const wait = { timeoutMs: 15_000, detail: () => `stderr:\n${child.stderr()}` };
+    await waitFor(
+      () => child.lines.some((l) => l.type === 'status' && l.state === 'connected'),
+      'connected',
+      wait,
+    );
+    // Not on the command line (what `ps` shows every user of the machine).
+    if (child.proc.pid)
+      expect(readFileSync(`/proc/${child.proc.pid}/cmdline`, 'utf8')).not.toContain(SECRET);
 
-  const calls: Array<{ id: string; from: string; outcome: string }> = [];
-  for (const [i, answered] of [true, false, true].entries()) {
-    const from = `+1415555${2000 + i}`;
-    const id = sim.ring({ from, to: '101' });
-    await waitFor(() => child.lines.some((l) => l.type === 'pop' && l.call_id === id), 'pop', wait);
-    if (answered) {
-      sim.setCallState(id, 'answered');
-      await new Promise((r) => setTimeout(r, 30));
+    const calls: Array<{ id: string; from: string; outcome: string }> = [];
+    for (const [i, answered] of [true, false, true].entries()) {
+      const from = `+1415555${2000 + i}`;
+      const id = sim.ring({ from, to: '101' });
+      await waitFor(
+        () => child.lines.some((l) => l.type === 'pop' && l.call_id === id),
+        'pop',
+        wait,
+      );
+      if (answered) {
+        sim.setCallState(id, 'answered');
+        await new Promise((r) => setTimeout(r, 30));
+      }
+      sim.setCallState(id, 'ended');
+      calls.push({ id, from, outcome: answered ? 'answered' : 'missed' });
     }
-    sim.setCallState(id, 'ended');
-    calls.push({ id, from, outcome: answered ? 'answered' : 'missed' });
-  }
-  await waitFor(() => child.lines.filter((l) => l.type === 'logged').length >= 3, '3 logged', wait);
+    await waitFor(
+      () => child.lines.filter((l) => l.type === 'logged').length >= 3,
+      '3 logged',
+      wait,
+    );
 
-  expect(receiver.refused).toEqual([]);
-  expect(receiver.requests).toHaveLength(3);
-  expect([...receiver.stored.keys()].sort()).toEqual(calls.map((c) => c.id).sort());
-  for (const c of calls)
-    expect(receiver.stored.get(c.id)).toMatchObject({
-      version: 1,
-      callId: c.id,
-      direction: 'inbound',
-      from: c.from,
-      outcome: c.outcome,
-    });
-  for (const r of receiver.requests) expect(r.headers['content-type']).toBe('application/json');
-  expect(
-    child.lines
-      .filter((l) => l.type === 'logged')
-      .map((l) => ({ call_id: l.call_id, crm: l.crm }))
-      .sort((a, b) => String(a.call_id).localeCompare(String(b.call_id))),
-  ).toEqual(
-    calls
-      .map((c) => ({ call_id: c.id, crm: 'generic' }))
-      .sort((a, b) => a.call_id.localeCompare(b.call_id)),
-  );
-  child.proc.kill('SIGTERM');
-  expect(await child.exit).toBe(0);
-  // Only the signature left; the secret is in no line the runner wrote.
-  expect(child.stdout()).not.toContain(SECRET);
-  expect(child.stderr()).not.toContain(SECRET);
-}, 40_000);
+    expect(receiver.refused).toEqual([]);
+    expect(receiver.requests).toHaveLength(3);
+    expect([...receiver.stored.keys()].sort()).toEqual(calls.map((c) => c.id).sort());
+    for (const c of calls)
+      expect(receiver.stored.get(c.id)).toMatchObject({
+        version: 1,
+        callId: c.id,
+        direction: 'inbound',
+        from: c.from,
+        outcome: c.outcome,
+      });
+    for (const r of receiver.requests) expect(r.headers['content-type']).toBe('application/json');
+    expect(
+      child.lines
+        .filter((l) => l.type === 'logged')
+        .map((l) => ({ call_id: l.call_id, crm: l.crm }))
+        .sort((a, b) => String(a.call_id).localeCompare(String(b.call_id))),
+    ).toEqual(
+      calls
+        .map((c) => ({ call_id: c.id, crm: 'generic' }))
+        .sort((a, b) => a.call_id.localeCompare(b.call_id)),
+    );
+    child.proc.kill('SIGTERM');
+    expect(await child.exit).toBe(0);
+    // Only the signature left; the secret is in no line the runner wrote.
+    expect(child.stdout()).not.toContain(SECRET);
+    expect(child.stderr()).not.toContain(SECRET);
+  },
+  40_000,
+);
 
 it('refuses a receiver over plain http to another computer, and a secret file it cannot read, in words (exit 2)', async () => {
   const base = ['--base-url', 'https://acme.example.com', '--extension', '101'];
