@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
 import { RedisCallMemory, type SharedCallMemory } from './call-memory-redis.ts';
 import { SampledLog } from '../log-sampler.ts';
@@ -184,7 +184,7 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     waitFailures: 0,
     unconfirmedPrimaries: 0,
     unvouchedWrites: 0,
-  };
+  } as StorageHealth;
   /** Sentinel: asks every sentinel which server is the primary (see SentinelQuorum). */
   private readonly quorum: SentinelQuorum | undefined;
   /** Sentinel: each connection's server once a majority of the sentinels named it the primary. */
@@ -285,20 +285,44 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
         c.on('ready', () => void this.confirm(c));
         c.on('close', () => this.confirmed.delete(c));
       }
+    // Cluster: the primaries ioredis' slot map names (after each refresh of it: a MOVED, a node
+    // lost), for /readyz and the metrics; another set is a failover (or a resharding) followed.
+    if (this.storage.cluster) {
+      this.health.cluster = { state: 'unknown', primaries: 0, replicas: 0, unreachable: 0 };
+      const cluster = this.redis as Cluster;
+      cluster.on('refresh', () => {
+        const now = cluster
+          .nodes('master')
+          .map((n) => `${n.options.host}:${n.options.port}`)
+          .sort()
+          .join(',');
+        if (this.health.primary !== null && now !== this.health.primary) {
+          this.health.primaryChanges += 1;
+          this.logger.warn('redis cluster primaries changed', {
+            from: this.health.primary,
+            to: now,
+          });
+        }
+        this.health.primary = now;
+      });
+      cluster.on('ready', () => (this.health.connected = true));
+      cluster.on('close', () => (this.health.connected = false));
+    }
     // The command connection's state and server, for /readyz and the metrics: a primary that
     // changed is a failover this instance followed.
-    this.redis.on('ready', () => {
-      const was = this.health.primary;
-      this.health.connected = true;
-      this.health.primary = serverOf(this.redis);
-      if (was === null) return;
-      this.health.reconnects += 1;
-      if (this.health.primary !== was) {
-        this.health.primaryChanges += 1;
-        this.logger.warn('redis primary changed', { from: was, to: this.health.primary });
-      }
-    });
-    this.redis.on('close', () => (this.health.connected = false));
+    else
+      this.redis.on('ready', () => {
+        const was = this.health.primary;
+        this.health.connected = true;
+        this.health.primary = serverOf(this.redis);
+        if (was === null) return;
+        this.health.reconnects += 1;
+        if (this.health.primary !== was) {
+          this.health.primaryChanges += 1;
+          this.logger.warn('redis primary changed', { from: was, to: this.health.primary });
+        }
+      });
+    if (!this.storage.cluster) this.redis.on('close', () => (this.health.connected = false));
   }
 
   /** Where this instance's commands go and what happened to that connection (metrics, /readyz). */
@@ -605,7 +629,45 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
   }
 
   async ping(): Promise<void> {
-    await this.redis.ping();
+    if (this.storage.cluster) await this.clusterCheck(this.redis as Cluster);
+    else await this.redis.ping();
+  }
+
+  /**
+   * Cluster readiness: a PING answers from any node, even while the cluster refuses every command
+   * (cluster_state:fail) or a primary is gone. Every primary ioredis knows is asked CLUSTER INFO
+   * at once (each bounded by commandTimeoutMs): ready while a majority of those that answer say
+   * cluster_state:ok. A node that does not answer makes ioredis learn the slots again (a replica
+   * promoted in its place). The first answering node's CLUSTER NODES gives the counts.
+   */
+  private async clusterCheck(cluster: Cluster): Promise<void> {
+    const primaries = cluster.nodes('master');
+    const answers = await Promise.all(
+      primaries.map((n) => (n.call('CLUSTER', 'INFO') as Promise<string>).then(String, () => null)),
+    );
+    const answered = answers.filter((a): a is string => a !== null);
+    const unreachable = answers.length - answered.length;
+    if (unreachable > 0) cluster.refreshSlotsCache();
+    const ok = answered.filter((a) => /^cluster_state:ok\b/m.test(a)).length;
+    const state = ok * 2 > answered.length ? 'ok' : 'fail';
+    const at = primaries[answers.findIndex((a) => a !== null)];
+    const counted = at
+      ? String(await at.call('CLUSTER', 'NODES').catch(() => ''))
+          .split('\n')
+          .map((line) => line.split(' '))
+          .filter((f) => f.length >= 8 && !/(^|,)(fail\??|handshake|noaddr)(,|$)/.test(f[2]!))
+      : [];
+    this.health.cluster = {
+      state: answered.length === 0 ? 'unknown' : state,
+      primaries: counted.filter((f) => /(^|,)master(,|$)/.test(f[2]!) && f.length > 8).length,
+      replicas: counted.filter((f) => /(^|,)slave(,|$)/.test(f[2]!)).length,
+      unreachable,
+    };
+    if (answered.length === 0) throw new Error('redis cluster: no primary answers');
+    if (state !== 'ok')
+      throw new Error(
+        `redis cluster: cluster_state:fail on ${answered.length - ok} of the ${answered.length} primaries that answer`,
+      );
   }
 
   /** In the tenant's slot; the call id is validated by the route (CALL_ID_PATTERN). */

@@ -1,12 +1,13 @@
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src-shared/process/clock.ts';
 import { silentLogger } from '../../src-shared/process/log.ts';
 import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { openStore } from '../../src-relay/store/open-store.ts';
+import type { RedisStore } from '../../src-relay/store/redis-store.ts';
 import type { EventStore } from '../../src-relay/store/types.ts';
+import { RedisUserStore } from '../../src-relay/users/redis-user-store.ts';
+import type { RelayConfig } from '../../src-relay/config.ts';
 import {
-  SECRET,
   TestClient,
   envelope,
   postWebhook,
@@ -15,82 +16,58 @@ import {
   signed,
   startRedis,
   startTokenService,
-  type RedisProcess,
 } from '../../rigs/relay/helpers.ts';
-import { waitFor } from '../../rigs/wait.ts';
+import { startRedisCluster, type RedisClusterNodes } from '../../rigs/relay/cluster-support.ts';
+import { runRelayWith } from '../../rigs/relay/relay-process.ts';
+import { sleepReal } from '../../rigs/wait.ts';
+import { useTempDir } from '../support/temp-dir.ts';
 
-// A Redis Cluster of three primaries (real redis-server processes, cluster mode, slots given out
-// by redis-cli --cluster create), two tenants whose streams live on different nodes, and two
-// relay instances on storage.cluster: a tenant's keys share a slot (the {tenant} hash tag), so
-// the append script runs, and each tenant is followed on a connection of its own.
+// A Redis Cluster of real redis-server processes (rigs/relay/cluster-support.ts): three primaries
+// sharing the slots in thirds, each with a replica, cluster-node-timeout 1 s. Six tenants whose
+// hash tags fall on every primary; two relay instances in this process on storage.cluster.
 const file = 'test/relay/redis-cluster.test.ts';
 const haveRedis = redisAvailable(file);
+const CANDIDATES = ['acme', 'zeta', 'beta', 'gamma', 'delta', 'omega', 'kappa', 'sigma', 'theta'];
+const tmp = useTempDir('relay-cluster-check-');
 
 describe.skipIf(!haveRedis)('Redis Cluster', () => {
-  const nodes: RedisProcess[] = [];
+  let cluster: RedisClusterNodes;
   const services: Awaited<ReturnType<typeof startTokenService>>[] = [];
+  let config: RelayConfig;
+  /** Six tenants, two on each primary. */
+  let tenants: string[] = [];
+  const slotOf = new Map<string, number>();
   const instances: { relay: RelayServer; store: EventStore }[] = [];
   const clients: TestClient[] = [];
+  const userStores: RedisUserStore[] = [];
 
   beforeAll(async () => {
-    for (let i = 0; i < 3; i++)
-      nodes.push(
-        await startRedis({ args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', '2000'] }),
-      );
-    const created = spawnSync(
-      '/usr/bin/redis-cli',
-      [
-        '--cluster',
-        'create',
-        ...nodes.map((n) => `127.0.0.1:${n.port}`),
-        '--cluster-replicas',
-        '0',
-        '--cluster-yes',
-      ],
-      { encoding: 'utf8', timeout: 20_000 },
-    );
-    if (created.status !== 0) throw new Error(`redis-cli --cluster create: ${created.stdout}`);
-    await waitFor(
-      () =>
-        spawnSync('/usr/bin/redis-cli', ['-p', String(nodes[0]!.port), 'cluster', 'info'], {
-          encoding: 'utf8',
-        }).stdout.includes('cluster_state:ok'),
-      'the cluster to be ok',
-      { timeoutMs: 15_000, intervalMs: 100 },
-    );
-    for (let i = 0; i < 2; i++) services.push(await startTokenService(new Set([`tok-${i}`])));
-  }, 40_000);
-  afterAll(async () => {
-    await Promise.all(clients.map((c) => c.close()));
-    for (const i of instances) {
-      await i.relay.close();
-      await i.store.close();
+    cluster = await startRedisCluster({ primaries: 3, replicasEach: 1 });
+    // Two tenants per primary, asked of the cluster, not assumed.
+    const perPrimary = new Map<number, string[]>();
+    for (const t of CANDIDATES) {
+      const slot = await cluster.keyslot(`{${t}}`);
+      slotOf.set(t, slot);
+      const port = await cluster.primaryOf(slot);
+      const list = perPrimary.get(port) ?? [];
+      if (list.length < 2) perPrimary.set(port, [...list, t]);
     }
-    for (const s of services) await s.close();
-    for (const n of nodes) await n.stop();
-  }, 30_000);
-
-  it('two tenants on different nodes: each webhook reaches its tenant on the other instance, once', async () => {
-    // The two tenants' hash tags fall in different slots (and, three nodes sharing the slots in
-    // thirds, here on different nodes): asked of the cluster, not assumed.
-    const slotOf = (key: string) =>
-      Number(
-        spawnSync('/usr/bin/redis-cli', ['-p', String(nodes[0]!.port), 'cluster', 'keyslot', key], {
-          encoding: 'utf8',
-        }).stdout.trim(),
-      );
-    const tenants = ['acme', 'zeta'];
-    const third = (slot: number) => Math.floor((slot * 3) / 16384);
-    expect(third(slotOf('{acme}'))).not.toBe(third(slotOf('{zeta}')));
-    const config = relayConfig(
-      {
-        acme: { baseUrl: services[0]!.baseUrl, secrets: [SECRET] },
-        zeta: { baseUrl: services[1]!.baseUrl, secrets: ['zeta-secret-1'] },
-      },
+    tenants = [...perPrimary.values()].flat();
+    expect(perPrimary.size).toBe(3);
+    expect(tenants).toHaveLength(6);
+    // Each tenant its own service (the relay refuses two tenants on one base URL).
+    for (const _ of tenants)
+      services.push(await startTokenService({ has: (t: string) => t.startsWith('tok-') }));
+    config = relayConfig(
+      Object.fromEntries(
+        tenants.map((t, i) => [t, { baseUrl: services[i]!.baseUrl, secrets: [`${t}-secret-1`] }]),
+      ),
       {
         storage: {
           kind: 'redis',
-          cluster: { nodes: [`127.0.0.1:${nodes[0]!.port}`] },
+          keyPrefix: 'rc:',
+          cluster: { nodes: [cluster.addresses[0]!] },
+          commandTimeoutMs: 1_000,
         },
       },
     );
@@ -99,6 +76,60 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
       const relay = await startRelay({ config, store, clock: systemClock, logger: silentLogger });
       instances.push({ relay, store });
     }
+  }, 60_000);
+  afterAll(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    for (const u of userStores) await u.close();
+    for (const i of instances) {
+      await i.relay.close();
+      await i.store.close();
+    }
+    for (const s of services) await s.close();
+    await cluster?.stop();
+  }, 30_000);
+
+  const secretOf = (t: string) => `${t}-secret-1`;
+  /** The service: a webhook retried after anything but 200 (as the service retries), alternating instances. */
+  const deliver = async (tenant: string, id: string, deadline = Date.now() + 20_000) => {
+    const body = envelope({ event_id: id, tenant });
+    for (let attempt = 0; Date.now() < deadline; attempt++) {
+      const at = instances[attempt % 2]!.relay;
+      const { status } = await postWebhook(
+        at.webhookUrl(tenant),
+        body,
+        signed(body, secretOf(tenant)),
+      ).catch(() => ({ status: 0 }));
+      if (status === 200) return attempt;
+      await sleepReal(100);
+    }
+    throw new Error(`${tenant} ${id} not acknowledged in time`);
+  };
+
+  it('--check-config accepts a cluster named in the environment and says its state; a lone Redis named as a cluster is refused', async () => {
+    const good = await runRelayWith(tmp.path, {}, ['--check-config'], {
+      RELAY_REDIS_CLUSTER_NODES: cluster.addresses.slice(0, 2).join(','),
+    });
+    expect(good.err).toBe('');
+    expect(good.code, good.out).toBe(0);
+    expect(good.out).toContain(
+      `storage: the Redis Cluster at ${cluster.addresses.slice(0, 2).join(', ')}`,
+    );
+    expect(good.out).toMatch(
+      /storage opened and closed again: redis answers \(cluster_state:ok, 3 primaries, 3 replicas\)/,
+    );
+    const lone = await startRedis();
+    try {
+      const bad = await runRelayWith(tmp.path, {}, ['--check-config'], {
+        RELAY_REDIS_CLUSTER_NODES: `127.0.0.1:${lone.port}`,
+      });
+      expect(bad.code, bad.out + bad.err).toBe(1);
+      expect(bad.out).toMatch(/cannot connect to the Redis Cluster at 127\.0\.0\.1:\d+/);
+    } finally {
+      await lone.stop();
+    }
+  }, 40_000);
+
+  it('tenants on every primary: each webhook reaches its desktops on the other instance once and in order, and a desktop resumes by cursor', async () => {
     const [a, b] = instances as [(typeof instances)[0], (typeof instances)[0]];
     const onB = await Promise.all(
       tenants.map((t, i) =>
@@ -106,14 +137,13 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
       ),
     );
     clients.push(...onB);
-    const secretOf = (t: string) => (t === 'acme' ? SECRET : 'zeta-secret-1');
     for (let n = 0; n < 5; n++)
       for (const t of tenants) {
         const body = envelope({ event_id: `${t}-${n}`, tenant: t });
         expect(
           (await postWebhook(a.relay.webhookUrl(t), body, signed(body, secretOf(t)))).status,
         ).toBe(200);
-        // The service's retry at the other instance: a duplicate there too.
+        // The service's retry at the other instance: a duplicate there.
         expect(
           (await postWebhook(b.relay.webhookUrl(t), body, signed(body, secretOf(t)))).status,
         ).toBe(200);
@@ -123,6 +153,140 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
       await c.until(() => c.events.length >= 5);
       expect(c.eventIds()).toEqual([0, 1, 2, 3, 4].map((n) => `${t}-${n}`));
     }
-    expect(a.relay.metrics.stored + b.relay.metrics.stored).toBe(10);
+    // A desktop that left after the third event resumes from its cursor on the other instance.
+    const first = tenants[0]!;
+    const stored = (await (a.store as RedisStore).readAfter(first, '0-0', 10)).events;
+    const resumed = await TestClient.connect(
+      b.relay.clientUrl(first),
+      'tok-resume',
+      { extensions: ['101'] },
+      stored[2]!.cursor,
+    );
+    clients.push(resumed);
+    await resumed.until(() => resumed.events.length >= 2);
+    await sleepReal(200);
+    expect(resumed.eventIds()).toEqual([`${first}-3`, `${first}-4`]);
+    expect(a.relay.metrics.stored + b.relay.metrics.stored).toBe(30);
   }, 30_000);
+
+  it('every key the relay writes is in its tenant’s slot (or the users’ one): leases, term tokens, call memory, claims, users', async () => {
+    const store = instances[0]!.store as RedisStore;
+    for (const t of tenants) {
+      const token = await store.acquireLease(t, 'instance-a', 10_000);
+      expect(token).toBeTruthy();
+      expect(await store.extendLease(t, token!, 10_000)).toBe(true);
+      await store.recordTermToken(
+        t,
+        'h1',
+        `${Date.now() + 60_000}:sealed`,
+        Date.now() + 60_000,
+        Date.now(),
+      );
+      expect(Object.keys(await store.listTermTokens(t))).toEqual(['h1']);
+      const { version } = await store.callMemory.read(t, 'call-1');
+      expect(await store.callMemory.write(t, 'call-1', version, 'memory', 60_000, token!)).toBe(
+        true,
+      );
+      expect((await store.callMemory.read(t, 'call-1')).memory).toBe('memory');
+      expect(await store.claimCall!(t, 'call-1', 'alice', 60_000)).toBe('alice');
+      expect(await store.claimCall!(t, 'call-1', 'bob', 60_000)).toBe('alice');
+    }
+    const users = new RedisUserStore({ storage: config.storage as never, keyPrefix: 'rc:' });
+    userStores.push(users);
+    await users.open();
+    const now = Date.now();
+    for (const t of tenants) {
+      await users.addUser(
+        { tenant: t, name: 'alice', extensions: ['101'], dids: [], email: `alice@${t}.example` },
+        now,
+      );
+      await users.issueCode(t, 'alice', `code-${t}`, 60_000, now);
+      expect((await users.redeem(t, `code-${t}`, `cred-${t}`, 'desk', now)).ok).toBe(true);
+      expect(await users.revoke(t, 'alice', now + 1)).toBe(true);
+    }
+    // `relay users list` across tenants: every tenant's users, whichever node SCAN is asked of.
+    for (let i = 0; i < 6; i++)
+      expect([...new Set((await users.list()).map((u) => u.user.tenant))].sort()).toEqual(
+        [...tenants].sort(),
+      );
+
+    const keys = await cluster.keys();
+    const usersSlot = await cluster.keyslot('{users}');
+    const kinds = new Map<string, Set<string>>();
+    for (const { key, slot } of keys) {
+      const tag = /^rc:\{([^}]+)\}:(.*)$/.exec(key);
+      expect(tag, key).not.toBeNull();
+      const [, owner, rest] = tag!;
+      expect(slot, key).toBe(owner === 'users' ? usersSlot : slotOf.get(owner!));
+      if (owner !== 'users')
+        kinds.set(
+          owner!,
+          new Set([...(kinds.get(owner!) ?? []), rest!.replace(/^(seen|claim):.*/, '$1:*')]),
+        );
+    }
+    for (const t of tenants)
+      expect([...(kinds.get(t) ?? [])].sort(), t).toEqual([
+        'calls',
+        'calls:bytes',
+        'calls:expiry',
+        'claim:*',
+        'events',
+        'seen:*',
+        'upstream-fence',
+        'upstream-lease',
+        'upstream-tokens',
+      ]);
+  }, 30_000);
+
+  it('a primary killed: its replica is promoted, /readyz and the metrics say so, desktops resume with nothing lost or doubled', async () => {
+    const [a, b] = instances as [(typeof instances)[0], (typeof instances)[0]];
+    const victim = tenants[0]!;
+    const slot = slotOf.get(victim)!;
+    const port = await cluster.primaryOf(slot);
+    const spared = tenants.find((t) => t !== victim && tenants.indexOf(t) >= 2)!;
+    const desk = await TestClient.connect(b.relay.clientUrl(victim), 'tok-fo', {
+      extensions: ['101'],
+    });
+    const other = await TestClient.connect(a.relay.clientUrl(spared), 'tok-fo2', {
+      extensions: ['101'],
+    });
+    clients.push(desk, other);
+    const readyz: number[] = [];
+    let watching = true;
+    const watcher = (async () => {
+      while (watching) {
+        readyz.push((await fetch(a.relay.url + '/readyz')).status);
+        await sleepReal(100);
+      }
+    })();
+    for (let n = 0; n < 10; n++) await deliver(victim, `fo-${n}`);
+    cluster.kill(port);
+    const killedAt = Date.now();
+    let firstAckMs = -1;
+    let refused = 0;
+    for (let n = 10; n < 30; n++) {
+      refused += await deliver(victim, `fo-${n}`);
+      if (firstAckMs < 0) firstAckMs = Date.now() - killedAt;
+      await deliver(spared, `sp-${n}`);
+    }
+    await expect
+      .poll(() => cluster.settled(slot, port), { timeout: 10_000, interval: 100 })
+      .toBe(true);
+    await sleepReal(500);
+    watching = false;
+    await watcher;
+    const want = Array.from({ length: 30 }, (_, n) => `fo-${n}`);
+    await desk.until(() => desk.events.length >= 30, 15_000).catch(() => {});
+    // A desktop that lost its socket resumes from its cursor; one that kept it has them live.
+    expect(desk.eventIds(), JSON.stringify(await cluster.state())).toEqual(want);
+    await other.until(() => other.events.length >= 20, 10_000);
+    expect(other.eventIds()).toEqual(Array.from({ length: 20 }, (_, n) => `sp-${n + 10}`));
+    const metrics = await (await fetch(a.relay.url + '/metrics')).text();
+    console.log(
+      `cluster failover: first webhook of the killed primary's tenant acknowledged ${firstAckMs} ms after the kill (${refused} refusals, retried); /readyz ${readyz.join(',')}`,
+    );
+    expect(readyz).toContain(503);
+    expect(readyz.at(-1)).toBe(200);
+    expect(metrics).toMatch(/relay_storage_primary_changes_total [1-9]/);
+  }, 60_000);
 });
