@@ -15,10 +15,17 @@ export interface RedisClusterNodes {
   keyslot(key: string): Promise<number>;
   /** The port of the node serving `slot` as primary now (CLUSTER SLOTS, asked of a live node). */
   primaryOf(slot: number): Promise<number>;
+  /** The port of a replica of the primary on `port` (CLUSTER NODES, asked of a live node). */
+  replicaOf(port: number): Promise<number>;
   /** Every key of every primary (SCAN on each), with its slot. */
   keys(): Promise<{ key: string; slot: number; port: number }[]>;
   /** Kills the node on `port` (SIGKILL): its replica is promoted after nodeTimeoutMs. */
   kill(port: number): void;
+  /**
+   * Starts the killed node again on its port and data (as its supervisor would): it rejoins as a
+   * replica of the primary promoted in its place (its nodes.conf keeps its identity).
+   */
+  restart(port: number): Promise<void>;
   /** Whether every live node says cluster_state:ok and `slot`'s primary is not `notPort`. */
   settled(slot: number, notPort: number): Promise<boolean>;
   /** What each node says (cluster_state, its role): for a failing wait's report. */
@@ -40,6 +47,7 @@ export async function startRedisCluster(
   const replicasEach = options.replicasEach ?? 0;
   const nodeTimeoutMs = options.nodeTimeoutMs ?? 1_000;
   const nodes: RedisProcess[] = [];
+  const clusterArgs = ['--cluster-enabled', 'yes', '--cluster-node-timeout', String(nodeTimeoutMs)];
   const admins = new Map<number, Redis>();
   const admin = (port: number) => {
     let r = admins.get(port);
@@ -79,11 +87,7 @@ export async function startRedisCluster(
   };
   try {
     for (let i = 0; i < primaries * (1 + replicasEach); i++)
-      nodes.push(
-        await startRedis({
-          args: ['--cluster-enabled', 'yes', '--cluster-node-timeout', String(nodeTimeoutMs)],
-        }),
-      );
+      nodes.push(await startRedis({ args: clusterArgs }));
     const created = spawnSync(
       REDIS_CLI,
       [
@@ -132,6 +136,16 @@ export async function startRedisCluster(
       return Number(await ask('CLUSTER', 'KEYSLOT', key));
     },
     primaryOf,
+    async replicaOf(port) {
+      const lines = String(await ask('CLUSTER', 'NODES'))
+        .trim()
+        .split('\n')
+        .map((l) => l.split(' '));
+      const primary = lines.find((f) => f[1]!.startsWith(`127.0.0.1:${port}@`));
+      const replica = lines.find((f) => primary && f[3] === primary[0] && /slave/.test(f[2]!));
+      if (!replica) throw new Error(`no replica of the primary on port ${port}`);
+      return Number(replica[1]!.split('@')[0]!.split(':')[1]);
+    },
     async keys() {
       const out: { key: string; slot: number; port: number }[] = [];
       for (const n of live()) {
@@ -154,6 +168,12 @@ export async function startRedisCluster(
       admins.get(port)?.disconnect();
       admins.delete(port);
       process.kill(node.pid, 'SIGKILL');
+    },
+    async restart(port) {
+      const i = nodes.findIndex((n) => n.port === port);
+      if (i < 0 || !killed.has(port)) throw new Error(`no killed node on port ${port}`);
+      nodes[i] = await startRedis({ dir: nodes[i]!.dir, port, args: clusterArgs });
+      killed.delete(port);
     },
     async settled(slot, notPort) {
       for (const n of live())

@@ -152,12 +152,6 @@ type AppendCommand = (
   streamKey: string,
   ...args: string[]
 ) => Promise<string | null>;
-type FencedAppendCommand = (
-  seenKey: string,
-  streamKey: string,
-  leaseKey: string,
-  ...args: string[]
-) => Promise<string | null>;
 type LeaseCommand = (key: string, ...args: string[]) => Promise<string | number | null>;
 
 export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
@@ -492,23 +486,49 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
    */
   async appendFenced(e: NewEvent, token: string): Promise<AppendResult> {
     this.assertConfirmed();
-    const append = (
-      this.redis as unknown as { relayFencedAppend: FencedAppendCommand }
-    ).relayFencedAppend.bind(this.redis);
-    let id: string | null;
+    let sent: { id: string | null; acked?: number };
     try {
-      id = await append(
+      sent = await this.runAppend('relayFencedAppend', [
         this.seenKey(e.tenant, e.eventId),
         this.streamKey(e.tenant),
         this.leaseKey(e.tenant),
         ...this.appendArgs(e),
         token,
-      );
+      ]);
     } catch (err) {
       if (err instanceof Error && err.message.startsWith('FENCED')) throw new FencedError();
       throw err;
     }
-    return this.appended(e, id);
+    return this.appended(e, sent.id, sent.acked);
+  }
+
+  /**
+   * Runs an append script. In a Cluster with minReplicas, its WAIT goes in one pipeline with it:
+   * a pipeline's commands share the node of their keys' slot and its one connection (WAIT counts
+   * that connection's writes), where a WAIT sent alone would go to any node. A pipeline whose
+   * script is answered MOVED (the slot moved: a failover) fails, and the webhook is retried.
+   */
+  private async runAppend(
+    name: 'relayAppend' | 'relayFencedAppend',
+    args: string[],
+  ): Promise<{ id: string | null; acked?: number }> {
+    if (!this.storage.cluster || this.storage.minReplicas === 0) {
+      const command = (this.redis as unknown as Record<string, AppendCommand>)[name]!;
+      return { id: await command.call(this.redis, args[0]!, args[1]!, ...args.slice(2)) };
+    }
+    const pipeline = this.redis.pipeline() as unknown as Record<
+      string,
+      (...a: (string | number)[]) => unknown
+    > & { wait(n: number, ms: number): { exec(): Promise<[Error | null, unknown][] | null> } };
+    pipeline[name]!(...args);
+    const results = await pipeline
+      .wait(this.storage.minReplicas, this.storage.replicaTimeoutMs)
+      .exec();
+    const [append, wait] = results ?? [];
+    if (!append || !wait) throw new Error('redis: the append pipeline was not answered');
+    if (append[0]) throw append[0];
+    if (wait[0]) throw wait[0];
+    return { id: append[1] as string | null, acked: Number(wait[1]) };
   }
 
   private appendArgs(e: NewEvent): string[] {
@@ -530,9 +550,9 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
    * replication stream), so WAIT covers both. A webhook whose first WAIT failed (503) is retried
    * as a duplicate: it must not be acknowledged before the event is where a failover keeps it.
    */
-  private async appended(e: NewEvent, id: string | null): Promise<AppendResult> {
+  private async appended(e: NewEvent, id: string | null, acked?: number): Promise<AppendResult> {
     const server = serverOf(this.redis);
-    if (this.storage.minReplicas > 0) await this.replicated();
+    if (this.storage.minReplicas > 0) await this.replicated(acked);
     if (this.quorum) await this.vouched(server);
     if (!id) return { status: 'duplicate' };
     const prev = this.lastAppended.get(e.tenant);
@@ -542,13 +562,13 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
 
   /**
    * Waits until `minReplicas` replicas have every write of this connection (Redis WAIT), or
-   * fails: the webhook is answered 503 and the service retries it.
+   * fails: the webhook is answered 503 and the service retries it. `acked`: a Cluster's answer,
+   * from the WAIT pipelined with the append (runAppend).
    */
-  private async replicated(): Promise<void> {
-    const acked = await (this.redis as Redis).wait(
-      this.storage.minReplicas,
-      this.storage.replicaTimeoutMs,
-    );
+  private async replicated(pipelined?: number): Promise<void> {
+    const acked =
+      pipelined ??
+      (await (this.redis as Redis).wait(this.storage.minReplicas, this.storage.replicaTimeoutMs));
     if (acked >= this.storage.minReplicas) return;
     this.health.waitFailures += 1;
     throw new Error(
@@ -574,15 +594,12 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
 
   async append(e: NewEvent): Promise<AppendResult> {
     this.assertConfirmed();
-    const append = (this.redis as unknown as { relayAppend: AppendCommand }).relayAppend.bind(
-      this.redis,
-    );
-    const id = await append(
+    const { id, acked } = await this.runAppend('relayAppend', [
       this.seenKey(e.tenant, e.eventId),
       this.streamKey(e.tenant),
       ...this.appendArgs(e),
-    );
-    return this.appended(e, id);
+    ]);
+    return this.appended(e, id, acked);
   }
 
   async readAfter(tenant: string, cursor: string, limit: number): Promise<ReadResult> {

@@ -68,6 +68,8 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
           keyPrefix: 'rc:',
           cluster: { nodes: [cluster.addresses[0]!] },
           commandTimeoutMs: 1_000,
+          minReplicas: 1,
+          replicaTimeoutMs: 300,
         },
       },
     );
@@ -108,12 +110,24 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
   it('--check-config accepts a cluster named in the environment and says its state; a lone Redis named as a cluster is refused', async () => {
     const good = await runRelayWith(tmp.path, {}, ['--check-config'], {
       RELAY_REDIS_CLUSTER_NODES: cluster.addresses.slice(0, 2).join(','),
+      RELAY_REDIS_MIN_REPLICAS: '1',
     });
     expect(good.err).toBe('');
     expect(good.code, good.out).toBe(0);
     expect(good.out).toContain(
-      `storage: the Redis Cluster at ${cluster.addresses.slice(0, 2).join(', ')}`,
+      `storage: the Redis Cluster at ${cluster.addresses.slice(0, 2).join(', ')}, a webhook answered once 1 replica(s) have it`,
     );
+    // A key prefix with braces would put every tenant in the prefix's slot.
+    const braces = await runRelayWith(
+      tmp.path,
+      {
+        storage: { kind: 'redis', keyPrefix: 'relay{a}:', cluster: { nodes: cluster.addresses } },
+      },
+      ['--check-config'],
+    );
+    expect(braces.code, braces.out).toBe(0);
+    expect(braces.out).toMatch(/warning: storage.keyPrefix "relay\{a\}:" has a \{ or \}/);
+    expect(braces.out).toMatch(/warning: storage.minReplicas is 0/);
     expect(good.out).toMatch(
       /storage opened and closed again: redis answers \(cluster_state:ok, 3 primaries, 3 replicas\)/,
     );
@@ -238,6 +252,34 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
       ]);
   }, 30_000);
 
+  it('minReplicas in a cluster: a webhook waits for its own primary’s replica (the WAIT goes with the append to the slot’s node)', async () => {
+    const paused = tenants[2]!;
+    const primary = await cluster.primaryOf(slotOf.get(paused)!);
+    const replica = await cluster.replicaOf(primary);
+    const pid = cluster.nodes.find((n) => n.port === replica)!.pid;
+    const a = instances[0]!.relay;
+    const post = (t: string, id: string) => {
+      const body = envelope({ event_id: id, tenant: t });
+      return postWebhook(a.webhookUrl(t), body, signed(body, secretOf(t)));
+    };
+    process.kill(pid, 'SIGSTOP');
+    let held: number;
+    let other: number;
+    try {
+      held = (await post(paused, 'wait-1')).status;
+      other = (await post(tenants[0]!, 'wait-2')).status;
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    expect(held).toBe(503);
+    expect(other).toBe(200);
+    // The service's retry, once the replica answers: stored (its first try was), and acknowledged.
+    await deliver(paused, 'wait-1');
+    expect(await (await fetch(a.url + '/metrics')).text()).toMatch(
+      /relay_storage_replica_wait_failures_total [1-9]/,
+    );
+  }, 20_000);
+
   it('a primary killed: its replica is promoted, /readyz and the metrics say so, desktops resume with nothing lost or doubled', async () => {
     const [a, b] = instances as [(typeof instances)[0], (typeof instances)[0]];
     const victim = tenants[0]!;
@@ -253,13 +295,31 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
     clients.push(desk, other);
     const readyz: number[] = [];
     let watching = true;
+    let restarted = false;
     const watcher = (async () => {
       while (watching) {
-        readyz.push((await fetch(a.relay.url + '/readyz')).status);
+        readyz.push(
+          await fetch(a.relay.url + '/readyz').then(
+            (r) => r.status,
+            () => 0,
+          ),
+        );
+        // Once the replica is promoted, the killed node is started again (as its supervisor
+        // would) and rejoins as the new primary's replica: until it has synchronised, the
+        // tenant's webhooks wait for a replica (minReplicas 1), answered 503 and retried.
+        if (!restarted && (await cluster.settled(slot, port).catch(() => false))) {
+          restarted = true;
+          await cluster.restart(port);
+        }
         await sleepReal(100);
       }
     })();
     for (let n = 0; n < 10; n++) await deliver(victim, `fo-${n}`);
+    await desk.until(() => desk.events.length >= 10);
+    // Where a desktop that goes away now resumes from (its cursor: the tenth event's).
+    const left = (await (a.store as RedisStore).readAfter(victim, '0-0', 100)).events.find(
+      (e) => e.eventId === 'fo-9',
+    )!.cursor;
     cluster.kill(port);
     const killedAt = Date.now();
     let firstAckMs = -1;
@@ -277,13 +337,24 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
     await watcher;
     const want = Array.from({ length: 30 }, (_, n) => `fo-${n}`);
     await desk.until(() => desk.events.length >= 30, 15_000).catch(() => {});
-    // A desktop that lost its socket resumes from its cursor; one that kept it has them live.
+    // The desktop kept its socket (the relay did not go): each event once, in order.
     expect(desk.eventIds(), JSON.stringify(await cluster.state())).toEqual(want);
+    // One that left before the kill resumes from its cursor on the promoted primary.
+    const back = await TestClient.connect(
+      a.relay.clientUrl(victim),
+      'tok-back',
+      { extensions: ['101'] },
+      left,
+    );
+    clients.push(back);
+    await back.until(() => back.events.length >= 20);
+    await sleepReal(200);
+    expect(back.eventIds()).toEqual(want.slice(10));
     await other.until(() => other.events.length >= 20, 10_000);
     expect(other.eventIds()).toEqual(Array.from({ length: 20 }, (_, n) => `sp-${n + 10}`));
     const metrics = await (await fetch(a.relay.url + '/metrics')).text();
     console.log(
-      `cluster failover: first webhook of the killed primary's tenant acknowledged ${firstAckMs} ms after the kill (${refused} refusals, retried); /readyz ${readyz.join(',')}`,
+      `cluster failover: first webhook of the killed primary's tenant acknowledged ${firstAckMs} ms after the kill, delivered to the desktop ${desk.arrivals[10]! - killedAt} ms after it (${refused} refusals, retried); /readyz ${readyz.join(',')}`,
     );
     expect(readyz).toContain(503);
     expect(readyz.at(-1)).toBe(200);
