@@ -506,7 +506,8 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
    * Runs an append script. In a Cluster with minReplicas, its WAIT goes in one pipeline with it:
    * a pipeline's commands share the node of their keys' slot and its one connection (WAIT counts
    * that connection's writes), where a WAIT sent alone would go to any node. A pipeline whose
-   * script is answered MOVED (the slot moved: a failover) fails, and the webhook is retried.
+   * script is answered MOVED (the slot moved: a failover) fails, the slots are learnt again, and
+   * the webhook is retried.
    */
   private async runAppend(
     name: 'relayAppend' | 'relayFencedAppend',
@@ -526,6 +527,11 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
       .exec();
     const [append, wait] = results ?? [];
     if (!append || !wait) throw new Error('redis: the append pipeline was not answered');
+    // ioredis follows a MOVED within a pipeline only when every command got it (WAIT, keyless,
+    // does not), and then leaves its slot map as it was: learn the slots again, or every later
+    // append would go to the old primary (a replica now) and fail the same way.
+    if (append[0] && /^(MOVED|ASK|CLUSTERDOWN|TRYAGAIN)\b/.test(append[0].message))
+      (this.redis as Cluster).refreshSlotsCache();
     if (append[0]) throw append[0];
     if (wait[0]) throw wait[0];
     return { id: append[1] as string | null, acked: Number(wait[1]) };

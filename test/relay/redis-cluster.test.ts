@@ -92,7 +92,7 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
 
   const secretOf = (t: string) => `${t}-secret-1`;
   /** The service: a webhook retried after anything but 200 (as the service retries), alternating instances. */
-  const deliver = async (tenant: string, id: string, deadline = Date.now() + 20_000) => {
+  const deliver = async (tenant: string, id: string, deadline = Date.now() + 30_000) => {
     const body = envelope({ event_id: id, tenant });
     for (let attempt = 0; Date.now() < deadline; attempt++) {
       const at = instances[attempt % 2]!.relay;
@@ -104,7 +104,23 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
       if (status === 200) return attempt;
       await sleepReal(100);
     }
-    throw new Error(`${tenant} ${id} not acknowledged in time`);
+    // What the store says when asked directly, and what the nodes and the instances say.
+    const direct = await instances[0]!.store
+      .append({
+        tenant,
+        eventId: `${id}-probe`,
+        event: 30011,
+        to: '101',
+        receivedAt: Date.now(),
+        body,
+      })
+      .then(
+        (r) => JSON.stringify(r),
+        (e: Error) => e.message,
+      );
+    throw new Error(
+      `${tenant} ${id} not acknowledged in time: ${JSON.stringify({ direct, nodes: await cluster.state(), health: instances.map((i) => i.store.storageHealth?.()) })}`,
+    );
   };
 
   it('--check-config accepts a cluster named in the environment and says its state; a lone Redis named as a cluster is refused', async () => {
