@@ -375,5 +375,24 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
     expect(readyz).toContain(503);
     expect(readyz.at(-1)).toBe(200);
     expect(metrics).toMatch(/relay_storage_primary_changes_total [1-9]/);
+    expect(metrics).toMatch(/relay_storage_cluster_ok 1/);
+    const ready = (await (await fetch(a.relay.url + '/readyz')).json()) as {
+      primary: string;
+      cluster: { state: string; primaries: number };
+    };
+    expect(ready.cluster).toMatchObject({ state: 'ok', primaries: 3 });
+    expect(ready.primary.split(',')).not.toContain(`127.0.0.1:${port}`);
+    expect(ready.primary.split(',')).toContain(`127.0.0.1:${await cluster.primaryOf(slot)}`);
+    // What the tenant's slot held before the kill is on the promoted primary: the call memory,
+    // the claim, and the lease's fencing counter (the next term's number is the next one).
+    const store = a.store as RedisStore;
+    expect((await store.callMemory.read(victim, 'call-1')).memory).toBe('memory');
+    expect(await store.claimCall!(victim, 'call-1', 'bob', 60_000)).toBe('alice');
+    await expect
+      .poll(() => store.acquireLease(victim, 'instance-b', 10_000), {
+        timeout: 12_000,
+        interval: 200,
+      })
+      .toMatch(/^instance-b#2$/);
   }, 60_000);
 });
