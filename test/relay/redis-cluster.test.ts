@@ -224,6 +224,14 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
     const users = new RedisUserStore({ storage: config.storage as never, keyPrefix: 'rc:' });
     userStores.push(users);
     await users.open();
+    // Another instance's users store, following the changes (the PUBLISH inside each script
+    // reaches a subscriber on any node of the cluster).
+    const follower = new RedisUserStore({ storage: config.storage as never, keyPrefix: 'rc:' });
+    userStores.push(follower);
+    await follower.open();
+    await follower.follow();
+    const heard: string[] = [];
+    follower.onChange((c) => heard.push(`${c.tenant}/${c.user}`));
     const now = Date.now();
     for (const t of tenants) {
       await users.addUser(
@@ -234,6 +242,9 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
       expect((await users.redeem(t, `code-${t}`, `cred-${t}`, 'desk', now)).ok).toBe(true);
       expect(await users.revoke(t, 'alice', now + 1)).toBe(true);
     }
+    // Each tenant's add, redeem and revoke reached the other instance.
+    await expect.poll(() => heard.length, { timeout: 5_000 }).toBeGreaterThanOrEqual(18);
+    expect(new Set(heard)).toEqual(new Set(tenants.map((t) => `${t}/alice`)));
     // `relay users list` across tenants: every tenant's users, whichever node SCAN is asked of.
     for (let i = 0; i < 6; i++)
       expect([...new Set((await users.list()).map((u) => u.user.tenant))].sort()).toEqual(
