@@ -304,7 +304,7 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     }
     // The command connection's state and server, for /readyz and the metrics: a primary that
     // changed is a failover this instance followed.
-    else
+    else {
       this.redis.on('ready', () => {
         const was = this.health.primary;
         this.health.connected = true;
@@ -316,7 +316,8 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
           this.logger.warn('redis primary changed', { from: was, to: this.health.primary });
         }
       });
-    if (!this.storage.cluster) this.redis.on('close', () => (this.health.connected = false));
+      this.redis.on('close', () => (this.health.connected = false));
+    }
   }
 
   /** Where this instance's commands go and what happened to that connection (metrics, /readyz). */
