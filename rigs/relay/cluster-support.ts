@@ -17,6 +17,8 @@ export interface RedisClusterNodes {
   primaryOf(slot: number): Promise<number>;
   /** The port of a replica of the primary on `port` (CLUSTER NODES, asked of a live node). */
   replicaOf(port: number): Promise<number>;
+  /** Each live node's connected_clients (INFO clients), by port: this rig's own one included. */
+  clients(): Promise<Record<number, number>>;
   /** Every key of every primary (SCAN on each), with its slot. */
   keys(): Promise<{ key: string; slot: number; port: number }[]>;
   /** Kills the node on `port` (SIGKILL): its replica is promoted after nodeTimeoutMs. */
@@ -145,6 +147,14 @@ export async function startRedisCluster(
       const replica = lines.find((f) => primary && f[3] === primary[0] && /slave/.test(f[2]!));
       if (!replica) throw new Error(`no replica of the primary on port ${port}`);
       return Number(replica[1]!.split('@')[0]!.split(':')[1]);
+    },
+    async clients() {
+      const out: Record<number, number> = {};
+      for (const n of live())
+        out[n.port] = Number(
+          (await admin(n.port).info('clients')).match(/connected_clients:(\d+)/)?.[1],
+        );
+      return out;
     },
     async keys() {
       const out: { key: string; slot: number; port: number }[] = [];

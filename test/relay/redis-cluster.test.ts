@@ -197,6 +197,12 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
     await sleepReal(200);
     expect(resumed.eventIds()).toEqual([`${first}-3`, `${first}-4`]);
     expect(a.relay.metrics.stored + b.relay.metrics.stored).toBe(30);
+    // What the two instances hold open (printed, not asserted): each follows each tenant on a
+    // cluster connection of its own.
+    const held = await cluster.clients();
+    console.log(
+      `cluster connections with ${tenants.length} tenants and 2 instances: ${JSON.stringify(held)} (each node's count includes the rig's own connection and its replica's link)`,
+    );
   }, 30_000);
 
   it('every key the relay writes is in its tenant’s slot (or the users’ one): leases, term tokens, call memory, claims, users', async () => {
