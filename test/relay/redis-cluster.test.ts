@@ -4,7 +4,7 @@ import { silentLogger } from '../../src-shared/process/log.ts';
 import { startRelay, type RelayServer } from '../../src-relay/server.ts';
 import { openStore } from '../../src-relay/store/open-store.ts';
 import type { RedisStore } from '../../src-relay/store/redis-store.ts';
-import type { EventStore } from '../../src-relay/store/types.ts';
+import { FencedError, type EventStore } from '../../src-relay/store/types.ts';
 import { RedisUserStore } from '../../src-relay/users/redis-user-store.ts';
 import type { RelayConfig } from '../../src-relay/config.ts';
 import {
@@ -211,6 +211,20 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
       const token = await store.acquireLease(t, 'instance-a', 10_000);
       expect(token).toBeTruthy();
       expect(await store.extendLease(t, token!, 10_000)).toBe(true);
+      // The holder's append (fenced, its WAIT pipelined with it): stored with the term's token,
+      // refused with another.
+      const ev = (id: string) => ({
+        tenant: t,
+        eventId: id,
+        event: 30011,
+        to: '101',
+        body: `{"event_id":"${id}"}`,
+        receivedAt: Date.now(),
+      });
+      expect((await store.appendFenced(ev(`${t}-held`), token!)).status).toBe('stored');
+      await expect(store.appendFenced(ev(`${t}-stale`), 'instance-z#99')).rejects.toBeInstanceOf(
+        FencedError,
+      );
       await store.recordTermToken(
         t,
         'h1',
