@@ -130,7 +130,11 @@ function checkStorage(config: RelayConfig, report: ConfigReport, local: boolean)
       report.warnings.push(
         `storage.sentinel.nodes: ${storage.sentinel.nodes.length} sentinel(s) given; give all of them (at least 3 run, so that a majority survives one's loss), since the relay asks the next one when one does not answer`,
       );
-    if (storage.sentinel && storage.minReplicas === 0)
+    if (storage.cluster && storage.keyPrefix && /[{}]/.test(storage.keyPrefix))
+      report.warnings.push(
+        `storage.keyPrefix "${storage.keyPrefix}" has a { or }: in a Redis Cluster the first {...} of a key chooses its slot, so every tenant's keys would hash by the prefix's braces (or none) instead of {<tenant>}: all tenants in one slot, on one node. Use a prefix without braces.`,
+      );
+    if ((storage.sentinel || storage.cluster) && storage.minReplicas === 0)
       report.warnings.push(
         'storage.minReplicas is 0: a webhook acknowledged by the old primary just before a failover can be lost (not yet on the replica that is promoted); set it to 1 (RELAY_REDIS_MIN_REPLICAS=1)',
       );

@@ -218,8 +218,17 @@ async function checkOnly(
   if (report.errors.length === 0) {
     try {
       const store = await openStore(config, systemClock, silentLogger);
+      // The readiness check too (a Cluster: every primary asked for its cluster_state).
+      const answered = await store.ping().then(
+        () => null,
+        (err: unknown) => err,
+      );
+      const cluster = store.storageHealth?.().cluster;
       await store.close();
-      report.summary.push(`storage opened and closed again: ${store.kind} answers`);
+      if (answered) throw answered;
+      report.summary.push(
+        `storage opened and closed again: ${store.kind} answers${cluster ? ` (cluster_state:${cluster.state}, ${cluster.primaries} primaries, ${cluster.replicas} replicas)` : ''}`,
+      );
     } catch (err) {
       report.errors.push(err instanceof Error ? err.message : String(err));
     }

@@ -381,13 +381,6 @@ const storageSchema = z.discriminatedUnion(
             path: ['cluster'],
             message: 'storage: give either sentinel or cluster, not both',
           });
-        if (s.cluster && s.minReplicas > 0)
-          ctx.addIssue({
-            code: 'custom',
-            path: ['minReplicas'],
-            message:
-              'storage.minReplicas works with one Redis or Sentinel, not with cluster (WAIT is per node)',
-          });
         if (s.minReplicas > 0 && s.replicaTimeoutMs >= s.commandTimeoutMs)
           ctx.addIssue({
             code: 'custom',

@@ -177,9 +177,19 @@ export class RelayMetrics {
       'Redis: times the command connection came back after it was lost.',
       health((h) => h.reconnects),
     );
+    gauge(
+      'relay_storage_cluster_ok',
+      'Redis Cluster: 1 while a majority of the primaries that answered the last readiness check said cluster_state:ok (0 otherwise, and without a cluster).',
+      health((h) => (h.cluster?.state === 'ok' ? 1 : 0)),
+    );
+    gauge(
+      'relay_storage_cluster_unreachable_primaries',
+      'Redis Cluster: primaries of the slot map that did not answer the last readiness check.',
+      health((h) => h.cluster?.unreachable ?? 0),
+    );
     total(
       'relay_storage_primary_changes_total',
-      'Redis: times it came back to another server (a Sentinel failover followed).',
+      "Redis: times it came back to another server (a Sentinel failover followed), or a Cluster's primaries changed (a failover, a resharding).",
       health((h) => h.primaryChanges),
     );
     total(

@@ -96,7 +96,12 @@ export function requestHandler(
       const health = () => {
         const h = mayReadOps ? store.storageHealth?.() : undefined;
         return (
-          h && { primary: h.primary, reconnects: h.reconnects, primaryChanges: h.primaryChanges }
+          h && {
+            primary: h.primary,
+            reconnects: h.reconnects,
+            primaryChanges: h.primaryChanges,
+            ...(h.cluster && { cluster: h.cluster }),
+          }
         );
       };
       store.ping().then(

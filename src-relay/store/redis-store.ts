@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
 import { RedisCallMemory, type SharedCallMemory } from './call-memory-redis.ts';
 import { SampledLog } from '../log-sampler.ts';
@@ -152,12 +152,6 @@ type AppendCommand = (
   streamKey: string,
   ...args: string[]
 ) => Promise<string | null>;
-type FencedAppendCommand = (
-  seenKey: string,
-  streamKey: string,
-  leaseKey: string,
-  ...args: string[]
-) => Promise<string | null>;
 type LeaseCommand = (key: string, ...args: string[]) => Promise<string | number | null>;
 
 export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
@@ -184,7 +178,7 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     waitFailures: 0,
     unconfirmedPrimaries: 0,
     unvouchedWrites: 0,
-  };
+  } as StorageHealth;
   /** Sentinel: asks every sentinel which server is the primary (see SentinelQuorum). */
   private readonly quorum: SentinelQuorum | undefined;
   /** Sentinel: each connection's server once a majority of the sentinels named it the primary. */
@@ -285,20 +279,45 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
         c.on('ready', () => void this.confirm(c));
         c.on('close', () => this.confirmed.delete(c));
       }
+    // Cluster: the primaries ioredis' slot map names (after each refresh of it: a MOVED, a node
+    // lost), for /readyz and the metrics; another set is a failover (or a resharding) followed.
+    if (this.storage.cluster) {
+      this.health.cluster = { state: 'unknown', primaries: 0, replicas: 0, unreachable: 0 };
+      const cluster = this.redis as Cluster;
+      cluster.on('refresh', () => {
+        const now = cluster
+          .nodes('master')
+          .map((n) => `${n.options.host}:${n.options.port}`)
+          .sort()
+          .join(',');
+        if (this.health.primary !== null && now !== this.health.primary) {
+          this.health.primaryChanges += 1;
+          this.logger.warn('redis cluster primaries changed', {
+            from: this.health.primary,
+            to: now,
+          });
+        }
+        this.health.primary = now;
+      });
+      cluster.on('ready', () => (this.health.connected = true));
+      cluster.on('close', () => (this.health.connected = false));
+    }
     // The command connection's state and server, for /readyz and the metrics: a primary that
     // changed is a failover this instance followed.
-    this.redis.on('ready', () => {
-      const was = this.health.primary;
-      this.health.connected = true;
-      this.health.primary = serverOf(this.redis);
-      if (was === null) return;
-      this.health.reconnects += 1;
-      if (this.health.primary !== was) {
-        this.health.primaryChanges += 1;
-        this.logger.warn('redis primary changed', { from: was, to: this.health.primary });
-      }
-    });
-    this.redis.on('close', () => (this.health.connected = false));
+    else {
+      this.redis.on('ready', () => {
+        const was = this.health.primary;
+        this.health.connected = true;
+        this.health.primary = serverOf(this.redis);
+        if (was === null) return;
+        this.health.reconnects += 1;
+        if (this.health.primary !== was) {
+          this.health.primaryChanges += 1;
+          this.logger.warn('redis primary changed', { from: was, to: this.health.primary });
+        }
+      });
+      this.redis.on('close', () => (this.health.connected = false));
+    }
   }
 
   /** Where this instance's commands go and what happened to that connection (metrics, /readyz). */
@@ -468,23 +487,55 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
    */
   async appendFenced(e: NewEvent, token: string): Promise<AppendResult> {
     this.assertConfirmed();
-    const append = (
-      this.redis as unknown as { relayFencedAppend: FencedAppendCommand }
-    ).relayFencedAppend.bind(this.redis);
-    let id: string | null;
+    let sent: { id: string | null; acked?: number };
     try {
-      id = await append(
+      sent = await this.runAppend('relayFencedAppend', [
         this.seenKey(e.tenant, e.eventId),
         this.streamKey(e.tenant),
         this.leaseKey(e.tenant),
         ...this.appendArgs(e),
         token,
-      );
+      ]);
     } catch (err) {
       if (err instanceof Error && err.message.startsWith('FENCED')) throw new FencedError();
       throw err;
     }
-    return this.appended(e, id);
+    return this.appended(e, sent.id, sent.acked);
+  }
+
+  /**
+   * Runs an append script. In a Cluster with minReplicas, its WAIT goes in one pipeline with it:
+   * a pipeline's commands share the node of their keys' slot and its one connection (WAIT counts
+   * that connection's writes), where a WAIT sent alone would go to any node. A pipeline whose
+   * script is answered MOVED (the slot moved: a failover) fails, the slots are learnt again, and
+   * the webhook is retried.
+   */
+  private async runAppend(
+    name: 'relayAppend' | 'relayFencedAppend',
+    args: string[],
+  ): Promise<{ id: string | null; acked?: number }> {
+    if (!this.storage.cluster || this.storage.minReplicas === 0) {
+      const command = (this.redis as unknown as Record<string, AppendCommand>)[name]!;
+      return { id: await command.call(this.redis, args[0]!, args[1]!, ...args.slice(2)) };
+    }
+    const pipeline = this.redis.pipeline() as unknown as Record<
+      string,
+      (...a: (string | number)[]) => unknown
+    > & { wait(n: number, ms: number): { exec(): Promise<[Error | null, unknown][] | null> } };
+    pipeline[name]!(...args);
+    const results = await pipeline
+      .wait(this.storage.minReplicas, this.storage.replicaTimeoutMs)
+      .exec();
+    const [append, wait] = results ?? [];
+    if (!append || !wait) throw new Error('redis: the append pipeline was not answered');
+    // ioredis follows a MOVED within a pipeline only when every command got it (WAIT, keyless,
+    // does not), and then leaves its slot map as it was: learn the slots again, or every later
+    // append would go to the old primary (a replica now) and fail the same way.
+    if (append[0] && /^(MOVED|ASK|CLUSTERDOWN|TRYAGAIN)\b/.test(append[0].message))
+      (this.redis as Cluster).refreshSlotsCache();
+    if (append[0]) throw append[0];
+    if (wait[0]) throw wait[0];
+    return { id: append[1] as string | null, acked: Number(wait[1]) };
   }
 
   private appendArgs(e: NewEvent): string[] {
@@ -506,9 +557,9 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
    * replication stream), so WAIT covers both. A webhook whose first WAIT failed (503) is retried
    * as a duplicate: it must not be acknowledged before the event is where a failover keeps it.
    */
-  private async appended(e: NewEvent, id: string | null): Promise<AppendResult> {
+  private async appended(e: NewEvent, id: string | null, acked?: number): Promise<AppendResult> {
     const server = serverOf(this.redis);
-    if (this.storage.minReplicas > 0) await this.replicated();
+    if (this.storage.minReplicas > 0) await this.replicated(acked);
     if (this.quorum) await this.vouched(server);
     if (!id) return { status: 'duplicate' };
     const prev = this.lastAppended.get(e.tenant);
@@ -518,13 +569,13 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
 
   /**
    * Waits until `minReplicas` replicas have every write of this connection (Redis WAIT), or
-   * fails: the webhook is answered 503 and the service retries it.
+   * fails: the webhook is answered 503 and the service retries it. `acked`: a Cluster's answer,
+   * from the WAIT pipelined with the append (runAppend).
    */
-  private async replicated(): Promise<void> {
-    const acked = await (this.redis as Redis).wait(
-      this.storage.minReplicas,
-      this.storage.replicaTimeoutMs,
-    );
+  private async replicated(pipelined?: number): Promise<void> {
+    const acked =
+      pipelined ??
+      (await (this.redis as Redis).wait(this.storage.minReplicas, this.storage.replicaTimeoutMs));
     if (acked >= this.storage.minReplicas) return;
     this.health.waitFailures += 1;
     throw new Error(
@@ -550,15 +601,12 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
 
   async append(e: NewEvent): Promise<AppendResult> {
     this.assertConfirmed();
-    const append = (this.redis as unknown as { relayAppend: AppendCommand }).relayAppend.bind(
-      this.redis,
-    );
-    const id = await append(
+    const { id, acked } = await this.runAppend('relayAppend', [
       this.seenKey(e.tenant, e.eventId),
       this.streamKey(e.tenant),
       ...this.appendArgs(e),
-    );
-    return this.appended(e, id);
+    ]);
+    return this.appended(e, id, acked);
   }
 
   async readAfter(tenant: string, cursor: string, limit: number): Promise<ReadResult> {
@@ -605,7 +653,45 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
   }
 
   async ping(): Promise<void> {
-    await this.redis.ping();
+    if (this.storage.cluster) await this.clusterCheck(this.redis as Cluster);
+    else await this.redis.ping();
+  }
+
+  /**
+   * Cluster readiness: a PING answers from any node, even while the cluster refuses every command
+   * (cluster_state:fail) or a primary is gone. Every primary ioredis knows is asked CLUSTER INFO
+   * at once (each bounded by commandTimeoutMs): ready while a majority of those that answer say
+   * cluster_state:ok. A node that does not answer makes ioredis learn the slots again (a replica
+   * promoted in its place). The first answering node's CLUSTER NODES gives the counts.
+   */
+  private async clusterCheck(cluster: Cluster): Promise<void> {
+    const primaries = cluster.nodes('master');
+    const answers = await Promise.all(
+      primaries.map((n) => (n.call('CLUSTER', 'INFO') as Promise<string>).then(String, () => null)),
+    );
+    const answered = answers.filter((a): a is string => a !== null);
+    const unreachable = answers.length - answered.length;
+    if (unreachable > 0) cluster.refreshSlotsCache();
+    const ok = answered.filter((a) => /^cluster_state:ok\b/m.test(a)).length;
+    const state = ok * 2 > answered.length ? 'ok' : 'fail';
+    const at = primaries[answers.findIndex((a) => a !== null)];
+    const counted = at
+      ? String(await at.call('CLUSTER', 'NODES').catch(() => ''))
+          .split('\n')
+          .map((line) => line.split(' '))
+          .filter((f) => f.length >= 8 && !/(^|,)(fail\??|handshake|noaddr)(,|$)/.test(f[2]!))
+      : [];
+    this.health.cluster = {
+      state: answered.length === 0 ? 'unknown' : state,
+      primaries: counted.filter((f) => /(^|,)master(,|$)/.test(f[2]!) && f.length > 8).length,
+      replicas: counted.filter((f) => /(^|,)slave(,|$)/.test(f[2]!)).length,
+      unreachable,
+    };
+    if (answered.length === 0) throw new Error('redis cluster: no primary answers');
+    if (state !== 'ok')
+      throw new Error(
+        `redis cluster: cluster_state:fail on ${answered.length - ok} of the ${answered.length} primaries that answer`,
+      );
   }
 
   /** In the tenant's slot; the call id is validated by the route (CALL_ID_PATTERN). */

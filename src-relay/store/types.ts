@@ -94,6 +94,20 @@ export interface StorageHealth {
    * no longer vouched for the server (a failover of it under way, or a majority naming another).
    */
   unvouchedWrites: number;
+  /**
+   * Redis Cluster, as its nodes said at the last readiness check (ping): `ok` while a majority of
+   * the primaries that answered say cluster_state:ok (with Redis' default
+   * cluster-require-full-coverage, `fail` from a primary's loss until its replica is promoted,
+   * and for good when it has none: every command is then refused); `unknown` before the first
+   * check. The primaries and replicas the answering node counts as up, and the nodes that did not
+   * answer.
+   */
+  cluster?: {
+    state: 'ok' | 'fail' | 'unknown';
+    primaries: number;
+    replicas: number;
+    unreachable: number;
+  };
 }
 
 /**

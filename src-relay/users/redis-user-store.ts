@@ -1,3 +1,4 @@
+import { Cluster } from 'ioredis';
 import {
   connectWithin,
   createRedisConnection,
@@ -387,16 +388,23 @@ export class RedisUserStore implements UserStore {
     return this.changes.on(listener);
   }
 
-  /** Tenants that have users (for `relay users list` across tenants). */
+  /**
+   * Tenants that have users (for `relay users list` across tenants). SCAN has no key, so a
+   * Cluster sends it to any one node: there, every primary is scanned (the `{users}` slot is on
+   * one of them).
+   */
   private async tenants(): Promise<string[]> {
     const found = new Set<string>();
-    let cursor = '0';
     const pattern = `${this.prefix}{users}:*:users`;
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', pattern, 'COUNT', 200);
-      cursor = next;
-      for (const k of keys) found.add(k.slice(`${this.prefix}{users}:`.length, -':users'.length));
-    } while (cursor !== '0');
+    const nodes = this.redis instanceof Cluster ? this.redis.nodes('master') : [this.redis];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, keys] = await node.scan(cursor, 'MATCH', pattern, 'COUNT', 200);
+        cursor = next;
+        for (const k of keys) found.add(k.slice(`${this.prefix}{users}:`.length, -':users'.length));
+      } while (cursor !== '0');
+    }
     return [...found].sort();
   }
 }
