@@ -14,6 +14,7 @@ import { MAX_TALK_MS } from '../core/presenters/call-presenter.ts';
 import { BoundedFifoMap } from '../../src-shared/kit/bounded-map.ts';
 import type { Pop, Dismiss } from '../core/events/pipeline.ts';
 import type { CallLogRecord, CallLogSink } from '../core/ports/call-log.ts';
+import { callLogRecord, type CallLogFacts } from '../core/call-log/record.ts';
 import type { CallLoggedEvent } from '../core/call-log/queue.ts';
 import type { CrmLogMode } from './args.ts';
 import type { LoggedLine } from './output.ts';
@@ -37,7 +38,7 @@ export class RunnerCallLog {
   private readonly rings: BoundedFifoMap<Pop>;
   private readonly done: BoundedFifoMap<true>;
   /** Answered here, waiting for the hang-up (bounded by MAX_TALK_MS each). */
-  private readonly talking = new Map<string, { record: CallLogRecord; timer: TimerHandle }>();
+  private readonly talking = new Map<string, { facts: CallLogFacts; timer: TimerHandle }>();
 
   private readonly mode: CrmLogMode;
   private readonly extensions: readonly string[];
@@ -76,20 +77,19 @@ export class RunnerCallLog {
     const outcome = callOutcomeOf(answer, d.state);
     if (!shouldLogCall(this.mode, outcome)) return;
     this.done.set(d.callId, true, now);
-    const record: CallLogRecord = {
+    const facts: CallLogFacts = {
       callId: d.callId,
       direction: 'inbound',
       from: ring.from,
       to: ring.to,
-      extension: answer ? d.to : ring.to,
-      startedAt: ring.timestamp,
-      ...(answer ? { answeredAt: now } : {}),
+      // This computer's clock when the ring arrived, as the popup's card has it.
+      startedAt: ring.receivedAt,
+      ...(answer === 'here' ? { answeredAt: now } : {}),
       endedAt: now,
-      durationMs: 0,
       outcome,
     };
     if (outcome !== 'answered') {
-      void this.log(record);
+      void this.log(callLogRecord(facts));
       return;
     }
     // Logged at its hang-up, with its talk time; a hang-up never heard of: after MAX_TALK_MS.
@@ -97,7 +97,7 @@ export class RunnerCallLog {
       () => void this.hangup({ ...d, state: 'ended' }),
       MAX_TALK_MS,
     );
-    this.talking.set(d.callId, { record, timer });
+    this.talking.set(d.callId, { facts, timer });
   }
 
   /** The user's answered call ended (pipeline.onHangup): logged with its talk time. */
@@ -106,9 +106,7 @@ export class RunnerCallLog {
     if (!call) return Promise.resolve();
     this.talking.delete(h.callId);
     this.clock.clearTimeout(call.timer);
-    const now = this.clock.now();
-    const answeredAt = call.record.answeredAt ?? now;
-    return this.log({ ...call.record, endedAt: now, durationMs: Math.max(0, now - answeredAt) });
+    return this.log(callLogRecord({ ...call.facts, endedAt: this.clock.now() }));
   }
 
   /** Stops: calls still being talked are logged as they stand (talk time so far), durably. */

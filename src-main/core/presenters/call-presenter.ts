@@ -24,6 +24,7 @@ import { boundedText, displayText, messageText } from '../../../src-shared/ui/te
 import type { CrmLookup, CrmResult } from '../crm/lookup.ts';
 import { vetExternalUrl } from '../links/external-url.ts';
 import type { CallLogRecord, CallLogSink } from '../ports/call-log.ts';
+import { callLogRecord } from '../call-log/record.ts';
 import {
   MAX_CALL_NOTE_CHARS,
   shouldLogCall,
@@ -441,19 +442,21 @@ export class CallPresenter {
     const entry = this.o.history.get(callId);
     const sink = this.o.callLog;
     if (!entry || !sink || entry.outcome === 'answered' || !this.logs(entry.outcome)) return;
-    const endedAt = entry.endedAt ?? this.o.clock.now();
     void sink
-      .log({
-        callId,
-        direction: 'inbound',
-        from: entry.from,
-        to: entry.to,
-        extension: entry.to,
-        startedAt: entry.startedAt,
-        endedAt,
-        durationMs: 0,
-        outcome: entry.outcome,
-      })
+      .log(
+        callLogRecord({
+          callId,
+          direction: 'inbound',
+          from: entry.from,
+          to: entry.to,
+          startedAt: entry.startedAt,
+          endedAt: entry.endedAt ?? this.o.clock.now(),
+          talkSec: entry.talkSec,
+          outcome: entry.outcome,
+          note: entry.note,
+          disposition: entry.disposition,
+        }),
+      )
       .catch((error: unknown) => {
         this.logger.error('call could not be queued for the CRM log', { callId, error });
       });
@@ -461,28 +464,19 @@ export class CallPresenter {
 
   private logRecord(call: LiveCall): CallLogRecord {
     const card = call.card;
-    const now = this.o.clock.now();
-    const endedAt = call.hungUpAt ?? card.endedAt ?? now;
-    const talkMs =
-      call.talkSec !== undefined
-        ? call.talkSec * 1000
-        : call.answeredAt !== undefined
-          ? Math.max(0, endedAt - call.answeredAt)
-          : 0;
-    return {
+    return callLogRecord({
       callId: card.callId,
       direction: 'inbound',
       from: card.from,
       to: card.to,
-      extension: card.to,
       startedAt: card.startedAt,
-      ...(call.answeredAt !== undefined ? { answeredAt: call.answeredAt } : {}),
-      endedAt,
-      durationMs: card.outcome === 'answered' ? talkMs : 0,
+      answeredAt: call.answeredAt,
+      endedAt: call.hungUpAt ?? card.endedAt ?? this.o.clock.now(),
+      talkSec: call.talkSec,
       outcome: card.outcome,
-      ...(call.log.note !== '' ? { note: call.log.note } : {}),
-      ...(call.log.disposition !== null ? { disposition: call.log.disposition } : {}),
-    };
+      note: call.log.note,
+      disposition: call.log.disposition,
+    });
   }
 
   /**
