@@ -12,7 +12,8 @@ import { callOutcomeOf } from '../../src-shared/ui/call-outcome.ts';
 import { shouldLogCall } from '../../src-shared/rules/call-log-rule.ts';
 import { MAX_TALK_MS } from '../core/presenters/call-presenter.ts';
 import { BoundedFifoMap } from '../../src-shared/kit/bounded-map.ts';
-import type { Pop, Dismiss } from '../core/events/pipeline.ts';
+import type { CallRecord, Dismiss, OwnCall, Pop } from '../core/events/pipeline.ts';
+import { OutboundCallLog } from '../core/call-log/outbound.ts';
 import type { CallLogRecord, CallLogSink } from '../core/ports/call-log.ts';
 import { callLogRecord, type CallLogFacts } from '../core/call-log/record.ts';
 import type { CallLoggedEvent } from '../core/call-log/queue.ts';
@@ -45,6 +46,8 @@ export class RunnerCallLog {
   private readonly sink: CallLogSink;
   private readonly clock: Clock;
   private readonly onError: (error: unknown) => void;
+  /** The calls dialled from the runner (`dial`), logged as OUTBOUND when their record comes. */
+  private readonly outbound: OutboundCallLog;
 
   constructor(
     mode: CrmLogMode,
@@ -60,6 +63,22 @@ export class RunnerCallLog {
     this.onError = onError;
     this.rings = new BoundedFifoMap<Pop>(RINGS, RING_TTL_MS);
     this.done = new BoundedFifoMap<true>(RINGS, RING_TTL_MS);
+    this.outbound = new OutboundCallLog({
+      clock,
+      sink: mode === 'none' ? undefined : sink,
+      calls: () => mode,
+      onError,
+    });
+  }
+
+  /** A ring of a call dialled from the runner (pipeline.onOwnCall). */
+  own(call: OwnCall): void {
+    this.outbound.own(call);
+  }
+
+  /** A call's record (pipeline.onRecord): a dialled call is logged from it. */
+  record(record: CallRecord): void {
+    this.outbound.record(record);
   }
 
   pop(p: Pop): void {

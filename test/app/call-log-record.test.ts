@@ -118,4 +118,48 @@ describe('the call-log record: one builder for every path', () => {
     expect(history).toEqual(card);
     expect(runner).toEqual(card);
   });
+
+  it('a call the agent dialled: the app and the runner send the same OUTBOUND record from its PBX record', async () => {
+    const own = { callId: 'd1', number: '+14155550199', extension: '101', startedAt: T0 };
+    const record = { callId: 'd1', to: '101', status: 'ANSWERED', talkSec: 42 };
+    const clockA = new FakeClock(T0);
+    const app = new RecordingCallLog();
+    const t = presenterHarness({
+      clock: clockA,
+      callLog: app,
+      isUserNumber: (n) => n === '101',
+      settings: { callLogCalls: 'answered' },
+    });
+    t.presenter.handleOwnCall(own);
+    await clockA.advance(50_000);
+    t.presenter.handleRecord(record);
+    t.presenter.handleRecord(record); // a second record of the same call: still once
+
+    const clockB = new FakeClock(T0);
+    const runnerLog = new RecordingCallLog();
+    const runner = new RunnerCallLog('answered', ['101'], runnerLog, clockB, (e) => {
+      throw e;
+    });
+    runner.own(own);
+    await clockB.advance(50_000);
+    runner.record(record);
+    runner.record(record);
+    await clockB.advance(0);
+
+    expect(app.records).toEqual([
+      {
+        callId: 'd1',
+        direction: 'outbound',
+        from: '101',
+        to: '+14155550199',
+        extension: '101',
+        startedAt: T0,
+        answeredAt: T0 + 8_000,
+        endedAt: T0 + 50_000,
+        durationMs: 42_000,
+        outcome: 'answered',
+      },
+    ]);
+    expect(runnerLog.records).toEqual(app.records);
+  });
 });

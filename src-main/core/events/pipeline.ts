@@ -209,9 +209,9 @@ export class EventPipeline {
     this.ownDials = new OwnDials<Pop>({
       clock: deps.clock,
       release: (pop) => this.emitPop(pop),
-      own: (call) => {
+      own: (call, ring) => {
         this.counts.ownCalls++;
-        this.ownCalls.emit(call);
+        this.ownCalls.emit({ ...call, extension: ring.to, startedAt: ring.receivedAt });
       },
     });
     this.noticeTracker = new NoticeTracker(

@@ -25,6 +25,8 @@ import type { CrmLookup, CrmResult } from '../crm/lookup.ts';
 import { vetExternalUrl } from '../links/external-url.ts';
 import type { CallLogRecord, CallLogSink } from '../ports/call-log.ts';
 import { callLogRecord } from '../call-log/record.ts';
+import { OutboundCallLog } from '../call-log/outbound.ts';
+import type { OwnCall } from '../events/own-dials.ts';
 import {
   MAX_CALL_NOTE_CHARS,
   shouldLogCall,
@@ -140,10 +142,19 @@ export class CallPresenter {
   private readonly maxCards: number;
   private readonly maxRingMs: number;
   private popupVisible = false;
+  /** The calls the user dialled, logged as OUTBOUND when their record comes (issue 39). */
+  private readonly outbound: OutboundCallLog;
 
   constructor(options: CallPresenterOptions) {
     this.o = options;
     this.logger = options.logger.child({ component: 'presenter' });
+    this.outbound = new OutboundCallLog({
+      clock: options.clock,
+      sink: options.callLog,
+      calls: () => options.settings().callLogCalls,
+      onError: (error, callId) =>
+        this.logger.error('call could not be queued for the CRM log', { callId, error }),
+    });
     this.cardChanges = new Emitter(this.logger, 'cards');
     this.maxCards = options.maxCards ?? 5;
     this.maxRingMs = options.maxRingMs ?? 5 * 60_000;
@@ -282,6 +293,7 @@ export class CallPresenter {
    * rule (callOutcomeOf).
    */
   handleRecord(record: CallRecordEvent): void {
+    this.outbound.record(record);
     const callId = cardId(record.callId);
     const to = boundedText(record.to);
     if (record.talkSec !== undefined) this.o.history.recordTalk(callId, to, record.talkSec);
@@ -300,6 +312,11 @@ export class CallPresenter {
     }
     call.answered = betterAnswer(call.answered, answered);
     if (call.card.state !== 'ringing') this.recordOutcome(call, state);
+  }
+
+  /** A ring of a call the user dialled (never a card): logged as OUTBOUND when its record comes. */
+  handleOwnCall(call: OwnCall): void {
+    this.outbound.own(call);
   }
 
   /**
