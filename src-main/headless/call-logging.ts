@@ -38,6 +38,8 @@ export function loggedLine(crm: 'hubspot' | 'generic', e: CallLoggedEvent): Logg
 export class RunnerCallLog {
   private readonly rings: BoundedFifoMap<Pop>;
   private readonly done: BoundedFifoMap<true>;
+  /** The CRM contact the lookup found per call (bounded like the rings). */
+  private readonly contacts: BoundedFifoMap<string>;
   /** Answered here, waiting for the hang-up (bounded by MAX_TALK_MS each). */
   private readonly talking = new Map<string, { facts: CallLogFacts; timer: TimerHandle }>();
 
@@ -63,12 +65,19 @@ export class RunnerCallLog {
     this.onError = onError;
     this.rings = new BoundedFifoMap<Pop>(RINGS, RING_TTL_MS);
     this.done = new BoundedFifoMap<true>(RINGS, RING_TTL_MS);
+    this.contacts = new BoundedFifoMap<string>(RINGS, RING_TTL_MS);
     this.outbound = new OutboundCallLog({
       clock,
       sink: mode === 'none' ? undefined : sink,
       calls: () => mode,
       onError,
     });
+  }
+
+  /** The CRM lookup found the caller: its contact id goes with the call's log (HubSpot's association). */
+  contact(callId: string, contactId: string): void {
+    if (this.mode === 'none') return;
+    this.contacts.set(callId, contactId, this.clock.now());
   }
 
   /** A ring of a call dialled from the runner (pipeline.onOwnCall). */
@@ -108,7 +117,7 @@ export class RunnerCallLog {
       outcome,
     };
     if (outcome !== 'answered') {
-      void this.log(callLogRecord(facts));
+      void this.log(this.build(facts));
       return;
     }
     // Logged at its hang-up, with its talk time; a hang-up never heard of: after MAX_TALK_MS.
@@ -125,7 +134,7 @@ export class RunnerCallLog {
     if (!call) return Promise.resolve();
     this.talking.delete(h.callId);
     this.clock.clearTimeout(call.timer);
-    return this.log(callLogRecord({ ...call.facts, endedAt: this.clock.now() }));
+    return this.log(this.build({ ...call.facts, endedAt: this.clock.now() }));
   }
 
   /** Stops: calls still being talked are logged as they stand (talk time so far), durably. */
@@ -134,6 +143,12 @@ export class RunnerCallLog {
       this.hangup({ callId, state: 'ended', eventId: '', to: '' }),
     );
     await Promise.all(ended);
+  }
+
+  /** The record, with the contact the CRM lookup found by now (if any). */
+  private build(facts: CallLogFacts): CallLogRecord {
+    const contactId = this.contacts.get(facts.callId, this.clock.now());
+    return callLogRecord({ ...facts, ...(contactId ? { contactId } : {}) });
   }
 
   private log(record: CallLogRecord): Promise<void> {

@@ -746,6 +746,8 @@ function printEvents(
           if (who?.source === 'directory') return;
           const result = await lookup.lookup(p.from);
           emit(enrichedLine(p, who, result, lookup.provider));
+          if (result.status === 'found' && result.contactId)
+            callLog?.calls.contact(p.callId, result.contactId);
         });
     }),
     engine.onDismiss((d) => {

@@ -26,6 +26,7 @@ import { vetExternalUrl } from '../links/external-url.ts';
 import type { CallLogRecord, CallLogSink } from '../ports/call-log.ts';
 import { callLogRecord } from '../call-log/record.ts';
 import { OutboundCallLog } from '../call-log/outbound.ts';
+import { BoundedFifoMap } from '../../../src-shared/kit/bounded-map.ts';
 import type { OwnCall } from '../events/own-dials.ts';
 import {
   MAX_CALL_NOTE_CHARS,
@@ -89,6 +90,9 @@ export interface CallPresenterOptions {
 
 /** A call the user answered and never heard the end of keeps its card at most this long. */
 export const MAX_TALK_MS = 4 * 60 * 60_000;
+/** CRM contact ids kept for the call log: a few hours of calls (a card lives at most MAX_TALK_MS). */
+const MAX_CONTACTS = 2_000;
+const CONTACT_TTL_MS = MAX_TALK_MS + 60 * 60_000;
 
 /** States after which the call is no longer ringing anywhere. Others may concern one party only. */
 const CALL_OVER = new Set(['answered', 'hold', 'ended']);
@@ -144,6 +148,8 @@ export class CallPresenter {
   private popupVisible = false;
   /** The calls the user dialled, logged as OUTBOUND when their record comes (issue 39). */
   private readonly outbound: OutboundCallLog;
+  /** The CRM contact the lookup found per call, for its log (kept after the card goes). */
+  private readonly contacts = new BoundedFifoMap<string>(MAX_CONTACTS, CONTACT_TTL_MS);
 
   constructor(options: CallPresenterOptions) {
     this.o = options;
@@ -270,6 +276,7 @@ export class CallPresenter {
     const call = this.calls.get(callId);
     if (result.status === 'found') {
       this.o.history.recordCaller(callId, { name: result.name, company: result.company });
+      if (result.contactId) this.contacts.set(callId, result.contactId, this.o.clock.now());
       if (!call) return;
       const card = call.card;
       if (!card.callerName) {
@@ -472,6 +479,7 @@ export class CallPresenter {
           outcome: entry.outcome,
           note: entry.note,
           disposition: entry.disposition,
+          contactId: this.contacts.get(callId, this.o.clock.now()),
         }),
       )
       .catch((error: unknown) => {
@@ -493,6 +501,7 @@ export class CallPresenter {
       outcome: card.outcome,
       note: call.log.note,
       disposition: call.log.disposition,
+      contactId: this.contacts.get(card.callId, this.o.clock.now()),
     });
   }
 
