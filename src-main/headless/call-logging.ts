@@ -71,6 +71,7 @@ export class RunnerCallLog {
       sink: mode === 'none' ? undefined : sink,
       calls: () => mode,
       onError,
+      isUserNumber: (n) => extensions.includes(n),
     });
   }
 

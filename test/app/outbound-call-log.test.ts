@@ -6,7 +6,13 @@
  * call is logged once, as OUTBOUND, by the call-log setting's rule: answered with its talk time,
  * and, under `answered-and-missed`, one nobody answered as missed (HubSpot NO_ANSWER).
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { EventPipeline } from '../../src-main/core/events/pipeline.ts';
+import { YEASTAR_P_SERIES_WIRE } from '../../src-shared/wire/yeastar-p-series.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
+import type { CallLogCalls } from '../../src-shared/rules/call-log-rule.ts';
 import { serviceConnectionFactory } from '../../src-main/core/connection/connection.ts';
 import { AppRuntime } from '../../src-main/core/app/runtime.ts';
 import { systemClock } from '../../src-shared/process/clock.ts';
@@ -17,6 +23,7 @@ import {
 import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 import {
+  presenterHarness,
   fakeViews,
   memoryHistory,
   MemorySettings,
@@ -119,4 +126,70 @@ describe('AppRuntime with a Yeastar P-Series PBX: calls the agent dialled', () =
     expect(talked.answeredAt).toBe(talked.endedAt - talked.durationMs);
     expect(views.notifier.shown).toEqual([]);
   }, 30_000);
+});
+
+/**
+ * A call dialled on the agent's own phone (not from Screenpop): the PBX's Outbound record of it
+ * names the extension that dialled (`call_from`). Frames captured from a real P570
+ * (test/fixtures/yeastar-p-series, README): call D, extension 703 dials out and the far side is
+ * busy; call C, extension 700's outbound call fails.
+ */
+describe('a call dialled on the agent’s own phone (Yeastar’s Outbound record)', () => {
+  const fixture = (name: string) =>
+    readFileSync(join('test/fixtures/yeastar-p-series', name), 'utf8');
+  const play = async (calls: CallLogCalls, extension: string, frames: string[]) => {
+    const clock = new FakeClock(1_702_285_525_000);
+    const pipeline = new EventPipeline({
+      clock,
+      user: { extensions: [extension], dids: [], defaultRegion: 'ZA' },
+    });
+    const callLog = new RecordingCallLog();
+    const t = presenterHarness({
+      clock,
+      callLog,
+      isUserNumber: (n) => n === extension,
+      settings: { callLogCalls: calls },
+    });
+    pipeline.onPop((p) => t.presenter.handlePop(p));
+    pipeline.onDismiss((d) => t.presenter.handleDismiss(d));
+    pipeline.onRecord((r) => t.presenter.handleRecord(r));
+    const decode = YEASTAR_P_SERIES_WIRE.stream.decoder();
+    for (const name of frames) {
+      pipeline.ingest(fixture(name), { source: 'direct', receivedAt: clock.now() }, decode);
+      await clock.advance(500);
+    }
+    return { callLog, t };
+  };
+  const D = [
+    'captured-30011-D1-ext-answered-alone-outbound.json',
+    'captured-30012-D2-outbound-busy.json',
+  ];
+
+  it('is logged once as OUTBOUND: busy is declined (answered-and-missed); the same record again is not a second log', async () => {
+    const { callLog, t } = await play('answered-and-missed', '703', [...D, D[1]!]);
+    expect(callLog.records).toEqual([
+      {
+        callId: '1702285525.16',
+        direction: 'outbound',
+        from: '703',
+        to: '0875550199',
+        extension: '703',
+        startedAt: 1_702_285_525_500,
+        endedAt: 1_702_285_525_500,
+        durationMs: 0,
+        outcome: 'declined',
+      },
+    ]);
+    expect(t.presenter.cards()).toEqual([]);
+  });
+
+  it('is not logged when not answered under `answered`, nor when another extension dialled it, nor when it failed', async () => {
+    expect((await play('answered', '703', D)).callLog.records).toEqual([]);
+    expect((await play('answered-and-missed', '101', D)).callLog.records).toEqual([]);
+    const failed = await play('answered-and-missed', '700', [
+      'captured-30011-C3-ext-answered-alone.json',
+      'captured-30012-C5-outbound-failed.json',
+    ]);
+    expect(failed.callLog.records).toEqual([]);
+  });
 });

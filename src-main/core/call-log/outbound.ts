@@ -1,9 +1,12 @@
 /**
- * Calls the agent dialled, logged (issue 39): a call dialled from Screenpop (the popup's Call
- * back, the dial box, a call link, the runner's `dial`: core/events/own-dials.ts says which rings
- * are the user's own) is logged once, as OUTBOUND, when the phone system's record of it arrives
- * (Yeastar's 30012 New CDR: its status and talk time). The tray app (call-presenter.ts) and the
- * runner (headless/call-logging.ts) both log outbound calls through this class.
+ * Calls the agent dialled, logged (issue 39), once each, as OUTBOUND, when the phone system's
+ * record of the call arrives (Yeastar's 30012 New CDR: its status and talk time):
+ * - a call dialled from Screenpop (the popup's Call back, the dial box, a call link, the runner's
+ *   `dial`: core/events/own-dials.ts says which rings are the user's own), by its first record;
+ * - a call dialled on the user's own phone: a record whose `type` is Outbound and whose
+ *   `call_from` is one of the user's numbers (captured: captured-30012-D2-outbound-busy.json).
+ * The tray app (call-presenter.ts) and the runner (headless/call-logging.ts) both log outbound
+ * calls through this class.
  *
  * The outcome is the one rule's (callOutcomeOf) from the record's status: ANSWERED is `answered`
  * with the record's talk time, NO ANSWER is `missed` (nobody took it: HubSpot NO_ANSWER), BUSY is
@@ -24,6 +27,9 @@ import { OWN_CALL_TTL_MS, MAX_OWN_CALLS } from '../events/own-dials.ts';
 import type { CallLogSink } from '../ports/call-log.ts';
 import { callLogRecord } from './record.ts';
 
+/** Outbound calls remembered as logged: a few hours of a busy agent's calls. */
+const MAX_LOGGED = 2_000;
+
 export interface OutboundCallLogDeps {
   clock: Clock;
   /** Where calls are logged; absent: nothing is. */
@@ -32,15 +38,20 @@ export interface OutboundCallLogDeps {
   calls: () => CallLogCalls | undefined;
   /** A call could not be queued (the queue refused it: full, closed). */
   onError: (error: unknown, callId: string) => void;
+  /** True when `number` is one of the user's own (extensions): who dialled a record's call. */
+  isUserNumber: (number: string) => boolean;
 }
 
 export class OutboundCallLog {
   private readonly d: OutboundCallLogDeps;
   private readonly dialled: BoundedFifoMap<OwnCall>;
+  /** Outbound calls already logged (a call may get a record per segment): once each. */
+  private readonly logged: BoundedFifoMap<true>;
 
   constructor(deps: OutboundCallLogDeps) {
     this.d = deps;
     this.dialled = new BoundedFifoMap<OwnCall>(MAX_OWN_CALLS, OWN_CALL_TTL_MS);
+    this.logged = new BoundedFifoMap<true>(MAX_LOGGED, OWN_CALL_TTL_MS);
   }
 
   /** A ring of a call the user dialled (pipeline.onOwnCall): remembered until its record. */
@@ -53,10 +64,22 @@ export class OutboundCallLog {
   /** A call's record (pipeline.onRecord): a dialled call's first one logs it, once. */
   record(record: CallRecord): void {
     const now = this.d.clock.now();
-    const call = this.dialled.get(record.callId, now);
-    // The first record of the call decides (the agent's leg or the callee's: the same call).
+    if (this.logged.has(record.callId, now)) return;
+    // The first record of a call dialled from Screenpop decides (the agent's leg or the callee's:
+    // the same call); else an Outbound record of a call one of the user's phones made.
+    const call =
+      this.dialled.get(record.callId, now) ??
+      (record.direction === 'outbound' && record.from && this.d.isUserNumber(record.from)
+        ? {
+            callId: record.callId,
+            number: record.to,
+            extension: record.from,
+            startedAt: now - (record.durationSec ?? record.talkSec ?? 0) * 1000,
+          }
+        : undefined);
     if (!call) return;
     this.dialled.delete(record.callId);
+    this.logged.set(record.callId, true, now);
     const state = recordState(record.status);
     const outcome = callOutcomeOf(state === 'answered' ? 'here' : null, state);
     const calls = this.d.calls();

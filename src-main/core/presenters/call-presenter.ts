@@ -158,6 +158,7 @@ export class CallPresenter {
       clock: options.clock,
       sink: options.callLog,
       calls: () => options.settings().callLogCalls,
+      isUserNumber: (n) => this.isUsers(n),
       onError: (error, callId) =>
         this.logger.error('call could not be queued for the CRM log', { callId, error }),
     });
