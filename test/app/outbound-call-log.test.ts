@@ -94,12 +94,13 @@ describe('AppRuntime with a Yeastar P-Series PBX: calls the agent dialled', () =
     // Nothing more comes (each call once), and no card popped for either.
     await new Promise((r) => setTimeout(r, 300));
 
+    // `to` is the number as dialled (the PBX's dialable form, phone-number.ts), as its record says.
     expect(callLog.records).toEqual([
       {
         callId: answeredId,
         direction: 'outbound',
         from: me,
-        to: '+14155550199',
+        to: '4155550199',
         extension: me,
         startedAt: expect.any(Number),
         answeredAt: expect.any(Number),
@@ -111,7 +112,7 @@ describe('AppRuntime with a Yeastar P-Series PBX: calls the agent dialled', () =
         callId: unansweredId,
         direction: 'outbound',
         from: me,
-        to: '+14155550177',
+        to: '4155550177',
         extension: me,
         startedAt: expect.any(Number),
         endedAt: expect.any(Number),
