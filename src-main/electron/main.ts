@@ -574,7 +574,7 @@ async function buildCore(
     // The CRM lookup goes out the same way as everything else (proxy, CAs).
     crmNetwork: network,
     callLog,
-    callLogStatus: () => callLog.status(),
+    callLogStatus: callLog,
     // The control surface lets the user (and the end-to-end suite) ring the demo from outside.
     startDemo: (phoneSystem) => startDemo({ clock, logger, control: true, phoneSystem }),
     // Through the settings in force (with the policy's locks), as the connection uses them.

@@ -12,8 +12,10 @@ import { callOutcomeOf } from '../../src-shared/ui/call-outcome.ts';
 import { shouldLogCall } from '../../src-shared/rules/call-log-rule.ts';
 import { MAX_TALK_MS } from '../core/presenters/call-presenter.ts';
 import { BoundedFifoMap } from '../../src-shared/kit/bounded-map.ts';
-import type { Pop, Dismiss } from '../core/events/pipeline.ts';
+import type { CallRecord, Dismiss, OwnCall, Pop } from '../core/events/pipeline.ts';
+import { OutboundCallLog } from '../core/call-log/outbound.ts';
 import type { CallLogRecord, CallLogSink } from '../core/ports/call-log.ts';
+import { callLogRecord, type CallLogFacts } from '../core/call-log/record.ts';
 import type { CallLoggedEvent } from '../core/call-log/queue.ts';
 import type { CrmLogMode } from './args.ts';
 import type { LoggedLine } from './output.ts';
@@ -36,14 +38,18 @@ export function loggedLine(crm: 'hubspot' | 'generic', e: CallLoggedEvent): Logg
 export class RunnerCallLog {
   private readonly rings: BoundedFifoMap<Pop>;
   private readonly done: BoundedFifoMap<true>;
+  /** The CRM contact the lookup found per call (bounded like the rings). */
+  private readonly contacts: BoundedFifoMap<string>;
   /** Answered here, waiting for the hang-up (bounded by MAX_TALK_MS each). */
-  private readonly talking = new Map<string, { record: CallLogRecord; timer: TimerHandle }>();
+  private readonly talking = new Map<string, { facts: CallLogFacts; timer: TimerHandle }>();
 
   private readonly mode: CrmLogMode;
   private readonly extensions: readonly string[];
   private readonly sink: CallLogSink;
   private readonly clock: Clock;
   private readonly onError: (error: unknown) => void;
+  /** The calls dialled from the runner (`dial`), logged as OUTBOUND when their record comes. */
+  private readonly outbound: OutboundCallLog;
 
   constructor(
     mode: CrmLogMode,
@@ -59,6 +65,30 @@ export class RunnerCallLog {
     this.onError = onError;
     this.rings = new BoundedFifoMap<Pop>(RINGS, RING_TTL_MS);
     this.done = new BoundedFifoMap<true>(RINGS, RING_TTL_MS);
+    this.contacts = new BoundedFifoMap<string>(RINGS, RING_TTL_MS);
+    this.outbound = new OutboundCallLog({
+      clock,
+      sink: mode === 'none' ? undefined : sink,
+      calls: () => mode,
+      onError,
+      isUserNumber: (n) => extensions.includes(n),
+    });
+  }
+
+  /** The CRM lookup found the caller: its contact id goes with the call's log (HubSpot's association). */
+  contact(callId: string, contactId: string): void {
+    if (this.mode === 'none') return;
+    this.contacts.set(callId, contactId, this.clock.now());
+  }
+
+  /** A ring of a call dialled from the runner (pipeline.onOwnCall). */
+  own(call: OwnCall): void {
+    this.outbound.own(call);
+  }
+
+  /** A call's record (pipeline.onRecord): a dialled call is logged from it. */
+  record(record: CallRecord): void {
+    this.outbound.record(record);
   }
 
   pop(p: Pop): void {
@@ -76,20 +106,19 @@ export class RunnerCallLog {
     const outcome = callOutcomeOf(answer, d.state);
     if (!shouldLogCall(this.mode, outcome)) return;
     this.done.set(d.callId, true, now);
-    const record: CallLogRecord = {
+    const facts: CallLogFacts = {
       callId: d.callId,
       direction: 'inbound',
       from: ring.from,
       to: ring.to,
-      extension: answer ? d.to : ring.to,
-      startedAt: ring.timestamp,
-      ...(answer ? { answeredAt: now } : {}),
+      // This computer's clock when the ring arrived, as the popup's card has it.
+      startedAt: ring.receivedAt,
+      ...(answer === 'here' ? { answeredAt: now } : {}),
       endedAt: now,
-      durationMs: 0,
       outcome,
     };
     if (outcome !== 'answered') {
-      void this.log(record);
+      void this.log(this.build(facts));
       return;
     }
     // Logged at its hang-up, with its talk time; a hang-up never heard of: after MAX_TALK_MS.
@@ -97,7 +126,7 @@ export class RunnerCallLog {
       () => void this.hangup({ ...d, state: 'ended' }),
       MAX_TALK_MS,
     );
-    this.talking.set(d.callId, { record, timer });
+    this.talking.set(d.callId, { facts, timer });
   }
 
   /** The user's answered call ended (pipeline.onHangup): logged with its talk time. */
@@ -106,9 +135,7 @@ export class RunnerCallLog {
     if (!call) return Promise.resolve();
     this.talking.delete(h.callId);
     this.clock.clearTimeout(call.timer);
-    const now = this.clock.now();
-    const answeredAt = call.record.answeredAt ?? now;
-    return this.log({ ...call.record, endedAt: now, durationMs: Math.max(0, now - answeredAt) });
+    return this.log(this.build({ ...call.facts, endedAt: this.clock.now() }));
   }
 
   /** Stops: calls still being talked are logged as they stand (talk time so far), durably. */
@@ -117,6 +144,12 @@ export class RunnerCallLog {
       this.hangup({ callId, state: 'ended', eventId: '', to: '' }),
     );
     await Promise.all(ended);
+  }
+
+  /** The record, with the contact the CRM lookup found by now (if any). */
+  private build(facts: CallLogFacts): CallLogRecord {
+    const contactId = this.contacts.get(facts.callId, this.clock.now());
+    return callLogRecord({ ...facts, ...(contactId ? { contactId } : {}) });
   }
 
   private log(record: CallLogRecord): Promise<void> {

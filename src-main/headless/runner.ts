@@ -763,6 +763,8 @@ function printEvents(
           if (who?.source === 'directory') return;
           const result = await lookup.lookup(p.from);
           emit(enrichedLine(p, who, result, lookup.provider));
+          if (result.status === 'found' && result.contactId)
+            callLog?.calls.contact(p.callId, result.contactId);
         });
     }),
     engine.onDismiss((d) => {
@@ -772,7 +774,12 @@ function printEvents(
     // The end of a call answered here: logged with its talk time (--crm-log).
     engine.onHangup?.((h) => void callLog?.calls.hangup(h)) ?? (() => {}),
     // A ring of a call dialled from Screenpop (`dial`): never a pop (core/events/own-dials.ts).
-    engine.onOwnCall?.((c) => emit(callingLine(c))) ?? (() => {}),
+    engine.onOwnCall?.((c) => {
+      emit(callingLine(c));
+      callLog?.calls.own(c);
+    }) ?? (() => {}),
+    // A call's record: a call dialled from the runner is logged as OUTBOUND from it (--crm-log).
+    engine.onCallRecord?.((r) => callLog?.calls.record(r)) ?? (() => {}),
     engine.onNotice((n) =>
       emit(
         n.type === 'voicemail'

@@ -792,12 +792,20 @@ export class YeastarEventDecoder {
     const status = field(msg.status) ?? '';
     const talk = seconds(msg.talk_duration);
     const duration = seconds(msg.call_duration);
+    // Who made the call, and the record's `type` (captured: Inbound, Outbound, Internal): an
+    // Outbound record of one of the user's extensions is a call the user dialled (the call log).
+    const caller = field(msg.call_from);
+    const direction = field(msg.type)?.toLowerCase();
     const record: EventEnvelope = {
       event: CALL_RECORD,
       ...base,
       data: {
         call_id: callId,
         to: extension,
+        ...(caller !== undefined ? { from: caller } : {}),
+        ...(direction === 'inbound' || direction === 'outbound' || direction === 'internal'
+          ? { direction }
+          : {}),
         status,
         ...(talk !== undefined ? { talk_sec: talk } : {}),
         ...(duration !== undefined ? { duration_sec: duration } : {}),

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CallLogQueue } from '../../src-main/core/call-log/queue.ts';
 import { CrmError } from '../../src-main/core/crm/connector.ts';
+import type { StatusView } from '../../src-main/core/ports/views.ts';
 import { DesktopHealth } from '../../src-main/core/app/desktop-health.ts';
 import { HistoryStore } from '../../src-main/core/history/history-store.ts';
 import { RingActions } from '../../src-main/core/ring-actions/ring-actions.ts';
@@ -567,7 +568,7 @@ describe('AppRuntime: the call log in the Settings status (issue 39 item 4)', ()
     const language = new LocaleState('en', silentLogger);
     const t = await setup(CONFIGURED, {
       secret: 's3cret-x',
-      extra: { words: language, callLog: queue, callLogStatus: () => queue.status() },
+      extra: { words: language, callLog: queue, callLogStatus: queue },
     });
     await t.runtime.start();
     expect(t.runtime.status().callLog).toBeUndefined();
@@ -595,6 +596,59 @@ describe('AppRuntime: the call log in the Settings status (issue 39 item 4)', ()
     const json = JSON.stringify(t.runtime.status());
     for (const secret of ['4930123456', 'secret note', 'call-1'])
       expect(json).not.toContain(secret);
+    await t.runtime.shutdown();
+    queue.close();
+  });
+
+  it('pushes the call-log status as the queue changes (queued, paused by a 429, logged, stopped by a 403), without asking again', async () => {
+    const clock = new FakeClock();
+    const answers: Array<() => Promise<string>> = [
+      // The far side: HubSpot's secondly limit first (Retry-After 60 s), then the call is written.
+      () =>
+        Promise.reject(new CrmError('rate-limited', '429', { status: 429, retryAfterMs: 60_000 })),
+      () => Promise.resolve('9001'),
+      // The second call: the token lacks the write scope.
+      () => Promise.reject(new CrmError('forbidden', 'missing scope', { status: 403 })),
+    ];
+    const queue = new CallLogQueue({
+      folder: join(tmp.path, 'call-log-pushes'),
+      clock,
+      logger: silentLogger,
+      writer: {
+        kind: 'hubspot',
+        create: () => (answers.shift() ?? (() => Promise.resolve('9002')))(),
+        update: () => Promise.resolve(),
+        find: () => Promise.resolve(null),
+      },
+    });
+    await queue.start();
+    const t = await setup(CONFIGURED, {
+      secret: 's3cret-x',
+      extra: { callLog: queue, callLogStatus: queue },
+    });
+    await t.runtime.start();
+    // What the Settings window is sent ('status:changed'), as main.ts forwards runtime.onStatus.
+    const pushed: Array<StatusView['callLog']> = [];
+    t.runtime.onStatus((s) => pushed.push(s.callLog));
+    const last = () => pushed.at(-1);
+    /** Moves the queue's clock in small steps, letting its file writes land, until `done`. */
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 4_000 && !done(); i++) {
+        await clock.advance(50);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      expect(done()).toBe(true);
+    };
+    await queue.log(record(1));
+    expect(last()?.waiting).toMatch(/^1 call is waiting to be logged/);
+    await until(() => last()?.paused !== undefined);
+    expect(last()?.paused).toMatch(/logging calls waits until about .* and tries again by itself/);
+    await until(() => pushed.length > 0 && last() === undefined);
+    await queue.log(record(2));
+    await until(() => last()?.problem !== undefined);
+    expect(last()?.problem?.reason).toBe(
+      'Calls are not being logged: the CRM token may not write calls (a missing write scope).',
+    );
     await t.runtime.shutdown();
     queue.close();
   });

@@ -79,7 +79,11 @@ describe('DirectCallControl on a Yeastar P-Series PBX (the simulator)', () => {
     const result = await t.control.dial('(415) 555-0199');
     expect(result).toMatchObject({ ok: true });
     const callId = (result as { callId: string }).callId;
-    await vi.waitFor(() => expect(t.own).toEqual([{ callId, number: '4155550199' }]));
+    await vi.waitFor(() =>
+      expect(t.own).toEqual([
+        { callId, number: '4155550199', extension: t.me, startedAt: expect.any(Number) },
+      ]),
+    );
     // The agent answers, then hangs up from Screenpop: *Query Calls* names the channel.
     t.sim.setCallState(callId, 'answered', { to: t.me });
     expect(await t.control.hangup(callId)).toEqual({ ok: true, callId });

@@ -22,7 +22,13 @@ import { SecretRegistry, silentLogger } from '../../src-shared/process/log.ts';
 import { startSimulator } from '../../src-sim/index.ts';
 import { certToolsAvailable, makeTestCa, type CertFiles, type TestCa } from '../../rigs/certs.ts';
 import { startFakeHubSpot } from '../../rigs/fake-hubspot.ts';
-import { FakePopup, fakeViews, memoryHistory, MemorySettings } from '../../rigs/app-harness.ts';
+import {
+  FakePopup,
+  fakeViews,
+  memoryHistory,
+  MemorySettings,
+  RecordingCallLog,
+} from '../../rigs/app-harness.ts';
 import { directTransport } from '../../rigs/direct-transport.ts';
 
 const canRun = certToolsAvailable('test/crm/enrichment.test.ts');
@@ -89,7 +95,11 @@ describe.skipIf(!canRun)('CRM lookup in the app', () => {
       caFile: ca.caFile,
       proxyMode: 'none',
       crmLookup,
+      callLogCalls: 'answered-and-missed',
+      popupLingerSec: 1,
     });
+    // The far side of the call log (the durable queue): what the app hands it per call.
+    const callLog = new RecordingCallLog();
     const secrets = new SecretRegistry();
     const views = { ...fakeViews(), popup: new RecordingPopup() };
     const history = memoryHistory(systemClock);
@@ -118,6 +128,7 @@ describe.skipIf(!canRun)('CRM lookup in the app', () => {
           readFile: (p) => readFileSync(p, 'utf8'),
         }),
       hubspotApi: hubspot.url,
+      callLog,
     });
     cleanups.push(() => runtime.shutdown());
     await runtime.start();
@@ -177,5 +188,15 @@ describe.skipIf(!canRun)('CRM lookup in the app', () => {
     });
     expect(hubspot.searches.length).toBe(searches + 1);
     expect(runtime.crmStats()).toMatchObject({ provider: 'hubspot', lookups: 2, found: 2 });
+
+    // Missed: its log carries the contact HubSpot found (the Calls engagement's association).
+    sim.setCallState(outside, 'ended');
+    await vi.waitFor(() => expect(callLog.records.map((r) => r.callId)).toContain(outside), {
+      timeout: 10_000,
+    });
+    expect(callLog.records.find((r) => r.callId === outside)).toMatchObject({
+      outcome: 'missed',
+      contactId: ada.id,
+    });
   });
 });

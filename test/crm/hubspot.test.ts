@@ -130,6 +130,8 @@ describe.skipIf(!canRun)('HubSpot lookup', () => {
       name: 'Ada Lovelace',
       company: 'Analytical Engines',
       recordUrl: `https://app.hubspot.com/contacts/20251122/record/0-1/${ada.id}`,
+      // The contact's id, for the call log's association (issue 39).
+      contactId: ada.id,
       cached: false,
     });
     expect(fake.searches).toHaveLength(1);

@@ -62,7 +62,14 @@ describe("the user's own dialled call does not pop", () => {
     t.callerFirstRing('1648627871.66');
     expect(t.pops).toEqual([]);
     ticket.answered('1648627871.66');
-    expect(t.own).toEqual([{ callId: '1648627871.66', number: '5503301' }]);
+    expect(t.own).toEqual([
+      {
+        callId: '1648627871.66',
+        number: '5503301',
+        extension: '1005',
+        startedAt: expect.any(Number),
+      },
+    ]);
     await t.clock.advance(OWN_DIAL_HOLD_MS * 2);
     expect(t.pops).toEqual([]);
     expect(t.clock.pendingTimers()).toBe(0);
@@ -73,7 +80,14 @@ describe("the user's own dialled call does not pop", () => {
     t.pipeline.expectOwnDial('5503301').answered('1648627871.66');
     t.callerFirstRing('1648627871.66');
     expect(t.pops).toEqual([]);
-    expect(t.own).toEqual([{ callId: '1648627871.66', number: '5503301' }]);
+    expect(t.own).toEqual([
+      {
+        callId: '1648627871.66',
+        number: '5503301',
+        extension: '1005',
+        startedAt: expect.any(Number),
+      },
+    ]);
     // Its end dismisses by call id (the UI closes "Calling…"); its second ring is not a pop.
     t.report('1648627871.66', [t.ext('1005', 'BYE', 'PJSIP/1005-1648627871.66')]);
     expect(t.dismisses).toMatchObject([{ callId: '1648627871.66' }]);

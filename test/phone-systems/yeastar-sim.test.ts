@@ -236,7 +236,17 @@ describe('Yeastar P-Series against the simulator in that mode', () => {
     await sleepReal(200);
     expect(off.notices).toEqual([]);
     // The record itself reaches the app (History's talk time).
-    expect(records).toEqual([{ callId, to: '101', status: 'VOICEMAIL', talkSec: 0 }]);
+    expect(records).toEqual([
+      {
+        callId,
+        to: '101',
+        status: 'VOICEMAIL',
+        talkSec: 0,
+        durationSec: expect.any(Number),
+        from: '+14155550123',
+        direction: 'inbound',
+      },
+    ]);
     expect(off.dismisses.map((d) => d.state)).toEqual(['voicemail']);
   });
 
@@ -377,8 +387,25 @@ describe('Yeastar P-Series member-style reports, against the simulator', () => {
     sim.setCallState(callId, 'ended');
     await waitFor(() => records.length === 2, 'the records');
     expect(records).toEqual([
-      { callId, to: '102', status: 'NO ANSWER', talkSec: 0 },
-      { callId, to: '101', status: 'ANSWERED', talkSec: 0 },
+      // Who called and the direction (the call log tells the agent's outbound calls by them).
+      {
+        callId,
+        to: '102',
+        status: 'NO ANSWER',
+        talkSec: 0,
+        durationSec: expect.any(Number),
+        from: '+4930123456',
+        direction: 'inbound',
+      },
+      {
+        callId,
+        to: '101',
+        status: 'ANSWERED',
+        talkSec: 0,
+        durationSec: expect.any(Number),
+        from: '+4930123456',
+        direction: 'inbound',
+      },
     ]);
   });
 

@@ -307,6 +307,8 @@ describe('relay: a Yeastar P-Series tenant', { timeout: 30_000 }, () => {
         status: 'ANSWERED',
         talk_sec: 125,
         duration_sec: 133,
+        from: '+4930123456',
+        direction: 'inbound',
       },
     ]);
     // The colleague's record goes to the colleague only; a record of no desktop's call to no one.

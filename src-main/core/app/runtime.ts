@@ -104,8 +104,14 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
    * nothing is logged and no card takes a note.
    */
   callLog?: CallLogSink;
-  /** The call-log queue's state for the Settings status (CallLogQueue.status). */
-  callLogStatus?: () => CallLogStatus;
+  /**
+   * The call-log queue (CallLogQueue): its state for the Settings status, published again each
+   * time it changes (a call queued, logged, failing, stopped), not only when Settings asks.
+   */
+  callLogStatus?: {
+    status(): CallLogStatus;
+    onChange(listener: () => void): () => void;
+  };
   /**
    * Acting on calls (issue 38): a CallControl for the settings in force chosen by the composition
    * root (organisation mode's, through the relay). Without it, the phone system's own call API.
@@ -148,6 +154,8 @@ export class AppRuntime {
   private readonly direct: CallControl;
   /** Organisation mode: a call's log claimed at the relay before it is queued (one desktop logs it). */
   private readonly claimedCallLog: ClaimedCallLog | undefined;
+  /** Stops following the call-log queue's changes (shutdown). */
+  private readonly stopCallLogChanges: (() => void) | undefined;
   /** Call back, the dial box, call links, Transfer, Hang up, Answer, Decline (issue 38). */
   readonly calls: CallActions;
 
@@ -266,6 +274,7 @@ export class AppRuntime {
     deps.history.onChange(() => this.publishStatus());
     this.directory.onChange(() => this.presenter.refreshNames());
     deps.health?.onChange(() => this.publishStatus());
+    this.stopCallLogChanges = deps.callLogStatus?.onChange(() => this.publishStatus());
   }
 
   /** Loads settings and history and connects if set up. Returns whether onboarding is needed. */
@@ -285,6 +294,7 @@ export class AppRuntime {
   async shutdown(): Promise<void> {
     this.crm.close();
     this.claimedCallLog?.stop();
+    this.stopCallLogChanges?.();
     await this.connection.stop();
     await this.d.ringActions?.stop();
     this.directory.stop();
@@ -350,7 +360,7 @@ export class AppRuntime {
   }
 
   private callLogView(): Pick<StatusView, 'callLog'> {
-    const q = this.d.callLogStatus?.();
+    const q = this.d.callLogStatus?.status();
     if (!q) return {};
     const t = (this.d.words ?? PLAIN_ENGLISH).current();
     const view: NonNullable<StatusView['callLog']> = {};

@@ -31,6 +31,7 @@ import { join } from 'node:path';
 import type { Clock, TimerHandle } from '../../../src-shared/process/clock.ts';
 import type { Logger } from '../../../src-shared/process/log.ts';
 import { Backoff, type BackoffPolicy } from '../../../src-shared/kit/backoff.ts';
+import { Emitter } from '../../../src-shared/kit/emitter.ts';
 import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
 import { parseJson } from '../../../src-shared/files/json-text.ts';
 import type { CallLogRecord, CallLogSink } from '../ports/call-log.ts';
@@ -146,9 +147,11 @@ export class CallLogQueue implements CallLogSink {
   private lastFailure: CallLogStatus['lastFailure'];
   private expired = 0;
   private inflight: AbortController | null = null;
+  private readonly changes: Emitter<[status: CallLogStatus]>;
 
   constructor(deps: CallLogQueueDeps) {
     this.d = deps;
+    this.changes = new Emitter(deps.logger, 'call-log status');
     this.backoff = new Backoff(LOG_BACKOFF, deps.random);
     this.max = deps.maxEntries ?? MAX_ENTRIES;
   }
@@ -188,6 +191,7 @@ export class CallLogQueue implements CallLogSink {
     delete entry.failed;
     await this.save(entry);
     this.entries.set(record.callId, entry);
+    this.changed();
     this.kick(0);
   }
 
@@ -196,6 +200,7 @@ export class CallLogQueue implements CallLogSink {
     this.stopped = undefined;
     this.pausedUntil = 0;
     this.backoff.reset();
+    this.changed();
     this.kick(0);
   }
 
@@ -203,6 +208,18 @@ export class CallLogQueue implements CallLogSink {
   online(): void {
     if (this.stopped) return;
     this.kick(Math.max(0, this.pausedUntil - this.d.clock.now()));
+  }
+
+  /**
+   * The status changed (a call queued, logged, failing, paused, stopped or resumed, expired): the
+   * Settings window's call-log status follows it (AppRuntime publishes the status again).
+   */
+  onChange(listener: (status: CallLogStatus) => void): () => void {
+    return this.changes.on(listener);
+  }
+
+  private changed(): void {
+    this.changes.emit(this.status());
   }
 
   status(): CallLogStatus {
@@ -281,6 +298,7 @@ export class CallLogQueue implements CallLogSink {
       }
       this.entries.set(entry.record.callId, entry);
     }
+    this.changed();
   }
 
   /** Logged calls make room first, oldest first; a queue full of pending calls refuses. */
@@ -348,12 +366,15 @@ export class CallLogQueue implements CallLogSink {
 
   private async expire(): Promise<void> {
     const now = this.d.clock.now();
+    let removed = false;
     for (const e of [...this.entries.values()])
       if (now - e.queuedAt > KEEP_MS) {
         if (e.loggedRevision < e.revision && !e.failed) this.expired++;
         this.entries.delete(e.record.callId);
+        removed = true;
         await unlink(join(this.d.folder, fileOf(e.record.callId))).catch(() => {});
       }
+    if (removed) this.changed();
   }
 
   /** One try at one call: null when it was logged (go on), else how long to wait. */
@@ -401,6 +422,7 @@ export class CallLogQueue implements CallLogSink {
       this.backoff.reset();
       this.lastFailure = undefined;
       this.d.onLogged?.({ callId: entry.record.callId, crmId: entry.crmId, how, attempts });
+      this.changed();
       return null;
     } catch (error) {
       entry.attempts++;
@@ -432,11 +454,13 @@ export class CallLogQueue implements CallLogSink {
         // written (CI saw the file come back after a later start had expired it).
         await this.save(entry);
         this.stopped = e.kind;
+        this.changed();
         return null;
       }
       if (e.kind === 'bad-answer' && e.status !== undefined && e.status >= 400 && e.status < 500) {
         entry.failed = { kind: e.kind, status: e.status };
         await this.save(entry);
+        this.changed();
         return 0;
       }
       // The pause is decided before the file is saved: the status says it at once.
@@ -446,6 +470,7 @@ export class CallLogQueue implements CallLogSink {
           : this.backoff.next();
       this.pausedUntil = now + delay;
       await this.save(entry);
+      this.changed();
       return delay;
     } finally {
       this.d.clock.clearTimeout(timer);

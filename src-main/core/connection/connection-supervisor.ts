@@ -27,6 +27,7 @@ import type { ConnectionProbe } from './test-connection.ts';
 import type { DirectoryEntry } from '../contacts/directory.ts';
 import type { PbxContact, PbxGroup } from '../../../src-shared/api/pbx-lists.ts';
 import type { CallRecordEvent, DismissEvent, PopEvent } from '../ports/ports.ts';
+import type { OwnCall } from '../events/own-dials.ts';
 import { english, phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import { saidStatus } from '../events/status.ts';
 import { SerialQueue } from '../../../src-shared/kit/one-at-a-time.ts';
@@ -59,6 +60,8 @@ export interface CallSink {
   handleHangup?(hangup: DismissEvent): void;
   /** A call's record once it ended (the talk time), where the phone system sends one. */
   handleRecord?(record: CallRecordEvent): void;
+  /** A ring of a call the user dialled from Screenpop (never a pop): its log (issue 39). */
+  handleOwnCall?(call: OwnCall): void;
   /** The connection went away for good (not rebuilt keeping the cards): its calls are over. */
   clear(): void;
 }
@@ -324,6 +327,7 @@ export class ConnectionSupervisor {
       this.detach.push(engine.onCallRecord((record) => calls.handleRecord?.(record)));
     if (engine.onHangup)
       this.detach.push(engine.onHangup((hangup) => calls.handleHangup?.(hangup)));
+    if (engine.onOwnCall) this.detach.push(engine.onOwnCall((call) => calls.handleOwnCall?.(call)));
     if (connection.onIdentity)
       this.detach.push(
         connection.onIdentity((identity) => {

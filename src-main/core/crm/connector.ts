@@ -26,6 +26,11 @@ export interface CrmRecord {
   company: string;
   /** A link to the record in the CRM's own pages; '' when there is none. */
   recordUrl: string;
+  /**
+   * The CRM's own id of the record (HubSpot's contact id), for the call log's association to the
+   * contact (issue 39); absent when the connector has none (the generic connector).
+   */
+  contactId?: string;
 }
 
 export type CrmAnswer = { found: true; record: CrmRecord } | { found: false };

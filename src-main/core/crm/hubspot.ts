@@ -188,9 +188,17 @@ export class HubSpotConnector implements CrmConnector {
       const name = [text(p.firstname), text(p.lastname)].filter(Boolean).join(' ') || company;
       if (!name) continue;
       const prefix = await this.contactPages(headers, signal);
-      const recordUrl =
-        prefix && typeof id === 'string' && /^\d{1,20}$/.test(id) ? `${prefix}${id}` : '';
-      return { found: true, record: { name, company: company === name ? '' : company, recordUrl } };
+      const contactId = typeof id === 'string' && /^\d{1,20}$/.test(id) ? id : undefined;
+      const recordUrl = prefix && contactId ? `${prefix}${contactId}` : '';
+      return {
+        found: true,
+        record: {
+          name,
+          company: company === name ? '' : company,
+          recordUrl,
+          ...(contactId ? { contactId } : {}),
+        },
+      };
     }
     return { found: false };
   }

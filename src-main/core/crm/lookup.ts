@@ -66,6 +66,8 @@ export type CrmResult =
       company: string | null;
       /** Vetted by the URL gate; null when the CRM gave none or the gate refused it. */
       recordUrl: string | null;
+      /** The CRM's id of the contact (HubSpot's), for the call log; absent when it gave none. */
+      contactId?: string;
       cached: boolean;
     }
   | { status: 'not-found'; cached: boolean }
@@ -319,7 +321,16 @@ export class CrmLookup {
       if (vetted.ok) recordUrl = vetted.url;
       else this.logger.warn('CRM record link refused', { reason: vetted.message });
     }
-    return { status: 'found', name, company, recordUrl, cached: false };
+    const id = answer.record.contactId;
+    const contactId = typeof id === 'string' && /^\d{1,20}$/.test(id) ? id : undefined;
+    return {
+      status: 'found',
+      name,
+      company,
+      recordUrl,
+      ...(contactId && { contactId }),
+      cached: false,
+    };
   }
 
   private remember(key: string, result: CacheEntry['result']): void {

@@ -33,6 +33,10 @@ export interface OwnCall {
   callId: string;
   /** The number the user dialled. */
   number: string;
+  /** The user's extension the call rang first (caller-first dialling), from its ring. */
+  extension?: string;
+  /** Wall-clock ms the ring of the user's extension arrived (the call's start, for its log). */
+  startedAt?: number;
 }
 
 /** What the pipeline does with a ring that would pop. */
@@ -54,8 +58,8 @@ export interface OwnDialsDeps<T> {
   clock: Clock;
   /** A held ring that is not the user's own: pop it now. */
   release: (ring: T) => void;
-  /** A ring (held or not) of the user's own call. */
-  own: (call: OwnCall) => void;
+  /** A ring (held or not) of the user's own call, and that ring. */
+  own: (call: OwnCall, ring: T) => void;
 }
 
 export class OwnDials<T> {
@@ -104,7 +108,7 @@ export class OwnDials<T> {
   decide(callId: string, ring: T): OwnDialVerdict {
     const number = this.calls.get(callId, this.clock.monotonic());
     if (number !== undefined) {
-      this.d.own({ callId, number });
+      this.d.own({ callId, number }, ring);
       return 'own';
     }
     if (this.pending.size === 0 || this.held.length >= MAX_HELD_RINGS) return 'pop';
@@ -148,7 +152,7 @@ export class OwnDials<T> {
       const number = this.calls.get(h.callId, this.clock.monotonic());
       if (number !== undefined) {
         this.clock.clearTimeout(h.timer);
-        this.d.own({ callId: h.callId, number });
+        this.d.own({ callId: h.callId, number }, h.ring);
       } else if (this.pending.size === 0) release.push(h);
       else keep.push(h);
     }

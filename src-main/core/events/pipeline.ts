@@ -77,6 +77,12 @@ export interface CallRecord {
   status: string;
   /** Seconds talked, where the record says (0 to 86,400). */
   talkSec?: number;
+  /** Seconds from the start of the call to its end, where the record says (0 to 86,400). */
+  durationSec?: number;
+  /** Who made the call (Yeastar's `call_from`), where the record says. */
+  from?: string;
+  /** The record's direction (Yeastar's `type`): an outbound call of the user's is theirs to log. */
+  direction?: 'inbound' | 'outbound' | 'internal';
 }
 
 export interface Dismiss {
@@ -130,19 +136,25 @@ export interface PipelineDeps {
 
 /** A CALL_RECORD's data, or undefined when a field does not fit (call_id and to bounded). */
 function callRecordOf(data: Record<string, unknown>): CallRecord | undefined {
-  const { call_id: callId, to, status, talk_sec: talk } = data;
+  const { call_id: callId, to, status, talk_sec: talk, duration_sec: duration, from } = data;
   const ok = (v: unknown, max: number): v is string =>
     typeof v === 'string' && v.length > 0 && v.length <= max;
   if (!ok(callId, MAX_CALL_FIELD_CHARS) || !ok(to, MAX_CALL_FIELD_CHARS)) return undefined;
-  const talkSec =
-    typeof talk === 'number' && Number.isInteger(talk) && talk >= 0 && talk <= 86_400
-      ? talk
-      : undefined;
+  const secs = (v: unknown) =>
+    typeof v === 'number' && Number.isInteger(v) && v >= 0 && v <= 86_400 ? v : undefined;
+  const talkSec = secs(talk);
+  const durationSec = secs(duration);
+  const direction = data.direction;
   return {
     callId,
     to,
     status: typeof status === 'string' ? status.slice(0, 64) : '',
     ...(talkSec !== undefined ? { talkSec } : {}),
+    ...(durationSec !== undefined ? { durationSec } : {}),
+    ...(ok(from, MAX_CALL_FIELD_CHARS) ? { from } : {}),
+    ...(direction === 'inbound' || direction === 'outbound' || direction === 'internal'
+      ? { direction }
+      : {}),
   };
 }
 
@@ -209,9 +221,9 @@ export class EventPipeline {
     this.ownDials = new OwnDials<Pop>({
       clock: deps.clock,
       release: (pop) => this.emitPop(pop),
-      own: (call) => {
+      own: (call, ring) => {
         this.counts.ownCalls++;
-        this.ownCalls.emit(call);
+        this.ownCalls.emit({ ...call, extension: ring.to, startedAt: ring.receivedAt });
       },
     });
     this.noticeTracker = new NoticeTracker(

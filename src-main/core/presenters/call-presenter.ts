@@ -24,6 +24,10 @@ import { boundedText, displayText, messageText } from '../../../src-shared/ui/te
 import type { CrmLookup, CrmResult } from '../crm/lookup.ts';
 import { vetExternalUrl } from '../links/external-url.ts';
 import type { CallLogRecord, CallLogSink } from '../ports/call-log.ts';
+import { callLogRecord } from '../call-log/record.ts';
+import { OutboundCallLog } from '../call-log/outbound.ts';
+import { BoundedFifoMap } from '../../../src-shared/kit/bounded-map.ts';
+import type { OwnCall } from '../events/own-dials.ts';
 import {
   MAX_CALL_NOTE_CHARS,
   shouldLogCall,
@@ -91,6 +95,9 @@ export interface CallPresenterOptions {
 
 /** A call the user answered and never heard the end of keeps its card at most this long. */
 export const MAX_TALK_MS = 4 * 60 * 60_000;
+/** CRM contact ids kept for the call log: a few hours of calls (a card lives at most MAX_TALK_MS). */
+const MAX_CONTACTS = 2_000;
+const CONTACT_TTL_MS = MAX_TALK_MS + 60 * 60_000;
 
 /** States after which the call is no longer ringing anywhere. Others may concern one party only. */
 const CALL_OVER = new Set(['answered', 'hold', 'ended']);
@@ -146,10 +153,22 @@ export class CallPresenter {
   private readonly maxCards: number;
   private readonly maxRingMs: number;
   private popupVisible = false;
+  /** The calls the user dialled, logged as OUTBOUND when their record comes (issue 39). */
+  private readonly outbound: OutboundCallLog;
+  /** The CRM contact the lookup found per call, for its log (kept after the card goes). */
+  private readonly contacts = new BoundedFifoMap<string>(MAX_CONTACTS, CONTACT_TTL_MS);
 
   constructor(options: CallPresenterOptions) {
     this.o = options;
     this.logger = options.logger.child({ component: 'presenter' });
+    this.outbound = new OutboundCallLog({
+      clock: options.clock,
+      sink: options.callLog,
+      calls: () => options.settings().callLogCalls,
+      isUserNumber: (n) => this.isUsers(n),
+      onError: (error, callId) =>
+        this.logger.error('call could not be queued for the CRM log', { callId, error }),
+    });
     this.cardChanges = new Emitter(this.logger, 'cards');
     this.maxCards = options.maxCards ?? 5;
     this.maxRingMs = options.maxRingMs ?? 5 * 60_000;
@@ -265,6 +284,7 @@ export class CallPresenter {
     const call = this.calls.get(callId);
     if (result.status === 'found') {
       this.o.history.recordCaller(callId, { name: result.name, company: result.company });
+      if (result.contactId) this.contacts.set(callId, result.contactId, this.o.clock.now());
       if (!call) return;
       const card = call.card;
       if (!card.callerName) {
@@ -288,6 +308,7 @@ export class CallPresenter {
    * rule (callOutcomeOf).
    */
   handleRecord(record: CallRecordEvent): void {
+    this.outbound.record(record);
     const callId = cardId(record.callId);
     const to = boundedText(record.to);
     if (record.talkSec !== undefined) this.o.history.recordTalk(callId, to, record.talkSec);
@@ -306,6 +327,11 @@ export class CallPresenter {
     }
     call.answered = betterAnswer(call.answered, answered);
     if (call.card.state !== 'ringing') this.recordOutcome(call, state);
+  }
+
+  /** A ring of a call the user dialled (never a card): logged as OUTBOUND when its record comes. */
+  handleOwnCall(call: OwnCall): void {
+    this.outbound.own(call);
   }
 
   /**
@@ -469,19 +495,22 @@ export class CallPresenter {
     const entry = this.o.history.get(callId);
     const sink = this.o.callLog;
     if (!entry || !sink || entry.outcome === 'answered' || !this.logs(entry.outcome)) return;
-    const endedAt = entry.endedAt ?? this.o.clock.now();
     void sink
-      .log({
-        callId,
-        direction: 'inbound',
-        from: entry.from,
-        to: entry.to,
-        extension: entry.to,
-        startedAt: entry.startedAt,
-        endedAt,
-        durationMs: 0,
-        outcome: entry.outcome,
-      })
+      .log(
+        callLogRecord({
+          callId,
+          direction: 'inbound',
+          from: entry.from,
+          to: entry.to,
+          startedAt: entry.startedAt,
+          endedAt: entry.endedAt ?? this.o.clock.now(),
+          talkSec: entry.talkSec,
+          outcome: entry.outcome,
+          note: entry.note,
+          disposition: entry.disposition,
+          contactId: this.contacts.get(callId, this.o.clock.now()),
+        }),
+      )
       .catch((error: unknown) => {
         this.logger.error('call could not be queued for the CRM log', { callId, error });
       });
@@ -489,28 +518,20 @@ export class CallPresenter {
 
   private logRecord(call: LiveCall): CallLogRecord {
     const card = call.card;
-    const now = this.o.clock.now();
-    const endedAt = call.hungUpAt ?? card.endedAt ?? now;
-    const talkMs =
-      call.talkSec !== undefined
-        ? call.talkSec * 1000
-        : call.answeredAt !== undefined
-          ? Math.max(0, endedAt - call.answeredAt)
-          : 0;
-    return {
+    return callLogRecord({
       callId: card.callId,
       direction: 'inbound',
       from: card.from,
       to: card.to,
-      extension: card.to,
       startedAt: card.startedAt,
-      ...(call.answeredAt !== undefined ? { answeredAt: call.answeredAt } : {}),
-      endedAt,
-      durationMs: card.outcome === 'answered' ? talkMs : 0,
+      answeredAt: call.answeredAt,
+      endedAt: call.hungUpAt ?? card.endedAt ?? this.o.clock.now(),
+      talkSec: call.talkSec,
       outcome: card.outcome,
-      ...(call.log.note !== '' ? { note: call.log.note } : {}),
-      ...(call.log.disposition !== null ? { disposition: call.log.disposition } : {}),
-    };
+      note: call.log.note,
+      disposition: call.log.disposition,
+      contactId: this.contacts.get(card.callId, this.o.clock.now()),
+    });
   }
 
   /**
