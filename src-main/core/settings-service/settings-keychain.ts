@@ -13,7 +13,7 @@ import {
 } from '../credentials/credential-store.ts';
 import type { Settings } from '../settings/types.ts';
 import { crmKeychainAccount, crmLogKeychainAccount } from '../crm/build.ts';
-import { english, phrase } from '../../../src-shared/i18n/phrase.ts';
+import { english, phrase, type Phrase } from '../../../src-shared/i18n/phrase.ts';
 import type { OrganisationAccount, OrgSignInState } from '../org/org-account.ts';
 import { refusal, type SettingsRefusal } from './settings-port.ts';
 
@@ -63,45 +63,67 @@ export async function storeApiSecret(
   }
 }
 
+/**
+ * One CRM secret into the keychain under `account`: refused at `missing.field` while the account
+ * cannot be named (nothing set up to use the secret), at `field` when the keychain refuses it.
+ */
+async function storeCrmKeychainSecret(
+  d: SettingsKeychainDeps,
+  secret: string,
+  account: string | null,
+  missing: { field: string; words: Phrase },
+  failed: { field: string; words: Phrase; log: string },
+): Promise<{ ok: true } | SettingsRefusal> {
+  d.secrets.add(secret);
+  if (!account) return refusal(missing.field, missing.words);
+  try {
+    await d.credentials.setSecret(account, secret);
+    return { ok: true };
+  } catch (err) {
+    d.logger.error(failed.log, { error: err });
+    return refusal(failed.field, failed.words);
+  }
+}
+
 /** The CRM lookup's token or `user:password`, into the keychain under its account. */
-export async function storeCrmSecret(
+export function storeCrmSecret(
   d: SettingsKeychainDeps,
   settings: Settings,
   crmSecret: string,
 ): Promise<{ ok: true } | SettingsRefusal> {
-  d.secrets.add(crmSecret);
-  const account = crmKeychainAccount(settings.crmLookup);
-  if (!account) return refusal('crmLookup', phrase('status.crm.secret-needs-lookup'));
-  try {
-    await d.credentials.setSecret(account, crmSecret);
-    return { ok: true };
-  } catch (err) {
-    d.logger.error('the CRM token could not be stored in the keychain', { error: err });
-    return refusal('crmSecret', phrase('status.crm.secret-not-stored'));
-  }
+  return storeCrmKeychainSecret(
+    d,
+    crmSecret,
+    crmKeychainAccount(settings.crmLookup),
+    { field: 'crmLookup', words: phrase('status.crm.secret-needs-lookup') },
+    {
+      field: 'crmSecret',
+      words: phrase('status.crm.secret-not-stored'),
+      log: 'the CRM token could not be stored in the keychain',
+    },
+  );
 }
 
 /**
  * The generic connector's call-log signing secret, into the keychain under the account of the
  * settings' receiver (crm-log@<host>); refused at its field while no receiver is set up.
  */
-export async function storeCrmLogSecret(
+export function storeCrmLogSecret(
   d: SettingsKeychainDeps,
   settings: Settings,
   logSecret: string,
 ): Promise<{ ok: true } | SettingsRefusal> {
-  d.secrets.add(logSecret);
-  const account = crmLogKeychainAccount(settings.crmLookup);
-  if (!account) return refusal('crmLookup.logUrl', phrase('status.crm.log-secret-needs-url'));
-  try {
-    await d.credentials.setSecret(account, logSecret);
-    return { ok: true };
-  } catch (err) {
-    d.logger.error('the call log signing secret could not be stored in the keychain', {
-      error: err,
-    });
-    return refusal('crmLogSecret', phrase('status.crm.log-secret-not-stored'));
-  }
+  return storeCrmKeychainSecret(
+    d,
+    logSecret,
+    crmLogKeychainAccount(settings.crmLookup),
+    { field: 'crmLookup.logUrl', words: phrase('status.crm.log-secret-needs-url') },
+    {
+      field: 'crmLogSecret',
+      words: phrase('status.crm.log-secret-not-stored'),
+      log: 'the call log signing secret could not be stored in the keychain',
+    },
+  );
 }
 
 /** Deletes the API secret of `apiKey` at `baseUrl` from the keychain (a failure is logged). */
