@@ -27,7 +27,7 @@ import { render } from '../../src-shared/i18n/phrase.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { LogRing } from '../core/diagnostics/bounded-log.ts';
 import { loadMachinePolicy, presetDefaults } from '../core/settings/policy.ts';
-import { readAll, storeSecret } from '../core/credentials/provision.ts';
+import { firstLineOf, readAll, storeSecret } from '../core/credentials/provision.ts';
 import { FileCredentialStore } from '../core/credentials/file-credential-store.ts';
 import { createReadStream } from 'node:fs';
 import { appVersion, effectiveSettings, runnerLocale, writeRunnerDiagnostics } from './admin.ts';
@@ -110,19 +110,9 @@ async function main(): Promise<number> {
   }
   // The call log's signing secret from its file (never from the command line: `ps` shows it).
   if (args.crmLogSecretFile) {
-    let secret = '';
-    let problem = '';
-    try {
-      const text = await readAll(createReadStream(args.crmLogSecretFile), 4096);
-      secret =
-        text
-          .split(/\r?\n/)
-          .find((line) => line.trim() !== '')
-          ?.trim() ?? '';
-      if (!secret) problem = 'empty';
-    } catch (error) {
-      problem = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    }
+    const read = await firstLineOf(createReadStream(args.crmLogSecretFile), 4096);
+    const secret = 'line' in read ? read.line : '';
+    const problem = 'problem' in read ? read.problem : '';
     if (problem) {
       release(false);
       return usageError(
@@ -203,22 +193,12 @@ async function main(): Promise<number> {
     if (args.enrolFrom === 'stdin' || args.enrolFrom === 'file') {
       const source =
         args.enrolFrom === 'file' ? (args.enrolFile ?? '') : t.t('runner.stdin-source');
-      let code = '';
-      let problem = '';
-      try {
-        const text =
-          args.enrolFrom === 'file'
-            ? await readAll(createReadStream(args.enrolFile ?? ''), 1024)
-            : await readAll(process.stdin, 1024);
-        code =
-          text
-            .split(/\r?\n/)
-            .find((line) => line.trim() !== '')
-            ?.trim() ?? '';
-        if (!code) problem = 'empty';
-      } catch (error) {
-        problem = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      }
+      const read = await firstLineOf(
+        args.enrolFrom === 'file' ? createReadStream(args.enrolFile ?? '') : process.stdin,
+        1024,
+      );
+      const code = 'line' in read ? read.line : '';
+      const problem = 'problem' in read ? read.problem : '';
       if (problem) {
         stderr.write(
           `screenpop-headless: ${t.t('runner.enrol-unreadable', { source, error: problem })}\n`,

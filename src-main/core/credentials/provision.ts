@@ -25,6 +25,27 @@ export async function readAll(
 }
 
 /**
+ * The first non-empty line of a stream (a secret file, an enrolment code on standard input),
+ * trimmed; or what went wrong: `empty`, or the error's code (ENOENT, EACCES...) or message.
+ */
+export async function firstLineOf(
+  stream: NodeJS.ReadableStream,
+  maxBytes: number,
+): Promise<{ line: string } | { problem: string }> {
+  try {
+    const text = await readAll(stream, maxBytes);
+    const line =
+      text
+        .split(/\r?\n/)
+        .find((l) => l.trim() !== '')
+        ?.trim() ?? '';
+    return line ? { line } : { problem: 'empty' };
+  } catch (error) {
+    return { problem: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+  }
+}
+
+/**
  * `--store-secret`: the secret from `input` (one line; the line break at its end is not part of
  * it) into the keychain under the account the app and the runner read ("<api key>@<host>").
  * Returns the account, or throws an Error whose message says what to fix (never the secret).
