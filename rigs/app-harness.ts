@@ -12,7 +12,12 @@ import type {
 export class FakeNotifier implements Notifier {
   shown: { card: CallCard; options: NotifyOptions }[] = [];
   notices: { alert: NoticeAlert; options: NotifyOptions }[] = [];
+  missed: { card: CallCard; options: NotifyOptions }[] = [];
   open = new Set<string>();
+  showMissed(card: CallCard, options: NotifyOptions): void {
+    this.missed.push({ card, options });
+    this.open.add(card.callId);
+  }
   showNotice(alert: NoticeAlert, options: NotifyOptions): void {
     this.notices.push({ alert, options });
   }
@@ -260,6 +265,7 @@ export class FakeConnection implements Connection {
   wakes: WakeReason[] = [];
   readonly config: ConnectionConfig;
   private pops = new Set<(p: PopEvent) => void>();
+  private dismisses = new Set<(d: DismissEvent) => void>();
   private statuses = new Set<(s: ConnectionStatus) => void>();
   constructor(config: ConnectionConfig) {
     this.config = config;
@@ -273,7 +279,10 @@ export class FakeConnection implements Connection {
     },
     wake: () => {},
     onPop: (l: (p: PopEvent) => void) => (this.pops.add(l), () => this.pops.delete(l)),
-    onDismiss: (_l: (d: DismissEvent) => void) => () => {},
+    onDismiss: (l: (d: DismissEvent) => void) => (
+      this.dismisses.add(l),
+      () => this.dismisses.delete(l)
+    ),
     onStatus: (l: (s: ConnectionStatus) => void) => (
       this.statuses.add(l),
       () => this.statuses.delete(l)
@@ -309,6 +318,10 @@ export class FakeConnection implements Connection {
   }
   notice(n: Notice) {
     for (const l of this.notices) l(n);
+  }
+  /** The call stops ringing on the user's extension 101 (`ended`: nobody answered). */
+  dismiss(callId: string, state = 'ended') {
+    for (const l of this.dismisses) l({ callId, to: '101', state, eventId: `${callId}:end` });
   }
   pop(callId: string) {
     for (const l of this.pops)

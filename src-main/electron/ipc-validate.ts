@@ -87,7 +87,7 @@ function callIdList(value: unknown): string[] {
 export function settingsPatchArg(value: unknown): SettingsPatch {
   if (!value || typeof value !== 'object' || Array.isArray(value))
     throw new IpcArgumentError('patch must be an object');
-  const { settings, secret, crmSecret, ...rest } = value as Record<string, unknown>;
+  const { settings, secret, crmSecret, crmLogSecret, ...rest } = value as Record<string, unknown>;
   if (Object.keys(rest).length > 0) throw new IpcArgumentError('unknown fields in patch');
   if (!settings || typeof settings !== 'object' || Array.isArray(settings))
     throw new IpcArgumentError('patch.settings must be an object');
@@ -95,10 +95,12 @@ export function settingsPatchArg(value: unknown): SettingsPatch {
     throw new IpcArgumentError('patch.settings is too large');
   if (secret !== undefined) shortString(secret, MAX_SECRET, 'patch.secret');
   if (crmSecret !== undefined) shortString(crmSecret, MAX_SECRET, 'patch.crmSecret');
+  if (crmLogSecret !== undefined) shortString(crmLogSecret, MAX_SECRET, 'patch.crmLogSecret');
   return {
     settings: settings as SettingsPatch['settings'],
     ...(secret !== undefined ? { secret: secret as string } : {}),
     ...(crmSecret !== undefined ? { crmSecret: crmSecret as string } : {}),
+    ...(crmLogSecret !== undefined ? { crmLogSecret: crmLogSecret as string } : {}),
   };
 }
 

@@ -243,6 +243,17 @@ function openCallLink({ language, logger }: Base, runtime: AppRuntime, link: str
   });
 }
 
+/** "Call back" on a notification: CallActions.callBack on the History item; a refusal is said. */
+function callBackFromNotification(
+  { language, logger }: Base,
+  runtime: AppRuntime,
+  id: string,
+): void {
+  void runtime.calls.callBack('history', id).then((r) => {
+    if (!r.ok) void sayDialRefused({ dialog, language, logger }, r.words);
+  });
+}
+
 /**
  * Windows: electron-builder's NSIS and MSI register no URL schemes, so the packaged app offers
  * itself for tel:, callto: and sip: (per user), only where no program handles the scheme yet:
@@ -386,8 +397,12 @@ function adapters(
     isSupported: () => Notification.isSupported(),
     ...(env.unsignedMac ? {} : { health }),
     onClick: () => late.runtime?.presenter.showPopup(),
-    // A voicemail or SMS is in the History.
+    // A voicemail, SMS or missed call is in the History.
     onNoticeClick: () => windows.show('history'),
+    // Call back on a missed-call or voicemail notification: the History's own Call back path.
+    onCallBack: (id) => {
+      if (late.runtime) callBackFromNotification(base, late.runtime, id);
+    },
     logger,
     words: language,
     platform: env.platform,

@@ -3,6 +3,13 @@
  * closed or replaced: a notification object that only a local variable refers to is garbage
  * collected, and its click is then lost. A click brings up the popup.
  *
+ * A missed call and a voicemail carry "Call back" as the notification's action where the core
+ * offers it (the phone system dials, the number is dialable) and the OS has actions: macOS (a
+ * signed app whose notifications are alerts) and Windows. Linux notifications get no action
+ * (Electron's libnotify notifications take none): there a click opens the History, where the call
+ * is, as on every OS. The action reports the History item's id (`onCallBack`), which main hands to
+ * CallActions.callBack, the popup's and History's own path.
+ *
  * A refusal is never silent: when the OS refuses a notification ('failed': on macOS, permission
  * denied or an unsigned app; on Windows, notifications turned off) the status says so with the
  * remedy (DesktopHealth 'notifications'), until one is shown again. On macOS the first start asks
@@ -20,8 +27,10 @@ export interface ElectronNotifierDeps {
   create: (options: NotificationConstructorOptions) => NotificationType;
   isSupported: () => boolean;
   onClick: (callId: string) => void;
-  /** A voicemail or SMS notification was clicked (its History item id). */
+  /** A voicemail, SMS or missed-call notification was clicked (its History item id). */
   onNoticeClick?: (id: string) => void;
+  /** "Call back" was pressed on a missed-call or voicemail notification (its History item id). */
+  onCallBack?: (id: string) => void;
   logger: Logger;
   platform?: NodeJS.Platform;
   /** The language of the words around caller ID (English when not given). */
@@ -44,6 +53,18 @@ export const UNSIGNED_MAC_WORDS: DesktopProblemWords = {
   reason: [phrase('desktop.problem.unsigned-mac.reason')],
   remedy: [phrase('desktop.problem.unsigned-mac.remedy')],
 };
+
+/**
+ * The most notifications held. Missed calls, voicemail and SMS stay in the notification centre
+ * until the user acts (Windows' Action Centre reports no close), so beyond this the oldest is let
+ * go: it stays on screen, and its click may be lost (on Windows it then opens the History).
+ */
+export const MAX_HELD_NOTIFICATIONS = 100;
+
+/** The OSes whose notifications show Electron's actions (button: macOS and Windows). */
+function hasActions(platform: NodeJS.Platform): boolean {
+  return platform === 'darwin' || platform === 'win32';
+}
 
 /** Linux notification daemons interpret a subset of markup in the body: caller ID must not be markup. */
 export function escapeNotificationMarkup(text: string): string {
@@ -71,13 +92,47 @@ export class ElectronNotifier implements Notifier {
     if (!this.deps.isSupported()) return;
     this.close(alert.id);
     const linux = (this.deps.platform ?? process.platform) === 'linux';
+    const callBack = this.callBackAction(options);
     const n = this.deps.create({
       title: alert.title,
       body: linux ? escapeNotificationMarkup(alert.body) : alert.body,
       silent: options.silent,
+      ...(callBack ? { actions: [callBack] } : {}),
     });
-    this.keep(alert.id, n, () => this.deps.onNoticeClick?.(alert.id));
+    this.keep(alert.id, n, () => this.deps.onNoticeClick?.(alert.id), callBack !== null);
     n.show();
+  }
+
+  /**
+   * A call the user missed: its ring notification is replaced by this one, which stays until
+   * clicked (the History) or closed; "Call back" where offered and the OS has actions.
+   */
+  showMissed(card: CallCard, options: NotifyOptions): void {
+    if (!this.deps.isSupported()) return;
+    this.close(card.callId);
+    const linux = (this.deps.platform ?? process.platform) === 'linux';
+    const t = (this.deps.words ?? PLAIN_ENGLISH).current();
+    const who = card.callerName || card.fromDisplay;
+    const body = card.callerName
+      ? t.t('desktop.notify.number-missed', { number: card.fromDisplay, line: card.toDisplay })
+      : t.t('desktop.notify.missed-on', { line: card.toDisplay });
+    const callBack = this.callBackAction(options);
+    const n = this.deps.create({
+      title: who ? t.t('desktop.notify.missed', { who }) : t.t('desktop.notify.missed-anonymous'),
+      body: linux ? escapeNotificationMarkup(body) : body,
+      silent: options.silent,
+      ...(callBack ? { actions: [callBack] } : {}),
+    });
+    this.keep(card.callId, n, () => this.deps.onNoticeClick?.(card.callId), callBack !== null);
+    n.show();
+  }
+
+  /** The "Call back" button, where the core offers it, main handles it and the OS shows actions. */
+  private callBackAction(options: NotifyOptions): { type: 'button'; text: string } | null {
+    if (!options.callBack || !this.deps.onCallBack) return null;
+    if (!hasActions(this.deps.platform ?? process.platform)) return null;
+    const t = (this.deps.words ?? PLAIN_ENGLISH).current();
+    return { type: 'button', text: t.t('desktop.notify.call-back') };
   }
 
   /**
@@ -116,8 +171,11 @@ export class ElectronNotifier implements Notifier {
     n.show();
   }
 
-  /** Held until clicked, closed or failed (else GC takes it and the click is lost). */
-  private keep(id: string, n: NotificationType, onClick: () => void): void {
+  /**
+   * Held until clicked, closed or failed (else GC takes it and the click is lost). With
+   * `callBack`, its one action (index 0) is Call back for the History item `id`.
+   */
+  private keep(id: string, n: NotificationType, onClick: () => void, callBack = false): void {
     const forget = () => {
       if (this.live.get(id) === n) this.live.delete(id);
     };
@@ -125,6 +183,12 @@ export class ElectronNotifier implements Notifier {
       forget();
       onClick();
     });
+    if (callBack)
+      n.on('action', (details) => {
+        forget();
+        // Electron 45: the index is the event's (the second argument is deprecated).
+        if (details?.actionIndex === 0) this.deps.onCallBack?.(id);
+      });
     n.on('close', forget);
     n.on('show', () => this.deps.health?.clear('notifications'));
     n.on('failed', (_e, error) => {
@@ -136,6 +200,10 @@ export class ElectronNotifier implements Notifier {
       );
     });
     this.live.set(id, n);
+    for (const oldest of this.live.keys()) {
+      if (this.live.size <= MAX_HELD_NOTIFICATIONS) break;
+      this.live.delete(oldest);
+    }
   }
 
   close(callId: string): void {

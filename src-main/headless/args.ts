@@ -48,6 +48,13 @@ export interface HeadlessArgs {
   crmLog: CrmLogMode;
   /** `--crm-log-folder PATH`: the durable call-log queue's folder (null: the default, README). */
   crmLogFolder: string | null;
+  /**
+   * `--crm-log-secret-file PATH` (a full path): the generic connector's call-log signing secret,
+   * read by cli.ts before the run (else SCREENPOP_CRM_LOG_SECRET, else the keychain). Never a
+   * command-line value, which any user of the machine could read in `ps`. The receiver itself is
+   * `crmLookup.logUrl` (`--crm-log-url`).
+   */
+  crmLogSecretFile: string | null;
   /** Voicemail, SMS, trunk status, presence: all on unless turned off with --without. */
   features: Settings['features'];
   verbose: boolean;
@@ -157,6 +164,7 @@ const SYNOPSIS = [
   '                    [--crm-company-field <path>] [--crm-record-field <path>]]',
   '                   [--crm-timeout-sec <s>]',
   '                   [--crm-log answered|answered-and-missed|none] [--crm-log-folder <path>]',
+  '                   [--crm-log-url <https://…> [--crm-log-secret-file <path>]]',
   '                   [--verbose] [--lang <code>]',
   '                   [--relay-url <https://relay.example.org> [--relay-tenant <name>]',
   '                    [--event-source auto|direct|relay]]',
@@ -186,6 +194,7 @@ export function usage(t: Translator): string {
     t.t('runner.help.policy', { paths: POLICY_PATHS }),
     '',
     t.t('runner.help.credentials'),
+    t.t('runner.help.crm-log'),
     t.t('runner.help.organisation'),
     t.t('runner.help.proxy'),
     t.t('runner.help.language', { codes: LANG_CODES.join('|') }),
@@ -221,6 +230,8 @@ const OPTIONS = {
   'crm-timeout-sec': { type: 'string' },
   'crm-log': { type: 'string' },
   'crm-log-folder': { type: 'string' },
+  'crm-log-url': { type: 'string' },
+  'crm-log-secret-file': { type: 'string' },
   without: { type: 'string', multiple: true },
   verbose: { type: 'boolean' },
   help: { type: 'boolean', short: 'h' },
@@ -309,6 +320,12 @@ export function parseHeadlessArgs(
   const crmLogFolder = values['crm-log-folder']?.trim() || null;
   if (values['crm-log-folder'] !== undefined && (!crmLogFolder || !isAbsolute(crmLogFolder)))
     throw usageError('full-path', { flag: '--crm-log-folder' });
+  const crmLogSecretFile = values['crm-log-secret-file']?.trim() || null;
+  if (
+    values['crm-log-secret-file'] !== undefined &&
+    (!crmLogSecretFile || !isAbsolute(crmLogSecretFile))
+  )
+    throw usageError('full-path', { flag: '--crm-log-secret-file' });
   const diagnostics = values.diagnostics?.trim() || null;
   if (values.diagnostics !== undefined && !diagnostics) throw usageError('diagnostics-path');
   const storeSecret = values['store-secret'] ?? false;
@@ -358,6 +375,7 @@ export function parseHeadlessArgs(
     crmLookup,
     crmLog,
     crmLogFolder,
+    crmLogSecretFile,
     features,
     verbose: values.verbose ?? false,
     help,
@@ -419,8 +437,10 @@ export function preScan(argv: readonly string[]): {
   };
 }
 
-/** The flag that sets each setting, for the words of a usage error. */
-const FLAG_OF: Partial<Record<keyof Settings, string>> = {
+/** The flag that sets each setting (or part of `crmLookup`), for the words of a usage error. */
+const FLAG_OF: Partial<
+  Record<keyof Settings | `crmLookup.${keyof Settings['crmLookup']}`, string>
+> = {
   phoneSystem: '--phone-system',
   baseUrl: '--base-url',
   extensions: '--extension',
@@ -431,6 +451,14 @@ const FLAG_OF: Partial<Record<keyof Settings, string>> = {
   relayTenant: '--relay-tenant',
   eventSource: '--event-source',
   crmLookup: '--crm',
+  'crmLookup.provider': '--crm',
+  'crmLookup.urlTemplate': '--crm-url',
+  'crmLookup.auth': '--crm-auth',
+  'crmLookup.nameField': '--crm-name-field',
+  'crmLookup.companyField': '--crm-company-field',
+  'crmLookup.recordUrlField': '--crm-record-field',
+  'crmLookup.timeoutSec': '--crm-timeout-sec',
+  'crmLookup.logUrl': '--crm-log-url',
 };
 
 /**
@@ -440,8 +468,19 @@ const FLAG_OF: Partial<Record<keyof Settings, string>> = {
 function settingsFlags(defaults: Settings, patch: Partial<Settings>): Settings {
   const checked = applyPatch(defaults, patch);
   if (checked.ok) return checked.settings;
-  const setting = checked.field.replace(/\[\d+\]$/, '') as keyof Settings;
-  throw usageError('flag-problem', { flag: FLAG_OF[setting] ?? setting, problem: checked.words });
+  // A part of the CRM lookup is named by its own flag (--crm-log-url), with the part's problem.
+  const [outer] = checked.words;
+  const inner = outer?.id === 'status.settings.inner' ? outer.values : undefined;
+  const part = checked.field === 'crmLookup' && typeof inner?.name === 'string' ? inner.name : null;
+  const setting = (
+    part ? `crmLookup.${part}` : checked.field.replace(/\[\d+\]$/, '')
+  ) as keyof typeof FLAG_OF;
+  const flag = FLAG_OF[setting];
+  const problem = flag && part && typeof inner?.problem === 'object' ? inner.problem : null;
+  throw usageError('flag-problem', {
+    flag: flag ?? (part ? FLAG_OF.crmLookup : undefined) ?? setting,
+    problem: problem ?? checked.words,
+  });
 }
 
 /** The --crm flags over the policy's (or built-in) lookup, checked by the settings' own rules. */
@@ -463,6 +502,7 @@ function crmOptions(
     ...(text('crm-company-field') !== undefined ? { companyField: text('crm-company-field') } : {}),
     ...(text('crm-record-field') !== undefined ? { recordUrlField: text('crm-record-field') } : {}),
     ...(timeout !== undefined ? { timeoutSec: Number(timeout) } : {}),
+    ...(text('crm-log-url') !== undefined ? { logUrl: text('crm-log-url') } : {}),
   } as Settings['crmLookup'];
   return settingsFlags(DEFAULT_SETTINGS, { crmLookup: wanted }).crmLookup;
 }

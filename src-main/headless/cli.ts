@@ -108,6 +108,30 @@ async function main(): Promise<number> {
     release(false);
     return usageError(render(inRunnerWords(error.words), t));
   }
+  // The call log's signing secret from its file (never from the command line: `ps` shows it).
+  if (args.crmLogSecretFile) {
+    let secret = '';
+    let problem = '';
+    try {
+      const text = await readAll(createReadStream(args.crmLogSecretFile), 4096);
+      secret =
+        text
+          .split(/\r?\n/)
+          .find((line) => line.trim() !== '')
+          ?.trim() ?? '';
+      if (!secret) problem = 'empty';
+    } catch (error) {
+      problem = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    }
+    if (problem) {
+      release(false);
+      return usageError(
+        t.t('runner.crm-log-secret-unreadable', { file: args.crmLogSecretFile, error: problem }),
+      );
+    }
+    secrets.add(secret);
+    environment.crmLogSecret = secret;
+  }
   // The one-shot commands log what they do (the policy's lines first).
   if (args.storeSecret || args.diagnostics) release(true);
   // The runner says which flags a lock overrides when it runs; here only for the one-shot commands.

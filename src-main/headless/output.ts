@@ -300,6 +300,7 @@ const RUNNER_SAYS: ReadonlyMap<MessageId, MessageId> = new Map<MessageId, Messag
   ['status.org.relay-unreachable-remedy', 'runner.status.org.relay-unreachable-remedy'],
   ['status.proxy-manual-unusable-remedy', 'runner.status.proxy-manual-unusable-remedy'],
   ['status.settings.lookup-credentials', 'runner.status.settings.lookup-credentials'],
+  ['status.settings.log-url-credentials', 'runner.status.settings.log-url-credentials'],
   // `dial` without an extension: the runner's flag.
   ['status.call.no-extension', 'runner.status.call.no-extension'],
 ]);

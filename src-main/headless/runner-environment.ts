@@ -9,6 +9,11 @@ export interface RunnerEnvironment {
   apiSecret: string;
   /** SCREENPOP_CRM_TOKEN, trimmed ('' when unset): the CRM token, before the keychain's. */
   crmToken: string;
+  /**
+   * The generic connector's call-log signing secret: SCREENPOP_CRM_LOG_SECRET ('' when unset), or
+   * what cli.ts read from --crm-log-secret-file (which wins); before the keychain's.
+   */
+  crmLogSecret: string;
   /** The system's proxy, for the transport: HTTPS_PROXY, HTTP_PROXY, ALL_PROXY, NO_PROXY (either case). */
   proxyVariables: Record<string, string | undefined>;
   /** XDG_RUNTIME_DIR ('' when unset): the user's own folder, where the control socket is (dial). */
@@ -26,6 +31,7 @@ export function runnerEnvironment(env: Record<string, string | undefined>): Runn
     apiKey: env.SCREENPOP_API_KEY?.trim() ?? '',
     apiSecret: env.SCREENPOP_API_SECRET ?? '',
     crmToken: env.SCREENPOP_CRM_TOKEN?.trim() ?? '',
+    crmLogSecret: env.SCREENPOP_CRM_LOG_SECRET?.trim() ?? '',
     proxyVariables,
     runtimeDir: env.XDG_RUNTIME_DIR ?? '',
   };

@@ -43,6 +43,7 @@ import { CrmFlow } from '../core/app/crm-flow.ts';
 import { defaultCallLogFolder } from './call-log-folder.ts';
 import { CallLogQueue } from '../core/call-log/queue.ts';
 import { buildCallLogWriter } from '../core/call-log/build.ts';
+import { crmLogKeychainAccount } from '../core/crm/build.ts';
 import { loggedLine, RunnerCallLog } from './call-logging.ts';
 import {
   dismissLine,
@@ -366,17 +367,33 @@ async function callLogging(
   emit: Lines['emit'],
 ): Promise<{ queue: CallLogQueue; calls: RunnerCallLog } | null> {
   if (args.crmLog === 'none') return null;
-  const { crmToken } = environment;
+  const { crmToken, crmLogSecret } = environment;
+  if (crmLogSecret) secrets.add(crmLogSecret);
+  const logAccount = crmLogKeychainAccount(settings.crmLookup);
   const writer = buildCallLogWriter(settings.crmLookup, {
     clock,
     secrets,
     fetch: transport.fetch,
+    // The signing secret from --crm-log-secret-file or SCREENPOP_CRM_LOG_SECRET, the lookup's
+    // token from SCREENPOP_CRM_TOKEN; else each from the keychain under its account.
     secret: async (account) =>
-      crmToken || new KeytarCredentialStore().getSecret(account).catch(() => null),
+      (account === logAccount ? crmLogSecret : crmToken) ||
+      new KeytarCredentialStore().getSecret(account).catch(() => null),
   });
   if (!writer) {
-    logger.warn('--crm-log: no CRM to log calls to (--crm hubspot); nothing is logged');
+    logger.warn(
+      '--crm-log: no CRM to log calls to (--crm hubspot, or --crm generic with --crm-log-url); nothing is logged',
+    );
     return null;
+  }
+  // Said at the start, not at the first call: the queue would stop there, holding every call.
+  if (logAccount && !crmLogSecret) {
+    const stored = await new KeytarCredentialStore().getSecret(logAccount).catch(() => null);
+    if (!stored)
+      logger.warn(
+        '--crm-log-url: no signing secret (--crm-log-secret-file, SCREENPOP_CRM_LOG_SECRET or the keychain); calls wait in the queue until one is given',
+        { account: logAccount },
+      );
   }
   const folder = args.crmLogFolder ?? defaultCallLogFolder();
   const queue = new CallLogQueue({

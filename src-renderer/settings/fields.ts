@@ -138,6 +138,15 @@ function build(t: Translator) {
       label: t.t('settings.field.crmSecret.label'),
       hint: t.t('settings.field.crmSecret.hint'),
     },
+    crmLogUrl: {
+      label: t.t('settings.field.crmLogUrl.label'),
+      hint: t.t('settings.field.crmLogUrl.hint'),
+      placeholder: 'https://crm.example.com/screenpop/calls',
+    },
+    crmLogSecret: {
+      label: t.t('settings.field.crmLogSecret.label'),
+      hint: t.t('settings.field.crmLogSecret.hint'),
+    },
     doNotDisturb: {
       label: t.t('settings.field.doNotDisturb.label'),
       hint: t.t('settings.field.doNotDisturb.hint'),

@@ -52,6 +52,9 @@ export interface FormValues {
   crmTimeoutSec: string;
   /** A new CRM token (or user:password) typed by the user; empty keeps the stored one. */
   crmSecret: string;
+  /** The generic connector's call log: its receiver, and a new signing secret (empty keeps it). */
+  crmLogUrl: string;
+  crmLogSecret: string;
   doNotDisturb: boolean;
   sound: boolean;
   startAtLogin: boolean;
@@ -112,6 +115,8 @@ export function toFormValues(settings: Settings): FormValues {
     crmRecordField: settings.crmLookup.recordUrlField,
     crmTimeoutSec: String(settings.crmLookup.timeoutSec),
     crmSecret: '',
+    crmLogUrl: settings.crmLookup.logUrl,
+    crmLogSecret: '',
     doNotDisturb: settings.doNotDisturb,
     sound: settings.sound,
     startAtLogin: settings.startAtLogin,
@@ -186,6 +191,7 @@ export function toPatch(values: FormValues): PatchResult {
         companyField: values.crmCompanyField.trim(),
         recordUrlField: values.crmRecordField.trim(),
         timeoutSec,
+        logUrl: values.crmLogUrl.trim(),
       },
       doNotDisturb: values.doNotDisturb,
       sound: values.sound,
@@ -214,6 +220,7 @@ export function toPatch(values: FormValues): PatchResult {
   if (values.secret !== '' && values.connectionMode !== 'organisation')
     patch.secret = values.secret;
   if (values.crmSecret !== '') patch.crmSecret = values.crmSecret;
+  if (values.crmLogSecret !== '') patch.crmLogSecret = values.crmLogSecret;
   return { ok: true, patch };
 }
 
@@ -232,6 +239,7 @@ export function changedSettings(patch: SettingsPatch, baseline: FormValues): Set
   const changed: SettingsPatch = { settings: settings as SettingsPatch['settings'] };
   if (patch.secret !== undefined) changed.secret = patch.secret;
   if (patch.crmSecret !== undefined) changed.crmSecret = patch.crmSecret;
+  if (patch.crmLogSecret !== undefined) changed.crmLogSecret = patch.crmLogSecret;
   return changed;
 }
 

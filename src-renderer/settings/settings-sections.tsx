@@ -374,6 +374,23 @@ export function CrmSection({ api, view, form, c, words, t }: SectionProps) {
           {c.text('callLogChoices', { multiline: true })}
         </>
       )}
+      {values.crmProvider === 'generic' && (
+        <>
+          {c.text('crmLogUrl', { type: 'url' })}
+          <TextField
+            name="crmLogSecret"
+            type="password"
+            autoComplete="new-password"
+            label={FIELDS.crmLogSecret.label}
+            hint={FIELDS.crmLogSecret.hint}
+            placeholder={view.hasCrmLogSecret ? t.t('settings.crm-secret.stored') : ''}
+            placeholderIsWords
+            error={form.errorFor('crmLogSecret')}
+            value={values.crmLogSecret}
+            onChange={(v) => form.set('crmLogSecret', v)}
+          />
+        </>
+      )}
     </Section>
   );
 }

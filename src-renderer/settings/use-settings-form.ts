@@ -34,6 +34,7 @@ const CRM_FIELD_OF_PART: Record<string, keyof FormValues> = {
   companyField: 'crmCompanyField',
   recordUrlField: 'crmRecordField',
   timeoutSec: 'crmTimeoutSec',
+  logUrl: 'crmLogUrl',
 };
 
 /** The CRM fields are one setting, `crmLookup`: a policy locks them together. */
@@ -47,7 +48,12 @@ const CONNECTION_FIELDS = new Set<string>([...TESTED_FIELDS, 'secret']);
 /** True when the form differs from what main last sent (a typed secret counts). */
 function isDirty(values: FormValues, baseline: FormValues): boolean {
   const built = toPatch(values);
-  if (!built.ok || built.patch.secret !== undefined || built.patch.crmSecret !== undefined)
+  if (
+    !built.ok ||
+    built.patch.secret !== undefined ||
+    built.patch.crmSecret !== undefined ||
+    built.patch.crmLogSecret !== undefined
+  )
     return true;
   return Object.keys(changedSettings(built.patch, baseline).settings).length > 0;
 }

@@ -42,7 +42,7 @@ describe('openLink', () => {
     expect(t.dialled).toEqual([]);
   });
 
-  it('Call dials the number shown, in E.164', async () => {
+  it('Call dials the number shown, in E.164 when written with +', async () => {
     const t = rig({ confirm: async () => true });
     expect(await t.calls.openLink('callto://+1 415 555 0123')).toEqual({ ok: true, callId: 'c-9' });
     expect(t.dialled).toEqual(['+14155550123']);
@@ -102,5 +102,52 @@ describe('openLink', () => {
     });
     expect(await calls.openLink('tel:+14155550123')).toMatchObject({ refusal: 'not-offered' });
     expect(t.asked).toEqual([]);
+  });
+});
+
+describe('the dial box and Transfer: the one rule for what Screenpop dials', () => {
+  it('a national number is dialled as the user’s phone would dial it, not turned into E.164', async () => {
+    const t = rig();
+    expect(await t.calls.dial('(415) 555-0123')).toEqual({ ok: true, callId: 'c-9' });
+    expect(t.dialled).toEqual(['4155550123']);
+  });
+
+  it('without a region, a DID-shaped number is dialled as written (no region is needed)', async () => {
+    const t = rig({ region: () => undefined });
+    expect(await t.calls.dial('020 7946 0000')).toEqual({ ok: true, callId: 'c-9' });
+    expect(t.dialled).toEqual(['02079460000']);
+  });
+
+  it('a link’s national number is confirmed as the region reads it and dialled as written', async () => {
+    const t = rig({ confirm: async (shown) => (t.asked.push(shown), true) });
+    expect(await t.calls.openLink('tel:415.555.0123')).toMatchObject({ ok: true });
+    expect(t.asked).toEqual(['(415) 555-0123']);
+    expect(t.dialled).toEqual(['4155550123']);
+  });
+
+  it('a transfer target follows the same rule', async () => {
+    const sent: string[] = [];
+    const control: CallControl = {
+      offered: () => new Set(['transfer']),
+      dial: async () => ({ ok: true }),
+      transfer: async (_id, to) => (sent.push(to), { ok: true }),
+      hangup: async () => ({ ok: true }),
+      answer: async () => ({ ok: true }),
+      decline: async () => ({ ok: true }),
+    };
+    const calls = new CallActions({
+      control: () => control,
+      region: () => 'US',
+      popupNumber: () => undefined,
+      historyNumber: () => undefined,
+      confirmDialLinks: () => true,
+      logger: silentLogger,
+    });
+    expect(await calls.transfer('1700000000.1', '(415) 555-0123')).toEqual({ ok: true });
+    expect(await calls.transfer('1700000000.1', '+44 20 7946 0000')).toEqual({ ok: true });
+    expect(sent).toEqual(['4155550123', '+442079460000']);
+    expect(await calls.transfer('1700000000.1', '415\u200e5550123')).toMatchObject({
+      refusal: 'hidden-characters',
+    });
   });
 });

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import {
   dialLinkInArgs,
+  dialTarget,
   MAX_DIAL_LINK_CHARS,
   needsConfirmation,
   parseDialLink,
 } from '../../src-main/core/links/dial-link.ts';
+import { dialableNumber } from '../../src-main/core/numbers/phone-number.ts';
 import { english } from '../../src-shared/i18n/phrase.ts';
 
 const ok = (link: string, region?: string) => {
@@ -24,7 +26,11 @@ describe('parseDialLink: what a link dials', () => {
     ['tel:+1 (415) 555.0123', undefined, '+14155550123'],
     ['tel:%2B14155550123', undefined, '+14155550123'],
     ['tel:+442079460000;ext=12', undefined, '+442079460000'],
-    ['tel:020 7946 0000', 'GB', '+442079460000'],
+    // A national number: as the user's own phone would dial it (the one rule, phone-number.ts).
+    ['tel:020 7946 0000', 'GB', '02079460000'],
+    ['tel:(415) 555-0123', 'US', '4155550123'],
+    ['tel:0044 20 7946 0000', 'US', '+442079460000'],
+    ['tel:030/1234567', 'DE', '0301234567'],
     ['callto:+14155550123', undefined, '+14155550123'],
     ['callto://+14155550123', undefined, '+14155550123'],
     ['callto://+14155550123/', undefined, '+14155550123'],
@@ -91,9 +97,12 @@ describe('parseDialLink: hostile links are refused with words', () => {
     expect(refusal(link, 'US')).toBe(why);
   });
 
-  it('refuses a national number when no region is set rather than guessing a country', () => {
-    expect(refusal('tel:020 7946 0000')).toBe('needs-region');
-    expect(refusal('tel:020 7946 0000', 'not a region')).toBe('needs-region');
+  it('dials a national number as written when no region is set (no country is guessed)', () => {
+    for (const region of [undefined, 'not a region']) {
+      const r = ok('tel:020 7946 0000', region);
+      expect(r.number).toBe('02079460000');
+      expect(r.shown).toBe('020 7946 0000');
+    }
   });
 
   it('refuses what is not text, never throws', () => {
@@ -109,7 +118,56 @@ describe('parseDialLink: hostile links are refused with words', () => {
         `The call link is longer than 256 characters, so it is not dialled.`,
       );
     const s = parseDialLink('sip:user@host');
-    if (!s.ok) expect(english([s.words])).toMatch(/does not hold a number Screenpop can dial/);
+    if (!s.ok) expect(english([s.words])).toMatch(/not a number Screenpop can dial/);
+  });
+});
+
+describe('one rule for what Screenpop dials', () => {
+  const texts = [
+    '2008',
+    '(415) 555-0123',
+    '+1 415 555 0123',
+    '0044 20 7946 0000',
+    '020 7946 0000',
+    '030/1234567',
+    '+1 415 555',
+    '*97',
+    '1'.repeat(18),
+  ];
+
+  it('a link dials exactly what the phone-number module dials for its number', () => {
+    for (const region of ['US', 'GB', 'DE', undefined])
+      for (const text of texts) {
+        const link = parseDialLink(`tel:${encodeURIComponent(text)}`, region);
+        const rule = dialableNumber(text, region);
+        expect(
+          link.ok ? { dial: link.number, shown: link.shown } : null,
+          `${text} ${region}`,
+        ).toEqual(rule);
+      }
+  });
+
+  it('dialTarget is that rule, with its refusals in words', () => {
+    for (const region of ['US', undefined])
+      for (const text of texts) {
+        const t = dialTarget(text, region);
+        const rule = dialableNumber(text, region);
+        expect(t.ok ? { dial: t.number, shown: t.shown } : null, text).toEqual(rule);
+      }
+    const hidden = dialTarget('\u200e+1 415 555 0123\u200e', 'US');
+    expect(hidden).toMatchObject({ ok: false, refusal: 'hidden-characters' });
+    if (!hidden.ok) expect(english([hidden.words])).toMatch(/hidden/i);
+    const letters = dialTarget('call me', 'US');
+    expect(letters).toMatchObject({ ok: false, refusal: 'not-a-number' });
+    if (!letters.ok) expect(english([letters.words])).toMatch(/not|no/i);
+  });
+
+  it('what it dials, read again, dials the same (CallActions hands it to the CallControl)', () => {
+    for (const region of ['US', 'GB', undefined])
+      for (const text of texts) {
+        const first = dialableNumber(text, region);
+        if (first) expect(dialableNumber(first.dial, region)?.dial, text).toBe(first.dial);
+      }
   });
 });
 

@@ -83,6 +83,7 @@ describe('SettingsService', () => {
       settings: DEFAULT_SETTINGS,
       hasSecret: false,
       hasCrmSecret: false,
+      hasCrmLogSecret: false,
       needsOnboarding: true,
       // From each phone system's wire dialect: Yeastar P-Series has no SMS event.
       notOffered: { standard: [], 'yeastar-p-series': ['sms'] },

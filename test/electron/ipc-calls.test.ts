@@ -106,12 +106,12 @@ describe('call actions over IPC', () => {
     );
   });
 
-  it('calls back the number main holds for the card, normalised for the region', async () => {
+  it('calls back the number main holds for the card, as the user’s phone would dial it', async () => {
     const r = await ipcMain.invoke('popup:call-back', { sender: t.popup.webContents }, 'card-1');
     expect(r).toEqual({ ok: true });
     const h = await ipcMain.invoke('history:call-back', { sender: t.history.webContents }, 'h-1');
     expect(h).toEqual({ ok: true });
-    expect(pbx.done).toEqual(['dial +442079460000', 'dial +14155550123']);
+    expect(pbx.done).toEqual(['dial 02079460000', 'dial +14155550123']);
   });
 
   it('transfers blind to an extension or a number; hangs up', async () => {
@@ -127,7 +127,7 @@ describe('call actions over IPC', () => {
     expect(await ipcMain.invoke('popup:hangup', from, 'call-9')).toEqual({ ok: true });
     expect(pbx.done).toEqual([
       'transfer call-9 204 blind',
-      'transfer call-9 +447700900123 blind',
+      'transfer call-9 07700900123 blind',
       'hangup call-9',
     ]);
   });
@@ -240,10 +240,10 @@ describe('the dial box over IPC (dial:call)', () => {
     t = setup(pbx.control);
   });
 
-  it('dials what the user typed, normalised for the region', async () => {
+  it('dials what the user typed as their phone would dial it', async () => {
     const r = await ipcMain.invoke('dial:call', { sender: t.dial.webContents }, '020 7946 0000');
     expect(r).toEqual({ ok: true });
-    expect(pbx.done).toEqual(['dial +442079460000']);
+    expect(pbx.done).toEqual(['dial 02079460000']);
   });
 
   it.each([

@@ -4,7 +4,7 @@ vi.mock('electron', () => import('../support/electron-mock.ts'));
 
 import type { Notification as NotificationType, NotificationConstructorOptions } from 'electron';
 import { DesktopHealth } from '../../src-main/core/app/desktop-health.ts';
-import { ElectronNotifier } from '../../src-main/electron/notifier.ts';
+import { ElectronNotifier, MAX_HELD_NOTIFICATIONS } from '../../src-main/electron/notifier.ts';
 import { fixedTranslator, PLAIN_ENGLISH } from '../../src-shared/i18n/locale-state.ts';
 import { silentLogger } from '../../src-shared/process/log.ts';
 import { Notification, resetElectronMock } from '../support/electron-mock.ts';
@@ -149,5 +149,109 @@ describe('ElectronNotifier', () => {
       silent: true,
     });
     expect(Notification.instances[0]?.shown).toBe(true);
+  });
+});
+
+describe('ElectronNotifier: a missed call, and Call back (issue 38)', () => {
+  function withCallBack(platform: NodeJS.Platform) {
+    Notification.platform = platform;
+    const callBacks: string[] = [];
+    const noticeClicks: string[] = [];
+    const n = new ElectronNotifier({
+      create: (options: NotificationConstructorOptions) =>
+        new Notification(options as Record<string, unknown>) as unknown as NotificationType,
+      isSupported: () => Notification.isSupported(),
+      onClick: () => {},
+      onNoticeClick: (id) => noticeClicks.push(id),
+      onCallBack: (id) => callBacks.push(id),
+      logger: silentLogger,
+      platform,
+    });
+    return { n, callBacks, noticeClicks };
+  }
+
+  it.each(['win32', 'darwin'] as const)(
+    'on %s a missed call replaces its ring notification, and its Call back button reports the call',
+    (platform) => {
+      const t = withCallBack(platform);
+      t.n.show(card('c1'), { silent: false });
+      t.n.showMissed(card('c1', { state: 'ended', outcome: 'missed' }), {
+        silent: true,
+        callBack: true,
+      });
+      const [ring, missed] = Notification.instances;
+      expect(ring?.closed).toBe(true);
+      expect(missed?.options).toMatchObject({
+        title: 'Missed call from Ada Lovelace',
+        body: '(415) 555-0123 · called 101',
+        silent: true,
+        actions: [{ type: 'button', text: 'Call back' }],
+      });
+      expect(t.n.size).toBe(1);
+      missed?.pressAction(0);
+      expect(t.callBacks).toEqual(['c1']);
+      expect(t.noticeClicks).toEqual([]);
+      expect(t.n.size).toBe(0);
+    },
+  );
+
+  it('a voicemail’s Call back reports its History item; a click still opens the History', () => {
+    const t = withCallBack('win32');
+    t.n.showNotice(
+      { id: 'voicemail:v1', title: 'Voicemail from Ada', body: '101' },
+      { silent: false, callBack: true },
+    );
+    t.n.showNotice(
+      { id: 'voicemail:v2', title: 'Voicemail from Grace', body: '101' },
+      { silent: false, callBack: true },
+    );
+    Notification.instances[0]?.pressAction(0);
+    Notification.instances[1]?.click();
+    expect(t.callBacks).toEqual(['voicemail:v1']);
+    expect(t.noticeClicks).toEqual(['voicemail:v2']);
+  });
+
+  it('no button where the core does not offer Call back (no dialling), nor on an SMS', () => {
+    const t = withCallBack('win32');
+    t.n.showMissed(card('c1', { outcome: 'missed' }), { silent: true, callBack: false });
+    t.n.showNotice({ id: 'sms:m1', title: 'SMS from Ada', body: 'hi' }, { silent: true });
+    for (const n of Notification.instances) {
+      expect(n.options['actions']).toBeUndefined();
+      expect(() => n.pressAction(0)).toThrow(/no action/);
+    }
+  });
+
+  it('on Linux no button (libnotify shows none): clicking a missed call opens the History', () => {
+    const t = withCallBack('linux');
+    t.n.showMissed(card('c1', { callerName: null, fromDisplay: '<b>0301234567</b>' }), {
+      silent: true,
+      callBack: true,
+    });
+    const missed = Notification.instances[0];
+    expect(missed?.options).toMatchObject({
+      title: 'Missed call from <b>0301234567</b>',
+      body: 'called 101',
+    });
+    expect(missed?.options['actions']).toBeUndefined();
+    expect(() => missed?.pressAction(0)).toThrow(/Linux/);
+    missed?.click();
+    expect(t.noticeClicks).toEqual(['c1']);
+  });
+
+  it('holds at most MAX_HELD_NOTIFICATIONS: missed calls and messages left all day do not grow it', () => {
+    const t = withCallBack('win32');
+    for (let i = 0; i <= MAX_HELD_NOTIFICATIONS; i++)
+      t.n.showNotice({ id: `voicemail:v${i}`, title: 'Voicemail', body: '101' }, { silent: true });
+    expect(t.n.size).toBe(MAX_HELD_NOTIFICATIONS);
+    // The newest is held (its click still answers); the oldest was let go.
+    Notification.instances.at(-1)?.click();
+    expect(t.noticeClicks).toEqual([`voicemail:v${MAX_HELD_NOTIFICATIONS}`]);
+  });
+
+  it('an anonymous missed call is "Missed call", never an empty title', () => {
+    withCallBack('win32').n.showMissed(card('c1', { callerName: null, fromDisplay: '' }), {
+      silent: true,
+    });
+    expect(Notification.instances[0]?.options).toMatchObject({ title: 'Missed call' });
   });
 });

@@ -7,6 +7,7 @@ describe("the runner's environment, read once at its entry", () => {
       SCREENPOP_API_KEY: '  key-1 ',
       SCREENPOP_API_SECRET: ' s3cret ',
       SCREENPOP_CRM_TOKEN: ' pat-na1 ',
+      SCREENPOP_CRM_LOG_SECRET: ' whsec-1 ',
       https_proxy: 'http://proxy.corp:3128',
       NO_PROXY: '.corp',
       HOME: '/home/agent',
@@ -18,6 +19,7 @@ describe("the runner's environment, read once at its entry", () => {
       // The secret as given (a secret may hold spaces); the key and the token trimmed, as before.
       apiSecret: ' s3cret ',
       crmToken: 'pat-na1',
+      crmLogSecret: 'whsec-1',
       proxyVariables: { https_proxy: 'http://proxy.corp:3128', NO_PROXY: '.corp' },
       runtimeDir: '/run/user/1000',
     });
@@ -25,6 +27,7 @@ describe("the runner's environment, read once at its entry", () => {
       apiKey: '',
       apiSecret: '',
       crmToken: '',
+      crmLogSecret: '',
       proxyVariables: {},
       runtimeDir: '',
     });

@@ -13,15 +13,14 @@ import { statusLine } from '../../src-main/headless/output.ts';
 const english = flatMessages(CATALOGUES.en);
 /**
  * Words only the tray app can reach (onboarding, its built-in demo, a secret-looking field in its
- * settings file: the runner reads no settings file, and its flags have no such field; a call link
- * (tel:/callto:/sip:), which the OS opens in the tray app; the call log's state in Settings' status:
- * the runner says each call logged in a `logged` line and a stop of its queue in its log).
+ * settings file: the runner reads no settings file, and its flags have no such field; the call
+ * log's state in Settings' status: the runner says each call logged in a `logged` line and a stop
+ * of its queue in its log).
  */
 const APP_ONLY = new Set([
   'status.not-set-up-remedy',
   'status.demo-failed-remedy',
   'status.settings.secret-field',
-  'status.dial-link.needs-region',
   'status.call-log.auth.remedy',
   'status.call-log.forbidden.remedy',
   'status.call-log.no-credentials.remedy',

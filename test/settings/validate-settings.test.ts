@@ -401,7 +401,7 @@ describe('the crmLookup setting', () => {
     expect(validateSettings({ crmLookup: generic })).toEqual({
       settings: {
         ...DEFAULT_SETTINGS,
-        crmLookup: { ...generic, urlTemplate: generic.urlTemplate.trim() },
+        crmLookup: { ...generic, urlTemplate: generic.urlTemplate.trim(), logUrl: '' },
       },
       problems: [],
     });

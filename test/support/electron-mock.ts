@@ -373,6 +373,25 @@ export class Notification extends EventEmitter {
   click(): void {
     this.emit('click', {});
   }
+  /**
+   * The OS the notification shows on: Electron shows `actions` (buttons) on macOS and Windows
+   * only; on Linux (libnotify) a notification has no buttons, whatever its options say.
+   */
+  static platform: NodeJS.Platform = 'win32';
+  /**
+   * The user presses the notification's button `index`. As Electron 45 reports it: 'action' with
+   * an event carrying `actionIndex` (and `selectionIndex`, -1), then the deprecated index
+   * arguments. A button the user cannot see cannot be pressed: this throws where the notification
+   * was given no such action, or on Linux.
+   */
+  pressAction(index: number): void {
+    const actions = this.options['actions'];
+    if (Notification.platform === 'linux')
+      throw new Error('Linux notifications show no action buttons');
+    if (!Array.isArray(actions) || !actions[index])
+      throw new Error(`the notification has no action ${index}`);
+    this.emit('action', { ...fakeEvent(), actionIndex: index, selectionIndex: -1 }, index, -1);
+  }
 }
 
 type InvokeHandler = (event: unknown, ...args: unknown[]) => unknown;
@@ -942,6 +961,7 @@ export function resetElectronMock(): void {
   Notification.instances = [];
   Notification.supported = true;
   Notification.refusal = null;
+  Notification.platform = 'win32';
   ipcMain.handlers.clear();
   shell.openExternal.mockClear();
   clipboard.text = '';

@@ -213,6 +213,8 @@ export class AppRuntime {
       settings: () => this.settingsService.settings(),
       isUserNumber: (to) => this.connection.isUserNumber(to),
       crm: () => this.crm.current(),
+      // A missed call's notification: Call back where the phone system offers dialling.
+      canCallBack: (number) => this.calls.canCallBack(number),
       ...(callLog ? { callLog } : {}),
       ...(deps.ringActions?.count
         ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
@@ -242,6 +244,7 @@ export class AppRuntime {
       settings: () => this.settingsService.settings(),
       onStatusChange: () => this.publishStatus(),
       ...(deps.words ? { words: deps.words } : {}),
+      canCallBack: (number) => this.calls.canCallBack(number),
     });
     this.connection = new ConnectionSupervisor({
       clock: deps.clock,

@@ -1,26 +1,24 @@
 /**
  * The call-log writer for the CRM the lookup uses: HubSpot's Calls with the lookup's own token
  * (keychain account crm-lookup@api.hubapi.com; it needs the write scope too, docs/crm/hubspot.md),
- * or the generic connector's signed POST to `logUrl` with its signing secret. The tray app and the
- * runner build it the same way.
+ * or the generic connector's signed POST to the settings' `crmLookup.logUrl` with its signing
+ * secret (keychain account crm-log@<host of logUrl>; the runner: SCREENPOP_CRM_LOG_SECRET or
+ * --crm-log-secret-file). The tray app and the runner build it the same way.
  */
 import type { Clock } from '../../../src-shared/process/clock.ts';
 import type { SecretRegistry } from '../../../src-shared/process/log.ts';
 import type { CrmLookupSettings } from '../settings/types.ts';
-import { crmKeychainAccount } from '../crm/build.ts';
+import { crmKeychainAccount, crmLogKeychainAccount, crmLogReceiver } from '../crm/build.ts';
 import { GenericCallWriter } from './generic-log.ts';
 import { HubSpotCallWriter } from './hubspot-calls.ts';
 import type { CallLogWriter } from './queue.ts';
 import { CrmError } from '../crm/connector.ts';
-
 export interface CallLogWriterDeps {
   clock: Clock;
   secrets: SecretRegistry;
   fetch: typeof fetch;
+  /** Reads a secret by its keychain account (the lookup's token, the call log's signing secret). */
   secret: (account: string) => Promise<string | null>;
-  /** The generic connector's receiver (https), and its signing secret. */
-  logUrl?: string;
-  logSecret?: () => Promise<string | null>;
   hubspotApi?: string;
 }
 
@@ -40,17 +38,16 @@ export function buildCallLogWriter(
       ...(deps.hubspotApi ? { apiBase: deps.hubspotApi } : {}),
     });
   }
-  if (settings.provider === 'generic' && deps.logUrl && deps.logSecret) {
-    if (new URL(deps.logUrl).protocol !== 'https:') return null;
-    return new GenericCallWriter({
-      fetch: deps.fetch,
-      clock: deps.clock,
-      secrets: deps.secrets,
-      url: deps.logUrl,
-      secret: deps.logSecret,
-    });
-  }
-  return null;
+  const receiver = crmLogReceiver(settings);
+  const account = crmLogKeychainAccount(settings);
+  if (!receiver || !account) return null;
+  return new GenericCallWriter({
+    fetch: deps.fetch,
+    clock: deps.clock,
+    secrets: deps.secrets,
+    url: receiver.href,
+    secret: () => deps.secret(account),
+  });
 }
 
 /**

@@ -3,7 +3,8 @@
  * History, the dial box, `tel:`/`callto:`/`sip:` links, Transfer, Hang up, Answer and Decline.
  * The renderer sends call ids (never a number for a call it shows: the number comes from main's
  * own popup and History), or the text typed in the dial box; every number goes through the one
- * dial rule (links/dial-link.ts) before the phone system sees it. A link from outside dials only
+ * dial rule (numbers/phone-number.ts `dialableNumber`, with its refusal in words by
+ * links/dial-link.ts `dialTarget`) before the phone system sees it. A link from outside dials only
  * after the user's confirmation, unless the organisation's policy dropped it (`needsConfirmation`).
  * Never throws: every refusal is a result with catalogue words.
  */
@@ -18,7 +19,7 @@ import type { Colleague } from '../contacts/colleagues.ts';
 import type { Logger } from '../../../src-shared/process/log.ts';
 import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import {
-  dialableNumber,
+  dialTarget,
   needsConfirmation,
   parseDialLink,
   type DialLinkRefusal,
@@ -71,6 +72,15 @@ export class CallActions {
     }
   }
 
+  /**
+   * Whether Call back can be offered for `number` (a missed call's or a voicemail's notification):
+   * the phone system offers dialling and the number is one the dial rule dials.
+   */
+  canCallBack(number: string | undefined): boolean {
+    if (number === undefined || !this.offers('dial')) return false;
+    return dialTarget(number, this.d.region()).ok;
+  }
+
   /** Call back the caller of a call on the popup or in History. */
   callBack(where: 'popup' | 'history', callId: string): Promise<CallActionOutcome> {
     const raw = where === 'popup' ? this.d.popupNumber(callId) : this.d.historyNumber(callId);
@@ -81,7 +91,7 @@ export class CallActions {
   /** Dials what the user typed or clicked in Screenpop (no confirmation: it is their own click). */
   async dial(text: string): Promise<CallActionOutcome> {
     if (!this.offers('dial')) return notOffered();
-    const n = dialableNumber(text, this.d.region());
+    const n = dialTarget(text, this.d.region());
     if (!n.ok) return { ok: false, refusal: n.refusal, words: [n.words] };
     return this.act('dial', (c) => c.dial(n.number));
   }
@@ -113,7 +123,7 @@ export class CallActions {
    * talks to `to`; then Complete or Cancel).
    */
   transfer(callId: string, to: string, mode: TransferMode = 'blind'): Promise<CallActionOutcome> {
-    const n = dialableNumber(to, this.d.region());
+    const n = dialTarget(to, this.d.region());
     if (!n.ok) return Promise.resolve({ ok: false, refusal: n.refusal, words: [n.words] });
     return this.act('transfer', (c) => c.transfer(callId, n.number, mode));
   }

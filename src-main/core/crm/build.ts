@@ -5,7 +5,8 @@
  *
  * Keychain: service `Screenpop`, account `crm-lookup@<host>`: `crm-lookup@api.hubapi.com` for
  * HubSpot's service key (or legacy private-app token), `crm-lookup@<host of the URL template>`
- * for the generic lookup's bearer token or `user:password`.
+ * for the generic lookup's bearer token or `user:password`; `crm-log@<host of logUrl>` for the
+ * generic connector's call-log signing secret (issue 39, docs/crm/call-log-webhook.md).
  */
 import type { Clock } from '../../../src-shared/process/clock.ts';
 import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts';
@@ -15,6 +16,7 @@ import { GenericJsonConnector } from './generic.ts';
 import { HUBSPOT_API, HubSpotConnector } from './hubspot.ts';
 import { CrmLookup } from './lookup.ts';
 import { lookupHost, lookupTemplateProblem } from './template.ts';
+import { isSecureOrLoopback } from '../../../src-shared/net/loopback.ts';
 
 export const CRM_ACCOUNT_PREFIX = 'crm-lookup@';
 
@@ -26,6 +28,28 @@ export function crmKeychainAccount(
   if (settings.provider === 'hubspot') return `${CRM_ACCOUNT_PREFIX}${new URL(hubspotApi).host}`;
   if (settings.provider !== 'generic' || lookupTemplateProblem(settings.urlTemplate)) return null;
   return `${CRM_ACCOUNT_PREFIX}${lookupHost(settings.urlTemplate)}`;
+}
+
+export const CRM_LOG_ACCOUNT_PREFIX = 'crm-log@';
+
+/**
+ * The generic connector's call-log receiver as a URL, when it is usable: the generic connector,
+ * an address, https or http only to this computer (the one rule, src-shared/net/loopback.ts).
+ */
+export function crmLogReceiver(settings: CrmLookupSettings): URL | null {
+  if (settings.provider !== 'generic' || !settings.logUrl) return null;
+  try {
+    const url = new URL(settings.logUrl);
+    return isSecureOrLoopback(url) ? url : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The keychain account of the call log's signing secret; null when no receiver is set up. */
+export function crmLogKeychainAccount(settings: CrmLookupSettings): string | null {
+  const url = crmLogReceiver(settings);
+  return url ? `${CRM_LOG_ACCOUNT_PREFIX}${url.host}` : null;
 }
 
 export interface CrmBuildDeps {

@@ -20,6 +20,12 @@ const FORM_WORDS: Partial<Record<MessageId, MessageId>> = {
   'status.settings.lookup-no-placeholder': 'settings.error.crm-url.no-placeholder',
   'status.settings.lookup-field-path': 'settings.error.crm-field-path',
   'status.settings.lookup-name-needed': 'settings.error.crm-name-needed',
+  // The call log's address (logUrl), the one part checked as an address (setting-checks.ts).
+  'status.settings.address-insecure': 'settings.error.crm-log-url.insecure',
+  'status.settings.address-text': 'settings.error.crm-log-url.not-a-url',
+  'status.settings.address-invalid': 'settings.error.crm-log-url.not-a-url',
+  'status.settings.address-query': 'settings.error.crm-log-url.query',
+  'status.settings.log-url-credentials': 'settings.error.crm-log-url.credentials',
 };
 
 /**

@@ -1,24 +1,21 @@
 /**
  * `tel:`, `callto:` and `sip:` links (issue 38): the number a link from outside asks Screenpop to
- * call, read through the one phone-number module and normalised for the user's region, or the
- * reason it is refused. A link never dials by itself: `needsConfirmation` is the one rule for
- * whether the user is asked first (always, unless the organisation's policy said not to).
+ * call, or the reason it is refused. What is about links lives here (schemes, percent-decoding,
+ * parameters, hidden characters); what is dialled is the one rule of the phone-number module
+ * (`dialableNumber`: a national number as the user's own phone would dial it, `+`/`00` numbers in
+ * E.164), shown normalised for the user's region. A link never dials by itself:
+ * `needsConfirmation` is the one rule for whether the user is asked first (always, unless the
+ * organisation's policy said not to).
  *
  * Everything here is untrusted (a web page or a CRM wrote it): the text is bounded before it is
  * read, percent-decoded once, and refused when it hides characters (control, bidi, zero-width),
- * holds anything but digits and the separators people write, or is not a dialable number.
- * Parameters (`;phone-context=`, `;ext=`, `;user=phone`) are never dialled: a local number with a
- * `phone-context` is refused rather than guessed at; a global number's parameters are dropped.
+ * or is not a number the one rule dials. Parameters (`;phone-context=`, `;ext=`, `;user=phone`)
+ * are never dialled: a local number with a `phone-context` is refused rather than guessed at; a
+ * global number's parameters are dropped.
  */
 import type { Phrase } from '../../../src-shared/i18n/phrase.ts';
 import { phrase } from '../../../src-shared/i18n/phrase.ts';
-import {
-  digitsOf,
-  formatNumber,
-  isShortNumber,
-  parsePhone,
-  regionOf,
-} from '../numbers/phone-number.ts';
+import { dialableNumber } from '../numbers/phone-number.ts';
 
 /** The schemes Screenpop registers with the operating system and reads here. */
 export const DIAL_LINK_SCHEMES = ['tel', 'callto', 'sip'] as const;
@@ -26,17 +23,14 @@ export type DialLinkScheme = (typeof DIAL_LINK_SCHEMES)[number];
 
 /** The longest link read (RFC 3966 numbers are short; a longer link is not a number). */
 export const MAX_DIAL_LINK_CHARS = 256;
-/** The most digits a dialled number may have: E.164's 15 and an international prefix `00`. */
-const MAX_DIAL_DIGITS = 17;
 
-export type DialLinkRefusal =
-  'not-a-call-link' | 'too-long' | 'hidden-characters' | 'not-a-number' | 'needs-region';
+export type DialLinkRefusal = 'not-a-call-link' | 'too-long' | 'hidden-characters' | 'not-a-number';
 
 export type DialLink =
   | {
       ok: true;
       scheme: DialLinkScheme;
-      /** What is dialled: E.164 for a telephone number, the digits of an extension. */
+      /** What is dialled (numbers/phone-number.ts `dialableNumber`: what the user's phone dials). */
       number: string;
       /** The number as the confirmation shows it (national in the user's region). */
       shown: string;
@@ -55,8 +49,6 @@ function refuse(refusal: DialLinkRefusal): DialLink {
 const HIDDEN =
   // eslint-disable-next-line no-control-regex -- refusing control characters is the point
   /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/;
-/** A number as written in a link: an optional `+`, then digits and visual separators. */
-const NUMBER_TEXT = /^\+?[0-9 ().-]+$/;
 
 /** A scheme from `text` (`tel:` ...), lower-cased, when it is one Screenpop reads. */
 function schemeOf(text: string): DialLinkScheme | null {
@@ -86,8 +78,8 @@ function numberPart(scheme: DialLinkScheme, rest: string): { text: string; param
 }
 
 /**
- * The number `link` asks Screenpop to call, normalised for `region` (ISO 3166 alpha-2), or why not.
- * Never throws.
+ * The number `link` asks Screenpop to call (the one rule, `dialTarget`), shown normalised for
+ * `region` (ISO 3166 alpha-2), or why not. Never throws.
  */
 export function parseDialLink(link: unknown, region?: string): DialLink {
   if (typeof link !== 'string') return refuse('not-a-call-link');
@@ -108,39 +100,30 @@ export function parseDialLink(link: unknown, region?: string): DialLink {
   if (!part) return refuse('not-a-number');
   const global = part.text.trim().startsWith('+');
   if (!global && /(^|;)phone-context=/i.test(part.params)) return refuse('not-a-number');
-  const n = dialableNumber(part.text, region);
+  const n = dialTarget(part.text, region);
   return n.ok ? { ok: true, scheme, number: n.number, shown: n.shown } : n;
 }
 
-export type DialableNumber =
+export type DialTarget =
   | { ok: true; number: string; shown: string }
-  | { ok: false; refusal: 'not-a-number' | 'needs-region' | 'hidden-characters'; words: Phrase };
+  | { ok: false; refusal: 'not-a-number' | 'hidden-characters'; words: Phrase };
 
 /**
- * The one rule for what Screenpop dials, from a link or the dial box: digits with an optional
- * leading `+` and the separators people write; a short number (an extension or a short code) as
- * its digits; any other a possible telephone number in `region`, in E.164. Never throws.
+ * `raw` (a link's number, the dial box, a transfer's target) read by the one rule for what
+ * Screenpop dials, `dialableNumber` (numbers/phone-number.ts: what the user's own phone would
+ * dial), with its refusal in words: hidden characters said as such (text pasted from a web page
+ * can carry them), anything else the rule refuses as "not a number". Never throws.
  */
-export function dialableNumber(raw: string, region?: string): DialableNumber {
-  const no = (refusal: 'not-a-number' | 'needs-region' | 'hidden-characters'): DialableNumber => ({
+export function dialTarget(raw: unknown, region?: string): DialTarget {
+  const no = (refusal: 'not-a-number' | 'hidden-characters'): DialTarget => ({
     ok: false,
     refusal,
     words: phrase(`status.dial-link.${refusal}`),
   });
   if (typeof raw !== 'string' || raw.length > MAX_DIAL_LINK_CHARS) return no('not-a-number');
   if (HIDDEN.test(raw)) return no('hidden-characters');
-  const text = raw.trim();
-  if (!NUMBER_TEXT.test(text)) return no('not-a-number');
-  const digits = digitsOf(text);
-  if (digits.length === 0 || digits.length > MAX_DIAL_DIGITS) return no('not-a-number');
-  if (isShortNumber(text)) {
-    // An extension or a short code: dialled as its digits on the user's own phone system.
-    return { ok: true, number: digits, shown: digits };
-  }
-  if (!text.startsWith('+') && !regionOf(region)) return no('needs-region');
-  const parsed = parsePhone(text, region);
-  if (!parsed) return no('not-a-number');
-  return { ok: true, number: parsed.number, shown: formatNumber(parsed.number, region) };
+  const n = dialableNumber(raw, region);
+  return n ? { ok: true, number: n.dial, shown: n.shown } : no('not-a-number');
 }
 
 /** Where a request to dial came from. */

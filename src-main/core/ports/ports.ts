@@ -17,6 +17,13 @@ export type {
 export interface NotifyOptions {
   /** No sound (the user turned sound off). */
   silent: boolean;
+  /**
+   * Offer "Call back" as the notification's action (a missed call, a voicemail), where the OS has
+   * notification actions. Set only where the phone system offers dialling and the number is one
+   * Screenpop dials (CallActions.canCallBack); the action calls back the History item, through the
+   * same CallActions as the popup's and History's Call back.
+   */
+  callBack?: boolean;
 }
 
 /** A notification that is not a call (a voicemail, an SMS): plain text only, no markup. */
@@ -30,6 +37,11 @@ export interface NoticeAlert {
 /** The OS notification centre. */
 export interface Notifier {
   show(card: CallCard, options: NotifyOptions): void;
+  /**
+   * A call the user missed: replaces the call's ring notification and stays until clicked or
+   * closed (no close() from the presenter); clicking it opens the History, where the call is.
+   */
+  showMissed(card: CallCard, options: NotifyOptions): void;
   /** A voicemail or SMS; clicking it opens the History. */
   showNotice(alert: NoticeAlert, options: NotifyOptions): void;
   close(callId: string): void;

@@ -249,6 +249,8 @@ export interface SettingsView {
   hasSecret: boolean;
   /** Whether the keychain holds the CRM lookup's token or password (never the value). */
   hasCrmSecret?: boolean;
+  /** Whether the keychain holds the call log's signing secret (generic connector; never the value). */
+  hasCrmLogSecret?: boolean;
   /** True until the user has completed onboarding (no base URL / key / extension yet). */
   needsOnboarding: boolean;
   /**
@@ -293,6 +295,8 @@ export interface SettingsPatch {
   secret?: string;
   /** A new token (or user:password) for the CRM lookup, for the keychain; omitted keeps it. */
   crmSecret?: string;
+  /** A new signing secret for the generic connector's call log, for the keychain; omitted keeps it. */
+  crmLogSecret?: string;
 }
 
 /** What "Test lookup" found, in plain words for Settings. */

@@ -82,6 +82,11 @@ export interface CallPresenterOptions {
    * no card takes a note.
    */
   callLog?: CallLogSink;
+  /**
+   * Whether Call back may be offered for a number (CallActions.canCallBack: the phone system
+   * offers dialling and the number is dialable); absent: never.
+   */
+  canCallBack?: (number: string) => boolean;
 }
 
 /** A call the user answered and never heard the end of keeps its card at most this long. */
@@ -129,6 +134,8 @@ interface LiveCall {
   log: { note: string; disposition: string | null; version: number; logged: number };
   /** The user closed its note card while still talking: the hang-up logs it at once. */
   closed?: boolean;
+  /** Its ring notification became the missed-call notification, which stays after the card. */
+  missedNotified?: boolean;
 }
 
 export class CallPresenter {
@@ -372,9 +379,30 @@ export class CallPresenter {
     call.card.state = state;
     call.card.endedAt = this.o.clock.now();
     this.recordOutcome(call, state);
+    if (call.card.outcome === 'missed') this.notifyMissed(call);
     if (call.answered === 'here' && this.logs('answered')) this.openNote(call);
     else this.linger(call);
     this.changed();
+  }
+
+  /**
+   * The call stopped ringing unanswered: its ring notification becomes "Missed call from ...",
+   * with Call back where the phone system offers dialling (the History item's id is the call's).
+   * No sound: the ring was heard. Under Do Not Disturb nothing is shown (History has the call).
+   */
+  private notifyMissed(call: LiveCall): void {
+    if (this.o.settings().doNotDisturb) return;
+    const card = call.card;
+    let callBack = false;
+    try {
+      callBack = this.o.canCallBack?.(card.from) ?? false;
+    } catch (err) {
+      this.logger.warn('call back could not be offered', { error: err });
+    }
+    call.missedNotified = true;
+    this.safely('missed-call notification', () =>
+      this.o.notifier.showMissed({ ...card }, { silent: true, callBack }),
+    );
   }
 
   /** Does the call-log setting (and a sink) log a call of this outcome? */
@@ -673,7 +701,9 @@ export class CallPresenter {
   private remove(call: LiveCall, notify = true): void {
     this.clearTimer(call);
     this.calls.delete(call.card.callId);
-    this.safely('notification close', () => this.o.notifier.close(call.card.callId));
+    // A missed call's notification stays in the notification centre until the user acts on it.
+    if (!call.missedNotified)
+      this.safely('notification close', () => this.o.notifier.close(call.card.callId));
     if (notify) this.changed();
   }
 

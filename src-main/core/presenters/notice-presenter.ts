@@ -37,6 +37,11 @@ export interface NoticePresenterOptions {
   onStatusChange: () => void;
   /** The language the user reads (English, plain, when not given: tests and the runner's JSON). */
   words?: TranslatorSource;
+  /**
+   * Whether Call back may be offered for a number (CallActions.canCallBack: the phone system
+   * offers dialling and the number is dialable); absent: never. Voicemail only.
+   */
+  canCallBack?: (number: string) => boolean;
 }
 
 /** The presence words the phone system is known to send (docs/wire-protocol.md section 6). */
@@ -197,7 +202,9 @@ export class NoticePresenter {
         sec !== null && Number.isFinite(sec) && sec >= 0 ? t.duration(sec * 1000) : null;
       if (added)
         this.notify(notice, {
-          id: `voicemail:${notice.voicemailId}`,
+          // The History item's id (recordNotice's), which Call back and a click name.
+          id: `voicemail:${boundedText(notice.voicemailId, 128)}`,
+          callBack: this.callBackOffered(from),
           title: length
             ? t.t('status.voicemail-title-length', { who, length })
             : t.t('status.voicemail-title', { who }),
@@ -223,11 +230,26 @@ export class NoticePresenter {
       });
   }
 
-  private notify(notice: { notify: boolean }, alert: { id: string; title: string; body: string }) {
+  private callBackOffered(from: string): boolean {
+    try {
+      return this.o.canCallBack?.(from) ?? false;
+    } catch (err) {
+      this.o.logger.warn('call back could not be offered', { error: err });
+      return false;
+    }
+  }
+
+  private notify(
+    notice: { notify: boolean },
+    { callBack, ...alert }: { id: string; title: string; body: string; callBack?: boolean },
+  ) {
     const settings = this.o.settings();
     if (!notice.notify || settings.doNotDisturb) return;
     try {
-      this.o.notifier.showNotice(alert, { silent: !settings.sound });
+      this.o.notifier.showNotice(alert, {
+        silent: !settings.sound,
+        ...(callBack ? { callBack } : {}),
+      });
     } catch (err) {
       this.o.logger.error('notification failed', { error: err });
     }

@@ -1,6 +1,7 @@
 /**
  * What the settings keep in the keychain: the API secret (under the key and address it belongs
- * to), the CRM lookup's token, and whether each is there. The settings service decides when; this
+ * to), the CRM lookup's token, the generic connector's call-log signing secret, and whether each
+ * is there. The settings service decides when; this
  * is how, so a keychain that refuses or cannot be read is handled in one place.
  */
 import type { Logger, SecretRegistry } from '../../../src-shared/process/log.ts';
@@ -11,7 +12,7 @@ import {
   type CredentialStore,
 } from '../credentials/credential-store.ts';
 import type { Settings } from '../settings/types.ts';
-import { crmKeychainAccount } from '../crm/build.ts';
+import { crmKeychainAccount, crmLogKeychainAccount } from '../crm/build.ts';
 import { english, phrase } from '../../../src-shared/i18n/phrase.ts';
 import type { OrganisationAccount, OrgSignInState } from '../org/org-account.ts';
 import { refusal, type SettingsRefusal } from './settings-port.ts';
@@ -27,6 +28,8 @@ export interface SettingsKeychainDeps {
 export interface KeychainHolds {
   hasSecret: boolean;
   hasCrmSecret: boolean;
+  /** The generic connector's call-log signing secret (crm/build.ts crmLogKeychainAccount). */
+  hasCrmLogSecret: boolean;
   /** Organisation mode: the sign-in stored for the settings' relay and tenant. */
   orgSignIn: OrgSignInState | null;
 }
@@ -78,6 +81,29 @@ export async function storeCrmSecret(
   }
 }
 
+/**
+ * The generic connector's call-log signing secret, into the keychain under the account of the
+ * settings' receiver (crm-log@<host>); refused at its field while no receiver is set up.
+ */
+export async function storeCrmLogSecret(
+  d: SettingsKeychainDeps,
+  settings: Settings,
+  logSecret: string,
+): Promise<{ ok: true } | SettingsRefusal> {
+  d.secrets.add(logSecret);
+  const account = crmLogKeychainAccount(settings.crmLookup);
+  if (!account) return refusal('crmLookup.logUrl', phrase('status.crm.log-secret-needs-url'));
+  try {
+    await d.credentials.setSecret(account, logSecret);
+    return { ok: true };
+  } catch (err) {
+    d.logger.error('the call log signing secret could not be stored in the keychain', {
+      error: err,
+    });
+    return refusal('crmLogSecret', phrase('status.crm.log-secret-not-stored'));
+  }
+}
+
 /** Deletes the API secret of `apiKey` at `baseUrl` from the keychain (a failure is logged). */
 export async function deleteApiSecret(
   d: SettingsKeychainDeps,
@@ -106,6 +132,10 @@ export async function readKeychain(
   const hasCrmSecret = crmAccount
     ? (await d.credentials.getSecret(crmAccount).catch(() => null)) !== null
     : false;
+  const logAccount = crmLogKeychainAccount(settings.crmLookup);
+  const hasCrmLogSecret = logAccount
+    ? (await d.credentials.getSecret(logAccount).catch(() => null)) !== null
+    : false;
   const { apiKey, baseUrl } = settings;
   const orgSignIn = organisation
     ? await (d.organisation?.stored(settings) ?? Promise.resolve(null)).catch((err: unknown) => {
@@ -121,5 +151,5 @@ export async function readKeychain(
       d.logger.warn('keychain could not be read', { error: err });
     }
   }
-  return { hasSecret, hasCrmSecret, orgSignIn };
+  return { hasSecret, hasCrmSecret, hasCrmLogSecret, orgSignIn };
 }

@@ -26,6 +26,7 @@ import {
   readKeychain,
   storeApiSecret,
   storeCrmSecret,
+  storeCrmLogSecret,
   type SettingsKeychainDeps,
 } from './settings-keychain.ts';
 import {
@@ -77,6 +78,8 @@ export interface SettingsChange {
   secretChanged: boolean;
   /** A new CRM token or password was stored. */
   crmSecretChanged?: boolean;
+  /** A new call-log signing secret was stored. */
+  crmLogSecretChanged?: boolean;
 }
 
 export type SaveOutcome = { ok: true; change: SettingsChange } | SettingsRefusal;
@@ -103,6 +106,7 @@ export class SettingsService {
   private current: Settings | null = null;
   private hasSecret = false;
   private hasCrmSecret = false;
+  private hasCrmLogSecret = false;
   /** Organisation mode: the sign-in the keychain holds for the settings' relay and tenant. */
   private orgSignIn: OrgSignInState | null = null;
   /** The demo's simulator and its in-memory secret (demo-lifecycle.ts). */
@@ -153,6 +157,7 @@ export class SettingsService {
       settings: { ...current },
       hasSecret: this.hasSecret || current.demoMode,
       hasCrmSecret: this.hasCrmSecret,
+      hasCrmLogSecret: this.hasCrmLogSecret,
       needsOnboarding: this.needsOnboarding(),
       notOffered: featuresNotOffered(),
       ...(isOrganisationMode(current)
@@ -245,8 +250,15 @@ export class SettingsService {
       if (!stored.ok) return stored;
       this.hasCrmSecret = true;
     }
+    const logSecret = patch.crmLogSecret?.trim();
+    if (logSecret) {
+      const stored = await storeCrmLogSecret(this.keychain, checked.settings, logSecret);
+      if (!stored.ok) return stored;
+      this.hasCrmLogSecret = true;
+    }
     const saved = await this.update(patch.settings, Boolean(secret));
     if (saved.ok && crmSecret) saved.change.crmSecretChanged = true;
+    if (saved.ok && logSecret) saved.change.crmLogSecretChanged = true;
     return saved;
   }
 
@@ -380,6 +392,7 @@ export class SettingsService {
     const holds = await readKeychain(this.keychain, settings, isOrganisationMode(settings));
     this.hasSecret = holds.hasSecret;
     this.hasCrmSecret = holds.hasCrmSecret;
+    this.hasCrmLogSecret = holds.hasCrmLogSecret;
     this.orgSignIn = holds.orgSignIn;
   }
 }

@@ -67,14 +67,24 @@ function readAddress(
   }
 }
 
+const ADDRESS_EXAMPLES = {
+  https: 'https://acme.example.com',
+  relay: 'https://relay.example.org',
+  'call-log': 'https://crm.example.com/screenpop/calls',
+} as const;
+
 /**
- * An address of the service (`https`) or of the relay: `secure` is the scheme required except on
- * this computer. The relay is reached at its https address as the administrator gives it (its
- * stream is the same address with wss, which is accepted too: relay-source.ts's relayStreamUrl is
- * the one place that maps one to the other).
+ * An address of the service (`https`), of the relay, or of the generic connector's call-log
+ * receiver (`call-log`, https too): `secure` is the scheme required except on this computer. The
+ * relay is reached at its https address as the administrator gives it (its stream is the same
+ * address with wss, which is accepted too: relay-source.ts's relayStreamUrl is the one place that
+ * maps one to the other).
  */
-function serviceUrl(v: unknown, secure: 'https' | 'relay'): { value: string } | Problem {
-  const example = secure === 'https' ? 'https://acme.example.com' : 'https://relay.example.org';
+function serviceUrl(
+  v: unknown,
+  secure: 'https' | 'relay' | 'call-log',
+): { value: string } | Problem {
+  const example = ADDRESS_EXAMPLES[secure];
   const read = readAddress(v, 'address', example);
   if (!('url' in read)) return 'error' in read ? read : { value: '' };
   const { url, text } = read;
@@ -83,7 +93,12 @@ function serviceUrl(v: unknown, secure: 'https' | 'relay'): { value: string } | 
       return problem('status.settings.relay-address-insecure');
   } else if (!isSecureOrLoopback(url))
     return problem('status.settings.address-insecure', { secure: 'https', insecure: 'http' });
-  if (url.username || url.password) return problem('status.settings.address-credentials');
+  if (url.username || url.password)
+    return problem(
+      secure === 'call-log'
+        ? 'status.settings.log-url-credentials'
+        : 'status.settings.address-credentials',
+    );
   if (url.search || url.hash || text.includes('?') || text.includes('#'))
     return problem('status.settings.address-query', { example });
   return { value: url.origin + url.pathname.replace(/\/+$/, '') };
@@ -301,6 +316,9 @@ function crmLookupCheck(v: unknown): { value: CrmLookupSettings } | Problem {
   }
   if (provider.value === 'generic' && String(value.nameField).trim() === '')
     return inner('nameField', phrase('status.settings.lookup-name-needed'));
+  // The call log's receiver: the same rule as every address a secret's signature crosses.
+  const logUrl = serviceUrl(value.logUrl, 'call-log');
+  if ('error' in logUrl) return inner('logUrl', logUrl.error);
   return {
     value: {
       provider: provider.value,
@@ -310,6 +328,7 @@ function crmLookupCheck(v: unknown): { value: CrmLookupSettings } | Problem {
       companyField: String(value.companyField).trim(),
       recordUrlField: String(value.recordUrlField).trim(),
       timeoutSec: timeout.value,
+      logUrl: logUrl.value,
     },
   };
 }

@@ -70,6 +70,12 @@ export interface CrmLookupSettings {
   recordUrlField: string;
   /** Seconds to wait for an answer (CRM_TIMEOUT_SEC). */
   timeoutSec: number;
+  /**
+   * generic: where each call is logged (issue 39), one signed POST per call
+   * (docs/crm/call-log-webhook.md); https, or http only to this computer; empty: no call log.
+   * Its signing secret is in the keychain (call-log/build.ts crmLogKeychainAccount), never here.
+   */
+  logUrl: string;
 }
 
 export { CRM_TIMEOUT_SEC } from '../../../src-shared/ui/settings-limits.ts';
@@ -212,6 +218,7 @@ export const DEFAULT_SETTINGS: Settings = {
     companyField: 'company',
     recordUrlField: 'url',
     timeoutSec: 3,
+    logUrl: '',
   },
   historyLimit: 500,
   demoMode: false,

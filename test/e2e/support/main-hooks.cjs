@@ -5,7 +5,8 @@
  * classes, and the tests read globalThis.__screenpopE2E through playwright's evaluate():
  * - every context menu set on a tray (items' id, label, type, checked, enabled), and the last Menu
  *   itself, whose items the tests click the way the tray would;
- * - every Notification shown: title, body, and whether the OS reported it shown or failed.
+ * - every Notification shown: title, body, its action buttons' labels, and whether the OS reported
+ *   it shown or failed.
  */
 'use strict';
 // CommonJS on purpose: `-r` preloads a CommonJS module before the app's own main.
@@ -37,7 +38,13 @@ Tray.prototype.setContextMenu = function (menu) {
 
 const show = Notification.prototype.show;
 Notification.prototype.show = function () {
-  const record = { title: this.title, body: this.body, shown: false, failed: null };
+  const record = {
+    title: this.title,
+    body: this.body,
+    actions: (this.actions || []).map((a) => a.text),
+    shown: false,
+    failed: null,
+  };
   e2e.notifications.push(record);
   this.once('show', () => {
     record.shown = true;

@@ -45,6 +45,8 @@ export interface MenuItemView {
 export interface NotificationView {
   title: string;
   body: string;
+  /** The labels of its action buttons (Electron's `actions`). */
+  actions: string[];
   shown: boolean;
   failed: string | null;
 }
