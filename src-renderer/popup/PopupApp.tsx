@@ -159,6 +159,15 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
 
   const findColleagues = useCallback((query: string) => api.findColleagues(query), [api]);
 
+  // A call no longer shown has nothing to complete or cancel: forget whom it was consulting.
+  useEffect(() => {
+    setConsulting((now) => {
+      const ids = new Set(calls.map(cardId));
+      const kept = [...now].filter(([id]) => ids.has(id));
+      return kept.length === now.size ? now : new Map(kept);
+    });
+  }, [calls]);
+
   // Tell main how tall the stack is, so the window fits it.
   useEffect(() => {
     const root = rootRef.current;
