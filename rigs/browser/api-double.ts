@@ -27,6 +27,7 @@ import type {
   SettingsView,
   StatusView,
   TestConnectionResult,
+  Colleague,
 } from '../../src-main/ipc/contract.ts';
 
 export interface DoubleFixture {
@@ -55,6 +56,12 @@ export interface DoubleFixture {
   offered?: CallAction[];
   /** What every call action answers; absent: done. */
   callActionResult?: CallActionView;
+  /**
+   * The tenant's colleagues for Transfer's picker; findColleagues answers those whose extension
+   * starts with, or name holds, what was typed (case-insensitive; the real ranking is the core's,
+   * src-main/core/contacts/colleagues.ts), at most 8.
+   */
+  colleagues?: Colleague[];
   /** What testCrmLookup answers (Settings' Test lookup); absent: HubSpot found Ada Lovelace. */
   testCrmLookup?: CrmTestResult;
 }
@@ -215,6 +222,16 @@ export function installApiDouble(fixture: DoubleFixture): void {
         : { status: 'saved', fileName: 'screenpop-calls.csv', count: callIds.length };
     },
     chooseContactsFile: async () => (record('chooseContactsFile', []), clone(fixture.contactsPick)),
+    findColleagues: async (query: string) => {
+      record('findColleagues', [query]);
+      const q = query.trim().toLowerCase();
+      if (!q) return [];
+      return clone(
+        (fixture.colleagues ?? [])
+          .filter((c) => c.extension.startsWith(q) || c.name.toLowerCase().includes(q))
+          .slice(0, 8),
+      );
+    },
     callActionsOffered: async () => (
       record('callActionsOffered', []),
       [...(fixture.offered ?? [])]
@@ -224,6 +241,8 @@ export function installApiDouble(fixture: DoubleFixture): void {
         [
           'callBack',
           'transferCall',
+          'completeTransfer',
+          'cancelTransfer',
           'hangUp',
           'answerCall',
           'declineCall',

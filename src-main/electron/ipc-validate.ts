@@ -31,6 +31,8 @@ const MAX_SECRET = 1024;
 const MAX_NUMBER = 64;
 /** Where a call is transferred: an extension or a number as typed (the dial rule judges it). */
 const MAX_TRANSFER_TARGET = 64;
+/** What was typed into Transfer's colleague picker (a name or an extension). */
+const MAX_COLLEAGUE_QUERY = 64;
 /** An address (the settings allow no longer one to be useful) and a relay's tenant name. */
 const MAX_ADDRESS = 2048;
 const MAX_TENANT = 64;
@@ -165,9 +167,19 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   'calls:offered': none,
   'popup:call-back': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'popup:transfer': (a) => {
-    if (a.length !== 2) throw new IpcArgumentError('expected a call id and where to transfer');
-    return [shortString(a[0], MAX_ID, 'callId'), shortString(a[1], MAX_TRANSFER_TARGET, 'to')];
+    if (a.length !== 3)
+      throw new IpcArgumentError('expected a call id, where to transfer and blind or attended');
+    if (a[2] !== 'blind' && a[2] !== 'attended')
+      throw new IpcArgumentError('mode must be blind or attended');
+    return [
+      shortString(a[0], MAX_ID, 'callId'),
+      shortString(a[1], MAX_TRANSFER_TARGET, 'to'),
+      a[2],
+    ];
   },
+  'popup:complete-transfer': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:cancel-transfer': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'popup:colleagues': (a) => [shortString(one(a), MAX_COLLEAGUE_QUERY, 'query')],
   'popup:hangup': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'popup:answer': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'popup:decline': (a) => [shortString(one(a), MAX_ID, 'callId')],

@@ -5,7 +5,8 @@
  * use are in src-shared/), so the renderer's DOM-only build includes it.
  */
 
-import type { CallAction } from '../core/ports/call-control.ts';
+import type { CallAction, TransferMode } from '../core/ports/call-control.ts';
+import type { Colleague } from '../core/contacts/colleagues.ts';
 import type {
   LocaleView,
   ContactsFilePick,
@@ -74,7 +75,9 @@ export interface CallNoteInput {
   submit: boolean;
 }
 /** A call action the phone system offers (issue 38; core/ports/call-control.ts). */
-export type { CallAction } from '../core/ports/call-control.ts';
+export type { CallAction, TransferMode } from '../core/ports/call-control.ts';
+/** A colleague Transfer's picker offers: their extension and the phone system's name for it. */
+export type { Colleague } from '../core/contacts/colleagues.ts';
 
 /**
  * The answer to a call action (Call back, Transfer, Hang up, Answer, Decline): done, or why not,
@@ -103,8 +106,17 @@ export interface IpcInvokeMap {
   'calls:offered': () => CallAction[];
   /** Calls back the caller of a card (main reads the number from its own popup, never the page). */
   'popup:call-back': (callId: string) => CallActionView;
-  /** Blind transfer of a call the user answered, to an extension or a number. */
-  'popup:transfer': (callId: string, to: string) => CallActionView;
+  /**
+   * Transfer of a call the user answered, to an extension or a number: blind, or attended (the
+   * caller on hold while the user talks to `to`, then Complete or Cancel).
+   */
+  'popup:transfer': (callId: string, to: string, mode: TransferMode) => CallActionView;
+  /** An attended transfer's second step: the caller goes to the colleague consulted. */
+  'popup:complete-transfer': (callId: string) => CallActionView;
+  /** An attended transfer's second step: back with the caller, the colleague dropped. */
+  'popup:cancel-transfer': (callId: string) => CallActionView;
+  /** Colleagues whose name or extension starts with (or holds) what was typed; at most 8. */
+  'popup:colleagues': (query: string) => Colleague[];
   'popup:hangup': (callId: string) => CallActionView;
   /** Remote answer / decline on the user's desk phone (uaCSTA), only where offered. */
   'popup:answer': (callId: string) => CallActionView;
@@ -174,6 +186,9 @@ export const INVOKE_CHANNELS = [
   'calls:offered',
   'popup:call-back',
   'popup:transfer',
+  'popup:complete-transfer',
+  'popup:cancel-transfer',
+  'popup:colleagues',
   'popup:hangup',
   'popup:answer',
   'popup:decline',
@@ -236,6 +251,9 @@ export interface ScreenpopApi {
   callActionsOffered: Promisify<IpcInvokeMap['calls:offered']>;
   callBack: Promisify<IpcInvokeMap['popup:call-back']>;
   transferCall: Promisify<IpcInvokeMap['popup:transfer']>;
+  completeTransfer: Promisify<IpcInvokeMap['popup:complete-transfer']>;
+  cancelTransfer: Promisify<IpcInvokeMap['popup:cancel-transfer']>;
+  findColleagues: Promisify<IpcInvokeMap['popup:colleagues']>;
   hangUp: Promisify<IpcInvokeMap['popup:hangup']>;
   answerCall: Promisify<IpcInvokeMap['popup:answer']>;
   declineCall: Promisify<IpcInvokeMap['popup:decline']>;

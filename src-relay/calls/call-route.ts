@@ -11,7 +11,7 @@ import type { CallRefusalId } from '../../src-shared/api/call-api.ts';
 
 /**
  * Organisation mode's call requests (issue 38 item 5, docs/relay-protocol.md 2.6):
- * `POST /v1/calls/<tenant>` with the user's bearer credential (a device credential or an OpenID
+ * `POST /v1/calls/<tenant>` (dial, transfer, an attended transfer's complete or cancel, hang-up) with the user's bearer credential (a device credential or an OpenID
  * sign-in, as the stream's handshake takes). The relay acts only from the user's own extensions:
  * the extension comes from the relay's record of the user; a request may name one of them
  * (`from`), never another. Each request is one of the user's rate-limited tokens and one audit
@@ -41,6 +41,15 @@ export interface RelayCallApi {
     mode: 'blind' | 'attended',
   ): Promise<PbxCallAnswer>;
   hangup(fromExtension: string, callId: string): Promise<PbxCallAnswer>;
+  /**
+   * The second step of an attended transfer the extension started: `complete` (the caller goes to
+   * the consulted party) or `abort` (the consultation ends, the user back with the caller).
+   */
+  attended(
+    fromExtension: string,
+    callId: string,
+    operate: 'complete' | 'abort',
+  ): Promise<PbxCallAnswer>;
 }
 
 /** The port's refusal ids (src-shared/api/call-api.ts), and the relay's own two. */
@@ -49,7 +58,8 @@ export type CallRefusal = CallRefusalId | 'sign-in-required' | 'invalid-request'
 export type CallRequest =
   | { action: 'dial'; to: string; from?: string }
   | { action: 'transfer'; callId: string; to: string; mode: 'blind' | 'attended'; from?: string }
-  | { action: 'hangup'; callId: string; from?: string };
+  | { action: 'hangup'; callId: string; from?: string }
+  | { action: 'complete-transfer' | 'cancel-transfer'; callId: string; from?: string };
 
 export interface CallRouteDeps {
   config: RelayConfig;
@@ -102,9 +112,9 @@ export function parseCallRequest(body: unknown): CallRequest | null {
     const mode = b.mode === 'attended' ? 'attended' : b.mode === 'blind' ? 'blind' : null;
     return to && callId && mode ? { action: 'transfer', callId, to, mode, ...opt } : null;
   }
-  if (b.action === 'hangup') {
+  if (b.action === 'hangup' || b.action === 'complete-transfer' || b.action === 'cancel-transfer') {
     const callId = str(b.callId, CALL_ID);
-    return callId ? { action: 'hangup', callId, ...opt } : null;
+    return callId ? { action: b.action, callId, ...opt } : null;
   }
   return null;
 }
@@ -235,7 +245,13 @@ export function callRoute(
           ? await api.dial(from, call.to)
           : call.action === 'transfer'
             ? await api.transfer(from, call.callId, call.to, call.mode)
-            : await api.hangup(from, call.callId);
+            : call.action === 'hangup'
+              ? await api.hangup(from, call.callId)
+              : await api.attended(
+                  from,
+                  call.callId,
+                  call.action === 'complete-transfer' ? 'complete' : 'abort',
+                );
     } catch {
       answer = { ok: false, unreachable: true };
     }

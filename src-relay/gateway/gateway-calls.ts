@@ -11,7 +11,8 @@
  * - Transfer and hang-up look the call up (*Query Calls*) at the moment of the action: the call
  *   must have a live member that is the route's extension; else `no-such-call`, so a user
  *   can never hang up or move a colleague's call. Hang-up ends the user's own member; a blind
- *   transfer moves the other party, an attended one starts from the user's member.
+ *   transfer moves the other party, an attended one starts from the user's member, and its
+ *   complete or cancel (`attended_operate`) is sent on the user's member too.
  * - A token the phone system says expired is invalidated and the action asked once more with the
  *   next (refreshed) one.
  * - Failures are answers (never throws), read through the direct mode's table
@@ -107,6 +108,18 @@ export function gatewayCallApi(source: CallSource): RelayCallApi | undefined {
         const found = await onCall(token, from, callId);
         if (!found) return noSuchCall;
         const answer = await client.hangup(token, found.mine.channelId!);
+        return { ok: true, callId: answer.callId ?? callId };
+      }),
+    // The attended transfer's second request, on the user's own channel (the transferor's).
+    attended: (from, callId, operate) =>
+      withToken(async (token) => {
+        const found = await onCall(token, from, callId);
+        if (!found) return noSuchCall;
+        const answer = await client.transfer(token, {
+          type: 'attended',
+          channelId: found.mine.channelId!,
+          operate,
+        });
         return { ok: true, callId: answer.callId ?? callId };
       }),
   };

@@ -9,9 +9,16 @@
  * - Done (answered, answered by a colleague, missed, ended; it lingers a few seconds): grey, flat
  *   and two lines shorter, its outcome in words and an icon, and only the action that still helps.
  */
-import { useId, useState, type KeyboardEvent } from 'react';
-import type { CallAction, CallCard, CallNoteInput } from '../../src-main/ipc/contract.ts';
+import { useId, useState } from 'react';
+import type {
+  CallAction,
+  CallCard,
+  CallNoteInput,
+  Colleague,
+  TransferMode,
+} from '../../src-main/ipc/contract.ts';
 import { NoteField } from './NoteField.tsx';
+import { TransferForm } from './TransferForm.tsx';
 import { InertText, spokenText } from '../shared/InertText.tsx';
 import {
   calledLine,
@@ -37,11 +44,31 @@ export interface CallCardViewProps {
   onSaveNote?: (id: string, note: CallNoteInput) => void;
   /** What the phone system offers (issue 38); nothing where it offers no call actions. */
   offered?: readonly CallAction[];
-  /** Call back, Answer, Decline, Hang up, and Transfer with where to (`to`). */
-  onCallAction?: (id: string, action: PhoneAction, to?: string) => void;
+  /**
+   * Call back, Answer, Decline, Hang up, Complete and Cancel transfer, and Transfer with where to
+   * (`transfer`: the number, blind or attended, and how the card names the target meanwhile).
+   */
+  onCallAction?: (id: string, action: PhoneAction, transfer?: TransferChoice) => void;
+  /** Transfer's colleague picker (main's directory); absent: the field takes a number only. */
+  findColleagues?: (query: string) => Promise<Colleague[]>;
+  /** Whom the user is consulting in an attended transfer of this call; absent: none under way. */
+  consulting?: string;
 }
 
-export type PhoneAction = 'call-back' | 'answer' | 'decline' | 'transfer' | 'hangup';
+export interface TransferChoice {
+  to: string;
+  mode: TransferMode;
+  shown: string;
+}
+
+export type PhoneAction =
+  | 'call-back'
+  | 'answer'
+  | 'decline'
+  | 'transfer'
+  | 'hangup'
+  | 'complete-transfer'
+  | 'cancel-transfer';
 
 const PHONE_WORDS = {
   'call-back': 'popup.call-back',
@@ -49,6 +76,8 @@ const PHONE_WORDS = {
   decline: 'popup.decline',
   transfer: 'popup.transfer',
   hangup: 'popup.hang-up',
+  'complete-transfer': 'popup.transfer-complete',
+  'cancel-transfer': 'popup.transfer-abort',
 } as const;
 
 const OUTCOME_ICON: Record<CallCard['outcome'], string> = {
@@ -71,10 +100,11 @@ export function CallCardView({
   onSaveNote,
   offered = [],
   onCallAction,
+  findColleagues,
+  consulting,
 }: CallCardViewProps) {
   const t = useT();
   const [transferring, setTransferring] = useState(false);
-  const [transferTo, setTransferTo] = useState('');
   const ringing = card.outcome === 'ringing';
   const headline = callerHeadline(card, t);
   const name = callerName(card);
@@ -83,7 +113,7 @@ export function CallCardView({
   const kind = name ? numberKindWords(card.numberKind, t) : null;
   const line = calledLine(card, t);
   const spoken = spokenText(headline);
-  const actions = cardActions(card, offered);
+  const actions = cardActions(card, offered, consulting !== undefined);
   const crm = crmLabel(card, t);
   // Ids from useId, not from the call id: a call id is the service's string and may hold spaces,
   // which would split an aria-labelledby list.
@@ -92,17 +122,7 @@ export function CallCardView({
   const headingId = `${id}-caller`;
   const detailId = `${id}-detail`;
   const transferId = `${id}-transfer`;
-  const closeTransfer = (): void => {
-    setTransferring(false);
-    setTransferTo('');
-  };
-  const onTransferKey = (event: KeyboardEvent<HTMLFormElement>): void => {
-    // Escape leaves the transfer field (not the card); the popup's own Escape stays for the card.
-    if (event.key !== 'Escape') return;
-    event.preventDefault();
-    event.stopPropagation();
-    closeTransfer();
-  };
+  const closeTransfer = (): void => setTransferring(false);
   const classes = ['card', ringing ? 'card--ringing' : 'card--done', `card--${card.outcome}`];
   return (
     <li
@@ -180,6 +200,11 @@ export function CallCardView({
               </span>
             </p>
           )}
+          {consulting !== undefined && card.outcome === 'answered' && (
+            <p className="card__consulting" data-testid="consulting">
+              <InertText text={t.t('popup.consulting', { target: consulting })} fit="clamp" />
+            </p>
+          )}
           {card.callerUnseen && (
             <p className="card__lookup" data-testid="caller-unseen">
               {t.t('popup.caller-unseen')}
@@ -236,7 +261,9 @@ export function CallCardView({
                 <button
                   key={action}
                   type="button"
-                  className={`button button--call button--${action}`}
+                  className={`button button--call button--${action}${
+                    action === 'complete-transfer' ? ' button--primary' : ''
+                  }`}
                   data-action={action}
                   aria-expanded={action === 'transfer' ? transferring : undefined}
                   aria-controls={action === 'transfer' && transferring ? transferId : undefined}
@@ -253,45 +280,15 @@ export function CallCardView({
           </div>
         )}
         {transferring && actions.includes('transfer') && (
-          <form
-            className="card__transfer-form"
+          <TransferForm
             id={transferId}
-            onKeyDown={onTransferKey}
-            onSubmit={(event) => {
-              event.preventDefault();
-              const to = transferTo.trim();
-              if (!to) return;
-              onCallAction?.(card.callId, 'transfer', to);
+            {...(findColleagues ? { findColleagues } : {})}
+            onTransfer={(to, mode, shown) => {
+              onCallAction?.(card.callId, 'transfer', { to, mode, shown });
               closeTransfer();
             }}
-          >
-            <label htmlFor={`${transferId}-to`}>{t.t('popup.transfer-to')}</label>
-            <input
-              id={`${transferId}-to`}
-              className="number"
-              type="tel"
-              dir="ltr"
-              inputMode="tel"
-              autoComplete="off"
-              maxLength={64}
-              value={transferTo}
-              onChange={(event) => setTransferTo(event.target.value)}
-              // Opened by the user's own click on Transfer: the field takes the keys next.
-              autoFocus
-            />
-            <div className="card__transfer-buttons">
-              <button
-                type="submit"
-                className="button button--primary"
-                disabled={!transferTo.trim()}
-              >
-                {t.t('popup.transfer-go')}
-              </button>
-              <button type="button" className="button" onClick={closeTransfer}>
-                {t.t('popup.transfer-cancel')}
-              </button>
-            </div>
-          </form>
+            onClose={closeTransfer}
+          />
         )}
         {card.note && onSaveNote && (
           <NoteField callId={card.callId} note={card.note} now={now} onSave={onSaveNote} />

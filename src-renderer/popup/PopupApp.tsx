@@ -16,7 +16,7 @@ import type {
   ScreenpopApi,
   StatusView,
 } from '../../src-main/ipc/contract.ts';
-import type { PhoneAction } from './CallCardView.tsx';
+import type { PhoneAction, TransferChoice } from './CallCardView.tsx';
 import { InertText } from '../shared/InertText.tsx';
 import { spokenText } from '../shared/InertText.tsx';
 import { calledLine, callerHeadline } from '../shared/format.ts';
@@ -60,6 +60,8 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   // What the phone system offers (issue 38): asked again whenever the status changes.
   const [offered, setOffered] = useState<readonly CallAction[]>([]);
   const [callNews, setCallNews] = useState('');
+  /** Calls with an attended transfer under way: whom the user is consulting (until Complete or Cancel). */
+  const [consulting, setConsulting] = useState<ReadonlyMap<string, string>>(new Map());
   const announced = useRef(new Set<string>());
   const listRef = useRef<HTMLOListElement>(null);
   const rootRef = useRef<HTMLElement>(null);
@@ -97,7 +99,7 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   }, [api, status]);
 
   const callAction = useCallback(
-    (callId: string, action: PhoneAction, to?: string) => {
+    (callId: string, action: PhoneAction, transfer?: TransferChoice) => {
       const card = calls.find((c) => cardId(c) === callId);
       let asked: Promise<CallActionView>;
       switch (action) {
@@ -105,7 +107,13 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
           asked = api.callBack(callId);
           break;
         case 'transfer':
-          asked = api.transferCall(callId, to ?? '');
+          asked = api.transferCall(callId, transfer?.to ?? '', transfer?.mode ?? 'blind');
+          break;
+        case 'complete-transfer':
+          asked = api.completeTransfer(callId);
+          break;
+        case 'cancel-transfer':
+          asked = api.cancelTransfer(callId);
           break;
         case 'hangup':
           asked = api.hangUp(callId);
@@ -120,16 +128,45 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
       asked
         .then((r) => {
           const t = tRef.current;
-          if (!r.ok) setCallNews(r.message);
-          else if (action === 'call-back' && card)
+          const consult = (shown: string | null) =>
+            setConsulting((now) => {
+              const next = new Map(now);
+              if (shown === null) next.delete(callId);
+              else next.set(callId, shown);
+              return next;
+            });
+          if (!r.ok) {
+            setCallNews(r.message);
+            // The call is gone (or no longer the user's): nothing to complete or cancel any more.
+            if (r.refusal === 'no-such-call') consult(null);
+          } else if (action === 'call-back' && card)
             setCallNews(t.t('popup.calling-back', { number: card.from }));
-          else if (action === 'transfer') setCallNews(t.t('popup.transferred'));
-          else setCallNews('');
+          else if (action === 'transfer' && transfer?.mode === 'attended') {
+            consult(transfer.shown);
+            setCallNews(t.t('popup.consulting', { target: transfer.shown }));
+          } else if (action === 'transfer' || action === 'complete-transfer') {
+            consult(null);
+            setCallNews(t.t('popup.transferred'));
+          } else if (action === 'cancel-transfer') {
+            consult(null);
+            setCallNews(t.t('popup.transfer-aborted'));
+          } else setCallNews('');
         })
         .catch(() => undefined);
     },
     [api, calls],
   );
+
+  const findColleagues = useCallback((query: string) => api.findColleagues(query), [api]);
+
+  // A call no longer shown has nothing to complete or cancel: forget whom it was consulting.
+  useEffect(() => {
+    setConsulting((now) => {
+      const ids = new Set(calls.map(cardId));
+      const kept = [...now].filter(([id]) => ids.has(id));
+      return kept.length === now.size ? now : new Map(kept);
+    });
+  }, [calls]);
 
   // Tell main how tall the stack is, so the window fits it.
   useEffect(() => {
@@ -260,6 +297,10 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
               onSaveNote={saveNote}
               offered={offered}
               onCallAction={callAction}
+              findColleagues={findColleagues}
+              {...(consulting.has(cardId(card))
+                ? { consulting: consulting.get(cardId(card))! }
+                : {})}
             />
           ))}
         </ol>

@@ -5,7 +5,8 @@
  * back after a missed one; a call a colleague took, or one that just ended, needs nothing.
  *
  * Call actions (issue 38) show only where the phone system offers them (`offered`, from main):
- * Call back on a missed call; Transfer and Hang up on a call the user answered; Answer and Decline
+ * Call back on a missed call; Transfer and Hang up on a call the user answered (Complete transfer and
+ * Cancel transfer while an attended transfer of it is under way); Answer and Decline
  * on a ringing call where the user's desk phone takes remote answer.
  */
 import type { CallAction, CallCard } from '../../src-main/ipc/contract.ts';
@@ -13,9 +14,26 @@ import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { callerName } from '../shared/format.ts';
 
 export type CardAction =
-  'crm' | 'copy' | 'call-back' | 'answer' | 'decline' | 'transfer' | 'hangup';
+  | 'crm'
+  | 'copy'
+  | 'call-back'
+  | 'answer'
+  | 'decline'
+  | 'transfer'
+  | 'hangup'
+  | 'complete-transfer'
+  | 'cancel-transfer';
 
-export function cardActions(card: CallCard, offered: readonly CallAction[] = []): CardAction[] {
+/**
+ * `consulting`: the user started an attended transfer of this call (the caller on hold while they
+ * talk to the colleague): the card offers Complete transfer and Cancel transfer instead of
+ * Transfer and Hang up, until one of them is done.
+ */
+export function cardActions(
+  card: CallCard,
+  offered: readonly CallAction[] = [],
+  consulting = false,
+): CardAction[] {
   const crm: CardAction[] = card.canOpenCrm ? ['crm'] : [];
   const has = (a: CallAction) => offered.includes(a);
   switch (card.outcome) {
@@ -27,6 +45,7 @@ export function cardActions(card: CallCard, offered: readonly CallAction[] = [])
     }
     case 'answered': {
       const control: CardAction[] = [];
+      if (consulting && has('transfer')) return ['complete-transfer', 'cancel-transfer', ...crm];
       if (has('transfer')) control.push('transfer');
       if (has('hangup')) control.push('hangup');
       return [...control, ...crm];

@@ -2,16 +2,26 @@
  * Call actions on the popup (issue 38) in real Chromium under the production CSP: Call back on a
  * missed call, Transfer and Hang up on a call the user answered, Answer and Decline on a ringing
  * call, each only where the phone system offers it; the transfer field by keyboard (Escape closes
- * it, not the card); screenshots in light, dark and Arabic. One browser launch for the file.
+ * it, not the card); the colleague picker (type, arrows, Enter; read as "Name, extension 204") and
+ * an attended transfer's Complete and Cancel; axe on both; screenshots in light, dark and Arabic.
+ * One browser launch for the file.
  */
 import { expect, it } from 'vitest';
 import type { CallAction, CallCard } from '../../src-main/ipc/contract.ts';
 import { call, fixture } from '../../rigs/browser/fixtures.ts';
 import { openPage, screenshot } from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
+import { axeViolations } from './support/axe.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
 const ALL: CallAction[] = ['dial', 'transfer', 'hangup'];
+/** The tenant's colleagues as main's directory would offer them (names from the phone system). */
+const COLLEAGUES = [
+  { extension: '204', name: 'Bob Stone' },
+  { extension: '215', name: 'Zoë Bowman' },
+  { extension: '230', name: 'Anna-Lena Boberg' },
+  { extension: '320', name: 'سارة أحمد' },
+];
 
 const cards = (): CallCard[] => [
   call({ callId: 'a1', state: 'answered', startedAt: SHOT_TIME - 40_000 }),
@@ -66,8 +76,10 @@ browserSuite('popup call actions in Chromium', ({ browser: getBrowser, origin })
     await transfer.focus();
     await page.keyboard.press('Enter');
     expect(await transfer.getAttribute('aria-expanded')).toBe('true');
-    const field = answered.getByLabel('Transfer to (extension or number)');
-    await expect.poll(() => page.evaluate('document.activeElement?.type')).toBe('tel');
+    const field = answered.getByLabel('Transfer to (name, extension or number)');
+    await expect
+      .poll(() => page.evaluate('document.activeElement?.id'))
+      .toBe(await field.getAttribute('id'));
     // Escape closes the field; the card stays.
     await page.keyboard.press('Escape');
     expect(await field.count()).toBe(0);
@@ -77,9 +89,130 @@ browserSuite('popup call actions in Chromium', ({ browser: getBrowser, origin })
     await transfer.click();
     await field.fill('204');
     await page.keyboard.press('Enter');
-    expect((await opened.recorded('transferCall')).map((c) => c.args)).toEqual([['a1', '204']]);
+    expect((await opened.recorded('transferCall')).map((c) => c.args)).toEqual([
+      ['a1', '204', 'blind'],
+    ]);
     await answered.getByRole('button', { name: 'Hang up' }).click();
     expect((await opened.recorded('hangUp')).map((c) => c.args)).toEqual([['a1']]);
+    await expectClean(opened);
+    await opened.close();
+  });
+
+  it('Transfer to a colleague by keyboard: type to filter, arrows, Enter picks, Enter transfers; a number as typed', async () => {
+    const opened = await openPage(
+      getBrowser(),
+      origin(),
+      'popup',
+      fixture({ calls: cards(), offered: ALL, colleagues: COLLEAGUES }),
+    );
+    const { page } = opened;
+    const answered = page.locator('li[data-call-id="a1"]');
+    const transfer = answered.getByRole('button', { name: 'Transfer', exact: true });
+    await expect.poll(() => transfer.count()).toBe(1);
+    await transfer.click();
+    const field = answered.getByRole('combobox', {
+      name: 'Transfer to (name, extension or number)',
+    });
+    await page.keyboard.type('bo');
+    const list = answered.getByRole('listbox', { name: 'Colleagues' });
+    await expect.poll(() => list.getByRole('option').count()).toBe(3);
+    expect(await field.getAttribute('aria-expanded')).toBe('true');
+    expect(await list.getByRole('option').first().getAttribute('aria-label')).toBe(
+      'Bob Stone, extension 204',
+    );
+    // The arrows mark an option; the focus stays in the field (aria-activedescendant).
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('ArrowDown');
+    const marked = answered.locator('[role="option"][aria-selected="true"]');
+    expect(await marked.getAttribute('aria-label')).toBe('Zoë Bowman, extension 215');
+    expect(await field.getAttribute('aria-activedescendant')).toBe(await marked.getAttribute('id'));
+    expect(await page.evaluate('document.activeElement?.getAttribute("role")')).toBe('combobox');
+    await page.keyboard.press('ArrowUp');
+    await page.keyboard.press('Enter');
+    // Enter picked Bob: the field names him, the list is closed, nothing transferred yet.
+    expect(await field.inputValue()).toBe('Bob Stone');
+    expect(await field.getAttribute('aria-expanded')).toBe('false');
+    expect(await opened.recorded('transferCall')).toEqual([]);
+    await page.keyboard.press('Enter');
+    expect((await opened.recorded('transferCall')).map((c) => c.args)).toEqual([
+      ['a1', '204', 'blind'],
+    ]);
+
+    // A name that is no colleague says so; a number typed is sent as typed (main's rule judges it).
+    await transfer.click();
+    await page.keyboard.type('nobody');
+    await expect.poll(() => answered.getByTestId('colleague-none').count()).toBe(1);
+    expect(await field.getAttribute('aria-describedby')).toBeTruthy();
+    await field.fill('07700 900123');
+    await page.keyboard.press('Enter');
+    expect((await opened.recorded('transferCall')).map((c) => c.args)[1]).toEqual([
+      'a1',
+      '07700 900123',
+      'blind',
+    ]);
+    // Escape closes the list first, then the field; the card stays.
+    await transfer.click();
+    await page.keyboard.type('2');
+    await expect.poll(() => field.getAttribute('aria-expanded')).toBe('true');
+    await page.keyboard.press('Escape');
+    expect(await field.getAttribute('aria-expanded')).toBe('false');
+    await page.keyboard.press('Escape');
+    expect(await field.count()).toBe(0);
+    expect(await answered.count()).toBe(1);
+    expect(await axeViolations(page)).toEqual([]);
+    await expectClean(opened);
+    await opened.close();
+  });
+
+  it('Consult first, then Cancel transfer (back with the caller) or Complete transfer', async () => {
+    const opened = await openPage(
+      getBrowser(),
+      origin(),
+      'popup',
+      fixture({ calls: cards(), offered: ALL, colleagues: COLLEAGUES }),
+    );
+    const { page } = opened;
+    const answered = page.locator('li[data-call-id="a1"]');
+    const transfer = answered.getByRole('button', { name: 'Transfer', exact: true });
+    const consult = async () => {
+      await transfer.click();
+      await page.keyboard.type('204');
+      await expect.poll(() => answered.getByRole('option').count()).toBe(1);
+      await page.keyboard.press('ArrowDown');
+      await page.keyboard.press('Enter');
+      await answered.getByRole('button', { name: 'Consult first' }).click();
+    };
+    await expect.poll(() => transfer.count()).toBe(1);
+    await consult();
+    expect((await opened.recorded('transferCall')).map((c) => c.args)).toEqual([
+      ['a1', '204', 'attended'],
+    ]);
+    const complete = answered.getByRole('button', { name: 'Complete transfer' });
+    const cancel = answered.getByRole('button', { name: 'Cancel transfer' });
+    await expect.poll(() => complete.count()).toBe(1);
+    expect(await cancel.count()).toBe(1);
+    expect(await transfer.count()).toBe(0);
+    expect(await answered.getByRole('button', { name: 'Hang up' }).count()).toBe(0);
+    expect(await answered.getByTestId('consulting').textContent()).toBe(
+      'Consulting Bob Stone (204). The caller is on hold.',
+    );
+    expect(await axeViolations(page)).toEqual([]);
+
+    await cancel.click();
+    expect((await opened.recorded('cancelTransfer')).map((c) => c.args)).toEqual([['a1']]);
+    await expect
+      .poll(() => page.getByTestId('call-news').textContent())
+      .toBe('Transfer cancelled. You are back with the caller.');
+    await expect.poll(() => transfer.count()).toBe(1);
+    expect(await answered.getByTestId('consulting').count()).toBe(0);
+
+    await consult();
+    await complete.click();
+    expect((await opened.recorded('completeTransfer')).map((c) => c.args)).toEqual([['a1']]);
+    await expect
+      .poll(() => page.getByTestId('call-news').textContent())
+      .toBe('The call was transferred.');
+    expect(await complete.count()).toBe(0);
     await expectClean(opened);
     await opened.close();
   });
@@ -134,20 +267,26 @@ browserSuite('popup call actions in Chromium', ({ browser: getBrowser, origin })
     ['dark', 'en'],
     ['light', 'ar'],
   ] as const) {
-    it(`screenshot: Call back, Transfer and Hang up (${locale}, ${scheme})`, async () => {
+    it(`screenshot: Call back, Transfer with the colleague picker, Hang up; Complete and Cancel transfer (${locale}, ${scheme})`, async () => {
       const opened = await openPage(
         getBrowser(),
         origin(),
         'popup',
-        fixture({ calls: cards(), offered: ALL, locale }),
+        fixture({ calls: cards(), offered: ALL, locale, colleagues: COLLEAGUES }),
         { colorScheme: scheme, viewport: { width: 360, height: 560 }, fixedTime: SHOT_TIME },
       );
       const { page } = opened;
       const answered = page.locator('li[data-call-id="a1"]');
       await expect.poll(() => page.locator('button[data-action]').count()).toBe(3);
       await answered.locator('button[data-action="transfer"]').click();
-      await answered.locator('input[type="tel"]').fill('204');
+      await page.keyboard.type(locale === 'ar' ? 'س' : 'bo');
+      await expect.poll(() => answered.getByRole('option').count()).toBeGreaterThan(0);
+      await page.keyboard.press('ArrowDown');
       await screenshot(page.locator('.popup'), `popup-call-actions-${locale}-${scheme}`);
+      await page.keyboard.press('Enter');
+      await answered.locator('button[data-action="transfer-consult"]').click();
+      await expect.poll(() => answered.getByTestId('consulting').count()).toBe(1);
+      await screenshot(page.locator('.popup'), `popup-consulting-${locale}-${scheme}`);
       await expectClean(opened);
       await opened.close();
     });

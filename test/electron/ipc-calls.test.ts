@@ -13,6 +13,7 @@ import { AppOrigin } from '../../src-main/electron/app-origin.ts';
 import { ipcHandlers, type IpcContext } from '../../src-main/electron/ipc-handlers.ts';
 import { TypedIpcMain } from '../../src-main/electron/ipc-main.ts';
 import { CallActions } from '../../src-main/core/calls/call-actions.ts';
+import { findColleagues } from '../../src-main/core/contacts/colleagues.ts';
 import { notOfferedCallControl } from '../../src-main/core/calls/not-offered.ts';
 import type { CallAction, CallControl } from '../../src-main/core/ports/call-control.ts';
 import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
@@ -29,6 +30,8 @@ function yeastarLike(offered: CallAction[]) {
     dial: async (n) => (done.push(`dial ${n}`), { ok: true, callId: 'pbx-1' }),
     transfer: async (id, to, mode) => (done.push(`transfer ${id} ${to} ${mode}`), { ok: true }),
     hangup: async (id) => (done.push(`hangup ${id}`), { ok: true }),
+    completeTransfer: async (id) => (done.push(`complete ${id}`), { ok: true }),
+    cancelTransfer: async (id) => (done.push(`cancel ${id}`), { ok: true }),
     answer: async (id) => (done.push(`answer ${id}`), { ok: true }),
     decline: async (id) => (done.push(`decline ${id}`), { ok: true }),
   };
@@ -65,6 +68,18 @@ function setup(control: CallControl, locale: 'en' | 'ar' = 'en') {
     popupNumber: (id) => (id === 'card-1' ? '020 7946 0000' : undefined),
     historyNumber: (id) => (id === 'h-1' ? '+14155550123' : undefined),
     confirmDialLinks: () => true,
+    // The directory's extension index as it keys it; 201 is the user's own extension.
+    colleagues: (query) =>
+      findColleagues(
+        new Map([
+          ['ext:201', 'Me Myself'],
+          ['ext:204', 'Bob Stone'],
+          ['ext:215', 'Zoë Bowman'],
+          ['+441234567890', 'Not an extension'],
+        ]),
+        query,
+        ['201'],
+      ),
     logger,
   });
   const language = new LocaleState(locale, logger);
@@ -101,16 +116,56 @@ describe('call actions over IPC', () => {
 
   it('transfers blind to an extension or a number; hangs up', async () => {
     const from = { sender: t.popup.webContents };
-    expect(await ipcMain.invoke('popup:transfer', from, 'call-9', '204')).toEqual({ ok: true });
-    expect(await ipcMain.invoke('popup:transfer', from, 'call-9', '07700 900123')).toEqual({
+    expect(await ipcMain.invoke('popup:transfer', from, 'call-9', '204', 'blind')).toEqual({
       ok: true,
     });
+    expect(await ipcMain.invoke('popup:transfer', from, 'call-9', '07700 900123', 'blind')).toEqual(
+      {
+        ok: true,
+      },
+    );
     expect(await ipcMain.invoke('popup:hangup', from, 'call-9')).toEqual({ ok: true });
     expect(pbx.done).toEqual([
       'transfer call-9 204 blind',
       'transfer call-9 07700900123 blind',
       'hangup call-9',
     ]);
+  });
+
+  it('consults first (attended), then completes or cancels; the picker finds colleagues by name or extension', async () => {
+    const from = { sender: t.popup.webContents };
+    expect(await ipcMain.invoke('popup:transfer', from, 'call-9', '204', 'attended')).toEqual({
+      ok: true,
+    });
+    expect(await ipcMain.invoke('popup:complete-transfer', from, 'call-9')).toEqual({ ok: true });
+    expect(await ipcMain.invoke('popup:cancel-transfer', from, 'call-8')).toEqual({ ok: true });
+    expect(pbx.done).toEqual(['transfer call-9 204 attended', 'complete call-9', 'cancel call-8']);
+    // Any word of the name, without accents; the user's own extension and non-extensions never.
+    expect(await ipcMain.invoke('popup:colleagues', from, 'bo')).toEqual([
+      { extension: '204', name: 'Bob Stone' },
+      { extension: '215', name: 'Zoë Bowman' },
+    ]);
+    expect(await ipcMain.invoke('popup:colleagues', from, 'zoe')).toEqual([
+      { extension: '215', name: 'Zoë Bowman' },
+    ]);
+    expect(await ipcMain.invoke('popup:colleagues', from, '2')).toEqual([
+      { extension: '204', name: 'Bob Stone' },
+      { extension: '215', name: 'Zoë Bowman' },
+    ]);
+    expect(
+      await ipcMain.invoke('popup:colleagues', { sender: t.history.webContents }, 'bo'),
+    ).toBeUndefined();
+  });
+
+  it('has no colleagues to offer and completes nothing where Transfer is not offered', async () => {
+    const none = setup(yeastarLike(['dial']).control);
+    const from = { sender: none.popup.webContents };
+    expect(await ipcMain.invoke('popup:colleagues', from, 'bo')).toEqual([]);
+    expect(await ipcMain.invoke('popup:complete-transfer', from, 'call-9')).toMatchObject({
+      ok: false,
+      refusal: 'not-offered',
+      message: 'Calling from Screenpop is not offered by this phone system.',
+    });
   });
 
   it.each([
@@ -138,7 +193,12 @@ describe('call actions over IPC', () => {
     ['popup:call-back', []],
     ['popup:transfer', ['call-9']],
     ['popup:transfer', ['call-9', 204]],
-    ['popup:transfer', ['call-9', '1'.repeat(65)]],
+    ['popup:transfer', ['call-9', '1'.repeat(65), 'blind']],
+    ['popup:transfer', ['call-9', '204']],
+    ['popup:transfer', ['call-9', '204', 'threeway']],
+    ['popup:complete-transfer', []],
+    ['popup:cancel-transfer', [{ callId: 'call-9' }]],
+    ['popup:colleagues', ['x'.repeat(65)]],
     ['popup:hangup', [{ callId: 'call-9' }]],
     ['calls:offered', ['dial']],
   ] as const)('refuses %s with bad arguments %j before the phone system', async (ch, args) => {
@@ -154,6 +214,7 @@ describe('call actions over IPC', () => {
       { sender: t.popup.webContents },
       'call-9',
       'javascript:alert(1)',
+      'blind',
     );
     expect(r).toMatchObject({ ok: false, refusal: 'not-a-number' });
     expect(pbx.done).toEqual([]);

@@ -65,6 +65,13 @@ async function fakeYeastar(answerErrcode = 0) {
     transfer: (from, callId, to, mode) =>
       post('call/transfer', { channel_id: callId, number: to, type: mode, extension: from }),
     hangup: (from, callId) => post('call/hangup', { channel_id: callId, extension: from }),
+    attended: (from, callId, operate) =>
+      post('call/transfer', {
+        type: 'attended',
+        channel_id: callId,
+        attended_operate: operate,
+        extension: from,
+      }),
   };
   return { requests, api, close: () => new Promise<void>((r) => server.close(() => r())) };
 }
@@ -170,6 +177,36 @@ describe('the relay call endpoint (organisation mode)', () => {
     expect(text).not.toContain('access_token');
   });
 
+  it("an attended transfer's Complete and Cancel: the user's own extension, rate-limited, audited", async () => {
+    const { pbx, call, audit } = await setUp(0, { burst: 3, perMinute: 1 });
+    const callId = '1700000000.77';
+    expect(await call({ action: 'complete-transfer', callId })).toEqual({
+      status: 200,
+      body: { ok: true },
+    });
+    expect(await call({ action: 'cancel-transfer', callId, from: '102' })).toMatchObject({
+      status: 403,
+      body: { ok: false, refusal: 'not-own-extension' },
+    });
+    expect((await call({ action: 'cancel-transfer', callId })).status).toBe(200);
+    expect(await call({ action: 'complete-transfer', callId })).toMatchObject({
+      status: 429,
+      body: { refusal: 'rate-limited' },
+    });
+    expect(pbx.requests.map((q) => q.body)).toEqual([
+      { type: 'attended', channel_id: callId, attended_operate: 'complete', extension: '101' },
+      { type: 'attended', channel_id: callId, attended_operate: 'abort', extension: '101' },
+    ]);
+    expect(audit().map((l) => [l.action, l.outcome])).toEqual([
+      ['complete-transfer', 'ok'],
+      ['cancel-transfer', 'not-own-extension'],
+      ['cancel-transfer', 'ok'],
+      ['complete-transfer', 'rate-limited'],
+    ]);
+    // A call id is required and shaped like one.
+    expect((await call({ action: 'complete-transfer' })).status).toBe(400);
+  });
+
   it('says errcode 10005 as the missing permission', async () => {
     const { call, audit } = await setUp(10005);
     const r = await call({ action: 'dial', to: '555' });
@@ -208,6 +245,10 @@ describe('the relay call endpoint (organisation mode)', () => {
     });
     expect(pbx.requests.map((q) => q.body)).toEqual([{ caller: '101', callee: '+442071234567' }]);
     expect(await control(alice).hangup('1700000000.77')).toMatchObject({
+      ok: false,
+      refusal: 'rate-limited',
+    });
+    expect(await control(alice).completeTransfer('1700000000.77')).toMatchObject({
       ok: false,
       refusal: 'rate-limited',
     });

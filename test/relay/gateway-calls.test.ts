@@ -107,6 +107,48 @@ describe('POST /v1/calls/<tenant>: a gateway relay dials for its users through i
     expect(t.audit().at(-2)).toMatchObject({ user: 'alice', action: 'transfer', outcome: 'ok' });
   });
 
+  it("completes the user's own attended transfer (a colleague cannot) and cancels another", async () => {
+    const t = await rig({ rate: { burst: 20, perMinute: 20 } });
+    const alice = await t.credential('alice', [t.mine]);
+    const bob = await t.credential('bob', [t.colleague]);
+    const third = t.sim.extensions[2]!.number;
+    const callId = t.sim.ring({ from: '+14155550123', to: t.mine });
+    t.sim.setCallState(callId, 'answered', { to: t.mine });
+    const consult = { action: 'transfer', callId, to: third, mode: 'attended' };
+    expect(await t.call(consult, alice)).toEqual({ status: 200, body: { ok: true, callId } });
+    t.sim.setCallState(callId, 'answered', { to: third });
+    const complete = { action: 'complete-transfer', callId };
+    expect((await t.call(complete, bob)).body).toMatchObject({
+      ok: false,
+      refusal: 'no-such-call',
+    });
+    expect(await t.call(complete, alice)).toEqual({ status: 200, body: { ok: true, callId } });
+    // Alice left the call: it is no longer hers to hang up.
+    expect((await t.call({ action: 'hangup', callId }, alice)).status).toBe(404);
+
+    const second = t.sim.ring({ from: '+14155550124', to: t.mine });
+    t.sim.setCallState(second, 'answered', { to: t.mine });
+    await t.call({ ...consult, callId: second }, alice);
+    const cancel = { action: 'cancel-transfer', callId: second };
+    expect(await t.call(cancel, alice)).toEqual({
+      status: 200,
+      body: { ok: true, callId: second },
+    });
+    // No transfer under way any more: the PBX refuses a second cancel (409 refused).
+    expect(await t.call(cancel, alice)).toMatchObject({
+      status: 409,
+      body: { refusal: 'refused' },
+    });
+    // Alice is back with the caller: hanging up is hers.
+    expect((await t.call({ action: 'hangup', callId: second }, alice)).status).toBe(200);
+    expect(t.audit().map((r) => r.action)).toContain('complete-transfer');
+    expect(t.audit().find((r) => r.action === 'cancel-transfer')).toMatchObject({
+      user: 'alice',
+      extension: t.mine,
+      outcome: 'ok',
+    });
+  });
+
   it("says permission (403) when the gateway's API application lacks the call permission (10005)", async () => {
     const t = await rig({ scopes: ['extension:read', 'event:*'] });
     const alice = await t.credential('alice', [t.mine]);

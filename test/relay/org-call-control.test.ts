@@ -97,6 +97,32 @@ describe('OrgCallControl: calls through a gateway relay', () => {
     expect(t.pops).toEqual([]);
   });
 
+  it("completes and cancels the user's attended transfer through the relay, as the app's CallControl", async () => {
+    const t = await desktop();
+    await waitFor(() => t.connection.engine.status().state === 'connected', 'connected');
+    const noDirect: CallControl = {
+      offered: () => new Set(),
+      dial: () => Promise.resolve({ ok: true }),
+      transfer: () => Promise.resolve({ ok: true }),
+      hangup: () => Promise.resolve({ ok: true }),
+      answer: () => Promise.resolve({ ok: true }),
+      decline: () => Promise.resolve({ ok: true }),
+    };
+    const app = callControlByMode(() => true, noDirect, t.control);
+    const colleague = t.sim.extensions[1]!.number;
+    const callId = t.sim.ring({ from: '+14155550123', to: t.mine });
+    t.sim.setCallState(callId, 'answered', { to: t.mine });
+    expect(await app.transfer(callId, colleague, 'attended')).toEqual({ ok: true, callId });
+    expect(await app.cancelTransfer!(callId)).toEqual({ ok: true, callId });
+    // Back with the caller: consult again, and this time complete.
+    expect(await app.transfer(callId, colleague, 'attended')).toEqual({ ok: true, callId });
+    t.sim.setCallState(callId, 'answered', { to: colleague });
+    expect(await app.completeTransfer!(callId)).toEqual({ ok: true, callId });
+    const late = await app.completeTransfer!(callId);
+    expect(late).toMatchObject({ ok: false, refusal: 'no-such-call' });
+    expect(await app.cancelTransfer!('not a call id')).toMatchObject({ refusal: 'no-such-call' });
+  });
+
   it('says not-offered in the direct mode’s words where the relay is no gateway, and offers nothing after', async () => {
     const t = await desktop({ tenant: 'plain', enrolAs: ['101'] });
     const r = await t.control.dial('4155550199');

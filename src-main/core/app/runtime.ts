@@ -236,6 +236,11 @@ export class AppRuntime {
       // Settings with the policy's locks: only a locked `false` drops the question (see below).
       confirmDialLinks: () => this.confirmDialLinks(),
       ...(deps.confirmDial ? { confirm: deps.confirmDial } : {}),
+      colleagues: (query) =>
+        this.directory.colleagues(
+          query,
+          (this.connection.inForce()?.settings ?? this.settingsService.settings()).extensions,
+        ),
       logger: this.logger,
     });
     this.notices = new NoticePresenter({

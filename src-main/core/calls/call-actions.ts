@@ -13,7 +13,9 @@ import type {
   CallControl,
   CallControlRefusal,
   CallControlResult,
+  TransferMode,
 } from '../ports/call-control.ts';
+import type { Colleague } from '../contacts/colleagues.ts';
 import type { Logger } from '../../../src-shared/process/log.ts';
 import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import {
@@ -45,6 +47,8 @@ export interface CallActionsDeps {
    * Call. Without it a link that needs confirmation is never dialled.
    */
   confirm?: (shown: string) => Promise<boolean>;
+  /** The colleagues whose name or extension matches what the user typed (Transfer's picker). */
+  colleagues?: (query: string) => Colleague[];
   logger: Logger;
 }
 
@@ -113,11 +117,40 @@ export class CallActions {
     return this.act('dial', (c) => c.dial(parsed.number));
   }
 
-  /** Blind transfer of a call the user answered, to an extension or a number. */
-  transfer(callId: string, to: string): Promise<CallActionOutcome> {
+  /**
+   * Transfer of a call the user answered, to an extension or a number (a colleague picked is their
+   * extension): blind (the caller goes at once), or attended (the caller on hold while the user
+   * talks to `to`; then Complete or Cancel).
+   */
+  transfer(callId: string, to: string, mode: TransferMode = 'blind'): Promise<CallActionOutcome> {
     const n = dialTarget(to, this.d.region());
     if (!n.ok) return Promise.resolve({ ok: false, refusal: n.refusal, words: [n.words] });
-    return this.act('transfer', (c) => c.transfer(callId, n.number, 'blind'));
+    return this.act('transfer', (c) => c.transfer(callId, n.number, mode));
+  }
+
+  /** An attended transfer's second step: the caller goes to the colleague consulted. */
+  completeTransfer(callId: string): Promise<CallActionOutcome> {
+    return this.act('transfer', (c) =>
+      c.completeTransfer ? c.completeTransfer(callId) : Promise.resolve(notOfferedResult()),
+    );
+  }
+
+  /** An attended transfer's second step: the consultation ends, the user back with the caller. */
+  cancelTransfer(callId: string): Promise<CallActionOutcome> {
+    return this.act('transfer', (c) =>
+      c.cancelTransfer ? c.cancelTransfer(callId) : Promise.resolve(notOfferedResult()),
+    );
+  }
+
+  /** Colleagues to transfer to, by name or extension; none where Transfer is not offered. */
+  colleagues(query: string): Colleague[] {
+    if (!this.d.colleagues || !this.offers('transfer')) return [];
+    try {
+      return this.d.colleagues(query);
+    } catch (err) {
+      this.d.logger.warn('call actions: colleagues() failed', { error: err });
+      return [];
+    }
   }
 
   hangup(callId: string): Promise<CallActionOutcome> {
@@ -153,6 +186,11 @@ export class CallActions {
 
 function unknownCall(): CallActionOutcome {
   return { ok: false, refusal: 'unknown-call', words: [phrase('status.call-unknown')] };
+}
+
+function notOfferedResult(): CallControlResult {
+  const words = [phrase('status.call.refused.not-offered')];
+  return { ok: false, refusal: 'not-offered', words, message: 'not offered' };
 }
 
 function notOffered(): CallActionOutcome {

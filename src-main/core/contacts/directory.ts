@@ -8,6 +8,7 @@ import type { Contact, ContactsProblem, NumberKind } from './types.ts';
 import { formatNumber, numberKey } from '../numbers/phone-number.ts';
 import { boundedText, displayText } from '../../../src-shared/ui/text.ts';
 import type { PbxContact, PbxGroup } from '../../../src-shared/api/pbx-lists.ts';
+import { findColleagues, type Colleague } from './colleagues.ts';
 
 /**
  * Who is calling, by number: the tenant's extension list (extension/list, through the token
@@ -474,6 +475,11 @@ export class Directory implements CallerDirectory {
       layout: reading.layout,
       skipped: reading.skipped,
     };
+  }
+
+  /** Colleagues on the extension list by name or extension (Transfer's picker; colleagues.ts). */
+  colleagues(query: string, own: readonly string[]): Colleague[] {
+    return findColleagues(this.extensions, query, own);
   }
 
   /**

@@ -11,6 +11,8 @@
  *   call, not a pop, and settles the ticket with the call id the relay answered, or as failed.
  * - Once the relay says `not-offered` (no gateway for the tenant), nothing is offered on that
  *   connection any more (the popup and History hide the buttons).
+ * - An attended transfer's Complete and Cancel go the same way (`complete-transfer`,
+ *   `cancel-transfer`), offered with Transfer.
  * - Refusals are in the direct mode's catalogue words (`status.call.refused.*`).
  */
 import {
@@ -94,6 +96,29 @@ export class OrgCallControl implements CallControl {
     return this.send(connection, (relay) => relay.hangup(callId));
   }
 
+  completeTransfer(callId: string): Promise<CallControlResult> {
+    return this.attended(callId, (relay) => relay.completeTransfer?.(callId));
+  }
+
+  cancelTransfer(callId: string): Promise<CallControlResult> {
+    return this.attended(callId, (relay) => relay.cancelTransfer?.(callId));
+  }
+
+  /** An attended transfer's second step, through the relay (a relay wire without it: not offered). */
+  private async attended(
+    callId: string,
+    step: (relay: CallControl) => Promise<CallControlResult> | undefined,
+  ): Promise<CallControlResult> {
+    if (!this.offered().has('transfer')) return callRefusal('not-offered');
+    if (!isCallId(callId)) return callRefusal('no-such-call');
+    const connection = this.d.connection();
+    if (!connection?.relayCalls) return notConnectedRefusal();
+    return this.send(
+      connection,
+      (relay) => step(relay) ?? Promise.resolve(callRefusal('not-offered')),
+    );
+  }
+
   answer(_callId: string): Promise<CallControlResult> {
     return Promise.resolve(callRefusal('not-offered'));
   }
@@ -127,6 +152,10 @@ export function callControlByMode(
     dial: (number) => pick().dial(number),
     transfer: (callId, to, mode) => pick().transfer(callId, to, mode),
     hangup: (callId) => pick().hangup(callId),
+    completeTransfer: (callId) =>
+      pick().completeTransfer?.(callId) ?? Promise.resolve(callRefusal('not-offered')),
+    cancelTransfer: (callId) =>
+      pick().cancelTransfer?.(callId) ?? Promise.resolve(callRefusal('not-offered')),
     answer: (callId) => pick().answer(callId),
     decline: (callId) => pick().decline(callId),
   };

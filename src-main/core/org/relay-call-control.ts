@@ -65,6 +65,14 @@ export class RelayCallControl implements CallControl {
     return this.send({ action: 'hangup', callId });
   }
 
+  completeTransfer(callId: string): Promise<CallControlResult> {
+    return this.send({ action: 'complete-transfer', callId });
+  }
+
+  cancelTransfer(callId: string): Promise<CallControlResult> {
+    return this.send({ action: 'cancel-transfer', callId });
+  }
+
   answer(): Promise<CallControlResult> {
     return Promise.resolve(this.refused('not-offered'));
   }

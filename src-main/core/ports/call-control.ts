@@ -35,8 +35,8 @@ export interface CallControl {
    * The second step of an attended transfer the user started (`transfer(callId, to, 'attended')`:
    * the caller on hold while the user consults `to`). Complete: the caller goes to the consulted
    * party and the user leaves the call. Cancel: the consultation ends and the user is back with
-   * the caller. Offered with 'transfer'; optional so that an implementation without them (the
-   * relay's, until it carries them) still compiles: the UI treats a missing one as `not-offered`.
+   * the caller. Offered with 'transfer' (the direct mode's and the relay's both carry them);
+   * optional so that a plain test object need not: the app treats a missing one as `not-offered`.
    */
   completeTransfer?(callId: string): Promise<CallControlResult>;
   cancelTransfer?(callId: string): Promise<CallControlResult>;
