@@ -15,6 +15,7 @@ import { startSentinelGroup } from '../../rigs/relay/sentinel-support.ts';
 import { postRaw } from '../../rigs/relay/attacks.ts';
 import { smeeUnavailable, spawnSmee } from '../smee-server.ts';
 import { monotonicMs } from '../monotonic.ts';
+import { histogramQuantiles } from './throughput.ts';
 import {
   CONCURRENCY,
   SECRET,
@@ -54,11 +55,26 @@ export interface FloorRow {
   /** The server under test over the same span: CPU (% of one core) and write syscalls per receipt. */
   server: { cpuPct: number; writesPerReceipt: number };
   /**
-   * The server's resident memory (VmRSS, MiB): started, before any client; with every client
-   * connected (a second after the burst); after the last receipt. And (with clients - idle) /
-   * clients in KiB: the same measure for the relay and smee.io, in the same run.
+   * The server's resident memory (VmRSS, MiB): started, before any client; with the first fifth
+   * of the clients connected; with every client connected (a second after each burst); after the
+   * last receipt. And, in KiB, (with clients - idle) / clients, which also counts what a server
+   * grows by once at its first clients (V8's young generation taking its pages, compiled code: a
+   * few MiB, 40-50 KiB "per client" at 200 clients), and the marginal cost, (with clients - with
+   * the first fifth) / the other four fifths: the same measures for the relay and smee.io.
    */
-  memoryMiB: { idle: number; withClients: number; after: number; kibPerClient: number };
+  memoryMiB: {
+    idle: number;
+    withFirst: number;
+    withClients: number;
+    after: number;
+    kibPerClient: number;
+    marginalKibPerClient: number;
+  };
+  /**
+   * The relay's own split of the live path (its /metrics, bucket bounds): webhook arrival to the
+   * store's hand-over (relay_store_handover_ms), and one batch's fan-out (relay_fanout_ms).
+   */
+  relaySteps?: { handover: { p50: string; p99: string }; fanout: { p50: string; p99: string } };
   load: string;
 }
 
@@ -181,23 +197,32 @@ export async function floorRun(
           stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
         }),
       );
-    const connected = await Promise.all(
-      workers.map((w, p) => {
-        const tokens = Array.from(
-          { length: Math.max(0, Math.min(per, clients - p * per)) },
-          (_, j) => tokenOf(p * per + j),
-        );
-        const done = answer(w, 'connected');
-        w.send({
-          connect: { kind: target === 'smee' ? 'sse' : 'ws', url: streamUrl, hello, tokens },
-        });
-        return done.then((m) => m.connected as number);
-      }),
-    );
-    const total = connected.reduce((a, b) => a + b, 0);
+    // Two bursts, a fifth of each process's clients then the rest, so the memory a server takes
+    // once at its first clients is told apart from what each client costs.
+    const connectPart = async (part: 'first' | 'rest') => {
+      const connected = await Promise.all(
+        workers.map((w, p) => {
+          const mine = Math.max(0, Math.min(per, clients - p * per));
+          const first = Math.ceil(mine / 5);
+          const tokens = Array.from(
+            { length: part === 'first' ? first : mine - first },
+            (_, j) => tokenOf(p * per + (part === 'first' ? 0 : first) + j),
+          );
+          const done = answer(w, 'connected');
+          w.send({
+            connect: { kind: target === 'smee' ? 'sse' : 'ws', url: streamUrl, hello, tokens },
+          });
+          return done.then((m) => m.connected as number);
+        }),
+      );
+      // Let the connect burst settle (the relay's first GC, smee.io's log lines).
+      await sleep(1000);
+      return connected.reduce((a, b) => a + b, 0);
+    };
+    const firstCount = await connectPart('first');
+    const withFirst = procStats(server.pid);
+    const total = await connectPart('rest');
     if (total < clients) throw new Error(`${target}: ${total} of ${clients} clients connected`);
-    // Let the connect burst settle (the relay's first GC, smee.io's log lines) before the clock starts.
-    await sleep(1000);
     const load = loadAverage();
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     const atMs = monotonicMs() + 200;
@@ -252,6 +277,14 @@ export async function floorRun(
     all.sort();
     fromSend.sort();
     late.sort();
+    let relaySteps: FloorRow['relaySteps'];
+    if (isRelay) {
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      relaySteps = {
+        handover: histogramQuantiles(metrics, 'relay_store_handover_ms'),
+        fanout: histogramQuantiles(metrics, 'relay_fanout_ms'),
+      };
+    }
     return {
       round: roundNo,
       target,
@@ -285,10 +318,15 @@ export async function floorRun(
       },
       memoryMiB: {
         idle: idle.rssMiB,
+        withFirst: withFirst.rssMiB,
         withClients: server0.rssMiB,
         after: server1.rssMiB,
         kibPerClient: round(((server0.rssMiB - idle.rssMiB) * 1024) / clients),
+        marginalKibPerClient: round(
+          ((server0.rssMiB - withFirst.rssMiB) * 1024) / Math.max(1, total - firstCount),
+        ),
       },
+      ...(relaySteps && { relaySteps }),
       load,
     };
   } finally {
@@ -346,12 +384,22 @@ export function floorLines(floors: readonly FloorRow[]): string[] {
     );
   }
   lines.push(
-    `memory of each server in those runs (VmRSS, MiB; the relay ${relayDescribed()}): round  target  idle / with clients / after  KiB per client`,
+    `memory of each server in those runs (VmRSS, MiB; the relay ${relayDescribed()}): round  target  idle / with a fifth / with clients / after  KiB per client (from idle)  marginal KiB per client (from a fifth)`,
   );
   for (const f of floors)
     lines.push(
-      `${String(f.round).padStart(5)}  ${f.target.padEnd(6)}  ${`${f.memoryMiB.idle} / ${f.memoryMiB.withClients} / ${f.memoryMiB.after}`.padStart(27)}  ${String(f.memoryMiB.kibPerClient).padStart(14)}`,
+      `${String(f.round).padStart(5)}  ${f.target.padEnd(6)}  ${`${f.memoryMiB.idle} / ${f.memoryMiB.withFirst} / ${f.memoryMiB.withClients} / ${f.memoryMiB.after}`.padStart(36)}  ${String(f.memoryMiB.kibPerClient).padStart(26)}  ${String(f.memoryMiB.marginalKibPerClient).padStart(37)}`,
     );
+  const steps = floors.filter((f) => f.relaySteps);
+  if (steps.length) {
+    lines.push(
+      "the relay's own split of the live path (its /metrics, bucket bounds, ms): round  target  store hand-over p50 / p99  fan-out of a batch p50 / p99",
+    );
+    for (const f of steps)
+      lines.push(
+        `${String(f.round).padStart(5)}  ${f.target.padEnd(14)}  ${`${f.relaySteps!.handover.p50} / ${f.relaySteps!.handover.p99}`.padStart(24)}  ${`${f.relaySteps!.fanout.p50} / ${f.relaySteps!.fanout.p99}`.padStart(27)}`,
+      );
+  }
   // Per target over the rounds: each round compared with the floor of the same round.
   const spread = (xs: number[]) => {
     const v = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
@@ -370,6 +418,15 @@ export function floorLines(floors: readonly FloorRow[]): string[] {
               rows.map((f) => diff(f.fromSendMs.p99, floorOf(f)?.fromSendMs.p99)),
             )}`
       }`,
+    );
+  }
+  lines.push(
+    'memory over the rounds (min / median / max, KiB per client): target  from idle  marginal (from a fifth)',
+  );
+  for (const target of new Set(floors.map((f) => f.target))) {
+    const rows = floors.filter((f) => f.target === target);
+    lines.push(
+      `  ${target.padEnd(6)}  ${spread(rows.map((f) => f.memoryMiB.kibPerClient))}  ${spread(rows.map((f) => f.memoryMiB.marginalKibPerClient))}`,
     );
   }
   return lines;
