@@ -204,9 +204,8 @@ export async function floorRun(
         workers.map((w, p) => {
           const mine = Math.max(0, Math.min(per, clients - p * per));
           const first = Math.ceil(mine / 5);
-          const tokens = Array.from(
-            { length: part === 'first' ? first : mine - first },
-            (_, j) => tokenOf(p * per + (part === 'first' ? 0 : first) + j),
+          const tokens = Array.from({ length: part === 'first' ? first : mine - first }, (_, j) =>
+            tokenOf(p * per + (part === 'first' ? 0 : first) + j),
           );
           const done = answer(w, 'connected');
           w.send({

@@ -170,15 +170,22 @@ export class LeasedUpstream {
  */
 export function fencedStore(store: LeaseStore, token: () => string | undefined): EventStore {
   const calls = store.callMemory;
+  const append = (e: NewEvent): Promise<AppendResult> => {
+    const t = token();
+    if (t === undefined) return Promise.reject(new FencedError());
+    return store.appendFenced(e, t);
+  };
   return {
     kind: store.kind,
     // The Yeastar call memory every instance shares, its writes fenced as the appends are: the
     // next holder goes on from the memory this term left.
     ...(calls && { callMemory: fencedCallMemory(calls, token) }),
-    append(e) {
-      const t = token();
-      if (t === undefined) return Promise.reject(new FencedError());
-      return store.appendFenced(e, t);
+    append,
+    // The fenced script stores one event: the holder's events go one after the other.
+    async appendAll(events) {
+      const results: AppendResult[] = [];
+      for (const e of events) results.push(await append(e));
+      return results;
     },
     readAfter: (tenant, cursor, limit) => store.readAfter(tenant, cursor, limit),
     latest: (tenant) => store.latest(tenant),

@@ -68,6 +68,37 @@ return false
 `;
 
 /**
+ * A delivery's events (a Yeastar report can carry several: a caller who hangs up dismisses every
+ * member that was ringing), stored by one script: one round trip, one fsync, and one hand-over to
+ * every follower, instead of one of each per event. KEYS: the stream, then each event's marker.
+ * ARGV: 1-2 and 3 as the append's 1-2 and 8, then five per event (id, ev, to, at, body). Each
+ * event as APPEND_SCRIPT does it, in order; an id or false (a duplicate) each. An XADD that fails
+ * ends the script as the serial appends did: the events before it are stored, its marker is
+ * removed, nothing after it is tried (the webhook is answered 503 and retried: the stored ones are
+ * then duplicates, the rest come after them).
+ */
+const APPEND_ALL_SCRIPT = `
+local out = {}
+for i = 2, #KEYS do
+  local a = 3 + (i - 2) * 5
+  if ARGV[3] == '1' and redis.call('EXISTS', KEYS[i]) == 1 then
+    redis.call('PEXPIRE', KEYS[i], ARGV[1])
+    out[i - 1] = false
+  elseif redis.call('SET', KEYS[i], '1', 'NX', 'PX', ARGV[1]) then
+    local id = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'id', ARGV[a + 1], 'ev', ARGV[a + 2], 'to', ARGV[a + 3], 'at', ARGV[a + 4], 'body', ARGV[a + 5])
+    if type(id) == 'table' and id.err then
+      redis.call('DEL', KEYS[i])
+      return id
+    end
+    out[i - 1] = id
+  else
+    out[i - 1] = false
+  end
+end
+return out
+`;
+
+/**
  * The append of a lease holder's event (gateway/lease.ts): the same, only while KEYS[3], the
  * tenant's upstream lease, still holds the holder's token ARGV[9] (after the append's eight). The check is where the effect
  * lands, in the same script, so a holder paused past its lease (SIGSTOP, a long GC, a partition)
@@ -152,6 +183,8 @@ type AppendCommand = (
   streamKey: string,
   ...args: string[]
 ) => Promise<string | null>;
+/** numkeys first (the stream and one marker per event), then the keys and the arguments. */
+type AppendAllCommand = (numKeys: number, ...args: string[]) => Promise<(string | null)[]>;
 type FencedAppendCommand = (
   seenKey: string,
   streamKey: string,
@@ -239,6 +272,8 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
       usable: () => this.isConfirmed(this.redis),
     });
     this.redis.defineCommand('relayAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
+    // numberOfKeys left out: the caller passes it (one marker per event of the delivery).
+    this.redis.defineCommand('relayAppendAll', { lua: APPEND_ALL_SCRIPT });
     this.redis.defineCommand('relayFencedAppend', { numberOfKeys: 3, lua: FENCED_APPEND_SCRIPT });
     this.redis.defineCommand('relayLeaseAcquire', { numberOfKeys: 2, lua: LEASE_ACQUIRE_SCRIPT });
     this.redis.defineCommand('relayLeaseExtend', { numberOfKeys: 1, lua: LEASE_EXTEND_SCRIPT });
@@ -507,13 +542,20 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
    * as a duplicate: it must not be acknowledged before the event is where a failover keeps it.
    */
   private async appended(e: NewEvent, id: string | null): Promise<AppendResult> {
+    return (await this.allAppended(e.tenant, [id]))[0]!;
+  }
+
+  /** The same, for the events of one tenant stored by one script: one WAIT, one vouching. */
+  private async allAppended(tenant: string, ids: (string | null)[]): Promise<AppendResult[]> {
     const server = serverOf(this.redis);
     if (this.storage.minReplicas > 0) await this.replicated();
     if (this.quorum) await this.vouched(server);
-    if (!id) return { status: 'duplicate' };
-    const prev = this.lastAppended.get(e.tenant);
-    if (!prev || compareCursors(id, prev) > 0) this.lastAppended.set(e.tenant, id);
-    return { status: 'stored', cursor: id };
+    return ids.map((id) => {
+      if (!id) return { status: 'duplicate' };
+      const prev = this.lastAppended.get(tenant);
+      if (!prev || compareCursors(id, prev) > 0) this.lastAppended.set(tenant, id);
+      return { status: 'stored', cursor: id };
+    });
   }
 
   /**
@@ -559,6 +601,36 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
       ...this.appendArgs(e),
     );
     return this.appended(e, id);
+  }
+
+  /** One script for the whole delivery (APPEND_ALL_SCRIPT); a single event as `append`. */
+  async appendAll(events: readonly NewEvent[]): Promise<AppendResult[]> {
+    if (events.length === 0) return [];
+    if (events.length === 1) return [await this.append(events[0]!)];
+    const tenant = events[0]!.tenant;
+    if (events.some((e) => e.tenant !== tenant))
+      throw new Error('appendAll: the events of one delivery are of one tenant');
+    this.assertConfirmed();
+    const appendAll = (
+      this.redis as unknown as { relayAppendAll: AppendAllCommand }
+    ).relayAppendAll.bind(this.redis);
+    const args: string[] = [
+      String(this.retention.dedupeTtlMs),
+      String(this.retention.maxEvents),
+      this.storage.minReplicas > 0 ? '1' : '0',
+    ];
+    for (const e of events)
+      args.push(e.eventId, String(e.event), e.to ?? '', String(e.receivedAt), e.body);
+    const ids = await appendAll(
+      events.length + 1,
+      this.streamKey(tenant),
+      ...events.map((e) => this.seenKey(tenant, e.eventId)),
+      ...args,
+    );
+    return this.allAppended(
+      tenant,
+      events.map((_, i) => ids[i] ?? null),
+    );
   }
 
   async readAfter(tenant: string, cursor: string, limit: number): Promise<ReadResult> {

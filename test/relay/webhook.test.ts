@@ -257,7 +257,9 @@ describe('webhook endpoint', () => {
       expect(metrics).toContain(name);
     // The tests above delivered events live: each step of the live path was timed.
     for (const step of ['relay_store_handover_ms', 'relay_fanout_ms'])
-      expect(Number(new RegExp(`^${step}_count (\\d+)`, 'm').exec(metrics)?.[1])).toBeGreaterThan(0);
+      expect(Number(new RegExp(`^${step}_count (\\d+)`, 'm').exec(metrics)?.[1])).toBeGreaterThan(
+        0,
+      );
   });
 });
 
