@@ -69,6 +69,15 @@ export interface FloorRow {
     after: number;
     kibPerClient: number;
     marginalKibPerClient: number;
+    /** The same of the anonymous memory alone (RssAnon: without executable and library pages). */
+    anon: {
+      idle: number;
+      withFirst: number;
+      withClients: number;
+      after: number;
+      kibPerClient: number;
+      marginalKibPerClient: number;
+    };
   };
   /**
    * The relay's own split of the live path (its /metrics, bucket bounds): webhook arrival to the
@@ -82,9 +91,12 @@ export interface FloorRow {
  * redis: one redis-server, AOF with fsync always (as src-relay/README.md asks of a single Redis);
  * redis-everysec: the same with `appendfsync everysec`; sentinel: a primary, a replica and three
  * sentinels (rigs/relay/sentinel-support.ts), AOF fsync always on both, storage.minReplicas 1
- * (every webhook answered after Redis WAIT). Not in the default list: BENCH_FLOOR_TARGETS names them.
+ * (every webhook answered after Redis WAIT); redis-nopersist: the same server without AOF (no
+ * write to the disk at all: not a way to run the relay, but what Redis costs without its disk).
+ * Not in the default list: BENCH_FLOOR_TARGETS names them.
  */
-export type FloorTarget = 'floor' | 'memory' | 'redis' | 'redis-everysec' | 'sentinel' | 'smee';
+export type FloorTarget =
+  'floor' | 'memory' | 'redis' | 'redis-everysec' | 'redis-nopersist' | 'sentinel' | 'smee';
 
 /**
  * Latency under a fixed rate, over the floor (issue 24 item 4): `clients` clients spread over
@@ -104,11 +116,11 @@ export async function floorCases(
   const rows: FloorRow[] = [];
   const pick = process.env.BENCH_FLOOR_TARGETS?.split(',');
   const order = (
-    ['floor', 'memory', 'redis', 'redis-everysec', 'sentinel', 'smee'] as const
+    ['floor', 'memory', 'redis', 'redis-everysec', 'redis-nopersist', 'sentinel', 'smee'] as const
   ).filter(
     (t) =>
       (t !== 'smee' || smeeDir) &&
-      (pick ? pick.includes(t) : t !== 'redis-everysec' && t !== 'sentinel'),
+      (pick ? pick.includes(t) : t === 'floor' || t === 'memory' || t === 'redis' || t === 'smee'),
   );
   for (let round = 1; round <= rounds; round++)
     for (const target of round % 2 ? order : [...order].reverse())
@@ -127,10 +139,12 @@ export async function floorRun(
 ): Promise<FloorRow> {
   const isRelay = target !== 'floor' && target !== 'smee';
   const service = isRelay ? await startTokenService(TOKENS) : undefined;
-  const redis =
-    target === 'redis' || target === 'redis-everysec'
-      ? await startRedis({ args: target === 'redis' ? [] : ['--appendfsync', 'everysec'] })
-      : undefined;
+  const redisArgs: Partial<Record<FloorTarget, string[]>> = {
+    redis: [],
+    'redis-everysec': ['--appendfsync', 'everysec'],
+    'redis-nopersist': ['--appendonly', 'no'],
+  };
+  const redis = redisArgs[target] ? await startRedis({ args: redisArgs[target] }) : undefined;
   const sentinels = target === 'sentinel' ? await startSentinelGroup() : undefined;
   const stops: (() => Promise<unknown>)[] = [];
   const workers: ChildProcess[] = [];
@@ -324,6 +338,16 @@ export async function floorRun(
         marginalKibPerClient: round(
           ((server0.rssMiB - withFirst.rssMiB) * 1024) / Math.max(1, total - firstCount),
         ),
+        anon: {
+          idle: idle.anonMiB,
+          withFirst: withFirst.anonMiB,
+          withClients: server0.anonMiB,
+          after: server1.anonMiB,
+          kibPerClient: round(((server0.anonMiB - idle.anonMiB) * 1024) / clients),
+          marginalKibPerClient: round(
+            ((server0.anonMiB - withFirst.anonMiB) * 1024) / Math.max(1, total - firstCount),
+          ),
+        },
       },
       ...(relaySteps && { relaySteps }),
       load,
@@ -389,6 +413,15 @@ export function floorLines(floors: readonly FloorRow[]): string[] {
     lines.push(
       `${String(f.round).padStart(5)}  ${f.target.padEnd(6)}  ${`${f.memoryMiB.idle} / ${f.memoryMiB.withFirst} / ${f.memoryMiB.withClients} / ${f.memoryMiB.after}`.padStart(36)}  ${String(f.memoryMiB.kibPerClient).padStart(26)}  ${String(f.memoryMiB.marginalKibPerClient).padStart(37)}`,
     );
+  lines.push(
+    'the anonymous part of it (RssAnon, MiB: without the pages of the executable and libraries): round  target  idle / with a fifth / with clients / after  KiB per client (from idle)  marginal KiB per client (from a fifth)',
+  );
+  for (const f of floors) {
+    const a = f.memoryMiB.anon;
+    lines.push(
+      `${String(f.round).padStart(5)}  ${f.target.padEnd(6)}  ${`${a.idle} / ${a.withFirst} / ${a.withClients} / ${a.after}`.padStart(36)}  ${String(a.kibPerClient).padStart(26)}  ${String(a.marginalKibPerClient).padStart(37)}`,
+    );
+  }
   const steps = floors.filter((f) => f.relaySteps);
   if (steps.length) {
     lines.push(
@@ -420,12 +453,12 @@ export function floorLines(floors: readonly FloorRow[]): string[] {
     );
   }
   lines.push(
-    'memory over the rounds (min / median / max, KiB per client): target  from idle  marginal (from a fifth)',
+    'memory over the rounds (min / median / max, KiB per client): target  VmRSS from idle  VmRSS marginal (from a fifth)  RssAnon from idle  RssAnon marginal',
   );
   for (const target of new Set(floors.map((f) => f.target))) {
     const rows = floors.filter((f) => f.target === target);
     lines.push(
-      `  ${target.padEnd(6)}  ${spread(rows.map((f) => f.memoryMiB.kibPerClient))}  ${spread(rows.map((f) => f.memoryMiB.marginalKibPerClient))}`,
+      `  ${target.padEnd(6)}  ${spread(rows.map((f) => f.memoryMiB.kibPerClient))}  ${spread(rows.map((f) => f.memoryMiB.marginalKibPerClient))}  ${spread(rows.map((f) => f.memoryMiB.anon.kibPerClient))}  ${spread(rows.map((f) => f.memoryMiB.anon.marginalKibPerClient))}`,
     );
   }
   return lines;
