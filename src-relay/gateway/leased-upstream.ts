@@ -22,7 +22,10 @@ import { GatewayUpstream, type UpstreamDeps } from './upstream.ts';
 
 /** The Redis store: events, and the leases beside them. */
 export type LeaseStore = EventStore &
-  LeaseBackend & { appendFenced(e: NewEvent, token: string): Promise<AppendResult> };
+  LeaseBackend & {
+    appendFenced(e: NewEvent, token: string): Promise<AppendResult>;
+    appendAllFenced(events: readonly NewEvent[], token: string): Promise<AppendResult[]>;
+  };
 
 export function isLeaseStore(store: EventStore): store is LeaseStore {
   return 'acquireLease' in store && 'appendFenced' in store;
@@ -181,11 +184,11 @@ export function fencedStore(store: LeaseStore, token: () => string | undefined):
     // next holder goes on from the memory this term left.
     ...(calls && { callMemory: fencedCallMemory(calls, token) }),
     append,
-    // The fenced script stores one event: the holder's events go one after the other.
-    async appendAll(events) {
-      const results: AppendResult[] = [];
-      for (const e of events) results.push(await append(e));
-      return results;
+    // A frame's events by one script, refused whole once the term ended.
+    appendAll(events) {
+      const t = token();
+      if (t === undefined) return Promise.reject(new FencedError());
+      return store.appendAllFenced(events, t);
     },
     readAfter: (tenant, cursor, limit) => store.readAfter(tenant, cursor, limit),
     latest: (tenant) => store.latest(tenant),

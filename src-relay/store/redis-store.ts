@@ -70,29 +70,35 @@ return false
 /**
  * A delivery's events (a Yeastar report can carry several: a caller who hangs up dismisses every
  * member that was ringing), stored by one script: one round trip, one fsync, and one hand-over to
- * every follower, instead of one of each per event. KEYS: the stream, then each event's marker.
- * ARGV: 1-2 and 3 as the append's 1-2 and 8, then five per event (id, ev, to, at, body). Each
- * event as APPEND_SCRIPT does it, in order; an id or false (a duplicate) each. An XADD that fails
+ * every follower, instead of one of each per event. KEYS: the stream, the tenant's upstream lease,
+ * then each event's marker. ARGV: 1-2 and 3 as the append's 1-2 and 8, 4 a lease holder's token
+ * ('' for a webhook: then the lease is not read), then five per event (id, ev, to, at, body). A
+ * holder's events are refused ('FENCED', nothing stored) unless the lease still holds its token,
+ * as FENCED_APPEND_SCRIPT refuses one. Each event as APPEND_SCRIPT does it, in order; an id or
+ * false (a duplicate) each. An XADD that fails
  * ends the script as the serial appends did: the events before it are stored, its marker is
  * removed, nothing after it is tried (the webhook is answered 503 and retried: the stored ones are
  * then duplicates, the rest come after them).
  */
 const APPEND_ALL_SCRIPT = `
+if ARGV[4] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[4] then
+  return redis.error_reply('FENCED the upstream lease is not held with this token')
+end
 local out = {}
-for i = 2, #KEYS do
-  local a = 3 + (i - 2) * 5
+for i = 3, #KEYS do
+  local a = 4 + (i - 3) * 5
   if ARGV[3] == '1' and redis.call('EXISTS', KEYS[i]) == 1 then
     redis.call('PEXPIRE', KEYS[i], ARGV[1])
-    out[i - 1] = false
+    out[i - 2] = false
   elseif redis.call('SET', KEYS[i], '1', 'NX', 'PX', ARGV[1]) then
     local id = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'id', ARGV[a + 1], 'ev', ARGV[a + 2], 'to', ARGV[a + 3], 'at', ARGV[a + 4], 'body', ARGV[a + 5])
     if type(id) == 'table' and id.err then
       redis.call('DEL', KEYS[i])
       return id
     end
-    out[i - 1] = id
+    out[i - 2] = id
   else
-    out[i - 1] = false
+    out[i - 2] = false
   end
 end
 return out
@@ -183,7 +189,7 @@ type AppendCommand = (
   streamKey: string,
   ...args: string[]
 ) => Promise<string | null>;
-/** numkeys first (the stream and one marker per event), then the keys and the arguments. */
+/** numkeys first (the stream, the lease, one marker per event), then the keys and the arguments. */
 type AppendAllCommand = (numKeys: number, ...args: string[]) => Promise<(string | null)[]>;
 type FencedAppendCommand = (
   seenKey: string,
@@ -607,6 +613,22 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
   async appendAll(events: readonly NewEvent[]): Promise<AppendResult[]> {
     if (events.length === 0) return [];
     if (events.length === 1) return [await this.append(events[0]!)];
+    return this.appendAllWith(events, '');
+  }
+
+  /** `appendAll` for the lease holder: nothing stored unless the lease still holds `token`. */
+  async appendAllFenced(events: readonly NewEvent[], token: string): Promise<AppendResult[]> {
+    if (events.length === 0) return [];
+    if (events.length === 1) return [await this.appendFenced(events[0]!, token)];
+    try {
+      return await this.appendAllWith(events, token);
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith('FENCED')) throw new FencedError();
+      throw err;
+    }
+  }
+
+  private async appendAllWith(events: readonly NewEvent[], token: string): Promise<AppendResult[]> {
     const tenant = events[0]!.tenant;
     if (events.some((e) => e.tenant !== tenant))
       throw new Error('appendAll: the events of one delivery are of one tenant');
@@ -618,12 +640,14 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
       String(this.retention.dedupeTtlMs),
       String(this.retention.maxEvents),
       this.storage.minReplicas > 0 ? '1' : '0',
+      token,
     ];
     for (const e of events)
       args.push(e.eventId, String(e.event), e.to ?? '', String(e.receivedAt), e.body);
     const ids = await appendAll(
-      events.length + 1,
+      events.length + 2,
       this.streamKey(tenant),
+      this.leaseKey(tenant),
       ...events.map((e) => this.seenKey(tenant, e.eventId)),
       ...args,
     );

@@ -9,7 +9,9 @@ import { createHmac } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fencedStore } from '../../src-relay/gateway/leased-upstream.ts';
 import type { RedisStore } from '../../src-relay/store/redis-store.ts';
+import { FencedError } from '../../src-relay/store/types.ts';
 import type { RelayServer } from '../../src-relay/server.ts';
 import { startRelay } from '../../src-relay/server.ts';
 import { silentLogger } from '../../src-shared/process/log.ts';
@@ -157,6 +159,37 @@ describe.skipIf(!haveRedis)(
         results.flatMap((r) => (r.status === 'stored' ? [r.cursor] : [])),
       );
       expect(await store.appendAll([])).toEqual([]);
+    });
+
+    it("a lease holder's events: stored by one script while its term holds the lease, none once it ended", async () => {
+      const at = Date.now();
+      const event = (id: string) => ({
+        tenant: 'std',
+        eventId: id,
+        event: 30011,
+        to: '102',
+        body: `{"event_id":"${id}"}`,
+        receivedAt: at,
+      });
+      const token = await store.acquireLease('std', 'relay-a', 5_000);
+      expect(token).not.toBeNull();
+      const before = (await store.readAfter('std', '0-0', 100)).events.length;
+      const holder = fencedStore(store, () => token!);
+      const batches: string[][] = [];
+      const unsubscribe = store.subscribe((events) => batches.push(events.map((e) => e.eventId)));
+      const results = await holder.appendAll([event('f-1'), event('f-2'), event('f-3')]);
+      expect(results.map((r) => r.status)).toEqual(['stored', 'stored', 'stored']);
+      // One hand-over of the three to the followers (one append each gave three).
+      await store.published(2_000);
+      unsubscribe();
+      expect(batches).toEqual([['f-1', 'f-2', 'f-3']]);
+      // A term that ended (the lease holds another token now): nothing of it is stored.
+      const stale = fencedStore(store, () => `${token!}-old`);
+      await expect(stale.appendAll([event('f-4'), event('f-5')])).rejects.toBeInstanceOf(
+        FencedError,
+      );
+      const { events } = await store.readAfter('std', '0-0', 100);
+      expect(events.slice(before).map((e) => e.eventId)).toEqual(['f-1', 'f-2', 'f-3']);
     });
   },
 );
