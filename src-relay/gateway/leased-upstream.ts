@@ -7,8 +7,8 @@
  * term-tokens.ts).
  *
  * Each term runs a fresh GatewayUpstream (its own tokens, its own stream), stopped when the term
- * ends; what it stores goes through the fenced append (redis-store.ts appendFenced), refused once
- * the lease is no longer this term's. The same surface as GatewayUpstream for the server, the
+ * ends; what it stores goes through the fenced append (redis-store.ts appendFenced, and
+ * appendAllFenced for a frame's events together), refused once the lease is no longer this term's. The same surface as GatewayUpstream for the server, the
  * directory and /healthz: while another instance holds the lease the state is `standby`, and a
  * token asked of it (the e-mail directory) is refused as the network's fault, "retry later".
  */
