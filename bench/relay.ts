@@ -36,9 +36,12 @@
  * at BENCH_FLOOR_RATE (50)/s, every webhook to every client, BENCH_FLOOR_ROUNDS (2) interleaved
  * rounds of bench/floor-server.ts (a bare server writing frames as the relay does), the relay on
  * memory and on Redis, and smee.io when BENCH_SMEE_DIR names a checkout of it (smee-server.ts);
- * BENCH_FLOOR_TARGETS=floor,memory picks some. Each row gives the CPU of every process (poster, load
- * processes, server) so that a saturated generator or machine shows, and each server's resident
- * memory (idle, with the clients, after; KiB per client): the relay's beside smee.io's.
+ * BENCH_FLOOR_TARGETS=floor,memory picks some (also redis-everysec, redis-nopersist, sentinel: see
+ * floor.ts). Each row gives the CPU of every process (poster, load processes, server) so that a
+ * saturated generator or machine shows, each server's resident memory (idle, with a fifth of the
+ * clients, with all, after; KiB per client from idle and marginal; VmRSS and its anonymous part,
+ * RssAnon): the relay's beside smee.io's; and, for the relay, its own split of the live path
+ * (relay_store_handover_ms and relay_fanout_ms from its /metrics).
  *
  * BENCH_ONLY=throughput|gap|connect|floor runs one part; BENCH_CASES=broadcast-100,open-loop picks cases.
  *

@@ -9,7 +9,10 @@
  * - memory: the process's decoder keeps the calls (no Redis);
  * - redis, one instance: every report through one intake on the shared memory;
  * - redis, two instances: reports alternately through two intakes, each on its own connection;
- * - PING: one round trip to the same server, the floor of any Redis command.
+ * - PING: one round trip to the same server, the floor of any Redis command;
+ * - storing each report's envelopes (decoded beforehand; the reports with any): one append after
+ *   the other, as the webhook handler did, against one script for all (`appendAll`, what it does
+ *   now): an answered ring group's report carries three.
  *
  * Per case: µs per report (mean, p50, p99) and Redis round trips per report (the memory's reads
  * and writes; an append of the envelopes is the store's, not counted). BENCH_CALLS: calls fed
@@ -20,6 +23,7 @@
 import { performance } from 'node:perf_hooks';
 import type { RedisCallMemory } from '../src-relay/store/call-memory-redis.ts';
 import type { RedisStore } from '../src-relay/store/redis-store.ts';
+import type { NewEvent } from '../src-relay/store/types.ts';
 import { YeastarIntake } from '../src-relay/yeastar-intake.ts';
 import { openRedisStore, startRedis } from '../rigs/relay/helpers.ts';
 import { ringGroupCall } from '../rigs/yeastar-ring-group.ts';
@@ -103,6 +107,49 @@ try {
     pings.push(performance.now() - t0);
   }
   out.push(figures('PING (one round trip)', pings, pings.length));
+  // The envelopes each report gives (the memory store's decoder), stored both ways.
+  const decoded = (prefix: string) => {
+    const intake = new YeastarIntake(mono);
+    const reports: NewEvent[][] = [];
+    for (let c = 0; c < CALLS; c++)
+      for (const body of call(`${prefix}.${c}`)) {
+        const r = intake.decode('pbx', body, Date.now());
+        if (r.ok && r.events.length > 0)
+          reports.push(r.events.map((e) => ({ tenant: 'pbx', ...e, receivedAt: Date.now() })));
+      }
+    return reports;
+  };
+  const storeTimes = async (
+    reports: NewEvent[][],
+    store: (events: NewEvent[]) => Promise<unknown>,
+  ) => {
+    const times: number[] = [];
+    for (const events of reports) {
+      const t0 = performance.now();
+      await store(events);
+      times.push(performance.now() - t0);
+    }
+    return times;
+  };
+  const serial = decoded('serial');
+  const envelopes = serial.reduce((n, r) => n + r.length, 0);
+  out.push(
+    figures(
+      `store a report's envelopes: one append each (${envelopes} in ${serial.length} reports)`,
+      await storeTimes(serial, async (events) => {
+        for (const e of events) await a.append(e);
+      }),
+      envelopes,
+    ),
+  );
+  const together = decoded('together');
+  out.push(
+    figures(
+      "store a report's envelopes: one script (appendAll)",
+      await storeTimes(together, (events) => a.appendAll(events)),
+      together.length,
+    ),
+  );
 
   console.log(
     `Yeastar call memory, ${CALLS} calls of 11 reports, sequential, Redis on 127.0.0.1 (appendfsync ${FSYNC})`,

@@ -11,6 +11,12 @@ import type { StorageHealth } from './store/types.ts';
  */
 const LAG_BUCKETS_MS = [1, 2, 5, 10, 25, 50, 100, 250, 500, 1000, 2500, 5000, 10000, 60000];
 
+/**
+ * The two steps of the live path before the kernel (issue 40 item 4: what costs what), finer at
+ * the low end, where the storages differ (a Redis round trip and an fsync are a few ms).
+ */
+const STEP_BUCKETS_MS = [1, 2, 3, 5, 7.5, 10, 15, 25, 50, 100, 250, 1000, 5000];
+
 /** Close codes that get their own label value; any other code a client chooses counts as "other". */
 const KNOWN_CLOSE_CODES = new Set<number>([
   1000,
@@ -101,6 +107,8 @@ export class RelayMetrics {
   authQueued: () => number = () => 0;
   readonly registry = new Registry();
   private readonly lag: Histogram;
+  private readonly handover: Histogram;
+  private readonly fanout: Histogram;
 
   constructor() {
     const registers = [this.registry];
@@ -273,6 +281,18 @@ export class RelayMetrics {
       buckets: LAG_BUCKETS_MS,
       registers,
     });
+    this.handover = new Histogram({
+      name: 'relay_store_handover_ms',
+      help: "Webhook arrival (at any instance, on that instance's clock) to the store handing its event to this instance's fan-out (memory: the next turn; Redis: the append, its fsync and the follower's read), the oldest event of each batch.",
+      buckets: STEP_BUCKETS_MS,
+      registers,
+    });
+    this.fanout = new Histogram({
+      name: 'relay_fanout_ms',
+      help: 'Time to offer one batch of live events to every session of this instance (frames written to the sockets or queued).',
+      buckets: STEP_BUCKETS_MS,
+      registers,
+    });
   }
 
   upstream(
@@ -303,6 +323,16 @@ export class RelayMetrics {
   /** Time from the webhook's arrival (at any instance) to its bytes leaving for the client. */
   observeLag(ms: number): void {
     this.lag.observe(Math.max(0, ms));
+  }
+
+  /** From the webhook's arrival to the store's hand-over of its event to this instance. */
+  observeHandover(ms: number): void {
+    this.handover.observe(Math.max(0, ms));
+  }
+
+  /** The time one batch took to go through the fan-out. */
+  observeFanout(ms: number): void {
+    this.fanout.observe(Math.max(0, ms));
   }
 
   render(): Promise<string> {

@@ -117,7 +117,15 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
   metrics.storageHealth = () => store.storageHealth?.();
   metrics.unsentBytes = () => budget.unsent;
   metrics.authQueued = () => validator.queueLength;
-  const unsubscribe = store.subscribe((events) => sessions.publish(events));
+  const unsubscribe = store.subscribe((events) => {
+    // What each step of the live path costs (metrics.ts): the store's hand-over, then the fan-out.
+    let oldest = Infinity;
+    for (const e of events) if (e.receivedAt < oldest) oldest = e.receivedAt;
+    if (oldest !== Infinity) metrics.observeHandover(clock.now() - oldest);
+    const started = clock.monotonic();
+    sessions.publish(events);
+    metrics.observeFanout(clock.monotonic() - started);
+  });
   const users = deps.users ?? null;
   // Gateway mode: the relay's own stream per tenant, started (its first token a startup check)
   // before the relay listens.

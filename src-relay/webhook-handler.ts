@@ -97,21 +97,23 @@ export async function handleWebhook(
   }
   const events = decoded.events;
 
+  // The delivery's events together (one Redis script: one round trip, one fsync, one batch).
+  let results;
+  try {
+    const receivedAt = deps.now();
+    results = await deps.store.appendAll(events.map((e) => ({ tenant, ...e, receivedAt })));
+  } catch (err) {
+    metrics.reject('storage-error');
+    logger.error('webhook not stored', { tenant, error: err });
+    res.setHeader('Retry-After', '5');
+    return reply(res, 503, { ok: false, error: 'not stored; retry' });
+  }
   let stored = 0;
   let cursor: string | undefined;
-  for (const event of events) {
-    let result;
-    try {
-      result = await deps.store.append({ tenant, ...event, receivedAt: deps.now() });
-    } catch (err) {
-      metrics.reject('storage-error');
-      logger.error('webhook not stored', { tenant, error: err });
-      res.setHeader('Retry-After', '5');
-      return reply(res, 503, { ok: false, error: 'not stored; retry' });
-    }
+  for (const [i, result] of results.entries()) {
     if (result.status === 'duplicate') {
       metrics.duplicates += 1;
-      logger.debug('webhook duplicate acknowledged', { tenant, event_id: event.eventId });
+      logger.debug('webhook duplicate acknowledged', { tenant, event_id: events[i]!.eventId });
       continue;
     }
     metrics.stored += 1;

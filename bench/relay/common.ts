@@ -62,6 +62,13 @@ export const round = (n: number, d = 1) => Math.round(n * 10 ** d) / 10 ** d;
 
 export function procStats(pid: number): {
   rssMiB: number;
+  /**
+   * The anonymous part of the RSS (RssAnon): the process's own memory, without the pages of its
+   * executable and libraries it has read in (shared with every process running them, and growing
+   * by megabytes when code first runs: a server's first clients page in its HTTP upgrade, crypto
+   * and WebSocket code).
+   */
+  anonMiB: number;
   hwmMiB: number;
   cpuMs: number;
   writeSyscalls: number;
@@ -75,6 +82,7 @@ export function procStats(pid: number): {
   const io = readFileSync(`/proc/${pid}/io`, 'utf8');
   return {
     rssMiB: round(kb('VmRSS') / 1024),
+    anonMiB: round(kb('RssAnon') / 1024),
     hwmMiB: round(kb('VmHWM') / 1024),
     cpuMs: ticks * 10,
     writeSyscalls: Number(/syscw:\s+(\d+)/.exec(io)?.[1] ?? NaN),

@@ -15,6 +15,7 @@ import { startSentinelGroup } from '../../rigs/relay/sentinel-support.ts';
 import { postRaw } from '../../rigs/relay/attacks.ts';
 import { smeeUnavailable, spawnSmee } from '../smee-server.ts';
 import { monotonicMs } from '../monotonic.ts';
+import { histogramQuantiles } from './throughput.ts';
 import {
   CONCURRENCY,
   SECRET,
@@ -54,11 +55,35 @@ export interface FloorRow {
   /** The server under test over the same span: CPU (% of one core) and write syscalls per receipt. */
   server: { cpuPct: number; writesPerReceipt: number };
   /**
-   * The server's resident memory (VmRSS, MiB): started, before any client; with every client
-   * connected (a second after the burst); after the last receipt. And (with clients - idle) /
-   * clients in KiB: the same measure for the relay and smee.io, in the same run.
+   * The server's resident memory (VmRSS, MiB): started, before any client; with the first fifth
+   * of the clients connected; with every client connected (a second after each burst); after the
+   * last receipt. And, in KiB, (with clients - idle) / clients, which also counts what a server
+   * grows by once at its first clients (V8's young generation taking its pages, compiled code: a
+   * few MiB, 40-50 KiB "per client" at 200 clients), and the marginal cost, (with clients - with
+   * the first fifth) / the other four fifths: the same measures for the relay and smee.io.
    */
-  memoryMiB: { idle: number; withClients: number; after: number; kibPerClient: number };
+  memoryMiB: {
+    idle: number;
+    withFirst: number;
+    withClients: number;
+    after: number;
+    kibPerClient: number;
+    marginalKibPerClient: number;
+    /** The same of the anonymous memory alone (RssAnon: without executable and library pages). */
+    anon: {
+      idle: number;
+      withFirst: number;
+      withClients: number;
+      after: number;
+      kibPerClient: number;
+      marginalKibPerClient: number;
+    };
+  };
+  /**
+   * The relay's own split of the live path (its /metrics, bucket bounds): webhook arrival to the
+   * store's hand-over (relay_store_handover_ms), and one batch's fan-out (relay_fanout_ms).
+   */
+  relaySteps?: { handover: { p50: string; p99: string }; fanout: { p50: string; p99: string } };
   load: string;
 }
 
@@ -66,9 +91,12 @@ export interface FloorRow {
  * redis: one redis-server, AOF with fsync always (as src-relay/README.md asks of a single Redis);
  * redis-everysec: the same with `appendfsync everysec`; sentinel: a primary, a replica and three
  * sentinels (rigs/relay/sentinel-support.ts), AOF fsync always on both, storage.minReplicas 1
- * (every webhook answered after Redis WAIT). Not in the default list: BENCH_FLOOR_TARGETS names them.
+ * (every webhook answered after Redis WAIT); redis-nopersist: the same server without AOF (no
+ * write to the disk at all: not a way to run the relay, but what Redis costs without its disk).
+ * Not in the default list: BENCH_FLOOR_TARGETS names them.
  */
-export type FloorTarget = 'floor' | 'memory' | 'redis' | 'redis-everysec' | 'sentinel' | 'smee';
+export type FloorTarget =
+  'floor' | 'memory' | 'redis' | 'redis-everysec' | 'redis-nopersist' | 'sentinel' | 'smee';
 
 /**
  * Latency under a fixed rate, over the floor (issue 24 item 4): `clients` clients spread over
@@ -88,11 +116,11 @@ export async function floorCases(
   const rows: FloorRow[] = [];
   const pick = process.env.BENCH_FLOOR_TARGETS?.split(',');
   const order = (
-    ['floor', 'memory', 'redis', 'redis-everysec', 'sentinel', 'smee'] as const
+    ['floor', 'memory', 'redis', 'redis-everysec', 'redis-nopersist', 'sentinel', 'smee'] as const
   ).filter(
     (t) =>
       (t !== 'smee' || smeeDir) &&
-      (pick ? pick.includes(t) : t !== 'redis-everysec' && t !== 'sentinel'),
+      (pick ? pick.includes(t) : t === 'floor' || t === 'memory' || t === 'redis' || t === 'smee'),
   );
   for (let round = 1; round <= rounds; round++)
     for (const target of round % 2 ? order : [...order].reverse())
@@ -111,10 +139,12 @@ export async function floorRun(
 ): Promise<FloorRow> {
   const isRelay = target !== 'floor' && target !== 'smee';
   const service = isRelay ? await startTokenService(TOKENS) : undefined;
-  const redis =
-    target === 'redis' || target === 'redis-everysec'
-      ? await startRedis({ args: target === 'redis' ? [] : ['--appendfsync', 'everysec'] })
-      : undefined;
+  const redisArgs: Partial<Record<FloorTarget, string[]>> = {
+    redis: [],
+    'redis-everysec': ['--appendfsync', 'everysec'],
+    'redis-nopersist': ['--appendonly', 'no'],
+  };
+  const redis = redisArgs[target] ? await startRedis({ args: redisArgs[target] }) : undefined;
   const sentinels = target === 'sentinel' ? await startSentinelGroup() : undefined;
   const stops: (() => Promise<unknown>)[] = [];
   const workers: ChildProcess[] = [];
@@ -181,23 +211,31 @@ export async function floorRun(
           stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
         }),
       );
-    const connected = await Promise.all(
-      workers.map((w, p) => {
-        const tokens = Array.from(
-          { length: Math.max(0, Math.min(per, clients - p * per)) },
-          (_, j) => tokenOf(p * per + j),
-        );
-        const done = answer(w, 'connected');
-        w.send({
-          connect: { kind: target === 'smee' ? 'sse' : 'ws', url: streamUrl, hello, tokens },
-        });
-        return done.then((m) => m.connected as number);
-      }),
-    );
-    const total = connected.reduce((a, b) => a + b, 0);
+    // Two bursts, a fifth of each process's clients then the rest, so the memory a server takes
+    // once at its first clients is told apart from what each client costs.
+    const connectPart = async (part: 'first' | 'rest') => {
+      const connected = await Promise.all(
+        workers.map((w, p) => {
+          const mine = Math.max(0, Math.min(per, clients - p * per));
+          const first = Math.ceil(mine / 5);
+          const tokens = Array.from({ length: part === 'first' ? first : mine - first }, (_, j) =>
+            tokenOf(p * per + (part === 'first' ? 0 : first) + j),
+          );
+          const done = answer(w, 'connected');
+          w.send({
+            connect: { kind: target === 'smee' ? 'sse' : 'ws', url: streamUrl, hello, tokens },
+          });
+          return done.then((m) => m.connected as number);
+        }),
+      );
+      // Let the connect burst settle (the relay's first GC, smee.io's log lines).
+      await sleep(1000);
+      return connected.reduce((a, b) => a + b, 0);
+    };
+    const firstCount = await connectPart('first');
+    const withFirst = procStats(server.pid);
+    const total = await connectPart('rest');
     if (total < clients) throw new Error(`${target}: ${total} of ${clients} clients connected`);
-    // Let the connect burst settle (the relay's first GC, smee.io's log lines) before the clock starts.
-    await sleep(1000);
     const load = loadAverage();
     const agent = new http.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
     const atMs = monotonicMs() + 200;
@@ -252,6 +290,14 @@ export async function floorRun(
     all.sort();
     fromSend.sort();
     late.sort();
+    let relaySteps: FloorRow['relaySteps'];
+    if (isRelay) {
+      const metrics = await (await fetch(`${server.url}/metrics`)).text();
+      relaySteps = {
+        handover: histogramQuantiles(metrics, 'relay_store_handover_ms'),
+        fanout: histogramQuantiles(metrics, 'relay_fanout_ms'),
+      };
+    }
     return {
       round: roundNo,
       target,
@@ -285,10 +331,25 @@ export async function floorRun(
       },
       memoryMiB: {
         idle: idle.rssMiB,
+        withFirst: withFirst.rssMiB,
         withClients: server0.rssMiB,
         after: server1.rssMiB,
         kibPerClient: round(((server0.rssMiB - idle.rssMiB) * 1024) / clients),
+        marginalKibPerClient: round(
+          ((server0.rssMiB - withFirst.rssMiB) * 1024) / Math.max(1, total - firstCount),
+        ),
+        anon: {
+          idle: idle.anonMiB,
+          withFirst: withFirst.anonMiB,
+          withClients: server0.anonMiB,
+          after: server1.anonMiB,
+          kibPerClient: round(((server0.anonMiB - idle.anonMiB) * 1024) / clients),
+          marginalKibPerClient: round(
+            ((server0.anonMiB - withFirst.anonMiB) * 1024) / Math.max(1, total - firstCount),
+          ),
+        },
       },
+      ...(relaySteps && { relaySteps }),
       load,
     };
   } finally {
@@ -346,12 +407,31 @@ export function floorLines(floors: readonly FloorRow[]): string[] {
     );
   }
   lines.push(
-    `memory of each server in those runs (VmRSS, MiB; the relay ${relayDescribed()}): round  target  idle / with clients / after  KiB per client`,
+    `memory of each server in those runs (VmRSS, MiB; the relay ${relayDescribed()}): round  target  idle / with a fifth / with clients / after  KiB per client (from idle)  marginal KiB per client (from a fifth)`,
   );
   for (const f of floors)
     lines.push(
-      `${String(f.round).padStart(5)}  ${f.target.padEnd(6)}  ${`${f.memoryMiB.idle} / ${f.memoryMiB.withClients} / ${f.memoryMiB.after}`.padStart(27)}  ${String(f.memoryMiB.kibPerClient).padStart(14)}`,
+      `${String(f.round).padStart(5)}  ${f.target.padEnd(6)}  ${`${f.memoryMiB.idle} / ${f.memoryMiB.withFirst} / ${f.memoryMiB.withClients} / ${f.memoryMiB.after}`.padStart(36)}  ${String(f.memoryMiB.kibPerClient).padStart(26)}  ${String(f.memoryMiB.marginalKibPerClient).padStart(37)}`,
     );
+  lines.push(
+    'the anonymous part of it (RssAnon, MiB: without the pages of the executable and libraries): round  target  idle / with a fifth / with clients / after  KiB per client (from idle)  marginal KiB per client (from a fifth)',
+  );
+  for (const f of floors) {
+    const a = f.memoryMiB.anon;
+    lines.push(
+      `${String(f.round).padStart(5)}  ${f.target.padEnd(6)}  ${`${a.idle} / ${a.withFirst} / ${a.withClients} / ${a.after}`.padStart(36)}  ${String(a.kibPerClient).padStart(26)}  ${String(a.marginalKibPerClient).padStart(37)}`,
+    );
+  }
+  const steps = floors.filter((f) => f.relaySteps);
+  if (steps.length) {
+    lines.push(
+      "the relay's own split of the live path (its /metrics, bucket bounds, ms): round  target  store hand-over p50 / p99  fan-out of a batch p50 / p99",
+    );
+    for (const f of steps)
+      lines.push(
+        `${String(f.round).padStart(5)}  ${f.target.padEnd(14)}  ${`${f.relaySteps!.handover.p50} / ${f.relaySteps!.handover.p99}`.padStart(24)}  ${`${f.relaySteps!.fanout.p50} / ${f.relaySteps!.fanout.p99}`.padStart(27)}`,
+      );
+  }
   // Per target over the rounds: each round compared with the floor of the same round.
   const spread = (xs: number[]) => {
     const v = xs.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
@@ -370,6 +450,15 @@ export function floorLines(floors: readonly FloorRow[]): string[] {
               rows.map((f) => diff(f.fromSendMs.p99, floorOf(f)?.fromSendMs.p99)),
             )}`
       }`,
+    );
+  }
+  lines.push(
+    'memory over the rounds (min / median / max, KiB per client): target  VmRSS from idle  VmRSS marginal (from a fifth)  RssAnon from idle  RssAnon marginal',
+  );
+  for (const target of new Set(floors.map((f) => f.target))) {
+    const rows = floors.filter((f) => f.target === target);
+    lines.push(
+      `  ${target.padEnd(6)}  ${spread(rows.map((f) => f.memoryMiB.kibPerClient))}  ${spread(rows.map((f) => f.memoryMiB.marginalKibPerClient))}  ${spread(rows.map((f) => f.memoryMiB.anon.kibPerClient))}  ${spread(rows.map((f) => f.memoryMiB.anon.marginalKibPerClient))}`,
     );
   }
   return lines;

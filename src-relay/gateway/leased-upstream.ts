@@ -7,8 +7,8 @@
  * term-tokens.ts).
  *
  * Each term runs a fresh GatewayUpstream (its own tokens, its own stream), stopped when the term
- * ends; what it stores goes through the fenced append (redis-store.ts appendFenced), refused once
- * the lease is no longer this term's. The same surface as GatewayUpstream for the server, the
+ * ends; what it stores goes through the fenced append (redis-store.ts appendFenced, and
+ * appendAllFenced for a frame's events together), refused once the lease is no longer this term's. The same surface as GatewayUpstream for the server, the
  * directory and /healthz: while another instance holds the lease the state is `standby`, and a
  * token asked of it (the e-mail directory) is refused as the network's fault, "retry later".
  */
@@ -22,7 +22,10 @@ import { GatewayUpstream, type UpstreamDeps } from './upstream.ts';
 
 /** The Redis store: events, and the leases beside them. */
 export type LeaseStore = EventStore &
-  LeaseBackend & { appendFenced(e: NewEvent, token: string): Promise<AppendResult> };
+  LeaseBackend & {
+    appendFenced(e: NewEvent, token: string): Promise<AppendResult>;
+    appendAllFenced(events: readonly NewEvent[], token: string): Promise<AppendResult[]>;
+  };
 
 export function isLeaseStore(store: EventStore): store is LeaseStore {
   return 'acquireLease' in store && 'appendFenced' in store;
@@ -170,15 +173,22 @@ export class LeasedUpstream {
  */
 export function fencedStore(store: LeaseStore, token: () => string | undefined): EventStore {
   const calls = store.callMemory;
+  const append = (e: NewEvent): Promise<AppendResult> => {
+    const t = token();
+    if (t === undefined) return Promise.reject(new FencedError());
+    return store.appendFenced(e, t);
+  };
   return {
     kind: store.kind,
     // The Yeastar call memory every instance shares, its writes fenced as the appends are: the
     // next holder goes on from the memory this term left.
     ...(calls && { callMemory: fencedCallMemory(calls, token) }),
-    append(e) {
+    append,
+    // A frame's events by one script, refused whole once the term ended.
+    appendAll(events) {
       const t = token();
       if (t === undefined) return Promise.reject(new FencedError());
-      return store.appendFenced(e, t);
+      return store.appendAllFenced(events, t);
     },
     readAfter: (tenant, cursor, limit) => store.readAfter(tenant, cursor, limit),
     latest: (tenant) => store.latest(tenant),

@@ -386,22 +386,25 @@ export class GatewayUpstream {
       deps.logger.debug('upstream frame not an event', { reason: decoded.reason });
       return;
     }
-    for (const event of decoded.events) {
-      try {
-        const result = await deps.store.append({ tenant: deps.tenant, ...event, receivedAt: now });
-        if (result.status === 'duplicate') deps.metrics.upstream(deps.tenant, 'duplicate');
-        else {
-          deps.metrics.stored += 1;
-          deps.metrics.upstream(deps.tenant, 'stored');
-        }
-      } catch (err) {
-        // A term of the tenant's lease that ended (leased-upstream.ts): the next holder stores it.
-        if (err instanceof FencedError) {
-          deps.metrics.upstream(deps.tenant, 'fenced');
-          continue;
-        }
-        deps.metrics.upstream(deps.tenant, 'storage-error');
-        deps.logger.error('upstream event not stored', { error: err });
+    // The frame's events together (one Redis script: one round trip, one fsync, one batch).
+    let results;
+    try {
+      results = await deps.store.appendAll(
+        decoded.events.map((event) => ({ tenant: deps.tenant, ...event, receivedAt: now })),
+      );
+    } catch (err) {
+      // A term of the tenant's lease that ended (leased-upstream.ts): the next holder stores them.
+      const fenced = err instanceof FencedError;
+      for (const _ of decoded.events)
+        deps.metrics.upstream(deps.tenant, fenced ? 'fenced' : 'storage-error');
+      if (!fenced) deps.logger.error('upstream event not stored', { error: err });
+      return;
+    }
+    for (const result of results) {
+      if (result.status === 'duplicate') deps.metrics.upstream(deps.tenant, 'duplicate');
+      else {
+        deps.metrics.stored += 1;
+        deps.metrics.upstream(deps.tenant, 'stored');
       }
     }
   }

@@ -132,6 +132,13 @@ export class MemoryStore implements EventStore {
     return { status: 'stored', cursor };
   }
 
+  /** One after the other, in this turn: the fan-out gets them in one batch (see append). */
+  async appendAll(events: readonly NewEvent[]): Promise<AppendResult[]> {
+    const results: AppendResult[] = [];
+    for (const e of events) results.push(await this.append(e));
+    return results;
+  }
+
   async readAfter(tenant: string, cursor: string, limit: number): Promise<ReadResult> {
     const log = this.tenants.get(tenant);
     const gapFrom =

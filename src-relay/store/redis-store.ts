@@ -68,6 +68,43 @@ return false
 `;
 
 /**
+ * A delivery's events (a Yeastar report can carry several: a caller who hangs up dismisses every
+ * member that was ringing), stored by one script: one round trip, one fsync, and one hand-over to
+ * every follower, instead of one of each per event. KEYS: the stream, the tenant's upstream lease,
+ * then each event's marker. ARGV: 1-2 and 3 as the append's 1-2 and 8, 4 a lease holder's token
+ * ('' for a webhook: then the lease is not read), then five per event (id, ev, to, at, body). A
+ * holder's events are refused ('FENCED', nothing stored) unless the lease still holds its token,
+ * as FENCED_APPEND_SCRIPT refuses one. Each event as APPEND_SCRIPT does it, in order; an id or
+ * false (a duplicate) each. An XADD that fails
+ * ends the script as the serial appends did: the events before it are stored, its marker is
+ * removed, nothing after it is tried (the webhook is answered 503 and retried: the stored ones are
+ * then duplicates, the rest come after them).
+ */
+const APPEND_ALL_SCRIPT = `
+if ARGV[4] ~= '' and redis.call('GET', KEYS[2]) ~= ARGV[4] then
+  return redis.error_reply('FENCED the upstream lease is not held with this token')
+end
+local out = {}
+for i = 3, #KEYS do
+  local a = 4 + (i - 3) * 5
+  if ARGV[3] == '1' and redis.call('EXISTS', KEYS[i]) == 1 then
+    redis.call('PEXPIRE', KEYS[i], ARGV[1])
+    out[i - 2] = false
+  elseif redis.call('SET', KEYS[i], '1', 'NX', 'PX', ARGV[1]) then
+    local id = redis.pcall('XADD', KEYS[1], 'MAXLEN', '~', ARGV[2], '*', 'id', ARGV[a + 1], 'ev', ARGV[a + 2], 'to', ARGV[a + 3], 'at', ARGV[a + 4], 'body', ARGV[a + 5])
+    if type(id) == 'table' and id.err then
+      redis.call('DEL', KEYS[i])
+      return id
+    end
+    out[i - 2] = id
+  else
+    out[i - 2] = false
+  end
+end
+return out
+`;
+
+/**
  * The append of a lease holder's event (gateway/lease.ts): the same, only while KEYS[3], the
  * tenant's upstream lease, still holds the holder's token ARGV[9] (after the append's eight). The check is where the effect
  * lands, in the same script, so a holder paused past its lease (SIGSTOP, a long GC, a partition)
@@ -147,11 +184,6 @@ export interface RedisStoreOptions {
   commandTimeoutMs?: number;
 }
 
-type AppendCommand = (
-  seenKey: string,
-  streamKey: string,
-  ...args: string[]
-) => Promise<string | null>;
 type LeaseCommand = (key: string, ...args: string[]) => Promise<string | number | null>;
 
 export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
@@ -233,6 +265,8 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
       usable: () => this.isConfirmed(this.redis),
     });
     this.redis.defineCommand('relayAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
+    // numberOfKeys left out: the caller passes it (one marker per event of the delivery).
+    this.redis.defineCommand('relayAppendAll', { lua: APPEND_ALL_SCRIPT });
     this.redis.defineCommand('relayFencedAppend', { numberOfKeys: 3, lua: FENCED_APPEND_SCRIPT });
     this.redis.defineCommand('relayLeaseAcquire', { numberOfKeys: 2, lua: LEASE_ACQUIRE_SCRIPT });
     this.redis.defineCommand('relayLeaseExtend', { numberOfKeys: 1, lua: LEASE_EXTEND_SCRIPT });
@@ -510,13 +544,15 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
    * script is answered MOVED (the slot moved: a failover) fails, the slots are learnt again, and
    * the webhook is retried.
    */
-  private async runAppend(
-    name: 'relayAppend' | 'relayFencedAppend',
-    args: string[],
-  ): Promise<{ id: string | null; acked?: number }> {
+  private async runAppend<T = string | null>(
+    name: 'relayAppend' | 'relayFencedAppend' | 'relayAppendAll',
+    args: (string | number)[],
+  ): Promise<{ id: T; acked?: number }> {
     if (!this.storage.cluster || this.storage.minReplicas === 0) {
-      const command = (this.redis as unknown as Record<string, AppendCommand>)[name]!;
-      return { id: await command.call(this.redis, args[0]!, args[1]!, ...args.slice(2)) };
+      const command = (
+        this.redis as unknown as Record<string, (...a: (string | number)[]) => Promise<T>>
+      )[name]!;
+      return { id: await command.call(this.redis, ...args) };
     }
     const pipeline = this.redis.pipeline() as unknown as Record<
       string,
@@ -535,7 +571,7 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
       (this.redis as Cluster).refreshSlotsCache();
     if (append[0]) throw append[0];
     if (wait[0]) throw wait[0];
-    return { id: append[1] as string | null, acked: Number(wait[1]) };
+    return { id: append[1] as T, acked: Number(wait[1]) };
   }
 
   private appendArgs(e: NewEvent): string[] {
@@ -558,13 +594,24 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
    * as a duplicate: it must not be acknowledged before the event is where a failover keeps it.
    */
   private async appended(e: NewEvent, id: string | null, acked?: number): Promise<AppendResult> {
+    return (await this.allAppended(e.tenant, [id], acked))[0]!;
+  }
+
+  /** The same, for the events of one tenant stored by one script: one WAIT, one vouching. */
+  private async allAppended(
+    tenant: string,
+    ids: (string | null)[],
+    acked?: number,
+  ): Promise<AppendResult[]> {
     const server = serverOf(this.redis);
     if (this.storage.minReplicas > 0) await this.replicated(acked);
     if (this.quorum) await this.vouched(server);
-    if (!id) return { status: 'duplicate' };
-    const prev = this.lastAppended.get(e.tenant);
-    if (!prev || compareCursors(id, prev) > 0) this.lastAppended.set(e.tenant, id);
-    return { status: 'stored', cursor: id };
+    return ids.map((id) => {
+      if (!id) return { status: 'duplicate' };
+      const prev = this.lastAppended.get(tenant);
+      if (!prev || compareCursors(id, prev) > 0) this.lastAppended.set(tenant, id);
+      return { status: 'stored', cursor: id };
+    });
   }
 
   /**
@@ -607,6 +654,52 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
       ...this.appendArgs(e),
     ]);
     return this.appended(e, id, acked);
+  }
+
+  /** One script for the whole delivery (APPEND_ALL_SCRIPT); a single event as `append`. */
+  async appendAll(events: readonly NewEvent[]): Promise<AppendResult[]> {
+    if (events.length === 0) return [];
+    if (events.length === 1) return [await this.append(events[0]!)];
+    return this.appendAllWith(events, '');
+  }
+
+  /** `appendAll` for the lease holder: nothing stored unless the lease still holds `token`. */
+  async appendAllFenced(events: readonly NewEvent[], token: string): Promise<AppendResult[]> {
+    if (events.length === 0) return [];
+    if (events.length === 1) return [await this.appendFenced(events[0]!, token)];
+    try {
+      return await this.appendAllWith(events, token);
+    } catch (err) {
+      if (err instanceof Error && err.message.startsWith('FENCED')) throw new FencedError();
+      throw err;
+    }
+  }
+
+  private async appendAllWith(events: readonly NewEvent[], token: string): Promise<AppendResult[]> {
+    const tenant = events[0]!.tenant;
+    if (events.some((e) => e.tenant !== tenant))
+      throw new Error('appendAll: the events of one delivery are of one tenant');
+    this.assertConfirmed();
+    const args: string[] = [
+      String(this.retention.dedupeTtlMs),
+      String(this.retention.maxEvents),
+      this.storage.minReplicas > 0 ? '1' : '0',
+      token,
+    ];
+    for (const e of events)
+      args.push(e.eventId, String(e.event), e.to ?? '', String(e.receivedAt), e.body);
+    const { id: ids, acked } = await this.runAppend<(string | null)[]>('relayAppendAll', [
+      events.length + 2,
+      this.streamKey(tenant),
+      this.leaseKey(tenant),
+      ...events.map((e) => this.seenKey(tenant, e.eventId)),
+      ...args,
+    ]);
+    return this.allAppended(
+      tenant,
+      events.map((_, i) => ids[i] ?? null),
+      acked,
+    );
   }
 
   async readAfter(tenant: string, cursor: string, limit: number): Promise<ReadResult> {

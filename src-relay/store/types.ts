@@ -41,6 +41,13 @@ export interface EventStore {
    * event is as durable as the backend makes it; rejects when it is not stored (answer 5xx).
    */
   append(event: NewEvent): Promise<AppendResult>;
+  /**
+   * The events of one delivery (one tenant), stored in order as `append` stores each, together:
+   * Redis runs one script for them (one round trip and one fsync, and followers get them in one
+   * batch, so a desktop gets them in one write). Resolves with each one's result; rejects as
+   * `append` does, the events before a failed one being stored (as one `append` after another).
+   */
+  appendAll(events: readonly NewEvent[]): Promise<AppendResult[]>;
   /** Up to `limit` events of `tenant` strictly after `cursor`, oldest first. */
   readAfter(tenant: string, cursor: string, limit: number): Promise<ReadResult>;
   /**

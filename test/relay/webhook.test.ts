@@ -251,8 +251,15 @@ describe('webhook endpoint', () => {
       'relay_events_delivered_total',
       'relay_connected_clients 1',
       'relay_delivery_lag_ms_bucket',
+      'relay_store_handover_ms_bucket',
+      'relay_fanout_ms_bucket',
     ])
       expect(metrics).toContain(name);
+    // The tests above delivered events live: each step of the live path was timed.
+    for (const step of ['relay_store_handover_ms', 'relay_fanout_ms'])
+      expect(Number(new RegExp(`^${step}_count (\\d+)`, 'm').exec(metrics)?.[1])).toBeGreaterThan(
+        0,
+      );
   });
 });
 
