@@ -327,6 +327,36 @@ describe.skipIf(!haveRedis)('Redis Cluster', () => {
     );
   }, 20_000);
 
+  it('minReplicas in a cluster: the events of one delivery (one script) are acknowledged by the WAIT sent with them, and refused while the replica is paused', async () => {
+    const tenant = tenants[3]!;
+    const store = instances[1]!.store;
+    const batch = (prefix: string) =>
+      [1, 2, 3].map((n) => ({
+        tenant,
+        eventId: `${prefix}-${n}`,
+        event: 30011,
+        to: '101',
+        receivedAt: Date.now(),
+        body: envelope({ event_id: `${prefix}-${n}`, tenant }),
+      }));
+    // A WAIT sent alone goes to any node of the cluster, which counts no replica of this write.
+    for (let round = 0; round < 4; round++)
+      expect((await store.appendAll(batch(`all-${round}`))).map((r) => r.status)).toEqual([
+        'stored',
+        'stored',
+        'stored',
+      ]);
+    const primary = await cluster.primaryOf(slotOf.get(tenant)!);
+    const replica = await cluster.replicaOf(primary);
+    const replicaPid = cluster.nodes.find((n) => n.port === replica)!.pid;
+    process.kill(replicaPid, 'SIGSTOP');
+    try {
+      await expect(store.appendAll(batch('all-held'))).rejects.toThrow(/replicas/);
+    } finally {
+      process.kill(replicaPid, 'SIGCONT');
+    }
+  }, 20_000);
+
   it('a primary killed: its replica is promoted, /readyz and the metrics say so, desktops resume with nothing lost or doubled', async () => {
     const [a, b] = instances as [(typeof instances)[0], (typeof instances)[0]];
     const victim = tenants[0]!;
