@@ -10,6 +10,7 @@
 import type {
   CallAction,
   CallActionView,
+  RemoteAnswerView,
   CallCard,
   CallNoteInput,
   ContactsFilePick,
@@ -53,6 +54,8 @@ export interface DoubleFixture {
   locale: LocaleView['locale'];
   /** The call actions the phone system offers (issue 38); absent: none (the standard service). */
   offered?: CallAction[];
+  /** What remoteAnswer answers per call id (remote answer, uaCSTA); absent: not offered. */
+  remoteAnswer?: Record<string, RemoteAnswerView>;
   /** What every call action answers; absent: done. */
   callActionResult?: CallActionView;
   /** What testCrmLookup answers (Settings' Test lookup); absent: HubSpot found Ada Lovelace. */
@@ -215,6 +218,10 @@ export function installApiDouble(fixture: DoubleFixture): void {
         : { status: 'saved', fileName: 'screenpop-calls.csv', count: callIds.length };
     },
     chooseContactsFile: async () => (record('chooseContactsFile', []), clone(fixture.contactsPick)),
+    remoteAnswer: async (callId: string): Promise<RemoteAnswerView> => (
+      record('remoteAnswer', [callId]),
+      clone(fixture.remoteAnswer?.[callId] ?? { offered: false })
+    ),
     callActionsOffered: async () => (
       record('callActionsOffered', []),
       [...(fixture.offered ?? [])]

@@ -10,7 +10,12 @@
  *   and two lines shorter, its outcome in words and an icon, and only the action that still helps.
  */
 import { useId, useState, type KeyboardEvent } from 'react';
-import type { CallAction, CallCard, CallNoteInput } from '../../src-main/ipc/contract.ts';
+import type {
+  CallAction,
+  CallCard,
+  CallNoteInput,
+  RemoteAnswerView,
+} from '../../src-main/ipc/contract.ts';
 import { NoteField } from './NoteField.tsx';
 import { InertText, spokenText } from '../shared/InertText.tsx';
 import {
@@ -37,6 +42,8 @@ export interface CallCardViewProps {
   onSaveNote?: (id: string, note: CallNoteInput) => void;
   /** What the phone system offers (issue 38); nothing where it offers no call actions. */
   offered?: readonly CallAction[];
+  /** Answer and Decline on this ringing call: shown or not, and why not (main asks uaCSTA). */
+  remote?: RemoteAnswerView;
   /** Call back, Answer, Decline, Hang up, and Transfer with where to (`to`). */
   onCallAction?: (id: string, action: PhoneAction, to?: string) => void;
 }
@@ -70,6 +77,7 @@ export function CallCardView({
   onCopy,
   onSaveNote,
   offered = [],
+  remote,
   onCallAction,
 }: CallCardViewProps) {
   const t = useT();
@@ -83,7 +91,10 @@ export function CallCardView({
   const kind = name ? numberKindWords(card.numberKind, t) : null;
   const line = calledLine(card, t);
   const spoken = spokenText(headline);
-  const actions = cardActions(card, offered);
+  const actions = cardActions(card, offered, remote);
+  // Why Answer and Decline are not on this ringing call, where remote answer is set up.
+  const remoteWhy =
+    ringing && offered.includes('answer') && remote && !remote.offered ? remote.why : undefined;
   const crm = crmLabel(card, t);
   // Ids from useId, not from the call id: a call id is the service's string and may hold spaces,
   // which would split an aria-labelledby list.
@@ -206,6 +217,15 @@ export function CallCardView({
             </p>
           )}
         </div>
+        {remoteWhy && (
+          <p
+            className="card__lookup card__remote-why"
+            data-testid="remote-answer-why"
+            title={remoteWhy}
+          >
+            <InertText text={remoteWhy} fit="clamp" />
+          </p>
+        )}
         {actions.length > 0 && (
           <div className="card__actions">
             {actions.map((action) => {

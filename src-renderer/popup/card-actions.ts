@@ -6,23 +6,30 @@
  *
  * Call actions (issue 38) show only where the phone system offers them (`offered`, from main):
  * Call back on a missed call; Transfer and Hang up on a call the user answered; Answer and Decline
- * on a ringing call where the user's desk phone takes remote answer.
+ * on a ringing call where the user's desk phone takes remote answer and main says this call's
+ * desk-phone call is certain (`remote`, asked again while it rings).
  */
-import type { CallAction, CallCard } from '../../src-main/ipc/contract.ts';
+import type { CallAction, CallCard, RemoteAnswerView } from '../../src-main/ipc/contract.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { callerName } from '../shared/format.ts';
 
 export type CardAction =
   'crm' | 'copy' | 'call-back' | 'answer' | 'decline' | 'transfer' | 'hangup';
 
-export function cardActions(card: CallCard, offered: readonly CallAction[] = []): CardAction[] {
+export function cardActions(
+  card: CallCard,
+  offered: readonly CallAction[] = [],
+  remote?: RemoteAnswerView,
+): CardAction[] {
   const crm: CardAction[] = card.canOpenCrm ? ['crm'] : [];
   const has = (a: CallAction) => offered.includes(a);
   switch (card.outcome) {
     case 'ringing': {
       const phone: CardAction[] = [];
-      if (has('answer')) phone.push('answer');
-      if (has('decline')) phone.push('decline');
+      // Only where this call's desk-phone call is certain (never on an unknown answer).
+      const certain = remote?.offered === true;
+      if (certain && has('answer')) phone.push('answer');
+      if (certain && has('decline')) phone.push('decline');
       return [...phone, ...crm, 'copy'];
     }
     case 'answered': {

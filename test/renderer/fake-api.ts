@@ -114,6 +114,7 @@ export function fakeApi(view: SettingsView = savedView) {
     hangUp: vi.fn<ScreenpopApi['hangUp']>(async () => ({ ok: true })),
     answerCall: vi.fn<ScreenpopApi['answerCall']>(async () => ({ ok: true })),
     declineCall: vi.fn<ScreenpopApi['declineCall']>(async () => ({ ok: true })),
+    remoteAnswer: vi.fn<ScreenpopApi['remoteAnswer']>(async () => ({ offered: true })),
     exportHistoryCsv: vi.fn<ScreenpopApi['exportHistoryCsv']>(async (ids: string[]) => ({
       status: 'saved' as const,
       fileName: 'calls.csv',

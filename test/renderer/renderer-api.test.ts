@@ -88,6 +88,7 @@ describe('createScreenpopApi', () => {
       { channel: 'popup:hangup', args: ['c1'] },
       { channel: 'popup:answer', args: ['c1'] },
       { channel: 'popup:decline', args: ['c1'] },
+      { channel: 'calls:remote-answer', args: ['c1'] },
       { channel: 'status:get', args: [] },
       { channel: 'settings:get', args: [] },
       { channel: 'settings:save', args: [patch] },

@@ -13,6 +13,7 @@ import type {
   CallControl,
   CallControlRefusal,
   CallControlResult,
+  RemoteAnswerOffer,
 } from '../ports/call-control.ts';
 import type { Logger } from '../../../src-shared/process/log.ts';
 import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
@@ -118,6 +119,20 @@ export class CallActions {
     const n = dialTarget(to, this.d.region());
     if (!n.ok) return Promise.resolve({ ok: false, refusal: n.refusal, words: [n.words] });
     return this.act('transfer', (c) => c.transfer(callId, n.number, 'blind'));
+  }
+
+  /**
+   * Whether Answer and Decline are shown on the ringing call `callId` (remote answer, uaCSTA):
+   * only where the phone system offers them and this call's desk-phone call is certain now.
+   */
+  remoteAnswer(callId: string): RemoteAnswerOffer {
+    if (!this.offers('answer')) return { offered: false };
+    try {
+      return this.d.control().remoteAnswer?.(callId) ?? { offered: false };
+    } catch (err) {
+      this.d.logger.warn('call actions: remoteAnswer() failed', { error: err });
+      return { offered: false };
+    }
   }
 
   hangup(callId: string): Promise<CallActionOutcome> {
