@@ -43,6 +43,8 @@ export interface SimCallApi {
   /** The extension in the call other than `number` (the one a blind transfer's member talks to). */
   otherExtension(callId: string, number: string): string | undefined;
   query(by: { callId?: string; extension?: string; type?: string }): Array<Record<string, unknown>>;
+  /** uaCSTA accept/refuse (doc section 10); false: no such ringing uaCSTA call on that phone. */
+  uacsta(operation: 'accept' | 'refuse', extension: string, id: string, ip: string): boolean;
 }
 
 const CALL_PATHS: ReadonlySet<string> = new Set([
@@ -50,6 +52,8 @@ const CALL_PATHS: ReadonlySet<string> = new Set([
   API_PATHS.callTransfer,
   API_PATHS.callHangup,
   API_PATHS.callQuery,
+  API_PATHS.uacstaAccept,
+  API_PATHS.uacstaRefuse,
 ]);
 
 /** A text field of a call request, or a 40002 PARAMETER ERROR naming it. */
@@ -101,6 +105,18 @@ async function handleCallApi(
     const { callId, ring } = calls.dial(caller, callee);
     ring();
     sendJson(res, 200, { errcode: 0, errmsg: 'SUCCESS', call_id: callId });
+    return;
+  }
+  if (path === API_PATHS.uacstaAccept || path === API_PATHS.uacstaRefuse) {
+    // The page's three fields, all required; errcode and errmsg only in the answer.
+    const ok = calls.uacsta(
+      path === API_PATHS.uacstaAccept ? 'accept' : 'refuse',
+      field(body, 'extension')!,
+      field(body, 'call_id')!,
+      field(body, 'ip_address')!,
+    );
+    if (!ok) throw new ApiError(ERR.BAD_REQUEST, 'call_id');
+    sendJson(res, 200, { errcode: 0, errmsg: 'SUCCESS' });
     return;
   }
   const channel = calls.byChannel(field(body, 'channel_id')!);

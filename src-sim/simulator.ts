@@ -187,6 +187,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     createApiKey: (opts) => publicKey(credentials.createKey(opts)),
     ring: (opts) => calls.ring(opts),
     setCallState: (callId, state, opts) => calls.setState(callId, state, opts),
+    setUacstaPhone: (extension, ipAddress) => {
+      if (!(calls instanceof YeastarCallBook))
+        throw new TypeError('uaCSTA phones are a Yeastar P-Series feature');
+      calls.setUacstaPhone(extension, ipAddress);
+    },
     transfer: (callId, opts) => calls.transfer(callId, opts),
     voicemail: (opts) => notices.voicemail(opts),
     sms: (opts) => notices.sms(opts),
@@ -274,5 +279,6 @@ function callApiOf(book: YeastarCallBook): SimCallApi {
     attendedOperate: (callId, from, operate) => book.attendedOperate(callId, from, operate),
     otherExtension: (callId, number) => book.otherExtension(callId, number),
     query: (by) => book.query(by),
+    uacsta: (operation, extension, id, ip) => book.uacsta(operation, extension, id, ip),
   };
 }

@@ -180,6 +180,11 @@ export interface Simulator {
    */
   setCallState(callId: string, state: string, opts?: { to?: string; device?: number }): void;
   /**
+   * Yeastar P-Series only: puts `extension` on a uaCSTA desk phone at `ipAddress` (null: none), so
+   * its rings send (30020) uaCSTA Call and the uaCSTA accept/refuse requests act on them.
+   */
+  setUacstaPhone(extension: string, ipAddress: string | null): void;
+  /**
    * Added: a transfer in the same call, with the same caller. Blind (the default): the extension
    * `from` leaves the call (ended / BYE) and `to` rings. Attended: `from` holds (HOLD) while `to`
    * rings; answer as `to`, then end `from`, to complete it.

@@ -44,6 +44,8 @@ import type { Rng } from './rng.ts';
 export const YEASTAR_CALL_STATE = 30011;
 export const YEASTAR_NEW_CDR = 30012;
 export const YEASTAR_CALL_FAILED = 30015;
+/** (30020) uaCSTA Call: an extension on a uaCSTA desk phone rings, or is answered/refused by it. */
+export const YEASTAR_UACSTA_CALL = 30020;
 
 export type ReportStyle = 'snapshot' | 'member' | 'mixed';
 export const REPORT_STYLES: readonly ReportStyle[] = ['snapshot', 'member', 'mixed'];
@@ -130,6 +132,14 @@ export class YeastarCallBook implements CallBookLike {
   private readonly opts: YeastarCallOptions;
   private counter = 0;
   private channels = 0;
+  /** Extensions on a uaCSTA desk phone: its `ip_address` (IP and SIP port). */
+  private readonly uacstaPhones = new Map<string, string>();
+  /** uaCSTA calls ringing: their id (the guide's examples are 3278x) to the call and extension. */
+  private readonly uacstaCalls = new Map<
+    string,
+    { callId: string; extension: string; ip: string }
+  >();
+  private uacstaCounter = 32786;
 
   constructor(dispatcher: Dispatcher, instanceId: string, opts: YeastarCallOptions) {
     if (opts.reportStyle !== undefined && !REPORT_STYLES.includes(opts.reportStyle))
@@ -189,7 +199,57 @@ export class YeastarCallBook implements CallBookLike {
       if (isNew) this.report(callId, call, [call.caller]);
       for (const leg of rung) this.report(callId, call, [leg, call.caller]);
     }
+    for (const party of to) this.uacstaStart(callId, party);
     return callId;
+  }
+
+  /**
+   * Puts `extension` on a uaCSTA desk phone at `ipAddress` (IP and SIP port; null: none). Each ring
+   * of it then sends (30020) uaCSTA Call `call_start` with a uaCSTA call id of its own, shaped as
+   * the guide's example (doc section 10): no caller, no 30011 call id.
+   */
+  setUacstaPhone(extension: string, ipAddress: string | null): void {
+    if (ipAddress === null) this.uacstaPhones.delete(extension);
+    else this.uacstaPhones.set(extension, ipAddress);
+  }
+
+  private uacstaStart(callId: string, extension: string): void {
+    const ip = this.uacstaPhones.get(extension);
+    if (ip === undefined) return;
+    const id = String(++this.uacstaCounter);
+    this.uacstaCalls.set(id, { callId, extension, ip });
+    if (this.uacstaCalls.size > 1000)
+      this.uacstaCalls.delete(this.uacstaCalls.keys().next().value!);
+    this.uacstaReport('call_start', id);
+  }
+
+  private uacstaReport(operation: string, id: string): void {
+    const c = this.uacstaCalls.get(id)!;
+    this.dispatcher.emit(YEASTAR_UACSTA_CALL, {
+      operation,
+      extension: c.extension,
+      call_id: id,
+      ip_address: c.ip,
+    });
+  }
+
+  /**
+   * *uaCSTA - Accept a Call* / *- Refuse a Call*: the uaCSTA call on that extension and phone,
+   * answered (the leg ANSWER) or refused (the leg ends), then its 30020 `call_answer` /
+   * `call_over`. False where the three fields name no ringing uaCSTA call (the PBX's errcode for
+   * it is not published: the routes answer 40002, an assumption).
+   */
+  uacsta(operation: 'accept' | 'refuse', extension: string, id: string, ip: string): boolean {
+    const c = this.uacstaCalls.get(id);
+    if (!c || c.extension !== extension || c.ip !== ip) return false;
+    const call = this.calls.get(c.callId);
+    if (!call || !call.legs.some((l) => l.number === extension && l.status === 'RING'))
+      return false;
+    if (operation === 'accept') this.setState(c.callId, 'answered', { to: extension });
+    else this.setState(c.callId, 'ended', { to: extension });
+    this.uacstaReport(operation === 'accept' ? 'call_answer' : 'call_over', id);
+    this.uacstaCalls.delete(id);
+    return true;
   }
 
   setState(callId: string, state: string, opts: { to?: string; device?: number } = {}): void {

@@ -10,6 +10,7 @@
 import type {
   CallAction,
   CallActionView,
+  RemoteAnswerView,
   CallCard,
   CallNoteInput,
   ContactsFilePick,
@@ -54,6 +55,8 @@ export interface DoubleFixture {
   locale: LocaleView['locale'];
   /** The call actions the phone system offers (issue 38); absent: none (the standard service). */
   offered?: CallAction[];
+  /** What remoteAnswer answers per call id (remote answer, uaCSTA); absent: not offered. */
+  remoteAnswer?: Record<string, RemoteAnswerView>;
   /** What every call action answers; absent: done. */
   callActionResult?: CallActionView;
   /**
@@ -232,6 +235,10 @@ export function installApiDouble(fixture: DoubleFixture): void {
           .slice(0, 8),
       );
     },
+    remoteAnswer: async (callId: string): Promise<RemoteAnswerView> => (
+      record('remoteAnswer', [callId]),
+      clone(fixture.remoteAnswer?.[callId] ?? { offered: false })
+    ),
     callActionsOffered: async () => (
       record('callActionsOffered', []),
       [...(fixture.offered ?? [])]

@@ -35,6 +35,8 @@ import {
 import type { Notice } from './events/notices.ts';
 import type { CallRecord } from './events/pipeline.ts';
 import type { PhoneSystemWire } from '../../src-shared/wire/phone-system.ts';
+import type { UacstaCalls } from './calls/uacsta-match.ts';
+import type { FrameDecoder } from '../../src-shared/wire/envelope.ts';
 import { STANDARD_WIRE } from '../../src-shared/wire/standard.ts';
 
 export type EngineMode = 'auto' | 'direct' | 'relay';
@@ -64,6 +66,12 @@ export interface EngineDeps {
    * event codes; the standard service's by default. The relay always hands on the core's envelopes.
    */
   wire?: PhoneSystemWire;
+  /**
+   * Remote answer (uaCSTA, calls/uacsta-match.ts): when given and the phone system has such
+   * reports (`wire.stream.remoteAnswer`), the direct stream also subscribes to them and feeds them,
+   * with every ring of the stream's call reports, to this table.
+   */
+  uacsta?: UacstaCalls;
   heartbeatMs?: number;
   dedupe?: DedupeOptions;
   /**
@@ -99,6 +107,7 @@ export class ScreenpopEngine {
   private readonly direct: WebSocketEventSource | undefined;
   private readonly featureChanges: Emitter<[FeatureStatus[]]>;
   private readonly wire: PhoneSystemWire;
+  private readonly uacsta: UacstaCalls | undefined;
 
   constructor(deps: EngineDeps) {
     const mode = deps.mode ?? 'auto';
@@ -120,6 +129,7 @@ export class ScreenpopEngine {
     this.features = deps.features ?? ALL_FEATURES_ON;
     this.featureChanges = new Emitter(this.logger, 'features');
     this.wire = deps.wire ?? STANDARD_WIRE;
+    this.uacsta = deps.uacsta;
     if (mode !== 'relay') {
       this.direct = new WebSocketEventSource({
         baseUrl: deps.baseUrl,
@@ -133,6 +143,9 @@ export class ScreenpopEngine {
               this.wire.callCode,
               this.wire.callEndCodes,
             )),
+          ...(deps.uacsta && this.wire.stream.remoteAnswer
+            ? [this.wire.stream.remoteAnswer.code]
+            : []),
         ],
         clock: deps.clock,
         logger: deps.logger ?? silentLogger,
@@ -150,7 +163,8 @@ export class ScreenpopEngine {
     this.started = true;
     for (const source of this.sources) {
       // The direct stream speaks the phone system's format; the relay hands on the core's own.
-      const decode = source === this.direct ? this.wire.stream.decoder() : undefined;
+      const decode =
+        source === this.direct ? this.withRemoteAnswer(this.wire.stream.decoder()) : undefined;
       this.detach.push(this.pipeline.attach(source, decode));
       this.detach.push(
         source.onStatus((status) => {
@@ -167,6 +181,34 @@ export class ScreenpopEngine {
     this.probe?.();
     this.scheduleProbeRefresh();
     this.logger.info('started', { sources: this.sources.map((s) => s.name) });
+  }
+
+  /**
+   * The direct stream's decoder, also feeding remote answer's table (when there is one): each
+   * uaCSTA report, and each ring (and its end) of the call reports. Never throws (the table's
+   * methods do not).
+   */
+  private withRemoteAnswer(decode: FrameDecoder): FrameDecoder {
+    const table = this.uacsta;
+    const reports = this.wire.stream.remoteAnswer;
+    if (!table || !reports) return decode;
+    const callCode = this.wire.callCode;
+    return (text, receivedAt, nowMonotonic) => {
+      const uacsta = text.includes(String(reports.code)) ? reports.decode(text) : undefined;
+      if (uacsta?.ok) {
+        table.noteReport(uacsta.report);
+        return { ok: true, envelopes: [] };
+      }
+      const result = decode(text, receivedAt, nowMonotonic);
+      if (result.ok)
+        for (const e of result.envelopes) {
+          const { call_id: callId, to, state } = e.data;
+          if (e.event !== callCode || typeof callId !== 'string' || typeof to !== 'string')
+            continue;
+          table.noteRing(to, callId, state === 'ringing');
+        }
+      return result;
+    };
   }
 
   async stop(): Promise<void> {

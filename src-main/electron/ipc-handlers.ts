@@ -62,6 +62,10 @@ export function ipcHandlers(ctx: IpcContext): IpcHandlers {
     'popup:hangup': (_e, callId) => view(runtime.calls.hangup(callId)),
     'popup:answer': (_e, callId) => view(runtime.calls.answer(callId)),
     'popup:decline': (_e, callId) => view(runtime.calls.decline(callId)),
+    'calls:remote-answer': (_e, callId) => {
+      const r = runtime.calls.remoteAnswer(callId);
+      return r.words ? { offered: r.offered, why: render(r.words, ctx.language.current()) } : r;
+    },
     'status:get': () => runtime.status(),
     'i18n:get': () => ({ locale: ctx.language.locale }),
     'settings:get': () => runtime.settingsView(),

@@ -23,6 +23,7 @@ export const CHANNEL_PAGES: { [C in InvokeChannel]: readonly PageName[] } = {
   'popup:hangup': ['popup'],
   'popup:answer': ['popup'],
   'popup:decline': ['popup'],
+  'calls:remote-answer': ['popup'],
   'status:get': ALL,
   'i18n:get': ALL,
   'settings:get': ['popup', 'settings', 'history'],

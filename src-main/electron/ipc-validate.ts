@@ -183,6 +183,7 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   'popup:hangup': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'popup:answer': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'popup:decline': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'calls:remote-answer': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'status:get': none,
   'i18n:get': none,
   'settings:get': none,

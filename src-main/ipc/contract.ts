@@ -85,6 +85,15 @@ export type { Colleague } from '../core/contacts/colleagues.ts';
  */
 export type CallActionView = { ok: true } | { ok: false; refusal: string; message: string };
 
+/**
+ * Answer and Decline on one ringing call (remote answer, uaCSTA): shown or not, and why not in the
+ * user's language (the card's status line and the buttons' place), where there is a reason.
+ */
+export interface RemoteAnswerView {
+  offered: boolean;
+  why?: string;
+}
+
 /** renderer -> main, request/response (ipcRenderer.invoke / ipcMain.handle). */
 export interface IpcInvokeMap {
   'popup:ready': () => PopupCard[];
@@ -121,6 +130,8 @@ export interface IpcInvokeMap {
   /** Remote answer / decline on the user's desk phone (uaCSTA), only where offered. */
   'popup:answer': (callId: string) => CallActionView;
   'popup:decline': (callId: string) => CallActionView;
+  /** Whether Answer and Decline are shown on this ringing call, asked again while it rings. */
+  'calls:remote-answer': (callId: string) => RemoteAnswerView;
   'status:get': () => StatusView;
   /** The language the windows speak (main decides: Settings, policy or the OS). */
   'i18n:get': () => LocaleView;
@@ -192,6 +203,7 @@ export const INVOKE_CHANNELS = [
   'popup:hangup',
   'popup:answer',
   'popup:decline',
+  'calls:remote-answer',
   'status:get',
   'i18n:get',
   'settings:get',
@@ -257,6 +269,7 @@ export interface ScreenpopApi {
   hangUp: Promisify<IpcInvokeMap['popup:hangup']>;
   answerCall: Promisify<IpcInvokeMap['popup:answer']>;
   declineCall: Promisify<IpcInvokeMap['popup:decline']>;
+  remoteAnswer: Promisify<IpcInvokeMap['calls:remote-answer']>;
   getStatus: Promisify<IpcInvokeMap['status:get']>;
   getLocale: Promisify<IpcInvokeMap['i18n:get']>;
   getSettings: Promisify<IpcInvokeMap['settings:get']>;

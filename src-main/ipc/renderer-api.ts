@@ -61,6 +61,7 @@ export function createScreenpopApi(ipc: IpcTransport): ScreenpopApi {
     hangUp: (callId) => invoke('popup:hangup', callId),
     answerCall: (callId) => invoke('popup:answer', callId),
     declineCall: (callId) => invoke('popup:decline', callId),
+    remoteAnswer: (callId) => invoke('calls:remote-answer', callId),
     getStatus: () => invoke('status:get'),
     getLocale: () => invoke('i18n:get'),
     getSettings: () => invoke('settings:get'),

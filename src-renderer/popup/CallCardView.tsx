@@ -16,6 +16,7 @@ import type {
   CallNoteInput,
   Colleague,
   TransferMode,
+  RemoteAnswerView,
 } from '../../src-main/ipc/contract.ts';
 import { NoteField } from './NoteField.tsx';
 import { TransferForm } from './TransferForm.tsx';
@@ -53,6 +54,8 @@ export interface CallCardViewProps {
   findColleagues?: (query: string) => Promise<Colleague[]>;
   /** Whom the user is consulting in an attended transfer of this call; absent: none under way. */
   consulting?: string;
+  /** Answer and Decline on this ringing call: shown or not, and why not (main asks uaCSTA). */
+  remote?: RemoteAnswerView;
 }
 
 export interface TransferChoice {
@@ -99,6 +102,7 @@ export function CallCardView({
   onCopy,
   onSaveNote,
   offered = [],
+  remote,
   onCallAction,
   findColleagues,
   consulting,
@@ -113,7 +117,10 @@ export function CallCardView({
   const kind = name ? numberKindWords(card.numberKind, t) : null;
   const line = calledLine(card, t);
   const spoken = spokenText(headline);
-  const actions = cardActions(card, offered, consulting !== undefined);
+  const actions = cardActions(card, offered, { consulting: consulting !== undefined, remote });
+  // Why Answer and Decline are not on this ringing call, where remote answer is set up.
+  const remoteWhy =
+    ringing && offered.includes('answer') && remote && !remote.offered ? remote.why : undefined;
   const crm = crmLabel(card, t);
   // Ids from useId, not from the call id: a call id is the service's string and may hold spaces,
   // which would split an aria-labelledby list.
@@ -231,6 +238,15 @@ export function CallCardView({
             </p>
           )}
         </div>
+        {remoteWhy && (
+          <p
+            className="card__lookup card__remote-why"
+            data-testid="remote-answer-why"
+            title={remoteWhy}
+          >
+            <InertText text={remoteWhy} fit="clamp" />
+          </p>
+        )}
         {actions.length > 0 && (
           <div className="card__actions">
             {actions.map((action) => {

@@ -13,6 +13,7 @@ import type {
   CallAction,
   CallActionView,
   PopupCard,
+  RemoteAnswerView,
   ScreenpopApi,
   StatusView,
 } from '../../src-main/ipc/contract.ts';
@@ -62,12 +63,38 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   const [callNews, setCallNews] = useState('');
   /** Calls with an attended transfer under way: whom the user is consulting (until Complete or Cancel). */
   const [consulting, setConsulting] = useState<ReadonlyMap<string, string>>(new Map());
+  // Answer and Decline per ringing call (remote answer): asked while it rings, each second.
+  const [remote, setRemote] = useState<Readonly<Record<string, RemoteAnswerView>>>({});
   const announced = useRef(new Set<string>());
   const listRef = useRef<HTMLOListElement>(null);
   const rootRef = useRef<HTMLElement>(null);
 
   const visible = stackOrder(calls.filter((c) => !dismissed.has(cardId(c))));
   const now = useNow(visible.length > 0);
+  const ringingIds = visible
+    .filter((c) => c.outcome === 'ringing')
+    .map(cardId)
+    .join('\n');
+  const remoteOffered = offered.includes('answer');
+  // The match can change at any moment (a second call rings, the phone's report arrives), so it
+  // is asked again each second while a call rings; main decides, the page only shows.
+  const tick = Math.floor(now / 1000);
+  useEffect(() => {
+    if (!remoteOffered || ringingIds === '') return;
+    let live = true;
+    const ids = ringingIds.split('\n');
+    void Promise.all(
+      ids.map((id) =>
+        api
+          .remoteAnswer(id)
+          .then((r): [string, RemoteAnswerView] => [id, r])
+          .catch((): [string, RemoteAnswerView] => [id, { offered: false }]),
+      ),
+    ).then((answers) => live && setRemote(Object.fromEntries(answers)));
+    return () => {
+      live = false;
+    };
+  }, [api, remoteOffered, ringingIds, tick]);
 
   const receive = useCallback((next: PopupCard[]) => {
     setCalls(next);
@@ -296,6 +323,7 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
               onCopy={copy}
               onSaveNote={saveNote}
               offered={offered}
+              remote={remote[cardId(card)]}
               onCallAction={callAction}
               findColleagues={findColleagues}
               {...(consulting.has(cardId(card))

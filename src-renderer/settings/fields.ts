@@ -113,6 +113,12 @@ function build(t: Translator) {
       placeholder: 'https://crm.example.com/search?phone={from}',
     },
     autoOpenCrm: { label: t.t('settings.field.autoOpenCrm.label') },
+    answerFromDeskPhone: { label: t.t('settings.field.answerFromDeskPhone.label') },
+    deskPhoneAddress: {
+      label: t.t('settings.field.deskPhoneAddress.label'),
+      hint: t.t('settings.field.deskPhoneAddress.hint'),
+      placeholder: '192.168.1.20',
+    },
     contactsFile: {
       label: t.t('settings.field.contactsFile.label'),
       hint: t.t('settings.field.contactsFile.hint'),

@@ -41,6 +41,8 @@ export interface FormValues {
   proxyAuth: ProxyAuthMode;
   crmUrlTemplate: string;
   autoOpenCrm: boolean;
+  answerFromDeskPhone: boolean;
+  deskPhoneAddress: string;
   contactsFile: string;
   /** Settings.crmLookup, flat (one field each). */
   crmProvider: CrmLookupProvider;
@@ -106,6 +108,8 @@ export function toFormValues(settings: Settings): FormValues {
     proxyAuth: settings.proxyAuth,
     crmUrlTemplate: settings.crmUrlTemplate,
     autoOpenCrm: settings.autoOpenCrm,
+    answerFromDeskPhone: settings.answerFromDeskPhone,
+    deskPhoneAddress: settings.deskPhoneAddress,
     contactsFile: settings.contactsFile,
     crmProvider: settings.crmLookup.provider,
     crmUrl: settings.crmLookup.urlTemplate,
@@ -182,6 +186,8 @@ export function toPatch(values: FormValues): PatchResult {
       proxyAuth: values.proxyAuth,
       crmUrlTemplate: values.crmUrlTemplate.trim(),
       autoOpenCrm: values.autoOpenCrm,
+      answerFromDeskPhone: values.answerFromDeskPhone,
+      deskPhoneAddress: values.deskPhoneAddress.trim(),
       contactsFile: values.contactsFile.trim(),
       crmLookup: {
         provider: values.crmProvider,

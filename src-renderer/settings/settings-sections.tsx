@@ -295,6 +295,11 @@ export function PhoneSection({
         </>
       )}
       {c.text('defaultRegion', { short: true, maxLength: 2 })}
+      {/* Remote answer (uaCSTA) is the direct mode's: the relay carries no uaCSTA requests. */}
+      {!organisation && c.check('answerFromDeskPhone')}
+      {!organisation &&
+        form.values.answerFromDeskPhone &&
+        c.text('deskPhoneAddress', { short: true, maxLength: 64 })}
     </Section>
   );
 }

@@ -40,6 +40,31 @@ export type TransferRequest =
   | { type: 'blind' | 'attended'; channelId: string; number: string; dialPermission?: string }
   | { type: 'attended'; channelId: string; operate: AttendedOperation };
 
+/**
+ * *uaCSTA - Accept a Call* / *- Refuse a Call* (section 10, "Remote answer"): the extension, the
+ * uaCSTA call id and the phone's `ip_address` (IP and SIP port), all three from a (30020) report.
+ */
+export interface UacstaRequest {
+  extension: string;
+  uacstaCallId: string;
+  ipAddress: string;
+}
+
+export type UacstaOperation = 'accept' | 'refuse';
+
+/** The JSON body of uacsta_call/accept or uacsta_call/refuse. */
+export function uacstaBody(
+  operation: UacstaOperation,
+  request: UacstaRequest,
+): Record<string, string> {
+  const op = `uacsta_call/${operation}`;
+  return {
+    extension: requestField(op, 'extension', request.extension),
+    call_id: requestField(op, 'call_id', request.uacstaCallId),
+    ip_address: requestField(op, 'ip_address', request.ipAddress),
+  };
+}
+
 /** What an action answered: the call's id (`call_id`), where the answer carries one. */
 export interface CallAnswer {
   callId?: string;

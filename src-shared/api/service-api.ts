@@ -25,6 +25,9 @@ export const API_PATHS = {
   callTransfer: `${API_PREFIX}/call/transfer`,
   callHangup: `${API_PREFIX}/call/hangup`,
   callQuery: `${API_PREFIX}/call/query`,
+  /** *uaCSTA - Accept a Call* / *- Refuse a Call* (section 10, "Remote answer"). */
+  uacstaAccept: `${API_PREFIX}/uacsta_call/accept`,
+  uacstaRefuse: `${API_PREFIX}/uacsta_call/refuse`,
 } as const;
 
 export type ApiPath = (typeof API_PATHS)[keyof typeof API_PATHS];

@@ -47,10 +47,13 @@ import {
   parseCallQuery,
   requestField,
   transferBody,
+  uacstaBody,
   type CallAnswer,
   type CallInfo,
   type DialRequest,
   type TransferRequest,
+  type UacstaOperation,
+  type UacstaRequest,
 } from './call-api.ts';
 import pkg from '../../package.json' with { type: 'json' };
 import { placeToken, type ApiDialect } from '../wire/phone-system.ts';
@@ -297,6 +300,24 @@ export class ServiceClient {
       accessToken,
     );
     return parseCallAnswer(body, 'call/hangup');
+  }
+
+  /**
+   * *uaCSTA - Accept a Call* / *- Refuse a Call* (`POST uacsta_call/accept|refuse`): answers or
+   * refuses the ringing call on the extension's uaCSTA desk phone. The answer is errcode and
+   * errmsg only (section 10).
+   */
+  async uacsta(
+    accessToken: string,
+    operation: UacstaOperation,
+    request: UacstaRequest,
+  ): Promise<void> {
+    await this.callRequest(
+      `uacsta_call/${operation}`,
+      operation === 'accept' ? API_PATHS.uacstaAccept : API_PATHS.uacstaRefuse,
+      uacstaBody(operation, request),
+      accessToken,
+    );
   }
 
   /**

@@ -27,6 +27,8 @@ export const CONNECTION_FIELDS = [
   'staleRingSec',
   'demoMode',
   'features',
+  // Remote answer subscribes to the phone's uaCSTA reports (core/calls/uacsta-match.ts).
+  'answerFromDeskPhone',
   // The transport (proxy and trusted CAs) is built with the connection.
   ...TRANSPORT_FIELDS,
 ] as const;

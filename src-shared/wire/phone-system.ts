@@ -4,6 +4,7 @@
  * Everything past these seams (token manager, pipeline, call tracker, notices, the app) is the same
  * for every phone system: no other module checks which one is in use.
  */
+import type { UacstaDecodeResult } from '../phone-systems/yeastar-uacsta.ts';
 import type { ErrcodeContext, ErrcodeReader } from '../api/service-errors.ts';
 import type { FrameDecoder } from './envelope.ts';
 import type { FeatureCodes } from './event-codes.ts';
@@ -67,6 +68,12 @@ export interface StreamDialect {
   partialSubscribe?: number;
   /** A decoder of this stream's frames into the core's envelopes; a new one per stream. */
   decoder(): FrameDecoder;
+  /**
+   * Remote answer's reports (Yeastar's (30020) uaCSTA Call, section 10): the code subscribed only
+   * while "Answer from Screenpop" is on, and its decoder (data, not an envelope). Absent: no such
+   * reports on this phone system.
+   */
+  remoteAnswer?: { code: number; decode(text: string): UacstaDecodeResult };
 }
 
 /** Its webhook deliveries, as the relay takes them (src-relay/webhook-handler.ts). */

@@ -9,6 +9,7 @@ import {
   YeastarEventDecoder,
   yeastarErrcodes,
 } from '../phone-systems/yeastar-p-series.ts';
+import { decodeUacstaReport, YEASTAR_UACSTA_EVENT } from '../phone-systems/yeastar-uacsta.ts';
 import type { PhoneSystemWire, StreamDialect } from './phone-system.ts';
 import { ERRCODE, type ErrcodeContext } from '../api/service-errors.ts';
 import { subscribeUrl } from './standard.ts';
@@ -57,6 +58,8 @@ export const YEASTAR_STREAM: StreamDialect = {
     const decoder = new YeastarEventDecoder();
     return (text, receivedAt, nowMonotonic) => decoder.decode(text, receivedAt, nowMonotonic);
   },
+  // (30020) uaCSTA Call (doc section 10, "Remote answer").
+  remoteAnswer: { code: YEASTAR_UACSTA_EVENT, decode: decodeUacstaReport },
 };
 
 export const YEASTAR_P_SERIES_WIRE: PhoneSystemWire = {

@@ -17,6 +17,7 @@ import { findColleagues } from '../../src-main/core/contacts/colleagues.ts';
 import { notOfferedCallControl } from '../../src-main/core/calls/not-offered.ts';
 import type { CallAction, CallControl } from '../../src-main/core/ports/call-control.ts';
 import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
+import { phrase } from '../../src-shared/i18n/phrase.ts';
 import { SecretRegistry } from '../../src-shared/process/log.ts';
 import { memoryLogger } from '../../rigs/memory-logger.ts';
 import { BrowserWindow, ipcMain, resetElectronMock } from '../support/electron-mock.ts';
@@ -304,5 +305,36 @@ describe('a phone system that offers no calls', () => {
     const d = await ipcMain.invoke('dial:call', { sender: t.dial.webContents }, '+14155550123');
     expect(d).toMatchObject({ ok: false, refusal: 'not-offered' });
     expect((d as { message: string }).message).toMatch(/[\u0600-\u06ff]/);
+  });
+});
+
+describe('remote answer over IPC (calls:remote-answer)', () => {
+  it('says per ringing call whether Answer shows, and why not in the user’s language; popup only', async () => {
+    const pbx = yeastarLike(['dial', 'answer', 'decline']);
+    pbx.control.remoteAnswer = (id) =>
+      id === 'sure'
+        ? { offered: true }
+        : { offered: false, words: [phrase('status.call.uacsta.two-calls')] };
+    const t = setup(pbx.control, 'ar');
+    const from = { sender: t.popup.webContents };
+    expect(await ipcMain.invoke('calls:remote-answer', from, 'sure')).toEqual({ offered: true });
+    const r = (await ipcMain.invoke('calls:remote-answer', from, 'unsure')) as {
+      offered: boolean;
+      why: string;
+    };
+    expect(r.offered).toBe(false);
+    expect(r.why).toContain('Screenpop');
+    expect(r.why).not.toMatch(/more than one call/);
+    // Another page has no right to ask: ignored.
+    expect(
+      await ipcMain.invoke('calls:remote-answer', { sender: t.history.webContents }, 'sure'),
+    ).toBeUndefined();
+  });
+
+  it('not offered at all where the phone system has no remote answer', async () => {
+    const t = setup(yeastarLike(['dial']).control);
+    expect(
+      await ipcMain.invoke('calls:remote-answer', { sender: t.popup.webContents }, 'x'),
+    ).toEqual({ offered: false });
   });
 });

@@ -117,6 +117,7 @@ export function fakeApi(view: SettingsView = savedView) {
     findColleagues: vi.fn<ScreenpopApi['findColleagues']>(async () => []),
     answerCall: vi.fn<ScreenpopApi['answerCall']>(async () => ({ ok: true })),
     declineCall: vi.fn<ScreenpopApi['declineCall']>(async () => ({ ok: true })),
+    remoteAnswer: vi.fn<ScreenpopApi['remoteAnswer']>(async () => ({ offered: true })),
     exportHistoryCsv: vi.fn<ScreenpopApi['exportHistoryCsv']>(async (ids: string[]) => ({
       status: 'saved' as const,
       fileName: 'calls.csv',

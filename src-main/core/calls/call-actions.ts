@@ -14,6 +14,7 @@ import type {
   CallControlRefusal,
   CallControlResult,
   TransferMode,
+  RemoteAnswerOffer,
 } from '../ports/call-control.ts';
 import type { Colleague } from '../contacts/colleagues.ts';
 import type { Logger } from '../../../src-shared/process/log.ts';
@@ -150,6 +151,20 @@ export class CallActions {
     } catch (err) {
       this.d.logger.warn('call actions: colleagues() failed', { error: err });
       return [];
+    }
+  }
+
+  /**
+   * Whether Answer and Decline are shown on the ringing call `callId` (remote answer, uaCSTA):
+   * only where the phone system offers them and this call's desk-phone call is certain now.
+   */
+  remoteAnswer(callId: string): RemoteAnswerOffer {
+    if (!this.offers('answer')) return { offered: false };
+    try {
+      return this.d.control().remoteAnswer?.(callId) ?? { offered: false };
+    } catch (err) {
+      this.d.logger.warn('call actions: remoteAnswer() failed', { error: err });
+      return { offered: false };
     }
   }
 

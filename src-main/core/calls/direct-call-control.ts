@@ -4,8 +4,10 @@
  * user's own sign-in and token manager (no token of its own). What it does before asking the PBX:
  *
  * - `offered()` comes from the phone system's dialect (`ApiDialect.calls`): none on the standard
- *   service, which says "not offered by this phone system". Answer and decline (uaCSTA) are not
- *   built: never offered.
+ *   service, which says "not offered by this phone system". Answer and decline (uaCSTA, section
+ *   10 "Remote answer") only with "Answer from Screenpop" on, a valid desk phone address, and the
+ *   (30020) reports fed to `uacsta`; per call, `remoteAnswer(callId)` says whether that ringing
+ *   call's uaCSTA call is certain (uacsta-match.ts), and each press asks again at that moment.
  * - A number is read by the one phone-number module (`dialableNumber`); anything else is refused
  *   as `invalid-number`, with the number (cut, inert) in the words, and never sent.
  * - A dial tells the engine first (`expectOwnDial`), so that the caller-first ring of the user's
@@ -28,7 +30,11 @@ import {
   type CallInfo,
   type CallMember,
 } from '../../../src-shared/api/call-api.ts';
-import { phrase } from '../../../src-shared/i18n/phrase.ts';
+import { english, phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
+import { isServiceError } from '../../../src-shared/api/service-errors.ts';
+import { parseDeskPhoneAddress } from '../../../src-shared/rules/desk-phone-address.ts';
+import type { UacstaCalls, UacstaMatchRefusal } from './uacsta-match.ts';
+import type { DeskPhoneAddress } from '../../../src-shared/rules/desk-phone-address.ts';
 import type { Logger } from '../../../src-shared/process/log.ts';
 import { wireFor } from '../../../src-shared/wire/index.ts';
 import type { Connection } from '../connection/connection.ts';
@@ -37,6 +43,7 @@ import type {
   CallAction,
   CallControl,
   CallControlResult,
+  RemoteAnswerOffer,
   TransferMode,
 } from '../ports/call-control.ts';
 import type { Settings } from '../settings/types.ts';
@@ -44,7 +51,12 @@ import type { Settings } from '../settings/types.ts';
 /** What of the settings the calls use. */
 export type CallSettings = Pick<
   Settings,
-  'phoneSystem' | 'extensions' | 'defaultRegion' | 'connectionMode'
+  | 'phoneSystem'
+  | 'extensions'
+  | 'defaultRegion'
+  | 'connectionMode'
+  | 'answerFromDeskPhone'
+  | 'deskPhoneAddress'
 >;
 
 export interface DirectCallControlDeps {
@@ -55,8 +67,9 @@ export interface DirectCallControlDeps {
   logger: Logger;
 }
 
-/** What the PBX's call API offers (section 10); answer/decline would be uaCSTA, not built. */
+/** What the PBX's call API offers (section 10), and with remote answer set up. */
 const API_ACTIONS: ReadonlySet<CallAction> = new Set(['dial', 'transfer', 'hangup']);
+const WITH_REMOTE_ANSWER: ReadonlySet<CallAction> = new Set([...API_ACTIONS, 'answer', 'decline']);
 const NONE: ReadonlySet<CallAction> = new Set();
 
 /** A member still in the call (not hung up). */
@@ -77,7 +90,36 @@ export class DirectCallControl implements CallControl {
     const settings = this.d.settings();
     // Organisation mode holds no PBX secret: its calls go through the relay (another CallControl).
     if (settings.connectionMode === 'organisation') return NONE;
-    return wireFor(settings.phoneSystem).api.calls ? API_ACTIONS : NONE;
+    if (!wireFor(settings.phoneSystem).api.calls) return NONE;
+    return this.remoteAnswerSetUp(settings) ? WITH_REMOTE_ANSWER : API_ACTIONS;
+  }
+
+  /**
+   * Whether Answer and Decline are shown on the ringing call `callId`: only where its uaCSTA call
+   * is certain now; otherwise why not, in words (the popup's status line).
+   */
+  remoteAnswer(callId: string): RemoteAnswerOffer {
+    const settings = this.d.settings();
+    const set = this.remoteAnswerTable(settings);
+    if (!set || !this.offered().has('answer')) return { offered: false };
+    const match = set.table.match(callId, settings.extensions, set.phone);
+    return match.ok
+      ? { offered: true }
+      : { offered: false, words: [uncertainPhrase(match.reason)] };
+  }
+
+  private remoteAnswerSetUp(settings: CallSettings): boolean {
+    return this.remoteAnswerTable(settings) !== undefined;
+  }
+
+  /** The connection's uaCSTA table and the user's phone, where remote answer is set up. */
+  private remoteAnswerTable(
+    settings: CallSettings,
+  ): { table: UacstaCalls; phone: DeskPhoneAddress } | undefined {
+    if (!settings.answerFromDeskPhone) return undefined;
+    const phone = parseDeskPhoneAddress(settings.deskPhoneAddress);
+    const table = this.d.connection()?.uacsta;
+    return phone && table ? { table, phone } : undefined;
   }
 
   async dial(number: string): Promise<CallControlResult> {
@@ -155,12 +197,48 @@ export class DirectCallControl implements CallControl {
     });
   }
 
-  answer(_callId: string): Promise<CallControlResult> {
-    return Promise.resolve(callRefusal('not-offered'));
+  answer(callId: string): Promise<CallControlResult> {
+    return this.remote(callId, 'accept');
   }
 
-  decline(_callId: string): Promise<CallControlResult> {
-    return Promise.resolve(callRefusal('not-offered'));
+  decline(callId: string): Promise<CallControlResult> {
+    return this.remote(callId, 'refuse');
+  }
+
+  /** uaCSTA accept/refuse on the uaCSTA call matched to `callId` at this moment, or why not. */
+  private async remote(callId: string, operation: 'accept' | 'refuse'): Promise<CallControlResult> {
+    const settings = this.d.settings();
+    if (!this.offered().has('answer')) return callRefusal('not-offered');
+    const connection = this.d.connection();
+    const set = this.remoteAnswerTable(settings);
+    if (!connection?.calls?.uacsta || !set) return notConnectedRefusal();
+    // The match is asked again now: a second call that began ringing since the buttons were
+    // shown makes it uncertain, and then nothing is sent.
+    const match = set.table.match(callId, settings.extensions, set.phone);
+    if (!match.ok) {
+      const words: Words = [uncertainPhrase(match.reason)];
+      const refusal = match.reason === 'not-ringing' ? 'no-such-call' : 'refused';
+      this.logger.info('remote answer not sent', { operation, reason: match.reason });
+      return { ok: false, refusal, words, message: english(words) };
+    }
+    try {
+      await connection.calls.uacsta(operation, {
+        extension: match.extension,
+        uacstaCallId: match.uacstaCallId,
+        ipAddress: match.ipAddress,
+      });
+      this.logger.info('remote answer sent', { operation, callId });
+      return { ok: true, callId };
+    } catch (error) {
+      const refusal = this.refused(`uacsta ${operation}`, error);
+      // A parameter error (40001-40004) to a request built from the PBX's own report: the call
+      // is gone from the phone, or the phone does not take uaCSTA (section 10).
+      if (isServiceError(error) && error.kind === 'bad-request' && !refusal.ok) {
+        const words: Words = [...refusal.words, phrase('status.call.uacsta.phone-refused')];
+        return { ...refusal, words, message: english(words) };
+      }
+      return refusal;
+    }
   }
 
   /** Runs `act` on the call as the PBX lists it now, with the user's own live member in it. */
@@ -192,3 +270,8 @@ export class DirectCallControl implements CallControl {
 }
 
 const noExtensionPhrase = phrase('status.call.no-extension');
+
+/** Why Answer and Decline are not offered on a call (uacsta-match.ts), in words. */
+function uncertainPhrase(reason: UacstaMatchRefusal) {
+  return phrase(`status.call.uacsta.${reason}`);
+}

@@ -9,12 +9,15 @@ import {
   type PbxContact,
   type PbxGroup,
 } from '../../../src-shared/api/service-client.ts';
+import { UacstaCalls } from '../calls/uacsta-match.ts';
 import { TokenManager, type Credentials } from '../api/token-manager.ts';
 import type {
   CallAnswer,
   CallInfo,
   DialRequest,
   TransferRequest,
+  UacstaOperation,
+  UacstaRequest,
 } from '../../../src-shared/api/call-api.ts';
 import type { DialTicket, OwnCall } from '../events/own-dials.ts';
 import type { Clock } from '../../../src-shared/process/clock.ts';
@@ -76,6 +79,8 @@ export interface ConnectionCalls {
   transfer(request: TransferRequest): Promise<CallAnswer>;
   hangup(channelId: string): Promise<CallAnswer>;
   query(by: { callId: string } | { extension: string }): Promise<CallInfo[]>;
+  /** uaCSTA accept/refuse on the extension's desk phone (section 10, "Remote answer"). */
+  uacsta?(operation: UacstaOperation, request: UacstaRequest): Promise<void>;
 }
 
 export interface Connection {
@@ -91,6 +96,8 @@ export interface Connection {
   fetchCompanyContacts?(): Promise<PbxContact[]>;
   /** The call API, where the phone system has one (absent on the standard service). */
   calls?: ConnectionCalls;
+  /** Remote answer's table (uaCSTA reports and rings), while "Answer from Screenpop" is on. */
+  uacsta?: UacstaCalls;
   wake(reason: WakeReason): void;
   /** The user asks to try again now (after fixing the key, the allowlist or the network). */
   retry(): void;
@@ -261,6 +268,14 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
               createSocket: transport.createSocket,
               ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
             });
+    // Remote answer (uaCSTA): its reports come only on the direct stream (the relay carries none).
+    const uacsta =
+      settings.answerFromDeskPhone &&
+      settings.connectionMode !== 'organisation' &&
+      settings.eventSource !== 'relay' &&
+      wire.stream.remoteAnswer
+        ? new UacstaCalls(() => clock.monotonic())
+        : undefined;
     const engine = new ScreenpopEngine({
       baseUrl,
       tokens,
@@ -270,6 +285,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
       staleRingMs: settings.staleRingSec * 1000,
       features: settings.features,
       wire,
+      ...(uacsta && { uacsta }),
       mode: settings.eventSource,
       ...(deps.heartbeatMs !== undefined ? { heartbeatMs: deps.heartbeatMs } : {}),
       ...(createRelaySource ? { createRelaySource } : {}),
@@ -278,6 +294,7 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
     });
     return {
       engine,
+      ...(uacsta && { uacsta }),
       fetchExtensions: () => tokens.call((token) => client.listExtensions(token)),
       ...(wire.api.pbxLists && {
         fetchGroups: () =>
@@ -293,6 +310,8 @@ export function serviceConnectionFactory(deps: ServiceConnectionDeps): Connectio
           transfer: (request) => tokens.call((token) => client.transfer(token, request)),
           hangup: (channelId) => tokens.call((token) => client.hangup(token, channelId)),
           query: (by) => tokens.call((token) => client.queryCalls(token, by)),
+          uacsta: (operation, request) =>
+            tokens.call((token) => client.uacsta(token, operation, request)),
         },
       }),
       wake(reason) {

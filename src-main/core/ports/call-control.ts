@@ -23,6 +23,16 @@ export type CallControlResult =
 
 export type TransferMode = 'blind' | 'attended';
 
+/**
+ * Whether Answer and Decline are shown on one ringing call (remote answer, uaCSTA): only where the
+ * phone system's uaCSTA call for it is certain; `words` say why not, where there is something to
+ * say (set up, but this call's match is not certain).
+ */
+export interface RemoteAnswerOffer {
+  offered: boolean;
+  words?: Words;
+}
+
 export interface CallControl {
   /** The actions offered now (by the phone system, the user's settings and the phone). */
   offered(): ReadonlySet<CallAction>;
@@ -40,6 +50,8 @@ export interface CallControl {
    */
   completeTransfer?(callId: string): Promise<CallControlResult>;
   cancelTransfer?(callId: string): Promise<CallControlResult>;
+  /** Per ringing call: Answer and Decline shown or not, and why not (absent: never offered). */
+  remoteAnswer?(callId: string): RemoteAnswerOffer;
   /** Remote answer/decline on the user's own desk phone (uaCSTA); off unless set up. */
   answer(callId: string): Promise<CallControlResult>;
   decline(callId: string): Promise<CallControlResult>;

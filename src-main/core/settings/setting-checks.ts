@@ -27,6 +27,7 @@ import {
   MAX_EXTENSION_DIGITS,
   regionCode,
 } from '../../../src-shared/rules/phone-number-rules.ts';
+import { parseDeskPhoneAddress } from '../../../src-shared/rules/desk-phone-address.ts';
 import { TENANT_PATTERN } from '../../../src-shared/relay/relay-protocol.ts';
 import { PROXY_AUTH_MODES } from '../../../src-shared/net/proxy-auth.ts';
 import { phrase, type Phrase } from '../../../src-shared/i18n/phrase.ts';
@@ -356,6 +357,15 @@ export const CHECKS: { [K in Exclude<keyof Settings, keyof typeof LISTS>]: Check
   crmUrlTemplate: crmTemplate,
   autoOpenCrm: bool(),
   confirmDialLinks: bool(),
+  answerFromDeskPhone: bool(),
+  deskPhoneAddress: (v) => {
+    if (typeof v !== 'string') return problem('status.settings.desk-phone-address');
+    if (v.trim() === '') return { value: '' };
+    const a = parseDeskPhoneAddress(v);
+    if (!a) return problem('status.settings.desk-phone-address');
+    const host = a.host.includes(':') ? `[${a.host}]` : a.host;
+    return { value: a.port === undefined ? host : `${host}:${a.port}` };
+  },
   doNotDisturb: bool(),
   sound: bool(),
   startAtLogin: bool(),

@@ -121,6 +121,14 @@ export interface Settings {
    * organisation's policy may lock it off for managed fleets (core/links/dial-link.ts).
    */
   confirmDialLinks: boolean;
+  /**
+   * Answer and Decline on a ringing popup through the user's desk phone (uaCSTA, issue 38;
+   * docs/phone-systems/yeastar-p-series.md section 10, "Remote answer"): off unless the user (or a
+   * policy) turns it on, and only with `deskPhoneAddress` set.
+   */
+  answerFromDeskPhone: boolean;
+  /** The desk phone's IP address, with an optional SIP port (src-shared/rules/desk-phone-address.ts). */
+  deskPhoneAddress: string;
   doNotDisturb: boolean;
   sound: boolean;
   startAtLogin: boolean;
@@ -202,6 +210,8 @@ export const DEFAULT_SETTINGS: Settings = {
   sound: true,
   startAtLogin: false,
   confirmDialLinks: true,
+  answerFromDeskPhone: false,
+  deskPhoneAddress: '',
   popupDisplay: 'primary',
   popupCorner: 'bottom-right',
   popupLingerSec: 4,
