@@ -49,7 +49,8 @@ export function cardActions(
     }
     case 'answered': {
       const control: CardAction[] = [];
-      if (state.consulting === true && has('transfer')) return ['complete-transfer', 'cancel-transfer', ...crm];
+      if (state.consulting === true && has('transfer'))
+        return ['complete-transfer', 'cancel-transfer', ...crm];
       if (has('transfer')) control.push('transfer');
       if (has('hangup')) control.push('hangup');
       return [...control, ...crm];
