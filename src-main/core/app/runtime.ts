@@ -377,7 +377,12 @@ export class AppRuntime {
         remedy: t.t(`status.call-log.${why}.remedy`),
       };
     } else if (q.pausedUntil !== undefined && q.lastFailure?.kind === 'rate-limited') {
-      view.paused = t.t('status.call-log.paused', { time: t.time(q.pausedUntil) });
+      // HubSpot's daily quota (an hour's pause, until it resets) or a short limit (seconds).
+      const key = q.lastFailure.daily ? 'status.call-log.paused-daily' : 'status.call-log.paused';
+      view.paused = t.t(key, { time: t.time(q.pausedUntil) });
+    } else if (q.pausedUntil !== undefined && q.lastFailure?.kind === 'server') {
+      // A 5xx: the CRM (or the receiver) answered an error; the queue backs off and tries again.
+      view.paused = t.t('status.call-log.retrying', { time: t.time(q.pausedUntil) });
     }
     return Object.keys(view).length > 0 ? { callLog: view } : {};
   }
