@@ -6,6 +6,7 @@
  * their states into the one status the tray and the windows show. src-main/electron/main.ts wires
  * it to real windows; tests wire it to fakes.
  */
+import { randomUUID } from 'node:crypto';
 import type { CallLogSink } from '../ports/call-log.ts';
 import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
 import type { Clock } from '../../../src-shared/process/clock.ts';
@@ -190,6 +191,8 @@ export class AppRuntime {
     const inForce = () => this.connection.inForce()?.settings ?? this.settingsService.settings();
     const account = deps.organisation;
     const network = deps.crmNetwork;
+    // This computer among the user's (the claim is a computer's, not only a user's): per start.
+    const device = randomUUID();
     this.claimedCallLog =
       deps.callLog && account && network
         ? new ClaimedCallLog({
@@ -202,6 +205,7 @@ export class AppRuntime {
                 tenant: settings.relayTenant,
                 tokens: account.tokens(settings),
                 fetch: network(settings).fetch,
+                device,
               })(callId);
             },
             clock: deps.clock,
