@@ -18,7 +18,7 @@ import type { RelayMetrics } from './metrics.ts';
 import type { ReplayPages } from './replay-pages.ts';
 import type { BudgetHolder, SendBudget } from './send-budget.ts';
 import type { EventStore, StoredEvent } from './store/types.ts';
-import { ADDRESSED_OPT_IN_CODES, PARTY_CODES, TENANT_WIDE_CODES } from './envelope.ts';
+import { ADDRESSED_OPT_IN_CODES, PARTY_CODES, TENANT_WIDE_CODES, callerOf } from './envelope.ts';
 import { CALL_STATE_CHANGED } from '../src-shared/wire/event-codes.ts';
 import { socketOf, textFrameOf, writeAll, type FrameCache } from './ws-frames.ts';
 import { TokenBucket } from './token-bucket.ts';
@@ -279,7 +279,10 @@ export class ClientSession implements BudgetHolder {
     if (filter.own === null ? event.event !== CALL_STATE_CHANGED : !filter.own.has(event.event))
       return false;
     if (filter.extensions.has(event.to)) return true;
-    return filter.numbers.size > 0 && filter.numbers.has(event.to);
+    if (filter.numbers.size > 0 && filter.numbers.has(event.to)) return true;
+    // A call record of a call this user's extension made (an outbound call: their call log).
+    const caller = callerOf(event);
+    return caller !== null && filter.extensions.has(caller);
   }
 
   /** Replay from `cursor` (or take the live position), then switch to live. */

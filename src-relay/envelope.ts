@@ -55,6 +55,38 @@ export function partyOf(event: number, data: Record<string, unknown>): string | 
   return typeof value === 'string' && value.length > 0 && value.length <= 256 ? value : null;
 }
 
+/** Who made a call, per code whose record names its caller too: a call record's `data.from`. */
+const CALLER_FIELD: ReadonlyMap<number, string> = new Map([[CALL_RECORD, 'from']]);
+
+/** Each stored event's caller, read from its body once (the fan-out and each session ask). */
+const callers = new WeakMap<object, string | null>();
+
+/**
+ * The extension that made the call an event records (a call record's `data.from`: an outbound
+ * call's record is the caller's as much as the callee's), or null. Only an extension matches it
+ * (callerMatches): the caller of an inbound record is an outside number, never a user's. Read
+ * from the stored body, so every store and every stored event has it; cached per event object.
+ */
+export function callerOf(event: { event: number; body: string | Uint8Array }): string | null {
+  const field = CALLER_FIELD.get(event.event);
+  if (field === undefined) return null;
+  const known = callers.get(event);
+  if (known !== undefined) return known;
+  let caller: string | null = null;
+  try {
+    const text = typeof event.body === 'string' ? event.body : utf8.decode(event.body);
+    const data = (JSON.parse(text) as { data?: unknown }).data;
+    if (data && typeof data === 'object' && !Array.isArray(data)) {
+      const value = (data as Record<string, unknown>)[field];
+      if (typeof value === 'string' && value.length > 0 && value.length <= 256) caller = value;
+    }
+  } catch {
+    caller = null; // a body the intake took is JSON; anything else routes to nobody more
+  }
+  callers.set(event, caller);
+  return caller;
+}
+
 export type EnvelopeResult =
   | { ok: true; envelope: RoutedEnvelope }
   | { ok: false; reason: 'not-utf8' | 'not-json' | 'not-envelope' };

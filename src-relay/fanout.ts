@@ -1,3 +1,4 @@
+import { callerOf } from './envelope.ts';
 import type { StoredEvent } from './store/types.ts';
 
 /** What the fan-out needs of a session: events of a batch, and the batch framed once for all. */
@@ -108,6 +109,13 @@ export class TenantFanout<B extends { events: readonly StoredEvent[] }, S extend
       const byExt = this.byExtension.get(event.to);
       if (byExt) for (const s of byExt) fn(s);
       for (const s of this.numbers) fn(s);
+    }
+    // A call record goes to its caller's sessions too (an outbound call's record, for the
+    // caller's call log): by extension only.
+    const caller = callerOf(event);
+    if (caller !== null && caller !== event.to) {
+      const byExt = this.byExtension.get(caller);
+      if (byExt) for (const s of byExt) fn(s);
     }
   }
 }

@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { BoundedFifoMap } from '../../src-shared/kit/bounded-map.ts';
 import {
   CALL_ID_PATTERN,
+  CLAIM_DEVICE_PATTERN,
   RELAY_ERRCODE,
   type CallClaimAnswer,
 } from '../../src-shared/relay/relay-protocol.ts';
@@ -107,10 +108,20 @@ export async function handleClaim(
       errcode: 40000,
       errmsg: 'send {"callId":"..."}: the call id, 1 to 128 letters, digits or . _ : @ + -',
     });
-  let holder: string;
+  // A claim from one of the user's computers (`device`) is that computer's: the user's other
+  // computer is told it is not theirs. Without one (an older desktop), the user's.
+  const device =
+    body && typeof body === 'object' ? (body as Record<string, unknown>).device : undefined;
+  if (device !== undefined && (typeof device !== 'string' || !CLAIM_DEVICE_PATTERN.test(device)))
+    return reply(res, 400, {
+      errcode: 40000,
+      errmsg: 'device: 8 to 64 letters, digits, _ or -',
+    });
+  const claimant = device === undefined ? user : `${user}\n${device}`;
+  let held: string;
   try {
     if (!deps.store.claimCall) throw new Error('this store keeps no claims');
-    holder = await deps.store.claimCall(tenant, callId, user, CLAIM_TTL_MS);
+    held = await deps.store.claimCall(tenant, callId, claimant, CLAIM_TTL_MS);
   } catch (error) {
     deps.failedLog.write({ error });
     res.setHeader('Retry-After', '1');
@@ -119,6 +130,8 @@ export async function handleClaim(
       errmsg: 'the relay cannot store claims now; retry later',
     });
   }
-  const answer: CallClaimAnswer = { callId, holder, mine: holder === user };
+  // The holder is named by user only (a device id is no one's business but its own).
+  const holder = held.split('\n', 1)[0]!;
+  const answer: CallClaimAnswer = { callId, holder, mine: held === claimant };
   reply(res, 200, answer);
 }

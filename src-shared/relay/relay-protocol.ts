@@ -47,6 +47,12 @@ export interface CallClaimAnswer {
   mine: boolean;
 }
 
+/**
+ * The desktop a claim comes from (optional `device` of the claim's body): a user's two computers
+ * are two claimants, so only one of them logs a call both saw. Random per app start.
+ */
+export const CLAIM_DEVICE_PATTERN = /^[A-Za-z0-9_-]{8,64}$/;
+
 /** A call id as a claim carries it: the phone system's id, printable and short. */
 export const CALL_ID_PATTERN = /^[A-Za-z0-9._:@+-]{1,128}$/;
 

@@ -43,6 +43,7 @@ import {
   RecordingCallLog,
 } from '../../rigs/app-harness.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
+import { newEnrolmentCode, secretHash } from '../../src-relay/users/secrets.ts';
 
 const tmp = useTempDir('app-organisation-');
 let idp: OidcProviderHandle;
@@ -75,9 +76,17 @@ async function setUp(
     /** The relay's clients.authMaxAgeMs: how long after its issue an ID token's session lasts. */
     authMaxAgeMs?: number;
     /** Another computer beside one setUp made: the same relay, enrolled as this user. */
-    beside?: { org: Awaited<ReturnType<typeof startOrgRelay>>; user: string; extension: string };
+    beside?: {
+      org: Awaited<ReturnType<typeof startOrgRelay>>;
+      user: string;
+      extension: string;
+      /** The user is already there (a second computer of theirs): only a new code is issued. */
+      again?: boolean;
+    };
     /** Where the app logs calls (with "answered and missed"). */
     callLog?: CallLogSink;
+    /** The phone system in the settings (Yeastar: the desktop asks the relay for call records). */
+    phoneSystem?: Settings['phoneSystem'];
   } = {},
 ) {
   const provider = options.provider ?? idp;
@@ -96,7 +105,16 @@ async function setUp(
   let code: string;
   if (options.beside) {
     org = options.beside.org;
-    code = await addUser(org.users, options.beside.user, [options.beside.extension]);
+    if (options.beside.again) {
+      code = newEnrolmentCode();
+      await org.users.issueCode(
+        'acme',
+        options.beside.user,
+        secretHash(code),
+        3_600_000,
+        Date.now(),
+      );
+    } else code = await addUser(org.users, options.beside.user, [options.beside.extension]);
   } else {
     const started = await startOrgRelay(config);
     org = started;
@@ -136,6 +154,7 @@ async function setUp(
   await store.update({
     ...API_KEY_MODE,
     ...(options.callLog && { callLogCalls: 'answered-and-missed' as const }),
+    ...(options.phoneSystem && { phoneSystem: options.phoneSystem }),
   });
   const popup = new FakePopup();
   const tray = new FakeTray();
@@ -351,6 +370,68 @@ describe('organisation mode in the app', () => {
       ['q-2', 'missed'],
       ['q-3', 'missed'],
     ]);
+  }, 60_000);
+
+  it('an outbound call of reception on Yeastar (its 30012 record from 103): logged once, as OUTBOUND, by one of reception’s two computers; a colleague’s logs nothing', async () => {
+    const logA1 = new RecordingCallLog();
+    const logA2 = new RecordingCallLog();
+    const logB = new RecordingCallLog();
+    const phoneSystem = 'yeastar-p-series' as const;
+    const a1 = await setUp({ sso: false, callLog: logA1, phoneSystem });
+    const a2 = await setUp({
+      sso: false,
+      callLog: logA2,
+      phoneSystem,
+      beside: { org: a1.org, user: 'reception', extension: '103', again: true },
+    });
+    const b = await setUp({
+      sso: false,
+      callLog: logB,
+      phoneSystem,
+      beside: { org: a1.org, user: 'sales', extension: '104' },
+    });
+    for (const t of [a1, a2, b]) {
+      await t.runtime.start();
+      const enrolled = await t.runtime.enrolInOrganisation(
+        { relayUrl: t.relayAddress, relayTenant: 'acme' },
+        t.code,
+      );
+      expect(enrolled).toMatchObject({ ok: true });
+    }
+    for (const [t, user] of [
+      [a1, 'reception'],
+      [a2, 'reception'],
+      [b, 'sales'],
+    ] as const)
+      await waitFor(() => t.runtime.status().organisation?.user === user, `${user} signed in`, {
+        timeoutMs: 15_000,
+      });
+    // The core's call record as the relay's Yeastar intake makes it of a captured Outbound 30012
+    // (captured-30012-D2-outbound-busy.json, answered here): 103 called an outside number.
+    await postAll(a1.org.relay.webhookUrl('acme'), [
+      JSON.stringify({
+        event: 30012,
+        timestamp: Date.now(),
+        tenant: 'acme',
+        event_id: 'rec-out-1',
+        data: {
+          call_id: 'out-1',
+          to: '0875550199',
+          from: '103',
+          direction: 'outbound',
+          status: 'ANSWERED',
+          talk_sec: 42,
+          duration_sec: 50,
+        },
+      }),
+    ]);
+    const logged = () => [...logA1.records, ...logA2.records, ...logB.records];
+    await waitFor(() => logged().length >= 1, 'the outbound call logged', { timeoutMs: 10_000 });
+    await sleepReal(800);
+    expect(logged()).toEqual([
+      expect.objectContaining({ callId: 'out-1', direction: 'outbound', outcome: 'answered' }),
+    ]);
+    expect(logB.records).toEqual([]);
   }, 60_000);
 
   it('when the provider no longer renews the sign-in: needs attention, "sign in again" in the status and the tray; signing in again brings the calls back', async () => {

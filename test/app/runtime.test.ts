@@ -652,4 +652,72 @@ describe('AppRuntime: the call log in the Settings status (issue 39 item 4)', ()
     await t.runtime.shutdown();
     queue.close();
   });
+
+  it('says which wait it is: a short rate limit, the daily quota, a server error (5xx) backed off', async () => {
+    const clock = new FakeClock();
+    const answers: Array<() => Promise<string>> = [
+      // The far side, as the writers throw it: HubSpot's secondly limit (429, 1 s), its daily
+      // quota (429 DAILY, an hour), then a 503 from the CRM; each time the call is written after.
+      () =>
+        Promise.reject(new CrmError('rate-limited', '429', { status: 429, retryAfterMs: 1_000 })),
+      () => Promise.resolve('9001'),
+      () =>
+        Promise.reject(
+          new CrmError('rate-limited', '429', { status: 429, retryAfterMs: 3600_000, daily: true }),
+        ),
+      () => Promise.resolve('9002'),
+      () => Promise.reject(new CrmError('server', 'the CRM answered 503', { status: 503 })),
+      () => Promise.resolve('9003'),
+    ];
+    const queue = new CallLogQueue({
+      folder: join(tmp.path, 'call-log-waits'),
+      clock,
+      logger: silentLogger,
+      writer: {
+        kind: 'hubspot',
+        create: () => (answers.shift() ?? (() => Promise.resolve('9009')))(),
+        update: () => Promise.resolve(),
+        find: () => Promise.resolve(null),
+      },
+    });
+    await queue.start();
+    const language = new LocaleState('en', silentLogger);
+    const t = await setup(CONFIGURED, {
+      secret: 's3cret-x',
+      extra: { words: language, callLog: queue, callLogStatus: queue },
+    });
+    await t.runtime.start();
+    const paused = () => t.runtime.status().callLog?.paused;
+    const until = async (done: () => boolean) => {
+      for (let i = 0; i < 4_000 && !done(); i++) {
+        await clock.advance(50);
+        await new Promise((resolve) => setTimeout(resolve, 1));
+      }
+      expect(done()).toBe(true);
+    };
+    await queue.log(record(1));
+    await until(() => paused() !== undefined);
+    expect(paused()).toMatch(
+      /^The CRM asked to slow down \(a rate limit\): logging calls waits until about .+ and tries again by itself\.$/,
+    );
+    expect(paused()).not.toMatch(/daily/);
+    await until(() => paused() === undefined);
+    await queue.log(record(2));
+    await until(() => paused() !== undefined);
+    expect(paused()).toMatch(/^The CRM's daily limit is reached: logging calls waits until about /);
+    language.set('de');
+    expect(paused()).toMatch(/^Das Tageslimit des CRM ist erreicht/);
+    language.set('en');
+    for (let i = 0; i < 80 && paused() !== undefined; i++)
+      await advanceWithRealIo(clock, 60_000, 5_000);
+    expect(paused()).toBeUndefined();
+    await queue.log(record(3));
+    await until(() => paused() !== undefined);
+    expect(paused()).toMatch(
+      /^The CRM answered with an error: logging calls tries again at about .+ by itself\.$/,
+    );
+    await until(() => paused() === undefined);
+    await t.runtime.shutdown();
+    queue.close();
+  });
 });

@@ -246,6 +246,8 @@ describe.skipIf(!canRun)('call log to HubSpot', () => {
     const secondly = queue.status().pausedUntil! - clock.now();
     expect(secondly).toBeGreaterThan(0);
     expect(secondly).toBeLessThanOrEqual(1_000);
+    // The status tells a short limit from the daily quota (Settings says which).
+    expect(queue.status().lastFailure?.daily).toBeUndefined();
     await until(clock, () => logged.length === 1);
 
     fake.failNext(1, 'limit-daily');
@@ -253,6 +255,7 @@ describe.skipIf(!canRun)('call log to HubSpot', () => {
     await until(clock, () => queue.status().lastFailure?.kind === 'rate-limited', 5_000);
     const daily = queue.status().pausedUntil! - clock.now();
     expect(daily).toBeGreaterThan(30 * 60_000);
+    expect(queue.status().lastFailure).toMatchObject({ kind: 'rate-limited', daily: true });
     await advanceWithRealIo(clock, 30 * 60_000, 60_000);
     expect(logged).toHaveLength(1); // still waiting for the daily quota
     await until(clock, () => logged.length === 2, 40 * 60_000, 60_000);

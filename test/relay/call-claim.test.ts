@@ -36,6 +36,24 @@ describe('POST /v1/claim/<tenant> with the memory store', () => {
     expect(ok.body).toEqual({ callId: 'c1', holder: 'alice', mine: true });
   });
 
+  it('one user’s two computers (a device each): the first holds the call, the other is told it is not theirs; a bad device is refused', async () => {
+    const org = await startOrgRelay(orgConfig(join(tmp.path, 'users.json')));
+    cleanups.push(() => org.close());
+    const [alice] = await credentials(org.users, org.relay.url);
+    const first = await claim(org.relay.url, alice, { callId: 'out-1', device: 'desk-aaaaaaaa' });
+    const second = await claim(org.relay.url, alice, { callId: 'out-1', device: 'lap-bbbbbbbbb' });
+    const again = await claim(org.relay.url, alice, { callId: 'out-1', device: 'desk-aaaaaaaa' });
+    expect([first.body, second.body, again.body]).toEqual([
+      { callId: 'out-1', holder: 'alice', mine: true },
+      { callId: 'out-1', holder: 'alice', mine: false },
+      { callId: 'out-1', holder: 'alice', mine: true },
+    ]);
+    expect((await claim(org.relay.url, alice, { callId: 'out-2', device: 'a b' })).status).toBe(
+      400,
+    );
+    expect((await claim(org.relay.url, alice, { callId: 'out-2', device: 7 })).status).toBe(400);
+  });
+
   it('a user claiming faster than the rate is told to wait (429), another user is not', async () => {
     const org = await startOrgRelay(orgConfig(join(tmp.path, 'users.json')));
     cleanups.push(() => org.close());

@@ -6,6 +6,7 @@
  * their states into the one status the tray and the windows show. src-main/electron/main.ts wires
  * it to real windows; tests wire it to fakes.
  */
+import { randomUUID } from 'node:crypto';
 import type { CallLogSink } from '../ports/call-log.ts';
 import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
 import type { Clock } from '../../../src-shared/process/clock.ts';
@@ -190,6 +191,8 @@ export class AppRuntime {
     const inForce = () => this.connection.inForce()?.settings ?? this.settingsService.settings();
     const account = deps.organisation;
     const network = deps.crmNetwork;
+    // This computer among the user's (the claim is a computer's, not only a user's): per start.
+    const device = randomUUID();
     this.claimedCallLog =
       deps.callLog && account && network
         ? new ClaimedCallLog({
@@ -202,6 +205,7 @@ export class AppRuntime {
                 tenant: settings.relayTenant,
                 tokens: account.tokens(settings),
                 fetch: network(settings).fetch,
+                device,
               })(callId);
             },
             clock: deps.clock,
@@ -382,7 +386,12 @@ export class AppRuntime {
         remedy: t.t(`status.call-log.${why}.remedy`),
       };
     } else if (q.pausedUntil !== undefined && q.lastFailure?.kind === 'rate-limited') {
-      view.paused = t.t('status.call-log.paused', { time: t.time(q.pausedUntil) });
+      // HubSpot's daily quota (an hour's pause, until it resets) or a short limit (seconds).
+      const key = q.lastFailure.daily ? 'status.call-log.paused-daily' : 'status.call-log.paused';
+      view.paused = t.t(key, { time: t.time(q.pausedUntil) });
+    } else if (q.pausedUntil !== undefined && q.lastFailure?.kind === 'server') {
+      // A 5xx: the CRM (or the receiver) answered an error; the queue backs off and tries again.
+      view.paused = t.t('status.call-log.retrying', { time: t.time(q.pausedUntil) });
     }
     return Object.keys(view).length > 0 ? { callLog: view } : {};
   }

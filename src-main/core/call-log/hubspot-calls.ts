@@ -209,6 +209,7 @@ export class HubSpotCallWriter implements CallLogWriter {
       throw new CrmError('rate-limited', `HubSpot's ${limit.policy} limit was reached`, {
         status: 429,
         retryAfterMs: retryAfterMs(answer.headers, this.d.clock.now()) ?? limit.pauseMs,
+        daily: limit.daily,
       });
     if (answer.status === 403)
       throw new CrmError(

@@ -93,7 +93,13 @@ export interface CallLogStatus {
   /** The oldest pending call's age in ms (0 when none). */
   oldestPendingMs: number;
   /** Why the worker is waiting, if it is. */
-  lastFailure?: { kind: CrmFailureKind; status?: number; at: number };
+  lastFailure?: {
+    kind: CrmFailureKind;
+    status?: number;
+    at: number;
+    /** A 429 of the CRM's daily quota (HubSpot's DAILY), not a short rate limit. */
+    daily?: true;
+  };
   /** Stopped until the settings change (refused credentials). */
   stopped?: CrmFailureKind;
   pausedUntil?: number;
@@ -436,6 +442,7 @@ export class CallLogQueue implements CallLogSink {
         kind: e.kind,
         ...(e.status !== undefined ? { status: e.status } : {}),
         at: now,
+        ...(e.kind === 'rate-limited' && e.daily ? { daily: true as const } : {}),
       };
       // A create refused for sure (401, 403, 429, 4xx) wrote nothing, unless an earlier one was
       // already uncertain (not yet found: HubSpot's search may lag); one that may have been

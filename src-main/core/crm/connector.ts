@@ -68,6 +68,8 @@ export class CrmError extends Error {
   readonly status: number | undefined;
   /** For 'rate-limited': how long the CRM asked us to wait (ms), when it said. */
   readonly retryAfterMs: number | undefined;
+  /** For 'rate-limited': the CRM's daily quota is spent (HubSpot's DAILY), not a short limit. */
+  readonly daily: boolean;
   /** For 'certificate': which refusal, and the host whose certificate it was. */
   readonly certificate: CrmCertificateProblem | undefined;
 
@@ -77,6 +79,7 @@ export class CrmError extends Error {
     options: {
       status?: number;
       retryAfterMs?: number;
+      daily?: boolean;
       cause?: unknown;
       certificate?: CrmCertificateProblem;
     } = {},
@@ -86,6 +89,7 @@ export class CrmError extends Error {
     this.kind = kind;
     this.status = options.status;
     this.retryAfterMs = options.retryAfterMs;
+    this.daily = options.daily === true;
     this.certificate = options.certificate;
   }
 }

@@ -174,6 +174,8 @@ export interface RelayClaimerDeps {
   tenant: string;
   tokens: TokenSource;
   fetch: typeof fetch;
+  /** This computer (CLAIM_DEVICE_PATTERN): the user's other computers are other claimants. */
+  device?: string;
 }
 
 /** Claims at the relay with the user's organisation sign-in (as the stream's handshake sends it). */
@@ -183,7 +185,9 @@ export function relayCallClaimer(deps: RelayClaimerDeps): CallClaimer {
     const res = await deps.fetch(relayHttpUrl(deps.relayUrl, relayClaimPath(deps.tenant)), {
       method: 'POST',
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token.value}` },
-      body: JSON.stringify({ callId }),
+      body: JSON.stringify(
+        deps.device !== undefined ? { callId, device: deps.device } : { callId },
+      ),
       signal: AbortSignal.timeout(15_000),
     });
     const body: unknown = await res.json().catch(() => null);
