@@ -46,6 +46,10 @@ export function isCallHandoffBackend(store: object): store is CallHandoffBackend
 
 export const MAX_QUEUED = 64;
 const STATE_TTL_MS = 10 * 60_000;
+/** The holder claims a request only with at least this much of its deadline left. */
+const CLAIM_MARGIN_MS = 2_000;
+/** After the deadline, how long a claimed request's answer is still awaited. */
+const ANSWER_GRACE_MS = 4_000;
 
 interface HandedRequest {
   id: string;
@@ -155,8 +159,16 @@ export class CallHandoff {
       }
       const last = await backend.expireCallRequest(tenant, id, STATE_TTL_MS);
       if (last?.startsWith('done:')) return parseAnswer(last.slice(5));
-      if (last === 'taken') return { ok: false, handoff: 'uncertain' };
-      return { ok: false, handoff: 'not-picked-up' };
+      if (last !== 'taken') return { ok: false, handoff: 'not-picked-up' };
+      // Claimed (never later than CLAIM_MARGIN_MS before the deadline): the action is under way
+      // at the holder; its answer is awaited a little longer before saying "uncertain".
+      const until = clock.now() + ANSWER_GRACE_MS;
+      while (clock.now() < until) {
+        await new Promise<void>((resolve) => clock.setTimeout(resolve, this.pollMs));
+        const state = await backend.callRequestState(tenant, id);
+        if (state?.startsWith('done:')) return parseAnswer(state.slice(5));
+      }
+      return { ok: false, handoff: 'uncertain' };
     } catch (error) {
       this.deps.logger.warn('call handoff failed', { tenant, error });
       // Pushed or not, unknown: the state settles it if it can.
@@ -222,7 +234,7 @@ export class CallHandoff {
   private async serveOnce(r: HandedRequest): Promise<void> {
     const { backend, tenant, clock, logger } = this.deps;
     // Too late to be useful: its waiter expires it (a claim now would race the deadline).
-    if (clock.now() >= r.deadline - this.pollMs) return;
+    if (clock.now() >= r.deadline - CLAIM_MARGIN_MS) return;
     const term = this.deps.term();
     if (term === undefined) return;
     if (!(await backend.claimCallRequest(tenant, r.id, term, STATE_TTL_MS))) return;
