@@ -152,7 +152,7 @@ describe.skipIf(!redisAvailable(__filename))(
       expect(hung.status).toBe(200);
     });
 
-    it("the holder re-checks the user's extension: one taken away meanwhile is refused", async () => {
+    it("the holder re-checks the user's extension: a handed request from a colleague's extension is refused there", async () => {
       const t = await rig();
       const alice = await t.credential('alice', [t.mine]);
       // The standby's check passes (its record says mine); the holder reads the record anew.
