@@ -138,6 +138,7 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
         ...(await import('./gateway/leased-upstream.ts')),
         ...(await import('./gateway/lease.ts')),
         ...(await import('./gateway/gateway-calls.ts')),
+        ...(await import('./gateway/call-handoff.ts')),
       }
     : undefined;
   // With the Redis store, instances share a tenant: one of them keeps its stream (a lease).
@@ -173,11 +174,34 @@ export async function startRelay(deps: RelayDeps): Promise<RelayServer> {
     );
   }
   const gatewayCalls = new Map<string, RelayCallApi>();
+  // Several instances on Redis: a standby serves call requests through the lease holder
+  // (gateway/call-handoff.ts), the holder takes them from the tenant's request list.
+  const handoffs: { stop(): void }[] = [];
   for (const [name, upstream] of upstreams) {
     const api = gatewayCode!.gatewayCallApi(upstream);
-    if (api) gatewayCalls.set(name, api);
+    if (!api) continue;
+    if (
+      upstream instanceof gatewayCode!.LeasedUpstream &&
+      gatewayCode!.isCallHandoffBackend(store)
+    ) {
+      const handoff = new gatewayCode!.CallHandoff({
+        tenant: name,
+        backend: store,
+        local: api,
+        term: () => upstream.term(),
+        extensionsOf: async (user) => (await users?.findUser(name, user))?.extensions ?? null,
+        clock,
+        logger: logger.child({ component: 'call-handoff', tenant: name }),
+      });
+      handoff.start();
+      handoffs.push(handoff);
+      gatewayCalls.set(name, handoff.api());
+    } else gatewayCalls.set(name, api);
   }
-  const stopUpstreams = () => Promise.all([...upstreams.values()].map((u) => u.stop()));
+  const stopUpstreams = () => {
+    for (const h of handoffs) h.stop();
+    return Promise.all([...upstreams.values()].map((u) => u.stop()));
+  };
   try {
     for (const [name, upstream] of upstreams)
       await upstream.start(config.tenants[name]!.gateway!.stream);

@@ -25,7 +25,14 @@ export type PbxCallAnswer =
   | { ok: false; errcode: number; errmsg: string }
   | { ok: false; unreachable: true }
   /** The call is not one the extension is in (any more): checked before acting on it. */
-  | { ok: false; refusal: 'no-such-call' };
+  | { ok: false; refusal: 'no-such-call' }
+  /** The lease holder's own check (gateway/call-handoff.ts): not the user's extension now. */
+  | { ok: false; refusal: 'not-own-extension' }
+  /**
+   * A request handed to the lease holder (gateway/call-handoff.ts): not picked up before the
+   * deadline (nothing was done), or taken and not answered (the holder stopped mid-request).
+   */
+  | { ok: false; handoff: 'not-picked-up' | 'uncertain' };
 
 /**
  * The smallest interface this route needs of the PBX call API client (dial-core's, in
@@ -33,14 +40,16 @@ export type PbxCallAnswer =
  * own credential and token handling (the relay's, not the desktop's).
  */
 export interface RelayCallApi {
-  dial(fromExtension: string, to: string): Promise<PbxCallAnswer>;
+  /** `user`: the signed-in user (the relay's name), for a handoff to re-check the extension. */
+  dial(fromExtension: string, to: string, user?: string): Promise<PbxCallAnswer>;
   transfer(
     fromExtension: string,
     callId: string,
     to: string,
     mode: 'blind' | 'attended',
+    user?: string,
   ): Promise<PbxCallAnswer>;
-  hangup(fromExtension: string, callId: string): Promise<PbxCallAnswer>;
+  hangup(fromExtension: string, callId: string, user?: string): Promise<PbxCallAnswer>;
   /**
    * The second step of an attended transfer the extension started: `complete` (the caller goes to
    * the consulted party) or `abort` (the consultation ends, the user back with the caller).
@@ -49,6 +58,7 @@ export interface RelayCallApi {
     fromExtension: string,
     callId: string,
     operate: 'complete' | 'abort',
+    user?: string,
   ): Promise<PbxCallAnswer>;
 }
 
@@ -242,15 +252,16 @@ export function callRoute(
     try {
       answer =
         call.action === 'dial'
-          ? await api.dial(from, call.to)
+          ? await api.dial(from, call.to, id.user)
           : call.action === 'transfer'
-            ? await api.transfer(from, call.callId, call.to, call.mode)
+            ? await api.transfer(from, call.callId, call.to, call.mode, id.user)
             : call.action === 'hangup'
-              ? await api.hangup(from, call.callId)
+              ? await api.hangup(from, call.callId, id.user)
               : await api.attended(
                   from,
                   call.callId,
                   call.action === 'complete-transfer' ? 'complete' : 'abort',
+                  id.user,
                 );
     } catch {
       answer = { ok: false, unreachable: true };
@@ -258,6 +269,29 @@ export function callRoute(
     if (answer.ok) {
       line('ok', { extension: from, ...target });
       return reply(res, 200, { ok: true, ...(answer.callId ? { callId: answer.callId } : {}) });
+    }
+    if ('handoff' in answer) {
+      line(answer.handoff === 'uncertain' ? 'uncertain' : 'not-picked-up', {
+        extension: from,
+        ...target,
+      });
+      return answer.handoff === 'uncertain'
+        ? refuse(
+            res,
+            504,
+            'uncertain',
+            'the relay instance connected to the phone system stopped while acting on this request: it may or may not have been carried out; check your phone before trying again',
+          )
+        : refuse(
+            res,
+            503,
+            'unreachable',
+            'the relay instance connected to the phone system did not take this request in time; nothing was done; try again',
+          );
+    }
+    if ('refusal' in answer && answer.refusal === 'not-own-extension') {
+      line('not-own-extension', { extension: from, ...target, recheck: 'holder' });
+      return refuse(res, 403, 'not-own-extension', 'you can only call from your own extension');
     }
     if ('refusal' in answer) {
       line(answer.refusal, { extension: from, ...target });

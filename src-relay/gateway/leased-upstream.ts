@@ -85,6 +85,11 @@ export class LeasedUpstream {
     );
   }
 
+  /** This instance's lease term while it holds the lease and runs the stream; else undefined. */
+  term(): string | undefined {
+    return this.current ? this.lease.holds() : undefined;
+  }
+
   state(): { state: UpstreamState; since: number } {
     return this.current?.state() ?? { state: 'standby', since: this.standbySince };
   }

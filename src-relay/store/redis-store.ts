@@ -485,6 +485,88 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     await this.leaseCommand('relayLeaseRelease')(this.leaseKey(tenant), token);
   }
 
+  /** The tenant's call requests handed to the lease holder (gateway/call-handoff.ts). */
+  private callRequestsKey(tenant: string): string {
+    return `${this.prefix}{${tenant}}:call-requests`;
+  }
+
+  private callStateKey(tenant: string, id: string): string {
+    return `${this.prefix}{${tenant}}:call-request:${id}`;
+  }
+
+  async pushCallRequest(tenant: string, request: string, max: number): Promise<boolean> {
+    const pushed = await this.redis.eval(
+      `if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
+redis.call('RPUSH', KEYS[1], ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`,
+      1,
+      this.callRequestsKey(tenant),
+      request,
+      String(max),
+      '600000',
+    );
+    return pushed === 1;
+  }
+
+  /** The next request, only while the lease still holds `leaseToken` (fenced in the script). */
+  async takeCallRequest(tenant: string, leaseToken: string): Promise<string | null> {
+    const taken = await this.redis.eval(
+      `if redis.call('GET', KEYS[2]) ~= ARGV[1] then return false end
+return redis.call('LPOP', KEYS[1])`,
+      2,
+      this.callRequestsKey(tenant),
+      this.leaseKey(tenant),
+      leaseToken,
+    );
+    return typeof taken === 'string' ? taken : null;
+  }
+
+  async claimCallRequest(
+    tenant: string,
+    id: string,
+    leaseToken: string,
+    ttlMs: number,
+  ): Promise<boolean> {
+    const claimed = await this.redis.eval(
+      `if redis.call('GET', KEYS[2]) ~= ARGV[1] then return 0 end
+if redis.call('SET', KEYS[1], 'taken', 'NX', 'PX', ARGV[2]) then return 1 end
+return 0`,
+      2,
+      this.callStateKey(tenant, id),
+      this.leaseKey(tenant),
+      leaseToken,
+      String(ttlMs),
+    );
+    return claimed === 1;
+  }
+
+  callRequestState(tenant: string, id: string): Promise<string | null> {
+    return this.redis.get(this.callStateKey(tenant, id));
+  }
+
+  async answerCallRequest(
+    tenant: string,
+    id: string,
+    answer: string,
+    ttlMs: number,
+  ): Promise<void> {
+    await this.redis.set(this.callStateKey(tenant, id), `done:${answer}`, 'PX', ttlMs);
+  }
+
+  async expireCallRequest(tenant: string, id: string, ttlMs: number): Promise<string | null> {
+    const before = await this.redis.eval(
+      `local v = redis.call('GET', KEYS[1])
+if v then return v end
+redis.call('SET', KEYS[1], 'expired', 'PX', ARGV[1])
+return false`,
+      1,
+      this.callStateKey(tenant, id),
+      String(ttlMs),
+    );
+    return typeof before === 'string' ? before : null;
+  }
+
   /** The key of the tokens the lease's terms were given (gateway/term-tokens.ts). */
   termTokensKey(tenant: string): string {
     return `${this.prefix}{${tenant}}:upstream-tokens`;

@@ -223,6 +223,7 @@ export const CALL_REFUSALS = [
   'no-such-call', // the call ended or is not one of the user's
   'rate-limited',
   'unreachable', // the phone system or relay could not be reached
+  'uncertain', // sent, but its result is unknown (the relay's holder stopped, or a time-out)
   'refused', // any other refusal by the far side
 ] as const;
 export type CallRefusalId = (typeof CALL_REFUSALS)[number];
@@ -271,8 +272,10 @@ function refusalIdOf(error: ServiceError): CallRefusalId {
     case 'unsupported':
       // 10001 INTERFACE NOT EXISTED: this PBX has no such call (an older firmware, the API off).
       return 'not-offered';
-    case 'network':
     case 'timeout':
+      // No answer in time: the request may have reached the phone system and been carried out.
+      return 'uncertain';
+    case 'network':
     case 'proxy':
     case 'certificate':
     case 'not-service':

@@ -16,6 +16,7 @@ import type { PbxCallAnswer, RelayCallApi } from '../../src-relay/calls/call-rou
 import { RelayCallControl } from '../../src-main/core/org/relay-call-control.ts';
 import { callRefusal } from '../../src-shared/api/call-api.ts';
 import { silentLogger } from '../../src-shared/process/log.ts';
+import { english, type Words } from '../../src-shared/i18n/phrase.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const tmp = useTempDir('call-route-');
@@ -259,5 +260,43 @@ describe('the relay call endpoint (organisation mode)', () => {
     expect(await control(alice).answer()).toMatchObject({ ok: false, refusal: 'not-offered' });
     // The same words as the phone system's own CallControl says its refusals in.
     expect(await control(alice).decline()).toEqual(callRefusal('not-offered'));
+  });
+
+  it("a relay that answers 504 (the lease holder stopped mid-request) or not before the desktop's time-out: 'uncertain', never 'unreachable' (the call may have been placed)", async () => {
+    let answer504 = true;
+    const slow = http.createServer((req, res) => {
+      req.resume();
+      if (answer504) {
+        res.writeHead(504, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ ok: false, refusal: 'uncertain', message: 'may or may not' }));
+      } // otherwise never answers: the desktop's time-out ends it
+    });
+    await new Promise<void>((r) => slow.listen(0, '127.0.0.1', r));
+    const port = (slow.address() as AddressInfo).port;
+    try {
+      const control = new RelayCallControl(
+        { relayUrl: `http://127.0.0.1:${port}`, tenant: 'acme' },
+        {
+          fetch,
+          logger: silentLogger,
+          timeoutMs: 300,
+          tokens: {
+            getToken: () => Promise.resolve({ value: 'sprd_x', expiresAt: Date.now() + 60_000 }),
+            invalidate: () => {},
+          },
+        },
+      );
+      const held = await control.dial('+442071234567');
+      expect(held).toMatchObject({ ok: false, refusal: 'uncertain' });
+      expect(english((held as { words: Words }).words)).toMatch(/Check your phone/);
+      answer504 = false;
+      expect(await control.dial('+442071234567')).toMatchObject({
+        ok: false,
+        refusal: 'uncertain',
+      });
+    } finally {
+      slow.closeAllConnections();
+      await new Promise((r) => slow.close(r));
+    }
   });
 });

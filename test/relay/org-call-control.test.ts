@@ -85,7 +85,9 @@ describe('OrgCallControl: calls through a gateway relay', () => {
     const callId = (result as { callId: string }).callId;
     await waitFor(() => t.rang.get(callId)?.join() === t.mine, 'the PBX rings alice');
     await waitFor(() => t.own.length === 1, 'the own call');
-    expect(t.own).toEqual([{ callId, number: '4155550199' }]);
+    expect(t.own).toEqual([
+      { callId, number: '4155550199', extension: t.mine, startedAt: expect.any(Number) },
+    ]);
     t.sim.setCallState(callId, 'answered', { to: t.mine });
     expect(await t.control.hangup(callId)).toEqual({ ok: true, callId });
     const again = await t.control.hangup(callId);

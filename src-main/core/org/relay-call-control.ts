@@ -105,7 +105,9 @@ export class RelayCallControl implements CallControl {
         method: 'POST',
         headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${token}` },
         body: JSON.stringify(body),
-        signal: AbortSignal.timeout(this.deps.timeoutMs ?? 10_000),
+        // Longer than the relay's own worst case (a standby waits 8 s for the lease holder, then
+        // 4 s for a request it took: src-relay/gateway/call-handoff.ts), so its answer is heard.
+        signal: AbortSignal.timeout(this.deps.timeoutMs ?? 15_000),
       });
       status = res.status;
       const text = await res.text();
@@ -115,7 +117,10 @@ export class RelayCallControl implements CallControl {
         action: body.action,
         error: err,
       });
-      return this.refused('unreachable');
+      // Sent and not answered in time: it may have been carried out (say so, never "not done").
+      return this.refused(
+        err instanceof Error && err.name === 'TimeoutError' ? 'uncertain' : 'unreachable',
+      );
     }
     if (typeof answer !== 'object' || answer === null) return this.refused('refused');
     const a = answer as { ok?: unknown; callId?: unknown; refusal?: unknown };

@@ -1,0 +1,275 @@
+/**
+ * Call requests served through the lease holder (issues 38/40): with several relay instances on
+ * one Redis, only the holder of a tenant's upstream lease has a phone-system token
+ * (term-tokens.ts), so an instance standing by hands the request over through Redis, in the
+ * tenant's slot, and waits for the holder's answer; it never signs in itself (two live tokens per
+ * tenant at most). No new network path between instances: both already reach Redis.
+ *
+ * - The standby pushes `{id, deadline, user, action, ...}` onto the tenant's request list
+ *   (bounded: past MAX_QUEUED it is refused at once, 503) and polls the request's state key.
+ * - The holder takes requests only while Redis still names its term as the lease (the take is
+ *   fenced in the script), and claims each (`SET NX taken`) before acting; a request whose
+ *   state is already set (expired by its waiter, or done) is never acted on.
+ * - At its deadline the waiter settles the state atomically: unset -> `expired` (the holder can no
+ *   longer claim it: nothing was done, 503 "not picked up"); `taken` -> the holder claimed it and
+ *   did not answer (killed or frozen mid-request): the call may or may not have been placed, 504
+ *   with words; `done:<answer>` -> the answer. One id per request: never done twice.
+ * - The holder re-checks the user's extension against the relay's user record (never trusts
+ *   the hop); identity, rate and the audit line stay with the instance the desktop reached.
+ */
+import type { Logger } from '../../src-shared/process/log.ts';
+import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
+import type { PbxCallAnswer, RelayCallApi } from '../calls/call-route.ts';
+
+/** What the handoff needs of Redis (redis-store.ts). */
+export interface CallHandoffBackend {
+  /** Appends a request; false when the tenant's list already holds `max`. */
+  pushCallRequest(tenant: string, request: string, max: number): Promise<boolean>;
+  /** The next request, only while the lease holds `leaseToken`; null when none (or fenced). */
+  takeCallRequest(tenant: string, leaseToken: string): Promise<string | null>;
+  /**
+   * Claims a request for acting while the lease holds `leaseToken`: true once; false when it
+   * expired, was claimed, or the term ended.
+   */
+  claimCallRequest(tenant: string, id: string, leaseToken: string, ttlMs: number): Promise<boolean>;
+  /** The request's state: null (not picked up), `taken`, `expired`, `done:<answer json>`. */
+  callRequestState(tenant: string, id: string): Promise<string | null>;
+  /** The holder's answer. */
+  answerCallRequest(tenant: string, id: string, answer: string, ttlMs: number): Promise<void>;
+  /** At the deadline: sets `expired` when unset; answers the state before. */
+  expireCallRequest(tenant: string, id: string, ttlMs: number): Promise<string | null>;
+}
+
+export function isCallHandoffBackend(store: object): store is CallHandoffBackend {
+  return 'pushCallRequest' in store && 'takeCallRequest' in store;
+}
+
+export const MAX_QUEUED = 64;
+const STATE_TTL_MS = 10 * 60_000;
+/** The holder claims a request only with at least this much of its deadline left. */
+const CLAIM_MARGIN_MS = 2_000;
+/** After the deadline, how long a claimed request's answer is still awaited. */
+const ANSWER_GRACE_MS = 4_000;
+
+interface HandedRequest {
+  id: string;
+  deadline: number;
+  user: string;
+  action: 'dial' | 'transfer' | 'hangup' | 'attended';
+  from: string;
+  to?: string;
+  callId?: string;
+  mode?: 'blind' | 'attended';
+  /** `attended`: the attended transfer's second step. */
+  operate?: 'complete' | 'abort';
+}
+
+function parseHanded(text: string): HandedRequest | null {
+  try {
+    const r = JSON.parse(text) as Partial<HandedRequest>;
+    if (typeof r !== 'object' || r === null) return null;
+    if (typeof r.id !== 'string' || typeof r.deadline !== 'number') return null;
+    if (typeof r.user !== 'string' || typeof r.from !== 'string') return null;
+    if (!['dial', 'transfer', 'hangup', 'attended'].includes(r.action as string)) return null;
+    return r as HandedRequest;
+  } catch {
+    return null;
+  }
+}
+
+function parseAnswer(text: string): PbxCallAnswer {
+  try {
+    const a = JSON.parse(text) as PbxCallAnswer;
+    if (typeof a === 'object' && a !== null && typeof a.ok === 'boolean') return a;
+  } catch {
+    /* below */
+  }
+  return { ok: false, unreachable: true };
+}
+
+export interface CallHandoffDeps {
+  tenant: string;
+  backend: CallHandoffBackend;
+  /** The holder's own call API (gateway-calls.ts over its upstream). */
+  local: RelayCallApi;
+  /** This instance's lease term while it holds the tenant's lease, else undefined. */
+  term: () => string | undefined;
+  /** The user's extensions as the relay's record has them now (null: no such user). */
+  extensionsOf: (user: string) => Promise<readonly string[] | null>;
+  clock: Clock;
+  logger: Logger;
+  /** How long a standby waits for the holder (default 8 s). */
+  deadlineMs?: number;
+  /** How often the holder looks for requests, and the waiter for answers (default 100 ms). */
+  pollMs?: number;
+  randomId?: () => string;
+}
+
+export class CallHandoff {
+  private readonly deps: CallHandoffDeps;
+  private timer: TimerHandle | undefined;
+  private stopped = false;
+  private running = 0;
+
+  constructor(deps: CallHandoffDeps) {
+    this.deps = deps;
+  }
+
+  private get deadlineMs(): number {
+    return this.deps.deadlineMs ?? 8_000;
+  }
+
+  private get pollMs(): number {
+    return this.deps.pollMs ?? 100;
+  }
+
+  /** The route's call API: the local one while this instance holds the lease, else the handoff. */
+  api(): RelayCallApi {
+    const pick = () => (this.deps.term() !== undefined ? this.deps.local : undefined);
+    return {
+      dial: (from, to, user) =>
+        pick()?.dial(from, to, user) ?? this.ask({ action: 'dial', from, to }, user),
+      transfer: (from, callId, to, mode, user) =>
+        pick()?.transfer(from, callId, to, mode, user) ??
+        this.ask({ action: 'transfer', from, callId, to, mode }, user),
+      hangup: (from, callId, user) =>
+        pick()?.hangup(from, callId, user) ?? this.ask({ action: 'hangup', from, callId }, user),
+      attended: (from, callId, operate, user) =>
+        pick()?.attended(from, callId, operate, user) ??
+        this.ask({ action: 'attended', from, callId, operate }, user),
+    };
+  }
+
+  /** Standby: hands the request to the holder and waits for its answer until the deadline. */
+  private async ask(
+    r: Omit<HandedRequest, 'id' | 'deadline' | 'user'>,
+    user: string | undefined,
+  ): Promise<PbxCallAnswer> {
+    if (user === undefined) return { ok: false, unreachable: true };
+    const { backend, tenant, clock } = this.deps;
+    const id = this.deps.randomId?.() ?? crypto.randomUUID();
+    const deadline = clock.now() + this.deadlineMs;
+    try {
+      const queued = await backend.pushCallRequest(
+        tenant,
+        JSON.stringify({ ...r, id, deadline, user }),
+        MAX_QUEUED,
+      );
+      if (!queued) return { ok: false, handoff: 'not-picked-up' };
+      for (;;) {
+        const state = await backend.callRequestState(tenant, id);
+        if (state?.startsWith('done:')) return parseAnswer(state.slice(5));
+        if (clock.now() >= deadline) break;
+        await new Promise<void>((resolve) => clock.setTimeout(resolve, this.pollMs));
+      }
+      const last = await backend.expireCallRequest(tenant, id, STATE_TTL_MS);
+      if (last?.startsWith('done:')) return parseAnswer(last.slice(5));
+      if (last !== 'taken') return { ok: false, handoff: 'not-picked-up' };
+      // Claimed (never later than CLAIM_MARGIN_MS before the deadline): the action is under way
+      // at the holder; its answer is awaited a little longer before saying "uncertain".
+      const until = clock.now() + ANSWER_GRACE_MS;
+      while (clock.now() < until) {
+        await new Promise<void>((resolve) => clock.setTimeout(resolve, this.pollMs));
+        const state = await backend.callRequestState(tenant, id);
+        if (state?.startsWith('done:')) return parseAnswer(state.slice(5));
+      }
+      return { ok: false, handoff: 'uncertain' };
+    } catch (error) {
+      this.deps.logger.warn('call handoff failed', { tenant, error });
+      // Pushed or not, unknown: the state settles it if it can.
+      try {
+        const last = await backend.expireCallRequest(tenant, id, STATE_TTL_MS);
+        if (last?.startsWith('done:')) return parseAnswer(last.slice(5));
+        if (last === 'taken') return { ok: false, handoff: 'uncertain' };
+        return { ok: false, handoff: 'not-picked-up' };
+      } catch {
+        return { ok: false, handoff: 'uncertain' };
+      }
+    }
+  }
+
+  /** Holder side: looks for handed requests every pollMs while this instance holds the lease. */
+  start(): void {
+    const tick = async () => {
+      this.timer = undefined;
+      try {
+        await this.drain();
+      } catch (error) {
+        this.deps.logger.warn('call handoff: reading requests failed', {
+          tenant: this.deps.tenant,
+          error,
+        });
+      }
+      if (!this.stopped) this.timer = this.deps.clock.setTimeout(() => void tick(), this.pollMs);
+    };
+    this.timer = this.deps.clock.setTimeout(() => void tick(), this.pollMs);
+  }
+
+  stop(): void {
+    this.stopped = true;
+    this.deps.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+
+  private async drain(): Promise<void> {
+    for (let n = 0; n < MAX_QUEUED && !this.stopped; n++) {
+      const term = this.deps.term();
+      if (term === undefined) return;
+      const text = await this.deps.backend.takeCallRequest(this.deps.tenant, term);
+      if (text === null) return;
+      const r = parseHanded(text);
+      if (!r) continue;
+      // Acted on concurrently (a slow dial does not hold the others up), each once.
+      this.running++;
+      void this.serve(r).finally(() => this.running--);
+    }
+  }
+
+  private async serve(r: HandedRequest): Promise<void> {
+    try {
+      await this.serveOnce(r);
+    } catch (error) {
+      this.deps.logger.warn('call handoff: request not served', {
+        tenant: this.deps.tenant,
+        error,
+      });
+    }
+  }
+
+  private async serveOnce(r: HandedRequest): Promise<void> {
+    const { backend, tenant, clock, logger } = this.deps;
+    // Too late to be useful: its waiter expires it (a claim now would race the deadline).
+    if (clock.now() >= r.deadline - CLAIM_MARGIN_MS) return;
+    const term = this.deps.term();
+    if (term === undefined) return;
+    if (!(await backend.claimCallRequest(tenant, r.id, term, STATE_TTL_MS))) return;
+    let answer: PbxCallAnswer;
+    try {
+      // Never trusting the hop: the extension is the user's by the relay's record, now.
+      const own = await this.deps.extensionsOf(r.user);
+      if (!own?.includes(r.from)) answer = { ok: false, refusal: 'not-own-extension' };
+      else {
+        const api = this.deps.local;
+        answer =
+          r.action === 'dial' && r.to !== undefined
+            ? await api.dial(r.from, r.to, r.user)
+            : r.action === 'transfer' && r.to && r.callId && r.mode
+              ? await api.transfer(r.from, r.callId, r.to, r.mode, r.user)
+              : r.action === 'hangup' && r.callId
+                ? await api.hangup(r.from, r.callId, r.user)
+                : r.action === 'attended' &&
+                    r.callId &&
+                    (r.operate === 'complete' || r.operate === 'abort')
+                  ? await api.attended(r.from, r.callId, r.operate, r.user)
+                  : { ok: false, unreachable: true };
+      }
+    } catch {
+      answer = { ok: false, unreachable: true };
+    }
+    try {
+      await backend.answerCallRequest(tenant, r.id, JSON.stringify(answer), STATE_TTL_MS);
+    } catch (error) {
+      logger.warn('call handoff: answer not written', { tenant, error });
+    }
+  }
+}
