@@ -311,6 +311,8 @@ export interface RelayOptions {
   redisUrl?: string;
   /** Redis storage through these sentinels (`storage.sentinel`) instead of `redisUrl`. */
   sentinel?: { name: string; nodes: string[] };
+  /** With Redis: `storage.minReplicas` (a webhook is answered once that many replicas have it). */
+  minReplicas?: number;
   /** With Redis in gateway mode: `storage.upstreamLeaseMs` (the upstream lease). */
   upstreamLeaseMs?: number;
   /** The memory store's snapshot file. */
@@ -409,6 +411,7 @@ export class RelayProcess {
             ? {
                 kind: 'redis',
                 ...(sentinel ? { sentinel } : { url: redisUrl }),
+                ...(this.options.minReplicas && { minReplicas: this.options.minReplicas }),
                 ...(this.options.upstreamLeaseMs && {
                   upstreamLeaseMs: this.options.upstreamLeaseMs,
                 }),

@@ -33,8 +33,9 @@
  * printed and in the JSON (`recoveries`).
  *
  * `--sentinel` (with `--gateway`, issue 40 items 1 and 5): Redis as a Sentinel group instead of one
- * redis-server (rigs/relay/sentinel-support.ts: a primary, a replica, three sentinels, quorum 2,
- * down after 1 s), the relays given the sentinels (`storage.sentinel`), and one more fault, a
+ * redis-server, shaped as deploy/relay/compose.sentinel.yaml (rigs/relay/sentinel-support.ts: a
+ * primary, two replicas, three sentinels, quorum 2, down after 1 s), the relays given the sentinels
+ * (`storage.sentinel`) and `minReplicas` 1 (a webhook answered once a replica has it), and one more fault, a
  * third of the faults drawn: the primary the sentinels name killed (SIGKILL), the sentinels' failover,
  * the killed node started again on its port and data (the sentinels make it a replica); recovered
  * once a ring sent after the kill has popped (`failoverMs`: kill to the sentinels naming another
@@ -449,7 +450,10 @@ async function startGatewayMode(
         tenant: sim.tenant,
         serviceUrl: sim.baseUrl,
         ...(sentinelGroup
-          ? { sentinel: { name: sentinelGroup.name, nodes: sentinelGroup.sentinels } }
+          ? {
+              sentinel: { name: sentinelGroup.name, nodes: sentinelGroup.sentinels },
+              minReplicas: 1,
+            }
           : { redisUrl: redis!.url }),
         phoneSystem,
         gateway: { apiKeyEnv: 'SOAK_API_KEY', secretEnv: 'SOAK_API_SECRET' },
@@ -488,7 +492,8 @@ async function main(): Promise<number> {
   process.once('SIGINT', stopAll);
   process.once('SIGTERM', stopAll);
   try {
-    if (sentinel) sentinelGroup = await startSentinelGroup();
+    // As deploy/relay/compose.sentinel.yaml: two replicas, and minReplicas 1 (startGatewayMode).
+    if (sentinel) sentinelGroup = await startSentinelGroup({ replicas: 2 });
     const rig: Rig =
       instances > 0
         ? await startGatewayMode(group, instances, sentinelGroup)
@@ -618,7 +623,7 @@ async function main(): Promise<number> {
       phoneSystem,
       ...(reportStyle && { reportStyle }),
       ...(instances > 0 && { gatewayInstances: instances }),
-      ...(sentinel && { redis: 'sentinel' }),
+      ...(sentinel && { redis: 'sentinel', redisReplicas: 2, minReplicas: 1 }),
       sent: figures.sent,
       popped: figures.popped,
       missed: figures.missed.length,
