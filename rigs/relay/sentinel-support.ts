@@ -47,6 +47,14 @@ export interface SentinelGroup {
   restartPrimary(): Promise<void>;
   /** The primary's address as the sentinels say it now. */
   currentPrimary(): Promise<string>;
+  /**
+   * SIGKILLs the data node the sentinels name as the primary now (the first one or one promoted
+   * since): returns its "127.0.0.1:port". Unlike `restartPrimary`, repeatable: `restartKilled`
+   * starts it again.
+   */
+  killCurrentPrimary(): Promise<string>;
+  /** Starts every node `killCurrentPrimary` killed again on its port and data: the sentinels make it a replica. */
+  restartKilled(): Promise<void>;
   /** What each data node says of its replication (role, its primary, link, replicas), and the last lines of the first sentinel's log: for a failing wait's report. */
   state(): Promise<{ nodes: Record<string, string>; sentinelLog: string[] }>;
   /** The entries of a stream on the current primary, as "<entry id> <event_id>". */
@@ -92,6 +100,9 @@ export async function startSentinelGroup(
   const sentinels: string[] = [];
   const clients: Redis[] = [];
   const restarted: RedisProcess[] = [];
+  /** The data nodes running, by port; and those killed, to start again. */
+  const live = new Map<number, RedisProcess>();
+  const killed: RedisProcess[] = [];
   const stop = async () => {
     for (const c of clients) c.disconnect();
     for (const r of restarted) await r.stop({ keepData: true });
@@ -131,6 +142,9 @@ export async function startSentinelGroup(
     }
     const replicaInfo = replicas.map((r) => new Redis({ port: r.port, host: '127.0.0.1' }));
     clients.push(...replicaInfo);
+    // A node killed on purpose (killCurrentPrimary) refuses these clients' reconnections: not an
+    // error to print ("[ioredis] Unhandled error event"), they retry.
+    for (const c of clients) c.on('error', () => {});
     const ready = async () => {
       for (const r of replicaInfo)
         if (!(await r.info('replication')).includes('master_link_status:up')) return false;
@@ -153,6 +167,14 @@ export async function startSentinelGroup(
     await stop();
     throw err;
   }
+  for (const node of [primary, ...replicas]) live.set(node.port, node);
+  const currentPrimary = async () => {
+    const [host, port] = (await clients[0]!.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name)) as [
+      string,
+      string,
+    ];
+    return `${host}:${port}`;
+  };
   return {
     name,
     downAfterMs,
@@ -164,13 +186,24 @@ export async function startSentinelGroup(
       const again = await startRedis({ dir: primary.dir, port: primary.port });
       restarted.push(again);
     },
-    async currentPrimary() {
-      const [host, port] = (await clients[0]!.call(
-        'SENTINEL',
-        'GET-MASTER-ADDR-BY-NAME',
-        name,
-      )) as [string, string];
-      return `${host}:${port}`;
+    currentPrimary,
+    async killCurrentPrimary() {
+      const address = await currentPrimary();
+      const port = Number(address.split(':')[1]);
+      const node = live.get(port);
+      if (!node) throw new Error(`the sentinels name ${address}, not a node of this group running`);
+      process.kill(node.pid, 'SIGKILL');
+      await node.stop({ keepData: true }); // waits for its exit
+      live.delete(port);
+      killed.push(node);
+      return address;
+    },
+    async restartKilled() {
+      for (const node of killed.splice(0)) {
+        const again = await startRedis({ dir: node.dir, port: node.port });
+        live.set(again.port, again);
+        restarted.push(again);
+      }
     },
     async state() {
       const nodes: Record<string, string> = {};

@@ -309,6 +309,10 @@ export interface RelayOptions {
   serviceUrl: string;
   /** Redis storage at this URL; else the memory store. */
   redisUrl?: string;
+  /** Redis storage through these sentinels (`storage.sentinel`) instead of `redisUrl`. */
+  sentinel?: { name: string; nodes: string[] };
+  /** With Redis: `storage.minReplicas` (a webhook is answered once that many replicas have it). */
+  minReplicas?: number;
   /** With Redis in gateway mode: `storage.upstreamLeaseMs` (the upstream lease). */
   upstreamLeaseMs?: number;
   /** The memory store's snapshot file. */
@@ -374,8 +378,17 @@ export class RelayProcess {
   /** Starts `node dist-relay/screenpop-relay.cjs --config <file>` (on the same port as before, when it ran already). */
   async start(): Promise<this> {
     this.port ||= await freePort();
-    const { tenant, serviceUrl, redisUrl, snapshotFile, tls, users, phoneSystem, gateway } =
-      this.options;
+    const {
+      tenant,
+      serviceUrl,
+      redisUrl,
+      sentinel,
+      snapshotFile,
+      tls,
+      users,
+      phoneSystem,
+      gateway,
+    } = this.options;
     writeFileSync(
       this.configFile,
       JSON.stringify({
@@ -393,15 +406,17 @@ export class RelayProcess {
         ...(users && {
           users: { file: users.file, ...(users.codeKeyFile && { codeKeyFile: users.codeKeyFile }) },
         }),
-        storage: redisUrl
-          ? {
-              kind: 'redis',
-              url: redisUrl,
-              ...(this.options.upstreamLeaseMs && {
-                upstreamLeaseMs: this.options.upstreamLeaseMs,
-              }),
-            }
-          : { kind: 'memory', ...(snapshotFile ? { snapshotFile } : {}) },
+        storage:
+          redisUrl || sentinel
+            ? {
+                kind: 'redis',
+                ...(sentinel ? { sentinel } : { url: redisUrl }),
+                ...(this.options.minReplicas && { minReplicas: this.options.minReplicas }),
+                ...(this.options.upstreamLeaseMs && {
+                  upstreamLeaseMs: this.options.upstreamLeaseMs,
+                }),
+              }
+            : { kind: 'memory', ...(snapshotFile ? { snapshotFile } : {}) },
         shutdownGraceMs: 2_000,
         ...(tls && { tls }),
       }),

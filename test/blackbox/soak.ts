@@ -28,10 +28,19 @@
  * do not all go to the holder); the runner reads the first only
  * (`--event-source relay`). Faults from outside: the upstream holder killed (SIGKILL) and
  * restarted, the holder frozen (SIGSTOP: a partition from Redis) then resumed, the simulator
- * restarted, tokens refused (5xx on the token calls, tokens expired) then accepted; a Redis
- * primary killed with Sentinel failover is a hook (`redisFailover`) for when the relay speaks
- * Sentinel. Each fault's recovery time (until the runner is connected and exactly one instance
- * holds the upstream) is printed and in the JSON (`recoveries`).
+ * restarted, tokens refused (5xx on the token calls, tokens expired) then accepted. Each fault's
+ * recovery time (until the runner is connected and exactly one instance holds the upstream) is
+ * printed and in the JSON (`recoveries`).
+ *
+ * `--sentinel` (with `--gateway`, issue 40 items 1 and 5): Redis as a Sentinel group instead of one
+ * redis-server, shaped as deploy/relay/compose.sentinel.yaml (rigs/relay/sentinel-support.ts: a
+ * primary, two replicas, three sentinels, quorum 2, down after 1 s), the relays given the sentinels
+ * (`storage.sentinel`) and `minReplicas` 1 (a webhook answered once a replica has it), and one more fault, a
+ * third of the faults drawn: the primary the sentinels name killed (SIGKILL), the sentinels' failover,
+ * the killed node started again on its port and data (the sentinels make it a replica); recovered
+ * once a ring sent after the kill has popped (`failoverMs`: kill to the sentinels naming another
+ * primary; `firstPopMs`: kill to that pop). `--fault <text>`: draw only the faults whose name
+ * holds the text (for a short check of one fault).
  */
 import { parseArgs } from 'node:util';
 import { readFileSync } from 'node:fs';
@@ -45,6 +54,11 @@ import {
   type AutoModeRig,
 } from './services.ts';
 import { RingLedger } from './ledger.ts';
+import {
+  sentinelAvailable,
+  startSentinelGroup,
+  type SentinelGroup,
+} from '../../rigs/relay/sentinel-support.ts';
 
 const { values } = parseArgs({
   options: {
@@ -53,13 +67,17 @@ const { values } = parseArgs({
     'phone-system': { type: 'string', default: 'standard' },
     'report-style': { type: 'string' },
     gateway: { type: 'string' },
+    sentinel: { type: 'boolean' },
+    fault: { type: 'string' },
     help: { type: 'boolean' },
   },
 });
 const USAGE =
   'Usage: npm run soak -- --minutes <n> [--seed <n>] [--phone-system standard|yeastar-p-series]\n' +
   '                      [--report-style snapshot|member|mixed] (yeastar-p-series only)\n' +
-  '                      [--gateway <instances>] (2 or 3 relays in gateway mode on one Redis)\n';
+  '                      [--gateway <instances>] (2 or 3 relays in gateway mode on one Redis)\n' +
+  '                      [--sentinel] (with --gateway: Redis as a Sentinel group, its primary killed)\n' +
+  '                      [--fault <text>] (only the faults whose name holds the text)\n';
 if (values.help) {
   process.stdout.write(USAGE);
   process.exit(0);
@@ -90,6 +108,12 @@ if (values.gateway !== undefined && !(instances === 2 || instances === 3)) {
   process.stderr.write(`--gateway must be 2 or 3 (relay instances)\n${USAGE}`);
   process.exit(2);
 }
+const sentinel = values.sentinel === true;
+if (sentinel && !instances) {
+  process.stderr.write(`--sentinel goes with --gateway\n${USAGE}`);
+  process.exit(2);
+}
+if (sentinel && !sentinelAvailable('npm run soak -- --sentinel')) process.exit(2);
 const seed = values.seed !== undefined ? Number(values.seed) : Date.now() % 1_000_000;
 
 /** mulberry32: a small seeded generator, so that one seed gives one sequence of faults. */
@@ -118,8 +142,15 @@ function rssMb(pid: number): number | null {
   }
 }
 
-/** In gateway mode, `relays` are all the instances (`relay` is the one the runner reads). */
-type Rig = AutoModeRig & { relays?: RelayProcess[] };
+/**
+ * In gateway mode, `relays` are all the instances (`relay` is the one the runner reads); with
+ * `--sentinel`, `sentinel` is the Redis group and there is no single `redis`.
+ */
+type Rig = Omit<AutoModeRig, 'redis'> & {
+  redis?: AutoModeRig['redis'];
+  relays?: RelayProcess[];
+  sentinel?: SentinelGroup;
+};
 
 /** Rings are paused while this is false (simulator down, runner frozen). */
 let ringing = true;
@@ -129,8 +160,13 @@ const faultsInjected: Array<{
   recoveryMs?: number;
   /** Gateway mode: from the holder's kill or freeze to another instance holding the upstream. */
   takeoverMs?: number;
+  /** Sentinel: from the primary's kill to the sentinels naming another one. */
+  failoverMs?: number;
+  /** Sentinel: from the primary's kill to the pop of the first ring sent after it. */
+  firstPopMs?: number;
 }> = [];
-let takeoverMs: number | undefined;
+/** What the fault running now measured, copied into its `faultsInjected` entry. */
+let measured: { takeoverMs?: number; failoverMs?: number; firstPopMs?: number } = {};
 
 /**
  * One fault. `quiet`: the runner may not notice it (Redis behind the relay); every other fault
@@ -205,9 +241,9 @@ const FAULTS: Fault[] = [
     name: 'redis killed and restarted',
     quiet: true,
     run: async (r) => {
-      await r.redis.kill();
+      await r.redis!.kill();
       await sleep(between(1_000, 10_000));
-      await r.redis.start();
+      await r.redis!.start();
     },
   },
 ];
@@ -262,11 +298,45 @@ async function oneUpstream(r: Rig, except?: number): Promise<void> {
 }
 
 /**
- * Hook for a Redis primary killed with Sentinel failover (issue 40 item 1, engineer relay-ha's
- * Sentinel connection): once the relays can be given Sentinel addresses, this fault kills the
- * primary and waits for the failover; until then it is not in the list.
+ * `--sentinel`: the primary the sentinels name killed (SIGKILL), the sentinels' failover, the
+ * killed node started again 1-5 s later on its port and data (as its supervisor would; the
+ * sentinels make it a replica of the promoted one), then recovered once a ring sent after the kill
+ * has popped. Rings go on throughout: the relays' webhooks and the holder's stream write to Redis
+ * through the failover.
  */
-export const redisFailover: Fault | undefined = undefined;
+const redisFailover: Fault = {
+  name: 'redis primary killed (Sentinel failover)',
+  quiet: true,
+  run: async (r) => {
+    const group = r.sentinel!;
+    const at = Date.now();
+    const killed = await group.killCurrentPrimary();
+    process.stderr.write(`soak: killed the Redis primary ${killed}\n`);
+    for (;;) {
+      const now = await group.currentPrimary().catch(() => killed);
+      if (now !== killed) {
+        measured.failoverMs = Date.now() - at;
+        process.stderr.write(`soak: the sentinels name ${now} (${measured.failoverMs} ms)\n`);
+        break;
+      }
+      if (Date.now() - at > 60_000)
+        throw new Error(`no failover in 60 s: ${JSON.stringify(await group.state())}`);
+      await sleep(100);
+    }
+    await sleep(between(1_000, 5_000));
+    await group.restartKilled();
+    // Recovered once a ring sent after the kill has popped (when its pop line came out).
+    const sentAfter = () =>
+      new Set([...r.ledger.sentTimes()].flatMap(([id, sentAt]) => (sentAt > at ? [id] : [])));
+    const firstPop = () => r.runner.pops().find((p) => sentAfter().has(p.call_id as string));
+    await r.runner.waitFor(
+      () => firstPop() !== undefined,
+      'a ring sent after the kill to pop',
+      120_000,
+    );
+    measured.firstPopMs = firstPop()!.at - at;
+  },
+};
 
 /**
  * The lease holder taken out by `signal` (SIGKILL: dead; SIGSTOP: frozen, as if cut off from Redis
@@ -295,7 +365,7 @@ async function holderFault(
   relay.proc.signal(signal);
   if (signal === 'SIGKILL') await relay.proc.exit;
   await oneUpstream(r, signal === 'SIGSTOP' ? i : undefined);
-  takeoverMs = Date.now() - signalled;
+  measured.takeoverMs = Date.now() - signalled;
   await after(relay);
   if (desktops) await r.runner.waitForState('connected', 120_000);
   ringing = true;
@@ -352,7 +422,6 @@ const GATEWAY_FAULTS: Fault[] = [
       await r.sim.control('POST', 'faults/expire-tokens');
     },
   },
-  ...(redisFailover ? [redisFailover] : []),
 ];
 
 /**
@@ -361,8 +430,12 @@ const GATEWAY_FAULTS: Fault[] = [
  * and the runner reading the first instance only (`--event-source relay`): every pop comes
  * through the gateway's stream or the webhooks, never from the runner's own stream.
  */
-async function startGatewayMode(group: ProcessGroup, count: number): Promise<Rig> {
-  const redis = await new RedisProcess(group).start();
+async function startGatewayMode(
+  group: ProcessGroup,
+  count: number,
+  sentinelGroup?: SentinelGroup,
+): Promise<Rig> {
+  const redis = sentinelGroup ? undefined : await new RedisProcess(group).start();
   const sim = await new SimProcess(group, {
     traffic: 3,
     exclude: ['101'],
@@ -376,7 +449,12 @@ async function startGatewayMode(group: ProcessGroup, count: number): Promise<Rig
       new RelayProcess(group, {
         tenant: sim.tenant,
         serviceUrl: sim.baseUrl,
-        redisUrl: redis.url,
+        ...(sentinelGroup
+          ? {
+              sentinel: { name: sentinelGroup.name, nodes: sentinelGroup.sentinels },
+              minReplicas: 1,
+            }
+          : { redisUrl: redis!.url }),
         phoneSystem,
         gateway: { apiKeyEnv: 'SOAK_API_KEY', secretEnv: 'SOAK_API_SECRET' },
         env,
@@ -394,7 +472,8 @@ async function startGatewayMode(group: ProcessGroup, count: number): Promise<Rig
   });
   await runner.waitForState('connected', 60_000);
   const rig: Rig = {
-    redis,
+    ...(redis && { redis }),
+    ...(sentinelGroup && { sentinel: sentinelGroup }),
     sim,
     relay: relays[0]!,
     relays,
@@ -407,24 +486,39 @@ async function startGatewayMode(group: ProcessGroup, count: number): Promise<Rig
 
 async function main(): Promise<number> {
   const group = new ProcessGroup();
-  const stopAll = () => void group.cleanup().then(() => process.exit(130));
+  let sentinelGroup: SentinelGroup | undefined;
+  const stopAll = () =>
+    void Promise.all([group.cleanup(), sentinelGroup?.stop()]).then(() => process.exit(130));
   process.once('SIGINT', stopAll);
   process.once('SIGTERM', stopAll);
   try {
+    // As deploy/relay/compose.sentinel.yaml: two replicas, and minReplicas 1 (startGatewayMode).
+    if (sentinel) sentinelGroup = await startSentinelGroup({ replicas: 2 });
     const rig: Rig =
       instances > 0
-        ? await startGatewayMode(group, instances)
+        ? await startGatewayMode(group, instances, sentinelGroup)
         : await startAutoMode(group, {
             seed,
             phoneSystem,
             ...(reportStyle && { reportStyle }),
           });
-    const faults = instances > 0 ? GATEWAY_FAULTS : FAULTS;
+    const pool = instances > 0 ? GATEWAY_FAULTS : FAULTS;
+    const only = (list: Fault[]) =>
+      values.fault === undefined ? list : list.filter((f) => f.name.includes(values.fault!));
+    const faults = only(pool);
+    const failover = only(sentinel ? [redisFailover] : []);
+    if (faults.length + failover.length === 0)
+      throw new Error(`no fault's name holds "${values.fault}"`);
+    /** One fault: with --sentinel, the failover a third of the time (else it would be one in five). */
+    const draw = (): Fault =>
+      failover.length && (!faults.length || faultRandom() < 1 / 3)
+        ? failover[0]!
+        : faults[between(0, faults.length - 1)]!;
     const { sim, runner } = rig;
     const started = Date.now();
     const end = started + minutes * 60_000;
     process.stderr.write(
-      `soak: seed ${seed}, ${minutes} min, ${system}${instances ? `, gateway x${instances}` : ''}, runner pid ${runner.proc.pid}\n`,
+      `soak: seed ${seed}, ${minutes} min, ${system}${instances ? `, gateway x${instances}` : ''}${sentinel ? ', Redis Sentinel' : ''}, runner pid ${runner.proc.pid}\n`,
     );
 
     // Rings, every 2-5 s, each ended 3-8 s later.
@@ -458,18 +552,21 @@ async function main(): Promise<number> {
       });
     }, 60_000);
 
-    // Faults, one at a time, with a quiet spell between; the last minute is quiet.
+    // Faults, one at a time, with a quiet spell between; the last minute (a third of a shorter
+    // run) is quiet.
+    const quietEnd = end - Math.min(60_000, (minutes * 60_000) / 3);
     let recoveryFailures = 0;
-    while (Date.now() < end - 60_000 && runner.proc.running()) {
+    while (Date.now() < quietEnd && runner.proc.running()) {
       await sleep(between(10_000, 25_000));
-      if (Date.now() >= end - 60_000) break;
-      const fault = faults[between(0, faults.length - 1)]!;
+      if (Date.now() >= quietEnd) break;
+      const fault = draw();
       const injected: (typeof faultsInjected)[number] = { at: Date.now(), fault: fault.name };
       faultsInjected.push(injected);
       process.stderr.write(
         `soak: ${((Date.now() - started) / 60_000).toFixed(1)} min: ${fault.name}\n`,
       );
       const mark = runner.lines.length;
+      measured = {};
       try {
         await fault.run(rig);
         if (!fault.quiet) await runner.waitForDrop(mark, 120_000);
@@ -477,13 +574,13 @@ async function main(): Promise<number> {
         // Gateway mode: recovered once one instance holds the stream again.
         if (instances > 0) await oneUpstream(rig);
         injected.recoveryMs = Date.now() - injected.at;
-        if (takeoverMs !== undefined) injected.takeoverMs = takeoverMs;
-        takeoverMs = undefined;
+        Object.assign(injected, measured);
         process.stderr.write(
-          `soak: recovered from ${fault.name} in ${injected.recoveryMs} ms${injected.takeoverMs !== undefined ? ` (upstream taken over in ${injected.takeoverMs} ms)` : ''}\n`,
+          `soak: recovered from ${fault.name} in ${injected.recoveryMs} ms${injected.takeoverMs !== undefined ? ` (upstream taken over in ${injected.takeoverMs} ms)` : ''}${injected.failoverMs !== undefined ? ` (failover ${injected.failoverMs} ms, first pop ${injected.firstPopMs} ms after the kill)` : ''}\n`,
         );
       } catch (error) {
         recoveryFailures++;
+        Object.assign(injected, measured);
         process.stderr.write(`soak: no recovery from ${fault.name}: ${(error as Error).message}\n`);
         ringing = true;
       }
@@ -526,6 +623,7 @@ async function main(): Promise<number> {
       phoneSystem,
       ...(reportStyle && { reportStyle }),
       ...(instances > 0 && { gatewayInstances: instances }),
+      ...(sentinel && { redis: 'sentinel', redisReplicas: 2, minReplicas: 1 }),
       sent: figures.sent,
       popped: figures.popped,
       missed: figures.missed.length,
@@ -538,6 +636,8 @@ async function main(): Promise<number> {
         fault: f.fault,
         ms: f.recoveryMs ?? null,
         ...(f.takeoverMs !== undefined && { takeoverMs: f.takeoverMs }),
+        ...(f.failoverMs !== undefined && { failoverMs: f.failoverMs }),
+        ...(f.firstPopMs !== undefined && { firstPopMs: f.firstPopMs }),
       })),
       recoveryFailures,
       runnerRunning: running,
@@ -572,6 +672,7 @@ async function main(): Promise<number> {
     return ok ? 0 : 1;
   } finally {
     await group.cleanup();
+    await sentinelGroup?.stop();
   }
 }
 

@@ -475,6 +475,59 @@ describe('RelayEventSource against a misbehaving relay (fake clock)', () => {
     }
   });
 
+  // The gateway soak with Redis Sentinel on 2026-11-28 (yeastar-p-series, seed 40544): the phone
+  // system restarted (forgetting every token) while the runner read only the relay, then the
+  // relay it reads was killed; back, the relay refused the runner's token (10002, 124 s old). A
+  // young token refused counts as another computer taking it (sign-in-guard.ts) unless the
+  // connection was lost first: twice in 10 minutes held every sign-in for 5 minutes, and the rings
+  // of those minutes never popped. The relay is such a desktop's only far side: losing it is a loss.
+  it('a relay lost (dropped) is said lost before a token it refuses on return', async () => {
+    const clock = new FakeClock();
+    const told: string[] = [];
+    const tokens = {
+      getToken: async () => ({ value: 'tok', expiresAt: Date.now() + 1_800_000 }),
+      invalidate: (v: string) => void told.push(`invalidate:${v}`),
+      connectionLost: () => void told.push('lost'),
+    };
+    let n = 0;
+    const createSocket: CreateSocket = (_url, _headers, cb) => {
+      const i = n++;
+      queueMicrotask(() => {
+        if (i === 1) {
+          // Back after the drop: the relay asks the phone system, which forgot the token.
+          cb.rejected(401, '{"errcode":10002,"errmsg":"TOKEN EXPIRED"}');
+          cb.closed(1006, '');
+          return;
+        }
+        cb.open();
+      });
+      return {
+        send(text) {
+          if ((JSON.parse(text) as { type: string }).type !== 'hello') return;
+          queueMicrotask(() => {
+            cb.message(ready(null));
+            if (i === 0) cb.closed(1006, ''); // the first session drops: the relay killed
+          });
+        },
+        close: (code, reason) => queueMicrotask(() => cb.closed(code, reason)),
+        terminate: () => queueMicrotask(() => cb.closed(1006, '')),
+      };
+    };
+    const src = new RelayEventSource({
+      relayUrl: 'http://127.0.0.1:1',
+      tenant: 'acme',
+      tokens,
+      filter: { extensions: ['101'], dids: [], events: [] },
+      clock,
+      random: () => 0.5,
+      createSocket,
+    });
+    src.start();
+    await clock.advance(5_000);
+    await src.stop();
+    expect(told.slice(0, 2)).toEqual(['lost', 'invalidate:tok']);
+  });
+
   it('takes only cursors in the cursor format, from the relay and from its store', async () => {
     const clock = new FakeClock();
     let n = 0;

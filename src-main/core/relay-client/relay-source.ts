@@ -295,6 +295,12 @@ export class RelayEventSource implements EventSource {
 
   private judgeEnd(link: Link, end: StreamEnd): Verdict<ConnectionStatus> {
     if (end.rejection) return this.judgeRejection(link, end.rejection, end.atOnceSpent);
+    // The relay lost (dropped, unreachable, silent, restarting): for a desktop reading only the
+    // relay it is the far side, and the outage may be the phone system's, which forgets every
+    // token; a token refused once it is back is then not another computer's doing
+    // (token-lifecycle.ts connectionLost, sign-in-guard.ts). Not a 4002 or 4003: the relay's words.
+    if (end.code !== CloseCode.reauthenticate && end.code !== CloseCode.revoked)
+      this.deps.tokens.connectionLost?.();
     const failure = end.error ? networkFault(end.error, this.url, 'relay') : undefined;
     if (failure) {
       // A proxy or certificate fault, named: needs a person, or (an unreachable proxy) the back-off.
