@@ -13,7 +13,8 @@
  * for the upstream. Only the first token, at start, is a startup check (`start()` rejects with a
  * StartupError in words), so a wrong key or address is said at once rather than retried silently.
  */
-import type { Clock } from '../../src-shared/process/clock.ts';
+import { delay, type Clock } from '../../src-shared/process/clock.ts';
+import { Backoff, type BackoffPolicy } from '../../src-shared/kit/backoff.ts';
 import { silentLogger, type Logger, type SecretRegistry } from '../../src-shared/process/log.ts';
 import { ServiceClient } from '../../src-shared/api/service-client.ts';
 import type { CallInfo } from '../../src-shared/api/call-api.ts';
@@ -187,6 +188,17 @@ function stoppedError(): ServiceError {
   return new ServiceError({ kind: 'network', message: 'the relay is stopping' });
 }
 
+/**
+ * How long a frame's events are tried again after a storage fault (Redis failing over, a replica
+ * catching up after it: "reached 0 of 1 replicas") before they are given up. The stream brings an
+ * event once; dropped at the first fault, a ring whose webhook retries came after its answer never
+ * popped (the Sentinel soak, minReplicas 1: 6 of 326 rings). Frames wait behind it, so the
+ * desktops' order holds; a frame's time counts from its arrival, so a long outage costs each
+ * queued frame at most one try once this has passed.
+ */
+const STORE_RETRY_MS = 15_000;
+const STORE_BACKOFF: BackoffPolicy = { baseMs: 200, capMs: 2_000, floorMs: 100 };
+
 export class GatewayUpstream {
   readonly tenant: string;
   readonly client: ServiceClient;
@@ -202,6 +214,7 @@ export class GatewayUpstream {
   private since: number;
   private readonly expired = new WeakSet<object>();
   private storing: Promise<void> = Promise.resolve();
+  private stopped = false;
 
   constructor(deps: UpstreamDeps) {
     this.deps = deps;
@@ -299,6 +312,7 @@ export class GatewayUpstream {
 
   /** Closes the stream, then gives the tokens back (bounded: see GatewayTokens.release). */
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.engine.stop();
     await this.tokens.release();
   }
@@ -332,7 +346,8 @@ export class GatewayUpstream {
       return;
     }
     // One frame after the other, as they came: the store's order is the desktops' order.
-    this.storing = this.storing.then(() => this.store(text));
+    const arrived = this.deps.clock.monotonic();
+    this.storing = this.storing.then(() => this.store(text, arrived));
   }
 
   /**
@@ -349,6 +364,7 @@ export class GatewayUpstream {
   private catchUp(token: string): void {
     if (!this.client.controlsCalls) return;
     const askedAt = this.deps.clock.now();
+    const arrived = this.deps.clock.monotonic();
     const types = ['inbound', 'internal'] as const;
     void Promise.all(types.map((type) => this.client.queryCalls(token, { type })))
       .then((lists) => {
@@ -358,13 +374,13 @@ export class GatewayUpstream {
           seen.add(call.callId);
           if (!call.members.some((m) => m.kind === 'extension' && m.status === 'RING')) continue;
           const text = JSON.stringify({ type: this.wire.callCode, sn: '', msg: reportOf(call) });
-          this.storing = this.storing.then(() => this.store(text, askedAt));
+          this.storing = this.storing.then(() => this.store(text, arrived, askedAt));
         }
       })
       .catch((err: unknown) => this.catchUpLog.write({ error: err }));
   }
 
-  private async store(text: string, receivedAt?: number): Promise<void> {
+  private async store(text: string, arrived: number, receivedAt?: number): Promise<void> {
     const { deps } = this;
     const now = receivedAt ?? deps.clock.now();
     let decoded;
@@ -387,18 +403,35 @@ export class GatewayUpstream {
       return;
     }
     // The frame's events together (one Redis script: one round trip, one fsync, one batch).
+    const events = decoded.events.map((event) => ({
+      tenant: deps.tenant,
+      ...event,
+      receivedAt: now,
+    }));
+    const backoff = new Backoff(STORE_BACKOFF);
     let results;
-    try {
-      results = await deps.store.appendAll(
-        decoded.events.map((event) => ({ tenant: deps.tenant, ...event, receivedAt: now })),
-      );
-    } catch (err) {
-      // A term of the tenant's lease that ended (leased-upstream.ts): the next holder stores them.
-      const fenced = err instanceof FencedError;
-      for (const _ of decoded.events)
-        deps.metrics.upstream(deps.tenant, fenced ? 'fenced' : 'storage-error');
-      if (!fenced) deps.logger.error('upstream event not stored', { error: err });
-      return;
+    for (;;) {
+      try {
+        results = await deps.store.appendAll(events);
+        break;
+      } catch (err) {
+        // A term of the tenant's lease that ended (leased-upstream.ts): the next holder stores them.
+        const fenced = err instanceof FencedError;
+        const left = arrived + STORE_RETRY_MS - deps.clock.monotonic();
+        if (!fenced && !this.stopped && left > 0) {
+          // Stored again by event id: a try that reached Redis is a duplicate, not a second copy.
+          await delay(deps.clock, Math.min(backoff.next(), left));
+          continue;
+        }
+        for (const _ of decoded.events)
+          deps.metrics.upstream(deps.tenant, fenced ? 'fenced' : 'storage-error');
+        if (!fenced)
+          deps.logger.error('upstream event not stored', {
+            error: err,
+            tries: backoff.attempts + 1,
+          });
+        return;
+      }
     }
     for (const result of results) {
       if (result.status === 'duplicate') deps.metrics.upstream(deps.tenant, 'duplicate');

@@ -151,4 +151,62 @@ describe('the relay as the gateway: an outage of the phone system', () => {
     }
     expect(stored).toHaveLength(1);
   });
+
+  it('a storage fault (a failover, a replica catching up) does not drop what the stream brought: tried again, stored once, in order', async () => {
+    const sim = await simulator();
+    const config = relayConfig({
+      [sim.tenant]: {
+        baseUrl: sim.baseUrl,
+        gateway: { apiKeyEnv: 'UNUSED_KEY', secretEnv: 'UNUSED_SECRET' },
+      },
+    });
+    // Redis answering as after a primary was killed: the write's WAIT reached no replica.
+    let failures = 0;
+    class FailingStore extends MemoryStore {
+      override appendAll(...args: Parameters<MemoryStore['appendAll']>) {
+        if (refuse > 0) {
+          refuse -= 1;
+          failures += 1;
+          return Promise.reject(
+            new Error('redis: the event reached 0 of 1 replicas within 1000 ms'),
+          );
+        }
+        return super.appendAll(...args);
+      }
+    }
+    let refuse = 0;
+    const store = new FailingStore({ clock: systemClock, retention: config.retention });
+    const relay: RelayServer = await startRelay({
+      config,
+      store,
+      clock: systemClock,
+      logger: silentLogger,
+      secrets: new SecretRegistry(),
+      gateway: new Map([[sim.tenant, { apiKey: sim.apiKey.key, secret: sim.apiKey.secret }]]),
+    });
+    cleanups.push(async () => {
+      await relay.close();
+      await store.close();
+    });
+    for (let i = 0; i < 100; i++) {
+      const h = (await (await fetch(relay.url + '/healthz')).json()) as {
+        upstream: Record<string, { state: string }>;
+      };
+      if (h.upstream[sim.tenant]!.state === 'connected') break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    refuse = 3;
+    const first = sim.ring({ from: '+14155550100', to: '101' });
+    const second = sim.ring({ from: '+14155550101', to: '102' });
+    let bodies: string[] = [];
+    for (let i = 0; i < 200; i++) {
+      const { events } = await store.readAfter(sim.tenant, '0-0', 100);
+      bodies = events.map((e) => String(e.body));
+      if (bodies.some((b) => b.includes(second))) break;
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    expect(failures).toBe(3);
+    const ours = bodies.filter((b) => b.includes(first) || b.includes(second));
+    expect(ours.map((b) => (b.includes(first) ? 'first' : 'second'))).toEqual(['first', 'second']);
+  });
 });
