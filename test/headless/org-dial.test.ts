@@ -141,4 +141,74 @@ describe('screenpop-headless dial in organisation mode', () => {
     expect(JSON.stringify(out[0])).toContain('Not signed in to your organisation');
     expect(r.rang.size).toBe(0);
   }, 30_000);
+
+  it('says each refusal in words, exit 1: rate-limited, user revoked, relay unreachable', async () => {
+    const dir = group.tempDir('org-dial-refusals-');
+    const r = await startGatewayCallsRig(dir, { rate: { burst: 1, perMinute: 1 } });
+    rigs.push(r);
+    const mine = r.sim.extensions[0]!.number;
+    const codeFile = join(dir, 'enrol.code');
+    writeFileSync(codeFile, `${await addUser(r.users, 'alice', [mine], [], null, r.tenant)}\n`, {
+      mode: 0o600,
+    });
+    const env = {
+      ...envWithout(['SCREENPOP_API_KEY', 'SCREENPOP_API_SECRET']),
+      XDG_RUNTIME_DIR: dir,
+    };
+    const org = [
+      '--relay-url',
+      r.relay.url.replace(/^http/, 'ws'),
+      '--relay-tenant',
+      r.tenant,
+      '--credential-file',
+      join(dir, 'credential.json'),
+    ];
+    // Enrolled once by a run, which stops: the dials below have no runner to go through.
+    const runner = group.spawnRunner('enrol', [...org, '--enrol-file', codeFile], { env });
+    await waitFor(
+      () => lines(runner.stdout).some((l) => l.type === 'status' && l.state === 'connected'),
+      'the runner connected',
+      60_000,
+    );
+    expect((await runner.stop()).code).toBe(0);
+    const dial = async (name: string) => {
+      const proc = group.spawnRunner(name, ['dial', '4155550199', ...org], { env });
+      const { code } = await proc.exit;
+      return { code, out: lines(proc.stdout), said: proc.describe() };
+    };
+    const placed = await dial('dial-1');
+    expect(placed.code, placed.said).toBe(0);
+    const limited = await dial('dial-2');
+    expect(limited.code, limited.said).toBe(1);
+    expect(limited.out).toEqual([
+      {
+        type: 'dial-refused',
+        refusal: 'rate-limited',
+        reason: 'Too many call requests just now; try again in a moment.',
+        via: 'own',
+      },
+    ]);
+    await r.users.revoke(r.tenant, 'alice', Date.now());
+    const revoked = await dial('dial-revoked');
+    expect(revoked.code, revoked.said).toBe(1);
+    expect(revoked.out).toEqual([
+      {
+        type: 'dial-refused',
+        refusal: 'refused',
+        reason: 'The phone system refused this call action. Not signed in to your organisation.',
+        via: 'own',
+      },
+    ]);
+    await r.relay.close();
+    const gone = await dial('dial-gone');
+    expect(gone.code, gone.said).toBe(1);
+    expect(gone.out).toEqual([
+      {
+        type: 'dial-refused',
+        refusal: 'unreachable',
+        reason: 'The phone system could not be reached to place the call.',
+        via: 'own',
+      },
+    ]);
+  }, 60_000);
 });
