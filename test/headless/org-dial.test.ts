@@ -6,7 +6,7 @@
  * follows is its `calling` line, never a pop); without one, with the device credential the runner
  * kept (no new enrolment); always from the user's own extension; exit codes 0, 1, 2.
  */
-import { chmodSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { envWithout, ProcessGroup } from '../../rigs/processes.ts';
@@ -42,9 +42,7 @@ describe('screenpop-headless dial in organisation mode', () => {
     const code = await addUser(r.users, 'alice', [mine], [], null, r.tenant);
     const codeFile = join(dir, 'enrol.code');
     writeFileSync(codeFile, `${code}\n`, { mode: 0o600 });
-    const { mkdirSync } = await import('node:fs');
     mkdirSync(xdg, { mode: 0o700 });
-    chmodSync(xdg, 0o700);
     const env = {
       ...envWithout(['SCREENPOP_API_KEY', 'SCREENPOP_API_SECRET']),
       XDG_RUNTIME_DIR: xdg,
@@ -69,7 +67,7 @@ describe('screenpop-headless dial in organisation mode', () => {
     await waitFor(
       () => lines(runner.stdout).some((l) => l.type === 'status' && l.state === 'connected'),
       'the runner connected',
-      60_000,
+      { timeoutMs: 60_000 },
     );
 
     // Through the running runner: its sign-in, its `calling` line, no pop.
@@ -77,11 +75,13 @@ describe('screenpop-headless dial in organisation mode', () => {
     expect(first.exit, first.said).toBe(0);
     expect(first.out).toEqual([{ type: 'dial', call_id: expect.any(String), via: 'runner' }]);
     const callId = first.out[0]!.call_id as string;
-    await waitFor(() => r.rang.get(callId)?.[0] === mine, 'the PBX rings alice first', 10_000);
+    await waitFor(() => r.rang.get(callId)?.[0] === mine, 'the PBX rings alice first', {
+      timeoutMs: 10_000,
+    });
     await waitFor(
       () => lines(runner.stdout).some((l) => l.type === 'calling' && l.call_id === callId),
       'the calling line',
-      10_000,
+      { timeoutMs: 10_000 },
     );
     expect(lines(runner.stdout).filter((l) => l.type === 'pop')).toEqual([]);
 
@@ -89,7 +89,9 @@ describe('screenpop-headless dial in organisation mode', () => {
     const asColleague = await dial('dial-colleague', ['4155550100', '--extension', colleague]);
     expect(asColleague.exit, asColleague.said).toBe(0);
     const otherId = asColleague.out[0]!.call_id as string;
-    await waitFor(() => r.rang.get(otherId) !== undefined, 'the PBX rings', 10_000);
+    await waitFor(() => r.rang.get(otherId) !== undefined, 'the PBX rings', {
+      timeoutMs: 10_000,
+    });
     expect(r.rang.get(otherId)![0]).toBe(mine);
     expect(r.rang.get(otherId)).not.toContain(colleague);
 
@@ -102,7 +104,7 @@ describe('screenpop-headless dial in organisation mode', () => {
     await waitFor(
       () => r.rang.get(own.out[0]!.call_id as string)?.[0] === mine,
       'the PBX rings alice',
-      10_000,
+      { timeoutMs: 10_000 },
     );
 
     // A number that is not dialable: refused in words, exit 1; no number at all: usage, exit 2.
@@ -168,7 +170,7 @@ describe('screenpop-headless dial in organisation mode', () => {
     await waitFor(
       () => lines(runner.stdout).some((l) => l.type === 'status' && l.state === 'connected'),
       'the runner connected',
-      60_000,
+      { timeoutMs: 60_000 },
     );
     expect((await runner.stop()).code).toBe(0);
     const dial = async (name: string) => {
