@@ -53,7 +53,8 @@ export interface ControlPlace {
  * served (Windows, or no user id).
  */
 export function controlPlace(
-  settings: Pick<Settings, 'phoneSystem' | 'baseUrl' | 'apiKey'>,
+  settings: Pick<Settings, 'phoneSystem' | 'baseUrl' | 'apiKey'> &
+    Partial<Pick<Settings, 'relayUrl' | 'relayTenant'>>,
   env: { XDG_RUNTIME_DIR?: string | undefined },
   platform: NodeJS.Platform = process.platform,
   uid: number | undefined = process.getuid?.(),
@@ -65,7 +66,14 @@ export function controlPlace(
       ? join(runtime, 'screenpop')
       : join(tmpdir(), `screenpop-${uid}`);
   const id = createHash('sha256')
-    .update(JSON.stringify([settings.phoneSystem, settings.baseUrl, settings.apiKey]))
+    .update(
+      JSON.stringify(
+        settings.baseUrl
+          ? [settings.phoneSystem, settings.baseUrl, settings.apiKey]
+          : // Organisation mode (the relay alone): one runner per relay and tenant.
+            ['organisation', settings.relayUrl, settings.relayTenant],
+      ),
+    )
     .digest('hex')
     .slice(0, 16);
   // A Unix socket's path is at most 104-108 bytes: the name is short.

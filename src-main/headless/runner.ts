@@ -67,6 +67,8 @@ import { enrolDevice } from '../core/org/enrolment.ts';
 import { organisationConnection } from '../core/org/org-connection.ts';
 import { orgKeychainAccount, OrgTokenSource } from '../core/org/org-token-source.ts';
 import { DirectCallControl } from '../core/calls/direct-call-control.ts';
+import { OrgCallControl } from '../core/org/org-call-control.ts';
+import type { CallControl, CallControlResult } from '../core/ports/call-control.ts';
 import { controlPlace, dialThroughRunner, serveControl } from './control-socket.ts';
 import { callRefusal } from '../../src-shared/api/call-api.ts';
 
@@ -174,8 +176,7 @@ export async function runDial(deps: RunnerDeps): Promise<number> {
     deps.policy ?? NO_POLICY,
     deps.logger,
   );
-  const place =
-    !deps.args.organisation && !effective.demoMode ? controlPlaceOf(deps, effective) : null;
+  const place = !effective.demoMode ? controlPlaceOf(deps, effective) : null;
   if (place) {
     const answer = await dialThroughRunner(place, number, clock);
     if (answer === 'no-answer') {
@@ -187,15 +188,9 @@ export async function runDial(deps: RunnerDeps): Promise<number> {
   }
   const target = await whatToConnect(deps, clock);
   const settings = () => target.settings;
-  // Organisation mode: its calls go through the relay (not this runner's): not offered here.
-  if (!target.service) {
-    const control = new DirectCallControl({
-      connection: () => null,
-      settings,
-      logger: deps.logger,
-    });
-    return say(await control.dial(number), 'own');
-  }
+  // Organisation mode: through the relay (docs/relay-protocol.md 2.5) with this device's kept
+  // sign-in, as a run resumes it (no new enrolment); the connection is made, never started.
+  if (!target.service) return say(await organisationDial(deps, clock, target, number), 'own');
   const transport = wayOut(deps, target.settings);
   if (!transport) {
     await target.demo?.close();
@@ -241,6 +236,38 @@ function lineQueue({ write, logger }: RunnerDeps) {
       });
   };
   return { emit, drained: () => queue };
+}
+
+/**
+ * `dial` in organisation mode without a running runner: the relay's `POST /v1/calls/<tenant>`
+ * through the tray app's OrgCallControl, with the device credential kept from the runner's
+ * enrolment (keychain or --credential-file); nothing kept: not signed in to the organisation.
+ */
+async function organisationDial(
+  deps: RunnerDeps,
+  clock: Clock,
+  target: Target,
+  number: string,
+): Promise<CallControlResult> {
+  const transport = wayOut(deps, target.settings);
+  if (!transport) return callRefusal('unreachable');
+  const make = await connectionMaker(deps, clock, target, transport, () => {});
+  const connection = make?.() ?? null;
+  try {
+    return await orgCallControl(deps.logger, target.settings, () => connection).dial(number);
+  } finally {
+    await connection?.stop();
+  }
+}
+
+/** Organisation mode's CallControl, the tray app's: the relay decides the user's own extension. */
+function orgCallControl(
+  logger: Logger,
+  settings: Settings,
+  connection: () => Connection | null,
+): CallControl {
+  const mode: Settings = { ...settings, connectionMode: 'organisation' };
+  return new OrgCallControl({ connection, settings: () => mode, logger });
 }
 
 /**
@@ -479,19 +506,17 @@ async function runUntilStopped(deps: RunnerDeps, clock: Clock, built: Built): Pr
   directory.start();
   // `screenpop-headless dial` run by this user uses this runner's sign-in (control-socket.ts):
   // its dial goes through this runner's own CallControl, so the ring is known as the user's own.
-  const place = target.service && !demo ? controlPlaceOf(deps, target.settings) : null;
-  const control = place
-    ? await serveControl({
-        place,
-        clock,
+  // In organisation mode through the relay (OrgCallControl, as the tray app), on this connection.
+  const place = !demo ? controlPlaceOf(deps, target.settings) : null;
+  const calls: CallControl = target.service
+    ? new DirectCallControl({
+        connection: () => live.connection ?? null,
+        settings: () => target.settings,
         logger,
-        dial: (number) =>
-          new DirectCallControl({
-            connection: () => live.connection ?? null,
-            settings: () => target.settings,
-            logger,
-          }).dial(number),
       })
+    : orgCallControl(logger, target.settings, () => live.connection ?? null);
+  const control = place
+    ? await serveControl({ place, clock, logger, dial: (number) => calls.dial(number) })
     : null;
   // The demo's simulator is on this machine: no network to come back.
   const stopWatching =

@@ -5,7 +5,7 @@
  * The relay decides the extension (the user's own); this sends none unless asked for one of the
  * user's (`from`). Answer/decline (uaCSTA) are not offered through the relay.
  */
-import type { Words } from '../../../src-shared/i18n/phrase.ts';
+import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import type { Logger } from '../../../src-shared/process/log.ts';
 import type {
   CallAction,
@@ -130,8 +130,12 @@ export class RelayCallControl implements CallControl {
         : { ok: true };
     if (status === 401) {
       // The relay refused the sign-in: the token is not handed out again (a fresh one next time).
+      // Said as "not signed in to your organisation" (revoked, expired or unknown alike: the
+      // relay's 401 does not tell them apart).
       this.deps.tokens.invalidate(token);
-      return this.refused('refused');
+      return this.deps.wordsFor
+        ? this.refused('refused')
+        : callRefusal('refused', undefined, [phrase('status.fault.not-signed-in.reason')]);
     }
     return this.refused(isCallRefusal(a.refusal) ? a.refusal : 'refused');
   }
