@@ -894,7 +894,7 @@ describe('screenpop-headless', () => {
     const cases: Array<[string[], string]> = [
       [['--crm', 'generic', '--crm-url', 'http://crm.example/?phone={number}'], 'https://'],
       [['--crm', 'generic', '--crm-url', 'https://crm.example/{number}'], 'query parameter'],
-      [['--crm', 'salesforce'], 'provider must be one of'],
+      [['--crm', 'salesforce'], '--crm: must be one of'],
     ];
     for (const [args, words] of cases) {
       const child = run(['--demo', ...args], {});
