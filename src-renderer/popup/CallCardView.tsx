@@ -32,7 +32,7 @@ import {
   ringTime,
 } from '../shared/format.ts';
 import { useT } from '../shared/i18n.tsx';
-import { cardActions, crmLabel } from './card-actions.ts';
+import { cardActions, crmLabel, type CardAction } from './card-actions.ts';
 
 export interface CallCardViewProps {
   card: CallCard;
@@ -64,14 +64,8 @@ export interface TransferChoice {
   shown: string;
 }
 
-export type PhoneAction =
-  | 'call-back'
-  | 'answer'
-  | 'decline'
-  | 'transfer'
-  | 'hangup'
-  | 'complete-transfer'
-  | 'cancel-transfer';
+/** The card's actions that act on the call (card-actions.ts's, less the CRM link and Copy). */
+export type PhoneAction = Exclude<CardAction, 'crm' | 'copy'>;
 
 const PHONE_WORDS = {
   'call-back': 'popup.call-back',
