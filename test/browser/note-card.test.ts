@@ -227,8 +227,8 @@ browserSuite('the note card in Chromium', ({ browser: getBrowser, origin }) => {
     expect(await which.inputValue()).toBe('answered');
     expect(await which.isDisabled()).toBe(true);
     expect(await which.locator('option').allTextContents()).toEqual([
-      'Calls I answered',
-      'Calls I answered or missed',
+      'Calls I answered, and calls I made that were answered',
+      'Calls I answered or missed, and every call I made (answered, unanswered or busy)',
       'None',
     ]);
     const choices = page.getByLabel('Outcome choices (one a line)');

@@ -18,7 +18,10 @@ const CODE = 'K7QM-2RXD-94TW';
 
 /** The runner's arguments in a documented command: after `screenpop-headless` or `headless --`. */
 function argumentsOf(command: string): string[] {
-  const words = command.replace(/#.*$/, '').trim().split(/\s+/);
+  // Words as a shell splits them: a "quoted number" is one.
+  const words = [...command.replace(/#.*$/, '').matchAll(/"([^"]*)"|(\S+)/g)].map(
+    (m) => m[1] ?? m[2]!,
+  );
   const start = words.findIndex((w) => w === 'screenpop-headless' || w === '--');
   return words
     .slice(start + 1)
@@ -32,7 +35,8 @@ function documentedCommands(file: string): string[] {
   const blocks = [...text.matchAll(/```[a-z]*\n([\s\S]*?)```/g)].map((m) => m[1]!);
   const prose = text.replace(/```[a-z]*\n[\s\S]*?```/g, '');
   const spans = [...prose.matchAll(/`([^`]+)`/g)].map((m) => m[1]!.replace(/\s*\n\s*/g, ' '));
-  return [...spans, ...blocks.flatMap((b) => b.split('\n'))]
+  // A command continued over lines (`\` at a line's end) is one command.
+  return [...spans, ...blocks.flatMap((b) => b.replace(/\\\n\s*/g, ' ').split('\n'))]
     .filter((c) => /(screenpop-headless|headless --) .*--relay-url \S/.test(c))
     .filter((c) => !c.includes('`'));
 }
