@@ -82,18 +82,12 @@ export class OrgCallControl implements CallControl {
     if (!this.offered().has('transfer')) return callRefusal('not-offered');
     const target = dialableNumber(to, this.d.settings().defaultRegion);
     if (!target) return invalidNumberRefusal(to);
-    if (!isCallId(callId)) return callRefusal('no-such-call');
-    const connection = this.d.connection();
-    if (!connection?.relayCalls) return notConnectedRefusal();
-    return this.send(connection, (relay) => relay.transfer(callId, target.dial, mode));
+    return this.onCall(callId, (relay) => relay.transfer(callId, target.dial, mode));
   }
 
   async hangup(callId: string): Promise<CallControlResult> {
     if (!this.offered().has('hangup')) return callRefusal('not-offered');
-    if (!isCallId(callId)) return callRefusal('no-such-call');
-    const connection = this.d.connection();
-    if (!connection?.relayCalls) return notConnectedRefusal();
-    return this.send(connection, (relay) => relay.hangup(callId));
+    return this.onCall(callId, (relay) => relay.hangup(callId));
   }
 
   completeTransfer(callId: string): Promise<CallControlResult> {
@@ -110,13 +104,21 @@ export class OrgCallControl implements CallControl {
     step: (relay: CallControl) => Promise<CallControlResult> | undefined,
   ): Promise<CallControlResult> {
     if (!this.offered().has('transfer')) return callRefusal('not-offered');
-    if (!isCallId(callId)) return callRefusal('no-such-call');
-    const connection = this.d.connection();
-    if (!connection?.relayCalls) return notConnectedRefusal();
-    return this.send(
-      connection,
+    return this.onCall(
+      callId,
       (relay) => step(relay) ?? Promise.resolve(callRefusal('not-offered')),
     );
+  }
+
+  /** An action on a call the user is in: its id checked, then through the relay's connection. */
+  private onCall(
+    callId: string,
+    act: (relay: CallControl) => Promise<CallControlResult>,
+  ): Promise<CallControlResult> {
+    if (!isCallId(callId)) return Promise.resolve(callRefusal('no-such-call'));
+    const connection = this.d.connection();
+    if (!connection?.relayCalls) return Promise.resolve(notConnectedRefusal());
+    return this.send(connection, act);
   }
 
   answer(_callId: string): Promise<CallControlResult> {
