@@ -18,7 +18,7 @@
  *   the hop); identity, rate and the audit line stay with the instance the desktop reached.
  */
 import type { Logger } from '../../src-shared/process/log.ts';
-import type { Clock, TimerHandle } from '../../src-shared/process/clock.ts';
+import { delay, type Clock, type TimerHandle } from '../../src-shared/process/clock.ts';
 import type { PbxCallAnswer, RelayCallApi } from '../calls/call-route.ts';
 
 /** What the handoff needs of Redis (redis-store.ts). */
@@ -160,7 +160,7 @@ export class CallHandoff {
         const state = await backend.callRequestState(tenant, id);
         if (state?.startsWith('done:')) return parseAnswer(state.slice(5));
         if (clock.now() >= deadline) break;
-        await new Promise<void>((resolve) => clock.setTimeout(resolve, this.pollMs));
+        await delay(clock, this.pollMs);
       }
       const last = await backend.expireCallRequest(tenant, id, STATE_TTL_MS);
       if (last?.startsWith('done:')) return parseAnswer(last.slice(5));
@@ -169,7 +169,7 @@ export class CallHandoff {
       // at the holder; its answer is awaited a little longer before saying "uncertain".
       const until = clock.now() + ANSWER_GRACE_MS;
       while (clock.now() < until) {
-        await new Promise<void>((resolve) => clock.setTimeout(resolve, this.pollMs));
+        await delay(clock, this.pollMs);
         const state = await backend.callRequestState(tenant, id);
         if (state?.startsWith('done:')) return parseAnswer(state.slice(5));
       }
