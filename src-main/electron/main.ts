@@ -35,6 +35,7 @@ import { settingsPortFor } from '../core/settings-service/settings-port.ts';
 import { spawnProgramRunner } from '../core/ring-actions/program-runner.ts';
 import { RingActions } from '../core/ring-actions/ring-actions.ts';
 import { OrganisationAccount } from '../core/org/org-account.ts';
+import { CLAIM_DEVICE_FILE, ClaimDeviceStore } from '../core/org/claim-device.ts';
 import { withOrganisationMode } from '../core/org/org-connection.ts';
 import { LogRing } from '../core/diagnostics/bounded-log.ts';
 import { Diagnostics, logSection } from '../core/diagnostics/diagnostics.ts';
@@ -524,6 +525,12 @@ async function buildCore(
     deviceLabel: `Screenpop on ${hostname()}`,
     browserPage: (outcome) => language.current().t(`status.org.browser-page-${outcome}`),
   });
+  // This computer's id in organisation mode's call claims, kept in userData (made at the first
+  // start; never a throw: an unusable file gives a new id, said in the log).
+  const claimDevice = await new ClaimDeviceStore({
+    path: join(env.userData, CLAIM_DEVICE_FILE),
+    logger,
+  }).load();
   // Start at login (login-item.ts); `executable` differs only when an update renames the AppImage.
   const startAtLogin = (enabled: boolean, executable = env.executable) =>
     applyStartAtLogin(enabled, {
@@ -575,6 +582,7 @@ async function buildCore(
     crmNetwork: network,
     callLog,
     callLogStatus: callLog,
+    claimDevice,
     // The control surface lets the user (and the end-to-end suite) ring the demo from outside.
     startDemo: (phoneSystem) => startDemo({ clock, logger, control: true, phoneSystem }),
     // Through the settings in force (with the policy's locks), as the connection uses them.

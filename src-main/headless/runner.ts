@@ -61,6 +61,7 @@ import {
 } from './output.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { describeError } from '../../src-shared/api/service-errors.ts';
 import { faultStatus, saidStatus } from '../core/events/status.ts';
 import { enrolDevice } from '../core/org/enrolment.ts';
@@ -68,6 +69,8 @@ import { organisationConnection } from '../core/org/org-connection.ts';
 import { orgKeychainAccount, OrgTokenSource } from '../core/org/org-token-source.ts';
 import { DirectCallControl } from '../core/calls/direct-call-control.ts';
 import { OrgCallControl } from '../core/org/org-call-control.ts';
+import { ClaimedCallLog, relayCallClaimer } from '../core/org/claimed-call-log.ts';
+import { CLAIM_DEVICE_FILE, ClaimDeviceStore } from '../core/org/claim-device.ts';
 import type { CallControl, CallControlResult } from '../core/ports/call-control.ts';
 import { controlPlace, dialThroughRunner, serveControl } from './control-socket.ts';
 import { callRefusal } from '../../src-shared/api/call-api.ts';
@@ -133,17 +136,24 @@ export async function runHeadless(deps: RunnerDeps): Promise<number> {
     return EXIT.needsAttention;
   }
   const lines = lineQueue(deps);
-  const newConnection = await connectionMaker(deps, clock, target, transport, lines.emit);
-  if (!newConnection) return EXIT.needsAttention;
+  const made = await connectionMaker(deps, clock, target, transport, lines.emit);
+  if (!made) return EXIT.needsAttention;
   const live: Live = { connection: undefined };
   const directory = await names(deps, clock, target, live);
   const crm = crmLookup(deps, clock, target.settings, transport);
-  const callLog = await callLogging(deps, clock, target.settings, transport, lines.emit);
+  const callLog = await callLogging(
+    deps,
+    clock,
+    target.settings,
+    transport,
+    lines.emit,
+    made.tokens,
+  );
   return runUntilStopped(deps, clock, {
     target,
     transport,
     lines,
-    newConnection,
+    newConnection: made.make,
     live,
     directory,
     crm,
@@ -196,7 +206,7 @@ export async function runDial(deps: RunnerDeps): Promise<number> {
     await target.demo?.close();
     return EXIT.failure;
   }
-  const make = await connectionMaker(deps, clock, target, transport, () => {});
+  const make = (await connectionMaker(deps, clock, target, transport, () => {}))?.make;
   const connection = make?.() ?? null;
   try {
     const control = new DirectCallControl({
@@ -251,7 +261,7 @@ async function organisationDial(
 ): Promise<CallControlResult> {
   const transport = wayOut(deps, target.settings);
   if (!transport) return callRefusal('unreachable');
-  const make = await connectionMaker(deps, clock, target, transport, () => {});
+  const make = (await connectionMaker(deps, clock, target, transport, () => {}))?.make;
   const connection = make?.() ?? null;
   try {
     return await orgCallControl(deps.logger, target.settings, () => connection).dial(number);
@@ -272,7 +282,8 @@ function orgCallControl(
 
 /**
  * Phase 4: how a connection is made: the service's (its key and secret), or the relay's alone as
- * one of its users (null, after its status line, when the enrolment code is refused).
+ * one of its users (null, after its status line, when the enrolment code is refused), with that
+ * user's sign-in (`tokens`: the call log's claims use it too).
  */
 async function connectionMaker(
   deps: RunnerDeps,
@@ -280,7 +291,7 @@ async function connectionMaker(
   { settings, service }: Target,
   transport: NetTransport,
   emit: Lines['emit'],
-): Promise<(() => Connection) | null> {
+): Promise<{ make: () => Connection; tokens: OrgTokenSource | null } | null> {
   const { args, logger, secrets } = deps;
   if (service) {
     const connect = serviceConnectionFactory({
@@ -296,11 +307,11 @@ async function connectionMaker(
       settings,
       credentials: credentialsSource(store, () => ({ apiKey, baseUrl })),
     };
-    return () => connect(config);
+    return { make: () => connect(config), tokens: null };
   }
   const tokens = await organisationTokens(deps, settings, transport.fetch);
   if (!tokens) return null;
-  return () =>
+  const make = () =>
     organisationConnection(
       { relayUrl: settings.relayUrl, tenant: settings.relayTenant, settings, tokens },
       {
@@ -311,6 +322,7 @@ async function connectionMaker(
         onIdentity: (identity) => emit(signedInLine(identity)),
       },
     );
+  return { make, tokens };
 }
 
 /**
@@ -385,6 +397,10 @@ function crmLookup(
 /**
  * Phase 6b: the call log (--crm-log, issue 39): the durable queue in its folder, writing to the
  * CRM the lookup uses with the lookup's token; a `logged` line per call logged. Null when off.
+ * In organisation mode (`orgTokens`: the user's sign-in at the relay) each call's log is claimed
+ * at the relay first, as the tray app does (core/org/claimed-call-log.ts): of the desktops and
+ * runners a call rang, one logs it. This runner's id in the claims is kept in the queue's folder
+ * (core/org/claim-device.ts), so a call it claimed before a restart is still its own after it.
  */
 async function callLogging(
   { args, environment, logger, secrets }: RunnerDeps,
@@ -392,7 +408,8 @@ async function callLogging(
   settings: Settings,
   transport: NetTransport,
   emit: Lines['emit'],
-): Promise<{ queue: CallLogQueue; calls: RunnerCallLog } | null> {
+  orgTokens: OrgTokenSource | null,
+): Promise<{ queue: CallLogQueue; calls: RunnerCallLog; claims: ClaimedCallLog | null } | null> {
   if (args.crmLog === 'none') return null;
   const { crmToken, crmLogSecret } = environment;
   if (crmLogSecret) secrets.add(crmLogSecret);
@@ -432,10 +449,44 @@ async function callLogging(
   });
   await queue.start();
   logger.info('call log queue started', { ...queue.status() });
-  const calls = new RunnerCallLog(args.crmLog, args.extensions, queue, clock, (error) =>
+  const claims = orgTokens
+    ? await claimedLog({ folder, settings, tokens: orgTokens, queue, clock, logger, transport })
+    : null;
+  const calls = new RunnerCallLog(args.crmLog, args.extensions, claims ?? queue, clock, (error) =>
     logger.warn('a call could not be queued for the CRM', { error }),
   );
-  return { queue, calls };
+  return { queue, calls, claims };
+}
+
+/** Organisation mode: the queue behind the relay's claims, with this runner's kept id. */
+async function claimedLog(o: {
+  folder: string;
+  settings: Settings;
+  tokens: OrgTokenSource;
+  queue: CallLogQueue;
+  clock: Clock;
+  logger: Logger;
+  transport: NetTransport;
+}): Promise<ClaimedCallLog> {
+  // Beside the queue's files (which it ignores: its own are named by a hash), read at start.
+  const device = await new ClaimDeviceStore({
+    path: join(o.folder, CLAIM_DEVICE_FILE),
+    logger: o.logger,
+  }).load();
+  const claim = relayCallClaimer({
+    relayUrl: o.settings.relayUrl,
+    tenant: o.settings.relayTenant,
+    tokens: o.tokens,
+    fetch: o.transport.fetch,
+    device,
+  });
+  return new ClaimedCallLog({
+    sink: o.queue,
+    claim,
+    active: () => true,
+    clock: o.clock,
+    logger: o.logger,
+  });
 }
 
 /** What the last phase runs. */
@@ -552,6 +603,7 @@ async function runUntilStopped(deps: RunnerDeps, clock: Clock, built: Built): Pr
   directory.stop();
   crm.flow.close();
   await built.callLog?.calls.stop();
+  built.callLog?.claims?.stop();
   built.callLog?.queue.close();
   await close();
   await ringActions?.stop();

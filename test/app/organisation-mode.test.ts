@@ -44,6 +44,7 @@ import {
 } from '../../rigs/app-harness.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
 import { newEnrolmentCode, secretHash } from '../../src-relay/users/secrets.ts';
+import { CLAIM_DEVICE_FILE, ClaimDeviceStore } from '../../src-main/core/org/claim-device.ts';
 
 const tmp = useTempDir('app-organisation-');
 let idp: OidcProviderHandle;
@@ -64,6 +65,15 @@ const API_KEY_MODE = {
   apiKey: 'ak_live_acme',
   extensions: ['102'],
 };
+
+/** What a computer keeps across a restart of the app (and the relay it was enrolled at). */
+interface Computer {
+  org: Awaited<ReturnType<typeof startOrgRelay>>;
+  code: string;
+  keychain: MemoryCredentialStore;
+  settingsFile: string;
+  historyFile: string;
+}
 
 /** The relay with users (alice by e-mail, reception by code), and the app beside it. */
 async function setUp(
@@ -87,6 +97,13 @@ async function setUp(
     callLog?: CallLogSink;
     /** The phone system in the settings (Yeastar: the desktop asks the relay for call records). */
     phoneSystem?: Settings['phoneSystem'];
+    /**
+     * The app's data folder: the computer's id for call claims is loaded from it (made there the
+     * first time) as the composition root does (src-main/electron/main.ts).
+     */
+    dataFolder?: string;
+    /** The same computer started again: its relay, keychain, settings and history files. */
+    restartOf?: Computer;
   } = {},
 ) {
   const provider = options.provider ?? idp;
@@ -103,7 +120,10 @@ async function setUp(
     };
   let org: Awaited<ReturnType<typeof startOrgRelay>>;
   let code: string;
-  if (options.beside) {
+  if (options.restartOf) {
+    org = options.restartOf.org;
+    code = options.restartOf.code;
+  } else if (options.beside) {
     org = options.beside.org;
     if (options.beside.again) {
       code = newEnrolmentCode();
@@ -128,9 +148,10 @@ async function setUp(
 
   const secrets = new SecretRegistry();
   const logger = memoryLogger(secrets);
-  const keychain = new MemoryCredentialStore();
+  const keychain = options.restartOf?.keychain ?? new MemoryCredentialStore();
   // The computer was in API-key mode: its key's secret is in the keychain.
-  await keychain.setSecret(keychainAccount(API_KEY_MODE.apiKey, API_KEY_MODE.baseUrl), 'S3cr3t!');
+  if (!options.restartOf)
+    await keychain.setSecret(keychainAccount(API_KEY_MODE.apiKey, API_KEY_MODE.baseUrl), 'S3cr3t!');
   const network = (s: Pick<Settings, 'proxyMode' | 'proxyUrl' | 'caFile'>) =>
     transportFor(s, { logger, secrets, readFile: () => '' });
   const pages: Promise<string>[] = [];
@@ -148,14 +169,24 @@ async function setUp(
     browserPage: (outcome) => (outcome === 'signed-in' ? 'Signed in, close this tab.' : 'Failed.'),
     testTimeoutMs: 10_000,
   });
-  const settingsFile = join(tmp.path, `settings-${cleanups.length}.json`);
+  const settingsFile =
+    options.restartOf?.settingsFile ?? join(tmp.path, `settings-${cleanups.length}.json`);
+  const historyFile =
+    options.restartOf?.historyFile ?? join(tmp.path, `history-${cleanups.length}.json`);
   const store = new SettingsStore({ path: settingsFile, logger });
   await store.load();
-  await store.update({
-    ...API_KEY_MODE,
-    ...(options.callLog && { callLogCalls: 'answered-and-missed' as const }),
-    ...(options.phoneSystem && { phoneSystem: options.phoneSystem }),
-  });
+  if (!options.restartOf)
+    await store.update({
+      ...API_KEY_MODE,
+      ...(options.callLog && { callLogCalls: 'answered-and-missed' as const }),
+      ...(options.phoneSystem && { phoneSystem: options.phoneSystem }),
+    });
+  const claimDevice = options.dataFolder
+    ? await new ClaimDeviceStore({
+        path: join(options.dataFolder, CLAIM_DEVICE_FILE),
+        logger,
+      }).load()
+    : undefined;
   const popup = new FakePopup();
   const tray = new FakeTray();
   const runtime = new AppRuntime({
@@ -165,7 +196,7 @@ async function setUp(
     settings: settingsPortFor(store, logger, validatePolicy(options.policy ?? {}).policy),
     credentials: keychain,
     history: new HistoryStore({
-      path: join(tmp.path, `history-${cleanups.length}.json`),
+      path: historyFile,
       clock: systemClock,
       logger,
       limit: 50,
@@ -184,6 +215,7 @@ async function setUp(
     organisation: account,
     crmNetwork: network,
     ...(options.callLog && { callLog: options.callLog }),
+    ...(claimDevice !== undefined && { claimDevice }),
     startDemo: () => Promise.reject(new Error('no demo here')),
     createProbe: () => ({
       getToken: () => Promise.reject(new Error('the phone system is not asked in this test')),
@@ -203,7 +235,21 @@ async function setUp(
         data: { call_id: id, from: '+442071234567', to, state },
       }),
     ]);
-  return { org, code, keychain, secrets, runtime, popup, tray, pages, relayAddress, ring, logger };
+  return {
+    org,
+    code,
+    keychain,
+    secrets,
+    runtime,
+    popup,
+    tray,
+    pages,
+    relayAddress,
+    ring,
+    logger,
+    settingsFile,
+    historyFile,
+  };
 }
 
 describe('organisation mode in the app', () => {
@@ -432,6 +478,69 @@ describe('organisation mode in the app', () => {
       expect.objectContaining({ callId: 'out-1', direction: 'outbound', outcome: 'answered' }),
     ]);
     expect(logB.records).toEqual([]);
+  }, 60_000);
+
+  it('a computer restarted claims again the calls it claimed before (its id for claims is kept in its data folder): a voicemail after the missed call updates the logged call', async () => {
+    const dataFolder = join(tmp.path, 'userData');
+    const before = new RecordingCallLog();
+    const phoneSystem = 'yeastar-p-series' as const;
+    const a = await setUp({ sso: false, callLog: before, phoneSystem, dataFolder });
+    await a.runtime.start();
+    expect(
+      await a.runtime.enrolInOrganisation(
+        { relayUrl: a.relayAddress, relayTenant: 'acme' },
+        a.code,
+      ),
+    ).toMatchObject({ ok: true });
+    await waitFor(() => a.runtime.status().organisation?.user === 'reception', 'signed in', {
+      timeoutMs: 15_000,
+    });
+    // A call rings on reception's 103 and nobody takes it: claimed at the relay, logged as missed.
+    await a.ring('103', 'vm-1');
+    await waitFor(() => a.popup.cards.length === 1, 'the ring pops');
+    await a.ring('103', 'vm-1', 'ended');
+    await waitFor(() => before.records.length === 1, 'the missed call logged', {
+      timeoutMs: 10_000,
+    });
+    expect(before.records[0]).toMatchObject({ callId: 'vm-1', outcome: 'missed' });
+    // The app quits and starts again (an update, a reboot): same keychain, settings and data folder.
+    await a.runtime.shutdown();
+    const after = new RecordingCallLog();
+    const again = await setUp({ restartOf: a, callLog: after, dataFolder });
+    await again.runtime.start();
+    await waitFor(
+      () => again.runtime.status().organisation?.user === 'reception',
+      'signed in again',
+      { timeoutMs: 15_000 },
+    );
+    // Yeastar's call record comes after: the caller left a voicemail. The same call, updated.
+    await postAll(a.org.relay.webhookUrl('acme'), [
+      JSON.stringify({
+        event: 30012,
+        timestamp: Date.now(),
+        tenant: 'acme',
+        event_id: 'rec-vm-1',
+        data: {
+          call_id: 'vm-1',
+          from: '+442071234567',
+          to: '103',
+          direction: 'inbound',
+          status: 'VOICEMAIL',
+          talk_sec: 0,
+          duration_sec: 30,
+        },
+      }),
+    ]);
+    await waitFor(() => after.records.length === 1, 'the voicemail logged by the same computer', {
+      timeoutMs: 10_000,
+      // On a computer whose id was per start: "call logged by a colleague's app", nothing logged.
+      detail: () =>
+        JSON.stringify(again.logger.records.filter((r) => /call/.test(r.msg)).map((r) => r.msg)),
+    });
+    expect(after.records[0]).toMatchObject({ callId: 'vm-1', outcome: 'voicemail' });
+    expect(again.logger.records.map((r) => r.msg)).not.toContain(
+      'call logged by a colleague’s app',
+    );
   }, 60_000);
 
   it('when the provider no longer renews the sign-in: needs attention, "sign in again" in the status and the tray; signing in again brings the calls back', async () => {

@@ -34,6 +34,7 @@ import {
   Tray,
 } from '../support/electron-mock.ts';
 import { keychain } from '../support/keytar-mock.ts';
+import { CLAIM_DEVICE_PATTERN } from '../../src-shared/relay/relay-protocol.ts';
 
 let dir: string;
 let sim: Simulator;
@@ -113,6 +114,11 @@ describe('main.ts', () => {
     })) as SettingsView;
     expect(view.needsOnboarding).toBe(true);
     expect(trayIcon()).toContain('needs-attention');
+  });
+
+  it('keeps this computer’s id for call claims in userData from the first start (claim-device.ts)', async () => {
+    const kept = JSON.parse(await readFile(join(dir, 'claim-device.json'), 'utf8')) as unknown;
+    expect(kept).toEqual({ v: 1, device: expect.stringMatching(CLAIM_DEVICE_PATTERN) });
   });
 
   it('ignores a page that is not ours, and our popup asking for a settings channel', async () => {

@@ -6,7 +6,6 @@
  * their states into the one status the tray and the windows show. src-main/electron/main.ts wires
  * it to real windows; tests wire it to fakes.
  */
-import { randomUUID } from 'node:crypto';
 import type { CallLogSink } from '../ports/call-log.ts';
 import { writeFileAtomic } from '../../../src-shared/files/atomic-file.ts';
 import type { Clock } from '../../../src-shared/process/clock.ts';
@@ -59,6 +58,7 @@ import type { CallControl } from '../ports/call-control.ts';
 import { DirectCallControl } from '../calls/direct-call-control.ts';
 import { callControlByMode, OrgCallControl } from '../org/org-call-control.ts';
 import { ClaimedCallLog, relayCallClaimer } from '../org/claimed-call-log.ts';
+import { newClaimDevice } from '../org/claim-device.ts';
 import { CallActions } from '../calls/call-actions.ts';
 
 export interface RuntimeViews {
@@ -105,6 +105,13 @@ export interface AppRuntimeDeps extends Omit<SettingsServiceDeps, 'inspectContac
    * nothing is logged and no card takes a note.
    */
   callLog?: CallLogSink;
+  /**
+   * This computer's id in organisation mode's call claims (`device`): the one kept in the app's
+   * data folder (core/org/claim-device.ts, loaded by the composition root before the runtime), so
+   * calls claimed before a restart are still this computer's after it. Without it, one for this
+   * run only.
+   */
+  claimDevice?: string;
   /**
    * The call-log queue (CallLogQueue): its state for the Settings status, published again each
    * time it changes (a call queued, logged, failing, stopped), not only when Settings asks.
@@ -191,8 +198,8 @@ export class AppRuntime {
     const inForce = () => this.connection.inForce()?.settings ?? this.settingsService.settings();
     const account = deps.organisation;
     const network = deps.crmNetwork;
-    // This computer among the user's (the claim is a computer's, not only a user's): per start.
-    const device = randomUUID();
+    // This computer among the user's (the claim is a computer's, not only a user's): per install.
+    const device = deps.claimDevice ?? newClaimDevice();
     this.claimedCallLog =
       deps.callLog && account && network
         ? new ClaimedCallLog({

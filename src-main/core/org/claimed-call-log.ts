@@ -174,7 +174,10 @@ export interface RelayClaimerDeps {
   tenant: string;
   tokens: TokenSource;
   fetch: typeof fetch;
-  /** This computer (CLAIM_DEVICE_PATTERN): the user's other computers are other claimants. */
+  /**
+   * This computer (CLAIM_DEVICE_PATTERN): the user's other computers are other claimants. The id
+   * kept per install (claim-device.ts), so this computer's claims outlive a restart.
+   */
   device?: string;
 }
 
