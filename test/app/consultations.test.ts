@@ -180,7 +180,7 @@ describe('CallActions keeps the consultations', () => {
     expect(t.held()).toEqual([]);
   });
 
-  it('stale (the phone system has no consultation any more): Complete says the PBX’s refusal in words and keeps Cancel; no-such-call ends it', async () => {
+  it('stale (the phone system has no consultation any more): Complete says the PBX’s refusal in words and keeps the state; Cancel refused ends it', async () => {
     const t = rig();
     await t.calls.transfer('call-9', '204', 'attended');
     t.answers.next = pbxRefused();
@@ -190,8 +190,23 @@ describe('CallActions keeps the consultations', () => {
     expect(english(r.ok ? [] : r.words)).toMatch(/^The phone system refused/);
     // Refused may also mean "not yet" (the colleague still rings): the buttons stay.
     expect(t.held()).toEqual(['call-9>204']);
+    // Cancel is the way out: refused too (nothing to abort), the card gets Transfer and Hang up back.
+    expect(await t.calls.cancelTransfer('call-9')).toMatchObject({ refusal: 'refused' });
+    expect(t.held()).toEqual([]);
+  });
+
+  it('no-such-call from any step ends it; a refusal that is not the PBX’s own (unreachable, uncertain) keeps it', async () => {
+    const t = rig();
+    await t.calls.transfer('call-9', '204', 'attended');
+    for (const id of ['unreachable', 'uncertain', 'rate-limited'] as const) {
+      t.answers.next = callRefusal(id);
+      await t.calls.cancelTransfer('call-9');
+      await t.calls.completeTransfer('call-9');
+      await t.calls.hangup('call-9');
+    }
+    expect(t.held()).toEqual(['call-9>204']);
     t.answers.next = callRefusal('no-such-call');
-    expect(await t.calls.cancelTransfer('call-9')).toMatchObject({ refusal: 'no-such-call' });
+    expect(await t.calls.completeTransfer('call-9')).toMatchObject({ refusal: 'no-such-call' });
     expect(t.held()).toEqual([]);
   });
 

@@ -155,12 +155,18 @@ export class CallActions {
     return r;
   }
 
-  /** An attended transfer's second step: the consultation ends, the user back with the caller. */
+  /**
+   * An attended transfer's second step: the consultation ends, the user back with the caller.
+   * Cancel is the way out of a consultation the phone system no longer has (stale): its own
+   * refusal (`refused`: no transfer under way to abort) ends the state too, so the card offers
+   * Transfer and Hang up again instead of two buttons that can only be refused. Complete's
+   * refusal does not: it may mean "not yet" (the colleague still rings).
+   */
   async cancelTransfer(callId: string): Promise<CallActionOutcome> {
     const r = await this.act('transfer', (c) =>
       c.cancelTransfer ? c.cancelTransfer(callId) : Promise.resolve(notOfferedResult()),
     );
-    this.settled(callId, r, r.ok);
+    this.settled(callId, r, r.ok || r.refusal === 'refused');
     return r;
   }
 

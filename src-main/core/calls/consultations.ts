@@ -5,12 +5,13 @@
  * same call. The page asks for the list when it loads and is sent it each time it changes.
  *
  * Who changes it: CallActions (an attended transfer's first step accepted: begun; Complete or
- * Cancel accepted, the call hung up or transferred blind from Screenpop, or the phone system
- * answering `no-such-call` to any of them: ended) and the runtime (the user's call ended, or it
- * is no longer among the presenter's calls: `retain`). A state the phone system no longer has
- * (the consulted colleague hung up, the transfer finished on the phone while the call goes on)
- * stays until one of those; a Complete pressed then is answered with the phone system's refusal
- * in words, as any refused action.
+ * Cancel accepted, the call hung up or transferred blind from Screenpop, the phone system
+ * answering `no-such-call` to any of them, or refusing a Cancel: ended) and the runtime (the
+ * user's call ended, or it is no longer among the presenter's calls: `retain`). A state the phone
+ * system no longer has while the user's call goes on (the consultation cancelled on the phone's
+ * own key) is not reported by it: a Complete pressed then is answered with the phone system's
+ * refusal in words, as any refused action, and keeps the state (a refusal may also mean "not
+ * yet"); Cancel, refused the same way, ends it (the card offers Transfer and Hang up again).
  *
  * Bounded: at most `max` calls (the oldest forgotten first), none older than `maxAgeMs` (a call
  * whose end was never heard). A plain Map, not the shared BoundedFifoMap: the list is read whole
