@@ -624,7 +624,6 @@ export class CallPresenter {
     }
   }
 
-  /** The caller's number of a call on the popup (Call back, issue 38), or undefined. */
   /**
    * Whether the user's answered call `callId` still goes on here: answered by the user, not hung
    * up, not gone (an attended transfer of it can still be completed: core/calls/consultations.ts).
@@ -634,6 +633,7 @@ export class CallPresenter {
     return call !== undefined && call.answered === 'here' && call.hungUpAt === undefined;
   }
 
+  /** The caller's number of a call on the popup (Call back, issue 38), or undefined. */
   callerNumber(callId: string): string | undefined {
     return this.calls.get(callId)?.card.from;
   }
