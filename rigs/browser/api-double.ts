@@ -6,6 +6,12 @@
  *
  * Two optional hooks, exposed from Node with page.exposeFunction, wire the CRM actions to the real
  * main-side builder: `__crmOpen(callId)` and `__crmPreview(template)`.
+ *
+ * Attended transfers under way are main's (calls:consultations): without a hook the double keeps
+ * them as main does for the page's life (an attended transfer done: begun, named from the
+ * fixture's colleagues; Complete, Cancel, Hang up or a blind transfer done: over) and pushes each
+ * change; with `__callAction(method, args)` and `__consultations()` from Node, the Transfer
+ * actions and the list are a real main side's, which outlives a reload of the page.
  */
 import type {
   CallAction,
@@ -29,6 +35,7 @@ import type {
   StatusView,
   TestConnectionResult,
   Colleague,
+  ConsultationView,
 } from '../../src-main/ipc/contract.ts';
 
 export interface DoubleFixture {
@@ -87,6 +94,11 @@ export interface DoublePageGlobal {
   __crmOpen?: (callId: string) => Promise<void>;
   __crmPreview?: (template: string) => Promise<CrmPreview>;
   __exportCsv?: (callIds: string[]) => Promise<void>;
+  __callAction?: (
+    method: string,
+    args: unknown[],
+  ) => Promise<{ view: CallActionView; consultations: ConsultationView[] }>;
+  __consultations?: () => Promise<ConsultationView[]>;
   document: {
     addEventListener(
       type: 'securitypolicyviolation',
@@ -122,6 +134,38 @@ export function installApiDouble(fixture: DoubleFixture): void {
       };
     };
   let view: SettingsView = clone(fixture.settings);
+  /** main's attended transfers under way, for the page's life (without the Node hooks). */
+  let consulting: ConsultationView[] = [];
+  const pushConsultations = (list: ConsultationView[]): void => {
+    for (const listener of listeners.get('calls:consultations-changed') ?? [])
+      listener(clone(list));
+  };
+  /** A call action as main answers it, with what it does to the consultations. */
+  const callAction = async (method: string, args: unknown[]): Promise<CallActionView> => {
+    if (g.__callAction) {
+      const r = await g.__callAction(method, args);
+      pushConsultations(r.consultations);
+      return r.view;
+    }
+    const answer = clone(fixture.callActionResult ?? { ok: true as const });
+    const callId = String(args[0]);
+    const before = consulting;
+    if (answer.ok && method === 'transferCall' && args[2] === 'attended') {
+      const target = String(args[1]);
+      const name = (fixture.colleagues ?? []).find((c) => c.extension === target)?.name ?? null;
+      consulting = [
+        ...consulting.filter((c) => c.callId !== callId),
+        { callId, target, targetName: name, since: Date.now() },
+      ];
+    } else if (
+      (answer.ok &&
+        ['transferCall', 'completeTransfer', 'cancelTransfer', 'hangUp'].includes(method)) ||
+      (!answer.ok && answer.refusal === 'no-such-call')
+    )
+      consulting = consulting.filter((c) => c.callId !== callId);
+    if (consulting !== before) pushConsultations(consulting);
+    return answer;
+  };
   let cancelPending: (() => void) | undefined;
   /** Sign in or Enrol as main answers them, by the fixture. */
   const organisationAnswer = (
@@ -239,6 +283,10 @@ export function installApiDouble(fixture: DoubleFixture): void {
       record('remoteAnswer', [callId]),
       clone(fixture.remoteAnswer?.[callId] ?? { offered: false })
     ),
+    consultations: async () => {
+      record('consultations', []);
+      return g.__consultations ? g.__consultations() : clone(consulting);
+    },
     callActionsOffered: async () => (
       record('callActionsOffered', []),
       [...(fixture.offered ?? [])]
@@ -260,13 +308,14 @@ export function installApiDouble(fixture: DoubleFixture): void {
         method,
         async (...args: unknown[]): Promise<CallActionView> => {
           record(method, args);
-          return clone(fixture.callActionResult ?? { ok: true });
+          return callAction(method, args);
         },
       ]),
     ),
     closeWindow: async () => void record('closeWindow', []),
     reportError: async (report: unknown) => void record('reportError', [report]),
     onCalls: subscribe('onCalls', 'popup:calls'),
+    onConsultations: subscribe('onConsultations', 'calls:consultations-changed'),
     onStatus: subscribe('onStatus', 'status:changed'),
     onHistory: subscribe('onHistory', 'history:changed'),
     onSettings: subscribe('onSettings', 'settings:changed'),

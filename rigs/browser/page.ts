@@ -6,7 +6,12 @@
 import { mkdir } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import type { CrmPreview, EventChannel } from '../../src-main/ipc/contract.ts';
+import type {
+  CallActionView,
+  ConsultationView,
+  CrmPreview,
+  EventChannel,
+} from '../../src-main/ipc/contract.ts';
 import {
   installApiDouble,
   type DoubleFixture,
@@ -32,6 +37,17 @@ export interface PageOptions {
   crmPreview?: (template: string) => CrmPreview | Promise<CrmPreview>;
   /** Node-side history:export-csv (the test writes the CSV with main's real writer). */
   exportCsv?: (callIds: string[]) => void | Promise<void>;
+  /**
+   * Node-side call actions and attended transfers under way (a real main side, which outlives a
+   * reload of the page): the double's call actions and `consultations()` go there.
+   */
+  mainCalls?: {
+    callAction: (
+      method: string,
+      args: unknown[],
+    ) => Promise<{ view: CallActionView; consultations: ConsultationView[] }>;
+    consultations: () => ConsultationView[] | Promise<ConsultationView[]>;
+  };
   /** Freeze Date.now() (timers keep running) for screenshots that do not change between runs. */
   fixedTime?: number;
   /** prefers-reduced-motion; 'reduce' by default, so screenshots never catch a frame mid-motion. */
@@ -104,6 +120,10 @@ export async function openPage(
   if (crmOpen) await page.exposeFunction('__crmOpen', crmOpen);
   if (crmPreview) await page.exposeFunction('__crmPreview', crmPreview);
   if (exportCsv) await page.exposeFunction('__exportCsv', exportCsv);
+  if (options.mainCalls) {
+    await page.exposeFunction('__callAction', options.mainCalls.callAction);
+    await page.exposeFunction('__consultations', options.mainCalls.consultations);
+  }
   // The page's clock is this process's clock: the tests stamp calls with Date.now() here, and the
   // page judges their age with its own Date. (They differ under CI's run at a future date, where
   // libfaketime fakes this process's clock but cannot run Chromium: see chromium.ts.)

@@ -58,6 +58,7 @@ export function ipcHandlers(ctx: IpcContext): IpcHandlers {
     'popup:transfer': (_e, callId, to, mode) => view(runtime.calls.transfer(callId, to, mode)),
     'popup:complete-transfer': (_e, callId) => view(runtime.calls.completeTransfer(callId)),
     'popup:cancel-transfer': (_e, callId) => view(runtime.calls.cancelTransfer(callId)),
+    'calls:consultations': () => runtime.calls.consultations(),
     'popup:colleagues': (_e, query) => runtime.calls.colleagues(query),
     'popup:hangup': (_e, callId) => view(runtime.calls.hangup(callId)),
     'popup:answer': (_e, callId) => view(runtime.calls.answer(callId)),

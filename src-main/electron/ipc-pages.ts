@@ -19,6 +19,7 @@ export const CHANNEL_PAGES: { [C in InvokeChannel]: readonly PageName[] } = {
   'popup:transfer': ['popup'],
   'popup:complete-transfer': ['popup'],
   'popup:cancel-transfer': ['popup'],
+  'calls:consultations': ['popup'],
   'popup:colleagues': ['popup'],
   'popup:hangup': ['popup'],
   'popup:answer': ['popup'],

@@ -179,6 +179,7 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   },
   'popup:complete-transfer': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'popup:cancel-transfer': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'calls:consultations': none,
   'popup:colleagues': (a) => [shortString(one(a), MAX_COLLEAGUE_QUERY, 'query')],
   'popup:hangup': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'popup:answer': (a) => [shortString(one(a), MAX_ID, 'callId')],

@@ -658,6 +658,7 @@ function connectViews({ lastResort, language }: Base, { windows, popup }: Views,
     popup.sendStatus(status);
   });
   rt.onSettings((view) => windows.broadcast('settings:changed', view));
+  rt.consultations.onChange((list) => popup.sendConsultations(list));
   language.onChange(() => {
     const view = { locale: language.locale };
     windows.broadcast('i18n:changed', view);

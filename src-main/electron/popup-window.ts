@@ -8,7 +8,7 @@
  * chosen corner of its work area, and its height follows the stacked cards the renderer reports.
  */
 import type { BrowserWindow as BrowserWindowType, Screen, WebContents } from 'electron';
-import type { CallCard, LocaleView, StatusView } from '../ipc/contract.ts';
+import type { CallCard, ConsultationView, LocaleView, StatusView } from '../ipc/contract.ts';
 import type { DesktopHealth, DesktopProblemWords } from '../core/app/desktop-health.ts';
 import type { PopupView } from '../core/ports/ports.ts';
 import { phrase } from '../../src-shared/i18n/phrase.ts';
@@ -125,6 +125,11 @@ export class PopupWindow implements PopupView {
   /** The language changed: the popup says its words in the new one (shown or not). */
   sendLocale(view: LocaleView): void {
     if (this.win && !this.win.isDestroyed()) send(this.win, 'i18n:changed', view);
+  }
+
+  /** The attended transfers under way (Complete and Cancel on the cards); sent shown or not. */
+  sendConsultations(list: ConsultationView[]): void {
+    if (this.win && !this.win.isDestroyed()) send(this.win, 'calls:consultations-changed', list);
   }
 
   /** The status (a trunk warning is shown above the calls); sent whether or not the popup shows. */

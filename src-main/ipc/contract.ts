@@ -8,6 +8,7 @@
 import type { CallAction, TransferMode } from '../core/ports/call-control.ts';
 import type { Colleague } from '../core/contacts/colleagues.ts';
 import type {
+  ConsultationView,
   LocaleView,
   ContactsFilePick,
   CrmPreview,
@@ -31,6 +32,7 @@ export type {
   CallFacts,
   CallCard,
   CallNoteView,
+  ConsultationView,
   PopupCard,
   HistoryEntry,
   HistoryItem,
@@ -124,6 +126,11 @@ export interface IpcInvokeMap {
   'popup:complete-transfer': (callId: string) => CallActionView;
   /** An attended transfer's second step: back with the caller, the colleague dropped. */
   'popup:cancel-transfer': (callId: string) => CallActionView;
+  /**
+   * The attended transfers under way (main keeps them: a reloaded popup still offers Complete
+   * transfer and Cancel transfer); asked when the page loads, then pushed on each change.
+   */
+  'calls:consultations': () => ConsultationView[];
   /** Colleagues whose name or extension starts with (or holds) what was typed; at most 8. */
   'popup:colleagues': (query: string) => Colleague[];
   'popup:hangup': (callId: string) => CallActionView;
@@ -178,6 +185,8 @@ export interface IpcInvokeMap {
 /** main -> renderer, one-way (webContents.send / ipcRenderer.on). */
 export interface IpcEventMap {
   'popup:calls': (calls: PopupCard[]) => void;
+  /** The attended transfers under way changed (begun, completed, cancelled, the call ended). */
+  'calls:consultations-changed': (list: ConsultationView[]) => void;
   'status:changed': (status: StatusView) => void;
   'history:changed': (entries: HistoryItem[]) => void;
   'settings:changed': (view: SettingsView) => void;
@@ -199,6 +208,7 @@ export const INVOKE_CHANNELS = [
   'popup:transfer',
   'popup:complete-transfer',
   'popup:cancel-transfer',
+  'calls:consultations',
   'popup:colleagues',
   'popup:hangup',
   'popup:answer',
@@ -230,6 +240,7 @@ export const INVOKE_CHANNELS = [
 
 export const EVENT_CHANNELS = [
   'popup:calls',
+  'calls:consultations-changed',
   'status:changed',
   'history:changed',
   'settings:changed',
@@ -265,6 +276,7 @@ export interface ScreenpopApi {
   transferCall: Promisify<IpcInvokeMap['popup:transfer']>;
   completeTransfer: Promisify<IpcInvokeMap['popup:complete-transfer']>;
   cancelTransfer: Promisify<IpcInvokeMap['popup:cancel-transfer']>;
+  consultations: Promisify<IpcInvokeMap['calls:consultations']>;
   findColleagues: Promisify<IpcInvokeMap['popup:colleagues']>;
   hangUp: Promisify<IpcInvokeMap['popup:hangup']>;
   answerCall: Promisify<IpcInvokeMap['popup:answer']>;
@@ -293,6 +305,7 @@ export interface ScreenpopApi {
   closeWindow: Promisify<IpcInvokeMap['window:close']>;
   reportError: Promisify<IpcInvokeMap['renderer:error']>;
   onCalls: Subscribe<IpcEventMap['popup:calls']>;
+  onConsultations: Subscribe<IpcEventMap['calls:consultations-changed']>;
   onStatus: Subscribe<IpcEventMap['status:changed']>;
   onHistory: Subscribe<IpcEventMap['history:changed']>;
   onSettings: Subscribe<IpcEventMap['settings:changed']>;

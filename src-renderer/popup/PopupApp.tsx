@@ -12,6 +12,7 @@ import type {
   CallNoteInput,
   CallAction,
   CallActionView,
+  ConsultationView,
   PopupCard,
   RemoteAnswerView,
   ScreenpopApi,
@@ -47,6 +48,11 @@ export function announcementFor(call: PopupCard, t: Translator): string {
     : t.t('popup.announce', { caller });
 }
 
+/** Whom a card consults, as Transfer's field named them: "Bob Stone (204)", or the number. */
+export function consultingWho(c: ConsultationView): string {
+  return c.targetName ? `${c.targetName} (${c.target})` : c.target;
+}
+
 export function PopupApp({ api }: { api: ScreenpopApi }) {
   const t = useT();
   useDocumentTitle(t.t('popup.heading'));
@@ -61,8 +67,11 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   // What the phone system offers (issue 38): asked again whenever the status changes.
   const [offered, setOffered] = useState<readonly CallAction[]>([]);
   const [callNews, setCallNews] = useState('');
-  /** Calls with an attended transfer under way: whom the user is consulting (until Complete or Cancel). */
-  const [consulting, setConsulting] = useState<ReadonlyMap<string, string>>(new Map());
+  /**
+   * Calls with an attended transfer under way: main keeps them (a reloaded page asks for them and
+   * is sent each change), so Complete and Cancel stay on the card until main says it is over.
+   */
+  const [consultations, setConsultations] = useState<readonly ConsultationView[]>([]);
   // Answer and Decline per ringing call (remote answer): asked while it rings, each second.
   const [remote, setRemote] = useState<Readonly<Record<string, RemoteAnswerView>>>({});
   const announced = useRef(new Set<string>());
@@ -114,6 +123,8 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
 
   useLiveValue(api.onCalls, api.popupReady, { push: receive });
   useLiveValue(api.onStatus, api.getStatus, { push: setStatus });
+  useLiveValue(api.onConsultations, api.consultations, { push: setConsultations });
+  const consulting = new Map(consultations.map((c) => [c.callId, consultingWho(c)]));
   useEffect(() => {
     let live = true;
     api
@@ -155,29 +166,16 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
       asked
         .then((r) => {
           const t = tRef.current;
-          const consult = (shown: string | null) =>
-            setConsulting((now) => {
-              const next = new Map(now);
-              if (shown === null) next.delete(callId);
-              else next.set(callId, shown);
-              return next;
-            });
-          if (!r.ok) {
-            setCallNews(r.message);
-            // The call is gone (or no longer the user's): nothing to complete or cancel any more.
-            if (r.refusal === 'no-such-call') consult(null);
-          } else if (action === 'call-back' && card)
+          // Whether the card consults someone is main's to say (calls:consultations-changed).
+          if (!r.ok) setCallNews(r.message);
+          else if (action === 'call-back' && card)
             setCallNews(t.t('popup.calling-back', { number: card.from }));
-          else if (action === 'transfer' && transfer?.mode === 'attended') {
-            consult(transfer.shown);
+          else if (action === 'transfer' && transfer?.mode === 'attended')
             setCallNews(t.t('popup.consulting', { target: transfer.shown }));
-          } else if (action === 'transfer' || action === 'complete-transfer') {
-            consult(null);
+          else if (action === 'transfer' || action === 'complete-transfer')
             setCallNews(t.t('popup.transferred'));
-          } else if (action === 'cancel-transfer') {
-            consult(null);
-            setCallNews(t.t('popup.transfer-aborted'));
-          } else setCallNews('');
+          else if (action === 'cancel-transfer') setCallNews(t.t('popup.transfer-aborted'));
+          else setCallNews('');
         })
         .catch(() => undefined);
     },
@@ -185,15 +183,6 @@ export function PopupApp({ api }: { api: ScreenpopApi }) {
   );
 
   const findColleagues = useCallback((query: string) => api.findColleagues(query), [api]);
-
-  // A call no longer shown has nothing to complete or cancel: forget whom it was consulting.
-  useEffect(() => {
-    setConsulting((now) => {
-      const ids = new Set(calls.map(cardId));
-      const kept = [...now].filter(([id]) => ids.has(id));
-      return kept.length === now.size ? now : new Map(kept);
-    });
-  }, [calls]);
 
   // Tell main how tall the stack is, so the window fits it.
   useEffect(() => {

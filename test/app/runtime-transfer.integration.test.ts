@@ -107,4 +107,24 @@ describe('Transfer from the popup, against a Yeastar P-Series simulator', () => 
     expect(await runtime.calls.cancelTransfer(callId)).toEqual({ ok: true, callId });
     expect(await runtime.calls.hangup(callId)).toEqual({ ok: true, callId });
   });
+
+  it('main keeps the consultation for a reloaded popup, until the call ends on the phone', async () => {
+    const { sim, runtime, me } = await yeastarApp();
+    const colleague = sim.extensions[2]!;
+    const callId = sim.ring({ from: '+14155550123', to: me });
+    await vi.waitFor(() => expect(runtime.presenter.cards()).toHaveLength(1));
+    sim.setCallState(callId, 'answered', { to: me });
+    await vi.waitFor(() => expect(runtime.presenter.inCall(callId)).toBe(true));
+    const pushed: string[][] = [];
+    runtime.consultations.onChange((list) => pushed.push(list.map((c) => c.callId)));
+    await runtime.calls.transfer(callId, colleague.number, 'attended');
+    // What a popup loading now is given: whom, by the PBX's own name for the extension.
+    expect(runtime.calls.consultations()).toMatchObject([
+      { callId, target: colleague.number, targetName: colleague.caller_id_name },
+    ]);
+    // The user finishes on the desk phone: their leg ends (the PBX's report), nothing to complete.
+    sim.setCallState(callId, 'ended', { to: me });
+    await vi.waitFor(() => expect(runtime.calls.consultations()).toEqual([]));
+    expect(pushed).toEqual([[callId], []]);
+  });
 });

@@ -8,6 +8,15 @@
  */
 import { expect, it } from 'vitest';
 import type { CallAction, CallCard } from '../../src-main/ipc/contract.ts';
+import { CallActions } from '../../src-main/core/calls/call-actions.ts';
+import { Consultations } from '../../src-main/core/calls/consultations.ts';
+import type { CallControl, CallControlResult } from '../../src-main/core/ports/call-control.ts';
+import { ipcHandlers, type IpcContext } from '../../src-main/electron/ipc-handlers.ts';
+import { callRefusalOf } from '../../src-shared/api/call-api.ts';
+import { ServiceError } from '../../src-shared/api/service-errors.ts';
+import { LocaleState } from '../../src-shared/i18n/locale-state.ts';
+import { silentLogger } from '../../src-shared/process/log.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { call, fixture } from '../../rigs/browser/fixtures.ts';
 import { openPage, screenshot } from '../../rigs/browser/page.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
@@ -36,7 +45,129 @@ const cards = (): CallCard[] => [
   }),
 ];
 
+/**
+ * A main side for the page, outliving its reloads: main's real IPC handlers over the real
+ * CallActions and Consultations, with a CallControl built as a plain object (the PBX's far side)
+ * whose Complete answers `pbx.complete`.
+ */
+function mainSide() {
+  const pbx: { complete: CallControlResult; done: string[] } = { complete: { ok: true }, done: [] };
+  const control: CallControl = {
+    offered: () => new Set(ALL),
+    dial: async () => ({ ok: true }),
+    transfer: async (id, to, mode) => (pbx.done.push(`transfer ${id} ${to} ${mode}`), { ok: true }),
+    hangup: async () => ({ ok: true }),
+    completeTransfer: async (id) => (pbx.done.push(`complete ${id}`), pbx.complete),
+    cancelTransfer: async (id) => (pbx.done.push(`cancel ${id}`), { ok: true }),
+    answer: async () => ({ ok: true }),
+    decline: async () => ({ ok: true }),
+  };
+  const consultations = new Consultations({ clock: new FakeClock(), logger: silentLogger });
+  const calls = new CallActions({
+    control: () => control,
+    region: () => 'US',
+    popupNumber: () => undefined,
+    historyNumber: () => undefined,
+    confirmDialLinks: () => true,
+    consultations,
+    nameOf: (ext) => COLLEAGUES.find((c) => c.extension === ext)?.name ?? null,
+    logger: silentLogger,
+  });
+  const language = new LocaleState('en', silentLogger);
+  const h = ipcHandlers({
+    runtime: { calls },
+    language,
+    logger: silentLogger,
+  } as unknown as IpcContext);
+  const event = {} as never;
+  const act = (method: string, args: unknown[]) => {
+    const [id, to, mode] = args as [string, string, 'blind' | 'attended'];
+    switch (method) {
+      case 'transferCall':
+        return h['popup:transfer'](event, id, to, mode);
+      case 'completeTransfer':
+        return h['popup:complete-transfer'](event, id);
+      case 'cancelTransfer':
+        return h['popup:cancel-transfer'](event, id);
+      case 'hangUp':
+        return h['popup:hangup'](event, id);
+      default:
+        throw new Error(`not in this test: ${method}`);
+    }
+  };
+  return {
+    pbx,
+    consultations,
+    hooks: {
+      callAction: async (method: string, args: unknown[]) => {
+        const view = await act(method, args);
+        return { view, consultations: await h['calls:consultations'](event) };
+      },
+      consultations: async () => h['calls:consultations'](event),
+    },
+  };
+}
+
 browserSuite('popup call actions in Chromium', ({ browser: getBrowser, origin }) => {
+  it('a reload mid-consultation still offers Complete and Cancel (main keeps it); a stale Complete is refused in words', async () => {
+    const main = mainSide();
+    const opened = await openPage(
+      getBrowser(),
+      origin(),
+      'popup',
+      fixture({ calls: cards(), offered: ALL, colleagues: COLLEAGUES }),
+      { mainCalls: main.hooks, viewport: { width: 360, height: 560 }, fixedTime: SHOT_TIME },
+    );
+    const { page } = opened;
+    const answered = page.locator('li[data-call-id="a1"]');
+    const transfer = answered.getByRole('button', { name: 'Transfer', exact: true });
+    const complete = answered.getByRole('button', { name: 'Complete transfer' });
+    const cancel = answered.getByRole('button', { name: 'Cancel transfer' });
+    const consulting = 'Consulting Bob Stone (204). The caller is on hold.';
+    await transfer.click();
+    await page.keyboard.type('204');
+    await expect.poll(() => answered.getByRole('option').count()).toBe(1);
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Enter');
+    await answered.getByRole('button', { name: 'Consult first' }).click();
+    await expect.poll(() => complete.count()).toBe(1);
+    expect(main.pbx.done).toEqual(['transfer a1 204 attended']);
+
+    // The page goes (a reload, a popup window made again): main still knows, the card still offers.
+    await page.reload();
+    await page.locator('li[data-call-id]').first().waitFor();
+    await expect.poll(() => complete.count()).toBe(1);
+    expect(await cancel.count()).toBe(1);
+    expect(await transfer.count()).toBe(0);
+    expect(await answered.getByRole('button', { name: 'Hang up' }).count()).toBe(0);
+    expect(await answered.getByTestId('consulting').textContent()).toBe(consulting);
+    expect((await opened.recorded('consultations')).length).toBeGreaterThan(0);
+    await screenshot(page.locator('.popup'), 'popup-consulting-after-reload');
+    expect(await axeViolations(page)).toEqual([]);
+
+    // Stale: the PBX has no transfer under way any more (the simulator's 40002, read as refused).
+    main.pbx.complete = callRefusalOf(
+      new ServiceError({ kind: 'bad-request', errcode: 40002, message: 'PARAMETER ERROR' }),
+    );
+    await complete.click();
+    await expect
+      .poll(() => page.getByTestId('call-news').textContent())
+      .toContain('The phone system refused this call action.');
+    await screenshot(page.locator('.popup'), 'popup-consulting-stale-complete');
+    expect(await complete.count()).toBe(1);
+    // Cancel is done: back with the caller, here and after another reload.
+    await cancel.click();
+    await expect.poll(() => transfer.count()).toBe(1);
+    expect(main.consultations.list()).toEqual([]);
+    await page.reload();
+    await page.locator('li[data-call-id]').first().waitFor();
+    await expect.poll(() => transfer.count()).toBe(1);
+    expect(await complete.count()).toBe(0);
+    expect(main.pbx.done).toEqual(['transfer a1 204 attended', 'complete a1', 'cancel a1']);
+    await expectClean(opened);
+    await opened.close();
+  });
+
   it('shows no call button where the phone system offers none', async () => {
     const opened = await openPage(getBrowser(), origin(), 'popup', fixture({ calls: cards() }));
     const { page } = opened;

@@ -12,7 +12,11 @@ import type { IpcMain, WebContents } from 'electron';
 import { AppOrigin } from '../../src-main/electron/app-origin.ts';
 import { ipcHandlers, type IpcContext } from '../../src-main/electron/ipc-handlers.ts';
 import { TypedIpcMain } from '../../src-main/electron/ipc-main.ts';
-import { CallActions } from '../../src-main/core/calls/call-actions.ts';
+import { CallActions, type CallActionsDeps } from '../../src-main/core/calls/call-actions.ts';
+import { Consultations } from '../../src-main/core/calls/consultations.ts';
+import { callRefusalOf } from '../../src-shared/api/call-api.ts';
+import { ServiceError } from '../../src-shared/api/service-errors.ts';
+import { FakeClock } from '../../rigs/fake-clock.ts';
 import { findColleagues } from '../../src-main/core/contacts/colleagues.ts';
 import { notOfferedCallControl } from '../../src-main/core/calls/not-offered.ts';
 import type { CallAction, CallControl } from '../../src-main/core/ports/call-control.ts';
@@ -39,7 +43,11 @@ function yeastarLike(offered: CallAction[]) {
   return { control, done };
 }
 
-function setup(control: CallControl, locale: 'en' | 'ar' = 'en') {
+function setup(
+  control: CallControl,
+  locale: 'en' | 'ar' = 'en',
+  more: Partial<CallActionsDeps> = {},
+) {
   resetElectronMock();
   const logger = memoryLogger(new SecretRegistry());
   const popup = new BrowserWindow();
@@ -82,6 +90,7 @@ function setup(control: CallControl, locale: 'en' | 'ar' = 'en') {
         ['201'],
       ),
     logger,
+    ...more,
   });
   const language = new LocaleState(locale, logger);
   ipc.handleAll(ipcHandlers({ runtime: { calls }, language, logger } as unknown as IpcContext));
@@ -337,4 +346,96 @@ describe('remote answer over IPC (calls:remote-answer)', () => {
       await ipcMain.invoke('calls:remote-answer', { sender: t.popup.webContents }, 'x'),
     ).toEqual({ offered: false });
   });
+});
+
+describe('attended transfers under way over IPC (calls:consultations)', () => {
+  function withTable(locale: 'en' | 'ar' = 'en') {
+    const pbx = yeastarLike(['dial', 'transfer', 'hangup']);
+    const clock = new FakeClock();
+    const table = new Consultations({ clock, logger: memoryLogger() });
+    const t = setup(pbx.control, locale, {
+      consultations: table,
+      nameOf: (ext) => (ext === '204' ? 'Bob Stone' : null),
+    });
+    return { pbx, clock, table, t, from: { sender: t.popup.webContents } };
+  }
+
+  it('the popup (and the same popup loaded again) is given main’s list until Complete', async () => {
+    const { pbx, clock, t, from } = withTable();
+    expect(await ipcMain.invoke('calls:consultations', from)).toEqual([]);
+    await ipcMain.invoke('popup:transfer', from, 'call-9', '204', 'attended');
+    const held = [{ callId: 'call-9', target: '204', targetName: 'Bob Stone', since: clock.now() }];
+    expect(await ipcMain.invoke('calls:consultations', from)).toEqual(held);
+    // A reload is the same page asking again: the answer is main's, not the page's memory.
+    void t.popup.loadURL(origin.pageUrl('popup'));
+    expect(await ipcMain.invoke('calls:consultations', from)).toEqual(held);
+    expect(await ipcMain.invoke('popup:complete-transfer', from, 'call-9')).toEqual({ ok: true });
+    expect(await ipcMain.invoke('calls:consultations', from)).toEqual([]);
+    expect(pbx.done).toEqual(['transfer call-9 204 attended', 'complete call-9']);
+  });
+
+  it('stale: the PBX refuses Complete in the user’s words, the list unchanged; no-such-call clears it', async () => {
+    const { pbx, table, from } = withTable('ar');
+    await ipcMain.invoke('popup:transfer', from, 'call-9', '204', 'attended');
+    pbx.control.completeTransfer = async () =>
+      callRefusalOf(new ServiceError({ kind: 'bad-request', errcode: 40002, message: 'x' }));
+    const r = (await ipcMain.invoke('popup:complete-transfer', from, 'call-9')) as {
+      ok: false;
+      refusal: string;
+      message: string;
+    };
+    expect(r).toMatchObject({ ok: false, refusal: 'refused' });
+    expect(r.message).toMatch(/[\u0600-\u06ff]/);
+    expect(table.list()).toHaveLength(1);
+    pbx.control.hangup = async () => ({
+      ok: false,
+      refusal: 'no-such-call',
+      words: [],
+      message: 'gone',
+    });
+    await ipcMain.invoke('popup:hangup', from, 'call-9');
+    expect(await ipcMain.invoke('calls:consultations', from)).toEqual([]);
+  });
+
+  it.each([
+    ['a foreign window', (t: ReturnType<typeof setup>) => ({ sender: t.foreign.webContents })],
+    [
+      'a foreign window claiming the popup’s URL',
+      (t: ReturnType<typeof setup>) => ({
+        sender: t.foreign.webContents,
+        frameUrl: 'app://screenpop/popup.html',
+      }),
+    ],
+    [
+      'our popup navigated elsewhere',
+      (t: ReturnType<typeof setup>) => ({
+        sender: t.popup.webContents,
+        frameUrl: 'https://evil.example/',
+      }),
+    ],
+    ['Settings', (t: ReturnType<typeof setup>) => ({ sender: t.settings.webContents })],
+    ['History', (t: ReturnType<typeof setup>) => ({ sender: t.history.webContents })],
+    ['the dial box', (t: ReturnType<typeof setup>) => ({ sender: t.dial.webContents })],
+  ])('ignores %s (no answer, logged)', async (_name, sender) => {
+    const { t, table } = withTable();
+    table.begin('call-9', '204', 'Bob Stone');
+    expect(await ipcMain.invoke('calls:consultations', sender(t))).toBeUndefined();
+    expect(
+      t.logger.records.some(
+        (r) =>
+          r.msg === 'IPC from an untrusted sender ignored' && r.channel === 'calls:consultations',
+      ),
+    ).toBe(true);
+  });
+
+  it.each([[['call-9']], [[{}]], [[null]], [['call-9', 'call-8']]] as const)(
+    'refuses arguments %j: it takes none',
+    async (args) => {
+      const { from, table } = withTable();
+      table.begin('call-9', '204', null);
+      await expect(
+        ipcMain.invoke('calls:consultations', from, ...(args as readonly unknown[])),
+      ).rejects.toThrow('Invalid arguments for calls:consultations');
+    },
+  );
 });

@@ -228,6 +228,16 @@ describe('PopupWindow', () => {
     expect(win.options.webPreferences).toMatchObject({ backgroundThrottling: false });
   });
 
+  it('sends the attended transfers under way to its page, shown or hidden; nothing to a window destroyed', async () => {
+    const { p, win } = popup(corner);
+    await pagesLoad();
+    const list = [{ callId: 'c1', target: '204', targetName: 'Bob Stone', since: 1 }];
+    p.sendConsultations(list);
+    expect(win.webContents.lastSent('calls:consultations-changed')).toEqual([list]);
+    win.destroy();
+    expect(() => p.sendConsultations([])).not.toThrow();
+  });
+
   it('hides and clears the cards', async () => {
     const { p, win } = popup({ popupDisplay: 'primary', popupCorner: 'top-right' });
     await pagesLoad();

@@ -18,6 +18,8 @@ import { DEFAULT_SETTINGS, type Settings } from '../../src-main/core/settings/ty
 import type { PopEvent } from '../../src-main/core/ports/ports.ts';
 import type { OwnCall } from '../../src-main/core/events/own-dials.ts';
 import type { CallControl } from '../../src-main/core/ports/call-control.ts';
+import { CallActions } from '../../src-main/core/calls/call-actions.ts';
+import { Consultations } from '../../src-main/core/calls/consultations.ts';
 import { startGatewayCallsRig } from '../../rigs/relay/gateway-calls-support.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 import { waitFor } from '../../rigs/wait.ts';
@@ -123,6 +125,37 @@ describe('OrgCallControl: calls through a gateway relay', () => {
     const late = await app.completeTransfer!(callId);
     expect(late).toMatchObject({ ok: false, refusal: 'no-such-call' });
     expect(await app.cancelTransfer!('not a call id')).toMatchObject({ refusal: 'no-such-call' });
+  });
+
+  it('a consultation main keeps that the phone system no longer has (ended elsewhere): Complete is refused in words, Cancel refused ends it', async () => {
+    const t = await desktop();
+    await waitFor(() => t.connection.engine.status().state === 'connected', 'connected');
+    const consultations = new Consultations({ clock: systemClock, logger: silentLogger });
+    const calls = new CallActions({
+      control: () => t.control,
+      region: () => 'US',
+      popupNumber: () => undefined,
+      historyNumber: () => undefined,
+      confirmDialLinks: () => true,
+      consultations,
+      logger: silentLogger,
+    });
+    const colleague = t.sim.extensions[1]!.number;
+    const callId = t.sim.ring({ from: '+14155550123', to: t.mine });
+    t.sim.setCallState(callId, 'answered', { to: t.mine });
+    expect(await calls.transfer(callId, colleague, 'attended')).toEqual({ ok: true, callId });
+    expect(calls.consultations().map((c) => c.target)).toEqual([colleague]);
+    // The consultation ends outside this table (the phone's own key, the user's other computer).
+    expect(await t.control.cancelTransfer!(callId)).toEqual({ ok: true, callId });
+    const complete = await calls.completeTransfer(callId);
+    // The relay's 409 for the PBX's refusal (no transfer under way), in the existing words.
+    expect(complete).toMatchObject({ ok: false, refusal: 'refused' });
+    expect(english(complete.ok ? [] : complete.words)).toMatch(/^The phone system refused/);
+    expect(calls.consultations()).toHaveLength(1);
+    expect(await calls.cancelTransfer(callId)).toMatchObject({ ok: false, refusal: 'refused' });
+    expect(calls.consultations()).toEqual([]);
+    // The user is with the caller: Hang up works.
+    expect(await calls.hangup(callId)).toEqual({ ok: true, callId });
   });
 
   it('says not-offered in the direct mode’s words where the relay is no gateway, and offers nothing after', async () => {

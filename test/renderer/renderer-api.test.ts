@@ -48,6 +48,7 @@ describe('createScreenpopApi', () => {
       api.transferCall('c1', '204', 'attended'),
       api.completeTransfer('c1'),
       api.cancelTransfer('c1'),
+      api.consultations(),
       api.findColleagues('bo'),
       api.hangUp('c1'),
       api.answerCall('c1'),
@@ -91,6 +92,7 @@ describe('createScreenpopApi', () => {
       { channel: 'popup:transfer', args: ['c1', '204', 'attended'] },
       { channel: 'popup:complete-transfer', args: ['c1'] },
       { channel: 'popup:cancel-transfer', args: ['c1'] },
+      { channel: 'calls:consultations', args: [] },
       { channel: 'popup:colleagues', args: ['bo'] },
       { channel: 'popup:hangup', args: ['c1'] },
       { channel: 'popup:answer', args: ['c1'] },
@@ -136,6 +138,7 @@ describe('createScreenpopApi', () => {
     const got: unknown[][] = [];
     const offs = [
       api.onCalls((...args) => got.push(['calls', ...args])),
+      api.onConsultations((...args) => got.push(['consultations', ...args])),
       api.onStatus((...args) => got.push(['status', ...args])),
       api.onHistory((...args) => got.push(['history', ...args])),
       api.onSettings((...args) => got.push(['settings', ...args])),
@@ -143,12 +146,14 @@ describe('createScreenpopApi', () => {
     ];
     expect(new Set(listeners.keys())).toEqual(new Set(EVENT_CHANNELS));
     send('popup:calls', [{ callId: 'c1' }]);
+    send('calls:consultations-changed', []);
     send('status:changed', { state: 'connected' });
     send('history:changed', []);
     send('settings:changed', { hasSecret: true });
     send('i18n:changed', { locale: 'ar' });
     expect(got).toEqual([
       ['calls', [{ callId: 'c1' }]],
+      ['consultations', []],
       ['status', { state: 'connected' }],
       ['history', []],
       ['settings', { hasSecret: true }],
@@ -180,6 +185,7 @@ describe('createScreenpopApi', () => {
       'transferCall',
       'completeTransfer',
       'cancelTransfer',
+      'consultations',
       'findColleagues',
       'hangUp',
       'answerCall',
@@ -208,6 +214,7 @@ describe('createScreenpopApi', () => {
       'closeWindow',
       'reportError',
       'onCalls',
+      'onConsultations',
       'onStatus',
       'onHistory',
       'onSettings',

@@ -60,6 +60,7 @@ import { callControlByMode, OrgCallControl } from '../org/org-call-control.ts';
 import { ClaimedCallLog, relayCallClaimer } from '../org/claimed-call-log.ts';
 import { newClaimDevice } from '../org/claim-device.ts';
 import { CallActions } from '../calls/call-actions.ts';
+import { Consultations } from '../calls/consultations.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -166,6 +167,8 @@ export class AppRuntime {
   private readonly stopCallLogChanges: (() => void) | undefined;
   /** Call back, the dial box, call links, Transfer, Hang up, Answer, Decline (issue 38). */
   readonly calls: CallActions;
+  /** Attended transfers under way, kept here so that a reloaded popup still offers Complete. */
+  readonly consultations: Consultations;
 
   constructor(deps: AppRuntimeDeps) {
     this.d = deps;
@@ -239,8 +242,15 @@ export class AppRuntime {
         ? { onRing: (values, options) => deps.ringActions?.run(values, options) }
         : {}),
     });
+    this.consultations = new Consultations({ clock: deps.clock, logger: deps.logger });
+    // A call that ended (hung up, gone from the presenter, the connection cleared) consults no one.
+    this.presenter.onCardsChange(() =>
+      this.consultations.retain((callId) => this.presenter.inCall(callId)),
+    );
     this.calls = new CallActions({
       control: () => this.callControl(),
+      consultations: this.consultations,
+      nameOf: (extension) => this.directory.lookup(extension),
       region: () => this.settingsService.settings().defaultRegion || undefined,
       popupNumber: (callId) => this.presenter.callerNumber(callId),
       historyNumber: (callId) => this.d.history.item(callId)?.from,

@@ -17,6 +17,8 @@ import type {
   RemoteAnswerOffer,
 } from '../ports/call-control.ts';
 import type { Colleague } from '../contacts/colleagues.ts';
+import type { ConsultationView } from '../ports/views.ts';
+import type { Consultations } from './consultations.ts';
 import type { Logger } from '../../../src-shared/process/log.ts';
 import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
 import {
@@ -50,6 +52,13 @@ export interface CallActionsDeps {
   confirm?: (shown: string) => Promise<boolean>;
   /** The colleagues whose name or extension matches what the user typed (Transfer's picker). */
   colleagues?: (query: string) => Colleague[];
+  /**
+   * Where attended transfers under way are kept (main's, so a reloaded popup still offers
+   * Complete and Cancel); absent: none are kept.
+   */
+  consultations?: Consultations;
+  /** The phone system's name for an extension (the directory), for whom a consultation is with. */
+  nameOf?: (extension: string) => string | null;
   logger: Logger;
 }
 
@@ -123,24 +132,47 @@ export class CallActions {
    * extension): blind (the caller goes at once), or attended (the caller on hold while the user
    * talks to `to`; then Complete or Cancel).
    */
-  transfer(callId: string, to: string, mode: TransferMode = 'blind'): Promise<CallActionOutcome> {
+  async transfer(
+    callId: string,
+    to: string,
+    mode: TransferMode = 'blind',
+  ): Promise<CallActionOutcome> {
     const n = dialTarget(to, this.d.region());
-    if (!n.ok) return Promise.resolve({ ok: false, refusal: n.refusal, words: [n.words] });
-    return this.act('transfer', (c) => c.transfer(callId, n.number, mode));
+    if (!n.ok) return { ok: false, refusal: n.refusal, words: [n.words] };
+    const r = await this.act('transfer', (c) => c.transfer(callId, n.number, mode));
+    if (r.ok && mode === 'attended') this.consulting(callId, n.number);
+    // Blind: the caller went; attended again: the new consultation is begun above.
+    else this.settled(callId, r, r.ok);
+    return r;
   }
 
   /** An attended transfer's second step: the caller goes to the colleague consulted. */
-  completeTransfer(callId: string): Promise<CallActionOutcome> {
-    return this.act('transfer', (c) =>
+  async completeTransfer(callId: string): Promise<CallActionOutcome> {
+    const r = await this.act('transfer', (c) =>
       c.completeTransfer ? c.completeTransfer(callId) : Promise.resolve(notOfferedResult()),
     );
+    this.settled(callId, r, r.ok);
+    return r;
   }
 
-  /** An attended transfer's second step: the consultation ends, the user back with the caller. */
-  cancelTransfer(callId: string): Promise<CallActionOutcome> {
-    return this.act('transfer', (c) =>
+  /**
+   * An attended transfer's second step: the consultation ends, the user back with the caller.
+   * Cancel is the way out of a consultation the phone system no longer has (stale): its own
+   * refusal (`refused`: no transfer under way to abort) ends the state too, so the card offers
+   * Transfer and Hang up again instead of two buttons that can only be refused. Complete's
+   * refusal does not: it may mean "not yet" (the colleague still rings).
+   */
+  async cancelTransfer(callId: string): Promise<CallActionOutcome> {
+    const r = await this.act('transfer', (c) =>
       c.cancelTransfer ? c.cancelTransfer(callId) : Promise.resolve(notOfferedResult()),
     );
+    this.settled(callId, r, r.ok || r.refusal === 'refused');
+    return r;
+  }
+
+  /** The attended transfers under way (main's), oldest first: what the popup shows on load. */
+  consultations(): ConsultationView[] {
+    return this.d.consultations?.list() ?? [];
   }
 
   /** Colleagues to transfer to, by name or extension; none where Transfer is not offered. */
@@ -168,14 +200,37 @@ export class CallActions {
     }
   }
 
-  hangup(callId: string): Promise<CallActionOutcome> {
-    return this.act('hangup', (c) => c.hangup(callId));
+  async hangup(callId: string): Promise<CallActionOutcome> {
+    const r = await this.act('hangup', (c) => c.hangup(callId));
+    this.settled(callId, r, r.ok);
+    return r;
   }
   answer(callId: string): Promise<CallActionOutcome> {
     return this.act('answer', (c) => c.answer(callId));
   }
   decline(callId: string): Promise<CallActionOutcome> {
     return this.act('decline', (c) => c.decline(callId));
+  }
+
+  /** An attended transfer's first step was accepted: kept with the phone system's name for `to`. */
+  private consulting(callId: string, to: string): void {
+    const held = this.d.consultations;
+    if (!held) return;
+    let name: string | null = null;
+    try {
+      name = this.d.nameOf?.(to) ?? null;
+    } catch (err) {
+      this.d.logger.warn('call actions: nameOf() failed', { error: err });
+    }
+    held.begin(callId, to, name);
+  }
+
+  /**
+   * After an action on `callId`: its consultation is over when `over` (the action did end it), or
+   * when the phone system no longer has the call or the user's part in it (`no-such-call`).
+   */
+  private settled(callId: string, r: CallActionOutcome, over: boolean): void {
+    if (over || (!r.ok && r.refusal === 'no-such-call')) this.d.consultations?.end(callId);
   }
 
   private offers(action: CallAction): boolean {

@@ -130,6 +130,19 @@ export interface CallNoteView {
 /** What came of a call's CRM lookup, as the card shows it. */
 export type CrmLookupState = 'pending' | 'found' | 'not-found' | 'failed';
 
+/**
+ * An attended transfer under way (core/calls/consultations.ts, held by main so that a reloaded
+ * popup still offers Complete transfer and Cancel transfer): the call (the card's id), whom the
+ * user consults (`target`, the extension or number dialled; `targetName`, the phone system's name
+ * for that extension, or null), and since when (this computer's clock, ms).
+ */
+export interface ConsultationView {
+  callId: string;
+  target: string;
+  targetName: string | null;
+  since: number;
+}
+
 /** Everything the popup can show; each kind has its own view. */
 export type PopupCard = CallCard;
 

@@ -624,6 +624,15 @@ export class CallPresenter {
     }
   }
 
+  /**
+   * Whether the user's answered call `callId` still goes on here: answered by the user, not hung
+   * up, not gone (an attended transfer of it can still be completed: core/calls/consultations.ts).
+   */
+  inCall(callId: string): boolean {
+    const call = this.calls.get(callId);
+    return call !== undefined && call.answered === 'here' && call.hungUpAt === undefined;
+  }
+
   /** The caller's number of a call on the popup (Call back, issue 38), or undefined. */
   callerNumber(callId: string): string | undefined {
     return this.calls.get(callId)?.card.from;
