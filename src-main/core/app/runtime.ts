@@ -60,6 +60,7 @@ import { DirectCallControl } from '../calls/direct-call-control.ts';
 import { callControlByMode, OrgCallControl } from '../org/org-call-control.ts';
 import { ClaimedCallLog, relayCallClaimer } from '../org/claimed-call-log.ts';
 import { CallActions } from '../calls/call-actions.ts';
+import { OneNotificationPerCall } from '../presenters/one-notification-per-call.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -213,12 +214,14 @@ export class AppRuntime {
           })
         : undefined;
     const callLog = this.claimedCallLog ?? deps.callLog;
+    // A call that went to voicemail shows the voicemail's notification, not a missed call's too.
+    const notifier = new OneNotificationPerCall(deps.views.notifier, deps.clock);
     this.presenter = new CallPresenter({
       clock: deps.clock,
       logger: deps.logger,
       directory: this.directory,
       history: deps.history,
-      notifier: deps.views.notifier,
+      notifier,
       popup: deps.views.popup,
       urlOpener: deps.views.urlOpener,
       clipboard: deps.views.clipboard,
@@ -252,7 +255,7 @@ export class AppRuntime {
       logger: deps.logger,
       directory: this.directory,
       history: deps.history,
-      notifier: deps.views.notifier,
+      notifier,
       settings: () => this.settingsService.settings(),
       onStatusChange: () => this.publishStatus(),
       ...(deps.words ? { words: deps.words } : {}),

@@ -32,6 +32,11 @@ export interface NoticeAlert {
   id: string;
   title: string;
   body: string;
+  /**
+   * A voicemail's caller number, and the call it names where the phone system names one: a
+   * missed-call notification of the same call gives way to it (presenters/one-notification-per-call.ts).
+   */
+  voicemailOf?: { from: string; callId?: string };
 }
 
 /** The OS notification centre. */
