@@ -64,6 +64,7 @@ describe('createScreenpopApi', () => {
       api.copyHistoryNumber('h1'),
       api.openHistoryCrm('h2'),
       api.callBackFromHistory('h2'),
+      api.takeHistorySelection(),
       api.dialNumber('+14155550123'),
       api.exportHistoryCsv(['h1', 'h2']),
       api.getLocale(),
@@ -107,6 +108,7 @@ describe('createScreenpopApi', () => {
       { channel: 'history:copy-number', args: ['h1'] },
       { channel: 'history:open-crm', args: ['h2'] },
       { channel: 'history:call-back', args: ['h2'] },
+      { channel: 'history:selection', args: [] },
       { channel: 'dial:call', args: ['+14155550123'] },
       { channel: 'history:export-csv', args: [['h1', 'h2']] },
       { channel: 'i18n:get', args: [] },
@@ -138,6 +140,7 @@ describe('createScreenpopApi', () => {
       api.onCalls((...args) => got.push(['calls', ...args])),
       api.onStatus((...args) => got.push(['status', ...args])),
       api.onHistory((...args) => got.push(['history', ...args])),
+      api.onHistorySelect((...args) => got.push(['select', ...args])),
       api.onSettings((...args) => got.push(['settings', ...args])),
       api.onLocale((...args) => got.push(['locale', ...args])),
     ];
@@ -145,12 +148,14 @@ describe('createScreenpopApi', () => {
     send('popup:calls', [{ callId: 'c1' }]);
     send('status:changed', { state: 'connected' });
     send('history:changed', []);
+    send('history:select', 'voicemail:v1');
     send('settings:changed', { hasSecret: true });
     send('i18n:changed', { locale: 'ar' });
     expect(got).toEqual([
       ['calls', [{ callId: 'c1' }]],
       ['status', { state: 'connected' }],
       ['history', []],
+      ['select', 'voicemail:v1'],
       ['settings', { hasSecret: true }],
       ['locale', { locale: 'ar' }],
     ]);
@@ -202,6 +207,7 @@ describe('createScreenpopApi', () => {
       'copyHistoryNumber',
       'openHistoryCrm',
       'callBackFromHistory',
+      'takeHistorySelection',
       'dialNumber',
       'exportHistoryCsv',
       'chooseContactsFile',
@@ -210,6 +216,7 @@ describe('createScreenpopApi', () => {
       'onCalls',
       'onStatus',
       'onHistory',
+      'onHistorySelect',
       'onSettings',
       'onLocale',
     ];
