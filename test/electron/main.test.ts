@@ -226,6 +226,34 @@ describe('main.ts', () => {
     await vi.waitFor(() => expect(popup.visible).toBe(false), { timeout: 5000 });
   });
 
+  it('a missed call whose caller leaves a voicemail: the voicemail’s notification replaces the missed call’s, and its click selects the voicemail', async () => {
+    const popup = windowAt('app://screenpop/popup.html')!;
+    const callId = sim.ring({ from: '+13125550175', to: '101' });
+    await vi.waitFor(() => expect(popup.visible).toBe(true), { timeout: 5000 });
+    const before = Notification.instances.length;
+    sim.setCallState(callId, 'ended');
+    const titled = (re: RegExp) =>
+      Notification.instances.slice(before).filter((n) => re.test(String(n.options.title)));
+    await vi.waitFor(() => expect(titled(/^Missed call/)).toHaveLength(1), { timeout: 5000 });
+    expect(titled(/^Missed call/)[0]!.closed).toBe(false);
+    sim.voicemail({
+      extension: '101',
+      from: '+13125550175',
+      durationSec: 30,
+      voicemailId: 'vm-main',
+    });
+    await vi.waitFor(() => expect(titled(/^Voicemail/)).toHaveLength(1), { timeout: 5000 });
+    expect(titled(/^Missed call/)[0]!.closed).toBe(true);
+    titled(/^Voicemail/)[0]!.click();
+    const history = windowAt('app://screenpop/history.html')!;
+    await vi.waitFor(() => expect(history.visible).toBe(true));
+    expect(await ipcMain.invoke('history:selection', { sender: history.webContents })).toBe(
+      'voicemail:vm-main',
+    );
+    await ipcMain.invoke('window:close', { sender: history.webContents });
+    await vi.waitFor(() => expect(popup.visible).toBe(false), { timeout: 5000 });
+  });
+
   it('the user closes the popup (Alt+F4 / Cmd+W) while a call rings: it hides, and the next ring shows it', async () => {
     const popup = windowAt('app://screenpop/popup.html')!;
     const first = sim.ring({ from: '+14155550123', to: '101' });
