@@ -20,6 +20,7 @@ export class FakeNotifier implements Notifier {
   }
   showNotice(alert: NoticeAlert, options: NotifyOptions): void {
     this.notices.push({ alert, options });
+    this.open.add(alert.id);
   }
   show(card: CallCard, options: NotifyOptions): void {
     this.shown.push({ card, options });
@@ -323,7 +324,8 @@ export class FakeConnection implements Connection {
   dismiss(callId: string, state = 'ended') {
     for (const l of this.dismisses) l({ callId, to: '101', state, eventId: `${callId}:end` });
   }
-  pop(callId: string) {
+  /** A call rings on the user's extension 101 (from 102 unless `over` says otherwise). */
+  pop(callId: string, over: Partial<PopEvent> = {}) {
     for (const l of this.pops)
       l({
         callId,
@@ -333,6 +335,7 @@ export class FakeConnection implements Connection {
         timestamp: 1,
         receivedAt: 1,
         source: 'direct',
+        ...over,
       });
   }
 }

@@ -74,6 +74,10 @@ export interface DoubleFixture {
   colleagues?: Colleague[];
   /** What testCrmLookup answers (Settings' Test lookup); absent: HubSpot found Ada Lovelace. */
   testCrmLookup?: CrmTestResult;
+  /** What takeHistorySelection answers (a notification click while History opened); absent: null. */
+  historySelection?: string | null;
+  /** listHistory answers only when the test calls __double.releaseHistory(). */
+  holdHistory?: boolean;
 }
 
 export interface RecordedCall {
@@ -86,6 +90,8 @@ export interface DoubleHandle {
   violations: string[];
   emit(channel: EventChannel, payload: unknown): void;
   listenerCount(channel: EventChannel): number;
+  /** Lets a held listHistory answer (fixture.holdHistory). */
+  releaseHistory(): void;
 }
 
 export interface DoublePageGlobal {
@@ -166,6 +172,7 @@ export function installApiDouble(fixture: DoubleFixture): void {
     if (consulting !== before) pushConsultations(consulting);
     return answer;
   };
+  let releaseHistory: (() => void) | undefined;
   let cancelPending: (() => void) | undefined;
   /** Sign in or Enrol as main answers them, by the fixture. */
   const organisationAnswer = (
@@ -254,7 +261,16 @@ export function installApiDouble(fixture: DoubleFixture): void {
       view = { ...view, needsOnboarding: true, organisation: { signedIn: null } };
       return clone(view);
     },
-    listHistory: async () => (record('listHistory', []), clone(fixture.history)),
+    listHistory: async () => {
+      record('listHistory', []);
+      // Held until the test lets it go (a slow first answer: a selection may come before it).
+      if (fixture.holdHistory) await new Promise<void>((resolve) => (releaseHistory = resolve));
+      return clone(fixture.history);
+    },
+    takeHistorySelection: async () => (
+      record('takeHistorySelection', []),
+      fixture.historySelection ?? null
+    ),
     markHistorySeen: async () => void record('markHistorySeen', []),
     copyHistoryNumber: async (callId: string) => void record('copyHistoryNumber', [callId]),
     openHistoryCrm: async (callId: string) => {
@@ -318,6 +334,7 @@ export function installApiDouble(fixture: DoubleFixture): void {
     onConsultations: subscribe('onConsultations', 'calls:consultations-changed'),
     onStatus: subscribe('onStatus', 'status:changed'),
     onHistory: subscribe('onHistory', 'history:changed'),
+    onHistorySelect: subscribe('onHistorySelect', 'history:select'),
     onSettings: subscribe('onSettings', 'settings:changed'),
     onLocale: subscribe('onLocale', 'i18n:changed'),
   } as ScreenpopApi;
@@ -330,6 +347,7 @@ export function installApiDouble(fixture: DoubleFixture): void {
       for (const listener of listeners.get(channel) ?? []) listener(clone(payload));
     },
     listenerCount: (channel) => listeners.get(channel)?.size ?? 0,
+    releaseHistory: () => releaseHistory?.(),
   };
   g.document.addEventListener('securitypolicyviolation', (event) => {
     violations.push(

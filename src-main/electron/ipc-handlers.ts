@@ -89,6 +89,7 @@ export function ipcHandlers(ctx: IpcContext): IpcHandlers {
       if (!r.ok) ctx.logger.warn('CRM link not opened', { reason: r.message });
     },
     'history:call-back': (_e, callId) => view(runtime.calls.callBack('history', callId)),
+    'history:selection': (event) => windows.takeSelection(event.sender),
     'dial:call': (_e, number) => view(runtime.calls.dial(number)),
     'history:export-csv': async (event, callIds) => {
       const path = await dialogs.chooseExportPath(event.sender, exportFileName(ctx.clock.now()));

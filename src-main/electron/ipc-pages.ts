@@ -42,6 +42,7 @@ export const CHANNEL_PAGES: { [C in InvokeChannel]: readonly PageName[] } = {
   'history:copy-number': ['history'],
   'history:open-crm': ['history'],
   'history:call-back': ['history'],
+  'history:selection': ['history'],
   'history:export-csv': ['history'],
   'dial:call': ['dial'],
   'settings:choose-contacts-file': ['settings'],

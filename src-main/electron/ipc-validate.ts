@@ -208,6 +208,7 @@ export const INVOKE_VALIDATORS: { [C in InvokeChannel]: Validator<C> } = {
   'history:copy-number': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'history:open-crm': (a) => [shortString(one(a), MAX_ID, 'callId')],
   'history:call-back': (a) => [shortString(one(a), MAX_ID, 'callId')],
+  'history:selection': none,
   'dial:call': (a) => [shortString(one(a), MAX_NUMBER, 'number')],
   'history:export-csv': (a) => [callIdList(one(a))],
   'settings:choose-contacts-file': none,

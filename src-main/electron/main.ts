@@ -398,8 +398,8 @@ function adapters(
     isSupported: () => Notification.isSupported(),
     ...(env.unsignedMac ? {} : { health }),
     onClick: () => late.runtime?.presenter.showPopup(),
-    // A voicemail, SMS or missed call is in the History.
-    onNoticeClick: () => windows.show('history'),
+    // A voicemail, SMS or missed call is in the History: it opens with that item selected.
+    onNoticeClick: (id) => windows.showHistoryAt(id),
     // Call back on a missed-call or voicemail notification: the History's own Call back path.
     onCallBack: (id) => {
       if (late.runtime) callBackFromNotification(base, late.runtime, id);

@@ -6,8 +6,8 @@
  * A missed call and a voicemail carry "Call back" as the notification's action where the core
  * offers it (the phone system dials, the number is dialable) and the OS has actions: macOS (a
  * signed app whose notifications are alerts) and Windows. Linux notifications get no action
- * (Electron's libnotify notifications take none): there a click opens the History, where the call
- * is, as on every OS. The action reports the History item's id (`onCallBack`), which main hands to
+ * (Electron's libnotify notifications take none): there a click opens the History with the call
+ * selected (main: AppWindows.showHistoryAt), as on every OS. The action reports the History item's id (`onCallBack`), which main hands to
  * CallActions.callBack, the popup's and History's own path.
  *
  * A refusal is never silent: when the OS refuses a notification ('failed': on macOS, permission

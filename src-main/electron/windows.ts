@@ -2,6 +2,12 @@
  * The settings (with onboarding), history and dial box windows: one of each at most, created on demand with
  * the secure web preferences, shown when ready, focused when asked for again. Closing one only
  * destroys it: the app lives in the tray.
+ *
+ * A notification click opens History with its item selected (showHistoryAt). An open page gets
+ * `history:select`; a page still loading misses that push (Electron drops what is sent before
+ * its page listens), so the id is also kept for that window and the page asks for it once
+ * (`history:selection`, takeSelection) after it subscribed. A page that got both selects the same
+ * item; the kept id dies with its window, so the next History opened from the tray selects nothing.
  */
 import type {
   BrowserWindow as BrowserWindowType,
@@ -30,6 +36,8 @@ export interface AppWindowsDeps {
 export class AppWindows {
   private readonly deps: AppWindowsDeps;
   private readonly open = new Map<WindowPage, BrowserWindowType>();
+  /** The History item a notification click asked for, and the History window it was for. */
+  private selection: { window: BrowserWindowType; id: string } | null = null;
 
   constructor(deps: AppWindowsDeps) {
     this.deps = deps;
@@ -60,6 +68,7 @@ export class AppWindows {
     });
     win.on('closed', () => {
       if (this.open.get(page) === win) this.open.delete(page);
+      if (this.selection?.window === win) this.selection = null;
     });
     win.webContents.on('render-process-gone', (_e, details) =>
       this.deps.logger.error('window renderer gone', { page, reason: details.reason }),
@@ -68,6 +77,21 @@ export class AppWindows {
       .loadURL(this.deps.origin.pageUrl(page))
       .catch((err: unknown) => this.deps.logger.error('page failed to load', { page, error: err }));
     return win;
+  }
+
+  /** History, shown (or opened) with the item `id` selected: a notification was clicked. */
+  showHistoryAt(id: string): void {
+    const win = this.show('history');
+    this.selection = { window: win, id };
+    send(win, 'history:select', id);
+  }
+
+  /** `history:selection`: the item asked for while this History page was loading, once. */
+  takeSelection(contents: WebContents): string | null {
+    const s = this.selection;
+    if (!s || s.window.isDestroyed() || s.window.webContents !== contents) return null;
+    this.selection = null;
+    return s.id;
   }
 
   get(page: WindowPage): BrowserWindowType | undefined {

@@ -168,6 +168,11 @@ export interface IpcInvokeMap {
   'history:open-crm': (callId: string) => void;
   /** Calls back the caller of a History entry (the number from main's own history). */
   'history:call-back': (callId: string) => CallActionView;
+  /**
+   * The History item a notification click asked for while this window was opening (its page
+   * missed `history:select`), once; null when none.
+   */
+  'history:selection': () => string | null;
   /** The dial box (tray menu): dials what the user typed (at most 64 characters; the dial rule judges it). */
   'dial:call': (number: string) => CallActionView;
   /**
@@ -189,6 +194,11 @@ export interface IpcEventMap {
   'calls:consultations-changed': (list: ConsultationView[]) => void;
   'status:changed': (status: StatusView) => void;
   'history:changed': (entries: HistoryItem[]) => void;
+  /**
+   * A notification was clicked: History selects that item (a HistoryItem's `callId`); one it does
+   * not know (pruned since) selects nothing.
+   */
+  'history:select': (callId: string) => void;
   'settings:changed': (view: SettingsView) => void;
   'i18n:changed': (view: LocaleView) => void;
 }
@@ -231,6 +241,7 @@ export const INVOKE_CHANNELS = [
   'history:copy-number',
   'history:open-crm',
   'history:call-back',
+  'history:selection',
   'history:export-csv',
   'dial:call',
   'settings:choose-contacts-file',
@@ -243,6 +254,7 @@ export const EVENT_CHANNELS = [
   'calls:consultations-changed',
   'status:changed',
   'history:changed',
+  'history:select',
   'settings:changed',
   'i18n:changed',
 ] as const satisfies readonly EventChannel[];
@@ -299,6 +311,7 @@ export interface ScreenpopApi {
   copyHistoryNumber: Promisify<IpcInvokeMap['history:copy-number']>;
   openHistoryCrm: Promisify<IpcInvokeMap['history:open-crm']>;
   callBackFromHistory: Promisify<IpcInvokeMap['history:call-back']>;
+  takeHistorySelection: Promisify<IpcInvokeMap['history:selection']>;
   dialNumber: Promisify<IpcInvokeMap['dial:call']>;
   exportHistoryCsv: Promisify<IpcInvokeMap['history:export-csv']>;
   chooseContactsFile: Promisify<IpcInvokeMap['settings:choose-contacts-file']>;
@@ -308,6 +321,7 @@ export interface ScreenpopApi {
   onConsultations: Subscribe<IpcEventMap['calls:consultations-changed']>;
   onStatus: Subscribe<IpcEventMap['status:changed']>;
   onHistory: Subscribe<IpcEventMap['history:changed']>;
+  onHistorySelect: Subscribe<IpcEventMap['history:select']>;
   onSettings: Subscribe<IpcEventMap['settings:changed']>;
   onLocale: Subscribe<IpcEventMap['i18n:changed']>;
 }

@@ -80,6 +80,7 @@ export function createScreenpopApi(ipc: IpcTransport): ScreenpopApi {
     copyHistoryNumber: (callId) => invoke('history:copy-number', callId),
     openHistoryCrm: (callId) => invoke('history:open-crm', callId),
     callBackFromHistory: (callId) => invoke('history:call-back', callId),
+    takeHistorySelection: () => invoke('history:selection'),
     dialNumber: (number) => invoke('dial:call', number),
     exportHistoryCsv: (callIds) => invoke('history:export-csv', callIds),
     chooseContactsFile: () => invoke('settings:choose-contacts-file'),
@@ -89,6 +90,7 @@ export function createScreenpopApi(ipc: IpcTransport): ScreenpopApi {
     onConsultations: (listener) => subscribe('calls:consultations-changed', listener),
     onStatus: (listener) => subscribe('status:changed', listener),
     onHistory: (listener) => subscribe('history:changed', listener),
+    onHistorySelect: (listener) => subscribe('history:select', listener),
     onSettings: (listener) => subscribe('settings:changed', listener),
     onLocale: (listener) => subscribe('i18n:changed', listener),
   };

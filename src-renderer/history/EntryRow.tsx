@@ -21,6 +21,8 @@ export interface RowProps {
   now: number;
   /** An item the user had not seen when the window opened (a missed call, a voicemail, an SMS). */
   isNew: boolean;
+  /** The item a notification click selected: marked current, focusable, highlighted. */
+  selected?: boolean;
   copied: boolean;
   canOpenCrm: boolean;
   onCopy: (callId: string) => void;
@@ -46,6 +48,7 @@ export function EntryRow({
   item,
   now,
   isNew,
+  selected = false,
   className,
   data,
   lineLabel,
@@ -59,7 +62,12 @@ export function EntryRow({
   const headline = callerHeadline(item, t);
   const line = calledLine(item, t);
   return (
-    <li className={className} data-call-id={item.callId} {...data}>
+    <li
+      className={selected ? `${className} entry--selected` : className}
+      data-call-id={item.callId}
+      {...data}
+      {...(selected ? { 'aria-current': 'true' as const, tabIndex: -1 } : {})}
+    >
       <time className="entry__time" dateTime={new Date(item.startedAt).toISOString()}>
         {formatCallTime(item.startedAt, now, t)}
       </time>

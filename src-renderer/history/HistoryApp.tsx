@@ -6,14 +6,21 @@
  * Missed calls are highlighted with words as well as colour. Opening (or returning to) the window
  * marks them seen; the "New" marks stay for this visit so the user can still tell which ones they
  * had missed.
+ *
+ * A notification click selects its item (selection.ts): once the list has loaded, whichever comes
+ * first, the row is shown (the filter and search cleared if they hid it), marked current, scrolled
+ * to and focused, and the status line says which it is.
  */
 import { useCallback, useEffect, useId, useRef, useState } from 'react';
 import type { ExportResult, HistoryItem, ScreenpopApi } from '../../src-main/ipc/contract.ts';
 import type { Translator } from '../../src-shared/i18n/translator.ts';
 import { useT, useDocumentTitle } from '../shared/i18n.tsx';
 import { useCopyFeedback, useLiveValue } from '../shared/live.ts';
+import { callerHeadline } from '../shared/format.ts';
+import { spokenText } from '../shared/InertText.tsx';
 import { filterById, HISTORY_FILTERS, visibleItems } from './filters.ts';
 import { HistoryRowView, itemId, wantsAttention } from './row-views.tsx';
+import { selectedItem } from './selection.ts';
 
 /** "No missed calls match “ada”.", "No calls match “ada”.", "No missed calls." */
 function noMatch(filterId: string, query: string, t: Translator): string {
@@ -74,9 +81,54 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
   );
   const searchId = useId();
 
+  // The item a notification click asked for (selection.ts). Refs, not state: the list's answer
+  // and the selection may both arrive before React renders again, and neither may miss the other.
+  const [selected, setSelected] = useState<string | null>(null);
+  const [focusRequest, setFocusRequest] = useState(0);
+  const listRef = useRef<HTMLOListElement>(null);
+  const itemsRef = useRef<HistoryItem[] | null>(null);
+  const askedRef = useRef<{ value: unknown } | null>(null);
+  const filterRef = useRef({ filterId, query });
+  filterRef.current = { filterId, query };
+  /** Selects what was asked for once the list is here; an id it does not know selects nothing. */
+  const applySelection = (): void => {
+    const asked = askedRef.current;
+    const list = itemsRef.current;
+    if (!asked || !list) return;
+    askedRef.current = null;
+    const item = selectedItem(asked.value, list);
+    setSelected(item ? itemId(item) : null);
+    if (!item) return;
+    const { filterId: shownFilter, query: shownQuery } = filterRef.current;
+    if (visibleItems([item], filterById(shownFilter), shownQuery).length === 0) {
+      setFilterId('all');
+      setQuery('');
+    }
+    setFocusRequest((n) => n + 1);
+  };
+  useLiveValue<unknown>(api.onHistorySelect, api.takeHistorySelection, {
+    push: (value) => {
+      if (value === null) return; // the answer: nothing was asked for while the page loaded
+      askedRef.current = { value };
+      applySelection();
+    },
+  });
+  // After the render that shows the selected row: scroll to it and focus it.
+  useEffect(() => {
+    if (focusRequest === 0 || selected === null) return;
+    const row = Array.from(listRef.current?.children ?? []).find(
+      (li) => li.getAttribute('data-call-id') === selected,
+    );
+    if (!(row instanceof HTMLElement)) return;
+    row.scrollIntoView?.({ block: 'center' });
+    row.focus({ preventScroll: true });
+  }, [focusRequest, selected]);
+
   /** Shows `next`; returns true when it holds missed calls not yet seen. */
   const take = (next: HistoryItem[]): boolean => {
     setItems(next);
+    itemsRef.current = next;
+    applySelection();
     const unseen = next.filter((e) => !e.seen && wantsAttention(e)).map(itemId);
     if (unseen.length > 0) setFresh((prev) => new Set([...prev, ...unseen]));
     return unseen.length > 0;
@@ -123,6 +175,7 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
   const voicemails = all.filter((e) => e.kind === 'voicemail').length;
   const messages = all.filter((e) => e.kind === 'sms').length;
   const narrowed = shown.length !== all.length;
+  const selectedEntry = selected === null ? undefined : all.find((e) => itemId(e) === selected);
 
   function openCrm(id: string): void {
     api.openHistoryCrm(id).catch(() => undefined);
@@ -235,6 +288,11 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
           </p>
         )}
         {copiedId && <p className="visually-hidden">{t.t('history.number-copied')}</p>}
+        {selectedEntry && (
+          <p className="visually-hidden" data-testid="selected-news">
+            {t.t('history.selected', { caller: spokenText(callerHeadline(selectedEntry, t), 40) })}
+          </p>
+        )}
         {narrowed && items && (
           <p className="visually-hidden">
             {t.t('history.showing', { shown: shown.length, total: all.length })}
@@ -265,13 +323,14 @@ export function HistoryApp({ api }: { api: ScreenpopApi }) {
           </button>
         </div>
       ) : (
-        <ol className="entries" aria-label={t.t('history.list')}>
+        <ol className="entries" aria-label={t.t('history.list')} ref={listRef}>
           {shown.map((item) => (
             <HistoryRowView
               key={itemId(item)}
               item={item}
               now={now}
               isNew={fresh.has(itemId(item))}
+              selected={selected === itemId(item)}
               copied={copiedId === itemId(item)}
               canOpenCrm={canOpenCrm}
               onCopy={copy}

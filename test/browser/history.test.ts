@@ -7,7 +7,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Locator } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, expect, it } from 'vitest';
 import { parseCsvRows } from '../../src-main/core/contacts/csv.ts';
 import { buildCrmUrl } from '../../src-main/core/links/crm-url.ts';
@@ -16,6 +16,7 @@ import { writeFileAtomic } from '../../src-shared/files/atomic-file.ts';
 import type { HistoryEntry } from '../../src-main/ipc/contract.ts';
 import { WINDOW_SIZES } from '../../src-main/electron/window-sizes.ts';
 import { connectedView, entry, fixture, history } from '../../rigs/browser/fixtures.ts';
+import type { DoublePageGlobal } from '../../rigs/browser/api-double.ts';
 import {
   childElementCount,
   contentWidth,
@@ -24,6 +25,7 @@ import {
   openPage,
   screenshot,
 } from '../../rigs/browser/page.ts';
+import { axeViolations } from './support/axe.ts';
 import { browserSuite, expectClean } from './support/suite.ts';
 
 const SHOT_TIME = Date.UTC(2026, 10, 22, 9, 30, 0);
@@ -57,6 +59,35 @@ const dirs: string[] = [];
 afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
+
+/** The row a notification click selected (aria-current), the focused row, and whether it is in view. */
+async function selection(page: Page) {
+  return page.evaluate(() => {
+    const d = (globalThis as unknown as { document: DomQuery; innerHeight: number }).document;
+    const current = d.querySelectorAll('li[aria-current="true"]');
+    const row = current[0];
+    const box = row?.getBoundingClientRect();
+    return {
+      current: Array.from(current).map((li) => li.getAttribute('data-call-id')),
+      focused: d.activeElement?.getAttribute('data-call-id') ?? null,
+      inView:
+        box !== undefined &&
+        box.top >= 0 &&
+        box.bottom <= (globalThis as unknown as { innerHeight: number }).innerHeight,
+      news: d.querySelector('[data-testid="selected-news"]')?.textContent ?? null,
+    };
+  });
+}
+interface DomElement {
+  getAttribute(name: string): string | null;
+  getBoundingClientRect(): { top: number; bottom: number };
+  textContent: string | null;
+}
+interface DomQuery {
+  querySelectorAll(selector: string): ArrayLike<DomElement>;
+  querySelector(selector: string): DomElement | null;
+  activeElement: DomElement | null;
+}
 
 /** True when the located element's children share one line (their boxes overlap vertically). */
 async function childrenOnOneLine(target: Locator): Promise<boolean> {
@@ -108,6 +139,60 @@ browserSuite('history in Chromium', ({ browser: getBrowser, origin }) => {
     );
     await expectClean(opened);
     await opened.close();
+  });
+
+  it('a notification click selects its call: asked before the list answered, after it, and pushed to an open window; an unknown id selects nothing', async () => {
+    // Opening: the selection (history:selection) is answered while the list is still held.
+    const opening = await openPage(
+      getBrowser(),
+      origin(),
+      'history',
+      fixture({ history: history(SHOT_TIME), holdHistory: true, historySelection: 'h5' }),
+      { fixedTime: SHOT_TIME, viewport: { width: 400, height: 420 } },
+    );
+    const p1 = opening.page;
+    await expect.poll(async () => (await opening.recorded('takeHistorySelection')).length).toBe(1);
+    await p1.getByText('Loading…').waitFor();
+    expect((await selection(p1)).current).toEqual([]);
+    await p1.evaluate(() => (globalThis as unknown as DoublePageGlobal).__double?.releaseHistory());
+    // h5, the oldest row, far below the fold of a short window: scrolled to and focused.
+    await expect.poll(async () => (await selection(p1)).current).toEqual(['h5']);
+    expect(await selection(p1)).toEqual({
+      current: ['h5'],
+      focused: 'h5',
+      inView: true,
+      news: 'Selected: (650) 555-0144',
+    });
+    expect(await axeViolations(p1)).toEqual([]);
+    await screenshot(p1, 'history-selected-light', false);
+    await expectClean(opening);
+    await opening.close();
+
+    // The list first, then the selection (a page that subscribed and answered before the click).
+    const open = await openPage(
+      getBrowser(),
+      origin(),
+      'history',
+      fixture({ history: history(SHOT_TIME) }),
+      { fixedTime: SHOT_TIME, colorScheme: 'dark', viewport: { width: 720, height: 600 } },
+    );
+    const p2 = open.page;
+    await expect.poll(() => p2.locator('li[data-call-id]').count()).toBe(6);
+    // A filter that hides the call: the click shows it anyway.
+    await p2.getByRole('radio', { name: /^Answered/ }).check();
+    await expect.poll(() => p2.locator('li[data-call-id]').count()).toBe(2);
+    await open.emit('history:select', 'h2');
+    await expect.poll(async () => (await selection(p2)).current).toEqual(['h2']);
+    expect(await p2.getByRole('radio', { name: /^All/ }).isChecked()).toBe(true);
+    expect((await selection(p2)).focused).toBe('h2');
+    await screenshot(p2, 'history-selected-dark');
+    // A call pruned since its notification: nothing selected, nothing said, no error.
+    await open.emit('history:select', 'pruned-call');
+    await expect.poll(async () => (await selection(p2)).current).toEqual([]);
+    expect((await selection(p2)).news).toBeNull();
+    expect(await p2.locator('li[data-call-id]').count()).toBe(6);
+    await expectClean(open);
+    await open.close();
   });
 
   it('searches and filters, copies a row’s number, and opens a row in the CRM through main’s builder', async () => {

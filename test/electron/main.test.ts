@@ -188,6 +188,78 @@ describe('main.ts', () => {
     await vi.waitFor(() => expect(popup.visible).toBe(false), { timeout: 5000 });
   });
 
+  it('a missed-call notification’s click opens History with that call selected (taken by a page still loading, pushed to an open one)', async () => {
+    /** The missed-call notification shown after notification number `after`. */
+    const missedNotification = async (after: number) => {
+      const find = () =>
+        Notification.instances
+          .slice(after)
+          .find((n) => n.shown && /^Missed call/.test(String(n.options.title)));
+      await vi.waitFor(() => expect(find()).toBeDefined(), { timeout: 5000 });
+      return find()!;
+    };
+    const first = sim.ring({ from: '+14155550123', to: '101' });
+    await vi.waitFor(() => expect(windowAt('app://screenpop/popup.html')!.visible).toBe(true), {
+      timeout: 5000,
+    });
+    let shown = Notification.instances.length;
+    sim.setCallState(first, 'ended');
+    (await missedNotification(shown)).click();
+    const history = windowAt('app://screenpop/history.html')!;
+    expect(history).toBeDefined();
+    // Its page was still loading when the click came: it asks, and gets the call once.
+    await vi.waitFor(() => expect(history.visible).toBe(true));
+    expect(await ipcMain.invoke('history:selection', { sender: history.webContents })).toBe(first);
+    expect(await ipcMain.invoke('history:selection', { sender: history.webContents })).toBeNull();
+    const list = (await ipcMain.invoke('history:list', {
+      sender: history.webContents,
+    })) as HistoryEntry[];
+    expect(list.map((e) => e.callId)).toContain(first);
+    // Only History's page may ask.
+    const popup = windowAt('app://screenpop/popup.html')!;
+    expect(
+      await ipcMain.invoke('history:selection', { sender: popup.webContents }),
+    ).toBeUndefined();
+
+    // History is open: the next missed call's click is pushed to its page.
+    const second = sim.ring({ from: '+442079460958', to: '101' });
+    await vi.waitFor(() => expect(popup.visible).toBe(true), { timeout: 5000 });
+    shown = Notification.instances.length;
+    sim.setCallState(second, 'ended');
+    (await missedNotification(shown)).click();
+    expect(history.webContents.lastSent('history:select')).toEqual([second]);
+    await ipcMain.invoke('window:close', { sender: history.webContents });
+    await vi.waitFor(() => expect(popup.visible).toBe(false), { timeout: 5000 });
+  });
+
+  it('a missed call whose caller leaves a voicemail: the voicemail’s notification replaces the missed call’s, and its click selects the voicemail', async () => {
+    const popup = windowAt('app://screenpop/popup.html')!;
+    const callId = sim.ring({ from: '+13125550175', to: '101' });
+    await vi.waitFor(() => expect(popup.visible).toBe(true), { timeout: 5000 });
+    const before = Notification.instances.length;
+    sim.setCallState(callId, 'ended');
+    const titled = (re: RegExp) =>
+      Notification.instances.slice(before).filter((n) => re.test(String(n.options.title)));
+    await vi.waitFor(() => expect(titled(/^Missed call/)).toHaveLength(1), { timeout: 5000 });
+    expect(titled(/^Missed call/)[0]!.closed).toBe(false);
+    sim.voicemail({
+      extension: '101',
+      from: '+13125550175',
+      durationSec: 30,
+      voicemailId: 'vm-main',
+    });
+    await vi.waitFor(() => expect(titled(/^Voicemail/)).toHaveLength(1), { timeout: 5000 });
+    expect(titled(/^Missed call/)[0]!.closed).toBe(true);
+    titled(/^Voicemail/)[0]!.click();
+    const history = windowAt('app://screenpop/history.html')!;
+    await vi.waitFor(() => expect(history.visible).toBe(true));
+    expect(await ipcMain.invoke('history:selection', { sender: history.webContents })).toBe(
+      'voicemail:vm-main',
+    );
+    await ipcMain.invoke('window:close', { sender: history.webContents });
+    await vi.waitFor(() => expect(popup.visible).toBe(false), { timeout: 5000 });
+  });
+
   it('the user closes the popup (Alt+F4 / Cmd+W) while a call rings: it hides, and the next ring shows it', async () => {
     const popup = windowAt('app://screenpop/popup.html')!;
     const first = sim.ring({ from: '+14155550123', to: '101' });

@@ -106,6 +106,7 @@ export function fakeApi(view: SettingsView = savedView) {
     copyHistoryNumber: vi.fn<ScreenpopApi['copyHistoryNumber']>(async () => undefined),
     openHistoryCrm: vi.fn<ScreenpopApi['openHistoryCrm']>(async () => undefined),
     callBackFromHistory: vi.fn<ScreenpopApi['callBackFromHistory']>(async () => ({ ok: true })),
+    takeHistorySelection: vi.fn<ScreenpopApi['takeHistorySelection']>(async () => null),
     dialNumber: vi.fn<ScreenpopApi['dialNumber']>(async () => ({ ok: true })),
     // Nothing offered by default (the standard service): buttons show only where a test offers.
     callActionsOffered: vi.fn<ScreenpopApi['callActionsOffered']>(async () => []),
@@ -133,6 +134,7 @@ export function fakeApi(view: SettingsView = savedView) {
     onConsultations: vi.fn<ScreenpopApi['onConsultations']>(on('calls:consultations-changed')),
     onStatus: vi.fn<ScreenpopApi['onStatus']>(on('status:changed')),
     onHistory: vi.fn<ScreenpopApi['onHistory']>(on('history:changed')),
+    onHistorySelect: vi.fn<ScreenpopApi['onHistorySelect']>(on('history:select')),
     onSettings: vi.fn<ScreenpopApi['onSettings']>(on('settings:changed')),
     onLocale: vi.fn<ScreenpopApi['onLocale']>(on('i18n:changed')),
   } satisfies ScreenpopApi;

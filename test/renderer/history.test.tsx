@@ -224,3 +224,76 @@ describe('history', () => {
     expect(await screen.findByText('The export did not work. Please try again.')).toBeTruthy();
   });
 });
+
+/** The row main's `history:select` or `history:selection` selected, if any. */
+const current = () =>
+  document.querySelector('li[aria-current="true"]')?.getAttribute('data-call-id');
+
+describe('a notification click selects its item', () => {
+  it('while the window opens: the selection comes before the list, and is applied once the list is in', async () => {
+    const { api } = fakeApi();
+    let answer: (items: HistoryEntry[]) => void = () => {};
+    api.listHistory.mockReturnValue(new Promise((resolve) => (answer = resolve)));
+    api.takeHistorySelection.mockResolvedValue('missed');
+    render(<HistoryApp api={api} />);
+    await waitFor(() => expect(api.takeHistorySelection).toHaveBeenCalledTimes(1));
+    await act(async () => {}); // its answer is in; the list is not
+    expect(current()).toBeUndefined();
+    await act(async () => answer(entries));
+    const row = await screen.findByRole('listitem', { current: true });
+    expect(row.getAttribute('data-call-id')).toBe('missed');
+    expect(document.activeElement).toBe(row);
+    expect(screen.getByTestId('selected-news').textContent).toBe('Selected: +44 20 7946 0958');
+  });
+
+  it('while the window opens: the list comes first, then the selection', async () => {
+    const { api } = fakeApi();
+    let select: (id: string | null) => void = () => {};
+    api.listHistory.mockResolvedValue(entries);
+    api.takeHistorySelection.mockReturnValue(new Promise((resolve) => (select = resolve)));
+    render(<HistoryApp api={api} />);
+    await screen.findByRole('list', { name: 'Calls, newest first' });
+    expect(current()).toBeUndefined();
+    await act(async () => select('old'));
+    await waitFor(() => expect(current()).toBe('old'));
+    expect(document.activeElement?.getAttribute('data-call-id')).toBe('old');
+  });
+
+  it('in an open window: a push selects the call, showing it if the filter or search hid it', async () => {
+    const { api, emit } = fakeApi();
+    api.listHistory.mockResolvedValue(entries);
+    render(<HistoryApp api={api} />);
+    await screen.findByRole('list', { name: 'Calls, newest first' });
+    fireEvent.click(screen.getByRole('radio', { name: /Answered/ }));
+    fireEvent.change(screen.getByRole('searchbox'), { target: { value: 'grace' } });
+    expect(screen.getAllByRole('listitem')).toHaveLength(1);
+    act(() => emit('history:select', 'missed'));
+    await waitFor(() => expect(current()).toBe('missed'));
+    expect(screen.getAllByRole('listitem')).toHaveLength(3);
+    expect((screen.getByRole('radio', { name: /^All/ }) as HTMLInputElement).checked).toBe(true);
+    expect(document.activeElement?.getAttribute('data-call-id')).toBe('missed');
+    // Another click moves the selection.
+    act(() => emit('history:select', 'old'));
+    await waitFor(() => expect(current()).toBe('old'));
+    expect(document.querySelectorAll('li[aria-current]')).toHaveLength(1);
+  });
+
+  it('an id History does not know (pruned), or not an id at all, selects nothing and says nothing', async () => {
+    const { api, emit } = fakeApi();
+    api.listHistory.mockResolvedValue(entries);
+    api.takeHistorySelection.mockResolvedValue('pruned-long-ago');
+    render(<HistoryApp api={api} />);
+    await screen.findByRole('list', { name: 'Calls, newest first' });
+    await act(async () => {});
+    expect(current()).toBeUndefined();
+    act(() => emit('history:select', 'missed'));
+    await waitFor(() => expect(current()).toBe('missed'));
+    for (const bad of ['gone', 'x'.repeat(300), 42, { callId: 'old' }] as unknown as string[]) {
+      act(() => emit('history:select', bad));
+      expect(current()).toBeUndefined();
+      expect(screen.queryByTestId('selected-news')).toBeNull();
+    }
+    expect(screen.queryByRole('alert')).toBeNull();
+    expect(screen.getAllByRole('listitem')).toHaveLength(3);
+  });
+});

@@ -65,6 +65,7 @@ describe('createScreenpopApi', () => {
       api.copyHistoryNumber('h1'),
       api.openHistoryCrm('h2'),
       api.callBackFromHistory('h2'),
+      api.takeHistorySelection(),
       api.dialNumber('+14155550123'),
       api.exportHistoryCsv(['h1', 'h2']),
       api.getLocale(),
@@ -109,6 +110,7 @@ describe('createScreenpopApi', () => {
       { channel: 'history:copy-number', args: ['h1'] },
       { channel: 'history:open-crm', args: ['h2'] },
       { channel: 'history:call-back', args: ['h2'] },
+      { channel: 'history:selection', args: [] },
       { channel: 'dial:call', args: ['+14155550123'] },
       { channel: 'history:export-csv', args: [['h1', 'h2']] },
       { channel: 'i18n:get', args: [] },
@@ -141,6 +143,7 @@ describe('createScreenpopApi', () => {
       api.onConsultations((...args) => got.push(['consultations', ...args])),
       api.onStatus((...args) => got.push(['status', ...args])),
       api.onHistory((...args) => got.push(['history', ...args])),
+      api.onHistorySelect((...args) => got.push(['select', ...args])),
       api.onSettings((...args) => got.push(['settings', ...args])),
       api.onLocale((...args) => got.push(['locale', ...args])),
     ];
@@ -149,6 +152,7 @@ describe('createScreenpopApi', () => {
     send('calls:consultations-changed', []);
     send('status:changed', { state: 'connected' });
     send('history:changed', []);
+    send('history:select', 'voicemail:v1');
     send('settings:changed', { hasSecret: true });
     send('i18n:changed', { locale: 'ar' });
     expect(got).toEqual([
@@ -156,6 +160,7 @@ describe('createScreenpopApi', () => {
       ['consultations', []],
       ['status', { state: 'connected' }],
       ['history', []],
+      ['select', 'voicemail:v1'],
       ['settings', { hasSecret: true }],
       ['locale', { locale: 'ar' }],
     ]);
@@ -208,6 +213,7 @@ describe('createScreenpopApi', () => {
       'copyHistoryNumber',
       'openHistoryCrm',
       'callBackFromHistory',
+      'takeHistorySelection',
       'dialNumber',
       'exportHistoryCsv',
       'chooseContactsFile',
@@ -217,6 +223,7 @@ describe('createScreenpopApi', () => {
       'onConsultations',
       'onStatus',
       'onHistory',
+      'onHistorySelect',
       'onSettings',
       'onLocale',
     ];

@@ -61,6 +61,7 @@ import { ClaimedCallLog, relayCallClaimer } from '../org/claimed-call-log.ts';
 import { newClaimDevice } from '../org/claim-device.ts';
 import { CallActions } from '../calls/call-actions.ts';
 import { Consultations } from '../calls/consultations.ts';
+import { OneNotificationPerCall } from '../presenters/one-notification-per-call.ts';
 
 export interface RuntimeViews {
   notifier: Notifier;
@@ -223,12 +224,14 @@ export class AppRuntime {
           })
         : undefined;
     const callLog = this.claimedCallLog ?? deps.callLog;
+    // A call that went to voicemail shows the voicemail's notification, not a missed call's too.
+    const notifier = new OneNotificationPerCall(deps.views.notifier, deps.clock);
     this.presenter = new CallPresenter({
       clock: deps.clock,
       logger: deps.logger,
       directory: this.directory,
       history: deps.history,
-      notifier: deps.views.notifier,
+      notifier,
       popup: deps.views.popup,
       urlOpener: deps.views.urlOpener,
       clipboard: deps.views.clipboard,
@@ -269,7 +272,7 @@ export class AppRuntime {
       logger: deps.logger,
       directory: this.directory,
       history: deps.history,
-      notifier: deps.views.notifier,
+      notifier,
       settings: () => this.settingsService.settings(),
       onStatusChange: () => this.publishStatus(),
       ...(deps.words ? { words: deps.words } : {}),

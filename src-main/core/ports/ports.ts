@@ -32,6 +32,11 @@ export interface NoticeAlert {
   id: string;
   title: string;
   body: string;
+  /**
+   * A voicemail's caller number, and the call it names where the phone system names one: a
+   * missed-call notification of the same call gives way to it (presenters/one-notification-per-call.ts).
+   */
+  voicemailOf?: { from: string; callId?: string };
 }
 
 /** The OS notification centre. */
@@ -39,10 +44,10 @@ export interface Notifier {
   show(card: CallCard, options: NotifyOptions): void;
   /**
    * A call the user missed: replaces the call's ring notification and stays until clicked or
-   * closed (no close() from the presenter); clicking it opens the History, where the call is.
+   * closed (no close() from the presenter); clicking it opens the History with the call selected.
    */
   showMissed(card: CallCard, options: NotifyOptions): void;
-  /** A voicemail or SMS; clicking it opens the History. */
+  /** A voicemail or SMS; clicking it opens the History with that item selected. */
   showNotice(alert: NoticeAlert, options: NotifyOptions): void;
   close(callId: string): void;
 }

@@ -20,7 +20,7 @@ import type { FeatureStatus } from '../events/features.ts';
 import type { Notice } from '../events/notices.ts';
 import type { NameDirectory } from '../contacts/directory.ts';
 import type { HistoryStore } from '../history/history-store.ts';
-import type { Notifier } from '../ports/ports.ts';
+import type { NoticeAlert, Notifier } from '../ports/ports.ts';
 import { boundedText, displayText, messageText, previewText } from '../../../src-shared/ui/text.ts';
 import { PLAIN_ENGLISH, type TranslatorSource } from '../../../src-shared/i18n/locale-state.ts';
 import type { Translator } from '../../../src-shared/i18n/translator.ts';
@@ -204,6 +204,8 @@ export class NoticePresenter {
         this.notify(notice, {
           // The History item's id (recordNotice's), which Call back and a click name.
           id: `voicemail:${boundedText(notice.voicemailId, 128)}`,
+          // The missed-call notification of the same call gives way to this one.
+          voicemailOf: { from, callId: boundedText(notice.voicemailId, 128) },
           callBack: this.callBackOffered(from),
           title: length
             ? t.t('status.voicemail-title-length', { who, length })
@@ -224,7 +226,8 @@ export class NoticePresenter {
     });
     if (added)
       this.notify(notice, {
-        id: `sms:${notice.messageId}`,
+        // The History item's id (recordNotice's), which a click selects.
+        id: `sms:${boundedText(notice.messageId, 128)}`,
         title: t.t('status.sms-title', { who }),
         body: previewText(text) || t.t('status.sms-empty'),
       });
@@ -241,7 +244,7 @@ export class NoticePresenter {
 
   private notify(
     notice: { notify: boolean },
-    { callBack, ...alert }: { id: string; title: string; body: string; callBack?: boolean },
+    { callBack, ...alert }: NoticeAlert & { callBack?: boolean },
   ) {
     const settings = this.o.settings();
     if (!notice.notify || settings.doNotDisturb) return;
