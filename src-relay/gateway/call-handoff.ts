@@ -49,10 +49,12 @@ export function isCallHandoffBackend(store: object): store is CallHandoffBackend
   return 'pushCallRequest' in store && 'takeCallRequest' in store;
 }
 
-/** What the handoff needs of Redis to wait for requests rather than poll (redis-store.ts). */
+/** What the handoff needs of Redis to wait for requests and answers rather than poll (redis-store.ts). */
 export interface CallRequestWatch {
   /** Calls `wake` when a request may be there to take; hands back the remover. */
   watchCallRequests(tenant: string, wake: () => void): () => void;
+  /** Calls `wake` when the holder answered one of the tenant's requests; hands back the remover. */
+  watchCallAnswers(tenant: string, wake: () => void): () => void;
 }
 
 export const MAX_QUEUED = 64;
@@ -61,7 +63,10 @@ export const MAX_QUEUED = 64;
 export interface HandoffTimings {
   /** How long a standby waits for the holder. */
   deadlineMs: number;
-  /** How often the waiter reads its request's state; without a watch, the holder's poll too. */
+  /**
+   * How often the waiter reads its request's state at the latest (it reads it at once when an
+   * answer's bell rings); without a watch, the holder's poll too.
+   */
   pollMs: number;
   /** How often the holder looks (locally, no Redis command) whether its term began. */
   termCheckMs: number;
@@ -166,6 +171,9 @@ export class CallHandoff {
   private again = false;
   /** After a failed take: when to try again (clock ms). */
   private retryAt: number | undefined;
+  /** This instance's waiters' pauses, each cut short when an answer's bell rings. */
+  private readonly answerWaits = new Set<AbortController>();
+  private unwatchAnswers: (() => void) | undefined;
 
   constructor(deps: CallHandoffDeps) {
     this.deps = deps;
@@ -207,10 +215,12 @@ export class CallHandoff {
       );
       if (!queued) return { ok: false, handoff: 'not-picked-up' };
       for (;;) {
+        // Armed before the read: an answer landing between the read and the pause is not missed.
+        const armed = this.armAnswerWait();
         const answer = answerIn(await backend.callRequestState(tenant, id));
         if (answer) return answer;
         if (clock.now() >= deadline) break;
-        await delay(clock, pollMs);
+        await this.answerWait(armed, pollMs);
       }
       const last = settled(await backend.expireCallRequest(tenant, id, stateTtlMs));
       if (last !== 'claimed') return last;
@@ -218,7 +228,7 @@ export class CallHandoff {
       // at the holder; its answer is awaited a little longer before saying "uncertain".
       const until = clock.now() + answerGraceMs;
       while (clock.now() < until) {
-        await delay(clock, pollMs);
+        await this.answerWait(this.armAnswerWait(), pollMs);
         const answer = answerIn(await backend.callRequestState(tenant, id));
         if (answer) return answer;
       }
@@ -236,6 +246,39 @@ export class CallHandoff {
   }
 
   /**
+   * Watches the tenant's answers' bell (from start(), or the first wait of a handoff not
+   * started); false when the backend has no watch.
+   */
+  private watchAnswers(): boolean {
+    const backend = this.deps.backend as CallHandoffBackend & Partial<CallRequestWatch>;
+    if (!backend.watchCallAnswers) return false;
+    this.unwatchAnswers ??= backend.watchCallAnswers(this.deps.tenant, () => {
+      for (const w of this.answerWaits) w.abort();
+      this.answerWaits.clear();
+    });
+    return true;
+  }
+
+  /** A pause for a waiter, cut short by the next answer's bell. */
+  private armAnswerWait(): AbortController | undefined {
+    if (this.stopped || !this.watchAnswers()) return undefined;
+    const armed = new AbortController();
+    this.answerWaits.add(armed);
+    return armed;
+  }
+
+  /** Up to `ms`, less when an answer's bell rang since `armed`. */
+  private async answerWait(armed: AbortController | undefined, ms: number): Promise<void> {
+    try {
+      await delay(this.deps.clock, ms, armed?.signal);
+    } catch {
+      /* rung */
+    } finally {
+      if (armed) this.answerWaits.delete(armed);
+    }
+  }
+
+  /**
    * Holder side: takes handed requests when the tenant's bell rings (a blocking read in the
    * store), when this instance's term begins, and again after a failed take; without a watch
    * (a backend that has none), every pollMs as before.
@@ -244,6 +287,8 @@ export class CallHandoff {
     const backend = this.deps.backend as CallHandoffBackend & Partial<CallRequestWatch>;
     const watch = backend.watchCallRequests?.bind(backend);
     if (watch) this.unwatch = watch(this.deps.tenant, () => this.wake());
+    // Any instance may wait for answers: watched from the start, in the same blocking read.
+    this.watchAnswers();
     const every = watch ? this.t.termCheckMs : this.t.pollMs;
     const tick = () => {
       this.timer = undefined;
@@ -264,6 +309,8 @@ export class CallHandoff {
     this.timer = undefined;
     this.unwatch?.();
     this.unwatch = undefined;
+    this.unwatchAnswers?.();
+    this.unwatchAnswers = undefined;
   }
 
   /** Takes what is there (one take at a time; a wake during one makes another follow it). */

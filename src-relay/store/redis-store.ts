@@ -188,13 +188,15 @@ export interface RedisStoreOptions {
 type LeaseCommand = (key: string, ...args: string[]) => Promise<string | number | null>;
 
 /**
- * A connection that waits for the tenants' call requests (watchCallRequests): XREAD BLOCK on
- * their bell streams, each from the last entry it saw (so nothing rung between two reads is
- * missed), connected and started at the first watch.
+ * A connection that waits for the tenants' call requests and answers (watchCallRequests,
+ * watchCallAnswers): XREAD BLOCK on their bell streams (`keys`, the watched ones), each from the
+ * last entry it saw (so nothing rung between two reads is missed), connected and started at the
+ * first watch.
  */
 interface CallBell {
   client: RedisClient;
   tenants: readonly string[];
+  keys: string[];
   lastIds: Map<string, string>;
   loop?: Promise<void>;
 }
@@ -283,6 +285,7 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     const bell = (tenants: readonly string[]): CallBell => ({
       client: reader(),
       tenants,
+      keys: [],
       lastIds: new Map(),
     });
     this.bells = this.storage.cluster ? this.tenants.map((t) => bell([t])) : [bell(this.tenants)];
@@ -564,12 +567,25 @@ return 1`,
    * connection is up. The tenant stays watched until close(); the remover only drops `wake`.
    */
   watchCallRequests(tenant: string, wake: () => void): () => void {
+    return this.watchBell(tenant, this.callBellKey(tenant), wake);
+  }
+
+  /**
+   * Calls `wake` whenever the holder answers one of `tenant`'s requests (any of them: each waiter
+   * reads its own state), and once when the wait (re)connects. As watchCallRequests.
+   */
+  watchCallAnswers(tenant: string, wake: () => void): () => void {
+    return this.watchBell(tenant, this.callAnsweredKey(tenant), wake);
+  }
+
+  private watchBell(tenant: string, key: string, wake: () => void): () => void {
     const bell = this.bells.find((b) => b.tenants.includes(tenant));
     if (!bell) throw new Error(`redis: ${tenant} is not one of this store's tenants`);
-    let listeners = this.bellListeners.get(tenant);
+    let listeners = this.bellListeners.get(key);
     if (!listeners) {
       listeners = new Emitter<[]>(this.logger, 'call request wait');
-      this.bellListeners.set(tenant, listeners);
+      this.bellListeners.set(key, listeners);
+      bell.keys.push(key);
     }
     const off = listeners.on(wake);
     if (!bell.loop && !this.closed) bell.loop = this.waitForCallRequests(bell);
@@ -582,23 +598,21 @@ return 1`,
     // Its errors are reported by the store's 'error' listener; it reconnects by itself.
     if (client.status === 'wait') client.connect().catch(() => {});
     while (!this.closed) {
-      const tenants = bell.tenants.filter((t) => this.bellListeners.has(t));
       // Sentinel: only on a server the sentinels confirmed (an old primary has old bells).
       if (client.status !== 'ready' || !this.isConfirmed(client)) {
         await pause(50);
         continue;
       }
       try {
-        const keys = tenants.map((t) => this.callBellKey(t));
-        const ids = tenants.map((t) => bell.lastIds.get(t) ?? '0-0');
+        const keys = [...bell.keys];
+        const ids = keys.map((k) => bell.lastIds.get(k) ?? '0-0');
         const reply = (await client.xread('BLOCK', this.blockMs, 'STREAMS', ...keys, ...ids)) as
           [string, [string, string[]][]][] | null;
         for (const [key, entries] of reply ?? []) {
-          const tenant = tenants[keys.indexOf(key)];
           const last = entries[entries.length - 1];
-          if (tenant === undefined || last === undefined) continue;
-          bell.lastIds.set(tenant, last[0]);
-          this.bellListeners.get(tenant)?.emit();
+          if (last === undefined) continue;
+          bell.lastIds.set(key, last[0]);
+          this.bellListeners.get(key)?.emit();
         }
       } catch (err) {
         if (this.closed) return;
@@ -644,13 +658,28 @@ return 0`,
     return this.redis.get(this.callStateKey(tenant, id));
   }
 
+  /** The tenant's answers' bell: rung with every answer (its waiters then read their states). */
+  private callAnsweredKey(tenant: string): string {
+    return `${this.prefix}{${tenant}}:call-answered`;
+  }
+
   async answerCallRequest(
     tenant: string,
     id: string,
     answer: string,
     ttlMs: number,
   ): Promise<void> {
-    await this.redis.set(this.callStateKey(tenant, id), `done:${answer}`, 'PX', ttlMs);
+    await this.redis.eval(
+      `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('XADD', KEYS[2], 'MAXLEN', '1', '*', 'a', '1')
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1`,
+      2,
+      this.callStateKey(tenant, id),
+      this.callAnsweredKey(tenant),
+      `done:${answer}`,
+      String(ttlMs),
+    );
   }
 
   async expireCallRequest(tenant: string, id: string, ttlMs: number): Promise<string | null> {
