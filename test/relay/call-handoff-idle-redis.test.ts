@@ -126,5 +126,40 @@ describe.skipIf(!redisAvailable(__filename))(
       expect(answer).toEqual({ ok: true, callId: 'c1' });
       expect(far.dials).toEqual(['101->+14155550199']);
     });
+
+    it('a request pushed while no term ran here is taken when this instance becomes the holder', async () => {
+      const redis = await startRedis();
+      cleanups.push(() => redis.stop());
+      const store = await openStore(redis.url, ['acme']);
+      const far = pbx();
+      let term: string | undefined;
+      const holder = new CallHandoff({
+        tenant: 'acme',
+        backend: store,
+        local: far,
+        term: () => term,
+        extensionsOf: async () => ['101'],
+        clock: systemClock,
+        logger: silentLogger,
+      });
+      holder.start();
+      cleanups.push(async () => holder.stop());
+      const standby = new CallHandoff({
+        tenant: 'acme',
+        backend: store,
+        local: pbx(),
+        term: () => undefined,
+        extensionsOf: async () => null,
+        clock: systemClock,
+        logger: silentLogger,
+      });
+      // The bell rings while nobody holds the lease: nothing taken; the term begins 1 s later.
+      const pending = standby.api().dial('101', '+14155550199', 'alice');
+      await new Promise((r) => setTimeout(r, 1_000));
+      expect(far.dials).toEqual([]);
+      term = (await store.acquireLease('acme', 'holder', 60_000))!;
+      expect(await pending).toEqual({ ok: true, callId: 'c1' });
+      expect(far.dials).toEqual(['101->+14155550199']);
+    });
   },
 );
