@@ -10,6 +10,11 @@
  * - The holder takes requests only while Redis still names its term as the lease (the take is
  *   fenced in the script), and claims each (`SET NX taken`) before acting; a request whose
  *   state is already set (expired by its waiter, or done) is never acted on.
+ * - The holder does not poll: every push also rings the tenant's bell, which a blocking read on a
+ *   connection of its own waits for (watchCallRequests); the bell only wakes the holder, which
+ *   then takes with the fenced take, so the bell decides nothing. It takes too when its term
+ *   begins (a local check of term(), no Redis command) and when the wait reconnects; a take that
+ *   failed is tried again after retryMs.
  * - At its deadline the waiter settles the state atomically: unset -> `expired` (the holder can no
  *   longer claim it: nothing was done, 503 "not picked up"); `taken` -> the holder claimed it and
  *   did not answer (killed or frozen mid-request): the call may or may not have been placed, 504
@@ -44,12 +49,46 @@ export function isCallHandoffBackend(store: object): store is CallHandoffBackend
   return 'pushCallRequest' in store && 'takeCallRequest' in store;
 }
 
+/** What the handoff needs of Redis to wait for requests and answers rather than poll (redis-store.ts). */
+export interface CallRequestWatch {
+  /** Calls `wake` when a request may be there to take; hands back the remover. */
+  watchCallRequests(tenant: string, wake: () => void): () => void;
+  /** Calls `wake` when the holder answered one of the tenant's requests; hands back the remover. */
+  watchCallAnswers(tenant: string, wake: () => void): () => void;
+}
+
 export const MAX_QUEUED = 64;
-const STATE_TTL_MS = 10 * 60_000;
-/** The holder claims a request only with at least this much of its deadline left. */
-const CLAIM_MARGIN_MS = 2_000;
-/** After the deadline, how long a claimed request's answer is still awaited. */
-const ANSWER_GRACE_MS = 4_000;
+
+/** The handoff's timings (CallHandoffDeps.timings); each has its default in HANDOFF_TIMINGS. */
+export interface HandoffTimings {
+  /** How long a standby waits for the holder. */
+  deadlineMs: number;
+  /**
+   * How often the waiter reads its request's state at the latest (it reads it at once when an
+   * answer's bell rings); without a watch, the holder's poll too.
+   */
+  pollMs: number;
+  /** How often the holder looks (locally, no Redis command) whether its term began. */
+  termCheckMs: number;
+  /** After a take that failed (Redis away), when the holder tries again. */
+  retryMs: number;
+  /** The holder claims a request only with at least this much of its deadline left. */
+  claimMarginMs: number;
+  /** After the deadline, how long a claimed request's answer is still awaited. */
+  answerGraceMs: number;
+  /** How long a request's state is kept. */
+  stateTtlMs: number;
+}
+
+export const HANDOFF_TIMINGS: HandoffTimings = {
+  deadlineMs: 8_000,
+  pollMs: 100,
+  termCheckMs: 100,
+  retryMs: 1_000,
+  claimMarginMs: 2_000,
+  answerGraceMs: 4_000,
+  stateTtlMs: 10 * 60_000,
+};
 
 interface HandedRequest {
   id: string;
@@ -87,6 +126,21 @@ function parseAnswer(text: string): PbxCallAnswer {
   return { ok: false, unreachable: true };
 }
 
+/** The holder's answer when a request's state holds one (`done:<answer>`), else undefined. */
+function answerIn(state: string | null): PbxCallAnswer | undefined {
+  return state?.startsWith('done:') ? parseAnswer(state.slice(5)) : undefined;
+}
+
+/**
+ * What a request's state says once its waiter settled it (expireCallRequest's answer): the
+ * holder's answer; `claimed` (the holder took it and has not answered: the action may be under
+ * way); else nobody took it, and nobody can any more: nothing was done.
+ */
+function settled(state: string | null): PbxCallAnswer | 'claimed' {
+  if (state === 'taken') return 'claimed';
+  return answerIn(state) ?? { ok: false, handoff: 'not-picked-up' };
+}
+
 export interface CallHandoffDeps {
   tenant: string;
   backend: CallHandoffBackend;
@@ -98,29 +152,32 @@ export interface CallHandoffDeps {
   extensionsOf: (user: string) => Promise<readonly string[] | null>;
   clock: Clock;
   logger: Logger;
-  /** How long a standby waits for the holder (default 8 s). */
-  deadlineMs?: number;
-  /** How often the holder looks for requests, and the waiter for answers (default 100 ms). */
-  pollMs?: number;
+  /** Default HANDOFF_TIMINGS. */
+  timings?: Partial<HandoffTimings>;
   randomId?: () => string;
 }
 
 export class CallHandoff {
   private readonly deps: CallHandoffDeps;
+  private readonly t: HandoffTimings;
   private timer: TimerHandle | undefined;
+  private unwatch: (() => void) | undefined;
   private stopped = false;
   private running = 0;
+  /** The term the holder last took requests under (a new one takes at once). */
+  private lastTerm: string | undefined;
+  /** A take is under way; `again`: another is due when it ends (woken meanwhile). */
+  private draining = false;
+  private again = false;
+  /** After a failed take: when to try again (clock ms). */
+  private retryAt: number | undefined;
+  /** This instance's waiters' pauses, each cut short when an answer's bell rings. */
+  private readonly answerWaits = new Set<AbortController>();
+  private unwatchAnswers: (() => void) | undefined;
 
   constructor(deps: CallHandoffDeps) {
     this.deps = deps;
-  }
-
-  private get deadlineMs(): number {
-    return this.deps.deadlineMs ?? 8_000;
-  }
-
-  private get pollMs(): number {
-    return this.deps.pollMs ?? 100;
+    this.t = { ...HANDOFF_TIMINGS, ...deps.timings };
   }
 
   /** The route's call API: the local one while this instance holds the lease, else the handoff. */
@@ -147,8 +204,9 @@ export class CallHandoff {
   ): Promise<PbxCallAnswer> {
     if (user === undefined) return { ok: false, unreachable: true };
     const { backend, tenant, clock } = this.deps;
+    const { deadlineMs, pollMs, stateTtlMs, answerGraceMs } = this.t;
     const id = this.deps.randomId?.() ?? crypto.randomUUID();
-    const deadline = clock.now() + this.deadlineMs;
+    const deadline = clock.now() + deadlineMs;
     try {
       const queued = await backend.pushCallRequest(
         tenant,
@@ -157,72 +215,145 @@ export class CallHandoff {
       );
       if (!queued) return { ok: false, handoff: 'not-picked-up' };
       for (;;) {
-        const state = await backend.callRequestState(tenant, id);
-        if (state?.startsWith('done:')) return parseAnswer(state.slice(5));
+        // Armed before the read: an answer landing between the read and the pause is not missed.
+        const armed = this.armAnswerWait();
+        const answer = answerIn(await backend.callRequestState(tenant, id));
+        if (answer) return answer;
         if (clock.now() >= deadline) break;
-        await delay(clock, this.pollMs);
+        await this.answerWait(armed, pollMs);
       }
-      const last = await backend.expireCallRequest(tenant, id, STATE_TTL_MS);
-      if (last?.startsWith('done:')) return parseAnswer(last.slice(5));
-      if (last !== 'taken') return { ok: false, handoff: 'not-picked-up' };
-      // Claimed (never later than CLAIM_MARGIN_MS before the deadline): the action is under way
+      const last = settled(await backend.expireCallRequest(tenant, id, stateTtlMs));
+      if (last !== 'claimed') return last;
+      // Claimed (never later than claimMarginMs before the deadline): the action is under way
       // at the holder; its answer is awaited a little longer before saying "uncertain".
-      const until = clock.now() + ANSWER_GRACE_MS;
+      const until = clock.now() + answerGraceMs;
       while (clock.now() < until) {
-        await delay(clock, this.pollMs);
-        const state = await backend.callRequestState(tenant, id);
-        if (state?.startsWith('done:')) return parseAnswer(state.slice(5));
+        await this.answerWait(this.armAnswerWait(), pollMs);
+        const answer = answerIn(await backend.callRequestState(tenant, id));
+        if (answer) return answer;
       }
       return { ok: false, handoff: 'uncertain' };
     } catch (error) {
       this.deps.logger.warn('call handoff failed', { tenant, error });
       // Pushed or not, unknown: the state settles it if it can.
       try {
-        const last = await backend.expireCallRequest(tenant, id, STATE_TTL_MS);
-        if (last?.startsWith('done:')) return parseAnswer(last.slice(5));
-        if (last === 'taken') return { ok: false, handoff: 'uncertain' };
-        return { ok: false, handoff: 'not-picked-up' };
+        const last = settled(await backend.expireCallRequest(tenant, id, stateTtlMs));
+        return last === 'claimed' ? { ok: false, handoff: 'uncertain' } : last;
       } catch {
         return { ok: false, handoff: 'uncertain' };
       }
     }
   }
 
-  /** Holder side: looks for handed requests every pollMs while this instance holds the lease. */
+  /**
+   * Watches the tenant's answers' bell (from start(), or the first wait of a handoff not
+   * started); false when the backend has no watch.
+   */
+  private watchAnswers(): boolean {
+    const backend = this.deps.backend as CallHandoffBackend & Partial<CallRequestWatch>;
+    if (!backend.watchCallAnswers) return false;
+    this.unwatchAnswers ??= backend.watchCallAnswers(this.deps.tenant, () => {
+      for (const w of this.answerWaits) w.abort();
+      this.answerWaits.clear();
+    });
+    return true;
+  }
+
+  /** A pause for a waiter, cut short by the next answer's bell. */
+  private armAnswerWait(): AbortController | undefined {
+    if (this.stopped || !this.watchAnswers()) return undefined;
+    const armed = new AbortController();
+    this.answerWaits.add(armed);
+    return armed;
+  }
+
+  /** Up to `ms`, less when an answer's bell rang since `armed`. */
+  private async answerWait(armed: AbortController | undefined, ms: number): Promise<void> {
+    try {
+      await delay(this.deps.clock, ms, armed?.signal);
+    } catch {
+      /* rung */
+    } finally {
+      if (armed) this.answerWaits.delete(armed);
+    }
+  }
+
+  /**
+   * Holder side: takes handed requests when the tenant's bell rings (a blocking read in the
+   * store), when this instance's term begins, and again after a failed take; without a watch
+   * (a backend that has none), every pollMs as before.
+   */
   start(): void {
-    const tick = async () => {
+    const backend = this.deps.backend as CallHandoffBackend & Partial<CallRequestWatch>;
+    const watch = backend.watchCallRequests?.bind(backend);
+    if (watch) this.unwatch = watch(this.deps.tenant, () => this.wake());
+    // Any instance may wait for answers: watched from the start, in the same blocking read.
+    this.watchAnswers();
+    const every = watch ? this.t.termCheckMs : this.t.pollMs;
+    const tick = () => {
       this.timer = undefined;
-      try {
-        await this.drain();
-      } catch (error) {
-        this.deps.logger.warn('call handoff: reading requests failed', {
-          tenant: this.deps.tenant,
-          error,
-        });
-      }
-      if (!this.stopped) this.timer = this.deps.clock.setTimeout(() => void tick(), this.pollMs);
+      if (this.stopped) return;
+      const term = this.deps.term();
+      const now = this.deps.clock.now();
+      if (!watch || (term !== undefined && term !== this.lastTerm)) this.wake();
+      else if (this.retryAt !== undefined && now >= this.retryAt) this.wake();
+      this.lastTerm = term;
+      this.timer = this.deps.clock.setTimeout(tick, every);
     };
-    this.timer = this.deps.clock.setTimeout(() => void tick(), this.pollMs);
+    this.timer = this.deps.clock.setTimeout(tick, every);
   }
 
   stop(): void {
     this.stopped = true;
     this.deps.clock.clearTimeout(this.timer);
     this.timer = undefined;
+    this.unwatch?.();
+    this.unwatch = undefined;
+    this.unwatchAnswers?.();
+    this.unwatchAnswers = undefined;
   }
 
-  private async drain(): Promise<void> {
-    for (let n = 0; n < MAX_QUEUED && !this.stopped; n++) {
+  /** Takes what is there (one take at a time; a wake during one makes another follow it). */
+  private wake(): void {
+    if (this.stopped || this.deps.term() === undefined) return;
+    if (this.draining) {
+      this.again = true;
+      return;
+    }
+    this.draining = true;
+    void (async () => {
+      do {
+        this.again = false;
+        this.retryAt = undefined;
+        try {
+          // A full batch: more may be waiting (a bell rings once for all of them).
+          if (await this.drain()) this.again = true;
+        } catch (error) {
+          this.retryAt = this.deps.clock.now() + this.t.retryMs;
+          this.deps.logger.warn('call handoff: reading requests failed', {
+            tenant: this.deps.tenant,
+            error,
+          });
+        }
+      } while (this.again && !this.stopped);
+      this.draining = false;
+    })();
+  }
+
+  /** Takes up to MAX_QUEUED requests; true when it took that many (there may be more). */
+  private async drain(): Promise<boolean> {
+    for (let n = 0; n < MAX_QUEUED; n++) {
       const term = this.deps.term();
-      if (term === undefined) return;
+      if (term === undefined || this.stopped) return false;
       const text = await this.deps.backend.takeCallRequest(this.deps.tenant, term);
-      if (text === null) return;
+      if (text === null) return false;
       const r = parseHanded(text);
       if (!r) continue;
       // Acted on concurrently (a slow dial does not hold the others up), each once.
       this.running++;
       void this.serve(r).finally(() => this.running--);
     }
+    return true;
   }
 
   private async serve(r: HandedRequest): Promise<void> {
@@ -239,10 +370,10 @@ export class CallHandoff {
   private async serveOnce(r: HandedRequest): Promise<void> {
     const { backend, tenant, clock, logger } = this.deps;
     // Too late to be useful: its waiter expires it (a claim now would race the deadline).
-    if (clock.now() >= r.deadline - CLAIM_MARGIN_MS) return;
+    if (clock.now() >= r.deadline - this.t.claimMarginMs) return;
     const term = this.deps.term();
     if (term === undefined) return;
-    if (!(await backend.claimCallRequest(tenant, r.id, term, STATE_TTL_MS))) return;
+    if (!(await backend.claimCallRequest(tenant, r.id, term, this.t.stateTtlMs))) return;
     let answer: PbxCallAnswer;
     try {
       // Never trusting the hop: the extension is the user's by the relay's record, now.
@@ -267,7 +398,7 @@ export class CallHandoff {
       answer = { ok: false, unreachable: true };
     }
     try {
-      await backend.answerCallRequest(tenant, r.id, JSON.stringify(answer), STATE_TTL_MS);
+      await backend.answerCallRequest(tenant, r.id, JSON.stringify(answer), this.t.stateTtlMs);
     } catch (error) {
       logger.warn('call handoff: answer not written', { tenant, error });
     }

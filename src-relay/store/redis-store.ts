@@ -25,6 +25,7 @@ import {
   type RedisStorage,
 } from './redis-connection.ts';
 import { SentinelQuorum } from './sentinel-quorum.ts';
+import { Emitter } from '../../src-shared/kit/emitter.ts';
 
 /**
  * Redis Streams backend, for several relay instances behind a load balancer.
@@ -186,6 +187,20 @@ export interface RedisStoreOptions {
 
 type LeaseCommand = (key: string, ...args: string[]) => Promise<string | number | null>;
 
+/**
+ * A connection that waits for the tenants' call requests and answers (watchCallRequests,
+ * watchCallAnswers): XREAD BLOCK on their bell streams (`keys`, the watched ones), each from the
+ * last entry it saw (so nothing rung between two reads is missed), connected and started at the
+ * first watch.
+ */
+interface CallBell {
+  client: RedisClient;
+  tenants: readonly string[];
+  keys: string[];
+  lastIds: Map<string, string>;
+  loop?: Promise<void>;
+}
+
 export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
   readonly kind = 'redis' as const;
   /** The Yeastar call memory every instance shares (call-memory-redis.ts). */
@@ -193,6 +208,13 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
   private readonly redis: RedisClient;
   /** The followers' connections: one for every tenant, or one per tenant in a Cluster. */
   private readonly readers: { client: RedisClient; tenants: readonly string[] }[];
+  /**
+   * The call requests' waits (gateway/call-handoff.ts): a blocking read holds its connection, so
+   * neither the commands' one nor the followers'; one for every tenant, or one per tenant in a
+   * Cluster (the tenant's slot), following failovers as the others do.
+   */
+  private readonly bells: CallBell[];
+  private readonly bellListeners = new Map<string, Emitter<[]>>();
   private readonly storage: RedisStorage;
   private readonly prefix: string;
   private readonly tenants: readonly string[];
@@ -260,6 +282,16 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     this.readers = this.storage.cluster
       ? this.tenants.map((t) => ({ client: reader(), tenants: [t] }))
       : [{ client: reader(), tenants: this.tenants }];
+    const bell = (tenants: readonly string[]): CallBell => ({
+      client: reader(),
+      tenants,
+      keys: [],
+      lastIds: new Map(),
+    });
+    this.bells = this.storage.cluster ? this.tenants.map((t) => bell([t])) : [bell(this.tenants)];
+    // Reconnected (a failover, a restart): each watched tenant's newest bell rings once more, so a
+    // bell whose id the server now gives lower than the last one seen is not missed.
+    for (const b of this.bells) b.client.on('ready', () => b.lastIds.clear());
     this.callMemory = new RedisCallMemory(this.redis, this.prefix, {
       leaseKey: (tenant) => this.leaseKey(tenant),
       usable: () => this.isConfirmed(this.redis),
@@ -281,7 +313,7 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
       windowMs: 60_000,
     });
     const failing = new Set<RedisClient>();
-    for (const c of [this.redis, ...this.readers.map((r) => r.client)]) {
+    for (const c of this.connections()) {
       c.on('error', (err: Error) => {
         this.lastError = err;
         failing.add(c);
@@ -309,7 +341,7 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
       ? new SentinelQuorum(this.storage, this.connectTimeoutMs, () => this.clock.now())
       : undefined;
     if (this.quorum)
-      for (const c of [this.redis, ...this.readers.map((r) => r.client)]) {
+      for (const c of this.connections()) {
         c.on('ready', () => void this.confirm(c));
         c.on('close', () => this.confirmed.delete(c));
       }
@@ -352,6 +384,11 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
       });
       this.redis.on('close', () => (this.health.connected = false));
     }
+  }
+
+  /** Every connection of the store: commands, followers, call-request waits. */
+  private connections(): RedisClient[] {
+    return [this.redis, ...this.readers.map((r) => r.client), ...this.bells.map((b) => b.client)];
   }
 
   /** Where this instance's commands go and what happened to that connection (metrics, /readyz). */
@@ -494,19 +531,95 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     return `${this.prefix}{${tenant}}:call-request:${id}`;
   }
 
+  /**
+   * The tenant's bell: a stream of one entry, added with every request pushed (in the same
+   * script), that the holder's blocking read waits on (watchCallRequests). A stream, not a list
+   * to pop: reading it takes nothing away, so a bell read by an instance whose term just ended
+   * still wakes the next holder, and the requests themselves are only ever taken by the fenced
+   * take.
+   */
+  private callBellKey(tenant: string): string {
+    return `${this.prefix}{${tenant}}:call-bell`;
+  }
+
   async pushCallRequest(tenant: string, request: string, max: number): Promise<boolean> {
     const pushed = await this.redis.eval(
       `if redis.call('LLEN', KEYS[1]) >= tonumber(ARGV[2]) then return 0 end
 redis.call('RPUSH', KEYS[1], ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
+redis.call('XADD', KEYS[2], 'MAXLEN', '1', '*', 'r', '1')
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
 return 1`,
-      1,
+      2,
       this.callRequestsKey(tenant),
+      this.callBellKey(tenant),
       request,
       String(max),
       '600000',
     );
     return pushed === 1;
+  }
+
+  /**
+   * Calls `wake` whenever a request is pushed for `tenant` (by any instance), and once when the
+   * wait (re)connects: the holder then takes requests with takeCallRequest. A wake may come with
+   * nothing to take (another holder took it, or the reconnection's); none is lost while the
+   * connection is up. The tenant stays watched until close(); the remover only drops `wake`.
+   */
+  watchCallRequests(tenant: string, wake: () => void): () => void {
+    return this.watchBell(tenant, this.callBellKey(tenant), wake);
+  }
+
+  /**
+   * Calls `wake` whenever the holder answers one of `tenant`'s requests (any of them: each waiter
+   * reads its own state), and once when the wait (re)connects. As watchCallRequests.
+   */
+  watchCallAnswers(tenant: string, wake: () => void): () => void {
+    return this.watchBell(tenant, this.callAnsweredKey(tenant), wake);
+  }
+
+  private watchBell(tenant: string, key: string, wake: () => void): () => void {
+    const bell = this.bells.find((b) => b.tenants.includes(tenant));
+    if (!bell) throw new Error(`redis: ${tenant} is not one of this store's tenants`);
+    let listeners = this.bellListeners.get(key);
+    if (!listeners) {
+      listeners = new Emitter<[]>(this.logger, 'call request wait');
+      this.bellListeners.set(key, listeners);
+      bell.keys.push(key);
+    }
+    const off = listeners.on(wake);
+    if (!bell.loop && !this.closed) bell.loop = this.waitForCallRequests(bell);
+    return off;
+  }
+
+  private async waitForCallRequests(bell: CallBell): Promise<void> {
+    const { client } = bell;
+    const pause = (ms: number) => new Promise<void>((r) => this.clock.setTimeout(r, ms));
+    // Its errors are reported by the store's 'error' listener; it reconnects by itself.
+    if (client.status === 'wait') client.connect().catch(() => {});
+    while (!this.closed) {
+      // Sentinel: only on a server the sentinels confirmed (an old primary has old bells).
+      if (client.status !== 'ready' || !this.isConfirmed(client)) {
+        await pause(50);
+        continue;
+      }
+      try {
+        const keys = [...bell.keys];
+        const ids = keys.map((k) => bell.lastIds.get(k) ?? '0-0');
+        const reply = (await client.xread('BLOCK', this.blockMs, 'STREAMS', ...keys, ...ids)) as
+          [string, [string, string[]][]][] | null;
+        for (const [key, entries] of reply ?? []) {
+          const last = entries[entries.length - 1];
+          if (last === undefined) continue;
+          bell.lastIds.set(key, last[0]);
+          this.bellListeners.get(key)?.emit();
+        }
+      } catch (err) {
+        if (this.closed) return;
+        this.logger.warn('redis call request wait failed; retrying', { error: err });
+        await pause(500);
+      }
+    }
   }
 
   /** The next request, only while the lease still holds `leaseToken` (fenced in the script). */
@@ -545,13 +658,28 @@ return 0`,
     return this.redis.get(this.callStateKey(tenant, id));
   }
 
+  /** The tenant's answers' bell: rung with every answer (its waiters then read their states). */
+  private callAnsweredKey(tenant: string): string {
+    return `${this.prefix}{${tenant}}:call-answered`;
+  }
+
   async answerCallRequest(
     tenant: string,
     id: string,
     answer: string,
     ttlMs: number,
   ): Promise<void> {
-    await this.redis.set(this.callStateKey(tenant, id), `done:${answer}`, 'PX', ttlMs);
+    await this.redis.eval(
+      `redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('XADD', KEYS[2], 'MAXLEN', '1', '*', 'a', '1')
+redis.call('PEXPIRE', KEYS[2], ARGV[2])
+return 1`,
+      2,
+      this.callStateKey(tenant, id),
+      this.callAnsweredKey(tenant),
+      `done:${answer}`,
+      String(ttlMs),
+    );
   }
 
   async expireCallRequest(tenant: string, id: string, ttlMs: number): Promise<string | null> {
@@ -890,10 +1018,12 @@ return false`,
     this.closed = true;
     this.clock.clearTimeout(this.trimTimer);
     for (const r of this.readers) r.client.disconnect();
+    for (const b of this.bells) b.client.disconnect();
     this.quorum?.close();
     // The follower stops at its next turn; a read cut by the disconnect of a reconnecting client
     // can take seconds to be rejected, and nothing waits on it.
-    await waitFor((done) => void Promise.allSettled(this.loops).then(() => done()), 500);
+    const loops = [...this.loops, ...this.bells.map((b) => b.loop)];
+    await waitFor((done) => void Promise.allSettled(loops).then(() => done()), 500);
     if (this.redis.status === 'ready')
       await waitFor((done) => void this.redis.quit().then(done, done), this.commandTimeoutMs);
     this.redis.disconnect();

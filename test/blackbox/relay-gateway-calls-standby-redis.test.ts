@@ -130,8 +130,15 @@ describe.skipIf(!existsSync(REDIS_BIN))('gateway mode, three instances: calls at
       // The simulator numbers its calls (`<seconds>.<counter>`): the calls it placed in all.
       const seq = (id: unknown) => Number(String(id).split('.')[1]);
       const placed = seq(after.body.callId) - seq(ids[0]) + 1;
-      console.log(`calls the PBX placed: ${placed}, dials answered 200: ${3 + answered}`);
-      expect(placed).toBe(3 + answered);
+      // A 504 may or may not have been placed (the holder waits on a blocking read, so it often
+      // claims and dials within the 20 ms before its kill, then dies before answering): each
+      // counts for at most one call; a 503 for none.
+      const uncertain = [frozen, killed].filter((r) => r.status === 504).length;
+      console.log(
+        `calls the PBX placed: ${placed}, dials answered 200: ${3 + answered}, 504: ${uncertain}`,
+      );
+      expect(placed).toBeGreaterThanOrEqual(3 + answered);
+      expect(placed).toBeLessThanOrEqual(3 + answered + uncertain);
     },
   );
 });

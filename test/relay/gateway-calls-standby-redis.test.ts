@@ -157,6 +157,7 @@ describe.skipIf(!redisAvailable(__filename))(
       const alice = await t.credential('alice', [t.mine]);
       // The standby's check passes (its record says mine); the holder reads the record anew.
       // A hand-made request as a standby would write one for a user whose extension is not hers.
+      // Written as the standby's push does: the request, then the tenant's bell the holder waits on.
       const id = 'recheck-1';
       await t.redisClient.rpush(
         `${PREFIX}{${t.sim.tenant}}:call-requests`,
@@ -169,6 +170,7 @@ describe.skipIf(!redisAvailable(__filename))(
           to: '+14155550199',
         }),
       );
+      await t.redisClient.xadd(`${PREFIX}{${t.sim.tenant}}:call-bell`, '*', 'r', '1');
       const stateKey = `${PREFIX}{${t.sim.tenant}}:call-request:${id}`;
       await expect.poll(() => t.redisClient.get(stateKey), { timeout: 5_000 }).toMatch(/^done:/);
       expect(JSON.parse((await t.redisClient.get(stateKey))!.slice(5))).toEqual({
