@@ -197,7 +197,12 @@ function stoppedError(): ServiceError {
  * queued frame at most one try once this has passed.
  */
 const STORE_RETRY_MS = 15_000;
-const STORE_BACKOFF: BackoffPolicy = { baseMs: 200, capMs: 2_000, floorMs: 100 };
+/**
+ * Short: once the store takes writes again, the frames held here go first, in their order, before
+ * the phone system's retries of later events (1, 2, 4 ... s) store those out of order (an answer
+ * stored before its ring is a ring never shown). A try that is refused at once costs no round trip.
+ */
+const STORE_BACKOFF: BackoffPolicy = { baseMs: 100, capMs: 500, floorMs: 50 };
 
 export class GatewayUpstream {
   readonly tenant: string;
