@@ -31,7 +31,8 @@
  * the one that must not notice, and the ring group call is answered after the kill all the same);
  * `CLUSTER_NO_RESTART=1` leaves the killed node down (the promoted primary without a replica: every
  * append's WAIT runs to its time-out; before f2a9d36 the holder's renewals and the call memory
- * waited behind them and the tenant had no upstream for seconds).
+ * waited behind them and the tenant had no upstream for seconds). `CLUSTER_LOGS=1` prints what the
+ * relays logged of upstreams, leases and storage, in ms from the kill.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { Cluster } from 'ioredis';
@@ -405,6 +406,7 @@ describe.skipIf(!redisAvailable(file))(
             `ring group call ${groupCall} at 101, as one process (ended at the answer): ${groupAt101.some((e) => e.state === 'ended' && e.member_status === '') ? 'yes' : 'NO'}; dismiss ${JSON.stringify(dismiss && { state: dismiss.state, event_id: dismiss.event_id })}; stored ${JSON.stringify(groupAt101)}\n` +
             `sockets at the phone systems ${socketsEnd.join(', ')}; holders at the end ${holdersEnd.join(', ')}`,
         );
+        if (process.env.CLUSTER_LOGS === '1') console.log(relayLogs()); // ms from the kill
 
         for (const t of tenants) {
           const f = t.ledger!.figures();
