@@ -334,6 +334,16 @@ describe.skipIf(!redisAvailable(file))(
           }
           return longest;
         };
+        /** The longest ring -> pop of the tenant's rings sent in [from, to). */
+        const slowest = (t: Tenant, from: number, to: number) => {
+          let worst = 0;
+          for (const [id, sentAt] of t.ledger!.sentTimes()) {
+            if (sentAt < from || sentAt >= to) continue;
+            const pop = t.runner!.pops().find((p) => p.call_id === id);
+            if (pop) worst = Math.max(worst, pop.at - sentAt);
+          }
+          return worst;
+        };
         // The holders each tenant had after the kill (indexes of the relays), in order.
         const holders = (tenant: string) => {
           const seen: string[] = [];
@@ -394,6 +404,10 @@ describe.skipIf(!redisAvailable(file))(
                 wrongCaller: f.wrongCaller.length,
                 killToFirstPopMs: any ? any.at - killAt : null,
                 killToFirstNewRingPopMs: fresh ? fresh.at - killAt : null,
+                // Ring -> pop of the rings sent before the kill, and of those sent from 1 s
+                // before it to 3 s after (the failover's window): the longest of each.
+                slowestPopBeforeMs: slowest(t, -Infinity, killAt - 1_000),
+                slowestPopAroundKillMs: slowest(t, killAt - 1_000, killAt + 3_000),
                 holders: holders(t.name),
                 longestTwoHoldersMs: overlap(t.name),
               },
