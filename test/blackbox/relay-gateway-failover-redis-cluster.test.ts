@@ -445,7 +445,7 @@ describe.skipIf(!redisAvailable(file))(
           dismiss!.event_id,
         );
         // As one process: the memory of 101's leg, written before the kill, ends its ring at
-        // 102's answer (`ended`, no member status), before 101's own BYE. Not asserted: 1 run of 3
+        // 102's answer (`ended`, no member status), before 101's own BYE. Not asserted: 3 runs of 7
         // lost it (the answer's append failed after its memory was written, and the caller's
         // ANSWERED was decoded before the retry), a known defect reproduced and marked `it.fails`
         // in test/relay/yeastar-memory-append-redis.test.ts. Printed above ("as one process").

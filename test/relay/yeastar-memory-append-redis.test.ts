@@ -1,6 +1,6 @@
 /**
- * Issue 40 item 3, found by test/blackbox/relay-gateway-failover-redis-cluster.test.ts (1 run of
- * 3 on 2026-11-28): the shared Yeastar call memory is written (compare-and-set) before the
+ * Issue 40 item 3, found by test/blackbox/relay-gateway-failover-redis-cluster.test.ts (3 runs of
+ * 7 on 2026-11-28): the shared Yeastar call memory is written (compare-and-set) before the
  * report's envelopes are appended, by a second command. When the append fails after the memory
  * was written (in a failover: a pipeline answered MOVED or CLUSTERDOWN, a command timed out, a
  * holder fenced between the two) and another report of the call is decoded before the failed one
