@@ -206,6 +206,17 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
   /** The Yeastar call memory every instance shares (call-memory-redis.ts). */
   readonly callMemory: SharedCallMemory;
   private readonly redis: RedisClient;
+  /**
+   * The connection of the upstream lease (acquire, extend, release), its terms' tokens and the
+   * Yeastar call memory. With minReplicas its own: an append's WAIT blocks its connection until
+   * the replicas answer or replicaTimeoutMs, and Redis serves none of that connection's later
+   * commands meanwhile, so webhooks waiting for a replica (none left after a Cluster failover
+   * until the killed node is back) would hold the holder's renewals past its term, and every
+   * report's call memory, behind them. Nothing is lost by the split: WAIT waits for the primary's
+   * replication offset at the append, which covers a call memory written before it on any
+   * connection. Without minReplicas nothing blocks: the command connection.
+   */
+  private readonly leases: RedisClient;
   /** The followers' connections: one for every tenant, or one per tenant in a Cluster. */
   private readonly readers: { client: RedisClient; tenants: readonly string[] }[];
   /**
@@ -272,6 +283,14 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
       maxRetriesPerRequest: 1,
       commandTimeoutMs: this.commandTimeoutMs,
     });
+    this.leases =
+      this.storage.minReplicas > 0
+        ? createRedisConnection(this.storage, {
+            connectTimeoutMs: this.connectTimeoutMs,
+            maxRetriesPerRequest: 1,
+            commandTimeoutMs: this.commandTimeoutMs,
+          })
+        : this.redis;
     // The follower's XREAD blocks for blockMs by design: its time-out is on top of that.
     const reader = () =>
       createRedisConnection(this.storage, {
@@ -292,18 +311,18 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     // Reconnected (a failover, a restart): each watched tenant's newest bell rings once more, so a
     // bell whose id the server now gives lower than the last one seen is not missed.
     for (const b of this.bells) b.client.on('ready', () => b.lastIds.clear());
-    this.callMemory = new RedisCallMemory(this.redis, this.prefix, {
+    this.callMemory = new RedisCallMemory(this.leases, this.prefix, {
       leaseKey: (tenant) => this.leaseKey(tenant),
-      usable: () => this.isConfirmed(this.redis),
+      usable: () => this.isConfirmed(this.leases),
     });
     this.redis.defineCommand('relayAppend', { numberOfKeys: 2, lua: APPEND_SCRIPT });
     // numberOfKeys left out: the caller passes it (one marker per event of the delivery).
     this.redis.defineCommand('relayAppendAll', { lua: APPEND_ALL_SCRIPT });
     this.redis.defineCommand('relayFencedAppend', { numberOfKeys: 3, lua: FENCED_APPEND_SCRIPT });
-    this.redis.defineCommand('relayLeaseAcquire', { numberOfKeys: 2, lua: LEASE_ACQUIRE_SCRIPT });
-    this.redis.defineCommand('relayLeaseExtend', { numberOfKeys: 1, lua: LEASE_EXTEND_SCRIPT });
-    this.redis.defineCommand('relayLeaseRelease', { numberOfKeys: 1, lua: LEASE_RELEASE_SCRIPT });
-    this.redis.defineCommand('relayTermToken', { numberOfKeys: 1, lua: TERM_TOKEN_RECORD_SCRIPT });
+    this.leases.defineCommand('relayLeaseAcquire', { numberOfKeys: 2, lua: LEASE_ACQUIRE_SCRIPT });
+    this.leases.defineCommand('relayLeaseExtend', { numberOfKeys: 1, lua: LEASE_EXTEND_SCRIPT });
+    this.leases.defineCommand('relayLeaseRelease', { numberOfKeys: 1, lua: LEASE_RELEASE_SCRIPT });
+    this.leases.defineCommand('relayTermToken', { numberOfKeys: 1, lua: TERM_TOKEN_RECORD_SCRIPT });
     this.redis.defineCommand('relayClaimCall', { numberOfKeys: 1, lua: CLAIM_SCRIPT });
     // While Redis is down, ioredis reports an error at every reconnect attempt of both
     // connections (about twice a second): the first ones are logged, then one line a minute that
@@ -386,9 +405,21 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     }
   }
 
-  /** Every connection of the store: commands, followers, call-request waits. */
+  /** Every connection of the store, each once: commands, the lease's, followers, call-request waits. */
   private connections(): RedisClient[] {
-    return [this.redis, ...this.readers.map((r) => r.client), ...this.bells.map((b) => b.client)];
+    return [
+      ...new Set([
+        this.redis,
+        this.leases,
+        ...this.readers.map((r) => r.client),
+        ...this.bells.map((b) => b.client),
+      ]),
+    ];
+  }
+
+  /** The connections open() connects (the call-request waits connect at their first watch). */
+  private openedFirst(): RedisClient[] {
+    return [...new Set([this.redis, this.leases, ...this.readers.map((r) => r.client)])];
   }
 
   /** Where this instance's commands go and what happened to that connection (metrics, /readyz). */
@@ -404,15 +435,12 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
   async open(): Promise<void> {
     try {
       const within = 2 * this.connectTimeoutMs;
-      await Promise.all(
-        [this.redis, ...this.readers.map((r) => r.client)].map((c) => connectWithin(c, within)),
-      );
+      await Promise.all(this.openedFirst().map((c) => connectWithin(c, within)));
       if (this.quorum) await this.whenConfirmed(within);
       for (const tenant of this.tenants) this.lastIds.set(tenant, await this.latest(tenant));
     } catch (err) {
       this.closed = true;
-      this.redis.disconnect();
-      for (const r of this.readers) r.client.disconnect();
+      for (const c of this.connections()) c.disconnect();
       this.quorum?.close();
       throw redisStartupError(
         this.storage.url ?? '',
@@ -462,7 +490,7 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
 
   /** open(): every connection confirmed by the sentinels, or an error after `ms`. */
   private async whenConfirmed(ms: number): Promise<void> {
-    const all = [this.redis, ...this.readers.map((r) => r.client)];
+    const all = this.openedFirst();
     const deadline = this.clock.now() + ms;
     while (!all.every((c) => this.isConfirmed(c))) {
       if (this.clock.now() > deadline)
@@ -478,6 +506,11 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
     return `${this.prefix}{${tenant}}:upstream-lease`;
   }
 
+  /** A script of the lease or its terms' tokens, on the lease's connection. */
+  private leaseOp(name: string): LeaseCommand {
+    return (this.leases as unknown as Record<string, LeaseCommand>)[name]!.bind(this.leases);
+  }
+
   private leaseCommand(name: string): LeaseCommand {
     return (this.redis as unknown as Record<string, LeaseCommand>)[name]!.bind(this.redis);
   }
@@ -490,9 +523,9 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
    * clock (gateway/lease.ts).
    */
   async acquireLease(tenant: string, owner: string, ttlMs: number): Promise<string | null> {
-    this.assertConfirmed();
-    const server = serverOf(this.redis);
-    const token = await this.leaseCommand('relayLeaseAcquire')(
+    this.assertConfirmed(this.leases);
+    const server = serverOf(this.leases);
+    const token = await this.leaseOp('relayLeaseAcquire')(
       this.leaseKey(tenant),
       `${this.prefix}{${tenant}}:upstream-fence`,
       owner,
@@ -503,23 +536,23 @@ export class RedisStore implements EventStore, LeaseBackend, TermTokenBackend {
   }
 
   async extendLease(tenant: string, token: string, ttlMs: number): Promise<boolean> {
-    this.assertConfirmed();
-    const server = serverOf(this.redis);
-    const extended = this.leaseCommand('relayLeaseExtend');
+    this.assertConfirmed(this.leases);
+    const server = serverOf(this.leases);
+    const extended = this.leaseOp('relayLeaseExtend');
     const ok = (await extended(this.leaseKey(tenant), token, String(ttlMs))) === 1;
     if (this.quorum) await this.vouched(server);
     return ok;
   }
 
-  private assertConfirmed(): void {
-    if (!this.isConfirmed(this.redis))
+  private assertConfirmed(c: RedisClient = this.redis): void {
+    if (!this.isConfirmed(c))
       throw new Error(
         'redis: the server is not (yet) the primary a majority of the sentinels name',
       );
   }
 
   async releaseLease(tenant: string, token: string): Promise<void> {
-    await this.leaseCommand('relayLeaseRelease')(this.leaseKey(tenant), token);
+    await this.leaseOp('relayLeaseRelease')(this.leaseKey(tenant), token);
   }
 
   /** The tenant's call requests handed to the lease holder (gateway/call-handoff.ts). */
@@ -707,7 +740,7 @@ return false`,
     expiresAt: number,
     now: number,
   ): Promise<void> {
-    const record = this.leaseCommand('relayTermToken');
+    const record = this.leaseOp('relayTermToken');
     await record(
       this.termTokensKey(tenant),
       field,
@@ -718,11 +751,11 @@ return false`,
   }
 
   listTermTokens(tenant: string): Promise<Record<string, string>> {
-    return this.redis.hgetall(this.termTokensKey(tenant));
+    return this.leases.hgetall(this.termTokensKey(tenant));
   }
 
   async forgetTermTokens(tenant: string, fields: readonly string[]): Promise<void> {
-    if (fields.length > 0) await this.redis.hdel(this.termTokensKey(tenant), ...fields);
+    if (fields.length > 0) await this.leases.hdel(this.termTokensKey(tenant), ...fields);
   }
 
   /**
@@ -1009,7 +1042,7 @@ return false`,
   }
 
   /**
-   * Stops following and closes both connections. Never waits on a Redis that is gone or hung: a
+   * Stops following and closes the connections. Never waits on a Redis that is gone or hung: a
    * QUIT is sent only to a connected server and given commandTimeoutMs (a QUIT to a server that is
    * reconnecting never settles, which held the relay's shutdown for ever).
    */
@@ -1027,6 +1060,7 @@ return false`,
     if (this.redis.status === 'ready')
       await waitFor((done) => void this.redis.quit().then(done, done), this.commandTimeoutMs);
     this.redis.disconnect();
+    this.leases.disconnect(); // the lease was given back before (the upstream stops first)
   }
 
   private async streamInfo(

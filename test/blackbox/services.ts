@@ -50,6 +50,8 @@ export interface SimOptions {
   tokenOneSignIn?: boolean;
   /** --token-limit: refuse a token past this many valid ones per API application (Yeastar: 8). */
   tokenLimit?: number;
+  /** `--tenant`: the tenant's id (default acme), e.g. two simulators behind one relay. */
+  tenant?: string;
 }
 
 export class SimProcess {
@@ -95,6 +97,7 @@ export class SimProcess {
     if (o.tokenLifetimeSec) args.push('--token-lifetime', String(o.tokenLifetimeSec));
     if (o.tokenOneSignIn) args.push('--token-one-sign-in');
     if (o.tokenLimit !== undefined) args.push('--token-limit', String(o.tokenLimit));
+    if (o.tenant !== undefined) args.push('--tenant', o.tenant);
     const proc = this.group.spawn('simulator', NODE, args, o.env ? { env: o.env } : {});
     this.proc = proc;
     await until(

@@ -79,4 +79,46 @@ describe.skipIf(!haveRedis)('storage.minReplicas', () => {
     expect(status).toBe('duplicate');
     expect(store.storageHealth().waitFailures).toBeGreaterThanOrEqual(2);
   }, 30_000);
+
+  it('webhooks waiting for a replica do not hold up the upstream lease, its tokens or the call memory (their own connection)', async () => {
+    // A Redis Cluster failover leaves the promoted primary without a replica until the killed node
+    // is back (test/blackbox/relay-gateway-failover-redis-cluster.test.ts): every append's WAIT
+    // then runs to replicaTimeoutMs, and a client blocked in WAIT has none of its later commands
+    // served. Ten webhooks at once, then the lease holder's renewal, another instance's ask, the
+    // holder writing down its token, and a Yeastar report's call memory read.
+    const held = await store.acquireLease('acme', 'holder', 10_000);
+    expect(held).toBeTypeOf('string');
+    process.kill(replica.pid, 'SIGSTOP');
+    try {
+      const appends = Array.from({ length: 10 }, (_, i) =>
+        store.append(event(`queued-${i}`)).catch((e: Error) => e),
+      );
+      await new Promise((r) => setTimeout(r, 20)); // the appends are on the wire first
+      const started = Date.now();
+      const [extended, other, token, memory] = await Promise.all([
+        store.extendLease('acme', held!, 10_000).catch((e: Error) => e),
+        store.acquireLease('acme', 'other', 10_000).catch((e: Error) => e),
+        store.recordTermToken('acme', 'field-1', 'sealed-1', Date.now() + 60_000, Date.now()).then(
+          () => 'written',
+          (e: Error) => e,
+        ),
+        store.callMemory.read('acme', '1795.1').then(
+          (r) => r.memory,
+          (e: Error) => e,
+        ),
+      ]);
+      const ms = Date.now() - started;
+      await Promise.all(appends);
+      expect({ extended, other, token, memory, slow: ms > 1_000 }).toEqual({
+        extended: true,
+        other: null,
+        token: 'written',
+        memory: null,
+        slow: false,
+      });
+    } finally {
+      process.kill(replica.pid, 'SIGCONT');
+    }
+    await store.releaseLease('acme', held!);
+  }, 30_000);
 });
