@@ -284,6 +284,9 @@ interface Row {
   anonMiB: number;
   takeovers: number;
   reconnects: number;
+  refused: number;
+  /** Events the desktops received (a replay after a reconnect counts again). */
+  delivered: number;
   webhooks: number;
   /** The relay's stream frames so far by result (relay_upstream_events_total). */
   upstream: Record<string, number>;
@@ -353,6 +356,10 @@ try {
   });
 
   let reconnects = 0;
+  /** Reconnects refused (an expired token), each followed by a new token. */
+  let refused = 0;
+  /** Events the desktops' earlier connections received. */
+  let deliveredBefore = 0;
   let next = 0;
   let reconnecting = false;
   timers.push(
@@ -362,8 +369,18 @@ try {
       const d = desktops[next++ % desktops.length]!;
       void (async () => {
         d.cursor = d.client?.cursor ?? d.cursor;
+        deliveredBefore += d.client?.events.length ?? 0;
         await d.client?.close();
-        d.client = await TestClient.connect(wsUrl, d.token, { extensions: [d.ext] }, d.cursor);
+        d.client = undefined;
+        try {
+          d.client = await TestClient.connect(wsUrl, d.token, { extensions: [d.ext] }, d.cursor);
+        } catch {
+          // Its token expired (they live 120 s here, and the relay's answer for one 5 minutes):
+          // signed in again, as a desktop does.
+          refused++;
+          d.token = await accessToken(sim.baseUrl, sim.apiKey.key, sim.apiKey.secret);
+          d.client = await TestClient.connect(wsUrl, d.token, { extensions: [d.ext] }, d.cursor);
+        }
         reconnects++;
       })()
         .catch((err: unknown) => process.stderr.write(`desktop: ${(err as Error).message}\n`))
@@ -407,6 +424,8 @@ try {
       anonMiB: p.anonMiB,
       takeovers,
       reconnects,
+      refused,
+      delivered: desktops.reduce((n, d) => n + (d.client?.events.length ?? 0), deliveredBefore),
       webhooks: sim.stats().webhookDelivered,
       upstream: await upstreamFrames(),
       cpuS: round(p.cpuMs / 1000, 1),
