@@ -47,6 +47,11 @@ export class LeasedUpstream {
   private standbySince: number;
   private readonly standbyClient: GatewayUpstream['client'];
   private firstTerm = true;
+  /**
+   * The tokens the terms replaced or held, still registered as secrets: one list for all the
+   * terms, so that each term's leave the registry a few generations on (token-lifecycle.ts).
+   */
+  private readonly retired: string[] = [];
 
   constructor(deps: LeasedUpstreamDeps) {
     this.deps = deps;
@@ -146,6 +151,7 @@ export class LeasedUpstream {
     return new GatewayUpstream({
       ...deps,
       store: fencedStore(store, () => this.holding(token)),
+      retired: this.retired,
       ...(term && { term }),
     });
   }

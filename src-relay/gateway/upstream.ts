@@ -86,6 +86,8 @@ export interface UpstreamDeps {
   heartbeatMs?: number;
   /** The lease's term this upstream runs in (leased-upstream.ts): its tokens written down. */
   term?: TermTokens;
+  /** The replaced tokens of every term (leased-upstream.ts): GatewayTokensOptions `retired`. */
+  retired?: string[];
 }
 
 export interface GatewayTokensOptions {
@@ -105,6 +107,8 @@ export interface GatewayTokensOptions {
    * down before it is handed out, and struck off once revoked.
    */
   term?: TermTokens;
+  /** One list for every term's tokens (token-lifecycle.ts `retired`; leased-upstream.ts). */
+  retired?: string[];
 }
 
 /**
@@ -141,6 +145,7 @@ export class GatewayTokens {
         signIn: options.signIn ?? GATEWAY_SIGN_IN_POLICY,
         releaseLimitMs: options.releaseLimitMs ?? REVOKE_LIMIT_MS,
         revokeReplaced: options.revokeReplaced ?? 'at-once',
+        ...(options.retired && { retired: options.retired }),
       },
     );
   }
@@ -240,6 +245,7 @@ export class GatewayUpstream {
       // With a stream, a replaced token is in use until the rotated connection is ready.
       revokeReplaced: deps.config.gateway?.stream === false ? 'at-once' : 'when-settled',
       ...(deps.term && { term: deps.term }),
+      ...(deps.retired && { retired: deps.retired }),
     });
     this.intake = new YeastarIntake(() => deps.clock.monotonic(), deps.store.callMemory);
     this.lostLog = new SampledLog(deps.logger, 'warn', 'upstream not connected', deps.clock, {

@@ -86,6 +86,14 @@ export interface TokenLifecycleOptions {
    * `drop()`.
    */
   revokeReplaced?: 'at-once' | 'when-settled';
+  /**
+   * The tokens replaced and still registered as secrets, oldest first; by default the
+   * lifecycle's own. Lifecycles that follow one another on one registry (the relay gateway's
+   * lease terms, each with a lifecycle of its own) pass one list, so that what a dropped one
+   * retired leaves the registry RETIRED_SECRETS_KEPT generations on as well: with a list each,
+   * every term's last pair stayed registered for the life of the process.
+   */
+  retired?: string[];
 }
 
 /** What the service client offers the lifecycle of its token pair (api/service-client.ts). */
@@ -136,8 +144,8 @@ export class TokenLifecycle<P extends RenewablePair> {
   private inflight: Promise<P> | undefined;
   /** Access tokens a newer pair replaced, still valid, waiting to be revoked. */
   private replaced: Held[] = [];
-  /** Tokens replaced, still registered as secrets (oldest first). */
-  private readonly retired: string[] = [];
+  /** Tokens replaced, still registered as secrets (oldest first; maybe shared: `retired`). */
+  private readonly retired: string[];
 
   constructor(ops: TokenOperations<P>, options: TokenLifecycleOptions) {
     this.ops = ops;
@@ -148,6 +156,7 @@ export class TokenLifecycle<P extends RenewablePair> {
     this.marginShare = options.marginShare ?? 1;
     this.guard = options.signIn ? new SignInGuard(options.clock, options.signIn) : null;
     this.revoker = options.revoker;
+    this.retired = options.retired ?? [];
     this.releaseLimitMs = options.releaseLimitMs ?? REVOKE_LIMIT_MS;
     this.revokeReplaced = options.revokeReplaced ?? 'at-once';
   }

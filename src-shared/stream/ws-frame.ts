@@ -4,14 +4,24 @@
  * per socket. The relay (src-relay/ws-frames.ts) and the simulator's hub (src-sim/subscribe.ts)
  * both write these. Valid only without permessage-deflate, which both turn off.
  */
-export function textFrame(payload: Buffer): Buffer {
-  const frame = Buffer.allocUnsafe(headerSize(payload.length) + payload.length);
+
+/**
+ * Where a frame's bytes are taken. By default a slice of Node's shared pool (`Buffer.allocUnsafe`:
+ * fast, for a frame written and dropped). A frame that is kept (the relay's FrameCache) takes
+ * memory of its own instead, `Buffer.allocUnsafeSlow`: a pool slice keeps the pool's whole slab
+ * alive (64 KiB on Node 24) as long as it lives, so a cache of small pooled frames held many times
+ * the bytes it counted.
+ */
+const pooled = (size: number): Buffer => Buffer.allocUnsafe(size);
+
+export function textFrame(payload: Buffer, alloc: (size: number) => Buffer = pooled): Buffer {
+  const frame = alloc(headerSize(payload.length) + payload.length);
   payload.copy(frame, writeHeader(frame, 0, payload.length));
   return frame;
 }
 
-export function textFrameOf(text: string): Buffer {
-  return textFrame(Buffer.from(text, 'utf8'));
+export function textFrameOf(text: string, alloc: (size: number) => Buffer = pooled): Buffer {
+  return textFrame(Buffer.from(text, 'utf8'), alloc);
 }
 
 function headerSize(n: number): number {

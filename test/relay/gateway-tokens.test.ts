@@ -66,7 +66,7 @@ function setup(
   });
   const revoked = () =>
     service.requestsTo('/del_token').map((r) => r.url.searchParams.get('access_token'));
-  return { clock, service, tokens, logger, revoked, secrets };
+  return { clock, service, tokens, logger, revoked, secrets, client };
 }
 
 describe('the gateway relay’s access token', () => {
@@ -301,5 +301,30 @@ describe('the gateway relay’s token on one API application (issue 32 item 3)',
     expect(secrets.scrub(current)).not.toBe(current);
     expect(registered.length).toBeLessThanOrEqual(RETIRED_SECRETS_KEPT);
     expect(registered).not.toContain(seen[0]);
+  });
+
+  it('a relay’s lease terms one after another: the tokens each term held leave the secret registry too, which stays bounded', async () => {
+    // Each term of the upstream lease runs a GatewayUpstream of its own (leased-upstream.ts), so a
+    // GatewayTokens of its own, on the relay's one registry; one `retired` list follows them all.
+    // Before: each term's last pair stayed registered for good (bench/relay-memory.ts: 7 pairs
+    // after 6 takeovers, and growing), and every log line's scrub went through all of them.
+    const { clock, service, client, secrets, logger } = setup();
+    const retired: string[] = [];
+    const seen: string[] = [];
+    for (let term = 0; term < 20; term++) {
+      const tokens = new GatewayTokens(
+        client,
+        { apiKey: service.key, secret: service.secret },
+        clock,
+        { logger, retired },
+      );
+      seen.push((await tokens.get()).value);
+      await tokens.release();
+      clock.sleep(MIN);
+    }
+    const registered = seen.filter((t) => secrets.scrub(t) !== t);
+    expect(registered.length).toBeLessThanOrEqual(RETIRED_SECRETS_KEPT);
+    expect(registered).not.toContain(seen[0]);
+    expect(registered).toContain(seen[seen.length - 1]);
   });
 });
