@@ -140,7 +140,12 @@ function refuse(
   // A 401 carries the relay's errcode (RELAY_ERRCODE: revoked vs sign-in required), as the
   // stream's handshake and the claim route do, so the desktop tells "ask the administrator"
   // from "sign in again".
-  reply(res, status, { ok: false, refusal, message, ...(errcode !== undefined ? { errcode } : {}) });
+  reply(res, status, {
+    ok: false,
+    refusal,
+    message,
+    ...(errcode !== undefined ? { errcode } : {}),
+  });
 }
 
 function readBody(req: http.IncomingMessage, max: number): Promise<string | null> {
