@@ -8,6 +8,7 @@ import { tenantInPath } from '../tenants.ts';
 import { TokenBucket } from '../token-bucket.ts';
 import type { UserAuthenticator } from '../users/user-auth.ts';
 import type { CallRefusalId } from '../../src-shared/api/call-api.ts';
+import { RELAY_ERRCODE } from '../../src-shared/relay/relay-protocol.ts';
 
 /**
  * Organisation mode's call requests (issue 38 item 5, docs/relay-protocol.md 2.6):
@@ -134,8 +135,17 @@ function refuse(
   status: number,
   refusal: CallRefusal,
   message: string,
+  errcode?: number,
 ): void {
-  reply(res, status, { ok: false, refusal, message });
+  // A 401 carries the relay's errcode (RELAY_ERRCODE: revoked vs sign-in required), as the
+  // stream's handshake and the claim route do, so the desktop tells "ask the administrator"
+  // from "sign in again".
+  reply(res, status, {
+    ok: false,
+    refusal,
+    message,
+    ...(errcode !== undefined ? { errcode } : {}),
+  });
 }
 
 function readBody(req: http.IncomingMessage, max: number): Promise<string | null> {
@@ -193,7 +203,13 @@ export function callRoute(
     const header = req.headers.authorization ?? '';
     const token = /^Bearer (\S{1,4096})$/.exec(header)?.[1];
     if (!token || !deps.auth)
-      return refuse(res, 401, 'sign-in-required', 'sign in to your organisation first');
+      return refuse(
+        res,
+        401,
+        'sign-in-required',
+        'sign in to your organisation first',
+        RELAY_ERRCODE.signInRequired,
+      );
     const address = clientAddress(req, deps.config.trustProxy);
     if (!refusals.allows(address))
       return refuse(res, 429, 'rate-limited', 'too many refused sign-ins from this address');
@@ -205,10 +221,21 @@ export function callRoute(
         verdict.status === 503 ? 503 : 401,
         verdict.status === 503 ? 'unreachable' : 'sign-in-required',
         verdict.reason,
+        verdict.status === 503
+          ? undefined
+          : verdict.errcode === RELAY_ERRCODE.revoked
+            ? RELAY_ERRCODE.revoked
+            : RELAY_ERRCODE.signInRequired,
       );
     const id = verdict.identity;
     if (id.expiresAt !== null && id.expiresAt <= deps.now())
-      return refuse(res, 401, 'sign-in-required', 'your sign-in has expired; sign in again');
+      return refuse(
+        res,
+        401,
+        'sign-in-required',
+        'your sign-in has expired; sign in again',
+        RELAY_ERRCODE.signInRequired,
+      );
     const text = await readBody(req, deps.maxBodyBytes ?? MAX_BODY);
     if (text === null) return refuse(res, 413, 'invalid-request', 'request body too large');
     let parsed: unknown;

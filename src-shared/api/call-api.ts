@@ -220,6 +220,8 @@ export const CALL_REFUSALS = [
   'invalid-number', // not a dialable number (the phone-number module said so)
   'permission', // the phone system refused: the API application lacks the permission (10005)
   'not-own-extension', // organisation mode: the relay acts only on the user's own extensions
+  'revoked', // organisation mode: the administrator revoked this user (relay errcode 46002); ask them
+  'sign-in-expired', // organisation mode: the sign-in is unknown or expired (46001); sign in again
   'no-such-call', // the call ended or is not one of the user's
   'rate-limited',
   'unreachable', // the phone system or relay could not be reached

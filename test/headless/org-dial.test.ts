@@ -196,8 +196,11 @@ describe('screenpop-headless dial in organisation mode', () => {
     expect(revoked.out).toEqual([
       {
         type: 'dial-refused',
-        refusal: 'refused',
-        reason: 'The phone system refused this call action. Not signed in to your organisation.',
+        // A revoked user's device credential is deleted with the user: the relay answers 46001,
+        // as for an unknown device (docs/relay-protocol.md, the call route's 401).
+        refusal: 'sign-in-expired',
+        reason:
+          'Your sign-in to your organisation has expired: sign in again (Screenpop renews it on the next try where it can).',
         via: 'own',
       },
     ]);

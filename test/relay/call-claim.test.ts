@@ -28,6 +28,10 @@ describe('POST /v1/claim/<tenant> with the memory store', () => {
       401,
     );
     expect((await claim(org.relay.url, SECRET, { callId: 'c1' })).status).toBe(401);
+    // The relay's errcode, as the call route's and the handshake's 401 say it: sign in again.
+    expect((await claim(org.relay.url, SECRET, { callId: 'c1' })).body).toMatchObject({
+      errcode: 46001,
+    });
     expect((await claim(org.relay.url, alice, { callId: 'a b' })).status).toBe(400);
     expect((await claim(org.relay.url, alice, { callId: 'x'.repeat(129) })).status).toBe(400);
     expect((await claim(org.relay.url, alice, 'not json')).status).toBe(400);

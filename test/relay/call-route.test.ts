@@ -16,7 +16,8 @@ import type { PbxCallAnswer, RelayCallApi } from '../../src-relay/calls/call-rou
 import { RelayCallControl } from '../../src-main/core/org/relay-call-control.ts';
 import { callRefusal } from '../../src-shared/api/call-api.ts';
 import { silentLogger } from '../../src-shared/process/log.ts';
-import { english, type Words } from '../../src-shared/i18n/phrase.ts';
+import { english, render, type Words } from '../../src-shared/i18n/phrase.ts';
+import { createTranslator } from '../../src-shared/i18n/translator.ts';
 import { useTempDir } from '../support/temp-dir.ts';
 
 const tmp = useTempDir('call-route-');
@@ -135,12 +136,18 @@ describe('the relay call endpoint (organisation mode)', () => {
     const { pbx, org, call } = await setUp();
     const none = await call({ action: 'dial', to: '555' }, null);
     expect(none.status).toBe(401);
-    expect(none.body).toMatchObject({ refusal: 'sign-in-required' });
+    expect(none.body).toMatchObject({ refusal: 'sign-in-required', errcode: 46001 });
     const unknown = await call({ action: 'dial', to: '555' }, 'sprd_notanenrolleddevice0000000');
     expect(unknown.status).toBe(401);
+    // Sign in again helps: RELAY_ERRCODE.signInRequired.
+    expect(unknown.body).toMatchObject({ refusal: 'sign-in-required', errcode: 46001 });
     await org.users.revoke('acme', 'alice', Date.now());
     const revoked = await call({ action: 'dial', to: '555' });
     expect(revoked.status).toBe(401);
+    // A revoked user's device credentials are deleted with the user (user-state.ts revoke), so the
+    // relay cannot tell them from unknown ones: signInRequired, as the stream's handshake says
+    // (an OpenID sign-in of a revoked user gets RELAY_ERRCODE.revoked 46002 from oidc.ts).
+    expect(revoked.body).toMatchObject({ refusal: 'sign-in-required', errcode: 46001 });
     expect(pbx.requests).toEqual([]);
   });
 
@@ -260,6 +267,46 @@ describe('the relay call endpoint (organisation mode)', () => {
     expect(await control(alice).answer()).toMatchObject({ ok: false, refusal: 'not-offered' });
     // The same words as the phone system's own CallControl says its refusals in.
     expect(await control(alice).decline()).toEqual(callRefusal('not-offered'));
+  });
+
+  it("the desktop tells the relay's 401 revoked (ask the administrator) from expired (sign in again), in every language", async () => {
+    // The far side as docs/relay-protocol.md publishes the call route's 401 body.
+    const relay401 = (errcode: number) => () =>
+      Promise.resolve(
+        new Response(
+          JSON.stringify({ ok: false, refusal: 'sign-in-required', message: 'x', errcode }),
+          { status: 401, headers: { 'Content-Type': 'application/json' } },
+        ),
+      );
+    let invalidated = 0;
+    const control = (errcode: number) =>
+      new RelayCallControl(
+        { relayUrl: 'https://relay.example', tenant: 'acme' },
+        {
+          fetch: relay401(errcode),
+          logger: silentLogger,
+          tokens: {
+            getToken: () => Promise.resolve({ value: 'sprd_x', expiresAt: Date.now() + 60_000 }),
+            invalidate: () => (invalidated += 1),
+          },
+        },
+      );
+    const revoked = await control(46002).dial('555');
+    const expired = await control(46001).dial('555');
+    expect(revoked).toMatchObject({ ok: false, refusal: 'revoked' });
+    expect(expired).toMatchObject({ ok: false, refusal: 'sign-in-expired' });
+    expect(invalidated).toBe(2);
+    if (revoked.ok || expired.ok) throw new Error('unreachable');
+    expect(english(revoked.words)).toMatch(/administrator.*will not help/);
+    expect(english(expired.words)).toMatch(/expired: sign in again/);
+    for (const lang of ['en', 'de', 'fr', 'es', 'ar'] as const) {
+      const t = createTranslator(lang);
+      const a = render(revoked.words, t);
+      const b = render(expired.words, t);
+      expect(a).not.toContain('status.call.refused');
+      expect(b).not.toContain('status.call.refused');
+      expect(a).not.toBe(b);
+    }
   });
 
   it("a relay that answers 504 (the lease holder stopped mid-request) or not before the desktop's time-out: 'uncertain', never 'unreachable' (the call may have been placed)", async () => {

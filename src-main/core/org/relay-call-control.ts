@@ -5,7 +5,7 @@
  * The relay decides the extension (the user's own); this sends none unless asked for one of the
  * user's (`from`). Answer/decline (uaCSTA) are not offered through the relay.
  */
-import { phrase, type Words } from '../../../src-shared/i18n/phrase.ts';
+import type { Words } from '../../../src-shared/i18n/phrase.ts';
 import type { Logger } from '../../../src-shared/process/log.ts';
 import type {
   CallAction,
@@ -17,6 +17,7 @@ import type {
 import type { TokenSource } from '../events/contracts.ts';
 import { callRefusal, callRefusalOf, isCallRefusal } from '../../../src-shared/api/call-api.ts';
 import { relayHttpUrl } from '../relay-client/relay-source.ts';
+import { RELAY_ERRCODE } from '../../../src-shared/relay/relay-protocol.ts';
 
 export interface RelayCallControlConfig {
   relayUrl: string;
@@ -123,19 +124,18 @@ export class RelayCallControl implements CallControl {
       );
     }
     if (typeof answer !== 'object' || answer === null) return this.refused('refused');
-    const a = answer as { ok?: unknown; callId?: unknown; refusal?: unknown };
+    const a = answer as { ok?: unknown; callId?: unknown; refusal?: unknown; errcode?: unknown };
     if (status === 200 && a.ok === true)
       return typeof a.callId === 'string' && a.callId.length <= 128
         ? { ok: true, callId: a.callId }
         : { ok: true };
     if (status === 401) {
-      // The relay refused the sign-in: the token is not handed out again (a fresh one next time).
-      // Said as "not signed in to your organisation" (revoked, expired or unknown alike: the
-      // relay's 401 does not tell them apart).
+      // The relay refused the sign-in: the token is not handed out again (a fresh one, renewed as
+      // the event stream renews it, next time). Its errcode says which (RELAY_ERRCODE, as the
+      // stream's handshake): revoked by the administrator (signing in again will not help) or a
+      // sign-in that is unknown or expired (sign in again).
       this.deps.tokens.invalidate(token);
-      return this.deps.wordsFor
-        ? this.refused('refused')
-        : callRefusal('refused', undefined, [phrase('status.fault.not-signed-in.reason')]);
+      return this.refused(a.errcode === RELAY_ERRCODE.revoked ? 'revoked' : 'sign-in-expired');
     }
     return this.refused(isCallRefusal(a.refusal) ? a.refusal : 'refused');
   }
