@@ -129,6 +129,11 @@ describe.skipIf(!redisAvailable(import.meta.filename))(
       console.log(
         `reports retried after the next one: ${differ.length} of ${reports.length} decoded to other events; ${new Set([...first.flat(), ...again.flat()]).size} event ids stored, one process ${one.size}`,
       );
+      const { memory } = await a.callMemory.read('pbx', '1700000004.41');
+      const call = (JSON.parse(memory!) as { call: string }).call;
+      console.log(
+        `the ended call's memory: ${memory!.length} characters, the decoder's ${call.length}`,
+      );
       expect(first.flat().length).toBeGreaterThan(6);
       expect(new Set([...first.flat(), ...again.flat()])).toEqual(one);
       expect(again).toEqual(first);
