@@ -85,6 +85,13 @@ export class YeastarIntake {
    * One delivery, through the shared call memory when there is one. Rejects when that memory
    * fails (Redis down or slow, or CALL_MEMORY_ATTEMPTS lost races): the caller answers 503 and the
    * phone system retries, as for any storage fault.
+   *
+   * The shared memory keeps, beside the decoder's memory of the call, the events each of the
+   * call's recent reports decoded to (by the body's digest, REPORTS_REMEMBERED_*): its write and
+   * the append of those events are two commands, so a report whose append failed (503, or a
+   * holder's frame retried) may come again after other reports of the call moved the memory on.
+   * Decoded again it would yield nothing, or other envelopes; it gets its first decode's events
+   * back instead, and the store keeps them once (their event ids).
    */
   async receive(tenant: string, raw: Uint8Array, receivedAt: number): Promise<IntakeResult> {
     const shared = this.shared;
@@ -96,19 +103,44 @@ export class YeastarIntake {
       callId = undefined;
     }
     if (callId === undefined) return this.decode(tenant, raw, receivedAt);
+    const digest = bodyDigest(raw);
+    const key = `${tenant}\u0000${digest}`;
+    if (this.ringBodies.has(key, this.monotonic())) return { ok: true, events: [], replay: true };
     const decoder = this.decoderOf(tenant);
     for (let attempt = 0; attempt < CALL_MEMORY_ATTEMPTS; attempt += 1) {
       const { version, memory } = await shared.read(tenant, callId);
+      const stored = readShared(memory);
+      const earlier = stored.reports.find(([d]) => d === digest);
+      if (earlier) return this.decoded(key, earlier[1]);
       // Load, decode and export with no await between: no other report of this process interleaves.
-      decoder.importCall(callId, memory, this.monotonic());
+      decoder.importCall(callId, stored.call, this.monotonic());
       const result = this.decode(tenant, raw, receivedAt);
       const after = decoder.exportCall(callId, this.monotonic());
       decoder.importCall(callId, null, this.monotonic()); // the shared copy is the one kept
-      if (!result.ok || result.replay || !after || after.text === memory) return result;
+      if (!result.ok || result.replay || !after) return result;
+      const text = writeShared(after.text, [...stored.reports, [digest, result.events]]);
+      if (text === memory) return result;
       const ttl = after.over ? YEASTAR_ENDED_TTL_MS : YEASTAR_CALL_TTL_MS;
-      if (await shared.write(tenant, callId, version, after.text, ttl)) return result;
+      if (await shared.write(tenant, callId, version, text, ttl)) return result;
     }
     throw new Error('yeastar call memory: too many concurrent reports of one call');
+  }
+
+  /** A report's events as its first decode gave them (a retry of it). */
+  private decoded(key: string, events: IntakeEvent[]): IntakeResult {
+    const rang = events.some((e) => {
+      if (e.event !== CALL_STATE_CHANGED) return false;
+      try {
+        return (JSON.parse(e.body) as { data?: { state?: unknown } }).data?.state === 'ringing';
+      } catch {
+        return false;
+      }
+    });
+    return {
+      ok: true,
+      events,
+      ...(rang && { delivered: () => this.ringBodies.set(key, true, this.monotonic()) }),
+    };
   }
 
   private decoderOf(tenant: string): YeastarEventDecoder {
@@ -125,7 +157,7 @@ export class YeastarIntake {
       return { ok: false, reason: 'not-utf8' };
     }
     // 128 bits of the body's digest, with the tenant: a copy of a delivery is the same bytes.
-    const key = `${tenant}\u0000${createHash('sha256').update(raw).digest('base64').slice(0, 22)}`;
+    const key = `${tenant}\u0000${bodyDigest(raw)}`;
     if (this.ringBodies.has(key, this.monotonic())) return { ok: true, events: [], replay: true };
     const decoded = this.decoderOf(tenant).decode(text, receivedAt, this.monotonic());
     if (!decoded.ok)
@@ -146,4 +178,73 @@ export class YeastarIntake {
       ...(rang && { delivered: () => this.ringBodies.set(key, true, this.monotonic()) }),
     };
   }
+}
+
+/** 128 bits of a body's digest: a copy of a delivery is the same bytes. */
+function bodyDigest(raw: Uint8Array): string {
+  return createHash('sha256').update(raw).digest('base64').slice(0, 22);
+}
+
+/**
+ * Reports of a call whose events the shared memory keeps (the newest; an older one retried past
+ * them is decoded again, as before): a call's reports number about ten (a ring group's ring,
+ * answer, hang-ups and record), and a report is retried seconds after it failed.
+ */
+export const REPORTS_REMEMBERED_PER_CALL = 16;
+/**
+ * ... and their events' characters at most, per call (the newest report's are always kept): about
+ * ten envelopes of a call, so a call's memory in Redis grows by a few KB at most, well inside the
+ * tenant's bytes (call-memory-redis.ts).
+ */
+export const REPORTS_REMEMBERED_CHARS = 8 * 1024;
+
+type Reports = [digest: string, events: IntakeEvent[]][];
+
+/**
+ * The shared memory's text: `{"call": <the decoder's exportCall text>, "reports": [[digest,
+ * events], ...]}`, oldest report first. Text without `call` (written before the reports were kept,
+ * or unreadable) is the decoder's text alone; what does not read as events is dropped (never throws).
+ */
+function readShared(memory: string | null): { call: string | null; reports: Reports } {
+  if (memory === null) return { call: null, reports: [] };
+  let o: unknown;
+  try {
+    o = JSON.parse(memory);
+  } catch {
+    return { call: memory, reports: [] };
+  }
+  if (typeof o !== 'object' || o === null || typeof (o as { call?: unknown }).call !== 'string')
+    return { call: memory, reports: [] };
+  const { call, reports } = o as { call: string; reports?: unknown };
+  const kept: Reports = [];
+  for (const r of Array.isArray(reports) ? reports.slice(-REPORTS_REMEMBERED_PER_CALL) : []) {
+    if (!Array.isArray(r) || typeof r[0] !== 'string' || !Array.isArray(r[1])) continue;
+    const events = (r[1] as unknown[]).filter(isIntakeEvent);
+    if (events.length === (r[1] as unknown[]).length) kept.push([r[0], events]);
+  }
+  return { call, reports: kept };
+}
+
+function isIntakeEvent(e: unknown): e is IntakeEvent {
+  if (typeof e !== 'object' || e === null) return false;
+  const o = e as Record<string, unknown>;
+  return (
+    typeof o.eventId === 'string' &&
+    typeof o.event === 'number' &&
+    (o.to === null || typeof o.to === 'string') &&
+    typeof o.body === 'string'
+  );
+}
+
+/** The shared memory's text, with the newest reports within REPORTS_REMEMBERED_*. */
+function writeShared(call: string, reports: Reports): string {
+  const kept: Reports = [];
+  let chars = 0;
+  for (let i = reports.length - 1; i >= 0 && kept.length < REPORTS_REMEMBERED_PER_CALL; i -= 1) {
+    const report = reports[i]!;
+    chars += report[1].reduce((n, e) => n + e.body.length + e.eventId.length, 0);
+    if (kept.length > 0 && chars > REPORTS_REMEMBERED_CHARS) break;
+    kept.unshift(report);
+  }
+  return JSON.stringify({ call, reports: kept });
 }

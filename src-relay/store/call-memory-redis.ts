@@ -5,7 +5,9 @@
  *
  * Layout, in the tenant's slot beside its stream (`{tenant}` hash tag):
  * - `<prefix>{<tenant>}:calls`  hash: a digest of the call id -> `<version>:<expires at, ms>:<the
- *   decoder's memory of the call>` (YeastarEventDecoder.exportCall's text)
+ *   intake's memory of the call>`: the decoder's (YeastarEventDecoder.exportCall's text) and the
+ *   events of the call's newest reports, for a report retried after its append failed
+ *   (yeastar-intake.ts; the script sees one opaque text)
  * - `<prefix>{<tenant>}:calls:expiry`  sorted set: each call by its expiry time
  * - `<prefix>{<tenant>}:calls:bytes`  the bytes the hash holds (fields and values)
  *
